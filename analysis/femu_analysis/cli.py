@@ -1,0 +1,170 @@
+"""femu-plot: the lab plots, comparisons, CDFs, sweeps and summaries from the command line.
+
+    femu-plot RUN_DIR [--window auto|START:END] [--out DIR] [--format png|svg]
+    femu-plot compare RUN_DIR... [--label TEXT]... [--metric iops|waf|throughput]
+    femu-plot cdf RUN_DIR
+    femu-plot sweep RUN_DIR... --param NAME
+    femu-plot summary RUN_DIR...
+
+User errors (bad folder, malformed CSV, bad option) print one line and exit with status 2.
+"""
+import argparse
+import json
+import pathlib
+import sys
+
+from tqdm import tqdm
+
+from . import plots, sweep, table
+from .errors import AnalysisError
+from .loader import load_run
+from .summary import summarize
+from .window import find_window, parse_window
+
+PROG = "femu-plot"
+SUBCOMMANDS = ("plot", "compare", "cdf", "sweep", "summary")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        # argparse would print the usage block too; the rule here is one line.
+        raise AnalysisError(f"{message} (see {PROG} --help)")
+
+
+def build_parser():
+    parser = _Parser(prog=PROG, description="Plots and summaries of femu / ftl-sim runs. "
+                     f"Without a subcommand, '{PROG} RUN_DIR' is '{PROG} plot RUN_DIR'.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def command(name, help_text, many, formats=True, window=True):
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument("runs", nargs="+" if many else None, metavar="RUN_DIR")
+        sub.add_argument("--out", type=pathlib.Path, metavar="DIR",
+                         help="output folder (default: plots/ inside the run folder, or "
+                              "inside the runs' common parent folder)")
+        if formats:
+            sub.add_argument("--format", choices=("png", "svg"), default="png")
+        if window:
+            sub.add_argument("--window", default="auto", metavar="auto|START:END",
+                             help="benchmark window in seconds (default: phase markers, "
+                                  "else sustained I/O)")
+        return sub
+
+    command("plot", "IOPS, throughput, erased blocks, moved pages and WAF over time, "
+            "plus the summary", many=False)
+    compare = command("compare", "overlay one metric of several runs", many=True)
+    compare.add_argument("--label", action="append", default=[], metavar="TEXT",
+                         help="legend label, once per run in order (default: the "
+                              "settings that differ between runs)")
+    compare.add_argument("--metric", choices=tuple(plots.COMPARE_METRICS), default="iops")
+    command("cdf", "CDF of per-LPN write counts (full and <= 50 writes)", many=False,
+            window=False)
+    sweep_command = command("sweep", "IOPS, bandwidth, mean latency against a parameter "
+                            "(fio JSON results)", many=True, window=False)
+    sweep_command.add_argument("--param", required=True, metavar="NAME")
+    command("summary", "table of IOPS, MB/s, GC work and WAF over the window; writes "
+            "summary.json and summary.md", many=True, formats=False)
+    return parser
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"):
+        argv.insert(0, "plot")
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command is None:
+            raise AnalysisError(f"expected RUN_DIR or a subcommand (see {PROG} --help)")
+        for path in _dispatch(args):
+            print(path)
+    except AnalysisError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _dispatch(args):
+    """Dispatch; returns the files written."""
+    return {"plot": _plot, "compare": _compare, "cdf": _cdf, "sweep": _sweep,
+            "summary": _summary}[args.command](args)
+
+
+def _plot(args):
+    run = load_run(args.runs)
+    window = find_window(run, parse_window(args.window))
+    out = args.out or run.path / "plots"
+    written = plots.plot_run(run, window, out, args.format)
+    written += _write_summaries([summarize(run, window)], out)
+    return written
+
+
+def _compare(args):
+    if args.label and len(args.label) != len(args.runs):
+        raise AnalysisError(f"--label given {len(args.label)} times for {len(args.runs)} runs")
+    runs = _load_all(args.runs)
+    explicit = parse_window(args.window)
+    windows = [find_window(run, explicit) for run in runs]
+    labels = args.label or plots.distinguishing_labels(runs)
+    return plots.plot_compare(runs, windows, labels, args.metric, _out_for(args), args.format)
+
+
+def _cdf(args):
+    run = load_run(args.runs, need_series=False)
+    return plots.plot_cdf(run, args.out or run.path / "plots", args.format)
+
+
+def _sweep(args):
+    _check_dirs(args.runs)
+    return sweep.plot_sweep([pathlib.Path(p) for p in args.runs], args.param, _out_for(args),
+                            args.format)
+
+
+def _summary(args):
+    runs = _load_all(args.runs)
+    explicit = parse_window(args.window)
+    summaries = [summarize(run, find_window(run, explicit)) for run in runs]
+    print(table.text_table(summaries))
+    if args.out is None:  # each run's own plots/ folder
+        return [path for run, one in zip(runs, summaries)
+                for path in _write_summaries([one], run.path / "plots")]
+    return _write_summaries(summaries, args.out)
+
+
+def _write_summaries(summaries, out):
+    """summary.json (an object for one run, a list for several) and summary.md."""
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = out / "summary.json", out / "summary.md"
+    document = summaries[0] if len(summaries) == 1 else summaries
+    json_path.write_text(json.dumps(document, indent=2) + "\n")
+    md_path.write_text(table.markdown_table(summaries))
+    return [json_path, md_path]
+
+
+def _load_all(paths):
+    _check_dirs(paths)
+    return [load_run(path) for path in tqdm(paths, desc="loading runs", unit="run",
+                                            disable=None)]
+
+
+def _check_dirs(paths):
+    # Fail on a mistyped folder before spending time on the others.
+    for path in paths:
+        if not pathlib.Path(path).is_dir():
+            raise AnalysisError(f"{path}: no such run directory")
+
+
+def _out_for(args):
+    """--out, else plots/ in the runs' common parent (one folder per run, side by side),
+    else in the first run's folder."""
+    if args.out is not None:
+        return args.out
+    folders = [pathlib.Path(path).resolve() for path in args.runs]
+    parents = {folder.parent for folder in folders}
+    if len(folders) > 1 and len(parents) == 1:
+        return parents.pop() / "plots"
+    return folders[0] / "plots"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

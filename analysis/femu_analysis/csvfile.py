@@ -1,0 +1,108 @@
+"""Strict reading of one statistics CSV: every problem names the file, the line and the column.
+
+pandas alone cannot tell a missing field from an empty one (both load as ""), and an empty
+field is legal in femu's files (undefined WAF), so rows are split with the csv module and
+only the conversion to numbers is vectorised.
+"""
+import csv
+import pathlib
+
+import numpy as np
+import pandas as pd
+
+from .errors import AnalysisError
+
+
+def read_csv_strict(path, required, text_columns=(), time_column=None):
+    """Read ``path`` into a DataFrame with numeric columns (NaN for empty fields).
+
+    ``required``: columns the header must hold (others are kept too); ``text_columns`` stay
+    strings; ``time_column`` may not be empty and may hold wall-clock timestamps instead of
+    numbers (older FEMU builds): then it is returned as datetime64 for the caller to convert.
+    An empty file gives an empty frame with the required columns.
+    """
+    path = pathlib.Path(path)
+    header, rows = _split_rows(path)
+    if header is None:
+        return pd.DataFrame({name: pd.Series(dtype=float) for name in required})
+    missing = [name for name in required if name not in header]
+    if missing:
+        raise AnalysisError(f"{path}: line 1: missing column '{missing[0]}' "
+                            f"(header is: {','.join(header)})")
+    raw = pd.DataFrame(rows, columns=header) if rows else pd.DataFrame(columns=header)
+    frame = pd.DataFrame(index=raw.index)
+    for name in header:
+        values = raw[name].str.strip()
+        if name in text_columns:
+            frame[name] = values
+        elif name == time_column:
+            frame[name] = _time_values(path, name, values)
+        else:
+            frame[name] = _numbers(path, name, values)
+    return frame
+
+
+def _split_rows(path):
+    """Header (stripped names) and data rows; the header is None for an empty file."""
+    try:
+        with open(path, newline="") as handle:
+            reader = csv.reader(handle)
+            header = None
+            rows = []
+            for fields in reader:
+                if not fields or (len(fields) == 1 and not fields[0].strip()):
+                    continue  # blank lines carry nothing; they are skipped, not errors
+                if header is None:
+                    header = [name.strip() for name in fields]
+                    continue
+                if len(fields) != len(header):
+                    raise AnalysisError(f"{path}: line {reader.line_num}: expected "
+                                        f"{len(header)} fields ({','.join(header)}), "
+                                        f"found {len(fields)}")
+                rows.append(fields)
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        raise AnalysisError(f"{path}: cannot read: {error}") from None
+    return header, rows
+
+
+def _numbers(path, column, values):
+    numbers = pd.to_numeric(values.replace("", np.nan), errors="coerce")
+    bad = numbers.isna() & (values != "")
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise AnalysisError(f"{path}: line {_line_of_row(path, row)}, column '{column}': "
+                            f"'{values.iloc[row]}' is not a number")
+    return numbers.astype(float)
+
+
+def _time_values(path, column, values):
+    empty = values == ""
+    if empty.any():
+        row = int(np.flatnonzero(empty.to_numpy())[0])
+        raise AnalysisError(f"{path}: line {_line_of_row(path, row)}, column '{column}': "
+                            "empty time")
+    numbers = pd.to_numeric(values, errors="coerce")
+    if len(values) == 0 or not np.isnan(numbers.iloc[0]):
+        return _numbers(path, column, values)
+    # The first time is not a number: accept wall-clock timestamps, all of them.
+    stamps = pd.to_datetime(values, errors="coerce", format="mixed")
+    bad = stamps.isna()
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise AnalysisError(f"{path}: line {_line_of_row(path, row)}, column '{column}': "
+                            f"'{values.iloc[row]}' is neither seconds nor a timestamp")
+    return stamps
+
+
+def _line_of_row(path, row):
+    """1-based file line of data row ``row``, counting blank lines the reader skipped."""
+    with open(path, newline="") as handle:
+        reader = csv.reader(handle)
+        seen = -1  # the header is row -1
+        for fields in reader:
+            if not fields or (len(fields) == 1 and not fields[0].strip()):
+                continue
+            if seen == row:
+                return reader.line_num
+            seen += 1
+    return row + 2

@@ -1,0 +1,111 @@
+"""Load every statistics file of one run folder into tidy pandas frames.
+
+Each time-series frame gets ``time_s`` (elapsed seconds at the end of the interval, the
+STATS.md convention), ``start_s`` (start of the interval) and keeps the file's own columns
+under their lab names, so notebooks written against the CSVs keep working. Missing files
+load as None; a folder with none of them is an error.
+"""
+import dataclasses
+import pathlib
+
+import pandas as pd
+
+from .csvfile import read_csv_strict
+from .errors import AnalysisError
+from .metadata import Metadata, load_metadata
+
+
+@dataclasses.dataclass(frozen=True)
+class SeriesFile:
+    file: str           # name in the run folder
+    time_column: str    # the file's own name for its time column
+    columns: tuple      # columns the header must hold
+    every_s: float      # nominal interval, used when timestamps are wall-clock
+
+
+SERIES_FILES = {
+    "iops": SeriesFile("IOPSData.csv", "time", ("time", "read", "write"), 1.0),
+    "throughput": SeriesFile("throughputData.csv", "time",
+                             ("time", "readThroughput", "writeThroughput"), 1.0),
+    "gc": SeriesFile("GCData.csv", "time", ("time", "reclaimedBlocks"), 10.0),
+    "waf": SeriesFile("WAFData.csv", "time", ("time", "GCWrite"), 10.0),
+    "statistics": SeriesFile("statistics.csv", "seconds", ("seconds", "iops", "waf"), 10.0),
+    "stats": SeriesFile("stats.csv", "time_s", ("time_s",), 1.0),
+}
+PHASES_FILE = "phases.csv"
+ACCESS_FILE = "lpn_access_count.csv"
+
+
+@dataclasses.dataclass
+class Run:
+    """One run folder: its frames (None when the file is absent) and its metadata."""
+    path: pathlib.Path
+    metadata: Metadata
+    iops: pd.DataFrame = None
+    throughput: pd.DataFrame = None
+    gc: pd.DataFrame = None
+    waf: pd.DataFrame = None
+    statistics: pd.DataFrame = None
+    stats: pd.DataFrame = None
+    phases: pd.DataFrame = None
+    lpn_access: pd.DataFrame = None
+
+    @property
+    def name(self):
+        return self.path.name
+
+    @property
+    def has_series(self):
+        return any(getattr(self, key) is not None for key in SERIES_FILES)
+
+
+def load_run(path, need_series=True):
+    """Load the run folder ``path``; raise AnalysisError if it is not one.
+
+    ``need_series=False`` accepts folders that hold only metadata or fio results (sweeps).
+    """
+    folder = pathlib.Path(path)
+    if not folder.is_dir():
+        raise AnalysisError(f"{folder}: no such run directory")
+    run = Run(path=folder, metadata=load_metadata(folder))
+    for key, spec in SERIES_FILES.items():
+        setattr(run, key, _load_series(folder / spec.file, spec))
+    run.phases = _load_phases(folder / PHASES_FILE)
+    access = folder / ACCESS_FILE
+    if access.exists():
+        run.lpn_access = read_csv_strict(access, ("LPN", "Access_Count"))
+    if need_series and not run.has_series:
+        names = ", ".join(spec.file for spec in SERIES_FILES.values())
+        raise AnalysisError(f"{folder}: no statistics data (none of {names})")
+    return run
+
+
+def _load_series(path, spec):
+    if not path.exists():
+        return None
+    frame = read_csv_strict(path, spec.columns, time_column=spec.time_column)
+    frame = frame.rename(columns={spec.time_column: "time_s"})
+    if pd.api.types.is_datetime64_any_dtype(frame["time_s"]):
+        # Wall-clock stamps (FEMU-era files): re-number as the labs do, the first row
+        # ending one nominal interval after the start.
+        first = frame["time_s"].iloc[0]
+        frame["time_s"] = (frame["time_s"] - first).dt.total_seconds() + spec.every_s
+    if "interval_s" in frame.columns:
+        frame["start_s"] = frame["time_s"] - frame["interval_s"]
+    else:
+        # Rows cover (previous row's time, this row's time]; the first starts at 0,
+        # or one interval back if the clock did not start at 0.
+        previous = frame["time_s"].shift(1)
+        if len(frame):
+            first = frame["time_s"].iloc[0]
+            previous.iloc[0] = first - spec.every_s if first > spec.every_s * 1.5 else 0.0
+        frame["start_s"] = previous
+        frame["interval_s"] = frame["time_s"] - frame["start_s"]
+    return frame
+
+
+def _load_phases(path):
+    if not path.exists():
+        return None
+    frame = read_csv_strict(path, ("time_s", "phase"), text_columns=("phase",))
+    return frame[["time_s", "phase"]]

@@ -1,0 +1,144 @@
+"""The lab plots of runs: time series of one run, overlays of several, CDF of access counts.
+
+``*_figure`` functions build and return figures (tests inspect them); ``plot_*`` functions
+save them and return the written paths. Time on the x axis is seconds since the window
+start, re-numbered as the lab notebooks did.
+"""
+import dataclasses
+
+import numpy as np
+
+from . import series, style
+from .errors import AnalysisError
+
+
+@dataclasses.dataclass(frozen=True)
+class TimeSeries:
+    stem: str          # file name without extension
+    what: str          # title prefix
+    ylabel: str
+    source: callable   # run -> frame (see series.py)
+    column: str        # value column in that frame
+
+
+TIME_SERIES = (
+    TimeSeries("iops", "IOPS", "IOPS (read + write)", series.iops, "total"),
+    TimeSeries("throughput", "Throughput", "MB/s (read + write)", series.throughput, "total"),
+    TimeSeries("erased_blocks", "Erased blocks", "blocks erased by GC per interval",
+               series.erased_blocks, "value"),
+    TimeSeries("moved_pages", "Moved valid pages", "pages moved by GC per interval",
+               series.moved_pages, "value"),
+    TimeSeries("waf", "WAF", "write amplification per interval", series.waf, "value"),
+)
+COMPARE_METRICS = {
+    # metric: (title, y label, source, column); IOPS and WAF per 10 s, as the labs overlay
+    "iops": ("IOPS", "IOPS (mean per interval)", series.interval_iops, "value"),
+    "waf": ("WAF", "write amplification per interval", series.waf, "value"),
+    "throughput": ("Throughput", "MB/s (read + write)", series.throughput, "total"),
+}
+ZOOM_MAX_WRITES = 50
+
+
+def timeseries_figure(run, window, spec):
+    """One lab time series of ``run`` over ``window``; returns (figure, extremes) or None
+    when the run has no data for it."""
+    frame = spec.source(run)
+    if frame is None:
+        return None
+    rows = series.within(frame, window)
+    x = rows["time_s"] - window.start_s
+    y = rows[spec.column]
+    figure, axes = style.new_figure(f"{spec.what} — {run.metadata.title()}", "time (s)",
+                                    spec.ylabel)
+    axes.plot(x, y, color="C0", linewidth=1.2, label=spec.ylabel)
+    extremes = style.mark_extremes(axes, x, y)
+    style.nice_ylim(axes, y)
+    return figure, extremes
+
+
+def plot_run(run, window, out_dir, fmt="png"):
+    """Save every time series the run has data for; return their paths."""
+    paths = []
+    for spec in TIME_SERIES:
+        built = timeseries_figure(run, window, spec)
+        if built is not None:
+            paths.append(style.save(built[0], out_dir, spec.stem, fmt))
+    if not paths:
+        raise AnalysisError(f"{run.path}: nothing to plot")
+    return paths
+
+
+def compare_figure(runs, windows, labels, metric):
+    """One line per run of ``metric`` (see COMPARE_METRICS), each over its own window."""
+    if metric not in COMPARE_METRICS:
+        raise AnalysisError(f"--metric: expected one of {', '.join(COMPARE_METRICS)}, "
+                            f"got '{metric}'")
+    what, ylabel, source, column = COMPARE_METRICS[metric]
+    figure, axes = style.new_figure(f"{what} per run — {_common_workload(runs)}", "time (s)",
+                                    ylabel)
+    everything = []
+    for index, (run, window, label) in enumerate(zip(runs, windows, labels)):
+        frame = series.require(source(run), run, metric)
+        rows = series.within(frame, window)
+        axes.plot(rows["time_s"] - window.start_s, rows[column], color=f"C{index % 10}",
+                  linewidth=1.2, label=label)
+        everything.extend(rows[column])
+    axes.legend(loc="best", fontsize=9)
+    style.nice_ylim(axes, everything)
+    return figure
+
+
+def plot_compare(runs, windows, labels, metric, out_dir, fmt="png"):
+    return [style.save(compare_figure(runs, windows, labels, metric), out_dir,
+                       f"compare_{metric}", fmt)]
+
+
+def access_cdf(run):
+    """(sorted write counts, cumulative fraction of LPNs) from lpn_access_count.csv."""
+    if run.lpn_access is None or not len(run.lpn_access):
+        raise AnalysisError(f"{run.path}: no lpn_access_count.csv data for a CDF")
+    counts = np.sort(run.lpn_access["Access_Count"].dropna().to_numpy(dtype=float))
+    fraction = np.arange(1, len(counts) + 1) / len(counts)
+    return counts, fraction
+
+
+def cdf_figure(run, zoom_max=None):
+    """CDF of per-LPN host write counts; ``zoom_max`` keeps counts <= it (the labs' 50)."""
+    counts, fraction = access_cdf(run)
+    title = f"CDF of LPN write counts — {run.metadata.title()}"
+    if zoom_max is not None:
+        keep = counts <= zoom_max
+        counts, fraction = counts[keep], fraction[keep]
+        title += f" (<= {zoom_max} writes)"
+    figure, axes = style.new_figure(title, "host writes per LPN", "fraction of LPNs")
+    axes.step(counts, fraction, where="post", color="C0", linewidth=1.2)
+    axes.set_ylim(0, 1.02)
+    if zoom_max is not None:
+        axes.set_xlim(0, zoom_max)
+    return figure
+
+
+def plot_cdf(run, out_dir, fmt="png"):
+    return [style.save(cdf_figure(run), out_dir, "cdf", fmt),
+            style.save(cdf_figure(run, ZOOM_MAX_WRITES), out_dir,
+                       f"cdf_zoom{ZOOM_MAX_WRITES}", fmt)]
+
+
+def distinguishing_labels(runs):
+    """Legend labels: the settings that differ between the runs (e.g. 'hot_threshold=6'),
+    else the folder names."""
+    settings = [{**run.metadata.config, **run.metadata.params} for run in runs]
+    keys = sorted(set().union(*settings)) if settings else []
+    differing = [key for key in keys
+                 if len({repr(one.get(key)) for one in settings}) > 1 and key != "config"]
+    if not differing or len(runs) < 2:
+        return [run.name for run in runs]
+    labels = [", ".join(f"{key}={one.get(key, '-')}" for key in differing) for one in settings]
+    return labels if len(set(labels)) == len(labels) else [run.name for run in runs]
+
+
+def _common_workload(runs):
+    workloads = {run.metadata.workload() for run in runs}
+    if len(workloads) == 1 and None not in workloads:
+        return workloads.pop()
+    return f"{len(runs)} runs"

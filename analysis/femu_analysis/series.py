@@ -1,0 +1,103 @@
+"""The lab's time series of a run, each from its lab CSV or, if absent, from stats.csv.
+
+Every function returns a frame with ``time_s``, ``start_s``, ``interval_s`` and value
+columns, or None when the run has no source for it. Counts per interval become rates by
+dividing by the interval's true length, so a partial last row is not an outlier.
+"""
+import pandas as pd
+
+from .errors import AnalysisError
+
+TIME_COLUMNS = ["time_s", "start_s", "interval_s"]
+
+
+def iops(run):
+    """read, write, total commands per second (1 s rows)."""
+    if run.iops is not None:
+        frame, read, write = run.iops, run.iops["read"], run.iops["write"]
+    elif run.stats is not None and {"host_read_cmds", "host_write_cmds"} <= set(run.stats):
+        frame, read, write = run.stats, run.stats["host_read_cmds"], run.stats["host_write_cmds"]
+    else:
+        return None
+    out = frame[TIME_COLUMNS].copy()
+    out["read"] = read / frame["interval_s"]
+    out["write"] = write / frame["interval_s"]
+    out["total"] = out["read"] + out["write"]
+    return out
+
+
+def throughput(run):
+    """read, write, total MiB/s (1 s rows)."""
+    if run.throughput is not None:
+        frame = run.throughput
+        read, write = frame["readThroughput"], frame["writeThroughput"]
+    elif run.stats is not None and {"read_mib_s", "write_mib_s"} <= set(run.stats):
+        frame = run.stats
+        read, write = frame["read_mib_s"], frame["write_mib_s"]
+    else:
+        return None
+    out = frame[TIME_COLUMNS].copy()
+    out["read"], out["write"] = read, write
+    out["total"] = read + write
+    return out
+
+
+def erased_blocks(run):
+    """Blocks erased by GC per interval (10 s rows from GCData.csv)."""
+    return _count(run, "gc", "reclaimedBlocks", "gc_erased_blocks")
+
+
+def moved_pages(run):
+    """Valid pages moved by GC per interval (10 s rows from WAFData.csv)."""
+    return _count(run, "waf", "GCWrite", "gc_moved_pages")
+
+
+def interval_iops(run):
+    """Mean IOPS per statistics interval (10 s rows from statistics.csv)."""
+    if run.statistics is not None:
+        out = run.statistics[TIME_COLUMNS].copy()
+        out["value"] = run.statistics["iops"]
+        return out
+    per_second = iops(run)
+    if per_second is None:
+        return None
+    return per_second[TIME_COLUMNS].assign(value=per_second["total"])
+
+
+def waf(run):
+    """Interval WAF (10 s rows from statistics.csv; NaN where no host page was written)."""
+    if run.statistics is not None:
+        out = run.statistics[TIME_COLUMNS].copy()
+        out["value"] = run.statistics["waf"]
+        return out
+    if run.stats is not None and "waf" in run.stats:
+        return run.stats[TIME_COLUMNS].assign(value=run.stats["waf"])
+    return None
+
+
+def _count(run, key, column, stats_column):
+    frame = getattr(run, key)
+    if frame is not None:
+        return frame[TIME_COLUMNS].assign(value=frame[column])
+    if run.stats is not None and stats_column in run.stats:
+        return run.stats[TIME_COLUMNS].assign(value=run.stats[stats_column])
+    return None
+
+
+def require(frame, run, what):
+    """``frame`` itself, or a one-line error naming what the run folder lacks."""
+    if frame is None:
+        raise AnalysisError(f"{run.path}: no data for {what}")
+    return frame
+
+
+def within(frame, window):
+    """Rows of ``frame`` whose interval lies mostly inside ``window`` (midpoint rule), so a
+    10 s row that straddles the window start counts where most of its time was spent."""
+    middle = frame["time_s"] - frame["interval_s"] / 2.0
+    return frame[(middle >= window.start_s) & (middle <= window.end_s)]
+
+
+def concat_nonempty(frames):
+    frames = [frame for frame in frames if frame is not None and len(frame)]
+    return pd.concat(frames, ignore_index=True) if frames else None

@@ -1,0 +1,108 @@
+"""Figures of one run over its benchmark window: IOPS, MiB/s, GC work and WAF.
+
+WAF is (host pages written + pages moved by GC) / host pages written, summed over the
+window, from the most exact source the run holds:
+1. ``stats.csv`` (1 s rows, page counts): host_write_pages and gc_moved_pages;
+2. ``WAFData.csv`` (GC pages) with host pages from ``throughputData.csv`` (MiB/s x seconds /
+   page size);
+3. the mean of ``statistics.csv``'s interval WAF (unweighted: no page counts to weight by).
+"""
+import math
+
+import numpy as np
+
+from . import series
+from .errors import AnalysisError
+
+PERCENTILES = (5, 50, 95, 99)
+MIB = 1024 * 1024
+
+
+def summarize(run, window):
+    """A JSON-ready dict of the run's figures over ``window``."""
+    result = {
+        "run": run.name,
+        "path": str(run.path),
+        "title": run.metadata.title(),
+        "window": {"start_s": window.start_s, "end_s": window.end_s,
+                   "length_s": window.length_s, "source": window.source},
+    }
+    per_second = series.iops(run)
+    if per_second is not None:
+        rows = series.within(per_second, window)
+        result["iops"] = _distribution(rows["total"])
+        result["iops"]["read_mean"] = _mean(rows["read"])
+        result["iops"]["write_mean"] = _mean(rows["write"])
+    bandwidth = series.throughput(run)
+    if bandwidth is not None:
+        rows = series.within(bandwidth, window)
+        result["throughput_mib_s"] = _distribution(rows["total"])
+        result["throughput_mib_s"]["read_mean"] = _mean(rows["read"])
+        result["throughput_mib_s"]["write_mean"] = _mean(rows["write"])
+    for key, frame, stats_column in (("erased_blocks", series.erased_blocks(run), "gc_erased_blocks"),
+                                     ("moved_pages", series.moved_pages(run), "gc_moved_pages")):
+        total = _window_total(run, window, frame, stats_column)
+        if total is not None:
+            result[key] = {"total": total, "per_s": total / window.length_s
+                           if window.length_s > 0 else None}
+    result.update(_waf(run, window))
+    if len(result) == 4:
+        raise AnalysisError(f"{run.path}: no data inside the window {window}")
+    return _json_ready(result)
+
+
+def _window_total(run, window, frame, stats_column):
+    # 1 s rows cut the window edges finer than the 10 s lab files.
+    if run.stats is not None and stats_column in run.stats:
+        return float(series.within(run.stats, window)[stats_column].sum())
+    if frame is None:
+        return None
+    return float(series.within(frame, window)["value"].sum())
+
+
+def _waf(run, window):
+    if run.stats is not None and {"host_write_pages", "gc_moved_pages"} <= set(run.stats):
+        rows = series.within(run.stats, window)
+        host, moved = rows["host_write_pages"].sum(), rows["gc_moved_pages"].sum()
+        return {"waf": _ratio(host, moved), "host_write_pages": float(host),
+                "waf_source": "stats.csv"}
+    if run.waf is not None and run.throughput is not None:
+        moved = series.within(run.waf, window)["GCWrite"].sum()
+        rows = series.within(run.throughput, window)
+        host = (rows["writeThroughput"] * rows["interval_s"]).sum() * MIB / run.metadata.page_bytes
+        return {"waf": _ratio(host, moved), "host_write_pages": float(host),
+                "waf_source": "WAFData.csv+throughputData.csv"}
+    if run.statistics is not None:
+        values = series.within(run.statistics, window)["waf"].dropna()
+        return {"waf": float(values.mean()) if len(values) else None,
+                "waf_source": "statistics.csv (mean of intervals)"}
+    return {}
+
+
+def _ratio(host, moved):
+    return float((host + moved) / host) if host > 0 else None
+
+
+def _distribution(values):
+    values = values.dropna().to_numpy(dtype=float)
+    if not len(values):
+        return {"mean": None}
+    out = {"mean": float(values.mean()), "min": float(values.min()),
+           "max": float(values.max())}
+    for percent in PERCENTILES:
+        out[f"p{percent}"] = float(np.percentile(values, percent))
+    return out
+
+
+def _mean(values):
+    values = values.dropna()
+    return float(values.mean()) if len(values) else None
+
+
+def _json_ready(value):
+    """NaN / inf are not JSON: they become null."""
+    if isinstance(value, dict):
+        return {key: _json_ready(item) for key, item in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

@@ -1,0 +1,52 @@
+"""Summaries as a table: aligned text for the terminal, Markdown for summary.md."""
+
+COLUMNS = (  # (header, path into the summary dict, format)
+    ("run", ("run",), "{}"),
+    ("window s", None, None),
+    ("IOPS mean", ("iops", "mean"), "{:.0f}"),
+    ("IOPS p5", ("iops", "p5"), "{:.0f}"),
+    ("IOPS p50", ("iops", "p50"), "{:.0f}"),
+    ("IOPS p99", ("iops", "p99"), "{:.0f}"),
+    ("MB/s mean", ("throughput_mib_s", "mean"), "{:.1f}"),
+    ("erased blocks", ("erased_blocks", "total"), "{:.0f}"),
+    ("moved pages", ("moved_pages", "total"), "{:.0f}"),
+    ("WAF", ("waf",), "{:.3f}"),
+)
+
+
+def rows(summaries):
+    """Header and one row of strings per summary; '-' where a figure is unknown."""
+    header = [name for name, _, _ in COLUMNS]
+    body = []
+    for summary in summaries:
+        row = []
+        for name, path, fmt in COLUMNS:
+            if path is None:
+                window = summary["window"]
+                row.append(f"{window['start_s']:g}-{window['end_s']:g}")
+                continue
+            value = summary
+            for key in path:
+                value = value.get(key) if isinstance(value, dict) else None
+            row.append("-" if value is None else fmt.format(value))
+        body.append(row)
+    return header, body
+
+
+def text_table(summaries):
+    header, body = rows(summaries)
+    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(width) if i == 0 else cell.rjust(width)
+                       for i, (cell, width) in enumerate(zip(line, widths)))
+             for line in [header, *body]]
+    return "\n".join(lines)
+
+
+def markdown_table(summaries):
+    header, body = rows(summaries)
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in body]
+    titles = [f"- **{summary['run']}**: {summary['title']}; window {summary['window']['source']}"
+              f"; WAF from {summary.get('waf_source', '-')}" for summary in summaries]
+    return "\n".join(["# femu run summary", "", *lines, "", *titles, ""])

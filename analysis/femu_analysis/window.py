@@ -1,0 +1,115 @@
+"""The benchmark window: the part of a run that was the measured workload.
+
+Order of evidence: a window the user gave (``START:END`` seconds), the run's phase markers
+(``phases.csv``: from ``workload`` to the next marker), else the longest stretch of
+sustained I/O (seconds with at least 5% of the run's typical busy IOPS, gaps of up to
+3 s bridged), which drops mount / prepare / idle time the way the labs' row slices did.
+"""
+import dataclasses
+import math
+
+import numpy as np
+
+from . import series
+from .errors import AnalysisError
+
+BUSY_FRACTION = 0.05   # of the 90th percentile of busy seconds
+MAX_GAP_S = 3.0        # idle seconds bridged inside one stretch
+
+
+@dataclasses.dataclass(frozen=True)
+class Window:
+    start_s: float
+    end_s: float
+    source: str  # explicit | phases | sustained-io
+
+    @property
+    def length_s(self):
+        return self.end_s - self.start_s
+
+    def __str__(self):
+        return f"{self.start_s:g}:{self.end_s:g} s ({self.source})"
+
+
+def parse_window(text):
+    """'auto' or None -> None; 'START:END' (either side may be empty) -> Window."""
+    if text is None or text == "auto":
+        return None
+    start_text, sep, end_text = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        start = float(start_text) if start_text.strip() else 0.0
+        end = float(end_text) if end_text.strip() else math.inf
+    except ValueError:
+        raise AnalysisError(f"--window: expected auto or START:END in seconds, "
+                            f"got '{text}'") from None
+    if not (start >= 0 and end > start):
+        raise AnalysisError(f"--window: START must be >= 0 and below END, got '{text}'")
+    return Window(start, end, "explicit")
+
+
+def find_window(run, explicit=None):
+    """The benchmark window of ``run``; ``explicit`` (a Window) is checked and clipped."""
+    per_second = series.iops(run)
+    end_of_run = _end_of_run(run)
+    if explicit is not None:
+        window = Window(explicit.start_s, min(explicit.end_s, end_of_run), "explicit")
+        if window.start_s >= end_of_run:
+            raise AnalysisError(f"{run.path}: window {explicit.start_s:g}:{explicit.end_s:g} "
+                                f"starts after the run's end ({end_of_run:g} s)")
+        return window
+    from_phases = _phase_window(run, end_of_run)
+    if from_phases is not None:
+        return from_phases
+    if per_second is None:
+        # Only 10 s files: no sustained-I/O signal finer than the whole run.
+        return Window(0.0, end_of_run, "whole-run")
+    return _sustained_io(run, per_second)
+
+
+def _end_of_run(run):
+    ends = [frame["time_s"].max() for frame in
+            (run.iops, run.throughput, run.gc, run.waf, run.statistics, run.stats)
+            if frame is not None and len(frame)]
+    if not ends:
+        raise AnalysisError(f"{run.path}: statistics files hold no rows")
+    return float(max(ends))
+
+
+def _phase_window(run, end_of_run):
+    phases = run.phases
+    if phases is None or not len(phases):
+        return None
+    phases = phases.sort_values("time_s", kind="stable").reset_index(drop=True)
+    starts = phases.index[phases["phase"] == "workload"]
+    if not len(starts):
+        return None
+    first = starts[0]
+    start = float(phases["time_s"][first])
+    later = phases["time_s"][first + 1:]
+    end = float(later.iloc[0]) if len(later) else end_of_run
+    if end <= start:
+        raise AnalysisError(f"{run.path / 'phases.csv'}: workload phase ends before it starts")
+    return Window(start, end, "phases")
+
+
+def _sustained_io(run, per_second):
+    total = per_second["total"].fillna(0.0).to_numpy()
+    busy_values = total[total > 0]
+    if not len(busy_values):
+        raise AnalysisError(f"{run.path}: no I/O in the run, no benchmark window to find")
+    busy = total >= BUSY_FRACTION * np.percentile(busy_values, 90)
+    starts = per_second["start_s"].to_numpy()
+    ends = per_second["time_s"].to_numpy()
+    best = None  # (length, start, end)
+    current = None
+    for index in np.flatnonzero(busy):
+        if current is not None and starts[index] - current[1] <= MAX_GAP_S + 1e-9:
+            current[1] = ends[index]
+        else:
+            current = [starts[index], ends[index]]
+        length = current[1] - current[0]
+        if best is None or length > best[0] + 1e-9:
+            best = (length, current[0], current[1])
+    return Window(float(best[1]), float(best[2]), "sustained-io")
