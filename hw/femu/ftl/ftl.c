@@ -1,0 +1,255 @@
+/* The FTL handle: creation, host commands (read, write, trim) and what callers can observe. */
+#include "ftl_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *ftl_status_str(int status)
+{
+    switch (status) {
+    case FTL_OK: return "ok";
+    case FTL_E_RANGE: return "LBA range outside the logical capacity";
+    case FTL_E_NOSPC: return "no free line could be reclaimed";
+    case FTL_E_INVAL: return "malformed request";
+    case FTL_E_NOMEM: return "out of memory";
+    default: return "unknown status";
+    }
+}
+
+static void *alloc_array(uint64_t count, size_t size)
+{
+    return count ? calloc(count, size) : NULL;
+}
+
+struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
+{
+    struct ftl_geometry geo;
+    if (ftl_config_validate(cfg, &geo, err, errlen)) {
+        return NULL;
+    }
+    struct ftl *ftl = calloc(1, sizeof(*ftl));
+    if (!ftl) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    ftl->cfg = *cfg;
+    ftl->geo = geo;
+    ftl->pgs_per_line = (uint32_t)geo.pgs_per_line;
+    ftl->luns = (uint32_t)geo.luns;
+    ftl->nchs = (uint32_t)cfg->nchs;
+    ftl->secs_per_pg = (uint32_t)cfg->secs_per_pg;
+    ftl->nwps = (uint32_t)geo.write_pointers;
+
+    ftl->l2p = malloc(geo.logical_pages * sizeof(uint32_t));
+    ftl->p2l = malloc(geo.phys_pages * sizeof(uint32_t));
+    ftl->write_count = alloc_array(geo.logical_pages, sizeof(uint32_t));
+    ftl->blocks = alloc_array(geo.blocks, sizeof(struct block));
+    ftl->lines = alloc_array(geo.lines, sizeof(struct line));
+    ftl->free_queue = alloc_array(geo.lines, sizeof(uint32_t));
+    ftl->victim_heap = alloc_array(geo.lines, sizeof(uint32_t));
+    ftl->lun_avail_ns = alloc_array(geo.luns, sizeof(uint64_t));
+    ftl->ch_avail_ns = alloc_array(cfg->nchs, sizeof(uint64_t));
+    if (!ftl->l2p || !ftl->p2l || !ftl->write_count || !ftl->blocks || !ftl->lines ||
+        !ftl->free_queue || !ftl->victim_heap || !ftl->lun_avail_ns || !ftl->ch_avail_ns) {
+        ftl_destroy(ftl);
+        snprintf(err, errlen, "out of memory for %llu physical pages",
+                 (unsigned long long)geo.phys_pages);
+        return NULL;
+    }
+    memset(ftl->l2p, 0xff, geo.logical_pages * sizeof(uint32_t));   /* L2P_UNMAPPED */
+    memset(ftl->p2l, 0xff, geo.phys_pages * sizeof(uint32_t));      /* P2L_FREE */
+    lines_init(ftl);
+    for (uint32_t i = 0; i < FTL_MAX_WRITE_POINTERS; i++) {
+        ftl->wps[i] = (struct write_pointer){ .line = NO_LINE, .offset = 0 };
+    }
+    return ftl;
+}
+
+void ftl_destroy(struct ftl *ftl)
+{
+    if (!ftl) {
+        return;
+    }
+    free(ftl->l2p);
+    free(ftl->p2l);
+    free(ftl->write_count);
+    free(ftl->blocks);
+    free(ftl->lines);
+    free(ftl->free_queue);
+    free(ftl->victim_heap);
+    free(ftl->lun_avail_ns);
+    free(ftl->ch_avail_ns);
+    free(ftl);
+}
+
+const struct ftl_config *ftl_config_of(const struct ftl *ftl)
+{
+    return &ftl->cfg;
+}
+
+const struct ftl_geometry *ftl_geometry_of(const struct ftl *ftl)
+{
+    return &ftl->geo;
+}
+
+/* Checks the sector range without overflow; pages [*first, *last] cover it. */
+static int io_pages(const struct ftl *ftl, const struct ftl_io *io, uint64_t *first,
+                    uint64_t *last)
+{
+    if (io->nlb == 0) {
+        return FTL_E_INVAL;
+    }
+    uint64_t cap = ftl->geo.logical_sectors;
+    if (io->nlb > cap || io->slba > cap - io->nlb) {
+        return FTL_E_RANGE;
+    }
+    *first = io->slba / ftl->secs_per_pg;
+    *last = (io->slba + io->nlb - 1) / ftl->secs_per_pg;
+    return FTL_OK;
+}
+
+int ftl_read(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
+{
+    uint64_t first, last;
+    int rc = io_pages(ftl, io, &first, &last);
+    if (rc != FTL_OK) {
+        return rc;
+    }
+    uint64_t done = io->now_ns;
+    for (uint64_t lpn = first; lpn <= last; lpn++) {
+        uint32_t ppa = ftl->l2p[lpn];
+        if (ppa == L2P_UNMAPPED) {
+            continue;  /* never written or trimmed: no flash access */
+        }
+        done = max_u64(done, nand_read(ftl, ppa_lun(ftl, ppa), io->now_ns));
+        ftl->ctr.nand_user_reads++;
+    }
+    ftl->ctr.host_read_cmds++;
+    ftl->ctr.host_read_pages += last - first + 1;
+    ftl->ctr.host_read_bytes += io->nlb * ftl->cfg.secsz;
+    *done_ns = done;
+    return FTL_OK;
+}
+
+int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
+{
+    uint64_t first, last;
+    int rc = io_pages(ftl, io, &first, &last);
+    if (rc != FTL_OK) {
+        return rc;
+    }
+    if (ftl->cfg.placement == FTL_PLACEMENT_STREAM && io->stream >= ftl->nwps) {
+        return FTL_E_INVAL;
+    }
+    ftl->ctr.host_write_cmds++;
+    ftl->ctr.host_write_bytes += io->nlb * ftl->cfg.secsz;
+    uint64_t done = io->now_ns;
+    for (uint64_t lpn = first; lpn <= last; lpn++) {
+        /* Per page, not per command: a long command cannot drain the reserve. */
+        if (ftl->free_count <= ftl->geo.gc_thres_lines_high) {
+            rc = gc_foreground(ftl, io->now_ns);
+            if (rc != FTL_OK) {
+                break;
+            }
+        }
+        uint32_t *count = &ftl->write_count[lpn];
+        if (*count != UINT32_MAX) {
+            (*count)++;
+        }
+        uint32_t old = ftl->l2p[lpn];
+        uint32_t wp = placement_for_host(ftl, (uint32_t)lpn, io->stream);
+        uint32_t ppa;
+        if (!wp_place(ftl, wp, true, (uint32_t)lpn, &ppa)) {
+            rc = FTL_E_NOSPC;
+            break;
+        }
+        if (old != L2P_UNMAPPED) {
+            map_invalidate(ftl, old);
+        }
+        done = max_u64(done, nand_program(ftl, ppa_lun(ftl, ppa), io->now_ns));
+        ftl->ctr.nand_user_programs++;
+        ftl->ctr.host_write_pages++;
+        ftl->ctr.wp_host_pages[ftl->lines[ppa_line(ftl, ppa)].wp]++;
+        if (lpn + 1 > ftl->max_lpn_plus_one) {
+            ftl->max_lpn_plus_one = lpn + 1;
+        }
+    }
+    *done_ns = done;
+    return rc;
+}
+
+int ftl_trim(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
+{
+    uint64_t first, last;
+    int rc = io_pages(ftl, io, &first, &last);
+    if (rc != FTL_OK) {
+        return rc;
+    }
+    /* Only pages wholly inside the range lose their data. */
+    uint64_t spp = ftl->secs_per_pg;
+    uint64_t start = (io->slba + spp - 1) / spp;
+    uint64_t end = (io->slba + io->nlb) / spp;  /* exclusive */
+    for (uint64_t lpn = start; lpn < end; lpn++) {
+        uint32_t ppa = ftl->l2p[lpn];
+        if (ppa != L2P_UNMAPPED) {
+            ftl->l2p[lpn] = L2P_UNMAPPED;
+            map_invalidate(ftl, ppa);
+        }
+    }
+    ftl->ctr.host_trim_cmds++;
+    ftl->ctr.host_trim_pages += end > start ? end - start : 0;
+    *done_ns = io->now_ns;
+    return FTL_OK;
+}
+
+void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out)
+{
+    *out = ftl->ctr;
+}
+
+void ftl_get_gauges(const struct ftl *ftl, struct ftl_gauges *out)
+{
+    uint64_t open_free = 0;
+    uint32_t open = 0;
+    for (uint32_t i = 0; i < ftl->nwps; i++) {
+        if (ftl->wps[i].line != NO_LINE) {
+            open++;
+            open_free += ftl->pgs_per_line - ftl->wps[i].offset;
+        }
+    }
+    *out = (struct ftl_gauges){
+        .free_lines = ftl->free_count,
+        .victim_lines = ftl->victim_count,
+        .full_lines = ftl->full_count,
+        .open_lines = open,
+        .valid_pages = ftl->valid_pages,
+        .free_pages = (uint64_t)ftl->free_count * ftl->pgs_per_line + open_free,
+        .max_written_lpn_plus_one = ftl->max_lpn_plus_one,
+    };
+}
+
+unsigned ftl_write_pointer_count(const struct ftl *ftl)
+{
+    return ftl->nwps;
+}
+
+uint32_t ftl_lpn_write_count(const struct ftl *ftl, uint64_t lpn)
+{
+    return lpn < ftl->geo.logical_pages ? ftl->write_count[lpn] : 0;
+}
+
+bool ftl_lpn_is_mapped(const struct ftl *ftl, uint64_t lpn)
+{
+    return lpn < ftl->geo.logical_pages && ftl->l2p[lpn] != L2P_UNMAPPED;
+}
+
+size_t ftl_metadata_bytes(const struct ftl *ftl)
+{
+    const struct ftl_geometry *g = &ftl->geo;
+    return sizeof(*ftl) + g->logical_pages * 2 * sizeof(uint32_t) +
+           g->phys_pages * sizeof(uint32_t) + g->blocks * sizeof(struct block) +
+           g->lines * (sizeof(struct line) + 2 * sizeof(uint32_t)) +
+           (g->luns + ftl->nchs) * sizeof(uint64_t);
+}

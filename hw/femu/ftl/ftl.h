@@ -1,0 +1,118 @@
+/*
+ * femu blackbox FTL: page-mapped flash translation layer with greedy GC over lines.
+ *
+ * Plain C11, no QEMU header, no global state, no threads, no clock of its own: every call
+ * that costs flash time takes the caller's current time in ns and returns the time the
+ * work completes. The QEMU device, ftl-sim and the tests share this library.
+ *
+ * Single-threaded: one caller at a time per handle.
+ */
+#ifndef FEMU_FTL_H
+#define FEMU_FTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ftl_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ftl;
+
+/* Status codes; hosts map them to their own errors (the device to NVMe status codes). */
+enum ftl_status {
+    FTL_OK = 0,
+    FTL_E_RANGE = -1,   /* LBA range outside the logical capacity */
+    FTL_E_NOSPC = -2,   /* no free line could be produced (should not happen on a valid geometry) */
+    FTL_E_INVAL = -3,   /* malformed request (zero length, bad stream id) */
+    FTL_E_NOMEM = -4,
+};
+
+const char *ftl_status_str(int status);
+
+/* One host command, in the host's sectors of `secsz` bytes. */
+struct ftl_io {
+    uint64_t now_ns;    /* time the FTL receives the command */
+    uint64_t slba;      /* first sector */
+    uint64_t nlb;       /* number of sectors, > 0 */
+    uint32_t stream;    /* placement=stream: host stream id (< nstreams); else ignored */
+};
+
+/*
+ * Create an FTL for a configuration that ftl_config_validate() accepts; on failure
+ * returns NULL with a one-line reason in err.
+ */
+struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen);
+void ftl_destroy(struct ftl *ftl);
+
+/* The configuration and geometry the FTL was created with. */
+const struct ftl_config *ftl_config_of(const struct ftl *ftl);
+const struct ftl_geometry *ftl_geometry_of(const struct ftl *ftl);
+
+/*
+ * Host commands. On FTL_OK *done_ns is the completion time (>= io->now_ns). A range error
+ * changes nothing. Writes run foreground GC first when free lines are at or below the high
+ * threshold, so they may complete much later than their own page programs.
+ */
+int ftl_read(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
+int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
+/* Deallocate (TRIM): unmaps every page wholly inside the range. Costs no flash time. */
+int ftl_trim(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
+
+/*
+ * Background GC, as FEMU runs it after each request: when free lines are at or below the
+ * background threshold and the best victim has at least 1/8 of its pages invalid, collect
+ * one line. GC flash operations start no earlier than now_ns and occupy the LUNs, delaying
+ * later host I/O. Returns 1 if a line was collected, 0 if none was due, < 0 on error.
+ */
+int ftl_background_gc(struct ftl *ftl, uint64_t now_ns);
+
+/* Cumulative counters; per-interval values are differences of two snapshots. */
+#define FTL_MAX_WRITE_POINTERS 16
+
+struct ftl_counters {
+    uint64_t host_read_cmds, host_write_cmds, host_trim_cmds;
+    uint64_t host_read_pages, host_write_pages, host_trim_pages;
+    uint64_t host_read_bytes, host_write_bytes;
+    uint64_t gc_runs, gc_erased_blocks, gc_moved_pages;
+    uint64_t nand_user_reads, nand_gc_reads;
+    uint64_t nand_user_programs, nand_gc_programs;
+    uint64_t nand_erases;
+    uint64_t wp_host_pages[FTL_MAX_WRITE_POINTERS];
+    uint64_t wp_gc_pages[FTL_MAX_WRITE_POINTERS];
+};
+
+/* Gauges: the state now. */
+struct ftl_gauges {
+    uint32_t free_lines, victim_lines, full_lines, open_lines;
+    uint64_t valid_pages;       /* mapped physical pages */
+    uint64_t free_pages;        /* pages in free lines plus unwritten pages of open lines */
+    uint64_t max_written_lpn_plus_one;  /* 0 when nothing was ever written */
+};
+
+void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out);
+void ftl_get_gauges(const struct ftl *ftl, struct ftl_gauges *out);
+unsigned ftl_write_pointer_count(const struct ftl *ftl);
+
+/* Host write count of one logical page (saturates at UINT32_MAX). lpn must be < logical pages. */
+uint32_t ftl_lpn_write_count(const struct ftl *ftl, uint64_t lpn);
+/* Whether the logical page currently maps to a physical page. */
+bool ftl_lpn_is_mapped(const struct ftl *ftl, uint64_t lpn);
+
+/*
+ * Full consistency check of maps, counts, lists and write pointers. Returns 0 when
+ * consistent, else -1 with the first inconsistency described in err. O(physical pages).
+ */
+int ftl_check(const struct ftl *ftl, char *err, size_t errlen);
+
+/* Bytes of metadata the FTL holds (maps, per-LPN counters, blocks, lines). */
+size_t ftl_metadata_bytes(const struct ftl *ftl);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

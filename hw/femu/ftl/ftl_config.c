@@ -1,0 +1,302 @@
+/* FTL configuration: key table, parsing of one value, validation and derived geometry. */
+#include "ftl_config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIB (1024ull * 1024ull)
+/* Latencies above 100 s are surely typos; the cap also keeps time sums far from overflow. */
+#define MAX_LATENCY_NS 100000000000ull
+/* 32-bit page addresses in the maps; two values are reserved as markers. */
+#define MAX_PAGES (UINT32_MAX - 2ull)
+
+enum key_kind { KEY_UINT, KEY_PLACEMENT };
+
+struct config_key {
+    const char *name;
+    const char *alias;
+    enum key_kind kind;
+    size_t offset;
+    uint64_t min, max;
+    const char *help;
+};
+
+#define UKEY(field, lo, hi, text) \
+    { #field, NULL, KEY_UINT, offsetof(struct ftl_config, field), lo, hi, text }
+
+static const struct config_key config_keys[] = {
+    UKEY(secsz, 512, 65536, "bytes per sector (LBA), a power of two"),
+    UKEY(secs_per_pg, 1, 1024, "sectors per flash page"),
+    UKEY(pgs_per_blk, 1, 65536, "pages per erase block"),
+    UKEY(blks_per_pl, 1, 1u << 20, "blocks per plane"),
+    UKEY(pls_per_lun, 1, 64, "planes per LUN"),
+    UKEY(luns_per_ch, 1, 1024, "LUNs (dies) per channel"),
+    UKEY(nchs, 1, 1024, "channels"),
+    { "devsz_mb", "ssd_size", KEY_UINT, offsetof(struct ftl_config, devsz_mb), 1,
+      UINT64_MAX / MIB, "logical capacity seen by the host, MiB" },
+    UKEY(pg_rd_lat, 0, MAX_LATENCY_NS, "page read latency, ns"),
+    UKEY(pg_wr_lat, 0, MAX_LATENCY_NS, "page program latency, ns"),
+    UKEY(blk_er_lat, 0, MAX_LATENCY_NS, "block erase latency, ns"),
+    UKEY(ch_xfer_lat, 0, MAX_LATENCY_NS, "channel transfer time per page, ns (0: bus not modelled)"),
+    UKEY(gc_thres_pcent, 0, 99, "background GC when this percent of lines is in use"),
+    UKEY(gc_thres_pcent_high, 0, 99, "foreground GC when this percent of lines is in use"),
+    { "placement", NULL, KEY_PLACEMENT, offsetof(struct ftl_config, placement), 0, 0,
+      "write placement: single | hotcold | stream" },
+    UKEY(hot_threshold, 0, UINT32_MAX, "hotcold: a page is hot when its write count exceeds this"),
+    UKEY(nstreams, 1, 16, "stream: number of host streams, one write pointer each"),
+};
+
+#define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
+
+static const char *const placement_names[] = {
+    [FTL_PLACEMENT_SINGLE] = "single",
+    [FTL_PLACEMENT_HOTCOLD] = "hotcold",
+    [FTL_PLACEMENT_STREAM] = "stream",
+};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+void ftl_config_defaults(struct ftl_config *cfg)
+{
+    *cfg = (struct ftl_config){
+        .secsz = 512, .secs_per_pg = 8, .pgs_per_blk = 256, .blks_per_pl = 256,
+        .pls_per_lun = 1, .luns_per_ch = 8, .nchs = 8, .devsz_mb = 12288,
+        .pg_rd_lat = 40000, .pg_wr_lat = 200000, .blk_er_lat = 2000000, .ch_xfer_lat = 0,
+        .gc_thres_pcent = 75, .gc_thres_pcent_high = 95,
+        .placement = FTL_PLACEMENT_SINGLE, .hot_threshold = 0, .nstreams = 2,
+    };
+}
+
+static const struct config_key *find_key(const char *name)
+{
+    for (size_t i = 0; i < NKEYS; i++) {
+        if (strcmp(config_keys[i].name, name) == 0 ||
+            (config_keys[i].alias && strcmp(config_keys[i].alias, name) == 0)) {
+            return &config_keys[i];
+        }
+    }
+    return NULL;
+}
+
+const char *ftl_config_key(size_t index)
+{
+    return index < NKEYS ? config_keys[index].name : NULL;
+}
+
+const char *ftl_config_key_help(const char *key)
+{
+    const struct config_key *k = find_key(key);
+    return k ? k->help : NULL;
+}
+
+const char *ftl_placement_name(enum ftl_placement placement)
+{
+    return (unsigned)placement < 3 ? placement_names[placement] : "?";
+}
+
+/* Decimal digits only: no sign, no spaces, no trailing text. */
+static bool parse_uint(const char *text, uint64_t *out)
+{
+    if (!text || *text < '0' || *text > '9') {
+        return false;
+    }
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno == ERANGE || *end != '\0') {
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
+                   char *err, size_t errlen)
+{
+    const struct config_key *k = find_key(key);
+    if (!k) {
+        return fail(err, errlen, "%s: unknown key", key);
+    }
+    if (k->kind == KEY_PLACEMENT) {
+        for (unsigned p = 0; p < 3; p++) {
+            if (strcmp(value, placement_names[p]) == 0) {
+                cfg->placement = (enum ftl_placement)p;
+                return 0;
+            }
+        }
+        return fail(err, errlen, "%s: '%s' is not one of single, hotcold, stream", key, value);
+    }
+    uint64_t v;
+    if (!parse_uint(value, &v)) {
+        return fail(err, errlen, "%s: '%s' is not a non-negative integer", key, value);
+    }
+    if (v < k->min || v > k->max) {
+        return fail(err, errlen, "%s: %" PRIu64 " is out of range [%" PRIu64 ", %" PRIu64 "]",
+                    key, v, k->min, k->max);
+    }
+    *(uint64_t *)((char *)cfg + k->offset) = v;
+    return 0;
+}
+
+int ftl_config_get(const struct ftl_config *cfg, const char *key, char *buf, size_t buflen)
+{
+    const struct config_key *k = find_key(key);
+    if (!k) {
+        return -1;
+    }
+    if (k->kind == KEY_PLACEMENT) {
+        snprintf(buf, buflen, "%s", ftl_placement_name(cfg->placement));
+    } else {
+        snprintf(buf, buflen, "%" PRIu64, *(const uint64_t *)((const char *)cfg + k->offset));
+    }
+    return 0;
+}
+
+static bool mul_ok(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+
+/* Per-key ranges (a config built in C may bypass ftl_config_set). */
+static int check_ranges(const struct ftl_config *cfg, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < NKEYS; i++) {
+        const struct config_key *k = &config_keys[i];
+        if (k->kind == KEY_PLACEMENT) {
+            if ((unsigned)cfg->placement > FTL_PLACEMENT_STREAM) {
+                return fail(err, errlen, "placement: unknown placement %d", (int)cfg->placement);
+            }
+            continue;
+        }
+        uint64_t v = *(const uint64_t *)((const char *)cfg + k->offset);
+        if (v < k->min || v > k->max) {
+            return fail(err, errlen, "%s: %" PRIu64 " is out of range [%" PRIu64 ", %" PRIu64 "]",
+                        k->name, v, k->min, k->max);
+        }
+    }
+    if (cfg->secsz & (cfg->secsz - 1)) {
+        return fail(err, errlen, "secsz: %" PRIu64 " is not a power of two", cfg->secsz);
+    }
+    if (cfg->gc_thres_pcent > cfg->gc_thres_pcent_high) {
+        return fail(err, errlen, "gc_thres_pcent: %" PRIu64 " is above gc_thres_pcent_high (%"
+                    PRIu64 "); background GC must start first", cfg->gc_thres_pcent,
+                    cfg->gc_thres_pcent_high);
+    }
+    return 0;
+}
+
+/* The physical layout, checked for overflow step by step. */
+static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
+                         char *err, size_t errlen)
+{
+    memset(g, 0, sizeof(*g));
+    g->page_bytes = cfg->secsz * cfg->secs_per_pg;  /* both capped: cannot overflow */
+    g->luns = cfg->nchs * cfg->luns_per_ch;
+    g->blks_per_lun = cfg->blks_per_pl * cfg->pls_per_lun;
+    g->lines = g->blks_per_lun;
+    if (!mul_ok(g->luns, cfg->pgs_per_blk, &g->pgs_per_line) ||
+        !mul_ok(g->luns, g->blks_per_lun, &g->blocks) ||
+        !mul_ok(g->lines, g->pgs_per_line, &g->phys_pages) || g->phys_pages > MAX_PAGES) {
+        return fail(err, errlen, "blks_per_pl: the geometry has more than %llu physical pages "
+                    "(32-bit page addresses)", (unsigned long long)MAX_PAGES);
+    }
+    switch (cfg->placement) {
+    case FTL_PLACEMENT_SINGLE: g->write_pointers = 1; break;
+    case FTL_PLACEMENT_HOTCOLD: g->write_pointers = 2; break;
+    case FTL_PLACEMENT_STREAM: g->write_pointers = cfg->nstreams; break;
+    }
+    g->gc_thres_lines = (100 - cfg->gc_thres_pcent) * g->lines / 100;
+    g->gc_thres_lines_high = (100 - cfg->gc_thres_pcent_high) * g->lines / 100;
+    if (g->gc_thres_lines_high < 1) {
+        return fail(err, errlen, "gc_thres_pcent_high: %" PRIu64 "%% of %" PRIu64 " lines "
+                    "leaves no line for foreground GC; use more lines (blks_per_pl) or a "
+                    "lower threshold", cfg->gc_thres_pcent_high, g->lines);
+    }
+    return 0;
+}
+
+/*
+ * GC can always make progress while some closed line holds an invalid page. With free
+ * lines <= h (foreground GC), at most one open line per write pointer (k) and N logical
+ * pages, the closed lines number >= L - h - k; if N < (L - h - k) * P one of them has
+ * fewer than P valid pages, and moving them fits in the >= 1 free line kept back.
+ */
+static uint64_t max_logical_pages(const struct ftl_geometry *g)
+{
+    uint64_t reserved = g->gc_thres_lines_high + g->write_pointers;
+    if (g->lines <= reserved) {
+        return 0;
+    }
+    return (g->lines - reserved) * g->pgs_per_line - 1;
+}
+
+int ftl_config_validate(const struct ftl_config *cfg, struct ftl_geometry *geo,
+                        char *err, size_t errlen)
+{
+    struct ftl_geometry g;
+    if (check_ranges(cfg, err, errlen) || derive_layout(cfg, &g, err, errlen)) {
+        return -1;
+    }
+    uint64_t logical_bytes = cfg->devsz_mb * MIB;  /* devsz_mb capped at UINT64_MAX / MIB */
+    if (logical_bytes % g.page_bytes) {
+        return fail(err, errlen, "devsz_mb: %" PRIu64 " MiB is not a whole number of %" PRIu64
+                    "-byte pages", cfg->devsz_mb, g.page_bytes);
+    }
+    g.logical_pages = logical_bytes / g.page_bytes;
+    /* phys_pages < 2^32 and page_bytes <= 2^26: the product cannot overflow. */
+    uint64_t raw_mib = g.phys_pages * g.page_bytes / MIB;
+    if (g.logical_pages >= g.phys_pages) {
+        return fail(err, errlen, "devsz_mb: logical size %" PRIu64 " MiB must be smaller than "
+                    "the raw capacity (%" PRIu64 " MiB)", cfg->devsz_mb, raw_mib);
+    }
+    uint64_t limit = max_logical_pages(&g);
+    if (g.logical_pages > limit) {
+        return fail(err, errlen, "devsz_mb: %" PRIu64 " MiB leaves too little over-provisioning "
+                    "for GC (%" PRIu64 " lines, %" PRIu64 " kept free for foreground GC, %"
+                    PRIu64 " write pointers): at most %" PRIu64 " MiB", cfg->devsz_mb, g.lines,
+                    g.gc_thres_lines_high, g.write_pointers,
+                    limit * g.page_bytes / MIB);
+    }
+    g.logical_sectors = g.logical_pages * cfg->secs_per_pg;
+    if (geo) {
+        *geo = g;
+    }
+    return 0;
+}
+
+uint64_t ftl_config_max_devsz_mb(const struct ftl_config *cfg)
+{
+    struct ftl_geometry g;
+    char err[8];
+    if (check_ranges(cfg, err, sizeof(err)) || derive_layout(cfg, &g, err, sizeof(err))) {
+        return 0;
+    }
+    uint64_t limit = max_logical_pages(&g);
+    if (limit >= g.phys_pages) {
+        limit = g.phys_pages - 1;
+    }
+    /* Largest MiB count that is a whole number of pages and fits the limit: a few steps
+     * down from the page limit at most (page_bytes / gcd(page_bytes, MiB) of them). */
+    uint64_t mib = limit * g.page_bytes / MIB;
+    for (uint64_t tries = 0; mib > 0 && tries <= g.page_bytes; mib--, tries++) {
+        struct ftl_config probe = *cfg;
+        probe.devsz_mb = mib;
+        if (ftl_config_validate(&probe, NULL, err, sizeof(err)) == 0) {
+            return mib;
+        }
+    }
+    return 0;
+}

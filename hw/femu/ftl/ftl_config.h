@@ -1,0 +1,99 @@
+/*
+ * FTL configuration: FEMU's parameter names and defaults, one parser for every host
+ * (config files, ftl-sim --set, the QEMU device's properties), and validation that names
+ * the bad key.
+ */
+#ifndef FEMU_FTL_CONFIG_H
+#define FEMU_FTL_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ftl_placement {
+    FTL_PLACEMENT_SINGLE,   /* one write pointer, as FEMU */
+    FTL_PLACEMENT_HOTCOLD,  /* hot and cold write pointers, split on the per-LPN write count */
+    FTL_PLACEMENT_STREAM,   /* one write pointer per host stream id */
+};
+
+struct ftl_config {
+    /* geometry */
+    uint64_t secsz;             /* bytes per sector */
+    uint64_t secs_per_pg;       /* sectors per flash page */
+    uint64_t pgs_per_blk;       /* pages per block */
+    uint64_t blks_per_pl;       /* blocks per plane */
+    uint64_t pls_per_lun;       /* planes per LUN */
+    uint64_t luns_per_ch;       /* LUNs per channel */
+    uint64_t nchs;              /* channels */
+    uint64_t devsz_mb;          /* logical capacity, MiB (config files: ssd_size) */
+    /* latencies, ns */
+    uint64_t pg_rd_lat, pg_wr_lat, blk_er_lat, ch_xfer_lat;
+    /* GC thresholds, percent of lines in use */
+    uint64_t gc_thres_pcent, gc_thres_pcent_high;
+    /* placement */
+    enum ftl_placement placement;
+    uint64_t hot_threshold;     /* hotcold: hot when write count > hot_threshold */
+    uint64_t nstreams;          /* stream: number of streams (write pointers) */
+};
+
+/* Derived geometry. A line is block index b taken across every LUN of every channel. */
+struct ftl_geometry {
+    uint64_t page_bytes;        /* secsz * secs_per_pg */
+    uint64_t luns;              /* nchs * luns_per_ch */
+    uint64_t blks_per_lun;      /* blks_per_pl * pls_per_lun = number of lines */
+    uint64_t lines;
+    uint64_t pgs_per_line;      /* luns * pgs_per_blk */
+    uint64_t blocks;            /* luns * blks_per_lun */
+    uint64_t phys_pages;        /* lines * pgs_per_line */
+    uint64_t logical_pages;     /* devsz_mb MiB / page_bytes */
+    uint64_t logical_sectors;   /* logical_pages * secs_per_pg */
+    uint64_t gc_thres_lines;    /* background GC when free lines <= this */
+    uint64_t gc_thres_lines_high; /* foreground GC when free lines <= this */
+    uint64_t write_pointers;    /* 1, 2 or nstreams */
+};
+
+/* FEMU's defaults: 16 GiB raw, 12288 MiB logical. */
+void ftl_config_defaults(struct ftl_config *cfg);
+
+/*
+ * Set one key from text. Keys are the FEMU names (plus ssd_size as an alias of devsz_mb,
+ * placement, hot_threshold, nstreams). Returns 0, or -1 with a one-line reason naming the
+ * key in err. Does not check cross-key constraints: see ftl_config_validate().
+ */
+int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
+                   char *err, size_t errlen);
+
+/*
+ * Read a `key=value  # comment` file on top of cfg. Returns 0, or -1 with
+ * "FILE:LINE: reason" in err. A key may appear once per file.
+ */
+int ftl_config_load_file(struct ftl_config *cfg, const char *path, char *err, size_t errlen);
+
+/*
+ * Check every value and every cross-key constraint; fill geo when geo is not NULL.
+ * Returns 0, or -1 with "KEY: reason" in err.
+ */
+int ftl_config_validate(const struct ftl_config *cfg, struct ftl_geometry *geo,
+                        char *err, size_t errlen);
+
+/* Largest devsz_mb the rest of cfg allows (0 if none): the smallest legal over-provisioning. */
+uint64_t ftl_config_max_devsz_mb(const struct ftl_config *cfg);
+
+/* Iterate over the keys (canonical names, in a stable order). NULL past the end. */
+const char *ftl_config_key(size_t index);
+/* One-line description of a key, or NULL if unknown. */
+const char *ftl_config_key_help(const char *key);
+/* Current value of a key as text (placement as its name). Returns -1 for an unknown key. */
+int ftl_config_get(const struct ftl_config *cfg, const char *key, char *buf, size_t buflen);
+
+const char *ftl_placement_name(enum ftl_placement placement);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,170 @@
+/*
+ * Where closed and free lines wait: a FIFO of free lines, a list of full lines (every page
+ * valid) and a min-heap of victim lines keyed on valid pages, so greedy GC finds the line
+ * with the fewest valid pages in O(1) and each invalidation costs O(log lines).
+ */
+#include "ftl_internal.h"
+
+void lines_init(struct ftl *ftl)
+{
+    uint32_t nlines = (uint32_t)ftl->geo.lines;
+    ftl->free_head = 0;
+    ftl->free_count = 0;
+    for (uint32_t i = 0; i < nlines; i++) {
+        ftl->lines[i] = (struct line){ .state = LINE_FREE, .prev = NO_LINE, .next = NO_LINE };
+        free_queue_push(ftl, i);
+    }
+    ftl->full_head = ftl->full_tail = NO_LINE;
+    ftl->full_count = 0;
+    ftl->victim_count = 0;
+}
+
+uint32_t free_queue_pop(struct ftl *ftl)
+{
+    if (ftl->free_count == 0) {
+        return NO_LINE;
+    }
+    uint32_t line = ftl->free_queue[ftl->free_head];
+    ftl->free_head = (ftl->free_head + 1) % (uint32_t)ftl->geo.lines;
+    ftl->free_count--;
+    return line;
+}
+
+void free_queue_push(struct ftl *ftl, uint32_t line)
+{
+    uint32_t tail = (uint32_t)((ftl->free_head + (uint64_t)ftl->free_count) % ftl->geo.lines);
+    ftl->free_queue[tail] = line;
+    ftl->free_count++;
+    ftl->lines[line].state = LINE_FREE;
+}
+
+/* ---- full list ---- */
+
+static void full_list_append(struct ftl *ftl, uint32_t id)
+{
+    struct line *l = &ftl->lines[id];
+    l->state = LINE_FULL;
+    l->prev = ftl->full_tail;
+    l->next = NO_LINE;
+    if (ftl->full_tail != NO_LINE) {
+        ftl->lines[ftl->full_tail].next = id;
+    } else {
+        ftl->full_head = id;
+    }
+    ftl->full_tail = id;
+    ftl->full_count++;
+}
+
+static void full_list_remove(struct ftl *ftl, uint32_t id)
+{
+    struct line *l = &ftl->lines[id];
+    if (l->prev != NO_LINE) {
+        ftl->lines[l->prev].next = l->next;
+    } else {
+        ftl->full_head = l->next;
+    }
+    if (l->next != NO_LINE) {
+        ftl->lines[l->next].prev = l->prev;
+    } else {
+        ftl->full_tail = l->prev;
+    }
+    l->prev = l->next = NO_LINE;
+    ftl->full_count--;
+}
+
+/* ---- victim heap ---- */
+
+static void heap_place(struct ftl *ftl, uint32_t pos, uint32_t id)
+{
+    ftl->victim_heap[pos] = id;
+    ftl->lines[id].heap_pos = pos;
+}
+
+static void heap_sift_up(struct ftl *ftl, uint32_t pos)
+{
+    uint32_t id = ftl->victim_heap[pos];
+    uint32_t key = ftl->lines[id].valid;
+    while (pos > 0) {
+        uint32_t parent = (pos - 1) / 2;
+        uint32_t pid = ftl->victim_heap[parent];
+        if (ftl->lines[pid].valid <= key) {
+            break;
+        }
+        heap_place(ftl, pos, pid);
+        pos = parent;
+    }
+    heap_place(ftl, pos, id);
+}
+
+static void heap_sift_down(struct ftl *ftl, uint32_t pos)
+{
+    uint32_t id = ftl->victim_heap[pos];
+    uint32_t key = ftl->lines[id].valid;
+    for (;;) {
+        uint32_t child = 2 * pos + 1;
+        if (child >= ftl->victim_count) {
+            break;
+        }
+        if (child + 1 < ftl->victim_count &&
+            ftl->lines[ftl->victim_heap[child + 1]].valid <
+            ftl->lines[ftl->victim_heap[child]].valid) {
+            child++;
+        }
+        uint32_t cid = ftl->victim_heap[child];
+        if (ftl->lines[cid].valid >= key) {
+            break;
+        }
+        heap_place(ftl, pos, cid);
+        pos = child;
+    }
+    heap_place(ftl, pos, id);
+}
+
+static void victim_insert(struct ftl *ftl, uint32_t id)
+{
+    ftl->lines[id].state = LINE_VICTIM;
+    heap_place(ftl, ftl->victim_count++, id);
+    heap_sift_up(ftl, ftl->victim_count - 1);
+}
+
+uint32_t victim_peek(const struct ftl *ftl)
+{
+    return ftl->victim_count ? ftl->victim_heap[0] : NO_LINE;
+}
+
+void victim_remove(struct ftl *ftl, uint32_t id)
+{
+    uint32_t pos = ftl->lines[id].heap_pos;
+    uint32_t last = ftl->victim_heap[--ftl->victim_count];
+    if (last != id) {
+        heap_place(ftl, pos, last);
+        heap_sift_up(ftl, pos);
+        heap_sift_down(ftl, ftl->lines[last].heap_pos);
+    }
+}
+
+/* ---- state changes ---- */
+
+void line_close(struct ftl *ftl, uint32_t id)
+{
+    if (ftl->lines[id].invalid == 0) {
+        full_list_append(ftl, id);
+    } else {
+        victim_insert(ftl, id);
+    }
+}
+
+void line_page_invalidated(struct ftl *ftl, uint32_t id)
+{
+    switch (ftl->lines[id].state) {
+    case LINE_FULL:
+        full_list_remove(ftl, id);
+        victim_insert(ftl, id);
+        break;
+    case LINE_VICTIM:
+        heap_sift_up(ftl, ftl->lines[id].heap_pos);  /* fewer valid pages: a better victim */
+        break;
+    default:  /* open lines and the line under GC wait for their own transitions */
+        break;
+    }
+}

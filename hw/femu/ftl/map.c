@@ -1,0 +1,26 @@
+/* Mapping updates that keep L2P, P2L, block and line counts and the line lists in step. */
+#include "ftl_internal.h"
+
+/* The page's data is superseded (overwrite, trim or GC move). */
+void map_invalidate(struct ftl *ftl, uint32_t ppa)
+{
+    uint32_t line = ppa_line(ftl, ppa);
+    struct block *blk = ppa_block(ftl, ppa);
+    ftl->p2l[ppa] = P2L_INVALID;
+    blk->valid--;
+    blk->invalid++;
+    ftl->lines[line].valid--;
+    ftl->lines[line].invalid++;
+    ftl->valid_pages--;
+    line_page_invalidated(ftl, line);
+}
+
+/* lpn now lives in the freshly programmed page ppa. */
+void map_bind(struct ftl *ftl, uint32_t lpn, uint32_t ppa)
+{
+    ftl->l2p[lpn] = ppa;
+    ftl->p2l[ppa] = lpn;
+    ppa_block(ftl, ppa)->valid++;
+    ftl->lines[ppa_line(ftl, ppa)].valid++;
+    ftl->valid_pages++;
+}

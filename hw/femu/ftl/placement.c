@@ -1,0 +1,71 @@
+/*
+ * Write placement: N write pointers, each owning its own open line, and one classifier
+ * per policy that picks the write pointer for a page. single = FEMU's one stream;
+ * hotcold = hot (0) when the LPN's host write count exceeds hot_threshold, else cold (1);
+ * stream = the host's stream id, and GC keeps a page in the stream of the line it leaves.
+ */
+#include "ftl_internal.h"
+
+uint32_t placement_for_host(const struct ftl *ftl, uint32_t lpn, uint32_t stream)
+{
+    switch (ftl->cfg.placement) {
+    case FTL_PLACEMENT_HOTCOLD:
+        return ftl->write_count[lpn] > ftl->cfg.hot_threshold ? 0 : 1;
+    case FTL_PLACEMENT_STREAM:
+        return stream;  /* checked against nstreams by the caller */
+    case FTL_PLACEMENT_SINGLE:
+    default:
+        return 0;
+    }
+}
+
+uint32_t placement_for_gc(const struct ftl *ftl, uint32_t lpn, uint32_t victim_line)
+{
+    switch (ftl->cfg.placement) {
+    case FTL_PLACEMENT_HOTCOLD:
+        return ftl->write_count[lpn] > ftl->cfg.hot_threshold ? 0 : 1;
+    case FTL_PLACEMENT_STREAM:
+        return ftl->lines[victim_line].wp;
+    case FTL_PLACEMENT_SINGLE:
+    default:
+        return 0;
+    }
+}
+
+static bool wp_open_line(struct ftl *ftl, uint32_t wp)
+{
+    uint32_t line = free_queue_pop(ftl);
+    if (line == NO_LINE) {
+        return false;
+    }
+    ftl->lines[line].state = LINE_OPEN;
+    ftl->lines[line].wp = (uint8_t)wp;
+    ftl->wps[wp] = (struct write_pointer){ .line = line, .offset = 0 };
+    return true;
+}
+
+bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_t *ppa)
+{
+    if (ftl->wps[wp].line == NO_LINE && !wp_open_line(ftl, wp)) {
+        if (!fallback) {
+            return false;
+        }
+        /* No free line: GC may borrow any open line; a valid geometry guarantees room. */
+        uint32_t other = 0;
+        while (other < ftl->nwps && ftl->wps[other].line == NO_LINE) {
+            other++;
+        }
+        if (other == ftl->nwps) {
+            return false;
+        }
+        wp = other;
+    }
+    struct write_pointer *w = &ftl->wps[wp];
+    *ppa = w->line * ftl->pgs_per_line + w->offset;
+    map_bind(ftl, lpn, *ppa);  /* before a close, so the line is filed with its final count */
+    if (++w->offset == ftl->pgs_per_line) {
+        line_close(ftl, w->line);
+        w->line = NO_LINE;
+    }
+    return true;
+}

@@ -1,0 +1,263 @@
+/* CSV views of the FTL counters: column meanings are documented in STATS.md. */
+#include "stats_writer.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NS_PER_S 1000000000ull
+#define MIB 1048576.0
+
+enum stats_file {
+    FILE_IOPS, FILE_THROUGHPUT, FILE_GC, FILE_WAF, FILE_STATISTICS, FILE_STATS, FILE_PHASES,
+    NFILES
+};
+
+static const char *const file_names[NFILES] = {
+    "IOPSData.csv", "throughputData.csv", "GCData.csv", "WAFData.csv", "statistics.csv",
+    "stats.csv", "phases.csv",
+};
+
+struct interval_clock {
+    uint64_t length_ns;
+    uint64_t started_ns;        /* start of the interval being accumulated */
+    struct ftl_counters at_start;
+};
+
+struct ftl_stats_writer {
+    const struct ftl *ftl;
+    uint64_t origin_ns;
+    FILE *files[NFILES];
+    struct interval_clock second, ten_seconds;
+    unsigned nwps;
+};
+
+static int stats_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static double seconds(uint64_t ns)
+{
+    return (double)ns / (double)NS_PER_S;
+}
+
+static void write_headers(struct ftl_stats_writer *w)
+{
+    fputs("time,read,write\n", w->files[FILE_IOPS]);
+    fputs("time,readThroughput,writeThroughput\n", w->files[FILE_THROUGHPUT]);
+    fputs("time,reclaimedBlocks\n", w->files[FILE_GC]);
+    fputs("time,GCWrite\n", w->files[FILE_WAF]);
+    fputs("seconds,iops,waf\n", w->files[FILE_STATISTICS]);
+    fputs("time_s,phase\n", w->files[FILE_PHASES]);
+    FILE *f = w->files[FILE_STATS];
+    fputs("time_s,interval_s,host_read_cmds,host_write_cmds,host_trim_cmds,"
+          "host_read_pages,host_write_pages,host_trim_pages,host_read_bytes,host_write_bytes,"
+          "read_mib_s,write_mib_s,iops,gc_runs,gc_erased_blocks,gc_moved_pages,"
+          "nand_user_reads,nand_gc_reads,nand_user_programs,nand_gc_programs,nand_erases,"
+          "waf,free_lines,victim_lines,full_lines,open_lines,valid_pages", f);
+    for (unsigned i = 0; i < w->nwps; i++) {
+        fprintf(f, ",wp%u_host_pages,wp%u_gc_pages", i, i);
+    }
+    fputc('\n', f);
+}
+
+struct ftl_stats_writer *ftl_stats_open(const char *dir, const struct ftl *ftl,
+                                        uint64_t start_ns, char *err, size_t errlen)
+{
+    struct ftl_stats_writer *w = calloc(1, sizeof(*w));
+    if (!w) {
+        stats_fail(err, errlen, "out of memory");
+        return NULL;
+    }
+    w->ftl = ftl;
+    w->origin_ns = start_ns;
+    w->nwps = ftl_write_pointer_count(ftl);
+    struct ftl_counters now;
+    ftl_get_counters(ftl, &now);
+    w->second = (struct interval_clock){ NS_PER_S, start_ns, now };
+    w->ten_seconds = (struct interval_clock){ 10 * NS_PER_S, start_ns, now };
+    for (int i = 0; i < NFILES; i++) {
+        char path[4096];
+        if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file_names[i]) >= sizeof(path)) {
+            stats_fail(err, errlen, "stats dir '%s': path too long", dir);
+            ftl_stats_close(w, start_ns, NULL, 0);
+            return NULL;
+        }
+        w->files[i] = fopen(path, "w");
+        if (!w->files[i]) {
+            stats_fail(err, errlen, "stats dir: cannot create %s: %s", path, strerror(errno));
+            ftl_stats_close(w, start_ns, NULL, 0);
+            return NULL;
+        }
+    }
+    write_headers(w);
+    return w;
+}
+
+/* Interval WAF: empty (undefined) when the host wrote nothing. */
+static void print_waf(FILE *f, uint64_t host_pages, uint64_t gc_pages)
+{
+    if (host_pages) {
+        fprintf(f, "%.4f", (double)(host_pages + gc_pages) / (double)host_pages);
+    }
+}
+
+static void write_second_row(struct ftl_stats_writer *w, double end_s, double len_s,
+                             const struct ftl_counters *a, const struct ftl_counters *b)
+{
+    uint64_t reads = b->host_read_cmds - a->host_read_cmds;
+    uint64_t writes = b->host_write_cmds - a->host_write_cmds;
+    double read_mib = (double)(b->host_read_bytes - a->host_read_bytes) / MIB / len_s;
+    double write_mib = (double)(b->host_write_bytes - a->host_write_bytes) / MIB / len_s;
+    uint64_t host_pages = b->nand_user_programs - a->nand_user_programs;
+    uint64_t gc_pages = b->nand_gc_programs - a->nand_gc_programs;
+
+    fprintf(w->files[FILE_IOPS], "%.3f,%llu,%llu\n", end_s, (unsigned long long)reads,
+            (unsigned long long)writes);
+    fprintf(w->files[FILE_THROUGHPUT], "%.3f,%.4f,%.4f\n", end_s, read_mib, write_mib);
+
+    struct ftl_gauges g;
+    ftl_get_gauges(w->ftl, &g);
+    FILE *f = w->files[FILE_STATS];
+#define D(field) (unsigned long long)(b->field - a->field)
+    fprintf(f, "%.3f,%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.4f,%.4f,%.2f,"
+            "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,",
+            end_s, len_s, D(host_read_cmds), D(host_write_cmds), D(host_trim_cmds),
+            D(host_read_pages), D(host_write_pages), D(host_trim_pages), D(host_read_bytes),
+            D(host_write_bytes), read_mib, write_mib, (double)(reads + writes) / len_s,
+            D(gc_runs), D(gc_erased_blocks), D(gc_moved_pages), D(nand_user_reads),
+            D(nand_gc_reads), D(nand_user_programs), D(nand_gc_programs), D(nand_erases));
+    print_waf(f, host_pages, gc_pages);
+    fprintf(f, ",%u,%u,%u,%u,%llu", g.free_lines, g.victim_lines, g.full_lines, g.open_lines,
+            (unsigned long long)g.valid_pages);
+    for (unsigned i = 0; i < w->nwps; i++) {
+        fprintf(f, ",%llu,%llu", D(wp_host_pages[i]), D(wp_gc_pages[i]));
+    }
+#undef D
+    fputc('\n', f);
+}
+
+static void write_ten_second_row(struct ftl_stats_writer *w, double end_s, double len_s,
+                                 const struct ftl_counters *a, const struct ftl_counters *b)
+{
+    uint64_t cmds = (b->host_read_cmds - a->host_read_cmds) +
+                    (b->host_write_cmds - a->host_write_cmds);
+    uint64_t host_pages = b->nand_user_programs - a->nand_user_programs;
+    uint64_t gc_pages = b->nand_gc_programs - a->nand_gc_programs;
+
+    fprintf(w->files[FILE_GC], "%.3f,%llu\n", end_s,
+            (unsigned long long)(b->gc_erased_blocks - a->gc_erased_blocks));
+    fprintf(w->files[FILE_WAF], "%.3f,%llu\n", end_s, (unsigned long long)gc_pages);
+    FILE *f = w->files[FILE_STATISTICS];
+    fprintf(f, "%.3f,%.2f,", end_s, (double)cmds / len_s);
+    print_waf(f, host_pages, gc_pages);
+    fputc('\n', f);
+}
+
+typedef void (*row_writer)(struct ftl_stats_writer *, double, double,
+                           const struct ftl_counters *, const struct ftl_counters *);
+
+/* Rows for every whole interval ended by now_ns; with partial, also the one in progress. */
+static void emit_rows(struct ftl_stats_writer *w, struct interval_clock *clk, row_writer row,
+                      uint64_t now_ns, bool partial)
+{
+    struct ftl_counters now;
+    ftl_get_counters(w->ftl, &now);
+    while (now_ns >= clk->started_ns + clk->length_ns) {
+        uint64_t end = clk->started_ns + clk->length_ns;
+        row(w, seconds(end - w->origin_ns), seconds(clk->length_ns), &clk->at_start, &now);
+        clk->started_ns = end;
+        clk->at_start = now;  /* idle intervals after the first get zero rows */
+    }
+    if (partial && now_ns > clk->started_ns) {
+        row(w, seconds(now_ns - w->origin_ns), seconds(now_ns - clk->started_ns),
+            &clk->at_start, &now);
+        clk->started_ns = now_ns;
+        clk->at_start = now;
+    }
+}
+
+static int flush_all(struct ftl_stats_writer *w, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (int i = 0; i < NFILES; i++) {
+        if (w->files[i] && (fflush(w->files[i]) || ferror(w->files[i]))) {
+            rc = stats_fail(err, errlen, "writing %s failed: %s", file_names[i],
+                            strerror(errno));
+            clearerr(w->files[i]);
+        }
+    }
+    return rc;
+}
+
+int ftl_stats_advance(struct ftl_stats_writer *w, uint64_t now_ns, char *err, size_t errlen)
+{
+    if (now_ns < w->second.started_ns + w->second.length_ns) {
+        return 0;  /* the common case: nothing to write yet */
+    }
+    emit_rows(w, &w->second, write_second_row, now_ns, false);
+    emit_rows(w, &w->ten_seconds, write_ten_second_row, now_ns, false);
+    return flush_all(w, err, errlen);
+}
+
+int ftl_stats_phase(struct ftl_stats_writer *w, uint64_t now_ns, const char *phase,
+                    char *err, size_t errlen)
+{
+    fprintf(w->files[FILE_PHASES], "%.3f,%s\n", seconds(now_ns - w->origin_ns), phase);
+    return flush_all(w, err, errlen);
+}
+
+int ftl_stats_close(struct ftl_stats_writer *w, uint64_t now_ns, char *err, size_t errlen)
+{
+    if (!w) {
+        return 0;
+    }
+    int rc = 0;
+    bool complete = true;
+    for (int i = 0; i < NFILES; i++) {
+        complete &= w->files[i] != NULL;
+    }
+    if (complete) {
+        emit_rows(w, &w->second, write_second_row, now_ns, true);
+        emit_rows(w, &w->ten_seconds, write_ten_second_row, now_ns, true);
+        rc = flush_all(w, err, errlen);
+    }
+    for (int i = 0; i < NFILES; i++) {
+        if (w->files[i] && fclose(w->files[i]) && rc == 0) {
+            rc = stats_fail(err, errlen, "closing %s failed: %s", file_names[i],
+                            strerror(errno));
+        }
+    }
+    free(w);
+    return rc;
+}
+
+int ftl_stats_write_lpn_counts(const struct ftl *ftl, const char *path, char *err,
+                               size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        return stats_fail(err, errlen, "cannot create %s: %s", path, strerror(errno));
+    }
+    struct ftl_gauges g;
+    ftl_get_gauges(ftl, &g);
+    fputs("LPN,Access_Count\n", f);
+    for (uint64_t lpn = 0; lpn < g.max_written_lpn_plus_one; lpn++) {
+        fprintf(f, "%llu,%u\n", (unsigned long long)lpn, ftl_lpn_write_count(ftl, lpn));
+    }
+    bool failed = ferror(f) != 0;
+    if (fclose(f) || failed) {
+        return stats_fail(err, errlen, "writing %s failed: %s", path, strerror(errno));
+    }
+    return 0;
+}

@@ -1,0 +1,214 @@
+/* Configuration: parsing, every validation error, config files, shipped configurations. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "ftl.h"
+
+static char err[512];
+
+/* Validation of defaults with one key changed; returns the message (empty if valid). */
+static const char *validate_with(const char *key, const char *value)
+{
+    struct ftl_config cfg;
+    ftl_config_defaults(&cfg);
+    err[0] = '\0';
+    if (ftl_config_set(&cfg, key, value, err, sizeof(err)) == 0) {
+        ftl_config_validate(&cfg, NULL, err, sizeof(err));
+    }
+    return err;
+}
+
+static void test_defaults(void)
+{
+    struct ftl_config cfg;
+    struct ftl_geometry g;
+    ftl_config_defaults(&cfg);
+    CHECK(ftl_config_validate(&cfg, &g, err, sizeof(err)) == 0);
+    CHECK_EQ_U64(g.page_bytes, 4096);
+    CHECK_EQ_U64(g.lines, 256);
+    CHECK_EQ_U64(g.pgs_per_line, 64 * 256);
+    CHECK_EQ_U64(g.phys_pages, 16ull * 1024 * 1024 * 1024 / 4096);
+    CHECK_EQ_U64(g.logical_pages, 12288ull * 256);
+    CHECK_EQ_U64(g.gc_thres_lines, 64);       /* (1 - 0.75) * 256 */
+    CHECK_EQ_U64(g.gc_thres_lines_high, 12);  /* floor(0.05 * 256) */
+    CHECK_EQ_U64(g.write_pointers, 1);
+}
+
+static void test_bad_values(void)
+{
+    CHECK_CONTAINS(validate_with("nchs", "0"), "nchs: 0 is out of range");
+    CHECK_CONTAINS(validate_with("pgs_per_blk", "-4"), "pgs_per_blk: '-4' is not a non-negative");
+    CHECK_CONTAINS(validate_with("luns_per_ch", "8x"), "luns_per_ch: '8x'");
+    CHECK_CONTAINS(validate_with("secsz", "1000"), "secsz: 1000 is not a power of two");
+    CHECK_CONTAINS(validate_with("devsz_mb", "99999999999999999999999"), "devsz_mb:");
+    CHECK_CONTAINS(validate_with("bogus", "1"), "bogus: unknown key");
+    CHECK_CONTAINS(validate_with("placement", "lru"), "placement: 'lru' is not one of");
+    CHECK_CONTAINS(validate_with("gc_thres_pcent", "100"), "gc_thres_pcent: 100 is out of range");
+    CHECK_CONTAINS(validate_with("gc_thres_pcent", "96"), "gc_thres_pcent: 96 is above");
+    CHECK_CONTAINS(validate_with("nstreams", "17"), "nstreams: 17 is out of range");
+    CHECK_CONTAINS(validate_with("pg_wr_lat", "1000000000000000"), "pg_wr_lat:");
+    /* logical >= raw */
+    CHECK_CONTAINS(validate_with("devsz_mb", "16384"), "must be smaller than the raw capacity");
+    /* too little over-provisioning for GC to make progress */
+    CHECK_CONTAINS(validate_with("devsz_mb", "16000"), "too little over-provisioning");
+    /* not a whole number of pages */
+    {
+        struct ftl_config cfg;
+        ftl_config_defaults(&cfg);
+        cfg.secs_per_pg = 3;
+        cfg.devsz_mb = 1000;
+        CHECK(ftl_config_validate(&cfg, NULL, err, sizeof(err)) != 0);
+        CHECK_CONTAINS(err, "devsz_mb: 1000 MiB is not a whole number of 1536-byte pages");
+    }
+    /* too few lines for the GC thresholds */
+    {
+        struct ftl_config cfg;
+        ftl_config_defaults(&cfg);
+        cfg.blks_per_pl = 16;
+        cfg.devsz_mb = 512;
+        CHECK(ftl_config_validate(&cfg, NULL, err, sizeof(err)) != 0);
+        CHECK_CONTAINS(err, "gc_thres_pcent_high: 95% of 16 lines leaves no line");
+    }
+    /* geometry overflow: more pages than 32-bit addresses */
+    {
+        struct ftl_config cfg;
+        ftl_config_defaults(&cfg);
+        cfg.blks_per_pl = 1u << 20;
+        cfg.pgs_per_blk = 65536;
+        CHECK(ftl_config_validate(&cfg, NULL, err, sizeof(err)) != 0);
+        CHECK_CONTAINS(err, "more than");
+    }
+    /* a config built in C with an out-of-range field is caught too */
+    {
+        struct ftl_config cfg;
+        ftl_config_defaults(&cfg);
+        cfg.pls_per_lun = 0;
+        CHECK(ftl_create(&cfg, err, sizeof(err)) == NULL);
+        CHECK_CONTAINS(err, "pls_per_lun: 0 is out of range");
+    }
+}
+
+static void test_max_devsz(void)
+{
+    const char *placements[] = { "single", "hotcold", "stream" };
+    for (int p = 0; p < 3; p++) {
+        struct ftl_config cfg;
+        ftl_config_defaults(&cfg);
+        ftl_config_set(&cfg, "placement", placements[p], err, sizeof(err));
+        uint64_t max = ftl_config_max_devsz_mb(&cfg);
+        CHECK(max > 12288);
+        cfg.devsz_mb = max;
+        CHECK(ftl_config_validate(&cfg, NULL, err, sizeof(err)) == 0);
+        cfg.devsz_mb = max + 1;
+        CHECK(ftl_config_validate(&cfg, NULL, err, sizeof(err)) != 0);
+    }
+}
+
+static void test_get_and_keys(void)
+{
+    struct ftl_config cfg;
+    ftl_config_defaults(&cfg);
+    char buf[64];
+    size_t n = 0;
+    for (const char *key; (key = ftl_config_key(n)); n++) {
+        CHECK(ftl_config_get(&cfg, key, buf, sizeof(buf)) == 0);
+        CHECK(ftl_config_key_help(key) != NULL);
+        /* every value read back sets again unchanged */
+        struct ftl_config copy = cfg;
+        CHECK(ftl_config_set(&copy, key, buf, err, sizeof(err)) == 0);
+        CHECK(memcmp(&copy, &cfg, sizeof(cfg)) == 0);
+    }
+    CHECK_EQ_U64(n, 17);
+    CHECK(ftl_config_get(&cfg, "placement", buf, sizeof(buf)) == 0 && !strcmp(buf, "single"));
+    CHECK(ftl_config_set(&cfg, "ssd_size", "768", err, sizeof(err)) == 0);
+    CHECK_EQ_U64(cfg.devsz_mb, 768);
+    CHECK(ftl_config_get(&cfg, "nope", buf, sizeof(buf)) == -1);
+}
+
+static char tmpdir[] = "/tmp/ftl-config-test-XXXXXX";
+
+static const char *write_file(const char *name, const char *text)
+{
+    static char path[512];
+    snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static const char *load(const char *text, struct ftl_config *cfg)
+{
+    ftl_config_defaults(cfg);
+    err[0] = '\0';
+    ftl_config_load_file(cfg, write_file("t.conf", text), err, sizeof(err));
+    return err;
+}
+
+static void test_files(void)
+{
+    struct ftl_config cfg;
+    CHECK_EQ_U64(strlen(load("# comment only\n\n  nchs = 2   # two channels\r\n"
+                             "ssd_size=768\nplacement=hotcold\nhot_threshold=5", &cfg)), 0);
+    CHECK_EQ_U64(cfg.nchs, 2);
+    CHECK_EQ_U64(cfg.devsz_mb, 768);
+    CHECK(cfg.placement == FTL_PLACEMENT_HOTCOLD);
+    CHECK_EQ_U64(cfg.hot_threshold, 5);
+
+    CHECK_CONTAINS(load("nchs=2\nwhat=3\n", &cfg), "t.conf:2: what: unknown key");
+    CHECK_EQ_U64(cfg.nchs, 8);  /* a bad file changes nothing */
+    CHECK_CONTAINS(load("nchs 2\n", &cfg), "t.conf:1: expected key=value");
+    CHECK_CONTAINS(load("=2\n", &cfg), "t.conf:1: missing key");
+    CHECK_CONTAINS(load("nchs=\n", &cfg), "t.conf:1: nchs: missing value");
+    CHECK_CONTAINS(load("nchs=2\nnchs=4\n", &cfg), "t.conf:2: nchs: set twice");
+    CHECK_CONTAINS(load("devsz_mb=2\nssd_size=4\n", &cfg), "t.conf:2: ssd_size: set twice");
+    CHECK_CONTAINS(load("nchs=two\n", &cfg), "t.conf:1: nchs: 'two' is not");
+    char longline[3000];
+    memset(longline, 'a', sizeof(longline) - 1);
+    longline[sizeof(longline) - 1] = '\0';
+    CHECK_CONTAINS(load(longline, &cfg), "t.conf:1: line longer than");
+    ftl_config_defaults(&cfg);
+    CHECK(ftl_config_load_file(&cfg, "/nonexistent/x.conf", err, sizeof(err)) != 0);
+    CHECK_CONTAINS(err, "/nonexistent/x.conf: cannot open");
+}
+
+static void test_shipped_configs(void)
+{
+    static const struct { const char *name; uint64_t raw_mib, logical_mib, lines; } confs[] = {
+        { "femu-default.conf", 16384, 12288, 256 },
+        { "lab-1g.conf", 1024, 768, 64 },
+        { "lab-4g.conf", 4096, 3072, 256 },
+    };
+    for (size_t i = 0; i < 3; i++) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/%s", CONF_DIR, confs[i].name);
+        struct ftl_config cfg;
+        struct ftl_geometry g;
+        ftl_config_defaults(&cfg);
+        CHECK(ftl_config_load_file(&cfg, path, err, sizeof(err)) == 0);
+        CHECK(ftl_config_validate(&cfg, &g, err, sizeof(err)) == 0);
+        CHECK_EQ_U64(g.phys_pages * g.page_bytes >> 20, confs[i].raw_mib);
+        CHECK_EQ_U64(g.logical_pages * g.page_bytes >> 20, confs[i].logical_mib);
+        CHECK_EQ_U64(g.lines, confs[i].lines);
+    }
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_defaults();
+    test_bad_values();
+    test_max_devsz();
+    test_get_and_keys();
+    test_files();
+    test_shipped_configs();
+    unlink(write_file("t.conf", ""));
+    rmdir(tmpdir);
+    return check_summary();
+}

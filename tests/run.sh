@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The one test entry (README.md, .ci/run): installs what is missing, builds the
+# QEMU-free C parts twice (release, and debug with ASan+UBSan), runs their unit
+# and property tests, then every pytest suite under tests/.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+tests/install-deps.sh
+
+build_and_test() {  # build_and_test DIR [meson setup options...]
+    local dir=$1; shift
+    if [[ ! -e "$dir/build.ninja" ]]; then
+        meson setup "$dir" "$@"
+    fi
+    meson compile -C "$dir"
+    meson test -C "$dir" --suite unit --print-errorlogs
+}
+build_and_test build/release --buildtype=release
+build_and_test build/asan --buildtype=debug -Db_sanitize=address,undefined
+
+export FEMU_BUILD_DIR="$root/build/release"
+exec .venv/bin/python -m pytest tests "$@"
