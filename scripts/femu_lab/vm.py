@@ -1,0 +1,275 @@
+"""Launch a femu guest under QEMU, hand it a job, bring the results home.
+
+    spec = VmSpec(job=Path("job.sh"), device_args=stock_nvme_args(Path("disk.img")))
+    result = run(spec, Path("out"))
+    result.files["fio.json"]       # bytes sent by the guest from $FEMU_OUT
+    result.exit_status             # the job's exit status (None if it never ended)
+
+Every launch has a host-side deadline; QEMU is always reaped (terminate, then
+kill), and dies with the harness if the harness itself is killed.
+"""
+import ctypes
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Union
+
+from . import accel, results
+from .progress import Progress
+
+JOB_START_MARKER = b"femu-guest: job start"
+DEFAULT_APPEND = "console=ttyS0 panic=-1 quiet mitigations=off"
+BOOT_MARGIN_SECONDS = 120      # host deadline = guest job timeout + this
+PROGRESS_INTERVAL_SECONDS = 5
+_PR_SET_PDEATHSIG = 1
+
+
+class VmError(RuntimeError):
+    pass
+
+
+@dataclass
+class VmSpec:
+    job: Union[Path, str, None]          # Path: a script file; str: script text; None: shell
+    qemu: str = "qemu-system-x86_64"
+    kernel: Optional[Path] = None        # default: the built guest image
+    initramfs: Optional[Path] = None
+    memory_mb: int = 1024
+    cpus: int = 2
+    machine: str = "q35"
+    device_args: List[str] = field(default_factory=list)   # e.g. stock_nvme_args(...)
+    extra_args: List[str] = field(default_factory=list)
+    firmware_dirs: List[Path] = field(default_factory=list)  # QEMU -L folders
+    job_timeout: int = 600               # guest-side: kills the job; 0 = none
+    timeout: Optional[float] = None      # host-side hard deadline; default job_timeout + margin
+    accel: str = "auto"                  # auto | kvm | tcg
+    kernel_append: str = ""              # added to DEFAULT_APPEND
+    echo_console: bool = False           # copy the console to stderr as it arrives
+
+
+@dataclass
+class RunResult:
+    out_dir: Path
+    console_log: Path
+    results_raw: Path
+    files: Dict[str, bytes]
+    status: Dict[str, str]
+    exit_status: Optional[int]           # the job's; None when it never reported one
+    timed_out: bool                      # the job hit its guest-side timeout
+    host_timed_out: bool                 # the harness had to kill QEMU
+    complete: bool                       # the guest sent every result and the end line
+    damaged: List[str]
+    qemu_returncode: Optional[int]
+    accel: str
+    wall_seconds: float
+    boot_to_job_seconds: Optional[float]  # QEMU start -> job start, host clock
+    command: List[str]
+
+    @property
+    def ok(self) -> bool:
+        return self.complete and self.exit_status == 0 and not (self.timed_out or self.host_timed_out)
+
+    def text(self, name: str) -> str:
+        return self.files[name].decode(errors="replace")
+
+    def summary(self) -> str:
+        if self.host_timed_out:
+            state = "host timeout: QEMU killed"
+        elif self.timed_out:
+            state = f"job timed out after {self.status.get('job_timeout', '?')}s"
+        elif self.exit_status is None:
+            state = f"no job status (QEMU exit {self.qemu_returncode})"
+        else:
+            state = f"job exit status {self.exit_status}"
+        boot = f"{self.boot_to_job_seconds:.1f}s" if self.boot_to_job_seconds is not None else "-"
+        return (f"{state}; {len(self.files)} result file(s); boot-to-job {boot}; "
+                f"wall {self.wall_seconds:.1f}s ({self.accel}); console: {self.console_log}")
+
+    def check(self) -> "RunResult":
+        """Raise VmError with the console tail unless the job succeeded."""
+        if not self.ok:
+            tail = self.console_log.read_text(errors="replace").splitlines()[-25:]
+            raise VmError(self.summary() + "\n" + "\n".join(tail))
+        return self
+
+
+def stock_nvme_args(backing_file: Path, serial: str = "femu0", drive_id: str = "nvm0") -> List[str]:
+    """QEMU's own NVMe controller on a raw backing file."""
+    return ["-drive", f"file={_escape(str(backing_file))},if=none,id={drive_id},format=raw",
+            "-device", f"nvme,drive={drive_id},serial={serial}"]
+
+
+def make_backing_file(path: Path, size_bytes: int) -> Path:
+    """A sparse raw file of exactly size_bytes (kept if it already has that size)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.stat().st_size != size_bytes:
+        with open(path, "wb") as f:
+            f.truncate(size_bytes)
+    return path
+
+
+def _escape(value: str) -> str:
+    return value.replace(",", ",,")   # QEMU option syntax: a literal comma is doubled
+
+
+def _die_with_parent() -> None:
+    # Runs in the child before exec: if the harness dies, the kernel kills QEMU.
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def build_command(spec: VmSpec, kernel: Path, initramfs: Path, accelerator: str,
+                  results_raw: Optional[Path], job_file: Optional[Path]) -> List[str]:
+    append = f"{DEFAULT_APPEND} {spec.kernel_append}".strip()
+    cmd = [spec.qemu, "-nodefaults", "-no-user-config", "-display", "none",
+           "-machine", f"{spec.machine},accel={accelerator}",
+           "-cpu", "host" if accelerator == "kvm" else "max",
+           "-m", str(spec.memory_mb), "-smp", str(spec.cpus),
+           "-kernel", str(kernel), "-initrd", str(initramfs), "-append", append,
+           "-no-reboot"]
+    for directory in spec.firmware_dirs:
+        cmd += ["-L", str(directory)]
+    if job_file is None:   # interactive: console + QEMU monitor (Ctrl-A c) on the terminal
+        cmd += ["-chardev", "stdio,id=console,mux=on,signal=off", "-serial", "chardev:console",
+                "-mon", "chardev=console"]
+    else:
+        cmd += ["-chardev", "stdio,id=console,signal=off", "-serial", "chardev:console",
+                "-chardev", f"file,id=results,path={_escape(str(results_raw))}",
+                "-serial", "chardev:results",
+                "-fw_cfg", f"name=opt/femu/job,file={_escape(str(job_file))}",
+                "-fw_cfg", f"name=opt/femu/timeout,string={int(spec.job_timeout)}"]
+    return cmd + list(spec.device_args) + list(spec.extra_args)
+
+
+def _image_paths(spec: VmSpec, quiet: bool):
+    if spec.kernel and spec.initramfs:
+        return spec.kernel, spec.initramfs
+    from .guest_image import ensure_image   # builds only when out of date
+    image = ensure_image(quiet=quiet)
+    return spec.kernel or image.kernel, spec.initramfs or image.initramfs
+
+
+class _ConsoleReader(threading.Thread):
+    """Copies QEMU's console output to the log, noting when the job starts."""
+
+    def __init__(self, stream, log_path: Path, echo: bool):
+        super().__init__(daemon=True)
+        self.stream, self.log_path, self.echo = stream, log_path, echo
+        self.job_started_at: Optional[float] = None
+        self.last_line = ""
+
+    def run(self) -> None:
+        with open(self.log_path, "wb") as log:
+            for line in iter(self.stream.readline, b""):
+                log.write(line)
+                log.flush()
+                if self.job_started_at is None and JOB_START_MARKER in line:
+                    self.job_started_at = time.monotonic()
+                text = line.decode(errors="replace").rstrip()
+                if text:
+                    self.last_line = text
+                if self.echo:
+                    sys.stderr.write(text + "\n")
+                    sys.stderr.flush()
+
+
+def _reap(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def run(spec: VmSpec, out_dir: Path, quiet: bool = False) -> RunResult:
+    """Boot the guest with spec.job and wait (bounded) for it to power off."""
+    if spec.job is None:
+        raise VmError("run() needs a job; use interactive() for a shell")
+    log = Progress("femu-vm", enabled=not quiet)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    kernel, initramfs = _image_paths(spec, quiet)
+    job_file = out_dir / "job.sh"
+    if isinstance(spec.job, Path):
+        job_file.write_bytes(spec.job.read_bytes())
+    else:
+        job_file.write_text(spec.job)
+    console_log, results_raw = out_dir / "console.log", out_dir / "serial-results.raw"
+    results_raw.write_bytes(b"")
+    accelerator = accel.choose(spec.accel, spec.qemu, spec.machine)
+    cmd = build_command(spec, kernel, initramfs, accelerator, results_raw, job_file)
+    timeout = spec.timeout if spec.timeout is not None else spec.job_timeout + BOOT_MARGIN_SECONDS
+    if spec.job_timeout <= 0 and spec.timeout is None:
+        timeout = 24 * 3600   # no guest timeout asked for: still never wait forever
+
+    log(f"starting QEMU ({accelerator}), host timeout {timeout:.0f}s, console -> {console_log}")
+    started = time.monotonic()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
+                            start_new_session=True)   # the terminal's Ctrl-C reaches us, not QEMU
+    reader = _ConsoleReader(proc.stdout, console_log, spec.echo_console)
+    reader.start()
+    host_timed_out = False
+    try:
+        while True:
+            remaining = started + timeout - time.monotonic()
+            if remaining <= 0:
+                host_timed_out = True
+                log(f"host timeout after {timeout:.0f}s: stopping QEMU")
+                break
+            try:
+                proc.wait(timeout=min(PROGRESS_INTERVAL_SECONDS, remaining))
+                break
+            except subprocess.TimeoutExpired:
+                phase = "job running" if reader.job_started_at else "booting"
+                log(f"{phase}; console: {reader.last_line[:100]}")
+    finally:
+        _reap(proc)
+        reader.join(timeout=10)
+        proc.stdout.close()
+    wall = time.monotonic() - started
+
+    parsed = results.parse(results_raw.read_bytes())
+    results.write_files(parsed.files, out_dir / "files")
+    status = parsed.status
+    try:
+        exit_status = int(status["exit_status"])
+    except (KeyError, ValueError):
+        exit_status = None
+    result = RunResult(
+        out_dir=out_dir, console_log=console_log, results_raw=results_raw,
+        files=parsed.files, status=status, exit_status=exit_status,
+        timed_out=status.get("timed_out") == "1", host_timed_out=host_timed_out,
+        complete=parsed.complete, damaged=parsed.damaged,
+        qemu_returncode=proc.returncode, accel=accelerator, wall_seconds=wall,
+        boot_to_job_seconds=(reader.job_started_at - started) if reader.job_started_at else None,
+        command=cmd)
+    log(result.summary())
+    return result
+
+
+def interactive(spec: VmSpec, timeout: float = 3600) -> int:
+    """A shell on the guest console in this terminal; QEMU still gets a deadline."""
+    kernel, initramfs = _image_paths(spec, quiet=False)
+    accelerator = accel.choose(spec.accel, spec.qemu, spec.machine)
+    cmd = build_command(spec, kernel, initramfs, accelerator, None, None)
+    print(f"femu-vm: interactive guest ({accelerator}); 'exit' powers off, Ctrl-A x quits QEMU; "
+          f"killed after {timeout:.0f}s", file=sys.stderr)
+    proc = subprocess.Popen(cmd, preexec_fn=_die_with_parent)
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        print("femu-vm: interactive session timed out", file=sys.stderr)
+        return 124
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        _reap(proc)
+        if sys.stdin.isatty():   # QEMU leaves the terminal raw if it is killed
+            subprocess.run(["stty", "sane"], check=False)
