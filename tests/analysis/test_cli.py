@@ -1,0 +1,114 @@
+"""femu-plot end to end: files written where promised, user errors as one line + status 2."""
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+FEMU_PLOT = pathlib.Path(sys.executable).parent / "femu-plot"
+
+
+def femu_plot(*args):
+    return subprocess.run([str(FEMU_PLOT), *map(str, args)], capture_output=True, text=True,
+                          timeout=300)
+
+
+def _ok(proc):
+    assert proc.returncode == 0, proc.stderr
+    return [pathlib.Path(line) for line in proc.stdout.splitlines() if line.startswith("/")]
+
+
+def test_default_command_plots_and_summarizes_into_the_run_folder(workload_run, run_copy):
+    folder = run_copy(workload_run)
+    written = _ok(femu_plot(folder))
+    names = sorted(path.name for path in written)
+    assert names == sorted(["iops.png", "throughput.png", "erased_blocks.png",
+                            "moved_pages.png", "waf.png", "summary.json", "summary.md"])
+    assert all(path.parent == folder / "plots" and path.stat().st_size for path in written)
+    summary = json.loads((folder / "plots" / "summary.json").read_text())
+    assert summary["window"]["source"] == "phases"
+    assert summary["waf"] > 1
+
+
+def test_explicit_window_out_and_svg(workload_run, tmp_path):
+    written = _ok(femu_plot("plot", workload_run, "--window", "8:20", "--out", tmp_path,
+                            "--format", "svg"))
+    assert {path.suffix for path in written} == {".svg", ".json", ".md"}
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert (summary["window"]["start_s"], summary["window"]["end_s"]) == (8, 20)
+
+
+def test_compare_writes_one_overlay(hot_runs, tmp_path):
+    written = _ok(femu_plot("compare", *hot_runs, "--metric", "waf", "--label", "one stream",
+                            "--label", "threshold 20", "--out", tmp_path))
+    assert [path.name for path in written] == ["compare_waf.png"]
+
+
+def test_compare_default_out_is_the_common_parent(hot_runs, tmp_path):
+    parent = tmp_path / "zipf"
+    copies = [parent / path.name for path in hot_runs]
+    for source, target in zip(hot_runs, copies):
+        shutil.copytree(source, target)
+    written = _ok(femu_plot("compare", *copies))
+    assert written == [parent / "plots" / "compare_iops.png"]
+
+
+def test_cdf(workload_run, tmp_path):
+    written = _ok(femu_plot("cdf", workload_run, "--out", tmp_path))
+    assert [path.name for path in written] == ["cdf.png", "cdf_zoom50.png"]
+
+
+def test_sweep(fixtures_dir, tmp_path):
+    runs = sorted((fixtures_dir / "fio-sweep").glob("numjobs-*"))
+    written = _ok(femu_plot("sweep", *runs, "--param", "numjobs", "--out", tmp_path))
+    assert sorted(path.name for path in written) == ["sweep.csv", "sweep_bandwidth.png",
+                                                     "sweep_iops.png", "sweep_latency.png"]
+    assert len((tmp_path / "sweep.csv").read_text().splitlines()) == 1 + len(runs)
+
+
+def test_summary_of_several_runs(hot_runs, tmp_path):
+    proc = femu_plot("summary", *hot_runs, "--out", tmp_path)
+    _ok(proc)
+    table = proc.stdout.splitlines()
+    assert table[0].split()[0] == "run" and table[1].startswith(hot_runs[0].name)
+    summaries = json.loads((tmp_path / "summary.json").read_text())
+    assert [one["run"] for one in summaries] == [path.name for path in hot_runs]
+    assert "| threshold-20 |" in (tmp_path / "summary.md").read_text()
+
+
+def test_summary_default_out_is_each_run_folder(hot_runs, run_copy):
+    folder = run_copy(hot_runs[1])
+    _ok(femu_plot("summary", folder))
+    assert json.loads((folder / "plots" / "summary.json").read_text())["run"] == folder.name
+
+
+@pytest.mark.parametrize("case", ["missing-dir", "empty-dir", "malformed", "bad-window",
+                                  "bad-option", "no-args", "labels", "cdf-without-counts"])
+def test_user_errors_are_one_line_and_status_2(case, tmp_path, fixtures_dir, hot_runs,
+                                               run_copy):
+    args = {  # built lazily: only the case under test touches the file system
+        "missing-dir": lambda: [tmp_path / "nope"],
+        "empty-dir": lambda: ["summary", tmp_path],
+        "malformed": lambda: [fixtures_dir / "malformed" / "bad-number", "--out", tmp_path],
+        "bad-window": lambda: [hot_runs[0], "--window", "late:early", "--out", tmp_path],
+        "bad-option": lambda: ["compare", hot_runs[0], "--metric", "latency"],
+        "no-args": lambda: [],
+        "labels": lambda: ["compare", *hot_runs, "--label", "only one", "--out", tmp_path],
+        "cdf-without-counts": lambda: ["cdf", run_copy(hot_runs[0],
+                                                       drop=("lpn_access_count.csv",)),
+                                       "--out", tmp_path],
+    }[case]()
+    proc = femu_plot(*args)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("femu-plot: error: ")
+    assert "Traceback" not in proc.stderr
+
+
+def test_malformed_error_names_file_line_column(fixtures_dir, tmp_path):
+    proc = femu_plot(fixtures_dir / "malformed" / "bad-number", "--out", tmp_path)
+    assert "IOPSData.csv: line 4, column 'write': 'abc' is not a number" in proc.stderr

@@ -1,0 +1,79 @@
+"""Summary: figures over the window, WAF from page counts, fallbacks when stats.csv is gone."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from femu_analysis import find_window, load_run, parse_window, summarize
+from femu_analysis.table import markdown_table, text_table
+
+
+def _stats_in(run_dir, window):
+    stats = pd.read_csv(run_dir / "stats.csv")
+    middle = stats["time_s"] - stats["interval_s"] / 2
+    return stats[(middle >= window.start_s) & (middle <= window.end_s)]
+
+
+def test_waf_is_host_plus_gc_over_host_pages_in_the_window(hot_runs):
+    for run_dir in hot_runs:
+        run = load_run(run_dir)
+        window = find_window(run)
+        summary = summarize(run, window)
+        rows = _stats_in(run_dir, window)
+        host, moved = rows["host_write_pages"].sum(), rows["gc_moved_pages"].sum()
+        assert moved > 0, "the run should have garbage-collected"
+        assert summary["waf"] == pytest.approx((host + moved) / host)
+        assert summary["waf_source"] == "stats.csv"
+        assert summary["host_write_pages"] == host
+        assert summary["moved_pages"]["total"] == moved
+        assert summary["erased_blocks"]["total"] == rows["gc_erased_blocks"].sum()
+
+
+def test_iops_and_bandwidth_figures_over_the_window(workload_run):
+    run = load_run(workload_run)
+    window = find_window(run)
+    summary = summarize(run, window)
+    rows = _stats_in(workload_run, window)
+    iops = (rows["host_read_cmds"] + rows["host_write_cmds"]) / rows["interval_s"]
+    assert summary["iops"]["mean"] == pytest.approx(iops.mean())
+    assert summary["iops"]["p50"] == pytest.approx(np.percentile(iops, 50))
+    assert summary["iops"]["p99"] == pytest.approx(np.percentile(iops, 99))
+    assert summary["iops"]["max"] == pytest.approx(iops.max())
+    mib_s = rows["read_mib_s"] + rows["write_mib_s"]
+    assert summary["throughput_mib_s"]["mean"] == pytest.approx(mib_s.mean(), abs=1e-3)
+
+
+def test_waf_falls_back_to_lab_files(workload_run, run_copy):
+    whole = parse_window("0:")
+    exact = summarize(load_run(workload_run), find_window(load_run(workload_run), whole))
+    lab_only = run_copy(workload_run, drop=("stats.csv",))
+    from_lab = summarize(load_run(lab_only), find_window(load_run(lab_only), whole))
+    assert from_lab["waf_source"] == "WAFData.csv+throughputData.csv"
+    # host pages come back from MiB/s written with three decimals: nearly exact
+    assert from_lab["waf"] == pytest.approx(exact["waf"], rel=1e-3)
+    for name in ("throughputData.csv", "WAFData.csv"):
+        (lab_only / name).unlink()
+    coarse = summarize(load_run(lab_only), find_window(load_run(lab_only), whole))
+    assert coarse["waf_source"].startswith("statistics.csv")
+    waf = pd.read_csv(workload_run / "statistics.csv")["waf"].dropna()
+    assert coarse["waf"] == pytest.approx(waf.mean())
+
+
+def test_read_only_run_has_no_waf(sim_root):
+    run = load_run(sim_root / "perf" / "randread")
+    summary = summarize(run, find_window(run))
+    assert summary["waf"] is None
+    assert summary["iops"]["write_mean"] == 0
+    json.dumps(summary, allow_nan=False)  # undefined figures are null, never NaN
+    assert text_table([summary]).splitlines()[1].split()[-1] == "-"
+
+
+def test_tables_have_one_row_per_run(hot_runs):
+    runs = [load_run(path) for path in hot_runs]
+    summaries = [summarize(run, find_window(run)) for run in runs]
+    assert len(text_table(summaries).splitlines()) == 1 + len(runs)
+    markdown = markdown_table(summaries)
+    for summary in summaries:
+        assert f"| {summary['run']} |" in markdown
+        assert f"{summary['waf']:.3f}" in markdown
