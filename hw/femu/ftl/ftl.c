@@ -41,6 +41,12 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     ftl->nchs = (uint32_t)cfg->nchs;
     ftl->secs_per_pg = (uint32_t)cfg->secs_per_pg;
     ftl->nwps = (uint32_t)geo.write_pointers;
+    if ((ftl->pgs_per_line & (ftl->pgs_per_line - 1)) == 0 && ftl->pgs_per_line > 1) {
+        ftl->line_shift = (uint32_t)__builtin_ctz(ftl->pgs_per_line);
+    }
+    if ((ftl->luns & (ftl->luns - 1)) == 0 && ftl->luns > 1) {
+        ftl->lun_mask = ftl->luns - 1;
+    }
 
     ftl->l2p = malloc(geo.logical_pages * sizeof(uint32_t));
     ftl->p2l = malloc(geo.phys_pages * sizeof(uint32_t));

@@ -56,6 +56,9 @@ struct ftl {
     uint32_t luns;
     uint32_t nchs;
     uint32_t secs_per_pg;
+    /* Shift and mask replacing the hot paths' divisions when the sizes are powers of two
+     * (every shipped configuration); 0 when they are not. */
+    uint32_t line_shift, lun_mask;
 
     uint32_t *l2p;          /* [logical_pages] ppa or L2P_UNMAPPED */
     uint32_t *p2l;          /* [phys_pages] lpn or a P2L marker */
@@ -82,12 +85,13 @@ struct ftl {
 
 static inline uint32_t ppa_line(const struct ftl *ftl, uint32_t ppa)
 {
-    return ppa / ftl->pgs_per_line;
+    return ftl->line_shift ? ppa >> ftl->line_shift : ppa / ftl->pgs_per_line;
 }
 
+/* luns divides pgs_per_line, so the LUN is the page address modulo luns. */
 static inline uint32_t ppa_lun(const struct ftl *ftl, uint32_t ppa)
 {
-    return (ppa % ftl->pgs_per_line) % ftl->luns;
+    return ftl->lun_mask ? ppa & ftl->lun_mask : ppa % ftl->luns;
 }
 
 static inline struct block *ppa_block(struct ftl *ftl, uint32_t ppa)

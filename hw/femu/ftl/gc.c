@@ -41,7 +41,7 @@ int gc_collect_line(struct ftl *ftl, uint32_t victim, uint64_t now_ns)
         if (lpn >= P2L_INVALID) {
             continue;
         }
-        uint64_t read_done = nand_read(ftl, off % ftl->luns, now_ns);
+        uint64_t read_done = nand_read(ftl, ppa_lun(ftl, old), now_ns);
         ftl->ctr.nand_gc_reads++;
         uint32_t wp = placement_for_gc(ftl, lpn, victim);
         uint32_t new_ppa;
