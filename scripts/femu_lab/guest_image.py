@@ -8,9 +8,11 @@ or a source file of the builder / guest init. Usage:
     python -m femu_lab.guest_image [--force] [--quiet]
 """
 import argparse
+import fcntl
 import hashlib
 import json
 import os
+import posixpath
 import subprocess
 import sys
 import tempfile
@@ -156,13 +158,12 @@ class Builder:
     def build(self) -> GuestImage:
         started = time.monotonic()
         closure = self.resolve_userland()
-        libraries = [p for p in closure.files if ".so" in posixpath_basename(p)]
+        libraries = [p for p in closure.files if ".so" in posixpath.basename(p)]
         self.log(f"userland: {len(closure.files)} files, {len(libraries)} shared libraries")
 
-        meta = self.fetch([KERNEL_PACKAGE])[KERNEL_PACKAGE]
+        self.fetch([KERNEL_PACKAGE])   # the metapackage: its version is part of the key
         image_packages = debian.direct_depends([KERNEL_PACKAGE])[KERNEL_PACKAGE]
         image_package = next(p for p in image_packages if p.startswith("linux-image-"))
-        del meta
         self.log(f"kernel package {image_package}: extracting (a few seconds)")
         kernel_tree = self.fetch([image_package])[image_package]
         kernel_version = sorted(os.listdir(kernel_tree / "lib/modules"))[-1]
@@ -217,9 +218,9 @@ class Builder:
                 first_copy[real] = path
                 files[path] = ("file", entry.source, entry.source.stat().st_mode & 0o7777)
         busybox = closure.files["usr/bin/busybox"].source
-        taken_names = {posixpath_basename(p) for p in files} | {posixpath_basename(p) for p in links}
+        taken_names = {posixpath.basename(p) for p in files} | {posixpath.basename(p) for p in links}
         for applet in self._busybox_applets(busybox):
-            if posixpath_basename(applet) not in taken_names and applet != "usr/bin/busybox":
+            if posixpath.basename(applet) not in taken_names and applet != "usr/bin/busybox":
                 links.setdefault(applet, "/usr/bin/busybox")
         module_lines = []
         for module in modules:
@@ -241,10 +242,10 @@ class Builder:
 
         directories = set(EMPTY_DIRS) | {"usr/" + d for d in MERGED_DIRS[:4]}
         for path in list(files) + list(links):
-            parent = posixpath_dirname(path)
+            parent = posixpath.dirname(path)
             while parent:
                 directories.add(parent)
-                parent = posixpath_dirname(parent)
+                parent = posixpath.dirname(parent)
         with open(out, "wb") as stream:
             writer = CpioWriter(stream)
             for directory in sorted(directories - set(links)):
@@ -262,24 +263,23 @@ class Builder:
         return {"initramfs_entries": len(directories) + len(files) + len(links) + 2}
 
 
-def posixpath_basename(path: str) -> str:
-    return path.rsplit("/", 1)[-1]
-
-
-def posixpath_dirname(path: str) -> str:
-    return path.rsplit("/", 1)[0] if "/" in path else ""
-
-
 def ensure_image(force: bool = False, quiet: bool = False,
                  out_dir: Optional[Path] = None) -> GuestImage:
     """The current guest image, built first if missing or out of date."""
     out_dir = out_dir or paths.guest_image_dir()
     log = Progress("guest-image", enabled=not quiet)
-    if not force and is_up_to_date(out_dir):
-        log(f"up to date: {out_dir}")
-        return GuestImage(out_dir / "vmlinux", out_dir / "initramfs.cpio", load_manifest(out_dir))
-    log(f"building the guest image into {out_dir}")
-    return Builder(out_dir, paths.package_cache_dir(), log).build()
+    cache_dir = paths.package_cache_dir()
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    # One builder at a time (two test runs may start together); the second one
+    # then finds the image up to date.
+    with open(cache_dir / ".build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not force and is_up_to_date(out_dir):
+            log(f"up to date: {out_dir}")
+            return GuestImage(out_dir / "vmlinux", out_dir / "initramfs.cpio",
+                              load_manifest(out_dir))
+        log(f"building the guest image into {out_dir}")
+        return Builder(out_dir, cache_dir, log).build()
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,40 @@
+"""Fixtures for the guest tests: the built image, a small NVMe backing file and
+a helper that boots one job on QEMU's stock NVMe device.
+
+Boots run one at a time (the machine has 2 cores); each has a host deadline
+and the harness reaps QEMU, which test_guest_runs checks after every run.
+"""
+import shutil
+from pathlib import Path
+
+import pytest
+
+from femu_lab import guest_image, vm
+
+BACKING_BYTES = 256 << 20
+
+
+@pytest.fixture(scope="session")
+def image() -> guest_image.GuestImage:
+    if shutil.which("qemu-system-x86_64") is None:
+        pytest.fail("qemu-system-x86_64 missing: run tests/install-deps.sh (tests/deps/guest.apt)")
+    return guest_image.ensure_image()
+
+
+@pytest.fixture(scope="session")
+def backing_file(tmp_path_factory) -> Path:
+    return vm.make_backing_file(tmp_path_factory.mktemp("nvme") / "disk.img", BACKING_BYTES)
+
+
+@pytest.fixture
+def boot(image, backing_file, tmp_path):
+    """boot(script, **VmSpec fields) -> RunResult for a job on the stock NVMe device."""
+    def run_job(script: str, **overrides) -> vm.RunResult:
+        fields = dict(job=script, kernel=image.kernel, initramfs=image.initramfs,
+                      device_args=vm.stock_nvme_args(backing_file), job_timeout=120)
+        fields.update(overrides)
+        result = vm.run(vm.VmSpec(**fields), tmp_path / "run")
+        print(result.summary())
+        assert result.qemu_returncode is not None, "QEMU was not reaped"
+        return result
+    return run_job
