@@ -69,8 +69,8 @@ def build_parser():
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] not in SUBCOMMANDS and not argv[0].startswith("-"):
-        argv.insert(0, "plot")
+    if argv and argv[0] not in (*SUBCOMMANDS, "-h", "--help"):
+        argv.insert(0, "plot")  # 'femu-plot RUN_DIR ...' and 'femu-plot --window W RUN_DIR'
     try:
         args = build_parser().parse_args(argv)
         if args.command is None:

@@ -2,9 +2,10 @@
 
 Sources, later ones overriding earlier ones for the same key:
 ``config.conf`` (or the single other ``*.conf``; ``key=value  # comment`` lines), ftl-sim's
-``summary.json`` (its ``config`` object and its top-level fields), fio JSON job options, and
-``params.json`` (written by experiment runners; the most specific). Only used for titles,
-labels and sweep parameters, so everything here is optional.
+``summary.json`` (its ``config`` object, ``config_file``, ``geometry``, ``workload`` object
+and top-level fields), fio JSON job options, and ``params.json`` (written by experiment
+runners; the most specific). Only used for titles, labels and sweep parameters, so
+everything here is optional.
 """
 import dataclasses
 import json
@@ -15,8 +16,6 @@ from .fio import fio_options, read_fio_json
 
 # Files in a run folder that are JSON but never fio results.
 NOT_FIO = {"summary.json", "params.json"}
-# Keys that describe the workload rather than the device, in display order.
-WORKLOAD_KEYS = ("rw", "dist", "random_distribution", "bs", "qd", "iodepth", "numjobs")
 
 
 @dataclasses.dataclass
@@ -27,10 +26,13 @@ class Metadata:
     sim_summary: dict            # ftl-sim's summary.json without its config
     fio: list                    # [(path, fio JSON document)]
     conf_name: str = None        # name of the configuration file, if known
+    sim_workload: dict = dataclasses.field(default_factory=dict)  # summary.json "workload"
 
     def get(self, key, default=None):
-        """One setting, most specific source first: params, fio options, summary, config."""
-        for source in (self.params, self.fio_options, self.sim_summary, self.config):
+        """One setting, most specific source first: params, fio options, ftl-sim's workload
+        and summary, config."""
+        for source in (self.params, self.fio_options, self.sim_workload, self.sim_summary,
+                       self.config):
             if key in source:
                 return source[key]
         return default
@@ -41,6 +43,9 @@ class Metadata:
 
     @property
     def page_bytes(self):
+        geometry = self.sim_summary.get("geometry")
+        if isinstance(geometry, dict) and geometry.get("page_bytes"):
+            return int(geometry["page_bytes"])
         try:
             return int(self.config.get("secs_per_pg", 8)) * int(self.config.get("secsz", 512))
         except (TypeError, ValueError):
@@ -54,12 +59,15 @@ class Metadata:
         rw = self.get("rw") or self.get("readwrite")
         if rw:
             parts.append(str(rw))
+            mix = self.get("rwmixread")
+            if str(rw) in ("randrw", "rw", "readwrite") and mix is not None:
+                parts.append(f"{mix}% read")
         dist = self.get("dist") or self.get("random_distribution")
         if dist and str(dist) not in ("random", "uniform"):
             parts.append(str(dist))
         bs = self.get("bs")
         if bs:
-            parts.append(f"bs={bs}")
+            parts.append(f"bs={_size_text(bs)}")
         return " ".join(parts) or None
 
     def configuration(self):
@@ -90,7 +98,8 @@ def load_metadata(folder):
     summary_config = sim_summary.pop("config", None)
     if isinstance(summary_config, dict):
         config.update(summary_config)
-        conf_name = conf_name or _conf_stem(summary_config.get("config"))
+    conf_name = conf_name or _conf_stem(sim_summary.get("config_file"))
+    sim_workload = sim_summary.pop("workload", None)
     params = _read_json(folder / "params.json")
     fio = []
     for path in sorted(folder.glob("*.json")):
@@ -99,7 +108,8 @@ def load_metadata(folder):
             if document is not None:
                 fio.append((path, document))
     return Metadata(folder=folder, config=config, params=params, sim_summary=sim_summary,
-                    fio=fio, conf_name=conf_name)
+                    fio=fio, conf_name=conf_name,
+                    sim_workload=sim_workload if isinstance(sim_workload, dict) else {})
 
 
 def _read_conf(folder):
@@ -138,6 +148,15 @@ def _conf_stem(value):
     if isinstance(value, str) and value:
         return pathlib.PurePath(value).stem
     return None
+
+
+def _size_text(value):
+    """4096 -> '4k', 16384 -> '16k'; strings (fio's '16k') stay as written."""
+    if isinstance(value, int) and value >= 1024 and value % 1024 == 0:
+        for suffix, scale in (("g", 2**30), ("m", 2**20), ("k", 2**10)):
+            if value % scale == 0:
+                return f"{value // scale}{suffix}"
+    return str(value)
 
 
 def _scalar(text):

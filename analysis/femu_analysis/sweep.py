@@ -42,9 +42,11 @@ def sweep_table(run_dirs, param):
                 raise AnalysisError(f"{path}: no value for parameter '{param}' "
                                     "(neither params.json nor fio job options name it)")
             engine = params.get("ioengine", options.get("ioengine", DEFAULT_IOENGINE))
+            workload = " ".join(str(params.get(key, options.get(key))) for key in ("rw", "bs")
+                                if params.get(key, options.get(key)))
             rows.append({"run": run.name, "file": path.name, param: str(value),
                          "value": parameter_number(value), "ioengine": str(engine),
-                         **fio_result(document, path)})
+                         "workload": workload, **fio_result(document, path)})
     return pd.DataFrame(rows)
 
 
@@ -98,7 +100,8 @@ def sweep_figures(table, param, title_suffix=""):
 
 def plot_sweep(run_dirs, param, out_dir, fmt="png"):
     table = sweep_table(run_dirs, param)
-    figures = sweep_figures(table, param)
+    workloads = set(table["workload"])  # named in the titles when all points share it
+    figures = sweep_figures(table, param, workloads.pop() if len(workloads) == 1 else "")
     paths = [style.save(figure, out_dir, stem, fmt) for stem, figure in figures.items()]
     csv_path = out_dir / "sweep.csv"
     table.drop(columns=["value"]).to_csv(csv_path, index=False)
