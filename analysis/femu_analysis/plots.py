@@ -80,8 +80,9 @@ def compare_figure(runs, windows, labels, metric):
     for index, (run, window, label) in enumerate(zip(runs, windows, labels)):
         frame = series.require(source(run), run, metric)
         rows = series.within(frame, window)
-        axes.plot(rows["time_s"] - window.start_s, rows[column], color=f"C{index % 10}",
-                  linewidth=1.2, label=label)
+        x = rows["time_s"] - window.start_s
+        axes.plot(x, rows[column], color=f"C{index % 10}", linewidth=1.2, label=label)
+        style.mark_extremes(axes, x, rows[column], color=f"C{index % 10}")
         everything.extend(rows[column])
     axes.legend(loc="best", fontsize=9)
     style.nice_ylim(axes, everything)

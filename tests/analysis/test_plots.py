@@ -6,6 +6,7 @@ import pytest
 from femu_analysis import find_window, load_run, parse_window
 from femu_analysis.plots import (TIME_SERIES, cdf_figure, compare_figure, distinguishing_labels,
                                  plot_cdf, plot_run, timeseries_figure)
+from femu_analysis.style import format_value
 
 # plot stem -> (lab file, how to get the plotted value from its raw rows)
 RAW_VALUES = {
@@ -99,6 +100,12 @@ def test_compare_holds_one_line_per_run(hot_runs, metric, file, column):
         middle = time - time.diff().fillna(time.iloc[0]) / 2
         inside = raw[(middle >= window.start_s) & (middle <= window.end_s)]
         assert np.allclose(line.get_ydata(), inside[column], equal_nan=True)
+    # each run's max and min are labelled too, with the run's own values
+    labels = [text.get_text() for text in figure.axes[0].texts]
+    for line in lines:
+        values = np.asarray(line.get_ydata(), dtype=float)
+        assert f"max {format_value(np.nanmax(values))}" in labels
+        assert f"min {format_value(np.nanmin(values))}" in labels
 
 
 def test_cdf_full_and_zoomed(workload_run, tmp_path):
