@@ -85,6 +85,9 @@ class RunResult:
             state = f"no job status (QEMU exit {self.qemu_returncode})"
         else:
             state = f"job exit status {self.exit_status}"
+        if self.exit_status is None:   # QEMU refusing to start says why on its last line
+            lines = self.console_log.read_text(errors="replace").strip().splitlines()
+            state += f" [console: {lines[-1][:160]}]" if lines else " [console empty]"
         boot = f"{self.boot_to_job_seconds:.1f}s" if self.boot_to_job_seconds is not None else "-"
         return (f"{state}; {len(self.files)} result file(s); boot-to-job {boot}; "
                 f"wall {self.wall_seconds:.1f}s ({self.accel}); console: {self.console_log}")

@@ -45,7 +45,8 @@ def _add_machine_options(parser: argparse.ArgumentParser) -> None:
 def _spec(args, job) -> VmSpec:
     devices = []
     if args.nvme_file:
-        make_backing_file(args.nvme_file, args.nvme_size) if not args.nvme_file.exists() else None
+        if not args.nvme_file.exists():
+            make_backing_file(args.nvme_file, args.nvme_size)
         devices = stock_nvme_args(args.nvme_file)
     return VmSpec(job=job, qemu=args.qemu, memory_mb=args.memory, cpus=args.cpus,
                   device_args=devices, extra_args=args.qemu_args,

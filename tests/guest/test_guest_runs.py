@@ -85,3 +85,10 @@ def test_host_deadline_kills_a_guest_that_never_ends(boot):
     assert result.host_timed_out and not result.complete
     assert result.exit_status is None
     assert "job start" in result.console_log.read_text()
+
+
+def test_background_leftovers_do_not_hold_the_job_open(boot):
+    # The job ends while a child it started still runs: the run ends with the job.
+    result = boot("sleep 600 &\necho bye\n", job_timeout=60)
+    assert result.ok and not result.timed_out and not result.host_timed_out
+    assert "bye" in result.text("job.log")
