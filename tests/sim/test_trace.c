@@ -1,0 +1,265 @@
+/* Unit tests for tools/ftl-sim/trace.c: happy path and every error, on
+ * temporary files. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L     /* mkstemp, fdopen */
+#endif
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "trace.h"
+
+static char tmp_path[4096];
+
+/* Write len bytes to a fresh temporary file; returns its path. */
+static const char *write_tmp(const char *data, size_t len)
+{
+    const char *dir = getenv("TMPDIR");
+    FILE *f;
+    int fd;
+
+    snprintf(tmp_path, sizeof(tmp_path), "%s/sim-trace-XXXXXX",
+             dir && dir[0] ? dir : "/tmp");
+    fd = mkstemp(tmp_path);
+    if (fd < 0) {
+        perror("mkstemp");
+        exit(2);
+    }
+    f = fdopen(fd, "w");
+    if (f == NULL || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+        perror("write temp file");
+        exit(2);
+    }
+    return tmp_path;
+}
+
+static const char *write_str(const char *s)
+{
+    return write_tmp(s, strlen(s));
+}
+
+/* Expect the file to yield n_ok records and then an error at `line`
+ * whose message contains `what`. */
+static void expect_error(const char *content, int n_ok, unsigned long line,
+                         const char *what, int src_line)
+{
+    char err[512] = "", want[600];
+    const char *path = write_str(content);
+    struct trace_reader *t = trace_open(path, err, sizeof(err));
+    struct trace_record rec;
+    int rc = -2, got = 0;
+
+    check_record(t != NULL, __FILE__, src_line, "trace_open");
+    if (t == NULL) {
+        unlink(path);
+        return;
+    }
+    while ((rc = trace_next(t, &rec, err, sizeof(err))) == 1) {
+        got++;
+    }
+    snprintf(want, sizeof(want), "%s:%lu: ", path, line);
+    if (!check_record(rc == -1 && got == n_ok && strstr(err, want) == err &&
+                      strstr(err, what) != NULL && strchr(err, '\n') == NULL,
+                      __FILE__, src_line, what))
+        fprintf(stderr, "    rc %d after %d records: '%s'\n", rc, got, err);
+    /* errors are final and repeat */
+    {
+        char again[512] = "";
+
+        check_record(trace_next(t, &rec, again, sizeof(again)) == -1 &&
+                     strcmp(again, err) == 0, __FILE__, src_line,
+                     "error repeats");
+    }
+    trace_close(t);
+    unlink(path);
+}
+#define EXPECT_ERROR(c, n, l, w) expect_error((c), (n), (l), (w), __LINE__)
+
+static void test_happy_path(void)
+{
+    const char *content =
+        "# DFTL trace\n"
+        "S 12345\n"
+        "\n"
+        "W 0 8 H\n"
+        "W\t16\t8\tC   # cold write\n"
+        "   R 100 1\n"
+        "W 7 3\r\n"
+        "  \t \n"
+        "   # indented comment\n"
+        "R 18446744073709551614 1\n"
+        "W 0 18446744073709551615\n"
+        "S 18446744073709551615";       /* no trailing newline */
+    char err[512] = "";
+    const char *path = write_str(content);
+    struct trace_reader *t = trace_open(path, err, sizeof(err));
+    struct trace_record r;
+
+    CHECK(t != NULL);
+    if (t == NULL) {
+        return;
+    }
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_SEED && r.seed == 12345 && r.line == 2);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_WRITE && r.lba == 0 && r.nsect == 8 &&
+          r.stream == 0 && r.line == 4);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_WRITE && r.lba == 16 && r.nsect == 8 &&
+          r.stream == 1 && r.line == 5);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_READ && r.lba == 100 && r.nsect == 1 &&
+          r.stream == -1 && r.line == 6);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_WRITE && r.lba == 7 && r.nsect == 3 &&
+          r.stream == -1 && r.line == 7);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_READ && r.lba == UINT64_MAX - 1 && r.nsect == 1 &&
+          r.line == 10);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_WRITE && r.lba == 0 && r.nsect == UINT64_MAX &&
+          r.line == 11);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_SEED && r.seed == UINT64_MAX && r.line == 12);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 0);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 0);   /* EOF repeats */
+    trace_close(t);
+    unlink(path);
+}
+
+static void test_edge_files(void)
+{
+    char err[512] = "";
+    struct trace_record r;
+    struct trace_reader *t;
+    const char *path;
+
+    /* empty file, comments only, CRLF only */
+    {
+        const char *contents[] = { "", "# nothing\n\n", "\r\n\r\n",
+                                   "   " };
+
+        for (int i = 0; i < 4; i++) {
+            path = write_str(contents[i]);
+            t = trace_open(path, err, sizeof(err));
+            CHECK(t != NULL && trace_next(t, &r, err, sizeof(err)) == 0);
+            trace_close(t);
+            unlink(path);
+        }
+    }
+
+    /* a line of exactly TRACE_MAX_LINE bytes (plus CRLF) is fine, one
+     * more byte is not */
+    {
+        static char buf[TRACE_MAX_LINE + 64];
+        size_t n;
+
+        strcpy(buf, "W 1 2 #");
+        n = strlen(buf);
+        memset(buf + n, 'x', TRACE_MAX_LINE - n);
+        strcpy(buf + TRACE_MAX_LINE, "\r\nR 5 5\n");
+        path = write_str(buf);
+        t = trace_open(path, err, sizeof(err));
+        CHECK(t != NULL);
+        CHECK(trace_next(t, &r, err, sizeof(err)) == 1 && r.lba == 1);
+        CHECK(trace_next(t, &r, err, sizeof(err)) == 1 && r.lba == 5 &&
+              r.line == 2);
+        CHECK(trace_next(t, &r, err, sizeof(err)) == 0);
+        trace_close(t);
+        unlink(path);
+
+        memset(buf + n, 'x', TRACE_MAX_LINE + 1 - n);
+        strcpy(buf + TRACE_MAX_LINE + 1, "\n");
+        EXPECT_ERROR(buf, 0, 1, "longer than 4096");
+    }
+
+    /* a very long line (1 MB) is rejected without trouble */
+    {
+        size_t big = 1 << 20;
+        char *buf = malloc(big + 16);
+
+        strcpy(buf, "W 1 1\nW ");
+        memset(buf + 8, '1', big);
+        strcpy(buf + 8 + big, "\n");
+        EXPECT_ERROR(buf, 1, 2, "longer than");
+        free(buf);
+    }
+
+    /* NUL byte */
+    {
+        const char data[] = "W 1 1\nW 2\0 1\n";
+
+        path = write_tmp(data, sizeof(data) - 1);
+        t = trace_open(path, err, sizeof(err));
+        CHECK(t != NULL);
+        CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+        CHECK(trace_next(t, &r, err, sizeof(err)) == -1);
+        CHECK_CONTAINS(err, ":2: NUL byte");
+        trace_close(t);
+        unlink(path);
+    }
+
+    /* open errors and NULL arguments */
+    CHECK(trace_open("/nonexistent/dir/trace.txt", err, sizeof(err)) ==
+          NULL);
+    CHECK_CONTAINS(err, "/nonexistent/dir/trace.txt: cannot open");
+    CHECK(trace_open("", err, sizeof(err)) == NULL);
+    CHECK(trace_open(NULL, NULL, 0) == NULL);
+    CHECK(trace_next(NULL, &r, err, sizeof(err)) == -1);
+    trace_close(NULL);
+
+    /* "-" reads standard input */
+    path = write_str("R 9 9\n");
+    if (freopen(path, "r", stdin) != NULL) {
+        t = trace_open("-", err, sizeof(err));
+        CHECK(t != NULL);
+        CHECK(trace_next(t, &r, err, sizeof(err)) == 1 && r.lba == 9);
+        CHECK(trace_next(t, &r, err, sizeof(err)) == 0);
+        trace_close(t);
+    }
+    unlink(path);
+}
+
+static void test_errors(void)
+{
+    EXPECT_ERROR("X 1 2\n", 0, 1, "unknown op 'X'");
+    EXPECT_ERROR("w 1 2\n", 0, 1, "unknown op 'w'");
+    EXPECT_ERROR("WRITE 1 2\n", 0, 1, "unknown op 'WRITE'");
+    EXPECT_ERROR("W 1 2\n\n# c\nQ\n", 1, 4, "unknown op 'Q'");
+    EXPECT_ERROR("S\n", 0, 1, "missing seed");
+    EXPECT_ERROR("S 1 2\n", 0, 1, "trailing junk '2'");
+    EXPECT_ERROR("S x\n", 0, 1, "seed 'x' is not a decimal number");
+    EXPECT_ERROR("S -1\n", 0, 1, "not a decimal number");
+    EXPECT_ERROR("S 18446744073709551616\n", 0, 1, "does not fit");
+    EXPECT_ERROR("W\n", 0, 1, "missing lba and nsect");
+    EXPECT_ERROR("W 5\n", 0, 1, "missing nsect");
+    EXPECT_ERROR("R 5 # no count\n", 0, 1, "missing nsect");
+    EXPECT_ERROR("R\n", 0, 1, "missing lba");
+    EXPECT_ERROR("W abc 8\n", 0, 1, "lba 'abc' is not a decimal number");
+    EXPECT_ERROR("W 0x10 8\n", 0, 1, "lba '0x10' is not a decimal");
+    EXPECT_ERROR("W 1 8x\n", 0, 1, "nsect '8x' is not a decimal number");
+    EXPECT_ERROR("W 1 -8\n", 0, 1, "nsect '-8'");
+    EXPECT_ERROR("W 1 +8\n", 0, 1, "nsect '+8'");
+    EXPECT_ERROR("W 99999999999999999999 8\n", 0, 1, "does not fit");
+    EXPECT_ERROR("W 1 0\n", 0, 1, "nsect is 0");
+    EXPECT_ERROR("R 7 0 \n", 0, 1, "nsect is 0");
+    EXPECT_ERROR("W 18446744073709551615 1\n", 0, 1, "overflows");
+    EXPECT_ERROR("R 2 18446744073709551614\n", 0, 1, "overflows");
+    EXPECT_ERROR("W 1 8 X\n", 0, 1, "bad stream tag 'X'");
+    EXPECT_ERROR("W 1 8 h\n", 0, 1, "bad stream tag 'h'");
+    EXPECT_ERROR("W 1 8 HC\n", 0, 1, "bad stream tag 'HC'");
+    EXPECT_ERROR("W 1 8 H junk\n", 0, 1, "trailing junk 'junk'");
+    EXPECT_ERROR("W 1 8 H 1 2 3\n", 0, 1, "trailing junk '1'");
+    EXPECT_ERROR("R 1 8 H\n", 0, 1, "trailing junk 'H'");
+    EXPECT_ERROR("W 1 8#x\n", 0, 1, "nsect '8#x'");
+    EXPECT_ERROR("W 1 8\rH\n", 0, 1, "nsect '8\rH'");
+    EXPECT_ERROR("W 1 1\nW 2 2\nW 3 3 Q", 2, 3, "bad stream tag 'Q'");
+}
+
+int main(void)
+{
+    test_happy_path();
+    test_edge_files();
+    test_errors();
+    return check_summary();
+}
