@@ -17,7 +17,7 @@ build_and_test() {  # build_and_test DIR [meson setup options...]
     meson test -C "$dir" --suite unit --print-errorlogs
 }
 build_and_test build/release --buildtype=release
-build_and_test build/asan --buildtype=debug -Db_sanitize=address,undefined
+build_and_test build/asan --buildtype=debug -Db_lto=false -Db_sanitize=address,undefined
 
 export FEMU_BUILD_DIR="$root/build/release"
 exec .venv/bin/python -m pytest tests "$@"

@@ -1,0 +1,337 @@
+/*
+ * ftl-sim: replays a synthetic fio-like workload or a trace through the femu FTL in
+ * simulated time, writing the device's CSV statistics and a JSON summary.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ftl.h"
+#include "sim.h"
+#include "size.h"
+#include "stats_writer.h"
+#include "summary.h"
+#include "workload.h"
+
+#define EXIT_USAGE 2
+#define NS_PER_S 1000000000.0
+
+struct options {
+    const char *config_path;
+    struct ftl_config cfg;
+    struct workload_spec workload;
+    unsigned qd;
+    int precondition_seq;
+    uint64_t io_bytes;
+    double runtime_s;
+    const char *stats_dir;
+    const char *summary_path;
+    uint64_t check_every;
+};
+
+static const char usage_text[] =
+    "usage: ftl-sim [--config FILE] [--set key=value]... [--rw MODE] [--rwmixread PCT]\n"
+    "               [--dist random|zipf:THETA|pareto:H|normal:DEV] [--bs SIZE] [--qd N]\n"
+    "               [--size SIZE] [--precondition none|seq] [--io-size SIZE | --runtime TIME]\n"
+    "               [--trace FILE] [--seed N] [--stats-dir DIR] [--summary FILE.json]\n"
+    "               [--check-every N]\n"
+    "\n"
+    "Replays a workload through the femu FTL in simulated time.\n"
+    "  --config FILE     SSD configuration (key=value file, e.g. conf/lab-1g.conf);\n"
+    "                    FEMU's defaults when absent\n"
+    "  --set key=value   override one configuration key (repeatable)\n"
+    "  --rw MODE         randwrite (default), randread, randrw, write, read\n"
+    "  --rwmixread PCT   percent reads for randrw (default 50)\n"
+    "  --dist SPEC       offset distribution, fio's --random_distribution spelling\n"
+    "  --bs SIZE         block size, fio spelling (default 4k)\n"
+    "  --qd N            requests kept outstanding (default 1)\n"
+    "  --size SIZE       region of the device the I/O covers (default: all of it)\n"
+    "  --precondition    seq: write the whole logical space once first (not measured)\n"
+    "  --io-size SIZE    bytes to transfer in the measured part (default: --size)\n"
+    "  --runtime TIME    simulated duration of the measured part (e.g. 300, 5m)\n"
+    "  --trace FILE      replay a trace (S seed / W lba nsect [H|C] / R lba nsect)\n"
+    "  --seed N          random seed (default 1)\n"
+    "  --stats-dir DIR   write the CSV statistics here (created if missing)\n"
+    "  --summary FILE    write a JSON summary of the measured part\n"
+    "  --check-every N   run the FTL's invariant checker every N requests (slow; debugging)\n";
+
+static void usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("ftl-sim: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (see ftl-sim --help)\n", stderr);
+    va_end(ap);
+    exit(EXIT_USAGE);
+}
+
+static uint64_t parse_count(const char *opt, const char *text, uint64_t min, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (*text < '0' || *text > '9' || *end || errno || v < min || v > max) {
+        usage_error("%s: '%s' is not a whole number in [%llu, %llu]", opt, text,
+                    (unsigned long long)min, (unsigned long long)max);
+    }
+    return v;
+}
+
+static uint64_t parse_size_opt(const char *opt, const char *text)
+{
+    uint64_t bytes;
+    char err[256];
+    if (parse_size(text, &bytes, err, sizeof(err))) {
+        usage_error("%s: %s", opt, err);
+    }
+    if (bytes == 0) {
+        usage_error("%s: must be greater than zero", opt);
+    }
+    return bytes;
+}
+
+enum { OPT_CONFIG = 256, OPT_SET, OPT_RW, OPT_RWMIX, OPT_DIST, OPT_BS, OPT_QD, OPT_SIZE,
+       OPT_PRECOND, OPT_IOSIZE, OPT_RUNTIME, OPT_TRACE, OPT_SEED, OPT_STATS, OPT_SUMMARY,
+       OPT_CHECK, OPT_HELP };
+
+static const struct option long_options[] = {
+    { "config", required_argument, NULL, OPT_CONFIG },
+    { "set", required_argument, NULL, OPT_SET },
+    { "rw", required_argument, NULL, OPT_RW },
+    { "rwmixread", required_argument, NULL, OPT_RWMIX },
+    { "dist", required_argument, NULL, OPT_DIST },
+    { "bs", required_argument, NULL, OPT_BS },
+    { "qd", required_argument, NULL, OPT_QD },
+    { "size", required_argument, NULL, OPT_SIZE },
+    { "precondition", required_argument, NULL, OPT_PRECOND },
+    { "io-size", required_argument, NULL, OPT_IOSIZE },
+    { "runtime", required_argument, NULL, OPT_RUNTIME },
+    { "trace", required_argument, NULL, OPT_TRACE },
+    { "seed", required_argument, NULL, OPT_SEED },
+    { "stats-dir", required_argument, NULL, OPT_STATS },
+    { "summary", required_argument, NULL, OPT_SUMMARY },
+    { "check-every", required_argument, NULL, OPT_CHECK },
+    { "help", no_argument, NULL, OPT_HELP },
+    { NULL, 0, NULL, 0 },
+};
+
+/* The configuration: defaults, then --config, then every --set in order. */
+static void parse_options(int argc, char **argv, struct options *o)
+{
+    const char *sets[256];
+    unsigned nsets = 0;
+    char err[512];
+    *o = (struct options){ .qd = 1, .runtime_s = 0 };
+    o->workload = (struct workload_spec){ .rw = RW_RANDWRITE, .rwmixread = 50, .bs = 4096,
+                                          .seed = 1 };
+    dist_parse("random", &o->workload.dist, err, sizeof(err));
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
+        switch (c) {
+        case OPT_CONFIG: o->config_path = optarg; break;
+        case OPT_SET:
+            if (nsets == sizeof(sets) / sizeof(sets[0])) {
+                usage_error("--set: too many");
+            }
+            sets[nsets++] = optarg;
+            break;
+        case OPT_RW:
+            if (rw_mode_parse(optarg, &o->workload.rw)) {
+                usage_error("--rw: '%s' is not one of randwrite, randread, randrw, write, read",
+                            optarg);
+            }
+            break;
+        case OPT_RWMIX: o->workload.rwmixread = (unsigned)parse_count("--rwmixread", optarg, 0, 100); break;
+        case OPT_DIST:
+            if (dist_parse(optarg, &o->workload.dist, err, sizeof(err))) {
+                usage_error("%s", err);
+            }
+            break;
+        case OPT_BS: o->workload.bs = parse_size_opt("--bs", optarg); break;
+        case OPT_QD: o->qd = (unsigned)parse_count("--qd", optarg, 1, 65536); break;
+        case OPT_SIZE: o->workload.region_bytes = parse_size_opt("--size", optarg); break;
+        case OPT_PRECOND:
+            if (strcmp(optarg, "seq") && strcmp(optarg, "none")) {
+                usage_error("--precondition: '%s' is not one of none, seq", optarg);
+            }
+            o->precondition_seq = strcmp(optarg, "seq") == 0;
+            break;
+        case OPT_IOSIZE: o->io_bytes = parse_size_opt("--io-size", optarg); break;
+        case OPT_RUNTIME:
+            if (parse_duration_s(optarg, &o->runtime_s, err, sizeof(err))) {
+                usage_error("--runtime: %s", err);
+            }
+            if (!(o->runtime_s > 0) || o->runtime_s > 1e7) {
+                usage_error("--runtime: must be between 0 and 10^7 seconds");
+            }
+            break;
+        case OPT_TRACE: o->workload.trace_path = optarg; break;
+        case OPT_SEED: o->workload.seed = parse_count("--seed", optarg, 0, UINT64_MAX); break;
+        case OPT_STATS: o->stats_dir = optarg; break;
+        case OPT_SUMMARY: o->summary_path = optarg; break;
+        case OPT_CHECK: o->check_every = parse_count("--check-every", optarg, 1, UINT64_MAX); break;
+        case OPT_HELP: fputs(usage_text, stdout); exit(0);
+        default:
+            usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) {
+        usage_error("unexpected argument '%s'", argv[optind]);
+    }
+    if (o->io_bytes && o->runtime_s > 0) {
+        usage_error("--io-size and --runtime exclude each other");
+    }
+    ftl_config_defaults(&o->cfg);
+    if (o->config_path && ftl_config_load_file(&o->cfg, o->config_path, err, sizeof(err))) {
+        usage_error("%s", err);
+    }
+    for (unsigned i = 0; i < nsets; i++) {
+        char key[64];
+        const char *eq = strchr(sets[i], '=');
+        if (!eq || eq == sets[i] || (size_t)(eq - sets[i]) >= sizeof(key)) {
+            usage_error("--set: expected key=value, got '%s'", sets[i]);
+        }
+        memcpy(key, sets[i], (size_t)(eq - sets[i]));
+        key[eq - sets[i]] = '\0';
+        if (ftl_config_set(&o->cfg, key, eq + 1, err, sizeof(err))) {
+            usage_error("--set %s", err);
+        }
+    }
+    if (ftl_config_validate(&o->cfg, NULL, err, sizeof(err))) {
+        usage_error("configuration: %s", err);
+    }
+}
+
+static int run_precondition(struct ftl *ftl, const struct options *o,
+                            struct ftl_stats_writer *stats, uint64_t *now, char *err,
+                            size_t errlen)
+{
+    const struct ftl_geometry *g = ftl_geometry_of(ftl);
+    struct workload_spec seq = { .rw = RW_WRITE, .bs = g->page_bytes,
+                                 .region_bytes = g->logical_pages * g->page_bytes,
+                                 .seed = o->workload.seed };
+    dist_parse("random", &seq.dist, err, errlen);
+    struct workload *w = workload_create(&seq, o->cfg.secsz, g->logical_sectors, err, errlen);
+    if (!w) {
+        return -1;
+    }
+    struct sim_limits limits = { .io_bytes = seq.region_bytes, .check_every = o->check_every,
+                                 .progress = isatty(STDERR_FILENO) };
+    struct sim_phase_result *r = malloc(sizeof(*r));
+    int rc = r ? sim_run_phase(ftl, w, o->qd, &limits, stats, now, r, err, errlen) : -1;
+    free(r);
+    workload_destroy(w);
+    return rc;
+}
+
+static int write_summary(const char *path, const struct ftl *ftl,
+                         const struct run_description *run, const struct sim_phase_result *m)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "ftl-sim: cannot create %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    int rc = summary_write_json(f, ftl, run, m);
+    if (fclose(f) || rc) {
+        fprintf(stderr, "ftl-sim: writing %s failed\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    parse_options(argc, argv, &o);
+    char err[512] = "";
+    struct ftl *ftl = ftl_create(&o.cfg, err, sizeof(err));
+    if (!ftl) {
+        fprintf(stderr, "ftl-sim: %s\n", err);
+        return 1;
+    }
+    const struct ftl_geometry *g = ftl_geometry_of(ftl);
+    uint64_t capacity = g->logical_pages * g->page_bytes;
+    if (!o.workload.region_bytes) {
+        o.workload.region_bytes = capacity;
+    }
+    if (!o.io_bytes && !(o.runtime_s > 0) && !o.workload.trace_path) {
+        o.io_bytes = o.workload.region_bytes;  /* fio's default: one pass over the region */
+    }
+    struct workload *w = workload_create(&o.workload, o.cfg.secsz, g->logical_sectors, err,
+                                         sizeof(err));
+    if (!w) {
+        fprintf(stderr, "ftl-sim: %s\n", err);
+        ftl_destroy(ftl);
+        return EXIT_USAGE;
+    }
+    struct ftl_stats_writer *stats = NULL;
+    if (o.stats_dir) {
+        if (mkdir(o.stats_dir, 0777) && errno != EEXIST) {
+            fprintf(stderr, "ftl-sim: cannot create %s: %s\n", o.stats_dir, strerror(errno));
+            return 1;
+        }
+        stats = ftl_stats_open(o.stats_dir, ftl, 0, err, sizeof(err));
+        if (!stats) {
+            fprintf(stderr, "ftl-sim: %s\n", err);
+            return 1;
+        }
+    }
+    uint64_t now = 0;
+    int rc = 0;
+    if (o.precondition_seq) {
+        rc = stats ? ftl_stats_phase(stats, now, "precondition", err, sizeof(err)) : 0;
+        rc = rc ? rc : run_precondition(ftl, &o, stats, &now, err, sizeof(err));
+    }
+    double precondition_s = (double)now / NS_PER_S;
+    struct sim_phase_result *measured = calloc(1, sizeof(*measured));
+    if (rc == 0 && !measured) {
+        snprintf(err, sizeof(err), "out of memory");
+        rc = -1;
+    }
+    if (rc == 0) {
+        struct sim_limits limits = { .io_bytes = o.io_bytes,
+                                     .runtime_ns = (uint64_t)(o.runtime_s * NS_PER_S),
+                                     .check_every = o.check_every,
+                                     .progress = isatty(STDERR_FILENO) };
+        rc = stats ? ftl_stats_phase(stats, now, "workload", err, sizeof(err)) : 0;
+        rc = rc ? rc : sim_run_phase(ftl, w, o.qd, &limits, stats, &now, measured, err,
+                                     sizeof(err));
+    }
+    if (stats) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/lpn_access_count.csv", o.stats_dir);
+        char serr[512];
+        if (ftl_stats_phase(stats, now, "end", serr, sizeof(serr)) ||
+            ftl_stats_close(stats, now, serr, sizeof(serr)) ||
+            ftl_stats_write_lpn_counts(ftl, path, serr, sizeof(serr))) {
+            fprintf(stderr, "ftl-sim: statistics: %s\n", serr);
+            rc = rc ? rc : -1;
+        }
+    }
+    if (rc == 0) {
+        summary_print_text(stdout, ftl, measured);
+        struct run_description run = {
+            .workload = &o.workload, .qd = o.qd,
+            .precondition = o.precondition_seq ? "seq" : "none", .io_bytes = o.io_bytes,
+            .runtime_s = o.runtime_s, .config_path = o.config_path,
+            .precondition_s = precondition_s,
+        };
+        if (o.summary_path && write_summary(o.summary_path, ftl, &run, measured)) {
+            rc = -1;
+        }
+    } else if (err[0]) {
+        fprintf(stderr, "ftl-sim: %s\n", err);
+    }
+    free(measured);
+    workload_destroy(w);
+    ftl_destroy(ftl);
+    return rc == SIM_E_WORKLOAD ? EXIT_USAGE : rc ? 1 : 0;
+}

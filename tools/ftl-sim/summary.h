@@ -1,0 +1,25 @@
+/* The run's summary: JSON for tools (--summary) and a few lines for people (stdout). */
+#ifndef FTL_SIM_SUMMARY_H
+#define FTL_SIM_SUMMARY_H
+
+#include <stdio.h>
+
+#include "ftl.h"
+#include "sim.h"
+#include "workload.h"
+
+struct run_description {
+    const struct workload_spec *workload;
+    unsigned qd;
+    const char *precondition;       /* "none" or "seq" */
+    uint64_t io_bytes;              /* 0 when limited by runtime */
+    double runtime_s;               /* 0 when limited by io_size */
+    const char *config_path;        /* NULL: FEMU defaults */
+    double precondition_s;          /* simulated time spent preconditioning */
+};
+
+int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_description *run,
+                       const struct sim_phase_result *measured);
+void summary_print_text(FILE *f, const struct ftl *ftl, const struct sim_phase_result *measured);
+
+#endif

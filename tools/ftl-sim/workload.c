@@ -1,0 +1,157 @@
+/* Request generators: synthetic (fio's meanings) and trace replay. */
+#include "workload.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+
+#define TRACE_SECTOR 512u  /* trace LBAs and lengths are 512-byte sectors */
+
+struct workload {
+    struct workload_spec spec;
+    uint64_t secsz, capacity_sectors;
+    uint64_t nblocks;           /* bs-sized blocks in the region */
+    uint64_t seq_next;          /* next block for sequential modes */
+    struct dist *dist;
+    struct rng rng;
+    struct trace_reader *trace;
+};
+
+static const char *const rw_names[] = { "randwrite", "randread", "randrw", "write", "read" };
+
+const char *rw_mode_name(enum rw_mode rw)
+{
+    return rw_names[rw];
+}
+
+int rw_mode_parse(const char *text, enum rw_mode *out)
+{
+    for (unsigned i = 0; i < sizeof(rw_names) / sizeof(rw_names[0]); i++) {
+        if (strcmp(text, rw_names[i]) == 0) {
+            *out = (enum rw_mode)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int werr(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+struct workload *workload_create(const struct workload_spec *spec, uint64_t secsz,
+                                 uint64_t capacity_sectors, char *err, size_t errlen)
+{
+    struct workload *w = calloc(1, sizeof(*w));
+    if (!w) {
+        werr(err, errlen, "out of memory");
+        return NULL;
+    }
+    w->spec = *spec;
+    w->secsz = secsz;
+    w->capacity_sectors = capacity_sectors;
+    rng_seed(&w->rng, spec->seed);
+    if (spec->trace_path) {
+        w->trace = trace_open(spec->trace_path, err, errlen);
+        if (!w->trace) {
+            free(w);
+            return NULL;
+        }
+        return w;
+    }
+    uint64_t capacity = capacity_sectors * secsz;
+    if (spec->bs == 0 || spec->bs % secsz) {
+        werr(err, errlen, "--bs: %llu is not a multiple of the %llu-byte sector",
+             (unsigned long long)spec->bs, (unsigned long long)secsz);
+    } else if (spec->region_bytes > capacity) {
+        werr(err, errlen, "--size: %llu bytes is larger than the device (%llu bytes)",
+             (unsigned long long)spec->region_bytes, (unsigned long long)capacity);
+    } else if (spec->region_bytes < spec->bs) {
+        werr(err, errlen, "--size: the region is smaller than one block (--bs)");
+    } else {
+        w->nblocks = spec->region_bytes / spec->bs;
+        w->dist = dist_create(&spec->dist, w->nblocks, err, errlen);
+        if (w->dist) {
+            return w;
+        }
+    }
+    free(w);
+    return NULL;
+}
+
+static int next_from_trace(struct workload *w, struct request *req, char *err, size_t errlen)
+{
+    struct trace_record rec;
+    for (;;) {
+        int rc = trace_next(w->trace, &rec, err, errlen);
+        if (rc <= 0) {
+            return rc;
+        }
+        if (rec.op != TRACE_SEED) {
+            break;  /* a seed line only names the generator's seed: nothing to replay */
+        }
+    }
+    /* Convert 512-byte trace sectors to device sectors, covering the whole range. */
+    uint64_t start = rec.lba * TRACE_SECTOR, end = (rec.lba + rec.nsect) * TRACE_SECTOR;
+    uint64_t first = start / w->secsz, last = (end + w->secsz - 1) / w->secsz;
+    if (rec.lba > UINT64_MAX / TRACE_SECTOR - rec.nsect || last > w->capacity_sectors) {
+        return werr(err, errlen, "%s:%lu: sectors %llu..%llu are beyond the device's "
+                    "%llu 512-byte sectors", w->spec.trace_path, rec.line,
+                    (unsigned long long)rec.lba,
+                    (unsigned long long)(rec.lba + rec.nsect - 1),
+                    (unsigned long long)(w->capacity_sectors * w->secsz / TRACE_SECTOR));
+    }
+    req->op = rec.op == TRACE_WRITE ? REQ_WRITE : REQ_READ;
+    req->slba = first;
+    req->nlb = last - first;
+    req->stream = rec.stream > 0 ? (uint32_t)rec.stream : 0;
+    return 1;
+}
+
+int workload_next(struct workload *w, struct request *req, char *err, size_t errlen)
+{
+    if (w->trace) {
+        return next_from_trace(w, req, err, errlen);
+    }
+    uint64_t block;
+    enum rw_mode rw = w->spec.rw;
+    if (rw == RW_WRITE || rw == RW_READ) {
+        block = w->seq_next;
+        w->seq_next = (w->seq_next + 1) % w->nblocks;
+    } else {
+        block = dist_next(w->dist, &w->rng);
+    }
+    switch (rw) {
+    case RW_RANDWRITE:
+    case RW_WRITE:
+        req->op = REQ_WRITE;
+        break;
+    case RW_RANDRW:
+        req->op = rng_below(&w->rng, 100) < w->spec.rwmixread ? REQ_READ : REQ_WRITE;
+        break;
+    default:
+        req->op = REQ_READ;
+        break;
+    }
+    req->slba = block * (w->spec.bs / w->secsz);
+    req->nlb = w->spec.bs / w->secsz;
+    req->stream = 0;
+    return 1;
+}
+
+void workload_destroy(struct workload *w)
+{
+    if (w) {
+        trace_close(w->trace);
+        dist_destroy(w->dist);
+        free(w);
+    }
+}
