@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 
     struct ftl_counters a, b;
     ftl_get_counters(ftl, &a);
-    uint64_t count = 4 * logical;
+    uint64_t count = 4 * logical > 20000000 ? 4 * logical : 20000000;  /* >= ~2 s measured */
     double t0 = wall_seconds();
     random_writes(ftl, &rng, count, &now);
     double secs = wall_seconds() - t0;
