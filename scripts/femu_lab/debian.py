@@ -100,7 +100,10 @@ def download(packages: Dict[str, str], deb_dir: Path) -> Dict[str, Path]:
     if missing:
         with tempfile.TemporaryDirectory(dir=deb_dir) as tmp:
             if os.geteuid() == 0:
-                shutil.chown(tmp, user="_apt")  # lets apt download without its sandbox warning
+                try:  # lets apt download as its own user, without the sandbox warning
+                    shutil.chown(tmp, user="_apt")
+                except (LookupError, OSError):
+                    pass
             _run(["apt-get", "download", "-qq", *[f"{n}={packages[n]}" for n in missing]], cwd=tmp)
             for name in missing:
                 found = list(Path(tmp).glob(f"{name}_*.deb"))

@@ -119,10 +119,13 @@ def _escape(value: str) -> str:
     return value.replace(",", ",,")   # QEMU option syntax: a literal comma is doubled
 
 
+# Loaded once here, so the forked child below only makes one plain C call.
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+
 def _die_with_parent() -> None:
     # Runs in the child before exec: if the harness dies, the kernel kills QEMU.
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    _LIBC.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
 
 
 def build_command(spec: VmSpec, kernel: Path, initramfs: Path, accelerator: str,

@@ -15,10 +15,13 @@ BACKING_BYTES = 256 << 20
 
 
 @pytest.fixture(scope="session")
-def image() -> guest_image.GuestImage:
+def image(pytestconfig) -> guest_image.GuestImage:
     if shutil.which("qemu-system-x86_64") is None:
         pytest.fail("qemu-system-x86_64 missing: run tests/install-deps.sh (tests/deps/guest.apt)")
-    return guest_image.ensure_image()
+    # A first build takes ~20 s: let its progress lines reach the terminal.
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+    with capture.global_and_fixture_disabled():
+        return guest_image.ensure_image()
 
 
 @pytest.fixture(scope="session")
