@@ -76,8 +76,10 @@ class Metadata:
         name = self.conf_name or self.get("config_name")
         if name:
             parts.append(str(name))
-        elif "ssd_size" in self.config:
-            parts.append(f"{self.config['ssd_size']} MiB")
+        else:  # conf files say ssd_size, ftl-sim's effective config devsz_mb
+            size = self.config.get("ssd_size", self.config.get("devsz_mb"))
+            if size is not None:
+                parts.append(f"{size} MiB")
         placement = self.get("placement")
         if placement == "hotcold":
             parts.append(f"hotcold threshold {self.get('hot_threshold', '?')}")

@@ -92,10 +92,15 @@ def require(frame, run, what):
 
 
 def within(frame, window):
-    """Rows of ``frame`` whose interval lies mostly inside ``window`` (midpoint rule), so a
-    10 s row that straddles the window start counts where most of its time was spent."""
-    middle = frame["time_s"] - frame["interval_s"] / 2.0
-    return frame[(middle >= window.start_s) & (middle <= window.end_s)]
+    """Rows of ``frame`` whose whole interval lies inside ``window``.
+
+    A row straddling the window start would mix setup (e.g. precondition writes) into the
+    benchmark figures, so it is left out; at most one interval is lost at each edge.
+    Times are written with three decimals, hence the half-millisecond tolerance.
+    """
+    slack = 0.0005
+    return frame[(frame["start_s"] >= window.start_s - slack)
+                 & (frame["time_s"] <= window.end_s + slack)]
 
 
 def concat_nonempty(frames):

@@ -34,8 +34,7 @@ def _raw_in_window(run_dir, stem, window):
     raw = pd.read_csv(run_dir / file)
     time = raw.iloc[:, 0]
     interval = time.diff().fillna(time.iloc[0])
-    middle = time - interval / 2
-    inside = (middle >= window.start_s) & (middle <= window.end_s)
+    inside = (time - interval >= window.start_s - 5e-4) & (time <= window.end_s + 5e-4)
     return value(raw, interval)[inside].dropna()
 
 
@@ -97,8 +96,8 @@ def test_compare_holds_one_line_per_run(hot_runs, metric, file, column):
     for line, path, window in zip(lines, hot_runs, windows):
         raw = pd.read_csv(path / file)
         time = raw["seconds"]
-        middle = time - time.diff().fillna(time.iloc[0]) / 2
-        inside = raw[(middle >= window.start_s) & (middle <= window.end_s)]
+        start = time - time.diff().fillna(time.iloc[0])
+        inside = raw[(start >= window.start_s - 5e-4) & (time <= window.end_s + 5e-4)]
         assert np.allclose(line.get_ydata(), inside[column], equal_nan=True)
     # each run's max and min are labelled too, with the run's own values
     labels = [text.get_text() for text in figure.axes[0].texts]
