@@ -1,0 +1,93 @@
+"""femu-compile: build QEMU 10.0 with the femu device into build-femu/qemu-system-x86_64.
+
+Steps (each skipped when already done): obtain the source, add the pinned wheels, lay
+hw/femu in, configure once, ninja. Any failure ends with one `error:` line and exit 1.
+"""
+import argparse
+import fcntl
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from . import overlay, qemu_build, source_tree, wheels
+from .steps import BuildError, say
+
+BUILD_FEMU = Path(__file__).resolve().parent.parent      # build-femu/
+REPO_ROOT = BUILD_FEMU.parent
+CACHE = BUILD_FEMU / ".cache"
+BUILD_DIR = BUILD_FEMU / "qemu-build"
+OUTPUT = BUILD_FEMU / qemu_build.TARGET
+REQUIRED_TOOLS = ["cc", "ninja", "pkg-config", "tar", "xz", "make"]
+
+
+def _parse_args(argv):
+    parser = argparse.ArgumentParser(
+        prog="femu-compile.sh",
+        description="Build QEMU 10.0 with the femu device. Source: $QEMU_SRC (a tree, used "
+                    "as it is), $QEMU_TARBALL (unpacked), else Debian's qemu source package.")
+    parser.add_argument("-j", "--jobs", type=int, help="parallel build jobs (ninja's default)")
+    parser.add_argument("--refresh-source", action="store_true",
+                        help="download Debian's source package again (a newer 10.0.x)")
+    parser.add_argument("--clean", action="store_true",
+                        help="remove the build folder first (ccache keeps the rebuild short)")
+    return parser.parse_args(argv)
+
+
+def _check_tools() -> None:
+    missing = [tool for tool in REQUIRED_TOOLS if shutil.which(tool) is None]
+    if missing:
+        raise BuildError(f"missing {', '.join(missing)}: run build-femu/pkgdep.sh")
+
+
+def _lock():
+    """One build at a time per checkout (a test session and a user may both start one)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    handle = open(CACHE / "build.lock", "w")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        say("another femu-compile is running here; waiting for it")
+        fcntl.flock(handle, fcntl.LOCK_EX)
+    return handle
+
+
+def _build(args) -> None:
+    _check_tools()
+    tree = source_tree.obtain(BUILD_FEMU, CACHE / "debsrc", args.refresh_source)
+    say(f"QEMU {tree.version} from {tree.origin}")
+    wheels.install(tree.path, CACHE / "wheels")
+    overlay.apply(tree.path, REPO_ROOT / "hw" / "femu")
+    use_ccache = shutil.which("ccache") is not None
+    say("ccache: " + ("on" if use_ccache else "not installed (every build compiles from scratch)"))
+    if args.clean and BUILD_DIR.exists():
+        say(f"--clean: removing {BUILD_DIR}")
+        shutil.rmtree(BUILD_DIR)
+    env = qemu_build.build_env(REPO_ROOT, use_ccache)
+    qemu_build.configure(tree.path, BUILD_DIR, qemu_build.configure_args(sys.executable,
+                                                                          use_ccache), env)
+    qemu_build.build(BUILD_DIR, args.jobs, env)
+    version = qemu_build.link_output(BUILD_DIR, OUTPUT)
+    (BUILD_DIR / "femu-build-info.txt").write_text(
+        f"{version}\nsource: {tree.path}\norigin: {tree.origin}\n")
+    say(f"built {OUTPUT.relative_to(REPO_ROOT)}: {version} ({tree.origin})")
+
+
+def main(argv=None) -> int:
+    args = _parse_args(argv)
+    started = time.monotonic()
+    try:
+        with _lock():
+            _build(args)
+    except BuildError as exc:
+        print(f"femu-compile: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("femu-compile: error: interrupted", file=sys.stderr)
+        return 130
+    say(f"finished in {time.monotonic() - started:.0f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""Debian's QEMU source package: make sure apt has a deb-src entry for the release that
+carries QEMU 10.0 (trixie), then download the package with `apt-get source`.
+
+The deb-src entry is derived from the machine's own apt configuration (the archive URI
+that serves the host's release), so no mirror name is ever written by this project.
+"""
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+from .steps import BuildError, Step, say, skipped
+
+SOURCE_RELEASE = "trixie"          # the Debian release whose qemu is 10.0.x
+SOURCE_PACKAGE = "qemu"
+SOURCES_FILE = Path(f"/etc/apt/sources.list.d/femu-{SOURCE_RELEASE}-src.sources")
+ARCHIVE_KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")
+
+
+def _run(args: List[str], what: str, **kwargs) -> subprocess.CompletedProcess:
+    try:
+        proc = subprocess.run(args, capture_output=True, text=True, **kwargs)
+    except OSError as exc:
+        raise BuildError(f"{what}: cannot run {args[0]}: {exc.strerror}") from exc
+    if proc.returncode != 0:
+        last = (proc.stderr.strip() or proc.stdout.strip() or "no output").splitlines()[-1]
+        raise BuildError(f"{what} failed (exit {proc.returncode}): {last}")
+    return proc
+
+
+def _index_targets() -> List[Tuple[str, str, str]]:
+    """(repository URI, release, 'deb' or 'deb-src') for every index apt knows, as apt
+    itself parsed sources.list and sources.list.d (one-line and deb822 formats)."""
+    fmt = "$(REPO_URI)\t$(RELEASE)\t$(TARGET_OF)"
+    out = _run(["apt-get", "indextargets", "--format", fmt], "apt-get indextargets").stdout
+    rows = []
+    for line in out.splitlines():
+        parts = line.split("\t")
+        if len(parts) == 3:
+            rows.append((parts[0], parts[1], parts[2]))
+    return rows
+
+
+def _host_release() -> str:
+    for line in Path("/etc/os-release").read_text().splitlines():
+        if line.startswith("VERSION_CODENAME="):
+            return line.split("=", 1)[1].strip().strip('"')
+    raise BuildError("cannot tell the host's Debian release: no VERSION_CODENAME in /etc/os-release")
+
+
+def _archive_uri(rows: List[Tuple[str, str, str]]) -> str:
+    """The URI of the main archive: the one serving the host's own release (not its
+    -security or -updates suites, which live elsewhere or hold no full source set)."""
+    host = _host_release()
+    for uri, release, kind in rows:
+        if kind == "deb" and release == host:
+            return uri
+    raise BuildError(f"no apt source serves the host release '{host}': cannot derive a "
+                     f"deb-src entry for {SOURCE_RELEASE}; add one by hand")
+
+
+def _write_sources_file(uri: str) -> None:
+    lines = ["# Added by femu's build-femu/femu-compile.sh: QEMU 10.0 source packages.",
+             "Types: deb-src", f"URIs: {uri}", f"Suites: {SOURCE_RELEASE}", "Components: main"]
+    if ARCHIVE_KEYRING.exists():
+        lines.append(f"Signed-By: {ARCHIVE_KEYRING}")
+    text = "\n".join(lines) + "\n"
+    try:
+        SOURCES_FILE.write_text(text)
+    except PermissionError as exc:
+        raise BuildError(f"writing {SOURCES_FILE} needs root: run femu-compile.sh as root "
+                         f"once, or add a deb-src line for {SOURCE_RELEASE} yourself") from exc
+
+
+def ensure_deb_src() -> None:
+    name = f"apt deb-src entry for {SOURCE_RELEASE}"
+    rows = _index_targets()
+    if any(kind == "deb-src" and release == SOURCE_RELEASE for _, release, kind in rows):
+        skipped(name, "present")
+        return
+    with Step(name, "under a minute: adds a sources file and runs apt-get update"):
+        uri = _archive_uri(rows)
+        _write_sources_file(uri)
+        say(f"wrote {SOURCES_FILE} (deb-src {uri} {SOURCE_RELEASE} main); apt-get update")
+        _run(["apt-get", "update", "-qq"], "apt-get update")
+
+
+def _cached_dsc(cache: Path) -> Optional[Path]:
+    found = sorted(cache.glob(f"{SOURCE_PACKAGE}_*.dsc"))
+    return found[-1] if found else None
+
+
+def download(cache: Path, refresh: bool) -> Path:
+    """Download the source package into cache (once); return its .dsc."""
+    cache.mkdir(parents=True, exist_ok=True)
+    dsc = _cached_dsc(cache)
+    if dsc is not None and not refresh:
+        skipped(f"download {SOURCE_PACKAGE}/{SOURCE_RELEASE} source", f"cached: {dsc.name}")
+        return dsc
+    if shutil.which("dpkg-source") is None:
+        raise BuildError("apt-get source needs dpkg-dev: run build-femu/pkgdep.sh")
+    ensure_deb_src()
+    with Step(f"download {SOURCE_PACKAGE}/{SOURCE_RELEASE} source package", "under a minute"):
+        partial = cache / "partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir()
+        # --download-only: the upstream tarball is unpacked by us, Debian's patches are
+        # not applied (they serve Debian's packaging, not this build).
+        _run(["apt-get", "source", "--download-only", f"{SOURCE_PACKAGE}/{SOURCE_RELEASE}"],
+             "apt-get source", cwd=partial, env={**os.environ, "LC_ALL": "C"})
+        for old in cache.glob(f"{SOURCE_PACKAGE}_*"):
+            old.unlink()
+        for item in partial.iterdir():
+            item.rename(cache / item.name)
+        partial.rmdir()
+    dsc = _cached_dsc(cache)
+    if dsc is None:
+        raise BuildError(f"apt-get source left no {SOURCE_PACKAGE}_*.dsc in {cache}")
+    return dsc

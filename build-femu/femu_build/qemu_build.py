@@ -1,0 +1,143 @@
+"""Configure QEMU once per (tree, options) and build just qemu-system-x86_64 with ninja,
+which recompiles only what changed (ccache makes a fresh build dir cheap too)."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import List, Optional
+
+from .steps import BuildError, Step, say, skipped
+
+TARGET = "qemu-system-x86_64"
+CONFIGURE_STAMP = ".femu-configured"
+PROGRESS_SECONDS = 20
+
+# Only what femu needs; everything else off keeps the cold build to a few minutes.
+FEATURES = [
+    "--target-list=x86_64-softmmu",
+    "--without-default-features", "--disable-download", "--disable-fdt",
+    "--enable-tcg", "--enable-kvm", "--enable-slirp", "--enable-virtfs", "--enable-attr",
+    "--enable-linux-aio", "--disable-docs", "--disable-werror", "--disable-install-blobs",
+    # The tarball has no firmware: look where Debian's seabios, ipxe-qemu and
+    # qemu-system-data put theirs, so no -L is needed (an -L still takes precedence).
+    "--firmwarepath=/usr/share/qemu:/usr/share/seabios:/usr/lib/ipxe/qemu",
+]
+
+
+def configure_args(python: str, use_ccache: bool) -> List[str]:
+    args = list(FEATURES) + [f"--python={python}"]
+    if use_ccache:
+        # QEMU hands meson an explicit compiler, so meson would not add ccache itself.
+        args.append("--cc=ccache cc")
+    return args
+
+
+def build_env(repo_root: Path, use_ccache: bool) -> dict:
+    env = dict(os.environ)
+    if use_ccache:
+        # Hash paths relative to the repository and ignore the build dir's own path, so
+        # another clone or a fresh build dir hits the same cache entries.
+        env.setdefault("CCACHE_BASEDIR", str(repo_root))
+        env.setdefault("CCACHE_NOHASHDIR", "1")
+    return env
+
+
+def _tail(path: Path, count: int) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-count:])
+    except OSError:
+        return ""
+
+
+def configure(tree: Path, build_dir: Path, args: List[str], env: dict) -> None:
+    wanted = {"tree": str(tree), "args": args}
+    stamp = build_dir / CONFIGURE_STAMP
+    name = "configure QEMU"
+    if (build_dir / "build.ninja").exists() and stamp.exists():
+        try:
+            if json.loads(stamp.read_text()) == wanted:
+                skipped(name, f"{build_dir.name}/ is configured with the same options")
+                return
+        except ValueError:
+            pass
+        say(f"{name}: source tree or options changed, starting a fresh {build_dir.name}/")
+    if build_dir.exists():
+        shutil.rmtree(build_dir)
+    build_dir.mkdir(parents=True)
+    log = build_dir / "femu-configure.log"
+    with Step(name, "about 1 minute"):
+        say(f"configure {' '.join(args)}  (log: {log})")
+        with open(log, "w") as out:
+            proc = subprocess.run([str(tree / "configure"), *args], cwd=build_dir, env=env,
+                                  stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+        if proc.returncode != 0:
+            sys.stderr.write(_tail(log, 20) + "\n")
+            raise BuildError(f"QEMU configure failed (exit {proc.returncode}); full log: {log}")
+        stamp.write_text(json.dumps(wanted))
+
+
+_STEP = re.compile(r"^\[(\d+)/(\d+)\] (.*)")
+
+
+def build(build_dir: Path, jobs: Optional[int], env: dict) -> None:
+    """Run ninja; show compiler messages as they come and progress every few seconds."""
+    log = build_dir / "femu-ninja.log"
+    cmd = ["ninja", "-C", str(build_dir), TARGET] + ([f"-j{jobs}"] if jobs else [])
+    steps: List[str] = []
+    with Step(f"build {TARGET}", "3-6 min cold, ~20 s with a warm ccache, seconds after an edit"):
+        last_report = time.monotonic()
+        with open(log, "w") as out:
+            proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, text=True,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    errors="replace")
+            for line in proc.stdout:
+                out.write(line)
+                match = _STEP.match(line)
+                if match:
+                    steps.append(match.group(3))
+                    if time.monotonic() - last_report >= PROGRESS_SECONDS:
+                        last_report = time.monotonic()
+                        say(f"  [{match.group(1)}/{match.group(2)}] {match.group(3)[:90]}")
+                elif not line.startswith(("ninja: Entering", "ninja: no work")):
+                    sys.stderr.write(line)   # compiler warnings and errors, as they come
+            code = proc.wait()
+        if code != 0:
+            raise BuildError(f"building {TARGET} failed (ninja exit {code}); the compiler's "
+                             f"message is above; full log: {log}")
+        if not steps:
+            say("  nothing to rebuild")
+        elif len(steps) <= 12:
+            for step in steps:
+                say(f"  rebuilt: {step}")
+        else:
+            say(f"  {len(steps)} build steps")
+
+
+def link_output(build_dir: Path, output: Path) -> str:
+    """Put the built binary at output; return its --version line.
+
+    A hard link (a copy across file systems), not a symlink: QEMU resolves its own path,
+    and run from inside the build folder it looks for firmware only in the build's
+    qemu-bundle/, which holds none. From build-femu/ it searches the --firmwarepath
+    folders, where Debian's firmware packages are.
+    """
+    built = build_dir / TARGET
+    if not built.exists():
+        raise BuildError(f"ninja succeeded but {built} is missing")
+    fresh = build_dir / (TARGET + ".femu-new")   # same file system, git-ignored
+    if fresh.exists() or fresh.is_symlink():
+        fresh.unlink()
+    try:
+        os.link(built, fresh)
+    except OSError:
+        shutil.copy2(built, fresh)
+    os.replace(fresh, output)   # atomic: a running test never sees a half-written binary
+    proc = subprocess.run([str(output), "--version"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BuildError(f"{output} --version failed (exit {proc.returncode}): "
+                         f"{proc.stderr.strip()[:200]}")
+    return proc.stdout.splitlines()[0] if proc.stdout else "?"

@@ -1,0 +1,341 @@
+/*
+ * femu device type: PCI identity, properties, and a realize that builds the FTL.
+ *
+ * Configuration precedence: FTL defaults < config=FILE < properties given explicitly.
+ *
+ * A plain typed qdev property cannot tell "nchs=8 was given" from "nchs was left at its
+ * default of 8", and the difference matters once a config file sets nchs=2. So every FTL
+ * key is a class property with its own accessors and an `explicit` flag:
+ *   - QOM stores each default through the setter while creating the object, before any
+ *     instance_init runs (object_class_property_init_all);
+ *   - femu_instance_init then clears every `explicit` flag;
+ *   - any later set (-device options, -global, QMP before realize) marks the key explicit.
+ * Realize starts from ftl_config_defaults(), loads the file, and replays only the explicit
+ * keys through ftl_config_set(), the parser config files use, so one set of range checks
+ * and messages serves both. The properties are generated from the FTL's own key list, so a
+ * new FTL key becomes a device property without touching this file.
+ */
+#include "qemu/osdep.h"
+#include "hw/pci/pci.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "qapi/error.h"
+#include "qapi/visitor.h"
+#include "qemu/cutils.h"
+#include "qemu/module.h"
+
+#include "femu.h"
+
+#define FEMU_ERR_LEN 512
+
+/* Per-key data the generic accessors need; built once per class, lives as long as it. */
+typedef struct FemuFtlKey {
+    unsigned index;     /* into FemuCtrl.ftl_props and ftl_config_key() */
+    bool numeric;       /* a uint64 property; otherwise a string (placement) */
+} FemuFtlKey;
+
+static const char *femu_default_text(const char *key, char *buf, size_t buflen)
+{
+    struct ftl_config defaults;
+
+    ftl_config_defaults(&defaults);
+    ftl_config_get(&defaults, key, buf, buflen);
+    return buf;
+}
+
+static void femu_ftl_prop_get(Object *obj, Visitor *v, const char *name, void *opaque,
+                              Error **errp)
+{
+    FemuCtrl *n = FEMU(obj);
+    const FemuFtlKey *key = opaque;
+    char effective[64];
+    const char *text = n->ftl_props[key->index].text;
+
+    /* Once realized, report what the FTL runs with (file and defaults included). */
+    if (n->ftl) {
+        ftl_config_get(&n->ftl_config, name, effective, sizeof(effective));
+        text = effective;
+    }
+    if (key->numeric) {
+        uint64_t value = 0;
+
+        qemu_strtou64(text, NULL, 10, &value);   /* always decimal: we formatted it */
+        visit_type_uint64(v, name, &value, errp);
+    } else {
+        char *copy = g_strdup(text);
+
+        visit_type_str(v, name, &copy, errp);
+        g_free(copy);
+    }
+}
+
+static void femu_ftl_prop_set(Object *obj, Visitor *v, const char *name, void *opaque,
+                              Error **errp)
+{
+    FemuCtrl *n = FEMU(obj);
+    const FemuFtlKey *key = opaque;
+    FemuFtlProperty *prop = &n->ftl_props[key->index];
+    char *text = NULL;
+
+    if (DEVICE(obj)->realized) {
+        qdev_prop_set_after_realize(DEVICE(obj), name, errp);
+        return;
+    }
+    if (key->numeric) {
+        uint64_t value;
+
+        if (!visit_type_uint64(v, name, &value, errp)) {
+            return;
+        }
+        text = g_strdup_printf("%" PRIu64, value);
+    } else if (!visit_type_str(v, name, &text, errp)) {
+        return;
+    }
+    g_free(prop->text);
+    prop->text = text;
+    prop->explicit = true;
+}
+
+static void femu_class_add_ftl_props(ObjectClass *oc)
+{
+    const char *name;
+
+    for (unsigned i = 0; (name = ftl_config_key(i)) != NULL; i++) {
+        FemuFtlKey *key = g_new0(FemuFtlKey, 1);
+        char text[64];
+        ObjectProperty *prop;
+
+        assert(i < FEMU_FTL_KEYS_MAX);
+        key->index = i;
+        /* Every key but placement is a number; the FTL's default text tells which. */
+        key->numeric = g_ascii_isdigit(femu_default_text(name, text, sizeof(text))[0]);
+        prop = object_class_property_add(oc, name, key->numeric ? "uint64" : "str",
+                                         femu_ftl_prop_get, femu_ftl_prop_set, NULL, key);
+        if (key->numeric) {
+            object_property_set_default_uint(prop, g_ascii_strtoull(text, NULL, 10));
+        } else {
+            object_property_set_default_str(prop, text);
+        }
+        object_class_property_set_description(oc, name, ftl_config_key_help(name));
+    }
+}
+
+/* "KEY=VALUE from ..." for an error message: where the value at fault came from. */
+static char *femu_key_origin(const FemuCtrl *n, const char *key)
+{
+    struct ftl_config defaults;
+    char now[64], def[64];
+
+    if (ftl_config_get(&n->ftl_config, key, now, sizeof(now)) != 0) {
+        return g_strdup("");   /* the message names no single key */
+    }
+    for (unsigned i = 0; ftl_config_key(i) != NULL; i++) {
+        if (strcmp(ftl_config_key(i), key) == 0 && n->ftl_props[i].explicit) {
+            return g_strdup_printf(" (%s=%s given as a property)", key, now);
+        }
+    }
+    ftl_config_defaults(&defaults);
+    ftl_config_get(&defaults, key, def, sizeof(def));
+    if (n->config_file && strcmp(now, def) != 0) {
+        return g_strdup_printf(" (%s=%s from %s)", key, now, n->config_file);
+    }
+    return g_strdup_printf(" (%s=%s is the default)", key, now);
+}
+
+/* Defaults, then the config file, then the explicit properties, into n->ftl_config. */
+static bool femu_resolve_config(FemuCtrl *n, Error **errp)
+{
+    char err[FEMU_ERR_LEN];
+
+    ftl_config_defaults(&n->ftl_config);
+    if (n->config_file &&
+        ftl_config_load_file(&n->ftl_config, n->config_file, err, sizeof(err)) != 0) {
+        error_setg(errp, "config: %s", err);
+        return false;
+    }
+    for (unsigned i = 0; ftl_config_key(i) != NULL; i++) {
+        const FemuFtlProperty *prop = &n->ftl_props[i];
+
+        if (prop->explicit &&
+            ftl_config_set(&n->ftl_config, ftl_config_key(i), prop->text, err,
+                           sizeof(err)) != 0) {
+            error_setg(errp, "%s", err);   /* "KEY: reason": names the property */
+            return false;
+        }
+    }
+    if (ftl_config_validate(&n->ftl_config, &n->geometry, err, sizeof(err)) != 0) {
+        /* The FTL's message starts with the key at fault; say where its value came from. */
+        char *key = g_strndup(err, strcspn(err, ":"));
+        char *origin = femu_key_origin(n, key);
+
+        error_setg(errp, "%s%s", err, origin);
+        g_free(origin);
+        g_free(key);
+        return false;
+    }
+    return true;
+}
+
+static bool femu_check_controller_props(FemuCtrl *n, Error **errp)
+{
+    PCIDevice *pci_dev = PCI_DEVICE(n);
+
+    if (n->queues < 1 || n->queues > FEMU_MAX_QUEUES) {
+        error_setg(errp, "queues: %" PRIu32 " is out of range [1, %d]", n->queues,
+                   FEMU_MAX_QUEUES);
+        return false;
+    }
+    if (n->mdts > FEMU_MAX_MDTS) {
+        error_setg(errp, "mdts: %u is out of range [0, %d] (0 means no limit)", n->mdts,
+                   FEMU_MAX_MDTS);
+        return false;
+    }
+    if (n->serial) {
+        size_t len = strlen(n->serial);
+
+        if (len == 0 || len > FEMU_SERIAL_MAX_LEN) {
+            error_setg(errp, "serial: '%s' must be 1 to %d characters", n->serial,
+                       FEMU_SERIAL_MAX_LEN);
+            return false;
+        }
+        for (size_t i = 0; i < len; i++) {
+            if (!g_ascii_isprint(n->serial[i])) {
+                error_setg(errp, "serial: only printable ASCII characters are allowed");
+                return false;
+            }
+        }
+        pstrcpy(n->serial_number, sizeof(n->serial_number), n->serial);
+    } else {
+        /* Unique per slot on one bus; give serial= for devices on several buses. */
+        snprintf(n->serial_number, sizeof(n->serial_number), "FEMU%02X%X",
+                 PCI_SLOT(pci_dev->devfn), PCI_FUNC(pci_dev->devfn));
+    }
+    return true;
+}
+
+/* stats_dir is created now so a bad path fails at start-up, not minutes into a run. */
+static bool femu_prepare_stats_dir(FemuCtrl *n, Error **errp)
+{
+    if (!n->stats_dir) {
+        return true;
+    }
+    if (n->stats_dir[0] == '\0') {
+        error_setg(errp, "stats_dir: empty path");
+        return false;
+    }
+    if (g_mkdir_with_parents(n->stats_dir, 0755) != 0 || access(n->stats_dir, W_OK) != 0) {
+        error_setg_errno(errp, errno, "stats_dir: cannot use '%s'", n->stats_dir);
+        return false;
+    }
+    return true;
+}
+
+static void femu_realize(PCIDevice *pci_dev, Error **errp)
+{
+    FemuCtrl *n = FEMU(pci_dev);
+    char err[FEMU_ERR_LEN];
+
+    if (!femu_check_controller_props(n, errp) || !femu_resolve_config(n, errp) ||
+        !femu_prepare_stats_dir(n, errp)) {
+        return;
+    }
+    n->ftl = ftl_create(&n->ftl_config, err, sizeof(err));
+    if (!n->ftl) {
+        error_setg(errp, "cannot create the FTL: %s", err);
+        return;
+    }
+    pci_config_set_prog_interface(pci_dev->config, FEMU_PCI_PROG_IF_NVME);
+}
+
+static void femu_destroy_ftl(FemuCtrl *n)
+{
+    ftl_destroy(n->ftl);
+    n->ftl = NULL;
+}
+
+static void femu_exit(PCIDevice *pci_dev)
+{
+    femu_destroy_ftl(FEMU(pci_dev));
+}
+
+static void femu_instance_init(Object *obj)
+{
+    FemuCtrl *n = FEMU(obj);
+
+    /* The defaults were just stored through the setter: none of them is explicit. */
+    for (unsigned i = 0; ftl_config_key(i) != NULL; i++) {
+        n->ftl_props[i].explicit = false;
+    }
+}
+
+static void femu_instance_finalize(Object *obj)
+{
+    FemuCtrl *n = FEMU(obj);
+
+    femu_destroy_ftl(n);   /* normally gone already: exit runs on unrealize */
+    for (unsigned i = 0; i < FEMU_FTL_KEYS_MAX; i++) {
+        g_free(n->ftl_props[i].text);
+        n->ftl_props[i].text = NULL;
+    }
+}
+
+static const Property femu_controller_props[] = {
+    DEFINE_PROP_STRING("config", FemuCtrl, config_file),
+    DEFINE_PROP_STRING("stats_dir", FemuCtrl, stats_dir),
+    DEFINE_PROP_STRING("serial", FemuCtrl, serial),
+    DEFINE_PROP_UINT32("queues", FemuCtrl, queues, FEMU_DEFAULT_QUEUES),
+    DEFINE_PROP_UINT8("mdts", FemuCtrl, mdts, FEMU_DEFAULT_MDTS),
+};
+
+/* The emulated flash lives in host memory and the FTL state is not serialised. */
+static const VMStateDescription femu_vmstate = {
+    .name = TYPE_FEMU,
+    .unmigratable = 1,
+};
+
+static void femu_class_init(ObjectClass *oc, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+    PCIDeviceClass *pc = PCI_DEVICE_CLASS(oc);
+
+    pc->realize = femu_realize;
+    pc->exit = femu_exit;
+    pc->vendor_id = FEMU_PCI_VENDOR_ID;
+    pc->device_id = FEMU_PCI_DEVICE_ID;
+    pc->class_id = PCI_CLASS_STORAGE_EXPRESS;
+
+    dc->desc = "femu NVMe SSD emulator (FTL with GC, flash latencies, statistics)";
+    dc->vmsd = &femu_vmstate;
+    set_bit(DEVICE_CATEGORY_STORAGE, dc->categories);
+    device_class_set_props(dc, femu_controller_props);
+    object_class_property_set_description(oc, "config",
+        "SSD configuration file (key=value lines); explicit properties override it");
+    object_class_property_set_description(oc, "stats_dir",
+        "directory for the CSV statistics (created if missing)");
+    object_class_property_set_description(oc, "serial",
+        "NVMe serial number, at most 20 characters (default: FEMU + PCI slot)");
+    object_class_property_set_description(oc, "queues", "number of I/O queue pairs");
+    object_class_property_set_description(oc, "mdts",
+        "maximum data transfer size, a power of two of 4 KiB pages (0: no limit)");
+    femu_class_add_ftl_props(oc);
+}
+
+static const TypeInfo femu_type_info = {
+    .name = TYPE_FEMU,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(FemuCtrl),
+    .instance_init = femu_instance_init,
+    .instance_finalize = femu_instance_finalize,
+    .class_init = femu_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void femu_register_types(void)
+{
+    type_register_static(&femu_type_info);
+}
+
+type_init(femu_register_types)
