@@ -83,6 +83,8 @@ class Metadata:
         placement = self.get("placement")
         if placement == "hotcold":
             parts.append(f"hotcold threshold {self.get('hot_threshold', '?')}")
+        elif placement == "single":
+            parts.append("single stream")
         elif placement:
             parts.append(str(placement))
         return ", ".join(parts) or None

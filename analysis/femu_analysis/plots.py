@@ -37,6 +37,7 @@ COMPARE_METRICS = {
     "throughput": ("Throughput", "MB/s (read + write)", series.throughput, "total"),
 }
 ZOOM_MAX_WRITES = 50
+LOG_X_ABOVE = 1000  # full CDF gets a log x axis when some LPN was written more often
 
 
 def timeseries_figure(run, window, spec):
@@ -116,6 +117,12 @@ def cdf_figure(run, zoom_max=None):
     axes.set_ylim(0, 1.02)
     if zoom_max is not None:
         axes.set_xlim(0, zoom_max)
+    elif len(counts) and counts[-1] > LOG_X_ABOVE:
+        # skewed traffic (zipf, pareto): a few LPNs take thousands of writes and squeeze
+        # the rest against the axis; symlog keeps 0 on the axis and spreads the tail
+        axes.set_xscale("symlog", linthresh=1)
+        axes.set_xlim(0, counts[-1] * 1.5)
+        axes.set_xlabel("host writes per LPN (log scale)")
     return figure
 
 

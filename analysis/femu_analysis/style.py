@@ -42,13 +42,16 @@ def mark_extremes(axes, x, y, color="C0"):
     if not len(finite):
         return {}
     points = {}
-    for name, pick, offset in (("max", np.argmax, (0, 8)), ("min", np.argmin, (0, -14))):
+    # max label above its point (nice_ylim leaves room); min label beside its point, which
+    # keeps it inside the axes when the minimum sits on the x axis
+    for name, pick, offset, align in (("max", np.argmax, (0, 8), "center"),
+                                      ("min", np.argmin, (7, 3), "left")):
         index = finite[pick(y[finite])]
         points[name] = (float(x[index]), float(y[index]))
         axes.scatter([x[index]], [y[index]], color=color, marker="o" if name == "max" else "v",
                      zorder=3, gid=f"extreme-{name}")
         axes.annotate(f"{name} {format_value(y[index])}", (x[index], y[index]),
-                      textcoords="offset points", xytext=offset, ha="center", fontsize=9,
+                      textcoords="offset points", xytext=offset, ha=align, fontsize=9,
                       gid=f"extreme-{name}")
     return points
 
