@@ -81,6 +81,8 @@ def configure(tree: Path, build_dir: Path, args: List[str], env: dict) -> None:
 
 
 _STEP = re.compile(r"^\[(\d+)/(\d+)\] (.*)")
+# QEMU regenerates its version header on every build; it changes nothing when unchanged.
+ALWAYS_RUN = "Generating qemu-version.h"
 
 
 def build(build_dir: Path, jobs: Optional[int], env: dict) -> None:
@@ -98,7 +100,8 @@ def build(build_dir: Path, jobs: Optional[int], env: dict) -> None:
                 out.write(line)
                 match = _STEP.match(line)
                 if match:
-                    steps.append(match.group(3))
+                    if not match.group(3).startswith(ALWAYS_RUN):
+                        steps.append(match.group(3))
                     if time.monotonic() - last_report >= PROGRESS_SECONDS:
                         last_report = time.monotonic()
                         say(f"  [{match.group(1)}/{match.group(2)}] {match.group(3)[:90]}")

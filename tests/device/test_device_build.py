@@ -1,0 +1,47 @@
+"""build-femu/femu-compile.sh: what it leaves behind, and that re-running it after an
+edit of hw/femu rebuilds only what changed."""
+import re
+import subprocess
+
+from femu_device import BUILD_FEMU, REPO_ROOT, run_femu_compile
+
+
+def test_binary_is_qemu_10_0(qemu):
+    proc = subprocess.run([str(qemu), "--version"], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0
+    assert re.match(r"QEMU emulator version 10\.0\.\d+", proc.stdout), proc.stdout
+
+
+def test_build_log_names_the_exact_source(qemu):
+    info = (BUILD_FEMU / "qemu-build" / "femu-build-info.txt").read_text()
+    assert re.search(r"QEMU emulator version 10\.0\.\d+", info)
+    assert "origin:" in info
+
+
+def test_firmware_found_without_dash_L(qemu):
+    # Debian's firmware folders are the binary's default search path (see qemu_build.py).
+    proc = subprocess.run([str(qemu), "-L", "help"], capture_output=True, text=True, timeout=30)
+    dirs = proc.stdout.split()
+    assert "/usr/share/seabios" in dirs and "/usr/lib/ipxe/qemu" in dirs, proc.stdout
+
+
+def test_overlay_is_a_link_to_the_repository(qemu):
+    trees = [p for p in BUILD_FEMU.glob("qemu-src-*") if (p / "hw" / "femu").is_symlink()]
+    if not trees:   # built from $QEMU_SRC elsewhere: nothing to check here
+        return
+    for tree in trees:
+        assert (tree / "hw" / "femu").resolve() == (REPO_ROOT / "hw" / "femu").resolve()
+
+
+def test_rerun_is_a_no_op(qemu, tmp_path):
+    out = run_femu_compile(tmp_path / "rerun.log")
+    assert "configure QEMU: skipped" in out
+    assert "nothing to rebuild" in out, out[-2000:]
+
+
+def test_touching_femu_c_rebuilds_only_it(qemu, tmp_path):
+    (REPO_ROOT / "hw" / "femu" / "femu.c").touch()   # newer than its object file now
+    out = run_femu_compile(tmp_path / "incremental.log")
+    compiled = re.findall(r"rebuilt: Compiling C object (\S+)", out)
+    assert compiled == ["libcommon.a.p/hw_femu_femu.c.o"], out[-2000:]
+    assert "rebuilt: Linking target qemu-system-x86_64" in out

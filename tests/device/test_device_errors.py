@@ -1,0 +1,66 @@
+"""Bad device configurations: QEMU exits with status 1 and one line that names the
+property or config key at fault; never an abort, a core or a hang."""
+import signal
+
+import pytest
+
+BAD = [
+    # (device options, words the one error line must contain)
+    ("femu,nchs=0", ["nchs", "out of range"]),
+    ("femu,nchs=-1", ["nchs"]),
+    ("femu,nchs=lots", ["nchs"]),
+    ("femu,devsz_mb=999999", ["devsz_mb", "given as a property"]),
+    ("femu,devsz_mb=0", ["devsz_mb"]),
+    ("femu,secsz=1000", ["secsz", "power of two"]),
+    ("femu,placement=sideways", ["placement", "sideways"]),
+    ("femu,gc_thres_pcent=99", ["gc_thres_pcent"]),
+    ("femu,nstreams=17,placement=stream", ["nstreams"]),
+    ("femu,config=/nonexistent/ssd.conf", ["config", "/nonexistent/ssd.conf"]),
+    ("femu,queues=0", ["queues"]),
+    ("femu,queues=100000", ["queues"]),
+    ("femu,mdts=99", ["mdts"]),
+    ("femu,serial=this-serial-is-far-too-long", ["serial"]),
+    ("femu,serial=", ["serial"]),
+]
+
+
+def _check_one_clear_line(proc, words):
+    assert proc.returncode == 1, f"exit {proc.returncode}: {proc.stderr}"
+    assert proc.returncode != -signal.SIGABRT
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, f"want one error line, got: {proc.stderr!r}"
+    for word in words:
+        assert word in lines[0], f"{word!r} not in {lines[0]!r}"
+    assert "Aborted" not in proc.stderr and "core dumped" not in proc.stderr
+
+
+@pytest.mark.parametrize("device,words", BAD, ids=[d for d, _ in BAD])
+def test_bad_property_fails_with_one_line(launch, device, words):
+    _check_one_clear_line(launch(device), words)
+
+
+@pytest.mark.parametrize("body,words", [
+    ("nchs=2\nfrobnicate=3\n", ["frobnicate", ":2:", "unknown key"]),
+    ("nchs=zero\n", ["nchs", ":1:"]),
+    ("nchs=2\nnchs=4\n", ["nchs", ":2:"]),
+    ("nchs=1\nssd_size=16384\n", ["devsz_mb", "from"]),
+])
+def test_bad_config_file_fails_with_one_line(launch, tmp_path, body, words):
+    conf = tmp_path / "bad.conf"
+    conf.write_text(body)
+    _check_one_clear_line(launch(f"femu,config={conf}"), words)
+
+
+def test_unusable_stats_dir(launch, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    _check_one_clear_line(launch(f"femu,stats_dir={blocker}/stats"), ["stats_dir"])
+
+
+def test_explicit_property_fixes_a_bad_config_file_value(launch, tmp_path):
+    # The file's devsz_mb does not fit its geometry; an explicit devsz_mb replaces it.
+    conf = tmp_path / "small.conf"
+    conf.write_text("nchs=1\nluns_per_ch=8\nblks_per_pl=64\nssd_size=16384\n")
+    assert launch(f"femu,config={conf}").returncode == 1
+    proc = launch(f"femu,config={conf},devsz_mb=384")
+    assert proc.returncode == 0, proc.stderr
