@@ -4,8 +4,6 @@ Every function returns a frame with ``time_s``, ``start_s``, ``interval_s`` and 
 columns, or None when the run has no source for it. Counts per interval become rates by
 dividing by the interval's true length, so a partial last row is not an outlier.
 """
-import pandas as pd
-
 from .errors import AnalysisError
 
 TIME_COLUMNS = ["time_s", "start_s", "interval_s"]
@@ -101,8 +99,3 @@ def within(frame, window):
     slack = 0.0005
     return frame[(frame["start_s"] >= window.start_s - slack)
                  & (frame["time_s"] <= window.end_s + slack)]
-
-
-def concat_nonempty(frames):
-    frames = [frame for frame in frames if frame is not None and len(frame)]
-    return pd.concat(frames, ignore_index=True) if frames else None
