@@ -5,21 +5,10 @@
  * lines with only erased pages ahead of them; the victim heap is a heap.
  */
 #include "ftl_internal.h"
+#include "ftl_error.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static int bad(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static int check_maps(const struct ftl *ftl, char *err, size_t errlen)
 {
@@ -34,21 +23,21 @@ static int check_maps(const struct ftl *ftl, char *err, size_t errlen)
             continue;
         }
         if (ppa >= g->phys_pages || ftl->p2l[ppa] != lpn) {
-            return bad(err, errlen, "L2P[%llu] = %u but the reverse map disagrees",
+            return ftl_error(err, errlen, "L2P[%llu] = %u but the reverse map disagrees",
                        (unsigned long long)lpn, ppa);
         }
         if (ftl->write_count[lpn] == 0) {
-            return bad(err, errlen, "LPN %llu is mapped but was never written",
+            return ftl_error(err, errlen, "LPN %llu is mapped but was never written",
                        (unsigned long long)lpn);
         }
         mapped++;
     }
     if (mapped != ftl->valid_pages) {
-        return bad(err, errlen, "%llu LPNs mapped but valid_pages is %llu",
+        return ftl_error(err, errlen, "%llu LPNs mapped but valid_pages is %llu",
                    (unsigned long long)mapped, (unsigned long long)ftl->valid_pages);
     }
     if (max_lpn != ftl->max_lpn_plus_one) {
-        return bad(err, errlen, "highest written LPN + 1 is %llu, recorded %llu",
+        return ftl_error(err, errlen, "highest written LPN + 1 is %llu, recorded %llu",
                    (unsigned long long)max_lpn, (unsigned long long)ftl->max_lpn_plus_one);
     }
     return 0;
@@ -66,7 +55,7 @@ static int check_line_pages(const struct ftl *ftl, uint32_t id, uint32_t *progra
     if (!blk_valid || !blk_invalid) {
         free(blk_valid);
         free(blk_invalid);
-        return bad(err, errlen, "out of memory in the checker");
+        return ftl_error(err, errlen, "out of memory in the checker");
     }
     int rc = 0;
     for (uint32_t off = 0; off < ftl->pgs_per_line && rc == 0; off++) {
@@ -79,13 +68,13 @@ static int check_line_pages(const struct ftl *ftl, uint32_t id, uint32_t *progra
             continue;
         }
         if (first_free != ftl->pgs_per_line) {
-            rc = bad(err, errlen, "line %u: page %u programmed after erased page %u",
+            rc = ftl_error(err, errlen, "line %u: page %u programmed after erased page %u",
                      id, off, first_free);
         } else if (lpn == P2L_INVALID) {
             invalid++;
             blk_invalid[off % luns]++;
         } else if (lpn >= g->logical_pages || ftl->l2p[lpn] != ppa) {
-            rc = bad(err, errlen, "P2L[%u] = %u but the map disagrees", ppa, lpn);
+            rc = ftl_error(err, errlen, "P2L[%u] = %u but the map disagrees", ppa, lpn);
         } else {
             valid++;
             blk_valid[off % luns]++;
@@ -93,13 +82,13 @@ static int check_line_pages(const struct ftl *ftl, uint32_t id, uint32_t *progra
     }
     const struct line *l = &ftl->lines[id];
     if (rc == 0 && (l->valid != valid || l->invalid != invalid)) {
-        rc = bad(err, errlen, "line %u: counts %u valid / %u invalid, pages say %u / %u",
+        rc = ftl_error(err, errlen, "line %u: counts %u valid / %u invalid, pages say %u / %u",
                  id, l->valid, l->invalid, valid, invalid);
     }
     for (uint32_t lun = 0; lun < luns && rc == 0; lun++) {
         const struct block *b = &ftl->blocks[(uint64_t)id * luns + lun];
         if (b->valid != blk_valid[lun] || b->invalid != blk_invalid[lun]) {
-            rc = bad(err, errlen, "block (line %u, lun %u): counts %u / %u, pages say %u / %u",
+            rc = ftl_error(err, errlen, "block (line %u, lun %u): counts %u / %u, pages say %u / %u",
                      id, lun, b->valid, b->invalid, blk_valid[lun], blk_invalid[lun]);
         }
     }
@@ -115,33 +104,33 @@ static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, siz
     for (uint32_t i = 0; i < ftl->free_count; i++) {
         uint32_t id = ftl->free_queue[(ftl->free_head + i) % nlines];
         if (id >= nlines || seen[id]++ || ftl->lines[id].state != LINE_FREE) {
-            return bad(err, errlen, "free queue entry %u (line %u) is wrong", i, id);
+            return ftl_error(err, errlen, "free queue entry %u (line %u) is wrong", i, id);
         }
     }
     uint32_t count = 0, prev = NO_LINE;
     for (uint32_t id = ftl->full_head; id != NO_LINE; id = ftl->lines[id].next) {
         if (id >= nlines || seen[id]++ || ftl->lines[id].state != LINE_FULL ||
             ftl->lines[id].prev != prev || ++count > nlines) {
-            return bad(err, errlen, "full list broken at line %u", id);
+            return ftl_error(err, errlen, "full list broken at line %u", id);
         }
         if (ftl->lines[id].invalid != 0 || ftl->lines[id].valid != ftl->pgs_per_line) {
-            return bad(err, errlen, "full line %u is not wholly valid", id);
+            return ftl_error(err, errlen, "full line %u is not wholly valid", id);
         }
         prev = id;
     }
     if (count != ftl->full_count || prev != ftl->full_tail) {
-        return bad(err, errlen, "full list holds %u lines, count says %u", count,
+        return ftl_error(err, errlen, "full list holds %u lines, count says %u", count,
                    ftl->full_count);
     }
     for (uint32_t pos = 0; pos < ftl->victim_count; pos++) {
         uint32_t id = ftl->victim_heap[pos];
         if (id >= nlines || seen[id]++ || ftl->lines[id].state != LINE_VICTIM ||
             ftl->lines[id].heap_pos != pos || ftl->lines[id].invalid == 0) {
-            return bad(err, errlen, "victim heap entry %u (line %u) is wrong", pos, id);
+            return ftl_error(err, errlen, "victim heap entry %u (line %u) is wrong", pos, id);
         }
         uint32_t parent = pos ? ftl->victim_heap[(pos - 1) / 2] : id;
         if (ftl->lines[parent].valid > ftl->lines[id].valid) {
-            return bad(err, errlen, "victim heap order broken at entry %u", pos);
+            return ftl_error(err, errlen, "victim heap order broken at entry %u", pos);
         }
     }
     for (uint32_t w = 0; w < FTL_MAX_WRITE_POINTERS; w++) {
@@ -151,12 +140,12 @@ static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, siz
         }
         if (w >= ftl->nwps || id >= nlines || seen[id]++ ||
             ftl->lines[id].state != LINE_OPEN || ftl->wps[w].offset >= ftl->pgs_per_line) {
-            return bad(err, errlen, "write pointer %u (line %u) is wrong", w, id);
+            return ftl_error(err, errlen, "write pointer %u (line %u) is wrong", w, id);
         }
     }
     for (uint32_t id = 0; id < nlines; id++) {
         if (seen[id] != 1) {
-            return bad(err, errlen, "line %u (state %u) is in %u structures", id,
+            return ftl_error(err, errlen, "line %u (state %u) is in %u structures", id,
                        ftl->lines[id].state, seen[id]);
         }
     }
@@ -180,22 +169,22 @@ int ftl_check(const struct ftl *ftl, char *err, size_t errlen)
             expected = 0;
         } else if (state == LINE_OPEN) {
             if (ftl->lines[id].wp >= ftl->nwps) {
-                return bad(err, errlen, "open line %u names write pointer %u", id,
+                return ftl_error(err, errlen, "open line %u names write pointer %u", id,
                            ftl->lines[id].wp);
             }
             expected = ftl->wps[ftl->lines[id].wp].offset;
             if (ftl->wps[ftl->lines[id].wp].line != id) {
-                return bad(err, errlen, "open line %u is not its write pointer's line", id);
+                return ftl_error(err, errlen, "open line %u is not its write pointer's line", id);
             }
         }
         if (programmed != expected) {
-            return bad(err, errlen, "line %u (state %u): %u pages programmed, expected %u",
+            return ftl_error(err, errlen, "line %u (state %u): %u pages programmed, expected %u",
                        id, state, programmed, expected);
         }
     }
     uint8_t *seen = calloc(nlines, 1);
     if (!seen) {
-        return bad(err, errlen, "out of memory in the checker");
+        return ftl_error(err, errlen, "out of memory in the checker");
     }
     int rc = check_structures(ftl, seen, err, errlen);
     free(seen);

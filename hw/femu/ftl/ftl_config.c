@@ -1,9 +1,9 @@
 /* FTL configuration: key table, parsing of one value, validation and derived geometry. */
 #include "ftl_config.h"
+#include "ftl_error.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,17 +57,6 @@ static const char *const placement_names[] = {
     [FTL_PLACEMENT_HOTCOLD] = "hotcold",
     [FTL_PLACEMENT_STREAM] = "stream",
 };
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 void ftl_config_defaults(struct ftl_config *cfg)
 {
@@ -128,7 +117,7 @@ int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
 {
     const struct config_key *k = find_key(key);
     if (!k) {
-        return fail(err, errlen, "%s: unknown key", key);
+        return ftl_error(err, errlen, "%s: unknown key", key);
     }
     if (k->kind == KEY_PLACEMENT) {
         for (unsigned p = 0; p < 3; p++) {
@@ -137,14 +126,14 @@ int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
                 return 0;
             }
         }
-        return fail(err, errlen, "%s: '%s' is not one of single, hotcold, stream", key, value);
+        return ftl_error(err, errlen, "%s: '%s' is not one of single, hotcold, stream", key, value);
     }
     uint64_t v;
     if (!parse_uint(value, &v)) {
-        return fail(err, errlen, "%s: '%s' is not a non-negative integer", key, value);
+        return ftl_error(err, errlen, "%s: '%s' is not a non-negative integer", key, value);
     }
     if (v < k->min || v > k->max) {
-        return fail(err, errlen, "%s: %" PRIu64 " is out of range [%" PRIu64 ", %" PRIu64 "]",
+        return ftl_error(err, errlen, "%s: %" PRIu64 " is out of range [%" PRIu64 ", %" PRIu64 "]",
                     key, v, k->min, k->max);
     }
     *(uint64_t *)((char *)cfg + k->offset) = v;
@@ -177,21 +166,21 @@ static int check_ranges(const struct ftl_config *cfg, char *err, size_t errlen)
         const struct config_key *k = &config_keys[i];
         if (k->kind == KEY_PLACEMENT) {
             if ((unsigned)cfg->placement > FTL_PLACEMENT_STREAM) {
-                return fail(err, errlen, "placement: unknown placement %d", (int)cfg->placement);
+                return ftl_error(err, errlen, "placement: unknown placement %d", (int)cfg->placement);
             }
             continue;
         }
         uint64_t v = *(const uint64_t *)((const char *)cfg + k->offset);
         if (v < k->min || v > k->max) {
-            return fail(err, errlen, "%s: %" PRIu64 " is out of range [%" PRIu64 ", %" PRIu64 "]",
+            return ftl_error(err, errlen, "%s: %" PRIu64 " is out of range [%" PRIu64 ", %" PRIu64 "]",
                         k->name, v, k->min, k->max);
         }
     }
     if (cfg->secsz & (cfg->secsz - 1)) {
-        return fail(err, errlen, "secsz: %" PRIu64 " is not a power of two", cfg->secsz);
+        return ftl_error(err, errlen, "secsz: %" PRIu64 " is not a power of two", cfg->secsz);
     }
     if (cfg->gc_thres_pcent > cfg->gc_thres_pcent_high) {
-        return fail(err, errlen, "gc_thres_pcent: %" PRIu64 " is above gc_thres_pcent_high (%"
+        return ftl_error(err, errlen, "gc_thres_pcent: %" PRIu64 " is above gc_thres_pcent_high (%"
                     PRIu64 "); background GC must start first", cfg->gc_thres_pcent,
                     cfg->gc_thres_pcent_high);
     }
@@ -210,7 +199,7 @@ static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
     if (!mul_ok(g->luns, cfg->pgs_per_blk, &g->pgs_per_line) ||
         !mul_ok(g->luns, g->blks_per_lun, &g->blocks) ||
         !mul_ok(g->lines, g->pgs_per_line, &g->phys_pages) || g->phys_pages > MAX_PAGES) {
-        return fail(err, errlen, "blks_per_pl: the geometry has more than %llu physical pages "
+        return ftl_error(err, errlen, "blks_per_pl: the geometry has more than %llu physical pages "
                     "(32-bit page addresses)", (unsigned long long)MAX_PAGES);
     }
     switch (cfg->placement) {
@@ -221,7 +210,7 @@ static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
     g->gc_thres_lines = (100 - cfg->gc_thres_pcent) * g->lines / 100;
     g->gc_thres_lines_high = (100 - cfg->gc_thres_pcent_high) * g->lines / 100;
     if (g->gc_thres_lines_high < 1) {
-        return fail(err, errlen, "gc_thres_pcent_high: %" PRIu64 "%% of %" PRIu64 " lines "
+        return ftl_error(err, errlen, "gc_thres_pcent_high: %" PRIu64 "%% of %" PRIu64 " lines "
                     "leaves no line for foreground GC; use more lines (blks_per_pl) or a "
                     "lower threshold", cfg->gc_thres_pcent_high, g->lines);
     }
@@ -252,23 +241,23 @@ int ftl_config_validate(const struct ftl_config *cfg, struct ftl_geometry *geo,
     }
     uint64_t logical_bytes = cfg->devsz_mb * MIB;  /* devsz_mb capped at UINT64_MAX / MIB */
     if (logical_bytes % g.page_bytes) {
-        return fail(err, errlen, "devsz_mb: %" PRIu64 " MiB is not a whole number of %" PRIu64
+        return ftl_error(err, errlen, "devsz_mb: %" PRIu64 " MiB is not a whole number of %" PRIu64
                     "-byte pages", cfg->devsz_mb, g.page_bytes);
     }
     g.logical_pages = logical_bytes / g.page_bytes;
     /* phys_pages < 2^32 and page_bytes <= 2^26: the product cannot overflow. */
     uint64_t raw_mib = g.phys_pages * g.page_bytes / MIB;
     if (g.logical_pages >= g.phys_pages) {
-        return fail(err, errlen, "devsz_mb: logical size %" PRIu64 " MiB must be smaller than "
+        return ftl_error(err, errlen, "devsz_mb: logical size %" PRIu64 " MiB must be smaller than "
                     "the raw capacity (%" PRIu64 " MiB)", cfg->devsz_mb, raw_mib);
     }
     uint64_t limit = max_logical_pages(&g);
     if (g.logical_pages > limit) {
-        return fail(err, errlen, "devsz_mb: %" PRIu64 " MiB leaves too little over-provisioning "
+        return ftl_error(err, errlen, "devsz_mb: %" PRIu64 " MiB leaves too little over-provisioning "
                     "for GC (%" PRIu64 " lines, %" PRIu64 " kept free for foreground GC, %"
                     PRIu64 " write pointers): at most %" PRIu64 " MiB", cfg->devsz_mb, g.lines,
                     g.gc_thres_lines_high, g.write_pointers,
-                    limit * g.page_bytes / MIB);
+                    (uint64_t)(limit * g.page_bytes / MIB));
     }
     g.logical_sectors = g.logical_pages * cfg->secs_per_pg;
     if (geo) {

@@ -1,8 +1,8 @@
 /* CSV views of the FTL counters: column meanings are documented in STATS.md. */
 #include "stats_writer.h"
+#include "ftl_error.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,17 +35,6 @@ struct ftl_stats_writer {
     unsigned nwps;
 };
 
-static int stats_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static double seconds(uint64_t ns)
 {
     return (double)ns / (double)NS_PER_S;
@@ -76,7 +65,7 @@ struct ftl_stats_writer *ftl_stats_open(const char *dir, const struct ftl *ftl,
 {
     struct ftl_stats_writer *w = calloc(1, sizeof(*w));
     if (!w) {
-        stats_fail(err, errlen, "out of memory");
+        ftl_error(err, errlen, "out of memory");
         return NULL;
     }
     w->ftl = ftl;
@@ -89,13 +78,13 @@ struct ftl_stats_writer *ftl_stats_open(const char *dir, const struct ftl *ftl,
     for (int i = 0; i < NFILES; i++) {
         char path[4096];
         if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file_names[i]) >= sizeof(path)) {
-            stats_fail(err, errlen, "stats dir '%s': path too long", dir);
+            ftl_error(err, errlen, "stats dir '%s': path too long", dir);
             ftl_stats_close(w, start_ns, NULL, 0);
             return NULL;
         }
         w->files[i] = fopen(path, "w");
         if (!w->files[i]) {
-            stats_fail(err, errlen, "stats dir: cannot create %s: %s", path, strerror(errno));
+            ftl_error(err, errlen, "stats dir: cannot create %s: %s", path, strerror(errno));
             ftl_stats_close(w, start_ns, NULL, 0);
             return NULL;
         }
@@ -192,7 +181,7 @@ static int flush_all(struct ftl_stats_writer *w, char *err, size_t errlen)
     int rc = 0;
     for (int i = 0; i < NFILES; i++) {
         if (w->files[i] && (fflush(w->files[i]) || ferror(w->files[i]))) {
-            rc = stats_fail(err, errlen, "writing %s failed: %s", file_names[i],
+            rc = ftl_error(err, errlen, "writing %s failed: %s", file_names[i],
                             strerror(errno));
             clearerr(w->files[i]);
         }
@@ -234,7 +223,7 @@ int ftl_stats_close(struct ftl_stats_writer *w, uint64_t now_ns, char *err, size
     }
     for (int i = 0; i < NFILES; i++) {
         if (w->files[i] && fclose(w->files[i]) && rc == 0) {
-            rc = stats_fail(err, errlen, "closing %s failed: %s", file_names[i],
+            rc = ftl_error(err, errlen, "closing %s failed: %s", file_names[i],
                             strerror(errno));
         }
     }
@@ -247,7 +236,7 @@ int ftl_stats_write_lpn_counts(const struct ftl *ftl, const char *path, char *er
 {
     FILE *f = fopen(path, "w");
     if (!f) {
-        return stats_fail(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        return ftl_error(err, errlen, "cannot create %s: %s", path, strerror(errno));
     }
     struct ftl_gauges g;
     ftl_get_gauges(ftl, &g);
@@ -257,7 +246,7 @@ int ftl_stats_write_lpn_counts(const struct ftl *ftl, const char *path, char *er
     }
     bool failed = ferror(f) != 0;
     if (fclose(f) || failed) {
-        return stats_fail(err, errlen, "writing %s failed: %s", path, strerror(errno));
+        return ftl_error(err, errlen, "writing %s failed: %s", path, strerror(errno));
     }
     return 0;
 }
