@@ -83,6 +83,8 @@ def configure(tree: Path, build_dir: Path, args: List[str], env: dict) -> None:
 _STEP = re.compile(r"^\[(\d+)/(\d+)\] (.*)")
 # QEMU regenerates its version header on every build; it changes nothing when unchanged.
 ALWAYS_RUN = "Generating qemu-version.h"
+# meson's re-run after a meson.build edit prints its whole configuration summary.
+REGENERATE = "Regenerating build files"
 
 
 def build(build_dir: Path, jobs: Optional[int], env: dict) -> None:
@@ -92,6 +94,7 @@ def build(build_dir: Path, jobs: Optional[int], env: dict) -> None:
     steps: List[str] = []
     with Step(f"build {TARGET}", "3-6 min cold, ~20 s with a warm ccache, seconds after an edit"):
         last_report = time.monotonic()
+        regenerating = False
         with open(log, "w") as out:
             proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, text=True,
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -100,12 +103,17 @@ def build(build_dir: Path, jobs: Optional[int], env: dict) -> None:
                 out.write(line)
                 match = _STEP.match(line)
                 if match:
+                    regenerating = match.group(3).startswith(REGENERATE)
+                    if regenerating:
+                        say("  a meson.build changed: meson regenerates the build files "
+                            f"(its report goes to {log.name})")
                     if not match.group(3).startswith(ALWAYS_RUN):
                         steps.append(match.group(3))
                     if time.monotonic() - last_report >= PROGRESS_SECONDS:
                         last_report = time.monotonic()
                         say(f"  [{match.group(1)}/{match.group(2)}] {match.group(3)[:90]}")
-                elif not line.startswith(("ninja: Entering", "ninja: no work")):
+                elif not regenerating and not line.startswith(("ninja: Entering",
+                                                               "ninja: no work")):
                     sys.stderr.write(line)   # compiler warnings and errors, as they come
             code = proc.wait()
         if code != 0:

@@ -1,5 +1,6 @@
 """The femu device type: it is listed, its properties carry FEMU's names and defaults,
 and realize resolves defaults < config=FILE < explicit properties."""
+import json
 import re
 import subprocess
 
@@ -110,3 +111,26 @@ def test_realizes_on_pcie_and_conventional_buses(qemu, machine):
     assert proc.returncode == 0, proc.stderr
     # `info pci` prints the class in decimal: 264 is 0x0108, NVM Express mass storage.
     assert "Class 0264: PCI device 8086:5845" in proc.stdout, proc.stdout
+
+
+def test_failed_hotplug_leaves_qemu_running(qemu, repo_root):
+    # A realize error at run time (device_add) must come back as a QMP error, clean up,
+    # and leave QEMU able to add a good device afterwards.
+    conf = repo_root / "conf" / "lab-1g.conf"
+    commands = [
+        {"execute": "device_add", "arguments": {"driver": "femu", "id": "bad", "nchs": 0}},
+        {"execute": "device_add", "arguments": {"driver": "femu", "id": "good",
+                                                 "config": str(conf)}},
+        {"execute": "qom-get", "arguments": {"path": "/machine/peripheral/good",
+                                              "property": "nchs"}},
+        {"execute": "quit"},
+    ]
+    cmd = [str(qemu), "-M", "pc", "-accel", "tcg", "-nodefaults", "-display", "none", "-S",
+           "-qmp", "stdio"]
+    script = "".join(json.dumps(c) + "\n" for c in [{"execute": "qmp_capabilities"}, *commands])
+    proc = subprocess.run(cmd, input=script, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    answers = [json.loads(l) for l in proc.stdout.splitlines()
+               if '"return"' in l or '"error"' in l][1:]
+    assert "nchs: 0 is out of range" in answers[0]["error"]["desc"]
+    assert answers[1] == {"return": {}} and answers[2] == {"return": 2}
