@@ -11,6 +11,9 @@
 #define MAX_KEYS_PER_FILE 64
 
 static int file_fail(char *err, size_t errlen, const char *path, unsigned line,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int file_fail(char *err, size_t errlen, const char *path, unsigned line,
                      const char *fmt, ...)
 {
     if (err && errlen) {
