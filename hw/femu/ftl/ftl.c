@@ -160,14 +160,15 @@ int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
                 break;
             }
         }
-        uint32_t *count = &ftl->write_count[lpn];
-        if (*count != UINT32_MAX) {
-            (*count)++;
-        }
+        /* The hot/cold classifier counts this write, so the count goes up first and
+         * comes back down if the page cannot be placed. */
+        uint32_t count = ftl->write_count[lpn];
+        ftl->write_count[lpn] = count == UINT32_MAX ? count : count + 1;
         uint32_t old = ftl->l2p[lpn];
         uint32_t wp = placement_for_host(ftl, (uint32_t)lpn, io->stream);
         uint32_t ppa;
         if (!wp_place(ftl, wp, true, (uint32_t)lpn, &ppa)) {
+            ftl->write_count[lpn] = count;
             rc = FTL_E_NOSPC;
             break;
         }
