@@ -56,13 +56,24 @@ def _split_rows(path):
                     header = [name.strip() for name in fields]
                     continue
                 if len(fields) != len(header):
-                    raise AnalysisError(f"{path}: line {reader.line_num}: expected "
-                                        f"{len(header)} fields ({','.join(header)}), "
-                                        f"found {len(fields)}")
+                    raise AnalysisError(_field_count_error(path, reader.line_num, header,
+                                                           fields))
                 rows.append(fields)
     except (OSError, UnicodeDecodeError, csv.Error) as error:
         raise AnalysisError(f"{path}: cannot read: {error}") from None
     return header, rows
+
+
+def _field_count_error(path, line, header, fields):
+    """A short row is reported at its first missing column, a long one at its first extra
+    field (numbered from 1, as a spreadsheet would show it)."""
+    if len(fields) < len(header):
+        missing = header[len(fields)]
+        return (f"{path}: line {line}, column '{missing}': missing field "
+                f"(expected {len(header)} fields: {','.join(header)}; found {len(fields)})")
+    return (f"{path}: line {line}, column {len(header) + 1} (after '{header[-1]}'): "
+            f"extra field '{fields[len(header)].strip()}' (expected {len(header)} fields: "
+            f"{','.join(header)}; found {len(fields)})")
 
 
 def _numbers(path, column, values):

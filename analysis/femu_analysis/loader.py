@@ -93,15 +93,27 @@ def _load_series(path, spec):
     if "interval_s" in frame.columns:
         frame["start_s"] = frame["time_s"] - frame["interval_s"]
     else:
-        # Rows cover (previous row's time, this row's time]; the first starts at 0,
-        # or one interval back if the clock did not start at 0.
-        previous = frame["time_s"].shift(1)
-        if len(frame):
-            first = frame["time_s"].iloc[0]
-            previous.iloc[0] = first - spec.every_s if first > spec.every_s * 1.5 else 0.0
-        frame["start_s"] = previous
+        frame["start_s"] = _interval_starts(frame["time_s"], spec.every_s)
         frame["interval_s"] = frame["time_s"] - frame["start_s"]
     return frame
+
+
+def _interval_starts(times, every_s):
+    """Start of each row's interval when the file does not say (no ``interval_s``).
+
+    A row covers at most one nominal interval ending at its time, and never reaches back
+    past the previous row: start = max(previous time, time - every_s), the first row
+    starting at 0 at the earliest. FEMU-era files skip idle seconds, so a row after a gap
+    covers its own second, not the whole gap (which would dilute its rate and push its
+    start outside a window holding it). Where the previous row is (up to rounding) one
+    interval back, its time is kept as is, so regular files get exact boundaries.
+    """
+    previous = times.shift(1)
+    if len(times):
+        previous.iloc[0] = 0.0
+    one_back = times - every_s
+    use_previous = previous >= one_back - 1e-6
+    return previous.where(use_previous, one_back)
 
 
 def _load_phases(path):

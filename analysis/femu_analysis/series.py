@@ -5,6 +5,7 @@ columns, or None when the run has no source for it. Counts per interval become r
 dividing by the interval's true length, so a partial last row is not an outlier.
 """
 from .errors import AnalysisError
+from .loader import SERIES_FILES
 
 TIME_COLUMNS = ["time_s", "start_s", "interval_s"]
 
@@ -99,3 +100,16 @@ def within(frame, window):
     slack = 0.0005
     return frame[(frame["start_s"] >= window.start_s - slack)
                  & (frame["time_s"] <= window.end_s + slack)]
+
+
+def rows_within(run, window):
+    """How many rows of all the run's time-series files lie inside ``window`` (see within)."""
+    return sum(len(within(frame, window)) for frame in
+               (getattr(run, key) for key in SERIES_FILES) if frame is not None)
+
+
+def require_rows(run, window):
+    """A one-line error when no row of any statistics file lies inside ``window``."""
+    if not rows_within(run, window):
+        raise AnalysisError(f"{run.path}: no data inside the window {window}: no "
+                            "statistics interval lies wholly inside it")

@@ -4,22 +4,28 @@ WAF is (host pages written + pages moved by GC) / host pages written, summed ove
 window, from the most exact source the run holds:
 1. ``stats.csv`` (1 s rows, page counts): host_write_pages and gc_moved_pages;
 2. ``WAFData.csv`` (GC pages) with host pages from ``throughputData.csv`` (MiB/s x seconds /
-   page size);
+   page size) over exactly the span of the 10 s rows used, so both sums cover the same time;
 3. the mean of ``statistics.csv``'s interval WAF (unweighted: no page counts to weight by).
+
+Erased blocks and moved pages per second divide the total by the summed length of the rows
+actually used (10 s rows inside a window cover less than the window when it is not on a
+10 s boundary); ``span_s`` says which seconds those rows cover.
 """
 import math
 
 import numpy as np
 
 from . import series
-from .errors import AnalysisError
+from .window import Window
 
 PERCENTILES = (5, 50, 95, 99)
 MIB = 1024 * 1024
 
 
 def summarize(run, window):
-    """A JSON-ready dict of the run's figures over ``window``."""
+    """A JSON-ready dict of the run's figures over ``window``; AnalysisError when no row of
+    the run's files lies inside it."""
+    series.require_rows(run, window)
     result = {
         "run": run.name,
         "path": str(run.path),
@@ -41,23 +47,32 @@ def summarize(run, window):
         result["throughput_mib_s"]["write_mean"] = _mean(rows["write"])
     for key, frame, stats_column in (("erased_blocks", series.erased_blocks(run), "gc_erased_blocks"),
                                      ("moved_pages", series.moved_pages(run), "gc_moved_pages")):
-        total = _window_total(run, window, frame, stats_column)
-        if total is not None:
-            result[key] = {"total": total, "per_s": total / window.length_s
-                           if window.length_s > 0 else None}
+        figure = _window_count(run, window, frame, stats_column)
+        if figure is not None:
+            result[key] = figure
     result.update(_waf(run, window))
-    if len(result) == 4:
-        raise AnalysisError(f"{run.path}: no data inside the window {window}")
     return _json_ready(result)
 
 
-def _window_total(run, window, frame, stats_column):
+def _window_count(run, window, frame, stats_column):
+    """Total, per second and span of one GC count over the rows inside the window."""
     # 1 s rows cut the window edges finer than the 10 s lab files.
     if run.stats is not None and stats_column in run.stats:
-        return float(series.within(run.stats, window)[stats_column].sum())
-    if frame is None:
+        rows, column = series.within(run.stats, window), stats_column
+    elif frame is not None:
+        rows, column = series.within(frame, window), "value"
+    else:
         return None
-    return float(series.within(frame, window)["value"].sum())
+    if not len(rows):  # e.g. a window shorter than one 10 s row: unknown, not zero
+        return {"total": None, "per_s": None, "span_s": None}
+    total = float(rows[column].sum())
+    seconds = float(rows["interval_s"].sum())
+    return {"total": total, "per_s": total / seconds if seconds > 0 else None,
+            "span_s": _span(rows)}
+
+
+def _span(rows):
+    return [float(rows["start_s"].min()), float(rows["time_s"].max())]
 
 
 def _waf(run, window):
@@ -65,13 +80,20 @@ def _waf(run, window):
         rows = series.within(run.stats, window)
         host, moved = rows["host_write_pages"].sum(), rows["gc_moved_pages"].sum()
         return {"waf": _ratio(host, moved), "host_write_pages": float(host),
-                "waf_source": "stats.csv"}
+                "waf_span_s": _span(rows) if len(rows) else None, "waf_source": "stats.csv"}
     if run.waf is not None and run.throughput is not None:
-        moved = series.within(run.waf, window)["GCWrite"].sum()
-        rows = series.within(run.throughput, window)
+        source = "WAFData.csv+throughputData.csv"
+        gc_rows = series.within(run.waf, window)
+        if not len(gc_rows):
+            return {"waf": None, "host_write_pages": None, "waf_span_s": None,
+                    "waf_source": source}
+        # Host pages over the very seconds the 10 s GC rows cover, not the whole window.
+        start, end = _span(gc_rows)
+        rows = series.within(run.throughput, Window(start, end, "waf-rows"))
+        moved = gc_rows["GCWrite"].sum()
         host = (rows["writeThroughput"] * rows["interval_s"]).sum() * MIB / run.metadata.page_bytes
         return {"waf": _ratio(host, moved), "host_write_pages": float(host),
-                "waf_source": "WAFData.csv+throughputData.csv"}
+                "waf_span_s": [start, end], "waf_source": source}
     if run.statistics is not None:
         values = series.within(run.statistics, window)["waf"].dropna()
         return {"waf": float(values.mean()) if len(values) else None,

@@ -50,7 +50,17 @@ def parse_window(text):
 
 
 def find_window(run, explicit=None):
-    """The benchmark window of ``run``; ``explicit`` (a Window) is checked and clipped."""
+    """The benchmark window of ``run``; ``explicit`` (a Window) is checked and clipped.
+
+    A window holding no whole statistics interval is an error (AnalysisError), so
+    nothing downstream plots or summarises an empty selection.
+    """
+    window = _find(run, explicit)
+    series.require_rows(run, window)
+    return window
+
+
+def _find(run, explicit):
     per_second = series.iops(run)
     end_of_run = _end_of_run(run)
     if explicit is not None:

@@ -5,9 +5,14 @@ expect them:
   perf/{randread,randrw,randwrite,sysbench}       performance lab, seq precondition
   hotcold/{zipf1.2,random}/threshold-{N}         hot/cold lab, placement=hotcold
   plain/randrw                                   no precondition (I/O from time 0)
+
+and fio JSON results of tiny host fio jobs on a temporary file (no root, no block device),
+laid out as a numjobs sweep (see FIO_POINTS).
 """
+import json
 import pathlib
 import shutil
+import subprocess
 
 import pytest
 
@@ -77,3 +82,63 @@ def run_copy(tmp_path):
             (target / name).unlink()
         return target
     return copy
+
+
+# fio: 1024 reads of 4 KiB per job from an 8 MiB file; --io_size ends each job, --runtime
+# caps it should the file system be very slow. Page-cache reads: well under a second each.
+FIO_JOB = ["--size=8m", "--io_size=4m", "--bs=4k", "--runtime=10"]
+FIO_TIMEOUT_S = 60
+FIO_POINTS = {  # folder: (options before --name (fio's global options), job options, params.json)
+    # no ioengine anywhere: fio's default, psync
+    "numjobs-1-psync": ([], ["--numjobs=1"], None),
+    "numjobs-2-psync": ([], ["--ioengine=psync", "--numjobs=2"], None),
+    # numjobs and ioengine named by params.json too (as experiment runners write it)
+    "numjobs-1-libaio": ([], ["--ioengine=libaio", "--iodepth=4", "--numjobs=1"],
+                         {"numjobs": 1, "ioengine": "libaio"}),
+    # ioengine only in fio's global options
+    "numjobs-2-libaio": (["--ioengine=libaio", "--iodepth=4"], ["--numjobs=2"], None),
+}
+
+
+@pytest.fixture(scope="session")
+def fio_run(tmp_path_factory):
+    """fio_run(folder, global_options, job_options) -> path of the fio.json it wrote.
+
+    The JSON is fio's stdout, as '... --output-format=json > fio.json' saves it. Every run
+    reads the same data file, laid out by the first one, outside the run folders.
+    """
+    fio = shutil.which("fio")
+    if fio is None:
+        pytest.fail("fio is missing: run tests/install-deps.sh (tests/deps/analysis.apt)")
+    data = tmp_path_factory.mktemp("fio-data") / "file"
+
+    def run(folder, global_options, job_options):
+        folder.mkdir(parents=True)
+        command = [fio, "--output-format=json", *global_options, "--name=sweep",
+                   f"--filename={data}", *FIO_JOB, *job_options]
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=FIO_TIMEOUT_S)
+        if proc.returncode != 0:
+            raise AssertionError(f"{' '.join(command)} failed ({proc.returncode}): "
+                                 f"{proc.stderr}")
+        path = folder / "fio.json"
+        path.write_text(proc.stdout)
+        return path
+    return run
+
+
+@pytest.fixture(scope="session")
+def fio_sweep_dirs(tmp_path_factory, fio_run):
+    """The run folders of FIO_POINTS (sorted by name), one fio.json each."""
+    root = tmp_path_factory.mktemp("fio-sweep")
+    for name, (global_options, job_options, params) in FIO_POINTS.items():
+        fio_run(root / name, global_options, ["--rw=randread", *job_options])
+        if params is not None:
+            (root / name / "params.json").write_text(json.dumps(params) + "\n")
+    return sorted(root / name for name in FIO_POINTS)
+
+
+@pytest.fixture(scope="session")
+def fio_mixed_json(tmp_path_factory, fio_run):
+    """fio.json of a two-job random read/write run (reads and writes in each job)."""
+    root = tmp_path_factory.mktemp("fio-mixed")
+    return fio_run(root / "randrw-2-jobs", [], ["--rw=randrw", "--numjobs=2"])

@@ -5,6 +5,7 @@ import shutil
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 FEMU_PLOT = pathlib.Path(sys.executable).parent / "femu-plot"
@@ -60,12 +61,17 @@ def test_cdf(workload_run, tmp_path):
     assert [path.name for path in written] == ["cdf.png", "cdf_zoom50.png"]
 
 
-def test_sweep(fixtures_dir, tmp_path):
-    runs = sorted((fixtures_dir / "fio-sweep").glob("numjobs-*"))
-    written = _ok(femu_plot("sweep", *runs, "--param", "numjobs", "--out", tmp_path))
+def test_sweep(fio_sweep_dirs, tmp_path):
+    written = _ok(femu_plot("sweep", *fio_sweep_dirs, "--param", "numjobs", "--out", tmp_path))
     assert sorted(path.name for path in written) == ["sweep.csv", "sweep_bandwidth.png",
                                                      "sweep_iops.png", "sweep_latency.png"]
-    assert len((tmp_path / "sweep.csv").read_text().splitlines()) == 1 + len(runs)
+    table = pd.read_csv(tmp_path / "sweep.csv").set_index("run")
+    assert sorted(table.index) == [path.name for path in fio_sweep_dirs]
+    for run_dir in fio_sweep_dirs:  # figures as fio's JSON states them
+        jobs = json.loads((run_dir / "fio.json").read_text())["jobs"]
+        assert table.loc[run_dir.name, "numjobs"] == len(jobs)
+        assert table.loc[run_dir.name, "iops"] == pytest.approx(
+            sum(job["read"]["iops"] for job in jobs))
 
 
 def test_summary_of_several_runs(hot_runs, tmp_path):
@@ -107,6 +113,18 @@ def test_user_errors_are_one_line_and_status_2(case, tmp_path, fixtures_dir, hot
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith("femu-plot: error: ")
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("command", [[], ["summary"], ["compare"]])
+def test_window_without_data_is_one_line_and_status_2(command, workload_run, tmp_path):
+    out = tmp_path / "out"
+    proc = femu_plot(*command, workload_run, "--window", "0:0.5", "--out", out)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        f"femu-plot: error: {workload_run}: no data inside the window 0:0.5 s (explicit): "
+        "no statistics interval lies wholly inside it"]
+    assert not out.exists()  # no empty plots, no summary of nothing
 
 
 def test_malformed_error_names_file_line_column(fixtures_dir, tmp_path):

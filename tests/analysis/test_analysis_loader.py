@@ -3,7 +3,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from femu_analysis import AnalysisError, load_run
+from femu_analysis import AnalysisError, load_run, series, summarize
+from femu_analysis.window import Window
 from femu_analysis.loader import SERIES_FILES
 
 
@@ -66,14 +67,40 @@ def test_femu_era_timestamps_are_renumbered(tmp_path):
     assert list(run.iops["start_s"]) == [0.0, 1.0, 2.0]
 
 
-MALFORMED = [  # folder, file, line, column (None: a whole-row problem)
-    ("bad-number", "IOPSData.csv", 4, "write"),
-    ("short-row", "throughputData.csv", 3, None),
-    ("missing-column", "GCData.csv", 1, "reclaimedBlocks"),
-    ("empty-time", "statistics.csv", 3, "seconds"),
-    ("bad-count", "lpn_access_count.csv", 4, "Access_Count"),
-    ("bad-timestamp", "WAFData.csv", 3, "time"),
-    ("blank-lines", "IOPSData.csv", 6, "write"),  # blank lines still count as lines
+@pytest.mark.parametrize("timestamps", [False, True])
+def test_rows_after_an_idle_gap_cover_their_own_second(tmp_path, timestamps):
+    # FEMU-era files skip idle seconds: rows at 1, 2, 9, 10 s, 100 commands each
+    times = [1, 2, 9, 10]
+    stamps = ([f"2024-05-01 10:00:{t:02d}" for t in times] if timestamps
+              else [f"{t}.000" for t in times])
+    (tmp_path / "IOPSData.csv").write_text(
+        "time,read,write\n" + "".join(f"{stamp},100,0\n" for stamp in stamps))
+    run = load_run(tmp_path)
+    assert list(run.iops["time_s"]) == [1.0, 2.0, 9.0, 10.0]
+    assert list(run.iops["start_s"]) == [0.0, 1.0, 8.0, 9.0]
+    assert list(series.iops(run)["total"]) == [100.0] * 4  # not 100 / 7 s at second 9
+    window = Window(8.0, 10.0, "explicit")
+    assert list(series.within(series.iops(run), window)["time_s"]) == [9.0, 10.0]
+    assert summarize(run, window)["iops"]["mean"] == 100.0
+
+
+def test_first_row_covers_one_interval_at_most(tmp_path):
+    (tmp_path / "GCData.csv").write_text("time,reclaimedBlocks\n25.000,4\n35.000,6\n"
+                                         "38.500,1\n")
+    run = load_run(tmp_path)
+    assert list(run.gc["start_s"]) == [15.0, 25.0, 35.0]
+    assert list(run.gc["interval_s"]) == [10.0, 10.0, 3.5]  # the partial last row kept short
+
+
+MALFORMED = [  # folder, file, line, how the column is named
+    ("bad-number", "IOPSData.csv", 4, "column 'write'"),
+    ("short-row", "throughputData.csv", 3, "column 'writeThroughput': missing field"),
+    ("long-row", "GCData.csv", 3, "column 3 (after 'reclaimedBlocks'): extra field '9'"),
+    ("missing-column", "GCData.csv", 1, "missing column 'reclaimedBlocks'"),
+    ("empty-time", "statistics.csv", 3, "column 'seconds'"),
+    ("bad-count", "lpn_access_count.csv", 4, "column 'Access_Count'"),
+    ("bad-timestamp", "WAFData.csv", 3, "column 'time'"),
+    ("blank-lines", "IOPSData.csv", 6, "column 'write'"),  # blank lines still count as lines
 ]
 
 
@@ -82,8 +109,6 @@ def test_malformed_file_error_names_file_line_column(fixtures_dir, folder, file,
     with pytest.raises(AnalysisError) as caught:
         load_run(fixtures_dir / "malformed" / folder)
     message = str(caught.value)
-    assert file in message
-    assert f"line {line}" in message
-    if column is not None:
-        assert f"'{column}'" in message
+    assert f"{file}: line {line}" in message
+    assert column in message
     assert "\n" not in message

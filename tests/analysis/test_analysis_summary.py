@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from femu_analysis import find_window, load_run, parse_window, summarize
+from femu_analysis import AnalysisError, Window, find_window, load_run, parse_window, summarize
 from femu_analysis.table import markdown_table, text_table
 
 
@@ -58,6 +58,59 @@ def test_waf_falls_back_to_lab_files(workload_run, run_copy):
     assert coarse["waf_source"].startswith("statistics.csv")
     waf = pd.read_csv(workload_run / "statistics.csv")["waf"].dropna()
     assert coarse["waf"] == pytest.approx(waf.mean())
+
+
+def test_fallback_off_the_10s_grid_matches_stats_csv_over_the_same_rows(workload_run,
+                                                                         run_copy):
+    """Without stats.csv, WAF and GC rates come from whole 10 s rows inside the window;
+    host pages must cover the same seconds, rates must divide by those seconds."""
+    window = parse_window("55:75")  # inside the workload phase, 5 s off the 10 s grid
+    lab_only = run_copy(workload_run, drop=("stats.csv",))
+    run = load_run(lab_only)
+    fallback = summarize(run, find_window(run, window))
+    assert fallback["waf_source"] == "WAFData.csv+throughputData.csv"
+    assert fallback["waf_span_s"] == [60.0, 70.0]  # the one whole 10 s row inside 55:75
+    # the same seconds from stats.csv: the figures the 1 s page counts give
+    rows = _stats_in(workload_run, Window(60.0, 70.0, "explicit"))
+    assert len(rows) == 10
+    host, moved = rows["host_write_pages"].sum(), rows["gc_moved_pages"].sum()
+    assert moved > 0
+    assert fallback["waf"] == pytest.approx((host + moved) / host, rel=1e-3)
+    assert fallback["host_write_pages"] == pytest.approx(host, rel=1e-3)
+    for key, column in (("erased_blocks", "gc_erased_blocks"),
+                        ("moved_pages", "gc_moved_pages")):
+        assert fallback[key]["total"] == rows[column].sum()
+        assert fallback[key]["per_s"] == pytest.approx(rows[column].sum() / 10.0)
+        assert fallback[key]["span_s"] == [60.0, 70.0]
+    # and what summarize itself says with stats.csv over those seconds
+    exact_run = load_run(workload_run)
+    exact = summarize(exact_run, find_window(exact_run, parse_window("60:70")))
+    assert exact["waf_source"] == "stats.csv"
+    assert fallback["waf"] == pytest.approx(exact["waf"], rel=1e-3)
+    for key in ("erased_blocks", "moved_pages"):
+        assert fallback[key]["per_s"] == pytest.approx(exact[key]["per_s"])
+
+
+def test_rates_divide_by_the_seconds_of_the_rows_used(workload_run):
+    run = load_run(workload_run)
+    window = find_window(run, parse_window("55.5:75"))  # the row ending at 56 s is left out
+    summary = summarize(run, window)
+    rows = _stats_in(workload_run, window)
+    assert rows["interval_s"].sum() == pytest.approx(19.0)
+    for key, column in (("erased_blocks", "gc_erased_blocks"),
+                        ("moved_pages", "gc_moved_pages")):
+        assert summary[key]["total"] == rows[column].sum()
+        assert summary[key]["per_s"] == pytest.approx(rows[column].sum() / 19.0)
+        assert summary[key]["span_s"] == [56.0, 75.0]
+
+
+def test_window_without_rows_is_an_error(workload_run):
+    run = load_run(workload_run)
+    window = parse_window("0:0.5")
+    with pytest.raises(AnalysisError, match=r"no data inside the window 0:0\.5 s"):
+        find_window(run, window)
+    with pytest.raises(AnalysisError, match=r"no data inside the window 0:0\.5 s"):
+        summarize(run, window)
 
 
 def test_read_only_run_has_no_waf(sim_root):
