@@ -10,7 +10,11 @@
 The byte count, not a search for the end line, delimits the content, so a file
 may hold anything (even lines that look like framing). The raw stream stays
 readable with `less`. The guest sends a `femu-status` file last (key=value
-lines: exit_status, timed_out, uptime_at_job_start, job_seconds, ...).
+lines: exit_status, timed_out, uptime_at_job_start, job_seconds, refused, ...).
+
+NAME never holds a blank: the guest refuses to send a file whose path has a space,
+tab or newline, and the job's own top-level `job.log` and `femu-status` (reserved
+for the harness's); it lists them in femu-status's `refused=` line instead.
 """
 import re
 from dataclasses import dataclass, field

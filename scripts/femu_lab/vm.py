@@ -6,10 +6,10 @@
     result.exit_status             # the job's exit status (None if it never ended)
 
 Every launch has a host-side deadline; QEMU is always reaped (terminate, then
-kill), and dies with the harness if the harness itself is killed.
+kill), and dies with the harness if the harness itself is killed (see guarded()).
 """
-import ctypes
-import signal
+import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -25,7 +25,6 @@ JOB_START_MARKER = b"femu-guest: job start"
 DEFAULT_APPEND = "console=ttyS0 panic=-1 quiet mitigations=off"
 BOOT_MARGIN_SECONDS = 120      # host deadline = guest job timeout + this
 PROGRESS_INTERVAL_SECONDS = 5
-_PR_SET_PDEATHSIG = 1
 
 
 class VmError(RuntimeError):
@@ -70,8 +69,15 @@ class RunResult:
     command: List[str]
 
     @property
+    def refused(self) -> List[str]:
+        """Result files the guest would not send (names with blanks, reserved names),
+        with blanks shown as '?'."""
+        return self.status.get("refused", "").split()
+
+    @property
     def ok(self) -> bool:
-        return self.complete and self.exit_status == 0 and not (self.timed_out or self.host_timed_out)
+        return (self.complete and self.exit_status == 0 and not self.refused
+                and not (self.timed_out or self.host_timed_out))
 
     def text(self, name: str) -> str:
         return self.files[name].decode(errors="replace")
@@ -85,6 +91,8 @@ class RunResult:
             state = f"no job status (QEMU exit {self.qemu_returncode})"
         else:
             state = f"job exit status {self.exit_status}"
+        if self.refused:
+            state += f"; result files refused by the guest: {' '.join(self.refused)}"
         if self.exit_status is None:   # QEMU refusing to start says why on its last line
             lines = self.console_log.read_text(errors="replace").strip().splitlines()
             state += f" [console: {lines[-1][:160]}]" if lines else " [console empty]"
@@ -119,13 +127,39 @@ def _escape(value: str) -> str:
     return value.replace(",", ",,")   # QEMU option syntax: a literal comma is doubled
 
 
-# Loaded once here, so the forked child below only makes one plain C call.
-_LIBC = ctypes.CDLL(None, use_errno=True)
+# Runs between setpriv and QEMU: $1 is the harness's pid. setpriv has already set the
+# parent-death signal, so a harness dying from here on takes QEMU along; one that died
+# before (the child was re-parented) would send no signal, which this check catches.
+_GUARD_SCRIPT = ('[ "$PPID" = "$1" ] || { echo "femu-vm: the harness is gone; not starting" >&2; '
+                 'exit 125; }; shift; exec "$@"')
 
 
-def _die_with_parent() -> None:
-    # Runs in the child before exec: if the harness dies, the kernel kills QEMU.
-    _LIBC.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+def guarded(cmd: List[str], parent_pid: Optional[int] = None) -> List[str]:
+    """cmd prefixed so that it is SIGKILLed when the harness dies.
+
+    `setpriv --pdeathsig KILL` (util-linux, Essential on Debian) instead of a
+    preexec_fn calling prctl: preexec_fn is unsafe in a process with threads (the
+    console readers). The kernel sends the signal when the *thread* that started the
+    child ends, so start it from a thread that outlives it (run() and interactive()
+    wait for QEMU in the thread that started it).
+    """
+    if shutil.which("setpriv") is None:
+        raise VmError("setpriv is missing (Debian package util-linux): it makes QEMU "
+                      "die with the harness")
+    parent = os.getpid() if parent_pid is None else parent_pid
+    return ["setpriv", "--pdeathsig", "KILL", "--", "sh", "-c", _GUARD_SCRIPT,
+            "femu-vm-guard", str(parent), *cmd]
+
+
+def replace_result_files(files: Dict[str, bytes], folder: Path) -> Dict[str, Path]:
+    """Write the result files into folder, emptied first: a reused --out keeps no file
+    of an earlier run. Only that folder is cleared."""
+    if folder.is_symlink() or folder.is_file():
+        folder.unlink()
+    elif folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    return results.write_files(files, folder)
 
 
 def build_command(spec: VmSpec, kernel: Path, initramfs: Path, accelerator: str,
@@ -216,8 +250,8 @@ def run(spec: VmSpec, out_dir: Path, quiet: bool = False) -> RunResult:
 
     log(f"starting QEMU ({accelerator}), host timeout {timeout:.0f}s, console -> {console_log}")
     started = time.monotonic()
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
+    proc = subprocess.Popen(guarded(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT,
                             start_new_session=True)   # the terminal's Ctrl-C reaches us, not QEMU
     reader = _ConsoleReader(proc.stdout, console_log, spec.echo_console)
     reader.start()
@@ -242,7 +276,7 @@ def run(spec: VmSpec, out_dir: Path, quiet: bool = False) -> RunResult:
     wall = time.monotonic() - started
 
     parsed = results.parse(results_raw.read_bytes())
-    results.write_files(parsed.files, out_dir / "files")
+    replace_result_files(parsed.files, out_dir / "files")
     status = parsed.status
     try:
         exit_status = int(status["exit_status"])
@@ -260,14 +294,15 @@ def run(spec: VmSpec, out_dir: Path, quiet: bool = False) -> RunResult:
     return result
 
 
-def interactive(spec: VmSpec, timeout: float = 3600) -> int:
-    """A shell on the guest console in this terminal; QEMU still gets a deadline."""
+def interactive(spec: VmSpec, timeout: float = 3600, stdin=None, stdout=None) -> int:
+    """A shell on the guest console in this terminal (or on the given stdin / stdout
+    files or descriptors); QEMU still gets a deadline. Returns QEMU's exit status."""
     kernel, initramfs = _image_paths(spec, quiet=False)
     accelerator = accel.choose(spec.accel, spec.qemu, spec.machine)
     cmd = build_command(spec, kernel, initramfs, accelerator, None, None)
     print(f"femu-vm: interactive guest ({accelerator}); 'exit' powers off, Ctrl-A x quits QEMU; "
           f"killed after {timeout:.0f}s", file=sys.stderr)
-    proc = subprocess.Popen(cmd, preexec_fn=_die_with_parent)
+    proc = subprocess.Popen(guarded(cmd), stdin=stdin, stdout=stdout)
     try:
         return proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -277,5 +312,5 @@ def interactive(spec: VmSpec, timeout: float = 3600) -> int:
         return 130
     finally:
         _reap(proc)
-        if sys.stdin.isatty():   # QEMU leaves the terminal raw if it is killed
+        if stdin is None and sys.stdin.isatty():   # QEMU leaves the terminal raw if killed
             subprocess.run(["stty", "sane"], check=False)

@@ -80,8 +80,9 @@ def test_hanging_job_times_out_in_the_guest(boot):
 
 
 def test_host_deadline_kills_a_guest_that_never_ends(boot):
-    # No guest-side timeout: only the host deadline can end this run.
-    result = boot("sleep 600\n", job_timeout=0, timeout=20)
+    # No guest-side timeout: only the host deadline can end this run. The deadline
+    # leaves a slow TCG boot ample time to reach the job (it usually takes seconds).
+    result = boot("sleep 600\n", job_timeout=0, timeout=90)
     assert result.host_timed_out and not result.complete
     assert result.exit_status is None
     assert "job start" in result.console_log.read_text()
@@ -92,3 +93,38 @@ def test_background_leftovers_do_not_hold_the_job_open(boot):
     result = boot("sleep 600 &\necho bye\n", job_timeout=60)
     assert result.ok and not result.timed_out and not result.host_timed_out
     assert "bye" in result.text("job.log")
+
+
+def test_job_left_in_its_own_session_does_not_hold_the_run(boot):
+    # setsid: the leftover escapes the kill of the job's process group and keeps the
+    # output FIFO open. No guest timeout, so only init's bounded wait on tee ends the
+    # run, and the job's own exit status comes home. The job ends only once the
+    # leftover is in its new session (else the group kill could still reach it).
+    job = ("setsid sh -c 'touch /tmp/escaped; exec sleep 600' &\n"
+           "while [ ! -e /tmp/escaped ]; do usleep 10000; done\n"
+           "echo bye\nexit 7\n")
+    result = boot(job, job_timeout=0, timeout=120)
+    assert result.complete and not result.timed_out and not result.host_timed_out
+    assert result.exit_status == 7
+    assert "bye" in result.text("job.log")
+
+
+def test_blank_and_reserved_result_names_are_refused(boot):
+    job = ('echo from-the-job\n'
+           'echo a > "$FEMU_OUT/kept.txt"\n'
+           'echo b > "$FEMU_OUT/with space.txt"\n'
+           'mkdir -p "$FEMU_OUT/tab\tdir"; echo c > "$FEMU_OUT/tab\tdir/f"\n'
+           'echo d > "$FEMU_OUT/new\nline"\n'
+           'echo mine > "$FEMU_OUT/job.log"\n'
+           'echo mine > "$FEMU_OUT/femu-status"\n'
+           'mkdir -p "$FEMU_OUT/sub"; echo e > "$FEMU_OUT/sub/job.log"\n')
+    result = boot(job)
+    assert result.complete and result.exit_status == 0 and not result.damaged
+    assert sorted(result.refused) == ["femu-status", "job.log", "new?line", "tab?dir/f",
+                                      "with?space.txt"]
+    assert not result.ok and "refused" in result.summary()
+    # Only reserved at the top level; the harness's job.log and status are not replaced.
+    assert set(result.files) == {"kept.txt", "sub/job.log", "job.log", "femu-status"}
+    assert "from-the-job" in result.text("job.log")
+    assert result.status["exit_status"] == "0"
+    assert "not sent" in result.console_log.read_text()

@@ -1,0 +1,96 @@
+"""Harness pieces that need no guest: QEMU's launch wrapper (dies with the harness,
+refuses to start for a harness already gone) and the result folder of a reused --out."""
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from femu_lab import vm
+
+EVENT_DEADLINE = 60   # an upper bound on waiting for a process to go, not a measurement
+
+
+def _gone(pid: int) -> bool:
+    """True once pid has exited (a zombie nobody reaped counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def _wait_gone(pid: int) -> bool:
+    deadline = time.monotonic() + EVENT_DEADLINE
+    while time.monotonic() < deadline:
+        if _gone(pid):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+HARNESS = """
+import subprocess, sys, time
+sys.path.insert(0, sys.argv[1])
+from femu_lab import vm
+proc = subprocess.Popen(vm.guarded(["sleep", "600"]), stdin=subprocess.DEVNULL,
+                        start_new_session=True)
+print(proc.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_launched_command_dies_with_the_harness():
+    scripts = Path(vm.__file__).resolve().parents[1]
+    harness = subprocess.Popen([sys.executable, "-c", HARNESS, str(scripts)],
+                               stdout=subprocess.PIPE, text=True)
+    child = None
+    try:
+        child = int(harness.stdout.readline())
+        # Wait until the guard has exec'd sleep: the parent-death signal is set by then.
+        deadline = time.monotonic() + EVENT_DEADLINE
+        while time.monotonic() < deadline:
+            with open(f"/proc/{child}/cmdline", "rb") as f:
+                if f.read().split(b"\0")[0] == b"sleep":
+                    break
+            time.sleep(0.05)
+        harness.kill()
+        harness.wait()
+        assert _wait_gone(child), "the launched command outlived the harness"
+    finally:
+        if harness.poll() is None:
+            harness.kill()
+            harness.wait()
+        harness.stdout.close()
+        if child is not None and not _gone(child):
+            os.kill(child, signal.SIGKILL)
+
+
+def test_guard_refuses_to_start_for_a_parent_that_is_gone(tmp_path):
+    marker = tmp_path / "ran"
+    # Not our pid: as if the harness had died before the child started.
+    proc = subprocess.run(vm.guarded(["touch", str(marker)], parent_pid=1),
+                          capture_output=True, text=True, timeout=EVENT_DEADLINE)
+    assert proc.returncode == 125
+    assert "harness is gone" in proc.stderr
+    assert not marker.exists()
+
+
+def test_guard_runs_the_command_with_its_arguments(tmp_path):
+    marker = tmp_path / "a b, c"
+    proc = subprocess.run(vm.guarded(["touch", str(marker)]), capture_output=True,
+                          timeout=EVENT_DEADLINE)
+    assert proc.returncode == 0, proc.stderr
+    assert marker.exists()
+
+
+def test_reused_out_folder_keeps_no_old_result_files(tmp_path):
+    files = tmp_path / "out" / "files"
+    vm.replace_result_files({"old.txt": b"1", "sub/old.bin": b"2"}, files)
+    sibling = tmp_path / "out" / "console.log"
+    sibling.write_text("kept")
+    written = vm.replace_result_files({"new.txt": b"3"}, files)
+    assert sorted(str(p.relative_to(files)) for p in files.rglob("*")) == ["new.txt"]
+    assert written == {"new.txt": files / "new.txt"}
+    assert sibling.read_text() == "kept"   # only files/ is cleared
