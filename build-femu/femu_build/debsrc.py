@@ -29,17 +29,40 @@ def _run(args: List[str], what: str, **kwargs) -> subprocess.CompletedProcess:
     return proc
 
 
-def _index_targets() -> List[Tuple[str, str, str]]:
-    """(repository URI, release, 'deb' or 'deb-src') for every index apt knows, as apt
-    itself parsed sources.list and sources.list.d (one-line and deb822 formats)."""
-    fmt = "$(REPO_URI)\t$(RELEASE)\t$(TARGET_OF)"
+def as_root(args: List[str], what: str) -> List[str]:
+    """args as they must run to act as root: unchanged for root, else through sudo (as
+    pkgdep.sh and tests/install-deps.sh do)."""
+    if os.geteuid() == 0:
+        return list(args)
+    if shutil.which("sudo") is not None:
+        return ["sudo", *args]
+    raise BuildError(f"{what} needs root, and sudo is not installed: run "
+                     f"build-femu/femu-compile.sh as root once")
+
+
+# One index apt knows: repository URI, the release as the sources entry names it (a
+# codename like "trixie" or a suite like "stable"), 'deb' or 'deb-src', and the
+# codename from the release's Release file (empty before apt-get update fetched it).
+Row = Tuple[str, str, str, str]
+
+
+def _index_targets() -> List[Row]:
+    """Every index apt knows, as apt itself parsed sources.list and sources.list.d
+    (one-line and deb822 formats)."""
+    fmt = "$(REPO_URI)\t$(RELEASE)\t$(TARGET_OF)\t$(CODENAME)"
     out = _run(["apt-get", "indextargets", "--format", fmt], "apt-get indextargets").stdout
     rows = []
     for line in out.splitlines():
         parts = line.split("\t")
-        if len(parts) == 3:
-            rows.append((parts[0], parts[1], parts[2]))
+        if len(parts) == 4:
+            rows.append((parts[0], parts[1], parts[2], parts[3]))
     return rows
+
+
+def _serves(row: Row, kind: str, release: str) -> bool:
+    """Whether row is a `kind` index of release, named by codename or by suite."""
+    _, named, row_kind, codename = row
+    return row_kind == kind and release in (named, codename)
 
 
 def _host_release() -> str:
@@ -49,13 +72,14 @@ def _host_release() -> str:
     raise BuildError("cannot tell the host's Debian release: no VERSION_CODENAME in /etc/os-release")
 
 
-def _archive_uri(rows: List[Tuple[str, str, str]]) -> str:
+def _archive_uri(rows: List[Row]) -> str:
     """The URI of the main archive: the one serving the host's own release (not its
-    -security or -updates suites, which live elsewhere or hold no full source set)."""
+    -security or -updates suites, which live elsewhere or hold no full source set),
+    whether sources.list names that release by codename or by suite ("stable")."""
     host = _host_release()
-    for uri, release, kind in rows:
-        if kind == "deb" and release == host:
-            return uri
+    for row in rows:
+        if _serves(row, "deb", host):
+            return row[0]
     raise BuildError(f"no apt source serves the host release '{host}': cannot derive a "
                      f"deb-src entry for {SOURCE_RELEASE}; add one by hand")
 
@@ -66,24 +90,21 @@ def _write_sources_file(uri: str) -> None:
     if ARCHIVE_KEYRING.exists():
         lines.append(f"Signed-By: {ARCHIVE_KEYRING}")
     text = "\n".join(lines) + "\n"
-    try:
-        SOURCES_FILE.write_text(text)
-    except PermissionError as exc:
-        raise BuildError(f"writing {SOURCES_FILE} needs root: run femu-compile.sh as root "
-                         f"once, or add a deb-src line for {SOURCE_RELEASE} yourself") from exc
+    what = f"writing {SOURCES_FILE}"
+    _run(as_root(["tee", str(SOURCES_FILE)], what), what, input=text)
 
 
 def ensure_deb_src() -> None:
     name = f"apt deb-src entry for {SOURCE_RELEASE}"
     rows = _index_targets()
-    if any(kind == "deb-src" and release == SOURCE_RELEASE for _, release, kind in rows):
+    if any(_serves(row, "deb-src", SOURCE_RELEASE) for row in rows):
         skipped(name, "present")
         return
     with Step(name, "under a minute: adds a sources file and runs apt-get update"):
         uri = _archive_uri(rows)
         _write_sources_file(uri)
         say(f"wrote {SOURCES_FILE} (deb-src {uri} {SOURCE_RELEASE} main); apt-get update")
-        _run(["apt-get", "update", "-qq"], "apt-get update")
+        _run(as_root(["apt-get", "update", "-qq"], "apt-get update"), "apt-get update")
 
 
 def _cached_dsc(cache: Path) -> Optional[Path]:

@@ -36,12 +36,22 @@ def candidate_versions(packages: Iterable[str]) -> Dict[str, Optional[str]]:
     return result
 
 
+def as_root(args: List[str], what: str) -> List[str]:
+    """args as they must run to act as root: unchanged for root, else through sudo (as
+    tests/install-deps.sh and build-femu/pkgdep.sh do)."""
+    if os.geteuid() == 0:
+        return list(args)
+    if shutil.which("sudo") is not None:
+        return ["sudo", *args]
+    raise AptError(f"{what} needs root, and sudo is not installed: run it as root")
+
+
 def refresh_package_lists(log) -> None:
     """apt-get update, done only when apt lacks a candidate for a package we need."""
-    if os.geteuid() != 0:
-        raise AptError("apt has no candidate for a needed package; run 'apt-get update' as root")
+    command = as_root(["apt-get", "update", "-qq"],
+                      "apt has no candidate for a needed package: 'apt-get update'")
     log("apt package lists look empty or stale: running apt-get update")
-    _run(["apt-get", "update", "-qq"])
+    _run(command)
 
 
 def direct_depends(packages: Iterable[str]) -> Dict[str, List[str]]:
