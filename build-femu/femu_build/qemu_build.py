@@ -15,6 +15,7 @@ from .steps import BuildError, Step, say, skipped
 TARGET = "qemu-system-x86_64"
 CONFIGURE_STAMP = ".femu-configured"
 PROGRESS_SECONDS = 20
+STOP_GRACE_SECONDS = 10    # for ninja to stop its compilers before it is killed
 
 # Only what femu needs; everything else off keeps the cold build to a few minutes.
 FEATURES = [
@@ -87,6 +88,20 @@ ALWAYS_RUN = "Generating qemu-version.h"
 REGENERATE = "Regenerating build files"
 
 
+def _stop(proc: subprocess.Popen) -> None:
+    """End ninja if it still runs, and reap it. SIGTERM first: ninja then stops the
+    compilers it started (they run in process groups of their own)."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=STOP_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
 def build(build_dir: Path, jobs: Optional[int], env: dict) -> None:
     """Run ninja; show compiler messages as they come and progress every few seconds."""
     log = build_dir / "femu-ninja.log"
@@ -99,23 +114,26 @@ def build(build_dir: Path, jobs: Optional[int], env: dict) -> None:
             proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, text=True,
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                     errors="replace")
-            for line in proc.stdout:
-                out.write(line)
-                match = _STEP.match(line)
-                if match:
-                    regenerating = match.group(3).startswith(REGENERATE)
-                    if regenerating:
-                        say("  a meson.build changed: meson regenerates the build files "
-                            f"(its report goes to {log.name})")
-                    if not match.group(3).startswith(ALWAYS_RUN):
-                        steps.append(match.group(3))
-                    if time.monotonic() - last_report >= PROGRESS_SECONDS:
-                        last_report = time.monotonic()
-                        say(f"  [{match.group(1)}/{match.group(2)}] {match.group(3)[:90]}")
-                elif not regenerating and not line.startswith(("ninja: Entering",
-                                                               "ninja: no work")):
-                    sys.stderr.write(line)   # compiler warnings and errors, as they come
-            code = proc.wait()
+            try:
+                for line in proc.stdout:
+                    out.write(line)
+                    match = _STEP.match(line)
+                    if match:
+                        regenerating = match.group(3).startswith(REGENERATE)
+                        if regenerating:
+                            say("  a meson.build changed: meson regenerates the build files "
+                                f"(its report goes to {log.name})")
+                        if not match.group(3).startswith(ALWAYS_RUN):
+                            steps.append(match.group(3))
+                        if time.monotonic() - last_report >= PROGRESS_SECONDS:
+                            last_report = time.monotonic()
+                            say(f"  [{match.group(1)}/{match.group(2)}] {match.group(3)[:90]}")
+                    elif not regenerating and not line.startswith(("ninja: Entering",
+                                                                   "ninja: no work")):
+                        sys.stderr.write(line)   # compiler warnings and errors, as they come
+                code = proc.wait()
+            finally:
+                _stop(proc)   # on any error above (Ctrl-C too): no ninja left running
         if code != 0:
             raise BuildError(f"building {TARGET} failed (ninja exit {code}); the compiler's "
                              f"message is above; full log: {log}")

@@ -1,5 +1,7 @@
 """Paths and the build runner shared by the femu device tests (imported by name, so it
 has a name of its own rather than living in conftest.py)."""
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -10,20 +12,46 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 BUILD_FEMU = REPO_ROOT / "build-femu"
 QEMU = BUILD_FEMU / "qemu-system-x86_64"
 BUILD_TIMEOUT = 2400          # a cold build is 4-8 minutes on 2 busy cores
+STOP_GRACE = 10               # SIGTERM to SIGKILL, for ninja to stop its compilers
 LAUNCH_TIMEOUT = 60           # TCG start-up of a paused q35 machine takes about a second
 MACHINE = ["-M", "q35", "-accel", "tcg", "-nodefaults", "-display", "none"]
 
 sys.path.insert(0, str(BUILD_FEMU))   # femu_build, for the build-script unit tests
 
 
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def run_in_own_group(cmd, log: Path, timeout: float, cwd: Path = REPO_ROOT) -> int:
+    """Run cmd in a process group of its own, output to log; return its exit status.
+    On timeout (or Ctrl-C while waiting) the whole group goes, not just cmd: SIGTERM,
+    then SIGKILL after STOP_GRACE, so no ninja or compiler outlives the test; then the
+    subprocess.TimeoutExpired (or KeyboardInterrupt) goes on."""
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            return proc.wait(timeout=timeout)
+        except BaseException:
+            _signal_group(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=STOP_GRACE)
+            except subprocess.TimeoutExpired:
+                pass
+            _signal_group(proc.pid, signal.SIGKILL)   # members that ignored SIGTERM
+            proc.wait()
+            raise
+
+
 def run_femu_compile(log: Path, *args: str) -> str:
     """Run femu-compile.sh; return its output, or fail the test with its last lines."""
-    with open(log, "w") as out:
-        proc = subprocess.run([str(BUILD_FEMU / "femu-compile.sh"), *args], cwd=REPO_ROOT,
-                              stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                              timeout=BUILD_TIMEOUT)
+    code = run_in_own_group([str(BUILD_FEMU / "femu-compile.sh"), *args], log, BUILD_TIMEOUT)
     text = log.read_text(errors="replace")
-    if proc.returncode != 0:
+    if code != 0:
         tail = "\n".join(text.splitlines()[-30:])
-        pytest.fail(f"femu-compile.sh failed ({proc.returncode}); log {log}:\n{tail}")
+        pytest.fail(f"femu-compile.sh failed ({code}); log {log}:\n{tail}")
     return text

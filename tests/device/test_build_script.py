@@ -1,13 +1,17 @@
 """The femu_build steps on small fake inputs: no download, no QEMU build."""
 import os
+import shutil
 import subprocess
+import sys
 import tarfile
+import time
 from pathlib import Path
 
 import pytest
 
+import femu_device
 from femu_device import BUILD_FEMU, REPO_ROOT
-from femu_build import debsrc, overlay, source_tree
+from femu_build import debsrc, overlay, qemu_build, source_tree
 from femu_build.steps import BuildError
 
 
@@ -56,37 +60,157 @@ def test_overlay_keeps_a_real_hw_femu_folder(tmp_path):
         overlay.apply(tree, femu)
 
 
-def test_deb_src_entry_derives_from_the_host_archive(tmp_path, monkeypatch):
-    rows = [("http://archive.example/debian-security/", "bookworm-security", "deb"),
-            ("http://archive.example/debian/", "bookworm-updates", "deb"),
-            ("http://archive.example/debian/", "bookworm", "deb")]
-    sources = tmp_path / "femu-trixie-src.sources"
+def _privileges(monkeypatch, root: bool, sudo: bool) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 0 if root else 1000)
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, "which",
+                        lambda name, *a, **kw: ("/usr/bin/sudo" if sudo else None)
+                        if name == "sudo" else real_which(name, *a, **kw))
+
+
+def _ensure_with(monkeypatch, tmp_path, rows, host="bookworm"):
+    """Run ensure_deb_src on fake apt data; return the commands it ran with their input."""
     ran = []
     monkeypatch.setattr(debsrc, "_index_targets", lambda: rows)
-    monkeypatch.setattr(debsrc, "_host_release", lambda: "bookworm")
-    monkeypatch.setattr(debsrc, "SOURCES_FILE", sources)
-    monkeypatch.setattr(debsrc, "_run", lambda args, what, **kw: ran.append(args))
+    monkeypatch.setattr(debsrc, "_host_release", lambda: host)
+    monkeypatch.setattr(debsrc, "SOURCES_FILE", tmp_path / "femu-trixie-src.sources")
+    monkeypatch.setattr(debsrc, "_run",
+                        lambda args, what, **kw: ran.append((args, kw.get("input"))))
     debsrc.ensure_deb_src()
-    text = sources.read_text()
+    return ran
+
+
+HOST_ROWS = [("http://archive.example/debian-security/", "bookworm-security", "deb",
+              "bookworm-security"),
+             ("http://archive.example/debian/", "bookworm-updates", "deb", "bookworm-updates"),
+             ("http://archive.example/debian/", "bookworm", "deb", "bookworm")]
+
+
+@pytest.mark.parametrize("root, prefix", [(True, []), (False, ["sudo"])])
+def test_deb_src_entry_derives_from_the_host_archive(tmp_path, monkeypatch, root, prefix):
+    _privileges(monkeypatch, root=root, sudo=True)
+    ran = _ensure_with(monkeypatch, tmp_path, HOST_ROWS)
+    sources = str(tmp_path / "femu-trixie-src.sources")
+    assert [args for args, _ in ran] == [prefix + ["tee", sources],
+                                         prefix + ["apt-get", "update", "-qq"]]
+    text = ran[0][1]
     assert "Types: deb-src" in text and "Suites: trixie" in text
     assert "URIs: http://archive.example/debian/\n" in text
-    assert ran == [["apt-get", "update", "-qq"]]
+
+
+def test_neither_root_nor_sudo_is_one_clear_error(tmp_path, monkeypatch):
+    _privileges(monkeypatch, root=False, sudo=False)
+    with pytest.raises(BuildError) as error:
+        _ensure_with(monkeypatch, tmp_path, HOST_ROWS)
+    message = str(error.value)
+    assert "\n" not in message and "needs root" in message and "sudo" in message
+
+
+def test_host_release_found_under_its_suite_name(tmp_path, monkeypatch):
+    # sources.list says "stable"; apt's Release file says its codename is the host's.
+    _privileges(monkeypatch, root=True, sudo=False)
+    rows = [("http://archive.example/debian/", "stable", "deb", "bookworm")]
+    ran = _ensure_with(monkeypatch, tmp_path, rows)
+    assert "URIs: http://archive.example/debian/\n" in ran[0][1]
 
 
 def test_deb_src_entry_left_alone_when_present(tmp_path, monkeypatch):
-    sources = tmp_path / "never-written.sources"
-    monkeypatch.setattr(debsrc, "_index_targets",
-                        lambda: [("http://archive.example/debian/", "trixie", "deb-src")])
-    monkeypatch.setattr(debsrc, "SOURCES_FILE", sources)
-    debsrc.ensure_deb_src()
-    assert not sources.exists()
+    for release, codename in (("trixie", "trixie"), ("stable", "trixie")):
+        rows = [("http://archive.example/debian/", release, "deb-src", codename)]
+        assert _ensure_with(monkeypatch, tmp_path, rows) == []
 
 
-def test_no_archive_for_the_host_release_is_one_clear_error(monkeypatch):
-    monkeypatch.setattr(debsrc, "_index_targets", lambda: [("http://x.example/", "sid", "deb")])
-    monkeypatch.setattr(debsrc, "_host_release", lambda: "bookworm")
+def test_no_archive_for_the_host_release_is_one_clear_error(tmp_path, monkeypatch):
     with pytest.raises(BuildError, match="no apt source serves the host release 'bookworm'"):
-        debsrc.ensure_deb_src()
+        _ensure_with(monkeypatch, tmp_path, [("http://x.example/", "sid", "deb", "sid")])
+
+
+def test_index_targets_parse_this_machines_apt():
+    if shutil.which("apt-get") is None:
+        pytest.skip("no apt-get here")
+    rows = debsrc._index_targets()
+    assert all(len(row) == 4 and row[2] in ("deb", "deb-src") for row in rows)
+
+
+def test_package_list_refresh_uses_sudo_when_not_root(monkeypatch):
+    from femu_lab import debian
+    ran = []
+    monkeypatch.setattr(debian, "_run", lambda args, **kw: ran.append(args))
+    _privileges(monkeypatch, root=False, sudo=True)
+    debian.refresh_package_lists(lambda message: None)
+    assert ran == [["sudo", "apt-get", "update", "-qq"]]
+    _privileges(monkeypatch, root=False, sudo=False)
+    with pytest.raises(debian.AptError) as error:
+        debian.refresh_package_lists(lambda message: None)
+    assert "\n" not in str(error.value) and "needs root" in str(error.value)
+    assert len(ran) == 1
+
+
+def _pid_gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def _wait_pid_gone(pid: int) -> bool:
+    """Signals are delivered asynchronously: wait (bounded) for pid to be gone."""
+    for _ in range(600):
+        if _pid_gone(pid):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _wait_pid_file(path: Path) -> int:
+    for _ in range(600):   # a bound on waiting for the script to start, not a timing check
+        if path.exists() and path.read_text().strip():
+            return int(path.read_text())
+        time.sleep(0.1)
+    raise AssertionError(f"{path} never written")
+
+
+@pytest.mark.parametrize("ignores_term", [False, True])
+def test_build_timeout_ends_the_whole_process_group(tmp_path, monkeypatch, ignores_term):
+    # A stand-in for femu-compile.sh whose child (ninja, a compiler) outlives a kill of
+    # the script alone.
+    monkeypatch.setattr(femu_device, "STOP_GRACE", 1)
+    trap = "trap '' TERM; " if ignores_term else ""
+    script = f"{trap}sleep 600 & echo $! > {tmp_path}/child; wait"
+    with pytest.raises(subprocess.TimeoutExpired):
+        femu_device.run_in_own_group(["sh", "-c", script], tmp_path / "log", timeout=2)
+    child = _wait_pid_file(tmp_path / "child")
+    assert _wait_pid_gone(child), "the script's child outlived the timeout"
+
+
+def test_ninja_is_stopped_and_reaped_when_reading_its_output_fails(tmp_path, monkeypatch):
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "ninja").write_text(f"#!/bin/sh\necho $$ > {tmp_path}/pid\n"
+                                "echo 'warning: a compiler message'\nexec sleep 600\n")
+    (fake / "ninja").chmod(0o755)
+    build_dir = tmp_path / "build"
+    build_dir.mkdir()
+
+    real_stderr = sys.stderr
+
+    class BrokenStderr:   # fails on ninja's output only, the step lines still get through
+        def write(self, text):
+            if "a compiler message" in text:
+                raise RuntimeError("stderr is gone")
+            return real_stderr.write(text)
+
+        def flush(self):
+            real_stderr.flush()
+
+    monkeypatch.setattr(sys, "stderr", BrokenStderr())
+    monkeypatch.setattr(qemu_build, "STOP_GRACE_SECONDS", 1)
+    env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}"}
+    with pytest.raises(RuntimeError, match="stderr is gone"):
+        qemu_build.build(build_dir, None, env)
+    ninja = _wait_pid_file(tmp_path / "pid")
+    assert not Path(f"/proc/{ninja}").exists(), "ninja still runs or was never reaped"
 
 
 def test_dsc_fields(tmp_path):
