@@ -194,3 +194,11 @@ def test_invariant_checker_runs_during_a_run(run_ftl_sim, tmp_path):
                    "--set", "placement=hotcold", "--set", "hot_threshold=1",
                    "--dist", "zipf:0.8", "--runtime", "10", "--check-every", "2000")
     assert s["gc_runs"] > 0  # checked while GC was running, and nothing was found
+
+
+def test_stats_dir_parents_are_created(run_ftl_sim, tmp_path):
+    stats = tmp_path / "results" / "run-1"
+    run_ftl_sim(*SMALL, "--io-size", "1m", "--stats-dir", stats)
+    assert (stats / "IOPSData.csv").exists()
+    proc = run_ftl_sim(*SMALL, "--io-size", "1m", "--stats-dir", "/proc/nope/x", check=False)
+    assert proc.returncode == 1 and "cannot create /proc/nope/x" in proc.stderr

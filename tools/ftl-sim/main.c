@@ -231,6 +231,26 @@ static int run_precondition(struct ftl *ftl, const struct options *o,
     return rc;
 }
 
+/* mkdir -p: the stats dir and any missing parents (e.g. results/RUN on a fresh checkout). */
+static int make_dirs(const char *path)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = buf + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0777) && errno != EEXIST) {
+                return -1;
+            }
+            *p = '/';
+        }
+    }
+    return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
+}
+
 static int write_summary(const char *path, const struct ftl *ftl,
                          const struct run_description *run, const struct sim_phase_result *m)
 {
@@ -274,7 +294,7 @@ int main(int argc, char **argv)
     }
     struct ftl_stats_writer *stats = NULL;
     if (o.stats_dir) {
-        if (mkdir(o.stats_dir, 0777) && errno != EEXIST) {
+        if (make_dirs(o.stats_dir)) {
             fprintf(stderr, "ftl-sim: cannot create %s: %s\n", o.stats_dir, strerror(errno));
             return 1;
         }
