@@ -1,11 +1,11 @@
 /* Request generators: synthetic (fio's meanings) and trace replay. */
 #include "workload.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ftl_error.h"
 #include "trace.h"
 
 #define TRACE_SECTOR 512u  /* trace LBAs and lengths are 512-byte sectors */
@@ -38,21 +38,12 @@ int rw_mode_parse(const char *text, enum rw_mode *out)
     return -1;
 }
 
-static int werr(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 struct workload *workload_create(const struct workload_spec *spec, uint64_t secsz,
                                  uint64_t capacity_sectors, char *err, size_t errlen)
 {
     struct workload *w = calloc(1, sizeof(*w));
     if (!w) {
-        werr(err, errlen, "out of memory");
+        ftl_error(err, errlen, "out of memory");
         return NULL;
     }
     w->spec = *spec;
@@ -69,13 +60,13 @@ struct workload *workload_create(const struct workload_spec *spec, uint64_t secs
     }
     uint64_t capacity = capacity_sectors * secsz;
     if (spec->bs == 0 || spec->bs % secsz) {
-        werr(err, errlen, "--bs: %llu is not a multiple of the %llu-byte sector",
+        ftl_error(err, errlen, "--bs: %llu is not a multiple of the %llu-byte sector",
              (unsigned long long)spec->bs, (unsigned long long)secsz);
     } else if (spec->region_bytes > capacity) {
-        werr(err, errlen, "--size: %llu bytes is larger than the device (%llu bytes)",
+        ftl_error(err, errlen, "--size: %llu bytes is larger than the device (%llu bytes)",
              (unsigned long long)spec->region_bytes, (unsigned long long)capacity);
     } else if (spec->region_bytes < spec->bs) {
-        werr(err, errlen, "--size: the region is smaller than one block (--bs)");
+        ftl_error(err, errlen, "--size: the region is smaller than one block (--bs)");
     } else {
         w->nblocks = spec->region_bytes / spec->bs;
         w->dist = dist_create(&spec->dist, w->nblocks, err, errlen);
@@ -103,7 +94,7 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
     uint64_t start = rec.lba * TRACE_SECTOR, end = (rec.lba + rec.nsect) * TRACE_SECTOR;
     uint64_t first = start / w->secsz, last = (end + w->secsz - 1) / w->secsz;
     if (rec.lba > UINT64_MAX / TRACE_SECTOR - rec.nsect || last > w->capacity_sectors) {
-        return werr(err, errlen, "%s:%lu: sectors %llu..%llu are beyond the device's "
+        return ftl_error(err, errlen, "%s:%lu: sectors %llu..%llu are beyond the device's "
                     "%llu 512-byte sectors", w->spec.trace_path, rec.line,
                     (unsigned long long)rec.lba,
                     (unsigned long long)(rec.lba + rec.nsect - 1),

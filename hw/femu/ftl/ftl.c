@@ -100,9 +100,8 @@ const struct ftl_geometry *ftl_geometry_of(const struct ftl *ftl)
     return &ftl->geo;
 }
 
-/* Checks the sector range without overflow; pages [*first, *last] cover it. */
-static int io_pages(const struct ftl *ftl, const struct ftl_io *io, uint64_t *first,
-                    uint64_t *last)
+/* The sector range is non-empty and inside the logical capacity (checked without overflow). */
+static int io_check(const struct ftl *ftl, const struct ftl_io *io)
 {
     if (io->nlb == 0) {
         return FTL_E_INVAL;
@@ -110,6 +109,17 @@ static int io_pages(const struct ftl *ftl, const struct ftl_io *io, uint64_t *fi
     uint64_t cap = ftl->geo.logical_sectors;
     if (io->nlb > cap || io->slba > cap - io->nlb) {
         return FTL_E_RANGE;
+    }
+    return FTL_OK;
+}
+
+/* Checks the range; pages [*first, *last] are the ones it touches. */
+static int io_pages(const struct ftl *ftl, const struct ftl_io *io, uint64_t *first,
+                    uint64_t *last)
+{
+    int rc = io_check(ftl, io);
+    if (rc != FTL_OK) {
+        return rc;
     }
     *first = io->slba / ftl->secs_per_pg;
     *last = (io->slba + io->nlb - 1) / ftl->secs_per_pg;
@@ -189,8 +199,7 @@ int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
 
 int ftl_trim(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
 {
-    uint64_t first, last;
-    int rc = io_pages(ftl, io, &first, &last);
+    int rc = io_check(ftl, io);
     if (rc != FTL_OK) {
         return rc;
     }

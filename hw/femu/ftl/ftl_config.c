@@ -112,6 +112,17 @@ static bool parse_uint(const char *text, uint64_t *out)
     return true;
 }
 
+/* The key's own bounds; `name` is the spelling the user wrote (ssd_size or devsz_mb). */
+static int check_range(const struct config_key *k, const char *name, uint64_t v, char *err,
+                       size_t errlen)
+{
+    if (v < k->min || v > k->max) {
+        return ftl_error(err, errlen, "%s: %" PRIu64 " is out of range [%" PRIu64 ", %" PRIu64
+                         "]", name, v, k->min, k->max);
+    }
+    return 0;
+}
+
 int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
                    char *err, size_t errlen)
 {
@@ -132,9 +143,8 @@ int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
     if (!parse_uint(value, &v)) {
         return ftl_error(err, errlen, "%s: '%s' is not a non-negative integer", key, value);
     }
-    if (v < k->min || v > k->max) {
-        return ftl_error(err, errlen, "%s: %" PRIu64 " is out of range [%" PRIu64 ", %" PRIu64 "]",
-                    key, v, k->min, k->max);
+    if (check_range(k, key, v, err, errlen)) {
+        return -1;
     }
     *(uint64_t *)((char *)cfg + k->offset) = v;
     return 0;
@@ -171,9 +181,8 @@ static int check_ranges(const struct ftl_config *cfg, char *err, size_t errlen)
             continue;
         }
         uint64_t v = *(const uint64_t *)((const char *)cfg + k->offset);
-        if (v < k->min || v > k->max) {
-            return ftl_error(err, errlen, "%s: %" PRIu64 " is out of range [%" PRIu64 ", %" PRIu64 "]",
-                        k->name, v, k->min, k->max);
+        if (check_range(k, k->name, v, err, errlen)) {
+            return -1;
         }
     }
     if (cfg->secsz & (cfg->secsz - 1)) {
