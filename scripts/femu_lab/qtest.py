@@ -7,6 +7,7 @@ QEMU always runs under a deadline and is killed and reaped on exit.
 """
 from __future__ import annotations
 
+import base64
 import os
 import select
 import subprocess
@@ -52,6 +53,17 @@ class QTest:
             err = b""
         return (err or b"").decode(errors="replace")
 
+    def terminate(self, timeout: float = 30.0) -> str:
+        """Ask QEMU to exit cleanly (SIGTERM: exit handlers run); kill it if it has not
+        after timeout. Returns what it wrote on stderr."""
+        if self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                pass
+        return self.close()
+
     # ---- protocol ----
 
     def _read_line(self, deadline: float) -> str:
@@ -88,6 +100,18 @@ class QTest:
 
     # ---- I/O ports, MMIO and guest memory ----
 
+    def outb(self, port: int, value: int) -> None:
+        self.command(f"outb {port:#x} {value:#x}")
+
+    def outw(self, port: int, value: int) -> None:
+        self.command(f"outw {port:#x} {value:#x}")
+
+    def inb(self, port: int) -> int:
+        return int(self.command(f"inb {port:#x}"), 16)
+
+    def inw(self, port: int) -> int:
+        return int(self.command(f"inw {port:#x}"), 16)
+
     def outl(self, port: int, value: int) -> None:
         self.command(f"outl {port:#x} {value:#x}")
 
@@ -112,6 +136,23 @@ class QTest:
     def memwrite(self, addr: int, data: bytes) -> None:
         self.command(f"write {addr:#x} {len(data):#x} 0x{data.hex()}")
 
+    def b64read(self, addr: int, size: int) -> bytes:
+        """Read guest memory, base64 on the wire (for large buffers)."""
+        return base64.b64decode(self.command(f"b64read {addr:#x} {size:#x}"))
+
+    def b64write(self, addr: int, data: bytes) -> None:
+        """Write guest memory, base64 on the wire (for large buffers)."""
+        encoded = base64.b64encode(data).decode()
+        self.command(f"b64write {addr:#x} {len(data):#x} {encoded}")
+
+    def memset(self, addr: int, size: int, value: int = 0) -> None:
+        self.command(f"memset {addr:#x} {size:#x} {value:#x}")
+
+    def irq_intercept_in(self, qom_path: str) -> None:
+        """Report the GPIO inputs of qom_path (e.g. "ioapic") as `IRQ raise|lower N`
+        lines, collected in irq_events."""
+        self.command(f"irq_intercept_in {qom_path}")
+
     def clock_step(self, ns: Optional[int] = None) -> int:
         """Advance the virtual clock (to the next deadline when ns is None)."""
         reply = self.command("clock_step" if ns is None else f"clock_step {ns}")
@@ -131,3 +172,21 @@ class QTest:
                           function: int = 0) -> None:
         self.outl(PCI_CONFIG_ADDRESS, self._config_address(slot, function, offset))
         self.outl(PCI_CONFIG_DATA, value)
+
+    def _config_port(self, slot: int, function: int, offset: int) -> int:
+        self.outl(PCI_CONFIG_ADDRESS, self._config_address(slot, function, offset))
+        return PCI_CONFIG_DATA + (offset & 3)
+
+    def pci_config_readw(self, slot: int, offset: int, function: int = 0) -> int:
+        return self.inw(self._config_port(slot, function, offset))
+
+    def pci_config_writew(self, slot: int, offset: int, value: int,
+                          function: int = 0) -> None:
+        self.outw(self._config_port(slot, function, offset), value)
+
+    def pci_config_readb(self, slot: int, offset: int, function: int = 0) -> int:
+        return self.inb(self._config_port(slot, function, offset))
+
+    def pci_config_writeb(self, slot: int, offset: int, value: int,
+                          function: int = 0) -> None:
+        self.outb(self._config_port(slot, function, offset), value)
