@@ -114,6 +114,19 @@ def stock_nvme_args(backing_file: Path, serial: str = "femu0", drive_id: str = "
             "-device", f"nvme,drive={drive_id},serial={serial}"]
 
 
+def femu_args(config: Optional[Path] = None, stats_dir: Optional[Path] = None,
+              **properties: Union[str, int]) -> List[str]:
+    """The femu device (its FTL keeps the data in host memory: no backing file).
+    properties are -device femu options, e.g. devsz_mb=96, pg_wr_lat=20000."""
+    options = ["femu"]
+    if config is not None:
+        options.append(f"config={_escape(str(config))}")
+    if stats_dir is not None:
+        options.append(f"stats_dir={_escape(str(stats_dir))}")
+    options += [f"{key}={_escape(str(value))}" for key, value in properties.items()]
+    return ["-device", ",".join(options)]
+
+
 def make_backing_file(path: Path, size_bytes: int) -> Path:
     """A sparse raw file of exactly size_bytes (kept if it already has that size)."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,220 @@
+"""Linux on the femu device: the namespace, data integrity (also while GC runs), the
+admin commands nvme-cli uses, deallocation, and the statistics the device writes.
+
+Three boots, each shared by the tests of one topic (module-scoped fixtures): every
+step of a job leaves its exit status in STEP.rc, so one failing step fails only the
+tests that depend on it.
+"""
+import json
+
+import pytest
+
+from femu_fixtures import (DEVSZ_MB, PAGE_BYTES, boot_femu, femu_qemu,  # noqa: F401
+                           phase_command, read_csv)
+
+MIB = 1 << 20
+SECTORS_PER_MIB = MIB // 512
+
+STEP = 'step() { name=$1; shift; "$@"; echo $? > "$FEMU_OUT/$name.rc"; }\n'
+VERIFY = ('verify() {  # verify NAME BS: random writes over the whole namespace, then read back\n'
+          '    fio --name=$1 --filename=/dev/nvme0n1 --rw=randwrite --bs=$2 --direct=1 \\\n'
+          '        --ioengine=libaio --iodepth=16 --verify=crc32c --do_verify=1 \\\n'
+          '        --verify_fatal=1 --output-format=json --output="$FEMU_OUT/$1.json"\n'
+          '}\n')
+
+BASIC_JOB = STEP + VERIFY + f"""
+dev=/dev/nvme0n1
+MIB={MIB}
+blockdev --getsize64 $dev > "$FEMU_OUT/size.txt"
+nvme id-ctrl /dev/nvme0 -o json > "$FEMU_OUT/id-ctrl.json"
+nvme smart-log /dev/nvme0 -o json > "$FEMU_OUT/smart-before.json"
+step verify-4k verify verify-4k 4k
+step verify-128k verify verify-128k 128k
+nvme smart-log /dev/nvme0 -o json > "$FEMU_OUT/smart-after.json"
+
+# Deallocation: the verify runs left data everywhere; record a checksum per region.
+sum() {{ echo "$1 $(dd if=$dev bs=1M skip=$2 count=$3 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)" >> "$FEMU_OUT/regions.txt"; }}
+zeros() {{ echo "zero-$1 $(head -c $(($1 * MIB)) /dev/zero | sha256sum | cut -d' ' -f1)" >> "$FEMU_OUT/regions.txt"; }}
+zeros 8; zeros {DEVSZ_MB}
+sum before-0-4 0 4; sum before-12-16 12 4; sum before-24-32 24 8; sum before-40-48 40 8
+sum before-4-12 4 8
+step discard blkdiscard -o $((4 * MIB)) -l $((8 * MIB)) $dev
+sum discard-4-12 4 8; sum after-0-4 0 4; sum after-12-16 12 4
+# The image's blkdiscard is busybox's (no -z): Write Zeroes is sent with nvme-cli.
+step write-zeroes nvme write-zeroes $dev -s {16 * SECTORS_PER_MIB} -c {8 * SECTORS_PER_MIB - 1}
+sum zeroes-16-24 16 8; sum after-24-32 24 8
+step write-zeroes-deac nvme write-zeroes $dev --deac -s {32 * SECTORS_PER_MIB} -c {8 * SECTORS_PER_MIB - 1}
+sum zeroes-deac-32-40 32 8; sum after-40-48 40 8
+step discard-all blkdiscard $dev
+sum discard-all 0 {DEVSZ_MB}
+"""
+
+GC_JOB = STEP + VERIFY + f"""
+dev=/dev/nvme0n1
+step fill fio --name=fill --filename=$dev --rw=write --bs=1M --direct=1 --ioengine=libaio \\
+    --iodepth=4 --loops=2 --output-format=json --output="$FEMU_OUT/fill.json"
+{phase_command("gc-verify")}
+echo $? > "$FEMU_OUT/phase.rc"
+step verify-4k verify verify-4k 4k
+step verify-128k verify verify-128k 128k
+"""
+
+IOPS_RUNTIME = 15
+IOPS_JOB = f"""
+{phase_command("fio-start")}
+echo $? > "$FEMU_OUT/phase-start.rc"
+fio --name=iops --filename=/dev/nvme0n1 --rw=randwrite --bs=4k --direct=1 --ioengine=libaio \\
+    --iodepth=8 --time_based --runtime={IOPS_RUNTIME} --norandommap --randrepeat=0 \\
+    --output-format=json --output="$FEMU_OUT/iops.json"
+echo $? > "$FEMU_OUT/fio.rc"
+{phase_command("fio-end")}
+echo $? > "$FEMU_OUT/phase-end.rc"
+sleep 2
+"""
+
+
+def step_ok(result, name: str) -> None:
+    rc = result.files.get(f"{name}.rc")
+    assert rc is not None, f"step {name} never ran:\n{result.text('job.log')[-3000:]}"
+    assert rc.decode().strip() == "0", f"step {name} failed:\n{result.text('job.log')[-3000:]}"
+
+
+def fio_job(result, name: str) -> dict:
+    return json.loads(result.files[f"{name}.json"])["jobs"][0]
+
+
+def counts_sum(path) -> int:
+    return sum(int(row["Access_Count"]) for row in read_csv(path))
+
+
+@pytest.fixture(scope="module")
+def basic(boot_femu):
+    result, stats = boot_femu(BASIC_JOB, "basic", job_timeout=420)
+    assert result.complete, result.summary()
+    return result, stats
+
+
+@pytest.fixture(scope="module")
+def gc_run(boot_femu):
+    result, stats = boot_femu(GC_JOB, "gc", job_timeout=480)
+    assert result.complete, result.summary()
+    return result, stats
+
+
+@pytest.fixture(scope="module")
+def iops_run(boot_femu):
+    result, stats = boot_femu(IOPS_JOB, "iops", job_timeout=180)
+    assert result.complete, result.summary()
+    return result, stats
+
+
+def test_namespace_has_the_configured_size(basic):
+    result, _ = basic
+    assert int(result.text("size.txt")) == DEVSZ_MB * MIB
+
+
+@pytest.mark.parametrize("name", ["verify-4k", "verify-128k"])
+def test_fio_verify_over_the_whole_namespace(basic, name):
+    result, _ = basic
+    step_ok(result, name)
+    job = fio_job(result, name)
+    assert job["error"] == 0
+    assert job["write"]["io_bytes"] == DEVSZ_MB * MIB   # every block written once
+    assert job["read"]["io_bytes"] == DEVSZ_MB * MIB    # and read back by the verify pass
+
+
+def test_id_ctrl_and_smart_log(basic):
+    result, _ = basic
+    ident = json.loads(result.files["id-ctrl.json"])
+    assert ident["mn"].strip() == "femu SSD"
+    assert ident["vid"] == 0x8086
+    assert ident["sn"].strip().startswith("FEMU")
+    assert ident["fr"].strip() == "1.0"
+    assert ident["nn"] == 1
+    before = json.loads(result.files["smart-before.json"])
+    after = json.loads(result.files["smart-after.json"])
+    written = 2 * DEVSZ_MB * MIB   # the two verify runs
+    grown = int(after["data_units_written"]) - int(before["data_units_written"])
+    # Units of 1000 x 512 bytes, rounded up: the growth is within one unit of the bytes.
+    assert abs(grown - written / 512000) <= 1
+    assert int(after["host_write_commands"]) > int(before["host_write_commands"])
+    assert int(after["data_units_read"]) > int(before["data_units_read"])
+
+
+def test_deallocated_and_zeroed_ranges_read_zeroes(basic):
+    result, _ = basic
+    for name in ["discard", "write-zeroes", "write-zeroes-deac", "discard-all"]:
+        step_ok(result, name)
+    regions = dict(line.split() for line in result.text("regions.txt").splitlines())
+    zero8, zero_all = regions["zero-8"], regions[f"zero-{DEVSZ_MB}"]
+    assert regions["before-4-12"] != zero8, "the verify runs should have left data there"
+    assert regions["discard-4-12"] == zero8
+    assert regions["zeroes-16-24"] == zero8
+    assert regions["zeroes-deac-32-40"] == zero8
+    assert regions["discard-all"] == zero_all
+    # Neighbouring data is untouched.
+    for span in ["0-4", "12-16", "24-32", "40-48"]:
+        assert regions[f"after-{span}"] == regions[f"before-{span}"], span
+
+
+def test_data_survives_gc_and_gc_is_counted(gc_run):
+    result, stats = gc_run
+    for name in ["fill", "verify-4k", "verify-128k"]:
+        step_ok(result, name)
+    for name in ["verify-4k", "verify-128k"]:
+        assert fio_job(result, name)["error"] == 0
+    assert result.files["phase.rc"].decode().strip() == "0"
+    start = float(next(row["time_s"] for row in read_csv(stats / "phases.csv")
+                       if row["phase"] == "gc-verify"))
+    rows = read_csv(stats / "stats.csv")
+    erased_during_verify = sum(int(r["gc_erased_blocks"]) for r in rows
+                               if float(r["time_s"]) > start + 1)
+    moved_during_verify = sum(int(r["gc_moved_pages"]) for r in rows
+                              if float(r["time_s"]) > start + 1)
+    assert erased_during_verify > 0 and moved_during_verify > 0
+    assert sum(int(r["reclaimedBlocks"]) for r in read_csv(stats / "GCData.csv")) > 0
+    # Host writes: two sequential passes, then the two verify runs (one pass each).
+    written = 4 * DEVSZ_MB * MIB
+    assert sum(int(r["host_write_bytes"]) for r in rows) == written
+    assert counts_sum(stats / "lpn_access_count.csv") == written // PAGE_BYTES
+
+
+def test_iops_log_has_a_row_per_second(iops_run):
+    _, stats = iops_run
+    times = [row["time"] for row in read_csv(stats / "IOPSData.csv")]
+    assert len(times) > IOPS_RUNTIME
+    # Every row but possibly the last (a partial interval at exit) ends a whole second.
+    assert times[:-1] == [f"{i}.000" for i in range(1, len(times))]
+    assert 0 < float(times[-1]) - (len(times) - 1) <= 1
+
+
+def test_device_write_iops_match_fio(iops_run):
+    result, stats = iops_run
+    for name in ["phase-start", "fio", "phase-end"]:
+        assert result.files[f"{name}.rc"].decode().strip() == "0", name
+    job = fio_job(result, "iops")
+    assert job["error"] == 0
+    fio_ios = job["write"]["total_ios"]
+    rows = read_csv(stats / "IOPSData.csv")
+    # Totals: fio's writes are the only ones in this run.
+    device_ios = sum(int(r["write"]) for r in rows)
+    assert device_ios == pytest.approx(fio_ios, rel=0.03)
+    # Steady part: the seconds wholly inside the fio run (between the phase markers).
+    phases = {r["phase"]: float(r["time_s"]) for r in read_csv(stats / "phases.csv")}
+    inner = [int(r["write"]) for r in rows
+             if float(r["time"]) - 1 >= phases["fio-start"] and float(r["time"]) <= phases["fio-end"]]
+    assert len(inner) >= IOPS_RUNTIME - 3
+    print(f"device {sum(inner) / len(inner):.0f} write IOPS over {len(inner)} s; "
+          f"fio {job['write']['iops']:.0f}")
+    assert sum(inner) / len(inner) == pytest.approx(job["write"]["iops"], rel=0.05)
+    assert all(r["read"] == "0" for r in rows)
+
+
+def test_lpn_access_counts_written_at_exit(iops_run):
+    result, stats = iops_run
+    assert result.qemu_returncode == 0   # the guest powered off; QEMU exited by itself
+    counts = read_csv(stats / "lpn_access_count.csv")
+    assert [int(r["LPN"]) for r in counts] == list(range(len(counts)))
+    assert len(counts) <= DEVSZ_MB * MIB // PAGE_BYTES
+    written = fio_job(result, "iops")["write"]["io_bytes"]
+    assert counts_sum(stats / "lpn_access_count.csv") == written // PAGE_BYTES
