@@ -16,15 +16,18 @@
  * new FTL key becomes a device property without touching this file.
  */
 #include "qemu/osdep.h"
+#include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
+#include "hw/pci/pcie.h"
 #include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
 #include "qemu/cutils.h"
 #include "qemu/module.h"
+#include "system/system.h"
 
-#include "femu.h"
+#include "femu_ctrl.h"
 
 #define FEMU_ERR_LEN 512
 
@@ -230,6 +233,103 @@ static bool femu_prepare_stats_dir(FemuCtrl *n, Error **errp)
     return true;
 }
 
+/* A namespace UUID derived from the serial (FNV-1a), so it is the same every run. */
+static void femu_derive_uuid(FemuCtrl *n)
+{
+    uint64_t hash = 0xcbf29ce484222325ULL;
+
+    for (unsigned i = 0; i < sizeof(n->ns_uuid); i++) {
+        for (const char *c = n->serial_number; *c; c++) {
+            hash = (hash ^ (uint8_t)*c ^ i) * 0x100000001b3ULL;
+        }
+        n->ns_uuid[i] = hash >> 56;
+    }
+    n->ns_uuid[6] = (n->ns_uuid[6] & 0x0f) | 0x40;   /* version 4 layout */
+    n->ns_uuid[8] = (n->ns_uuid[8] & 0x3f) | 0x80;   /* RFC 4122 variant */
+}
+
+/* The namespace: one LBA per FTL sector, its bytes in the lazily mapped data store. */
+static bool femu_init_namespace(FemuCtrl *n, Error **errp)
+{
+    char err[FEMU_ERR_LEN];
+
+    n->lba_bytes = n->ftl_config.secsz;
+    n->nsze = n->geometry.logical_sectors;
+    n->store = data_store_create(n->nsze * n->lba_bytes, err, sizeof(err));
+    if (!n->store) {
+        error_setg(errp, "cannot reserve the namespace's memory: %s", err);
+        return false;
+    }
+    femu_derive_uuid(n);
+    return true;
+}
+
+static bool femu_init_pci(FemuCtrl *n, Error **errp)
+{
+    PCIDevice *pci_dev = PCI_DEVICE(n);
+
+    pci_config_set_prog_interface(pci_dev->config, FEMU_PCI_PROG_IF_NVME);
+    pci_config_set_interrupt_pin(pci_dev->config, 1);
+    femu_regs_init(n);
+    memory_region_init_io(&n->bar0, OBJECT(n), &femu_bar0_ops, n, "femu-bar0",
+                          FEMU_BAR0_SIZE);
+    pci_register_bar(pci_dev, 0,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64, &n->bar0);
+    n->num_vectors = n->queues + 1;
+    if (msix_init_exclusive_bar(pci_dev, n->num_vectors, FEMU_MSIX_BAR, errp)) {
+        return false;
+    }
+    for (unsigned v = 0; v < n->num_vectors; v++) {
+        msix_vector_use(pci_dev, v);
+    }
+    pcie_endpoint_cap_init(pci_dev, 0x80);
+    return true;
+}
+
+static bool femu_open_stats(FemuCtrl *n, Error **errp)
+{
+    char err[FEMU_ERR_LEN];
+
+    n->stats_start_ns = femu_now_ns();
+    if (!n->stats_dir) {
+        return true;
+    }
+    n->stats = ftl_stats_open(n->stats_dir, n->ftl, n->stats_start_ns, err, sizeof(err));
+    if (!n->stats) {
+        error_setg(errp, "stats_dir: %s", err);
+        return false;
+    }
+    return true;
+}
+
+/* Statistics and per-LPN counts are written when QEMU exits, however it exits. */
+static void femu_exit_notify(Notifier *notifier, void *data)
+{
+    FemuCtrl *n = container_of(notifier, FemuCtrl, exit_notifier);
+
+    femu_threads_stop(n);
+}
+
+static void femu_release(FemuCtrl *n)
+{
+    PCIDevice *pci_dev = PCI_DEVICE(n);
+    char err[FEMU_ERR_LEN];
+
+    femu_threads_stop(n);
+    if (n->stats) {   /* realize failed before the FTL thread took it over */
+        ftl_stats_close(n->stats, femu_now_ns(), err, sizeof(err));
+        n->stats = NULL;
+    }
+    femu_irq_cleanup(n);
+    if (msix_present(pci_dev)) {
+        msix_uninit_exclusive_bar(pci_dev);
+    }
+    data_store_destroy(n->store);
+    n->store = NULL;
+    ftl_destroy(n->ftl);
+    n->ftl = NULL;
+}
+
 static void femu_realize(PCIDevice *pci_dev, Error **errp)
 {
     FemuCtrl *n = FEMU(pci_dev);
@@ -244,18 +344,24 @@ static void femu_realize(PCIDevice *pci_dev, Error **errp)
         error_setg(errp, "cannot create the FTL: %s", err);
         return;
     }
-    pci_config_set_prog_interface(pci_dev->config, FEMU_PCI_PROG_IF_NVME);
-}
-
-static void femu_destroy_ftl(FemuCtrl *n)
-{
-    ftl_destroy(n->ftl);
-    n->ftl = NULL;
+    femu_features_reset(n);
+    n->smart.power_on_ns = femu_now_ns();
+    femu_irq_init(n);
+    if (!femu_init_namespace(n, errp) || !femu_init_pci(n, errp) ||
+        !femu_open_stats(n, errp) || !femu_threads_start(n, errp)) {
+        femu_release(n);
+        return;
+    }
+    n->exit_notifier.notify = femu_exit_notify;
+    qemu_add_exit_notifier(&n->exit_notifier);
 }
 
 static void femu_exit(PCIDevice *pci_dev)
 {
-    femu_destroy_ftl(FEMU(pci_dev));
+    FemuCtrl *n = FEMU(pci_dev);
+
+    qemu_remove_exit_notifier(&n->exit_notifier);
+    femu_release(n);
 }
 
 static void femu_instance_init(Object *obj)
@@ -272,7 +378,8 @@ static void femu_instance_finalize(Object *obj)
 {
     FemuCtrl *n = FEMU(obj);
 
-    femu_destroy_ftl(n);   /* normally gone already: exit runs on unrealize */
+    ftl_destroy(n->ftl);   /* normally gone already: exit runs on unrealize */
+    n->ftl = NULL;
     for (unsigned i = 0; i < FEMU_FTL_KEYS_MAX; i++) {
         g_free(n->ftl_props[i].text);
         n->ftl_props[i].text = NULL;
@@ -307,6 +414,7 @@ static void femu_class_init(ObjectClass *oc, void *data)
     dc->desc = "femu NVMe SSD emulator (FTL with GC, flash latencies, statistics)";
     dc->vmsd = &femu_vmstate;
     set_bit(DEVICE_CATEGORY_STORAGE, dc->categories);
+    dc->hotpluggable = false;   /* the FTL and its threads live for the whole run */
     device_class_set_props(dc, femu_controller_props);
     object_class_property_set_description(oc, "config",
         "SSD configuration file (key=value lines); explicit properties override it");

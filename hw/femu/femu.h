@@ -9,10 +9,18 @@
 #ifndef HW_FEMU_FEMU_H
 #define HW_FEMU_FEMU_H
 
+#include "block/nvme.h"
 #include "hw/pci/pci_device.h"
+#include "qemu/event_notifier.h"
+#include "qemu/thread.h"
 #include "qom/object.h"
 
 #include "ftl/ftl.h"
+#include "ftl/stats_writer.h"
+#include "store/data_store.h"
+#include "util/completion_heap.h"
+#include "util/spsc_ring.h"
+#include "nvme/prp.h"
 
 #define TYPE_FEMU "femu"
 OBJECT_DECLARE_SIMPLE_TYPE(FemuCtrl, FEMU)
@@ -33,6 +41,22 @@ OBJECT_DECLARE_SIMPLE_TYPE(FemuCtrl, FEMU)
 #define FEMU_MAX_MDTS           20      /* 4 GiB: larger transfers are surely a typo */
 #define FEMU_SERIAL_MAX_LEN     20      /* the NVMe Identify Controller SN field */
 
+/* Controller limits and identity values (see CONTROLLER.md). */
+#define FEMU_BAR0_SIZE          0x4000  /* registers + doorbells, a power of two */
+#define FEMU_MSIX_BAR           4
+#define FEMU_DOORBELL_BASE      0x1000
+#define FEMU_MAX_QSIZE          2048    /* entries per queue: CAP.MQES + 1 */
+#define FEMU_CAP_TIMEOUT        30      /* CAP.TO in 500 ms units: 15 s */
+#define FEMU_MPSMAX             4       /* host pages of 4 KiB to 64 KiB */
+#define FEMU_AERL               3       /* 0-based: four AERs may be outstanding */
+#define FEMU_ACL                3       /* 0-based abort command limit */
+#define FEMU_ELPE               3       /* 0-based: four error log entries */
+#define FEMU_MAX_INFLIGHT       16384   /* requests between fetch and completion */
+#define FEMU_FETCH_BURST        64      /* SQEs taken from one queue per poller pass */
+#define FEMU_TEMPERATURE_K      310
+#define FEMU_WCTEMP_K           343
+#define FEMU_CCTEMP_K           373
+
 /* Room for every FTL key (ftl_config_key()); checked when the class is built. */
 #define FEMU_FTL_KEYS_MAX       32
 
@@ -41,6 +65,87 @@ typedef struct FemuFtlProperty {
     char *text;         /* current value as the FTL parses it (decimal, or a placement name) */
     bool explicit;      /* set on -device / -global / QMP, so it overrides config=FILE */
 } FemuFtlProperty;
+
+/* An I/O or admin submission queue; slots indexed by queue id, never freed while realized. */
+typedef struct FemuSQueue {
+    bool valid;
+    uint16_t cqid;
+    uint32_t size;              /* entries */
+    uint64_t dma_addr;
+    uint32_t head;              /* next entry to fetch (poller) */
+    uint32_t gen;               /* bumped on delete: completions of an older gen are dropped */
+    uint32_t db_tail;           /* last MMIO doorbell value (atomic: written by vCPUs) */
+    uint32_t eventidx;          /* last EventIdx written to the guest (shadow doorbells) */
+} FemuSQueue;
+
+typedef struct FemuCQueue {
+    bool valid;                 /* atomic: the pin level is computed under the BQL */
+    bool irq_enabled;
+    uint16_t vector;
+    uint32_t size;
+    uint64_t dma_addr;
+    uint32_t tail;              /* atomic: next entry to post, written by the poller */
+    uint32_t phase;
+    uint32_t head;              /* last head the poller knows of */
+    uint32_t db_head;           /* last MMIO doorbell value (atomic: written by vCPUs) */
+    uint32_t nsq;               /* SQs bound to this CQ */
+    struct FemuRequest *pending_head, *pending_tail;   /* due, waiting for room (FIFO) */
+} FemuCQueue;
+
+/* What the FTL thread does with a request. */
+typedef enum FemuFtlOp {
+    FEMU_OP_NONE,               /* complete at once (errors, flush, admin) */
+    FEMU_OP_READ,
+    FEMU_OP_WRITE,
+    FEMU_OP_TRIM,               /* one range in io */
+    FEMU_OP_DSM,                /* ranges[] */
+    FEMU_OP_LPN_DUMP,           /* write lpn_access_count.csv */
+    FEMU_OP_PHASE,              /* phases.csv marker */
+} FemuFtlOp;
+
+typedef struct FemuRequest {
+    uint16_t sqid, cid;
+    uint32_t sq_gen;
+    uint32_t epoch;             /* controller generation: a reset drops older requests */
+    bool internal;              /* no CQE (e.g. the shutdown's lpn dump) */
+    uint8_t opcode;
+    uint16_t status;            /* NVMe status without phase, DNR included */
+    uint32_t result;            /* CQE DW0 */
+    FemuFtlOp op;
+    struct ftl_io io;
+    uint64_t done_ns;
+    NvmeDsmRange *ranges;       /* FEMU_OP_DSM, owned by the request */
+    uint32_t nranges;
+    char phase[17];
+    struct FemuRequest *next_free;
+} FemuRequest;
+
+/* Get/Set Features values; reset to defaults by a controller reset. */
+typedef struct FemuFeatures {
+    uint32_t arbitration;
+    uint32_t power_mgmt;
+    uint16_t temp_over, temp_under;
+    uint32_t err_rec;
+    uint32_t vwc;
+    uint32_t int_coalescing;
+    uint32_t int_vector_cd[FEMU_MAX_QUEUES + 1];    /* coalescing-disable bit per vector */
+    uint32_t write_atomicity;
+    uint32_t async_config;
+} FemuFeatures;
+
+/* Newest-first error log, as Get Log Page 01h returns it. */
+typedef struct FemuErrorLog {
+    NvmeErrorLog entries[FEMU_ELPE + 1];
+    unsigned next;
+    uint64_t count;
+} FemuErrorLog;
+
+/* SMART/health counters (poller-owned). */
+typedef struct FemuSmart {
+    uint64_t units_read, units_written;     /* bytes, converted when the log is read */
+    uint64_t read_cmds, write_cmds;
+    int64_t power_on_ns;                     /* realtime at realize */
+} FemuSmart;
 
 struct FemuCtrl {
     PCIDevice parent_obj;
@@ -57,7 +162,57 @@ struct FemuCtrl {
     struct ftl_config ftl_config;       /* defaults <- config file <- explicit properties */
     struct ftl_geometry geometry;       /* derived from ftl_config */
     char serial_number[FEMU_SERIAL_MAX_LEN + 1];    /* serial, or one derived from the slot */
+    uint8_t ns_uuid[16];                /* derived from the serial: stable across runs */
     struct ftl *ftl;
+
+    /* Controller (see CONTROLLER.md for the threading rules). */
+    MemoryRegion bar0;
+    uint8_t regs[FEMU_DOORBELL_BASE];   /* register file: vCPUs write CC etc., poller CSTS */
+    uint64_t lba_bytes;                 /* secsz */
+    uint64_t nsze;                      /* namespace size in LBAs */
+    struct data_store *store;
+    uint32_t num_vectors;
+
+    FemuSQueue sq[FEMU_MAX_QUEUES + 1];
+    FemuCQueue cq[FEMU_MAX_QUEUES + 1];
+    uint64_t dbbuf_shadow, dbbuf_eventidx;  /* 0 when shadow doorbells are off */
+
+    /* Poller thread: fetches, executes, completes; owns queues, features, logs. */
+    QemuThread poller;
+    EventNotifier poller_wake;
+    int poller_sleeping;                /* atomic: wakers kick only a sleeping poller */
+    bool stop;                          /* atomic */
+    uint32_t cc_seen;                   /* CC value the poller acted on */
+    bool cc_changed;                    /* atomic: a vCPU wrote CC */
+    bool ready;
+    uint32_t epoch;
+    uint32_t page_size;                 /* host page size from CC.MPS */
+    unsigned aer_outstanding;
+    FemuFeatures features;
+    FemuErrorLog errlog;
+    FemuSmart smart;
+    FemuRequest *pool;
+    FemuRequest *free_list;
+    unsigned inflight;
+    struct completion_heap heap;
+    struct prp_segments segs;
+    bool shutdown_pending;
+
+    /* FTL thread: the only caller of the FTL and its statistics writer. */
+    QemuThread ftl_thread;
+    EventNotifier ftl_wake;
+    int ftl_sleeping;                   /* atomic */
+    struct spsc_ring *to_ftl, *from_ftl;
+    struct ftl_stats_writer *stats;
+    uint64_t stats_start_ns;
+    uint64_t valid_pages;               /* atomic: FTL gauge published for NUSE */
+    bool stats_error_reported;
+
+    /* Interrupts: vectors the poller wants raised, delivered by a BH under the BQL. */
+    QEMUBH *irq_bh;
+    uint64_t irq_pending[2];            /* atomic bitmap over vectors */
+    bool threads_running;
+    Notifier exit_notifier;
 };
 
 #endif

@@ -1,0 +1,519 @@
+/*
+ * Admin commands (poller thread), one function per command, plus the controller's
+ * features and error log. Field checks and status codes follow the NVMe base
+ * specification; CONTROLLER.md lists femu's choices where the spec leaves one.
+ */
+#include "qemu/osdep.h"
+#include "qemu/atomic.h"
+#include "qemu/cutils.h"
+#include "hw/pci/pci_ids.h"
+
+#include "femu_ctrl.h"
+
+#define FEMU_MODEL          "femu SSD"
+#define FEMU_FIRMWARE       "1.0"
+#define FEMU_VENDOR_LPN_DUMP    0xc0    /* write lpn_access_count.csv now */
+#define FEMU_VENDOR_PHASE       0xc1    /* phase marker into phases.csv */
+#define FEMU_PHASE_NAME_LEN     16      /* CDW12..CDW15 */
+
+/* Command dword 10..15. */
+static uint32_t femu_cdw(const NvmeCmd *cmd, unsigned index)
+{
+    return ldl_le_p((const uint8_t *)cmd + offsetof(NvmeCmd, cdw10) + 4 * (index - 10));
+}
+
+/* A 128-bit little-endian SMART counter (the packed struct forbids member pointers). */
+#define FEMU_SMART_PUT(log, field, value) \
+    stq_le_p((uint8_t *)(log) + offsetof(NvmeSmartLog, field), (value))
+
+/* ---- Identify ---- */
+
+static void femu_identify_ctrl(FemuCtrl *n, NvmeIdCtrl *id)
+{
+    uint64_t capacity = n->nsze * n->lba_bytes;
+
+    id->vid = cpu_to_le16(PCI_VENDOR_ID_INTEL);
+    id->ssvid = cpu_to_le16(PCI_VENDOR_ID_INTEL);
+    strpadcpy((char *)id->sn, sizeof(id->sn), n->serial_number, ' ');
+    strpadcpy((char *)id->mn, sizeof(id->mn), FEMU_MODEL, ' ');
+    strpadcpy((char *)id->fr, sizeof(id->fr), FEMU_FIRMWARE, ' ');
+    id->rab = 6;
+    id->mdts = n->mdts;
+    id->ver = cpu_to_le32(0x00010400);
+    id->cntrltype = 1;                              /* I/O controller */
+    id->oacs = cpu_to_le16(NVME_OACS_DBCS);
+    id->acl = FEMU_ACL;
+    id->aerl = FEMU_AERL;
+    id->frmw = 0x03;                                /* one slot, slot 1 read-only */
+    id->lpa = 0x04;                                 /* extended Get Log Page data */
+    id->elpe = FEMU_ELPE;
+    id->wctemp = cpu_to_le16(FEMU_WCTEMP_K);
+    id->cctemp = cpu_to_le16(FEMU_CCTEMP_K);
+    memcpy(id->tnvmcap, &capacity, sizeof(capacity));   /* little-endian hosts only */
+    id->sqes = 0x66;
+    id->cqes = 0x44;
+    id->nn = cpu_to_le32(1);
+    id->oncs = cpu_to_le16(NVME_ONCS_DSM | NVME_ONCS_WRITE_ZEROES);
+    id->vwc = 0x07;                                 /* present; flush accepts all NSIDs */
+    snprintf((char *)id->subnqn, sizeof(id->subnqn), "nqn.2026-11.io.femu:%s",
+             n->serial_number);
+    id->psd[0].mp = cpu_to_le16(2500);              /* 25 W, in 0.01 W */
+    id->psd[0].enlat = cpu_to_le32(16);
+    id->psd[0].exlat = cpu_to_le32(4);
+}
+
+static void femu_identify_ns(FemuCtrl *n, NvmeIdNs *id)
+{
+    uint64_t secs_per_pg = n->ftl_config.secs_per_pg;
+    uint64_t used = qatomic_read(&n->valid_pages) * secs_per_pg;
+
+    id->nsze = cpu_to_le64(n->nsze);
+    id->ncap = cpu_to_le64(n->nsze);
+    id->nuse = cpu_to_le64(MIN(used, n->nsze));
+    id->nsfeat = 1u << 4;               /* NPWG/NPWA/NPDG/NPDA are valid */
+    id->nlbaf = 0;
+    id->flbas = 0;
+    id->dlfeat = 0x09;                  /* deallocated blocks read zero; WZ DEAC works */
+    /* Tell the host the flash page, so it aligns writes and discards to it. */
+    id->npwg = cpu_to_le16(secs_per_pg - 1);
+    id->npwa = cpu_to_le16(secs_per_pg - 1);
+    id->npdg = cpu_to_le16(secs_per_pg - 1);
+    id->npda = cpu_to_le16(secs_per_pg - 1);
+    id->lbaf[0].ds = ctz64(n->lba_bytes);
+}
+
+static uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd)
+{
+    uint32_t nsid = le32_to_cpu(cmd->nsid);
+    uint8_t *buf = g_malloc0(NVME_IDENTIFY_DATA_SIZE);
+    uint16_t status = NVME_SUCCESS;
+
+    switch (femu_cdw(cmd, 10) & 0xff) {
+    case NVME_ID_CNS_CTRL:
+        femu_identify_ctrl(n, (NvmeIdCtrl *)buf);
+        break;
+    case NVME_ID_CNS_NS:
+        if (nsid != 1) {
+            status = femu_err(NVME_INVALID_NSID);
+            break;
+        }
+        femu_identify_ns(n, (NvmeIdNs *)buf);
+        break;
+    case NVME_ID_CNS_NS_ACTIVE_LIST:
+        if (nsid >= NVME_NSID_BROADCAST - 1) {
+            status = femu_err(NVME_INVALID_NSID);
+            break;
+        }
+        if (nsid < 1) {
+            stl_le_p(buf, 1);   /* the list holds NSIDs greater than the one given */
+        }
+        break;
+    case NVME_ID_CNS_NS_DESCR_LIST: {
+        NvmeIdNsDescr *descr = (NvmeIdNsDescr *)buf;
+
+        if (nsid != 1) {
+            status = femu_err(NVME_INVALID_NSID);
+            break;
+        }
+        descr->nidt = NVME_NIDT_UUID;
+        descr->nidl = NVME_NIDL_UUID;
+        memcpy(buf + sizeof(*descr), n->ns_uuid, sizeof(n->ns_uuid));
+        break;
+    }
+    default:
+        status = femu_err(NVME_INVALID_FIELD);
+        break;
+    }
+    if (status == NVME_SUCCESS) {
+        status = femu_dma_to_guest_prp(n, cmd, buf, NVME_IDENTIFY_DATA_SIZE);
+        status = status ? femu_err(status) : status;
+    }
+    g_free(buf);
+    return status;
+}
+
+/* ---- Queues ---- */
+
+static uint16_t femu_create_cq(FemuCtrl *n, const NvmeCmd *cmd)
+{
+    uint32_t dw10 = femu_cdw(cmd, 10), dw11 = femu_cdw(cmd, 11);
+
+    return femu_cq_create(n, dw10 & 0xffff, le64_to_cpu(cmd->dptr.prp1), (dw10 >> 16) + 1,
+                          dw11 & 1, dw11 & 2, dw11 >> 16);
+}
+
+static uint16_t femu_create_sq(FemuCtrl *n, const NvmeCmd *cmd)
+{
+    uint32_t dw10 = femu_cdw(cmd, 10), dw11 = femu_cdw(cmd, 11);
+
+    return femu_sq_create(n, dw10 & 0xffff, le64_to_cpu(cmd->dptr.prp1), (dw10 >> 16) + 1,
+                          dw11 & 1, dw11 >> 16);
+}
+
+static uint16_t femu_delete_sq(FemuCtrl *n, const NvmeCmd *cmd)
+{
+    return femu_sq_delete(n, femu_cdw(cmd, 10) & 0xffff);
+}
+
+static uint16_t femu_delete_cq(FemuCtrl *n, const NvmeCmd *cmd)
+{
+    return femu_cq_delete(n, femu_cdw(cmd, 10) & 0xffff);
+}
+
+static uint16_t femu_dbbuf_config(FemuCtrl *n, const NvmeCmd *cmd)
+{
+    uint64_t shadow = le64_to_cpu(cmd->dptr.prp1);
+    uint64_t eventidx = le64_to_cpu(cmd->dptr.prp2);
+
+    if (!shadow || !eventidx || (shadow & (n->page_size - 1)) ||
+        (eventidx & (n->page_size - 1))) {
+        return femu_err(NVME_INVALID_FIELD);
+    }
+    n->dbbuf_shadow = shadow;
+    n->dbbuf_eventidx = eventidx;
+    for (unsigned qid = 1; qid <= n->queues; qid++) {
+        if (n->sq[qid].valid) {
+            femu_dbbuf_init_queue(n, qid);
+        }
+        if (n->cq[qid].valid) {
+            femu_dbbuf_init_queue_cq(n, qid);
+        }
+    }
+    return NVME_SUCCESS;
+}
+
+/* ---- Logs ---- */
+
+void femu_error_log_add(FemuCtrl *n, const FemuRequest *req, uint32_t nsid, uint64_t lba)
+{
+    NvmeErrorLog *entry = &n->errlog.entries[n->errlog.next];
+
+    memset(entry, 0, sizeof(*entry));
+    entry->error_count = cpu_to_le64(++n->errlog.count);
+    entry->sqid = cpu_to_le16(req->sqid);
+    entry->cid = cpu_to_le16(req->cid);
+    entry->status_field = cpu_to_le16(req->status << 1);
+    entry->param_error_location = cpu_to_le16(0xffff);   /* not tracked */
+    entry->lba = cpu_to_le64(lba);
+    entry->nsid = cpu_to_le32(nsid);
+    n->errlog.next = (n->errlog.next + 1) % ARRAY_SIZE(n->errlog.entries);
+}
+
+static size_t femu_log_errors(FemuCtrl *n, uint8_t *buf)
+{
+    size_t entries = ARRAY_SIZE(n->errlog.entries);
+
+    for (size_t i = 0; i < entries; i++) {   /* newest first */
+        size_t index = (n->errlog.next + entries - 1 - i) % entries;
+
+        memcpy(buf + i * sizeof(NvmeErrorLog), &n->errlog.entries[index],
+               sizeof(NvmeErrorLog));
+    }
+    return entries * sizeof(NvmeErrorLog);
+}
+
+static uint64_t femu_data_units(uint64_t bytes)
+{
+    return DIV_ROUND_UP(bytes, 512 * 1000);   /* thousands of 512-byte units, rounded up */
+}
+
+static size_t femu_log_smart(FemuCtrl *n, uint8_t *buf)
+{
+    NvmeSmartLog *log = (NvmeSmartLog *)buf;
+    uint64_t hours = (femu_now_ns() - n->smart.power_on_ns) / (3600 * NANOSECONDS_PER_SECOND);
+    uint16_t temp = FEMU_TEMPERATURE_K;
+
+    if (temp > n->features.temp_over || temp < n->features.temp_under) {
+        log->critical_warning |= 1u << 1;   /* temperature threshold */
+    }
+    log->temperature = cpu_to_le16(temp);
+    log->available_spare = 100;
+    log->available_spare_threshold = 10;
+    FEMU_SMART_PUT(log, data_units_read, femu_data_units(n->smart.units_read));
+    FEMU_SMART_PUT(log, data_units_written, femu_data_units(n->smart.units_written));
+    FEMU_SMART_PUT(log, host_read_commands, n->smart.read_cmds);
+    FEMU_SMART_PUT(log, host_write_commands, n->smart.write_cmds);
+    FEMU_SMART_PUT(log, power_cycles, 1);
+    FEMU_SMART_PUT(log, power_on_hours, hours);
+    FEMU_SMART_PUT(log, number_of_error_log_entries, n->errlog.count);
+    return sizeof(*log);
+}
+
+static size_t femu_log_fw_slot(uint8_t *buf)
+{
+    NvmeFwSlotInfoLog *log = (NvmeFwSlotInfoLog *)buf;
+
+    log->afi = 1;
+    strpadcpy((char *)log->frs1, sizeof(log->frs1), FEMU_FIRMWARE, ' ');
+    return sizeof(*log);
+}
+
+static uint16_t femu_get_log_page(FemuCtrl *n, const NvmeCmd *cmd)
+{
+    uint32_t dw10 = femu_cdw(cmd, 10);
+    uint32_t nsid = le32_to_cpu(cmd->nsid);
+    uint64_t numd = ((uint64_t)(femu_cdw(cmd, 11) & 0xffff) << 16 | dw10 >> 16) + 1;
+    uint64_t offset = femu_cdw(cmd, 12) | (uint64_t)femu_cdw(cmd, 13) << 32;
+    uint8_t buf[sizeof(NvmeSmartLog) + sizeof(NvmeFwSlotInfoLog) + 256] = { 0 };
+    size_t size;
+    uint64_t len;
+    uint16_t status;
+
+    QEMU_BUILD_BUG_ON(sizeof(NvmeErrorLog) * (FEMU_ELPE + 1) > sizeof(buf));
+    switch (dw10 & 0xff) {
+    case NVME_LOG_ERROR_INFO:
+        size = femu_log_errors(n, buf);
+        break;
+    case NVME_LOG_SMART_INFO:
+        if (nsid != 0 && nsid != 1 && nsid != NVME_NSID_BROADCAST) {
+            return femu_err(NVME_INVALID_NSID);
+        }
+        size = femu_log_smart(n, buf);
+        break;
+    case NVME_LOG_FW_SLOT_INFO:
+        size = femu_log_fw_slot(buf);
+        break;
+    default:
+        return femu_err(NVME_INVALID_LOG_ID);
+    }
+    if ((offset & 3) || offset >= size) {
+        return femu_err(NVME_INVALID_FIELD);
+    }
+    len = MIN(numd * 4, size - offset);
+    status = femu_dma_to_guest_prp(n, cmd, buf + offset, len);
+    return status ? femu_err(status) : NVME_SUCCESS;
+}
+
+/* ---- Features ---- */
+
+static void femu_features_reset_to(FemuFeatures *f)
+{
+    memset(f, 0, sizeof(*f));
+    f->temp_over = FEMU_WCTEMP_K;
+    f->vwc = 1;
+}
+
+void femu_features_reset(FemuCtrl *n)
+{
+    femu_features_reset_to(&n->features);
+}
+
+static uint16_t femu_feature_value(FemuCtrl *n, uint8_t fid, uint32_t dw11,
+                                   const FemuFeatures *f, uint32_t *result)
+{
+    switch (fid) {
+    case NVME_ARBITRATION:
+        *result = f->arbitration;
+        return NVME_SUCCESS;
+    case NVME_POWER_MANAGEMENT:
+        *result = f->power_mgmt;
+        return NVME_SUCCESS;
+    case NVME_TEMPERATURE_THRESHOLD:
+        if ((dw11 >> 16) & 0xf || ((dw11 >> 20) & 0x3) > 1) {
+            return femu_err(NVME_INVALID_FIELD);   /* composite sensor, over/under only */
+        }
+        *result = ((dw11 >> 20) & 0x3) ? f->temp_under : f->temp_over;
+        return NVME_SUCCESS;
+    case NVME_ERROR_RECOVERY:
+        *result = f->err_rec;
+        return NVME_SUCCESS;
+    case NVME_VOLATILE_WRITE_CACHE:
+        *result = f->vwc;
+        return NVME_SUCCESS;
+    case NVME_NUMBER_OF_QUEUES:
+        *result = (n->queues - 1) | (n->queues - 1) << 16;
+        return NVME_SUCCESS;
+    case NVME_INTERRUPT_COALESCING:
+        *result = f->int_coalescing;
+        return NVME_SUCCESS;
+    case NVME_INTERRUPT_VECTOR_CONF:
+        if ((dw11 & 0xffff) >= n->num_vectors) {
+            return femu_err(NVME_INVALID_FIELD);
+        }
+        *result = (dw11 & 0xffff) | f->int_vector_cd[dw11 & 0xffff] << 16;
+        return NVME_SUCCESS;
+    case NVME_WRITE_ATOMICITY:
+        *result = f->write_atomicity;
+        return NVME_SUCCESS;
+    case NVME_ASYNCHRONOUS_EVENT_CONF:
+        *result = f->async_config;
+        return NVME_SUCCESS;
+    default:
+        return femu_err(NVME_INVALID_FIELD);
+    }
+}
+
+static uint16_t femu_get_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+{
+    uint32_t dw10 = femu_cdw(cmd, 10);
+    uint8_t fid = dw10 & 0xff;
+    unsigned sel = (dw10 >> 8) & 0x7;
+    FemuFeatures defaults;
+    uint16_t status;
+
+    switch (sel) {
+    case 0:         /* current */
+        return femu_feature_value(n, fid, femu_cdw(cmd, 11), &n->features, &req->result);
+    case 1:         /* default */
+    case 2:         /* saved: nothing is saveable, so the default */
+        femu_features_reset_to(&defaults);
+        return femu_feature_value(n, fid, femu_cdw(cmd, 11), &defaults, &req->result);
+    case 3:         /* supported capabilities */
+        status = femu_feature_value(n, fid, 0, &n->features, &req->result);
+        req->result = status ? 0 : NVME_FEAT_CAP_CHANGE;
+        return status;
+    default:
+        return femu_err(NVME_INVALID_FIELD);
+    }
+}
+
+static uint16_t femu_set_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+{
+    uint32_t dw10 = femu_cdw(cmd, 10), dw11 = femu_cdw(cmd, 11);
+    FemuFeatures *f = &n->features;
+    uint8_t fid = dw10 & 0xff;
+    uint32_t ignored;
+    uint16_t status;
+
+    status = femu_feature_value(n, fid, dw11, f, &ignored);   /* known FID, valid selector */
+    if (status) {
+        return status;
+    }
+    if (dw10 >> 31) {
+        return femu_err(NVME_FID_NOT_SAVEABLE);
+    }
+    switch (fid) {
+    case NVME_ARBITRATION:
+        f->arbitration = dw11;
+        break;
+    case NVME_POWER_MANAGEMENT:
+        if (dw11 & 0x1f) {
+            return femu_err(NVME_INVALID_FIELD);   /* one power state: PS 0 */
+        }
+        f->power_mgmt = dw11 & 0xff;
+        break;
+    case NVME_TEMPERATURE_THRESHOLD:
+        if ((dw11 >> 20) & 0x3) {
+            f->temp_under = dw11 & 0xffff;
+        } else {
+            f->temp_over = dw11 & 0xffff;
+        }
+        break;
+    case NVME_ERROR_RECOVERY:
+        if (dw11 & (1u << 16)) {
+            return femu_err(NVME_INVALID_FIELD);   /* DULBE: no unwritten-block errors */
+        }
+        f->err_rec = dw11 & 0xffff;
+        break;
+    case NVME_VOLATILE_WRITE_CACHE:
+        f->vwc = dw11 & 1;
+        break;
+    case NVME_NUMBER_OF_QUEUES:
+        if ((dw11 & 0xffff) == 0xffff || (dw11 >> 16) == 0xffff) {
+            return femu_err(NVME_INVALID_FIELD);
+        }
+        req->result = (n->queues - 1) | (n->queues - 1) << 16;
+        break;
+    case NVME_INTERRUPT_COALESCING:
+        f->int_coalescing = dw11 & 0xffff;
+        break;
+    case NVME_INTERRUPT_VECTOR_CONF:
+        f->int_vector_cd[dw11 & 0xffff] = (dw11 >> 16) & 1;
+        break;
+    case NVME_WRITE_ATOMICITY:
+        f->write_atomicity = dw11 & 1;
+        break;
+    case NVME_ASYNCHRONOUS_EVENT_CONF:
+        f->async_config = dw11;
+        break;
+    }
+    return NVME_SUCCESS;
+}
+
+/* ---- Events, abort, vendor ---- */
+
+static uint16_t femu_async_event_request(FemuCtrl *n)
+{
+    if (n->aer_outstanding > FEMU_AERL) {
+        return femu_err(NVME_AER_LIMIT_EXCEEDED);
+    }
+    n->aer_outstanding++;
+    return NVME_NO_COMPLETE;   /* femu raises no events: held until a reset */
+}
+
+static uint16_t femu_abort(FemuRequest *req)
+{
+    req->result = 1;   /* not aborted: commands are already with the flash when fetched */
+    return NVME_SUCCESS;
+}
+
+static uint16_t femu_vendor_lpn_dump(FemuCtrl *n, FemuRequest *req)
+{
+    if (!n->stats_dir) {
+        return femu_err(NVME_INVALID_FIELD);
+    }
+    req->op = FEMU_OP_LPN_DUMP;
+    return NVME_SUCCESS;
+}
+
+static uint16_t femu_vendor_phase(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+{
+    char name[FEMU_PHASE_NAME_LEN + 1] = { 0 };
+    size_t len;
+
+    if (!n->stats_dir) {
+        return femu_err(NVME_INVALID_FIELD);
+    }
+    for (unsigned i = 0; i < 4; i++) {
+        stl_le_p(name + 4 * i, femu_cdw(cmd, 12 + i));
+    }
+    len = strlen(name);
+    if (len == 0) {
+        return femu_err(NVME_INVALID_FIELD);
+    }
+    for (size_t i = 0; i < FEMU_PHASE_NAME_LEN; i++) {
+        bool ok = i < len ? (g_ascii_isalnum(name[i]) || strchr("_.-", name[i]))
+                          : name[i] == '\0';
+
+        if (!ok) {
+            return femu_err(NVME_INVALID_FIELD);
+        }
+    }
+    memcpy(req->phase, name, sizeof(req->phase));
+    req->op = FEMU_OP_PHASE;
+    return NVME_SUCCESS;
+}
+
+uint16_t femu_admin_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+{
+    switch (cmd->opcode) {
+    case NVME_ADM_CMD_DELETE_SQ:
+        return femu_delete_sq(n, cmd);
+    case NVME_ADM_CMD_CREATE_SQ:
+        return femu_create_sq(n, cmd);
+    case NVME_ADM_CMD_GET_LOG_PAGE:
+        return femu_get_log_page(n, cmd);
+    case NVME_ADM_CMD_DELETE_CQ:
+        return femu_delete_cq(n, cmd);
+    case NVME_ADM_CMD_CREATE_CQ:
+        return femu_create_cq(n, cmd);
+    case NVME_ADM_CMD_IDENTIFY:
+        return femu_identify(n, cmd);
+    case NVME_ADM_CMD_ABORT:
+        return femu_abort(req);
+    case NVME_ADM_CMD_SET_FEATURES:
+        return femu_set_features(n, cmd, req);
+    case NVME_ADM_CMD_GET_FEATURES:
+        return femu_get_features(n, cmd, req);
+    case NVME_ADM_CMD_ASYNC_EV_REQ:
+        return femu_async_event_request(n);
+    case NVME_ADM_CMD_DBBUF_CONFIG:
+        return femu_dbbuf_config(n, cmd);
+    case FEMU_VENDOR_LPN_DUMP:
+        return femu_vendor_lpn_dump(n, req);
+    case FEMU_VENDOR_PHASE:
+        return femu_vendor_phase(n, cmd, req);
+    default:
+        return femu_err(NVME_INVALID_OPCODE);
+    }
+}

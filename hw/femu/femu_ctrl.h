@@ -1,0 +1,80 @@
+/*
+ * The NVMe controller's internal interfaces, shared by the device's source files.
+ *
+ * Threads and what they own:
+ *  - vCPU threads (BQL held) run the BAR0 handlers: they store register and doorbell
+ *    values and kick the poller; they never touch queue state.
+ *  - The poller thread owns the controller: enable/reset/shutdown, queues, admin and I/O
+ *    command execution, guest DMA, the completion heap, SMART counters, features, logs.
+ *  - The FTL thread owns the FTL and its statistics writer; requests reach it through a
+ *    lock-free ring and come back through another.
+ *  - A bottom half in the main loop (BQL held) raises the interrupts the poller asks for.
+ */
+#ifndef HW_FEMU_FEMU_CTRL_H
+#define HW_FEMU_FEMU_CTRL_H
+
+#include "femu.h"
+
+/* femu_regs.c */
+extern const MemoryRegionOps femu_bar0_ops;
+void femu_regs_init(FemuCtrl *n);
+uint32_t femu_reg_read32(FemuCtrl *n, unsigned offset);
+uint64_t femu_reg_read64(FemuCtrl *n, unsigned offset);
+void femu_reg_write32(FemuCtrl *n, unsigned offset, uint32_t value);
+
+/* femu_irq.c */
+void femu_irq_init(FemuCtrl *n);
+void femu_irq_cleanup(FemuCtrl *n);
+void femu_irq_request(FemuCtrl *n, FemuCQueue *cq);    /* poller */
+void femu_irq_update_pin(FemuCtrl *n);                  /* BQL */
+
+/* femu_dma.c */
+uint16_t femu_dma_read(FemuCtrl *n, uint64_t addr, void *buf, uint64_t len);
+uint16_t femu_dma_write(FemuCtrl *n, uint64_t addr, const void *buf, uint64_t len);
+uint16_t femu_prp_map(FemuCtrl *n, const NvmeCmd *cmd, uint64_t len, uint64_t max_len);
+/* Copy between a host buffer and the command's PRPs (admin data, DSM ranges). */
+uint16_t femu_dma_to_guest_prp(FemuCtrl *n, const NvmeCmd *cmd, const void *buf, uint64_t len);
+uint16_t femu_dma_from_guest_prp(FemuCtrl *n, const NvmeCmd *cmd, void *buf, uint64_t len);
+
+/* femu_queue.c (poller) */
+uint16_t femu_cq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
+                        bool contiguous, bool irq_enabled, uint16_t vector);
+uint16_t femu_sq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
+                        bool contiguous, uint16_t cqid);
+uint16_t femu_cq_delete(FemuCtrl *n, uint16_t qid);
+uint16_t femu_sq_delete(FemuCtrl *n, uint16_t qid);
+void femu_queues_reset(FemuCtrl *n);
+uint32_t femu_sq_tail(FemuCtrl *n, uint16_t qid);
+bool femu_cq_full(FemuCtrl *n, FemuCQueue *cq);
+void femu_cq_post(FemuCtrl *n, FemuCQueue *cq, const NvmeCqe *cqe);
+bool femu_sq_has_work(FemuCtrl *n, uint16_t qid);
+void femu_dbbuf_init_queue(FemuCtrl *n, uint16_t qid);
+void femu_dbbuf_init_queue_cq(FemuCtrl *n, uint16_t qid);
+bool femu_arm_eventidx(FemuCtrl *n);
+
+/* femu_admin.c (poller) */
+uint16_t femu_admin_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
+void femu_features_reset(FemuCtrl *n);
+void femu_error_log_add(FemuCtrl *n, const FemuRequest *req, uint32_t nsid, uint64_t lba);
+
+/* femu_io.c (poller) */
+uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
+
+/* femu_poller.c */
+bool femu_threads_start(FemuCtrl *n, Error **errp);
+void femu_threads_stop(FemuCtrl *n);
+void femu_poller_kick(FemuCtrl *n);                     /* any thread */
+void femu_cq_drop_pending(FemuCtrl *n, FemuCQueue *cq); /* poller */
+uint64_t femu_now_ns(void);
+
+/* femu_ftl_thread.c */
+void *femu_ftl_thread_run(void *opaque);
+void femu_ftl_kick(FemuCtrl *n);
+
+/* Status with Do Not Retry, for every error the guest's input caused. */
+static inline uint16_t femu_err(uint16_t status)
+{
+    return status | NVME_DNR;
+}
+
+#endif

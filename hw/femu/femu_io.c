@@ -1,0 +1,175 @@
+/*
+ * NVM command set I/O commands (poller thread). Every field is checked first; then the
+ * data moves between guest memory and the data store right away, and the request goes to
+ * the FTL thread, which decides when it completes.
+ */
+#include "qemu/osdep.h"
+
+#include "femu_ctrl.h"
+
+#define FEMU_NSID 1
+#define FEMU_DTYPE_STREAMS 1     /* directive type of the Streams directive */
+
+static uint64_t femu_cmd_slba(const NvmeCmd *cmd)
+{
+    return le32_to_cpu(cmd->cdw10) | (uint64_t)le32_to_cpu(cmd->cdw11) << 32;
+}
+
+static uint32_t femu_cmd_nlb(const NvmeCmd *cmd)
+{
+    return (le32_to_cpu(cmd->cdw12) & 0xffff) + 1;
+}
+
+static bool femu_lba_range_ok(FemuCtrl *n, uint64_t slba, uint64_t nlb)
+{
+    return slba < n->nsze && nlb <= n->nsze - slba;
+}
+
+static uint64_t femu_max_transfer(FemuCtrl *n)
+{
+    return n->mdts ? UINT64_C(4096) << n->mdts : UINT64_MAX;
+}
+
+/* placement=stream: the Streams directive's identifier picks the write pointer. */
+static uint16_t femu_stream_of(FemuCtrl *n, const NvmeCmd *cmd, uint32_t *stream)
+{
+    uint32_t dtype = (le32_to_cpu(cmd->cdw12) >> 20) & 0xf;
+    uint32_t dspec = le32_to_cpu(cmd->cdw13) >> 16;
+
+    *stream = 0;
+    if (n->ftl_config.placement != FTL_PLACEMENT_STREAM || dtype != FEMU_DTYPE_STREAMS) {
+        return NVME_SUCCESS;
+    }
+    if (dspec >= n->ftl_config.nstreams) {
+        return femu_err(NVME_INVALID_FIELD);
+    }
+    *stream = dspec;
+    return NVME_SUCCESS;
+}
+
+static uint16_t femu_io_rw(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req, bool write)
+{
+    uint64_t slba = femu_cmd_slba(cmd);
+    uint32_t nlb = femu_cmd_nlb(cmd);
+    uint64_t bytes = nlb * n->lba_bytes;
+    uint8_t *data;
+    uint16_t status;
+
+    if (!femu_lba_range_ok(n, slba, nlb)) {
+        return femu_err(NVME_LBA_RANGE);
+    }
+    if (bytes > femu_max_transfer(n)) {
+        return femu_err(NVME_INVALID_FIELD);
+    }
+    status = femu_stream_of(n, cmd, &req->io.stream);
+    if (status) {
+        return status;
+    }
+    status = femu_prp_map(n, cmd, bytes, femu_max_transfer(n));
+    if (status) {
+        return femu_err(status);
+    }
+    data = data_store_at(n->store, slba * n->lba_bytes);
+    for (size_t i = 0; i < n->segs.count; i++) {
+        const struct prp_segment *seg = &n->segs.seg[i];
+
+        status = write ? femu_dma_read(n, seg->addr, data, seg->len)
+                       : femu_dma_write(n, seg->addr, data, seg->len);
+        if (status) {
+            return femu_err(status);
+        }
+        data += seg->len;
+    }
+    if (write) {
+        n->smart.units_written += bytes;
+        n->smart.write_cmds++;
+    } else {
+        n->smart.units_read += bytes;
+        n->smart.read_cmds++;
+    }
+    req->op = write ? FEMU_OP_WRITE : FEMU_OP_READ;
+    req->io.slba = slba;
+    req->io.nlb = nlb;
+    return NVME_SUCCESS;
+}
+
+static uint16_t femu_io_write_zeroes(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+{
+    uint64_t slba = femu_cmd_slba(cmd);
+    uint32_t nlb = femu_cmd_nlb(cmd);
+    bool deallocate = le32_to_cpu(cmd->cdw12) & (1u << 25);
+
+    if (!femu_lba_range_ok(n, slba, nlb)) {
+        return femu_err(NVME_LBA_RANGE);
+    }
+    data_store_discard(n->store, slba * n->lba_bytes, nlb * n->lba_bytes);
+    req->op = deallocate ? FEMU_OP_TRIM : FEMU_OP_WRITE;
+    req->io.slba = slba;
+    req->io.nlb = nlb;
+    return NVME_SUCCESS;
+}
+
+static uint16_t femu_io_dsm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+{
+    uint32_t nr = (le32_to_cpu(cmd->cdw10) & 0xff) + 1;
+    bool deallocate = le32_to_cpu(cmd->cdw11) & NVME_DSMGMT_AD;
+    NvmeDsmRange *ranges;
+    uint16_t status;
+
+    if (!deallocate) {
+        return NVME_SUCCESS;   /* attributes only: hints femu has no use for */
+    }
+    ranges = g_new(NvmeDsmRange, nr);
+    status = femu_dma_from_guest_prp(n, cmd, ranges, nr * sizeof(*ranges));
+    for (uint32_t i = 0; i < nr && !status; i++) {
+        if (!femu_lba_range_ok(n, le64_to_cpu(ranges[i].slba), le32_to_cpu(ranges[i].nlb))) {
+            status = NVME_LBA_RANGE;
+        }
+    }
+    if (status) {
+        g_free(ranges);
+        return femu_err(status);
+    }
+    for (uint32_t i = 0; i < nr; i++) {
+        data_store_discard(n->store, le64_to_cpu(ranges[i].slba) * n->lba_bytes,
+                           (uint64_t)le32_to_cpu(ranges[i].nlb) * n->lba_bytes);
+    }
+    req->op = FEMU_OP_DSM;
+    req->ranges = ranges;
+    req->nranges = nr;
+    return NVME_SUCCESS;
+}
+
+uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+{
+    uint32_t nsid = le32_to_cpu(cmd->nsid);
+
+    if (cmd->opcode == NVME_CMD_FLUSH && nsid == NVME_NSID_BROADCAST) {
+        return NVME_SUCCESS;
+    }
+    switch (cmd->opcode) {
+    case NVME_CMD_FLUSH:
+    case NVME_CMD_WRITE:
+    case NVME_CMD_READ:
+    case NVME_CMD_WRITE_ZEROES:
+    case NVME_CMD_DSM:
+        if (nsid != FEMU_NSID) {
+            return femu_err(NVME_INVALID_NSID);
+        }
+        break;
+    default:
+        return femu_err(NVME_INVALID_OPCODE);
+    }
+    switch (cmd->opcode) {
+    case NVME_CMD_WRITE:
+        return femu_io_rw(n, cmd, req, true);
+    case NVME_CMD_READ:
+        return femu_io_rw(n, cmd, req, false);
+    case NVME_CMD_WRITE_ZEROES:
+        return femu_io_write_zeroes(n, cmd, req);
+    case NVME_CMD_DSM:
+        return femu_io_dsm(n, cmd, req);
+    default:
+        return NVME_SUCCESS;   /* flush: the data store is the media, nothing is cached */
+    }
+}

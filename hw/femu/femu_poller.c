@@ -1,0 +1,487 @@
+/*
+ * The poller thread: the controller's engine. Each pass it applies CC changes, fetches
+ * commands from every submission queue, executes them (data moves between guest memory
+ * and the data store at once), hands flash work to the FTL thread, takes back what the
+ * FTL finished, and posts the completions whose time has come. It sleeps whenever a pass
+ * found nothing to do: until the next completion is due, or until a doorbell, CC write or
+ * the FTL thread wakes it. An idle controller therefore costs no CPU.
+ */
+#include "qemu/osdep.h"
+#include "qemu/atomic.h"
+#include "qemu/main-loop.h"
+#include "qemu/rcu.h"
+#include "qemu/timer.h"
+#include "qapi/error.h"
+
+#include <poll.h>
+#include <sys/prctl.h>
+
+#include "femu_ctrl.h"
+
+#define FEMU_COMPLETE_BATCH 64
+#define FEMU_CMD_FUSE_MASK  0x03    /* CDW0 bits 9:8 */
+#define FEMU_CMD_PSDT_MASK  0xc0    /* CDW0 bits 15:14 */
+
+uint64_t femu_now_ns(void)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+}
+
+void femu_poller_kick(FemuCtrl *n)
+{
+    smp_mb();   /* publish the caller's store before reading the sleeping flag */
+    if (qatomic_read(&n->poller_sleeping)) {
+        event_notifier_set(&n->poller_wake);
+    }
+}
+
+static FemuRequest *femu_req_alloc(FemuCtrl *n)
+{
+    FemuRequest *req = n->free_list;
+
+    if (req) {
+        n->free_list = req->next_free;
+        n->inflight++;
+    }
+    return req;
+}
+
+static void femu_req_free(FemuCtrl *n, FemuRequest *req)
+{
+    g_free(req->ranges);
+    req->ranges = NULL;
+    req->next_free = n->free_list;
+    n->free_list = req;
+    n->inflight--;
+}
+
+static void femu_csts_set(FemuCtrl *n, uint32_t csts)
+{
+    femu_reg_write32(n, NVME_REG_CSTS, csts);
+}
+
+static uint32_t femu_csts(FemuCtrl *n)
+{
+    return femu_reg_read32(n, NVME_REG_CSTS);
+}
+
+static void femu_enable(FemuCtrl *n)
+{
+    uint32_t cc = n->cc_seen;
+    uint32_t aqa = femu_reg_read32(n, NVME_REG_AQA);
+    uint64_t asq = femu_reg_read64(n, NVME_REG_ASQ);
+    uint64_t acq = femu_reg_read64(n, NVME_REG_ACQ);
+    unsigned mps = NVME_CC_MPS(cc);
+    uint32_t page_size = 1u << (12 + MIN(mps, 15u));
+    FemuSQueue *sq = &n->sq[0];
+    FemuCQueue *cq = &n->cq[0];
+
+    if (NVME_AQA_ASQS(aqa) == 0 || NVME_AQA_ACQS(aqa) == 0 || !asq || !acq ||
+        mps > FEMU_MPSMAX || (asq & (page_size - 1)) || (acq & (page_size - 1)) ||
+        NVME_CC_CSS(cc) != 0 || NVME_CC_AMS(cc) != 0) {
+        femu_csts_set(n, NVME_CSTS_FAILED);   /* stays until the host clears CC.EN */
+        return;
+    }
+    n->page_size = page_size;
+    sq->cqid = 0;
+    sq->size = NVME_AQA_ASQS(aqa) + 1;
+    sq->dma_addr = asq;
+    sq->head = 0;
+    qatomic_set(&sq->db_tail, 0);
+    sq->valid = true;
+    cq->irq_enabled = true;
+    cq->vector = 0;
+    cq->size = NVME_AQA_ACQS(aqa) + 1;
+    cq->dma_addr = acq;
+    cq->tail = cq->head = 0;
+    cq->phase = 1;
+    cq->nsq = 1;
+    qatomic_set(&cq->db_head, 0);
+    qatomic_set(&cq->valid, true);
+    n->ready = true;
+    femu_csts_set(n, NVME_CSTS_READY);
+}
+
+void femu_cq_drop_pending(FemuCtrl *n, FemuCQueue *cq)
+{
+    while (cq->pending_head) {
+        FemuRequest *req = cq->pending_head;
+
+        cq->pending_head = req->next_free;
+        femu_req_free(n, req);
+    }
+    cq->pending_tail = NULL;
+}
+
+/* Controller reset: commands in flight are forgotten (the FTL's still come back, dropped). */
+static void femu_reset(FemuCtrl *n)
+{
+    void *item;
+
+    n->epoch++;
+    while (completion_heap_pop(&n->heap, NULL, &item)) {
+        femu_req_free(n, item);
+    }
+    femu_queues_reset(n);
+    n->aer_outstanding = 0;
+    femu_features_reset(n);
+    n->ready = false;
+    femu_csts_set(n, 0);
+    qemu_bh_schedule(n->irq_bh);   /* the pin level may drop */
+}
+
+static void femu_shutdown(FemuCtrl *n)
+{
+    FemuRequest *req = n->stats_dir ? femu_req_alloc(n) : NULL;
+
+    if (!req) {
+        femu_csts_set(n, (femu_csts(n) & ~(CSTS_SHST_MASK << CSTS_SHST_SHIFT)) |
+                         NVME_CSTS_SHST_COMPLETE);
+        return;
+    }
+    /* Complete once the FTL thread has saved the per-LPN counts. */
+    femu_csts_set(n, (femu_csts(n) & ~(CSTS_SHST_MASK << CSTS_SHST_SHIFT)) |
+                     NVME_CSTS_SHST_PROGRESS);
+    memset(req, 0, sizeof(*req));
+    req->internal = true;
+    req->op = FEMU_OP_LPN_DUMP;
+    spsc_ring_push(n->to_ftl, req);
+    femu_ftl_kick(n);
+}
+
+static bool femu_process_cc(FemuCtrl *n)
+{
+    uint32_t cc, old;
+
+    if (!qatomic_xchg(&n->cc_changed, false)) {
+        return false;
+    }
+    cc = femu_reg_read32(n, NVME_REG_CC);
+    old = n->cc_seen;
+    n->cc_seen = cc;
+    if (NVME_CC_EN(old) && !NVME_CC_EN(cc)) {
+        femu_reset(n);
+    } else if (!NVME_CC_EN(old) && NVME_CC_EN(cc)) {
+        femu_enable(n);
+    }
+    if (NVME_CC_SHN(cc) && !NVME_CC_SHN(old)) {
+        femu_shutdown(n);
+    } else if (!NVME_CC_SHN(cc) && NVME_CC_SHN(old)) {
+        femu_csts_set(n, femu_csts(n) & ~(CSTS_SHST_MASK << CSTS_SHST_SHIFT));
+    }
+    return true;
+}
+
+/* A submission queue the controller cannot read: fatal, until the host resets it. */
+static void femu_fatal(FemuCtrl *n)
+{
+    n->ready = false;
+    femu_csts_set(n, femu_csts(n) | NVME_CSTS_FAILED);
+}
+
+static void femu_execute(FemuCtrl *n, uint16_t qid, const NvmeCmd *cmd, FemuRequest *req)
+{
+    memset(req, 0, offsetof(FemuRequest, next_free));
+    req->sqid = qid;
+    req->cid = le16_to_cpu(cmd->cid);
+    req->sq_gen = n->sq[qid].gen;
+    req->epoch = n->epoch;
+    req->opcode = cmd->opcode;
+    req->io.now_ns = femu_now_ns();
+
+    if (cmd->flags & (FEMU_CMD_FUSE_MASK | FEMU_CMD_PSDT_MASK)) {
+        req->status = femu_err(NVME_INVALID_FIELD);   /* no fused commands, PRPs only */
+    } else {
+        req->status = qid == 0 ? femu_admin_cmd(n, cmd, req) : femu_io_cmd(n, cmd, req);
+    }
+    if (req->status == NVME_NO_COMPLETE) {
+        femu_req_free(n, req);   /* an AER: held until a reset, nothing to keep */
+        return;
+    }
+    if (req->status != NVME_SUCCESS) {
+        uint64_t slba = le32_to_cpu(cmd->cdw10) | (uint64_t)le32_to_cpu(cmd->cdw11) << 32;
+
+        femu_error_log_add(n, req, le32_to_cpu(cmd->nsid), qid ? slba : 0);
+        req->op = FEMU_OP_NONE;
+    }
+    if (req->op != FEMU_OP_NONE) {
+        spsc_ring_push(n->to_ftl, req);   /* cannot fail: the ring holds the whole pool */
+        femu_ftl_kick(n);
+        return;
+    }
+    req->done_ns = req->io.now_ns;
+    completion_heap_push(&n->heap, req->done_ns, req);   /* room for the whole pool too */
+}
+
+static unsigned femu_fetch(FemuCtrl *n, uint16_t qid)
+{
+    FemuSQueue *sq = &n->sq[qid];
+    unsigned fetched = 0;
+    uint32_t tail;
+
+    if (!femu_sq_has_work(n, qid)) {
+        return 0;
+    }
+    tail = femu_sq_tail(n, qid);
+    while (sq->valid && sq->head != tail && fetched < FEMU_FETCH_BURST && n->free_list) {
+        NvmeCmd cmd;
+
+        if (femu_dma_read(n, sq->dma_addr + (uint64_t)sq->head * sizeof(cmd), &cmd,
+                          sizeof(cmd)) != NVME_SUCCESS) {
+            femu_fatal(n);
+            break;
+        }
+        sq->head = (sq->head + 1) % sq->size;
+        femu_execute(n, qid, &cmd, femu_req_alloc(n));
+        fetched++;
+        if (!n->ready) {
+            break;   /* the command was fatal, or a queue vanished under it */
+        }
+    }
+    return fetched;
+}
+
+static unsigned femu_drain_ftl(FemuCtrl *n)
+{
+    void *items[FEMU_COMPLETE_BATCH];
+    size_t count, total = 0;
+
+    while ((count = spsc_ring_pop_batch(n->from_ftl, items, ARRAY_SIZE(items))) > 0) {
+        for (size_t i = 0; i < count; i++) {
+            FemuRequest *req = items[i];
+
+            if (req->internal) {   /* the shutdown's save: shutdown complete */
+                femu_csts_set(n, (femu_csts(n) & ~(CSTS_SHST_MASK << CSTS_SHST_SHIFT)) |
+                                 NVME_CSTS_SHST_COMPLETE);
+                femu_req_free(n, req);
+            } else {
+                completion_heap_push(&n->heap, req->done_ns, req);
+            }
+        }
+        total += count;
+    }
+    return total;
+}
+
+static bool femu_req_stale(FemuCtrl *n, const FemuRequest *req)
+{
+    const FemuSQueue *sq = &n->sq[req->sqid];
+
+    return req->epoch != n->epoch || !sq->valid || sq->gen != req->sq_gen;
+}
+
+static void femu_post(FemuCtrl *n, FemuCQueue *cq, FemuRequest *req)
+{
+    NvmeCqe cqe = {
+        .result = cpu_to_le32(req->result),
+        .sq_head = cpu_to_le16(n->sq[req->sqid].head),
+        .sq_id = cpu_to_le16(req->sqid),
+        .cid = cpu_to_le16(req->cid),
+        .status = cpu_to_le16(req->status),
+    };
+
+    femu_cq_post(n, cq, &cqe);
+    femu_req_free(n, req);
+}
+
+/* Completions held back by a full CQ, oldest first, as room appears. */
+static unsigned femu_flush_pending(FemuCtrl *n)
+{
+    unsigned posted = 0;
+
+    for (unsigned qid = 0; qid <= n->queues; qid++) {
+        FemuCQueue *cq = &n->cq[qid];
+
+        while (cq->valid && cq->pending_head) {
+            FemuRequest *req = cq->pending_head;
+
+            if (!femu_req_stale(n, req) && femu_cq_full(n, cq)) {
+                break;
+            }
+            cq->pending_head = req->next_free;
+            if (!cq->pending_head) {
+                cq->pending_tail = NULL;
+            }
+            if (femu_req_stale(n, req)) {
+                femu_req_free(n, req);
+            } else {
+                femu_post(n, cq, req);
+                posted++;
+            }
+        }
+    }
+    return posted;
+}
+
+static unsigned femu_complete_due(FemuCtrl *n)
+{
+    void *items[FEMU_COMPLETE_BATCH];
+    unsigned posted = femu_flush_pending(n);
+    size_t count;
+
+    while ((count = completion_heap_pop_due(&n->heap, femu_now_ns(), items,
+                                            ARRAY_SIZE(items))) > 0) {
+        for (size_t i = 0; i < count; i++) {
+            FemuRequest *req = items[i];
+            FemuCQueue *cq;
+
+            if (femu_req_stale(n, req)) {
+                femu_req_free(n, req);
+                continue;
+            }
+            cq = &n->cq[n->sq[req->sqid].cqid];
+            if (cq->pending_head || femu_cq_full(n, cq)) {
+                req->next_free = NULL;
+                if (cq->pending_tail) {
+                    cq->pending_tail->next_free = req;
+                } else {
+                    cq->pending_head = req;
+                }
+                cq->pending_tail = req;
+                continue;
+            }
+            femu_post(n, cq, req);
+            posted++;
+        }
+    }
+    return posted;
+}
+
+static bool femu_poller_has_work(FemuCtrl *n)
+{
+    if (qatomic_read(&n->stop) || qatomic_read(&n->cc_changed) ||
+        spsc_ring_count(n->from_ftl) > 0) {
+        return true;
+    }
+    if (!n->ready) {
+        return false;
+    }
+    for (unsigned qid = 0; qid <= n->queues; qid++) {
+        FemuCQueue *cq = &n->cq[qid];
+
+        if ((n->free_list && femu_sq_has_work(n, qid)) ||
+            (cq->valid && cq->pending_head && !femu_cq_full(n, cq))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void femu_poller_sleep(FemuCtrl *n)
+{
+    struct pollfd pfd = { .fd = event_notifier_get_fd(&n->poller_wake), .events = POLLIN };
+    struct timespec timeout, *tp = NULL;
+    uint64_t due;
+
+    if (completion_heap_peek(&n->heap, &due, NULL)) {
+        uint64_t now = femu_now_ns();
+
+        if (due <= now) {
+            return;
+        }
+        timeout.tv_sec = (due - now) / NANOSECONDS_PER_SECOND;
+        timeout.tv_nsec = (due - now) % NANOSECONDS_PER_SECOND;
+        tp = &timeout;
+    }
+    qatomic_set(&n->poller_sleeping, 1);
+    smp_mb();   /* pairs with femu_poller_kick: either we see the work or they see us */
+    if (!femu_poller_has_work(n) && !(n->ready && femu_arm_eventidx(n))) {
+        ppoll(&pfd, 1, tp, NULL);
+    }
+    qatomic_set(&n->poller_sleeping, 0);
+    event_notifier_test_and_clear(&n->poller_wake);
+}
+
+static void *femu_poller_run(void *opaque)
+{
+    FemuCtrl *n = opaque;
+
+    rcu_register_thread();
+    prctl(PR_SET_TIMERSLACK, 1UL);   /* wake for a completion when it is due, not 50 us late */
+    while (!qatomic_read(&n->stop)) {
+        bool work = femu_process_cc(n);
+
+        if (n->ready) {
+            for (unsigned qid = 0; qid <= n->queues && n->ready; qid++) {
+                work |= femu_fetch(n, qid) > 0;
+            }
+        }
+        work |= femu_drain_ftl(n) > 0;
+        if (n->ready) {
+            work |= femu_complete_due(n) > 0;
+        }
+        if (!work) {
+            femu_poller_sleep(n);
+        }
+    }
+    rcu_unregister_thread();
+    return NULL;
+}
+
+bool femu_threads_start(FemuCtrl *n, Error **errp)
+{
+    char err[256];
+
+    n->pool = g_new0(FemuRequest, FEMU_MAX_INFLIGHT);
+    for (unsigned i = 0; i < FEMU_MAX_INFLIGHT; i++) {
+        n->pool[i].next_free = n->free_list;
+        n->free_list = &n->pool[i];
+    }
+    n->inflight = 0;
+    n->to_ftl = spsc_ring_create(FEMU_MAX_INFLIGHT, err, sizeof(err));
+    n->from_ftl = n->to_ftl ? spsc_ring_create(FEMU_MAX_INFLIGHT, err, sizeof(err)) : NULL;
+    if (!n->from_ftl || !completion_heap_init(&n->heap, FEMU_MAX_INFLIGHT)) {
+        error_setg(errp, "cannot allocate the request queues: %s", err);
+        return false;
+    }
+    prp_segments_init_growable(&n->segs);
+    if (event_notifier_init(&n->poller_wake, 0) || event_notifier_init(&n->ftl_wake, 0)) {
+        error_setg_errno(errp, errno, "cannot create the wake-up eventfds");
+        return false;
+    }
+    qatomic_set(&n->stop, false);
+    qemu_thread_create(&n->ftl_thread, "femu-ftl", femu_ftl_thread_run, n,
+                       QEMU_THREAD_JOINABLE);
+    qemu_thread_create(&n->poller, "femu-poller", femu_poller_run, n, QEMU_THREAD_JOINABLE);
+    n->threads_running = true;
+    return true;
+}
+
+/*
+ * Stop both threads. The poller may be waiting for the BQL (a guest pointed DMA at MMIO),
+ * so a caller holding the BQL lets go of it while joining.
+ */
+void femu_threads_stop(FemuCtrl *n)
+{
+    bool locked = bql_locked();
+
+    if (n->threads_running) {
+        qatomic_set(&n->stop, true);
+        event_notifier_set(&n->poller_wake);
+        event_notifier_set(&n->ftl_wake);
+        if (locked) {
+            bql_unlock();
+        }
+        qemu_thread_join(&n->poller);
+        qemu_thread_join(&n->ftl_thread);
+        if (locked) {
+            bql_lock();
+        }
+        n->threads_running = false;
+        event_notifier_cleanup(&n->poller_wake);
+        event_notifier_cleanup(&n->ftl_wake);
+    }
+    if (n->pool) {
+        for (unsigned i = 0; i < FEMU_MAX_INFLIGHT; i++) {
+            g_free(n->pool[i].ranges);
+        }
+        g_free(n->pool);
+        n->pool = NULL;
+        n->free_list = NULL;
+    }
+    spsc_ring_destroy(n->to_ftl);
+    spsc_ring_destroy(n->from_ftl);
+    n->to_ftl = n->from_ftl = NULL;
+    completion_heap_destroy(&n->heap);
+    prp_segments_free(&n->segs);
+}

@@ -1,0 +1,265 @@
+/*
+ * Submission and completion queues (poller thread): creation and deletion with the
+ * spec's checks, the doorbell values the poller works from (MMIO, or the shadow
+ * doorbell buffer once the host configured one), and posting completion entries.
+ */
+#include "qemu/osdep.h"
+#include "qemu/atomic.h"
+
+#include "femu_ctrl.h"
+
+static bool femu_qid_ok(FemuCtrl *n, uint16_t qid)
+{
+    return qid >= 1 && qid <= n->queues;
+}
+
+/* Shadow doorbell / EventIdx slot of a queue: SQ tail at 2*qid, CQ head at 2*qid + 1. */
+static uint64_t femu_dbbuf_offset(uint16_t qid, bool cq)
+{
+    return (2 * (uint64_t)qid + cq) * 4;
+}
+
+static bool femu_shadow_read(FemuCtrl *n, uint16_t qid, bool cq, uint32_t *value)
+{
+    uint32_t le;
+
+    if (qid == 0 || !n->dbbuf_shadow ||
+        femu_dma_read(n, n->dbbuf_shadow + femu_dbbuf_offset(qid, cq), &le, 4)) {
+        return false;
+    }
+    *value = le32_to_cpu(le);
+    return true;
+}
+
+static void femu_shadow_write(FemuCtrl *n, uint64_t base, uint16_t qid, bool cq,
+                              uint32_t value)
+{
+    uint32_t le = cpu_to_le32(value);
+
+    femu_dma_write(n, base + femu_dbbuf_offset(qid, cq), &le, 4);
+}
+
+uint16_t femu_cq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
+                        bool contiguous, bool irq_enabled, uint16_t vector)
+{
+    FemuCQueue *cq;
+
+    if (!femu_qid_ok(n, qid) || n->cq[qid].valid) {
+        return femu_err(NVME_INVALID_QID);
+    }
+    if (size < 2 || size > FEMU_MAX_QSIZE) {
+        return femu_err(NVME_MAX_QSIZE_EXCEEDED);
+    }
+    if (!contiguous || !addr) {   /* CAP.CQR: only physically contiguous queues */
+        return femu_err(NVME_INVALID_FIELD);
+    }
+    if (addr & (n->page_size - 1)) {
+        return femu_err(NVME_INVALID_PRP_OFFSET);
+    }
+    if (irq_enabled && vector >= n->num_vectors) {
+        return femu_err(NVME_INVALID_IRQ_VECTOR);
+    }
+    cq = &n->cq[qid];
+    cq->irq_enabled = irq_enabled;
+    cq->vector = vector;
+    cq->size = size;
+    cq->dma_addr = addr;
+    cq->tail = 0;
+    cq->head = 0;
+    cq->phase = 1;
+    cq->nsq = 0;
+    cq->pending_head = cq->pending_tail = NULL;
+    qatomic_set(&cq->db_head, 0);
+    femu_dbbuf_init_queue_cq(n, qid);
+    qatomic_set(&cq->valid, true);
+    return NVME_SUCCESS;
+}
+
+uint16_t femu_sq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
+                        bool contiguous, uint16_t cqid)
+{
+    FemuSQueue *sq;
+
+    if (!femu_qid_ok(n, qid) || n->sq[qid].valid) {
+        return femu_err(NVME_INVALID_QID);
+    }
+    if (size < 2 || size > FEMU_MAX_QSIZE) {
+        return femu_err(NVME_MAX_QSIZE_EXCEEDED);
+    }
+    if (!femu_qid_ok(n, cqid) || !n->cq[cqid].valid) {
+        return femu_err(NVME_INVALID_CQID);
+    }
+    if (!contiguous || !addr) {
+        return femu_err(NVME_INVALID_FIELD);
+    }
+    if (addr & (n->page_size - 1)) {
+        return femu_err(NVME_INVALID_PRP_OFFSET);
+    }
+    sq = &n->sq[qid];
+    sq->cqid = cqid;
+    sq->size = size;
+    sq->dma_addr = addr;
+    sq->head = 0;
+    qatomic_set(&sq->db_tail, 0);
+    n->cq[cqid].nsq++;
+    femu_dbbuf_init_queue(n, qid);
+    sq->valid = true;
+    return NVME_SUCCESS;
+}
+
+uint16_t femu_sq_delete(FemuCtrl *n, uint16_t qid)
+{
+    FemuSQueue *sq;
+
+    if (!femu_qid_ok(n, qid) || !n->sq[qid].valid) {
+        return femu_err(NVME_INVALID_QID);
+    }
+    sq = &n->sq[qid];
+    sq->valid = false;
+    sq->gen++;   /* its commands still in flight complete into nothing */
+    n->cq[sq->cqid].nsq--;
+    return NVME_SUCCESS;
+}
+
+uint16_t femu_cq_delete(FemuCtrl *n, uint16_t qid)
+{
+    FemuCQueue *cq;
+
+    if (!femu_qid_ok(n, qid) || !n->cq[qid].valid) {
+        return femu_err(NVME_INVALID_QID);
+    }
+    cq = &n->cq[qid];
+    if (cq->nsq) {
+        return femu_err(NVME_INVALID_QUEUE_DEL);
+    }
+    femu_cq_drop_pending(n, cq);
+    qatomic_set(&cq->valid, false);
+    return NVME_SUCCESS;
+}
+
+/* Controller reset: every queue goes, the admin queue included; shadow doorbells too. */
+void femu_queues_reset(FemuCtrl *n)
+{
+    for (unsigned qid = 0; qid <= n->queues; qid++) {
+        if (n->sq[qid].valid) {
+            n->sq[qid].valid = false;
+            n->sq[qid].gen++;
+        }
+        femu_cq_drop_pending(n, &n->cq[qid]);
+        qatomic_set(&n->cq[qid].valid, false);
+    }
+    n->dbbuf_shadow = n->dbbuf_eventidx = 0;
+}
+
+uint32_t femu_sq_tail(FemuCtrl *n, uint16_t qid)
+{
+    uint32_t tail;
+
+    if (!femu_shadow_read(n, qid, false, &tail)) {
+        tail = qatomic_read(&n->sq[qid].db_tail);
+    }
+    return tail;
+}
+
+/* A tail beyond the queue is a host error; the queue then idles until a valid value. */
+bool femu_sq_has_work(FemuCtrl *n, uint16_t qid)
+{
+    FemuSQueue *sq = &n->sq[qid];
+    uint32_t tail;
+
+    if (!sq->valid) {
+        return false;
+    }
+    tail = femu_sq_tail(n, qid);
+    return tail < sq->size && tail != sq->head;
+}
+
+bool femu_cq_full(FemuCtrl *n, FemuCQueue *cq)
+{
+    uint16_t qid = cq - n->cq;
+    uint32_t head;
+
+    if (!femu_shadow_read(n, qid, true, &head)) {
+        head = qatomic_read(&cq->db_head);
+    }
+    if (head < cq->size) {
+        cq->head = head;
+    }
+    return (cq->tail + 1) % cq->size == cq->head;
+}
+
+/*
+ * Write the entry, then its last dword (command id, status and phase tag) separately:
+ * the host may read the entry while it is being written, and must not see the new phase
+ * before the rest of the entry.
+ */
+void femu_cq_post(FemuCtrl *n, FemuCQueue *cq, const NvmeCqe *cqe)
+{
+    NvmeCqe entry = *cqe;
+    uint64_t addr = cq->dma_addr + (uint64_t)cq->tail * sizeof(NvmeCqe);
+
+    entry.status = cpu_to_le16((le16_to_cpu(cqe->status) << 1) | cq->phase);
+    femu_dma_write(n, addr, &entry, offsetof(NvmeCqe, cid));
+    smp_wmb();
+    femu_dma_write(n, addr + offsetof(NvmeCqe, cid), &entry.cid, 4);
+    if (++cq->tail == cq->size) {
+        cq->tail = 0;
+        cq->phase ^= 1;
+    }
+    qatomic_set(&cq->tail, cq->tail);
+    femu_irq_request(n, cq);
+}
+
+/* Doorbell Buffer Config on existing queues, or a queue created after it. */
+void femu_dbbuf_init_queue(FemuCtrl *n, uint16_t qid)
+{
+    FemuSQueue *sq = &n->sq[qid];
+
+    if (qid == 0 || !n->dbbuf_shadow) {
+        return;
+    }
+    femu_shadow_write(n, n->dbbuf_shadow, qid, false, sq->head);
+    femu_shadow_write(n, n->dbbuf_eventidx, qid, false, sq->head);
+    sq->eventidx = sq->head;
+}
+
+void femu_dbbuf_init_queue_cq(FemuCtrl *n, uint16_t qid)
+{
+    FemuCQueue *cq = &n->cq[qid];
+
+    if (qid == 0 || !n->dbbuf_shadow) {
+        return;
+    }
+    femu_shadow_write(n, n->dbbuf_shadow, qid, true, cq->head);
+    femu_shadow_write(n, n->dbbuf_eventidx, qid, true, cq->head);
+}
+
+/*
+ * Before the poller sleeps with shadow doorbells on: ask the host to ring the MMIO
+ * doorbell on its next update (EventIdx = the value the poller has seen), then look once
+ * more, so an update made in between is not slept through. Returns true if work came in.
+ */
+bool femu_arm_eventidx(FemuCtrl *n)
+{
+    bool work = false;
+
+    if (!n->dbbuf_shadow) {
+        return false;
+    }
+    for (unsigned qid = 1; qid <= n->queues; qid++) {
+        uint32_t value;
+
+        if (n->sq[qid].valid && femu_shadow_read(n, qid, false, &value)) {
+            femu_shadow_write(n, n->dbbuf_eventidx, qid, false, value);
+            n->sq[qid].eventidx = value;
+        }
+        if (n->cq[qid].valid && femu_shadow_read(n, qid, true, &value)) {
+            femu_shadow_write(n, n->dbbuf_eventidx, qid, true, value);
+        }
+    }
+    smp_mb();
+    for (unsigned qid = 1; qid <= n->queues && !work; qid++) {
+        work = femu_sq_has_work(n, qid);
+    }
+    return work;
+}
