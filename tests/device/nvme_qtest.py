@@ -646,7 +646,7 @@ def device_args(tmp_path: Path, props: str = "", target: str = TARGET) -> List[s
         with open(image, "wb") as f:
             f.truncate(64 << 20)
         extra = "," + props if props else ""
-        return ["-drive", f"file={image},if=none,id=d0,format=raw",
+        return ["-drive", f"file={image},if=none,id=d0,format=raw,discard=unmap,detect-zeroes=unmap",
                 "-device", f"nvme,drive=d0,serial=deadbeef,addr={SLOT:#x}{extra}"]
     extra = "," + props if props else ""
     return ["-device", f"femu,{SMALL_GEOMETRY},addr={SLOT:#x}{extra}"]

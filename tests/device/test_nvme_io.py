@@ -1,0 +1,165 @@
+"""Data path: write, read back and verify through every PRP shape; deallocate, Write
+Zeroes, Flush; many commands in flight."""
+import pytest
+
+from nvme_qtest import (IO_FLUSH, IO_READ, IO_WRITE, PAGE, Command, femu_only, nvme_qemu,  # noqa: F401
+                        pattern, ready, shared, start)
+
+NSZE = (64 << 20) // 512
+
+LAYOUTS = {
+    # name: (bytes, PRP1 offset, PRP list offset)
+    "prp1_only": (4096, 0, 0),
+    "prp1_one_sector": (512, 0, 0),
+    "prp1_offset_within_page": (1024, 2048, 0),
+    "prp1_prp2": (8192, 0, 0),
+    "prp1_offset_prp2": (4096, 512, 0),
+    "prp_list": (5 * PAGE, 0, 0),
+    "prp_list_prp1_offset": (5 * PAGE, 1536, 0),
+    "prp_list_at_offset": (4 * PAGE, 0, 1024),
+    "prp_list_chain": (6 * PAGE, 0, PAGE - 16),            # 1 entry, then a chain pointer
+    "prp_list_chain_twice": (520 * PAGE, 0, PAGE - 16),    # 1 + ptr, 511 + ptr, 7
+}
+
+
+def mdts_bytes(nvme) -> int:
+    _, ident = nvme.identify(1)
+    return PAGE << ident[77] if ident[77] else 1 << 40
+
+
+@pytest.mark.parametrize("layout", LAYOUTS.values(), ids=list(LAYOUTS))
+def test_write_read_verify(shared, layout):
+    nvme, sq = shared.nvme, shared.sq
+    nbytes, offset, list_offset = layout
+    if nbytes + offset > mdts_bytes(nvme):
+        pytest.skip("beyond this controller's MDTS")
+    slba = 10000 + 5000 * list(LAYOUTS.values()).index(layout)
+    data = pattern(nbytes, slba)
+    cqe = nvme.write(sq, slba, data, offset=offset, list_offset=list_offset)
+    assert cqe.ok, str(cqe)
+    cqe, got = nvme.read(sq, slba, nbytes // 512, offset=(offset + 1024) % PAGE,
+                         list_offset=list_offset)
+    assert cqe.ok, str(cqe)
+    assert got == data
+
+
+def test_read_of_unwritten_blocks_is_zeroes(shared):
+    cqe, got = shared.nvme.read(shared.sq, NSZE - 64, 64)
+    assert cqe.ok and got == bytes(64 * 512)
+
+
+def test_last_block_of_namespace(shared):
+    nvme, sq = shared.nvme, shared.sq
+    data = pattern(512, 77)
+    assert nvme.write(sq, NSZE - 1, data).ok
+    cqe, got = nvme.read(sq, NSZE - 1, 1)
+    assert cqe.ok and got == data
+
+
+def test_overwrite_returns_newest_data(shared):
+    nvme, sq = shared.nvme, shared.sq
+    assert nvme.write(sq, 200, pattern(4096, 1)).ok
+    assert nvme.write(sq, 202, pattern(1024, 2)).ok
+    cqe, got = nvme.read(sq, 200, 8)
+    assert cqe.ok
+    assert got == pattern(4096, 1)[:1024] + pattern(1024, 2) + pattern(4096, 1)[2048:]
+
+
+def test_transfer_of_exactly_mdts(shared):
+    nvme, sq = shared.nvme, shared.sq
+    nbytes = mdts_bytes(nvme)
+    data = pattern(nbytes, 99)
+    cqe = nvme.write(sq, 80000, data)
+    assert cqe.ok, str(cqe)
+    cqe, got = nvme.read(sq, 80000, nbytes // 512)
+    assert cqe.ok, str(cqe)
+    assert got == data
+
+
+def test_many_writes_in_flight_then_read_back(shared):
+    nvme, sq = shared.nvme, shared.sq
+    cids, expected = [], {}
+    for i in range(48):
+        slba = 70000 + 16 * i
+        xfer = nvme.transfer(2048)
+        expected[slba] = pattern(2048, slba)
+        nvme.fill(xfer, expected[slba])
+        cids.append(nvme.submit(sq, nvme.rw(sq, IO_WRITE, slba, 4, xfer)))
+    assert all(c.ok for c in nvme.wait_all(sq, cids))
+    reads = []
+    for slba in expected:
+        xfer = nvme.transfer(2048)
+        reads.append((slba, xfer, nvme.submit(sq, nvme.rw(sq, IO_READ, slba, 4, xfer))))
+    for slba, xfer, cid in reads:
+        assert nvme.wait(sq, cid).ok
+        assert nvme.contents(xfer) == expected[slba]
+
+
+def test_deallocate_reads_back_zeroes(shared):
+    nvme, sq = shared.nvme, shared.sq
+    assert nvme.write(sq, 3000, pattern(16 * 512, 5)).ok
+    assert nvme.write(sq, 3100, pattern(8 * 512, 6)).ok
+    assert nvme.dsm_deallocate(sq, [(3000, 16), (3100, 8)]).ok
+    for slba, nlb in ((3000, 16), (3100, 8)):
+        cqe, got = nvme.read(sq, slba, nlb)
+        assert cqe.ok and got == bytes(nlb * 512)
+
+
+def test_write_zeroes(shared):
+    nvme, sq = shared.nvme, shared.sq
+    assert nvme.write(sq, 4000, pattern(24 * 512, 7)).ok
+    assert nvme.write_zeroes(sq, 4008, 8).ok
+    cqe, got = nvme.read(sq, 4000, 24)
+    assert cqe.ok
+    assert got == pattern(24 * 512, 7)[:4096] + bytes(4096) + pattern(24 * 512, 7)[8192:]
+
+
+def test_write_zeroes_deallocate(shared):
+    nvme, sq = shared.nvme, shared.sq
+    assert nvme.write(sq, 4200, pattern(8 * 512, 8)).ok
+    assert nvme.write_zeroes(sq, 4200, 8, deac=True).ok
+    cqe, got = nvme.read(sq, 4200, 8)
+    assert cqe.ok and got == bytes(8 * 512)
+
+
+def test_data_survives_deallocate_of_neighbours(shared):
+    nvme, sq = shared.nvme, shared.sq
+    assert nvme.write(sq, 5000, pattern(24 * 512, 9)).ok
+    assert nvme.dsm_deallocate(sq, [(5008, 8)]).ok
+    cqe, got = nvme.read(sq, 5000, 24)
+    assert cqe.ok
+    assert got == pattern(24 * 512, 9)[:4096] + bytes(4096) + pattern(24 * 512, 9)[8192:]
+
+
+@pytest.mark.parametrize("nsid", [1, 0xFFFFFFFF])
+def test_flush(shared, nsid):
+    nvme, sq = shared.nvme, shared.sq
+    assert nvme.write(sq, 6000, pattern(4096, 10)).ok
+    cqe = nvme.run(sq, Command(IO_FLUSH, nsid=nsid))
+    assert cqe.ok, str(cqe)
+
+
+def test_completion_names_queue_and_head(shared):
+    nvme, sq = shared.nvme, shared.sq
+    cqe = nvme.run(sq, Command(IO_FLUSH, nsid=1))
+    assert cqe.sqid == sq.qid and cqe.sqhd == sq.tail
+
+
+@femu_only()
+def test_data_survives_garbage_collection(start):
+    """Overwrite a small device several times over so GC must move valid pages."""
+    nvme = start().nvme
+    sq = ready(nvme, size=256)[0]
+    keep = pattern(64 * 512, 11)
+    assert nvme.write(sq, 0, keep).ok
+    chunk = 128 * 1024
+    region = 8 << 20                     # overwritten region: 8 MiB, 20 times: 160 MiB
+    xfer = nvme.transfer(chunk, scatter=False)
+    for _ in range(20):
+        cids = []
+        for off in range(0, region, chunk):
+            cids.append(nvme.submit(sq, nvme.rw(sq, IO_WRITE, 2048 + off // 512,
+                                                chunk // 512, xfer)))
+        assert all(c.ok for c in nvme.wait_all(sq, cids, timeout=60))
+    cqe, got = nvme.read(sq, 0, 64)
+    assert cqe.ok and got == keep
