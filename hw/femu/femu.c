@@ -364,6 +364,15 @@ static void femu_exit(PCIDevice *pci_dev)
     femu_release(n);
 }
 
+static void femu_reset_hold(Object *obj, ResetType type)
+{
+    FemuCtrl *n = FEMU(obj);
+
+    if (n->threads_running) {
+        femu_regs_reset(n);
+    }
+}
+
 static void femu_instance_init(Object *obj)
 {
     FemuCtrl *n = FEMU(obj);
@@ -404,6 +413,7 @@ static void femu_class_init(ObjectClass *oc, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(oc);
     PCIDeviceClass *pc = PCI_DEVICE_CLASS(oc);
+    ResettableClass *rc = RESETTABLE_CLASS(oc);
 
     pc->realize = femu_realize;
     pc->exit = femu_exit;
@@ -411,6 +421,7 @@ static void femu_class_init(ObjectClass *oc, void *data)
     pc->device_id = FEMU_PCI_DEVICE_ID;
     pc->class_id = PCI_CLASS_STORAGE_EXPRESS;
 
+    rc->phases.hold = femu_reset_hold;
     dc->desc = "femu NVMe SSD emulator (FTL with GC, flash latencies, statistics)";
     dc->vmsd = &femu_vmstate;
     set_bit(DEVICE_CATEGORY_STORAGE, dc->categories);

@@ -18,6 +18,7 @@
 /* femu_regs.c */
 extern const MemoryRegionOps femu_bar0_ops;
 void femu_regs_init(FemuCtrl *n);
+void femu_regs_reset(FemuCtrl *n);
 uint32_t femu_reg_read32(FemuCtrl *n, unsigned offset);
 uint64_t femu_reg_read64(FemuCtrl *n, unsigned offset);
 void femu_reg_write32(FemuCtrl *n, unsigned offset, uint32_t value);

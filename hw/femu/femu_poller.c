@@ -113,8 +113,11 @@ void femu_cq_drop_pending(FemuCtrl *n, FemuCQueue *cq)
     cq->pending_tail = NULL;
 }
 
-/* Controller reset: commands in flight are forgotten (the FTL's still come back, dropped). */
-static void femu_reset(FemuCtrl *n)
+/*
+ * Forget every command in flight: the heap's now, the FTL thread's when they come back
+ * (their epoch is stale). Used by a reset and by a fatal error.
+ */
+static void femu_drop_inflight(FemuCtrl *n)
 {
     void *item;
 
@@ -122,10 +125,16 @@ static void femu_reset(FemuCtrl *n)
     while (completion_heap_pop(&n->heap, NULL, &item)) {
         femu_req_free(n, item);
     }
+    n->ready = false;
+}
+
+/* Controller reset: queues, held AERs, features and status go back to their defaults. */
+static void femu_reset(FemuCtrl *n)
+{
+    femu_drop_inflight(n);
     femu_queues_reset(n);
     n->aer_outstanding = 0;
     femu_features_reset(n);
-    n->ready = false;
     femu_csts_set(n, 0);
     qemu_bh_schedule(n->irq_bh);   /* the pin level may drop */
 }
@@ -175,7 +184,7 @@ static bool femu_process_cc(FemuCtrl *n)
 /* A submission queue the controller cannot read: fatal, until the host resets it. */
 static void femu_fatal(FemuCtrl *n)
 {
-    n->ready = false;
+    femu_drop_inflight(n);
     femu_csts_set(n, femu_csts(n) | NVME_CSTS_FAILED);
 }
 
@@ -254,6 +263,8 @@ static unsigned femu_drain_ftl(FemuCtrl *n)
                 femu_csts_set(n, (femu_csts(n) & ~(CSTS_SHST_MASK << CSTS_SHST_SHIFT)) |
                                  NVME_CSTS_SHST_COMPLETE);
                 femu_req_free(n, req);
+            } else if (req->epoch != n->epoch) {
+                femu_req_free(n, req);   /* from before a reset */
             } else {
                 completion_heap_push(&n->heap, req->done_ns, req);
             }
@@ -373,7 +384,7 @@ static void femu_poller_sleep(FemuCtrl *n)
     struct timespec timeout, *tp = NULL;
     uint64_t due;
 
-    if (completion_heap_peek(&n->heap, &due, NULL)) {
+    if (n->ready && completion_heap_peek(&n->heap, &due, NULL)) {
         uint64_t now = femu_now_ns();
 
         if (due <= now) {

@@ -48,6 +48,22 @@ void femu_regs_init(FemuCtrl *n)
     femu_reg_write32(n, NVME_REG_VS, 0x00010400);   /* NVMe 1.4 */
 }
 
+static void femu_reg_store(FemuCtrl *n, hwaddr offset, uint32_t value);
+
+/* Machine or function reset: a controller reset, carried out by the poller. */
+void femu_regs_reset(FemuCtrl *n)
+{
+    static const unsigned cleared[] = {
+        NVME_REG_INTMS, NVME_REG_INTMC, NVME_REG_AQA, NVME_REG_ASQ, NVME_REG_ASQ + 4,
+        NVME_REG_ACQ, NVME_REG_ACQ + 4,
+    };
+
+    for (unsigned i = 0; i < ARRAY_SIZE(cleared); i++) {
+        femu_reg_write32(n, cleared[i], 0);
+    }
+    femu_reg_store(n, NVME_REG_CC, 0);
+}
+
 static void femu_doorbell_write(FemuCtrl *n, hwaddr offset, uint32_t value)
 {
     unsigned index = (offset - FEMU_DOORBELL_BASE) >> 2;
