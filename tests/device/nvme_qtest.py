@@ -271,6 +271,7 @@ class Nvme:
         self.dbbuf: Optional[Tuple[int, int]] = None   # (shadow, eventidx) buffers
         self.mmio_rings = 0
         self.mmio_skipped = 0
+        self.always_ring = False                       # shadow mode: ring MMIO every time
         self.asq: Optional[SubmissionQueue] = None
 
     # -- registers
@@ -349,9 +350,9 @@ class Nvme:
         return cid
 
     def _publish(self, qid: int, cq: bool, value: int) -> None:
+        """A new SQ tail / CQ head: MMIO, or for I/O queues in shadow doorbell mode the
+        shadow buffer plus MMIO only when EventIdx asks (or always_ring is set)."""
         if self.dbbuf is None or qid == 0:
-            if self.dbbuf is not None:     # keep admin shadow slots equal to the registers
-                self.qt.writel(self.dbbuf[0] + (2 * qid + int(cq)) * 4, value)
             self.writel(self.doorbell(qid, cq), value)
             self.mmio_rings += 1
             return
@@ -359,7 +360,7 @@ class Nvme:
         slot = (2 * qid + int(cq)) * 4
         old = self.qt.readl(shadow + slot)
         self.qt.writel(shadow + slot, value)
-        if need_event(self.qt.readl(eventidx + slot), value, old):
+        if self.always_ring or need_event(self.qt.readl(eventidx + slot), value, old):
             self.writel(self.doorbell(qid, cq), value)
             self.mmio_rings += 1
         else:
@@ -572,9 +573,11 @@ class Nvme:
         if cqe.ok:
             self.dbbuf = (shadow, eventidx)
             for sq in self.sqs.values():       # shadows start equal to the registers
-                self.qt.writel(shadow + 2 * sq.qid * 4, sq.tail)
+                if sq.qid:
+                    self.qt.writel(shadow + 2 * sq.qid * 4, sq.tail)
             for cq in self.cqs.values():
-                self.qt.writel(shadow + (2 * cq.qid + 1) * 4, cq.head)
+                if cq.qid:
+                    self.qt.writel(shadow + (2 * cq.qid + 1) * 4, cq.head)
         return cqe
 
     # -- I/O helpers
