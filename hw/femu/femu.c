@@ -282,6 +282,7 @@ static bool femu_init_pci(FemuCtrl *n, Error **errp)
     for (unsigned v = 0; v < n->num_vectors; v++) {
         msix_vector_use(pci_dev, v);
     }
+    femu_irqfd_init(n);
     pcie_endpoint_cap_init(pci_dev, 0x80);
     return true;
 }
@@ -321,6 +322,7 @@ static void femu_release(FemuCtrl *n)
         n->stats = NULL;
     }
     femu_irq_cleanup(n);
+    femu_irqfd_cleanup(n);
     if (msix_present(pci_dev)) {
         msix_uninit_exclusive_bar(pci_dev);
     }

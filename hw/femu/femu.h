@@ -120,6 +120,13 @@ typedef struct FemuRequest {
     struct FemuRequest *next_free;
 } FemuRequest;
 
+/* One MSI-X vector's KVM irqfd (femu_irqfd.c). */
+typedef struct FemuIrqfd {
+    EventNotifier notifier;
+    int virq;                   /* KVM route, -1 until the vector is first unmasked */
+    bool active;                /* atomic: wired to KVM (the vector is unmasked) */
+} FemuIrqfd;
+
 /* Get/Set Features values; reset to defaults by a controller reset. */
 typedef struct FemuFeatures {
     uint32_t arbitration;
@@ -211,6 +218,8 @@ struct FemuCtrl {
     /* Interrupts: vectors the poller wants raised, delivered by a BH under the BQL. */
     QEMUBH *irq_bh;
     uint64_t irq_pending[2];            /* atomic bitmap over vectors */
+    bool irqfd_enabled;                 /* KVM routes MSIs through irqfds */
+    FemuIrqfd irqfd[FEMU_MAX_QUEUES + 1];
     bool threads_running;
     Notifier exit_notifier;
 };

@@ -29,6 +29,11 @@ void femu_irq_cleanup(FemuCtrl *n);
 void femu_irq_request(FemuCtrl *n, FemuCQueue *cq);    /* poller */
 void femu_irq_update_pin(FemuCtrl *n);                  /* BQL */
 
+/* femu_irqfd.c */
+void femu_irqfd_init(FemuCtrl *n);                      /* BQL, after MSI-X init */
+void femu_irqfd_cleanup(FemuCtrl *n);
+bool femu_irqfd_notify(FemuCtrl *n, unsigned vector);   /* poller */
+
 /* femu_dma.c */
 uint16_t femu_dma_read(FemuCtrl *n, uint64_t addr, void *buf, uint64_t len);
 uint16_t femu_dma_write(FemuCtrl *n, uint64_t addr, const void *buf, uint64_t len);

@@ -1,8 +1,8 @@
 /*
  * Interrupts. The poller posts completions without the BQL, but raising an MSI-X
  * message or a pin needs it, so the poller marks the vector and schedules a bottom half
- * (thread-safe), which delivers every marked vector under the BQL in the main loop. The
- * same path serves TCG and KVM.
+ * (thread-safe), which delivers every marked vector under the BQL in the main loop.
+ * Under KVM, unmasked MSI-X vectors skip the main loop through irqfds (femu_irqfd.c).
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
@@ -62,6 +62,9 @@ static void femu_irq_bh(void *opaque)
 void femu_irq_request(FemuCtrl *n, FemuCQueue *cq)
 {
     if (!cq->irq_enabled) {
+        return;
+    }
+    if (msix_enabled(PCI_DEVICE(n)) && femu_irqfd_notify(n, cq->vector)) {
         return;
     }
     qatomic_or(&n->irq_pending[cq->vector / 64], UINT64_C(1) << (cq->vector % 64));
