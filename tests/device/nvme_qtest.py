@@ -145,8 +145,10 @@ class Allocator:
 
     def __init__(self, qt: QTest, start: int = RAM_START, end: int = RAM_END):
         self.qt, self.next, self.end = qt, start, end
+        self.align = PAGE            # the host memory page size once CC.MPS is chosen
 
-    def alloc(self, size: int, align: int = PAGE, zero: bool = True) -> int:
+    def alloc(self, size: int, align: int = 0, zero: bool = True) -> int:
+        align = align or self.align
         addr = (self.next + align - 1) & ~(align - 1)
         size = max(size, 1)
         if addr + size > self.end:
@@ -273,6 +275,7 @@ class Nvme:
         self.mmio_skipped = 0
         self.always_ring = False                       # shadow mode: ring MMIO every time
         self.asq: Optional[SubmissionQueue] = None
+        self.page_size = PAGE                          # 2^(12 + CC.MPS)
 
     # -- registers
 
@@ -303,6 +306,7 @@ class Nvme:
                wait: bool = True) -> int:
         """Program the admin queue and set CC.EN. With wait, poll until RDY or CFS and
         return CSTS (check CSTS_CFS when probing bad settings)."""
+        self.page_size = self.mem.align = PAGE << mps
         asq = self.mem.alloc(asq_entries * 64) if asq is None else asq
         acq = self.mem.alloc(acq_entries * 16) if acq is None else acq
         self.writel(AQA, ((acq_entries - 1) << 16 | (asq_entries - 1)) & 0x0FFF0FFF)
@@ -432,18 +436,19 @@ class Nvme:
         PRP1/PRP2 (and PRP lists, their first page starting `list_offset` bytes in) set
         up. With scatter, data pages are allocated in descending order so no two are
         adjacent: the device must follow the PRPs, not guess contiguity."""
-        npages = (offset + length + PAGE - 1) // PAGE
+        page = self.page_size
+        npages = (offset + length + page - 1) // page
         if scatter:
-            block = self.mem.alloc(2 * npages * PAGE)
-            pages = [block + 2 * (npages - 1 - i) * PAGE for i in range(npages)]
+            block = self.mem.alloc(2 * npages * page)
+            pages = [block + 2 * (npages - 1 - i) * page for i in range(npages)]
         else:
-            block = self.mem.alloc(npages * PAGE)
-            pages = [block + i * PAGE for i in range(npages)]
+            block = self.mem.alloc(npages * page)
+            pages = [block + i * page for i in range(npages)]
         segments, left = [], length
-        for i, page in enumerate(pages):
+        for i, base in enumerate(pages):
             start = offset if i == 0 else 0
-            n = min(PAGE - start, left)
-            segments.append((page + start, n))
+            n = min(page - start, left)
+            segments.append((base + start, n))
             left -= n
         prp1 = pages[0] + offset
         if npages == 1:
@@ -456,20 +461,21 @@ class Nvme:
     def prp_list(self, entries: Sequence[int], list_offset: int = 0) -> Tuple[int, List[int]]:
         """Write entries as a PRP list (chained across list pages as needed, the first
         page's list starting at list_offset); return (pointer, list pages)."""
+        page_size = self.page_size
         pages: List[int] = []
         rest = list(entries)
         pointer = None
         prev_slot = None
         offset = list_offset
         while rest:
-            page = self.mem.alloc(PAGE)
+            page = self.mem.alloc(page_size)
             pages.append(page)
             start = page + offset
             if prev_slot is None:
                 pointer = start
             else:
                 self.qt.writeq(prev_slot, start)
-            room = (PAGE - offset) // 8
+            room = (page_size - offset) // 8
             if len(rest) <= room:
                 chunk, rest = rest, []
                 prev_slot = None

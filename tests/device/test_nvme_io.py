@@ -2,7 +2,7 @@
 Zeroes, Flush; many commands in flight."""
 import pytest
 
-from nvme_qtest import (IO_FLUSH, IO_READ, IO_WRITE, PAGE, Command, femu_only, nvme_qemu,  # noqa: F401
+from nvme_qtest import (IO_FLUSH, IO_READ, IO_WRITE, PAGE, Command, nvme_qemu,  # noqa: F401
                         pattern, ready, shared, start)
 
 NSZE = (64 << 20) // 512
@@ -145,21 +145,53 @@ def test_completion_names_queue_and_head(shared):
     assert cqe.sqid == sq.qid and cqe.sqhd == sq.tail
 
 
-@femu_only()
-def test_data_survives_garbage_collection(start):
-    """Overwrite a small device several times over so GC must move valid pages."""
+
+@pytest.mark.parametrize("mps", [1, 2])
+def test_larger_host_pages(start, mps):
+    """CC.MPS 1 / 2: 8 / 16 KiB host pages; PRP entries and lists follow that size."""
     nvme = start().nvme
-    sq = ready(nvme, size=256)[0]
-    keep = pattern(64 * 512, 11)
-    assert nvme.write(sq, 0, keep).ok
-    chunk = 128 * 1024
-    region = 8 << 20                     # overwritten region: 8 MiB, 20 times: 160 MiB
-    xfer = nvme.transfer(chunk, scatter=False)
-    for _ in range(20):
-        cids = []
-        for off in range(0, region, chunk):
-            cids.append(nvme.submit(sq, nvme.rw(sq, IO_WRITE, 2048 + off // 512,
-                                                chunk // 512, xfer)))
-        assert all(c.ok for c in nvme.wait_all(sq, cids, timeout=60))
-    cqe, got = nvme.read(sq, 0, 64)
-    assert cqe.ok and got == keep
+    csts = nvme.enable(mps=mps)
+    assert csts & 1, f"CSTS {csts:#x}"
+    sq = nvme.io_queue_pair(1, 16)
+    page = PAGE << mps
+    for nbytes, offset, list_offset in ((page, 0, 0), (2 * page, 1024, 0),
+                                        (5 * page, 512, 0), (6 * page, 0, page - 16)):
+        data = pattern(nbytes, nbytes + offset)
+        assert nvme.write(sq, 0, data, offset=offset, list_offset=list_offset).ok
+        cqe, got = nvme.read(sq, 0, nbytes // 512, offset=offset, list_offset=list_offset)
+        assert cqe.ok and got == data, (nbytes, offset, list_offset)
+
+
+def test_identify_into_buffer_split_across_two_pages(shared):
+    nvme = shared.nvme
+    _, plain = nvme.identify(1)
+    xfer = nvme.transfer(4096, offset=2048)
+    cqe = nvme.admin(Command(0x06, prp1=xfer.prp1, prp2=xfer.prp2, cdw10=1))
+    assert cqe.ok and nvme.contents(xfer) == plain
+
+
+def test_deallocate_256_ranges(shared):
+    nvme, sq = shared.nvme, shared.sq
+    base, npages = 90000, 512
+    data = pattern(npages * PAGE, 12)
+    quarter = len(data) // 4                                       # 512 KiB: any MDTS >= 7
+    for part in range(4):
+        chunk = data[part * quarter:(part + 1) * quarter]
+        assert nvme.write(sq, base + part * quarter // 512, chunk).ok
+    ranges = [(base + 16 * i, 8) for i in range(256)]              # every other page
+    assert nvme.dsm_deallocate(sq, ranges).ok
+    expected = b"".join(bytes(PAGE) if i % 2 == 0 else data[i * PAGE:(i + 1) * PAGE]
+                        for i in range(npages))
+    for part in range(4):
+        cqe, got = nvme.read(sq, base + part * quarter // 512, quarter // 512)
+        assert cqe.ok and got == expected[part * quarter:(part + 1) * quarter]
+
+
+@pytest.mark.parametrize("deac", [False, True])
+def test_write_zeroes_of_65536_blocks(shared, deac):
+    nvme, sq = shared.nvme, shared.sq
+    base = 0 if deac else 65536 - 8
+    assert nvme.write(sq, base + 8, pattern(PAGE, 13)).ok
+    assert nvme.write_zeroes(sq, base + 8, 65536, deac=deac).ok
+    cqe, got = nvme.read(sq, base, 24)
+    assert cqe.ok and got == bytes(24 * 512)
