@@ -64,6 +64,11 @@ class QTest:
                 pass
         return self.close()
 
+    @property
+    def returncode(self) -> Optional[int]:
+        """QEMU's exit status once it has exited (negative: killed by that signal)."""
+        return self._proc.poll()
+
     # ---- protocol ----
 
     def _read_line(self, deadline: float) -> str:

@@ -1,4 +1,5 @@
 """Identify: controller, namespace, active namespace list, namespace descriptors."""
+import re
 import struct
 
 from nvme_qtest import femu_only, nvme_qemu, pattern, ready, shared, start  # noqa: F401
@@ -47,7 +48,7 @@ def test_serial_default_and_property(start):
     ready(nvme, io_queues=0)
     _, data = nvme.identify(1)
     serial = data[4:24].decode("ascii")
-    assert serial.rstrip(" ").startswith("FEMU") and len(serial.rstrip(" ")) > 4, serial
+    assert re.fullmatch(r"FEMU0*4 *0 *", serial), serial        # "FEMU", slot 4, function 0
     nvme = start("serial=LAB-0042").nvme
     ready(nvme, io_queues=0)
     _, data = nvme.identify(1)

@@ -1,9 +1,11 @@
 """Data path: write, read back and verify through every PRP shape; deallocate, Write
 Zeroes, Flush; many commands in flight."""
+import struct
+
 import pytest
 
-from nvme_qtest import (IO_FLUSH, IO_READ, IO_WRITE, PAGE, Command, nvme_qemu,  # noqa: F401
-                        pattern, ready, shared, start)
+from nvme_qtest import (IO_DSM, IO_FLUSH, IO_READ, IO_WRITE, PAGE, Command, femu_only,  # noqa: F401
+                        nvme_qemu, pattern, ready, shared, start)
 
 NSZE = (64 << 20) // 512
 
@@ -19,6 +21,9 @@ LAYOUTS = {
     "prp_list_at_offset": (4 * PAGE, 0, 1024),
     "prp_list_chain": (6 * PAGE, 0, PAGE - 16),            # 1 entry, then a chain pointer
     "prp_list_chain_twice": (520 * PAGE, 0, PAGE - 16),    # 1 + ptr, 511 + ptr, 7
+    "prp_list_fills_its_page": (513 * PAGE, 0, 0),         # 512 entries, no chain pointer
+    "prp_list_fills_page_end": (3 * PAGE, 0, PAGE - 16),   # 2 entries at the page end
+    "prp_list_chain_fills_page": (514 * PAGE, 0, PAGE - 16),   # 1 + ptr, then 512
 }
 
 
@@ -195,3 +200,71 @@ def test_write_zeroes_of_65536_blocks(shared, deac):
     assert nvme.write_zeroes(sq, base + 8, 65536, deac=deac).ok
     cqe, got = nvme.read(sq, base, 24)
     assert cqe.ok and got == bytes(24 * 512)
+
+
+def test_prp2_is_ignored_when_the_transfer_fits_prp1(shared):
+    nvme, sq = shared.nvme, shared.sq
+    xfer = nvme.transfer(2048, offset=2048)
+    data = pattern(2048, 14)
+    nvme.fill(xfer, data)
+    cmd = nvme.rw(sq, IO_WRITE, 7000, 4, xfer)
+    cmd.prp2 = 0x123                                # reserved here: must not be examined
+    assert nvme.run(sq, cmd).ok
+    cqe, got = nvme.read(sq, 7000, 4)
+    assert cqe.ok and got == data
+
+
+def test_dsm_range_table_split_across_two_pages(shared):
+    nvme, sq = shared.nvme, shared.sq
+    base = 100000
+    assert nvme.write(sq, base, pattern(128 * PAGE // 4, 15)).ok       # 32 pages
+    ranges = [(base + 8 * i, 8) for i in range(0, 32, 2)]             # 16 ranges, 256 bytes
+    table = b"".join(struct.pack("<IIQ", 0, nlb, slba) for slba, nlb in ranges)
+    xfer = nvme.transfer(len(table), offset=PAGE - 128)               # 128 bytes per page
+    nvme.fill(xfer, table)
+    cqe = nvme.run(sq, Command(IO_DSM, nsid=1, prp1=xfer.prp1, prp2=xfer.prp2,
+                               cdw10=len(ranges) - 1, cdw11=1 << 2))
+    assert cqe.ok, str(cqe)
+    cqe, got = nvme.read(sq, base, 256)
+    assert cqe.ok
+    data = pattern(128 * PAGE // 4, 15)
+    assert got == b"".join(bytes(PAGE) if i % 2 == 0 else data[i * PAGE:(i + 1) * PAGE]
+                           for i in range(32))
+
+
+def test_dsm_without_deallocate_keeps_data(shared):
+    nvme, sq = shared.nvme, shared.sq
+    data = pattern(PAGE, 16)
+    assert nvme.write(sq, 101000, data).ok
+    table = struct.pack("<IIQ", 0, 8, 101000)
+    cqe = nvme.run(sq, Command(IO_DSM, nsid=1, prp1=nvme.buffer(table), cdw11=1 << 1))  # IDW
+    assert cqe.ok, str(cqe)
+    cqe, got = nvme.read(sq, 101000, 8)
+    assert cqe.ok and got == data
+
+
+@femu_only()
+def test_mdts_0_means_no_limit(start):
+    nvme = start("mdts=0").nvme
+    sq = ready(nvme)[0]
+    _, ident = nvme.identify(1)
+    assert ident[77] == 0
+    data = pattern(8 << 20, 17)                                   # twice the default MDTS
+    assert nvme.write(sq, 0, data, scatter=False).ok
+    cqe, got = nvme.read(sq, 0, len(data) // 512, scatter=False)
+    assert cqe.ok and got == data
+
+
+@femu_only()
+def test_4k_sectors(start):
+    nvme = start("secsz=4096,secs_per_pg=1").nvme
+    sq = ready(nvme)[0]
+    _, ns = nvme.identify(0, nsid=1)
+    assert struct.unpack_from("<QQ", ns, 0) == (16384, 16384)    # 64 MiB of 4 KiB sectors
+    assert ns[128 + 2] == 12
+    data = pattern(3 * PAGE, 18)
+    assert nvme.write(sq, 16381, data, lba_size=4096).ok
+    cqe, got = nvme.read(sq, 16381, 3, lba_size=4096)
+    assert cqe.ok and got == data
+    bad = nvme.run(sq, nvme.rw(sq, IO_READ, 16382, 3, nvme.transfer(3 * PAGE)))
+    assert (bad.code, bad.dnr) == (0x080, True)

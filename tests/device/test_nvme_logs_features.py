@@ -179,3 +179,12 @@ def test_abort_reports_not_aborted(start):
     got = nvme.admin(Command(ADM_ABORT, cdw10=sq.qid | 0x1234 << 16))
     assert got.ok and got.dw0 & 1 == 1
     nvme.assert_no_completion(nvme.asq, cid, 0.05)
+
+
+def test_smart_data_units_are_512_bytes_with_4k_sectors(start):
+    nvme = start("secsz=4096,secs_per_pg=1").nvme
+    sq = ready(nvme)[0]
+    assert nvme.write(sq, 0, pattern(125 * 4096, 1), lba_size=4096).ok     # 1000 units
+    assert smart(nvme)["units_written"] == 1
+    assert nvme.write(sq, 200, pattern(4096, 2), lba_size=4096).ok         # 1008 units
+    assert smart(nvme)["units_written"] == 2

@@ -1,4 +1,6 @@
 """I/O queues: create, use, share a CQ, wrap around, delete and re-create."""
+import time
+
 from nvme_qtest import (IO_FLUSH, IO_READ, IO_WRITE, Command, nvme_qemu, pattern, ready,  # noqa: F401
                         start)
 
@@ -97,3 +99,56 @@ def test_reads_and_writes_interleave_across_queues(start):
     for i, xfer, sq, cid in reads:
         assert nvme.wait(sq, cid).ok
         assert nvme.contents(xfer) == expected[i]
+
+
+def test_every_offered_queue_pair(start):
+    nvme = start().nvme
+    ready(nvme, io_queues=0)
+    queues = (nvme.get_features(0x07).dw0 & 0xFFFF) + 1
+    sqs = [nvme.io_queue_pair(q, 4) for q in range(1, queues + 1)]
+    for i, sq in enumerate(sqs):
+        assert nvme.write(sq, 8 * i, pattern(512, i)).ok
+    for i, sq in enumerate(sqs):
+        cqe, got = nvme.read(sq, 8 * i, 1)
+        assert cqe.ok and got == pattern(512, i)
+
+
+def test_completion_queue_smaller_than_its_submission_queues(start):
+    """Three 64-entry SQs on one 4-entry CQ: the device must hold completions until the
+    host frees CQ slots, losing and overwriting none."""
+    nvme = start().nvme
+    ready(nvme, io_queues=0)
+    assert nvme.create_cq(1, 4)[0].ok
+    sqs = [nvme.create_sq(q, 64, 1)[1] for q in (1, 2, 3)]
+    xfer = nvme.transfer(4096)
+    nvme.fill(xfer, pattern(4096, 6))
+    pending = []
+    for i in range(60):
+        for sq in sqs:
+            pending.append((sq, nvme.submit(sq, nvme.rw(sq, IO_WRITE, 8 * i, 8, xfer),
+                                            ring=False)))
+    for sq in sqs:
+        nvme.ring_sq(sq)
+    assert all(nvme.wait(sq, cid).ok for sq, cid in pending)
+    assert len({(c.sqid, c.cid) for c in nvme.history if c.sqid}) == 180
+
+
+def test_deleted_queue_leaves_no_completions_in_its_successor(start):
+    nvme = start().nvme
+    sq = ready(nvme, size=256)[0]
+    cq_addr, sq_addr = sq.cq.addr, sq.addr
+    xfer = nvme.transfer(16384, scatter=False)
+    for i in range(200):
+        nvme.submit(sq, nvme.rw(sq, IO_WRITE, 32 * i, 32, xfer), ring=False)
+    nvme.ring_sq(sq)
+    assert nvme.delete_sq(1).ok                      # writes still in flight
+    assert nvme.delete_cq(1).ok
+    nvme.qt.memset(cq_addr, 256 * 16, 0)
+    nvme.qt.memset(sq_addr, 256 * 64, 0)
+    assert nvme.create_cq(1, 256, addr=cq_addr)[0].ok
+    sq = nvme.create_sq(1, 256, 1, addr=sq_addr)[1]
+    time.sleep(0.5)
+    assert nvme.qt.b64read(cq_addr, 256 * 16) == bytes(256 * 16)
+    sq.next_cid = 5000
+    cqe, got = nvme.read(sq, 0, 8)
+    assert cqe.ok and cqe.cid == 5000

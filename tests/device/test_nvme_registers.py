@@ -75,10 +75,11 @@ def test_admin_registers_survive_reset(start):
     assert (nvme.readl(AQA), nvme.readq(ASQ), nvme.readq(ACQ)) == (aqa, asq, acq)
 
 
-def test_shutdown_reports_complete(start):
+@pytest.mark.parametrize("shn", [1, 2], ids=["normal", "abrupt"])
+def test_shutdown_reports_complete(start, shn):
     nvme = start().nvme
     ready(nvme)
-    nvme.writel(CC, nvme.readl(CC) | 1 << 14)         # SHN = 01b, normal shutdown
+    nvme.writel(CC, nvme.readl(CC) | shn << 14)
     csts = nvme.wait_csts(0xC, 0x8)                   # SHST = 10b
     assert csts >> 2 & 3 == 2
 

@@ -86,3 +86,15 @@ def test_io_queues_are_gone_after_reset(start):
     assert nvme.delete_cq(2).code == SC_INVALID_QID
     sq = nvme.io_queue_pair(1, 8)                         # qid 1 is free again
     assert nvme.write(sq, 0, pattern(512, 3)).ok
+
+
+def test_qemu_exits_cleanly_with_io_in_flight(start):
+    machine = start()
+    nvme = machine.nvme
+    sq = ready(nvme, size=256)[0]
+    xfer = nvme.transfer(65536, scatter=False)
+    for i in range(200):
+        nvme.submit(sq, nvme.rw(sq, IO_WRITE, 128 * i, 128, xfer), ring=False)
+    nvme.ring_sq(sq)
+    err = machine.qt.terminate()
+    assert machine.qt.returncode == 0, err
