@@ -88,6 +88,10 @@ def test_namespace_utilization_counts_mapped_sectors(start):
     assert nvme.write(sq, 64, pattern(8192, 2)).ok
     _, data = nvme.identify(0, nsid=1)
     assert u64(data, 16) == 24
+    assert nvme.dsm_deallocate(sq, [(64, 8)]).ok
+    assert nvme.write_zeroes(sq, 72, 8, deac=True).ok
+    _, data = nvme.identify(0, nsid=1)
+    assert u64(data, 16) == 8
 
 
 def test_active_namespace_list(shared):

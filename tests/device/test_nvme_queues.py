@@ -74,9 +74,14 @@ def test_queue_of_maximum_size(start):
     ready(nvme, io_queues=0)
     mqes = (nvme.cap & 0xFFFF) + 1
     sq = nvme.io_queue_pair(1, mqes)
-    cids = [nvme.submit(sq, Command(IO_FLUSH, nsid=1), ring=False) for _ in range(40)]
-    nvme.ring_sq(sq)
-    assert all(c.ok for c in nvme.wait_all(sq, cids))
+    for _ in range(2):                               # the second round wraps the ring
+        cids = [nvme.submit(sq, Command(IO_FLUSH, nsid=1), ring=False)
+                for _ in range(mqes - 100)]
+        nvme.ring_sq(sq)                             # one doorbell, many fetch bursts
+        done = nvme.wait_all(sq, cids, timeout=30)
+        assert all(c.ok for c in done)
+        last_posted = [c for c in nvme.history if c.sqid == 1][-1]
+        assert last_posted.sqhd == sq.tail          # posted after every entry was fetched
 
 
 def test_reads_and_writes_interleave_across_queues(start):

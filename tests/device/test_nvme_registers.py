@@ -3,7 +3,8 @@ import time
 
 import pytest
 
-from nvme_qtest import (ACQ, AQA, ASQ, CAP, CC, CSTS, CSTS_CFS, CSTS_RDY, PAGE, SLOT, VS,
+from nvme_qtest import (ACQ, AQA, ASQ, CAP, CC, CSTS, CSTS_CFS, CSTS_RDY, INTMC, INTMS, PAGE,
+                        SLOT, VS,
                         Command, ADM_IDENTIFY, femu_only, nvme_qemu, ready, start)  # noqa: F401
 
 
@@ -130,3 +131,28 @@ def test_admin_queue_wraps(start):
         cqe, _ = nvme.identify(1)
         assert cqe.ok
     assert (nvme.cqs[0].head, nvme.cqs[0].phase) == (1, 0)   # 10 entries through 3 slots
+
+
+def test_64_bit_registers_through_32_bit_accesses(start):
+    """Linux reads CAP and writes ASQ/ACQ as two dwords (lo_hi_readq/writeq)."""
+    nvme = start().nvme
+    assert nvme.readl(CAP) | nvme.readl(CAP + 4) << 32 == nvme.readq(CAP)
+    asq, acq = nvme.mem.alloc(PAGE), nvme.mem.alloc(PAGE)
+    nvme.writel(ASQ, asq & 0xFFFFFFFF)
+    nvme.writel(ASQ + 4, asq >> 32)
+    nvme.writel(ACQ, acq & 0xFFFFFFFF)
+    nvme.writel(ACQ + 4, acq >> 32)
+    assert (nvme.readq(ASQ), nvme.readq(ACQ)) == (asq, acq)
+    csts = nvme.enable(asq=asq, acq=acq)
+    assert csts & CSTS_RDY and not csts & CSTS_CFS
+    assert nvme.identify(1)[0].ok
+
+
+@femu_only()
+def test_interrupt_mask_set_and_clear(start):
+    nvme = start().nvme
+    ready(nvme, io_queues=0)
+    nvme.writel(INTMS, 1)
+    assert nvme.readl(INTMS) & 1 and nvme.readl(INTMC) & 1
+    nvme.writel(INTMC, 1)
+    assert not nvme.readl(INTMS) & 1 and not nvme.readl(INTMC) & 1

@@ -98,3 +98,18 @@ def test_qemu_exits_cleanly_with_io_in_flight(start):
     nvme.ring_sq(sq)
     err = machine.qt.terminate()
     assert machine.qt.returncode == 0, err
+
+
+@femu_only()
+def test_aer_limit_starts_over_after_reset(start):
+    nvme = start().nvme
+    ready(nvme, io_queues=0)
+    for _ in range(4):
+        nvme.submit(nvme.asq, Command(ADM_AER))
+    nvme.disable()
+    ready(nvme, io_queues=0)
+    for _ in range(4):
+        nvme.submit(nvme.asq, Command(ADM_AER))
+    assert nvme.identify(1)[0].ok
+    fifth = nvme.admin(Command(ADM_AER))
+    assert (fifth.code, fifth.dnr) == (0x105, True)
