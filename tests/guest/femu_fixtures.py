@@ -6,6 +6,7 @@ erase latencies, so a whole-namespace pass under TCG takes seconds and a couple 
 passes start GC. Each boot has a guest job timeout and a host deadline (vm.run).
 """
 import csv
+import re
 from pathlib import Path
 from typing import Dict, List
 
@@ -27,6 +28,15 @@ PAGE_BYTES = SMALL_SSD["secsz"] * SMALL_SSD["secs_per_pg"]
 def read_csv(path: Path) -> List[Dict[str, str]]:
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
+
+
+DRIVER_TROUBLE = re.compile(r"nvme.*(timeout|timed out|reset|abort|error|fail)|I/O error",
+                            re.IGNORECASE)
+
+
+def driver_trouble(dmesg: str) -> List[str]:
+    """Kernel log lines where the nvme driver or the block layer complain."""
+    return [line for line in dmesg.splitlines() if DRIVER_TROUBLE.search(line)]
 
 
 def phase_cdws(name: str) -> List[int]:
@@ -61,6 +71,7 @@ def boot_femu(image, femu_qemu, tmp_path_factory):
         base = tmp_path_factory.mktemp(name)
         stats_dir = base / "stats" if stats else None
         device = vm.femu_args(stats_dir=stats_dir, **{**SMALL_SSD, **properties})
+        script += '\ndmesg > "$FEMU_OUT/dmesg.txt"\n'   # driver warnings miss the quiet console
         spec = vm.VmSpec(job=script, qemu=str(femu_qemu), kernel=image.kernel,
                          initramfs=image.initramfs, device_args=device,
                          job_timeout=job_timeout, timeout=job_timeout + 90)
