@@ -268,3 +268,17 @@ def test_4k_sectors(start):
     assert cqe.ok and got == data
     bad = nvme.run(sq, nvme.rw(sq, IO_READ, 16382, 3, nvme.transfer(3 * PAGE)))
     assert (bad.code, bad.dnr) == (0x080, True)
+
+
+@pytest.mark.parametrize("how", ["write_zeroes", "write_zeroes_deac", "dsm"])
+def test_zeroing_part_of_a_flash_page_keeps_the_rest(shared, how):
+    nvme, sq = shared.nvme, shared.sq
+    base = {"write_zeroes": 102000, "write_zeroes_deac": 102100, "dsm": 102200}[how]
+    data = pattern(PAGE, base)
+    assert nvme.write(sq, base, data).ok
+    if how == "dsm":
+        assert nvme.dsm_deallocate(sq, [(base + 3, 2)]).ok
+    else:
+        assert nvme.write_zeroes(sq, base + 3, 2, deac=how.endswith("deac")).ok
+    cqe, got = nvme.read(sq, base, 8)
+    assert cqe.ok and got == data[:1536] + bytes(1024) + data[2560:]

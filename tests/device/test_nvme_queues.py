@@ -1,8 +1,8 @@
 """I/O queues: create, use, share a CQ, wrap around, delete and re-create."""
 import time
 
-from nvme_qtest import (IO_FLUSH, IO_READ, IO_WRITE, Command, nvme_qemu, pattern, ready,  # noqa: F401
-                        start)
+from nvme_qtest import (IO_FLUSH, IO_READ, IO_WRITE, Command, femu_only, nvme_qemu, pattern,  # noqa: F401
+                        ready, start)
 
 
 def test_several_queue_pairs_carry_io(start):
@@ -157,3 +157,13 @@ def test_deleted_queue_leaves_no_completions_in_its_successor(start):
     sq.next_cid = 5000
     cqe, got = nvme.read(sq, 0, 8)
     assert cqe.ok and cqe.cid == 5000
+
+
+@femu_only()
+def test_interrupt_vector_is_not_checked_without_ien(start):
+    nvme = start("queues=4").nvme
+    ready(nvme, io_queues=0)
+    cqe, _ = nvme.create_cq(1, 8, ien=False, iv=9)
+    assert cqe.ok, str(cqe)
+    cqe, sq = nvme.create_sq(1, 8, 1)
+    assert cqe.ok and nvme.run(sq, Command(IO_FLUSH, nsid=1)).ok

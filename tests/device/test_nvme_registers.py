@@ -3,9 +3,8 @@ import time
 
 import pytest
 
-from nvme_qtest import (ACQ, AQA, ASQ, CAP, CC, CSTS, CSTS_CFS, CSTS_RDY, INTMC, INTMS, PAGE,
-                        SLOT, VS,
-                        Command, ADM_IDENTIFY, femu_only, nvme_qemu, ready, start)  # noqa: F401
+from nvme_qtest import (ACQ, AQA, ASQ, CAP, CC, CSTS, CSTS_CFS, CSTS_RDY, INTMC, INTMS, PAGE, VS,
+                        femu_only, nvme_qemu, ready, start)  # noqa: F401
 
 
 @femu_only()
