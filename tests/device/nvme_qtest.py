@@ -44,7 +44,8 @@ CC_EN = 1
 CSTS_RDY, CSTS_CFS = 1, 2
 
 # admin opcodes
-ADM_DELETE_SQ, ADM_CREATE_SQ, ADM_GET_LOG, ADM_DELETE_CQ, ADM_CREATE_CQ = 0x00, 0x01, 0x02, 0x04, 0x05
+ADM_DELETE_SQ, ADM_CREATE_SQ, ADM_GET_LOG = 0x00, 0x01, 0x02
+ADM_DELETE_CQ, ADM_CREATE_CQ = 0x04, 0x05
 ADM_IDENTIFY, ADM_ABORT, ADM_SET_FEATURES, ADM_GET_FEATURES = 0x06, 0x08, 0x09, 0x0A
 ADM_AER, ADM_DBBUF = 0x0C, 0x7C
 ADM_VENDOR_LPN_COUNTS, ADM_VENDOR_PHASE = 0xC0, 0xC1
@@ -655,7 +656,8 @@ def device_args(tmp_path: Path, props: str = "", target: str = TARGET) -> List[s
         with open(image, "wb") as f:
             f.truncate(64 << 20)
         extra = "," + props if props else ""
-        return ["-drive", f"file={image},if=none,id=d0,format=raw,discard=unmap,detect-zeroes=unmap",
+        drive = f"file={image},if=none,id=d0,format=raw,discard=unmap,detect-zeroes=unmap"
+        return ["-drive", drive,
                 "-device", f"nvme,drive=d0,serial=deadbeef,addr={SLOT:#x}{extra}"]
     extra = "," + props if props else ""
     return ["-device", f"femu,{SMALL_GEOMETRY},addr={SLOT:#x}{extra}"]

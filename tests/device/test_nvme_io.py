@@ -4,8 +4,8 @@ import struct
 
 import pytest
 
-from nvme_qtest import (IO_DSM, IO_FLUSH, IO_READ, IO_WRITE, PAGE, Command, femu_only,  # noqa: F401
-                        nvme_qemu, pattern, ready, shared, start)
+from nvme_qtest import (IO_DSM, IO_FLUSH, IO_READ, IO_WRITE, PAGE, Command, femu_only, nvme_qemu,
+                        pattern, ready, shared, start)  # noqa: F401
 
 NSZE = (64 << 20) // 512
 

@@ -3,9 +3,8 @@ import struct
 
 import pytest
 
-from nvme_qtest import (ADM_ABORT, ADM_AER, SC_AER_LIMIT,
-                        SC_INVALID_OPCODE, SC_INVALID_NS, Command, femu_only, nvme_qemu,  # noqa: F401
-                        pattern, ready, shared, start)
+from nvme_qtest import (ADM_ABORT, ADM_AER, SC_AER_LIMIT, SC_INVALID_OPCODE, SC_INVALID_NS, Command,
+                        femu_only, nvme_qemu, pattern, ready, shared, start)  # noqa: F401
 
 pytestmark = femu_only()
 

@@ -5,13 +5,14 @@ from dataclasses import dataclass
 
 import pytest
 
-from nvme_qtest import (
-    ADM_DBBUF, ADM_DELETE_CQ, ADM_DELETE_SQ, ADM_IDENTIFY, ADM_VENDOR_LPN_COUNTS,
-    ADM_VENDOR_PHASE, CSTS, CSTS_CFS, IO_FLUSH, IO_READ, IO_WRITE, IO_WRITE_ZEROES, PAGE, SC_CQ_INVALID, SC_DATA_TRANSFER_ERROR,
-    SC_FEATURE_NOT_SAVEABLE, SC_INVALID_FIELD, SC_INVALID_IV, SC_INVALID_LOG_PAGE,
-    SC_INVALID_NS, SC_INVALID_OPCODE, SC_INVALID_QID, SC_INVALID_QSIZE,
-    SC_INVALID_QUEUE_DELETION, SC_LBA_OUT_OF_RANGE, SC_PRP_OFFSET_INVALID, Command, femu_only,
-    nvme_qemu, pattern, ready, shared, start)  # noqa: F401
+from nvme_qtest import (ADM_DBBUF, ADM_DELETE_CQ, ADM_DELETE_SQ, ADM_IDENTIFY,
+                        ADM_VENDOR_LPN_COUNTS, ADM_VENDOR_PHASE, CSTS, CSTS_CFS, IO_FLUSH, IO_READ,
+                        IO_WRITE, IO_WRITE_ZEROES, PAGE, SC_CQ_INVALID, SC_DATA_TRANSFER_ERROR,
+                        SC_FEATURE_NOT_SAVEABLE, SC_INVALID_FIELD, SC_INVALID_IV,
+                        SC_INVALID_LOG_PAGE, SC_INVALID_NS, SC_INVALID_OPCODE, SC_INVALID_QID,
+                        SC_INVALID_QSIZE, SC_INVALID_QUEUE_DELETION, SC_LBA_OUT_OF_RANGE,
+                        SC_PRP_OFFSET_INVALID, Command, femu_only, nvme_qemu, pattern, ready,
+                        shared, start)  # noqa: F401
 
 pytestmark = femu_only()
 
@@ -282,7 +283,8 @@ def test_controller_still_works_after_the_malformed_commands(ctx):
     assert cqe.ok and got == data
 
 
-@pytest.mark.parametrize("prp1,prp2", [(0, SCRATCH), (SCRATCH, 0), (SCRATCH + 0x800, SCRATCH + 0x1000),
+@pytest.mark.parametrize("prp1,prp2", [(0, SCRATCH), (SCRATCH, 0),
+                                       (SCRATCH + 0x800, SCRATCH + 0x1000),
                                        (SCRATCH, SCRATCH + 0x1008)],
                          ids=["shadow_zero", "eventidx_zero", "shadow_unaligned",
                               "eventidx_unaligned"])

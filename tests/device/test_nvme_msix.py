@@ -2,8 +2,8 @@
 vectors stay pending until unmasked; pin interrupt fallback without MSI-X."""
 import time
 
-from nvme_qtest import (INTMC, INTMS, IO_FLUSH, Command, femu_only, nvme_qemu, ready,  # noqa: F401
-                        start)
+from nvme_qtest import (INTMC, INTMS, IO_FLUSH, Command, femu_only, nvme_qemu, ready,
+                        start)  # noqa: F401
 
 DATA = 0x4E560000
 

@@ -1,8 +1,8 @@
 """I/O queues: create, use, share a CQ, wrap around, delete and re-create."""
 import time
 
-from nvme_qtest import (IO_FLUSH, IO_READ, IO_WRITE, Command, femu_only, nvme_qemu, pattern,  # noqa: F401
-                        ready, start)
+from nvme_qtest import (IO_FLUSH, IO_READ, IO_WRITE, Command, femu_only, nvme_qemu, pattern, ready,
+                        start)  # noqa: F401
 
 
 def test_several_queue_pairs_carry_io(start):

@@ -2,8 +2,8 @@
 buffer in its memory and rings MMIO only when the device's EventIdx asks for it."""
 import time
 
-from nvme_qtest import (IO_FLUSH, IO_READ, IO_WRITE, PAGE, Command, femu_only, nvme_qemu,  # noqa: F401
-                        pattern, ready, start)
+from nvme_qtest import (IO_FLUSH, IO_READ, IO_WRITE, PAGE, Command, femu_only, nvme_qemu, pattern,
+                        ready, start)  # noqa: F401
 
 
 def _burst_io(nvme, sq, base, rounds, burst):

@@ -4,8 +4,8 @@ import csv
 import struct
 import time
 
-from nvme_qtest import (ADM_VENDOR_LPN_COUNTS, ADM_VENDOR_PHASE, CC, IO_WRITE, Command,
-                        femu_only, nvme_qemu, pattern, ready, start)  # noqa: F401
+from nvme_qtest import (ADM_VENDOR_LPN_COUNTS, ADM_VENDOR_PHASE, CC, IO_WRITE, Command, femu_only,
+                        nvme_qemu, pattern, ready, start)  # noqa: F401
 
 pytestmark = femu_only()
 
