@@ -427,7 +427,6 @@ static void femu_class_init(ObjectClass *oc, void *data)
     dc->desc = "femu NVMe SSD emulator (FTL with GC, flash latencies, statistics)";
     dc->vmsd = &femu_vmstate;
     set_bit(DEVICE_CATEGORY_STORAGE, dc->categories);
-    dc->hotpluggable = false;   /* the FTL and its threads live for the whole run */
     device_class_set_props(dc, femu_controller_props);
     object_class_property_set_description(oc, "config",
         "SSD configuration file (key=value lines); explicit properties override it");
