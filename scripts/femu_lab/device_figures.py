@@ -67,8 +67,10 @@ def _job_started(out_dir: Path) -> bool:
     return log.exists() and JOB_START_MARKER in log.read_bytes()
 
 
-def measure_idle_cpu(spec: VmSpec, out_dir: Path, seconds: float, log: Progress) -> float:
-    """Boot spec (its job sleeps), sample QEMU's CPU time `seconds` apart while idle."""
+def measure_idle_cpu(spec: VmSpec, out_dir: Path, seconds: float,
+                     log: Progress) -> Tuple[float, str]:
+    """Boot spec (its job sleeps), sample QEMU's CPU time `seconds` apart while idle;
+    return (% of one core, accelerator)."""
     holder: Dict[str, object] = {}
     runner = threading.Thread(target=lambda: holder.update(result=run(spec, out_dir, quiet=True)))
     runner.start()
@@ -92,7 +94,7 @@ def measure_idle_cpu(spec: VmSpec, out_dir: Path, seconds: float, log: Progress)
     result = holder.get("result")
     if result is None or not result.ok:
         raise RuntimeError(f"guest run failed: {result.summary() if result else 'no result'}")
-    return cpu_percent(before, after, t1 - t0)
+    return cpu_percent(before, after, t1 - t0), result.accel
 
 
 def idle_cpu(args, tmp: Path, log: Progress) -> int:
@@ -111,12 +113,12 @@ def idle_cpu(args, tmp: Path, log: Progress) -> int:
                       initramfs=image.initramfs, device_args=device, cpus=args.cpus,
                       job_timeout=int(args.seconds) + 60)
         load = os.getloadavg()[0]
-        percent = measure_idle_cpu(spec, tmp / name.replace(" ", "_"), args.seconds, log)
+        percent, accelerator = measure_idle_cpu(spec, tmp / name.replace(" ", "_"), args.seconds, log)
         rows.append((name, percent, load))
         log(f"{name}: {percent:.2f} % of one core")
     print()
     print(f"Idle host CPU of the QEMU process, guest asleep, {args.seconds:.0f} s sample, "
-          f"{args.cpus} vCPU, TCG or KVM as chosen ({os.cpu_count()} host cores); "
+          f"{args.cpus} vCPU, {accelerator} ({os.cpu_count()} host cores); "
           f"femu config {args.config.name}")
     print(f"{'device':<20}{'CPU % of one core':>20}{'host load at start':>22}")
     for name, percent, load in rows:
