@@ -45,6 +45,17 @@ step write-zeroes nvme write-zeroes $dev -s {16 * SECTORS_PER_MIB} -c {8 * SECTO
 sum zeroes-16-24 16 8; sum after-24-32 24 8
 step write-zeroes-deac nvme write-zeroes $dev --deac -s {32 * SECTORS_PER_MIB} -c {8 * SECTORS_PER_MIB - 1}
 sum zeroes-deac-32-40 32 8; sum after-40-48 40 8
+# Sub-page ranges (a page is 8 sectors): only the sectors named become zero.
+base=$((48 * MIB)); lba=$((base / 512))
+dd if=/dev/urandom of=/tmp/pat bs=4096 count=4 2>/dev/null
+dd if=/tmp/pat of=$dev bs=4096 seek=$((base / 4096)) count=4 oflag=direct 2>/dev/null
+blkdiscard -o $((base + 9 * 512)) -l 1024 $dev
+nvme write-zeroes $dev -s $((lba + 17)) -c 1
+nvme write-zeroes $dev --deac -s $((lba + 26)) -c 1
+cp /tmp/pat /tmp/expected
+for s in 9 10 17 18 26 27; do dd if=/dev/zero of=/tmp/expected bs=512 seek=$s count=1 conv=notrunc 2>/dev/null; done
+dd if=$dev bs=4096 skip=$((base / 4096)) count=4 iflag=direct 2>/dev/null > /tmp/got
+step subpage cmp /tmp/got /tmp/expected
 step discard-all blkdiscard $dev
 sum discard-all 0 {DEVSZ_MB}
 """
@@ -150,7 +161,7 @@ def test_id_ctrl_and_smart_log(basic):
 
 def test_deallocated_and_zeroed_ranges_read_zeroes(basic):
     result, _ = basic
-    for name in ["discard", "write-zeroes", "write-zeroes-deac", "discard-all"]:
+    for name in ["discard", "write-zeroes", "write-zeroes-deac", "subpage", "discard-all"]:
         step_ok(result, name)
     regions = dict(line.split() for line in result.text("regions.txt").splitlines())
     zero8, zero_all = regions["zero-8"], regions[f"zero-{DEVSZ_MB}"]
