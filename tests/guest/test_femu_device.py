@@ -1,7 +1,7 @@
 """Linux on the femu device: the namespace, data integrity (also while GC runs), the
 admin commands nvme-cli uses, deallocation, and the statistics the device writes.
 
-Three boots, each shared by the tests of one topic (module-scoped fixtures): every
+Four boots, each shared by the tests of one topic (module-scoped fixtures): every
 step of a job leaves its exit status in STEP.rc, so one failing step fails only the
 tests that depend on it.
 """
@@ -70,6 +70,22 @@ step verify-4k verify verify-4k 4k
 step verify-128k verify verify-128k 128k
 """
 
+# One I/O queue pair and 16 KiB transfers: the driver splits I/O; then a file system.
+SMALL_LIMITS_JOB = STEP + VERIFY + """
+cat /sys/block/nvme0n1/queue/max_hw_sectors_kb > "$FEMU_OUT/max_hw_sectors_kb.txt"
+step verify-128k verify verify-128k 128k
+step mkfs mkfs.ext4 -q -F /dev/nvme0n1
+mount -t ext4 /dev/nvme0n1 /mnt/nvme0n1
+dd if=/dev/urandom of=/mnt/nvme0n1/file bs=1M count=24 2>/dev/null
+sha256sum /mnt/nvme0n1/file | cut -d' ' -f1 > "$FEMU_OUT/written.sha"
+umount /mnt/nvme0n1
+echo 3 > /proc/sys/vm/drop_caches
+step fsck e2fsck -f -n /dev/nvme0n1
+mount -t ext4 -o ro /dev/nvme0n1 /mnt/nvme0n1
+sha256sum /mnt/nvme0n1/file | cut -d' ' -f1 > "$FEMU_OUT/read.sha"
+umount /mnt/nvme0n1
+"""
+
 IOPS_RUNTIME = 15
 IOPS_JOB = f"""
 {phase_command("fio-start")}
@@ -81,6 +97,9 @@ echo $? > "$FEMU_OUT/fio.rc"
 {phase_command("fio-end")}
 echo $? > "$FEMU_OUT/phase-end.rc"
 sleep 2
+# Clean shutdown of the controller (CC.SHN) by removing the PCI function.
+echo 1 > /sys/class/nvme/nvme0/device/remove
+[ ! -e /dev/nvme0n1 ] && echo removed > "$FEMU_OUT/removed.txt"
 """
 
 
@@ -119,7 +138,14 @@ def iops_run(boot_femu):
     return result, stats
 
 
-@pytest.mark.parametrize("run", ["basic", "gc_run", "iops_run"])
+@pytest.fixture(scope="module")
+def small_limits(boot_femu):
+    result, stats = boot_femu(SMALL_LIMITS_JOB, "limits", stats=False, queues=1, mdts=2)
+    assert result.complete, result.summary()
+    return result, stats
+
+
+@pytest.mark.parametrize("run", ["basic", "gc_run", "iops_run", "small_limits"])
 def test_nvme_driver_does_not_complain(request, run):
     result, _ = request.getfixturevalue(run)
     assert "nvme nvme0" in result.text("dmesg.txt")
@@ -231,9 +257,21 @@ def test_device_write_iops_match_fio(iops_run):
 
 def test_lpn_access_counts_written_at_exit(iops_run):
     result, stats = iops_run
+    assert result.text("removed.txt").strip() == "removed"   # shut down without complaint
     assert result.qemu_returncode == 0   # the guest powered off; QEMU exited by itself
     counts = read_csv(stats / "lpn_access_count.csv")
     assert [int(r["LPN"]) for r in counts] == list(range(len(counts)))
     assert len(counts) <= DEVSZ_MB * MIB // PAGE_BYTES
     written = fio_job(result, "iops")["write"]["io_bytes"]
     assert counts_sum(stats / "lpn_access_count.csv") == written // PAGE_BYTES
+
+
+def test_one_queue_and_small_transfers_then_ext4(small_limits):
+    result, _ = small_limits
+    assert int(result.text("max_hw_sectors_kb.txt")) == 16   # mdts=2: 4 KiB << 2
+    assert "1/0/0 default/read/poll queues" in result.text("dmesg.txt")
+    step_ok(result, "verify-128k")
+    assert fio_job(result, "verify-128k")["error"] == 0
+    for name in ["mkfs", "fsck"]:
+        step_ok(result, name)
+    assert result.text("read.sha") == result.text("written.sha")
