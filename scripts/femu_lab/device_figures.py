@@ -113,7 +113,8 @@ def idle_cpu(args, tmp: Path, log: Progress) -> int:
                       initramfs=image.initramfs, device_args=device, cpus=args.cpus,
                       job_timeout=int(args.seconds) + 60)
         load = os.getloadavg()[0]
-        percent, accelerator = measure_idle_cpu(spec, tmp / name.replace(" ", "_"), args.seconds, log)
+        folder = tmp / name.replace(" ", "_")
+        percent, accelerator = measure_idle_cpu(spec, folder, args.seconds, log)
         rows.append((name, percent, load))
         log(f"{name}: {percent:.2f} % of one core")
     print()

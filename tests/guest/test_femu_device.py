@@ -33,17 +33,23 @@ step verify-128k verify verify-128k 128k
 nvme smart-log /dev/nvme0 -o json > "$FEMU_OUT/smart-after.json"
 
 # Deallocation: the verify runs left data everywhere; record a checksum per region.
-sum() {{ echo "$1 $(dd if=$dev bs=1M skip=$2 count=$3 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)" >> "$FEMU_OUT/regions.txt"; }}
-zeros() {{ echo "zero-$1 $(head -c $(($1 * MIB)) /dev/zero | sha256sum | cut -d' ' -f1)" >> "$FEMU_OUT/regions.txt"; }}
+digest() {{ sha256sum | cut -d' ' -f1; }}
+sum() {{  # sum LABEL FIRST_MIB MIBS: checksum of a region, read around the page cache
+    echo "$1 $(dd if=$dev bs=1M skip=$2 count=$3 iflag=direct 2>/dev/null | digest)" \
+        >> "$FEMU_OUT/regions.txt"
+}}
+zeros() {{ echo "zero-$1 $(head -c $(($1 * MIB)) /dev/zero | digest)" >> "$FEMU_OUT/regions.txt"; }}
 zeros 8; zeros {DEVSZ_MB}
 sum before-0-4 0 4; sum before-12-16 12 4; sum before-24-32 24 8; sum before-40-48 40 8
 sum before-4-12 4 8
 step discard blkdiscard -o $((4 * MIB)) -l $((8 * MIB)) $dev
 sum discard-4-12 4 8; sum after-0-4 0 4; sum after-12-16 12 4
 # The image's blkdiscard is busybox's (no -z): Write Zeroes is sent with nvme-cli.
-step write-zeroes nvme write-zeroes $dev -s {16 * SECTORS_PER_MIB} -c {8 * SECTORS_PER_MIB - 1}
+step write-zeroes nvme write-zeroes $dev -s {16 * SECTORS_PER_MIB} \
+    -c {8 * SECTORS_PER_MIB - 1}
 sum zeroes-16-24 16 8; sum after-24-32 24 8
-step write-zeroes-deac nvme write-zeroes $dev --deac -s {32 * SECTORS_PER_MIB} -c {8 * SECTORS_PER_MIB - 1}
+step write-zeroes-deac nvme write-zeroes $dev --deac -s {32 * SECTORS_PER_MIB} \
+    -c {8 * SECTORS_PER_MIB - 1}
 sum zeroes-deac-32-40 32 8; sum after-40-48 40 8
 # Sub-page ranges (a page is 8 sectors): only the sectors named become zero.
 base=$((48 * MIB)); lba=$((base / 512))
@@ -53,7 +59,9 @@ blkdiscard -o $((base + 9 * 512)) -l 1024 $dev
 nvme write-zeroes $dev -s $((lba + 17)) -c 1
 nvme write-zeroes $dev --deac -s $((lba + 26)) -c 1
 cp /tmp/pat /tmp/expected
-for s in 9 10 17 18 26 27; do dd if=/dev/zero of=/tmp/expected bs=512 seek=$s count=1 conv=notrunc 2>/dev/null; done
+for s in 9 10 17 18 26 27; do
+    dd if=/dev/zero of=/tmp/expected bs=512 seek=$s count=1 conv=notrunc 2>/dev/null
+done
 dd if=$dev bs=4096 skip=$((base / 4096)) count=4 iflag=direct 2>/dev/null > /tmp/got
 step subpage cmp /tmp/got /tmp/expected
 step discard-all blkdiscard $dev
@@ -245,8 +253,8 @@ def test_device_write_iops_match_fio(iops_run):
     assert device_ios == pytest.approx(fio_ios, rel=0.03)
     # Steady part: the seconds wholly inside the fio run (between the phase markers).
     phases = {r["phase"]: float(r["time_s"]) for r in read_csv(stats / "phases.csv")}
-    window = [r for r in rows
-              if float(r["time"]) - 1 >= phases["fio-start"] and float(r["time"]) <= phases["fio-end"]]
+    start, end = phases["fio-start"], phases["fio-end"]
+    window = [r for r in rows if start <= float(r["time"]) - 1 and float(r["time"]) <= end]
     inner = [int(r["write"]) for r in window]
     assert len(inner) >= IOPS_RUNTIME - 3
     print(f"device {sum(inner) / len(inner):.0f} write IOPS over {len(inner)} s; "
