@@ -75,7 +75,6 @@ typedef struct FemuSQueue {
     uint32_t head;              /* next entry to fetch (poller) */
     uint32_t gen;               /* bumped on delete: completions of an older gen are dropped */
     uint32_t db_tail;           /* last MMIO doorbell value (atomic: written by vCPUs) */
-    uint32_t eventidx;          /* last EventIdx written to the guest (shadow doorbells) */
 } FemuSQueue;
 
 typedef struct FemuCQueue {
@@ -108,7 +107,6 @@ typedef struct FemuRequest {
     uint32_t sq_gen;
     uint32_t epoch;             /* controller generation: a reset drops older requests */
     bool internal;              /* no CQE (e.g. the shutdown's lpn dump) */
-    uint8_t opcode;
     uint16_t status;            /* NVMe status without phase, DNR included */
     uint32_t result;            /* CQE DW0 */
     FemuFtlOp op;
@@ -200,10 +198,8 @@ struct FemuCtrl {
     FemuSmart smart;
     FemuRequest *pool;
     FemuRequest *free_list;
-    unsigned inflight;
     struct completion_heap heap;
     struct prp_segments segs;
-    bool shutdown_pending;
 
     /* FTL thread: the only caller of the FTL and its statistics writer. */
     QemuThread ftl_thread;

@@ -125,7 +125,7 @@ static uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd)
         break;
     }
     if (status == NVME_SUCCESS) {
-        status = femu_dma_to_guest_prp(n, cmd, buf, NVME_IDENTIFY_DATA_SIZE);
+        status = femu_dma_prp(n, cmd, buf, NVME_IDENTIFY_DATA_SIZE, UINT64_MAX, FEMU_TO_GUEST);
         status = status ? femu_err(status) : status;
     }
     g_free(buf);
@@ -280,7 +280,7 @@ static uint16_t femu_get_log_page(FemuCtrl *n, const NvmeCmd *cmd)
         return femu_err(NVME_INVALID_FIELD);
     }
     len = MIN(numd * 4, size - offset);
-    status = femu_dma_to_guest_prp(n, cmd, buf + offset, len);
+    status = femu_dma_prp(n, cmd, buf + offset, len, UINT64_MAX, FEMU_TO_GUEST);
     return status ? femu_err(status) : NVME_SUCCESS;
 }
 

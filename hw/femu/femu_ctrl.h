@@ -37,10 +37,10 @@ bool femu_irqfd_notify(FemuCtrl *n, unsigned vector);   /* poller */
 /* femu_dma.c */
 uint16_t femu_dma_read(FemuCtrl *n, uint64_t addr, void *buf, uint64_t len);
 uint16_t femu_dma_write(FemuCtrl *n, uint64_t addr, const void *buf, uint64_t len);
-uint16_t femu_prp_map(FemuCtrl *n, const NvmeCmd *cmd, uint64_t len, uint64_t max_len);
-/* Copy between a host buffer and the command's PRPs (admin data, DSM ranges). */
-uint16_t femu_dma_to_guest_prp(FemuCtrl *n, const NvmeCmd *cmd, const void *buf, uint64_t len);
-uint16_t femu_dma_from_guest_prp(FemuCtrl *n, const NvmeCmd *cmd, void *buf, uint64_t len);
+typedef enum { FEMU_TO_GUEST, FEMU_FROM_GUEST } FemuDmaDir;
+/* Copy between buf and the command's PRPs (admin data, DSM ranges, I/O data). */
+uint16_t femu_dma_prp(FemuCtrl *n, const NvmeCmd *cmd, void *buf, uint64_t len,
+                      uint64_t max_len, FemuDmaDir dir);
 
 /* femu_queue.c (poller) */
 uint16_t femu_cq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
@@ -53,7 +53,7 @@ void femu_queues_reset(FemuCtrl *n);
 uint32_t femu_sq_tail(FemuCtrl *n, uint16_t qid);
 bool femu_cq_full(FemuCtrl *n, FemuCQueue *cq);
 void femu_cq_post(FemuCtrl *n, FemuCQueue *cq, const NvmeCqe *cqe);
-bool femu_sq_has_work(FemuCtrl *n, uint16_t qid);
+bool femu_sq_pending(FemuCtrl *n, uint16_t qid, uint32_t *tail);
 void femu_dbbuf_init_queue(FemuCtrl *n, uint16_t qid);
 void femu_dbbuf_init_queue_cq(FemuCtrl *n, uint16_t qid);
 bool femu_arm_eventidx(FemuCtrl *n);

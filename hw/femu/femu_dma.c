@@ -30,8 +30,12 @@ static int femu_prp_list_read(void *opaque, uint64_t addr, void *buf, size_t len
     return femu_dma_read(opaque, addr, buf, len) == NVME_SUCCESS ? 0 : -1;
 }
 
-/* Resolve the command's PRPs for len bytes into n->segs. */
-uint16_t femu_prp_map(FemuCtrl *n, const NvmeCmd *cmd, uint64_t len, uint64_t max_len)
+/*
+ * Copy len bytes between buf and the guest memory the command's PRPs name, refusing
+ * transfers above max_len (MDTS) with the PRP walker's Invalid Field.
+ */
+uint16_t femu_dma_prp(FemuCtrl *n, const NvmeCmd *cmd, void *buf, uint64_t len,
+                      uint64_t max_len, FemuDmaDir dir)
 {
     struct prp_request req = {
         .prp1 = le64_to_cpu(cmd->dptr.prp1),
@@ -42,33 +46,15 @@ uint16_t femu_prp_map(FemuCtrl *n, const NvmeCmd *cmd, uint64_t len, uint64_t ma
         .read = femu_prp_list_read,
         .opaque = n,
     };
-
-    return prp_map(&req, &n->segs);
-}
-
-typedef enum { FEMU_TO_GUEST, FEMU_FROM_GUEST } FemuDmaDir;
-
-static uint16_t femu_dma_prp(FemuCtrl *n, const NvmeCmd *cmd, uint8_t *buf, uint64_t len,
-                             FemuDmaDir dir)
-{
-    uint16_t status = femu_prp_map(n, cmd, len, UINT64_MAX);
+    uint16_t status = prp_map(&req, &n->segs);
+    uint8_t *pos = buf;
 
     for (size_t i = 0; status == NVME_SUCCESS && i < n->segs.count; i++) {
         const struct prp_segment *seg = &n->segs.seg[i];
 
-        status = dir == FEMU_TO_GUEST ? femu_dma_write(n, seg->addr, buf, seg->len)
-                                      : femu_dma_read(n, seg->addr, buf, seg->len);
-        buf += seg->len;
+        status = dir == FEMU_TO_GUEST ? femu_dma_write(n, seg->addr, pos, seg->len)
+                                      : femu_dma_read(n, seg->addr, pos, seg->len);
+        pos += seg->len;
     }
     return status;
-}
-
-uint16_t femu_dma_to_guest_prp(FemuCtrl *n, const NvmeCmd *cmd, const void *buf, uint64_t len)
-{
-    return femu_dma_prp(n, cmd, (uint8_t *)buf, len, FEMU_TO_GUEST);
-}
-
-uint16_t femu_dma_from_guest_prp(FemuCtrl *n, const NvmeCmd *cmd, void *buf, uint64_t len)
-{
-    return femu_dma_prp(n, cmd, buf, len, FEMU_FROM_GUEST);
 }

@@ -52,33 +52,20 @@ static uint16_t femu_io_rw(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req, bo
     uint64_t slba = femu_cmd_slba(cmd);
     uint32_t nlb = femu_cmd_nlb(cmd);
     uint64_t bytes = nlb * n->lba_bytes;
-    uint8_t *data;
     uint16_t status;
 
     if (!femu_lba_range_ok(n, slba, nlb)) {
         return femu_err(NVME_LBA_RANGE);
     }
-    if (bytes > femu_max_transfer(n)) {
-        return femu_err(NVME_INVALID_FIELD);
-    }
     status = femu_stream_of(n, cmd, &req->io.stream);
     if (status) {
         return status;
     }
-    status = femu_prp_map(n, cmd, bytes, femu_max_transfer(n));
+    /* Beyond MDTS: Invalid Field, from the PRP walker before any memory is touched. */
+    status = femu_dma_prp(n, cmd, data_store_at(n->store, slba * n->lba_bytes), bytes,
+                          femu_max_transfer(n), write ? FEMU_FROM_GUEST : FEMU_TO_GUEST);
     if (status) {
         return femu_err(status);
-    }
-    data = data_store_at(n->store, slba * n->lba_bytes);
-    for (size_t i = 0; i < n->segs.count; i++) {
-        const struct prp_segment *seg = &n->segs.seg[i];
-
-        status = write ? femu_dma_read(n, seg->addr, data, seg->len)
-                       : femu_dma_write(n, seg->addr, data, seg->len);
-        if (status) {
-            return femu_err(status);
-        }
-        data += seg->len;
     }
     if (write) {
         n->smart.units_written += bytes;
@@ -120,7 +107,7 @@ static uint16_t femu_io_dsm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
         return NVME_SUCCESS;   /* attributes only: hints femu has no use for */
     }
     ranges = g_new(NvmeDsmRange, nr);
-    status = femu_dma_from_guest_prp(n, cmd, ranges, nr * sizeof(*ranges));
+    status = femu_dma_prp(n, cmd, ranges, nr * sizeof(*ranges), UINT64_MAX, FEMU_FROM_GUEST);
     for (uint32_t i = 0; i < nr && !status; i++) {
         if (!femu_lba_range_ok(n, le64_to_cpu(ranges[i].slba), le32_to_cpu(ranges[i].nlb))) {
             status = NVME_LBA_RANGE;

@@ -41,7 +41,6 @@ static FemuRequest *femu_req_alloc(FemuCtrl *n)
 
     if (req) {
         n->free_list = req->next_free;
-        n->inflight++;
     }
     return req;
 }
@@ -52,7 +51,6 @@ static void femu_req_free(FemuCtrl *n, FemuRequest *req)
     req->ranges = NULL;
     req->next_free = n->free_list;
     n->free_list = req;
-    n->inflight--;
 }
 
 static void femu_csts_set(FemuCtrl *n, uint32_t csts)
@@ -63,6 +61,11 @@ static void femu_csts_set(FemuCtrl *n, uint32_t csts)
 static uint32_t femu_csts(FemuCtrl *n)
 {
     return femu_reg_read32(n, NVME_REG_CSTS);
+}
+
+static void femu_set_shst(FemuCtrl *n, uint32_t shst)
+{
+    femu_csts_set(n, (femu_csts(n) & ~(CSTS_SHST_MASK << CSTS_SHST_SHIFT)) | shst);
 }
 
 static void femu_enable(FemuCtrl *n)
@@ -144,13 +147,11 @@ static void femu_shutdown(FemuCtrl *n)
     FemuRequest *req = n->stats_dir ? femu_req_alloc(n) : NULL;
 
     if (!req) {
-        femu_csts_set(n, (femu_csts(n) & ~(CSTS_SHST_MASK << CSTS_SHST_SHIFT)) |
-                         NVME_CSTS_SHST_COMPLETE);
+        femu_set_shst(n, NVME_CSTS_SHST_COMPLETE);
         return;
     }
     /* Complete once the FTL thread has saved the per-LPN counts. */
-    femu_csts_set(n, (femu_csts(n) & ~(CSTS_SHST_MASK << CSTS_SHST_SHIFT)) |
-                     NVME_CSTS_SHST_PROGRESS);
+    femu_set_shst(n, NVME_CSTS_SHST_PROGRESS);
     memset(req, 0, sizeof(*req));
     req->internal = true;
     req->op = FEMU_OP_LPN_DUMP;
@@ -176,7 +177,7 @@ static bool femu_process_cc(FemuCtrl *n)
     if (NVME_CC_SHN(cc) && !NVME_CC_SHN(old)) {
         femu_shutdown(n);
     } else if (!NVME_CC_SHN(cc) && NVME_CC_SHN(old)) {
-        femu_csts_set(n, femu_csts(n) & ~(CSTS_SHST_MASK << CSTS_SHST_SHIFT));
+        femu_set_shst(n, NVME_CSTS_SHST_NORMAL);
     }
     return true;
 }
@@ -195,7 +196,6 @@ static void femu_execute(FemuCtrl *n, uint16_t qid, const NvmeCmd *cmd, FemuRequ
     req->cid = le16_to_cpu(cmd->cid);
     req->sq_gen = n->sq[qid].gen;
     req->epoch = n->epoch;
-    req->opcode = cmd->opcode;
     req->io.now_ns = femu_now_ns();
 
     if (cmd->flags & (FEMU_CMD_FUSE_MASK | FEMU_CMD_PSDT_MASK)) {
@@ -228,10 +228,9 @@ static unsigned femu_fetch(FemuCtrl *n, uint16_t qid)
     unsigned fetched = 0;
     uint32_t tail;
 
-    if (!femu_sq_has_work(n, qid)) {
+    if (!femu_sq_pending(n, qid, &tail)) {
         return 0;
     }
-    tail = femu_sq_tail(n, qid);
     while (sq->valid && sq->head != tail && fetched < FEMU_FETCH_BURST && n->free_list) {
         NvmeCmd cmd;
 
@@ -260,8 +259,7 @@ static unsigned femu_drain_ftl(FemuCtrl *n)
             FemuRequest *req = items[i];
 
             if (req->internal) {   /* the shutdown's save: shutdown complete */
-                femu_csts_set(n, (femu_csts(n) & ~(CSTS_SHST_MASK << CSTS_SHST_SHIFT)) |
-                                 NVME_CSTS_SHST_COMPLETE);
+                femu_set_shst(n, NVME_CSTS_SHST_COMPLETE);
                 femu_req_free(n, req);
             } else if (req->epoch != n->epoch) {
                 femu_req_free(n, req);   /* from before a reset */
@@ -370,7 +368,7 @@ static bool femu_poller_has_work(FemuCtrl *n)
     for (unsigned qid = 0; qid <= n->queues; qid++) {
         FemuCQueue *cq = &n->cq[qid];
 
-        if ((n->free_list && femu_sq_has_work(n, qid)) ||
+        if ((n->free_list && femu_sq_pending(n, qid, NULL)) ||
             (cq->valid && cq->pending_head && !femu_cq_full(n, cq))) {
             return true;
         }
@@ -438,7 +436,6 @@ bool femu_threads_start(FemuCtrl *n, Error **errp)
         n->pool[i].next_free = n->free_list;
         n->free_list = &n->pool[i];
     }
-    n->inflight = 0;
     n->to_ftl = spsc_ring_create(FEMU_MAX_INFLIGHT, err, sizeof(err));
     n->from_ftl = n->to_ftl ? spsc_ring_create(FEMU_MAX_INFLIGHT, err, sizeof(err)) : NULL;
     if (!n->from_ftl || !completion_heap_init(&n->heap, FEMU_MAX_INFLIGHT)) {

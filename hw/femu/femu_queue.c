@@ -161,17 +161,23 @@ uint32_t femu_sq_tail(FemuCtrl *n, uint16_t qid)
     return tail;
 }
 
-/* A tail beyond the queue is a host error; the queue then idles until a valid value. */
-bool femu_sq_has_work(FemuCtrl *n, uint16_t qid)
+/*
+ * Whether the queue holds unfetched commands; *tail (if given) gets the tail. A tail
+ * beyond the queue is a host error: the queue then idles until a valid value.
+ */
+bool femu_sq_pending(FemuCtrl *n, uint16_t qid, uint32_t *tail)
 {
     FemuSQueue *sq = &n->sq[qid];
-    uint32_t tail;
+    uint32_t value;
 
     if (!sq->valid) {
         return false;
     }
-    tail = femu_sq_tail(n, qid);
-    return tail < sq->size && tail != sq->head;
+    value = femu_sq_tail(n, qid);
+    if (tail) {
+        *tail = value;
+    }
+    return value < sq->size && value != sq->head;
 }
 
 bool femu_cq_full(FemuCtrl *n, FemuCQueue *cq)
@@ -220,7 +226,6 @@ void femu_dbbuf_init_queue(FemuCtrl *n, uint16_t qid)
     }
     femu_shadow_write(n, n->dbbuf_shadow, qid, false, sq->head);
     femu_shadow_write(n, n->dbbuf_eventidx, qid, false, sq->head);
-    sq->eventidx = sq->head;
 }
 
 void femu_dbbuf_init_queue_cq(FemuCtrl *n, uint16_t qid)
@@ -251,7 +256,6 @@ bool femu_arm_eventidx(FemuCtrl *n)
 
         if (n->sq[qid].valid && femu_shadow_read(n, qid, false, &value)) {
             femu_shadow_write(n, n->dbbuf_eventidx, qid, false, value);
-            n->sq[qid].eventidx = value;
         }
         if (n->cq[qid].valid && femu_shadow_read(n, qid, true, &value)) {
             femu_shadow_write(n, n->dbbuf_eventidx, qid, true, value);
@@ -259,7 +263,7 @@ bool femu_arm_eventidx(FemuCtrl *n)
     }
     smp_mb();
     for (unsigned qid = 1; qid <= n->queues && !work; qid++) {
-        work = femu_sq_has_work(n, qid);
+        work = femu_sq_pending(n, qid, NULL);
     }
     return work;
 }
