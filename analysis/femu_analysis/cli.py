@@ -9,7 +9,6 @@
 User errors (bad folder, malformed CSV, bad option) print one line and exit with status 2.
 """
 import argparse
-import json
 import pathlib
 import sys
 
@@ -18,7 +17,7 @@ from tqdm import tqdm
 from . import plots, sweep, table
 from .errors import AnalysisError
 from .loader import load_run
-from .summary import summarize
+from .summary import summarize, write_summaries
 from .window import find_window, parse_window
 
 PROG = "femu-plot"
@@ -94,7 +93,7 @@ def _plot(args):
     window = find_window(run, parse_window(args.window))
     out = args.out or run.path / "plots"
     written = plots.plot_run(run, window, out, args.format)
-    written += _write_summaries([summarize(run, window)], out)
+    written += write_summaries([summarize(run, window)], out)
     return written
 
 
@@ -126,19 +125,8 @@ def _summary(args):
     print(table.text_table(summaries))
     if args.out is None:  # each run's own plots/ folder
         return [path for run, one in zip(runs, summaries)
-                for path in _write_summaries([one], run.path / "plots")]
-    return _write_summaries(summaries, args.out)
-
-
-def _write_summaries(summaries, out):
-    """summary.json (an object for one run, a list for several) and summary.md."""
-    out = pathlib.Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    json_path, md_path = out / "summary.json", out / "summary.md"
-    document = summaries[0] if len(summaries) == 1 else summaries
-    json_path.write_text(json.dumps(document, indent=2) + "\n")
-    md_path.write_text(table.markdown_table(summaries))
-    return [json_path, md_path]
+                for path in write_summaries([one], run.path / "plots")]
+    return write_summaries(summaries, args.out)
 
 
 def _load_all(paths):

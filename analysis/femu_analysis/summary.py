@@ -11,11 +11,13 @@ Erased blocks and moved pages per second divide the total by the summed length o
 actually used (10 s rows inside a window cover less than the window when it is not on a
 10 s boundary); ``span_s`` says which seconds those rows cover.
 """
+import json
 import math
+import pathlib
 
 import numpy as np
 
-from . import series
+from . import series, table
 from .window import Window
 
 PERCENTILES = (5, 50, 95, 99)
@@ -128,3 +130,14 @@ def _json_ready(value):
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def write_summaries(summaries, out):
+    """summary.json (an object for one run, a list for several) and summary.md."""
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = out / "summary.json", out / "summary.md"
+    document = summaries[0] if len(summaries) == 1 else summaries
+    json_path.write_text(json.dumps(document, indent=2) + "\n")
+    md_path.write_text(table.markdown_table(summaries))
+    return [json_path, md_path]

@@ -202,3 +202,26 @@ def test_stats_dir_parents_are_created(run_ftl_sim, tmp_path):
     assert (stats / "IOPSData.csv").exists()
     proc = run_ftl_sim(*SMALL, "--io-size", "1m", "--stats-dir", "/proc/nope/x", check=False)
     assert proc.returncode == 1 and "cannot create /proc/nope/x" in proc.stderr
+
+
+def test_print_config_is_a_complete_config_file_with_overrides(run_ftl_sim, tmp_path):
+    """--print-config: every key once, overrides applied, and the output loads back as a
+    config file that prints the same."""
+    proc = run_ftl_sim("--config", LAB_1G, "--set", "hot_threshold=6",
+                       "--set", "placement=hotcold", "--print-config")
+    lines = [l.split("#", 1)[0].strip() for l in proc.stdout.splitlines()]
+    values = dict(l.split("=", 1) for l in lines if l)
+    assert values["hot_threshold"] == "6" and values["placement"] == "hotcold"
+    assert values["devsz_mb"] == "768" and values["nchs"] == "2"
+    assert "# logical capacity: 805306368 bytes" in proc.stdout
+    saved = tmp_path / "effective.conf"
+    saved.write_text(proc.stdout)
+    again = run_ftl_sim("--config", saved, "--print-config")
+    assert again.stdout == proc.stdout
+
+
+def test_print_config_rejects_an_impossible_geometry(run_ftl_sim):
+    proc = run_ftl_sim("--config", LAB_1G, "--set", "ssd_size=1024", "--print-config",
+                       check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "devsz_mb" in proc.stderr

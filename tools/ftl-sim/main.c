@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@ struct options {
     const char *stats_dir;
     const char *summary_path;
     uint64_t check_every;
+    int print_config;
 };
 
 static const char usage_text[] =
@@ -39,7 +41,7 @@ static const char usage_text[] =
     "               [--dist random|zipf:THETA|pareto:H|normal:DEV] [--bs SIZE] [--qd N]\n"
     "               [--size SIZE] [--precondition none|seq] [--io-size SIZE | --runtime TIME]\n"
     "               [--trace FILE] [--seed N] [--stats-dir DIR] [--summary FILE.json]\n"
-    "               [--check-every N]\n"
+    "               [--check-every N] [--print-config]\n"
     "\n"
     "Replays a workload through the femu FTL in simulated time.\n"
     "  --config FILE     SSD configuration (key=value file, e.g. conf/lab-1g.conf);\n"
@@ -58,7 +60,8 @@ static const char usage_text[] =
     "  --seed N          random seed (default 1)\n"
     "  --stats-dir DIR   write the CSV statistics here (created if missing)\n"
     "  --summary FILE    write a JSON summary of the measured part\n"
-    "  --check-every N   run the FTL's invariant checker every N requests (slow; debugging)\n";
+    "  --check-every N   run the FTL's invariant checker every N requests (slow; debugging)\n"
+    "  --print-config    check the configuration, print it as a config file and exit\n";
 
 static void usage_error(const char *fmt, ...)
 {
@@ -98,7 +101,7 @@ static uint64_t parse_size_opt(const char *opt, const char *text)
 
 enum { OPT_CONFIG = 256, OPT_SET, OPT_RW, OPT_RWMIX, OPT_DIST, OPT_BS, OPT_QD, OPT_SIZE,
        OPT_PRECOND, OPT_IOSIZE, OPT_RUNTIME, OPT_TRACE, OPT_SEED, OPT_STATS, OPT_SUMMARY,
-       OPT_CHECK, OPT_HELP };
+       OPT_CHECK, OPT_PRINT_CONFIG, OPT_HELP };
 
 static const struct option long_options[] = {
     { "config", required_argument, NULL, OPT_CONFIG },
@@ -117,6 +120,7 @@ static const struct option long_options[] = {
     { "stats-dir", required_argument, NULL, OPT_STATS },
     { "summary", required_argument, NULL, OPT_SUMMARY },
     { "check-every", required_argument, NULL, OPT_CHECK },
+    { "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
     { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 },
 };
@@ -177,6 +181,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         case OPT_STATS: o->stats_dir = optarg; break;
         case OPT_SUMMARY: o->summary_path = optarg; break;
         case OPT_CHECK: o->check_every = parse_count("--check-every", optarg, 1, UINT64_MAX); break;
+        case OPT_PRINT_CONFIG: o->print_config = 1; break;
         case OPT_HELP: fputs(usage_text, stdout); exit(0);
         default:
             usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
@@ -267,10 +272,35 @@ static int write_summary(const char *path, const struct ftl *ftl,
     return 0;
 }
 
+/*
+ * The effective configuration (defaults, --config, --set) as a config file: what the
+ * lab harness hands the device, so a run folder records exactly what it ran.
+ */
+static int print_config(const struct ftl_config *cfg)
+{
+    struct ftl_geometry g;
+    char err[512];
+    if (ftl_config_validate(cfg, &g, err, sizeof(err))) {
+        usage_error("configuration: %s", err);
+    }
+    for (size_t i = 0; ftl_config_key(i); i++) {
+        const char *key = ftl_config_key(i);
+        char value[64];
+        ftl_config_get(cfg, key, value, sizeof(value));
+        printf("%s=%s  # %s\n", key, value, ftl_config_key_help(key));
+    }
+    printf("# logical capacity: %" PRIu64 " bytes (%" PRIu64 " pages of %" PRIu64 " bytes)\n",
+           g.logical_pages * g.page_bytes, g.logical_pages, g.page_bytes);
+    return fflush(stdout) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
     parse_options(argc, argv, &o);
+    if (o.print_config) {
+        return print_config(&o.cfg);
+    }
     char err[512] = "";
     struct ftl *ftl = ftl_create(&o.cfg, err, sizeof(err));
     if (!ftl) {

@@ -1,0 +1,176 @@
+"""run-blackbox.sh: the lab's main job.
+
+    run-blackbox.sh [--config FILE] [--set KEY=VALUE]... [--workload NAME|FILE]
+                    [--runtime SECONDS] [--precondition] [--smp N] [--mem MIB] [--out DIR]
+    run-blackbox.sh [--config FILE] [--set KEY=VALUE]... [--smp N] [--mem MIB]
+                    [--ssh-port PORT] IMAGE [STATS_DIR]          (FEMU-compatible mode)
+
+Without IMAGE: builds whatever is missing, boots the femu guest on a femu SSD, runs the
+workload and leaves results/<timestamp>-<workload>/ (its path is the last line printed).
+With IMAGE: boots that qcow2/raw disk as the OS disk beside a femu SSD, ssh forwarded
+from localhost:PORT, the serial console on this terminal, statistics into STATS_DIR.
+Bad arguments: one line, exit status 2; a failed run: one line, exit status 1.
+"""
+import argparse
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+from . import devconfig, lab_run, paths, setup_steps, workloads
+from .devconfig import ConfigError
+from .workloads import WorkloadError
+
+PROG = "run-blackbox.sh"
+LAB_CONFIG = paths.REPO_ROOT / "conf" / "lab-1g.conf"
+COMPAT_CONFIG = paths.REPO_ROOT / "conf" / "femu-default.conf"
+DEFAULT_WORKLOAD = "gc-randwrite"
+RESULTS_ROOT = paths.REPO_ROOT / "results"
+MIB = 1 << 20
+
+
+class UsageError(ValueError):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(f"{message} (see {PROG} --help)")
+
+
+def _positive(limit: int):
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+        if not 1 <= value <= limit:
+            raise argparse.ArgumentTypeError(f"{value} is not between 1 and {limit}")
+        return value
+    return convert
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description=__doc__.split("\n\n")[2].strip(),
+                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                     epilog="Workloads: " + ", ".join(workloads.library_names()) +
+                            " (NAME:ARG for zipf, pareto, normal; --list-workloads "
+                            "describes them)")
+    parser.add_argument("image_args", nargs="*", metavar="IMAGE [STATS_DIR]",
+                        help="FEMU-compatible mode: boot this OS disk image")
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="SSD configuration (default conf/lab-1g.conf; "
+                             "conf/femu-default.conf with IMAGE)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        dest="overrides", help="override one configuration key (repeatable)")
+    parser.add_argument("--workload", default=DEFAULT_WORKLOAD, metavar="NAME|FILE",
+                        help=f"workload from scripts/workloads or a file (default "
+                             f"{DEFAULT_WORKLOAD})")
+    parser.add_argument("--runtime", type=_positive(7 * 24 * 3600), metavar="SECONDS",
+                        help="seconds of each timed run (default: the workload's)")
+    parser.add_argument("--precondition", action="store_true",
+                        help="fill the whole device with sequential writes first")
+    parser.add_argument("--smp", type=_positive(64), default=2, metavar="N",
+                        help="guest vCPUs (default 2)")
+    parser.add_argument("--mem", type=_positive(1 << 20), metavar="MIB",
+                        help="guest memory in MiB (default 1024; 2048 with IMAGE)")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="results folder (default results/<timestamp>-<workload>)")
+    parser.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto",
+                        help="KVM when it works (auto), else TCG")
+    parser.add_argument("--qemu", type=Path, default=setup_steps.QEMU, metavar="PATH",
+                        help="QEMU with femu (default: build it into build-femu/)")
+    parser.add_argument("--ssh-port", type=_positive(65535), default=8080, metavar="PORT",
+                        help="IMAGE mode: host port forwarded to the guest's ssh (8080)")
+    parser.add_argument("--list-workloads", action="store_true",
+                        help="describe the workload library and exit")
+    return parser
+
+
+def list_workloads() -> str:
+    lines = []
+    for name in workloads.library_names():
+        workload = workloads.resolve(name)
+        needs = f", needs {workload.needs_mib} MiB" if workload.needs_mib else ""
+        runs = f" x {workload.runs} runs" if workload.runs > 1 else ""
+        lines.append(f"{workload.name:<16} {workload.runtime} s{runs}{needs}: "
+                     f"{workload.description}")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if args.list_workloads:
+            print(list_workloads())
+            return 0
+        if len(args.image_args) > 2:
+            raise UsageError(f"unexpected argument '{args.image_args[2]}' "
+                             "(IMAGE [STATS_DIR] at most)")
+        if args.image_args:
+            return _compat_mode(args)
+        return _lab_mode(args)
+    except (UsageError, ConfigError, WorkloadError) as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
+    except (setup_steps.SetupError, lab_run.LabRunError) as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _lab_mode(args) -> int:
+    workload = workloads.resolve(args.workload)
+    runtime = args.runtime or workload.runtime
+    overrides = devconfig.parse_overrides(args.overrides)
+    setup_steps.ensure_ftl_sim()
+    config = devconfig.load(args.config or LAB_CONFIG, overrides)
+    if workload.needs_mib * MIB > config.logical_bytes:
+        raise UsageError(f"workload '{workload.name}' needs {workload.needs_mib} MiB but "
+                         f"{config.name} holds {config.logical_bytes // MIB} MiB "
+                         "(try --config conf/lab-4g.conf)")
+    if args.out is not None and args.out.exists():
+        raise UsageError(f"--out {args.out} already exists")
+    qemu = setup_steps.ensure_qemu(args.qemu)
+    image = setup_steps.ensure_guest()
+    folder = args.out or lab_run.fresh_name(lab_run.default_folder(RESULTS_ROOT, workload))
+    total = workload.total_seconds(runtime)
+    _say(f"{workload.name} for {total} s on {config.name}"
+         f"{' with ' + ' '.join(f'{k}={v}' for k, v in overrides.items()) if overrides else ''}"
+         f"{', preconditioned' if args.precondition else ''}; results in {folder}")
+    request = lab_run.LabRequest(
+        workload=workload, config=config, folder=folder.resolve(), qemu=qemu.resolve(),
+        runtime=runtime, precondition=args.precondition, smp=args.smp,
+        mem_mb=args.mem or 1024, accel=args.accel, live=True,
+        kernel=image.kernel, initramfs=image.initramfs)
+    result = lab_run.run(request)
+    from .lab_report import headline
+    _say(headline(result.figures))
+    _say(f"plots: {result.folder / 'plots'}")
+    print(result.folder)
+    return 0
+
+
+def _compat_mode(args) -> int:
+    from . import compat
+    image = Path(args.image_args[0])
+    stats_dir = Path(args.image_args[1]) if len(args.image_args) > 1 else None
+    overrides = devconfig.parse_overrides(args.overrides)
+    setup_steps.ensure_ftl_sim()
+    config = devconfig.load(args.config or COMPAT_CONFIG, overrides)
+    qemu = setup_steps.ensure_qemu(args.qemu)
+    try:
+        return compat.run_image(image, stats_dir, config=config, qemu=qemu, smp=args.smp,
+                                mem_mb=args.mem or 2048, ssh_port=args.ssh_port,
+                                accel=args.accel)
+    except compat.CompatError as error:
+        raise UsageError(str(error)) from None
+
+
+def _say(message: str) -> None:
+    print(f"{PROG.removesuffix('.sh')}: {message}", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""The device configuration a run uses: a conf file plus --set overrides, checked and
+flattened into one complete config file by `ftl-sim --print-config` (the same C parser
+and validation the device runs), so a results folder records exactly what ran and a bad
+key fails in one line before any VM boots.
+"""
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from . import paths
+
+DEFAULT_CONFIG = paths.REPO_ROOT / "conf" / "lab-1g.conf"
+
+
+class ConfigError(ValueError):
+    """A bad config file or override; the message is one line naming the key."""
+
+
+@dataclass
+class DeviceConfig:
+    source: Optional[Path]          # the conf file it started from (None: FEMU defaults)
+    overrides: Dict[str, str]       # --set key=value, in order
+    text: str                       # the complete effective config file
+    values: Dict[str, str]          # key -> value (canonical names)
+    logical_bytes: int              # capacity the host sees
+
+    @property
+    def name(self) -> str:
+        return self.source.stem if self.source else "femu-defaults"
+
+    def write(self, path: Path) -> Path:
+        header = f"# effective configuration: {self.source or 'FEMU defaults'}"
+        if self.overrides:
+            header += " with " + " ".join(f"{k}={v}" for k, v in self.overrides.items())
+        path.write_text(header + "\n" + self.text)
+        return path
+
+
+def ftl_sim_path() -> Path:
+    """The built ftl-sim (FEMU_BUILD_DIR overrides build/release)."""
+    build = Path(os.environ.get("FEMU_BUILD_DIR", paths.REPO_ROOT / "build" / "release"))
+    return build / "tools" / "ftl-sim" / "ftl-sim"
+
+
+def parse_overrides(items: Sequence[str]) -> Dict[str, str]:
+    """['hot_threshold=6', ...] -> {'hot_threshold': '6'}; one-line ConfigError otherwise."""
+    overrides: Dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or not value:
+            raise ConfigError(f"--set: expected key=value, got '{item}'")
+        overrides[key] = value
+    return overrides
+
+
+def load(config: Optional[Path], overrides: Mapping[str, str],
+         ftl_sim: Optional[Path] = None) -> DeviceConfig:
+    tool = Path(ftl_sim) if ftl_sim else ftl_sim_path()
+    if not tool.exists():
+        raise ConfigError(f"{tool} is missing: build it with "
+                          "'meson setup build/release && meson compile -C build/release'")
+    if config is not None and not Path(config).is_file():
+        raise ConfigError(f"config file {config} does not exist")
+    args: List[str] = [str(tool), "--print-config"]
+    if config is not None:
+        args += ["--config", str(config)]
+    for key, value in overrides.items():
+        args += ["--set", f"{key}={value}"]
+    proc = subprocess.run(args, capture_output=True, text=True)
+    if proc.returncode != 0:
+        message = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else \
+            f"ftl-sim exit status {proc.returncode}"
+        raise ConfigError(message.removeprefix("ftl-sim: ").replace(" (see ftl-sim --help)", ""))
+    values, logical_bytes = _parse(proc.stdout)
+    return DeviceConfig(source=Path(config) if config else None, overrides=dict(overrides),
+                        text=proc.stdout, values=values, logical_bytes=logical_bytes)
+
+
+def _parse(text: str) -> Tuple[Dict[str, str], int]:
+    values: Dict[str, str] = {}
+    logical_bytes = 0
+    for line in text.splitlines():
+        if line.startswith("# logical capacity:"):
+            logical_bytes = int(line.split(":", 1)[1].split()[0])
+            continue
+        body = line.split("#", 1)[0].strip()
+        if body:
+            key, _, value = body.partition("=")
+            values[key.strip()] = value.strip()
+    return values, logical_bytes

@@ -1,0 +1,77 @@
+"""The analysis step of a lab run: femu_analysis's plots and summary for the folder, and
+the headline figures (device IOPS and WAF over the benchmark window beside fio's IOPS).
+Imported only after a run succeeded: it needs pandas and matplotlib from the venv.
+"""
+from pathlib import Path
+from typing import Dict, Optional
+
+from femu_analysis import plots, sweep
+from femu_analysis.summary import summarize, write_summaries
+from femu_analysis.errors import AnalysisError
+from femu_analysis.fio import fio_result
+from femu_analysis.loader import load_run
+from femu_analysis.window import find_window
+
+from .workloads import Workload
+
+
+class ReportError(RuntimeError):
+    pass
+
+
+def analyse(folder: Path, workload: Workload) -> Dict[str, object]:
+    """Write folder/plots and return the figures; ReportError (one line) on bad data."""
+    out = folder / "plots"
+    try:
+        run = load_run(folder)
+        window = find_window(run, None)
+        plots.plot_run(run, window, out)
+        summary = summarize(run, window)
+        write_summaries([summary], out)
+        if (folder / "lpn_access_count.csv").exists():
+            plots.plot_cdf(run, out)
+        if workload.sweep_param:
+            sweep.plot_sweep([folder], workload.sweep_param, out)
+        fio_iops = _fio_iops(run.metadata.fio)
+    except AnalysisError as error:
+        raise ReportError(f"analysis of {folder.name}: {error}") from None
+    iops = summary.get("iops") or {}
+    figures: Dict[str, object] = {
+        "title": summary.get("title"),
+        "window_s": [window.start_s, window.end_s],
+        "window_source": window.source,
+        "device_iops_mean": iops.get("mean"),
+        "device_read_iops_mean": iops.get("read_mean"),
+        "device_write_iops_mean": iops.get("write_mean"),
+        "waf": summary.get("waf"),
+        "gc_erased_blocks": (summary.get("erased_blocks") or {}).get("total"),
+        "gc_moved_pages": (summary.get("moved_pages") or {}).get("total"),
+        "fio_iops": fio_iops,
+    }
+    if fio_iops and iops.get("mean"):
+        figures["device_vs_fio_iops"] = iops["mean"] / fio_iops
+    return figures
+
+
+def _fio_iops(results) -> Optional[float]:
+    """fio's IOPS when the run has exactly one fio result (studies have many)."""
+    if len(results) != 1:
+        return None
+    path, document = results[0]
+    return fio_result(document, path)["iops"]
+
+
+def headline(figures: Dict[str, object]) -> str:
+    parts = []
+    if figures.get("device_iops_mean") is not None:
+        parts.append(f"device {figures['device_iops_mean']:.0f} IOPS")
+    if figures.get("fio_iops"):
+        parts.append(f"fio {figures['fio_iops']:.0f} IOPS")
+    if figures.get("waf") is not None:
+        parts.append(f"WAF {figures['waf']:.2f}")
+    if figures.get("gc_erased_blocks") is not None:
+        parts.append(f"GC erased {figures['gc_erased_blocks']:.0f} blocks")
+    window = figures.get("window_s")
+    if window:
+        parts.append(f"window {window[0]:.0f}-{window[1]:.0f} s")
+    return ", ".join(parts)

@@ -1,0 +1,190 @@
+"""One lab run: a workload in the guest on a femu SSD, collected into one results folder.
+
+The folder is built as NAME.incomplete and renamed to NAME only when the guest job
+succeeded and the analysis ran, so a folder without that suffix is always a whole result;
+a failed run is left as NAME.failed for a post-mortem. Layout of a finished folder:
+
+    config.conf          the complete effective device configuration (what -device used)
+    params.json          workload, runtime, overrides, config name: the analysis labels
+    workload.sh          the exact guest job
+    qemu-cmdline.txt     the QEMU command line, shell-quoted
+    console.log          the guest console
+    job.log, dmesg.txt   the job's output and the guest kernel log
+    *.json, *.txt        fio JSON / sysbench output from the guest
+    IOPSData.csv ...     the device's statistics (stats.csv, phases.csv, lpn_access_count.csv)
+    plots/               femu-plot's plots, summary.json and summary.md
+    result.json          the headline figures (device IOPS and WAF, fio IOPS, timings)
+"""
+import json
+import os
+import shlex
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from . import vm
+from .devconfig import DeviceConfig
+from .live_progress import LiveProgress
+from .workloads import Workload
+
+BOOT_AND_SETUP_ALLOWANCE_S = 900   # guest job timeout beyond the workload's timed runs
+
+
+class LabRunError(RuntimeError):
+    """The run failed; the message is one line and names the folder kept for inspection."""
+
+
+@dataclass
+class LabRequest:
+    workload: Workload
+    config: DeviceConfig
+    folder: Path                   # the final results folder (must not exist yet)
+    qemu: Path
+    runtime: int
+    precondition: bool = False
+    smp: int = 2
+    mem_mb: int = 1024
+    accel: str = "auto"
+    live: bool = True              # the live progress line on stderr
+    params: Dict[str, object] = field(default_factory=dict)   # extra labels (sweeps)
+    kernel: Optional[Path] = None
+    initramfs: Optional[Path] = None
+
+
+@dataclass
+class LabResult:
+    folder: Path
+    figures: Dict[str, object]
+
+
+def incomplete_path(folder: Path) -> Path:
+    return folder.with_name(folder.name + ".incomplete")
+
+
+def failed_path(folder: Path) -> Path:
+    return folder.with_name(folder.name + ".failed")
+
+
+def job_timeout(request: LabRequest) -> int:
+    timed = request.workload.total_seconds(request.runtime)
+    precondition = 1200 if request.precondition else 0
+    return int(timed * 1.5) + BOOT_AND_SETUP_ALLOWANCE_S + precondition
+
+
+def run(request: LabRequest) -> LabResult:
+    folder = request.folder
+    if folder.exists():
+        raise LabRunError(f"{folder} already exists: choose another --out")
+    work = incomplete_path(folder)
+    if work.exists():
+        shutil.rmtree(work)        # an earlier attempt that never finished
+    work.mkdir(parents=True)
+    try:
+        figures = _run_in(request, work)
+    except BaseException as error:
+        failed = failed_path(folder)
+        if failed.exists():
+            shutil.rmtree(failed)
+        work.rename(failed)
+        if isinstance(error, KeyboardInterrupt):
+            raise LabRunError(f"interrupted; what was collected is in {failed}") from None
+        if isinstance(error, LabRunError):
+            raise LabRunError(f"{error}; what was collected is in {failed}") from None
+        raise
+    work.rename(folder)
+    return LabResult(folder, figures)
+
+
+def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
+    workload = request.workload
+    request.config.write(work / "config.conf")
+    script = workload.guest_script(request.runtime, request.precondition)
+    (work / "workload.sh").write_text(script)
+    params = {"workload_name": workload.name, "runtime": request.runtime,
+              "precondition": request.precondition, "config_name": request.config.name,
+              **request.config.overrides, **request.params}
+    (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")
+
+    device = vm.femu_args(config=work / "config.conf", stats_dir=work)
+    timeout = job_timeout(request)
+    spec = vm.VmSpec(job=script, qemu=str(request.qemu), kernel=request.kernel,
+                     initramfs=request.initramfs, memory_mb=request.mem_mb, cpus=request.smp,
+                     device_args=device, job_timeout=timeout, timeout=timeout + 180,
+                     accel=request.accel)
+    progress = LiveProgress(work, workload.total_seconds(request.runtime)) \
+        if request.live else None
+    started = time.monotonic()
+    if progress:
+        progress.start()
+    try:
+        result = vm.run(spec, work / "vm", quiet=True)
+    finally:
+        if progress:
+            progress.stop()
+    wall = time.monotonic() - started
+    _collect(result, work)
+    if not result.ok:
+        raise LabRunError(f"the guest job failed: {result.summary().split('; console:')[0]}"
+                          f"; last console line: {_last_line(work / 'console.log')}")
+    if not (work / "stats.csv").exists():
+        raise LabRunError("the device wrote no statistics")
+    from .lab_report import analyse   # pandas / matplotlib: only once a run succeeded
+    figures = analyse(work, workload)
+    figures.update({"accel": result.accel, "wall_seconds": round(wall, 1),
+                    "boot_to_job_seconds": result.boot_to_job_seconds,
+                    "job_seconds": _float(result.status.get("job_seconds"))})
+    (work / "result.json").write_text(json.dumps(figures, indent=2) + "\n")
+    return figures
+
+
+def _collect(result: vm.RunResult, work: Path) -> None:
+    """Move what the VM run produced into the results folder; drop the raw duplicates."""
+    (work / "qemu-cmdline.txt").write_text(shlex.join(result.command) + "\n")
+    vm_dir = result.out_dir
+    if result.console_log.exists():
+        result.console_log.rename(work / "console.log")
+    files = vm_dir / "files"
+    if files.is_dir():
+        for item in sorted(files.iterdir()):
+            target = work / item.name
+            if item.name == "femu-status":
+                target = work / "guest-status.txt"
+            if not target.exists():
+                item.rename(target)
+    shutil.rmtree(vm_dir, ignore_errors=True)
+
+
+def _last_line(path: Path) -> str:
+    try:
+        lines = [l for l in path.read_text(errors="replace").splitlines() if l.strip()]
+    except OSError:
+        return "(no console log)"
+    return lines[-1][:200] if lines else "(console empty)"
+
+
+def _float(text: Optional[str]) -> Optional[float]:
+    try:
+        return float(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def default_folder(root: Path, workload: Workload) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return root / f"{stamp}-{workload.slug}"
+
+
+def fresh_name(folder: Path) -> Path:
+    """folder, or folder-2, -3 ... when a run of the same second already took it."""
+    candidate, number = folder, 2
+    while any(p.exists() for p in (candidate, incomplete_path(candidate),
+                                  failed_path(candidate))):
+        candidate = folder.with_name(f"{folder.name}-{number}")
+        number += 1
+    return candidate
+
+
+def environment_note() -> Dict[str, object]:
+    return {"host_cpus": os.cpu_count(), "load_average": os.getloadavg()[0]}

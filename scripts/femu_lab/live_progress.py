@@ -1,0 +1,107 @@
+"""The live progress line of a lab run, read from the files the device writes while it
+runs: phases.csv (which phase, since when) and stats.csv (IOPS and WAF per second).
+
+    [  1:12 elapsed] workload 31/60 s | 14.2k IOPS | WAF 1.87 | GC 96 blocks erased
+
+WAF and GC count from the start of the workload phase (all of the run before it).
+"""
+import csv
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional, TextIO
+
+
+@dataclass
+class Snapshot:
+    phase: str                 # booting | precondition | setup | workload | end ...
+    phase_seconds: float       # device time since the phase began
+    iops: Optional[float]      # last full second
+    waf: Optional[float]       # since the workload began (or the run, before it)
+    erased_blocks: int
+
+
+def _rows(path: Path) -> List[dict]:
+    try:
+        with open(path, newline="") as f:
+            return list(csv.DictReader(f))
+    except OSError:
+        return []
+
+
+def _number(row: dict, key: str) -> float:
+    try:
+        return float(row.get(key) or 0)
+    except ValueError:
+        return 0.0
+
+
+def snapshot(stats_dir: Path) -> Snapshot:
+    phases = [row for row in _rows(stats_dir / "phases.csv") if row.get("phase")]
+    stats = _rows(stats_dir / "stats.csv")
+    if not stats:
+        return Snapshot("booting", 0.0, None, None, 0)
+    now = _number(stats[-1], "time_s")
+    phase, since = ("boot", 0.0) if not phases else (phases[-1]["phase"],
+                                                    _number(phases[-1], "time_s"))
+    workload_start = next((_number(r, "time_s") for r in phases if r["phase"] == "workload"),
+                          0.0)
+    counted = [r for r in stats if _number(r, "time_s") > workload_start]
+    host = sum(_number(r, "host_write_pages") for r in counted)
+    moved = sum(_number(r, "gc_moved_pages") for r in counted)
+    return Snapshot(phase=phase, phase_seconds=max(0.0, now - since),
+                    iops=_number(stats[-1], "iops"),
+                    waf=(host + moved) / host if host else None,
+                    erased_blocks=int(sum(_number(r, "gc_erased_blocks") for r in counted)))
+
+
+def describe(shot: Snapshot, elapsed: float, runtime_total: int) -> str:
+    minutes, seconds = divmod(int(elapsed), 60)
+    text = f"[{minutes:3d}:{seconds:02d} elapsed] "
+    if shot.phase == "workload":
+        text += f"workload {shot.phase_seconds:.0f}/{runtime_total} s"
+    elif shot.phase == "booting":
+        return text + "booting the guest"
+    else:
+        text += f"{shot.phase} {shot.phase_seconds:.0f} s"
+    if shot.iops is not None:
+        text += f" | {shot.iops / 1000:.1f}k IOPS"
+    if shot.waf is not None:
+        text += f" | WAF {shot.waf:.2f}"
+    return text + f" | GC {shot.erased_blocks} blocks erased"
+
+
+class LiveProgress(threading.Thread):
+    """Prints the line every `interval` s: in place on a terminal, else every `every` s."""
+
+    def __init__(self, stats_dir: Path, runtime_total: int, stream: TextIO = sys.stderr,
+                 interval: float = 2.0, every: float = 10.0):
+        super().__init__(daemon=True)
+        self.stats_dir, self.runtime_total, self.stream = stats_dir, runtime_total, stream
+        self.interval, self.every = interval, every
+        self.started = time.monotonic()
+        self._stop_event = threading.Event()
+        self.last_line = ""
+
+    def run(self) -> None:
+        tty = self.stream.isatty()
+        last_print = 0.0
+        while not self._stop_event.wait(self.interval):
+            elapsed = time.monotonic() - self.started
+            self.last_line = describe(snapshot(self.stats_dir), elapsed, self.runtime_total)
+            if tty:
+                self.stream.write("\r" + self.last_line.ljust(100)[:100])
+                self.stream.flush()
+            elif elapsed - last_print >= self.every:
+                self.stream.write(self.last_line + "\n")
+                self.stream.flush()
+                last_print = elapsed
+
+    def stop(self) -> None:
+        self._stop_event.set()
+        self.join(timeout=5)
+        if self.stream.isatty():
+            self.stream.write("\n")
+            self.stream.flush()

@@ -1,0 +1,144 @@
+"""The workload library: guest shell scripts with a header the host reads.
+
+A workload is a file `scripts/workloads/NAME.sh` (or any file given by path). Its leading
+comment lines carry `# key: value` headers:
+
+    # description: one line for `--list`
+    # runtime: 300            default seconds of each timed run (--runtime overrides)
+    # runs: 1                 timed runs in the job (studies run several), for the ETA
+    # needs-mib: 2400         logical capacity the workload needs (checked before boot)
+    # arg: 1.2                default for NAME:ARG (e.g. zipf:1.2 -> file zipf.sh, ARG=1.2)
+    # include: lib/hotcold.sh shell code inlined before the body (relative to the library)
+    # sim: --rw randwrite ... the same workload for ftl-sim (--engine sim); $ARG expands
+    # sweep-param: numjobs    the parameter a study varies (its plots use it)
+
+Other comment lines are prose. The body runs in the guest under `set -eu` after lib/prelude.sh, with RUNTIME, ARG,
+PRECONDITION and WORKLOAD set, and must call `phase workload` where the measured part
+starts. Dropping a file into the folder adds a workload.
+"""
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from . import paths
+
+LIBRARY = paths.REPO_ROOT / "scripts" / "workloads"
+PRELUDE = LIBRARY / "lib" / "prelude.sh"
+_HEADER = re.compile(r"^#\s*([a-z][a-z-]*):\s*(.*?)\s*$")
+_KNOWN = {"description", "runtime", "runs", "needs-mib", "arg", "include", "sim",
+          "sweep-param"}
+_ARG = re.compile(r"^[A-Za-z0-9_.+-]+$")
+
+
+class WorkloadError(ValueError):
+    """A workload that cannot be found or whose header is malformed (one line)."""
+
+
+@dataclass
+class Workload:
+    name: str                      # as the user wrote it, e.g. zipf:1.2
+    path: Path
+    arg: str                       # "" when none
+    description: str
+    runtime: int
+    runs: int
+    needs_mib: int
+    includes: List[Path] = field(default_factory=list)
+    sim_args: Optional[str] = None
+    sweep_param: Optional[str] = None
+    body: str = ""
+
+    @property
+    def slug(self) -> str:
+        """The name as a folder-name part: zipf:1.2 -> zipf-1.2."""
+        return re.sub(r"[^A-Za-z0-9_.+-]", "-", self.name)
+
+    def total_seconds(self, runtime: int) -> int:
+        return runtime * self.runs
+
+    def simulator_args(self) -> List[str]:
+        if not self.sim_args:
+            raise WorkloadError(f"workload '{self.name}' has no '# sim:' line: it cannot run "
+                                "in ftl-sim")
+        return shlex.split(self.sim_args.replace("$ARG", self.arg))
+
+    def guest_script(self, runtime: int, precondition: bool) -> str:
+        """The whole job: variables, prelude, includes, optional precondition, body, end."""
+        parts = ["#!/bin/sh",
+                 f"# femu workload {self.name} ({self.path.name})",
+                 f"RUNTIME={runtime}",
+                 f"ARG={shlex.quote(self.arg)}",
+                 f"PRECONDITION={1 if precondition else 0}",
+                 f"WORKLOAD={shlex.quote(self.name)}",
+                 PRELUDE.read_text()]
+        parts += [path.read_text() for path in self.includes]
+        parts += ["precondition_device" if precondition else "", self.body, "finish_workload"]
+        return "\n".join(parts) + "\n"
+
+
+def library_names(library: Path = LIBRARY) -> List[str]:
+    return sorted(p.stem for p in library.glob("*.sh"))
+
+
+def resolve(spec: str, library: Path = LIBRARY) -> Workload:
+    """NAME, NAME:ARG, or a path to a workload file."""
+    candidate = Path(spec)
+    if ("/" in spec or spec.endswith(".sh")) and candidate.is_file():
+        return parse(candidate, candidate.stem, "")
+    if "/" in spec or spec.endswith(".sh"):
+        raise WorkloadError(f"workload file {spec} does not exist")
+    stem, _, arg = spec.partition(":")
+    path = library / f"{stem}.sh"
+    if not stem or not path.is_file():
+        raise WorkloadError(f"unknown workload '{spec}' (known: {', '.join(library_names(library))};"
+                            " or give a file path)")
+    if arg and not _ARG.match(arg):
+        raise WorkloadError(f"workload '{spec}': argument '{arg}' may only hold letters, digits "
+                            "and . _ + -")
+    return parse(path, spec, arg)
+
+
+def parse(path: Path, name: str, arg: str) -> Workload:
+    headers: Dict[str, List[str]] = {}
+    lines = path.read_text().splitlines()
+    body_start = 0
+    for number, line in enumerate(lines):
+        if line.startswith("#!") and number == 0:
+            continue
+        if not line.startswith("#"):
+            body_start = number
+            break
+        match = _HEADER.match(line)
+        if match and match.group(1) in _KNOWN:
+            headers.setdefault(match.group(1), []).append(match.group(2))
+    else:
+        body_start = len(lines)
+
+    def number_of(key: str, default: int, minimum: int) -> int:
+        values = headers.get(key, [str(default)])
+        try:
+            value = int(values[-1])
+        except ValueError:
+            raise WorkloadError(f"{path}: header '{key}': '{values[-1]}' is not a whole number") \
+                from None
+        if value < minimum:
+            raise WorkloadError(f"{path}: header '{key}': must be at least {minimum}")
+        return value
+
+    includes = []
+    for item in headers.get("include", []):
+        include = (path.parent / item).resolve()
+        if not include.is_file():
+            raise WorkloadError(f"{path}: include '{item}' does not exist")
+        includes.append(include)
+    default_arg = headers.get("arg", [""])[-1]
+    return Workload(
+        name=name if (arg or not default_arg) else f"{name}:{default_arg}",
+        path=path, arg=arg or default_arg,
+        description=headers.get("description", [""])[-1],
+        runtime=number_of("runtime", 60, 1), runs=number_of("runs", 1, 1),
+        needs_mib=number_of("needs-mib", 0, 0), includes=includes,
+        sim_args=headers.get("sim", [None])[-1], sweep_param=headers.get("sweep-param", [None])[-1],
+        body="\n".join(lines[body_start:]))

@@ -1,0 +1,6 @@
+# description: the labs' fio randwrite: 16 KiB, 4 jobs x 576 MiB files on ext4 at /mnt/nvme0n1 (needs conf/lab-4g.conf)
+# runtime: 300
+# needs-mib: 2400
+# include: lib/fio-lab.sh
+# sim: --rw randwrite --bs 16k --qd 4 --size 2304m
+lab_fio randwrite

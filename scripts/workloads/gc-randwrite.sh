@@ -1,0 +1,6 @@
+# description: run-blackbox's default: 4 KiB random writes over the raw device (libaio, iodepth 16); GC starts within seconds on lab-1g
+# runtime: 60
+# sim: --rw randwrite --bs 4k --qd 16
+phase workload
+fio_json fio-gc-randwrite --name=gc-randwrite --filename="$DEV" --rw=randwrite --bs=4k \
+    --ioengine=libaio --iodepth=16 --direct=1 --time_based --runtime="$RUNTIME" --norandommap

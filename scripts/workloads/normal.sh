@@ -1,0 +1,6 @@
+# description: hot/cold lab, fio's normal distribution (normal:DEV adds DEV% jitter): 16 KiB random writes, 4 jobs, one 576 MiB file on ext4
+# runtime: 300
+# arg: 0
+# include: lib/hotcold.sh
+# sim: --rw randwrite --bs 16k --qd 4 --size 576m --dist normal:$ARG
+hotcold_randwrite "normal:$ARG"

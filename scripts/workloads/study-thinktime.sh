@@ -1,0 +1,10 @@
+# description: parameter study: thinktime 0-1000 us between I/Os (4 KiB random writes, psync, 4 jobs, one 512 MiB file on ext4)
+# runtime: 20
+# runs: 6
+# sweep-param: thinktime
+# include: lib/study.sh
+study_setup 512M
+phase workload
+for think in 0 10 50 100 500 1000; do
+    study_point "thinktime-$think" --ioengine=psync --numjobs=4 --thinktime="$think"
+done

@@ -1,0 +1,6 @@
+# description: hot/cold lab, zipf:THETA (zipf:0.8, zipf:1.2): 16 KiB random writes, 4 jobs, one 576 MiB file on ext4
+# runtime: 300
+# arg: 1.2
+# include: lib/hotcold.sh
+# sim: --rw randwrite --bs 16k --qd 4 --size 576m --dist zipf:$ARG
+hotcold_randwrite "zipf:$ARG"
