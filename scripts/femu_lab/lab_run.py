@@ -124,7 +124,7 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
         if progress:
             progress.stop()
     wall = time.monotonic() - started
-    _collect(result, work)
+    _collect(result, work, request.folder)
     if not result.ok:
         raise LabRunError(f"the guest job failed: {result.summary().split('; console:')[0]}"
                           f"; last console line: {_last_line(work / 'console.log')}")
@@ -139,9 +139,13 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
     return figures
 
 
-def _collect(result: vm.RunResult, work: Path) -> None:
+def _collect(result: vm.RunResult, work: Path, final: Path) -> None:
     """Move what the VM run produced into the results folder; drop the raw duplicates."""
-    (work / "qemu-cmdline.txt").write_text(shlex.join(result.command) + "\n")
+    command = shlex.join(result.command).replace(str(work), str(final))
+    (work / "qemu-cmdline.txt").write_text(
+        f"# paths as they are once the run finished (QEMU ran in {work.name}); the guest job\n"
+        "# (-fw_cfg opt/femu/job) is workload.sh, its results came over the second serial port\n"
+        + command + "\n")
     vm_dir = result.out_dir
     if result.console_log.exists():
         result.console_log.rename(work / "console.log")

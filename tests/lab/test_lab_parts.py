@@ -1,0 +1,124 @@
+"""The host-side parts of a lab run that need no guest: the effective configuration,
+the live progress line read from device CSVs, results-folder naming and the
+run-blackbox.sh command line's errors."""
+import io
+import subprocess
+
+import pytest
+
+from femu_lab import blackbox, devconfig, lab_run, live_progress, workloads
+from femu_lab.devconfig import ConfigError
+
+LAB_1G = "conf/lab-1g.conf"
+
+
+@pytest.fixture(autouse=True)
+def _in_repo(monkeypatch, repo_root, ftl_sim):
+    monkeypatch.chdir(repo_root)
+    monkeypatch.setenv("FEMU_BUILD_DIR", str(ftl_sim.parents[2]))
+
+
+def test_effective_config_applies_overrides_and_reports_capacity(tmp_path):
+    config = devconfig.load(LAB_1G, {"placement": "hotcold", "hot_threshold": "6"})
+    assert config.values["placement"] == "hotcold" and config.values["hot_threshold"] == "6"
+    assert config.logical_bytes == 768 << 20 and config.name == "lab-1g"
+    written = config.write(tmp_path / "config.conf")
+    again = devconfig.load(written, {})
+    assert again.values == config.values
+    assert "with placement=hotcold hot_threshold=6" in written.read_text().splitlines()[0]
+
+
+@pytest.mark.parametrize("config, overrides, message", [
+    (LAB_1G, {"colour": "blue"}, "colour: unknown key"),
+    (LAB_1G, {"ssd_size": "1024"}, "devsz_mb"),
+    ("conf/missing.conf", {}, "config file conf/missing.conf does not exist"),
+])
+def test_bad_configs_are_one_line_errors(config, overrides, message):
+    with pytest.raises(ConfigError, match=message) as caught:
+        devconfig.load(config, overrides)
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("items, message", [(["nchs"], "expected key=value"),
+                                            (["=4"], "expected key=value"),
+                                            (["nchs="], "expected key=value")])
+def test_bad_overrides(items, message):
+    with pytest.raises(ConfigError, match=message):
+        devconfig.parse_overrides(items)
+
+
+STATS_HEADER = "time_s,interval_s,host_write_pages,gc_moved_pages,gc_erased_blocks,iops\n"
+
+
+def test_progress_counts_waf_and_gc_from_the_workload_phase_on(tmp_path):
+    (tmp_path / "stats.csv").write_text(
+        STATS_HEADER + "1.0,1,1000,0,0,250\n2.0,1,1000,500,8,250\n"
+        "3.0,1,100,100,4,30\n4.0,1,300,100,4,80\n")
+    (tmp_path / "phases.csv").write_text("time_s,phase\n2.5,workload\n")
+    shot = live_progress.snapshot(tmp_path)
+    assert shot.phase == "workload" and shot.phase_seconds == pytest.approx(1.5)
+    assert shot.iops == 80 and shot.erased_blocks == 8
+    assert shot.waf == pytest.approx((400 + 200) / 400)
+    line = live_progress.describe(shot, 75, 60)
+    assert line.startswith("[  1:15 elapsed] workload 2/60 s") and "WAF 1.50" in line
+
+
+def test_progress_before_the_device_wrote_anything(tmp_path):
+    shot = live_progress.snapshot(tmp_path)
+    assert live_progress.describe(shot, 3, 60).endswith("booting the guest")
+
+
+def test_progress_thread_prints_lines_when_not_a_terminal(tmp_path):
+    (tmp_path / "stats.csv").write_text(STATS_HEADER + "1.0,1,10,0,0,10\n")
+    stream = io.StringIO()
+    progress = live_progress.LiveProgress(tmp_path, 60, stream=stream, interval=0.01, every=0)
+    progress.start()
+    while not stream.getvalue():
+        progress.join(0.01)
+    progress.stop()
+    assert "boot 1 s | 0.0k IOPS | WAF 1.00" in stream.getvalue().splitlines()[0]
+
+
+def test_results_folder_names_never_collide(tmp_path):
+    workload = workloads.resolve("zipf:1.2")
+    first = lab_run.default_folder(tmp_path, workload)
+    assert first.name.endswith("-zipf-1.2")
+    lab_run.failed_path(first).mkdir()
+    assert lab_run.fresh_name(first).name == first.name + "-2"
+
+
+def run_blackbox(*args):
+    return subprocess.run(["build-femu/run-blackbox.sh", *args], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=120)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--runtime", "0"], "--runtime: 0 is not between 1"),
+    (["--runtime", "soon"], "--runtime: 'soon' is not a whole number"),
+    (["--workload", "nope"], "unknown workload 'nope'"),
+    (["--set", "colour=blue"], "--set colour: unknown key"),
+    (["--set", "nchs"], "--set: expected key=value"),
+    (["--config", "conf/none.conf"], "config file conf/none.conf does not exist"),
+    (["--workload", "sysbench-4"], "needs 2400 MiB but lab-1g holds 768 MiB"),
+    (["--bogus"], "unrecognized arguments: --bogus"),
+    (["a.img", "stats", "extra"], "unexpected argument 'extra'"),
+])
+def test_run_blackbox_usage_errors_are_one_line_exit_2(args, message):
+    proc = run_blackbox(*args)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("run-blackbox.sh: error: "), proc.stderr
+    assert message in lines[0]
+
+
+def test_run_blackbox_refuses_an_existing_out_folder(tmp_path):
+    proc = run_blackbox("--out", str(tmp_path))
+    assert proc.returncode == 2 and f"--out {tmp_path} already exists" in proc.stderr
+
+
+def test_run_blackbox_lists_the_workloads():
+    proc = run_blackbox("--list-workloads")
+    assert proc.returncode == 0
+    names = [line.split()[0] for line in proc.stdout.splitlines()]
+    assert "gc-randwrite" in names and "zipf:1.2" in names and "sysbench-32" in names
+    assert blackbox.DEFAULT_WORKLOAD in names
