@@ -22,7 +22,7 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, Optional
 
 from . import vm
 from .devconfig import DeviceConfig
@@ -134,7 +134,8 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
     figures = analyse(work, workload)
     figures.update({"accel": result.accel, "wall_seconds": round(wall, 1),
                     "boot_to_job_seconds": result.boot_to_job_seconds,
-                    "job_seconds": _float(result.status.get("job_seconds"))})
+                    "job_seconds": _float(result.status.get("job_seconds")),
+                    **environment_note()})
     (work / "result.json").write_text(json.dumps(figures, indent=2) + "\n")
     return figures
 
@@ -191,4 +192,5 @@ def fresh_name(folder: Path) -> Path:
 
 
 def environment_note() -> Dict[str, object]:
-    return {"host_cpus": os.cpu_count(), "load_average": os.getloadavg()[0]}
+    """Under TCG the guest's speed depends on what else the host runs: keep it on record."""
+    return {"host_cpus": os.cpu_count(), "host_load_average_1min": os.getloadavg()[0]}
