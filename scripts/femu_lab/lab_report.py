@@ -2,6 +2,7 @@
 the headline figures (device IOPS and WAF over the benchmark window beside fio's IOPS).
 Imported only after a run succeeded: it needs pandas and matplotlib from the venv.
 """
+import re
 from pathlib import Path
 from typing import Dict, Optional
 
@@ -50,7 +51,20 @@ def analyse(folder: Path, workload: Workload) -> Dict[str, object]:
     }
     if fio_iops and iops.get("mean"):
         figures["device_vs_fio_iops"] = iops["mean"] / fio_iops
+    figures.update(sysbench_rates(folder / "sysbench.txt"))
     return figures
+
+
+_SYSBENCH_RATE = re.compile(r"^\s*(reads|writes|fsyncs)/s:\s*([0-9.]+)\s*$", re.MULTILINE)
+
+
+def sysbench_rates(path: Path) -> Dict[str, float]:
+    """sysbench fileio's 'reads/s:', 'writes/s:', 'fsyncs/s:' lines, when the run has them."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return {}
+    return {f"sysbench_{kind}_per_s": float(value) for kind, value in _SYSBENCH_RATE.findall(text)}
 
 
 def _fio_iops(results) -> Optional[float]:

@@ -122,3 +122,15 @@ def test_run_blackbox_lists_the_workloads():
     names = [line.split()[0] for line in proc.stdout.splitlines()]
     assert "gc-randwrite" in names and "zipf:1.2" in names and "sysbench-32" in names
     assert blackbox.DEFAULT_WORKLOAD in names
+
+
+def test_sysbench_rates_are_read_from_its_report(tmp_path):
+    from femu_lab.lab_report import sysbench_rates
+    report = tmp_path / "sysbench.txt"
+    report.write_text("File operations:\n    reads/s:                      1234.56\n"
+                      "    writes/s:                     823.04\n    fsyncs/s:  2633.8\n\n"
+                      "Throughput:\n    read, MiB/s:                  19.29\n")
+    assert sysbench_rates(report) == {"sysbench_reads_per_s": 1234.56,
+                                      "sysbench_writes_per_s": 823.04,
+                                      "sysbench_fsyncs_per_s": 2633.8}
+    assert sysbench_rates(tmp_path / "absent.txt") == {}
