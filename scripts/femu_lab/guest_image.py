@@ -1,7 +1,8 @@
 """Build the femu guest: an uncompressed vmlinux and a plain cpio initramfs made
 only from Debian packages (apt-get download + dpkg-deb -x), holding busybox,
-fio, sysbench, e2fsprogs, nvme-cli, exactly the shared libraries they need,
-and the nvme / ext4 / qemu_fw_cfg kernel modules.
+fio, sysbench, e2fsprogs, nvme-cli, dropbear, exactly the shared libraries they
+need, the nvme / ext4 / qemu_fw_cfg kernel modules, and the virtio network modules
+that init loads only for an ssh-reachable guest (kernel parameter femu.ssh=1).
 
 Rebuilds only when an input changes: the candidate version of any package used,
 or a source file of the builder / guest init. Usage:
@@ -36,17 +37,23 @@ TOOLS: Dict[str, List[str]] = {
                   "usr/sbin/resize2fs", "usr/sbin/debugfs", "etc/mke2fs.conf"],
     "nvme-cli": ["usr/sbin/nvme"],
     "libaio1": ["usr/lib/x86_64-linux-gnu/libaio.so.1"],
+    # ssh server of the femu.ssh=1 guest (compat mode boots it from a disk image)
+    "dropbear-bin": ["usr/sbin/dropbear", "usr/bin/dropbearkey"],
 }
 KERNEL_PACKAGE = "linux-image-amd64"
 # crc64_rocksoft_generic first: nvme-core reaches it only through a crypto alias,
 # which modules.dep does not record, so it must already be loaded.
 MODULES = ["crc64_rocksoft_generic", "nvme", "ext4", "qemu_fw_cfg"]
+# Loaded only with femu.ssh=1 (job mode boots without a NIC and stays as fast):
+# virtio_net and failover are modules in Debian's kernel, and so is the virtio PCI
+# transport, which virtio_net does not depend on but needs to find the NIC.
+SSH_MODULES = ["virtio_pci", "virtio_net"]
 # Sources whose content defines the image besides the packages.
 BUILDER_SOURCES = ["guest_image.py", "package_view.py", "elf.py", "cpio.py", "kernel.py",
                    "debian.py"]
 GUEST_SOURCES = ["init", "profile"]
 EMPTY_DIRS = ["dev", "proc", "sys", "tmp", "run", "root", "mnt", "mnt/nvme0n1", "results",
-              "var/tmp", "etc/femu"]
+              "var/tmp", "etc/femu", "etc/dropbear"]
 
 
 class ImageError(RuntimeError):
@@ -174,16 +181,20 @@ class Builder:
             self.log("extracting the uncompressed vmlinux from the bzImage")
             kernel.extract_vmlinux(kernel_tree / f"boot/vmlinuz-{kernel_version}", tmp_dir / "vmlinux")
             modules = kernel.module_load_order(kernel_tree, kernel_version, MODULES)
-            self.log(f"modules to load: {' '.join(Path(m).stem for m in modules)}")
+            ssh_modules = [m for m in kernel.module_load_order(kernel_tree, kernel_version,
+                                                               SSH_MODULES) if m not in modules]
+            self.log(f"modules to load: {' '.join(Path(m).stem for m in modules)}; "
+                     f"with femu.ssh=1: {' '.join(Path(m).stem for m in ssh_modules)}")
             self.log("writing the cpio initramfs")
             stats = self._write_initramfs(tmp_dir / "initramfs.cpio", closure, kernel_tree,
-                                          kernel_version, modules)
+                                          kernel_version, modules, ssh_modules)
             key = _build_key(self.versions)
             manifest = {
                 "key": key,
                 "kernel_version": kernel_version,
                 "packages": dict(sorted(self.versions.items())),
                 "modules": [Path(m).stem for m in modules],
+                "ssh_modules": [Path(m).stem for m in ssh_modules],
                 "userland_files": len(closure.files),
                 "shared_libraries": len(libraries),
                 "shared_library_bytes": sum(closure.files[p].source.stat().st_size for p in libraries),
@@ -206,7 +217,7 @@ class Builder:
         return [normalize(line) for line in out.split()]
 
     def _write_initramfs(self, out: Path, closure, kernel_tree: Path, kernel_version: str,
-                         modules: List[str]) -> dict:
+                         modules: List[str], ssh_modules: List[str]) -> dict:
         files: Dict[str, tuple] = {}    # guest path -> ("file", source, mode) | ("data", bytes, mode)
         links: Dict[str, str] = {}      # guest path -> symlink target
         first_copy: Dict[Path, str] = {}
@@ -222,21 +233,25 @@ class Builder:
         for applet in self._busybox_applets(busybox):
             if posixpath.basename(applet) not in taken_names and applet != "usr/bin/busybox":
                 links.setdefault(applet, "/usr/bin/busybox")
-        module_lines = []
-        for module in modules:
+        for module in modules + ssh_modules:
             guest = "usr/" + module          # lib/modules/... under merged /usr
             files[guest] = ("file", kernel_tree / module, 0o644)
-            module_lines.append("/" + module)
         files[f"usr/lib/modules/{kernel_version}/modules.dep"] = (
-            "data", kernel.guest_modules_dep(kernel_tree, kernel_version, modules).encode(), 0o644)
+            "data", kernel.guest_modules_dep(kernel_tree, kernel_version,
+                                             modules + ssh_modules).encode(), 0o644)
         files["init"] = ("file", paths.GUEST_SOURCE_DIR / "init", 0o755)
         files["etc/profile"] = ("file", paths.GUEST_SOURCE_DIR / "profile", 0o644)
-        files["etc/femu/modules.load"] = ("data", ("\n".join(module_lines) + "\n").encode(), 0o644)
+        files["etc/femu/modules.load"] = ("data", _lines(modules), 0o644)
+        files["etc/femu/modules.ssh"] = ("data", _lines(ssh_modules), 0o644)
         files["etc/femu/env"] = ("data", b"export FEMU_GUEST=1\n", 0o644)
         files["etc/femu/packages"] = ("data", "".join(
             f"{n} {v}\n" for n, v in sorted(self.versions.items())).encode(), 0o644)
         files["etc/passwd"] = ("data", b"root:x:0:0:root:/root:/bin/sh\n", 0o644)
         files["etc/group"] = ("data", b"root:x:0:\n", 0o644)
+        # dropbear looks root up through glibc (files only) and accepts /bin/sh as a shell.
+        files["etc/nsswitch.conf"] = ("data", b"passwd: files\ngroup: files\nshadow: files\n",
+                                      0o644)
+        files["etc/shells"] = ("data", b"/bin/sh\n", 0o644)
         for top in MERGED_DIRS[:4]:
             links[top] = "usr/" + top
 
@@ -261,6 +276,25 @@ class Builder:
                     writer.data(path, source, mode)
             writer.finish()
         return {"initramfs_entries": len(directories) + len(files) + len(links) + 2}
+
+
+def bzimage_path(image: GuestImage) -> Path:
+    """Debian's compressed kernel (bzImage) the image's vmlinux was taken from: the one a
+    BIOS bootloader can load (the vmlinux is a bare ELF that only QEMU -kernel boots)."""
+    version = image.manifest["kernel_version"]
+    package = f"linux-image-{version}"
+    # The tree folder is named as debian.download / extract name the cached .deb.
+    package_version = image.manifest["packages"][package].replace(":", "%3a")
+    tree = paths.package_cache_dir() / "trees" / f"{package}_{package_version}"
+    path = tree / "boot" / f"vmlinuz-{version}"
+    if not path.is_file():
+        raise ImageError(f"{path} is missing: rebuild the guest image with --force")
+    return path
+
+
+def _lines(modules: List[str]) -> bytes:
+    """modules.load / modules.ssh: one absolute module path a line, load order."""
+    return "".join(f"/{module}\n" for module in modules).encode()
 
 
 def ensure_image(force: bool = False, quiet: bool = False,
