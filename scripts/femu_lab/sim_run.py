@@ -1,0 +1,100 @@
+"""One sweep point through ftl-sim instead of a VM: the same FTL code in simulated time,
+seconds instead of minutes, for a preview of what a VM sweep will show.
+
+The folder follows lab_run's convention (built as NAME.incomplete, renamed to NAME on
+success, NAME.failed on failure) and holds what a VM run's folder holds where the
+simulator has it: config.conf, params.json, the statistics CSVs, plots/ and result.json,
+plus ftl-sim's summary.json, its command line and its output.
+"""
+import json
+import shlex
+import shutil
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List
+
+from . import devconfig, lab_run
+from .devconfig import DeviceConfig
+from .lab_run import LabResult
+from .workloads import Workload
+
+# Analysis of parallel points one at a time: matplotlib is not documented thread-safe.
+_ANALYSIS_LOCK = threading.Lock()
+
+
+class SimRunError(RuntimeError):
+    """The point failed; the message is one line and names the folder kept."""
+
+
+@dataclass
+class SimRequest:
+    workload: Workload
+    config: DeviceConfig
+    folder: Path                   # the final point folder (must not exist yet)
+    runtime: int
+    precondition: bool = False
+    params: Dict[str, object] = field(default_factory=dict)   # the swept settings
+
+
+def command(request: SimRequest, work: Path) -> List[str]:
+    args = [str(devconfig.ftl_sim_path()), "--config", str(work / "config.conf"),
+            *request.workload.simulator_args(), "--runtime", str(request.runtime)]
+    if request.precondition:
+        args += ["--precondition", "seq"]
+    return args + ["--stats-dir", str(work), "--summary", str(work / "summary.json")]
+
+
+def run(request: SimRequest) -> LabResult:
+    folder = request.folder
+    if folder.exists():
+        raise SimRunError(f"{folder} already exists")
+    work = lab_run.incomplete_path(folder)
+    if work.exists():
+        shutil.rmtree(work)        # an earlier attempt that never finished
+    work.mkdir(parents=True)
+    try:
+        figures = _run_in(request, work)
+    except BaseException as error:
+        failed = lab_run.failed_path(folder)
+        if failed.exists():
+            shutil.rmtree(failed)
+        work.rename(failed)
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        if isinstance(error, SimRunError):
+            raise SimRunError(f"{error}; see {failed}") from None
+        from .lab_report import ReportError
+        if isinstance(error, ReportError):
+            raise SimRunError(f"{error}; see {failed}") from None
+        raise
+    work.rename(folder)
+    return LabResult(folder, figures)
+
+
+def _run_in(request: SimRequest, work: Path) -> Dict[str, object]:
+    request.config.write(work / "config.conf")
+    params = {"workload_name": request.workload.name, "runtime": request.runtime,
+              "precondition": request.precondition, "config_name": request.config.name,
+              **request.config.overrides, **request.params}
+    (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")
+    args = command(request, work)
+    (work / "sim-cmdline.txt").write_text(shlex.join(args) + "\n")
+    started = time.monotonic()
+    proc = subprocess.run(args, capture_output=True, text=True)
+    wall = time.monotonic() - started
+    (work / "ftl-sim.log").write_text(proc.stdout + proc.stderr)
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines()
+        raise SimRunError(f"ftl-sim failed (exit status {proc.returncode}): "
+                          f"{lines[-1] if lines else 'no message'}")
+    from .lab_report import analyse   # pandas / matplotlib: only once a run succeeded
+    with _ANALYSIS_LOCK:
+        figures = analyse(work, request.workload)
+    summary = json.loads((work / "summary.json").read_text())
+    figures.update({"engine": "sim", "wall_seconds": round(wall, 3),
+                    "sim_seconds": summary.get("sim_time_s")})
+    (work / "result.json").write_text(json.dumps(figures, indent=2) + "\n")
+    return figures
