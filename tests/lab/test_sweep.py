@@ -1,0 +1,283 @@
+"""femu-lab sweep: checks before the first run, the ftl-sim engine end to end (point folders,
+comparison plots, table), resuming, refusing another sweep's folder, one short VM sweep."""
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+
+from femu_lab import lab_cli, sweep_folder, sweep_plan, workloads
+
+LAB_1G = "conf/lab-1g.conf"
+# A 64 MiB-raw, 48 MiB-logical device, as tests/sim/test_ftl_sim_cli.py uses.
+SMALL_SIM = ["--set", "luns_per_ch=2", "--set", "pgs_per_blk=64", "--set", "ssd_size=48"]
+HOTCOLD = ["--set", "placement=hotcold"]
+# Sweeps that test the mechanics: gc-randwrite's '# sim:' line covers the whole (small)
+# device, so each point simulates and plots in a fraction of a second.
+QUICK = ["--workload", "gc-randwrite", "--config", LAB_1G, *SMALL_SIM, "--runtime", "10",
+         "--engine", "sim"]
+# The device of tests/guest/femu_fixtures.py (SMALL_SSD): 96 MiB logical on 160 MiB of
+# flash with short program/erase latencies, so GC starts within seconds under TCG.
+SMALL_VM = [f"--set={key}={value}" for key, value in dict(
+    nchs=2, luns_per_ch=4, pgs_per_blk=64, blks_per_pl=80, pls_per_lun=1, secsz=512,
+    secs_per_pg=8, devsz_mb=96, pg_wr_lat=50000, blk_er_lat=500000).items()]
+
+
+@pytest.fixture(autouse=True)
+def _in_repo(monkeypatch, repo_root):
+    monkeypatch.chdir(repo_root)   # config paths are relative to the repository
+
+
+@pytest.fixture
+def sim_runs(tmp_path, ftl_sim, monkeypatch):
+    """Put a logging ftl-sim in front of the real one (FEMU_BUILD_DIR); returns a function
+    giving the point folders simulated so far. FAIL_POINT=NAME makes that point's run fail."""
+    log = tmp_path / "ftl-sim-runs.log"
+    wrapper = tmp_path / "build" / "tools" / "ftl-sim" / "ftl-sim"
+    wrapper.parent.mkdir(parents=True)
+    wrapper.write_text(f"""#!/usr/bin/env bash
+for arg in "$@"; do
+    if [[ $arg == --stats-dir ]]; then stats=yes; continue; fi
+    if [[ ${{stats:-}} == yes ]]; then echo "$(basename "$arg")" >> {log}; stats=done; fi
+done
+if [[ -n ${{FAIL_POINT:-}} && " $* " == *"/$FAIL_POINT.incomplete "* ]]; then
+    echo "ftl-sim: injected failure" >&2
+    exit 3
+fi
+exec {ftl_sim} "$@"
+""")
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("FEMU_BUILD_DIR", str(tmp_path / "build"))
+    return lambda: log.read_text().split() if log.exists() else []
+
+
+def sweep(capsys, *args):
+    """Run `femu-lab sweep ARGS` in-process: (exit status, stdout lines, stderr lines)."""
+    status = lab_cli.main(["sweep", *map(str, args)])
+    out, err = capsys.readouterr()
+    return status, out.splitlines(), err.splitlines()
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--workload", "nope", "--set", "gc_thres_pcent=70,80"], "unknown workload 'nope'"),
+    (["--workload", "zipf:1.2", "--set", "colour=1,2"], "--set colour: unknown key"),
+    (["--workload", "zipf:1.2", *HOTCOLD, "--set", "hot_threshold=0,6,x"],
+     "--set hot_threshold: 'x' is not a non-negative integer (point hot_threshold=x)"),
+    (["--workload", "zipf:1.2", "--set", "hot_threshold="], "hot_threshold: empty value list"),
+    (["--workload", "zipf:1.2", "--set", "gc_thres_pcent=70,,80"], "empty value in '70,,80'"),
+    (["--workload", "zipf:1.2", "--set", "gc_thres_pcent=70,70"], "value '70' given twice"),
+    (["--workload", "zipf:1.2", "--set", "gc_thres_pcent=70,80", "--set",
+      "gc_thres_pcent=60,90"], "--set gc_thres_pcent: swept key given twice"),
+    (["--workload", "zipf:1.2", "--set", "gc_thres_pcent=70"], "nothing to sweep"),
+    (["--workload", "fio-randwrite", "--set", "gc_thres_pcent=70,80"],
+     "workload 'fio-randwrite' needs 2400 MiB but lab-1g at gc_thres_pcent=70 holds 768 MiB"),
+    (["--workload", "zipf:1.2", *SMALL_SIM, "--set", "gc_thres_pcent=70,80", "--engine",
+      "sim"], "covers 576 MiB in ftl-sim (its '# sim:' --size) but lab-1g"),
+    (["--workload", "sysbench-4", "--set", "gc_thres_pcent=70,80", "--engine", "sim"],
+     "workload 'sysbench-4' has no '# sim:' line"),
+    (["--workload", "zipf:1.2", "--set", "hot_threshold=0,6"],
+     "placement is single, and the FTL ignores hot_threshold unless placement=hotcold "
+     "(add --set placement=hotcold)"),
+    (["--workload", "zipf:1.2", "--set", "hot_threshold=6", "--set", "gc_thres_pcent=70,80"],
+     "(add --set placement=hotcold)"),
+    (["--workload", "zipf:1.2", "--set", "placement=single,hotcold", "--set",
+      "hot_threshold=0,6"], "placement is single at placement=single, hot_threshold=0"),
+    (["--workload", "zipf:1.2", "--set", "gc_thres_pcent=70,80", "--config", "/none.conf"],
+     "config file /none.conf does not exist"),
+    (["--workload", "zipf:1.2", "--set", "gc_thres_pcent=70,80", "--jobs", "0"],
+     "argument --jobs: 0 is not between 1 and 64"),
+    (["--workload", "zipf:1.2", "--set", "gc_thres_pcent=70,80", "--engine", "cloud"],
+     "argument --engine: invalid choice: 'cloud'"),
+    (["--set", "gc_thres_pcent=70,80"], "the following arguments are required: --workload"),
+])
+def test_bad_sweeps_exit_2_with_one_line_before_anything_runs(capsys, sim_runs, tmp_path,
+                                                              args, message):
+    out = tmp_path / "sweep"
+    status, stdout, stderr = sweep(capsys, *args, "--out", out)
+    assert status == 2
+    assert len(stderr) == 1 and stderr[0].startswith("femu-lab: error: "), stderr
+    assert message in stderr[0]
+    assert stdout == []
+    assert not out.exists() and sim_runs() == []
+
+
+def test_commands_other_than_sweep(repo_root):
+    """Through the scripts/femu-lab wrapper: the workload list, run-blackbox's errors."""
+    wrapper = str(repo_root / "scripts" / "femu-lab")
+    listed = subprocess.run([wrapper, "workloads"], capture_output=True, text=True)
+    assert listed.returncode == 0
+    assert any(line.startswith("zipf:1.2 ") for line in listed.stdout.splitlines())
+    bad = subprocess.run([wrapper, "run", "--workload", "nope"], capture_output=True, text=True)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().splitlines()[-1].startswith(
+        "femu-lab run: error: unknown workload 'nope'")
+    missing = subprocess.run([wrapper, "frobnicate"], capture_output=True, text=True)
+    assert missing.returncode == 2
+    assert "femu-lab: error: expected a command (sweep, run, workloads), got 'frobnicate'" \
+        in missing.stderr
+
+
+def test_points_follow_the_sets_in_the_order_given():
+    plan = sweep_plan.parse_sets(["placement=hotcold", "hot_threshold=6,0",
+                                  "gc_thres_pcent=80,70", "gc_thres_pcent_high=90",
+                                  "gc_thres_pcent_high=95"])
+    assert plan.fixed == {"placement": "hotcold", "gc_thres_pcent_high": "95"}
+    assert [point.name for point in plan.points()] == [
+        "hot_threshold=6,gc_thres_pcent=80", "hot_threshold=6,gc_thres_pcent=70",
+        "hot_threshold=0,gc_thres_pcent=80", "hot_threshold=0,gc_thres_pcent=70"]
+    assert dict(plan.points()[1].overrides) == {
+        "placement": "hotcold", "hot_threshold": "6", "gc_thres_pcent": "70",
+        "gc_thres_pcent_high": "95"}
+    folder = sweep_folder.default_folder(sweep_folder.paths.REPO_ROOT / "results",
+                                         workloads.resolve("zipf:1.2"), plan, "sim")
+    assert folder.name == "sweep-zipf-1.2-hot_threshold+gc_thres_pcent-sim"
+
+
+def test_sim_sweep_writes_every_point_plots_and_table(capsys, sim_runs, tmp_path):
+    out = tmp_path / "sweep"
+    status, stdout, stderr = sweep(capsys, "--workload", "zipf:1.2", "--config", LAB_1G,
+                                   *HOTCOLD, "--set", "hot_threshold=0,6,20", "--runtime", 20,
+                                   "--engine", "sim", "--out", out)
+    assert status == 0, stderr
+    assert stdout[-1] == str(out.resolve())
+    names = ["hot_threshold=0", "hot_threshold=6", "hot_threshold=20"]
+    assert sim_runs() == [f"{name}.incomplete" for name in names]
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == sorted(names + ["plots"])
+    for name in names:
+        point = out / name
+        assert (point / "plots" / "iops.png").exists() and (point / "summary.json").exists()
+        params = json.loads((point / "params.json").read_text())
+        assert params["hot_threshold"] == name.split("=")[1]
+        assert params["placement"] == "hotcold" and params["workload_name"] == "zipf:1.2"
+        assert f"hot_threshold={params['hot_threshold']}" in (point / "config.conf").read_text()
+    for metric in ("iops", "waf", "throughput"):
+        assert (out / "plots" / f"compare_{metric}.png").stat().st_size > 0
+    rows = read_csv(out / "sweep.csv")
+    assert [row["hot_threshold"] for row in rows] == ["0", "6", "20"]
+    assert all(row["status"] == "done" for row in rows)
+    waf = {row["hot_threshold"]: float(row["waf"]) for row in rows}
+    for name, row in zip(names, rows):
+        result = json.loads((out / name / "result.json").read_text())
+        assert float(row["waf"]) == pytest.approx(result["waf"], abs=1e-3)
+        assert float(row["device_iops_mean"]) == pytest.approx(result["device_iops_mean"],
+                                                               abs=1)
+        assert int(row["gc_erased_blocks"]) > 0
+    # zipf 1.2 is skewed: separating hot pages from cold ones moves fewer valid pages
+    assert waf["6"] < waf["0"] and waf["20"] < waf["0"]
+    assert "fio_iops" not in rows[0]       # the simulator runs no fio
+    assert any(line.split()[:2] == ["hot_threshold", "device"] for line in stdout)
+    assert "![compare_waf](plots/compare_waf.png)" in (out / "sweep.md").read_text()
+    definition = json.loads((out / "sweep.json").read_text())
+    assert definition["axes"] == [{"key": "hot_threshold", "values": ["0", "6", "20"]}]
+    assert definition["fixed"] == {"placement": "hotcold"}
+    assert (definition["config"], definition["runtime"], definition["engine"]) == (
+        LAB_1G, 20, "sim")
+
+
+def test_a_second_run_resumes_and_reruns_only_what_is_missing(capsys, sim_runs, tmp_path):
+    out = tmp_path / "sweep"
+    args = [*QUICK, *HOTCOLD, "--set", "hot_threshold=0,6,20", "--out", out]
+    assert sweep(capsys, *args)[0] == 0
+    results = {p.parent.name: p.stat().st_mtime_ns for p in out.glob("*/result.json")}
+    assert len(results) == 3 and len(sim_runs()) == 3
+
+    status, _, stderr = sweep(capsys, *args)
+    assert status == 0 and len(sim_runs()) == 3
+    assert sum("finished earlier, kept" in line for line in stderr) == 3
+    assert {p.parent.name: p.stat().st_mtime_ns for p in out.glob("*/result.json")} == results
+
+    # a point deleted and a point left failed run again, the third stays as it is
+    subprocess.run(["rm", "-r", str(out / "hot_threshold=0")], check=True)
+    (out / "hot_threshold=6").rename(out / "hot_threshold=6.failed")
+    status, _, _ = sweep(capsys, *args)
+    assert status == 0
+    assert sim_runs()[3:] == ["hot_threshold=0.incomplete", "hot_threshold=6.incomplete"]
+    assert not (out / "hot_threshold=6.failed").exists()
+    assert (out / "hot_threshold=20" / "result.json").stat().st_mtime_ns == \
+        results["hot_threshold=20"]
+    assert [row["status"] for row in read_csv(out / "sweep.csv")] == ["done"] * 3
+
+
+def test_a_failed_point_lets_the_others_finish(capsys, sim_runs, tmp_path, monkeypatch):
+    out = tmp_path / "sweep"
+    args = [*QUICK, *HOTCOLD, "--set", "hot_threshold=0,6,20", "--out", out]
+    monkeypatch.setenv("FAIL_POINT", "hot_threshold=6")
+    status, stdout, stderr = sweep(capsys, *args)
+    assert status == 1
+    assert stdout[-1] == str(out.resolve())
+    failed = out / "hot_threshold=6.failed"
+    assert "ftl-sim: injected failure" in (failed / "ftl-sim.log").read_text()
+    assert (out / "hot_threshold=0").is_dir() and (out / "hot_threshold=20").is_dir()
+    assert any("hot_threshold=6: failed: ftl-sim failed (exit status 3): ftl-sim: injected "
+               "failure" in line for line in stderr)
+    assert [row["status"] for row in read_csv(out / "sweep.csv")] == ["done", "failed", "done"]
+    assert "1 of 3 points failed" in stderr[-1]
+
+    monkeypatch.delenv("FAIL_POINT")
+    status, _, _ = sweep(capsys, *args)
+    assert status == 0
+    assert sim_runs() == ["hot_threshold=0.incomplete", "hot_threshold=6.incomplete",
+                          "hot_threshold=20.incomplete", "hot_threshold=6.incomplete"]
+    assert (out / "hot_threshold=6").is_dir() and not failed.exists()
+
+
+def test_parallel_points_land_in_the_definition_order(capsys, sim_runs, tmp_path):
+    out = tmp_path / "sweep"
+    status, _, stderr = sweep(capsys, *QUICK, "--set", "gc_thres_pcent=60,70,80",
+                              "--set", "nchs=2,4", "--jobs", 3, "--out", out)
+    assert status == 0, stderr
+    assert not any("warning" in line for line in stderr)   # only VMs share cores
+    rows = read_csv(out / "sweep.csv")
+    assert [(row["gc_thres_pcent"], row["nchs"]) for row in rows] == [
+        ("60", "2"), ("60", "4"), ("70", "2"), ("70", "4"), ("80", "2"), ("80", "4")]
+    assert sorted(sim_runs()) == sorted(f"gc_thres_pcent={g},nchs={n}.incomplete"
+                                        for g in (60, 70, 80) for n in (2, 4))
+
+
+def test_another_definition_in_the_folder_is_refused(capsys, sim_runs, tmp_path):
+    out = tmp_path / "sweep"
+    args = [*QUICK, *HOTCOLD, "--set", "hot_threshold=0,6", "--out", out]
+    assert sweep(capsys, *args)[0] == 0
+    status, stdout, stderr = sweep(capsys, *args, "--runtime", 12)
+    assert status == 2 and stdout == [] and len(stderr) == 1
+    assert stderr[0] == (f"femu-lab: error: {out.resolve()} holds another sweep (runtime 10 "
+                         "there, 12 here): choose another --out")
+    stranger = tmp_path / "stranger"
+    stranger.mkdir()
+    (stranger / "notes.txt").write_text("mine\n")
+    status, _, stderr = sweep(capsys, *args, "--out", stranger)
+    assert status == 2
+    assert stderr == [f"femu-lab: error: {stranger.resolve()} exists and holds no sweep.json: "
+                      "choose another --out"]
+    assert len(sim_runs()) == 2
+
+
+def test_vm_sweep_of_two_points(capsys, repo_root, tmp_path):
+    qemu = repo_root / "build-femu" / "qemu-system-x86_64"
+    if not qemu.exists():
+        pytest.fail(f"{qemu} is missing: build it with build-femu/femu-compile.sh")
+    out = tmp_path / "sweep"
+    # --qemu names the built binary: the test runs it as it is, never rebuilds it
+    status, stdout, stderr = sweep(capsys, "--workload", "gc-randwrite", *SMALL_VM, *HOTCOLD,
+                                   "--set", "hot_threshold=0,6", "--runtime", 10,
+                                   "--out", out, "--qemu", qemu.relative_to(repo_root))
+    print("\n".join(stderr), file=sys.stderr)
+    assert status == 0
+    assert stdout[-1] == str(out.resolve())
+    rows = read_csv(out / "sweep.csv")
+    assert [row["hot_threshold"] for row in rows] == ["0", "6"]
+    for name, row in zip(("hot_threshold=0", "hot_threshold=6"), rows):
+        point = out / name
+        assert (point / "plots" / "iops.png").exists() and (point / "console.log").exists()
+        result = json.loads((point / "result.json").read_text())
+        assert result["waf"] > 1 and float(row["waf"]) > 1
+        assert result["fio_iops"] > 0 and float(row["fio_iops"]) > 0
+        assert json.loads((point / "params.json").read_text())["hot_threshold"] == name[-1]
+    for metric in ("iops", "waf", "throughput"):
+        assert (out / "plots" / f"compare_{metric}.png").exists()
