@@ -2,5 +2,5 @@
 # runtime: 300
 # needs-mib: 2400
 # include: lib/fio-lab.sh
-# sim: --rw randrw --rwmixread 50 --bs 16k --qd 4 --size 2304m
+# sim: --rw randrw --rwmixread 50 --bs 16k --qd 4 --size 2304m --precondition region
 lab_fio randrw

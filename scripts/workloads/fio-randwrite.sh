@@ -2,5 +2,5 @@
 # runtime: 300
 # needs-mib: 2400
 # include: lib/fio-lab.sh
-# sim: --rw randwrite --bs 16k --qd 4 --size 2304m
+# sim: --rw randwrite --bs 16k --qd 4 --size 2304m --precondition region
 lab_fio randwrite

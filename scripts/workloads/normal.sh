@@ -2,5 +2,5 @@
 # runtime: 300
 # arg: 0
 # include: lib/hotcold.sh
-# sim: --rw randwrite --bs 16k --qd 4 --size 576m --dist normal:$ARG
+# sim: --rw randwrite --bs 16k --qd 4 --size 576m --dist normal:$ARG --precondition region
 hotcold_randwrite "normal:$ARG"

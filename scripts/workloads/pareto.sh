@@ -2,5 +2,5 @@
 # runtime: 300
 # arg: 0.5
 # include: lib/hotcold.sh
-# sim: --rw randwrite --bs 16k --qd 4 --size 576m --dist pareto:$ARG
+# sim: --rw randwrite --bs 16k --qd 4 --size 576m --dist pareto:$ARG --precondition region
 hotcold_randwrite "pareto:$ARG"

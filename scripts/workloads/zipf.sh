@@ -2,5 +2,5 @@
 # runtime: 300
 # arg: 1.2
 # include: lib/hotcold.sh
-# sim: --rw randwrite --bs 16k --qd 4 --size 576m --dist zipf:$ARG
+# sim: --rw randwrite --bs 16k --qd 4 --size 576m --dist zipf:$ARG --precondition region
 hotcold_randwrite "zipf:$ARG"

@@ -225,3 +225,18 @@ def test_print_config_rejects_an_impossible_geometry(run_ftl_sim):
                        check=False)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "devsz_mb" in proc.stderr
+
+
+def test_precondition_region_writes_only_the_size_region_first(run_ftl_sim, tmp_path):
+    """--precondition region writes the --size region once (as fio lays out a file) before
+    the measured part; seq writes the whole logical space."""
+    def precondition_pages(mode):
+        stats = tmp_path / mode
+        summary = summary_of(run_ftl_sim, tmp_path, *SMALL, "--size", "16m", "--precondition",
+                             mode, "--runtime", "1", "--stats-dir", stats, name=f"{mode}.json")
+        phases = [r["phase"] for r in read_csv(stats / "phases.csv")]
+        assert phases == ["precondition", "workload", "end"]
+        total = sum(int(r["host_write_pages"]) for r in read_csv(stats / "stats.csv"))
+        return total - summary["host_write_pages"]   # the summary counts the measured part
+    assert precondition_pages("region") == (16 << 20) // 4096
+    assert precondition_pages("seq") == (48 << 20) // 4096

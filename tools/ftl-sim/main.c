@@ -27,7 +27,7 @@ struct options {
     struct ftl_config cfg;
     struct workload_spec workload;
     unsigned qd;
-    int precondition_seq;
+    enum { PRECONDITION_NONE, PRECONDITION_SEQ, PRECONDITION_REGION } precondition;
     uint64_t io_bytes;
     double runtime_s;
     const char *stats_dir;
@@ -39,7 +39,7 @@ struct options {
 static const char usage_text[] =
     "usage: ftl-sim [--config FILE] [--set key=value]... [--rw MODE] [--rwmixread PCT]\n"
     "               [--dist random|zipf:THETA|pareto:H|normal:DEV] [--bs SIZE] [--qd N]\n"
-    "               [--size SIZE] [--precondition none|seq] [--io-size SIZE | --runtime TIME]\n"
+    "               [--size SIZE] [--precondition none|seq|region] [--io-size SIZE | --runtime TIME]\n"
     "               [--trace FILE] [--seed N] [--stats-dir DIR] [--summary FILE.json]\n"
     "               [--check-every N] [--print-config]\n"
     "\n"
@@ -53,7 +53,8 @@ static const char usage_text[] =
     "  --bs SIZE         block size, fio spelling (default 4k)\n"
     "  --qd N            requests kept outstanding (default 1)\n"
     "  --size SIZE       region of the device the I/O covers (default: all of it)\n"
-    "  --precondition    seq: write the whole logical space once first (not measured)\n"
+    "  --precondition    seq: write the whole logical space once first (not measured);\n"
+    "                    region: only the --size region (as fio lays out a file)\n"
     "  --io-size SIZE    bytes to transfer in the measured part (default: --size)\n"
     "  --runtime TIME    simulated duration of the measured part (e.g. 300, 5m)\n"
     "  --trace FILE      replay a trace (S seed / W lba nsect [H|C] / R lba nsect)\n"
@@ -162,10 +163,15 @@ static void parse_options(int argc, char **argv, struct options *o)
         case OPT_QD: o->qd = (unsigned)parse_count("--qd", optarg, 1, 65536); break;
         case OPT_SIZE: o->workload.region_bytes = parse_size_opt("--size", optarg); break;
         case OPT_PRECOND:
-            if (strcmp(optarg, "seq") && strcmp(optarg, "none")) {
-                usage_error("--precondition: '%s' is not one of none, seq", optarg);
+            if (!strcmp(optarg, "none")) {
+                o->precondition = PRECONDITION_NONE;
+            } else if (!strcmp(optarg, "seq")) {
+                o->precondition = PRECONDITION_SEQ;
+            } else if (!strcmp(optarg, "region")) {
+                o->precondition = PRECONDITION_REGION;
+            } else {
+                usage_error("--precondition: '%s' is not one of none, seq, region", optarg);
             }
-            o->precondition_seq = strcmp(optarg, "seq") == 0;
             break;
         case OPT_IOSIZE: o->io_bytes = parse_size_opt("--io-size", optarg); break;
         case OPT_RUNTIME:
@@ -219,8 +225,9 @@ static int run_precondition(struct ftl *ftl, const struct options *o,
                             size_t errlen)
 {
     const struct ftl_geometry *g = ftl_geometry_of(ftl);
-    struct workload_spec seq = { .rw = RW_WRITE, .bs = g->page_bytes,
-                                 .region_bytes = g->logical_pages * g->page_bytes,
+    uint64_t bytes = o->precondition == PRECONDITION_REGION ? o->workload.region_bytes
+                                                            : g->logical_pages * g->page_bytes;
+    struct workload_spec seq = { .rw = RW_WRITE, .bs = g->page_bytes, .region_bytes = bytes,
                                  .seed = o->workload.seed };
     dist_parse("random", &seq.dist, err, errlen);
     struct workload *w = workload_create(&seq, o->cfg.secsz, g->logical_sectors, err, errlen);
@@ -336,7 +343,7 @@ int main(int argc, char **argv)
     }
     uint64_t now = 0;
     int rc = 0;
-    if (o.precondition_seq) {
+    if (o.precondition != PRECONDITION_NONE) {
         rc = stats ? ftl_stats_phase(stats, now, "precondition", err, sizeof(err)) : 0;
         rc = rc ? rc : run_precondition(ftl, &o, stats, &now, err, sizeof(err));
     }
@@ -370,7 +377,8 @@ int main(int argc, char **argv)
         summary_print_text(stdout, ftl, measured);
         struct run_description run = {
             .workload = &o.workload, .qd = o.qd,
-            .precondition = o.precondition_seq ? "seq" : "none", .io_bytes = o.io_bytes,
+            .precondition = o.precondition == PRECONDITION_SEQ ? "seq"
+                            : o.precondition == PRECONDITION_REGION ? "region" : "none", .io_bytes = o.io_bytes,
             .runtime_s = o.runtime_s, .config_path = o.config_path,
             .precondition_s = precondition_s,
         };
