@@ -102,7 +102,7 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
     request.config.write(work / "config.conf")
     script = workload.guest_script(request.runtime, request.precondition)
     (work / "workload.sh").write_text(script)
-    params = {"workload_name": workload.name, "runtime": request.runtime,
+    params = {"workload": workload.name, "runtime": request.runtime,
               "precondition": request.precondition, "config_name": request.config.name,
               **request.config.overrides, **request.params}
     (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")

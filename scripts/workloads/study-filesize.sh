@@ -1,4 +1,4 @@
-# description: parameter study: file size 200 MiB-4 GiB (4 KiB random writes, psync, 4 jobs); sizes the filesystem cannot hold are skipped
+# description: parameter study: file size 200 MiB-4 GiB (4 KiB random writes, psync, 4 jobs); sizes the filesystem cannot hold are skipped (lab-4g holds up to 2 GiB)
 # runtime: 20
 # runs: 5
 # sweep-param: size
@@ -6,11 +6,11 @@
 mount_ext4
 phase workload
 for size in 200 512 1024 2048 4096; do
+    rm -f "$MNT/$STUDY_FILE"
     if [ "$size" -gt $(( $(free_mib) * 9 / 10 )) ]; then
         say "skipping size ${size}M: the filesystem has $(free_mib) MiB free"
         continue
     fi
-    rm -f "$MNT/$STUDY_FILE"
     STUDY_SIZE=${size}M
     study_point "size-$size" --ioengine=psync --numjobs=4
 done

@@ -61,7 +61,7 @@ def test_results_record_exactly_what_ran(default_run):
     cmdline = (folder / "qemu-cmdline.txt").read_text()
     assert f"femu,config={folder}/config.conf,stats_dir={folder}" in cmdline
     params = json.loads((folder / "params.json").read_text())
-    assert params["workload_name"] == "gc-randwrite" and params["runtime"] == 15
+    assert params["workload"] == "gc-randwrite" and params["runtime"] == 15
     phases = (folder / "phases.csv").read_text().splitlines()
     assert [line.split(",")[1] for line in phases[1:]] == ["workload", "end"]
 
