@@ -70,7 +70,9 @@ class GuestImage:
 def _source_digest() -> str:
     digest = hashlib.sha256()
     here = Path(__file__).resolve().parent
-    for path in [here / n for n in BUILDER_SOURCES] + [paths.GUEST_SOURCE_DIR / n for n in GUEST_SOURCES]:
+    sources = [here / n for n in BUILDER_SOURCES] + \
+        [paths.GUEST_SOURCE_DIR / n for n in GUEST_SOURCES]
+    for path in sources:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
@@ -158,7 +160,8 @@ class Builder:
             depends = debian.direct_depends(contributing)
             pending = {d for deps in depends.values() for d in deps} - tried
             if not pending:
-                missing = ", ".join(f"{s} (for {sorted(w)[0]})" for s, w in closure.unresolved.items())
+                missing = ", ".join(f"{s} (for {sorted(w)[0]})"
+                                    for s, w in closure.unresolved.items())
                 raise ImageError(f"no package provides: {missing}")
             round_number += 1
 
@@ -179,7 +182,8 @@ class Builder:
         with tempfile.TemporaryDirectory(dir=self.out_dir, prefix=".build-") as tmp:
             tmp_dir = Path(tmp)
             self.log("extracting the uncompressed vmlinux from the bzImage")
-            kernel.extract_vmlinux(kernel_tree / f"boot/vmlinuz-{kernel_version}", tmp_dir / "vmlinux")
+            kernel.extract_vmlinux(kernel_tree / f"boot/vmlinuz-{kernel_version}",
+                                   tmp_dir / "vmlinux")
             modules = kernel.module_load_order(kernel_tree, kernel_version, MODULES)
             ssh_modules = [m for m in kernel.module_load_order(kernel_tree, kernel_version,
                                                                SSH_MODULES) if m not in modules]
@@ -197,7 +201,8 @@ class Builder:
                 "ssh_modules": [Path(m).stem for m in ssh_modules],
                 "userland_files": len(closure.files),
                 "shared_libraries": len(libraries),
-                "shared_library_bytes": sum(closure.files[p].source.stat().st_size for p in libraries),
+                "shared_library_bytes": sum(closure.files[p].source.stat().st_size
+                                            for p in libraries),
                 "vmlinux_bytes": (tmp_dir / "vmlinux").stat().st_size,
                 "initramfs_bytes": (tmp_dir / "initramfs.cpio").stat().st_size,
                 "build_seconds": round(time.monotonic() - started, 1),
@@ -218,7 +223,8 @@ class Builder:
 
     def _write_initramfs(self, out: Path, closure, kernel_tree: Path, kernel_version: str,
                          modules: List[str], ssh_modules: List[str]) -> dict:
-        files: Dict[str, tuple] = {}    # guest path -> ("file", source, mode) | ("data", bytes, mode)
+        # guest path -> ("file", source, mode) | ("data", bytes, mode)
+        files: Dict[str, tuple] = {}
         links: Dict[str, str] = {}      # guest path -> symlink target
         first_copy: Dict[Path, str] = {}
         for path, entry in sorted(closure.files.items()):
@@ -229,7 +235,7 @@ class Builder:
                 first_copy[real] = path
                 files[path] = ("file", entry.source, entry.source.stat().st_mode & 0o7777)
         busybox = closure.files["usr/bin/busybox"].source
-        taken_names = {posixpath.basename(p) for p in files} | {posixpath.basename(p) for p in links}
+        taken_names = {posixpath.basename(p) for p in list(files) + list(links)}
         for applet in self._busybox_applets(busybox):
             if posixpath.basename(applet) not in taken_names and applet != "usr/bin/busybox":
                 links.setdefault(applet, "/usr/bin/busybox")
