@@ -42,7 +42,7 @@ class SimRequest:
 def command(request: SimRequest, work: Path) -> List[str]:
     args = [str(devconfig.ftl_sim_path()), "--config", str(work / "config.conf"),
             *request.workload.simulator_args(), "--runtime", str(request.runtime)]
-    if request.precondition:
+    if request.precondition:   # after the workload's own (e.g. region): the last one counts
         args += ["--precondition", "seq"]
     return args + ["--stats-dir", str(work), "--summary", str(work / "summary.json")]
 
@@ -76,7 +76,7 @@ def run(request: SimRequest) -> LabResult:
 
 def _run_in(request: SimRequest, work: Path) -> Dict[str, object]:
     request.config.write(work / "config.conf")
-    params = {"workload_name": request.workload.name, "runtime": request.runtime,
+    params = {"workload": request.workload.name, "runtime": request.runtime,
               "precondition": request.precondition, "config_name": request.config.name,
               **request.config.overrides, **request.params}
     (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")

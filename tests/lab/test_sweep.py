@@ -154,7 +154,7 @@ def test_sim_sweep_writes_every_point_plots_and_table(capsys, sim_runs, tmp_path
         assert (point / "plots" / "iops.png").exists() and (point / "summary.json").exists()
         params = json.loads((point / "params.json").read_text())
         assert params["hot_threshold"] == name.split("=")[1]
-        assert params["placement"] == "hotcold" and params["workload_name"] == "zipf:1.2"
+        assert params["placement"] == "hotcold" and params["workload"] == "zipf:1.2"
         assert f"hot_threshold={params['hot_threshold']}" in (point / "config.conf").read_text()
     for metric in ("iops", "waf", "throughput"):
         assert (out / "plots" / f"compare_{metric}.png").stat().st_size > 0
