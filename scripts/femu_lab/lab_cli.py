@@ -47,12 +47,12 @@ def _whole(low: int, high: int):
 def sweep_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=f"{PROG} sweep", formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Run one workload over the cross product of configuration settings, "
-                    "one results folder per point, then comparison plots and a table. "
-                    "Running the same command again resumes: finished points are kept, "
-                    "failed or interrupted ones run again.",
-        epilog="example: femu-lab sweep --workload zipf:1.2 --set placement=hotcold "
-               "--set hot_threshold=0,6,20,50 --engine sim")
+        description="Runs one workload over the cross product of configuration settings,\n"
+                    "one results folder per point, then comparison plots and a table.\n"
+                    "The same command again resumes: finished points are kept, failed or\n"
+                    "interrupted ones run again.",
+        epilog="example:\n  femu-lab sweep --workload zipf:1.2 --set placement=hotcold \\\n"
+               "      --set hot_threshold=0,6,20,50 --engine sim")
     parser.add_argument("--workload", required=True, metavar="NAME|FILE",
                         help="workload from scripts/workloads (femu-lab workloads) or a file")
     parser.add_argument("--set", action="append", default=[], dest="sets",
@@ -98,7 +98,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         if command == "sweep":
             return _sweep(sweep_parser().parse_args(argv[1:]))
         if command in ("-h", "--help"):
-            print(__doc__.split("\n\n")[1].rstrip())
+            print(__doc__.strip())
             return 0
         if command == "workloads":
             raise UsageError(f"workloads takes no arguments, got '{argv[1]}'")

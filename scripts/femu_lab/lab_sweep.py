@@ -79,20 +79,26 @@ def run(sweep: Sweep, say: Callable[[str], None]) -> int:
 
 
 def _runner(request: SweepRequest) -> Callable:
-    """The engine as one call: (planned point, folder) -> lab_run.LabResult."""
-    settings = lambda item: dict(item.point.settings)   # noqa: E731 (params labels)
+    """The engine as one call: (planned point, folder) -> lab_run.LabResult; the swept
+    settings go into each point's params.json as labels."""
     if request.engine == "sim":
-        return lambda item, folder: sim_run.run(sim_run.SimRequest(
-            workload=request.workload, config=item.config, folder=folder,
-            runtime=request.runtime, precondition=request.precondition,
-            params=settings(item)))
+        def simulate(item: PlannedPoint, folder: Path) -> lab_run.LabResult:
+            return sim_run.run(sim_run.SimRequest(
+                workload=request.workload, config=item.config, folder=folder,
+                runtime=request.runtime, precondition=request.precondition,
+                params=dict(item.point.settings)))
+        return simulate
     qemu = setup_steps.ensure_qemu(request.qemu).resolve()
     image = setup_steps.ensure_guest()
-    return lambda item, folder: lab_run.run(lab_run.LabRequest(
-        workload=request.workload, config=item.config, folder=folder, qemu=qemu,
-        runtime=request.runtime, precondition=request.precondition, smp=request.smp,
-        mem_mb=request.mem_mb, accel=request.accel, live=request.jobs == 1,
-        params=settings(item), kernel=image.kernel, initramfs=image.initramfs))
+
+    def boot(item: PlannedPoint, folder: Path) -> lab_run.LabResult:
+        return lab_run.run(lab_run.LabRequest(
+            workload=request.workload, config=item.config, folder=folder, qemu=qemu,
+            runtime=request.runtime, precondition=request.precondition, smp=request.smp,
+            mem_mb=request.mem_mb, accel=request.accel, live=request.jobs == 1,
+            params=dict(item.point.settings), kernel=image.kernel,
+            initramfs=image.initramfs))
+    return boot
 
 
 def _run_points(sweep: Sweep, runner: Callable, say: Callable[[str], None]) -> list:
