@@ -34,6 +34,7 @@ def analyse(folder: Path, workload: Workload) -> Dict[str, object]:
         if workload.sweep_param:
             sweep.plot_sweep([folder], workload.sweep_param, out)
         fio_iops = _fio_iops(run.metadata.fio)
+        fio_writes = _fio_total(run.metadata.fio, "write")
     except AnalysisError as error:
         raise ReportError(f"analysis of {folder.name}: {error}") from None
     iops = summary.get("iops") or {}
@@ -51,6 +52,10 @@ def analyse(folder: Path, workload: Workload) -> Dict[str, object]:
     }
     if fio_iops and iops.get("mean"):
         figures["device_vs_fio_iops"] = iops["mean"] / fio_iops
+    if fio_writes is not None and run.stats is not None:
+        # Counts, not rates: the window's edges cut seconds, a count over the run does not.
+        figures["fio_write_ios"] = fio_writes
+        figures["device_write_commands"] = int(run.stats["host_write_cmds"].sum())
     figures.update(sysbench_rates(folder / "sysbench.txt"))
     return figures
 
@@ -73,6 +78,14 @@ def _fio_iops(results) -> Optional[float]:
         return None
     path, document = results[0]
     return fio_result(document, path)["iops"]
+
+
+def _fio_total(results, direction: str) -> Optional[int]:
+    """I/Os fio completed in one direction over all its results and jobs."""
+    if not results:
+        return None
+    return sum(int((job.get(direction) or {}).get("total_ios", 0))
+               for _, document in results for job in document.get("jobs") or [])
 
 
 def headline(figures: Dict[str, object]) -> str:
