@@ -149,8 +149,11 @@ def _read_json(path):
 
 
 def _conf_stem(value):
+    """'conf/lab-1g.conf' -> 'lab-1g'; None for a run folder's own config.conf, which
+    names no configuration (as _read_conf treats it)."""
     if isinstance(value, str) and value:
-        return pathlib.PurePath(value).stem
+        path = pathlib.PurePath(value)
+        return None if path.name == "config.conf" else path.stem
     return None
 
 

@@ -34,7 +34,7 @@ class UsageError(ValueError):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
-        raise UsageError(f"{message} (see {PROG} --help)")
+        raise UsageError(f"{message} (see {self.prog} --help)")
 
 
 def _positive(limit: int):
@@ -49,8 +49,8 @@ def _positive(limit: int):
     return convert
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description=__doc__.split("\n\n")[2].strip(),
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    parser = _Parser(prog=prog, description=__doc__.split("\n\n")[2].strip(),
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      epilog="Workloads: " + ", ".join(workloads.library_names()) +
                             " (NAME:ARG for zipf, pareto, normal; --list-workloads "
@@ -97,9 +97,10 @@ def list_workloads() -> str:
     return "\n".join(lines)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: Optional[List[str]] = None, prog: str = PROG) -> int:
+    """prog names the command in messages (femu-lab run calls this too)."""
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(prog).parse_args(argv)
         if args.list_workloads:
             print(list_workloads())
             return 0
@@ -110,13 +111,16 @@ def main(argv: Optional[List[str]] = None) -> int:
             return _compat_mode(args)
         return _lab_mode(args)
     except (UsageError, ConfigError, WorkloadError) as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
+        print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
+    except lab_run.LabRunInterrupted as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return 130
     except (setup_steps.SetupError, lab_run.LabRunError) as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
+        print(f"{prog}: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
+        print(f"{prog}: interrupted", file=sys.stderr)
         return 130
 
 

@@ -89,8 +89,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     command = argv[0] if argv else None
     if command == "run":
         # run-blackbox.sh's lab mode as it is; only the name in its messages changes
-        blackbox.PROG = f"{PROG} run"
-        return blackbox.main(argv[1:])
+        return blackbox.main(argv[1:], prog=f"{PROG} run")
     try:
         if command == "workloads" and len(argv) == 1:
             print(blackbox.list_workloads())

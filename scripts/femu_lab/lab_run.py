@@ -36,6 +36,10 @@ class LabRunError(RuntimeError):
     """The run failed; the message is one line and names the folder kept for inspection."""
 
 
+class LabRunInterrupted(LabRunError):
+    """Ctrl-C stopped the run (callers stop too, instead of going on to the next run)."""
+
+
 @dataclass
 class LabRequest:
     workload: Workload
@@ -89,7 +93,7 @@ def run(request: LabRequest) -> LabResult:
             shutil.rmtree(failed)
         work.rename(failed)
         if isinstance(error, KeyboardInterrupt):
-            raise LabRunError(f"interrupted; what was collected is in {failed}") from None
+            raise LabRunInterrupted(f"interrupted; what was collected is in {failed}") from None
         if isinstance(error, LabRunError):
             raise LabRunError(f"{error}; what was collected is in {failed}") from None
         raise

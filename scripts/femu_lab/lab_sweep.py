@@ -123,8 +123,8 @@ def _run_points(sweep: Sweep, runner: Callable, say: Callable[[str], None]) -> l
         try:
             result = runner(item, folder)
         except (lab_run.LabRunError, sim_run.SimRunError) as error:
-            if isinstance(error.__context__, KeyboardInterrupt):
-                raise KeyboardInterrupt from None   # lab_run reports Ctrl-C as a failure
+            if isinstance(error, lab_run.LabRunInterrupted):
+                raise KeyboardInterrupt from None
             outcome = PointOutcome(item.point, folder, "failed", error=str(error))
         except Exception as error:            # keep the other points going; name the cause
             outcome = PointOutcome(item.point, folder, "failed",

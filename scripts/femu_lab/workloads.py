@@ -12,8 +12,8 @@ comment lines carry `# key: value` headers:
     # sim: --rw randwrite ... the same workload for ftl-sim (--engine sim); $ARG expands
     # sweep-param: numjobs    the parameter a study varies (its plots use it)
 
-Other comment lines are prose. The body runs in the guest under `set -eu` after lib/prelude.sh, with RUNTIME, ARG,
-PRECONDITION and WORKLOAD set, and must call `phase workload` where the measured part
+Other comment lines are prose. The body runs in the guest under `set -eu` after
+lib/prelude.sh, with RUNTIME, ARG, PRECONDITION and WORKLOAD set, and must call `phase workload` where the measured part
 starts. Dropping a file into the folder adds a workload.
 """
 import re
@@ -92,8 +92,8 @@ def resolve(spec: str, library: Path = LIBRARY) -> Workload:
     stem, _, arg = spec.partition(":")
     path = library / f"{stem}.sh"
     if not stem or not path.is_file():
-        raise WorkloadError(f"unknown workload '{spec}' (known: {', '.join(library_names(library))};"
-                            " or give a file path)")
+        known = ", ".join(library_names(library))
+        raise WorkloadError(f"unknown workload '{spec}' (known: {known}; or give a file path)")
     if arg and not _ARG.match(arg):
         raise WorkloadError(f"workload '{spec}': argument '{arg}' may only hold letters, digits "
                             "and . _ + -")

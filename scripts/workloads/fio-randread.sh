@@ -1,4 +1,4 @@
-# description: the labs' fio randread: 16 KiB, 4 jobs x 576 MiB files on ext4 at /mnt/nvme0n1 (needs conf/lab-4g.conf)
+# description: the labs' fio randread: 16 KiB, 4 jobs x 576 MiB files on ext4 (lab-4g)
 # runtime: 300
 # needs-mib: 2400
 # include: lib/fio-lab.sh

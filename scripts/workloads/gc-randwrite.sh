@@ -1,4 +1,4 @@
-# description: run-blackbox's default: 4 KiB random writes over the raw device (libaio, iodepth 16); GC starts within seconds on lab-1g
+# description: the default: 4 KiB random writes, raw device, libaio iodepth 16; GC within seconds
 # runtime: 60
 # sim: --rw randwrite --bs 4k --qd 16
 phase workload

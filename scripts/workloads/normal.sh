@@ -1,4 +1,4 @@
-# description: hot/cold lab, fio's normal distribution (normal:DEV adds DEV% jitter): 16 KiB random writes, 4 jobs, one 576 MiB file on ext4
+# description: hot/cold lab, fio's normal[:DEV% jitter]: 16 KiB writes, one 576 MiB file
 # runtime: 300
 # arg: 0
 # include: lib/hotcold.sh

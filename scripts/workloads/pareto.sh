@@ -1,4 +1,4 @@
-# description: hot/cold lab, pareto:H (the hottest H of the blocks get 1-H of the writes; 0.5 is uniform in fio): 16 KiB random writes, 4 jobs, one 576 MiB file
+# description: hot/cold lab, pareto:H (0.5 is uniform in fio): 16 KiB writes, one 576 MiB file
 # runtime: 300
 # arg: 0.5
 # include: lib/hotcold.sh

@@ -1,4 +1,4 @@
-# description: parameter study: file size 200 MiB-4 GiB (4 KiB random writes, psync, 4 jobs); sizes the filesystem cannot hold are skipped (lab-4g holds up to 2 GiB)
+# description: study: file size 200 MiB-4 GiB, sizes that do not fit skipped (4 KiB writes)
 # runtime: 20
 # runs: 5
 # sweep-param: size

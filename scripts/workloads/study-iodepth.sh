@@ -1,4 +1,4 @@
-# description: parameter study: iodepth 1-64 with ioengine psync vs libaio (4 KiB random writes, one 512 MiB file on ext4)
+# description: study: iodepth 1-64, psync vs libaio (4 KiB random writes, 512 MiB file)
 # runtime: 20
 # runs: 14
 # sweep-param: iodepth

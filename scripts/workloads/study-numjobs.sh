@@ -1,4 +1,4 @@
-# description: parameter study: numjobs 1-32 (4 KiB random writes, psync, one 512 MiB file on ext4), one fio result per value
+# description: study: numjobs 1-32 (4 KiB random writes, psync, 512 MiB file on ext4)
 # runtime: 20
 # runs: 6
 # sweep-param: numjobs

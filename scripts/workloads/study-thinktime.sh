@@ -1,4 +1,4 @@
-# description: parameter study: thinktime 0-1000 us between I/Os (4 KiB random writes, psync, 4 jobs, one 512 MiB file on ext4)
+# description: study: thinktime 0-1000 us (4 KiB random writes, psync, 4 jobs, 512 MiB)
 # runtime: 20
 # runs: 6
 # sweep-param: thinktime

@@ -1,4 +1,4 @@
-# description: the labs' sysbench fileio rndrw with 4 threads, 2304 MiB on ext4, fsync on every write (needs conf/lab-4g.conf)
+# description: the labs' sysbench fileio rndrw, 4 threads, 2304 MiB, fsync all (lab-4g)
 # runtime: 300
 # needs-mib: 2400
 # include: lib/sysbench.sh

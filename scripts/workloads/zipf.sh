@@ -1,4 +1,4 @@
-# description: hot/cold lab, zipf:THETA (zipf:0.8, zipf:1.2): 16 KiB random writes, 4 jobs, one 576 MiB file on ext4
+# description: hot/cold lab, zipf:THETA (0.8, 1.2): 16 KiB writes, 4 jobs, one 576 MiB file
 # runtime: 300
 # arg: 1.2
 # include: lib/hotcold.sh

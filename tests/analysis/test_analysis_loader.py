@@ -112,3 +112,19 @@ def test_malformed_file_error_names_file_line_column(fixtures_dir, folder, file,
     assert f"{file}: line {line}" in message
     assert column in message
     assert "\n" not in message
+
+
+@pytest.mark.parametrize("config_file, params, expected", [
+    ("conf/lab-1g.conf", {}, "lab-1g"),
+    # a run folder's own copy names no configuration: params.json's config_name does
+    ("results/sweep/hot_threshold=6/config.conf", {"config_name": "lab-1g"}, "lab-1g"),
+    ("results/sweep/hot_threshold=6/config.conf", {}, None),
+])
+def test_configuration_name_comes_from_the_config_file_name(tmp_path, config_file, params,
+                                                             expected):
+    import json
+    from femu_analysis.metadata import load_metadata
+    (tmp_path / "summary.json").write_text(json.dumps({"config_file": config_file}))
+    (tmp_path / "params.json").write_text(json.dumps(params))
+    metadata = load_metadata(tmp_path)
+    assert (metadata.conf_name or metadata.get("config_name")) == expected
