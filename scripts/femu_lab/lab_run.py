@@ -22,7 +22,7 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Callable, Dict, Optional, Type
 
 from . import vm
 from .devconfig import DeviceConfig
@@ -78,15 +78,22 @@ def job_timeout(request: LabRequest) -> int:
 
 
 def run(request: LabRequest) -> LabResult:
-    folder = request.folder
+    return build_folder(request.folder, lambda work: _run_in(request, work), LabRunError)
+
+
+def build_folder(folder: Path, build: Callable[[Path], Dict[str, object]],
+                 error_type: Type[LabRunError]) -> LabResult:
+    """Run build(work) in folder's .incomplete twin; rename it to folder when build returns
+    the figures, to .failed when it raises. error_type (or a ReportError) comes back as an
+    error_type naming the kept folder; Ctrl-C as LabRunInterrupted."""
     if folder.exists():
-        raise LabRunError(f"{folder} already exists: choose another --out")
+        raise error_type(f"{folder} already exists: choose another --out")
     work = incomplete_path(folder)
     if work.exists():
         shutil.rmtree(work)        # an earlier attempt that never finished
     work.mkdir(parents=True)
     try:
-        figures = _run_in(request, work)
+        figures = build(work)
     except BaseException as error:
         failed = failed_path(folder)
         if failed.exists():
@@ -94,8 +101,9 @@ def run(request: LabRequest) -> LabResult:
         work.rename(failed)
         if isinstance(error, KeyboardInterrupt):
             raise LabRunInterrupted(f"interrupted; what was collected is in {failed}") from None
-        if isinstance(error, LabRunError):
-            raise LabRunError(f"{error}; what was collected is in {failed}") from None
+        from .lab_report import ReportError
+        if isinstance(error, (error_type, ReportError)):
+            raise error_type(f"{error}; what was collected is in {failed}") from None
         raise
     work.rename(folder)
     return LabResult(folder, figures)

@@ -122,7 +122,7 @@ def _run_points(sweep: Sweep, runner: Callable, say: Callable[[str], None]) -> l
         sweep_folder.clear_leftovers(folder)
         try:
             result = runner(item, folder)
-        except (lab_run.LabRunError, sim_run.SimRunError) as error:
+        except lab_run.LabRunError as error:   # sim_run.SimRunError is one too
             if isinstance(error, lab_run.LabRunInterrupted):
                 raise KeyboardInterrupt from None
             outcome = PointOutcome(item.point, folder, "failed", error=str(error))

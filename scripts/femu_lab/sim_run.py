@@ -8,7 +8,6 @@ plus ftl-sim's summary.json, its command line and its output.
 """
 import json
 import shlex
-import shutil
 import subprocess
 import threading
 import time
@@ -25,7 +24,7 @@ from .workloads import Workload
 _ANALYSIS_LOCK = threading.Lock()
 
 
-class SimRunError(RuntimeError):
+class SimRunError(lab_run.LabRunError):
     """The point failed; the message is one line and names the folder kept."""
 
 
@@ -48,30 +47,8 @@ def command(request: SimRequest, work: Path) -> List[str]:
 
 
 def run(request: SimRequest) -> LabResult:
-    folder = request.folder
-    if folder.exists():
-        raise SimRunError(f"{folder} already exists")
-    work = lab_run.incomplete_path(folder)
-    if work.exists():
-        shutil.rmtree(work)        # an earlier attempt that never finished
-    work.mkdir(parents=True)
-    try:
-        figures = _run_in(request, work)
-    except BaseException as error:
-        failed = lab_run.failed_path(folder)
-        if failed.exists():
-            shutil.rmtree(failed)
-        work.rename(failed)
-        if isinstance(error, KeyboardInterrupt):
-            raise
-        if isinstance(error, SimRunError):
-            raise SimRunError(f"{error}; see {failed}") from None
-        from .lab_report import ReportError
-        if isinstance(error, ReportError):
-            raise SimRunError(f"{error}; see {failed}") from None
-        raise
-    work.rename(folder)
-    return LabResult(folder, figures)
+    return lab_run.build_folder(request.folder, lambda work: _run_in(request, work),
+                                SimRunError)
 
 
 def _run_in(request: SimRequest, work: Path) -> Dict[str, object]:
