@@ -140,9 +140,10 @@ def _lab_mode(args) -> int:
     image = setup_steps.ensure_guest()
     folder = args.out or lab_run.fresh_name(lab_run.default_folder(RESULTS_ROOT, workload))
     total = workload.total_seconds(runtime)
-    _say(f"{workload.name} for {total} s on {config.name}"
-         f"{' with ' + ' '.join(f'{k}={v}' for k, v in overrides.items()) if overrides else ''}"
-         f"{', preconditioned' if args.precondition else ''}; results in {folder}")
+    settings = " with " + " ".join(f"{k}={v}" for k, v in overrides.items()) if overrides else ""
+    _say(f"{workload.name} for {total} s on {config.name}{settings}"
+         f"{', preconditioned' if args.precondition else ''}; "
+         f"results in {_shown(folder.resolve())}")
     request = lab_run.LabRequest(
         workload=workload, config=config, folder=folder.resolve(), qemu=qemu.resolve(),
         runtime=runtime, precondition=args.precondition, smp=args.smp,
@@ -151,9 +152,18 @@ def _lab_mode(args) -> int:
     result = lab_run.run(request)
     from .lab_report import headline
     _say(headline(result.figures))
-    _say(f"plots: {result.folder / 'plots'}")
-    print(result.folder)
+    shown = _shown(result.folder)
+    _say(f"plots: {shown / 'plots'}")
+    print(shown)
     return 0
+
+
+def _shown(path: Path) -> Path:
+    """path relative to the working folder when it lies inside it (results/...)."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
 
 
 def _compat_mode(args) -> int:
