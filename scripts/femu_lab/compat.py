@@ -191,15 +191,6 @@ def _choose_accel(requested: str, qemu: Path) -> str:
         raise CompatError(str(error)) from None
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
 def _run_qemu(cmd: List[str], stdin, stdout, timeout: Optional[float]) -> int:
     # SIGTERM / SIGHUP to this harness: stop QEMU and restore the terminal instead of
     # dying with the terminal left raw (handlers can only be set in the main thread).
@@ -223,7 +214,7 @@ def _run_qemu(cmd: List[str], stdin, stdout, timeout: Optional[float]) -> int:
     finally:
         killed = proc is not None and proc.poll() is None
         if killed:
-            _stop(proc)
+            vm.reap(proc)
         if killed or (proc is not None and proc.returncode < 0):
             _restore_terminal(stdin)
         for signum, handler in previous.items():

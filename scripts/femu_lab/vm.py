@@ -230,7 +230,8 @@ class _ConsoleReader(threading.Thread):
                     sys.stderr.flush()
 
 
-def _reap(proc: subprocess.Popen) -> None:
+def reap(proc: subprocess.Popen) -> None:
+    """Stop proc if it still runs (terminate, then kill after 5 s) and wait for it."""
     if proc.poll() is None:
         proc.terminate()
         try:
@@ -283,7 +284,7 @@ def run(spec: VmSpec, out_dir: Path, quiet: bool = False) -> RunResult:
                 phase = "job running" if reader.job_started_at else "booting"
                 log(f"{phase}; console: {reader.last_line[:100]}")
     finally:
-        _reap(proc)
+        reap(proc)
         reader.join(timeout=10)
         proc.stdout.close()
     wall = time.monotonic() - started
@@ -324,6 +325,6 @@ def interactive(spec: VmSpec, timeout: float = 3600, stdin=None, stdout=None) ->
     except KeyboardInterrupt:
         return 130
     finally:
-        _reap(proc)
+        reap(proc)
         if stdin is None and sys.stdin.isatty():   # QEMU leaves the terminal raw if killed
             subprocess.run(["stty", "sane"], check=False)
