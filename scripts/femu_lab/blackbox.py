@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from . import devconfig, lab_run, paths, setup_steps, workloads
+from .cli_args import OneLineParser, UsageError, whole_number
 from .devconfig import ConfigError
 from .workloads import WorkloadError
 
@@ -28,33 +29,12 @@ RESULTS_ROOT = paths.REPO_ROOT / "results"
 MIB = 1 << 20
 
 
-class UsageError(ValueError):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise UsageError(f"{message} (see {self.prog} --help)")
-
-
-def _positive(limit: int):
-    def convert(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-        if not 1 <= value <= limit:
-            raise argparse.ArgumentTypeError(f"{value} is not between 1 and {limit}")
-        return value
-    return convert
-
-
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
-    parser = _Parser(prog=prog, description=__doc__.split("\n\n")[2].strip(),
-                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                     epilog="Workloads: " + ", ".join(workloads.library_names()) +
-                            " (NAME:ARG for zipf, pareto, normal; --list-workloads "
-                            "describes them)")
+    parser = OneLineParser(prog=prog, description=__doc__.split("\n\n")[2].strip(),
+                           formatter_class=argparse.RawDescriptionHelpFormatter,
+                           epilog="Workloads: " + ", ".join(workloads.library_names()) +
+                                  " (NAME:ARG for zipf, pareto, normal; --list-workloads "
+                                  "describes them)")
     parser.add_argument("image_args", nargs="*", metavar="IMAGE [STATS_DIR]",
                         help="FEMU-compatible mode: boot this OS disk image")
     parser.add_argument("--config", type=Path, metavar="FILE",
@@ -65,13 +45,13 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser.add_argument("--workload", default=DEFAULT_WORKLOAD, metavar="NAME|FILE",
                         help=f"workload from scripts/workloads or a file (default "
                              f"{DEFAULT_WORKLOAD})")
-    parser.add_argument("--runtime", type=_positive(7 * 24 * 3600), metavar="SECONDS",
+    parser.add_argument("--runtime", type=whole_number(1, 7 * 24 * 3600), metavar="SECONDS",
                         help="seconds of each timed run (default: the workload's)")
     parser.add_argument("--precondition", action="store_true",
                         help="fill the whole device with sequential writes first")
-    parser.add_argument("--smp", type=_positive(64), default=2, metavar="N",
+    parser.add_argument("--smp", type=whole_number(1, 64), default=2, metavar="N",
                         help="guest vCPUs (default 2)")
-    parser.add_argument("--mem", type=_positive(1 << 20), metavar="MIB",
+    parser.add_argument("--mem", type=whole_number(1, 1 << 20), metavar="MIB",
                         help="guest memory in MiB (default 1024; 2048 with IMAGE)")
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="results folder (default results/<timestamp>-<workload>)")
@@ -79,7 +59,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
                         help="KVM when it works (auto), else TCG")
     parser.add_argument("--qemu", type=Path, default=setup_steps.QEMU, metavar="PATH",
                         help="QEMU with femu (default: build it into build-femu/)")
-    parser.add_argument("--ssh-port", type=_positive(65535), default=8080, metavar="PORT",
+    parser.add_argument("--ssh-port", type=whole_number(1, 65535), default=8080, metavar="PORT",
                         help="IMAGE mode: host port forwarded to the guest's ssh (8080)")
     parser.add_argument("--list-workloads", action="store_true",
                         help="describe the workload library and exit")

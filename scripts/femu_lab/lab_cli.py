@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from . import blackbox, lab_run, lab_sweep, setup_steps, workloads
+from .cli_args import OneLineParser, UsageError, whole_number
 from .devconfig import ConfigError
 from .sweep_checks import CheckError
 from .sweep_folder import FolderError
@@ -23,29 +24,8 @@ PROG = "femu-lab"
 COMMANDS = ("sweep", "run", "workloads")
 
 
-class UsageError(ValueError):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise UsageError(f"{message} (see {self.prog} --help)")
-
-
-def _whole(low: int, high: int):
-    def convert(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{value} is not between {low} and {high}")
-        return value
-    return convert
-
-
 def sweep_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = OneLineParser(
         prog=f"{PROG} sweep", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Runs one workload over the cross product of configuration settings,\n"
                     "one results folder per point, then comparison plots and a table.\n"
@@ -61,18 +41,18 @@ def sweep_parser() -> argparse.ArgumentParser:
                              "(repeatable; the cross product of the axes is run)")
     parser.add_argument("--config", type=Path, default=blackbox.LAB_CONFIG, metavar="FILE",
                         help="SSD configuration (default conf/lab-1g.conf)")
-    parser.add_argument("--runtime", type=_whole(1, 7 * 24 * 3600), metavar="SECONDS",
+    parser.add_argument("--runtime", type=whole_number(1, 7 * 24 * 3600), metavar="SECONDS",
                         help="seconds of each timed run (default: the workload's)")
     parser.add_argument("--precondition", action="store_true",
                         help="fill the whole device with sequential writes first")
     parser.add_argument("--engine", choices=lab_sweep.ENGINES, default="vm",
                         help="vm: femu in QEMU (default); sim: ftl-sim in simulated time, "
                              "a fast preview")
-    parser.add_argument("--jobs", type=_whole(1, 64), default=1, metavar="N",
+    parser.add_argument("--jobs", type=whole_number(1, 64), default=1, metavar="N",
                         help="points run at once (default 1)")
-    parser.add_argument("--smp", type=_whole(1, 64), default=2, metavar="N",
+    parser.add_argument("--smp", type=whole_number(1, 64), default=2, metavar="N",
                         help="guest vCPUs (default 2)")
-    parser.add_argument("--mem", type=_whole(1, 1 << 20), default=1024, metavar="MIB",
+    parser.add_argument("--mem", type=whole_number(1, 1 << 20), default=1024, metavar="MIB",
                         help="guest memory in MiB (default 1024)")
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="sweep folder (default results/sweep-<workload>-<swept keys>-"
