@@ -83,21 +83,20 @@ def run(request: LabRequest) -> LabResult:
 
 def build_folder(folder: Path, build: Callable[[Path], Dict[str, object]],
                  error_type: Type[LabRunError]) -> LabResult:
-    """Run build(work) in folder's .incomplete twin; rename it to folder when build returns
-    the figures, to .failed when it raises. error_type (or a ReportError) comes back as an
+    """Run build(work) in folder's .incomplete twin (removing an earlier attempt's
+    .incomplete or .failed first); rename it to folder when build returns the figures, to
+    .failed when it raises. error_type (or a ReportError) comes back as an
     error_type naming the kept folder; Ctrl-C as LabRunInterrupted."""
     if folder.exists():
         raise error_type(f"{folder} already exists: choose another --out")
-    work = incomplete_path(folder)
-    if work.exists():
-        shutil.rmtree(work)        # an earlier attempt that never finished
+    work, failed = incomplete_path(folder), failed_path(folder)
+    for leftover in (work, failed):   # an earlier attempt: it never finished, or it failed
+        if leftover.exists():
+            shutil.rmtree(leftover)
     work.mkdir(parents=True)
     try:
         figures = build(work)
     except BaseException as error:
-        failed = failed_path(folder)
-        if failed.exists():
-            shutil.rmtree(failed)
         work.rename(failed)
         if isinstance(error, KeyboardInterrupt):
             raise LabRunInterrupted(f"interrupted; what was collected is in {failed}") from None

@@ -119,7 +119,6 @@ def _run_points(sweep: Sweep, runner: Callable, say: Callable[[str], None]) -> l
     def one(number, item, folder, state) -> PointOutcome:
         again = "" if state == NEW else f" again ({state} before)"
         say(f"[{number}/{total}] {item.point.label}: running{again}")
-        sweep_folder.clear_leftovers(folder)
         try:
             result = runner(item, folder)
         except lab_run.LabRunError as error:   # sim_run.SimRunError is one too

@@ -9,7 +9,6 @@ already holds a sweep is refused rather than mixed into it.
 import fcntl
 import hashlib
 import json
-import shutil
 from pathlib import Path
 from typing import Dict, List, Optional
 
@@ -101,13 +100,6 @@ def state(point_folder: Path) -> str:
     if lab_run.failed_path(point_folder).exists():
         return FAILED
     return NEW
-
-
-def clear_leftovers(point_folder: Path) -> None:
-    """Drop an earlier failed or interrupted attempt before the point runs again."""
-    for leftover in (lab_run.failed_path(point_folder), lab_run.incomplete_path(point_folder)):
-        if leftover.exists():
-            shutil.rmtree(leftover)
 
 
 def read_figures(point_folder: Path) -> Optional[Dict[str, object]]:
