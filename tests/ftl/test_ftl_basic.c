@@ -144,6 +144,36 @@ static void test_trim(void)
     ftl_destroy(ftl);
 }
 
+/* Trim walks the mapped-page bitmap: pages on either side of 64-page word edges, a
+ * range starting and ending mid-word, and a whole-device range all unmap exactly the
+ * mapped pages inside them. */
+static void test_trim_sparse_word_edges(void)
+{
+    struct ftl_config cfg = tiny();
+    cfg.devsz_mb = ftl_config_max_devsz_mb(&cfg);
+    struct ftl *ftl = make_ftl(&cfg);
+    uint64_t pages = ftl_geometry_of(ftl)->logical_pages, done;
+    static const uint64_t marks[] = { 0, 1, 62, 63, 64, 65, 127, 128, 191, 200 };
+    for (unsigned i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+        CHECK(marks[i] < pages);
+        CHECK(write_pages(ftl, 0, marks[i], 1, NULL) == FTL_OK);
+    }
+    struct ftl_io io = page_io(ftl, 7, 63, 128 - 63, 0);   /* pages 63..127 */
+    CHECK(ftl_trim(ftl, &io, &done) == FTL_OK);
+    for (unsigned i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+        bool inside = marks[i] >= 63 && marks[i] <= 127;
+        CHECK(ftl_lpn_is_mapped(ftl, marks[i]) == !inside);
+    }
+    CHECK_CONSISTENT(ftl);
+    io = page_io(ftl, 8, 0, pages, 0);
+    CHECK(ftl_trim(ftl, &io, &done) == FTL_OK);
+    struct ftl_gauges g;
+    ftl_get_gauges(ftl, &g);
+    CHECK_EQ_U64(g.valid_pages, 0);
+    CHECK_CONSISTENT(ftl);
+    ftl_destroy(ftl);
+}
+
 static void test_errors(void)
 {
     struct ftl_config cfg = tiny();
@@ -211,6 +241,7 @@ int main(void)
     test_channel_bus();
     test_partial_pages_and_counters();
     test_trim();
+    test_trim_sparse_word_edges();
     test_errors();
     test_write_count_saturates();
     test_metadata_size();

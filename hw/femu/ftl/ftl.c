@@ -50,6 +50,8 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
 
     ftl->l2p = malloc(geo.logical_pages * sizeof(uint32_t));
     ftl->p2l = malloc(geo.phys_pages * sizeof(uint32_t));
+    ftl->mapped_words = (geo.logical_pages + 63) / 64;
+    ftl->mapped_bits = alloc_array(ftl->mapped_words, sizeof(uint64_t));
     ftl->write_count = alloc_array(geo.logical_pages, sizeof(uint32_t));
     ftl->blocks = alloc_array(geo.blocks, sizeof(struct block));
     ftl->lines = alloc_array(geo.lines, sizeof(struct line));
@@ -57,7 +59,7 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     ftl->victim_heap = alloc_array(geo.lines, sizeof(uint32_t));
     ftl->lun_avail_ns = alloc_array(geo.luns, sizeof(uint64_t));
     ftl->ch_avail_ns = alloc_array(cfg->nchs, sizeof(uint64_t));
-    if (!ftl->l2p || !ftl->p2l || !ftl->write_count || !ftl->blocks || !ftl->lines ||
+    if (!ftl->l2p || !ftl->p2l || !ftl->mapped_bits || !ftl->write_count || !ftl->blocks || !ftl->lines ||
         !ftl->free_queue || !ftl->victim_heap || !ftl->lun_avail_ns || !ftl->ch_avail_ns) {
         ftl_destroy(ftl);
         snprintf(err, errlen, "out of memory for %llu physical pages",
@@ -80,6 +82,7 @@ void ftl_destroy(struct ftl *ftl)
     }
     free(ftl->l2p);
     free(ftl->p2l);
+    free(ftl->mapped_bits);
     free(ftl->write_count);
     free(ftl->blocks);
     free(ftl->lines);
@@ -207,12 +210,20 @@ int ftl_trim(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
     uint64_t spp = ftl->secs_per_pg;
     uint64_t start = (io->slba + spp - 1) / spp;
     uint64_t end = (io->slba + io->nlb) / spp;  /* exclusive */
-    for (uint64_t lpn = start; lpn < end; lpn++) {
-        uint32_t ppa = ftl->l2p[lpn];
-        if (ppa != L2P_UNMAPPED) {
-            ftl->l2p[lpn] = L2P_UNMAPPED;
-            map_invalidate(ftl, ppa);
+    for (uint64_t lpn = start; lpn < end;) {
+        uint64_t word = ftl->mapped_bits[lpn / 64] >> (lpn % 64);
+        if (word == 0) {
+            lpn = (lpn / 64 + 1) * 64;  /* nothing mapped in the rest of this word */
+            continue;
         }
+        lpn += (uint64_t)__builtin_ctzll(word);
+        if (lpn >= end) {
+            break;
+        }
+        map_invalidate(ftl, ftl->l2p[lpn]);
+        ftl->l2p[lpn] = L2P_UNMAPPED;
+        mapped_clear(ftl, lpn);
+        lpn++;
     }
     ftl->ctr.host_trim_cmds++;
     ftl->ctr.host_trim_pages += end > start ? end - start : 0;
@@ -265,6 +276,7 @@ size_t ftl_metadata_bytes(const struct ftl *ftl)
 {
     const struct ftl_geometry *g = &ftl->geo;
     return sizeof(*ftl) + g->logical_pages * 2 * sizeof(uint32_t) +
+           ftl->mapped_words * sizeof(uint64_t) +
            g->phys_pages * sizeof(uint32_t) + g->blocks * sizeof(struct block) +
            g->lines * (sizeof(struct line) + 2 * sizeof(uint32_t)) +
            (g->luns + ftl->nchs) * sizeof(uint64_t);

@@ -16,8 +16,13 @@ static int check_maps(const struct ftl *ftl, char *err, size_t errlen)
     uint64_t mapped = 0, max_lpn = 0;
     for (uint64_t lpn = 0; lpn < g->logical_pages; lpn++) {
         uint32_t ppa = ftl->l2p[lpn];
+        bool bit = ftl->mapped_bits[lpn / 64] >> (lpn % 64) & 1;
         if (ftl->write_count[lpn]) {
             max_lpn = lpn + 1;
+        }
+        if (bit != (ppa != L2P_UNMAPPED)) {
+            return ftl_error(err, errlen, "LPN %llu: mapped bit %d but L2P %s",
+                       (unsigned long long)lpn, bit, ppa == L2P_UNMAPPED ? "unmapped" : "mapped");
         }
         if (ppa == L2P_UNMAPPED) {
             continue;

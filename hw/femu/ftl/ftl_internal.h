@@ -61,6 +61,10 @@ struct ftl {
     uint32_t line_shift, lun_mask;
 
     uint32_t *l2p;          /* [logical_pages] ppa or L2P_UNMAPPED */
+    uint64_t *mapped_bits;  /* [mapped_words] bit lpn set iff l2p[lpn] is mapped: trim
+                             * skips unmapped runs 64 pages at a time, so a deallocate
+                             * costs the pages it unmaps, not the range it names */
+    uint64_t mapped_words;
     uint32_t *p2l;          /* [phys_pages] lpn or a P2L marker */
     uint32_t *write_count;  /* [logical_pages] host writes, saturating */
     struct block *blocks;   /* [lines * luns], index line * luns + lun */
@@ -82,6 +86,16 @@ struct ftl {
     uint64_t valid_pages;
     uint64_t max_lpn_plus_one;
 };
+
+static inline void mapped_set(struct ftl *ftl, uint64_t lpn)
+{
+    ftl->mapped_bits[lpn / 64] |= UINT64_C(1) << (lpn % 64);
+}
+
+static inline void mapped_clear(struct ftl *ftl, uint64_t lpn)
+{
+    ftl->mapped_bits[lpn / 64] &= ~(UINT64_C(1) << (lpn % 64));
+}
 
 static inline uint32_t ppa_line(const struct ftl *ftl, uint32_t ppa)
 {

@@ -19,6 +19,7 @@ void map_invalidate(struct ftl *ftl, uint32_t ppa)
 void map_bind(struct ftl *ftl, uint32_t lpn, uint32_t ppa)
 {
     ftl->l2p[lpn] = ppa;
+    mapped_set(ftl, lpn);
     ftl->p2l[ppa] = lpn;
     ppa_block(ftl, ppa)->valid++;
     ftl->lines[ppa_line(ftl, ppa)].valid++;
