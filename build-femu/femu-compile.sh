@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds QEMU 10.0 with the femu device and leaves it at build-femu/qemu-system-x86_64.
-#   build-femu/femu-compile.sh [-j N] [--refresh-source] [--clean]
+#   build-femu/femu-compile.sh [-j N] [--refresh-source] [--clean] [--sanitize]
+#   --sanitize        ASan + UBSan build in qemu-build-sanitize/ -> qemu-system-x86_64-sanitize
 #   QEMU_SRC=DIR      build that QEMU 10.0 tree (edited in place: hw/femu link + 3 lines)
 #   QEMU_TARBALL=FILE unpack that tarball instead of Debian's qemu source package
 # Re-running after editing hw/femu rebuilds only what changed. The work is done by the

@@ -16,8 +16,8 @@ from .steps import BuildError, say
 BUILD_FEMU = Path(__file__).resolve().parent.parent      # build-femu/
 REPO_ROOT = BUILD_FEMU.parent
 CACHE = BUILD_FEMU / ".cache"
-BUILD_DIR = BUILD_FEMU / "qemu-build"
-OUTPUT = BUILD_FEMU / qemu_build.TARGET
+BUILD_DIR = BUILD_FEMU / qemu_build.RELEASE.build_dir
+OUTPUT = BUILD_FEMU / qemu_build.RELEASE.output
 REQUIRED_TOOLS = ["cc", "ninja", "pkg-config", "tar", "xz", "make"]
 
 
@@ -31,7 +31,17 @@ def _parse_args(argv):
                         help="download Debian's source package again (a newer 10.0.x)")
     parser.add_argument("--clean", action="store_true",
                         help="remove the build folder first (ccache keeps the rebuild short)")
+    parser.add_argument("--sanitize", action="store_true",
+                        help="build with AddressSanitizer and UndefinedBehaviorSanitizer into "
+                             f"{qemu_build.SANITIZE.build_dir}/ and leave "
+                             f"{qemu_build.SANITIZE.output} (the release build is untouched)")
     return parser.parse_args(argv)
+
+
+def variant_paths(args):
+    """(variant, build folder, output binary) that these arguments ask for."""
+    variant = qemu_build.SANITIZE if args.sanitize else qemu_build.RELEASE
+    return variant, BUILD_FEMU / variant.build_dir, BUILD_FEMU / variant.output
 
 
 def _check_tools() -> None:
@@ -60,17 +70,18 @@ def _build(args) -> None:
     overlay.apply(tree.path, REPO_ROOT / "hw" / "femu")
     use_ccache = shutil.which("ccache") is not None
     say("ccache: " + ("on" if use_ccache else "not installed (every build compiles from scratch)"))
-    if args.clean and BUILD_DIR.exists():
-        say(f"--clean: removing {BUILD_DIR}")
-        shutil.rmtree(BUILD_DIR)
+    variant, build_dir, output = variant_paths(args)
+    if args.clean and build_dir.exists():
+        say(f"--clean: removing {build_dir}")
+        shutil.rmtree(build_dir)
     env = qemu_build.build_env(REPO_ROOT, use_ccache)
-    qemu_build.configure(tree.path, BUILD_DIR, qemu_build.configure_args(sys.executable,
-                                                                          use_ccache), env)
-    qemu_build.build(BUILD_DIR, args.jobs, env)
-    version = qemu_build.link_output(BUILD_DIR, OUTPUT)
-    (BUILD_DIR / "femu-build-info.txt").write_text(
-        f"{version}\nsource: {tree.path}\norigin: {tree.origin}\n")
-    say(f"built {OUTPUT.relative_to(REPO_ROOT)}: {version} ({tree.origin})")
+    qemu_build.configure(tree.path, build_dir,
+                         qemu_build.configure_args(sys.executable, use_ccache, variant), env)
+    qemu_build.build(build_dir, args.jobs, env)
+    version = qemu_build.link_output(build_dir, output, variant.run_env)
+    (build_dir / "femu-build-info.txt").write_text(
+        f"{version}\nvariant: {variant.name}\nsource: {tree.path}\norigin: {tree.origin}\n")
+    say(f"built {output.relative_to(REPO_ROOT)}: {version} ({tree.origin})")
 
 
 def main(argv=None) -> int:
