@@ -17,8 +17,46 @@ static int all_zero(const uint8_t *p, size_t len)
     return 1;
 }
 
+/* Anonymous memory this process has written (RssAnon in /proc/self/status), in bytes. */
+static uint64_t rss_anon(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned long long kib = 0;
+
+    while (f && fgets(line, sizeof(line), f)) {
+        if (sscanf(line, "RssAnon: %llu kB", &kib) == 1) {
+            break;
+        }
+    }
+    if (f) {
+        fclose(f);
+    }
+    return kib * 1024;
+}
+
+/* Discarding never-written space with unaligned edges must not allocate the edge pages:
+ * 2000 ranges would otherwise commit 4000 host pages. */
+static void test_discard_unwritten_allocates_nothing(void)
+{
+    char err[256];
+    struct data_store *ds = data_store_create(1024 * MIB, err, sizeof(err));
+    CHECK(ds != NULL);
+    uint64_t before = rss_anon();
+    for (uint64_t i = 0; i < 2000; i++) {
+        CHECK(data_store_discard(ds, i * 256 * 1024 + 512, 64 * 1024) == 0);
+    }
+    CHECK(rss_anon() < before + 4 * MIB);
+    uint8_t back[512];
+    data_store_read(ds, 512, back, sizeof(back));
+    CHECK(all_zero(back, sizeof(back)));
+    data_store_destroy(ds);
+}
+
 int main(void)
 {
+    test_discard_unwritten_allocates_nothing();
+
     char err[256];
     /* 4 GiB reserved, nothing committed */
     struct data_store *ds = data_store_create(4096 * MIB, err, sizeof(err));

@@ -75,17 +75,36 @@ void data_store_write(struct data_store *ds, uint64_t offset, const void *buf, s
     memcpy(ds->base + offset, buf, len);
 }
 
+/* Reading a never-written page maps the shared zero page: no memory is allocated. */
+static bool all_zero(const uint8_t *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (p[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Zero a piece of a host page, writing (and so allocating) only if it holds data. */
+static void zero_partial(uint8_t *p, size_t len)
+{
+    if (!all_zero(p, len)) {
+        memset(p, 0, len);
+    }
+}
+
 int data_store_discard(struct data_store *ds, uint64_t offset, uint64_t len)
 {
     uint64_t end = offset + len;
     uint64_t first_page = (offset + ds->host_page - 1) / ds->host_page * ds->host_page;
     uint64_t last_page = end / ds->host_page * ds->host_page;
     if (first_page >= last_page) {
-        memset(ds->base + offset, 0, (size_t)len);  /* inside one host page */
+        zero_partial(ds->base + offset, (size_t)len);  /* inside one host page */
         return 0;
     }
-    memset(ds->base + offset, 0, (size_t)(first_page - offset));
-    memset(ds->base + last_page, 0, (size_t)(end - last_page));
+    zero_partial(ds->base + offset, (size_t)(first_page - offset));
+    zero_partial(ds->base + last_page, (size_t)(end - last_page));
     /* Private anonymous pages read back as zeroes after MADV_DONTNEED. */
     if (madvise(ds->base + first_page, (size_t)(last_page - first_page), MADV_DONTNEED)) {
         memset(ds->base + first_page, 0, (size_t)(last_page - first_page));

@@ -32,7 +32,8 @@ void data_store_write(struct data_store *ds, uint64_t offset, const void *buf, s
 
 /*
  * Make the range read as zeroes. Whole host pages inside it are returned to the host;
- * the partial pages at its edges are cleared in place. Returns 0, or -1 if the host
+ * the partial pages at its edges are cleared in place, and only if they hold data, so
+ * discarding never-written space allocates nothing. Returns 0, or -1 if the host
  * refused to release pages (the range still reads as zeroes).
  */
 int data_store_discard(struct data_store *ds, uint64_t offset, uint64_t len);
