@@ -255,9 +255,14 @@ static bool femu_init_namespace(FemuCtrl *n, Error **errp)
 
     n->lba_bytes = n->ftl_config.secsz;
     n->nsze = n->geometry.logical_sectors;
+    n->dmrsl = MIN(MIN(FEMU_DSM_MAX_BYTES / n->lba_bytes, n->nsze), UINT32_MAX);
     n->store = data_store_create(n->nsze * n->lba_bytes, err, sizeof(err));
     if (!n->store) {
         error_setg(errp, "cannot reserve the namespace's memory: %s", err);
+        return false;
+    }
+    if (!lba_bitmap_init(&n->written, n->nsze)) {
+        error_setg(errp, "cannot allocate the namespace's allocation map");
         return false;
     }
     femu_derive_uuid(n);
@@ -328,6 +333,7 @@ static void femu_release(FemuCtrl *n)
     }
     data_store_destroy(n->store);
     n->store = NULL;
+    lba_bitmap_destroy(&n->written);
     ftl_destroy(n->ftl);
     n->ftl = NULL;
 }
@@ -383,6 +389,8 @@ static void femu_instance_init(Object *obj)
     for (unsigned i = 0; ftl_config_key(i) != NULL; i++) {
         n->ftl_props[i].explicit = false;
     }
+    qemu_mutex_init(&n->reset_lock);
+    qemu_cond_init(&n->reset_cond);
 }
 
 static void femu_instance_finalize(Object *obj)
@@ -391,6 +399,8 @@ static void femu_instance_finalize(Object *obj)
 
     ftl_destroy(n->ftl);   /* normally gone already: exit runs on unrealize */
     n->ftl = NULL;
+    qemu_cond_destroy(&n->reset_cond);
+    qemu_mutex_destroy(&n->reset_lock);
     for (unsigned i = 0; i < FEMU_FTL_KEYS_MAX; i++) {
         g_free(n->ftl_props[i].text);
         n->ftl_props[i].text = NULL;

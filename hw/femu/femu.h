@@ -19,6 +19,7 @@
 #include "ftl/stats_writer.h"
 #include "store/data_store.h"
 #include "util/completion_heap.h"
+#include "util/lba_bitmap.h"
 #include "util/spsc_ring.h"
 #include "nvme/prp.h"
 
@@ -53,6 +54,10 @@ OBJECT_DECLARE_SIMPLE_TYPE(FemuCtrl, FEMU)
 #define FEMU_ELPE               3       /* 0-based: four error log entries */
 #define FEMU_MAX_INFLIGHT       16384   /* requests between fetch and completion */
 #define FEMU_FETCH_BURST        64      /* SQEs taken from one queue per poller pass */
+#define FEMU_MAX_PHASE_MARKERS  4096    /* C1h rows per device lifetime; more get a status */
+/* Dataset Management limits (Identify CNS 06h): one command deallocates at most 1 GiB. */
+#define FEMU_DMRL               255     /* ranges per command (the field's largest value) */
+#define FEMU_DSM_MAX_BYTES      (UINT64_C(1) << 30)
 #define FEMU_TEMPERATURE_K      310
 #define FEMU_WCTEMP_K           343
 #define FEMU_CCTEMP_K           373
@@ -106,7 +111,8 @@ typedef struct FemuRequest {
     uint16_t sqid, cid;
     uint32_t sq_gen;
     uint32_t epoch;             /* controller generation: a reset drops older requests */
-    bool internal;              /* no CQE (e.g. the shutdown's lpn dump) */
+    bool internal;              /* no CQE: the shutdown's lpn dump */
+    uint32_t shutdown_seq;      /* internal: the shutdown it completes */
     uint16_t status;            /* NVMe status without phase, DNR included */
     uint32_t result;            /* CQE DW0 */
     FemuFtlOp op;
@@ -115,14 +121,15 @@ typedef struct FemuRequest {
     NvmeDsmRange *ranges;       /* FEMU_OP_DSM, owned by the request */
     uint32_t nranges;
     char phase[17];
-    struct FemuRequest *next_free;
+    struct FemuRequest *next_free;      /* also links pending CQEs and dump waiters */
 } FemuRequest;
 
 /* One MSI-X vector's KVM irqfd (femu_irqfd.c). */
 typedef struct FemuIrqfd {
     EventNotifier notifier;
+    QemuMutex lock;             /* orders the poller's signal against mask/unmask */
     int virq;                   /* KVM route, -1 until the vector is first unmasked */
-    bool active;                /* atomic: wired to KVM (the vector is unmasked) */
+    bool active;                /* under lock: wired to KVM (the vector is unmasked) */
 } FemuIrqfd;
 
 /* Get/Set Features values; reset to defaults by a controller reset. */
@@ -175,6 +182,8 @@ struct FemuCtrl {
     uint8_t regs[FEMU_DOORBELL_BASE];   /* register file: vCPUs write CC etc., poller CSTS */
     uint64_t lba_bytes;                 /* secsz */
     uint64_t nsze;                      /* namespace size in LBAs */
+    uint32_t dmrsl;                     /* DSM: LBAs per range, and in all ranges (DMSL) */
+    struct lba_bitmap written;          /* poller: LBAs holding host data, for NUSE */
     struct data_store *store;
     uint32_t num_vectors;
 
@@ -190,9 +199,14 @@ struct FemuCtrl {
     uint32_t cc_seen;                   /* CC value the poller acted on */
     bool cc_changed;                    /* atomic: a vCPU wrote CC */
     bool ready;
-    uint32_t epoch;
+    uint32_t epoch;                     /* atomic: the FTL thread skips older flash work */
     uint32_t page_size;                 /* host page size from CC.MPS */
     unsigned aer_outstanding;
+    uint32_t shutdown_seq;              /* bumped by SHN set/clear and reset: stale saves */
+    bool lpn_dump_busy;                 /* a dump is with the FTL thread */
+    FemuRequest *dump_waiting;          /* C0h / shutdown saves asked for meanwhile */
+    FemuRequest *dump_riders;           /* answered together with the dump in flight */
+    unsigned phase_markers;
     FemuFeatures features;
     FemuErrorLog errlog;
     FemuSmart smart;
@@ -208,8 +222,15 @@ struct FemuCtrl {
     struct spsc_ring *to_ftl, *from_ftl;
     struct ftl_stats_writer *stats;
     uint64_t stats_start_ns;
-    uint64_t valid_pages;               /* atomic: FTL gauge published for NUSE */
     bool stats_error_reported;
+
+    /* Synchronous reset: a vCPU (or machine reset) asks, the poller resets, the asker
+     * waits, so nothing of the old epoch reaches the guest once the register write ends. */
+    QemuMutex reset_lock;
+    QemuCond reset_cond;
+    uint32_t reset_requested;           /* atomic, bumped under reset_lock */
+    uint32_t reset_done;                /* under reset_lock: last request served */
+    uint32_t reset_seen;                /* poller: last request taken */
 
     /* Interrupts: vectors the poller wants raised, delivered by a BH under the BQL. */
     QEMUBH *irq_bh;
@@ -217,6 +238,7 @@ struct FemuCtrl {
     bool irqfd_enabled;                 /* KVM routes MSIs through irqfds */
     FemuIrqfd irqfd[FEMU_MAX_QUEUES + 1];
     bool threads_running;
+    bool wake_fds;                      /* poller_wake and ftl_wake exist */
     Notifier exit_notifier;
 };
 

@@ -62,14 +62,21 @@ static void femu_identify_ctrl(FemuCtrl *n, NvmeIdCtrl *id)
     id->psd[0].exlat = cpu_to_le32(4);
 }
 
+/* NVM command set specific controller data (CNS 06h, CSI 00h): the DSM limits. */
+static void femu_identify_ctrl_nvm(FemuCtrl *n, NvmeIdCtrlNvm *id)
+{
+    id->dmrl = FEMU_DMRL;
+    id->dmrsl = cpu_to_le32(n->dmrsl);
+    id->dmsl = cpu_to_le64(n->dmrsl);
+}
+
 static void femu_identify_ns(FemuCtrl *n, NvmeIdNs *id)
 {
     uint64_t secs_per_pg = n->ftl_config.secs_per_pg;
-    uint64_t used = qatomic_read(&n->valid_pages) * secs_per_pg;
 
     id->nsze = cpu_to_le64(n->nsze);
     id->ncap = cpu_to_le64(n->nsze);
-    id->nuse = cpu_to_le64(MIN(used, n->nsze));
+    id->nuse = cpu_to_le64(lba_bitmap_count(&n->written));   /* LBAs holding host data */
     id->nsfeat = 1u << 4;               /* NPWG/NPWA/NPDG/NPDA are valid */
     id->nlbaf = 0;
     id->flbas = 0;
@@ -91,6 +98,13 @@ static uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd)
     switch (femu_cdw(cmd, 10) & 0xff) {
     case NVME_ID_CNS_CTRL:
         femu_identify_ctrl(n, (NvmeIdCtrl *)buf);
+        break;
+    case NVME_ID_CNS_CS_CTRL:
+        if (femu_cdw(cmd, 11) >> 24 != NVME_CSI_NVM) {
+            status = femu_err(NVME_INVALID_FIELD);   /* only the NVM command set */
+            break;
+        }
+        femu_identify_ctrl_nvm(n, (NvmeIdCtrlNvm *)buf);
         break;
     case NVME_ID_CNS_NS:
         if (nsid != 1) {
@@ -166,7 +180,8 @@ static uint16_t femu_dbbuf_config(FemuCtrl *n, const NvmeCmd *cmd)
     uint64_t eventidx = le64_to_cpu(cmd->dptr.prp2);
 
     if (!shadow || !eventidx || (shadow & (n->page_size - 1)) ||
-        (eventidx & (n->page_size - 1))) {
+        (eventidx & (n->page_size - 1)) || !femu_dma_ram(n, shadow, n->page_size, true) ||
+        !femu_dma_ram(n, eventidx, n->page_size, true)) {
         return femu_err(NVME_INVALID_FIELD);
     }
     n->dbbuf_shadow = shadow;
@@ -461,8 +476,8 @@ static uint16_t femu_vendor_phase(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *
     char name[FEMU_PHASE_NAME_LEN + 1] = { 0 };
     size_t len;
 
-    if (!n->stats_dir) {
-        return femu_err(NVME_INVALID_FIELD);
+    if (!n->stats_dir || n->phase_markers >= FEMU_MAX_PHASE_MARKERS) {
+        return femu_err(NVME_INVALID_FIELD);   /* phases.csv stays a bounded file */
     }
     for (unsigned i = 0; i < 4; i++) {
         stl_le_p(name + 4 * i, femu_cdw(cmd, 12 + i));
@@ -481,6 +496,7 @@ static uint16_t femu_vendor_phase(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *
     }
     memcpy(req->phase, name, sizeof(req->phase));
     req->op = FEMU_OP_PHASE;
+    n->phase_markers++;
     return NVME_SUCCESS;
 }
 

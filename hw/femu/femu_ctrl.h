@@ -37,6 +37,7 @@ bool femu_irqfd_notify(FemuCtrl *n, unsigned vector);   /* poller */
 /* femu_dma.c */
 uint16_t femu_dma_read(FemuCtrl *n, uint64_t addr, void *buf, uint64_t len);
 uint16_t femu_dma_write(FemuCtrl *n, uint64_t addr, const void *buf, uint64_t len);
+bool femu_dma_ram(FemuCtrl *n, uint64_t addr, uint64_t len, bool write);
 typedef enum { FEMU_TO_GUEST, FEMU_FROM_GUEST } FemuDmaDir;
 /* Copy between buf and the command's PRPs (admin data, DSM ranges, I/O data). */
 uint16_t femu_dma_prp(FemuCtrl *n, const NvmeCmd *cmd, void *buf, uint64_t len,
@@ -52,7 +53,7 @@ uint16_t femu_sq_delete(FemuCtrl *n, uint16_t qid);
 void femu_queues_reset(FemuCtrl *n);
 uint32_t femu_sq_tail(FemuCtrl *n, uint16_t qid);
 bool femu_cq_full(FemuCtrl *n, FemuCQueue *cq);
-void femu_cq_post(FemuCtrl *n, FemuCQueue *cq, const NvmeCqe *cqe);
+uint16_t femu_cq_post(FemuCtrl *n, FemuCQueue *cq, const NvmeCqe *cqe);
 bool femu_sq_pending(FemuCtrl *n, uint16_t qid, uint32_t *tail);
 void femu_dbbuf_init_queue(FemuCtrl *n, uint16_t qid);
 void femu_dbbuf_init_queue_cq(FemuCtrl *n, uint16_t qid);
@@ -70,6 +71,8 @@ uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 bool femu_threads_start(FemuCtrl *n, Error **errp);
 void femu_threads_stop(FemuCtrl *n);
 void femu_poller_kick(FemuCtrl *n);                     /* any thread */
+void femu_reset_sync(FemuCtrl *n);                      /* BQL: reset, wait for it */
+void femu_lpn_dump_submit(FemuCtrl *n, FemuRequest *req);   /* poller */
 void femu_cq_drop_pending(FemuCtrl *n, FemuCQueue *cq); /* poller */
 uint64_t femu_now_ns(void);
 

@@ -1,17 +1,25 @@
 /*
- * Guest memory access for the poller: raw DMA through the device's bus-master address
- * space (so a disabled bus master or an address that is not memory fails cleanly), and
- * data pointers resolved with the PRP walker.
+ * Guest memory access for the poller: DMA through the device's bus-master address space,
+ * restricted to RAM. Every transfer carries the "memory" attribute, so QEMU refuses an
+ * address that resolves to MMIO (another device's registers, MMCONFIG, femu's own BARs) or
+ * to nothing, before any device callback runs: the poller never touches a register, never
+ * takes the BQL, and a guest cannot make it unplug or reset anything. Data pointers are
+ * resolved with the PRP walker.
  */
 #include "qemu/osdep.h"
+#include "qemu/rcu.h"
 #include "hw/pci/pci_device.h"
 #include "system/dma.h"
+#include "exec/memory.h"
 
 #include "femu_ctrl.h"
 
+static const MemTxAttrs femu_dma_attrs = { .memory = 1 };
+
 uint16_t femu_dma_read(FemuCtrl *n, uint64_t addr, void *buf, uint64_t len)
 {
-    if (pci_dma_read(PCI_DEVICE(n), addr, buf, len) != MEMTX_OK) {
+    if (pci_dma_rw(PCI_DEVICE(n), addr, buf, len, DMA_DIRECTION_TO_DEVICE,
+                   femu_dma_attrs) != MEMTX_OK) {
         return NVME_DATA_TRAS_ERROR;
     }
     return NVME_SUCCESS;
@@ -19,10 +27,40 @@ uint16_t femu_dma_read(FemuCtrl *n, uint64_t addr, void *buf, uint64_t len)
 
 uint16_t femu_dma_write(FemuCtrl *n, uint64_t addr, const void *buf, uint64_t len)
 {
-    if (pci_dma_write(PCI_DEVICE(n), addr, buf, len) != MEMTX_OK) {
+    if (pci_dma_rw(PCI_DEVICE(n), addr, (void *)buf, len, DMA_DIRECTION_FROM_DEVICE,
+                   femu_dma_attrs) != MEMTX_OK) {
         return NVME_DATA_TRAS_ERROR;
     }
     return NVME_SUCCESS;
+}
+
+/*
+ * Whether [addr, addr + len) is guest RAM the device may access (writable when `write`),
+ * so a queue or doorbell buffer elsewhere is refused when it is created. Later transfers
+ * are still checked one by one: the guest may remap memory afterwards.
+ */
+bool femu_dma_ram(FemuCtrl *n, uint64_t addr, uint64_t len, bool write)
+{
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(n));
+
+    if (len == 0 || addr + len < addr) {
+        return false;
+    }
+    RCU_READ_LOCK_GUARD();
+    while (len) {
+        hwaddr xlat, piece = len;
+        MemoryRegion *mr = address_space_translate(as, addr, &xlat, &piece, write,
+                                                   femu_dma_attrs);
+
+        if (!memory_region_is_ram(mr) || memory_region_is_ram_device(mr) ||
+            (write && (mr->readonly || memory_region_is_rom(mr))) || piece == 0) {
+            return false;
+        }
+        piece = MIN(piece, len);
+        addr += piece;
+        len -= piece;
+    }
+    return true;
 }
 
 static int femu_prp_list_read(void *opaque, uint64_t addr, void *buf, size_t len)

@@ -61,11 +61,22 @@ static void femu_lpn_dump(FemuCtrl *n, FemuRequest *req)
     g_free(path);
 }
 
+/* Flash work of a command a controller reset dropped: nobody waits for it any more. */
+static bool femu_ftl_stale(FemuCtrl *n, const FemuRequest *req)
+{
+    return (req->op == FEMU_OP_READ || req->op == FEMU_OP_WRITE || req->op == FEMU_OP_TRIM ||
+            req->op == FEMU_OP_DSM) && req->epoch != qatomic_read(&n->epoch);
+}
+
 static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
 {
     char err[FEMU_ERR_LEN];
     uint64_t done = req->io.now_ns;
 
+    if (femu_ftl_stale(n, req)) {
+        req->done_ns = now;   /* the poller drops it */
+        return;
+    }
     switch (req->op) {
     case FEMU_OP_READ:
         req->status = femu_ftl_status(ftl_read(n->ftl, &req->io, &done));
@@ -77,7 +88,8 @@ static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
         req->status = femu_ftl_status(ftl_trim(n->ftl, &req->io, &done));
         break;
     case FEMU_OP_DSM:
-        for (uint32_t i = 0; i < req->nranges && req->status == NVME_SUCCESS; i++) {
+        for (uint32_t i = 0; i < req->nranges && req->status == NVME_SUCCESS &&
+                             !qatomic_read(&n->stop); i++) {
             struct ftl_io io = {
                 .now_ns = req->io.now_ns,
                 .slba = le64_to_cpu(req->ranges[i].slba),
@@ -165,19 +177,17 @@ void *femu_ftl_thread_run(void *opaque)
     while (!qatomic_read(&n->stop)) {
         size_t count = spsc_ring_pop_batch(n->to_ftl, items, ARRAY_SIZE(items));
         uint64_t now = femu_now_ns();
-        struct ftl_gauges gauges;
 
         femu_stats_advance(n, now);
         if (count == 0) {
             femu_ftl_sleep(n);
             continue;
         }
-        for (size_t i = 0; i < count; i++) {
+        /* Stop between requests: exit and unplug never wait for a queue of them. */
+        for (size_t i = 0; i < count && !qatomic_read(&n->stop); i++) {
             femu_ftl_execute(n, items[i], now);
             spsc_ring_push(n->from_ftl, items[i]);
         }
-        ftl_get_gauges(n->ftl, &gauges);
-        qatomic_set(&n->valid_pages, gauges.valid_pages);
         femu_poller_kick(n);
     }
     femu_ftl_finish(n);

@@ -57,9 +57,11 @@ static uint16_t femu_io_rw(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req, bo
     if (!femu_lba_range_ok(n, slba, nlb)) {
         return femu_err(NVME_LBA_RANGE);
     }
-    status = femu_stream_of(n, cmd, &req->io.stream);
-    if (status) {
-        return status;
+    if (write) {   /* the directive fields are reserved on reads */
+        status = femu_stream_of(n, cmd, &req->io.stream);
+        if (status) {
+            return status;
+        }
     }
     /* Beyond MDTS: Invalid Field, from the PRP walker before any memory is touched. */
     status = femu_dma_prp(n, cmd, data_store_at(n->store, slba * n->lba_bytes), bytes,
@@ -68,6 +70,7 @@ static uint16_t femu_io_rw(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req, bo
         return femu_err(status);
     }
     if (write) {
+        lba_bitmap_set(&n->written, slba, nlb);
         n->smart.units_written += bytes;
         n->smart.write_cmds++;
     } else {
@@ -90,9 +93,37 @@ static uint16_t femu_io_write_zeroes(FemuCtrl *n, const NvmeCmd *cmd, FemuReques
         return femu_err(NVME_LBA_RANGE);
     }
     data_store_discard(n->store, slba * n->lba_bytes, nlb * n->lba_bytes);
+    if (deallocate) {
+        lba_bitmap_clear(&n->written, slba, nlb);
+    } else {
+        lba_bitmap_set(&n->written, slba, nlb);   /* written, with zeroes */
+    }
     req->op = deallocate ? FEMU_OP_TRIM : FEMU_OP_WRITE;
     req->io.slba = slba;
     req->io.nlb = nlb;
+    return NVME_SUCCESS;
+}
+
+/*
+ * Deallocate ranges within the advertised limits (DMRL ranges, DMRSL blocks per range and
+ * in all ranges together), so one command's cost is bounded whatever the guest queues.
+ */
+static uint16_t femu_dsm_check(FemuCtrl *n, const NvmeDsmRange *ranges, uint32_t nr)
+{
+    uint64_t total = 0;
+
+    for (uint32_t i = 0; i < nr; i++) {
+        uint64_t slba = le64_to_cpu(ranges[i].slba);
+        uint32_t nlb = le32_to_cpu(ranges[i].nlb);
+
+        total += nlb;
+        if (nlb > n->dmrsl || total > n->dmrsl) {
+            return NVME_CMD_SIZE_LIMIT;
+        }
+        if (!femu_lba_range_ok(n, slba, nlb)) {
+            return NVME_LBA_RANGE;
+        }
+    }
     return NVME_SUCCESS;
 }
 
@@ -106,20 +137,24 @@ static uint16_t femu_io_dsm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     if (!deallocate) {
         return NVME_SUCCESS;   /* attributes only: hints femu has no use for */
     }
+    if (nr > FEMU_DMRL) {
+        return femu_err(NVME_CMD_SIZE_LIMIT);
+    }
     ranges = g_new(NvmeDsmRange, nr);
     status = femu_dma_prp(n, cmd, ranges, nr * sizeof(*ranges), UINT64_MAX, FEMU_FROM_GUEST);
-    for (uint32_t i = 0; i < nr && !status; i++) {
-        if (!femu_lba_range_ok(n, le64_to_cpu(ranges[i].slba), le32_to_cpu(ranges[i].nlb))) {
-            status = NVME_LBA_RANGE;
-        }
+    if (!status) {
+        status = femu_dsm_check(n, ranges, nr);
     }
     if (status) {
         g_free(ranges);
         return femu_err(status);
     }
     for (uint32_t i = 0; i < nr; i++) {
-        data_store_discard(n->store, le64_to_cpu(ranges[i].slba) * n->lba_bytes,
-                           (uint64_t)le32_to_cpu(ranges[i].nlb) * n->lba_bytes);
+        uint64_t slba = le64_to_cpu(ranges[i].slba);
+        uint32_t nlb = le32_to_cpu(ranges[i].nlb);
+
+        data_store_discard(n->store, slba * n->lba_bytes, (uint64_t)nlb * n->lba_bytes);
+        lba_bitmap_clear(&n->written, slba, nlb);
     }
     req->op = FEMU_OP_DSM;
     req->ranges = ranges;

@@ -32,16 +32,22 @@ void femu_irq_update_pin(FemuCtrl *n)
     pci_set_irq(pci, level);
 }
 
+/*
+ * Raise every vector the poller marked. An MSI-X message is a write to a guest-chosen
+ * address, which may be another device's register that unplugs this one on the spot; a
+ * reference keeps the device's memory valid and the loop stops once it is unrealized.
+ */
 static void femu_irq_bh(void *opaque)
 {
     FemuCtrl *n = opaque;
     PCIDevice *pci = PCI_DEVICE(n);
     bool pin = false;
 
+    object_ref(OBJECT(n));
     for (unsigned word = 0; word < ARRAY_SIZE(n->irq_pending); word++) {
         uint64_t bits = qatomic_xchg(&n->irq_pending[word], 0);
 
-        while (bits) {
+        while (bits && n->irq_bh) {
             unsigned vector = word * 64 + ctz64(bits);
 
             bits &= bits - 1;
@@ -54,9 +60,10 @@ static void femu_irq_bh(void *opaque)
             }
         }
     }
-    if (pin) {
+    if (pin && n->irq_bh) {
         femu_irq_update_pin(n);
     }
+    object_unref(OBJECT(n));
 }
 
 void femu_irq_request(FemuCtrl *n, FemuCQueue *cq)

@@ -81,7 +81,9 @@ static void femu_enable(FemuCtrl *n)
 
     if (NVME_AQA_ASQS(aqa) == 0 || NVME_AQA_ACQS(aqa) == 0 || !asq || !acq ||
         mps > FEMU_MPSMAX || (asq & (page_size - 1)) || (acq & (page_size - 1)) ||
-        NVME_CC_CSS(cc) != 0 || NVME_CC_AMS(cc) != 0) {
+        NVME_CC_CSS(cc) != 0 || NVME_CC_AMS(cc) != 0 ||
+        !femu_dma_ram(n, asq, (uint64_t)(NVME_AQA_ASQS(aqa) + 1) * sizeof(NvmeCmd), false) ||
+        !femu_dma_ram(n, acq, (uint64_t)(NVME_AQA_ACQS(aqa) + 1) * sizeof(NvmeCqe), true)) {
         femu_csts_set(n, NVME_CSTS_FAILED);   /* stays until the host clears CC.EN */
         return;
     }
@@ -120,14 +122,27 @@ void femu_cq_drop_pending(FemuCtrl *n, FemuCQueue *cq)
  * Forget every command in flight: the heap's now, the FTL thread's when they come back
  * (their epoch is stale). Used by a reset and by a fatal error.
  */
+static void femu_free_list(FemuCtrl *n, FemuRequest **head)
+{
+    while (*head) {
+        FemuRequest *req = *head;
+
+        *head = req->next_free;
+        femu_req_free(n, req);
+    }
+}
+
 static void femu_drop_inflight(FemuCtrl *n)
 {
     void *item;
 
-    n->epoch++;
+    qatomic_set(&n->epoch, n->epoch + 1);
     while (completion_heap_pop(&n->heap, NULL, &item)) {
         femu_req_free(n, item);
     }
+    /* Dumps not yet started are dropped; the one with the FTL thread comes back stale. */
+    femu_free_list(n, &n->dump_waiting);
+    femu_free_list(n, &n->dump_riders);
     n->ready = false;
 }
 
@@ -137,15 +152,82 @@ static void femu_reset(FemuCtrl *n)
     femu_drop_inflight(n);
     femu_queues_reset(n);
     n->aer_outstanding = 0;
+    n->shutdown_seq++;   /* a save still running no longer completes a shutdown */
     femu_features_reset(n);
     femu_csts_set(n, 0);
     qemu_bh_schedule(n->irq_bh);   /* the pin level may drop */
+}
+
+/*
+ * The per-LPN dump (C0h, and the save a shutdown makes): one with the FTL thread at a
+ * time. Requests arriving meanwhile wait, and one more dump answers all of them, so a
+ * guest repeating C0h costs at most two dumps, not one per command.
+ */
+static void femu_dump_start(FemuCtrl *n, FemuRequest *req)
+{
+    n->lpn_dump_busy = true;
+    spsc_ring_push(n->to_ftl, req);
+    femu_ftl_kick(n);
+}
+
+void femu_lpn_dump_submit(FemuCtrl *n, FemuRequest *req)
+{
+    FemuRequest **tail = &n->dump_waiting;
+
+    req->op = FEMU_OP_LPN_DUMP;
+    if (!n->lpn_dump_busy) {
+        femu_dump_start(n, req);
+        return;
+    }
+    while (*tail) {
+        tail = &(*tail)->next_free;
+    }
+    req->next_free = NULL;
+    *tail = req;
+}
+
+/* One dump request answered: a CQE for C0h, SHST complete for a current shutdown. */
+static void femu_dump_answer(FemuCtrl *n, FemuRequest *req)
+{
+    if (req->internal) {
+        if (req->shutdown_seq == n->shutdown_seq &&
+            NVME_CC_SHN(femu_reg_read32(n, NVME_REG_CC))) {
+            femu_set_shst(n, NVME_CSTS_SHST_COMPLETE);
+        }
+        femu_req_free(n, req);
+    } else if (req->epoch != n->epoch) {
+        femu_req_free(n, req);
+    } else {
+        completion_heap_push(&n->heap, req->done_ns, req);
+    }
+}
+
+static void femu_dump_returned(FemuCtrl *n, FemuRequest *done)
+{
+    n->lpn_dump_busy = false;
+    while (n->dump_riders) {
+        FemuRequest *rider = n->dump_riders;
+
+        n->dump_riders = rider->next_free;
+        rider->status = done->status;
+        rider->done_ns = done->done_ns;
+        femu_dump_answer(n, rider);
+    }
+    femu_dump_answer(n, done);
+    if (n->dump_waiting) {
+        FemuRequest *next = n->dump_waiting;
+
+        n->dump_riders = next->next_free;
+        n->dump_waiting = NULL;
+        femu_dump_start(n, next);
+    }
 }
 
 static void femu_shutdown(FemuCtrl *n)
 {
     FemuRequest *req = n->stats_dir ? femu_req_alloc(n) : NULL;
 
+    n->shutdown_seq++;
     if (!req) {
         femu_set_shst(n, NVME_CSTS_SHST_COMPLETE);
         return;
@@ -154,9 +236,8 @@ static void femu_shutdown(FemuCtrl *n)
     femu_set_shst(n, NVME_CSTS_SHST_PROGRESS);
     memset(req, 0, sizeof(*req));
     req->internal = true;
-    req->op = FEMU_OP_LPN_DUMP;
-    spsc_ring_push(n->to_ftl, req);
-    femu_ftl_kick(n);
+    req->shutdown_seq = n->shutdown_seq;
+    femu_lpn_dump_submit(n, req);
 }
 
 static bool femu_process_cc(FemuCtrl *n)
@@ -177,12 +258,61 @@ static bool femu_process_cc(FemuCtrl *n)
     if (NVME_CC_SHN(cc) && !NVME_CC_SHN(old)) {
         femu_shutdown(n);
     } else if (!NVME_CC_SHN(cc) && NVME_CC_SHN(old)) {
+        n->shutdown_seq++;   /* a save still running must not report "complete" */
         femu_set_shst(n, NVME_CSTS_SHST_NORMAL);
     }
     return true;
 }
 
-/* A submission queue the controller cannot read: fatal, until the host resets it. */
+/*
+ * A reset asked for by femu_reset_sync: done here, between two commands, and confirmed
+ * to the waiting thread. The CC write that asked is seen as already applied.
+ */
+static bool femu_serve_reset(FemuCtrl *n)
+{
+    uint32_t asked = qatomic_load_acquire(&n->reset_requested);
+
+    if (asked == n->reset_seen) {
+        return false;
+    }
+    n->reset_seen = asked;
+    femu_reset(n);
+    n->cc_seen &= ~(uint32_t)CC_EN_MASK;
+    qemu_mutex_lock(&n->reset_lock);
+    n->reset_done = asked;
+    qemu_cond_broadcast(&n->reset_cond);
+    qemu_mutex_unlock(&n->reset_lock);
+    return true;
+}
+
+/*
+ * Called with the BQL held (a CC.EN 1->0 write, a machine or function reset): returns
+ * once the poller has reset the controller, so no DMA, CQE or interrupt of the old epoch
+ * follows. The poller never takes the BQL, so waiting here cannot deadlock.
+ */
+void femu_reset_sync(FemuCtrl *n)
+{
+    uint32_t ticket;
+
+    if (!n->threads_running) {
+        return;
+    }
+    qemu_mutex_lock(&n->reset_lock);
+    ticket = n->reset_requested + 1;
+    qatomic_store_release(&n->reset_requested, ticket);
+    event_notifier_set(&n->poller_wake);
+    while ((int32_t)(n->reset_done - ticket) < 0 && !qatomic_read(&n->stop)) {
+        qemu_cond_timedwait(&n->reset_cond, &n->reset_lock, 100);
+    }
+    qemu_mutex_unlock(&n->reset_lock);
+    /* Interrupts the poller asked for before the reset are void now. */
+    for (unsigned word = 0; word < ARRAY_SIZE(n->irq_pending); word++) {
+        qatomic_set(&n->irq_pending[word], 0);
+    }
+    femu_irq_update_pin(n);
+}
+
+/* A queue the controller cannot read or write: fatal, until the host resets it. */
 static void femu_fatal(FemuCtrl *n)
 {
     femu_drop_inflight(n);
@@ -212,6 +342,10 @@ static void femu_execute(FemuCtrl *n, uint16_t qid, const NvmeCmd *cmd, FemuRequ
 
         femu_error_log_add(n, req, le32_to_cpu(cmd->nsid), qid ? slba : 0);
         req->op = FEMU_OP_NONE;
+    }
+    if (req->op == FEMU_OP_LPN_DUMP) {
+        femu_lpn_dump_submit(n, req);
+        return;
     }
     if (req->op != FEMU_OP_NONE) {
         spsc_ring_push(n->to_ftl, req);   /* cannot fail: the ring holds the whole pool */
@@ -258,9 +392,8 @@ static unsigned femu_drain_ftl(FemuCtrl *n)
         for (size_t i = 0; i < count; i++) {
             FemuRequest *req = items[i];
 
-            if (req->internal) {   /* the shutdown's save: shutdown complete */
-                femu_set_shst(n, NVME_CSTS_SHST_COMPLETE);
-                femu_req_free(n, req);
+            if (req->op == FEMU_OP_LPN_DUMP) {
+                femu_dump_returned(n, req);
             } else if (req->epoch != n->epoch) {
                 femu_req_free(n, req);   /* from before a reset */
             } else {
@@ -279,6 +412,7 @@ static bool femu_req_stale(FemuCtrl *n, const FemuRequest *req)
     return req->epoch != n->epoch || !sq->valid || sq->gen != req->sq_gen;
 }
 
+/* Post one completion; a CQ the controller cannot write is fatal (CSTS.CFS). */
 static void femu_post(FemuCtrl *n, FemuCQueue *cq, FemuRequest *req)
 {
     NvmeCqe cqe = {
@@ -289,8 +423,12 @@ static void femu_post(FemuCtrl *n, FemuCQueue *cq, FemuRequest *req)
         .status = cpu_to_le16(req->status),
     };
 
-    femu_cq_post(n, cq, &cqe);
+    uint16_t status = femu_cq_post(n, cq, &cqe);
+
     femu_req_free(n, req);
+    if (status != NVME_SUCCESS) {
+        femu_fatal(n);   /* later items of this pass are stale now and get freed */
+    }
 }
 
 /* Completions held back by a full CQ, oldest first, as room appears. */
@@ -359,6 +497,7 @@ static unsigned femu_complete_due(FemuCtrl *n)
 static bool femu_poller_has_work(FemuCtrl *n)
 {
     if (qatomic_read(&n->stop) || qatomic_read(&n->cc_changed) ||
+        qatomic_read(&n->reset_requested) != n->reset_seen ||
         spsc_ring_count(n->from_ftl) > 0) {
         return true;
     }
@@ -408,7 +547,9 @@ static void *femu_poller_run(void *opaque)
     rcu_register_thread();
     prctl(PR_SET_TIMERSLACK, 1UL);   /* wake for a completion when it is due, not 50 us late */
     while (!qatomic_read(&n->stop)) {
-        bool work = femu_process_cc(n);
+        bool work = femu_serve_reset(n);
+
+        work |= femu_process_cc(n);
 
         if (n->ready) {
             for (unsigned qid = 0; qid <= n->queues && n->ready; qid++) {
@@ -429,7 +570,7 @@ static void *femu_poller_run(void *opaque)
 
 bool femu_threads_start(FemuCtrl *n, Error **errp)
 {
-    char err[256];
+    char err[256] = "out of memory";
 
     n->pool = g_new0(FemuRequest, FEMU_MAX_INFLIGHT);
     for (unsigned i = 0; i < FEMU_MAX_INFLIGHT; i++) {
@@ -440,13 +581,19 @@ bool femu_threads_start(FemuCtrl *n, Error **errp)
     n->from_ftl = n->to_ftl ? spsc_ring_create(FEMU_MAX_INFLIGHT, err, sizeof(err)) : NULL;
     if (!n->from_ftl || !completion_heap_init(&n->heap, FEMU_MAX_INFLIGHT)) {
         error_setg(errp, "cannot allocate the request queues: %s", err);
-        return false;
+        return false;   /* the caller's femu_threads_stop frees what was made */
     }
     prp_segments_init_growable(&n->segs);
-    if (event_notifier_init(&n->poller_wake, 0) || event_notifier_init(&n->ftl_wake, 0)) {
+    if (event_notifier_init(&n->poller_wake, 0)) {
         error_setg_errno(errp, errno, "cannot create the wake-up eventfds");
         return false;
     }
+    if (event_notifier_init(&n->ftl_wake, 0)) {
+        error_setg_errno(errp, errno, "cannot create the wake-up eventfds");
+        event_notifier_cleanup(&n->poller_wake);
+        return false;
+    }
+    n->wake_fds = true;
     qatomic_set(&n->stop, false);
     qemu_thread_create(&n->ftl_thread, "femu-ftl", femu_ftl_thread_run, n,
                        QEMU_THREAD_JOINABLE);
@@ -456,8 +603,9 @@ bool femu_threads_start(FemuCtrl *n, Error **errp)
 }
 
 /*
- * Stop both threads. The poller may be waiting for the BQL (a guest pointed DMA at MMIO),
- * so a caller holding the BQL lets go of it while joining.
+ * Stop both threads and free what femu_threads_start made (also after it failed part
+ * way). Neither thread ever waits for the BQL, but a caller holding it lets go while
+ * joining anyway, so a thread blocked in QEMU code that needs it cannot deadlock exit.
  */
 void femu_threads_stop(FemuCtrl *n)
 {
@@ -476,8 +624,11 @@ void femu_threads_stop(FemuCtrl *n)
             bql_lock();
         }
         n->threads_running = false;
+    }
+    if (n->wake_fds) {
         event_notifier_cleanup(&n->poller_wake);
         event_notifier_cleanup(&n->ftl_wake);
+        n->wake_fds = false;
     }
     if (n->pool) {
         for (unsigned i = 0; i < FEMU_MAX_INFLIGHT; i++) {
@@ -487,6 +638,7 @@ void femu_threads_stop(FemuCtrl *n)
         n->pool = NULL;
         n->free_list = NULL;
     }
+    n->dump_waiting = n->dump_riders = NULL;   /* pool entries, gone with it */
     spsc_ring_destroy(n->to_ftl);
     spsc_ring_destroy(n->from_ftl);
     n->to_ftl = n->from_ftl = NULL;

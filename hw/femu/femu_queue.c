@@ -59,6 +59,9 @@ uint16_t femu_cq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
     if (irq_enabled && vector >= n->num_vectors) {
         return femu_err(NVME_INVALID_IRQ_VECTOR);
     }
+    if (!femu_dma_ram(n, addr, (uint64_t)size * sizeof(NvmeCqe), true)) {
+        return femu_err(NVME_INVALID_FIELD);   /* not guest RAM: MMIO or unassigned */
+    }
     cq = &n->cq[qid];
     cq->irq_enabled = irq_enabled;
     cq->vector = vector;
@@ -94,6 +97,9 @@ uint16_t femu_sq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
     }
     if (addr & (n->page_size - 1)) {
         return femu_err(NVME_INVALID_PRP_OFFSET);
+    }
+    if (!femu_dma_ram(n, addr, (uint64_t)size * sizeof(NvmeCmd), false)) {
+        return femu_err(NVME_INVALID_FIELD);
     }
     sq = &n->sq[qid];
     sq->cqid = cqid;
@@ -199,21 +205,29 @@ bool femu_cq_full(FemuCtrl *n, FemuCQueue *cq)
  * the host may read the entry while it is being written, and must not see the new phase
  * before the rest of the entry.
  */
-void femu_cq_post(FemuCtrl *n, FemuCQueue *cq, const NvmeCqe *cqe)
+uint16_t femu_cq_post(FemuCtrl *n, FemuCQueue *cq, const NvmeCqe *cqe)
 {
     NvmeCqe entry = *cqe;
     uint64_t addr = cq->dma_addr + (uint64_t)cq->tail * sizeof(NvmeCqe);
+    uint16_t status;
 
     entry.status = cpu_to_le16((le16_to_cpu(cqe->status) << 1) | cq->phase);
-    femu_dma_write(n, addr, &entry, offsetof(NvmeCqe, cid));
+    status = femu_dma_write(n, addr, &entry, offsetof(NvmeCqe, cid));
+    if (status != NVME_SUCCESS) {
+        return status;   /* the guest moved its memory away: never publish half an entry */
+    }
     smp_wmb();
-    femu_dma_write(n, addr + offsetof(NvmeCqe, cid), &entry.cid, 4);
+    status = femu_dma_write(n, addr + offsetof(NvmeCqe, cid), &entry.cid, 4);
+    if (status != NVME_SUCCESS) {
+        return status;
+    }
     if (++cq->tail == cq->size) {
         cq->tail = 0;
         cq->phase ^= 1;
     }
     qatomic_set(&cq->tail, cq->tail);
     femu_irq_request(n, cq);
+    return NVME_SUCCESS;
 }
 
 /* Doorbell Buffer Config on existing queues, or a queue created after it. */
@@ -242,7 +256,9 @@ void femu_dbbuf_init_queue_cq(FemuCtrl *n, uint16_t qid)
 /*
  * Before the poller sleeps with shadow doorbells on: ask the host to ring the MMIO
  * doorbell on its next update (EventIdx = the value the poller has seen), then look once
- * more, so an update made in between is not slept through. Returns true if work came in.
+ * more, so an update made in between is not slept through. Returns true if work came in
+ * that the poller can act on: submissions only while a request is free (else the poller
+ * would spin on a queue it cannot fetch from), held completions once their CQ has room.
  */
 bool femu_arm_eventidx(FemuCtrl *n)
 {
@@ -263,7 +279,10 @@ bool femu_arm_eventidx(FemuCtrl *n)
     }
     smp_mb();
     for (unsigned qid = 1; qid <= n->queues && !work; qid++) {
-        work = femu_sq_pending(n, qid, NULL);
+        FemuCQueue *cq = &n->cq[qid];
+
+        work = (n->free_list && femu_sq_pending(n, qid, NULL)) ||
+               (cq->valid && cq->pending_head && !femu_cq_full(n, cq));
     }
     return work;
 }

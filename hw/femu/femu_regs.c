@@ -48,20 +48,22 @@ void femu_regs_init(FemuCtrl *n)
     femu_reg_write32(n, NVME_REG_VS, 0x00010400);   /* NVMe 1.4 */
 }
 
-static void femu_reg_store(FemuCtrl *n, hwaddr offset, uint32_t value);
-
-/* Machine or function reset: a controller reset, carried out by the poller. */
+/*
+ * Machine or function reset: registers back to their reset values and a controller reset
+ * the poller has finished when this returns, whatever state the controller was in.
+ */
 void femu_regs_reset(FemuCtrl *n)
 {
     static const unsigned cleared[] = {
         NVME_REG_INTMS, NVME_REG_INTMC, NVME_REG_AQA, NVME_REG_ASQ, NVME_REG_ASQ + 4,
-        NVME_REG_ACQ, NVME_REG_ACQ + 4,
+        NVME_REG_ACQ, NVME_REG_ACQ + 4, NVME_REG_CC,
     };
 
     for (unsigned i = 0; i < ARRAY_SIZE(cleared); i++) {
         femu_reg_write32(n, cleared[i], 0);
     }
-    femu_reg_store(n, NVME_REG_CC, 0);
+    qatomic_set(&n->cc_changed, true);
+    femu_reset_sync(n);
 }
 
 static void femu_doorbell_write(FemuCtrl *n, hwaddr offset, uint32_t value)
@@ -105,11 +107,18 @@ static void femu_reg_store(FemuCtrl *n, hwaddr offset, uint32_t value)
             femu_irq_update_pin(n);
         }
         break;
-    case NVME_REG_CC:
+    case NVME_REG_CC: {
+        uint32_t old = femu_reg_read32(n, NVME_REG_CC);
+
         femu_reg_write32(n, NVME_REG_CC, value);
         qatomic_set(&n->cc_changed, true);
         femu_poller_kick(n);
+        /* EN 1->0 resets before the write completes: a fast 1->0->1 still resets. */
+        if (NVME_CC_EN(old) && !NVME_CC_EN(value)) {
+            femu_reset_sync(n);
+        }
         break;
+    }
     case NVME_REG_AQA:
     case NVME_REG_ASQ:
     case NVME_REG_ASQ + 4:

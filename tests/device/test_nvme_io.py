@@ -175,19 +175,20 @@ def test_identify_into_buffer_split_across_two_pages(shared):
     assert cqe.ok and nvme.contents(xfer) == plain
 
 
-def test_deallocate_256_ranges(shared):
+def test_deallocate_dmrl_ranges(shared):
+    """DMRL (255) ranges in one command: every other page deallocated, the rest kept."""
     nvme, sq = shared.nvme, shared.sq
-    base, npages = 90000, 512
+    base, npages = 90000, 510
     data = pattern(npages * PAGE, 12)
-    quarter = len(data) // 4                                       # 512 KiB: any MDTS >= 7
-    for part in range(4):
+    quarter = len(data) // 5                                       # 408 KiB: any MDTS >= 7
+    for part in range(5):
         chunk = data[part * quarter:(part + 1) * quarter]
         assert nvme.write(sq, base + part * quarter // 512, chunk).ok
-    ranges = [(base + 16 * i, 8) for i in range(256)]              # every other page
+    ranges = [(base + 16 * i, 8) for i in range(255)]              # every other page
     assert nvme.dsm_deallocate(sq, ranges).ok
     expected = b"".join(bytes(PAGE) if i % 2 == 0 else data[i * PAGE:(i + 1) * PAGE]
                         for i in range(npages))
-    for part in range(4):
+    for part in range(5):
         cqe, got = nvme.read(sq, base + part * quarter // 512, quarter // 512)
         assert cqe.ok and got == expected[part * quarter:(part + 1) * quarter]
 
