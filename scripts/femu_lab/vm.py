@@ -48,6 +48,8 @@ class VmSpec:
     accel: str = "auto"                  # auto | kvm | tcg
     kernel_append: str = ""              # added to DEFAULT_APPEND
     echo_console: bool = False           # copy the console to stderr as it arrives
+    reboot: bool = False                 # a guest reboot restarts the machine (default:
+                                         # QEMU exits, -no-reboot; a panic then ends the run)
 
 
 @dataclass
@@ -182,8 +184,9 @@ def build_command(spec: VmSpec, kernel: Path, initramfs: Path, accelerator: str,
            "-machine", f"{spec.machine},accel={accelerator}",
            "-cpu", "host" if accelerator == "kvm" else "max",
            "-m", str(spec.memory_mb), "-smp", str(spec.cpus),
-           "-kernel", str(kernel), "-initrd", str(initramfs), "-append", append,
-           "-no-reboot"]
+           "-kernel", str(kernel), "-initrd", str(initramfs), "-append", append]
+    if not spec.reboot:
+        cmd.append("-no-reboot")
     for directory in spec.firmware_dirs:
         cmd += ["-L", str(directory)]
     if job_file is None:   # interactive: console + QEMU monitor (Ctrl-A c) on the terminal

@@ -1,0 +1,73 @@
+"""The soak's host-side pieces that need no guest: reading a console log into counts,
+judging the reboot count, the table, the command line's errors."""
+import pytest
+
+from femu_lab import soak, soak_guest
+from femu_lab.soak_console import parse
+
+CONSOLE = """\
+femu-guest: job start at 5.1s uptime (timeout 900s)
+soak: fio name=w1 rc=0 verify_errors=0
+soak: event kind=reset-controller n=1 rc=0 during_io=1
+soak: fio name=v1 rc=2 verify_errors=3
+soak: check name=reset-idle chunks=32 differ=2
+qemu-system-x86_64: warning: something the device said
+soak: dmesg-begin
+[   12.5] nvme nvme0: I/O 17 QID 1 timeout, aborting
+[   12.6] nvme nvme0: I/O 17 QID 1 timeout, reset controller
+soak: fio name=not-a-soak-line rc=9 verify_errors=9
+soak: dmesg-end
+[   12.5] nvme nvme0: I/O 17 QID 1 timeout, aborting
+soak: stuck what=disk-back-1
+soak: done
+"""
+
+
+def test_console_counts():
+    facts = parse(CONSOLE)
+    assert facts.guest_boots == 1
+    assert facts.fio_runs == 2 and facts.fio_failures == ["v1"]
+    assert facts.verify_errors == 3 and facts.differing_chunks == 2 and facts.mismatches == 5
+    assert facts.events == ["reset-controller 1"]
+    assert facts.stuck == ["disk-back-1"]
+    assert len(facts.timeouts) == 2              # the same line twice counts once
+    assert facts.qemu_messages == ["qemu-system-x86_64: warning: something the device said"]
+    assert facts.done and not facts.panicked
+
+
+def test_console_with_carriage_returns_and_a_panic():
+    text = ("femu-guest: job start\r\nsoak: fio name=w1 rc=0 verify_errors=0\r\n"
+            "[    3.1] Kernel panic - not syncing: VFS\r\nfemu-guest: job start\r\n")
+    facts = parse(text)
+    assert facts.guest_boots == 2 and facts.fio_runs == 1
+    assert facts.panicked and not facts.done
+
+
+def test_every_pattern_has_a_job_and_reports_done():
+    for pattern in soak_guest.PATTERNS:
+        script = soak_guest.job(pattern, soak_guest.DEFAULT_EVENTS[pattern], 32)
+        assert script.rstrip().endswith("say done")
+        assert f"PATTERN={pattern}\n" in script and "SIZE_MIB=32\n" in script
+    assert "corrupted block 5" in soak_guest.job("poweroff", 1, 32, corrupt=True)
+    with pytest.raises(ValueError):
+        soak_guest.job("reboot", 1, 32, corrupt=True)
+    with pytest.raises(ValueError):
+        soak_guest.job("sideways", 1, 32)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--boots", "1"], "--pattern"),
+    (["--pattern", "sideways", "--boots", "1"], "invalid choice"),
+    (["--pattern", "reboot", "--boots", "0"], "at least 1"),
+    (["--pattern", "reboot", "--boots", "1", "--size-mib", "95"], "between 1 and 64"),
+])
+def test_usage_errors_exit_2(capsys, args, message):
+    with pytest.raises(SystemExit) as caught:
+        soak.main(args)
+    assert caught.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_all_means_every_pattern_once():
+    args = soak.parse_args(["--pattern", "reboot", "--pattern", "all", "--boots", "2"])
+    assert args.pattern == list(soak_guest.PATTERNS)
