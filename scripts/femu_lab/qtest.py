@@ -65,6 +65,11 @@ class QTest:
         return self.close()
 
     @property
+    def pid(self) -> int:
+        """QEMU's process id (for /proc inspection in tests)."""
+        return self._proc.pid
+
+    @property
     def returncode(self) -> Optional[int]:
         """QEMU's exit status once it has exited (negative: killed by that signal)."""
         return self._proc.poll()

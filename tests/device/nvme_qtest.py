@@ -176,17 +176,25 @@ class Transfer:
 # ---------------------------------------------------------------- PCI
 
 class PciFunction:
-    """Config space and BARs of one function on bus 0."""
+    """Config space and BARs of one function (bus 0 unless given: a bus behind a bridge
+    the test has numbered)."""
 
-    def __init__(self, qt: QTest, slot: int = SLOT, function: int = 0):
-        self.qt, self.slot, self.fn = qt, slot, function
+    def __init__(self, qt: QTest, slot: int = SLOT, function: int = 0, bus: int = 0):
+        self.qt, self.slot, self.fn, self.bus = qt, slot, function, bus
         self.bars: Dict[int, Tuple[int, int]] = {}
 
-    def readl(self, off): return self.qt.pci_config_readl(self.slot, off, self.fn)
-    def readw(self, off): return self.qt.pci_config_readw(self.slot, off, self.fn)
-    def readb(self, off): return self.qt.pci_config_readb(self.slot, off, self.fn)
-    def writel(self, off, v): self.qt.pci_config_writel(self.slot, off, v, self.fn)
-    def writew(self, off, v): self.qt.pci_config_writew(self.slot, off, v, self.fn)
+    def _port(self, off: int) -> int:
+        """Select the dword holding off (type 1 mechanism); return the data port."""
+        self.qt.outl(0xCF8, 0x80000000 | self.bus << 16 | self.slot << 11 | self.fn << 8
+                     | (off & 0xFC))
+        return 0xCFC + (off & 3)
+
+    def readl(self, off): return self.qt.inl(self._port(off))
+    def readw(self, off): return self.qt.inw(self._port(off))
+    def readb(self, off): return self.qt.inb(self._port(off))
+    def writel(self, off, v): self.qt.outl(self._port(off), v)
+    def writew(self, off, v): self.qt.outw(self._port(off), v)
+    def writeb(self, off, v): self.qt.outb(self._port(off), v)
 
     def capability(self, cap_id: int) -> Optional[int]:
         """Offset of the first capability with this ID, or None."""
@@ -259,9 +267,9 @@ class SubmissionQueue:
 class Nvme:
     """The host side of one NVMe controller."""
 
-    def __init__(self, qt: QTest, slot: int = SLOT):
+    def __init__(self, qt: QTest, slot: int = SLOT, pci: Optional[PciFunction] = None):
         self.qt = qt
-        self.pci = PciFunction(qt, slot)
+        self.pci = pci or PciFunction(qt, slot)
         self.mem = Allocator(qt)
         self.bars = self.pci.map_bars()
         self.bar0 = self.bars[0][0]
@@ -695,6 +703,18 @@ def nvme_qemu(request) -> Path:
     if given:
         return Path(given)
     return request.getfixturevalue("qemu")
+
+
+def thread_cpu_seconds(pid: int, name: str) -> float:
+    """User + system CPU time of the process's thread called name (e.g. femu-poller)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        stat = (task / "stat").read_text()
+        comm = stat[stat.index("(") + 1:stat.rindex(")")]
+        if comm == name:
+            fields = stat[stat.rindex(")") + 2:].split()
+            return (int(fields[11]) + int(fields[12])) / tick     # utime, stime
+    raise AssertionError(f"no thread {name!r} in process {pid}")
 
 
 def pattern(nbytes: int, seed: int) -> bytes:
