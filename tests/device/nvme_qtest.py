@@ -675,7 +675,9 @@ class Machine:
     """A qtest QEMU with one controller; the context manager kills QEMU at the end."""
 
     def __init__(self, qemu: Path, tmp_path: Path, props: str = "", *, target: str = TARGET):
-        self.qt = QTest(qemu, ["-m", str(RAM_MB), *device_args(tmp_path, props, target)])
+        # Named threads, so tests can find femu-poller in /proc.
+        self.qt = QTest(qemu, ["-m", str(RAM_MB), "-name", "femu,debug-threads=on",
+                               *device_args(tmp_path, props, target)])
         self.nvme = Nvme(self.qt)
 
     def __enter__(self) -> "Machine":
