@@ -78,7 +78,7 @@ def _build(args) -> None:
     qemu_build.configure(tree.path, build_dir,
                          qemu_build.configure_args(sys.executable, use_ccache, variant), env)
     qemu_build.build(build_dir, args.jobs, env)
-    version = qemu_build.link_output(build_dir, output, variant.run_env)
+    version = qemu_build.link_output(build_dir, output)
     (build_dir / "femu-build-info.txt").write_text(
         f"{version}\nvariant: {variant.name}\nsource: {tree.path}\norigin: {tree.origin}\n")
     say(f"built {output.relative_to(REPO_ROOT)}: {version} ({tree.origin})")

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 from .steps import BuildError, Step, say, skipped
 
@@ -30,23 +30,20 @@ FEATURES = [
 
 
 class Variant(NamedTuple):
-    """One kind of build: its folder and binary under build-femu/, what it adds to
-    configure, and the environment its binary is run with when checked."""
+    """One kind of build: its folder and binary under build-femu/, and what it adds to
+    configure."""
     name: str
     build_dir: str
     output: str
     configure: Tuple[str, ...]
-    run_env: Dict[str, str]
 
 
-RELEASE = Variant("release", "qemu-build", TARGET, (), {})
+RELEASE = Variant("release", "qemu-build", TARGET, ())
 # AddressSanitizer + UndefinedBehaviorSanitizer, for fuzzing the device. A folder of its
 # own: sharing qemu-build/ would make every switch a reconfigure and a full rebuild, and
-# the release binary must stay as it is. Leak detection is off when the build checks the
-# binary: QEMU leaves allocations behind at exit that are not femu's and not this
-# check's business (tests/fuzz/README.md says how the fuzzer runs it).
+# the release binary must stay as it is.
 SANITIZE = Variant("sanitize", "qemu-build-sanitize", TARGET + "-sanitize",
-                   ("--enable-asan", "--enable-ubsan"), {"ASAN_OPTIONS": "detect_leaks=0"})
+                   ("--enable-asan", "--enable-ubsan"))
 
 
 def configure_args(python: str, use_ccache: bool, variant: Variant = RELEASE) -> List[str]:
@@ -166,7 +163,7 @@ def build(build_dir: Path, jobs: Optional[int], env: dict) -> None:
             say(f"  {len(steps)} build steps")
 
 
-def link_output(build_dir: Path, output: Path, run_env: Optional[Dict[str, str]] = None) -> str:
+def link_output(build_dir: Path, output: Path) -> str:
     """Put the built binary at output; return its --version line.
 
     A hard link (a copy across file systems), not a symlink: QEMU resolves its own path,
@@ -185,8 +182,7 @@ def link_output(build_dir: Path, output: Path, run_env: Optional[Dict[str, str]]
     except OSError:
         shutil.copy2(built, fresh)
     os.replace(fresh, output)   # atomic: a running test never sees a half-written binary
-    env = {**os.environ, **(run_env or {})}
-    proc = subprocess.run([str(output), "--version"], capture_output=True, text=True, env=env)
+    proc = subprocess.run([str(output), "--version"], capture_output=True, text=True)
     if proc.returncode != 0:
         raise BuildError(f"{output} --version failed (exit {proc.returncode}): "
                          f"{proc.stderr.strip()[:200]}")

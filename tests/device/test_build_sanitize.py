@@ -34,12 +34,6 @@ def test_sanitize_adds_asan_and_ubsan_to_the_release_options():
     assert qemu_build.SANITIZE.build_dir != qemu_build.RELEASE.build_dir
 
 
-def test_sanitize_checks_its_binary_without_leak_reports():
-    # QEMU's own allocations at exit would fail `--version` under LeakSanitizer.
-    assert "detect_leaks=0" in qemu_build.SANITIZE.run_env.get("ASAN_OPTIONS", "")
-    assert qemu_build.RELEASE.run_env == {}
-
-
 def test_sanitize_outputs_are_git_ignored():
     names = ["build-femu/qemu-build-sanitize/x.o", "build-femu/qemu-system-x86_64-sanitize"]
     proc = subprocess.run(["git", "check-ignore", "--no-index", *names], cwd=REPO_ROOT,
