@@ -104,7 +104,6 @@ fio --name=iops --filename=/dev/nvme0n1 --rw=randwrite --bs=4k --direct=1 --ioen
 echo $? > "$FEMU_OUT/fio.rc"
 {phase_command("fio-end")}
 echo $? > "$FEMU_OUT/phase-end.rc"
-sleep 2
 # Clean shutdown of the controller (CC.SHN) by removing the PCI function.
 echo 1 > /sys/class/nvme/nvme0/device/remove
 [ ! -e /dev/nvme0n1 ] && echo removed > "$FEMU_OUT/removed.txt"
@@ -240,27 +239,29 @@ def test_iops_log_has_a_row_per_second(iops_run):
     assert 0 <= float(times[-1]) - (len(times) - 1) <= 1
 
 
-def test_device_write_iops_match_fio(iops_run):
+def test_device_counts_every_write_fio_made(iops_run):
+    """Counts, never rates: fio is the only writer, so the write commands the device counted
+    are exactly fio's write I/Os (4 KiB each, one command apiece), and the per-second rows
+    of both logs add up to that total. (A mean of per-second rows against fio's own rate
+    compares two different windows and drifts on a loaded host.)"""
     result, stats = iops_run
     for name in ["phase-start", "fio", "phase-end"]:
         assert result.files[f"{name}.rc"].decode().strip() == "0", name
     job = fio_job(result, "iops")
     assert job["error"] == 0
     fio_ios = job["write"]["total_ios"]
+    assert fio_ios > 0 and job["write"]["io_bytes"] == fio_ios * 4096
     rows = read_csv(stats / "IOPSData.csv")
-    # Totals: fio's writes are the only ones in this run.
-    device_ios = sum(int(r["write"]) for r in rows)
-    assert device_ios == pytest.approx(fio_ios, rel=0.03)
-    # Steady part: the seconds wholly inside the fio run (between the phase markers).
+    assert sum(int(r["write"]) for r in rows) == fio_ios
+    assert sum(int(r["host_write_cmds"]) for r in read_csv(stats / "stats.csv")) == fio_ios
+    # Nothing wrote before the fio-start marker, and nothing read while fio ran (the
+    # kernel reads only at boot, before the job): rows wholly before / inside the window.
     phases = {r["phase"]: float(r["time_s"]) for r in read_csv(stats / "phases.csv")}
     start, end = phases["fio-start"], phases["fio-end"]
-    window = [r for r in rows if start <= float(r["time"]) - 1 and float(r["time"]) <= end]
-    inner = [int(r["write"]) for r in window]
-    assert len(inner) >= IOPS_RUNTIME - 3
-    print(f"device {sum(inner) / len(inner):.0f} write IOPS over {len(inner)} s; "
-          f"fio {job['write']['iops']:.0f}")
-    assert sum(inner) / len(inner) == pytest.approx(job["write"]["iops"], rel=0.05)
-    assert all(r["read"] == "0" for r in window)   # (the kernel reads at boot, not here)
+    assert start < end
+    assert all(int(r["write"]) == 0 for r in rows if float(r["time"]) <= start)
+    inside = [r for r in rows if start <= float(r["time"]) - 1 and float(r["time"]) <= end]
+    assert all(r["read"] == "0" for r in inside)
 
 
 def test_lpn_access_counts_written_at_exit(iops_run):
