@@ -258,14 +258,26 @@ def test_another_definition_in_the_folder_is_refused(capsys, sim_runs, tmp_path)
     assert len(sim_runs()) == 2
 
 
+# A drop-in workload bound by what it writes, not by time: 192 MiB of 4 KiB random writes
+# on SMALL_VM's 160 MiB of flash, so GC must erase blocks however fast or slow the host is.
+GC_BY_SIZE = """# description: 192 MiB of random 4 KiB writes on the raw device (GC on SMALL_VM)
+# runtime: 60
+phase workload
+fio_json fio-gc-by-size --name=gc-by-size --filename="$DEV" --rw=randwrite --bs=4k \\
+    --ioengine=libaio --iodepth=16 --direct=1 --norandommap --io_size=192m
+"""
+
+
 def test_vm_sweep_of_two_points(capsys, repo_root, tmp_path):
     qemu = repo_root / "build-femu" / "qemu-system-x86_64"
     if not qemu.exists():
         pytest.fail(f"{qemu} is missing: build it with build-femu/femu-compile.sh")
     out = tmp_path / "sweep"
+    workload = tmp_path / "gc-by-size.sh"
+    workload.write_text(GC_BY_SIZE)
     # --qemu names the built binary: the test runs it as it is, never rebuilds it
-    status, stdout, stderr = sweep(capsys, "--workload", "gc-randwrite", *SMALL_VM, *HOTCOLD,
-                                   "--set", "hot_threshold=0,6", "--runtime", 10,
+    status, stdout, stderr = sweep(capsys, "--workload", workload, *SMALL_VM, *HOTCOLD,
+                                   "--set", "hot_threshold=0,6",
                                    "--out", out, "--qemu", qemu.relative_to(repo_root))
     print("\n".join(stderr), file=sys.stderr)
     assert status == 0
@@ -276,7 +288,9 @@ def test_vm_sweep_of_two_points(capsys, repo_root, tmp_path):
         point = out / name
         assert (point / "plots" / "iops.png").exists() and (point / "console.log").exists()
         result = json.loads((point / "result.json").read_text())
+        assert result["gc_erased_blocks"] > 0          # more written than the flash holds
         assert result["waf"] > 1 and float(row["waf"]) > 1
+        assert result["device_write_commands"] == result["fio_write_ios"] == 192 * 256
         assert result["fio_iops"] > 0 and float(row["fio_iops"]) > 0
         assert json.loads((point / "params.json").read_text())["hot_threshold"] == name[-1]
     for metric in ("iops", "waf", "throughput"):
