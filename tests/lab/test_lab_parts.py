@@ -3,6 +3,7 @@ the live progress line read from device CSVs, results-folder naming and the
 run-blackbox.sh command line's errors."""
 import io
 import subprocess
+import time
 
 import pytest
 
@@ -73,9 +74,11 @@ def test_progress_thread_prints_lines_when_not_a_terminal(tmp_path):
     stream = io.StringIO()
     progress = live_progress.LiveProgress(tmp_path, 60, stream=stream, interval=0.01, every=0)
     progress.start()
-    while not stream.getvalue():
+    deadline = time.monotonic() + 60   # only catches a thread that never prints
+    while not stream.getvalue() and time.monotonic() < deadline:
         progress.join(0.01)
     progress.stop()
+    assert stream.getvalue(), "the progress thread printed nothing"
     assert "boot 1 s | 0.0k IOPS | WAF 1.00" in stream.getvalue().splitlines()[0]
 
 
