@@ -21,12 +21,14 @@ import shutil
 import signal
 import sys
 import time
+import traceback
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from . import paths, soak_guest
 from .progress import Progress
 from .soak_boot import BootOutcome, BootPlan, run_boot
+from .soak_console import ConsoleFacts
 from .soak_table import PatternTotals, table
 
 DEFAULT_QEMU = paths.REPO_ROOT / "build-femu" / "qemu-system-x86_64"
@@ -82,6 +84,20 @@ def boot_with_retries(plan: BootPlan, folder: Path, log: Progress,
             shutil.rmtree(folder, ignore_errors=True)
     built = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(before[1] / 1e9))
     return outcome, built
+
+
+def _guarded_boot(plan: BootPlan, folder: Path, log: Progress,
+                  label: str) -> Tuple[BootOutcome, str]:
+    """boot_with_retries, with a harness error (a bug here, the disk full, ...) recorded as
+    that boot's failure instead of ending the soak."""
+    try:
+        return boot_with_retries(plan, folder, log, label)
+    except Exception as error:   # noqa: BLE001 - reported, and the soak goes on
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "harness-error.txt").write_text(traceback.format_exc())
+        outcome = BootOutcome(plan.pattern, folder, 0.0, None, ConsoleFacts())
+        outcome.failures.append(f"harness error: {type(error).__name__}: {error}")
+        return outcome, "?"
 
 
 def _outcome_record(outcome: BootOutcome, index: int, binary: str) -> Dict[str, object]:
@@ -157,11 +173,12 @@ def main(argv: Optional[List[str]] = None) -> int:
                 if stop_at is not None and time.monotonic() > stop_at:
                     raise TimeoutError
                 events = args.events or soak_guest.DEFAULT_EVENTS[pattern]
-                plan = BootPlan(pattern, args.qemu, events, args.size_mib, args.job_timeout,
-                                image.kernel, image.initramfs)
+                plan = BootPlan(pattern, args.qemu, events, size_mib=args.size_mib,
+                                job_timeout=args.job_timeout, kernel=image.kernel,
+                                initramfs=image.initramfs)
                 folder = args.out / pattern / f"boot-{index:03d}"
                 label = f"{pattern} {index}/{args.boots}: "
-                outcome, binary = boot_with_retries(plan, folder, log, label)
+                outcome, binary = _guarded_boot(plan, folder, log, label)
                 totals[pattern].add(outcome)
                 records.append(_outcome_record(outcome, index, binary))
                 verdict = "ok" if outcome.ok else "FAILED: " + "; ".join(outcome.reasons())

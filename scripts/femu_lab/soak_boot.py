@@ -202,6 +202,10 @@ def _judge(plan: BootPlan, result: vm.RunResult, facts: ConsoleFacts, unplugger:
     if facts.guest_boots > expected_boots:
         outcome.crashes.append(f"{facts.guest_boots} guest boots, {expected_boots} expected")
 
+    if plan.pattern == "device-del-add":
+        outcome.failures += [f"femu wrote no lpn_access_count.csv at unplug {n}"
+                             for n in unplugger.done if not _unplug_counts_written(
+                                 outcome.folder, n)]
     if facts.mismatches:
         outcome.failures.append(f"{facts.mismatches} mismatches ({facts.verify_errors} fio "
                                 f"verify errors, {facts.differing_chunks} MiB changed)")
@@ -232,3 +236,10 @@ def _lpn_counts_written(plan: BootPlan, folder: Path, unplugger: _Unplugger) -> 
     if plan.pattern == "device-del-add" and unplugger.done:
         last = folder / f"stats-{unplugger.done[-1]}"
     return (last / "lpn_access_count.csv").is_file()
+
+
+def _unplug_counts_written(folder: Path, n: int) -> bool:
+    """A hot-unplugged femu writes lpn_access_count.csv (hw/femu/CONTROLLER.md): the device
+    removed at the n-th unplug kept its statistics in stats (n = 1) or stats-(n-1)."""
+    stats = folder / ("stats" if n == 1 else f"stats-{n - 1}")
+    return (stats / "lpn_access_count.csv").is_file()
