@@ -15,6 +15,9 @@ NVME_TIMEOUT = re.compile(r"nvme\d+: I/O \d+ .*QID \d+ timeout")
 KERNEL_TROUBLE = re.compile(r"Kernel panic|BUG:|Oops|WARNING:|Call Trace|hung_task|"
                             r"blocked for more than")
 QEMU_MESSAGE = re.compile(r"^qemu-system-\S+: ")
+# Other complaints of the nvme driver, kept for the report (not counted as failures).
+NVME_COMPLAINT = re.compile(r"nvme\S*:? .*(fail|error|abort|not ready|Removing|disable|"
+                            r"reset)", re.IGNORECASE)
 
 
 @dataclass
@@ -29,6 +32,7 @@ class ConsoleFacts:
     stuck: List[str] = field(default_factory=list)           # in-guest waits that ran out
     timeouts: List[str] = field(default_factory=list)        # the driver's timeout lines
     kernel_trouble: List[str] = field(default_factory=list)
+    nvme_complaints: List[str] = field(default_factory=list)
     qemu_messages: List[str] = field(default_factory=list)
     done: bool = False
     unplug_requests: List[int] = field(default_factory=list)  # device-del-add: n per request
@@ -63,6 +67,8 @@ def parse(text: str) -> ConsoleFacts:
             facts.timeouts.append(line)
         if KERNEL_TROUBLE.search(line):
             facts.kernel_trouble.append(line)
+        elif in_dmesg and NVME_COMPLAINT.search(line) and not NVME_TIMEOUT.search(line):
+            facts.nvme_complaints.append(line)
         if in_dmesg:
             continue
         if QEMU_MESSAGE.match(line):
@@ -71,6 +77,7 @@ def parse(text: str) -> ConsoleFacts:
     # A line repeated by the dmesg dump of a later boot (reboot pattern) counts once.
     facts.timeouts = list(dict.fromkeys(facts.timeouts))
     facts.kernel_trouble = list(dict.fromkeys(facts.kernel_trouble))
+    facts.nvme_complaints = list(dict.fromkeys(facts.nvme_complaints))
     return facts
 
 

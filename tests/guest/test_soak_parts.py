@@ -15,6 +15,7 @@ qemu-system-x86_64: warning: something the device said
 soak: dmesg-begin
 [   12.5] nvme nvme0: I/O 17 QID 1 timeout, aborting
 [   12.6] nvme nvme0: I/O 17 QID 1 timeout, reset controller
+[   12.7] nvme nvme0: Removing after probe failure status: -19
 soak: fio name=not-a-soak-line rc=9 verify_errors=9
 soak: dmesg-end
 [   12.5] nvme nvme0: I/O 17 QID 1 timeout, aborting
@@ -31,6 +32,8 @@ def test_console_counts():
     assert facts.events == ["reset-controller 1"]
     assert facts.stuck == ["disk-back-1"]
     assert len(facts.timeouts) == 2              # the same line twice counts once
+    assert facts.nvme_complaints == ["[   12.7] nvme nvme0: Removing after probe failure "
+                                     "status: -19"]
     assert facts.qemu_messages == ["qemu-system-x86_64: warning: something the device said"]
     assert facts.done and not facts.panicked
 
