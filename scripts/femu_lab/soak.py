@@ -109,7 +109,8 @@ def _outcome_record(outcome: BootOutcome, index: int, binary: str) -> Dict[str, 
             "fio_runs": facts.fio_runs, "mismatches": facts.mismatches,
             "timeouts": facts.timeouts, "kernel_trouble": facts.kernel_trouble[:20],
             "nvme_complaints": facts.nvme_complaints[:20],
-            "qemu_messages": facts.qemu_messages[:20], "reasons": outcome.reasons(),
+            "qemu_messages": facts.qemu_messages[:20], "sanitizer": facts.sanitizer[:20],
+            "reasons": outcome.reasons(),
             "folder": str(outcome.folder)}
 
 

@@ -2,11 +2,12 @@
 the host's part while it runs (device-del-add: QMP device_del / device_add when the guest
 asks), and judge the boot from what came back.
 
-A boot fails on: a crash (QEMU exit status not 0 or a signal, a kernel panic, no clean
-shutdown, a reboot nobody asked for), a hang (the host deadline, the guest job timeout, an
-in-guest wait or an unplug that never finished), any mismatch (fio verify error or a MiB
-whose checksum changed across an event), a failed fio run, a job that did not reach its
-end, and nvme I/O timeouts in dmesg outside the patterns that reset the controller.
+A boot fails on: a crash (QEMU exit status not 0 or a signal, a kernel panic, a sanitizer
+report from a --sanitize QEMU, no clean shutdown, a reboot nobody asked for), a hang (the
+host deadline, the guest job timeout, an in-guest wait or an unplug that never finished),
+any mismatch (fio verify error or a MiB whose checksum changed across an event), a failed
+fio run, a job that did not reach its end, and nvme I/O timeouts in dmesg outside the
+patterns that reset the controller.
 """
 import shutil
 import tempfile
@@ -198,6 +199,8 @@ def _judge(plan: BootPlan, result: vm.RunResult, facts: ConsoleFacts, unplugger:
             outcome.crashes.append("no clean shutdown: femu wrote no lpn_access_count.csv")
     if facts.panicked:
         outcome.crashes.append("kernel panic")
+    if facts.sanitizer:
+        outcome.crashes.append(f"sanitizer report: {facts.sanitizer[0][:200]}")
     expected_boots = plan.events + 1 if plan.pattern == "reboot" else 1
     if facts.guest_boots > expected_boots:
         outcome.crashes.append(f"{facts.guest_boots} guest boots, {expected_boots} expected")

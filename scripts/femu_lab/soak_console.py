@@ -15,6 +15,9 @@ NVME_TIMEOUT = re.compile(r"nvme\d+: I/O \d+ .*QID \d+ timeout")
 KERNEL_TROUBLE = re.compile(r"Kernel panic|BUG:|Oops|WARNING:|Call Trace|hung_task|"
                             r"blocked for more than")
 QEMU_MESSAGE = re.compile(r"^qemu-system-\S+: ")
+# A QEMU built with sanitizers (femu-compile.sh --sanitize) reports on its stderr, which
+# the harness merges into the console log.
+SANITIZER = re.compile(r"runtime error:|ERROR: \w*Sanitizer|SUMMARY: \w*Sanitizer")
 # Other complaints of the nvme driver, kept for the report (not counted as failures).
 NVME_COMPLAINT = re.compile(r"nvme\S*:? .*(fail|error|abort|not ready|Removing|disable|"
                             r"reset)", re.IGNORECASE)
@@ -34,6 +37,7 @@ class ConsoleFacts:
     kernel_trouble: List[str] = field(default_factory=list)
     nvme_complaints: List[str] = field(default_factory=list)
     qemu_messages: List[str] = field(default_factory=list)
+    sanitizer: List[str] = field(default_factory=list)        # ASan / UBSan reports
     done: bool = False
     unplug_requests: List[int] = field(default_factory=list)  # device-del-add: n per request
 
@@ -71,6 +75,8 @@ def parse(text: str) -> ConsoleFacts:
             facts.nvme_complaints.append(line)
         if in_dmesg:
             continue
+        if SANITIZER.search(line):
+            facts.sanitizer.append(line)
         if QEMU_MESSAGE.match(line):
             facts.qemu_messages.append(line)
         _soak_line(facts, line)

@@ -46,6 +46,15 @@ def test_console_with_carriage_returns_and_a_panic():
     assert facts.panicked and not facts.done
 
 
+def test_sanitizer_reports_are_collected_but_not_from_the_guest_kernel_log():
+    text = ("==77==WARNING: ASan doesn't fully support makecontext/swapcontext functions\n"
+            "../hw/femu/femu_io.c:120:9: runtime error: shift exponent 64 is too large\n"
+            "soak: dmesg-begin\n[ 1.0] UBSAN: runtime error: in the guest kernel\n"
+            "soak: dmesg-end\n")
+    assert parse(text).sanitizer == [
+        "../hw/femu/femu_io.c:120:9: runtime error: shift exponent 64 is too large"]
+
+
 def test_every_pattern_has_a_job_and_reports_done():
     for pattern in soak_guest.PATTERNS:
         script = soak_guest.job(pattern, soak_guest.DEFAULT_EVENTS[pattern], 32)
