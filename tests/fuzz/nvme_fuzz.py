@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Fuzz the femu NVMe controller over qtest (tests/fuzz/README.md).
+
+  .venv/bin/python tests/fuzz/nvme_fuzz.py --qemu build-femu/qemu-system-x86_64 \\
+      --seeds 10 --first-seed 1 --commands 10000 [--minimize]
+  .venv/bin/python tests/fuzz/nvme_fuzz.py --qemu ... --replay /tmp/fuzz-findings/X.jsonl
+"""
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from nvmefuzz import campaign, replay  # noqa: E402
+
+
+def _args(argv):
+    p = argparse.ArgumentParser(prog="nvme_fuzz.py", description=__doc__.split("\n")[0])
+    p.add_argument("--qemu", type=Path, required=True, help="qemu-system-x86_64 with femu")
+    p.add_argument("--seeds", type=int, default=1, help="how many seeds (default 1)")
+    p.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
+    p.add_argument("--commands", type=int, default=10000,
+                   help="commands per seed (a seed stops at the first sync past it; a "
+                        "pool flood's 20470 flushes do not count)")
+    p.add_argument("--deadline", type=float, default=10.0,
+                   help="seconds within which every owed command must complete")
+    p.add_argument("--replay", type=Path, help="run a replay file instead of seeds")
+    p.add_argument("--minimize", action="store_true",
+                   help="minimise each failure (ddmin) before saving it")
+    p.add_argument("--min-budget", type=float, default=900.0,
+                   help="seconds of minimisation per failure (default 900)")
+    p.add_argument("--min-deadline", type=float, default=5.0,
+                   help="the completion deadline while minimising (default 5 s)")
+    p.add_argument("--findings", type=Path, default=Path("/tmp/fuzz-findings"),
+                   help="where failing replays go (default /tmp/fuzz-findings)")
+    p.add_argument("--skip", default="",
+                   help="comma-separated actions never generated, to steer around a known "
+                        "finding: toggle, toggles, disable, shutdown, flood, aer, reg, "
+                        "bad_enable, setup, a register kind (generator.py: db-value, "
+                        "db-live, cc-en, cfg, ...) or a pointer class (layout.py: rom, "
+                        "mmio, unassigned, ram, queue, edge, zero)")
+    p.add_argument("--json", type=Path, help="also write the figures here")
+    return p.parse_args(argv)
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def _replay(args) -> int:
+    header, records = replay.load(args.replay)
+    _say(f"replay {args.replay}: {len(records)} records (seed {header.get('seed')}, "
+         f"saved as {header.get('kind')}: {header.get('message', '')[:200]})")
+    failure, sent = replay.execute(args.qemu, records, header.get("deadline", args.deadline))
+    if failure is None:
+        _say(f"replay: no failure ({sent} commands)")
+        return 0
+    _say(f"replay: FAIL {failure.kind} at record {failure.index}: {failure.message}")
+    return 1
+
+
+def main(argv=None) -> int:
+    args = _args(argv)
+    if not args.qemu.exists():
+        print(f"nvme_fuzz: {args.qemu}: no such binary", file=sys.stderr)
+        return 2
+    if args.replay:
+        return _replay(args)
+    skip = {s for s in args.skip.split(",") if s}
+    figures = campaign.Figures()
+    started = time.monotonic()
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
+        result = campaign.run_seed(args.qemu, seed, args.commands, args.deadline, skip)
+        figures.add(result)
+        rate = result.sent / result.seconds if result.seconds else 0
+        if result.failure is None:
+            _say(f"seed {seed}: ok, {result.sent} commands, {rate:.0f}/s")
+            continue
+        f = result.failure
+        _say(f"seed {seed}: FAIL {f.kind} ({f.category}) at record {f.index} after "
+             f"{result.sent} commands: {f.message}")
+        campaign.keep_finding(result, args.qemu, args.findings, args.minimize,
+                              args.min_deadline, args.min_budget, _say)
+        _say(f"seed {seed}: replay ({result.minimized} records): {result.replay_file}")
+        _say(f"  run it: {sys.argv[0]} --qemu {args.qemu} --replay {result.replay_file}")
+        if result.minimized is not None and result.minimized <= 40:
+            for line in result.replay_file.read_text().splitlines()[1:]:
+                _say("    " + line[:300])
+    _say(f"figures ({args.qemu}): {figures.summary()}; wall {time.monotonic() - started:.0f} s")
+    if args.json:
+        args.json.write_text(json.dumps({
+            "qemu": str(args.qemu), "seeds": figures.seeds, "commands": figures.commands,
+            "flood_commands": figures.flood,
+            "fuzz_seconds": figures.seconds, **figures.by_category,
+            "failures": [{"seed": r.seed, "kind": r.failure.kind, "message": r.failure.message,
+                          "replay": str(r.replay_file)} for r in figures.results if r.failure]},
+            indent=1))
+    return 1 if any(r.failure for r in figures.results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

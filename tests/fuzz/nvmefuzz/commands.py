@@ -1,0 +1,300 @@
+"""Submission queue entries: a well-formed template for each command femu implements,
+a one-field mutation of any of them, and entries of random dwords. Each is an `Sqe`:
+the command (its CID is the executor's business), the guest memory it needs written
+first, and what the oracle may expect of its status."""
+import struct
+from dataclasses import dataclass, field
+from typing import List, Optional, Set, Tuple
+
+from nvme_qtest import Command
+
+from . import prp
+from .layout import DBBUF_EVENTIDX, DBBUF_SHADOW, Picker, cq_slot, sq_slot
+
+ADMIN_WRITES_HOST = {0x02, 0x06}          # Get Log Page, Identify
+IO_WRITES_HOST = {0x02}                   # Read
+LBA = 512
+LOG_SIZES = {0x01: 4 * 64, 0x02: 512, 0x03: 512}
+FEATURES = [0x01, 0x02, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B]
+NAME_CHARS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
+
+
+@dataclass
+class Sqe:
+    cmd: Command
+    mem: List[Tuple[int, bytes]] = field(default_factory=list)
+    classes: Set[str] = field(default_factory=set)   # classes of the data pointers
+    list_class: Optional[str] = None
+    prp1_class: str = ""
+    prp2_class: str = ""
+    transfer: bool = False     # success means the device moved data through PRP1
+    exp: Optional[str] = None  # "ok" / "fail"
+    why: str = ""
+    tag: str = ""
+
+
+class Commands:
+    """Builds entries against the host's current view (page size, namespace size)."""
+
+    def __init__(self, picker: Picker, model):
+        self.picker, self.rng, self.model = picker, picker.rng, model
+        self.scratch = prp.Scratch()
+
+    # -- helpers
+
+    def _with_data(self, sqe: Sqe, length: int) -> Sqe:
+        ptr = prp.build(self.picker, self.scratch, self.model.page_size, length)
+        return self._attach(sqe, ptr)
+
+    def _attach(self, sqe: Sqe, ptr: prp.Pointers) -> Sqe:
+        sqe.cmd.prp1, sqe.cmd.prp2 = ptr.prp1, ptr.prp2
+        sqe.mem += ptr.mem
+        sqe.classes |= ptr.classes
+        sqe.list_class = ptr.list_class
+        sqe.prp1_class = ptr.prp1_class
+        sqe.prp2_class = ptr.prp2_class
+        sqe._ptr = ptr
+        return sqe
+
+    def _u32(self) -> int:
+        r = self.rng
+        return r.choice([0, 1, 2, 0xFF, 0xFFFF, 0xFFFF_FFFF, 0x8000_0000,
+                         r.getrandbits(32), r.getrandbits(32), r.randrange(64)])
+
+    def _nsid(self) -> int:
+        return self.rng.choice([0, 1, 1, 2, 0xFFFF_FFFE, 0xFFFF_FFFF, self.rng.getrandbits(32)])
+
+    # -- admin templates
+
+    def identify(self) -> Sqe:
+        cns, nsid = self.rng.choice([(1, 0), (0, 1), (2, 0), (3, 1), (2, 1)])
+        sqe = Sqe(Command(0x06, nsid=nsid, cdw10=cns), transfer=True, exp="ok",
+                  why="well-formed Identify", tag="identify")
+        return self._with_data(sqe, 4096)
+
+    def get_log(self) -> Sqe:
+        r = self.rng
+        lid = r.choice(list(LOG_SIZES))
+        size = LOG_SIZES[lid]
+        offset = 0 if r.random() < 0.7 else r.randrange(0, size, 4)
+        numd = r.randrange(1, (size - offset) // 4 + 8)       # 1-based dwords
+        cmd = Command(0x02, nsid=0xFFFF_FFFF, cdw10=lid | ((numd - 1) & 0xFFFF) << 16,
+                      cdw11=(numd - 1) >> 16, cdw12=offset)
+        sqe = Sqe(cmd, transfer=True, exp="ok", why="well-formed Get Log Page", tag="log")
+        return self._with_data(sqe, numd * 4)
+
+    def get_features(self) -> Sqe:
+        r = self.rng
+        fid = r.choice(FEATURES)
+        cdw11 = r.randrange(self.model.queues + 1) if fid == 0x09 else 0
+        return Sqe(Command(0x0A, cdw10=fid | r.randrange(4) << 8, cdw11=cdw11), exp="ok",
+                   why="well-formed Get Features", tag="getfeat")
+
+    def set_features(self) -> Sqe:
+        r = self.rng
+        fid = r.choice([0x01, 0x02, 0x04, 0x05, 0x06, 0x08, 0x0A, 0x0B])
+        value = {0x01: r.getrandbits(32), 0x02: r.randrange(8) << 5,
+                 0x04: r.randrange(2) << 20 | r.getrandbits(16),
+                 0x05: r.getrandbits(16), 0x06: r.randrange(2), 0x08: r.getrandbits(16),
+                 0x0A: r.randrange(2), 0x0B: r.getrandbits(32)}[fid]
+        return Sqe(Command(0x09, cdw10=fid, cdw11=value), exp="ok",
+                   why="well-formed Set Features", tag="setfeat")
+
+    def aer(self) -> Sqe:
+        return Sqe(Command(0x0C), tag="aer")
+
+    def abort(self) -> Sqe:
+        r = self.rng
+        return Sqe(Command(0x08, cdw10=r.randrange(17) | r.getrandbits(16) << 16),
+                   exp="ok", why="Abort always succeeds", tag="abort")
+
+    def dbbuf(self) -> Sqe:
+        sqe = Sqe(Command(0x7C, prp1=DBBUF_SHADOW, prp2=DBBUF_EVENTIDX), exp="ok",
+                  why="well-formed Doorbell Buffer Config", tag="dbbuf")
+        sqe._ptr = prp.Pointers(DBBUF_SHADOW, DBBUF_EVENTIDX, classes=set())
+        return sqe
+
+    def vendor_dump(self) -> Sqe:
+        return Sqe(Command(0xC0), exp="ok", why="C0h with a stats_dir", tag="c0")
+
+    def vendor_phase(self) -> Sqe:
+        r = self.rng
+        name = bytes(r.choice(NAME_CHARS) for _ in range(r.randrange(1, 17))).ljust(16, b"\0")
+        words = struct.unpack("<4I", name)
+        return Sqe(Command(0xC1, cdw12=words[0], cdw13=words[1], cdw14=words[2],
+                           cdw15=words[3]), exp="ok", why="C1h with a valid name", tag="c1")
+
+    def create_cq(self) -> Sqe:
+        r, m = self.rng, self.model
+        cqs, _ = m.future_queues()
+        free = [q for q in range(1, m.queues + 1) if q not in cqs]
+        qid = r.choice(free) if free else r.randrange(1, m.queues + 1)
+        size = self._qsize()
+        ien = r.random() < 0.5
+        iv = r.randrange(m.queues + 1) if ien else 0
+        return Sqe(Command(0x05, prp1=cq_slot(qid), cdw10=qid | (size - 1) << 16,
+                           cdw11=1 | int(ien) << 1 | iv << 16), tag="create-cq")
+
+    def create_sq(self) -> Sqe:
+        r, m = self.rng, self.model
+        cqs, sqs = m.future_queues()
+        free = [q for q in range(1, m.queues + 1) if q not in sqs]
+        qid = r.choice(free) if free else r.randrange(1, m.queues + 1)
+        cqid = r.choice(sorted(cqs)) if cqs else qid
+        return Sqe(Command(0x01, prp1=sq_slot(qid), cdw10=qid | (self._qsize() - 1) << 16,
+                           cdw11=1 | r.randrange(4) << 1 | cqid << 16), tag="create-sq")
+
+    def delete_sq(self) -> Sqe:
+        _, sqs = self.model.future_queues()
+        ids = sorted(sqs) or [self.rng.randrange(1, self.model.queues + 1)]
+        return Sqe(Command(0x00, cdw10=self.rng.choice(ids)), tag="delete-sq")
+
+    def delete_cq(self) -> Sqe:
+        cqs, sqs = self.model.future_queues()
+        idle = sorted(q for q in cqs if q not in sqs.values())
+        ids = idle or sorted(cqs) or [1]
+        return Sqe(Command(0x04, cdw10=self.rng.choice(ids)), tag="delete-cq")
+
+    def _qsize(self) -> int:
+        r = self.rng
+        return r.choice([2, 3, 8, 16, 32, 64, 64, 128, 256, 1024, 2048, r.randrange(2, 2049)])
+
+    # -- I/O templates
+
+    def _range(self, max_blocks: int) -> Tuple[int, int]:
+        r = self.rng
+        nlb = r.choice([1, 1, 2, 8, 8, 16, r.randrange(1, max_blocks + 1)])
+        nlb = min(nlb, max_blocks)
+        slba = r.randrange(0, self.model.nsze - nlb + 1)
+        if r.random() < 0.2:   # the edges of the namespace
+            slba = r.choice([0, self.model.nsze - nlb])
+        return slba, nlb
+
+    def rw(self, opcode: Optional[int] = None) -> Sqe:
+        opcode = opcode if opcode is not None else self.rng.choice([0x01, 0x02])
+        slba, nlb = self._range(self.model.mdts_bytes // LBA)
+        cmd = Command(opcode, nsid=1, cdw10=slba & 0xFFFF_FFFF, cdw11=slba >> 32,
+                      cdw12=nlb - 1)
+        sqe = Sqe(cmd, transfer=True, exp="ok", why="well-formed Read/Write",
+                  tag="write" if opcode == 1 else "read")
+        return self._with_data(sqe, nlb * LBA)
+
+    def flush(self) -> Sqe:
+        return Sqe(Command(0x00, nsid=self.rng.choice([1, 0xFFFF_FFFF])), exp="ok",
+                   why="well-formed Flush", tag="flush")
+
+    def write_zeroes(self) -> Sqe:
+        slba, nlb = self._range(256)
+        cmd = Command(0x08, nsid=1, cdw10=slba & 0xFFFF_FFFF, cdw11=slba >> 32,
+                      cdw12=(nlb - 1) | self.rng.randrange(2) << 25)
+        return Sqe(cmd, exp="ok", why="well-formed Write Zeroes", tag="wz")
+
+    def dsm(self) -> Sqe:
+        r, nsze = self.rng, self.model.nsze
+        count = r.choice([1, 1, 2, 4, 16, 64, 256, r.randrange(1, 257)])
+        table = b""
+        for _ in range(count):
+            kind = r.random()
+            if kind < 0.6:
+                nlb = r.choice([1, 8, 64, 4096, r.randrange(1, nsze)])
+                slba = r.randrange(0, max(1, nsze - nlb))
+            elif kind < 0.75:   # the whole namespace, every time
+                slba, nlb = 0, nsze
+            elif kind < 0.9:    # past the end, or wrapping 64 bits
+                slba = r.choice([nsze, nsze - 1, 2**64 - 1, 2**64 - 8, r.getrandbits(64)])
+                nlb = r.choice([1, 2, 16, 0xFFFF_FFFF])
+            else:
+                slba, nlb = r.randrange(nsze), r.choice([0, 0xFFFF_FFFF, r.getrandbits(32)])
+            table += struct.pack("<IIQ", r.getrandbits(32) if r.random() < 0.1 else 0, nlb, slba)
+        ad = r.random() < 0.85
+        cmd = Command(0x09, nsid=1, cdw10=count - 1,
+                      cdw11=int(ad) << 2 | r.randrange(4))
+        sqe = Sqe(cmd, transfer=ad, tag="dsm")
+        sqe = self._with_data(sqe, len(table))
+        ptr = sqe._ptr
+        for addr, n, chunk in _segments(ptr, self.model.page_size, table):
+            sqe.mem.append((addr, chunk))
+        return sqe
+
+    # -- mutation and noise
+
+    def mutate(self, sqe: Sqe) -> Sqe:
+        """Change one field; whatever was expected no longer is."""
+        r, c = self.rng, sqe.cmd
+        sqe.exp, sqe.why = None, ""
+        field_name = r.choice(["opcode", "fuse", "psdt", "nsid", "cdw10", "cdw10", "cdw11",
+                               "cdw12", "cdw13", "cdw14", "cdw15", "mptr", "prp", "prp",
+                               "prp", "lba"])
+        if field_name == "opcode":
+            c.opcode = r.randrange(256)
+        elif field_name in ("fuse", "psdt"):
+            setattr(c, field_name, r.randrange(1, 4))
+        elif field_name == "nsid":
+            c.nsid = self._nsid()
+        elif field_name.startswith("cdw"):
+            old = getattr(c, field_name)
+            setattr(c, field_name, old ^ (1 << r.randrange(32)) if r.random() < 0.5
+                    else self._u32())
+        elif field_name == "mptr":
+            c.mptr = r.getrandbits(64)
+        elif field_name == "prp":
+            ptr = getattr(sqe, "_ptr", None)
+            if ptr is None:
+                ptr = prp.Pointers(c.prp1, c.prp2, classes=set())
+            sqe.tag += "/" + prp.bend(self.picker, ptr, self.model.page_size)
+            self._attach(sqe, ptr)
+        else:   # the LBA range at and past the end, and NLB wrapping 64 bits
+            nsze = self.model.nsze
+            slba = r.choice([nsze, nsze - 1, nsze - (c.cdw12 & 0xFFFF), 2**64 - 1,
+                             2**64 - 1 - (c.cdw12 & 0xFFFF), 2**63, r.getrandbits(64)])
+            c.cdw10, c.cdw11 = slba & 0xFFFF_FFFF, slba >> 32
+            if r.random() < 0.5:
+                c.cdw12 = (c.cdw12 & ~0xFFFF) | r.choice([0xFFFF, 0x7FF, 0x800, 1])
+        sqe.tag += ":" + field_name
+        return sqe
+
+    def noise(self, admin: bool) -> Sqe:
+        """An entry of random fields; pointers still come from the address classes."""
+        r = self.rng
+        c = Command(r.randrange(256), nsid=self._nsid(), cdw10=self._u32(), cdw11=self._u32(),
+                    cdw12=self._u32(), cdw13=self._u32(), cdw14=self._u32(), cdw15=self._u32(),
+                    fuse=r.choice([0, 0, 0, 0, 1, 2, 3]), psdt=r.choice([0, 0, 0, 0, 1, 2, 3]),
+                    mptr=r.choice([0, r.getrandbits(64)]))
+        sqe = Sqe(c, tag="noise")
+        c1, c2 = self.picker.wild_class(), self.picker.wild_class()
+        c.prp1 = self.picker.address(c1, r.choice([1, 4, 4096]))
+        c.prp2 = self.picker.address(c2, r.choice([8, 4096]))
+        sqe.classes = {c1, c2}
+        sqe.list_class = c2
+        sqe.prp1_class, sqe.prp2_class = c1, c2
+        return sqe
+
+
+def to_record(sqid: int, sqe: Sqe) -> dict:
+    """The serialisable 'sub' record: replaying it submits the same 64 bytes (with the
+    CID of the moment) after writing the same guest memory."""
+    c = sqe.cmd
+    for name in ("prp1", "prp2", "mptr"):        # bent pointers may have run past 2^64
+        setattr(c, name, getattr(c, name) & 0xFFFF_FFFF_FFFF_FFFF)
+    for name in ("nsid", "cdw10", "cdw11", "cdw12", "cdw13", "cdw14", "cdw15"):
+        setattr(c, name, getattr(c, name) & 0xFFFF_FFFF)
+    rec = {"a": "sub", "q": sqid, "sqe": c.pack(0).hex(), "tag": sqe.tag}
+    if sqe.mem:
+        rec["mem"] = [[addr, data.hex()] for addr, data in sqe.mem]
+    if sqe.classes:
+        rec["cls"] = sorted(sqe.classes)
+    for key, value in (("lcls", sqe.list_class), ("p1cls", sqe.prp1_class),
+                       ("p2cls", sqe.prp2_class)):
+        if value:
+            rec[key] = value
+    if sqe.exp:
+        rec["exp"], rec["why"] = sqe.exp, sqe.why
+    return rec
+
+
+def _segments(ptr: prp.Pointers, page: int, data: bytes):
+    """Split data over the pages ptr's PRP1/PRP2 name (a table fits in two pages)."""
+    first = min(len(data), page - (ptr.prp1 % page))
+    yield ptr.prp1, first, data[:first]
+    if first < len(data):
+        yield ptr.prp2, len(data) - first, data[first:]

@@ -1,0 +1,43 @@
+"""What a submitted entry can do to the host's trust, and what its status must be, from
+the entry alone (so a replayed record is judged the same way whatever came before it).
+Queue create/delete rules depend on the queues that exist: executor.py judges those.
+
+A pointer at MMIO or at nothing costs no trust: the contract says such a transfer fails
+with Data Transfer Error and touches nothing, so the oracle holds the device to that (an
+MMIO write that resets the controller shows up as a missed completion or a wrong CSTS).
+A pointer into RAM the host uses (its queues, or wherever an unknown PRP list points)
+does cost trust when the command writes guest memory: the host's rings may be scrambled.
+"""
+from typing import Optional, Tuple
+
+ADMIN_HOST_WRITES = {0x02, 0x06, 0x7C}    # Get Log Page, Identify, Doorbell Buffer Config
+IO_HOST_WRITES = {0x02}                   # Read
+NOT_MEMORY = ("mmio", "unassigned")
+UNKNOWN_LIST = ("ram", "queue", "edge", "zero", "rom")   # a list whose entries nobody chose
+
+
+def transfers(admin: bool, opcode: int, cdw11: int) -> bool:
+    """Whether success means the device moved data through PRP1 (so PRP1 was memory)."""
+    if admin:
+        return opcode in (0x02, 0x06)
+    return opcode in (0x01, 0x02) or (opcode == 0x09 and bool(cdw11 & 4))
+
+
+def judge(rec: dict, admin: bool, opcode: int, flags: int, cdw11: int
+          ) -> Tuple[Optional[str], Optional[str], str]:
+    """(hazard, expectation, why) for a 'sub' record; hazard is 'chaos' when the device
+    may write guest RAM the host relies on."""
+    classes = set(rec.get("cls", ()))
+    writes = opcode in (ADMIN_HOST_WRITES if admin else IO_HOST_WRITES)
+    hazard = None
+    if writes and not flags and (classes & {"ram", "queue"} or
+                                 rec.get("lcls") in UNKNOWN_LIST):
+        hazard = "chaos"
+    exp, why = rec.get("exp"), rec.get("why", "")
+    if flags:   # FUSE or PSDT set: Invalid Field whatever else the entry says
+        return hazard, "fail", "FUSE/PSDT set"
+    if transfers(admin, opcode, cdw11) and rec.get("p1cls") in NOT_MEMORY:
+        exp, why = "fail", "mmio-dma: data pointer PRP1 is not guest memory"
+    if admin and opcode == 0x7C and {rec.get("p1cls"), rec.get("p2cls")} & {*NOT_MEMORY, "rom"}:
+        exp, why = "fail", "mmio-dbbuf: doorbell buffer that is not guest RAM"
+    return hazard, exp, why

@@ -1,0 +1,28 @@
+"""The fuzzer's CI pass: a fixed set of seeds, over 2*10^4 commands in all, against the
+QEMU the device tests use (build-femu/qemu-system-x86_64 unless FEMU_QEMU says). Every
+check is the fuzzer's oracle (README.md): liveness within deadlines, statuses, CSTS,
+sanitizer output; nothing is timed."""
+from nvmefuzz import campaign, replay
+
+SEEDS = range(1, 9)
+COMMANDS_PER_SEED = 2600         # 8 x 2600 > 2*10^4, not counting pool floods
+DEADLINE = 10.0
+
+
+def test_fixed_seeds_pass_the_oracle(nvme_qemu, tmp_path):
+    failed, total = [], 0
+    for seed in SEEDS:
+        result = campaign.run_seed(nvme_qemu, seed, COMMANDS_PER_SEED, DEADLINE)
+        total += result.sent - result.flood
+        f = result.failure
+        if f is not None:
+            cut = result.records[:f.index + 1]
+            path = tmp_path / f"seed{seed}-{f.kind}.jsonl"
+            replay.save(path, {"seed": seed, "kind": f.kind, "message": f.message,
+                               "deadline": DEADLINE}, cut)
+            failed.append(f"seed {seed}: {f.kind} at record {f.index}: {f.message}\n"
+                          f"  replay: {path}\n  minimise: tests/fuzz/nvme_fuzz.py --qemu "
+                          f"{nvme_qemu} --first-seed {seed} --seeds 1 --commands "
+                          f"{COMMANDS_PER_SEED} --minimize")
+    assert not failed, "\n".join(failed)
+    assert total >= 20000, f"only {total} commands sent"
