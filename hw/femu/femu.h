@@ -75,7 +75,7 @@ typedef struct FemuFtlProperty {
 typedef struct FemuSQueue {
     bool valid;
     uint16_t cqid;
-    uint32_t size;              /* entries */
+    uint32_t size;              /* entries (atomic: doorbell writes are checked against it) */
     uint64_t dma_addr;
     uint32_t head;              /* next entry to fetch (poller) */
     uint32_t gen;               /* bumped on delete: completions of an older gen are dropped */

@@ -1,10 +1,12 @@
 /*
  * Guest memory access for the poller: DMA through the device's bus-master address space,
- * restricted to RAM. Every transfer carries the "memory" attribute, so QEMU refuses an
- * address that resolves to MMIO (another device's registers, MMCONFIG, femu's own BARs) or
- * to nothing, before any device callback runs: the poller never touches a register, never
- * takes the BQL, and a guest cannot make it unplug or reset anything. Data pointers are
- * resolved with the PRP walker.
+ * restricted to memory QEMU copies directly. Each transfer is first checked to resolve to
+ * plain RAM (writable for writes), and it also carries the "memory" attribute, so QEMU
+ * refuses MMIO (another device's registers, MMCONFIG, femu's own BARs) or nothing. Either
+ * way no device callback runs: the poller never touches a register and never waits for
+ * the BQL (a write to ROM would take the MMIO path, and the BQL with it, while a vCPU
+ * holding the BQL waits for the poller to finish a reset). Data pointers are resolved
+ * with the PRP walker.
  */
 #include "qemu/osdep.h"
 #include "qemu/rcu.h"
@@ -18,7 +20,8 @@ static const MemTxAttrs femu_dma_attrs = { .memory = 1 };
 
 uint16_t femu_dma_read(FemuCtrl *n, uint64_t addr, void *buf, uint64_t len)
 {
-    if (pci_dma_rw(PCI_DEVICE(n), addr, buf, len, DMA_DIRECTION_TO_DEVICE,
+    if (!femu_dma_ram(n, addr, len, false) ||
+        pci_dma_rw(PCI_DEVICE(n), addr, buf, len, DMA_DIRECTION_TO_DEVICE,
                    femu_dma_attrs) != MEMTX_OK) {
         return NVME_DATA_TRAS_ERROR;
     }
@@ -27,7 +30,8 @@ uint16_t femu_dma_read(FemuCtrl *n, uint64_t addr, void *buf, uint64_t len)
 
 uint16_t femu_dma_write(FemuCtrl *n, uint64_t addr, const void *buf, uint64_t len)
 {
-    if (pci_dma_rw(PCI_DEVICE(n), addr, (void *)buf, len, DMA_DIRECTION_FROM_DEVICE,
+    if (!femu_dma_ram(n, addr, len, true) ||
+        pci_dma_rw(PCI_DEVICE(n), addr, (void *)buf, len, DMA_DIRECTION_FROM_DEVICE,
                    femu_dma_attrs) != MEMTX_OK) {
         return NVME_DATA_TRAS_ERROR;
     }
@@ -35,9 +39,9 @@ uint16_t femu_dma_write(FemuCtrl *n, uint64_t addr, const void *buf, uint64_t le
 }
 
 /*
- * Whether [addr, addr + len) is guest RAM the device may access (writable when `write`),
- * so a queue or doorbell buffer elsewhere is refused when it is created. Later transfers
- * are still checked one by one: the guest may remap memory afterwards.
+ * Whether [addr, addr + len) is guest RAM the device may access directly (writable when
+ * `write`): checked before every transfer, and when a queue or doorbell buffer is created
+ * so one elsewhere is refused up front.
  */
 bool femu_dma_ram(FemuCtrl *n, uint64_t addr, uint64_t len, bool write)
 {
@@ -52,8 +56,9 @@ bool femu_dma_ram(FemuCtrl *n, uint64_t addr, uint64_t len, bool write)
         MemoryRegion *mr = address_space_translate(as, addr, &xlat, &piece, write,
                                                    femu_dma_attrs);
 
-        if (!memory_region_is_ram(mr) || memory_region_is_ram_device(mr) ||
-            (write && (mr->readonly || memory_region_is_rom(mr))) || piece == 0) {
+        /* QEMU's own test for a copy without a device callback (so: without the BQL). */
+        if (!memory_region_is_ram(mr) || !memory_access_is_direct(mr, write, femu_dma_attrs) ||
+            piece == 0) {
             return false;
         }
         piece = MIN(piece, len);

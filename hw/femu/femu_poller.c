@@ -89,14 +89,14 @@ static void femu_enable(FemuCtrl *n)
     }
     n->page_size = page_size;
     sq->cqid = 0;
-    sq->size = NVME_AQA_ASQS(aqa) + 1;
+    qatomic_set(&sq->size, NVME_AQA_ASQS(aqa) + 1);
     sq->dma_addr = asq;
     sq->head = 0;
     qatomic_set(&sq->db_tail, 0);
     sq->valid = true;
     cq->irq_enabled = true;
     cq->vector = 0;
-    cq->size = NVME_AQA_ACQS(aqa) + 1;
+    qatomic_set(&cq->size, NVME_AQA_ACQS(aqa) + 1);
     cq->dma_addr = acq;
     cq->tail = cq->head = 0;
     cq->phase = 1;

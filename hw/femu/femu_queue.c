@@ -65,7 +65,7 @@ uint16_t femu_cq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
     cq = &n->cq[qid];
     cq->irq_enabled = irq_enabled;
     cq->vector = vector;
-    cq->size = size;
+    qatomic_set(&cq->size, size);   /* read by doorbell writes */
     cq->dma_addr = addr;
     cq->tail = 0;
     cq->head = 0;
@@ -103,7 +103,7 @@ uint16_t femu_sq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
     }
     sq = &n->sq[qid];
     sq->cqid = cqid;
-    sq->size = size;
+    qatomic_set(&sq->size, size);
     sq->dma_addr = addr;
     sq->head = 0;
     qatomic_set(&sq->db_tail, 0);

@@ -70,9 +70,18 @@ static void femu_doorbell_write(FemuCtrl *n, hwaddr offset, uint32_t value)
 {
     unsigned index = (offset - FEMU_DOORBELL_BASE) >> 2;
     unsigned qid = index >> 1;
+    uint32_t *size;
 
     if ((offset & 3) || qid > n->queues) {
         return;   /* no such doorbell: ignored, like writes to reserved space */
+    }
+    /*
+     * A value beyond the queue is ignored here, not stored: the poller reads doorbells
+     * lazily, and storing it would hide a valid value written just before.
+     */
+    size = (index & 1) ? &n->cq[qid].size : &n->sq[qid].size;
+    if (value >= qatomic_read(size)) {
+        return;
     }
     if (index & 1) {
         qatomic_set(&n->cq[qid].db_head, value & 0xffff);
