@@ -118,10 +118,6 @@ void femu_cq_drop_pending(FemuCtrl *n, FemuCQueue *cq)
     cq->pending_tail = NULL;
 }
 
-/*
- * Forget every command in flight: the heap's now, the FTL thread's when they come back
- * (their epoch is stale). Used by a reset and by a fatal error.
- */
 static void femu_free_list(FemuCtrl *n, FemuRequest **head)
 {
     while (*head) {
@@ -132,6 +128,10 @@ static void femu_free_list(FemuCtrl *n, FemuRequest **head)
     }
 }
 
+/*
+ * Forget every command in flight: the heap's now, the FTL thread's when they come back
+ * (their epoch is stale). Used by a reset and by a fatal error.
+ */
 static void femu_drop_inflight(FemuCtrl *n)
 {
     void *item;
@@ -288,7 +288,8 @@ static bool femu_serve_reset(FemuCtrl *n)
 /*
  * Called with the BQL held (a CC.EN 1->0 write, a machine or function reset): returns
  * once the poller has reset the controller, so no DMA, CQE or interrupt of the old epoch
- * follows. The poller never takes the BQL, so waiting here cannot deadlock.
+ * follows. The poller never takes the BQL (its DMA touches only RAM QEMU copies
+ * directly, femu_dma.c), so waiting here cannot deadlock.
  */
 void femu_reset_sync(FemuCtrl *n)
 {
