@@ -1,0 +1,172 @@
+"""Reaping completions and the sync point: every owed command completes within the
+deadline, every CQE matches a command, statuses are what the contract says, and a
+successful admin command updates the host's view. A mixin of Executor (executor.py)."""
+import time
+
+import nvme_qtest
+from nvme_qtest import CSTS, Cqe
+
+from .failure import Failure
+from .layout import DBBUF_EVENTIDX, DBBUF_SHADOW
+from .model import Cq, Pending, Sq
+
+
+class Completions:
+    def _reap(self, cq: Cq) -> int:
+        """Take what the device posted on cq; returns how many entries."""
+        m = self.m
+        taken = 0
+        while True:
+            owed = sum(1 for p in m.pending.values()
+                       if p.sqid in m.sqs and m.sqs[p.sqid].cqid == cq.qid)
+            count = min(cq.size - cq.head, max(8, owed + len(self.ghosts) + 4))
+            raw = self._read(cq.addr + cq.head * 16, count * 16)
+            got = 0
+            for i in range(count):
+                cqe = Cqe.unpack(raw[i * 16:(i + 1) * 16])
+                if cqe.phase != cq.phase:
+                    break
+                self._complete(cq, cqe)
+                got += 1
+            old = cq.head
+            cq.head += got
+            if cq.head == cq.size:
+                cq.head, cq.phase = 0, cq.phase ^ 1
+            taken += got
+            if got:
+                self._publish(cq.qid, True, cq.head, old)
+            if got < count or not got:
+                return taken
+
+    def _complete(self, cq: Cq, cqe: Cqe) -> None:
+        m = self.m
+        key = (cqe.sqid, cqe.cid)
+        p = m.pending.pop(key, None)
+        if p is None:
+            if key in self.ghosts:
+                self.ghosts.discard(key)
+            elif m.trusted:
+                raise Failure("spurious-cqe", f"{cqe} on CQ {cq.qid} matches no command "
+                              "outstanding (posted after a reset or delete, or twice)")
+            return
+        if m.trusted:
+            sq = m.sqs.get(cqe.sqid)
+            if sq is not None and sq.cqid != cq.qid:
+                raise Failure("wrong-cq", f"{cqe} for SQ {cqe.sqid} arrived on CQ {cq.qid}, "
+                              f"not its CQ {sq.cqid}")
+            if sq is not None and cqe.sqhd >= sq.size:
+                raise Failure("bad-sqhd", f"{cqe}: SQ head beyond SQ {sq.qid} of {sq.size}")
+            if cqe.code and not cqe.dnr:
+                raise Failure("no-dnr", f"{cqe} (opcode {p.opcode:#04x}): an error without "
+                              "DNR (CONTROLLER.md: every error completes with DNR set)")
+        self.statuses[(p.tag.split(":")[0].split("/")[0], cqe.code)] += 1
+        if p.expect == "ok" and cqe.code:
+            raise Failure("status", f"opcode {p.opcode:#04x} on SQ {p.sqid} (record "
+                          f"{p.index}): {cqe}; expected success ({p.why})")
+        if p.expect == "fail" and not cqe.code:
+            raise Failure("status", f"opcode {p.opcode:#04x} on SQ {p.sqid} (record "
+                          f"{p.index}) succeeded; expected an error ({p.why}): {cqe}")
+        if not cqe.code:
+            self._applied(p, cqe)
+
+    def _applied(self, p: Pending, cqe: Cqe) -> None:
+        """A successful admin command that changes what the host may use."""
+        m = self.m
+        if p.sqid != 0:
+            return
+        c = p.create
+        if c is not None and c["op"] == 0x05:
+            m.cqs[c["qid"]] = Cq(c["qid"], c["size"], c["addr"], ours=c["ours"])
+        elif c is not None and c["op"] == 0x01:
+            m.sqs[c["qid"]] = Sq(c["qid"], c["size"], c["addr"], c["cqid"], ours=c["ours"])
+        elif c is not None and c["op"] == 0x00 and c["qid"] in m.sqs:
+            self._drop_sq(c["qid"])
+        elif c is not None and c["op"] == 0x04 and c["qid"] in m.cqs:
+            del m.cqs[c["qid"]]
+            for qid in [q for q, sq in m.sqs.items() if sq.cqid == c["qid"]]:
+                self._drop_sq(qid)
+        elif c is not None and c["op"] == 0x7C:
+            self._dbbuf_on(p)
+
+    def _drop_sq(self, qid: int) -> None:
+        m = self.m
+        del m.sqs[qid]
+        for key in [k for k in m.pending if k[0] == qid]:
+            m.pending.pop(key)
+            self.ghosts.add(key)
+
+    def _dbbuf_on(self, p: Pending) -> None:
+        """Shadow doorbells from now on. With the fuzzer's own pair, the shadows get the
+        host's current values (the device filled them from its own view) and every
+        queue is rung once, so nothing waits on a value the device missed. Any other
+        pair the device accepted means it now reads tails the host does not write."""
+        m = self.m
+        if not p.create["ours"]:
+            self._scramble("Doorbell Buffer Config elsewhere accepted")
+            return
+        m.dbbuf = (DBBUF_SHADOW, DBBUF_EVENTIDX)
+        for sq in m.sqs.values():
+            # Not an SQ whose re-create is queued: the device may have run it (and the
+            # delete before it) already, and the old tail would land on the new queue.
+            # A delete alone is harmless: a doorbell of a deleted queue is ignored.
+            if sq.qid and sq.ours and not m.sq_changing(sq.qid, (0x01,)):
+                self._publish(sq.qid, False, sq.rung_tail, sq.rung_tail, always=True)
+        for cq in m.cqs.values():
+            if cq.qid and cq.ours and not self._cq_recreating(cq.qid):
+                self._publish(cq.qid, True, cq.head, cq.head, always=True)
+
+    def _cq_recreating(self, qid: int) -> bool:
+        return any(p.sqid == 0 and p.opcode == 0x05 and p.create is not None and
+                   p.create["qid"] == qid for p in self.m.pending.values())
+
+    # ------------------------------------------------------------------ sync
+
+    def do_sync(self, rec: dict) -> None:
+        """Everything owed must complete within the deadline; then CSTS must say what
+        the host expects. Polls with a growing sleep: qtest round trips are the cost."""
+        m = self.m
+        self.do_ring({})
+        deadline = time.monotonic() + self.deadline
+        nap = 0.0002
+        while True:
+            self.check_process()
+            got = 0
+            for cq in list(m.cqs.values()):
+                if cq.ours and cq.qid in m.cqs:
+                    got += self._reap(cq)
+            owed = [p for p in m.pending.values() if p.owed]
+            if not owed:
+                break
+            if time.monotonic() > deadline:
+                first = min(owed, key=lambda p: p.index)
+                raise Failure("deadline", f"{len(owed)} command(s) not completed within "
+                              f"{self.deadline:g} s, first opcode {first.opcode:#04x} on SQ "
+                              f"{first.sqid} (record {first.index}); CSTS "
+                              f"{self.nvme.readl(CSTS):#x}")
+            if got:
+                nap = 0.0002
+            else:
+                time.sleep(nap)
+                nap = min(nap * 2, 0.01)
+        self._check_csts()
+        if not m.queue_admin_busy():
+            self.m.pred = ({q for q in m.cqs if q}, {q: sq.cqid for q, sq in m.sqs.items() if q})
+        if m.chaos:
+            m.chaos_batches += 1
+
+    def _check_csts(self) -> None:
+        m = self.m
+        csts = self.nvme.readl(CSTS)
+        if not m.enabled or m.tainted:
+            return
+        if csts & nvme_qtest.CSTS_CFS:
+            if m.trusted:
+                raise Failure("csts", f"CSTS {csts:#x}: fatal status with every queue in "
+                              "guest RAM and no pointer outside it")
+            m.fatal = True
+            m.release_all()
+            return
+        if not csts & nvme_qtest.CSTS_RDY:
+            raise Failure("csts", f"CSTS {csts:#x}: RDY dropped while enabled, no reset")
+        if not m.shut_down and (csts >> 2) & 3:
+            raise Failure("csts", f"CSTS {csts:#x}: SHST set with no shutdown requested")
