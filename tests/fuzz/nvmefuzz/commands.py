@@ -83,6 +83,46 @@ class Commands:
         sqe = Sqe(cmd, transfer=True, exp="ok", why="well-formed Get Log Page", tag="log")
         return self._with_data(sqe, numd * 4)
 
+    def get_log_any(self) -> Sqe:
+        """Any LID, offset (dword aligned or not, inside or past the log) and length."""
+        r = self.rng
+        lid = r.choice([0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x0D, 0x70, 0x80, 0xC0,
+                        0xFF, r.randrange(256)])
+        offset = r.choice([0, 4, 6, 508, 512, 4096, r.getrandbits(12), r.getrandbits(64)])
+        numd = r.choice([1, 2, 128, 1024, 0x10000, r.randrange(1, 4096)])
+        cmd = Command(0x02, nsid=self._nsid(), cdw10=lid | r.randrange(16) << 8 |
+                      ((numd - 1) & 0xFFFF) << 16, cdw11=(numd - 1) >> 16,
+                      cdw12=offset & 0xFFFF_FFFF, cdw13=offset >> 32)
+        return self._with_data(Sqe(cmd, tag="log-any"), min(numd * 4, 64 << 10))
+
+    def features_any(self) -> Sqe:
+        """Get or Set Features with any FID, selector, save bit and value."""
+        r = self.rng
+        fid = r.choice(FEATURES + [0x00, 0x0C, 0x0D, 0x0E, 0x0F, 0x10, 0x80, 0xC0,
+                                   r.randrange(256)])
+        opcode = r.choice([0x09, 0x0A])
+        cdw10 = fid | (r.randrange(8) << 8 if opcode == 0x0A else r.randrange(2) << 31)
+        sqe = Sqe(Command(opcode, nsid=self._nsid(), cdw10=cdw10, cdw11=self._u32()),
+                  tag="features-any")
+        return self._with_data(sqe, 4096) if r.random() < 0.3 else sqe
+
+    def vendor_any(self) -> Sqe:
+        """C0h/C1h with whatever CDWs (names with bad characters, no NUL, empty)."""
+        r = self.rng
+        return Sqe(Command(r.choice([0xC0, 0xC1]), nsid=self._nsid(), cdw10=self._u32(),
+                           cdw12=self._u32(), cdw13=self._u32(), cdw14=self._u32(),
+                           cdw15=self._u32()), tag="vendor-any")
+
+    def dbbuf_any(self) -> Sqe:
+        """Doorbell Buffer Config at page-aligned places anywhere: RAM the host uses,
+        MMIO (our own BAR0, MMCONFIG, IOAPIC, HPET...), nothing, ROM."""
+        p, page = self.picker, self.model.page_size
+        c1, c2 = p.wild_class(), p.wild_class()
+        sqe = Sqe(Command(0x7C, prp1=p.address(c1, page), prp2=p.address(c2, page)),
+                  tag="dbbuf-any")
+        sqe.classes, sqe.prp1_class, sqe.prp2_class = {c1, c2}, c1, c2
+        return sqe
+
     def get_features(self) -> Sqe:
         r = self.rng
         fid = r.choice(FEATURES)

@@ -160,8 +160,8 @@ class Generator:
         make = r.choices(
             [c.create_cq, c.create_sq, c.delete_sq, c.delete_cq, c.identify, c.get_log,
              c.get_features, c.set_features, c.aer, c.abort, c.dbbuf, c.vendor_dump,
-             c.vendor_phase],
-            [7, 7, 3, 3, 6, 6, 5, 5, 2, 2, 3, 1, 2])[0]
+             c.vendor_phase, c.get_log_any, c.features_any, c.vendor_any, c.dbbuf_any],
+            [7, 7, 3, 3, 6, 5, 4, 4, 2, 2, 3, 1, 2, 2, 2, 1, 1])[0]
         sqe = make()
         return c.mutate(sqe) if r.random() < P_MUTATE_ADMIN else sqe
 
