@@ -108,7 +108,7 @@ def _outcome_record(outcome: BootOutcome, index: int, binary: str) -> Dict[str, 
             "guest_boots": facts.guest_boots, "events": facts.events,
             "fio_runs": facts.fio_runs, "mismatches": facts.mismatches,
             "timeouts": facts.timeouts, "kernel_trouble": facts.kernel_trouble[:20],
-            "nvme_complaints": facts.nvme_complaints[:20],
+            "nvme_complaints": facts.nvme_complaints[:20], "details": facts.details[:60],
             "qemu_messages": facts.qemu_messages[:20], "sanitizer": facts.sanitizer[:20],
             "reasons": outcome.reasons(),
             "folder": str(outcome.folder)}

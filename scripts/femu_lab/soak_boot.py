@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 from . import soak_guest, vm
-from .soak_console import ConsoleFacts, parse
+from .soak_console import JOB_START, ConsoleFacts, parse
 from .soak_qmp import Qmp, QmpError, qmp_args
 
 # 96 MiB logical on 160 MiB of flash, short program/erase latencies (the device of
@@ -73,30 +73,46 @@ def _device_args(plan: BootPlan, stats: Path) -> List[str]:
     return vm.femu_args(stats_dir=stats, **SOAK_SSD)
 
 
-class _Unplugger:
-    """device-del-add's host side: on the guest's n-th `ready-for-unplug`, device_del the
-    femu device, wait until QEMU has removed it, device_add a new one (stats in stats-n)."""
+class _HostSide:
+    """The host's part while the guest runs, over QMP: device-del-add's unplugs (on the
+    guest's n-th `ready-for-unplug`: device_del, wait until QEMU has removed the device,
+    device_add a new one with its statistics in stats-n), and stopping a machine that
+    boots more often than its pattern asks (a panic reboots it: no -no-reboot there)."""
 
     def __init__(self, socket_path: Path, folder: Path, alive: Callable[[], bool]):
         self.socket_path, self.folder, self.alive = socket_path, folder, alive
         self.qmp: Optional[Qmp] = None
         self.done: List[int] = []
         self.error: Optional[str] = None
+        self.stopped: Optional[str] = None
 
-    def handle(self, n: int) -> None:
+    def _connection(self) -> Qmp:
+        if self.qmp is None:
+            self.qmp = Qmp(self.socket_path, alive=self.alive)
+        return self.qmp
+
+    def unplug(self, n: int) -> None:
         if self.error or n in self.done:
             return
         try:
-            if self.qmp is None:
-                self.qmp = Qmp(self.socket_path, alive=self.alive)
-            self.qmp.execute("device_del", id="femu0")
-            self.qmp.wait_event("DEVICE_DELETED", UNPLUG_SECONDS,
-                                lambda data: data.get("device") == "femu0")
-            self.qmp.execute("device_add", driver="femu", bus="rp0", id="femu0",
-                             stats_dir=str(self.folder / f"stats-{n}"), **SOAK_SSD)
+            qmp = self._connection()
+            qmp.execute("device_del", id="femu0")
+            qmp.wait_event("DEVICE_DELETED", UNPLUG_SECONDS,
+                           lambda data: data.get("device") == "femu0")
+            qmp.execute("device_add", driver="femu", bus="rp0", id="femu0",
+                        stats_dir=str(self.folder / f"stats-{n}"), **SOAK_SSD)
             self.done.append(n)
         except (QmpError, OSError, ValueError) as error:
             self.error = f"unplug {n}: {error}"
+
+    def stop(self, why: str) -> None:
+        if self.stopped:
+            return
+        self.stopped = why
+        try:
+            self._connection().execute("quit")
+        except (QmpError, OSError, ValueError):
+            pass   # QEMU is gone already, or the host deadline ends it
 
     def close(self) -> None:
         if self.qmp is not None:
@@ -134,10 +150,10 @@ def run_boot(plan: BootPlan, folder: Path, say: Callable[[str], None] = lambda m
     stats = folder / "stats"
     sock_dir = Path(tempfile.mkdtemp(prefix="femu-soak-"))   # unix socket paths are short
     socket_path = sock_dir / "qmp.sock"
-    extra = qmp_args(socket_path) if plan.pattern == "device-del-add" else []
     script = soak_guest.job(plan.pattern, plan.events, plan.size_mib, plan.corrupt)
     spec = vm.VmSpec(job=script, qemu=str(plan.qemu), kernel=plan.kernel, initramfs=plan.initramfs,
-                     device_args=_device_args(plan, stats), extra_args=extra,
+                     device_args=_device_args(plan, stats),
+                     extra_args=qmp_args(socket_path),
                      job_timeout=plan.job_timeout, timeout=plan.job_timeout + 180,
                      reboot=plan.pattern == "reboot")
     box: Dict[str, object] = {}
@@ -152,20 +168,27 @@ def run_boot(plan: BootPlan, folder: Path, say: Callable[[str], None] = lambda m
     runner = threading.Thread(target=boot, name=f"soak-{plan.pattern}", daemon=True)
     runner.start()
     tail = _ConsoleTail(folder / "console.log")
-    unplugger = _Unplugger(socket_path, folder, runner.is_alive)
+    host = _HostSide(socket_path, folder, runner.is_alive)
+    expected_boots = _boots_expected(plan)
+    boots = 0
     next_note = started + PROGRESS_SECONDS
     try:
         while runner.is_alive():
             runner.join(0.3)
             for line in tail.lines():
                 if line.startswith("soak: ready-for-unplug n="):
-                    unplugger.handle(int(line.split("=", 1)[1]))
+                    host.unplug(int(line.split("=", 1)[1]))
+                if JOB_START in line:
+                    boots += 1
+                    if boots > expected_boots:
+                        host.stop(f"the guest booted {boots} times, {expected_boots} "
+                                  "expected: QEMU stopped")
             if time.monotonic() >= next_note:
                 next_note += PROGRESS_SECONDS
                 say(f"{label}{time.monotonic() - started:.0f} s; "
                     f"{tail.last or 'booting'}")
     finally:
-        unplugger.close()
+        host.close()
         shutil.rmtree(sock_dir, ignore_errors=True)
     if "error" in box:
         raise box["error"]   # type: ignore[misc]
@@ -173,41 +196,43 @@ def run_boot(plan: BootPlan, folder: Path, say: Callable[[str], None] = lambda m
     facts = parse((folder / "console.log").read_text(errors="replace"))
     outcome = BootOutcome(plan.pattern, folder, time.monotonic() - started,
                           result.qemu_returncode, facts)
-    _judge(plan, result, facts, unplugger, outcome)
+    _judge(plan, result, facts, host, outcome)
     return outcome
 
 
-def _judge(plan: BootPlan, result: vm.RunResult, facts: ConsoleFacts, unplugger: _Unplugger,
+def _judge(plan: BootPlan, result: vm.RunResult, facts: ConsoleFacts, host: _HostSide,
            outcome: BootOutcome) -> None:
     if result.host_timed_out:
         outcome.hangs.append("host deadline hit: QEMU killed")
     elif result.timed_out:
         outcome.hangs.append(f"guest job timed out after {plan.job_timeout} s")
     outcome.hangs += [f"the guest waited in vain for {what}" for what in facts.stuck]
-    if unplugger.error:
-        outcome.hangs.append(unplugger.error)
+    if host.error:
+        outcome.hangs.append(host.error)
 
     code = result.qemu_returncode
-    if not result.host_timed_out:
+    if host.stopped:
+        outcome.crashes.append(host.stopped)
+    elif not result.host_timed_out:
         if code is not None and code < 0:
             outcome.crashes.append(f"QEMU killed by signal {-code}")
         elif code != 0:
             outcome.crashes.append(f"QEMU exit status {code}")
         elif not result.complete:
             outcome.crashes.append("no clean shutdown: the guest never sent its results")
-        elif not _lpn_counts_written(plan, outcome.folder, unplugger):
+        elif not _lpn_counts_written(plan, outcome.folder, host):
             outcome.crashes.append("no clean shutdown: femu wrote no lpn_access_count.csv")
     if facts.panicked:
         outcome.crashes.append("kernel panic")
     if facts.sanitizer:
         outcome.crashes.append(f"sanitizer report: {facts.sanitizer[0][:200]}")
-    expected_boots = plan.events + 1 if plan.pattern == "reboot" else 1
-    if facts.guest_boots > expected_boots:
-        outcome.crashes.append(f"{facts.guest_boots} guest boots, {expected_boots} expected")
+    if facts.guest_boots > _boots_expected(plan) and not host.stopped:
+        outcome.crashes.append(f"{facts.guest_boots} guest boots, "
+                               f"{_boots_expected(plan)} expected")
 
     if plan.pattern == "device-del-add":
         outcome.failures += [f"femu wrote no lpn_access_count.csv at unplug {n}"
-                             for n in unplugger.done if not _unplug_counts_written(
+                             for n in host.done if not _unplug_counts_written(
                                  outcome.folder, n)]
     if facts.mismatches:
         outcome.failures.append(f"{facts.mismatches} mismatches ({facts.verify_errors} fio "
@@ -224,6 +249,10 @@ def _judge(plan: BootPlan, result: vm.RunResult, facts: ConsoleFacts, unplugger:
                                     f"{_events_expected(plan)} expected")
 
 
+def _boots_expected(plan: BootPlan) -> int:
+    return plan.events + 1 if plan.pattern == "reboot" else 1
+
+
 def _events_expected(plan: BootPlan) -> int:
     if plan.pattern == "poweroff":
         return 0
@@ -232,12 +261,12 @@ def _events_expected(plan: BootPlan) -> int:
     return plan.events
 
 
-def _lpn_counts_written(plan: BootPlan, folder: Path, unplugger: _Unplugger) -> bool:
+def _lpn_counts_written(plan: BootPlan, folder: Path, host: _HostSide) -> bool:
     """femu writes lpn_access_count.csv at QEMU's exit (and on CC.SHN): the last device's
     statistics folder must hold it."""
     last = folder / "stats"
-    if plan.pattern == "device-del-add" and unplugger.done:
-        last = folder / f"stats-{unplugger.done[-1]}"
+    if plan.pattern == "device-del-add" and host.done:
+        last = folder / f"stats-{host.done[-1]}"
     return (last / "lpn_access_count.csv").is_file()
 
 

@@ -40,6 +40,7 @@ class ConsoleFacts:
     sanitizer: List[str] = field(default_factory=list)        # ASan / UBSan reports
     done: bool = False
     unplug_requests: List[int] = field(default_factory=list)  # device-del-add: n per request
+    details: List[str] = field(default_factory=list)   # read problems, MiB that differed
 
     @property
     def mismatches(self) -> int:
@@ -61,6 +62,7 @@ def parse(text: str) -> ConsoleFacts:
         line = _clean(raw)
         if JOB_START in line:
             facts.guest_boots += 1
+            in_dmesg = False      # a boot cut short may have left a dump unfinished
         if line == "soak: dmesg-begin":
             in_dmesg = True
             continue
@@ -108,7 +110,9 @@ def _soak_line(facts: ConsoleFacts, line: str) -> None:
     if match:
         facts.stuck.append(match.group(1))
         return
-    if line.startswith("soak: ready-for-unplug n="):
+    if line.startswith(("soak: read-problem", "soak: differ-detail", "soak-od: ")):
+        facts.details.append(line)
+    elif line.startswith("soak: ready-for-unplug n="):
         facts.unplug_requests.append(int(line.split("=", 1)[1]))
     elif line == "soak: done":
         facts.done = True

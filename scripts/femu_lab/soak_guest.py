@@ -15,7 +15,9 @@ the host parses (femu_lab.soak_console):
     soak: done                            (every step ran; the job then ends)
 
 The reboot pattern keeps its state on the disk itself (the device keeps its data across a
-guest reboot): the MiB after the fio region holds the boot number and the checksums.
+guest reboot): 4 MiB after the fio region hold the boot number, the checksums and what the
+boots before the last one reported, which the last one prints (`soak-live:` lines are
+progress only).
 """
 from typing import Dict
 
@@ -48,7 +50,14 @@ disk_live() {
         && [ "$(cat /sys/class/nvme/$c/state 2>/dev/null)" = live ]
 }
 use_disk() { DEV=/dev/$(disk); CTRL=$(ctrl); }
-stuck() { say "stuck what=$1"; dump_dmesg; exit 3; }
+# stuck WHAT: a bounded wait ran out; report (straight to the output, with anything a
+# reboot-pattern boot was carrying) and end the job.
+stuck() {
+    cat /tmp/carried /tmp/carry 2>/dev/null
+    echo "soak: stuck what=$1"
+    echo "soak: dmesg-begin"; dmesg; echo "soak: dmesg-end"
+    exit 3
+}
 
 # fio_run NAME SEED [FIO OPTIONS...]: the soak's write (then read-back) of the region.
 fio_run() {
@@ -63,14 +72,47 @@ fio_run() {
     [ "$rc" = 0 ] || tail -n 5 "$FEMU_OUT/$name.err"
 }
 
-# sums FILE: sha256 of each MiB of the fio region, read around the page cache.
+# sums FILE [EXPECTED]: sha256 of each MiB of the fio region, read around the page cache
+# (a MiB that cannot be read whole is "read-failed"). With EXPECTED (an earlier FILE), a
+# MiB that differs is described at once: a second read, and its bytes (soak-od: lines).
 sums() {
     : >"$1"
     i=0
     while [ "$i" -lt "$SIZE_MIB" ]; do
-        dd if="$DEV" bs=1M skip="$i" count=1 iflag=direct 2>/dev/null \
-            | sha256sum | cut -d' ' -f1 >>"$1"
+        rm -f /tmp/chunk
+        dd if="$DEV" of=/tmp/chunk bs=1M skip="$i" count=1 iflag=direct 2>/tmp/dd.err
+        rc=$?
+        bytes=$(wc -c </tmp/chunk)
+        sum=$(sha256sum </tmp/chunk | cut -d' ' -f1)
+        if [ "$rc" != 0 ] || [ "$bytes" != 1048576 ]; then
+            say "read-problem chunk=$i rc=$rc bytes=$bytes:" \
+                "$(head -c 160 /tmp/dd.err | tr '\n' ' ')"
+            sum=read-failed
+        fi
+        echo "$sum" >>"$1"
+        if [ -n "${2:-}" ] && [ "$sum" != "$(sed -n "$((i + 1))p" "$2")" ]; then
+            describe_chunk "$i" "$sum" "$(sed -n "$((i + 1))p" "$2")"
+        fi
         i=$((i + 1))
+    done
+}
+
+describe_chunk() {  # describe_chunk INDEX GOT EXPECTED
+    again=$(dd if="$DEV" bs=1M skip="$1" count=1 iflag=direct 2>/dev/null | sha256sum \
+            | cut -c1-16)
+    nonzero=""
+    b=0
+    while [ "$b" -lt 256 ]; do   # which 4 KiB blocks of the MiB hold something
+        dd if=/tmp/chunk bs=4k skip="$b" count=1 2>/dev/null | od -An -tx1 \
+            | grep -q '[1-9a-f]' && nonzero="$nonzero $b"
+        b=$((b + 1))
+    done
+    say "differ-detail chunk=$1 got=$(echo "$2" | cut -c1-16)" \
+        "expected=$(echo "$3" | cut -c1-16) reread=$again" \
+        "nonzero_4k_blocks=$(echo $nonzero | wc -w):$(echo $nonzero | cut -d' ' -f1-16)"
+    for b in $(echo $nonzero | cut -d' ' -f1-3); do
+        dd if=/tmp/chunk bs=4k skip="$b" count=1 2>/dev/null | od -A d -t x1 | head -n 3 \
+            | sed "s/^/soak-od: block $b: /"
     done
 }
 
@@ -91,7 +133,7 @@ fio_run w1 11
 sums /tmp/before
 corrupt_hook
 fio_run v1 11 --verify_only
-sums /tmp/after
+sums /tmp/after /tmp/before
 compare reread /tmp/before /tmp/after
 # The event is the power-off itself: init powers the guest off when this job ends, and the
 # host checks that QEMU then exits cleanly.
@@ -99,19 +141,26 @@ compare reread /tmp/before /tmp/after
 
 _REBOOT = r"""
 use_disk
-STATE_SKIP=$((SIZE_MIB * 16))   # the state block, in 64 KiB units: the MiB after the region
-read_state() {
-    dd if="$DEV" bs=64k skip="$STATE_SKIP" count=1 iflag=direct 2>/dev/null | tr -d '\000' \
-        >/tmp/state
-}
-read_state
-boot=$(($(sed -n 's/^boot=//p' /tmp/state | head -n1) + 0))
-boot=$((boot + 1))
+# The state: STATE_MIB MiB right after the fio region, zeroes on a fresh device. It holds
+# the boot number, the seed and checksums of the data written, and what the boots before
+# the last reported ("carried:"): a reboot can cut the console short (the job's output
+# reaches it through tee), so only the last boot, which ends normally, prints it all.
+STATE_MIB=4
+dd if="$DEV" bs=1M skip="$SIZE_MIB" count="$STATE_MIB" iflag=direct 2>/dev/null \
+    | tr -d '\000' >/tmp/state
+boot=$(($(sed -n 's/^boot=//p' /tmp/state | head -n1) + 1))
+sed -n '/^sums:$/,/^carried:$/p' /tmp/state | grep -E '^[0-9a-f]{64}$' >/tmp/before
+sed '1,/^carried:$/d' /tmp/state >/tmp/carried
+: >/tmp/carry
+if [ "$boot" -le "$EVENTS" ]; then
+    say() { echo "soak-live: $*"; echo "soak: $*" >>/tmp/carry; }
+else
+    cat /tmp/carried
+fi
 say "reboot-boot n=$boot of=$((EVENTS + 1))"
 if [ "$boot" -gt 1 ]; then
-    seed=$(sed -n 's/^seed=//p' /tmp/state)
-    grep -E '^[0-9a-f]{64}$' /tmp/state >/tmp/before
-    sums /tmp/after
+    seed=$(sed -n 's/^seed=//p' /tmp/state | head -n1)
+    sums /tmp/after /tmp/before
     compare "reboot-$((boot - 1))" /tmp/before /tmp/after
     fio_run "v$boot" "$seed" --verify_only
     say "event kind=reboot n=$((boot - 1))"
@@ -120,12 +169,16 @@ if [ "$boot" -le "$EVENTS" ]; then
     seed=$((100 + boot))
     fio_run "w$boot" "$seed"
     sums /tmp/sums
-    { echo "boot=$boot"; echo "seed=$seed"; cat /tmp/sums; } >/tmp/state
-    dd if=/tmp/state of="$DEV" bs=64k seek="$STATE_SKIP" count=1 conv=sync oflag=direct \
-        2>/dev/null || say "state write failed"
-    dump_dmesg
-    say "rebooting"
-    sync
+    {
+        echo "boot=$boot"; echo "seed=$seed"
+        echo "sums:"; cat /tmp/sums
+        echo "carried:"; cat /tmp/carried /tmp/carry
+        echo "soak: dmesg-begin"; dmesg; echo "soak: dmesg-end"
+    } | head -c $((STATE_MIB * 1048576 - 1)) >/tmp/state
+    truncate -s "${STATE_MIB}M" /tmp/state
+    dd if=/tmp/state of="$DEV" bs=1M seek="$SIZE_MIB" count="$STATE_MIB" oflag=direct \
+        2>/dev/null || stuck state-write
+    echo "soak-live: rebooting"
     reboot -f
     sleep 600   # the reboot takes the job with it
     stuck reboot
@@ -155,7 +208,7 @@ fio_pid=
 sums /tmp/before
 reset_once idle
 use_disk
-sums /tmp/after
+sums /tmp/after /tmp/before
 compare reset-idle /tmp/before /tmp/after
 fio_run v1 11 --verify_only
 """
@@ -174,7 +227,7 @@ while [ "$k" -le "$EVENTS" ]; do
     wait_until "$WAIT_SECONDS" disk_live || stuck "disk-back-$k"
     say "event kind=pci-remove-rescan n=$k rc=$rc bdf=$bdf"
     use_disk
-    sums /tmp/after
+    sums /tmp/after /tmp/before
     compare "remove-rescan-$k" /tmp/before /tmp/after
     fio_run "v$k" $((20 + k)) --verify_only
     k=$((k + 1))
@@ -204,7 +257,7 @@ while [ "$k" -le "$EVENTS" ]; do
     say "event kind=device-del-add n=$k"
     use_disk
     # A new device: every block of it reads zeroes (deallocated).
-    sums /tmp/after
+    sums /tmp/after /tmp/zeros
     compare "fresh-$k" /tmp/zeros /tmp/after
     k=$((k + 1))
 done
