@@ -106,13 +106,14 @@ class Completions:
             return
         m.dbbuf = (DBBUF_SHADOW, DBBUF_EVENTIDX)
         for sq in m.sqs.values():
-            # Not an SQ whose re-create is queued: the device may have run it (and the
-            # delete before it) already, and the old tail would land on the new queue.
-            # A delete alone is harmless: a doorbell of a deleted queue is ignored.
-            if sq.qid and sq.ours and not m.sq_changing(sq.qid, (0x01,)):
+            # Not an SQ whose delete and re-create are queued: the device may have run
+            # them already, and the old tail would land on the new queue. A delete alone
+            # is harmless (a deleted queue's doorbell is ignored), and so is a create
+            # alone (it fails: the qid is taken).
+            if sq.qid and sq.ours and not m.recreate_queued(sq.qid):
                 self._publish(sq.qid, False, sq.rung_tail, sq.rung_tail, always=True)
         for cq in m.cqs.values():
-            if cq.qid and cq.ours and not self._cq_recreating(cq.qid):
+            if cq.qid and cq.ours and not m.recreate_queued(cq.qid, cq=True):
                 self._publish(cq.qid, True, cq.head, cq.head, always=True)
 
     def _cq_recreating(self, qid: int) -> bool:

@@ -124,7 +124,9 @@ class Executor(QueueRules, Completions, ControllerActions):
     def do_sub(self, rec: dict) -> None:
         m = self.m
         sq = m.sqs.get(rec["q"])
-        if sq is None or not sq.ours or m.room(sq) <= 0 or (rec["q"] and not m.enabled):
+        # Only an SQ the host owns, on a CQ it reaps (a replayed list may name others).
+        if sq is None or not sq.ours or m.room(sq) <= 0 or not m.enabled or \
+                sq.cqid not in m.cqs or not m.cqs[sq.cqid].ours:
             self.skipped += 1
             return
         raw = bytearray(bytes.fromhex(rec["sqe"]))
@@ -136,7 +138,7 @@ class Executor(QueueRules, Completions, ControllerActions):
         trusted = m.trusted           # before this entry's own hazards
         if admin and opcode in (0x00, 0x01, 0x04, 0x05):
             exp, why, create = self._queue_rule(opcode, flags, raw, cdw10, cdw11)
-        if not admin and m.sq_changing(sq.qid, (0x01,)):
+        if not admin and m.recreate_queued(sq.qid):
             # Behind a queued delete and re-create of its qid, this could land in either.
             self._scramble(f"submission to SQ {sq.qid} while it is being re-created")
         if admin and opcode == 0x7C:

@@ -110,6 +110,12 @@ class Model:
         return any(p.sqid == 0 and p.opcode in opcodes and p.create is not None and
                    p.create["qid"] == qid for p in self.pending.values())
 
+    def recreate_queued(self, qid: int, cq: bool = False) -> bool:
+        """Both a delete and a create of queue qid are queued: the device may have swapped
+        the queue already, and anything meant for the old one could land on the new."""
+        delete, create = (0x04, 0x05) if cq else (0x00, 0x01)
+        return self.sq_changing(qid, (delete,)) and self.sq_changing(qid, (create,))
+
     def future_queues(self):
         """(CQ ids, {SQ id: CQ id}) the next admin command will see, best guess."""
         if self.pred is not None:

@@ -23,7 +23,9 @@ class QueueRules:
         # own, so a queue elsewhere (even over MMIO) gets no entries and posts nothing.
         if opcode == 0x05:
             ours = prp1 == cq_slot(qid) and qid < MAX_SLOTS
-            if ours and qid not in m.cqs and not m.queue_admin_busy():
+            # Zeroed (so its phase tags mean something) unless a CQ with this qid is
+            # live or on its way: then this create fails and the slot is in use.
+            if ours and qid not in m.cqs and not self._cq_recreating(qid):
                 self.mem_ops.append((cq_slot(qid), 2048 * 16))   # phase tags start at 0
                 create["ours"] = True
         elif opcode == 0x01:
