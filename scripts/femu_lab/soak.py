@@ -126,7 +126,9 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
                              "pci-remove-rescan 2, device-del-add 2)")
     parser.add_argument("--size-mib", type=int, default=32,
                         help="fio region in MiB (the device has 96 MiB)")
-    parser.add_argument("--qemu", type=Path, default=DEFAULT_QEMU)
+    parser.add_argument("--qemu", type=Path, default=DEFAULT_QEMU,
+                        help="default build-femu/qemu-system-x86_64 (the -sanitize one "
+                             "works too: its reports count as crashes)")
     parser.add_argument("--out", type=Path, default=None,
                         help="default: results/soak-<time>")
     parser.add_argument("--findings", type=Path, default=None,
