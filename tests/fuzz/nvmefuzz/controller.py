@@ -78,10 +78,45 @@ class ControllerActions:
         self._scramble("PCI config space written")
 
     def do_mmio(self, rec: dict) -> None:
-        """A write to another BAR of ours (the MSI-X table and PBA)."""
+        """A write to another BAR of ours (the MSI-X table and PBA). With MSI-X on, a
+        table entry may now send interrupts anywhere, our own registers included."""
         base = self.nvme.bars.get(rec["bar"], (0, 0))[0]
         if base:
             self.qt.writel(base + rec["off"], rec["v"])
+            if self.msix_on:
+                self.m.tainted = self.msix_wild = True
+                self._scramble("MSI-X table written while enabled")
+
+    def do_msix(self, rec: dict) -> None:
+        """MSI-X on (every vector programmed: the record's entries, the rest at the
+        LAPIC window) or off (pin interrupts again). An interrupt is a DMA write to the
+        entry's address: at our own BARs or config space it rewrites registers."""
+        self._flush_mem()
+        nvme = self.nvme
+        if not rec["on"]:
+            self._msix_off()
+            return
+        nvme.msix_enable()
+        entries = {v: (0xFEE0_0000, 0, False) for v in range(nvme.msix_vectors)}
+        for vector, addr, data, masked in rec.get("vec", ()):
+            if vector < nvme.msix_vectors:
+                entries[vector] = (addr, data, masked)
+        for vector, (addr, data, masked) in entries.items():
+            nvme.msix_vector(vector, addr, data, masked)
+        if rec.get("fmask"):
+            cap = nvme.pci.capability(0x11)
+            nvme.pci.writew(cap + 2, nvme.pci.readw(cap + 2) | 0x4000)
+        self.msix_on = True
+        own = [*nvme.bars.values(), (0xB000_0000 + (nvme_qtest.SLOT << 15), 0x8000)]
+        if any(base <= addr < base + size for addr, _, _ in entries.values()
+               for base, size in own):
+            self.m.tainted = self.msix_wild = True
+            self._scramble("MSI-X vector aimed at our own registers")
+
+    def _msix_off(self) -> None:
+        cap = self.nvme.pci.capability(0x11)
+        self.nvme.pci.writew(cap + 2, self.nvme.pci.readw(cap + 2) & ~0xC000)
+        self.msix_on = self.msix_wild = False
 
     def do_stop(self, rec: dict) -> None:
         """SIGTERM, as when a user quits: exit handlers run (statistics, the LPN dump,
@@ -131,6 +166,8 @@ class ControllerActions:
         turned bus mastering off, put them back first, or the reset goes nowhere."""
         if self.m.tainted:
             self.t.remap()
+            if self.msix_wild:      # or the next interrupt writes our registers again
+                self._msix_off()
 
     def _forget(self) -> None:
         self.m.forget_queues()

@@ -13,7 +13,8 @@ Records (JSON objects, key "a"):
   remap    map the BARs again (after a DMA may have written config space)
   stall    leave the device alone for a moment (no reaping)
   idle     the device, left alone, must stop using CPU
-  mmio     a write to the MSI-X BAR;  stop  SIGTERM, QEMU must exit cleanly
+  mmio     a write to the MSI-X BAR;  msix  MSI-X on (vectors programmed) or off
+  stop     SIGTERM, QEMU must exit cleanly
 
 This file: dispatch, guest memory, submission and doorbells. queue_rules.py,
 completions.py and controller.py hold the rest, as mixins of Executor.
@@ -55,6 +56,8 @@ class Executor(QueueRules, Completions, ControllerActions):
         self.flood_sent = 0       # of which in pool-exhaustion floods
         self.statuses = defaultdict(int)   # (tag, status code) -> count, for tuning
         self.skipped = 0          # records a replay could not apply (no such queue)
+        self.msix_on = False      # MSI-X enabled (else pin interrupts)
+        self.msix_wild = False    # some vector may write our own registers
         self.cap = self.nvme.readq(CAP)
         self.vs = self.nvme.readl(VS)
 

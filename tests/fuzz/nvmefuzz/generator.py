@@ -179,7 +179,8 @@ class Generator:
         r, m = self.rng, self.m
         kinds = {"intm": 3, "db-range": 3, "db-value": 2, "db-none": 2, "db-live": 1,
                  "db-odd": 1, "admin-regs": 2, "read": 4, "reserved": 2, "readonly": 1,
-                 "cc-bits": 1, "cc-en": 0.5, "msix": 1, "cfg": 0.2}
+                 "cc-bits": 1, "cc-en": 0.5, "msix": 1, "cfg": 0.2, "msix-on": 0.6,
+                 "msix-off": 0.3}
         names = [k for k in kinds if k not in self.skip] or ["read"]
         kind = r.choices(names, [kinds[k] for k in names])[0]
         if kind == "intm":
@@ -222,6 +223,17 @@ class Generator:
         if kind == "msix":
             return {"a": "mmio", "bar": 4, "off": r.randrange(0, 0x1000, 4),
                     "v": r.getrandbits(32)}
+        if kind == "msix-off":
+            return {"a": "msix", "on": False}
+        if kind == "msix-on":       # vectors aimed at the LAPIC, RAM, rings, MMIO, nothing
+            vec = []
+            for _ in range(r.randint(0, 6)):
+                cls = r.choice(["lapic", "lapic", "data", "queue", "mmio", "unassigned"])
+                addr = (0xFEE0_0000 | r.getrandbits(12) << 8 if cls == "lapic"
+                        else self.picker.address(cls, 4))
+                vec.append([r.randrange(m.queues + 1), addr, r.getrandbits(32),
+                            r.random() < 0.3])
+            return {"a": "msix", "on": True, "fmask": r.random() < 0.15, "vec": vec}
         # config space: the command register (bus master, memory space) or a BAR
         off = r.choice([0x04, 0x04, 0x10, 0x14, 0x30])
         return {"a": "cfg", "off": off, "v": r.getrandbits(32)}
