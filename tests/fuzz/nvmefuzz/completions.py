@@ -17,8 +17,7 @@ class Completions:
         m = self.m
         taken = 0
         while True:
-            owed = sum(1 for p in m.pending.values()
-                       if p.sqid in m.sqs and m.sqs[p.sqid].cqid == cq.qid)
+            owed = sum(m.outstanding(q) for q, sq in m.sqs.items() if sq.cqid == cq.qid)
             count = min(cq.size - cq.head, max(8, owed + len(self.ghosts) + 4))
             raw = self._read(cq.addr + cq.head * 16, count * 16)
             got = 0
@@ -41,7 +40,7 @@ class Completions:
     def _complete(self, cq: Cq, cqe: Cqe) -> None:
         m = self.m
         key = (cqe.sqid, cqe.cid)
-        p = m.pending.pop(key, None)
+        p = m.take(key)
         if p is None:
             if key in self.ghosts:
                 self.ghosts.discard(key)
@@ -60,6 +59,8 @@ class Completions:
                 raise Failure("no-dnr", f"{cqe} (opcode {p.opcode:#04x}): an error without "
                               "DNR (CONTROLLER.md: every error completes with DNR set)")
         self.statuses[(p.tag.split(":")[0].split("/")[0], cqe.code)] += 1
+        if p.tag == "verify":
+            self.last_cqe[key] = cqe
         if p.expect == "ok" and cqe.code:
             raise Failure("status", f"opcode {p.opcode:#04x} on SQ {p.sqid} (record "
                           f"{p.index}): {cqe}; expected success ({p.why})")
@@ -92,7 +93,7 @@ class Completions:
         m = self.m
         del m.sqs[qid]
         for key in [k for k in m.pending if k[0] == qid]:
-            m.pending.pop(key)
+            m.take(key)
             self.ghosts.add(key)
 
     def _dbbuf_on(self, p: Pending) -> None:
@@ -117,8 +118,7 @@ class Completions:
                 self._publish(cq.qid, True, cq.head, cq.head, always=True)
 
     def _cq_recreating(self, qid: int) -> bool:
-        return any(p.sqid == 0 and p.opcode == 0x05 and p.create is not None and
-                   p.create["qid"] == qid for p in self.m.pending.values())
+        return self.m.sq_changing(qid, (0x05,))
 
     # ------------------------------------------------------------------ sync
 

@@ -14,6 +14,7 @@ Records (JSON objects, key "a"):
   stall    leave the device alone for a moment (no reaping)
   idle     the device, left alone, must stop using CPU
   mmio     a write to the MSI-X BAR;  msix  MSI-X on (vectors programmed) or off
+  verify   write a pattern, read it back through other PRPs, compare (integrity.py)
   stop     SIGTERM, QEMU must exit cleanly
 
 This file: dispatch, guest memory, submission and doorbells. queue_rules.py,
@@ -31,6 +32,7 @@ from . import judge as judging
 from .completions import Completions
 from .controller import ControllerActions
 from .failure import Failure
+from .integrity import Integrity
 from .layout import DBBUF_EVENTIDX, DBBUF_SHADOW
 from .model import Model, Pending
 from .queue_rules import QueueRules
@@ -41,7 +43,7 @@ MDTS_BYTES = 4096 << 8          # target.DEVICE_PROPS mdts=8
 QUEUES = 16                     # target.DEVICE_PROPS queues=16
 
 
-class Executor(QueueRules, Completions, ControllerActions):
+class Executor(QueueRules, Completions, ControllerActions, Integrity):
     """One target, one host model; `run` one record at a time."""
 
     def __init__(self, target: Target, deadline: float = 10.0):
@@ -55,6 +57,7 @@ class Executor(QueueRules, Completions, ControllerActions):
         self.sent = 0             # SQEs submitted
         self.flood_sent = 0       # of which in pool-exhaustion floods
         self.statuses = defaultdict(int)   # (tag, status code) -> count, for tuning
+        self.last_cqe: Dict[Tuple[int, int], object] = {}   # for verify: its own CQEs
         self.skipped = 0          # records a replay could not apply (no such queue)
         self.msix_on = False      # MSI-X enabled (else pin interrupts)
         self.msix_wild = False    # some vector may write our own registers
@@ -157,9 +160,8 @@ class Executor(QueueRules, Completions, ControllerActions):
         # Owed only while the host trusts its view (and never a held AER); an expectation
         # is kept when this entry itself is what makes the view untrustworthy.
         owed = m.trusted and m.enabled and not (admin and opcode == 0x0C)
-        m.pending[(sq.qid, cid)] = Pending(sq.qid, cid, opcode, self.index,
-                                           exp if trusted else None, why, owed, create,
-                                           rec.get("tag", ""))
+        m.add(Pending(sq.qid, cid, opcode, self.index, exp if trusted else None, why, owed,
+                      create, rec.get("tag", "")))
         self.sent += 1
         self.flood_sent += rec.get("tag") == "flood"
         if hazard:

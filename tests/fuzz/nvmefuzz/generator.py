@@ -67,6 +67,10 @@ class Generator:
             yield {"a": "ring"}
             yield {"a": "idle"}
         yield {"a": "sync"}
+        if "verify" not in self.skip and r.random() < 0.05:
+            nlb = r.choice([1, 2, 8, 9, 64, r.randint(1, m.mdts_bytes // 512)])
+            yield {"a": "verify", "seed": r.getrandbits(31), "nlb": nlb,
+                   "slba": r.choice([0, m.nsze - nlb, r.randrange(m.nsze - nlb + 1)])}
 
     def _stuck(self) -> bool:
         """The admin queue is full of held AERs and nothing else can be done."""

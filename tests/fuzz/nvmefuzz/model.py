@@ -56,7 +56,9 @@ class Model:
         self.page_size = 4096
         self.sqs: Dict[int, Sq] = {}
         self.cqs: Dict[int, Cq] = {}
-        self.pending: Dict[Tuple[int, int], Pending] = {}
+        self.pending: Dict[Tuple[int, int], Pending] = {}   # use add() and take()
+        self.per_sq: Dict[int, int] = {}     # len(pending) by SQ: a flood has 20k of them
+        self.admin: Dict[Tuple[int, int], Pending] = {}   # the admin ones among them
         self.dbbuf: Optional[Tuple[int, int]] = None
         self.chaos = False
         self.tainted = False
@@ -69,7 +71,7 @@ class Model:
 
     def forget_queues(self) -> None:
         """A reset: the controller forgets every queue and owes nothing."""
-        self.sqs, self.cqs, self.pending = {}, {}, {}
+        self.sqs, self.cqs, self.pending, self.per_sq, self.admin = {}, {}, {}, {}, {}
         self.dbbuf = None
         self.pred = (set(), {})
         self.chaos = self.tainted = self.fatal = self.shut_down = False
@@ -89,8 +91,21 @@ class Model:
             if p.sqid == sqid:
                 p.owed = False
 
+    def add(self, p: Pending) -> None:
+        self.pending[(p.sqid, p.cid)] = p
+        self.per_sq[p.sqid] = self.per_sq.get(p.sqid, 0) + 1
+        if p.sqid == 0:
+            self.admin[(0, p.cid)] = p
+
+    def take(self, key: Tuple[int, int]) -> Optional[Pending]:
+        p = self.pending.pop(key, None)
+        if p is not None:
+            self.per_sq[p.sqid] -= 1
+            self.admin.pop(key, None)
+        return p
+
     def outstanding(self, sqid: int) -> int:
-        return sum(1 for p in self.pending.values() if p.sqid == sqid)
+        return self.per_sq.get(sqid, 0)
 
     def room(self, sq: Sq) -> int:
         """How many more SQEs fit without overrunning entries the device may not have
@@ -100,15 +115,14 @@ class Model:
 
     def queue_admin_busy(self) -> bool:
         """A queue create/delete is in flight, so the queue set is about to change."""
-        return any(p.sqid == 0 and p.opcode in (0x00, 0x01, 0x04, 0x05)
-                   for p in self.pending.values())
+        return any(p.opcode in (0x00, 0x01, 0x04, 0x05) for p in self.admin.values())
 
     def sq_changing(self, qid: int, opcodes=(0x00, 0x01)) -> bool:
         """A delete or create of SQ qid is queued (or, with opcodes, whatever queue
         command): a submission to qid now could land in the old queue or the new one
         (the host would be racing itself)."""
-        return any(p.sqid == 0 and p.opcode in opcodes and p.create is not None and
-                   p.create["qid"] == qid for p in self.pending.values())
+        return any(p.opcode in opcodes and p.create is not None and p.create["qid"] == qid
+                   for p in self.admin.values())
 
     def recreate_queued(self, qid: int, cq: bool = False) -> bool:
         """Both a delete and a create of queue qid are queued: the device may have swapped

@@ -42,13 +42,22 @@ def data_page(picker: Picker, page: int) -> int:
 
 
 def build(picker: Picker, scratch: Scratch, page: int, length: int,
-          offset: Optional[int] = None) -> Pointers:
-    """Well-formed PRP1/PRP2 (and PRP list) for a transfer of length bytes."""
+          offset: Optional[int] = None, taken: Optional[Set[int]] = None) -> Pointers:
+    """Well-formed PRP1/PRP2 (and PRP list) for a transfer of length bytes. With taken,
+    every data page is new (not in taken) and is added to it: data integrity checks
+    need buffers that share no page."""
     rng = picker.rng
     if offset is None:
         offset = 0 if rng.random() < 0.7 else rng.randrange(0, page, 4)
     npages = max(1, (offset + length + page - 1) // page)
-    pages = [data_page(picker, page) for _ in range(npages)]
+    pages = []
+    while len(pages) < npages:
+        candidate = data_page(picker, page)
+        if taken is None:
+            pages.append(candidate)
+        elif candidate not in taken:
+            taken.add(candidate)
+            pages.append(candidate)
     ptr = Pointers(pages[0] + offset, 0)
     if npages == 2:
         ptr.prp2 = pages[1]
