@@ -18,6 +18,10 @@ class QueueRules:
         create = {"op": opcode, "qid": qid, "size": qsize, "addr": prp1,
                   "cqid": cdw11 >> 16, "ours": False}
         where = classify(prp1, self.nvme.bars.values())
+        entry = 16 if opcode == 0x05 else 64
+        last = classify(prp1 + qsize * entry - 1, self.nvme.bars.values())
+        if where == "ram" and last != "ram":
+            where = "unassigned"   # runs off the end of RAM: not all of it is memory
         exp, why = self._queue_expectation(opcode, flags, qid, qsize, prp1, cdw11, where)
         # A queue anywhere but its slot is never used: the host rings and reaps only its
         # own, so a queue elsewhere (even over MMIO) gets no entries and posts nothing.
