@@ -8,7 +8,7 @@ from nvme_qtest import CAP, CC, CSTS, AQA, ASQ, ACQ, VS
 
 from . import target as target_module
 from .failure import Failure
-from .layout import cq_slot, sq_slot
+from .layout import DATA_END, MSI_RAM, classify, cq_slot, sq_slot
 from .model import Cq, Sq
 from .target import sanitizer_report
 
@@ -107,11 +107,19 @@ class ControllerActions:
             cap = nvme.pci.capability(0x11)
             nvme.pci.writew(cap + 2, nvme.pci.readw(cap + 2) | 0x4000)
         self.msix_on = True
-        own = [*nvme.bars.values(), (0xB000_0000 + (nvme_qtest.SLOT << 15), 0x8000)]
-        if any(base <= addr < base + size for addr, _, _ in entries.values()
-               for base, size in own):
+        if any(not self._harmless_msi(addr) for addr, _, _ in entries.values()):
             self.m.tainted = self.msix_wild = True
-            self._scramble("MSI-X vector aimed at our own registers")
+            self._scramble("MSI-X vector aimed at our registers or at RAM the host uses")
+
+    def _harmless_msi(self, addr: int) -> bool:
+        """Whether interrupts written to addr leave the host's view alone: the LAPIC
+        window, the RAM kept for them, nothing, or MMIO other than our own function."""
+        own = [*self.nvme.bars.values(), (0xB000_0000 + (nvme_qtest.SLOT << 15), 0x8000)]
+        if any(base <= addr < base + size for base, size in own):
+            return False
+        if MSI_RAM <= addr < DATA_END or 0xFEE0_0000 <= addr < 0xFEF0_0000:
+            return True
+        return classify(addr, self.nvme.bars.values()) not in ("ram", "low")
 
     def _msix_off(self) -> None:
         cap = self.nvme.pci.capability(0x11)

@@ -232,7 +232,7 @@ class Generator:
         if kind == "msix-on":       # vectors aimed at the LAPIC, RAM, rings, MMIO, nothing
             vec = []
             for _ in range(r.randint(0, 6)):
-                cls = r.choice(["lapic", "lapic", "data", "queue", "mmio", "unassigned"])
+                cls = r.choice(["lapic", "lapic", "msi", "queue", "mmio", "unassigned"])
                 addr = (0xFEE0_0000 | r.getrandbits(12) << 8 if cls == "lapic"
                         else self.picker.address(cls, 4))
                 vec.append([r.randrange(m.queues + 1), addr, r.getrandbits(32),

@@ -18,6 +18,7 @@ MAX_SLOTS = 65                          # qid 0..64 (FEMU_MAX_QUEUES)
 DBBUF_SHADOW = 0x0280_0000              # the well-formed Doorbell Buffer Config pair
 DBBUF_EVENTIDX = 0x0281_0000
 DATA_BASE, DATA_END = 0x0300_0000, 0x0A00_0000     # data buffers: contents do not matter
+MSI_RAM = DATA_END - 0x40_0000          # the arena's top 4 MiB, never a buffer: MSI targets
 META_BASE, META_END = 0x0A00_0000, 0x0C00_0000     # PRP lists and DSM range tables
 # Everything the fuzzer uses stays below 192 MiB: a DMA write into the MCH's config
 # space may enable TSEG, which hides the top of RAM from devices.
@@ -79,7 +80,9 @@ class Picker:
     def address(self, cls: str, align: int = 4) -> int:
         r = self.rng
         if cls == "data":
-            return self._in([(DATA_BASE, DATA_END - DATA_BASE - 0x40_0000)], align)
+            return self._in([(DATA_BASE, MSI_RAM - DATA_BASE)], align)
+        if cls == "msi":
+            return self._in([(MSI_RAM, DATA_END - MSI_RAM)], align)
         if cls == "meta":
             return self._in([(META_BASE, META_END - META_BASE)], align)
         if cls == "ram":

@@ -5,7 +5,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import List, Optional, Set, Tuple
 
-from .layout import DATA_BASE, DATA_END, META_BASE, META_END, Picker
+from .layout import DATA_BASE, META_BASE, META_END, MSI_RAM, Picker
 
 
 @dataclass
@@ -37,7 +37,7 @@ class Scratch:
 
 
 def data_page(picker: Picker, page: int) -> int:
-    span = (DATA_END - DATA_BASE - 0x40_0000) // page
+    span = (MSI_RAM - DATA_BASE) // page
     return DATA_BASE + picker.rng.randrange(span) * page
 
 
