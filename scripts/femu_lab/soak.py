@@ -129,6 +129,8 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--qemu", type=Path, default=DEFAULT_QEMU,
                         help="default build-femu/qemu-system-x86_64 (the -sanitize one "
                              "works too: its reports count as crashes)")
+    parser.add_argument("--accel", choices=["auto", "kvm", "tcg"], default="auto",
+                        help="auto: KVM when it works, else TCG")
     parser.add_argument("--out", type=Path, default=None,
                         help="default: results/soak-<time>")
     parser.add_argument("--findings", type=Path, default=None,
@@ -179,7 +181,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 events = args.events or soak_guest.DEFAULT_EVENTS[pattern]
                 plan = BootPlan(pattern, args.qemu, events, size_mib=args.size_mib,
                                 job_timeout=args.job_timeout, kernel=image.kernel,
-                                initramfs=image.initramfs)
+                                initramfs=image.initramfs, accel=args.accel)
                 folder = args.out / pattern / f"boot-{index:03d}"
                 label = f"{pattern} {index}/{args.boots}: "
                 outcome, binary = _guarded_boot(plan, folder, log, label)

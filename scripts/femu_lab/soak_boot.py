@@ -39,6 +39,7 @@ class BootPlan:
     size_mib: int = 32
     job_timeout: int = 900        # guest side; the host deadline is 180 s more
     corrupt: bool = False         # poweroff only: damage a block on purpose (soak_guest)
+    accel: str = "auto"           # auto | kvm | tcg (vm.VmSpec)
     kernel: Optional[Path] = None
     initramfs: Optional[Path] = None
 
@@ -155,7 +156,7 @@ def run_boot(plan: BootPlan, folder: Path, say: Callable[[str], None] = lambda m
                      device_args=_device_args(plan, stats),
                      extra_args=qmp_args(socket_path),
                      job_timeout=plan.job_timeout, timeout=plan.job_timeout + 180,
-                     reboot=plan.pattern == "reboot")
+                     reboot=plan.pattern == "reboot", accel=plan.accel)
     box: Dict[str, object] = {}
 
     def boot() -> None:
