@@ -60,7 +60,7 @@ class Executor(QueueRules, Completions, ControllerActions, Integrity):
         self.last_cqe: Dict[Tuple[int, int], object] = {}   # for verify: its own CQEs
         self.skipped = 0          # records a replay could not apply (no such queue)
         self.msix_on = False      # MSI-X enabled (else pin interrupts)
-        self.msix_wild = False    # some vector may write our own registers
+        self.msix_wild = False    # some vector writes our registers or RAM the host uses
         self.cap = self.nvme.readq(CAP)
         self.vs = self.nvme.readl(VS)
 
