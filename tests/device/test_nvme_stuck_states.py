@@ -20,7 +20,9 @@ def poller_share(machine) -> float:
     time.sleep(SETTLE)
     before = thread_cpu_seconds(machine.qt.pid, "femu-poller")
     time.sleep(WINDOW)
-    return (thread_cpu_seconds(machine.qt.pid, "femu-poller") - before) / WINDOW
+    share = (thread_cpu_seconds(machine.qt.pid, "femu-poller") - before) / WINDOW
+    print(f"poller CPU: {100 * share:.1f} % of a core")
+    return share
 
 
 def fill_sq_with_flushes(nvme, sq, count: int) -> None:
