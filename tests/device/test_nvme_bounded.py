@@ -89,12 +89,17 @@ def queue_heavy_dsms(nvme, sq, count: int = 64) -> None:
     submit_batch(nvme, sq, cmds)
 
 
-def test_qemu_exits_promptly_with_dsms_queued(start):
+def machine_with_dsms_queued(start):
+    """A 12 GiB default device whose FTL thread has 64 DSMs to get through."""
     machine = start(DEFAULT_GEOMETRY)
-    nvme = machine.nvme
-    sq = ready(nvme, size=128)[0]
-    queue_heavy_dsms(nvme, sq)
-    time.sleep(0.2)
+    sq = ready(machine.nvme, size=128)[0]
+    queue_heavy_dsms(machine.nvme, sq)
+    time.sleep(0.2)                                        # fetched, with the FTL thread
+    return machine
+
+
+def test_qemu_exits_promptly_with_dsms_queued(start):
+    machine = machine_with_dsms_queued(start)
     began = time.monotonic()
     machine.qt.terminate(timeout=60)
     took = time.monotonic() - began
@@ -103,11 +108,7 @@ def test_qemu_exits_promptly_with_dsms_queued(start):
 
 
 def test_reset_is_prompt_with_dsms_queued(start):
-    machine = start(DEFAULT_GEOMETRY)
-    nvme = machine.nvme
-    sq = ready(nvme, size=128)[0]
-    queue_heavy_dsms(nvme, sq)
-    time.sleep(0.2)
+    nvme = machine_with_dsms_queued(start).nvme
     began = time.monotonic()
     nvme.disable()
     sq = ready(nvme)[0]

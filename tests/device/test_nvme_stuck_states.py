@@ -69,14 +69,17 @@ def test_exhausted_request_pool_with_shadow_doorbells_sleeps(start):
     assert nvme.readl(0x1C) & CSTS_RDY
 
 
+def queue_writes(nvme, sq, count: int) -> None:
+    xfer = nvme.transfer(4096)
+    for i in range(count):
+        nvme.submit(sq, nvme.rw(sq, IO_WRITE, 8 * i, 8, xfer), ring=False)
+    nvme.ring_sq(sq)
+
+
 def test_disabled_mid_io_sleeps(start):
     machine = start("pg_wr_lat=50000000")         # 50 ms per page: all still in flight
     nvme = machine.nvme
-    sq = ready(nvme, size=512)[0]
-    xfer = nvme.transfer(4096)
-    for i in range(500):
-        nvme.submit(sq, nvme.rw(sq, IO_WRITE, 8 * i, 8, xfer), ring=False)
-    nvme.ring_sq(sq)
+    queue_writes(nvme, ready(nvme, size=512)[0], 500)
     nvme.disable()
     assert poller_share(machine) < MAX_SHARE
 
@@ -84,10 +87,5 @@ def test_disabled_mid_io_sleeps(start):
 def test_quiet_guest_with_io_outstanding_sleeps(start):
     """The guest stops mid-I/O: completions it never reaps, doorbells it never rings."""
     machine = start("pg_wr_lat=1000000")
-    nvme = machine.nvme
-    sq = ready(nvme, size=64)[0]
-    xfer = nvme.transfer(4096)
-    for i in range(63):
-        nvme.submit(sq, nvme.rw(sq, IO_WRITE, 8 * i, 8, xfer), ring=False)
-    nvme.ring_sq(sq)
+    queue_writes(machine.nvme, ready(machine.nvme, size=64)[0], 63)
     assert poller_share(machine) < MAX_SHARE
