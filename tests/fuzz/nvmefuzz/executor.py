@@ -15,6 +15,7 @@ Records (JSON objects, key "a"):
   idle     the device, left alone, must stop using CPU
   mmio     a write to the MSI-X BAR;  msix  MSI-X on (vectors programmed) or off
   verify   write a pattern, read it back through other PRPs, compare (integrity.py)
+  pam_cfs  a CQ whose memory stops being RAM must make the controller fatal (scenarios.py)
   stop     SIGTERM, QEMU must exit cleanly
 
 This file: dispatch, guest memory, submission and doorbells. queue_rules.py,
@@ -36,6 +37,7 @@ from .integrity import Integrity
 from .layout import DBBUF_EVENTIDX, DBBUF_SHADOW
 from .model import Model, Pending
 from .queue_rules import QueueRules
+from .scenarios import Scenarios
 from .target import Target, sanitizer_report
 
 NSZE = (64 << 20) // 512        # SMALL_GEOMETRY: devsz_mb=64 of 512-byte sectors
@@ -43,7 +45,7 @@ MDTS_BYTES = 4096 << 8          # target.DEVICE_PROPS mdts=8
 QUEUES = 16                     # target.DEVICE_PROPS queues=16
 
 
-class Executor(QueueRules, Completions, ControllerActions, Integrity):
+class Executor(QueueRules, Completions, ControllerActions, Integrity, Scenarios):
     """One target, one host model; `run` one record at a time."""
 
     def __init__(self, target: Target, deadline: float = 10.0):

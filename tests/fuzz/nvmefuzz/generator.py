@@ -67,6 +67,8 @@ class Generator:
             yield {"a": "ring"}
             yield {"a": "idle"}
         yield {"a": "sync"}
+        if "pam_cfs" not in self.skip and r.random() < 0.01:
+            yield {"a": "pam_cfs", "qid": r.randint(1, m.queues)}
         if "verify" not in self.skip and r.random() < 0.05:
             nlb = r.choice([1, 2, 8, 9, 64, r.randint(1, m.mdts_bytes // 512)])
             yield {"a": "verify", "seed": r.getrandbits(31), "nlb": nlb,
