@@ -138,7 +138,7 @@ class _ConsoleTail:
         *whole, self.partial = data.split(b"\n")
         text = [line.decode(errors="replace").replace("\r", "").strip() for line in whole]
         for line in text:
-            if line.startswith("soak: ") and not line.startswith("soak: dmesg"):
+            if line.startswith(("soak: ", "soak-live: ")) and "dmesg" not in line:
                 self.last = line
         return text
 
@@ -152,8 +152,8 @@ def run_boot(plan: BootPlan, folder: Path, say: Callable[[str], None] = lambda m
     sock_dir = Path(tempfile.mkdtemp(prefix="femu-soak-"))   # unix socket paths are short
     socket_path = sock_dir / "qmp.sock"
     script = soak_guest.job(plan.pattern, plan.events, plan.size_mib, plan.corrupt)
-    spec = vm.VmSpec(job=script, qemu=str(plan.qemu), kernel=plan.kernel, initramfs=plan.initramfs,
-                     device_args=_device_args(plan, stats),
+    spec = vm.VmSpec(job=script, qemu=str(plan.qemu), kernel=plan.kernel,
+                     initramfs=plan.initramfs, device_args=_device_args(plan, stats),
                      extra_args=qmp_args(socket_path),
                      job_timeout=plan.job_timeout, timeout=plan.job_timeout + 180,
                      reboot=plan.pattern == "reboot", accel=plan.accel)
