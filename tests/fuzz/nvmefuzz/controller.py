@@ -245,9 +245,8 @@ class ControllerActions:
     def do_shutdown(self, rec: dict) -> None:
         """CC.SHN = normal shutdown with commands in flight: SHST must reach complete."""
         m = self.m
-        if not m.enabled:
-            return
-        self._untaint()
+        if not m.enabled or m.tainted:
+            return      # after a CC write of the host's own (EN/SHN) the start is unknown
         self.do_ring({})
         m.cc = (m.cc & ~(3 << 14)) | 1 << 14
         self.nvme.writel(CC, m.cc)
