@@ -184,14 +184,27 @@ static uint16_t femu_dbbuf_config(FemuCtrl *n, const NvmeCmd *cmd)
         !femu_dma_ram(n, eventidx, n->page_size, true)) {
         return femu_err(NVME_INVALID_FIELD);
     }
+    /* The newest doorbell values, read where the host wrote them until now. */
+    uint32_t tails[FEMU_MAX_QUEUES + 1] = { 0 }, heads[FEMU_MAX_QUEUES + 1] = { 0 };
+
+    for (unsigned qid = 1; qid <= n->queues; qid++) {
+        if (n->sq[qid].valid) {
+            tails[qid] = femu_sq_tail(n, qid);
+            tails[qid] = tails[qid] < n->sq[qid].size ? tails[qid] : n->sq[qid].head;
+        }
+        if (n->cq[qid].valid) {
+            femu_cq_full(n, &n->cq[qid]);   /* brings cq->head up to date */
+            heads[qid] = n->cq[qid].head;
+        }
+    }
     n->dbbuf_shadow = shadow;
     n->dbbuf_eventidx = eventidx;
     for (unsigned qid = 1; qid <= n->queues; qid++) {
         if (n->sq[qid].valid) {
-            femu_dbbuf_init_queue(n, qid);
+            femu_dbbuf_init_queue(n, qid, tails[qid]);
         }
         if (n->cq[qid].valid) {
-            femu_dbbuf_init_queue_cq(n, qid);
+            femu_dbbuf_init_queue_cq(n, qid, heads[qid]);
         }
     }
     return NVME_SUCCESS;
