@@ -151,8 +151,7 @@ class Executor(QueueRules, Completions, ControllerActions, Integrity, Scenarios)
             self._scramble(f"submission to SQ {sq.qid} while it is being re-created")
         if admin and opcode == 0x7C:
             prp1, prp2 = struct.unpack_from("<QQ", raw, 24)
-            create = {"op": 0x7C, "ours": (prp1, prp2) == (DBBUF_SHADOW, DBBUF_EVENTIDX),
-                      "pub": rec.get("pub", 1)}
+            create = {"op": 0x7C, "ours": (prp1, prp2) == (DBBUF_SHADOW, DBBUF_EVENTIDX)}
         for addr, data in rec.get("mem", ()):
             self.mem_ops.append((addr, bytes.fromhex(data)))
         cid = self.next_cid[sq.qid]
