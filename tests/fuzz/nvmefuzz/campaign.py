@@ -11,7 +11,7 @@ from . import ddmin, replay
 from .executor import Executor
 from .failure import Failure
 from .generator import Generator
-from .target import Target
+from .target import start
 
 FINALE = [{"a": "sync"}, {"a": "ring"}, {"a": "idle"}, {"a": "stop"}]
 
@@ -60,7 +60,7 @@ def run_seed(qemu: Path, seed: int, commands: int, deadline: float = 10.0,
              skip: Collection[str] = ()) -> SeedResult:
     started = time.monotonic()
     records: List[dict] = []
-    target = Target(qemu)
+    target = start(qemu)
     ex = None
     failure = None
     try:

@@ -7,7 +7,7 @@ from typing import List, Optional, Tuple
 
 from .executor import Executor
 from .failure import Failure
-from .target import Target
+from .target import start
 
 FORMAT = "femu-nvme-fuzz/1"
 EPILOGUE = [{"a": "sync"}, {"a": "stop"}]
@@ -32,7 +32,7 @@ def load(path: Path) -> Tuple[dict, List[dict]]:
 def execute(qemu: Path, records: List[dict], deadline: float,
             epilogue: bool = True) -> Tuple[Optional[Failure], int]:
     """Run records on a fresh QEMU; (the first failure or None, SQEs sent)."""
-    target = Target(qemu)
+    target = start(qemu)
     ex = None
     try:
         ex = Executor(target, deadline)

@@ -158,3 +158,17 @@ class Target:
             if share < threshold:
                 return None
         return lowest
+
+
+def start(qemu: Path, wait: float = 600.0) -> Target:
+    """A Target, waiting while the binary is missing or being replaced (someone may be
+    rebuilding it with femu-compile.sh): up to `wait` seconds, then the error stands."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            return Target(qemu)
+        except (FileNotFoundError, PermissionError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(5)
+
