@@ -13,7 +13,8 @@ boots, crashes, mismatches, nvme timeouts, hangs, failed boots, wall time per bo
 Exit status: 0 when every boot passed, 1 otherwise, 2 on a usage error.
 
 The QEMU binary may be rebuilt while the soak runs: a boot starts only once the binary
-has not changed for a while, and a failed boot during which it changed runs again.
+has not changed for a while, and a boot whose QEMU never started the guest while the
+binary changed runs again (any failure after the guest started is counted).
 """
 import argparse
 import json
@@ -63,25 +64,32 @@ def wait_for_stable_binary(path: Path, log: Progress) -> Tuple[int, int, int]:
         time.sleep(2)
 
 
-def _startup_failure(outcome: BootOutcome) -> bool:
-    """QEMU never ran the guest: the binary was missing or being written."""
-    return outcome.facts.guest_boots == 0 and outcome.qemu_returncode in (126, 127)
+def _binary_to_blame(outcome: BootOutcome, replaced: bool) -> bool:
+    """A failed boot the binary's replacement may explain: the guest never started (QEMU
+    could not run, or the file changed under its start). Once a guest has booted, QEMU
+    runs the inode it started with (femu-compile.sh replaces the file atomically), so any
+    later failure is the boot's own and is counted, never retried."""
+    if outcome.ok or outcome.facts.guest_boots > 0:
+        return False
+    return replaced or outcome.qemu_returncode in (126, 127)
 
 
 def boot_with_retries(plan: BootPlan, folder: Path, log: Progress,
                       label: str) -> Tuple[BootOutcome, str]:
-    """One boot; again (up to RETRIES_AFTER_REPLACEMENT times) when it failed while the
-    QEMU binary was being replaced. Returns the outcome and the binary's mtime."""
-    for attempt in range(RETRIES_AFTER_REPLACEMENT + 1):
+    """One boot; again (up to RETRIES_AFTER_REPLACEMENT times) when it failed before the
+    guest started while the QEMU binary was being replaced; the failed attempt's folder
+    is kept beside it (NAME.attempt-K). Returns the outcome and the binary's mtime."""
+    for attempt in range(1, RETRIES_AFTER_REPLACEMENT + 2):
         before = wait_for_stable_binary(plan.qemu, log)
         outcome = run_boot(plan, folder, log, label)
         replaced = binary_stamp(plan.qemu) != before
-        if outcome.ok or not (replaced or _startup_failure(outcome)):
+        if attempt > RETRIES_AFTER_REPLACEMENT or not _binary_to_blame(outcome, replaced):
             break
-        if attempt < RETRIES_AFTER_REPLACEMENT:
-            log(f"{label}failed while {plan.qemu.name} was replaced "
-                f"({'; '.join(outcome.reasons())}): booting again")
-            shutil.rmtree(folder, ignore_errors=True)
+        kept = folder.with_name(f"{folder.name}.attempt-{attempt}")
+        log(f"{label}QEMU never started the guest while {plan.qemu.name} was replaced "
+            f"({'; '.join(outcome.reasons())}): booting again; that attempt is in {kept}")
+        shutil.rmtree(kept, ignore_errors=True)
+        folder.rename(kept)
     built = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(before[1] / 1e9))
     return outcome, built
 

@@ -83,3 +83,19 @@ def test_usage_errors_exit_2(capsys, args, message):
 def test_all_means_every_pattern_once():
     args = soak.parse_args(["--pattern", "reboot", "--pattern", "all", "--boots", "2"])
     assert args.pattern == list(soak_guest.PATTERNS)
+
+
+def test_only_a_boot_that_never_started_is_blamed_on_a_rebuilt_binary(tmp_path):
+    from femu_lab.soak_boot import BootOutcome
+    from femu_lab.soak_console import ConsoleFacts
+
+    def outcome(guest_boots, code, failed=True):
+        o = BootOutcome("reboot", tmp_path, 1.0, code, ConsoleFacts(guest_boots=guest_boots))
+        if failed:
+            o.hangs.append("host deadline hit: QEMU killed")
+        return o
+    assert soak._binary_to_blame(outcome(0, 1), replaced=True)
+    assert soak._binary_to_blame(outcome(0, 127), replaced=False)
+    assert not soak._binary_to_blame(outcome(0, 1), replaced=False)
+    assert not soak._binary_to_blame(outcome(1, -9), replaced=True)   # a hang: counted
+    assert not soak._binary_to_blame(outcome(0, 0, failed=False), replaced=True)
