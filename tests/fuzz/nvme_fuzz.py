@@ -39,8 +39,9 @@ def _args(argv):
                    help="comma-separated actions never generated, to steer around a known "
                         "finding: toggle, toggles, disable, shutdown, flood, aer, reg, "
                         "bad_enable, setup, a register kind (generator.py: db-value, "
-                        "db-live, cc-en, cfg, ...) or a pointer class (layout.py: rom, "
-                        "mmio, unassigned, ram, queue, edge, zero)")
+                        "db-live, cc-en, cfg, ...), a pointer class (layout.py: rom, "
+                        "mmio, unassigned, ram, queue, edge, zero), or dbbuf-trust (the "
+                        "host always rewrites the shadows after Doorbell Buffer Config)")
     p.add_argument("--json", type=Path, help="also write the figures here")
     return p.parse_args(argv)
 

@@ -36,8 +36,9 @@ class Sqe:
 class Commands:
     """Builds entries against the host's current view (page size, namespace size)."""
 
-    def __init__(self, picker: Picker, model):
+    def __init__(self, picker: Picker, model, trust_dbbuf: bool = True):
         self.picker, self.rng, self.model = picker, picker.rng, model
+        self.trust_dbbuf = trust_dbbuf
         self.scratch = prp.Scratch()
 
     # -- helpers
@@ -152,6 +153,9 @@ class Commands:
         sqe = Sqe(Command(0x7C, prp1=DBBUF_SHADOW, prp2=DBBUF_EVENTIDX), exp="ok",
                   why="well-formed Doorbell Buffer Config", tag="dbbuf")
         sqe._ptr = prp.Pointers(DBBUF_SHADOW, DBBUF_EVENTIDX, classes=set())
+        # Half the time the host trusts the controller to start the shadows at the
+        # doorbell values (as QEMU's nvme does); else it writes them itself afterwards.
+        sqe.republish = self.rng.random() < 0.5 or not self.trust_dbbuf
         return sqe
 
     def vendor_dump(self) -> Sqe:
@@ -329,6 +333,8 @@ def to_record(sqid: int, sqe: Sqe) -> dict:
             rec[key] = value
     if sqe.exp:
         rec["exp"], rec["why"] = sqe.exp, sqe.why
+    if getattr(sqe, "republish", True) is False:
+        rec["pub"] = 0
     return rec
 
 

@@ -97,15 +97,18 @@ class Completions:
             self.ghosts.add(key)
 
     def _dbbuf_on(self, p: Pending) -> None:
-        """Shadow doorbells from now on. With the fuzzer's own pair, the shadows get the
-        host's current values (the device filled them from its own view) and every
-        queue is rung once, so nothing waits on a value the device missed. Any other
-        pair the device accepted means it now reads tails the host does not write."""
+        """Shadow doorbells from now on. The controller must start the shadows at the
+        doorbell values the host last wrote (as QEMU's nvme does). With "pub" the host
+        does not rely on that: it writes its current values and rings every queue once,
+        so nothing waits on a value the device missed. Any other pair the device
+        accepted means it now reads tails the host does not write."""
         m = self.m
         if not p.create["ours"]:
             self._scramble("Doorbell Buffer Config elsewhere accepted")
             return
         m.dbbuf = (DBBUF_SHADOW, DBBUF_EVENTIDX)
+        if not p.create.get("pub", 1):
+            return
         for sq in m.sqs.values():
             # Not an SQ whose delete and re-create are queued: the device may have run
             # them already, and the old tail would land on the new queue. A delete alone

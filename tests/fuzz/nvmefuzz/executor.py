@@ -151,7 +151,8 @@ class Executor(QueueRules, Completions, ControllerActions, Integrity, Scenarios)
             self._scramble(f"submission to SQ {sq.qid} while it is being re-created")
         if admin and opcode == 0x7C:
             prp1, prp2 = struct.unpack_from("<QQ", raw, 24)
-            create = {"op": 0x7C, "ours": (prp1, prp2) == (DBBUF_SHADOW, DBBUF_EVENTIDX)}
+            create = {"op": 0x7C, "ours": (prp1, prp2) == (DBBUF_SHADOW, DBBUF_EVENTIDX),
+                      "pub": rec.get("pub", 1)}
         for addr, data in rec.get("mem", ()):
             self.mem_ops.append((addr, bytes.fromhex(data)))
         cid = self.next_cid[sq.qid]
@@ -183,15 +184,32 @@ class Executor(QueueRules, Completions, ControllerActions, Integrity, Scenarios)
     # ------------------------------------------------------------------ doorbells
 
     def _publish(self, qid: int, cq: bool, value: int, old: int, always: bool = False) -> None:
+        """A new SQ tail / CQ head: MMIO, or shadow + MMIO when EventIdx asks."""
         m = self.m
+        doorbell = self.nvme.doorbell(qid, cq)
+        if qid and m.dbbuf is None and m.dbbuf_queued():
+            self._publish_in_window(qid, cq, value, doorbell)
+            return
         if qid == 0 or m.dbbuf is None:
-            self.nvme.writel(self.nvme.doorbell(qid, cq), value)
+            self.nvme.writel(doorbell, value)
             return
         shadow, eventidx = m.dbbuf
         slot = (2 * qid + int(cq)) * 4
         self.qt.writel(shadow + slot, value)
         if always or need_event(self.qt.readl(eventidx + slot), value, old):
             self.nvme.writel(self.nvme.doorbell(qid, cq), value)
+
+    def _publish_in_window(self, qid: int, cq: bool, value: int, doorbell: int) -> None:
+        """A Doorbell Buffer Config of ours is queued and the host cannot know whether the
+        device runs it now: from then on an MMIO value alone is ignored (the shadow wins,
+        in QEMU's nvme too), and the config starts the shadow at the newest MMIO value.
+        Shadow, MMIO, shadow, MMIO is right whenever the config lands: before (the
+        shadow writes stand, the MMIO kicks), between (a later shadow write fixes the
+        shadow, the last MMIO kicks) or after (it starts from this MMIO value)."""
+        slot = DBBUF_SHADOW + (2 * qid + int(cq)) * 4
+        for _ in range(2):
+            self.qt.writel(slot, value)
+            self.nvme.writel(doorbell, value)
 
     def do_ring(self, rec: dict) -> None:
         """I/O queues first, the admin queue last: a delete and re-create of an SQ queued

@@ -23,7 +23,7 @@ class Generator:
     def __init__(self, rng: random.Random, model: Model, bars, skip: Set[str] = frozenset()):
         self.rng, self.m, self.skip = rng, model, set(skip)
         self.picker = Picker(rng, bars, self.skip)
-        self.cmds = Commands(self.picker, model)
+        self.cmds = Commands(self.picker, model, trust_dbbuf="dbbuf-trust" not in self.skip)
         self.flooded = False
 
     # ------------------------------------------------------------------ batches

@@ -124,6 +124,11 @@ class Model:
         return any(p.opcode in opcodes and p.create is not None and p.create["qid"] == qid
                    for p in self.admin.values())
 
+    def dbbuf_queued(self) -> bool:
+        """A Doorbell Buffer Config of ours is queued (the device may switch any time)."""
+        return any(p.opcode == 0x7C and p.create is not None and p.create["ours"]
+                   for p in self.admin.values())
+
     def recreate_queued(self, qid: int, cq: bool = False) -> bool:
         """Both a delete and a create of queue qid are queued: the device may have swapped
         the queue already, and anything meant for the old one could land on the new."""
