@@ -28,6 +28,12 @@ SOAK_SSD: Dict[str, int] = dict(nchs=2, luns_per_ch=4, pgs_per_blk=64, blks_per_
                                 pg_wr_lat=50000, blk_er_lat=500000)
 ROOT_PORT = ["-device", "pcie-root-port,id=rp0,chassis=1,slot=1"]
 UNPLUG_SECONDS = 120          # device_del to DEVICE_DELETED, a bound that only catches hangs
+# The guest kernel reports an RCU stall after 21 s without progress and again every 21 s
+# or so: this many reports in a row (over a minute stalled) is a hang; QEMU is stopped
+# then instead of at the host deadline. (A stall after a reboot happens with QEMU's own
+# nvme device too: a TCG issue, not femu's.)
+STALL_REPORTS = 3
+RCU_STALL = "rcu_preempt detected stalls"
 PROGRESS_SECONDS = 15
 
 
@@ -78,14 +84,38 @@ class _HostSide:
     """The host's part while the guest runs, over QMP: device-del-add's unplugs (on the
     guest's n-th `ready-for-unplug`: device_del, wait until QEMU has removed the device,
     device_add a new one with its statistics in stats-n), and stopping a machine that
-    boots more often than its pattern asks (a panic reboots it: no -no-reboot there)."""
+    boots more often than its pattern asks (a panic reboots it: no -no-reboot there) or
+    whose guest kernel has stalled."""
 
-    def __init__(self, socket_path: Path, folder: Path, alive: Callable[[], bool]):
+    def __init__(self, socket_path: Path, folder: Path, alive: Callable[[], bool],
+                 expected_boots: int):
         self.socket_path, self.folder, self.alive = socket_path, folder, alive
+        self.expected_boots = expected_boots
+        self.boots = self.stalls = 0
+        self.in_dump = False
         self.qmp: Optional[Qmp] = None
         self.done: List[int] = []
         self.error: Optional[str] = None
         self.stopped: Optional[str] = None
+        self.hung: Optional[str] = None
+
+    def see(self, line: str) -> None:
+        """React to one new console line."""
+        if line.startswith("soak: ready-for-unplug n="):
+            self.unplug(int(line.split("=", 1)[1]))
+        if JOB_START in line:
+            self.boots, self.stalls = self.boots + 1, 0
+            if self.boots > self.expected_boots:
+                self.stop(f"the guest booted {self.boots} times, {self.expected_boots} "
+                          "expected: QEMU stopped")
+        if line.startswith(("soak: ", "soak-live: ")):   # the job made progress
+            self.in_dump = line.startswith("soak: dmesg-begin")
+            self.stalls = 0
+        elif RCU_STALL in line and not self.in_dump:
+            self.stalls += 1
+            if self.stalls >= STALL_REPORTS:
+                self.stop_hung(f"the guest kernel stalled ({self.stalls} RCU stall reports "
+                               "in a row): QEMU stopped")
 
     def _connection(self) -> Qmp:
         if self.qmp is None:
@@ -107,9 +137,20 @@ class _HostSide:
             self.error = f"unplug {n}: {error}"
 
     def stop(self, why: str) -> None:
-        if self.stopped:
+        """End QEMU now: a crash (the machine misbehaved)."""
+        if self.stopped or self.hung:
             return
         self.stopped = why
+        self._quit()
+
+    def stop_hung(self, why: str) -> None:
+        """End QEMU now: a hang (the guest stopped making progress)."""
+        if self.stopped or self.hung:
+            return
+        self.hung = why
+        self._quit()
+
+    def _quit(self) -> None:
         try:
             self._connection().execute("quit")
         except (QmpError, OSError, ValueError):
@@ -169,21 +210,13 @@ def run_boot(plan: BootPlan, folder: Path, say: Callable[[str], None] = lambda m
     runner = threading.Thread(target=boot, name=f"soak-{plan.pattern}", daemon=True)
     runner.start()
     tail = _ConsoleTail(folder / "console.log")
-    host = _HostSide(socket_path, folder, runner.is_alive)
-    expected_boots = _boots_expected(plan)
-    boots = 0
+    host = _HostSide(socket_path, folder, runner.is_alive, _boots_expected(plan))
     next_note = started + PROGRESS_SECONDS
     try:
         while runner.is_alive():
             runner.join(0.3)
             for line in tail.lines():
-                if line.startswith("soak: ready-for-unplug n="):
-                    host.unplug(int(line.split("=", 1)[1]))
-                if JOB_START in line:
-                    boots += 1
-                    if boots > expected_boots:
-                        host.stop(f"the guest booted {boots} times, {expected_boots} "
-                                  "expected: QEMU stopped")
+                host.see(line)
             if time.monotonic() >= next_note:
                 next_note += PROGRESS_SECONDS
                 say(f"{label}{time.monotonic() - started:.0f} s; "
@@ -210,11 +243,13 @@ def _judge(plan: BootPlan, result: vm.RunResult, facts: ConsoleFacts, host: _Hos
     outcome.hangs += [f"the guest waited in vain for {what}" for what in facts.stuck]
     if host.error:
         outcome.hangs.append(host.error)
+    if host.hung:
+        outcome.hangs.append(host.hung)
 
     code = result.qemu_returncode
     if host.stopped:
         outcome.crashes.append(host.stopped)
-    elif not result.host_timed_out:
+    elif not (result.host_timed_out or host.hung):
         if code is not None and code < 0:
             outcome.crashes.append(f"QEMU killed by signal {-code}")
         elif code != 0:

@@ -99,3 +99,30 @@ def test_only_a_boot_that_never_started_is_blamed_on_a_rebuilt_binary(tmp_path):
     assert not soak._binary_to_blame(outcome(0, 1), replaced=False)
     assert not soak._binary_to_blame(outcome(1, -9), replaced=True)   # a hang: counted
     assert not soak._binary_to_blame(outcome(0, 0, failed=False), replaced=True)
+
+
+def test_host_side_stops_a_stalled_or_rebooting_guest(tmp_path):
+    from femu_lab.soak_boot import _HostSide
+    stall = "[  45.1] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:"
+
+    def host(expected_boots=1):
+        side = _HostSide(tmp_path / "qmp.sock", tmp_path, lambda: True, expected_boots)
+        side.quits = 0
+
+        def quit_now():
+            side.quits += 1
+        side._quit = quit_now
+        return side
+    # Stall reports inside a dmesg dump, or with progress between them, are no hang.
+    h = host()
+    for line in ["soak: dmesg-begin", stall, stall, stall, "soak: dmesg-end", stall, stall,
+                 "soak: fio name=w1 rc=0 verify_errors=0", stall, stall]:
+        h.see(line)
+    assert h.quits == 0 and h.hung is None
+    h.see(stall)
+    assert h.quits == 1 and "3 RCU stall reports" in h.hung
+    # A reboot nobody asked for.
+    h = host(expected_boots=2)
+    for _ in range(3):
+        h.see("femu-guest: job start at 5.0s uptime (timeout 900s)")
+    assert h.quits == 1 and "booted 3 times, 2 expected" in h.stopped
