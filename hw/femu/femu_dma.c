@@ -1,28 +1,63 @@
 /*
  * Guest memory access for the poller: DMA through the device's bus-master address space,
  * restricted to memory QEMU copies directly. Each transfer is first checked to resolve to
- * plain RAM (writable for writes), and it also carries the "memory" attribute, so QEMU
- * refuses MMIO (another device's registers, MMCONFIG, femu's own BARs) or nothing. Either
- * way no device callback runs: the poller never touches a register and never waits for
- * the BQL (a write to ROM would take the MMIO path, and the BQL with it, while a vCPU
- * holding the BQL waits for the poller to finish a reset). Data pointers are resolved
- * with the PRP walker.
+ * plain RAM (writable for writes), then copied through address_space_map, which decides on
+ * one snapshot of the memory map whether the range is such RAM; anything else comes back
+ * as a bounce buffer, which is released unused. So no device callback runs, even if the
+ * guest changes the memory map between the check and the copy: the poller never touches a
+ * register and never waits for the BQL (a write to ROM would take the MMIO path, and the
+ * BQL with it, while a vCPU holding the BQL waits for the poller to finish a reset). Data
+ * pointers are resolved with the PRP walker.
  */
 #include "qemu/osdep.h"
 #include "qemu/rcu.h"
 #include "hw/pci/pci_device.h"
-#include "system/dma.h"
 #include "exec/memory.h"
 
 #include "femu_ctrl.h"
 
 static const MemTxAttrs femu_dma_attrs = { .memory = 1 };
 
+/*
+ * Copy between buf and [addr, addr + len) of guest RAM. A piece QEMU cannot map directly
+ * (a bounce buffer, recognisable as memory outside every RAM block) fails the transfer
+ * without being written back; pieces before it may have been copied, as with a real
+ * device's partial DMA.
+ */
+static bool femu_dma_copy(FemuCtrl *n, uint64_t addr, void *buf, uint64_t len, bool to_guest)
+{
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(n));
+    uint8_t *p = buf;
+
+    smp_mb();   /* order with the poller's earlier guest accesses, as dma_memory_rw does */
+    while (len) {
+        hwaddr piece = len;
+        ram_addr_t offset;
+        void *host = address_space_map(as, addr, &piece, to_guest, femu_dma_attrs);
+
+        if (!host) {
+            return false;
+        }
+        if (!memory_region_from_host(host, &offset)) {
+            address_space_unmap(as, host, piece, to_guest, 0);
+            return false;
+        }
+        if (to_guest) {
+            memcpy(host, p, piece);
+        } else {
+            memcpy(p, host, piece);
+        }
+        address_space_unmap(as, host, piece, to_guest, to_guest ? piece : 0);
+        addr += piece;
+        p += piece;
+        len -= piece;
+    }
+    return true;
+}
+
 uint16_t femu_dma_read(FemuCtrl *n, uint64_t addr, void *buf, uint64_t len)
 {
-    if (!femu_dma_ram(n, addr, len, false) ||
-        pci_dma_rw(PCI_DEVICE(n), addr, buf, len, DMA_DIRECTION_TO_DEVICE,
-                   femu_dma_attrs) != MEMTX_OK) {
+    if (!femu_dma_ram(n, addr, len, false) || !femu_dma_copy(n, addr, buf, len, false)) {
         return NVME_DATA_TRAS_ERROR;
     }
     return NVME_SUCCESS;
@@ -31,8 +66,7 @@ uint16_t femu_dma_read(FemuCtrl *n, uint64_t addr, void *buf, uint64_t len)
 uint16_t femu_dma_write(FemuCtrl *n, uint64_t addr, const void *buf, uint64_t len)
 {
     if (!femu_dma_ram(n, addr, len, true) ||
-        pci_dma_rw(PCI_DEVICE(n), addr, (void *)buf, len, DMA_DIRECTION_FROM_DEVICE,
-                   femu_dma_attrs) != MEMTX_OK) {
+        !femu_dma_copy(n, addr, (void *)buf, len, true)) {
         return NVME_DATA_TRAS_ERROR;
     }
     return NVME_SUCCESS;

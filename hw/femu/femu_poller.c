@@ -605,25 +605,18 @@ bool femu_threads_start(FemuCtrl *n, Error **errp)
 
 /*
  * Stop both threads and free what femu_threads_start made (also after it failed part
- * way). Neither thread ever waits for the BQL, but a caller holding it lets go while
- * joining anyway, so a thread blocked in QEMU code that needs it cannot deadlock exit.
+ * way). The caller may hold the BQL (unrealize, a failed realize) and keeps it while we
+ * join: neither thread ever waits for it, and letting go in the middle of an unrealize
+ * would let vCPUs and the main loop run against a half-removed device.
  */
 void femu_threads_stop(FemuCtrl *n)
 {
-    bool locked = bql_locked();
-
     if (n->threads_running) {
         qatomic_set(&n->stop, true);
         event_notifier_set(&n->poller_wake);
         event_notifier_set(&n->ftl_wake);
-        if (locked) {
-            bql_unlock();
-        }
         qemu_thread_join(&n->poller);
         qemu_thread_join(&n->ftl_thread);
-        if (locked) {
-            bql_lock();
-        }
         n->threads_running = false;
     }
     if (n->wake_fds) {
