@@ -1,6 +1,6 @@
 /*
- * completion_heap tests: empty behaviour, initial sizing, equal-time FIFO order,
- * pop_due boundaries, and a long randomized run against a sorted reference array.
+ * completion_heap tests: empty behaviour, initial sizing, reserve, equal-time FIFO
+ * order, pop_due boundaries, and a long randomized run against a sorted reference array.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -70,6 +70,31 @@ static void test_init_sizes(void)
         bad += !completion_heap_pop(&h, &t, &item) || t != i + 1 || VALUE(item) != 4999 - i;
     }
     CHECK_EQ_U64(bad, 0);
+    completion_heap_destroy(&h);
+}
+
+static void test_reserve(void)
+{
+    struct completion_heap h;
+
+    CHECK(completion_heap_init(&h, 0));
+    CHECK(completion_heap_reserve(&h, 0));
+    CHECK(completion_heap_reserve(&h, 100));
+    CHECK(h.capacity >= 100);
+    size_t cap = h.capacity;
+    struct completion_heap_entry *storage = h.entries;
+    for (uintptr_t i = 0; i < 100; i++) {
+        CHECK(completion_heap_push(&h, 100 - i, ITEM(i)));
+    }
+    /* The reserved room was enough: no reallocation happened during the pushes. */
+    CHECK(h.capacity == cap && h.entries == storage);
+    CHECK(completion_heap_reserve(&h, 50));       /* smaller: nothing to do */
+    CHECK(h.capacity == cap);
+    /* An impossible count fails and leaves the heap as it was. */
+    CHECK(!completion_heap_reserve(&h, SIZE_MAX));
+    CHECK_EQ_U64(completion_heap_count(&h), 100);
+    uint64_t t;
+    CHECK(completion_heap_peek(&h, &t, NULL) && t == 1);
     completion_heap_destroy(&h);
 }
 
@@ -267,6 +292,7 @@ int main(void)
 {
     test_empty();
     test_init_sizes();
+    test_reserve();
     test_equal_time_fifo();
     test_pop_due();
     test_randomized();

@@ -1,5 +1,7 @@
-/* The closed loop: a min-heap of outstanding completions drives simulated time. */
+/* The closed loop: the engine's queue of outstanding completions drives simulated time. */
 #include "sim.h"
+
+#include "engine.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,71 +10,48 @@
 
 #define STALL_LIMIT 10000000u  /* completions in a row without simulated time passing */
 
+/* What the loop remembers of a request until the engine hands it back. */
 struct inflight {
-    uint64_t done_ns, issued_ns, bytes;
+    uint64_t issued_ns, bytes;
     enum request_op op;
 };
 
-struct inflight_heap {
-    struct inflight *items;
-    unsigned count;
+/* The engine reports statistics failures through a hook; the run stops at the first. */
+struct stats_failure {
+    bool failed;
+    char text[256];
 };
 
-static void heap_push(struct inflight_heap *h, struct inflight item)
+static void record_stats_error(void *opaque, const char *what, const char *err)
 {
-    unsigned pos = h->count++;
-    while (pos > 0 && h->items[(pos - 1) / 2].done_ns > item.done_ns) {
-        h->items[pos] = h->items[(pos - 1) / 2];
-        pos = (pos - 1) / 2;
+    struct stats_failure *f = opaque;
+
+    if (!f->failed) {
+        f->failed = true;
+        snprintf(f->text, sizeof(f->text), "statistics: %s: %s", what, err);
     }
-    h->items[pos] = item;
 }
 
-static struct inflight heap_pop(struct inflight_heap *h)
-{
-    struct inflight top = h->items[0], last = h->items[--h->count];
-    unsigned pos = 0;
-    for (;;) {
-        unsigned child = 2 * pos + 1;
-        if (child >= h->count) {
-            break;
-        }
-        if (child + 1 < h->count && h->items[child + 1].done_ns < h->items[child].done_ns) {
-            child++;
-        }
-        if (h->items[child].done_ns >= last.done_ns) {
-            break;
-        }
-        h->items[pos] = h->items[child];
-        pos = child;
-    }
-    if (h->count) {
-        h->items[pos] = last;
-    }
-    return top;
-}
-
-static int issue(struct ftl *ftl, struct workload *w, uint64_t now, uint64_t secsz,
-                 struct inflight *out, char *err, size_t errlen)
+static int issue(struct ftl_engine *engine, struct workload *w, uint64_t now, uint64_t secsz,
+                 struct inflight *slot, char *err, size_t errlen)
 {
     struct request req;
     int rc = workload_next(w, &req, err, errlen);
     if (rc <= 0) {
         return rc < 0 ? SIM_E_WORKLOAD : 0;
     }
-    struct ftl_io io = { .now_ns = now, .slba = req.slba, .nlb = req.nlb,
-                         .stream = req.stream };
+    struct ftl_request r = { .op = req.op == REQ_WRITE ? FTL_OP_WRITE : FTL_OP_READ,
+                             .arrival_ns = now, .slba = req.slba, .nlb = req.nlb,
+                             .stream = req.stream };
     uint64_t done;
-    int status = req.op == REQ_WRITE ? ftl_write(ftl, &io, &done) : ftl_read(ftl, &io, &done);
+    *slot = (struct inflight){ .issued_ns = now, .bytes = req.nlb * secsz, .op = req.op };
+    int status = ftl_engine_submit(engine, &r, slot, &done);
     if (status != FTL_OK) {
         snprintf(err, errlen, "%s of sectors %llu+%llu failed: %s",
                  req.op == REQ_WRITE ? "write" : "read", (unsigned long long)req.slba,
                  (unsigned long long)req.nlb, ftl_status_str(status));
         return -1;
     }
-    ftl_background_gc(ftl, now);  /* as FEMU: after each request */
-    *out = (struct inflight){ .done_ns = done, .issued_ns = now, .bytes = req.nlb * secsz,
-                              .op = req.op };
     return 1;
 }
 
@@ -110,10 +89,22 @@ int sim_run_phase(struct ftl *ftl, struct workload *w, unsigned qd,
     latency_hist_init(&out->latency);
     out->start_ns = *now_ns;
     ftl_get_counters(ftl, &out->before);
-    struct inflight_heap heap = { calloc(qd, sizeof(struct inflight)), 0 };
-    if (!heap.items) {
+    struct stats_failure stats_failure = { 0 };
+    struct ftl_engine_hooks hooks = { .opaque = &stats_failure,
+                                      .stats_error = record_stats_error };
+    struct ftl_engine *engine = ftl_engine_create(ftl, stats, &hooks);
+    struct inflight *slots = calloc(qd, sizeof(*slots));
+    struct inflight **free_slots = calloc(qd, sizeof(*free_slots));
+    if (!engine || !slots || !free_slots) {
+        ftl_engine_destroy(engine);
+        free(slots);
+        free(free_slots);
         snprintf(err, errlen, "out of memory");
         return -1;
+    }
+    unsigned nfree = qd;
+    for (unsigned i = 0; i < qd; i++) {
+        free_slots[i] = &slots[qd - 1 - i];
     }
     uint64_t now = *now_ns, issued_bytes = 0, stalled = 0, requests = 0;
     double last_shown = wall_seconds();
@@ -122,28 +113,30 @@ int sim_run_phase(struct ftl *ftl, struct workload *w, unsigned qd,
 
     while (rc == 0) {
         /* fill the queue at the current time */
-        while (issuing && heap.count < qd) {
+        while (issuing && nfree > 0) {
             if ((limits->io_bytes && issued_bytes >= limits->io_bytes) ||
                 (limits->runtime_ns && now - out->start_ns >= limits->runtime_ns)) {
                 issuing = false;
                 break;
             }
-            if (stats && ftl_stats_advance(stats, now, err, errlen)) {
-                rc = -1;
-                break;
-            }
-            struct inflight item;
-            int got = issue(ftl, w, now, secsz, &item, err, errlen);
-            if (got < 0) {
-                rc = got;
-                break;
-            }
+            struct inflight *slot = free_slots[nfree - 1];
+            int got = issue(engine, w, now, secsz, slot, err, errlen);
             if (got == 0) {
                 issuing = false;  /* the trace ended */
                 break;
             }
-            issued_bytes += item.bytes;
-            heap_push(&heap, item);
+            if (got > 0) {
+                nfree--;
+            }
+            if (got > 0 && stats_failure.failed) {
+                snprintf(err, errlen, "%s", stats_failure.text);
+                got = -1;
+            }
+            if (got < 0) {
+                rc = got;
+                break;
+            }
+            issued_bytes += slot->bytes;
             requests++;
             char why[256];
             if (limits->check_every && requests % limits->check_every == 0 &&
@@ -158,13 +151,17 @@ int sim_run_phase(struct ftl *ftl, struct workload *w, unsigned qd,
                 shown = true;
             }
         }
-        if (rc || heap.count == 0) {
+        uint64_t due;
+        if (rc || !ftl_engine_next_due(engine, &due)) {
             break;
         }
-        struct inflight done = heap_pop(&heap);
+        void *tag;
+        ftl_engine_pop_due(engine, due, &tag, 1);
+        struct inflight *done = tag;
+        free_slots[nfree++] = done;
         /* Reads of never-written pages take no flash time: with only a time limit such a
          * workload would never end. */
-        stalled = done.done_ns == now ? stalled + 1 : 0;
+        stalled = due == now ? stalled + 1 : 0;
         if (stalled > STALL_LIMIT && !limits->io_bytes) {
             snprintf(err, errlen, "simulated time stopped advancing: the workload reads "
                      "pages never written (they cost no flash time); precondition the "
@@ -172,23 +169,29 @@ int sim_run_phase(struct ftl *ftl, struct workload *w, unsigned qd,
             rc = -1;
             break;
         }
-        now = done.done_ns;
-        latency_hist_add(&out->latency, done.done_ns - done.issued_ns);
-        if (done.op == REQ_WRITE) {
+        now = due;
+        latency_hist_add(&out->latency, due - done->issued_ns);
+        if (done->op == REQ_WRITE) {
             out->writes++;
-            out->write_bytes += done.bytes;
+            out->write_bytes += done->bytes;
         } else {
             out->reads++;
-            out->read_bytes += done.bytes;
+            out->read_bytes += done->bytes;
         }
     }
-    free(heap.items);
     if (shown) {
         fputs("\r\033[K", stderr);  /* erase the progress line */
     }
-    if (stats && rc == 0 && ftl_stats_advance(stats, now, err, errlen)) {
-        rc = -1;
+    if (rc == 0) {
+        ftl_engine_advance(engine, now);
+        if (stats_failure.failed) {
+            snprintf(err, errlen, "%s", stats_failure.text);
+            rc = -1;
+        }
     }
+    ftl_engine_destroy(engine);
+    free(slots);
+    free(free_slots);
     out->end_ns = now;
     ftl_get_counters(ftl, &out->after);
     *now_ns = now;

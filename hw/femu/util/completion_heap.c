@@ -50,6 +50,21 @@ void completion_heap_destroy(struct completion_heap *h)
     h->capacity = 0;
 }
 
+bool completion_heap_reserve(struct completion_heap *h, size_t count)
+{
+    if (count <= h->capacity) {
+        return true;
+    }
+    size_t want = h->capacity ? h->capacity : COMPLETION_HEAP_MIN_CAPACITY;
+    while (want < count) {
+        if (want > SIZE_MAX / 2) {
+            return false;
+        }
+        want *= 2;
+    }
+    return heap_resize(h, want);
+}
+
 bool completion_heap_push(struct completion_heap *h, uint64_t time_ns, void *item)
 {
     if (h->count == h->capacity) {

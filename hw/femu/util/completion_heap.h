@@ -40,6 +40,8 @@ bool completion_heap_init(struct completion_heap *h, size_t initial_capacity);
 /* Free the storage; items are not touched. The heap may be initialised again. */
 void completion_heap_destroy(struct completion_heap *h);
 
+/* Make room for count entries in all, so pushes up to that cannot fail. False on OOM. */
+bool completion_heap_reserve(struct completion_heap *h, size_t count);
 /* Add an entry, doubling the storage when full. Returns false (heap unchanged) on OOM. */
 bool completion_heap_push(struct completion_heap *h, uint64_t time_ns, void *item);
 /* The earliest entry without removing it; false when empty. Either output may be NULL. */

@@ -1,0 +1,165 @@
+/* The FTL engine: see engine.h. */
+#include "engine.h"
+
+#include <stdlib.h>
+
+#include "../util/completion_heap.h"   /* also found this way in QEMU's build */
+
+#define ENGINE_ERR_LEN 256
+
+struct ftl_engine {
+    struct ftl *ftl;
+    struct ftl_stats_writer *stats;
+    struct ftl_engine_hooks hooks;
+    struct completion_heap done;
+};
+
+struct ftl_engine *ftl_engine_create(struct ftl *ftl, struct ftl_stats_writer *stats,
+                                     const struct ftl_engine_hooks *hooks)
+{
+    struct ftl_engine *e = calloc(1, sizeof(*e));
+
+    if (!e) {
+        return NULL;
+    }
+    e->ftl = ftl;
+    e->stats = stats;
+    if (hooks) {
+        e->hooks = *hooks;
+    }
+    if (!completion_heap_init(&e->done, 64)) {
+        free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void ftl_engine_destroy(struct ftl_engine *e)
+{
+    if (e) {
+        completion_heap_destroy(&e->done);
+        free(e);
+    }
+}
+
+struct ftl *ftl_engine_ftl(const struct ftl_engine *e)
+{
+    return e->ftl;
+}
+
+static void engine_stats_error(struct ftl_engine *e, const char *what, const char *err)
+{
+    if (e->hooks.stats_error) {
+        e->hooks.stats_error(e->hooks.opaque, what, err);
+    }
+}
+
+void ftl_engine_advance(struct ftl_engine *e, uint64_t now_ns)
+{
+    char err[ENGINE_ERR_LEN];
+
+    if (e->stats && ftl_stats_advance(e->stats, now_ns, err, sizeof(err)) != 0) {
+        engine_stats_error(e, "writing rows", err);
+    }
+}
+
+void ftl_engine_phase(struct ftl_engine *e, uint64_t now_ns, const char *phase)
+{
+    char err[ENGINE_ERR_LEN];
+
+    if (e->stats && ftl_stats_phase(e->stats, now_ns, phase, err, sizeof(err)) != 0) {
+        engine_stats_error(e, "phases.csv", err);
+    }
+}
+
+static bool engine_stopping(const struct ftl_engine *e)
+{
+    return e->hooks.stop && e->hooks.stop(e->hooks.opaque);
+}
+
+/* A deallocate of several ranges: done when the last range is. */
+static int engine_trim_ranges(struct ftl_engine *e, const struct ftl_request *r,
+                              uint64_t *done_ns)
+{
+    uint64_t done = r->arrival_ns;
+
+    for (uint32_t i = 0; i < r->nranges && !engine_stopping(e); i++) {
+        struct ftl_io io = { .now_ns = r->arrival_ns, .slba = r->ranges[i].slba,
+                             .nlb = r->ranges[i].nlb };
+        uint64_t range_done = r->arrival_ns;
+
+        if (io.nlb == 0) {
+            continue;
+        }
+        int rc = ftl_trim(e->ftl, &io, &range_done);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+        done = range_done > done ? range_done : done;
+    }
+    *done_ns = done;
+    return FTL_OK;
+}
+
+static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint64_t *done_ns)
+{
+    struct ftl_io io = { .now_ns = r->arrival_ns, .slba = r->slba, .nlb = r->nlb,
+                         .stream = r->stream };
+
+    switch (r->op) {
+    case FTL_OP_READ:
+        return ftl_read(e->ftl, &io, done_ns);
+    case FTL_OP_WRITE:
+        return ftl_write(e->ftl, &io, done_ns);
+    case FTL_OP_TRIM:
+        return r->nranges ? engine_trim_ranges(e, r, done_ns) : ftl_trim(e->ftl, &io, done_ns);
+    case FTL_OP_FLUSH:
+        *done_ns = r->arrival_ns;
+        return FTL_OK;
+    }
+    return FTL_E_INVAL;
+}
+
+int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r, uint64_t *done_ns)
+{
+    uint64_t done = r->arrival_ns;
+
+    ftl_engine_advance(e, r->arrival_ns);
+    int rc = engine_price(e, r, &done);
+    if (rc != FTL_OK) {
+        *done_ns = r->arrival_ns;
+        return rc;
+    }
+    *done_ns = done > r->arrival_ns ? done : r->arrival_ns;
+    /* Not this request's failure: a collection that cannot run shows on the next write
+     * that needs the space. */
+    (void)ftl_background_gc(e->ftl, r->arrival_ns);
+    return FTL_OK;
+}
+
+int ftl_engine_submit(struct ftl_engine *e, const struct ftl_request *r, void *tag,
+                      uint64_t *done_ns)
+{
+    /* Room first, so a request is never served and then lost. */
+    if (!completion_heap_reserve(&e->done, completion_heap_count(&e->done) + 1)) {
+        return FTL_E_NOMEM;
+    }
+    int rc = ftl_engine_serve(e, r, done_ns);
+    completion_heap_push(&e->done, *done_ns, tag);
+    return rc;
+}
+
+bool ftl_engine_next_due(const struct ftl_engine *e, uint64_t *due_ns)
+{
+    return completion_heap_peek(&e->done, due_ns, NULL);
+}
+
+size_t ftl_engine_queued(const struct ftl_engine *e)
+{
+    return completion_heap_count(&e->done);
+}
+
+size_t ftl_engine_pop_due(struct ftl_engine *e, uint64_t now_ns, void **tags, size_t max)
+{
+    return completion_heap_pop_due(&e->done, now_ns, tags, max);
+}

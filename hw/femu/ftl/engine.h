@@ -1,0 +1,112 @@
+/*
+ * The FTL engine: everything between a host command and the FTL that the device and
+ * ftl-sim would otherwise each write: dispatch by operation, the ranges of a deallocate,
+ * flush, when background GC runs, the statistics tick and the order completions leave in.
+ * Its drivers stay thin: the device's FTL thread feeds it from a ring with a real clock,
+ * ftl-sim from a workload with a simulated one.
+ *
+ * Plain C11 like the FTL: no QEMU header, no globals, no threads, no clock of its own.
+ * Every call takes the caller's time in ns; times must not go backwards.
+ *
+ * Background GC policy: after every request, whatever its kind, the engine asks the FTL
+ * for one background collection at the request's arrival time, as FEMU's FTL loop does
+ * after each request it takes. So a read-only phase still lets GC catch up, and the
+ * device and ftl-sim collect at exactly the same points of a request sequence.
+ */
+#ifndef FEMU_FTL_ENGINE_H
+#define FEMU_FTL_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ftl.h"
+#include "stats_writer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ftl_engine;
+
+enum ftl_op {
+    FTL_OP_READ,
+    FTL_OP_WRITE,
+    FTL_OP_TRIM,    /* deallocate: one range, or `ranges` when nranges > 0 */
+    FTL_OP_FLUSH,   /* no volatile write cache: completes at arrival */
+};
+
+/* One range of a deallocate, in sectors; a range with nlb 0 is skipped. */
+struct ftl_range {
+    uint64_t slba;
+    uint64_t nlb;
+};
+
+struct ftl_request {
+    enum ftl_op op;
+    uint64_t arrival_ns;    /* when the command reached the device */
+    uint64_t slba, nlb;     /* READ, WRITE, and TRIM with nranges == 0 */
+    uint32_t stream;        /* WRITE with placement=stream */
+    const struct ftl_range *ranges;   /* TRIM: Dataset Management ranges */
+    uint32_t nranges;
+};
+
+/* Optional callbacks; any may be NULL. */
+struct ftl_engine_hooks {
+    void *opaque;
+    /* Give up between deallocate ranges (the device is stopping): the rest is not done. */
+    bool (*stop)(void *opaque);
+    /* A statistics file could not be written (what: which step). The run goes on. */
+    void (*stats_error)(void *opaque, const char *what, const char *err);
+};
+
+/*
+ * An engine over ftl (borrowed, not freed) and stats (borrowed; NULL: no statistics).
+ * Returns NULL only when out of memory.
+ */
+struct ftl_engine *ftl_engine_create(struct ftl *ftl, struct ftl_stats_writer *stats,
+                                     const struct ftl_engine_hooks *hooks);
+void ftl_engine_destroy(struct ftl_engine *e);
+
+struct ftl *ftl_engine_ftl(const struct ftl_engine *e);
+
+/*
+ * Write the statistics rows of every interval that ended at or before now_ns. submit
+ * does this itself; a driver calls it when time passes without requests.
+ */
+void ftl_engine_advance(struct ftl_engine *e, uint64_t now_ns);
+
+/*
+ * Serve one request: the statistics first catch up with its arrival, then the FTL prices
+ * it, then background GC gets its chance. On FTL_OK *done_ns is its completion time
+ * (>= arrival); on an error the FTL's status is returned and *done_ns is the arrival time.
+ * A deallocate stopped by the stop hook returns FTL_OK for the ranges it did.
+ */
+int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r, uint64_t *done_ns);
+
+/*
+ * serve, then keep the completion (whatever its status) in the engine's queue with the
+ * caller's tag until ftl_engine_pop_due hands it back. Returns the FTL status, or
+ * FTL_E_NOMEM (nothing served, nothing queued) when the queue cannot grow.
+ */
+int ftl_engine_submit(struct ftl_engine *e, const struct ftl_request *r, void *tag,
+                      uint64_t *done_ns);
+
+/* The earliest queued completion time; false when nothing is queued. */
+bool ftl_engine_next_due(const struct ftl_engine *e, uint64_t *due_ns);
+size_t ftl_engine_queued(const struct ftl_engine *e);
+
+/*
+ * Take, in completion order (ties in submission order), up to max tags whose completion
+ * time is at or before now_ns; returns how many.
+ */
+size_t ftl_engine_pop_due(struct ftl_engine *e, uint64_t now_ns, void **tags, size_t max);
+
+/* Record that a phase starts at now_ns (rows up to now are written first). */
+void ftl_engine_phase(struct ftl_engine *e, uint64_t now_ns, const char *phase);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
