@@ -15,6 +15,7 @@
 #include "qemu/thread.h"
 #include "qom/object.h"
 
+#include "ftl/engine.h"
 #include "ftl/ftl.h"
 #include "ftl/stats_writer.h"
 #include "store/data_store.h"
@@ -98,11 +99,12 @@ typedef struct FemuCQueue {
 
 /* What the FTL thread does with a request. */
 typedef enum FemuFtlOp {
-    FEMU_OP_NONE,               /* complete at once (errors, flush, admin) */
+    FEMU_OP_NONE,               /* complete at once (errors, admin) */
     FEMU_OP_READ,
     FEMU_OP_WRITE,
     FEMU_OP_TRIM,               /* one range in io */
     FEMU_OP_DSM,                /* ranges[] */
+    FEMU_OP_FLUSH,              /* nothing cached, but the FTL engine sees every command */
     FEMU_OP_LPN_DUMP,           /* write lpn_access_count.csv */
     FEMU_OP_PHASE,              /* phases.csv marker */
 } FemuFtlOp;
@@ -118,7 +120,7 @@ typedef struct FemuRequest {
     FemuFtlOp op;
     struct ftl_io io;
     uint64_t done_ns;
-    NvmeDsmRange *ranges;       /* FEMU_OP_DSM, owned by the request */
+    struct ftl_range *ranges;   /* FEMU_OP_DSM, owned by the request */
     uint32_t nranges;
     char phase[17];
     struct FemuRequest *next_free;      /* also links pending CQEs and dump waiters */
@@ -221,6 +223,7 @@ struct FemuCtrl {
     int ftl_sleeping;                   /* atomic */
     struct spsc_ring *to_ftl, *from_ftl;
     struct ftl_stats_writer *stats;
+    struct ftl_engine *engine;          /* FTL thread: drives ftl and stats */
     uint64_t stats_start_ns;
     bool stats_error_reported;
 

@@ -78,6 +78,7 @@ uint64_t femu_now_ns(void);
 
 /* femu_ftl_thread.c */
 void *femu_ftl_thread_run(void *opaque);
+bool femu_ftl_engine_create(FemuCtrl *n);   /* before the FTL thread starts */
 void femu_ftl_kick(FemuCtrl *n);
 
 /* Status with Do Not Retry, for every error the guest's input caused. */

@@ -1,9 +1,9 @@
 /*
- * The FTL thread: the only caller of the FTL and of its statistics writer. It takes
- * requests from the poller's ring, stamps them with their fetch time, asks the FTL when
- * the flash work completes, runs FEMU's per-request background GC check, and returns the
- * requests. It also writes the statistics: it wakes at every 1 s boundary whether or not
- * there is I/O, so an idle device still gets its rows.
+ * The FTL thread: the only user of the FTL engine (and through it of the FTL and its
+ * statistics writer). It takes requests from the poller's ring, hands each to the engine
+ * with the time the poller fetched it, and returns them with the time the flash work
+ * completes. It also keeps the statistics going: it wakes at every 1 s boundary whether or
+ * not there is I/O, so an idle device still gets its rows.
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
@@ -35,13 +35,27 @@ static void femu_stats_error(FemuCtrl *n, const char *what, const char *err)
     }
 }
 
-static void femu_stats_advance(FemuCtrl *n, uint64_t now)
+/* Engine hooks. */
+static bool femu_ftl_stopping(void *opaque)
 {
-    char err[FEMU_ERR_LEN];
+    FemuCtrl *n = opaque;
 
-    if (n->stats && ftl_stats_advance(n->stats, now, err, sizeof(err)) != 0) {
-        femu_stats_error(n, "writing rows", err);
-    }
+    return qatomic_read(&n->stop);
+}
+
+static void femu_ftl_stats_error(void *opaque, const char *what, const char *err)
+{
+    femu_stats_error(opaque, what, err);
+}
+
+bool femu_ftl_engine_create(FemuCtrl *n)
+{
+    const struct ftl_engine_hooks hooks = {
+        .opaque = n, .stop = femu_ftl_stopping, .stats_error = femu_ftl_stats_error,
+    };
+
+    n->engine = ftl_engine_create(n->ftl, n->stats, &hooks);
+    return n->engine != NULL;
 }
 
 static uint16_t femu_ftl_status(int rc)
@@ -65,7 +79,28 @@ static void femu_lpn_dump(FemuCtrl *n, FemuRequest *req)
 static bool femu_ftl_stale(FemuCtrl *n, const FemuRequest *req)
 {
     return (req->op == FEMU_OP_READ || req->op == FEMU_OP_WRITE || req->op == FEMU_OP_TRIM ||
-            req->op == FEMU_OP_DSM) && req->epoch != qatomic_read(&n->epoch);
+            req->op == FEMU_OP_DSM || req->op == FEMU_OP_FLUSH) &&
+           req->epoch != qatomic_read(&n->epoch);
+}
+
+/* The engine's view of a command the FTL prices. */
+static struct ftl_request femu_ftl_request(const FemuRequest *req)
+{
+    static const enum ftl_op ops[] = {
+        [FEMU_OP_READ] = FTL_OP_READ, [FEMU_OP_WRITE] = FTL_OP_WRITE,
+        [FEMU_OP_TRIM] = FTL_OP_TRIM, [FEMU_OP_DSM] = FTL_OP_TRIM,
+        [FEMU_OP_FLUSH] = FTL_OP_FLUSH,
+    };
+    struct ftl_request r = {
+        .op = ops[req->op], .arrival_ns = req->io.now_ns, .slba = req->io.slba,
+        .nlb = req->io.nlb, .stream = req->io.stream,
+    };
+
+    if (req->op == FEMU_OP_DSM) {
+        r.ranges = req->ranges;
+        r.nranges = req->nranges;
+    }
+    return r;
 }
 
 static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
@@ -79,36 +114,21 @@ static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
     }
     switch (req->op) {
     case FEMU_OP_READ:
-        req->status = femu_ftl_status(ftl_read(n->ftl, &req->io, &done));
-        break;
     case FEMU_OP_WRITE:
-        req->status = femu_ftl_status(ftl_write(n->ftl, &req->io, &done));
-        break;
     case FEMU_OP_TRIM:
-        req->status = femu_ftl_status(ftl_trim(n->ftl, &req->io, &done));
-        break;
     case FEMU_OP_DSM:
-        for (uint32_t i = 0; i < req->nranges && req->status == NVME_SUCCESS &&
-                             !qatomic_read(&n->stop); i++) {
-            struct ftl_io io = {
-                .now_ns = req->io.now_ns,
-                .slba = le64_to_cpu(req->ranges[i].slba),
-                .nlb = le32_to_cpu(req->ranges[i].nlb),
-            };
-            uint64_t range_done = io.now_ns;
+    case FEMU_OP_FLUSH: {
+        struct ftl_request r = femu_ftl_request(req);
 
-            if (io.nlb) {
-                req->status = femu_ftl_status(ftl_trim(n->ftl, &io, &range_done));
-                done = MAX(done, range_done);
-            }
-        }
+        req->status = femu_ftl_status(ftl_engine_serve(n->engine, &r, &done));
         break;
+    }
     case FEMU_OP_LPN_DUMP:
         femu_lpn_dump(n, req);
         done = now;
         break;
     case FEMU_OP_PHASE:
-        if (ftl_stats_phase(n->stats, now, req->phase, err, sizeof(err)) != 0) {
+        if (ftl_stats_phase(n->stats, req->io.now_ns, req->phase, err, sizeof(err)) != 0) {
             femu_stats_error(n, "phases.csv", err);
             req->status = NVME_INTERNAL_DEV_ERROR;
         }
@@ -118,9 +138,6 @@ static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
         break;
     }
     req->done_ns = MAX(done, req->io.now_ns);
-    if (req->op == FEMU_OP_WRITE || req->op == FEMU_OP_TRIM || req->op == FEMU_OP_DSM) {
-        ftl_background_gc(n->ftl, now);
-    }
 }
 
 static uint64_t femu_next_stats_deadline(FemuCtrl *n, uint64_t now)
@@ -178,8 +195,10 @@ void *femu_ftl_thread_run(void *opaque)
         size_t count = spsc_ring_pop_batch(n->to_ftl, items, ARRAY_SIZE(items));
         uint64_t now = femu_now_ns();
 
-        femu_stats_advance(n, now);
         if (count == 0) {
+            /* Rows for the seconds that passed idle; with requests the engine ticks at
+             * their arrival times, so each row holds the commands that arrived in it. */
+            ftl_engine_advance(n->engine, now);
             femu_ftl_sleep(n);
             continue;
         }

@@ -131,7 +131,7 @@ static uint16_t femu_io_dsm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     uint32_t nr = (le32_to_cpu(cmd->cdw10) & 0xff) + 1;
     bool deallocate = le32_to_cpu(cmd->cdw11) & NVME_DSMGMT_AD;
-    NvmeDsmRange *ranges;
+    NvmeDsmRange ranges[FEMU_DMRL];
     uint16_t status;
 
     if (!deallocate) {
@@ -140,24 +140,23 @@ static uint16_t femu_io_dsm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     if (nr > FEMU_DMRL) {
         return femu_err(NVME_CMD_SIZE_LIMIT);
     }
-    ranges = g_new(NvmeDsmRange, nr);
     status = femu_dma_prp(n, cmd, ranges, nr * sizeof(*ranges), UINT64_MAX, FEMU_FROM_GUEST);
     if (!status) {
         status = femu_dsm_check(n, ranges, nr);
     }
     if (status) {
-        g_free(ranges);
         return femu_err(status);
     }
+    req->ranges = g_new(struct ftl_range, nr);
     for (uint32_t i = 0; i < nr; i++) {
         uint64_t slba = le64_to_cpu(ranges[i].slba);
         uint32_t nlb = le32_to_cpu(ranges[i].nlb);
 
         data_store_discard(n->store, slba * n->lba_bytes, (uint64_t)nlb * n->lba_bytes);
         lba_bitmap_clear(&n->written, slba, nlb);
+        req->ranges[i] = (struct ftl_range){ .slba = slba, .nlb = nlb };
     }
     req->op = FEMU_OP_DSM;
-    req->ranges = ranges;
     req->nranges = nr;
     return NVME_SUCCESS;
 }
@@ -167,6 +166,7 @@ uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     uint32_t nsid = le32_to_cpu(cmd->nsid);
 
     if (cmd->opcode == NVME_CMD_FLUSH && nsid == NVME_NSID_BROADCAST) {
+        req->op = FEMU_OP_FLUSH;
         return NVME_SUCCESS;
     }
     switch (cmd->opcode) {
@@ -192,6 +192,7 @@ uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     case NVME_CMD_DSM:
         return femu_io_dsm(n, cmd, req);
     default:
-        return NVME_SUCCESS;   /* flush: the data store is the media, nothing is cached */
+        req->op = FEMU_OP_FLUSH;   /* the data store is the media: nothing to write back */
+        return NVME_SUCCESS;
     }
 }

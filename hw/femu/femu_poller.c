@@ -580,7 +580,8 @@ bool femu_threads_start(FemuCtrl *n, Error **errp)
     }
     n->to_ftl = spsc_ring_create(FEMU_MAX_INFLIGHT, err, sizeof(err));
     n->from_ftl = n->to_ftl ? spsc_ring_create(FEMU_MAX_INFLIGHT, err, sizeof(err)) : NULL;
-    if (!n->from_ftl || !completion_heap_init(&n->heap, FEMU_MAX_INFLIGHT)) {
+    if (!n->from_ftl || !completion_heap_init(&n->heap, FEMU_MAX_INFLIGHT) ||
+        !femu_ftl_engine_create(n)) {
         error_setg(errp, "cannot allocate the request queues: %s", err);
         return false;   /* the caller's femu_threads_stop frees what was made */
     }
@@ -633,6 +634,8 @@ void femu_threads_stop(FemuCtrl *n)
         n->free_list = NULL;
     }
     n->dump_waiting = n->dump_riders = NULL;   /* pool entries, gone with it */
+    ftl_engine_destroy(n->engine);
+    n->engine = NULL;
     spsc_ring_destroy(n->to_ftl);
     spsc_ring_destroy(n->from_ftl);
     n->to_ftl = n->from_ftl = NULL;
