@@ -108,6 +108,7 @@ class Completions:
             return
         m.dbbuf = (DBBUF_SHADOW, DBBUF_EVENTIDX)
         if not p.create.get("pub", 1):
+            self._republish_window()
             return
         for sq in m.sqs.values():
             # Not an SQ whose delete and re-create are queued: the device may have run
@@ -119,6 +120,23 @@ class Completions:
         for cq in m.cqs.values():
             if cq.qid and cq.ours and not m.recreate_queued(cq.qid, cq=True):
                 self._publish(cq.qid, True, cq.head, cq.head, always=True)
+
+    def _republish_window(self) -> None:
+        """Without "pub" the host relies on the controller starting the shadows, but only
+        for values written before the config was queued: one written while it ran may
+        fall between the device reading the doorbells and writing the shadows (found by
+        seed 436), so it is written again now."""
+        m = self.m
+        for qid, is_cq in sorted(m.dbbuf_window):
+            if is_cq and qid in m.cqs and m.cqs[qid].ours and \
+                    not m.recreate_queued(qid, cq=True):
+                self._publish(qid, True, m.cqs[qid].head, m.cqs[qid].head, always=True)
+            elif not is_cq and qid in m.sqs and m.sqs[qid].ours and \
+                    not m.recreate_queued(qid):
+                sq = m.sqs[qid]
+                self._publish(qid, False, sq.rung_tail, sq.rung_tail, always=True)
+        if not m.dbbuf_queued():
+            m.dbbuf_window.clear()
 
     def _cq_recreating(self, qid: int) -> bool:
         return self.m.sq_changing(qid, (0x05,))

@@ -187,6 +187,8 @@ class Executor(QueueRules, Completions, ControllerActions, Integrity, Scenarios)
         """A new SQ tail / CQ head: MMIO, or shadow + MMIO when EventIdx asks."""
         m = self.m
         doorbell = self.nvme.doorbell(qid, cq)
+        if qid and m.dbbuf_queued():
+            m.dbbuf_window.add((qid, cq))
         if qid and m.dbbuf is None and m.dbbuf_queued():
             self._publish_in_window(qid, cq, value, doorbell)
             return
@@ -203,9 +205,11 @@ class Executor(QueueRules, Completions, ControllerActions, Integrity, Scenarios)
         """A Doorbell Buffer Config of ours is queued and the host cannot know whether the
         device runs it now: from then on an MMIO value alone is ignored (the shadow wins,
         in QEMU's nvme too), and the config starts the shadow at the newest MMIO value.
-        Shadow, MMIO, shadow, MMIO is right whenever the config lands: before (the
-        shadow writes stand, the MMIO kicks), between (a later shadow write fixes the
-        shadow, the last MMIO kicks) or after (it starts from this MMIO value)."""
+        Shadow, MMIO, shadow, MMIO is right if the config lands at one instant: before
+        (the shadow writes stand, the MMIO kicks), between (a later shadow write fixes the
+        shadow, the last MMIO kicks) or after (it starts from this MMIO value). It does
+        not: the device reads the values, then writes the shadows, and a write between
+        the two is lost, so the value is published again once the config completed."""
         slot = DBBUF_SHADOW + (2 * qid + int(cq)) * 4
         for _ in range(2):
             self.qt.writel(slot, value)

@@ -60,6 +60,9 @@ class Model:
         self.per_sq: Dict[int, int] = {}     # len(pending) by SQ: a flood has 20k of them
         self.admin: Dict[Tuple[int, int], Pending] = {}   # the admin ones among them
         self.dbbuf: Optional[Tuple[int, int]] = None
+        # (qid, is_cq) whose doorbell the host wrote while a config of its own was queued:
+        # the config's initialisation (read, then write back) may have overwritten it.
+        self.dbbuf_window: set = set()
         self.chaos = False
         self.tainted = False
         self.fatal = False        # CSTS.CFS seen
@@ -73,6 +76,7 @@ class Model:
         """A reset: the controller forgets every queue and owes nothing."""
         self.sqs, self.cqs, self.pending, self.per_sq, self.admin = {}, {}, {}, {}, {}
         self.dbbuf = None
+        self.dbbuf_window = set()
         self.pred = (set(), {})
         self.chaos = self.tainted = self.fatal = self.shut_down = False
         self.chaos_batches = 0
