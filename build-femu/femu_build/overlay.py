@@ -1,5 +1,5 @@
 """Lay femu into the QEMU tree: a symlink hw/femu -> the repository's hw/femu, and the
-three one-line edits QEMU's own files need. Every edit is idempotent and checked, so a
+one-line edits QEMU's own files need. Every edit is idempotent and checked, so a
 changed QEMU file fails with a clear line instead of a silent mis-edit.
 
 The hooks must be in place before the first configure: a Kconfig symbol that appears
@@ -26,6 +26,8 @@ EDITS = [
          "compile hw/femu (device + FTL) into the system emulators"),
     Edit("hw/Kconfig", "source nvme/Kconfig", "source femu/Kconfig", False,
          "declare CONFIG_FEMU"),
+    Edit("meson.build", "'hw/nvme',", "'hw/femu',", False,
+         "generate the trace functions of hw/femu/trace-events"),
     # The +ds tarball strips the edk2 firmware archives, but meson still tries to unpack
     # them whenever bzip2 is installed; guard the branch on the archives being there.
     Edit("pc-bios/meson.build", "if unpack_edk2_blobs",
@@ -81,7 +83,8 @@ def _link(tree: Path, femu_dir: Path) -> None:
 
 
 def apply(tree: Path, femu_dir: Path) -> None:
-    name = "overlay hw/femu + hooks in hw/meson.build, hw/Kconfig, pc-bios/meson.build"
+    name = ("overlay hw/femu + hooks in hw/meson.build, hw/Kconfig, meson.build, "
+            "pc-bios/meson.build")
     if _is_linked(tree, femu_dir) and all(_is_applied(tree, edit) for edit in EDITS):
         skipped(name, "already in place")
         return

@@ -14,6 +14,7 @@
 #include <poll.h>
 
 #include "femu_ctrl.h"
+#include "trace.h"
 
 #define FEMU_FTL_BATCH 64
 #define FEMU_ERR_LEN 256
@@ -48,10 +49,17 @@ static void femu_ftl_stats_error(void *opaque, const char *what, const char *err
     femu_stats_error(opaque, what, err);
 }
 
+static void femu_ftl_gc(void *opaque, bool background, uint64_t lines, uint64_t moved,
+                        uint64_t erased, uint64_t start_ns)
+{
+    trace_femu_gc(background ? "background" : "foreground", lines, moved, erased, start_ns);
+}
+
 bool femu_ftl_engine_create(FemuCtrl *n)
 {
     const struct ftl_engine_hooks hooks = {
         .opaque = n, .stop = femu_ftl_stopping, .stats_error = femu_ftl_stats_error,
+        .gc = femu_ftl_gc,
     };
 
     n->engine = ftl_engine_create(n->ftl, n->stats, &hooks);

@@ -11,6 +11,7 @@
 #include "hw/pci/pci.h"
 
 #include "femu_ctrl.h"
+#include "trace.h"
 
 /* Pin level (one line for all vectors): some interrupt-enabled CQ holds entries the host has not consumed. */
 void femu_irq_update_pin(FemuCtrl *n)
@@ -29,6 +30,7 @@ void femu_irq_update_pin(FemuCtrl *n)
                     qatomic_read(&cq->tail) != qatomic_read(&cq->db_head);
         }
     }
+    trace_femu_irq_pin(level);
     pci_set_irq(pci, level);
 }
 
@@ -53,6 +55,7 @@ static void femu_irq_bh(void *opaque)
             bits &= bits - 1;
             if (msix_enabled(pci)) {
                 if (vector < n->num_vectors) {
+                    trace_femu_irq_msix(vector);
                     msix_notify(pci, vector);
                 }
             } else {

@@ -20,6 +20,7 @@
 #include "system/kvm.h"
 
 #include "femu_ctrl.h"
+#include "trace.h"
 
 /* Under irqfd->lock: stop using the irqfd; a signal KVM has not taken becomes pending. */
 static void femu_irqfd_unwire(FemuCtrl *n, unsigned vector)
@@ -142,6 +143,7 @@ bool femu_irqfd_notify(FemuCtrl *n, unsigned vector)
     qemu_mutex_lock(&irqfd->lock);
     wired = irqfd->active;
     if (wired) {
+        trace_femu_irqfd(vector);
         event_notifier_set(&irqfd->notifier);
     }
     qemu_mutex_unlock(&irqfd->lock);

@@ -8,6 +8,7 @@
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
+#include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/rcu.h"
 #include "qemu/timer.h"
@@ -17,6 +18,7 @@
 #include <sys/prctl.h>
 
 #include "femu_ctrl.h"
+#include "trace.h"
 
 #define FEMU_COMPLETE_BATCH 64
 #define FEMU_CMD_FUSE_MASK  0x03    /* CDW0 bits 9:8 */
@@ -84,9 +86,14 @@ static void femu_enable(FemuCtrl *n)
         NVME_CC_CSS(cc) != 0 || NVME_CC_AMS(cc) != 0 ||
         !femu_dma_ram(n, asq, (uint64_t)(NVME_AQA_ASQS(aqa) + 1) * sizeof(NvmeCmd), false) ||
         !femu_dma_ram(n, acq, (uint64_t)(NVME_AQA_ACQS(aqa) + 1) * sizeof(NvmeCqe), true)) {
+        trace_femu_enable_failed(cc, aqa, asq, acq);
+        qemu_log_mask(LOG_GUEST_ERROR, "femu: enable refused (CC 0x%x, AQA 0x%x, ASQ 0x%"
+                      PRIx64 ", ACQ 0x%" PRIx64 "): controller fatal until CC.EN is "
+                      "cleared\n", cc, aqa, asq, acq);
         femu_csts_set(n, NVME_CSTS_FAILED);   /* stays until the host clears CC.EN */
         return;
     }
+    trace_femu_enable(cc, aqa, asq, acq);
     n->page_size = page_size;
     sq->cqid = 0;
     qatomic_set(&sq->size, NVME_AQA_ASQS(aqa) + 1);
@@ -150,6 +157,7 @@ static void femu_drop_inflight(FemuCtrl *n)
 static void femu_reset(FemuCtrl *n)
 {
     femu_drop_inflight(n);
+    trace_femu_reset(n->epoch);
     femu_queues_reset(n);
     n->aer_outstanding = 0;
     n->shutdown_seq++;   /* a save still running no longer completes a shutdown */
@@ -227,6 +235,7 @@ static void femu_shutdown(FemuCtrl *n)
 {
     FemuRequest *req = n->stats_dir ? femu_req_alloc(n) : NULL;
 
+    trace_femu_shutdown(req != NULL);
     n->shutdown_seq++;
     if (!req) {
         femu_set_shst(n, NVME_CSTS_SHST_COMPLETE);
@@ -316,6 +325,9 @@ void femu_reset_sync(FemuCtrl *n)
 /* A queue the controller cannot read or write: fatal, until the host resets it. */
 static void femu_fatal(FemuCtrl *n)
 {
+    trace_femu_fatal();
+    qemu_log_mask(LOG_GUEST_ERROR, "femu: a queue could not be read or written: controller "
+                  "fatal (CSTS.CFS) until reset\n");
     femu_drop_inflight(n);
     femu_csts_set(n, femu_csts(n) | NVME_CSTS_FAILED);
 }
@@ -338,9 +350,13 @@ static void femu_execute(FemuCtrl *n, uint16_t qid, const NvmeCmd *cmd, FemuRequ
         femu_req_free(n, req);   /* an AER: held until a reset, nothing to keep */
         return;
     }
+    trace_femu_cmd(qid, req->cid, cmd->opcode, le32_to_cpu(cmd->nsid), req->status);
     if (req->status != NVME_SUCCESS) {
         uint64_t slba = le32_to_cpu(cmd->cdw10) | (uint64_t)le32_to_cpu(cmd->cdw11) << 32;
 
+        qemu_log_mask(LOG_GUEST_ERROR, "femu: sqid %u cid %u opcode 0x%x nsid %u: status "
+                      "0x%x\n", qid, req->cid, cmd->opcode, le32_to_cpu(cmd->nsid),
+                      req->status);
         femu_error_log_add(n, req, le32_to_cpu(cmd->nsid), qid ? slba : 0);
         req->op = FEMU_OP_NONE;
     }
@@ -366,6 +382,7 @@ static unsigned femu_fetch(FemuCtrl *n, uint16_t qid)
     if (!femu_sq_pending(n, qid, &tail)) {
         return 0;
     }
+    trace_femu_fetch(qid, sq->head, tail);
     while (sq->valid && sq->head != tail && fetched < FEMU_FETCH_BURST && n->free_list) {
         NvmeCmd cmd;
 
@@ -426,6 +443,8 @@ static void femu_post(FemuCtrl *n, FemuCQueue *cq, FemuRequest *req)
 
     uint16_t status = femu_cq_post(n, cq, &cqe);
 
+    trace_femu_cqe_post((uint16_t)(cq - n->cq), req->sqid, req->cid, req->status,
+                        femu_now_ns() - req->io.now_ns);
     femu_req_free(n, req);
     if (status != NVME_SUCCESS) {
         femu_fatal(n);   /* later items of this pass are stale now and get freed */

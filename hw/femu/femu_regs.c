@@ -9,8 +9,10 @@
 #include "qemu/atomic.h"
 #include "qemu/bswap.h"
 #include "hw/pci/msix.h"
+#include "qemu/log.h"
 
 #include "femu_ctrl.h"
+#include "trace.h"
 
 static uint32_t *femu_reg32(FemuCtrl *n, unsigned offset)
 {
@@ -73,6 +75,8 @@ static void femu_doorbell_write(FemuCtrl *n, hwaddr offset, uint32_t value)
     uint32_t *size;
 
     if ((offset & 3) || qid > n->queues) {
+        qemu_log_mask(LOG_GUEST_ERROR, "femu: write of %u to 0x%" PRIx64 ": no such doorbell, "
+                      "ignored\n", value, (uint64_t)offset);
         return;   /* no such doorbell: ignored, like writes to reserved space */
     }
     /*
@@ -81,8 +85,12 @@ static void femu_doorbell_write(FemuCtrl *n, hwaddr offset, uint32_t value)
      */
     size = (index & 1) ? &n->cq[qid].size : &n->sq[qid].size;
     if (value >= qatomic_read(size)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "femu: %s doorbell of queue %u: %u is beyond the "
+                      "queue's %u entries, ignored\n", (index & 1) ? "CQ head" : "SQ tail",
+                      qid, value, qatomic_read(size));
         return;
     }
+    trace_femu_doorbell(qid, (index & 1) ? "cq head" : "sq tail", value);
     if (index & 1) {
         qatomic_set(&n->cq[qid].db_head, value & 0xffff);
         if (!msix_enabled(PCI_DEVICE(n))) {
@@ -164,6 +172,7 @@ static void femu_bar0_write(void *opaque, hwaddr offset, uint64_t data, unsigned
         }
         return;
     }
+    trace_femu_mmio_write(offset, data, size);
     femu_reg_store(n, offset, (uint32_t)data);
     if (size == 8) {
         femu_reg_store(n, offset + 4, (uint32_t)(data >> 32));

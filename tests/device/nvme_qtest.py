@@ -674,9 +674,10 @@ def device_args(tmp_path: Path, props: str = "", target: str = TARGET) -> List[s
 class Machine:
     """A qtest QEMU with one controller; the context manager kills QEMU at the end."""
 
-    def __init__(self, qemu: Path, tmp_path: Path, props: str = "", *, target: str = TARGET):
+    def __init__(self, qemu: Path, tmp_path: Path, props: str = "", *, target: str = TARGET,
+                 extra: Sequence[str] = ()):
         # Named threads, so tests can find femu-poller in /proc.
-        self.qt = QTest(qemu, ["-m", str(RAM_MB), "-name", "femu,debug-threads=on",
+        self.qt = QTest(qemu, ["-m", str(RAM_MB), "-name", "femu,debug-threads=on", *extra,
                                *device_args(tmp_path, props, target)])
         self.nvme = Nvme(self.qt)
 

@@ -24,6 +24,7 @@ def _fake_qemu_tree(root: Path, version: str = "10.0.99") -> Path:
     (tree / "hw" / "meson.build").write_text("subdir('misc')\nsubdir('nvme')\nsubdir('pci')\n")
     (tree / "hw" / "Kconfig").write_text("source misc/Kconfig\nsource nvme/Kconfig\n")
     (tree / "pc-bios" / "meson.build").write_text("roms = []\nif unpack_edk2_blobs\n  x = 1\nendif\n")
+    (tree / "meson.build").write_text("trace_events_subdirs = [\n  'hw/misc',\n  'hw/nvme',\n]\n")
     return tree
 
 
@@ -37,6 +38,8 @@ def test_overlay_applies_once_and_links(tmp_path):
         "subdir('misc')\nsubdir('nvme')\nsubdir('femu')\nsubdir('pci')\n"
     assert (tree / "hw" / "Kconfig").read_text().count("source femu/Kconfig") == 1
     assert "if unpack_edk2_blobs and fs.exists(" in (tree / "pc-bios" / "meson.build").read_text()
+    assert (tree / "meson.build").read_text() == \
+        "trace_events_subdirs = [\n  'hw/misc',\n  'hw/nvme',\n  'hw/femu',\n]\n"
     link = tree / "hw" / "femu"
     assert link.is_symlink() and not os.path.isabs(os.readlink(link))
     assert link.resolve() == femu.resolve()

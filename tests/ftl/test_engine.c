@@ -99,29 +99,88 @@ static void test_trim_ranges(void)
     ftl_destroy(ftl);
 }
 
+struct gc_seen {
+    unsigned calls, background;
+    uint64_t lines, moved, erased, start;
+};
+
+static void record_gc(void *opaque, bool background, uint64_t lines, uint64_t moved,
+                      uint64_t erased, uint64_t start_ns)
+{
+    struct gc_seen *seen = opaque;
+
+    seen->calls++;
+    seen->background += background;
+    seen->lines += lines;
+    seen->moved += moved;
+    seen->erased += erased;
+    seen->start = start_ns;
+}
+
+/* Four full lines, line 2 half invalid (a victim), and an engine reporting GC to seen. */
+static struct ftl *ftl_with_victim(struct gc_seen *seen, struct ftl_engine **engine)
+{
+    struct ftl_config cfg = lines8();
+    struct ftl *ftl = make_ftl(&cfg);
+    struct ftl_engine_hooks hooks = { .opaque = seen, .gc = record_gc };
+
+    *engine = ftl_engine_create(ftl, NULL, &hooks);
+    CHECK(write_pages(ftl, 0, 0, 32, NULL) == FTL_OK);
+    CHECK(write_pages(ftl, 0, 16, 4, NULL) == FTL_OK);
+    return ftl;
+}
+
 /* Background GC gets its chance after a read as after a write (FEMU's loop does so). */
 static void test_background_gc_after_any_request(void)
 {
     static const enum ftl_op kinds[] = { FTL_OP_READ, FTL_OP_FLUSH, FTL_OP_WRITE };
 
     for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-        struct ftl_config cfg = lines8();
-        struct ftl *ftl = make_ftl(&cfg);
-        struct ftl_engine *e = ftl_engine_create(ftl, NULL, NULL);
+        struct gc_seen seen = { 0 };
+        struct ftl_engine *e;
+        struct ftl *ftl = ftl_with_victim(&seen, &e);
         uint64_t done;
 
-        CHECK(write_pages(ftl, 0, 0, 32, NULL) == FTL_OK);
-        CHECK(write_pages(ftl, 0, 16, 4, NULL) == FTL_OK);   /* line 2 half invalid */
         ftl->geo.gc_thres_lines = ftl->free_count;           /* background GC now due */
         struct ftl_request r = req(kinds[k], S, 40, 1);
         CHECK_EQ_U64(ftl_engine_serve(e, &r, &done), FTL_OK);
         struct ftl_counters c;
         ftl_get_counters(ftl, &c);
         CHECK_EQ_U64(c.gc_runs, 1);
+        /* The hook heard of it once, as background GC, with the FTL's own figures. */
+        CHECK_EQ_U64(seen.calls, 1);
+        CHECK_EQ_U64(seen.background, 1);
+        CHECK_EQ_U64(seen.lines, 1);
+        CHECK_EQ_U64(seen.moved, c.gc_moved_pages);
+        CHECK_EQ_U64(seen.erased, c.gc_erased_blocks);
+        CHECK_EQ_U64(seen.start, S);
         CHECK_CONSISTENT(ftl);
         ftl_engine_destroy(e);
         ftl_destroy(ftl);
     }
+}
+
+/* Foreground GC inside a write is reported as such, before any background collection. */
+static void test_foreground_gc_reported(void)
+{
+    struct gc_seen seen = { 0 };
+    struct ftl_engine *e;
+    struct ftl *ftl = ftl_with_victim(&seen, &e);
+    uint64_t done;
+
+    ftl->geo.gc_thres_lines = 0;                         /* no background GC */
+    ftl->geo.gc_thres_lines_high = ftl->free_count;      /* the next write must collect */
+    struct ftl_request w = req(FTL_OP_WRITE, 2 * S, 40, 1);
+    CHECK_EQ_U64(ftl_engine_serve(e, &w, &done), FTL_OK);
+    CHECK(seen.calls >= 1);
+    CHECK_EQ_U64(seen.background, 0);
+    struct ftl_counters c;
+    ftl_get_counters(ftl, &c);
+    CHECK_EQ_U64(seen.lines, c.gc_runs);
+    CHECK(c.gc_runs >= 1);
+    CHECK_CONSISTENT(ftl);
+    ftl_engine_destroy(e);
+    ftl_destroy(ftl);
 }
 
 static void test_completion_order(void)
@@ -230,6 +289,7 @@ int main(void)
     test_dispatch();
     test_trim_ranges();
     test_background_gc_after_any_request();
+    test_foreground_gc_reported();
     test_completion_order();
     test_stats_tick();
     return check_summary();

@@ -120,12 +120,34 @@ static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint6
     return FTL_E_INVAL;
 }
 
+/* Tell the gc hook what GC did since *before (then the new snapshot). */
+static void engine_report_gc(struct ftl_engine *e, struct ftl_counters *before,
+                             bool background, uint64_t start_ns)
+{
+    struct ftl_counters now;
+
+    ftl_get_counters(e->ftl, &now);
+    if (now.gc_runs != before->gc_runs) {
+        e->hooks.gc(e->hooks.opaque, background, now.gc_runs - before->gc_runs,
+                    now.gc_moved_pages - before->gc_moved_pages,
+                    now.gc_erased_blocks - before->gc_erased_blocks, start_ns);
+    }
+    *before = now;
+}
+
 int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r, uint64_t *done_ns)
 {
+    struct ftl_counters gc_before;
     uint64_t done = r->arrival_ns;
 
     ftl_engine_advance(e, r->arrival_ns);
+    if (e->hooks.gc) {
+        ftl_get_counters(e->ftl, &gc_before);
+    }
     int rc = engine_price(e, r, &done);
+    if (e->hooks.gc) {
+        engine_report_gc(e, &gc_before, false, r->arrival_ns);
+    }
     if (rc != FTL_OK) {
         *done_ns = r->arrival_ns;
         return rc;
@@ -134,6 +156,9 @@ int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r, uint64_t
     /* Not this request's failure: a collection that cannot run shows on the next write
      * that needs the space. */
     (void)ftl_background_gc(e->ftl, r->arrival_ns);
+    if (e->hooks.gc) {
+        engine_report_gc(e, &gc_before, true, r->arrival_ns);
+    }
     return FTL_OK;
 }
 

@@ -58,6 +58,12 @@ struct ftl_engine_hooks {
     bool (*stop)(void *opaque);
     /* A statistics file could not be written (what: which step). The run goes on. */
     void (*stats_error)(void *opaque, const char *what, const char *err);
+    /*
+     * GC ran for a request: foreground (inside a write that needed space) or background
+     * (the collection after it), with what it did; its flash work starts at start_ns.
+     */
+    void (*gc)(void *opaque, bool background, uint64_t lines, uint64_t moved_pages,
+               uint64_t erased_blocks, uint64_t start_ns);
 };
 
 /*
