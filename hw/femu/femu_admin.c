@@ -201,10 +201,10 @@ static uint16_t femu_dbbuf_config(FemuCtrl *n, const NvmeCmd *cmd)
     n->dbbuf_eventidx = eventidx;
     for (unsigned qid = 1; qid <= n->queues; qid++) {
         if (n->sq[qid].valid) {
-            femu_dbbuf_init_queue(n, qid, tails[qid]);
+            femu_dbbuf_init(n, qid, false, tails[qid]);
         }
         if (n->cq[qid].valid) {
-            femu_dbbuf_init_queue_cq(n, qid, heads[qid]);
+            femu_dbbuf_init(n, qid, true, heads[qid]);
         }
     }
     return NVME_SUCCESS;

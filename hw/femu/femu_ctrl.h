@@ -55,8 +55,7 @@ uint32_t femu_sq_tail(FemuCtrl *n, uint16_t qid);
 bool femu_cq_full(FemuCtrl *n, FemuCQueue *cq);
 uint16_t femu_cq_post(FemuCtrl *n, FemuCQueue *cq, const NvmeCqe *cqe);
 bool femu_sq_pending(FemuCtrl *n, uint16_t qid, uint32_t *tail);
-void femu_dbbuf_init_queue(FemuCtrl *n, uint16_t qid, uint32_t tail);
-void femu_dbbuf_init_queue_cq(FemuCtrl *n, uint16_t qid, uint32_t head);
+void femu_dbbuf_init(FemuCtrl *n, uint16_t qid, bool cq, uint32_t value);
 bool femu_arm_eventidx(FemuCtrl *n);
 
 /* femu_admin.c (poller) */

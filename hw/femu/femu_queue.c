@@ -73,7 +73,7 @@ uint16_t femu_cq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
     cq->nsq = 0;
     cq->pending_head = cq->pending_tail = NULL;
     qatomic_set(&cq->db_head, 0);
-    femu_dbbuf_init_queue_cq(n, qid, 0);
+    femu_dbbuf_init(n, qid, true, 0);
     qatomic_set(&cq->valid, true);
     return NVME_SUCCESS;
 }
@@ -108,7 +108,7 @@ uint16_t femu_sq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
     sq->head = 0;
     qatomic_set(&sq->db_tail, 0);
     n->cq[cqid].nsq++;
-    femu_dbbuf_init_queue(n, qid, 0);
+    femu_dbbuf_init(n, qid, false, 0);
     sq->valid = true;
     return NVME_SUCCESS;
 }
@@ -233,24 +233,15 @@ uint16_t femu_cq_post(FemuCtrl *n, FemuCQueue *cq, const NvmeCqe *cqe)
 /*
  * Doorbell Buffer Config on existing queues (with the newest doorbell values, so
  * commands the host had already announced stay announced), or a queue created after it
- * (with 0): the shadow doorbell and EventIdx start at that value.
+ * (with 0): the queue's shadow doorbell and EventIdx (SQ tail or CQ head) start at value.
  */
-void femu_dbbuf_init_queue(FemuCtrl *n, uint16_t qid, uint32_t tail)
+void femu_dbbuf_init(FemuCtrl *n, uint16_t qid, bool cq, uint32_t value)
 {
     if (qid == 0 || !n->dbbuf_shadow) {
         return;
     }
-    femu_shadow_write(n, n->dbbuf_shadow, qid, false, tail);
-    femu_shadow_write(n, n->dbbuf_eventidx, qid, false, tail);
-}
-
-void femu_dbbuf_init_queue_cq(FemuCtrl *n, uint16_t qid, uint32_t head)
-{
-    if (qid == 0 || !n->dbbuf_shadow) {
-        return;
-    }
-    femu_shadow_write(n, n->dbbuf_shadow, qid, true, head);
-    femu_shadow_write(n, n->dbbuf_eventidx, qid, true, head);
+    femu_shadow_write(n, n->dbbuf_shadow, qid, cq, value);
+    femu_shadow_write(n, n->dbbuf_eventidx, qid, cq, value);
 }
 
 /*

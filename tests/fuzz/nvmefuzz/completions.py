@@ -107,36 +107,34 @@ class Completions:
             self._scramble("Doorbell Buffer Config elsewhere accepted")
             return
         m.dbbuf = (DBBUF_SHADOW, DBBUF_EVENTIDX)
-        if not p.create.get("pub", 1):
-            self._republish_window()
+        if p.create.get("pub", 1):
+            self._republish(list(m.sqs), list(m.cqs))
             return
-        for sq in m.sqs.values():
-            # Not an SQ whose delete and re-create are queued: the device may have run
-            # them already, and the old tail would land on the new queue. A delete alone
-            # is harmless (a deleted queue's doorbell is ignored), and so is a create
-            # alone (it fails: the qid is taken).
-            if sq.qid and sq.ours and not m.recreate_queued(sq.qid):
-                self._publish(sq.qid, False, sq.rung_tail, sq.rung_tail, always=True)
-        for cq in m.cqs.values():
-            if cq.qid and cq.ours and not m.recreate_queued(cq.qid, cq=True):
-                self._publish(cq.qid, True, cq.head, cq.head, always=True)
-
-    def _republish_window(self) -> None:
-        """Without "pub" the host relies on the controller starting the shadows, but only
-        for values written before the config was queued: one written while it ran may
-        fall between the device reading the doorbells and writing the shadows (found by
-        seed 436), so it is written again now."""
-        m = self.m
-        for qid, is_cq in sorted(m.dbbuf_window):
-            if is_cq and qid in m.cqs and m.cqs[qid].ours and \
-                    not m.recreate_queued(qid, cq=True):
-                self._publish(qid, True, m.cqs[qid].head, m.cqs[qid].head, always=True)
-            elif not is_cq and qid in m.sqs and m.sqs[qid].ours and \
-                    not m.recreate_queued(qid):
-                sq = m.sqs[qid]
-                self._publish(qid, False, sq.rung_tail, sq.rung_tail, always=True)
+        # Without "pub" the host relies on the controller starting the shadows, but only
+        # for values written before the config was queued: one written while it ran may
+        # fall between the device reading the doorbells and writing the shadows (found by
+        # seed 436), so it is written again now.
+        window = sorted(m.dbbuf_window)
+        self._republish([q for q, is_cq in window if not is_cq],
+                        [q for q, is_cq in window if is_cq])
         if not m.dbbuf_queued():
             m.dbbuf_window.clear()
+
+    def _republish(self, sq_ids, cq_ids) -> None:
+        """Write the host's current value to these queues' shadows and ring each once.
+        Not a queue whose delete and re-create are queued: the device may have run them
+        already, and the old value would land on the new queue. A delete alone is
+        harmless (a deleted queue's doorbell is ignored), and so is a create alone (it
+        fails: the qid is taken)."""
+        m = self.m
+        for qid in sq_ids:
+            sq = m.sqs.get(qid)
+            if qid and sq is not None and sq.ours and not m.recreate_queued(qid):
+                self._publish(qid, False, sq.rung_tail, sq.rung_tail, always=True)
+        for qid in cq_ids:
+            cq = m.cqs.get(qid)
+            if qid and cq is not None and cq.ours and not m.recreate_queued(qid, cq=True):
+                self._publish(qid, True, cq.head, cq.head, always=True)
 
     def _cq_recreating(self, qid: int) -> bool:
         return self.m.sq_changing(qid, (0x05,))

@@ -187,9 +187,10 @@ class Executor(QueueRules, Completions, ControllerActions, Integrity, Scenarios)
         """A new SQ tail / CQ head: MMIO, or shadow + MMIO when EventIdx asks."""
         m = self.m
         doorbell = self.nvme.doorbell(qid, cq)
-        if qid and m.dbbuf_queued():
+        config_queued = bool(qid) and m.dbbuf_queued()
+        if config_queued:
             m.dbbuf_window.add((qid, cq))
-        if qid and m.dbbuf is None and m.dbbuf_queued():
+        if config_queued and m.dbbuf is None:
             self._publish_in_window(qid, cq, value, doorbell)
             return
         if qid == 0 or m.dbbuf is None:
@@ -199,7 +200,7 @@ class Executor(QueueRules, Completions, ControllerActions, Integrity, Scenarios)
         slot = (2 * qid + int(cq)) * 4
         self.qt.writel(shadow + slot, value)
         if always or need_event(self.qt.readl(eventidx + slot), value, old):
-            self.nvme.writel(self.nvme.doorbell(qid, cq), value)
+            self.nvme.writel(doorbell, value)
 
     def _publish_in_window(self, qid: int, cq: bool, value: int, doorbell: int) -> None:
         """A Doorbell Buffer Config of ours is queued and the host cannot know whether the
