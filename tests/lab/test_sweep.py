@@ -10,7 +10,7 @@ import pytest
 from femu_lab import lab_cli, sweep_folder, sweep_plan, workloads
 
 LAB_1G = "conf/lab-1g.conf"
-# A 64 MiB-raw, 48 MiB-logical device, as tests/sim/test_ftl_sim_cli.py uses.
+# A 64 MiB-raw, 48 MiB-logical device, as tests/ftl-sim/test_ftl_sim_cli.py uses.
 SMALL_SIM = ["--set", "luns_per_ch=2", "--set", "pgs_per_blk=64", "--set", "ssd_size=48"]
 HOTCOLD = ["--set", "placement=hotcold"]
 # Sweeps that test the mechanics: gc-randwrite's '# sim:' line covers the whole (small)

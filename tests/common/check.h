@@ -1,5 +1,5 @@
 /*
- * check.h - minimal assertion helpers for the ftl-sim unit tests.
+ * check.h - minimal assertion helpers shared by every C test under tests/.
  *
  * Each test program is one translation unit: include this once, use the
  * CHECK* macros, and end main() with `return check_summary();`, which

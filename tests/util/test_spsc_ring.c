@@ -3,7 +3,7 @@
  * and a two-thread stress run that checks every item arrives once, in order, with the
  * data it points to fully visible (the release/acquire contract; run under TSan too).
  *
- * Usage: test-femu-util-spsc-ring [stress_items]   (default 10^7)
+ * Usage: test-util-spsc-ring [stress_items]   (default 10^7)
  */
 #include <pthread.h>
 #include <sched.h>
