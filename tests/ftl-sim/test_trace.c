@@ -1,5 +1,5 @@
-/* Unit tests for tools/ftl-sim/trace.c: happy path and every error, on
- * temporary files. */
+/* Unit tests for tools/ftl-sim/trace.c: happy path and every error of trace versions 1
+ * and 2, on temporary files. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L     /* mkstemp, fdopen */
 #endif
@@ -170,7 +170,7 @@ static void test_edge_files(void)
 
         memset(buf + n, 'x', TRACE_MAX_LINE + 1 - n);
         strcpy(buf + TRACE_MAX_LINE + 1, "\n");
-        EXPECT_ERROR(buf, 0, 1, "longer than 4096");
+        EXPECT_ERROR(buf, 0, 1, "longer than 16384");
     }
 
     /* a very long line (1 MB) is rejected without trouble */
@@ -256,10 +256,107 @@ static void test_errors(void)
     EXPECT_ERROR("W 1 1\nW 2 2\nW 3 3 Q", 2, 3, "bad stream tag 'Q'");
 }
 
+static void test_version2(void)
+{
+    const char *content =
+        "# recorded\n"
+        "V 2\n"
+        "W 100 0 8 1 3\n"
+        "R 250 16 1 2   # nsid 2\n"
+        "D 300 1 0 8 64 0 128 16\n"
+        "F 400 1\n"
+        "P 500 steady-state\n"
+        "A 1000000000\n"
+        "W 90 8 8 1 0\n"              /* fetched before the advance, served after it */
+        "E 2000000000\n";
+    char err[512] = "";
+    const char *path = write_str(content);
+    struct trace_reader *t = trace_open(path, err, sizeof(err));
+    struct trace_record r;
+
+    CHECK(t != NULL);
+    if (t == NULL) {
+        return;
+    }
+    CHECK(trace_version(t) == 2);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_WRITE && r.time_ns == 100 && r.lba == 0 && r.nsect == 8 &&
+          r.nsid == 1 && r.stream == 3 && r.line == 3);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_READ && r.time_ns == 250 && r.lba == 16 && r.nsect == 1 &&
+          r.nsid == 2);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_DEALLOCATE && r.time_ns == 300 && r.nsid == 1 && r.nranges == 3 &&
+          r.ranges[0].lba == 0 && r.ranges[0].nsect == 8 && r.ranges[1].lba == 64 &&
+          r.ranges[1].nsect == 0 && r.ranges[2].lba == 128 && r.ranges[2].nsect == 16);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_FLUSH && r.time_ns == 400 && r.nsid == 1);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_PHASE && r.time_ns == 500 && strcmp(r.phase, "steady-state") == 0);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_ADVANCE && r.time_ns == 1000000000);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_WRITE && r.time_ns == 90);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_END && r.time_ns == 2000000000 && r.line == 10);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 0);
+    trace_close(t);
+    unlink(path);
+
+    /* Without a V record the trace is version 1, even when empty. */
+    path = write_str("# nothing\n");
+    t = trace_open(path, err, sizeof(err));
+    CHECK(t != NULL && trace_version(t) == 1);
+    CHECK(t != NULL && trace_next(t, &r, err, sizeof(err)) == 0);
+    trace_close(t);
+    unlink(path);
+}
+
+static void test_version2_errors(void)
+{
+    static char many[TRACE_MAX_LINE];
+    int n = snprintf(many, sizeof(many), "V 2\nD 0 1");
+
+    for (int i = 0; i <= IO_TRACE_MAX_RANGES; i++) {
+        n += snprintf(many + n, sizeof(many) - (size_t)n, " %d 8", i * 8);
+    }
+    snprintf(many + n, sizeof(many) - (size_t)n, "\n");
+    EXPECT_ERROR(many, 0, 2, "more than 256 ranges");
+    EXPECT_ERROR("V 3\n", 0, 1, "trace version 3 is not supported");
+    EXPECT_ERROR("V\n", 0, 1, "want 'V 2'");
+    EXPECT_ERROR("V 2 x\n", 0, 1, "want 'V 2'");
+    EXPECT_ERROR("W 1 8\nV 2\n", 1, 2, "the version must be the first record");
+    EXPECT_ERROR("V 2\nV 2\n", 0, 2, "the version must be the first record");
+    EXPECT_ERROR("D 0 1 0 8\n", 0, 1, "a version-2 trace starts with 'V 2'");
+    EXPECT_ERROR("V 2\nW 1 8\n", 0, 2, "W: too few fields");
+    EXPECT_ERROR("V 2\nW 0 1 8 1 0 9\n", 0, 2, "trailing junk '9'");
+    EXPECT_ERROR("V 2\nR 0 1 8 1 0\n", 0, 2, "trailing junk '0'");
+    EXPECT_ERROR("V 2\nS 5\n", 0, 2, "unknown op 'S'");
+    EXPECT_ERROR("V 2\nX 5\n", 0, 2, "unknown op 'X'");
+    EXPECT_ERROR("V 2\nW x 1 8 1 0\n", 0, 2, "time 'x' is not a decimal number");
+    EXPECT_ERROR("V 2\nW 0 1 8 0 0\n", 0, 2, "nsid 0 is not a namespace id");
+    EXPECT_ERROR("V 2\nR 0 1 8 4294967296\n", 0, 2, "not a namespace id");
+    EXPECT_ERROR("V 2\nW 0 1 0 1 0\n", 0, 2, "W: nsect is 0");
+    EXPECT_ERROR("V 2\nW 0 1 8 1 2147483648\n", 0, 2, "stream 2147483648 is too large");
+    EXPECT_ERROR("V 2\nR 0 18446744073709551615 1 1\n", 0, 2, "overflows");
+    EXPECT_ERROR("V 2\nD 0 1 0\n", 0, 2, "D: too few fields");
+    EXPECT_ERROR("V 2\nD 0 1 0 8 16\n", 0, 2, "a range needs lba and nsect");
+    EXPECT_ERROR("V 2\nD 0 1 18446744073709551615 1\n", 0, 2, "overflows");
+    EXPECT_ERROR("V 2\nF 0\n", 0, 2, "F: too few fields");
+    EXPECT_ERROR("V 2\nP 0\n", 0, 2, "P: too few fields");
+    EXPECT_ERROR("V 2\nP 0 "
+                 "a123456789b123456789c123456789d123456789e123456789f123456789g123\n",
+                 0, 2, "phase name longer than 63");
+    EXPECT_ERROR("V 2\nA 0 1\n", 0, 2, "trailing junk '1'");
+    EXPECT_ERROR("V 2\nE 5\nF 6 1\n", 1, 3, "F after the end record E");
+}
+
 int main(void)
 {
     test_happy_path();
     test_edge_files();
     test_errors();
+    test_version2();
+    test_version2_errors();
     return check_summary();
 }

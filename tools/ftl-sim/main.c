@@ -32,16 +32,19 @@ struct options {
     double runtime_s;
     const char *stats_dir;
     const char *summary_path;
+    const char *trace_out;
     uint64_t check_every;
     int print_config;
+    enum { REPLAY_AUTO, REPLAY_OPEN, REPLAY_CLOSED } replay;
+    int qd_given;
 };
 
 static const char usage_text[] =
     "usage: ftl-sim [--config FILE] [--set key=value]... [--rw MODE] [--rwmixread PCT]\n"
     "               [--dist random|zipf:THETA|pareto:H|normal:DEV] [--bs SIZE] [--qd N]\n"
     "               [--size SIZE] [--precondition none|seq|region] [--io-size SIZE | --runtime TIME]\n"
-    "               [--trace FILE] [--seed N] [--stats-dir DIR] [--summary FILE.json]\n"
-    "               [--check-every N] [--print-config]\n"
+    "               [--trace FILE [--replay open|closed]] [--seed N] [--stats-dir DIR]\n"
+    "               [--summary FILE.json] [--trace-out FILE] [--check-every N] [--print-config]\n"
     "\n"
     "Replays a workload through the femu FTL in simulated time.\n"
     "  --config FILE     SSD configuration (key=value file, e.g. conf/lab-1g.conf);\n"
@@ -57,10 +60,16 @@ static const char usage_text[] =
     "                    region: only the --size region (as fio lays out a file)\n"
     "  --io-size SIZE    bytes to transfer in the measured part (default: --size)\n"
     "  --runtime TIME    simulated duration of the measured part (e.g. 300, 5m)\n"
-    "  --trace FILE      replay a trace (S seed / W lba nsect [H|C] / R lba nsect)\n"
+    "  --trace FILE      replay a block I/O trace (format: hw/femu/ftl/io_trace.h): version 1\n"
+    "                    (S seed / W lba nsect [H|C] / R lba nsect) or version 2, which the\n"
+    "                    device records with trace_out=FILE\n"
+    "  --replay MODE     open: each request arrives at its recorded time (the default for a\n"
+    "                    version-2 trace; --qd does not apply); closed: --qd requests\n"
+    "                    outstanding, recorded times ignored (the only mode for version 1)\n"
     "  --seed N          random seed (default 1)\n"
     "  --stats-dir DIR   write the CSV statistics here (created if missing)\n"
     "  --summary FILE    write a JSON summary of the measured part\n"
+    "  --trace-out FILE  record the requests this run serves as a version-2 trace\n"
     "  --check-every N   run the FTL's invariant checker every N requests (slow; debugging)\n"
     "  --print-config    check the configuration, print it as a config file and exit\n";
 
@@ -102,7 +111,7 @@ static uint64_t parse_size_opt(const char *opt, const char *text)
 
 enum { OPT_CONFIG = 256, OPT_SET, OPT_RW, OPT_RWMIX, OPT_DIST, OPT_BS, OPT_QD, OPT_SIZE,
        OPT_PRECOND, OPT_IOSIZE, OPT_RUNTIME, OPT_TRACE, OPT_SEED, OPT_STATS, OPT_SUMMARY,
-       OPT_CHECK, OPT_PRINT_CONFIG, OPT_HELP };
+       OPT_CHECK, OPT_PRINT_CONFIG, OPT_REPLAY, OPT_TRACE_OUT, OPT_HELP };
 
 static const struct option long_options[] = {
     { "config", required_argument, NULL, OPT_CONFIG },
@@ -122,6 +131,8 @@ static const struct option long_options[] = {
     { "summary", required_argument, NULL, OPT_SUMMARY },
     { "check-every", required_argument, NULL, OPT_CHECK },
     { "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
+    { "replay", required_argument, NULL, OPT_REPLAY },
+    { "trace-out", required_argument, NULL, OPT_TRACE_OUT },
     { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 },
 };
@@ -160,7 +171,10 @@ static void parse_options(int argc, char **argv, struct options *o)
             }
             break;
         case OPT_BS: o->workload.bs = parse_size_opt("--bs", optarg); break;
-        case OPT_QD: o->qd = (unsigned)parse_count("--qd", optarg, 1, 65536); break;
+        case OPT_QD:
+            o->qd = (unsigned)parse_count("--qd", optarg, 1, 65536);
+            o->qd_given = 1;
+            break;
         case OPT_SIZE: o->workload.region_bytes = parse_size_opt("--size", optarg); break;
         case OPT_PRECOND:
             if (!strcmp(optarg, "none")) {
@@ -188,6 +202,16 @@ static void parse_options(int argc, char **argv, struct options *o)
         case OPT_SUMMARY: o->summary_path = optarg; break;
         case OPT_CHECK: o->check_every = parse_count("--check-every", optarg, 1, UINT64_MAX); break;
         case OPT_PRINT_CONFIG: o->print_config = 1; break;
+        case OPT_REPLAY:
+            if (!strcmp(optarg, "open")) {
+                o->replay = REPLAY_OPEN;
+            } else if (!strcmp(optarg, "closed")) {
+                o->replay = REPLAY_CLOSED;
+            } else {
+                usage_error("--replay: '%s' is not one of open, closed", optarg);
+            }
+            break;
+        case OPT_TRACE_OUT: o->trace_out = optarg; break;
         case OPT_HELP: fputs(usage_text, stdout); exit(0);
         default:
             usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
@@ -198,6 +222,9 @@ static void parse_options(int argc, char **argv, struct options *o)
     }
     if (o->io_bytes && o->runtime_s > 0) {
         usage_error("--io-size and --runtime exclude each other");
+    }
+    if (o->replay != REPLAY_AUTO && !o->workload.trace_path) {
+        usage_error("--replay needs --trace");
     }
     ftl_config_defaults(&o->cfg);
     if (o->config_path && ftl_config_load_file(&o->cfg, o->config_path, err, sizeof(err))) {
@@ -220,10 +247,10 @@ static void parse_options(int argc, char **argv, struct options *o)
     }
 }
 
-static int run_precondition(struct ftl *ftl, const struct options *o,
-                            struct ftl_stats_writer *stats, uint64_t *now, char *err,
-                            size_t errlen)
+static int run_precondition(struct sim_run *run, const struct options *o, uint64_t *now,
+                            char *err, size_t errlen)
 {
+    struct ftl *ftl = ftl_engine_ftl(run->engine);
     const struct ftl_geometry *g = ftl_geometry_of(ftl);
     uint64_t bytes = o->precondition == PRECONDITION_REGION ? o->workload.region_bytes
                                                             : g->logical_pages * g->page_bytes;
@@ -237,7 +264,7 @@ static int run_precondition(struct ftl *ftl, const struct options *o,
     struct sim_limits limits = { .io_bytes = seq.region_bytes, .check_every = o->check_every,
                                  .progress = isatty(STDERR_FILENO) };
     struct sim_phase_result *r = malloc(sizeof(*r));
-    int rc = r ? sim_run_phase(ftl, w, o->qd, &limits, stats, now, r, err, errlen) : -1;
+    int rc = r ? sim_run_phase(run, w, o->qd, &limits, now, r, err, errlen) : -1;
     free(r);
     workload_destroy(w);
     return rc;
@@ -301,6 +328,44 @@ static int print_config(const struct ftl_config *cfg)
     return fflush(stdout) ? 1 : 0;
 }
 
+/* Open-loop replay for a version-2 trace unless --replay closed; version 1 has no times. */
+static bool choose_open_loop(const struct options *o, const struct workload *w)
+{
+    bool timed = workload_timed(w);
+    if (o->replay == REPLAY_OPEN && !timed) {
+        usage_error("--replay open: %s has no arrival times (a version-1 trace)",
+                    o->workload.trace_path);
+    }
+    bool open_loop = timed && o->replay != REPLAY_CLOSED;
+    if (open_loop && o->qd_given) {
+        usage_error("--qd applies to closed-loop replay (add --replay closed)");
+    }
+    return open_loop;
+}
+
+/* The statistics and the recording end together; 0, or -1 with the reason printed. */
+static int finish_outputs(const struct options *o, struct ftl *ftl,
+                          struct ftl_stats_writer *stats, struct io_trace_writer *trace,
+                          uint64_t end_ns)
+{
+    char err[512];
+    int rc = 0;
+    if (stats) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/lpn_access_count.csv", o->stats_dir);
+        if (ftl_stats_close(stats, end_ns, err, sizeof(err)) ||
+            ftl_stats_write_lpn_counts(ftl, path, err, sizeof(err))) {
+            fprintf(stderr, "ftl-sim: statistics: %s\n", err);
+            rc = -1;
+        }
+    }
+    if (io_trace_writer_close(trace, end_ns, err, sizeof(err))) {
+        fprintf(stderr, "ftl-sim: trace: %s\n", err);
+        rc = -1;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct options o;
@@ -329,6 +394,7 @@ int main(int argc, char **argv)
         ftl_destroy(ftl);
         return EXIT_USAGE;
     }
+    bool open_loop = choose_open_loop(&o, w);
     struct ftl_stats_writer *stats = NULL;
     if (o.stats_dir) {
         if (make_dirs(o.stats_dir)) {
@@ -341,11 +407,21 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    struct io_trace_writer *trace = NULL;
+    if (o.trace_out) {
+        trace = io_trace_writer_open(o.trace_out, "ftl-sim", 0, o.cfg.secsz, err,
+                                     sizeof(err));
+        if (!trace) {
+            fprintf(stderr, "ftl-sim: --trace-out: %s\n", err);
+            return 1;
+        }
+    }
+    struct sim_run run;
     uint64_t now = 0;
-    int rc = 0;
-    if (o.precondition != PRECONDITION_NONE) {
-        rc = stats ? ftl_stats_phase(stats, now, "precondition", err, sizeof(err)) : 0;
-        rc = rc ? rc : run_precondition(ftl, &o, stats, &now, err, sizeof(err));
+    int rc = sim_run_init(&run, ftl, stats, trace, err, sizeof(err));
+    if (rc == 0 && o.precondition != PRECONDITION_NONE) {
+        rc = sim_run_mark(&run, now, "precondition", err, sizeof(err));
+        rc = rc ? rc : run_precondition(&run, &o, &now, err, sizeof(err));
     }
     double precondition_s = (double)now / NS_PER_S;
     struct sim_phase_result *measured = calloc(1, sizeof(*measured));
@@ -357,36 +433,38 @@ int main(int argc, char **argv)
         struct sim_limits limits = { .io_bytes = o.io_bytes,
                                      .runtime_ns = (uint64_t)(o.runtime_s * NS_PER_S),
                                      .check_every = o.check_every,
-                                     .progress = isatty(STDERR_FILENO) };
-        rc = stats ? ftl_stats_phase(stats, now, "workload", err, sizeof(err)) : 0;
-        rc = rc ? rc : sim_run_phase(ftl, w, o.qd, &limits, stats, &now, measured, err,
+                                     .progress = isatty(STDERR_FILENO),
+                                     .open_loop = open_loop };
+        /* A recorded run brings its own phases. */
+        rc = open_loop ? 0 : sim_run_mark(&run, now, "workload", err, sizeof(err));
+        rc = rc ? rc : sim_run_phase(&run, w, o.qd, &limits, &now, measured, err,
                                      sizeof(err));
     }
-    if (stats) {
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/lpn_access_count.csv", o.stats_dir);
-        char serr[512];
-        if (ftl_stats_phase(stats, now, "end", serr, sizeof(serr)) ||
-            ftl_stats_close(stats, now, serr, sizeof(serr)) ||
-            ftl_stats_write_lpn_counts(ftl, path, serr, sizeof(serr))) {
-            fprintf(stderr, "ftl-sim: statistics: %s\n", serr);
-            rc = rc ? rc : -1;
-        }
+    uint64_t end = measured && measured->recorded_end ? measured->recorded_end_ns : now;
+    if (rc == 0 && !open_loop) {
+        rc = sim_run_mark(&run, end, "end", err, sizeof(err));
+    }
+    if (rc != 0 && err[0]) {
+        fprintf(stderr, "ftl-sim: %s\n", err);
+    }
+    if (run.engine) {
+        sim_run_destroy(&run);
+    }
+    if (finish_outputs(&o, ftl, stats, trace, end) != 0) {
+        rc = rc ? rc : -1;
     }
     if (rc == 0) {
         summary_print_text(stdout, ftl, measured);
-        struct run_description run = {
+        struct run_description run_desc = {
             .workload = &o.workload, .qd = o.qd,
             .precondition = o.precondition == PRECONDITION_SEQ ? "seq"
                             : o.precondition == PRECONDITION_REGION ? "region" : "none", .io_bytes = o.io_bytes,
             .runtime_s = o.runtime_s, .config_path = o.config_path,
             .precondition_s = precondition_s,
         };
-        if (o.summary_path && write_summary(o.summary_path, ftl, &run, measured)) {
+        if (o.summary_path && write_summary(o.summary_path, ftl, &run_desc, measured)) {
             rc = -1;
         }
-    } else if (err[0]) {
-        fprintf(stderr, "ftl-sim: %s\n", err);
     }
     free(measured);
     workload_destroy(w);

@@ -1,7 +1,5 @@
-/* The closed loop: the engine's queue of outstanding completions drives simulated time. */
+/* The simulation loop: the engine's queue of outstanding completions drives simulated time. */
 #include "sim.h"
-
-#include "engine.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,45 +12,133 @@
 struct inflight {
     uint64_t issued_ns, bytes;
     enum request_op op;
+    struct inflight *next_free;
 };
 
-/* The engine reports statistics failures through a hook; the run stops at the first. */
-struct stats_failure {
-    bool failed;
-    char text[256];
+/* Slots for outstanding requests: qd of them closed-loop, as many as needed open-loop. */
+struct slot_pool {
+    struct inflight *free;
+    struct inflight **blocks;
+    size_t nblocks;
 };
 
-static void record_stats_error(void *opaque, const char *what, const char *err)
+static struct inflight *slot_get(struct slot_pool *p)
 {
-    struct stats_failure *f = opaque;
+    if (!p->free) {
+        enum { PER_BLOCK = 256 };
+        struct inflight **blocks = realloc(p->blocks, (p->nblocks + 1) * sizeof(*blocks));
+        struct inflight *block = calloc(PER_BLOCK, sizeof(*block));
+        if (!blocks || !block) {
+            p->blocks = blocks ? blocks : p->blocks;
+            free(block);
+            return NULL;
+        }
+        p->blocks = blocks;
+        p->blocks[p->nblocks++] = block;
+        for (unsigned i = 0; i < PER_BLOCK; i++) {
+            block[i].next_free = p->free;
+            p->free = &block[i];
+        }
+    }
+    struct inflight *slot = p->free;
+    p->free = slot->next_free;
+    return slot;
+}
 
-    if (!f->failed) {
-        f->failed = true;
-        snprintf(f->text, sizeof(f->text), "statistics: %s: %s", what, err);
+static void slot_put(struct slot_pool *p, struct inflight *slot)
+{
+    slot->next_free = p->free;
+    p->free = slot;
+}
+
+static void slot_pool_destroy(struct slot_pool *p)
+{
+    for (size_t i = 0; i < p->nblocks; i++) {
+        free(p->blocks[i]);
+    }
+    free(p->blocks);
+}
+
+/* The engine reports statistics and trace failures through a hook; the first one counts. */
+static void record_failure(void *opaque, const char *what, const char *err)
+{
+    struct sim_run *run = opaque;
+
+    if (!run->failed) {
+        run->failed = true;
+        if (strcmp(what, "trace") == 0) {
+            snprintf(run->failure, sizeof(run->failure), "trace: %s", err);
+        } else {
+            snprintf(run->failure, sizeof(run->failure), "statistics: %s: %s", what, err);
+        }
     }
 }
 
-static int issue(struct ftl_engine *engine, struct workload *w, uint64_t now, uint64_t secsz,
-                 struct inflight *slot, char *err, size_t errlen)
+int sim_run_init(struct sim_run *run, struct ftl *ftl, struct ftl_stats_writer *stats,
+                 struct io_trace_writer *trace, char *err, size_t errlen)
 {
-    struct request req;
-    int rc = workload_next(w, &req, err, errlen);
-    if (rc <= 0) {
-        return rc < 0 ? SIM_E_WORKLOAD : 0;
-    }
-    struct ftl_request r = { .op = req.op == REQ_WRITE ? FTL_OP_WRITE : FTL_OP_READ,
-                             .arrival_ns = now, .slba = req.slba, .nlb = req.nlb,
-                             .stream = req.stream };
-    uint64_t done;
-    *slot = (struct inflight){ .issued_ns = now, .bytes = req.nlb * secsz, .op = req.op };
-    int status = ftl_engine_submit(engine, &r, slot, &done);
-    if (status != FTL_OK) {
-        snprintf(err, errlen, "%s of sectors %llu+%llu failed: %s",
-                 req.op == REQ_WRITE ? "write" : "read", (unsigned long long)req.slba,
-                 (unsigned long long)req.nlb, ftl_status_str(status));
+    struct ftl_engine_hooks hooks = { .opaque = run, .stats_error = record_failure };
+
+    memset(run, 0, sizeof(*run));
+    run->engine = ftl_engine_create(ftl, stats, &hooks);
+    if (!run->engine) {
+        snprintf(err, errlen, "out of memory");
         return -1;
     }
-    return 1;
+    ftl_engine_record(run->engine, trace);
+    return 0;
+}
+
+void sim_run_destroy(struct sim_run *run)
+{
+    ftl_engine_destroy(run->engine);
+    run->engine = NULL;
+}
+
+static int run_failure(const struct sim_run *run, char *err, size_t errlen)
+{
+    if (run->failed) {
+        snprintf(err, errlen, "%s", run->failure);
+        return -1;
+    }
+    return 0;
+}
+
+int sim_run_mark(struct sim_run *run, uint64_t now_ns, const char *phase, char *err,
+                 size_t errlen)
+{
+    ftl_engine_phase(run->engine, now_ns, phase);
+    return run_failure(run, err, errlen);
+}
+
+static const char *op_name(enum request_op op)
+{
+    static const char *const names[] = { [REQ_READ] = "read", [REQ_WRITE] = "write",
+                                         [REQ_TRIM] = "deallocate", [REQ_FLUSH] = "flush" };
+    return names[op];
+}
+
+/* Hand one request to the engine at arrival_ns. */
+static int issue(struct ftl_engine *engine, const struct request *req, uint64_t arrival_ns,
+                 uint64_t secsz, struct inflight *slot, char *err, size_t errlen)
+{
+    static const enum ftl_op ops[] = { [REQ_READ] = FTL_OP_READ, [REQ_WRITE] = FTL_OP_WRITE,
+                                       [REQ_TRIM] = FTL_OP_TRIM, [REQ_FLUSH] = FTL_OP_FLUSH };
+    struct ftl_request r = { .op = ops[req->op], .arrival_ns = arrival_ns, .slba = req->slba,
+                             .nlb = req->nlb, .stream = req->stream, .nsid = req->nsid,
+                             .ranges = req->ranges, .nranges = req->nranges };
+    uint64_t done;
+    bool moves_data = req->op == REQ_READ || req->op == REQ_WRITE;
+    *slot = (struct inflight){ .issued_ns = arrival_ns, .op = req->op,
+                               .bytes = moves_data ? req->nlb * secsz : 0 };
+    int status = ftl_engine_submit(engine, &r, slot, &done);
+    if (status != FTL_OK) {
+        snprintf(err, errlen, "%s of sectors %llu+%llu failed: %s", op_name(req->op),
+                 (unsigned long long)req->slba, (unsigned long long)req->nlb,
+                 ftl_status_str(status));
+        return -1;
+    }
+    return 0;
 }
 
 static double wall_seconds(void)
@@ -77,65 +163,114 @@ static void show_progress(const struct sim_limits *limits, uint64_t elapsed_ns,
     } else if (limits->io_bytes) {
         fprintf(stderr, "\r  %.0f%% of the I/O issued", 100.0 * (double)issued_bytes /
                 (double)limits->io_bytes);
+    } else {
+        fprintf(stderr, "\r  simulated %.1f s", (double)elapsed_ns / 1e9);
     }
 }
 
-int sim_run_phase(struct ftl *ftl, struct workload *w, unsigned qd,
-                  const struct sim_limits *limits, struct ftl_stats_writer *stats,
-                  uint64_t *now_ns, struct sim_phase_result *out, char *err, size_t errlen)
+static bool is_request(enum request_op op)
 {
+    return op == REQ_READ || op == REQ_WRITE || op == REQ_TRIM || op == REQ_FLUSH;
+}
+
+/*
+ * A recorded statistics event. Closed loop, its time means nothing: phases start now,
+ * advances and the end are dropped. Open loop, each happens at its recorded time.
+ */
+static void replay_event(struct sim_run *run, const struct request *req, bool open_loop,
+                         uint64_t start_ns, uint64_t now_ns, struct sim_phase_result *out)
+{
+    uint64_t at = open_loop ? start_ns + req->time_ns : now_ns;
+
+    switch (req->op) {
+    case REQ_PHASE:
+        ftl_engine_phase(run->engine, at, req->phase);
+        break;
+    case REQ_ADVANCE:
+        if (open_loop) {
+            ftl_engine_advance(run->engine, at);
+        }
+        break;
+    default:
+        if (open_loop) {
+            out->recorded_end = true;
+            out->recorded_end_ns = at;
+        }
+        break;
+    }
+}
+
+static void count_done(struct sim_phase_result *out, const struct inflight *done, uint64_t due)
+{
+    latency_hist_add(&out->latency, due - done->issued_ns);
+    if (done->op == REQ_WRITE) {
+        out->writes++;
+        out->write_bytes += done->bytes;
+    } else if (done->op == REQ_READ) {
+        out->reads++;
+        out->read_bytes += done->bytes;
+    }
+}
+
+int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
+                  const struct sim_limits *limits, uint64_t *now_ns,
+                  struct sim_phase_result *out, char *err, size_t errlen)
+{
+    struct ftl *ftl = ftl_engine_ftl(run->engine);
     uint64_t secsz = ftl_config_of(ftl)->secsz;
+    bool open_loop = limits->open_loop;
     memset(out, 0, sizeof(*out));
     latency_hist_init(&out->latency);
     out->start_ns = *now_ns;
     ftl_get_counters(ftl, &out->before);
-    struct stats_failure stats_failure = { 0 };
-    struct ftl_engine_hooks hooks = { .opaque = &stats_failure,
-                                      .stats_error = record_stats_error };
-    struct ftl_engine *engine = ftl_engine_create(ftl, stats, &hooks);
-    struct inflight *slots = calloc(qd, sizeof(*slots));
-    struct inflight **free_slots = calloc(qd, sizeof(*free_slots));
-    if (!engine || !slots || !free_slots) {
-        ftl_engine_destroy(engine);
-        free(slots);
-        free(free_slots);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    unsigned nfree = qd;
-    for (unsigned i = 0; i < qd; i++) {
-        free_slots[i] = &slots[qd - 1 - i];
-    }
+    struct slot_pool pool = { 0 };
     uint64_t now = *now_ns, issued_bytes = 0, stalled = 0, requests = 0;
+    unsigned outstanding = 0;
     double last_shown = wall_seconds();
-    bool issuing = true, shown = false;
+    bool issuing = true, shown = false, have_next = false;
+    struct request next;
     int rc = 0;
 
     while (rc == 0) {
-        /* fill the queue at the current time */
-        while (issuing && nfree > 0) {
-            if ((limits->io_bytes && issued_bytes >= limits->io_bytes) ||
-                (limits->runtime_ns && now - out->start_ns >= limits->runtime_ns)) {
-                issuing = false;
-                break;
-            }
-            struct inflight *slot = free_slots[nfree - 1];
-            int got = issue(engine, w, now, secsz, slot, err, errlen);
-            if (got == 0) {
-                issuing = false;  /* the trace ended */
-                break;
-            }
-            if (got > 0) {
-                nfree--;
-            }
-            if (got > 0 && stats_failure.failed) {
-                snprintf(err, errlen, "%s", stats_failure.text);
-                got = -1;
-            }
+        if (issuing && !have_next) {
+            int got = workload_next(w, &next, err, errlen);
             if (got < 0) {
-                rc = got;
+                rc = SIM_E_WORKLOAD;
                 break;
             }
+            issuing = got > 0;
+            have_next = got > 0;
+        }
+        if (have_next && !is_request(next.op)) {
+            replay_event(run, &next, open_loop, out->start_ns, now, out);
+            have_next = false;
+            rc = run_failure(run, err, errlen);
+            continue;
+        }
+        uint64_t due = 0, arrival = open_loop && have_next ? out->start_ns + next.time_ns
+                                                           : now;
+        bool any_due = ftl_engine_next_due(run->engine, &due);
+        if (have_next && ((limits->io_bytes && issued_bytes >= limits->io_bytes) ||
+                          (limits->runtime_ns && arrival - out->start_ns >= limits->runtime_ns))) {
+            issuing = have_next = false;
+        }
+        /* Issue when there is room (closed loop) or when nothing completes before the
+         * request arrives (open loop); otherwise take the next completion. */
+        if (have_next && (open_loop ? !any_due || due > arrival : outstanding < qd)) {
+            struct inflight *slot = slot_get(&pool);
+            if (!slot) {
+                snprintf(err, errlen, "out of memory");
+                rc = -1;
+                break;
+            }
+            have_next = false;
+            if (issue(run->engine, &next, arrival, secsz, slot, err, errlen) != 0 ||
+                run_failure(run, err, errlen) != 0) {
+                rc = -1;
+                break;
+            }
+            now = arrival > now ? arrival : now;
+            outstanding++;
             issued_bytes += slot->bytes;
             requests++;
             char why[256];
@@ -150,48 +285,38 @@ int sim_run_phase(struct ftl *ftl, struct workload *w, unsigned qd,
                 show_progress(limits, now - out->start_ns, issued_bytes, &last_shown);
                 shown = true;
             }
+            continue;
         }
-        uint64_t due;
-        if (rc || !ftl_engine_next_due(engine, &due)) {
+        if (!any_due) {
             break;
         }
         void *tag;
-        ftl_engine_pop_due(engine, due, &tag, 1);
+        ftl_engine_pop_due(run->engine, due, &tag, 1);
         struct inflight *done = tag;
-        free_slots[nfree++] = done;
+        outstanding--;
         /* Reads of never-written pages take no flash time: with only a time limit such a
          * workload would never end. */
-        stalled = due == now ? stalled + 1 : 0;
-        if (stalled > STALL_LIMIT && !limits->io_bytes) {
+        stalled = due <= now ? stalled + 1 : 0;
+        if (stalled > STALL_LIMIT && !limits->io_bytes && !open_loop) {
             snprintf(err, errlen, "simulated time stopped advancing: the workload reads "
                      "pages never written (they cost no flash time); precondition the "
                      "device (--precondition seq) or give --io-size");
             rc = -1;
             break;
         }
-        now = due;
-        latency_hist_add(&out->latency, due - done->issued_ns);
-        if (done->op == REQ_WRITE) {
-            out->writes++;
-            out->write_bytes += done->bytes;
-        } else {
-            out->reads++;
-            out->read_bytes += done->bytes;
-        }
+        now = due > now ? due : now;
+        count_done(out, done, due);
+        slot_put(&pool, done);
     }
     if (shown) {
         fputs("\r\033[K", stderr);  /* erase the progress line */
     }
-    if (rc == 0) {
-        ftl_engine_advance(engine, now);
-        if (stats_failure.failed) {
-            snprintf(err, errlen, "%s", stats_failure.text);
-            rc = -1;
-        }
+    /* A recording's statistics end where it ended, not at the last completion. */
+    if (rc == 0 && !out->recorded_end) {
+        ftl_engine_advance(run->engine, now);
+        rc = run_failure(run, err, errlen);
     }
-    ftl_engine_destroy(engine);
-    free(slots);
-    free(free_slots);
+    slot_pool_destroy(&pool);
     out->end_ns = now;
     ftl_get_counters(ftl, &out->after);
     *now_ns = now;

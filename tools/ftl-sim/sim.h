@@ -1,7 +1,9 @@
 /*
- * The closed-loop simulation: qd requests outstanding; simulated time jumps to the next
- * completion, where the next request is issued. The FTL prices every request, so the run
- * predicts IOPS and latency, and the same seed gives the same result.
+ * The simulation loop. Closed loop: qd requests outstanding; simulated time jumps to the
+ * next completion, where the next request is issued. Open loop (a version-2 trace): each
+ * request arrives at its recorded time, however many are outstanding. The FTL engine
+ * prices every request, so the run predicts IOPS and latency, and the same input gives
+ * the same result.
  */
 #ifndef FTL_SIM_SIM_H
 #define FTL_SIM_SIM_H
@@ -9,7 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine.h"
 #include "ftl.h"
+#include "io_trace.h"
 #include "latency_hist.h"
 #include "stats_writer.h"
 #include "workload.h"
@@ -19,6 +23,7 @@ struct sim_limits {
     uint64_t runtime_ns;    /* stop issuing after this much simulated time (0: no limit) */
     uint64_t check_every;   /* run the FTL invariant checker every N requests (0: never) */
     bool progress;          /* show simulated time on stderr now and then */
+    bool open_loop;         /* issue at the trace's arrival times (qd is ignored) */
 };
 
 struct sim_phase_result {
@@ -27,17 +32,38 @@ struct sim_phase_result {
     uint64_t read_bytes, write_bytes;
     struct ftl_counters before, after;
     struct latency_hist latency;    /* every command */
+    bool recorded_end;              /* open loop: the trace's end record, at ... */
+    uint64_t recorded_end_ns;       /* ... this simulated time */
+};
+
+/*
+ * What the phases of one run share: one engine (and with it the statistics and the
+ * recording of a trace) and the first statistics or trace failure, which ends the run.
+ */
+struct sim_run {
+    struct ftl_engine *engine;
+    bool failed;
+    char failure[256];
 };
 
 #define SIM_E_WORKLOAD (-2)  /* the workload itself is bad (e.g. a malformed trace line) */
 
+/* stats and trace (a recording of the run) may be NULL; both stay the caller's. */
+int sim_run_init(struct sim_run *run, struct ftl *ftl, struct ftl_stats_writer *stats,
+                 struct io_trace_writer *trace, char *err, size_t errlen);
+void sim_run_destroy(struct sim_run *run);
+
+/* A statistics phase starts at now_ns; -1 with the reason when writing failed. */
+int sim_run_mark(struct sim_run *run, uint64_t now_ns, const char *phase, char *err,
+                 size_t errlen);
+
 /*
  * Run one phase from *now_ns until the limits are reached (or the trace ends) and every
- * issued request has completed; *now_ns becomes the last completion time. stats may be
- * NULL. Returns 0, SIM_E_WORKLOAD, or -1 (FTL or statistics failure), with a reason in err.
+ * issued request has completed; *now_ns becomes the last completion time. Returns 0,
+ * SIM_E_WORKLOAD, or -1 (FTL, statistics or trace failure), with a reason in err.
  */
-int sim_run_phase(struct ftl *ftl, struct workload *w, unsigned qd,
-                  const struct sim_limits *limits, struct ftl_stats_writer *stats,
-                  uint64_t *now_ns, struct sim_phase_result *out, char *err, size_t errlen);
+int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
+                  const struct sim_limits *limits, uint64_t *now_ns,
+                  struct sim_phase_result *out, char *err, size_t errlen);
 
 #endif

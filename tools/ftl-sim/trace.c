@@ -1,23 +1,38 @@
 /*
- * trace.c - line reader and parser for DFTL-lab traces (see trace.h).
+ * trace.c - line reader and parser for block I/O traces, versions 1 and 2 (see trace.h;
+ * the format: hw/femu/ftl/io_trace.h).
  */
 #include "trace.h"
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Fields of the longest record: D t nsid and 256 ranges, plus one extra for messages. */
+#define MAX_FIELDS (3 + 2 * IO_TRACE_MAX_RANGES + 1)
 
 struct trace_reader {
     FILE *f;
     int close_f;            /* 0 for stdin */
     int state;              /* 0 reading, 1 at EOF, -1 failed */
+    int version;            /* 1 or 2 */
+    bool ended;             /* version 2: the E record was read */
+    int ahead_rc;           /* the first record, read by trace_open: 1, 0 or -1 ... */
+    bool ahead_pending;     /* ... until trace_next hands it out */
+    struct trace_record ahead;
     unsigned long line;
     char *path;
     char msg[320];          /* the final error, repeated on later calls */
     char buf[TRACE_MAX_LINE + 1];
+    struct trace_range ranges[IO_TRACE_MAX_RANGES];
+    char phase[IO_TRACE_MAX_PHASE + 1];
 };
+
+static int parse_next(struct trace_reader *t, struct trace_record *rec, char *err,
+                      size_t errlen);
 
 static void copy_msg(const char *msg, char *err, size_t errlen)
 {
@@ -75,7 +90,16 @@ struct trace_reader *trace_open(const char *path, char *err, size_t errlen)
             return NULL;
         }
     }
+    /* The version is the first record's business: read it now, hand it out later. */
+    t->version = 1;
+    t->ahead_rc = parse_next(t, &t->ahead, NULL, 0);
+    t->ahead_pending = true;
     return t;
+}
+
+int trace_version(const struct trace_reader *t)
+{
+    return t->version;
 }
 
 void trace_close(struct trace_reader *t)
@@ -187,17 +211,218 @@ static int parse_u64(struct trace_reader *t, const char *field,
     return 0;
 }
 
-int trace_next(struct trace_reader *t, struct trace_record *rec, char *err,
-               size_t errlen)
-{
-    char *f[5];             /* S/R/W fields plus one extra */
-    struct trace_record r;
-    int n, rc;
+/* A field that must be a number; fail() names it. */
+#define NUMBER(field, what, out) \
+    do { \
+        if (parse_u64(t, (field), (what), (out), err, errlen) != 0) { \
+            return -1; \
+        } \
+    } while (0)
 
-    if (t == NULL) {
-        copy_msg("trace_next: no reader", err, errlen);
+static int check_range(struct trace_reader *t, const char *op, uint64_t lba, uint64_t nsect,
+                       char *err, size_t errlen)
+{
+    if (lba > UINT64_MAX - nsect) {
+        return fail(t, err, errlen, "%s: lba + nsect overflows 64 bits", op);
+    }
+    return 0;
+}
+
+static int parse_nsid(struct trace_reader *t, const char *field, uint32_t *nsid, char *err,
+                      size_t errlen)
+{
+    uint64_t v;
+
+    if (parse_u64(t, field, "nsid", &v, err, errlen) != 0) {
         return -1;
     }
+    if (v == 0 || v > UINT32_MAX) {
+        return fail(t, err, errlen, "nsid %.32s is not a namespace id", field);
+    }
+    *nsid = (uint32_t)v;
+    return 0;
+}
+
+/* The field count of each version-2 record (D: the least, with one range). */
+static int v2_fields(char op)
+{
+    switch (op) {
+    case 'W': return 6;
+    case 'R': return 5;
+    case 'D': return 5;
+    case 'F': return 3;
+    case 'P': return 3;
+    case 'A': return 2;
+    case 'E': return 2;
+    }
+    return 0;
+}
+
+static const char v2_usage[] = "want W t lba nsect nsid stream, R t lba nsect nsid, "
+                               "D t nsid lba nsect..., F t nsid, P t name, A t or E t";
+
+static int parse_v2(struct trace_reader *t, char **f, int n, struct trace_record *r,
+                    char *err, size_t errlen)
+{
+    char op = f[0][1] == '\0' ? f[0][0] : '\0';
+    int want = v2_fields(op);
+
+    if (want == 0) {
+        return fail(t, err, errlen, "unknown op '%.32s' (%s)", f[0], v2_usage);
+    }
+    if (t->ended) {
+        return fail(t, err, errlen, "%c after the end record E", op);
+    }
+    if (n < want) {
+        return fail(t, err, errlen, "%c: too few fields (%s)", op, v2_usage);
+    }
+    if (op != 'D' && n > want) {
+        return fail(t, err, errlen, "%c: trailing junk '%.32s'", op, f[want]);
+    }
+    NUMBER(f[1], "time", &r->time_ns);
+    switch (op) {
+    case 'W':
+    case 'R': {
+        uint64_t stream = 0;
+
+        r->op = op == 'W' ? TRACE_WRITE : TRACE_READ;
+        NUMBER(f[2], "lba", &r->lba);
+        NUMBER(f[3], "nsect", &r->nsect);
+        if (parse_nsid(t, f[4], &r->nsid, err, errlen) != 0) {
+            return -1;
+        }
+        if (op == 'W') {
+            NUMBER(f[5], "stream", &stream);
+            if (stream > INT32_MAX) {
+                return fail(t, err, errlen, "W: stream %.32s is too large", f[5]);
+            }
+        }
+        r->stream = (int)stream;
+        if (r->nsect == 0) {
+            return fail(t, err, errlen, "%c: nsect is 0", op);
+        }
+        return check_range(t, f[0], r->lba, r->nsect, err, errlen);
+    }
+    case 'D':
+        r->op = TRACE_DEALLOCATE;
+        if (parse_nsid(t, f[2], &r->nsid, err, errlen) != 0) {
+            return -1;
+        }
+        if (n > 3 + 2 * IO_TRACE_MAX_RANGES) {
+            return fail(t, err, errlen, "D: more than %d ranges", IO_TRACE_MAX_RANGES);
+        }
+        if ((n - 3) % 2 != 0) {
+            return fail(t, err, errlen, "D: a range needs lba and nsect");
+        }
+        r->nranges = (uint32_t)(n - 3) / 2;
+        for (uint32_t i = 0; i < r->nranges; i++) {
+            struct trace_range *range = &t->ranges[i];
+
+            NUMBER(f[3 + 2 * i], "lba", &range->lba);
+            NUMBER(f[4 + 2 * i], "nsect", &range->nsect);
+            if (check_range(t, "D", range->lba, range->nsect, err, errlen) != 0) {
+                return -1;
+            }
+        }
+        r->ranges = t->ranges;
+        return 0;
+    case 'F':
+        r->op = TRACE_FLUSH;
+        return parse_nsid(t, f[2], &r->nsid, err, errlen);
+    case 'P':
+        r->op = TRACE_PHASE;
+        if (strlen(f[2]) > IO_TRACE_MAX_PHASE) {
+            return fail(t, err, errlen, "P: phase name longer than %d bytes",
+                        IO_TRACE_MAX_PHASE);
+        }
+        strcpy(t->phase, f[2]);
+        r->phase = t->phase;
+        return 0;
+    case 'A':
+        r->op = TRACE_ADVANCE;
+        return 0;
+    default:
+        r->op = TRACE_END;
+        t->ended = true;
+        return 0;
+    }
+}
+
+static int parse_v1(struct trace_reader *t, char **f, int n, struct trace_record *r,
+                    char *err, size_t errlen)
+{
+    if (strcmp(f[0], "S") == 0) {
+        r->op = TRACE_SEED;
+        if (n < 2) {
+            return fail(t, err, errlen, "S: missing seed");
+        }
+        if (n > 2) {
+            return fail(t, err, errlen, "S: trailing junk '%.32s'", f[2]);
+        }
+        NUMBER(f[1], "seed", &r->seed);
+        return 0;
+    }
+    if (strcmp(f[0], "W") != 0 && strcmp(f[0], "R") != 0) {
+        return fail(t, err, errlen, "unknown op '%.32s' (want S, W or R; a version-2 "
+                    "trace starts with 'V 2')", f[0]);
+    }
+    int write = f[0][0] == 'W';
+    int max = write ? 4 : 3;
+
+    r->op = write ? TRACE_WRITE : TRACE_READ;
+    if (n < 2) {
+        return fail(t, err, errlen, "%s: missing lba and nsect", f[0]);
+    }
+    if (n < 3) {
+        return fail(t, err, errlen, "%s: missing nsect", f[0]);
+    }
+    if (n > max) {
+        return fail(t, err, errlen, "%s: trailing junk '%.32s'", f[0], f[max]);
+    }
+    NUMBER(f[1], "lba", &r->lba);
+    NUMBER(f[2], "nsect", &r->nsect);
+    if (r->nsect == 0) {
+        return fail(t, err, errlen, "%s: nsect is 0", f[0]);
+    }
+    if (check_range(t, f[0], r->lba, r->nsect, err, errlen) != 0) {
+        return -1;
+    }
+    if (n == 4) {
+        if (strcmp(f[3], "H") == 0) {
+            r->stream = 0;
+        } else if (strcmp(f[3], "C") == 0) {
+            r->stream = 1;
+        } else {
+            return fail(t, err, errlen, "W: bad stream tag '%.32s' (want H or C)", f[3]);
+        }
+    }
+    return 0;
+}
+
+/* The version line: only as the first record, only a version this reader knows. */
+static int parse_version(struct trace_reader *t, char **f, int n, char *err, size_t errlen)
+{
+    uint64_t v;
+
+    if (n != 2) {
+        return fail(t, err, errlen, "V: want 'V 2'");
+    }
+    NUMBER(f[1], "version", &v);
+    if (v != IO_TRACE_VERSION) {
+        return fail(t, err, errlen, "trace version %.32s is not supported (this reader "
+                    "knows 1 and %d)", f[1], IO_TRACE_VERSION);
+    }
+    t->version = IO_TRACE_VERSION;
+    return 0;
+}
+
+/* Read and parse the next record: 1 = record, 0 = end of file, -1 = error. */
+static int parse_next(struct trace_reader *t, struct trace_record *rec, char *err,
+                      size_t errlen)
+{
+    char *f[MAX_FIELDS];
+    bool first = t->line == 0;
+
     if (t->state < 0) {
         copy_msg(t->msg, err, errlen);
         return -1;
@@ -206,73 +431,56 @@ int trace_next(struct trace_reader *t, struct trace_record *rec, char *err,
         return 0;
     }
     for (;;) {
-        rc = read_line(t, err, errlen);
+        int n, rc = read_line(t, err, errlen);
+
         if (rc <= 0) {
             if (rc == 0) {
                 t->state = 1;
             }
             return rc;
         }
-        n = split(t->buf, f, 4);
-        if (n > 0) {
-            break;
+        n = split(t->buf, f, MAX_FIELDS - 1);
+        if (n == 0) {
+            continue;
         }
-    }
+        struct trace_record r = { .stream = -1, .nsid = 1, .line = t->line };
 
-    memset(&r, 0, sizeof(r));
-    r.stream = -1;
-    r.line = t->line;
-    if (strcmp(f[0], "S") == 0) {
-        r.op = TRACE_SEED;
-        if (n < 2) {
-            return fail(t, err, errlen, "S: missing seed");
-        }
-        if (n > 2) {
-            return fail(t, err, errlen, "S: trailing junk '%.32s'", f[2]);
-        }
-        if (parse_u64(t, f[1], "seed", &r.seed, err, errlen) != 0) {
-            return -1;
-        }
-    } else if (strcmp(f[0], "W") == 0 || strcmp(f[0], "R") == 0) {
-        int write = f[0][0] == 'W';
-        int max = write ? 4 : 3;
-
-        r.op = write ? TRACE_WRITE : TRACE_READ;
-        if (n < 2) {
-            return fail(t, err, errlen, "%s: missing lba and nsect", f[0]);
-        }
-        if (n < 3) {
-            return fail(t, err, errlen, "%s: missing nsect", f[0]);
-        }
-        if (n > max) {
-            return fail(t, err, errlen, "%s: trailing junk '%.32s'", f[0],
-                        f[max]);
-        }
-        if (parse_u64(t, f[1], "lba", &r.lba, err, errlen) != 0 ||
-            parse_u64(t, f[2], "nsect", &r.nsect, err, errlen) != 0) {
-            return -1;
-        }
-        if (r.nsect == 0) {
-            return fail(t, err, errlen, "%s: nsect is 0", f[0]);
-        }
-        if (r.lba > UINT64_MAX - r.nsect) {
-            return fail(t, err, errlen, "%s: lba + nsect overflows 64 bits",
-                        f[0]);
-        }
-        if (n == 4) {
-            if (strcmp(f[3], "H") == 0) {
-                r.stream = 0;
-            } else if (strcmp(f[3], "C") == 0) {
-                r.stream = 1;
-            } else {
-                return fail(t, err, errlen,
-                            "W: bad stream tag '%.32s' (want H or C)", f[3]);
+        if (strcmp(f[0], "V") == 0) {
+            if (!first) {
+                return fail(t, err, errlen, "V: the version must be the first record");
             }
+            if (parse_version(t, f, n, err, errlen) != 0) {
+                return -1;
+            }
+            first = false;
+            continue;
         }
-    } else {
-        return fail(t, err, errlen, "unknown op '%.32s' (want S, W or R)",
-                    f[0]);
+        first = false;
+        rc = t->version == 1 ? parse_v1(t, f, n, &r, err, errlen)
+                             : parse_v2(t, f, n, &r, err, errlen);
+        if (rc != 0) {
+            return -1;
+        }
+        *rec = r;
+        return 1;
     }
-    *rec = r;
-    return 1;
+}
+
+int trace_next(struct trace_reader *t, struct trace_record *rec, char *err,
+               size_t errlen)
+{
+    if (t == NULL) {
+        copy_msg("trace_next: no reader", err, errlen);
+        return -1;
+    }
+    if (t->ahead_pending) {
+        t->ahead_pending = false;
+        if (t->ahead_rc < 0) {
+            copy_msg(t->msg, err, errlen);
+        } else if (t->ahead_rc > 0) {
+            *rec = t->ahead;
+        }
+        return t->ahead_rc;
+    }
+    return parse_next(t, rec, err, errlen);
 }

@@ -1,20 +1,12 @@
 /*
- * trace.h - reader for the DFTL-lab block trace format.
+ * trace.h - reader for block I/O traces: version 1 (S / W / R records, no times) and
+ * version 2 (what the device and ftl-sim record, with arrival times, namespace and
+ * stream). The format is described once, in hw/femu/ftl/io_trace.h.
  *
- * One record per line, fields separated by blanks (spaces or tabs):
- *   S seed                 seed of the generator that made the trace
- *   W lba nsect [H|C]      write; optional stream tag H (hot) or C (cold)
- *   R lba nsect            read
- * lba and nsect are unsigned decimal numbers of 512-byte sectors;
- * nsect > 0 and lba + nsect must fit in 64 bits.  Blank lines are
- * skipped, and '#' starts a comment that runs to the end of the line
- * (at the start of a line or after a blank).  LF or CRLF line endings;
- * the last line needs no newline.  Lines longer than TRACE_MAX_LINE bytes
- * are rejected, as are NUL bytes.
- *
- * Errors are reported as "FILE:LINE: problem" in the caller's buffer and
- * are final: after trace_next() returns -1 it keeps returning -1 with the
- * same message, and the reader is only good for trace_close().
+ * Lines longer than TRACE_MAX_LINE bytes are rejected, as are NUL bytes. Errors are
+ * reported as "FILE:LINE: problem" in the caller's buffer and are final: after
+ * trace_next() returns -1 it keeps returning -1 with the same message, and the reader is
+ * only good for trace_close().
  */
 #ifndef FTL_SIM_TRACE_H
 #define FTL_SIM_TRACE_H
@@ -22,12 +14,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TRACE_MAX_LINE 4096
+#include "io_trace.h"
+
+/* A deallocate of 256 ranges of 20-digit numbers fits. */
+#define TRACE_MAX_LINE 16384
 
 enum trace_op {
     TRACE_SEED,
     TRACE_WRITE,
     TRACE_READ,
+    TRACE_DEALLOCATE,       /* version 2 from here on */
+    TRACE_FLUSH,
+    TRACE_PHASE,
+    TRACE_ADVANCE,
+    TRACE_END,
+};
+
+struct trace_range {
+    uint64_t lba, nsect;    /* 512-byte sectors; nsect may be 0 (the range is skipped) */
 };
 
 struct trace_record {
@@ -35,7 +39,13 @@ struct trace_record {
     uint64_t lba;           /* first 512-byte sector (W, R) */
     uint64_t nsect;         /* sector count, > 0 (W, R) */
     uint64_t seed;          /* S only */
-    int stream;             /* W: 0 = H (hot), 1 = C (cold), -1 = untagged */
+    int stream;             /* W: version 1: 0 = H (hot), 1 = C (cold), -1 = untagged;
+                               version 2: the stream number */
+    uint64_t time_ns;       /* version 2: arrival time since the recording's origin */
+    uint32_t nsid;          /* version 2 W, R, D, F */
+    uint32_t nranges;       /* D: ranges[0..nranges), valid until the next call */
+    const struct trace_range *ranges;
+    const char *phase;      /* P: the name, valid until the next call */
     unsigned long line;     /* 1-based line number in the file */
 };
 
@@ -49,6 +59,9 @@ struct trace_reader *trace_open(const char *path, char *err, size_t errlen);
  * -1 = error ("FILE:LINE: ..." in err). */
 int trace_next(struct trace_reader *t, struct trace_record *rec, char *err,
                size_t errlen);
+
+/* 1 or 2: known from the first record, which trace_open() reads ahead. */
+int trace_version(const struct trace_reader *t);
 
 /* Close the reader and free it; NULL is fine. */
 void trace_close(struct trace_reader *t);

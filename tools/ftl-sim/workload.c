@@ -8,7 +8,6 @@
 #include "ftl_error.h"
 #include "trace.h"
 
-#define TRACE_SECTOR 512u  /* trace LBAs and lengths are 512-byte sectors */
 
 struct workload {
     struct workload_spec spec;
@@ -18,6 +17,7 @@ struct workload {
     struct dist *dist;
     struct rng rng;
     struct trace_reader *trace;
+    struct ftl_range ranges[IO_TRACE_MAX_RANGES];   /* the current D record's */
 };
 
 static const char *const rw_names[] = { "randwrite", "randread", "randrw", "write", "read" };
@@ -78,8 +78,36 @@ struct workload *workload_create(const struct workload_spec *spec, uint64_t secs
     return NULL;
 }
 
+bool workload_timed(const struct workload *w)
+{
+    return w->trace && trace_version(w->trace) >= 2;
+}
+
+/* 512-byte trace sectors to device sectors, covering the whole range; -1 (with a
+ * message) when the range is beyond the device. nsect 0 stays an empty range. */
+static int to_device_sectors(const struct workload *w, const struct trace_record *rec,
+                             uint64_t lba, uint64_t nsect, struct ftl_range *out,
+                             char *err, size_t errlen)
+{
+    uint64_t start = lba * IO_TRACE_SECTOR, end = (lba + nsect) * IO_TRACE_SECTOR;
+    uint64_t first = start / w->secsz, last = (end + w->secsz - 1) / w->secsz;
+    if (lba > UINT64_MAX / IO_TRACE_SECTOR - nsect || last > w->capacity_sectors) {
+        return ftl_error(err, errlen, "%s:%lu: sectors %llu..%llu are beyond the device's "
+                    "%llu 512-byte sectors", w->spec.trace_path, rec->line,
+                    (unsigned long long)lba, (unsigned long long)(lba + nsect - 1),
+                    (unsigned long long)(w->capacity_sectors * w->secsz / IO_TRACE_SECTOR));
+    }
+    *out = (struct ftl_range){ .slba = first, .nlb = nsect ? last - first : 0 };
+    return 0;
+}
+
 static int next_from_trace(struct workload *w, struct request *req, char *err, size_t errlen)
 {
+    static const enum request_op ops[] = {
+        [TRACE_WRITE] = REQ_WRITE, [TRACE_READ] = REQ_READ, [TRACE_DEALLOCATE] = REQ_TRIM,
+        [TRACE_FLUSH] = REQ_FLUSH, [TRACE_PHASE] = REQ_PHASE, [TRACE_ADVANCE] = REQ_ADVANCE,
+        [TRACE_END] = REQ_END,
+    };
     struct trace_record rec;
     for (;;) {
         int rc = trace_next(w->trace, &rec, err, errlen);
@@ -90,20 +118,26 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
             break;  /* a seed line only names the generator's seed: nothing to replay */
         }
     }
-    /* Convert 512-byte trace sectors to device sectors, covering the whole range. */
-    uint64_t start = rec.lba * TRACE_SECTOR, end = (rec.lba + rec.nsect) * TRACE_SECTOR;
-    uint64_t first = start / w->secsz, last = (end + w->secsz - 1) / w->secsz;
-    if (rec.lba > UINT64_MAX / TRACE_SECTOR - rec.nsect || last > w->capacity_sectors) {
-        return ftl_error(err, errlen, "%s:%lu: sectors %llu..%llu are beyond the device's "
-                    "%llu 512-byte sectors", w->spec.trace_path, rec.line,
-                    (unsigned long long)rec.lba,
-                    (unsigned long long)(rec.lba + rec.nsect - 1),
-                    (unsigned long long)(w->capacity_sectors * w->secsz / TRACE_SECTOR));
+    *req = (struct request){ .op = ops[rec.op], .nsid = rec.nsid,
+                             .stream = rec.stream > 0 ? (uint32_t)rec.stream : 0,
+                             .timed = workload_timed(w), .time_ns = rec.time_ns,
+                             .phase = rec.phase };
+    if (rec.op == TRACE_WRITE || rec.op == TRACE_READ) {
+        struct ftl_range r;
+        if (to_device_sectors(w, &rec, rec.lba, rec.nsect, &r, err, errlen)) {
+            return -1;
+        }
+        req->slba = r.slba;
+        req->nlb = r.nlb;
     }
-    req->op = rec.op == TRACE_WRITE ? REQ_WRITE : REQ_READ;
-    req->slba = first;
-    req->nlb = last - first;
-    req->stream = rec.stream > 0 ? (uint32_t)rec.stream : 0;
+    for (uint32_t i = 0; i < rec.nranges; i++) {
+        if (to_device_sectors(w, &rec, rec.ranges[i].lba, rec.ranges[i].nsect,
+                              &w->ranges[i], err, errlen)) {
+            return -1;
+        }
+    }
+    req->ranges = w->ranges;
+    req->nranges = rec.nranges;
     return 1;
 }
 
@@ -132,9 +166,8 @@ int workload_next(struct workload *w, struct request *req, char *err, size_t err
         req->op = REQ_READ;
         break;
     }
-    req->slba = block * (w->spec.bs / w->secsz);
-    req->nlb = w->spec.bs / w->secsz;
-    req->stream = 0;
+    *req = (struct request){ .op = req->op, .slba = block * (w->spec.bs / w->secsz),
+                             .nlb = w->spec.bs / w->secsz, .nsid = 1 };
     return 1;
 }
 

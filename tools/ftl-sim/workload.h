@@ -1,6 +1,6 @@
 /*
  * Request generators for ftl-sim: fio-like synthetic workloads (rw mode, read mix,
- * distribution, block size, region) and replay of DFTL-lab traces.
+ * distribution, block size, region) and replay of block I/O traces (hw/femu/ftl/io_trace.h).
  */
 #ifndef FTL_SIM_WORKLOAD_H
 #define FTL_SIM_WORKLOAD_H
@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "dist.h"
+#include "engine.h"
 #include "rng.h"
 
 enum rw_mode { RW_RANDWRITE, RW_RANDREAD, RW_RANDRW, RW_WRITE, RW_READ };
@@ -24,12 +25,25 @@ struct workload_spec {
     const char *trace_path;     /* replay this trace instead (NULL: synthetic) */
 };
 
-enum request_op { REQ_READ, REQ_WRITE };
+/* What a workload yields: requests for the FTL, and (from a version-2 trace) the
+ * recorded run's statistics events. */
+enum request_op {
+    REQ_READ, REQ_WRITE, REQ_TRIM, REQ_FLUSH,
+    REQ_PHASE,      /* a statistics phase starts: phase */
+    REQ_ADVANCE,    /* the statistics were brought up to time_ns between requests */
+    REQ_END,        /* the recording ended at time_ns */
+};
 
 struct request {
     enum request_op op;
     uint64_t slba, nlb;         /* in the device's sectors */
     uint32_t stream;
+    uint32_t nsid;
+    bool timed;                 /* from a version-2 trace: time_ns is meaningful */
+    uint64_t time_ns;           /* arrival since the recording's origin */
+    const struct ftl_range *ranges;   /* REQ_TRIM: nranges, in device sectors */
+    uint32_t nranges;
+    const char *phase;          /* REQ_PHASE */
 };
 
 struct workload;
@@ -37,7 +51,10 @@ struct workload;
 /* secsz: the device's sector size; capacity_sectors: its logical size. */
 struct workload *workload_create(const struct workload_spec *spec, uint64_t secsz,
                                  uint64_t capacity_sectors, char *err, size_t errlen);
-/* 1: *req filled; 0: the trace ended; -1: error in err (e.g. a bad trace line). */
+/* true for a version-2 trace: its records carry arrival times (open-loop replay). */
+bool workload_timed(const struct workload *w);
+/* 1: *req filled (pointers valid until the next call); 0: the trace ended; -1: error in
+ * err (e.g. a bad trace line). */
 int workload_next(struct workload *w, struct request *req, char *err, size_t errlen);
 void workload_destroy(struct workload *w);
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "../util/completion_heap.h"   /* also found this way in QEMU's build */
+#include "io_trace.h"
 
 #define ENGINE_ERR_LEN 256
 
@@ -12,6 +13,7 @@ struct ftl_engine {
     struct ftl_stats_writer *stats;
     struct ftl_engine_hooks hooks;
     struct completion_heap done;
+    struct io_trace_writer *trace;
 };
 
 struct ftl_engine *ftl_engine_create(struct ftl *ftl, struct ftl_stats_writer *stats,
@@ -47,6 +49,11 @@ struct ftl *ftl_engine_ftl(const struct ftl_engine *e)
     return e->ftl;
 }
 
+void ftl_engine_record(struct ftl_engine *e, struct io_trace_writer *trace)
+{
+    e->trace = trace;
+}
+
 static void engine_stats_error(struct ftl_engine *e, const char *what, const char *err)
 {
     if (e->hooks.stats_error) {
@@ -54,7 +61,15 @@ static void engine_stats_error(struct ftl_engine *e, const char *what, const cha
     }
 }
 
-void ftl_engine_advance(struct ftl_engine *e, uint64_t now_ns)
+/* The trace writer fails once; the run goes on without it. */
+static void engine_trace_result(struct ftl_engine *e, int rc, const char *err)
+{
+    if (rc != 0) {
+        engine_stats_error(e, "trace", err);
+    }
+}
+
+static void engine_stats_advance(struct ftl_engine *e, uint64_t now_ns)
 {
     char err[ENGINE_ERR_LEN];
 
@@ -63,10 +78,25 @@ void ftl_engine_advance(struct ftl_engine *e, uint64_t now_ns)
     }
 }
 
+void ftl_engine_advance(struct ftl_engine *e, uint64_t now_ns)
+{
+    char err[ENGINE_ERR_LEN];
+
+    if (e->trace) {
+        engine_trace_result(e, io_trace_write_advance(e->trace, now_ns, err, sizeof(err)),
+                            err);
+    }
+    engine_stats_advance(e, now_ns);
+}
+
 void ftl_engine_phase(struct ftl_engine *e, uint64_t now_ns, const char *phase)
 {
     char err[ENGINE_ERR_LEN];
 
+    if (e->trace) {
+        engine_trace_result(e, io_trace_write_phase(e->trace, now_ns, phase, err,
+                                                    sizeof(err)), err);
+    }
     if (e->stats && ftl_stats_phase(e->stats, now_ns, phase, err, sizeof(err)) != 0) {
         engine_stats_error(e, "phases.csv", err);
     }
@@ -140,7 +170,12 @@ int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r, uint64_t
     struct ftl_counters gc_before;
     uint64_t done = r->arrival_ns;
 
-    ftl_engine_advance(e, r->arrival_ns);
+    if (e->trace) {
+        char err[ENGINE_ERR_LEN];
+
+        engine_trace_result(e, io_trace_write_request(e->trace, r, err, sizeof(err)), err);
+    }
+    engine_stats_advance(e, r->arrival_ns);
     if (e->hooks.gc) {
         ftl_get_counters(e->ftl, &gc_before);
     }

@@ -47,6 +47,7 @@ struct ftl_request {
     uint64_t arrival_ns;    /* when the command reached the device */
     uint64_t slba, nlb;     /* READ, WRITE, and TRIM with nranges == 0 */
     uint32_t stream;        /* WRITE with placement=stream */
+    uint32_t nsid;          /* the namespace addressed (recorded in traces; 0 means 1) */
     const struct ftl_range *ranges;   /* TRIM: Dataset Management ranges */
     uint32_t nranges;
 };
@@ -56,7 +57,7 @@ struct ftl_engine_hooks {
     void *opaque;
     /* Give up between deallocate ranges (the device is stopping): the rest is not done. */
     bool (*stop)(void *opaque);
-    /* A statistics file could not be written (what: which step). The run goes on. */
+    /* A statistics or trace file could not be written (what: which). The run goes on. */
     void (*stats_error)(void *opaque, const char *what, const char *err);
     /*
      * GC ran for a request: foreground (inside a write that needed space) or background
@@ -75,6 +76,13 @@ struct ftl_engine *ftl_engine_create(struct ftl *ftl, struct ftl_stats_writer *s
 void ftl_engine_destroy(struct ftl_engine *e);
 
 struct ftl *ftl_engine_ftl(const struct ftl_engine *e);
+
+struct io_trace_writer;
+/*
+ * Record into trace (borrowed; NULL: stop recording) every request served, every phase
+ * and every idle advance of the statistics, so that a replay reproduces this run.
+ */
+void ftl_engine_record(struct ftl_engine *e, struct io_trace_writer *trace);
 
 /*
  * Write the statistics rows of every interval that ended at or before now_ns. submit

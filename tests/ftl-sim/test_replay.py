@@ -1,0 +1,110 @@
+"""ftl-sim records a run as a version-2 trace (--trace-out) and replays one open-loop (at
+the recorded arrival times) or closed-loop (--replay closed --qd N). An open-loop replay
+of a recording gives the FTL the same calls at the same times: every statistics file is
+the same, byte for byte."""
+import csv
+
+import pytest
+
+SMALL = ["--set", "nchs=1", "--set", "luns_per_ch=2", "--set", "blks_per_pl=32",
+         "--set", "pgs_per_blk=16", "--set", "devsz_mb=3"]
+STATS_FILES = ("stats.csv", "IOPSData.csv", "throughputData.csv", "GCData.csv",
+               "WAFData.csv", "statistics.csv", "phases.csv", "lpn_access_count.csv")
+
+
+def totals(stats_dir, *columns):
+    with open(stats_dir / "stats.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    return {c: sum(int(r[c]) for r in rows) for c in columns}
+
+
+def records(trace):
+    return [line.split()[0] for line in trace.read_text().splitlines()
+            if line and not line.startswith("#")]
+
+
+def test_open_loop_replay_of_a_recording_is_identical(run_ftl_sim, tmp_path):
+    trace = tmp_path / "run.trace"
+    run_ftl_sim(*SMALL, "--rw", "randrw", "--qd", "8", "--precondition", "seq",
+                "--runtime", "3", "--stats-dir", tmp_path / "recorded", "--trace-out", trace)
+    kinds = records(trace)
+    assert kinds[0] == "V" and kinds[-1] == "E"
+    assert kinds.count("P") == 3          # precondition, workload, end
+    replayed = run_ftl_sim(*SMALL, "--trace", trace, "--stats-dir", tmp_path / "replayed")
+    assert "GC:" in replayed.stdout
+    gc = totals(tmp_path / "recorded", "gc_runs")["gc_runs"]
+    assert gc > 10, "the run is meant to exercise GC"
+    for name in STATS_FILES:
+        assert ((tmp_path / "replayed" / name).read_text() ==
+                (tmp_path / "recorded" / name).read_text()), name
+
+
+def test_a_replay_can_itself_be_recorded(run_ftl_sim, tmp_path):
+    first, second = tmp_path / "first.trace", tmp_path / "second.trace"
+    run_ftl_sim(*SMALL, "--rw", "randwrite", "--qd", "4", "--io-size", "2m",
+                "--trace-out", first)
+    run_ftl_sim(*SMALL, "--trace", first, "--trace-out", second)
+    assert first.read_text().replace("by ftl-sim", "") == \
+        second.read_text().replace("by ftl-sim", "")
+
+
+def test_closed_loop_replay_keeps_the_requests_not_the_times(run_ftl_sim, tmp_path):
+    trace = tmp_path / "run.trace"
+    run_ftl_sim(*SMALL, "--rw", "randrw", "--qd", "1", "--io-size", "2m",
+                "--stats-dir", tmp_path / "qd1", "--trace-out", trace)
+    run_ftl_sim(*SMALL, "--trace", trace, "--replay", "closed", "--qd", "16",
+                "--stats-dir", tmp_path / "qd16")
+    columns = ("host_read_cmds", "host_write_cmds", "host_write_pages")
+    assert totals(tmp_path / "qd1", *columns) == totals(tmp_path / "qd16", *columns)
+    seconds = [float(r["time_s"]) for r in csv.DictReader(open(tmp_path / "qd16" / "stats.csv"))]
+    recorded = [float(r["time_s"]) for r in csv.DictReader(open(tmp_path / "qd1" / "stats.csv"))]
+    assert seconds[-1] < recorded[-1], "16 outstanding requests finish sooner than 1"
+
+
+def test_deallocate_flush_and_idle_records(run_ftl_sim, tmp_path):
+    trace = tmp_path / "hand.trace"
+    trace.write_text("V 2\n"
+                     "W 0 0 64 1 0\n"
+                     "D 1000 1 0 8 32 8\n"
+                     "F 2000 1\n"
+                     "A 2500000000\n"
+                     "R 2600000000 0 8 1\n"
+                     "E 3000000000\n")
+    run_ftl_sim(*SMALL, "--trace", trace, "--stats-dir", tmp_path / "s")
+    got = totals(tmp_path / "s", "host_write_pages", "host_trim_cmds", "host_trim_pages",
+                 "host_read_cmds")
+    # The FTL counts each range of a deallocate, as it does for the device's DSM.
+    assert got == {"host_write_pages": 8, "host_trim_cmds": 2, "host_trim_pages": 2,
+                   "host_read_cmds": 1}
+    times = [r["time_s"] for r in csv.DictReader(open(tmp_path / "s" / "stats.csv"))]
+    assert times == ["1.000", "2.000", "3.000"]   # the recording's end, not the last completion
+
+
+@pytest.mark.parametrize("args,content,words", [
+    (["--replay", "open"], "W 0 8\n", ["--replay open", "no arrival times"]),
+    (["--qd", "4"], "V 2\nW 0 0 8 1 0\n", ["--qd applies to closed-loop replay"]),
+    ([], "V 2\nW 0 0 8 1\n", [":2:", "W: too few fields"]),
+    ([], "V 2\nR 0 99999999 8 1\n", [":2:", "beyond the device"]),
+    ([], "V 9\n", [":1:", "version 9 is not supported"]),
+])
+def test_replay_errors_are_one_line(run_ftl_sim, tmp_path, args, content, words):
+    trace = tmp_path / "bad.trace"
+    trace.write_text(content)
+    proc = run_ftl_sim(*SMALL, "--trace", trace, *args, check=False)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and all(w in lines[0] for w in words), proc.stderr
+
+
+def test_replay_needs_a_trace(run_ftl_sim):
+    proc = run_ftl_sim("--replay", "open", check=False)
+    assert proc.returncode == 2 and "--replay needs --trace" in proc.stderr
+
+
+def test_trace_out_that_cannot_be_created(run_ftl_sim, tmp_path):
+    proc = run_ftl_sim(*SMALL, "--trace-out", tmp_path / "no" / "such" / "t.trace",
+                       check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        f"ftl-sim: --trace-out: {tmp_path}/no/such/t.trace: cannot create: "
+        "No such file or directory"]
