@@ -94,7 +94,7 @@ typedef struct FemuCQueue {
     uint32_t head;              /* last head the poller knows of */
     uint32_t db_head;           /* last MMIO doorbell value (atomic: written by vCPUs) */
     uint32_t nsq;               /* SQs bound to this CQ */
-    struct FemuRequest *pending_head, *pending_tail;   /* due, waiting for room (FIFO) */
+    struct FemuRequest *held_head, *held_tail;  /* due completions waiting for room (FIFO) */
 } FemuCQueue;
 
 /* What the FTL thread does with a request. */
@@ -123,8 +123,20 @@ typedef struct FemuRequest {
     struct ftl_range *ranges;   /* FEMU_OP_DSM, owned by the request */
     uint32_t nranges;
     char phase[17];
-    struct FemuRequest *next_free;      /* also links pending CQEs and dump waiters */
+    /* Last, kept by femu_execute's reset: the next request of the one list holding this
+     * one (the free list, its CQ's held completions, the LPN dump waiters or riders). */
+    struct FemuRequest *list_next;
 } FemuRequest;
+
+/* The controller's state (femu_ctrl_state.c lists the transitions and their CSTS). */
+typedef enum FemuCtrlState {
+    FEMU_CTRL_DISABLED,         /* CC.EN 0: no queues */
+    FEMU_CTRL_ENABLING,         /* CC.EN 0->1 seen: checking, latching the admin queues */
+    FEMU_CTRL_READY,            /* CSTS.RDY: serving commands */
+    FEMU_CTRL_SHUTTING_DOWN,    /* CC.SHN set while ready: still serving commands */
+    FEMU_CTRL_FATAL,            /* CSTS.CFS: serving nothing until a reset */
+    FEMU_CTRL_RESETTING,        /* dropping commands, queues and features */
+} FemuCtrlState;
 
 /* One MSI-X vector's KVM irqfd (femu_irqfd.c). */
 typedef struct FemuIrqfd {
@@ -198,13 +210,9 @@ struct FemuCtrl {
     EventNotifier poller_wake;
     int poller_sleeping;                /* atomic: wakers kick only a sleeping poller */
     bool stop;                          /* atomic */
-    uint32_t cc_seen;                   /* CC value the poller acted on */
-    bool cc_changed;                    /* atomic: a vCPU wrote CC */
-    bool ready;
     uint32_t epoch;                     /* atomic: the FTL thread skips older flash work */
     uint32_t page_size;                 /* host page size from CC.MPS */
     unsigned aer_outstanding;
-    uint32_t shutdown_seq;              /* bumped by SHN set/clear and reset: stale saves */
     bool lpn_dump_busy;                 /* a dump is with the FTL thread */
     FemuRequest *dump_waiting;          /* C0h / shutdown saves asked for meanwhile */
     FemuRequest *dump_riders;           /* answered together with the dump in flight */
@@ -212,8 +220,8 @@ struct FemuCtrl {
     FemuFeatures features;
     FemuErrorLog errlog;
     FemuSmart smart;
-    FemuRequest *pool;
-    FemuRequest *free_list;
+    FemuRequest *pool;                  /* femu_request.c */
+    FemuRequest *free_requests;
     struct completion_heap heap;
     struct prp_segments segs;
 
@@ -227,6 +235,11 @@ struct FemuCtrl {
     uint64_t stats_start_ns;
     bool stats_error_reported;
 
+    /* The controller's state machine (femu_ctrl_state.c): the poller runs it. */
+    FemuCtrlState state;                /* poller */
+    uint32_t cc_seen;                   /* poller: the CC value the state machine acted on */
+    bool cc_changed;                    /* atomic: a vCPU wrote CC */
+    uint32_t shutdown_seq;              /* bumped by SHN set/clear and reset: stale saves */
     /* Synchronous reset: a vCPU (or machine reset) asks, the poller resets, the asker
      * waits, so nothing of the old epoch reaches the guest once the register write ends. */
     QemuMutex reset_lock;

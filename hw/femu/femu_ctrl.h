@@ -4,8 +4,9 @@
  * Threads and what they own:
  *  - vCPU threads (BQL held) run the BAR0 handlers: they store register and doorbell
  *    values and kick the poller; they never touch queue state.
- *  - The poller thread owns the controller: enable/reset/shutdown, queues, admin and I/O
- *    command execution, guest DMA, the completion heap, SMART counters, features, logs.
+ *  - The poller thread owns the controller: its state machine (enable/reset/shutdown),
+ *    queues, admin and I/O command execution, guest DMA, the request pool, the completion
+ *    heap, SMART counters, features, logs.
  *  - The FTL thread owns the FTL and its statistics writer; requests reach it through a
  *    lock-free ring and come back through another.
  *  - A bottom half in the main loop (BQL held) raises the interrupts the poller asks for.
@@ -13,7 +14,15 @@
 #ifndef HW_FEMU_FEMU_CTRL_H
 #define HW_FEMU_FEMU_CTRL_H
 
+#include "qemu/timer.h"
+
 #include "femu.h"
+
+/* The device's clock: FTL arrival and completion times, statistics rows, SMART hours. */
+static inline uint64_t femu_now_ns(void)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+}
 
 /* femu_regs.c */
 extern const MemoryRegionOps femu_bar0_ops;
@@ -28,6 +37,7 @@ void femu_irq_init(FemuCtrl *n);
 void femu_irq_cleanup(FemuCtrl *n);
 void femu_irq_request(FemuCtrl *n, FemuCQueue *cq);    /* poller */
 void femu_irq_update_pin(FemuCtrl *n);                  /* BQL */
+void femu_irq_discard_pending(FemuCtrl *n);             /* BQL, after a reset */
 
 /* femu_irqfd.c */
 void femu_irqfd_init(FemuCtrl *n);                      /* BQL, after MSI-X init */
@@ -51,6 +61,9 @@ uint16_t femu_sq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
 uint16_t femu_cq_delete(FemuCtrl *n, uint16_t qid);
 uint16_t femu_sq_delete(FemuCtrl *n, uint16_t qid);
 void femu_queues_reset(FemuCtrl *n);
+void femu_cq_hold(FemuCQueue *cq, FemuRequest *req);    /* a due completion, CQ full */
+FemuRequest *femu_cq_unhold(FemuCQueue *cq);            /* the oldest held one */
+void femu_cq_drop_held(FemuCtrl *n, FemuCQueue *cq);
 uint32_t femu_sq_tail(FemuCtrl *n, uint16_t qid);
 bool femu_cq_full(FemuCtrl *n, FemuCQueue *cq);
 uint16_t femu_cq_post(FemuCtrl *n, FemuCQueue *cq, const NvmeCqe *cqe);
@@ -66,14 +79,43 @@ void femu_error_log_add(FemuCtrl *n, const FemuRequest *req, uint32_t nsid, uint
 /* femu_io.c (poller) */
 uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 
+/* femu_request.c (poller; pool made and destroyed with the threads) */
+void femu_req_pool_init(FemuCtrl *n);
+void femu_req_pool_destroy(FemuCtrl *n);
+FemuRequest *femu_req_alloc(FemuCtrl *n);              /* NULL when all are in flight */
+void femu_req_free(FemuCtrl *n, FemuRequest *req);
+void femu_req_free_all(FemuCtrl *n, FemuRequest **head);
+bool femu_req_stale(FemuCtrl *n, const FemuRequest *req);
+void femu_req_drop_inflight(FemuCtrl *n);
+
+static inline bool femu_req_available(FemuCtrl *n)
+{
+    return n->free_requests != NULL;
+}
+
+/* femu_lpn_dump.c (poller) */
+void femu_lpn_dump_submit(FemuCtrl *n, FemuRequest *req);
+void femu_lpn_dump_returned(FemuCtrl *n, FemuRequest *done);
+void femu_lpn_dump_drop_queued(FemuCtrl *n);
+
+/* femu_ctrl_state.c */
+void femu_ctrl_cc_written(FemuCtrl *n, uint32_t old_cc, uint32_t cc);   /* BQL */
+void femu_ctrl_machine_reset(FemuCtrl *n);      /* BQL: registers cleared; waits */
+bool femu_ctrl_poll(FemuCtrl *n);               /* poller: run what CC/reset asked for */
+bool femu_ctrl_asked(FemuCtrl *n);              /* poller: a CC write or reset waits */
+void femu_ctrl_fatal(FemuCtrl *n);              /* poller */
+void femu_ctrl_shutdown_saved(FemuCtrl *n, uint32_t shutdown_seq);     /* poller */
+
+/* Poller: whether the controller fetches and completes commands. */
+static inline bool femu_ctrl_serving(FemuCtrl *n)
+{
+    return n->state == FEMU_CTRL_READY || n->state == FEMU_CTRL_SHUTTING_DOWN;
+}
+
 /* femu_poller.c */
 bool femu_threads_start(FemuCtrl *n, Error **errp);
 void femu_threads_stop(FemuCtrl *n);
 void femu_poller_kick(FemuCtrl *n);                     /* any thread */
-void femu_reset_sync(FemuCtrl *n);                      /* BQL: reset, wait for it */
-void femu_lpn_dump_submit(FemuCtrl *n, FemuRequest *req);   /* poller */
-void femu_cq_drop_pending(FemuCtrl *n, FemuCQueue *cq); /* poller */
-uint64_t femu_now_ns(void);
 
 /* femu_ftl_thread.c */
 void *femu_ftl_thread_run(void *opaque);

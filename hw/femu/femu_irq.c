@@ -81,6 +81,15 @@ void femu_irq_request(FemuCtrl *n, FemuCQueue *cq)
     qemu_bh_schedule(n->irq_bh);
 }
 
+/* BQL, after a reset: the interrupts the poller asked for before it are void. */
+void femu_irq_discard_pending(FemuCtrl *n)
+{
+    for (unsigned word = 0; word < ARRAY_SIZE(n->irq_pending); word++) {
+        qatomic_set(&n->irq_pending[word], 0);
+    }
+    femu_irq_update_pin(n);
+}
+
 void femu_irq_init(FemuCtrl *n)
 {
     n->irq_bh = qemu_bh_new_guarded(femu_irq_bh, n, &DEVICE(n)->mem_reentrancy_guard);

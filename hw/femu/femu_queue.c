@@ -1,7 +1,8 @@
 /*
  * Submission and completion queues (poller thread): creation and deletion with the
  * spec's checks, the doorbell values the poller works from (MMIO, or the shadow
- * doorbell buffer once the host configured one), and posting completion entries.
+ * doorbell buffer once the host configured one), posting completion entries, and the
+ * completions held back while a CQ is full.
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
@@ -71,7 +72,7 @@ uint16_t femu_cq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
     cq->head = 0;
     cq->phase = 1;
     cq->nsq = 0;
-    cq->pending_head = cq->pending_tail = NULL;
+    cq->held_head = cq->held_tail = NULL;
     qatomic_set(&cq->db_head, 0);
     femu_dbbuf_init(n, qid, true, 0);
     qatomic_set(&cq->valid, true);
@@ -138,9 +139,41 @@ uint16_t femu_cq_delete(FemuCtrl *n, uint16_t qid)
     if (cq->nsq) {
         return femu_err(NVME_INVALID_QUEUE_DEL);
     }
-    femu_cq_drop_pending(n, cq);
+    femu_cq_drop_held(n, cq);
     qatomic_set(&cq->valid, false);
     return NVME_SUCCESS;
+}
+
+/* Completions due while their CQ is full wait on it, oldest first. */
+void femu_cq_hold(FemuCQueue *cq, FemuRequest *req)
+{
+    req->list_next = NULL;
+    if (cq->held_tail) {
+        cq->held_tail->list_next = req;
+    } else {
+        cq->held_head = req;
+    }
+    cq->held_tail = req;
+}
+
+FemuRequest *femu_cq_unhold(FemuCQueue *cq)
+{
+    FemuRequest *req = cq->held_head;
+
+    if (req) {
+        cq->held_head = req->list_next;
+        if (!cq->held_head) {
+            cq->held_tail = NULL;
+        }
+    }
+    return req;
+}
+
+/* The CQ is deleted or reset: its held completions are for nobody. */
+void femu_cq_drop_held(FemuCtrl *n, FemuCQueue *cq)
+{
+    femu_req_free_all(n, &cq->held_head);
+    cq->held_tail = NULL;
 }
 
 /* Controller reset: every queue goes, the admin queue included; shadow doorbells too. */
@@ -151,7 +184,7 @@ void femu_queues_reset(FemuCtrl *n)
             n->sq[qid].valid = false;
             n->sq[qid].gen++;
         }
-        femu_cq_drop_pending(n, &n->cq[qid]);
+        femu_cq_drop_held(n, &n->cq[qid]);
         qatomic_set(&n->cq[qid].valid, false);
     }
     n->dbbuf_shadow = n->dbbuf_eventidx = 0;
@@ -272,8 +305,8 @@ bool femu_arm_eventidx(FemuCtrl *n)
     for (unsigned qid = 1; qid <= n->queues && !work; qid++) {
         FemuCQueue *cq = &n->cq[qid];
 
-        work = (n->free_list && femu_sq_pending(n, qid, NULL)) ||
-               (cq->valid && cq->pending_head && !femu_cq_full(n, cq));
+        work = (femu_req_available(n) && femu_sq_pending(n, qid, NULL)) ||
+               (cq->valid && cq->held_head && !femu_cq_full(n, cq));
     }
     return work;
 }

@@ -3,7 +3,8 @@
  *
  * These handlers run in vCPU threads with the BQL held. They only store values and wake
  * the poller, which owns every consequence (enable, reset, fetching, completions), so a
- * register write never waits for the data path.
+ * register write never waits for the data path; the one wait, for a reset, is the state
+ * machine's (femu_ctrl_state.c).
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
@@ -64,8 +65,7 @@ void femu_regs_reset(FemuCtrl *n)
     for (unsigned i = 0; i < ARRAY_SIZE(cleared); i++) {
         femu_reg_write32(n, cleared[i], 0);
     }
-    qatomic_set(&n->cc_changed, true);
-    femu_reset_sync(n);
+    femu_ctrl_machine_reset(n);
 }
 
 static void femu_doorbell_write(FemuCtrl *n, hwaddr offset, uint32_t value)
@@ -128,12 +128,7 @@ static void femu_reg_store(FemuCtrl *n, hwaddr offset, uint32_t value)
         uint32_t old = femu_reg_read32(n, NVME_REG_CC);
 
         femu_reg_write32(n, NVME_REG_CC, value);
-        qatomic_set(&n->cc_changed, true);
-        femu_poller_kick(n);
-        /* EN 1->0 resets before the write completes: a fast 1->0->1 still resets. */
-        if (NVME_CC_EN(old) && !NVME_CC_EN(value)) {
-            femu_reset_sync(n);
-        }
+        femu_ctrl_cc_written(n, old, value);   /* the state machine takes it from here */
         break;
     }
     case NVME_REG_AQA:
