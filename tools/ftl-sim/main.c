@@ -396,35 +396,35 @@ int main(int argc, char **argv)
     }
     bool open_loop = choose_open_loop(&o, w);
     struct ftl_stats_writer *stats = NULL;
-    if (o.stats_dir) {
-        if (make_dirs(o.stats_dir)) {
-            fprintf(stderr, "ftl-sim: cannot create %s: %s\n", o.stats_dir, strerror(errno));
-            return 1;
-        }
-        stats = ftl_stats_open(o.stats_dir, ftl, 0, err, sizeof(err));
-        if (!stats) {
-            fprintf(stderr, "ftl-sim: %s\n", err);
-            return 1;
-        }
-    }
     struct io_trace_writer *trace = NULL;
-    if (o.trace_out) {
-        trace = io_trace_writer_open(o.trace_out, "ftl-sim", 0, o.cfg.secsz, err,
-                                     sizeof(err));
-        if (!trace) {
-            fprintf(stderr, "ftl-sim: --trace-out: %s\n", err);
-            return 1;
-        }
-    }
-    struct sim_run run;
+    struct sim_phase_result *measured = NULL;
+    struct sim_run run = { 0 };
     uint64_t now = 0;
-    int rc = sim_run_init(&run, ftl, stats, trace, err, sizeof(err));
+    int rc = 0;
+    if (o.stats_dir && make_dirs(o.stats_dir)) {
+        fprintf(stderr, "ftl-sim: cannot create %s: %s\n", o.stats_dir, strerror(errno));
+        rc = -1;
+        goto done;
+    }
+    if (o.stats_dir && !(stats = ftl_stats_open(o.stats_dir, ftl, 0, err, sizeof(err)))) {
+        fprintf(stderr, "ftl-sim: %s\n", err);
+        rc = -1;
+        goto done;
+    }
+    if (o.trace_out && !(trace = io_trace_writer_open(o.trace_out, "ftl-sim", 0, o.cfg.secsz,
+                                                      err, sizeof(err)))) {
+        fprintf(stderr, "ftl-sim: --trace-out: %s\n", err);
+        ftl_stats_close(stats, 0, err, sizeof(err));
+        rc = -1;
+        goto done;
+    }
+    rc = sim_run_init(&run, ftl, stats, trace, err, sizeof(err));
     if (rc == 0 && o.precondition != PRECONDITION_NONE) {
         rc = sim_run_mark(&run, now, "precondition", err, sizeof(err));
         rc = rc ? rc : run_precondition(&run, &o, &now, err, sizeof(err));
     }
     double precondition_s = (double)now / NS_PER_S;
-    struct sim_phase_result *measured = calloc(1, sizeof(*measured));
+    measured = calloc(1, sizeof(*measured));
     if (rc == 0 && !measured) {
         snprintf(err, sizeof(err), "out of memory");
         rc = -1;
@@ -466,6 +466,7 @@ int main(int argc, char **argv)
             rc = -1;
         }
     }
+done:
     free(measured);
     workload_destroy(w);
     ftl_destroy(ftl);
