@@ -1,12 +1,9 @@
 """hw/femu/meson.build is QEMU's view of femu. The rule it follows:
 
-- the device's sources are every hw/femu/*.c, all listed there;
-- a source in a subfolder is part of the device only when listed there; each listed
-  file must exist. Helper folders with QEMU-free code (nvme/, util/, store/, ...) build
-  standalone from their own meson.build and need not be listed until the device uses
-  them;
-- the FTL is listed file by file (QEMU's build must not include the standalone
-  ftl/meson.build), and that list must equal ftl/meson.build's.
+- the device's sources are every hw/femu/*.c, all listed there (femu_device_sources);
+- each subfolder it includes (ftl/, util/, store/, nvme/) lists its own sources once, in its
+  own meson.build, for both QEMU's build and the standalone one (top-level meson.build);
+- every listed file exists, and every .c in an included subfolder is listed.
 """
 import re
 
@@ -21,15 +18,20 @@ def _c_files(text: str):
     return set(re.findall(r"'([\w/]+\.c)'", text))
 
 
+def _subfolders():
+    """The subfolders hw/femu/meson.build includes (its foreach over subdir())."""
+    text = (FEMU / "meson.build").read_text()
+    match = re.search(r"foreach name : \[([^\]]*)\]\s*\n\s*subdir\(name\)", text)
+    assert match, "hw/femu/meson.build no longer includes its subfolders with one foreach"
+    return re.findall(r"'(\w+)'", match.group(1))
+
+
 def _listed():
-    return _c_files((FEMU / "meson.build").read_text())
-
-
-def test_qemu_side_lists_every_ftl_source():
-    ftl = _c_files((FEMU / "ftl" / "meson.build").read_text())
-    listed = {name[len("ftl/"):] for name in _listed() if name.startswith("ftl/")}
-    assert listed == ftl, (f"hw/femu/meson.build is missing {sorted(ftl - listed)} and has "
-                           f"extra {sorted(listed - ftl)} compared with hw/femu/ftl/meson.build")
+    """Every listed source, relative to hw/femu."""
+    listed = _c_files((FEMU / "meson.build").read_text())
+    for sub in _subfolders():
+        listed |= {f"{sub}/{name}" for name in _c_files((FEMU / sub / "meson.build").read_text())}
+    return listed
 
 
 def test_qemu_side_lists_every_top_level_source():
@@ -38,25 +40,34 @@ def test_qemu_side_lists_every_top_level_source():
     assert listed == device, f"hw/femu/meson.build lists {sorted(listed)}, hw/femu has {sorted(device)}"
 
 
+def test_every_subfolder_source_is_listed():
+    unlisted = sorted(f"{sub}/{p.name}" for sub in _subfolders()
+                      for p in (FEMU / sub).glob("*.c") if f"{sub}/{p.name}" not in _listed())
+    assert not unlisted, f"hw/femu/<folder>/meson.build does not list {unlisted}"
+
+
 def test_every_listed_source_exists():
     missing = sorted(name for name in _listed() if not (FEMU / name).is_file())
-    assert not missing, f"hw/femu/meson.build lists files that do not exist: {missing}"
+    assert not missing, f"hw/femu meson.build files list files that do not exist: {missing}"
 
 
-def test_the_rule_ignores_unlisted_helper_folders(tmp_path, monkeypatch):
+def test_the_rule_catches_missing_and_unlisted_files(tmp_path, monkeypatch):
     import test_meson_glue as glue
     femu = tmp_path / "femu"
     (femu / "ftl").mkdir(parents=True)
-    (femu / "util").mkdir()
     (femu / "femu.c").write_text("")
     (femu / "ftl" / "ftl.c").write_text("")
-    (femu / "util" / "ring.c").write_text("")   # a helper the device does not use yet
-    (femu / "ftl" / "meson.build").write_text("ftl_sources = files(\n  'ftl.c',\n)\n")
-    (femu / "meson.build").write_text("files(\n  'femu.c',\n  'ftl/ftl.c',\n)\n")
+    (femu / "ftl" / "meson.build").write_text("femu_ftl_sources = files(\n  'ftl.c',\n)\n")
+    (femu / "meson.build").write_text("files(\n  'femu.c',\n)\nforeach name : ['ftl']\n"
+                                      "  subdir(name)\nendforeach\n")
     monkeypatch.setattr(glue, "FEMU", femu)
-    glue.test_qemu_side_lists_every_ftl_source()
     glue.test_qemu_side_lists_every_top_level_source()
+    glue.test_every_subfolder_source_is_listed()
     glue.test_every_listed_source_exists()
-    (femu / "meson.build").write_text("files(\n  'femu.c',\n  'ftl/ftl.c',\n  'util/gone.c',\n)\n")
-    with pytest.raises(AssertionError, match="util/gone.c"):
+    (femu / "ftl" / "new.c").write_text("")
+    with pytest.raises(AssertionError, match="ftl/new.c"):
+        glue.test_every_subfolder_source_is_listed()
+    (femu / "ftl" / "meson.build").write_text("femu_ftl_sources = files(\n  'ftl.c',\n"
+                                              "  'new.c',\n  'gone.c',\n)\n")
+    with pytest.raises(AssertionError, match="ftl/gone.c"):
         glue.test_every_listed_source_exists()
