@@ -28,6 +28,7 @@
 #include "system/system.h"
 
 #include "femu_ctrl.h"
+#include "ftl/io_trace.h"
 
 #define FEMU_ERR_LEN 512
 
@@ -308,6 +309,27 @@ static bool femu_open_stats(FemuCtrl *n, Error **errp)
     return true;
 }
 
+/* Created at realize, so a bad path fails at start-up; times count from the statistics'. */
+static bool femu_open_trace(FemuCtrl *n, Error **errp)
+{
+    char err[FEMU_ERR_LEN];
+
+    if (!n->trace_out) {
+        return true;
+    }
+    if (n->trace_out[0] == '\0') {
+        error_setg(errp, "trace_out: empty path");
+        return false;
+    }
+    n->trace = io_trace_writer_open(n->trace_out, "the femu device", n->stats_start_ns,
+                                    n->ftl_config.secsz, err, sizeof(err));
+    if (!n->trace) {
+        error_setg(errp, "trace_out: %s", err);
+        return false;
+    }
+    return true;
+}
+
 /* Statistics and per-LPN counts are written when QEMU exits, however it exits. */
 static void femu_exit_notify(Notifier *notifier, void *data)
 {
@@ -326,6 +348,8 @@ static void femu_release(FemuCtrl *n)
         ftl_stats_close(n->stats, femu_now_ns(), err, sizeof(err));
         n->stats = NULL;
     }
+    io_trace_writer_close(n->trace, femu_now_ns(), err, sizeof(err));   /* likewise */
+    n->trace = NULL;
     femu_irq_cleanup(n);
     femu_irqfd_cleanup(n);
     if (msix_present(pci_dev)) {
@@ -356,7 +380,8 @@ static void femu_realize(PCIDevice *pci_dev, Error **errp)
     n->smart.power_on_ns = femu_now_ns();
     femu_irq_init(n);
     if (!femu_init_namespace(n, errp) || !femu_init_pci(n, errp) ||
-        !femu_open_stats(n, errp) || !femu_threads_start(n, errp)) {
+        !femu_open_stats(n, errp) || !femu_open_trace(n, errp) ||
+        !femu_threads_start(n, errp)) {
         femu_release(n);
         return;
     }
@@ -410,6 +435,7 @@ static void femu_instance_finalize(Object *obj)
 static const Property femu_controller_props[] = {
     DEFINE_PROP_STRING("config", FemuCtrl, config_file),
     DEFINE_PROP_STRING("stats_dir", FemuCtrl, stats_dir),
+    DEFINE_PROP_STRING("trace_out", FemuCtrl, trace_out),
     DEFINE_PROP_STRING("serial", FemuCtrl, serial),
     DEFINE_PROP_UINT32("queues", FemuCtrl, queues, FEMU_DEFAULT_QUEUES),
     DEFINE_PROP_UINT8("mdts", FemuCtrl, mdts, FEMU_DEFAULT_MDTS),
@@ -442,6 +468,9 @@ static void femu_class_init(ObjectClass *oc, void *data)
         "SSD configuration file (key=value lines); explicit properties override it");
     object_class_property_set_description(oc, "stats_dir",
         "directory for the CSV statistics (created if missing)");
+    object_class_property_set_description(oc, "trace_out",
+        "record the requests the FTL serves into this file (a version-2 I/O trace that "
+        "ftl-sim --trace replays)");
     object_class_property_set_description(oc, "serial",
         "NVMe serial number, at most 20 characters (default: FEMU + PCI slot)");
     object_class_property_set_description(oc, "queues", "number of I/O queue pairs");

@@ -179,6 +179,7 @@ struct FemuCtrl {
     /* Properties; read only by realize. */
     char *config_file;                  /* config=FILE: a conf/ file, applied before ftl_props */
     char *stats_dir;                    /* stats_dir=DIR: where the CSV statistics go */
+    char *trace_out;                    /* trace_out=FILE: record the FTL's requests */
     char *serial;                       /* serial=: NVMe serial number; derived when unset */
     uint32_t queues;                    /* queues=: I/O queue pairs */
     uint8_t mdts;                       /* mdts=: max data transfer, power of two of 4 KiB */
@@ -232,6 +233,7 @@ struct FemuCtrl {
     struct spsc_ring *to_ftl, *from_ftl;
     struct ftl_stats_writer *stats;
     struct ftl_engine *engine;          /* FTL thread: drives ftl and stats */
+    struct io_trace_writer *trace;      /* FTL thread (realize until it starts): trace_out */
     uint64_t stats_start_ns;
     bool stats_error_reported;
 

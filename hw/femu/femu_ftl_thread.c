@@ -14,6 +14,7 @@
 #include <poll.h>
 
 #include "femu_ctrl.h"
+#include "ftl/io_trace.h"
 #include "trace.h"
 
 #define FEMU_FTL_BATCH 64
@@ -63,6 +64,9 @@ bool femu_ftl_engine_create(FemuCtrl *n)
     };
 
     n->engine = ftl_engine_create(n->ftl, n->stats, &hooks);
+    if (n->engine) {
+        ftl_engine_record(n->engine, n->trace);
+    }
     return n->engine != NULL;
 }
 
@@ -102,6 +106,7 @@ static struct ftl_request femu_ftl_request(const FemuRequest *req)
     struct ftl_request r = {
         .op = ops[req->op], .arrival_ns = req->io.now_ns, .slba = req->io.slba,
         .nlb = req->io.nlb, .stream = req->io.stream,
+        .nsid = 1,      /* the one namespace */
     };
 
     if (req->op == FEMU_OP_DSM) {
@@ -136,8 +141,7 @@ static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
         done = now;
         break;
     case FEMU_OP_PHASE:
-        if (ftl_stats_phase(n->stats, req->io.now_ns, req->phase, err, sizeof(err)) != 0) {
-            femu_stats_error(n, "phases.csv", err);
+        if (ftl_engine_phase(n->engine, req->io.now_ns, req->phase) != 0) {
             req->status = NVME_INTERNAL_DEV_ERROR;
         }
         done = now;
@@ -178,15 +182,21 @@ static void femu_ftl_sleep(FemuCtrl *n)
     event_notifier_test_and_clear(&n->ftl_wake);
 }
 
+/* The statistics and the trace end at the same instant, so a replay ends where they did. */
 static void femu_ftl_finish(FemuCtrl *n)
 {
     char err[FEMU_ERR_LEN];
     FemuRequest dump = { .op = FEMU_OP_LPN_DUMP };
+    uint64_t now = femu_now_ns();
 
+    if (n->trace && io_trace_writer_close(n->trace, now, err, sizeof(err)) != 0) {
+        femu_stats_error(n, "trace_out", err);
+    }
+    n->trace = NULL;
     if (!n->stats) {
         return;
     }
-    if (ftl_stats_close(n->stats, femu_now_ns(), err, sizeof(err)) != 0) {
+    if (ftl_stats_close(n->stats, now, err, sizeof(err)) != 0) {
         femu_stats_error(n, "closing", err);
     }
     n->stats = NULL;

@@ -21,6 +21,7 @@ BAD = [
     ("femu,mdts=99", ["mdts"]),
     ("femu,serial=this-serial-is-far-too-long", ["serial"]),
     ("femu,serial=", ["serial"]),
+    ("femu,trace_out=/nonexistent/dir/run.trace", ["trace_out", "cannot create"]),
 ]
 
 

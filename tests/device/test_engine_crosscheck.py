@@ -1,12 +1,22 @@
-"""One request sequence, two drivers of the same FTL engine: the device over qtest (QD1, a
-real clock) and ftl-sim replaying the sequence as a trace (QD1, a simulated clock) end with
-the same FTL counters, the same per-LPN write counts and the same column totals in
-stats.csv. Timing differs between the two, so only time-free figures are compared: GC
-decisions depend on counts (free lines, valid pages), never on time."""
+"""One request sequence, two drivers of the same FTL engine.
+
+1. The device over qtest (QD1, a real clock) and ftl-sim replaying the sequence as a
+   version-1 trace (QD1, a simulated clock) end with the same FTL counters, per-LPN write
+   counts and column totals in stats.csv. Timing differs, so only time-free figures are
+   compared: GC decisions depend on counts (free lines, valid pages), never on time.
+2. Record in the device, replay in ftl-sim: the device records the commands its FTL served
+   (trace_out=FILE, a version-2 trace with arrival times) and ftl-sim replays it open-loop
+   at the recorded times. The FTL gets exactly the calls it had in the device, so every
+   statistics file comes out byte for byte the same: rows, timestamps, per-LPN counts,
+   phases.
+"""
 import csv
 import random
+import time
 
-from nvme_qtest import femu_only, nvme_qemu, ready, start  # noqa: F401
+from nvme_qtest import (IO_FLUSH, IO_READ, IO_WRITE_ZEROES, Command, femu_only,  # noqa: F401
+                        nvme_qemu, ready, start)
+from test_nvme_stats import phase
 
 pytestmark = femu_only()
 
@@ -89,3 +99,86 @@ def test_device_and_ftl_sim_agree_on_a_read_write_mix(start, run_ftl_sim, tmp_pa
     assert device_totals == sim_totals
     assert device_gauges == sim_gauges
     assert device_lpns == sim_lpns
+
+
+# ---- record in the device, replay in ftl-sim
+
+STATS_FILES = ("stats.csv", "IOPSData.csv", "throughputData.csv", "GCData.csv",
+               "WAFData.csv", "statistics.csv", "phases.csv", "lpn_access_count.csv")
+
+
+def write_zeroes(slba, nlb):
+    return Command(IO_WRITE_ZEROES, nsid=1, cdw10=slba, cdw12=nlb - 1)
+
+
+def commands(nvme, sq, seed=3, mixed=900):
+    """Batches of 4 (kind, command) submitted together: a fill, then reads, 64 KiB writes,
+    deallocates of 1-3 ranges (command None: made when sent) and flushes. The kind is the
+    record the command leaves in the trace."""
+    rng = random.Random(seed)
+    xfer = nvme.transfer(4096)
+    fill = [("W", write_zeroes(lpn * SECTORS_PER_PAGE, SECTORS_PER_PAGE))
+            for lpn in range(LOGICAL_PAGES)]
+    for i in range(0, len(fill), 4):
+        yield fill[i:i + 4]
+    for _ in range(mixed // 4):
+        batch = []
+        for _ in range(4):
+            roll = rng.random()
+            lpn = rng.randrange(LOGICAL_PAGES - 16)
+            if roll < 0.35:
+                batch.append(("R", nvme.rw(sq, IO_READ, lpn * SECTORS_PER_PAGE, 1, xfer)))
+            elif roll < 0.9:
+                batch.append(("W", write_zeroes(lpn * SECTORS_PER_PAGE, 16 * SECTORS_PER_PAGE)))
+            elif roll < 0.97:
+                batch.append(("D", None))
+            else:
+                batch.append(("F", Command(IO_FLUSH, nsid=1)))
+        yield batch
+
+
+def record(start, tmp_path):
+    """Drive the device with stats_dir and trace_out; return what was sent, by kind."""
+    props = ",".join(f"{k}={v}" for k, v in GEOMETRY.items())
+    stats, trace = tmp_path / "device", tmp_path / "run.trace"
+    machine = start(f"{props},stats_dir={stats},trace_out={trace}")
+    nvme = machine.nvme
+    sq = ready(nvme)[0]
+    sent = {"W": 0, "R": 0, "D": 0, "F": 0}
+    rng = random.Random(5)
+    assert phase(nvme, b"fill").ok
+    for n, batch in enumerate(commands(nvme, sq)):
+        if n == LOGICAL_PAGES // 4:
+            assert phase(nvme, b"mixed").ok
+            time.sleep(1.2)   # an idle second boundary: the trace's A record
+        cids = []
+        for kind, cmd in batch:
+            sent[kind] += 1
+            if kind == "D":   # DSM takes its range table by DMA: one at a time
+                ranges = [(rng.randrange(LOGICAL_PAGES) * SECTORS_PER_PAGE, SECTORS_PER_PAGE)
+                          for _ in range(rng.randint(1, 3))]
+                assert nvme.dsm_deallocate(sq, ranges).ok
+            else:
+                cids.append(nvme.submit(sq, cmd))
+        assert all(c.ok for c in nvme.wait_all(sq, cids))
+    machine.qt.terminate()    # exit closes the statistics and the trace
+    return stats, trace, sent
+
+
+def test_a_recorded_device_run_replays_to_identical_statistics(start, run_ftl_sim, tmp_path):
+    stats, trace, sent = record(start, tmp_path)
+    records = [line.split()[0] for line in trace.read_text().splitlines()
+               if line and not line.startswith("#")]
+    assert records[0] == "V" and records[-1] == "E"
+    assert {k: records.count(k) for k in sent} == sent
+    assert records.count("P") == 2 and records.count("A") >= 1
+
+    sets = [arg for k, v in GEOMETRY.items() for arg in ("--set", f"{k}={v}")]
+    replay = tmp_path / "replay"
+    run_ftl_sim(*sets, "--trace", trace, "--stats-dir", replay)
+    totals, _, _ = figures(stats)
+    assert totals["gc_runs"] > 10, "the run is meant to exercise GC"
+    print(f"\nrecorded {len(records)} records; device and replay: {totals}")
+    for name in STATS_FILES:
+        assert (replay / name).read_text() == (stats / name).read_text(), name
+

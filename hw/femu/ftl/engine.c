@@ -89,7 +89,7 @@ void ftl_engine_advance(struct ftl_engine *e, uint64_t now_ns)
     engine_stats_advance(e, now_ns);
 }
 
-void ftl_engine_phase(struct ftl_engine *e, uint64_t now_ns, const char *phase)
+int ftl_engine_phase(struct ftl_engine *e, uint64_t now_ns, const char *phase)
 {
     char err[ENGINE_ERR_LEN];
 
@@ -99,7 +99,9 @@ void ftl_engine_phase(struct ftl_engine *e, uint64_t now_ns, const char *phase)
     }
     if (e->stats && ftl_stats_phase(e->stats, now_ns, phase, err, sizeof(err)) != 0) {
         engine_stats_error(e, "phases.csv", err);
+        return -1;
     }
+    return 0;
 }
 
 static bool engine_stopping(const struct ftl_engine *e)

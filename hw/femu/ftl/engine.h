@@ -116,8 +116,11 @@ size_t ftl_engine_queued(const struct ftl_engine *e);
  */
 size_t ftl_engine_pop_due(struct ftl_engine *e, uint64_t now_ns, void **tags, size_t max);
 
-/* Record that a phase starts at now_ns (rows up to now are written first). */
-void ftl_engine_phase(struct ftl_engine *e, uint64_t now_ns, const char *phase);
+/*
+ * Record that a phase starts at now_ns (rows up to now are written first). Returns -1
+ * when phases.csv could not be written (also reported through the stats_error hook).
+ */
+int ftl_engine_phase(struct ftl_engine *e, uint64_t now_ns, const char *phase);
 
 #ifdef __cplusplus
 }
