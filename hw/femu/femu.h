@@ -146,15 +146,20 @@ typedef struct FemuIrqfd {
     bool active;                /* under lock: wired to KVM (the vector is unmasked) */
 } FemuIrqfd;
 
-/* Get/Set Features values; reset to defaults by a controller reset. */
+/*
+ * Get/Set Features values as Set Features stored them (CDW11 bits), reset to defaults by
+ * a controller reset; femu_features.c maps each FID to its field.
+ */
 typedef struct FemuFeatures {
     uint32_t arbitration;
     uint32_t power_mgmt;
-    uint16_t temp_over, temp_under;
+    uint32_t temp_threshold[2];     /* kelvin, by THSEL: */
+#define FEMU_THSEL_OVER     0
+#define FEMU_THSEL_UNDER    1
     uint32_t err_rec;
     uint32_t vwc;
     uint32_t int_coalescing;
-    uint32_t int_vector_cd[FEMU_MAX_QUEUES + 1];    /* coalescing-disable bit per vector */
+    uint32_t int_vector_config[FEMU_MAX_QUEUES + 1];    /* per vector: CD, bit 16 */
     uint32_t write_atomicity;
     uint32_t async_config;
 } FemuFeatures;

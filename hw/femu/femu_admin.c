@@ -1,7 +1,8 @@
 /*
  * Admin commands (poller thread), one function per command, plus the controller's
- * features and error log. Field checks and status codes follow the NVMe base
- * specification; CONTROLLER.md lists femu's choices where the spec leaves one.
+ * error log and log pages (Get/Set Features: femu_features.c). Field checks and status
+ * codes follow the NVMe base specification; CONTROLLER.md lists femu's choices where the
+ * spec leaves one.
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
@@ -251,7 +252,8 @@ static size_t femu_log_smart(FemuCtrl *n, uint8_t *buf)
     uint64_t hours = (femu_now_ns() - n->smart.power_on_ns) / (3600 * NANOSECONDS_PER_SECOND);
     uint16_t temp = FEMU_TEMPERATURE_K;
 
-    if (temp > n->features.temp_over || temp < n->features.temp_under) {
+    if (temp > n->features.temp_threshold[FEMU_THSEL_OVER] ||
+        temp < n->features.temp_threshold[FEMU_THSEL_UNDER]) {
         log->critical_warning |= 1u << 1;   /* temperature threshold */
     }
     log->temperature = cpu_to_le16(temp);
@@ -310,152 +312,6 @@ static uint16_t femu_get_log_page(FemuCtrl *n, const NvmeCmd *cmd)
     len = MIN(numd * 4, size - offset);
     status = femu_dma_prp(n, cmd, buf + offset, len, UINT64_MAX, FEMU_TO_GUEST);
     return status ? femu_err(status) : NVME_SUCCESS;
-}
-
-/* ---- Features ---- */
-
-static void femu_features_reset_to(FemuFeatures *f)
-{
-    memset(f, 0, sizeof(*f));
-    f->temp_over = FEMU_WCTEMP_K;
-    f->vwc = 1;
-}
-
-void femu_features_reset(FemuCtrl *n)
-{
-    femu_features_reset_to(&n->features);
-}
-
-static uint16_t femu_feature_value(FemuCtrl *n, uint8_t fid, uint32_t dw11,
-                                   const FemuFeatures *f, uint32_t *result)
-{
-    switch (fid) {
-    case NVME_ARBITRATION:
-        *result = f->arbitration;
-        return NVME_SUCCESS;
-    case NVME_POWER_MANAGEMENT:
-        *result = f->power_mgmt;
-        return NVME_SUCCESS;
-    case NVME_TEMPERATURE_THRESHOLD:
-        if ((dw11 >> 16) & 0xf || ((dw11 >> 20) & 0x3) > 1) {
-            return femu_err(NVME_INVALID_FIELD);   /* composite sensor, over/under only */
-        }
-        *result = ((dw11 >> 20) & 0x3) ? f->temp_under : f->temp_over;
-        return NVME_SUCCESS;
-    case NVME_ERROR_RECOVERY:
-        *result = f->err_rec;
-        return NVME_SUCCESS;
-    case NVME_VOLATILE_WRITE_CACHE:
-        *result = f->vwc;
-        return NVME_SUCCESS;
-    case NVME_NUMBER_OF_QUEUES:
-        *result = (n->queues - 1) | (n->queues - 1) << 16;
-        return NVME_SUCCESS;
-    case NVME_INTERRUPT_COALESCING:
-        *result = f->int_coalescing;
-        return NVME_SUCCESS;
-    case NVME_INTERRUPT_VECTOR_CONF:
-        if ((dw11 & 0xffff) >= n->num_vectors) {
-            return femu_err(NVME_INVALID_FIELD);
-        }
-        *result = (dw11 & 0xffff) | f->int_vector_cd[dw11 & 0xffff] << 16;
-        return NVME_SUCCESS;
-    case NVME_WRITE_ATOMICITY:
-        *result = f->write_atomicity;
-        return NVME_SUCCESS;
-    case NVME_ASYNCHRONOUS_EVENT_CONF:
-        *result = f->async_config;
-        return NVME_SUCCESS;
-    default:
-        return femu_err(NVME_INVALID_FIELD);
-    }
-}
-
-static uint16_t femu_get_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
-{
-    uint32_t dw10 = femu_cdw(cmd, 10);
-    uint8_t fid = dw10 & 0xff;
-    unsigned sel = (dw10 >> 8) & 0x7;
-    FemuFeatures defaults;
-    uint16_t status;
-
-    switch (sel) {
-    case 0:         /* current */
-        return femu_feature_value(n, fid, femu_cdw(cmd, 11), &n->features, &req->result);
-    case 1:         /* default */
-    case 2:         /* saved: nothing is saveable, so the default */
-        femu_features_reset_to(&defaults);
-        return femu_feature_value(n, fid, femu_cdw(cmd, 11), &defaults, &req->result);
-    case 3:         /* supported capabilities */
-        status = femu_feature_value(n, fid, 0, &n->features, &req->result);
-        req->result = status ? 0 : NVME_FEAT_CAP_CHANGE;
-        return status;
-    default:
-        return femu_err(NVME_INVALID_FIELD);
-    }
-}
-
-static uint16_t femu_set_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
-{
-    uint32_t dw10 = femu_cdw(cmd, 10), dw11 = femu_cdw(cmd, 11);
-    FemuFeatures *f = &n->features;
-    uint8_t fid = dw10 & 0xff;
-    uint32_t ignored;
-    uint16_t status;
-
-    status = femu_feature_value(n, fid, dw11, f, &ignored);   /* known FID, valid selector */
-    if (status) {
-        return status;
-    }
-    if (dw10 >> 31) {
-        return femu_err(NVME_FID_NOT_SAVEABLE);
-    }
-    switch (fid) {
-    case NVME_ARBITRATION:
-        f->arbitration = dw11;
-        break;
-    case NVME_POWER_MANAGEMENT:
-        if (dw11 & 0x1f) {
-            return femu_err(NVME_INVALID_FIELD);   /* one power state: PS 0 */
-        }
-        f->power_mgmt = dw11 & 0xff;
-        break;
-    case NVME_TEMPERATURE_THRESHOLD:
-        if ((dw11 >> 20) & 0x3) {
-            f->temp_under = dw11 & 0xffff;
-        } else {
-            f->temp_over = dw11 & 0xffff;
-        }
-        break;
-    case NVME_ERROR_RECOVERY:
-        if (dw11 & (1u << 16)) {
-            return femu_err(NVME_INVALID_FIELD);   /* DULBE: no unwritten-block errors */
-        }
-        f->err_rec = dw11 & 0xffff;
-        break;
-    case NVME_VOLATILE_WRITE_CACHE:
-        f->vwc = dw11 & 1;
-        break;
-    case NVME_NUMBER_OF_QUEUES:
-        if ((dw11 & 0xffff) == 0xffff || (dw11 >> 16) == 0xffff) {
-            return femu_err(NVME_INVALID_FIELD);
-        }
-        req->result = (n->queues - 1) | (n->queues - 1) << 16;
-        break;
-    case NVME_INTERRUPT_COALESCING:
-        f->int_coalescing = dw11 & 0xffff;
-        break;
-    case NVME_INTERRUPT_VECTOR_CONF:
-        f->int_vector_cd[dw11 & 0xffff] = (dw11 >> 16) & 1;
-        break;
-    case NVME_WRITE_ATOMICITY:
-        f->write_atomicity = dw11 & 1;
-        break;
-    case NVME_ASYNCHRONOUS_EVENT_CONF:
-        f->async_config = dw11;
-        break;
-    }
-    return NVME_SUCCESS;
 }
 
 /* ---- Events, abort, vendor ---- */

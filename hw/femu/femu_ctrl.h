@@ -73,8 +73,12 @@ bool femu_arm_eventidx(FemuCtrl *n);
 
 /* femu_admin.c (poller) */
 uint16_t femu_admin_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
-void femu_features_reset(FemuCtrl *n);
 void femu_error_log_add(FemuCtrl *n, const FemuRequest *req, uint32_t nsid, uint64_t lba);
+
+/* femu_features.c (poller) */
+uint16_t femu_get_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
+uint16_t femu_set_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
+void femu_features_reset(FemuCtrl *n);
 
 /* femu_io.c (poller) */
 uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
