@@ -80,13 +80,15 @@ int main(int argc, char **argv)
 
     double host = (double)(b.nand_user_programs - a.nand_user_programs);
     double gc = (double)(b.nand_gc_programs - a.nand_gc_programs);
+    double waf = 0.0;
+    ftl_waf(&a, &b, &waf);
     printf("%s: %.0f MiB raw, %.0f MiB logical, %llu lines\n", name,
            (double)(g->phys_pages * g->page_bytes) / 1048576.0,
            (double)(g->logical_pages * g->page_bytes) / 1048576.0,
            (unsigned long long)g->lines);
     printf("  steady-state random 4 KiB writes: %.2f M host page writes/s, "
            "%.2f M flash programs/s (WAF %.2f, %.1f s for %llu writes)\n",
-           host / secs / 1e6, (host + gc) / secs / 1e6, (host + gc) / host, secs,
+           host / secs / 1e6, (host + gc) / secs / 1e6, waf, secs,
            (unsigned long long)count);
     printf("  metadata: %.2f bytes per physical page (%.2f besides the per-LPN counter), "
            "%.1f MiB in all\n",

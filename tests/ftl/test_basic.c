@@ -234,8 +234,22 @@ static void test_metadata_size(void)
     ftl_destroy(ftl);
 }
 
+static void test_waf(void)
+{
+    struct ftl_counters a = { .nand_user_programs = 10, .nand_gc_programs = 4 };
+    struct ftl_counters b = a;
+    double waf = -1.0;
+
+    CHECK(!ftl_waf(&a, &b, &waf) && waf == -1.0);   /* no host program: undefined */
+    b.nand_gc_programs += 50;
+    CHECK(!ftl_waf(&a, &b, &waf));                 /* GC alone does not define it */
+    b.nand_user_programs += 100;
+    CHECK(ftl_waf(&a, &b, &waf) && waf == 1.5);
+}
+
 int main(void)
 {
+    test_waf();
     test_striping_and_maps();
     test_timing();
     test_channel_bus();

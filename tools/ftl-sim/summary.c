@@ -24,11 +24,12 @@ static double phase_seconds(const struct sim_phase_result *m)
     return (double)(m->end_ns - m->start_ns) / 1e9;
 }
 
+/* 0 when the phase wrote nothing (the summary's convention for "undefined"). */
 static double phase_waf(const struct sim_phase_result *m)
 {
-    double host = (double)(m->after.nand_user_programs - m->before.nand_user_programs);
-    double gc = (double)(m->after.nand_gc_programs - m->before.nand_gc_programs);
-    return host > 0 ? (host + gc) / host : 0.0;
+    double waf = 0.0;
+    ftl_waf(&m->before, &m->after, &waf);
+    return waf;
 }
 
 static double per_second(double count, double seconds)

@@ -236,6 +236,19 @@ void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out)
     *out = ftl->ctr;
 }
 
+bool ftl_waf(const struct ftl_counters *before, const struct ftl_counters *after,
+             double *waf)
+{
+    uint64_t host = after->nand_user_programs - before->nand_user_programs;
+    uint64_t gc = after->nand_gc_programs - before->nand_gc_programs;
+
+    if (host == 0) {
+        return false;
+    }
+    *waf = (double)(host + gc) / (double)host;
+    return true;
+}
+
 void ftl_get_gauges(const struct ftl *ftl, struct ftl_gauges *out)
 {
     uint64_t open_free = 0;

@@ -94,6 +94,12 @@ struct ftl_gauges {
 };
 
 void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out);
+/*
+ * Write amplification between two snapshots: (host + GC page programs) / host page
+ * programs. false (and *waf untouched) when the host programmed no page: WAF undefined.
+ */
+bool ftl_waf(const struct ftl_counters *before, const struct ftl_counters *after,
+             double *waf);
 void ftl_get_gauges(const struct ftl *ftl, struct ftl_gauges *out);
 unsigned ftl_write_pointer_count(const struct ftl *ftl);
 

@@ -94,10 +94,12 @@ struct ftl_stats_writer *ftl_stats_open(const char *dir, const struct ftl *ftl,
 }
 
 /* Interval WAF: empty (undefined) when the host wrote nothing. */
-static void print_waf(FILE *f, uint64_t host_pages, uint64_t gc_pages)
+static void print_waf(FILE *f, const struct ftl_counters *a, const struct ftl_counters *b)
 {
-    if (host_pages) {
-        fprintf(f, "%.4f", (double)(host_pages + gc_pages) / (double)host_pages);
+    double waf;
+
+    if (ftl_waf(a, b, &waf)) {
+        fprintf(f, "%.4f", waf);
     }
 }
 
@@ -108,8 +110,6 @@ static void write_second_row(struct ftl_stats_writer *w, double end_s, double le
     uint64_t writes = b->host_write_cmds - a->host_write_cmds;
     double read_mib = (double)(b->host_read_bytes - a->host_read_bytes) / MIB / len_s;
     double write_mib = (double)(b->host_write_bytes - a->host_write_bytes) / MIB / len_s;
-    uint64_t host_pages = b->nand_user_programs - a->nand_user_programs;
-    uint64_t gc_pages = b->nand_gc_programs - a->nand_gc_programs;
 
     fprintf(w->files[FILE_IOPS], "%.3f,%llu,%llu\n", end_s, (unsigned long long)reads,
             (unsigned long long)writes);
@@ -126,7 +126,7 @@ static void write_second_row(struct ftl_stats_writer *w, double end_s, double le
             D(host_write_bytes), read_mib, write_mib, (double)(reads + writes) / len_s,
             D(gc_runs), D(gc_erased_blocks), D(gc_moved_pages), D(nand_user_reads),
             D(nand_gc_reads), D(nand_user_programs), D(nand_gc_programs), D(nand_erases));
-    print_waf(f, host_pages, gc_pages);
+    print_waf(f, a, b);
     fprintf(f, ",%u,%u,%u,%u,%llu", g.free_lines, g.victim_lines, g.full_lines, g.open_lines,
             (unsigned long long)g.valid_pages);
     for (unsigned i = 0; i < w->nwps; i++) {
@@ -141,7 +141,6 @@ static void write_ten_second_row(struct ftl_stats_writer *w, double end_s, doubl
 {
     uint64_t cmds = (b->host_read_cmds - a->host_read_cmds) +
                     (b->host_write_cmds - a->host_write_cmds);
-    uint64_t host_pages = b->nand_user_programs - a->nand_user_programs;
     uint64_t gc_pages = b->nand_gc_programs - a->nand_gc_programs;
 
     fprintf(w->files[FILE_GC], "%.3f,%llu\n", end_s,
@@ -149,7 +148,7 @@ static void write_ten_second_row(struct ftl_stats_writer *w, double end_s, doubl
     fprintf(w->files[FILE_WAF], "%.3f,%llu\n", end_s, (unsigned long long)gc_pages);
     FILE *f = w->files[FILE_STATISTICS];
     fprintf(f, "%.3f,%.2f,", end_s, (double)cmds / len_s);
-    print_waf(f, host_pages, gc_pages);
+    print_waf(f, a, b);
     fputc('\n', f);
 }
 
