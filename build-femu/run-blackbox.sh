@@ -11,5 +11,5 @@ if [[ ! -x "$root/.venv/bin/python" ]]; then
          "(a few minutes the first time)" >&2
 fi
 # Quiet and quick when everything is installed; says what it installs otherwise.
-"$root/tests/install-deps.sh" >&2
+"$root/scripts/install-deps.sh" >&2
 exec "$root/.venv/bin/python" -m femu_lab.blackbox "$@"

@@ -6,7 +6,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
-tests/install-deps.sh
+scripts/install-deps.sh
 
 build_and_test() {  # build_and_test DIR [meson setup options...]
     local dir=$1; shift

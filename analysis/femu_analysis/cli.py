@@ -8,13 +8,13 @@
 
 User errors (bad folder, malformed CSV, bad option) print one line and exit with status 2.
 """
-import argparse
 import pathlib
 import sys
 
 from tqdm import tqdm
 
 from . import plots, sweep, table
+from .cli_args import OneLineParser, UsageError
 from .errors import AnalysisError
 from .loader import load_run
 from .summary import summarize, write_summaries
@@ -24,16 +24,10 @@ PROG = "femu-plot"
 SUBCOMMANDS = ("plot", "compare", "cdf", "sweep", "summary")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        # argparse would print the usage block too; the rule here is one line.
-        raise AnalysisError(f"{message} (see {PROG} --help)")
-
-
 def build_parser():
-    parser = _Parser(prog=PROG, description="Plots and summaries of femu / ftl-sim runs. "
+    parser = OneLineParser(prog=PROG, description="Plots and summaries of femu / ftl-sim runs. "
                      f"Without a subcommand, '{PROG} RUN_DIR' is '{PROG} plot RUN_DIR'.")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
 
     def command(name, help_text, many, formats=True, window=True):
         sub = commands.add_parser(name, help=help_text, description=help_text)
@@ -73,10 +67,10 @@ def main(argv=None):
     try:
         args = build_parser().parse_args(argv)
         if args.command is None:
-            raise AnalysisError(f"expected RUN_DIR or a subcommand (see {PROG} --help)")
+            raise UsageError(f"expected RUN_DIR or a subcommand (see {PROG} --help)")
         for path in _dispatch(args):
             print(path)
-    except AnalysisError as error:
+    except (AnalysisError, UsageError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
     return 0

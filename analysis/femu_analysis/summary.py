@@ -18,6 +18,7 @@ import pathlib
 import numpy as np
 
 from . import series, table
+from .waf import waf
 from .window import Window
 
 PERCENTILES = (5, 50, 95, 99)
@@ -81,7 +82,7 @@ def _waf(run, window):
     if run.stats is not None and {"host_write_pages", "gc_moved_pages"} <= set(run.stats):
         rows = series.within(run.stats, window)
         host, moved = rows["host_write_pages"].sum(), rows["gc_moved_pages"].sum()
-        return {"waf": _ratio(host, moved), "host_write_pages": float(host),
+        return {"waf": waf(host, moved), "host_write_pages": float(host),
                 "waf_span_s": _span(rows) if len(rows) else None, "waf_source": "stats.csv"}
     if run.waf is not None and run.throughput is not None:
         source = "WAFData.csv+throughputData.csv"
@@ -94,17 +95,13 @@ def _waf(run, window):
         rows = series.within(run.throughput, Window(start, end, "waf-rows"))
         moved = gc_rows["GCWrite"].sum()
         host = (rows["writeThroughput"] * rows["interval_s"]).sum() * MIB / run.metadata.page_bytes
-        return {"waf": _ratio(host, moved), "host_write_pages": float(host),
+        return {"waf": waf(host, moved), "host_write_pages": float(host),
                 "waf_span_s": [start, end], "waf_source": source}
     if run.statistics is not None:
         values = series.within(run.statistics, window)["waf"].dropna()
         return {"waf": float(values.mean()) if len(values) else None,
                 "waf_source": "statistics.csv (mean of intervals)"}
     return {}
-
-
-def _ratio(host, moved):
-    return float((host + moved) / host) if host > 0 else None
 
 
 def _distribution(values):

@@ -8,16 +8,12 @@ import fcntl
 import shutil
 import sys
 import time
-from pathlib import Path
 
 from . import overlay, qemu_build, source_tree, wheels
+from .paths import BUILD_FEMU, CACHE, QEMU as OUTPUT, REPO_ROOT
 from .steps import BuildError, say
 
-BUILD_FEMU = Path(__file__).resolve().parent.parent      # build-femu/
-REPO_ROOT = BUILD_FEMU.parent
-CACHE = BUILD_FEMU / ".cache"
 BUILD_DIR = BUILD_FEMU / qemu_build.RELEASE.build_dir
-OUTPUT = BUILD_FEMU / qemu_build.RELEASE.output
 REQUIRED_TOOLS = ["cc", "ninja", "pkg-config", "tar", "xz", "make"]
 
 

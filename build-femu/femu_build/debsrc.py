@@ -31,7 +31,7 @@ def _run(args: List[str], what: str, **kwargs) -> subprocess.CompletedProcess:
 
 def as_root(args: List[str], what: str) -> List[str]:
     """args as they must run to act as root: unchanged for root, else through sudo (as
-    pkgdep.sh and tests/install-deps.sh do)."""
+    scripts/install-deps.sh does)."""
     if os.geteuid() == 0:
         return list(args)
     if shutil.which("sudo") is not None:

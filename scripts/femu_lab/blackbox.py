@@ -16,9 +16,11 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-from . import devconfig, lab_run, paths, setup_steps, workloads
-from .cli_args import OneLineParser, UsageError, whole_number
+from femu_analysis.cli_args import OneLineParser, UsageError, whole_number
+
+from . import compat, devconfig, lab_run, paths, setup_steps, workloads
 from .devconfig import ConfigError
+from .lab_report import headline
 from .workloads import WorkloadError
 
 PROG = "run-blackbox.sh"
@@ -29,12 +31,22 @@ RESULTS_ROOT = paths.REPO_ROOT / "results"
 MIB = 1 << 20
 
 
+def parser_texts() -> dict:
+    """description, epilog and formatter of run-blackbox.sh's help (femu-lab run's too)."""
+    return dict(description=__doc__.split("\n\n")[2].strip(),
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+                epilog="Workloads: " + ", ".join(workloads.library_names()) +
+                       " (NAME:ARG for zipf, pareto, normal; --list-workloads describes them)")
+
+
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
-    parser = OneLineParser(prog=prog, description=__doc__.split("\n\n")[2].strip(),
-                           formatter_class=argparse.RawDescriptionHelpFormatter,
-                           epilog="Workloads: " + ", ".join(workloads.library_names()) +
-                                  " (NAME:ARG for zipf, pareto, normal; --list-workloads "
-                                  "describes them)")
+    parser = OneLineParser(prog=prog, **parser_texts())
+    add_arguments(parser)
+    return parser
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """run-blackbox.sh's options, on its own parser or on femu-lab's `run` subcommand."""
     parser.add_argument("image_args", nargs="*", metavar="IMAGE [STATS_DIR]",
                         help="FEMU-compatible mode: boot this OS disk image")
     parser.add_argument("--config", type=Path, metavar="FILE",
@@ -63,7 +75,6 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
                         help="IMAGE mode: host port forwarded to the guest's ssh (8080)")
     parser.add_argument("--list-workloads", action="store_true",
                         help="describe the workload library and exit")
-    return parser
 
 
 def list_workloads() -> str:
@@ -77,10 +88,19 @@ def list_workloads() -> str:
     return "\n".join(lines)
 
 
-def main(argv: Optional[List[str]] = None, prog: str = PROG) -> int:
-    """prog names the command in messages (femu-lab run calls this too)."""
+def main(argv: Optional[List[str]] = None) -> int:
     try:
-        args = build_parser(prog).parse_args(argv)
+        args = build_parser().parse_args(argv)
+    except UsageError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
+    return run(args)
+
+
+def run(args: argparse.Namespace, prog: str = PROG) -> int:
+    """Runs parsed arguments; prog names the command in messages (femu-lab run calls this
+    too)."""
+    try:
         if args.list_workloads:
             print(list_workloads())
             return 0
@@ -130,7 +150,6 @@ def _lab_mode(args) -> int:
         mem_mb=args.mem or 1024, accel=args.accel, live=True,
         kernel=image.kernel, initramfs=image.initramfs)
     result = lab_run.run(request)
-    from .lab_report import headline
     _say(headline(result.figures))
     shown = _shown(result.folder)
     _say(f"plots: {shown / 'plots'}")
@@ -147,7 +166,6 @@ def _shown(path: Path) -> Path:
 
 
 def _compat_mode(args) -> int:
-    from . import compat
     image = Path(args.image_args[0])
     stats_dir = Path(args.image_args[1]) if len(args.image_args) > 1 else None
     overrides = devconfig.parse_overrides(args.overrides)

@@ -4,7 +4,7 @@ attached, ssh forwarded from the host's localhost and the serial console on the
 terminal, as FEMU's run-blackbox.sh did.
 
     status = run_image(Path("u20s.qcow2"), Path("stats"), config=devconfig.load(None, {}),
-                       qemu=Path("build-femu/qemu-system-x86_64"), smp=2, mem_mb=4096)
+                       qemu=paths.QEMU, smp=2, mem_mb=4096)
 """
 import os
 import signal

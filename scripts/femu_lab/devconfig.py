@@ -38,10 +38,15 @@ class DeviceConfig:
         return path
 
 
+def c_build_dir() -> Path:
+    """The meson build folder of the QEMU-free C parts (FEMU_BUILD_DIR overrides
+    build/release)."""
+    return Path(os.environ.get("FEMU_BUILD_DIR", paths.REPO_ROOT / "build" / "release"))
+
+
 def ftl_sim_path() -> Path:
-    """The built ftl-sim (FEMU_BUILD_DIR overrides build/release)."""
-    build = Path(os.environ.get("FEMU_BUILD_DIR", paths.REPO_ROOT / "build" / "release"))
-    return build / "tools" / "ftl-sim" / "ftl-sim"
+    """The built ftl-sim in c_build_dir()."""
+    return c_build_dir() / "tools" / "ftl-sim" / "ftl-sim"
 
 
 def parse_overrides(items: Sequence[str]) -> Dict[str, str]:

@@ -22,12 +22,12 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from . import guest_image
-from .paths import REPO_ROOT
-from .progress import Progress
+from femu_guest import image as guest_image
+from femu_guest.progress import Progress
+
+from .paths import QEMU as FEMU_QEMU, REPO_ROOT
 from .vm import JOB_START_MARKER, VmSpec, femu_args, make_backing_file, run, stock_nvme_args
 
-FEMU_QEMU = REPO_ROOT / "build-femu" / "qemu-system-x86_64"
 DEFAULT_CONFIG = REPO_ROOT / "conf" / "lab-1g.conf"
 SETTLE_SECONDS = 5            # after the job starts, before the first CPU sample
 

@@ -12,8 +12,9 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
+from femu_analysis.cli_args import OneLineParser, UsageError, whole_number
+
 from . import blackbox, lab_run, lab_sweep, setup_steps, workloads
-from .cli_args import OneLineParser, UsageError, whole_number
 from .devconfig import ConfigError
 from .sweep_checks import CheckError
 from .sweep_folder import FolderError
@@ -24,15 +25,28 @@ PROG = "femu-lab"
 COMMANDS = ("sweep", "run", "workloads")
 
 
-def sweep_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(
-        prog=f"{PROG} sweep", formatter_class=argparse.RawDescriptionHelpFormatter,
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(prog=PROG, description=__doc__.split("\n\n")[0].strip(),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND",
+                                     parser_class=OneLineParser)
+    add_sweep_arguments(commands.add_parser(
+        "sweep", help="one workload over several configuration settings",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Runs one workload over the cross product of configuration settings,\n"
                     "one results folder per point, then comparison plots and a table.\n"
                     "The same command again resumes: finished points are kept, failed or\n"
                     "interrupted ones run again.",
         epilog="example:\n  femu-lab sweep --workload zipf:1.2 --set placement=hotcold \\\n"
-               "      --set hot_threshold=0,6,20,50 --engine sim")
+               "      --set hot_threshold=0,6,20,50 --engine sim"))
+    blackbox.add_arguments(commands.add_parser(
+        "run", help="one lab run (run-blackbox.sh's lab mode)", **blackbox.parser_texts()))
+    commands.add_parser("workloads", help="describe the workload library",
+                        description="Describes the workload library (scripts/workloads).")
+    return parser
+
+
+def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workload", required=True, metavar="NAME|FILE",
                         help="workload from scripts/workloads (femu-lab workloads) or a file")
     parser.add_argument("--set", action="append", default=[], dest="sets",
@@ -61,28 +75,22 @@ def sweep_parser() -> argparse.ArgumentParser:
                         help="KVM when it works (auto), else TCG")
     parser.add_argument("--qemu", type=Path, default=setup_steps.QEMU, metavar="PATH",
                         help="QEMU with femu (default: build it into build-femu/)")
-    return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    command = argv[0] if argv else None
-    if command == "run":
-        # run-blackbox.sh's lab mode as it is; only the name in its messages changes
-        return blackbox.main(argv[1:], prog=f"{PROG} run")
     try:
-        if command == "workloads" and len(argv) == 1:
+        if not argv or argv[0] not in (*COMMANDS, "-h", "--help"):
+            raise UsageError(f"expected a command ({', '.join(COMMANDS)}), got "
+                             f"{repr(argv[0]) if argv else 'none'} (see {PROG} --help)")
+        args = build_parser().parse_args(argv)
+        if args.command == "run":
+            # run-blackbox.sh's lab mode as it is; only the name in its messages changes
+            return blackbox.run(args, prog=f"{PROG} run")
+        if args.command == "workloads":
             print(blackbox.list_workloads())
             return 0
-        if command == "sweep":
-            return _sweep(sweep_parser().parse_args(argv[1:]))
-        if command in ("-h", "--help"):
-            print(__doc__.strip())
-            return 0
-        if command == "workloads":
-            raise UsageError(f"workloads takes no arguments, got '{argv[1]}'")
-        raise UsageError(f"expected a command ({', '.join(COMMANDS)}), got "
-                         f"{repr(command) if command else 'none'} (see {PROG} --help)")
+        return _sweep(args)
     except (UsageError, PlanError, ConfigError, WorkloadError, CheckError,
             FolderError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)

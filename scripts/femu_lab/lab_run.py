@@ -26,6 +26,7 @@ from typing import Callable, Dict, Optional, Type
 
 from . import vm
 from .devconfig import DeviceConfig
+from .lab_report import ReportError, analyse
 from .live_progress import LiveProgress
 from .workloads import Workload
 
@@ -100,7 +101,6 @@ def build_folder(folder: Path, build: Callable[[Path], Dict[str, object]],
         work.rename(failed)
         if isinstance(error, KeyboardInterrupt):
             raise LabRunInterrupted(f"interrupted; what was collected is in {failed}") from None
-        from .lab_report import ReportError
         if isinstance(error, (error_type, ReportError)):
             raise error_type(f"{error}; what was collected is in {failed}") from None
         raise
@@ -141,7 +141,6 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
                           f"; last console line: {_last_line(work / 'console.log')}")
     if not (work / "stats.csv").exists():
         raise LabRunError("the device wrote no statistics")
-    from .lab_report import analyse   # pandas / matplotlib: only once a run succeeded
     figures = analyse(work, workload)
     figures.update({"accel": result.accel, "wall_seconds": round(wall, 1),
                     "boot_to_job_seconds": result.boot_to_job_seconds,

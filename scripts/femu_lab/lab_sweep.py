@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
-from . import devconfig, lab_run, paths, setup_steps, sim_run, sweep_checks, sweep_folder
+from . import (devconfig, lab_run, paths, setup_steps, sim_run, sweep_checks, sweep_folder,
+               sweep_report)
 from .sweep_checks import PlannedPoint
 from .sweep_folder import DONE, NEW
 from .sweep_plan import SweepPlan
+from .sweep_report import PointOutcome
 from .workloads import Workload
 
 RESULTS_ROOT = paths.REPO_ROOT / "results"
@@ -102,7 +104,6 @@ def _runner(request: SweepRequest) -> Callable:
 
 
 def _run_points(sweep: Sweep, runner: Callable, say: Callable[[str], None]) -> list:
-    from .sweep_report import PointOutcome
     total = len(sweep.points)
     outcomes: Dict[str, PointOutcome] = {}
     todo = []
@@ -154,7 +155,6 @@ def _run_points(sweep: Sweep, runner: Callable, say: Callable[[str], None]) -> l
 
 
 def _finish(sweep: Sweep, outcomes: list, say: Callable[[str], None]) -> int:
-    from . import sweep_report
     plots, notes = sweep_report.compare_plots(outcomes, sweep.folder / "plots")
     swept = sweep.request.plan.swept_keys
     columns, headers, rows = sweep_report.table(outcomes, swept)

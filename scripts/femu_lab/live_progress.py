@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, TextIO
 
+from femu_analysis.waf import waf
+
 
 @dataclass
 class Snapshot:
@@ -53,7 +55,7 @@ def snapshot(stats_dir: Path) -> Snapshot:
     moved = sum(_number(r, "gc_moved_pages") for r in counted)
     return Snapshot(phase=phase, phase_seconds=max(0.0, now - since),
                     iops=_number(stats[-1], "iops"),
-                    waf=(host + moved) / host if host else None,
+                    waf=waf(host, moved),
                     erased_blocks=int(sum(_number(r, "gc_erased_blocks") for r in counted)))
 
 

@@ -1,23 +1,8 @@
-"""Where things live: the repository root and the git-ignored image folder."""
-import os
-from pathlib import Path
+"""Where things live, each defined once in the package that owns it: the repository root
+and the built QEMU (femu_build, which makes it), the guest image and package cache folders
+(femu_guest, which fills them)."""
+from femu_build.paths import COMPILE_SCRIPT, QEMU, REPO_ROOT
+from femu_guest.paths import GUEST_SOURCE_DIR, guest_image_dir, image_root, package_cache_dir
 
-# scripts/femu_lab/paths.py -> repository root is two levels above scripts/.
-REPO_ROOT = Path(__file__).resolve().parents[2]
-GUEST_SOURCE_DIR = REPO_ROOT / "scripts" / "guest"
-
-
-def image_root() -> Path:
-    """Root of all generated guest artefacts (override with FEMU_IMAGE_DIR)."""
-    override = os.environ.get("FEMU_IMAGE_DIR")
-    return Path(override) if override else REPO_ROOT / "images"
-
-
-def guest_image_dir() -> Path:
-    """Folder holding the built vmlinux, initramfs.cpio and manifest.json."""
-    return image_root() / "guest"
-
-
-def package_cache_dir() -> Path:
-    """Downloaded .deb files and their extracted trees, reused across builds."""
-    return image_root() / "cache"
+__all__ = ["COMPILE_SCRIPT", "QEMU", "REPO_ROOT", "GUEST_SOURCE_DIR", "guest_image_dir",
+           "image_root", "package_cache_dir"]

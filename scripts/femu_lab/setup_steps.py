@@ -1,19 +1,23 @@
-"""What run-blackbox.sh needs before a run, each step built only when missing or stale:
-ftl-sim (it checks the configuration), QEMU with femu, the guest image. Debian packages
-and the Python venv come first, from the shell wrapper (this code runs inside that venv).
+"""What run-blackbox.sh needs before a run: ftl-sim (it checks the configuration), QEMU with
+femu, the guest image. Each step always runs its build tool, and the tool decides what is
+stale: meson / ninja for ftl-sim, femu-compile.sh (ninja again) for QEMU, the guest
+builder's build key (package versions and source contents) for the image; each is quick
+when nothing changed. Debian packages and the Python venv come first, from the shell
+wrapper (this code runs inside that venv).
 """
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable
 
-from . import devconfig, guest_image, paths
+from femu_guest import image as guest_image
 
-QEMU = paths.REPO_ROOT / "build-femu" / "qemu-system-x86_64"
-FEMU_SOURCES = paths.REPO_ROOT / "hw" / "femu"
-RELEASE_BUILD = paths.REPO_ROOT / "build" / "release"
+from . import devconfig, paths
+
+QEMU = paths.QEMU
+QUIET_SECONDS = 5    # an up-to-date check that runs longer is rebuilding: show it
 
 
 class SetupError(RuntimeError):
@@ -24,49 +28,73 @@ def _say(message: str) -> None:
     print(f"run-blackbox: {message}", file=sys.stderr, flush=True)
 
 
-def _run_step(what: str, how_long: str, command: list) -> None:
-    _say(f"{what} ({how_long})")
+def _run_step(what: str, how_long: str, command: list, quiet: bool = False) -> None:
+    """Runs command, its output on stderr. quiet (a check that is usually up to date):
+    nothing is shown unless it fails or still runs after QUIET_SECONDS (real work), and
+    then its output so far and the rest as it comes."""
     started = time.monotonic()
+    shown = not quiet
+    if shown:
+        _say(f"{what} ({how_long})")
+    held = []
     try:
-        proc = subprocess.run(command, cwd=paths.REPO_ROOT, stdout=sys.stderr)
+        proc = subprocess.Popen(command, cwd=paths.REPO_ROOT, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                errors="replace")
     except OSError as error:
         raise SetupError(f"{what}: {error}") from None
-    if proc.returncode != 0:
-        raise SetupError(f"{what} failed (exit status {proc.returncode}); see the output above")
-    _say(f"{what}: done in {time.monotonic() - started:.0f} s")
-
-
-def newest_mtime(files: Iterable[Path]) -> float:
-    return max((f.stat().st_mtime for f in files if f.is_file()), default=0.0)
+    with proc:
+        for line in proc.stdout:
+            if not shown and time.monotonic() - started > QUIET_SECONDS:
+                _say(f"{what} ({how_long})")
+                sys.stderr.writelines(held)
+                shown = True
+            if shown:
+                sys.stderr.write(line)
+                sys.stderr.flush()
+            else:
+                held.append(line)
+        code = proc.wait()
+    if code != 0:
+        if not shown:
+            sys.stderr.writelines(held)
+        raise SetupError(f"{what} failed (exit status {code}); see the output above")
+    if shown:
+        _say(f"{what}: done in {time.monotonic() - started:.0f} s")
 
 
 def ensure_ftl_sim() -> Path:
-    tool = devconfig.ftl_sim_path()
-    if tool.exists() and not _stale(tool, (paths.REPO_ROOT / d for d in ("hw/femu/ftl",
-                                                                         "tools/ftl-sim"))):
-        return tool
+    """ftl-sim built and current: meson compile (ninja) does nothing when nothing changed."""
+    build, tool = devconfig.c_build_dir(), devconfig.ftl_sim_path()
     if shutil.which("meson") is None:
-        raise SetupError("meson is missing: run tests/install-deps.sh")
-    if not (RELEASE_BUILD / "build.ninja").exists():
-        _run_step("configuring the C build in build/release", "seconds",
-                  ["meson", "setup", str(RELEASE_BUILD), "--buildtype=release"])
+        raise SetupError("meson is missing: run scripts/install-deps.sh")
+    if not (build / "build.ninja").exists():
+        _run_step(f"configuring the C build in {_shown(build)}", "seconds",
+                  ["meson", "setup", str(build), "--buildtype=release"])
     _run_step("building the FTL and ftl-sim", "under a minute",
-              ["meson", "compile", "-C", str(RELEASE_BUILD)])
+              ["meson", "compile", "-C", str(build), "ftl-sim"], quiet=tool.exists())
     return tool
 
 
+def _shown(path: Path) -> Path:
+    try:
+        return path.relative_to(paths.REPO_ROOT)
+    except ValueError:
+        return path
+
+
 def ensure_qemu(qemu: Path = QEMU) -> Path:
+    """QEMU with femu built and current: femu-compile.sh rebuilds only what changed."""
     if qemu != QEMU:   # a QEMU the user named: use it as it is
         if not qemu.exists():
             raise SetupError(f"--qemu {qemu} does not exist")
         return qemu
-    if not qemu.exists():
+    if qemu.exists():
+        _run_step("bringing QEMU up to date", "seconds", [str(paths.COMPILE_SCRIPT)],
+                  quiet=True)
+    else:
         _run_step("building QEMU 10.0 with the femu device",
-                  "about 10 minutes the first time on 2 cores",
-                  [str(paths.REPO_ROOT / "build-femu" / "femu-compile.sh")])
-    elif _stale(qemu, [FEMU_SOURCES]):
-        _run_step("rebuilding QEMU: hw/femu changed", "seconds",
-                  [str(paths.REPO_ROOT / "build-femu" / "femu-compile.sh")])
+                  "about 10 minutes the first time on 2 cores", [str(paths.COMPILE_SCRIPT)])
     if not qemu.exists():
         raise SetupError(f"{qemu} was not built")
     return qemu
@@ -80,11 +108,3 @@ def ensure_guest(log: Callable[[str], None] = _say) -> guest_image.GuestImage:
     except Exception as error:  # the builder's errors are apt / dpkg / file errors
         raise SetupError(f"building the guest image failed: {error}") from None
 
-
-def _stale(target: Path, source_dirs: Iterable[Path]) -> bool:
-    built = target.stat().st_mtime
-    for folder in source_dirs:
-        if newest_mtime(p for p in Path(folder).rglob("*") if p.suffix in (".c", ".h",
-                                                                            ".build")) > built:
-            return True
-    return False

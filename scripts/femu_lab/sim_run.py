@@ -17,6 +17,7 @@ from typing import Dict, List
 
 from . import devconfig, lab_run
 from .devconfig import DeviceConfig
+from .lab_report import analyse
 from .lab_run import LabResult
 from .workloads import Workload
 
@@ -67,7 +68,6 @@ def _run_in(request: SimRequest, work: Path) -> Dict[str, object]:
         lines = proc.stderr.strip().splitlines()
         raise SimRunError(f"ftl-sim failed (exit status {proc.returncode}): "
                           f"{lines[-1] if lines else 'no message'}")
-    from .lab_report import analyse   # pandas / matplotlib: only once a run succeeded
     with _ANALYSIS_LOCK:
         figures = analyse(work, request.workload)
     summary = json.loads((work / "summary.json").read_text())

@@ -26,13 +26,15 @@ import traceback
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from femu_guest.image import ensure_image
+from femu_guest.progress import Progress
+
 from . import paths, soak_guest
-from .progress import Progress
 from .soak_boot import BootOutcome, BootPlan, run_boot
 from .soak_console import ConsoleFacts
 from .soak_table import PatternTotals, table
 
-DEFAULT_QEMU = paths.REPO_ROOT / "build-femu" / "qemu-system-x86_64"
+DEFAULT_QEMU = paths.QEMU
 BINARY_SETTLE_SECONDS = 20        # unchanged this long before a boot starts with it
 BINARY_WAIT_LIMIT = 3 * 3600
 RETRIES_AFTER_REPLACEMENT = 3
@@ -171,7 +173,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"soak: error: {args.qemu} is missing: build it with build-femu/femu-compile.sh",
               file=sys.stderr)
         return 2
-    from .guest_image import ensure_image
     image = ensure_image(quiet=True)
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
     log = Progress("soak")

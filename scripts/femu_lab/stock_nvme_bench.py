@@ -13,7 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import guest_image
+from femu_guest import image as guest_image
+
 from .vm import VmSpec, make_backing_file, run, stock_nvme_args
 
 CASES = [(rw, depth) for rw in ("randread", "randwrite") for depth in (1, 32)]

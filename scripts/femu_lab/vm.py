@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Union
 
+from femu_guest.image import ensure_image
+from femu_guest.progress import Progress
+
 from . import accel, results
-from .progress import Progress
 
 JOB_START_MARKER = b"femu-guest: job start"
 DEFAULT_APPEND = "console=ttyS0 panic=-1 quiet mitigations=off"
@@ -204,8 +206,7 @@ def build_command(spec: VmSpec, kernel: Path, initramfs: Path, accelerator: str,
 def _image_paths(spec: VmSpec, quiet: bool):
     if spec.kernel and spec.initramfs:
         return spec.kernel, spec.initramfs
-    from .guest_image import ensure_image   # builds only when out of date
-    image = ensure_image(quiet=quiet)
+    image = ensure_image(quiet=quiet)   # builds only when out of date
     return spec.kernel or image.kernel, spec.initramfs or image.initramfs
 
 

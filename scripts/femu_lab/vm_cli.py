@@ -15,7 +15,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import accel, guest_image
+from femu_guest import image as guest_image
+
+from . import accel
 from .vm import VmSpec, interactive, make_backing_file, run, stock_nvme_args
 
 

@@ -110,7 +110,7 @@ def fio_run(tmp_path_factory):
     """
     fio = shutil.which("fio")
     if fio is None:
-        pytest.fail("fio is missing: run tests/install-deps.sh (tests/deps/analysis.apt)")
+        pytest.fail("fio is missing: run scripts/install-deps.sh (scripts/deps/analysis.apt)")
     data = tmp_path_factory.mktemp("fio-data") / "file"
 
     def run(folder, global_options, job_options):

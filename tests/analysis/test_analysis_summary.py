@@ -7,12 +7,18 @@ import pytest
 
 from femu_analysis import AnalysisError, Window, find_window, load_run, parse_window, summarize
 from femu_analysis.table import markdown_table, text_table
+from femu_analysis.waf import waf
 
 
 def _stats_in(run_dir, window):
     stats = pd.read_csv(run_dir / "stats.csv")
     start = stats["time_s"] - stats["interval_s"]
     return stats[(start >= window.start_s - 5e-4) & (stats["time_s"] <= window.end_s + 5e-4)]
+
+
+def test_waf_is_pages_programmed_per_host_page_and_undefined_without_host_writes():
+    assert waf(400, 200) == 1.5 and waf(10, 0) == 1.0
+    assert waf(0, 0) is None and waf(0, 7) is None
 
 
 def test_waf_is_host_plus_gc_over_host_pages_in_the_window(hot_runs):
@@ -23,7 +29,7 @@ def test_waf_is_host_plus_gc_over_host_pages_in_the_window(hot_runs):
         rows = _stats_in(run_dir, window)
         host, moved = rows["host_write_pages"].sum(), rows["gc_moved_pages"].sum()
         assert moved > 0, "the run should have garbage-collected"
-        assert summary["waf"] == pytest.approx((host + moved) / host)
+        assert summary["waf"] == pytest.approx(waf(host, moved))
         assert summary["waf_source"] == "stats.csv"
         assert summary["host_write_pages"] == host
         assert summary["moved_pages"]["total"] == moved
@@ -75,7 +81,7 @@ def test_fallback_off_the_10s_grid_matches_stats_csv_over_the_same_rows(workload
     assert len(rows) == 10
     host, moved = rows["host_write_pages"].sum(), rows["gc_moved_pages"].sum()
     assert moved > 0
-    assert fallback["waf"] == pytest.approx((host + moved) / host, rel=1e-3)
+    assert fallback["waf"] == pytest.approx(waf(host, moved), rel=1e-3)
     assert fallback["host_write_pages"] == pytest.approx(host, rel=1e-3)
     for key, column in (("erased_blocks", "gc_erased_blocks"),
                         ("moved_pages", "gc_moved_pages")):

@@ -3,20 +3,16 @@ has a name of its own rather than living in conftest.py)."""
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-BUILD_FEMU = REPO_ROOT / "build-femu"
-QEMU = BUILD_FEMU / "qemu-system-x86_64"
+from femu_build.paths import BUILD_FEMU, COMPILE_SCRIPT, QEMU, REPO_ROOT  # noqa: F401 (shared)
+
 BUILD_TIMEOUT = 2400          # a cold build is 4-8 minutes on 2 busy cores
 STOP_GRACE = 10               # SIGTERM to SIGKILL, for ninja to stop its compilers
 LAUNCH_TIMEOUT = 60           # TCG start-up of a paused q35 machine takes about a second
 MACHINE = ["-M", "q35", "-accel", "tcg", "-nodefaults", "-display", "none"]
-
-sys.path.insert(0, str(BUILD_FEMU))   # femu_build, for the build-script unit tests
 
 
 def _signal_group(pgid: int, sig: int) -> None:
@@ -49,7 +45,7 @@ def run_in_own_group(cmd, log: Path, timeout: float, cwd: Path = REPO_ROOT) -> i
 
 def run_femu_compile(log: Path, *args: str) -> str:
     """Run femu-compile.sh; return its output, or fail the test with its last lines."""
-    code = run_in_own_group([str(BUILD_FEMU / "femu-compile.sh"), *args], log, BUILD_TIMEOUT)
+    code = run_in_own_group([str(COMPILE_SCRIPT), *args], log, BUILD_TIMEOUT)
     text = log.read_text(errors="replace")
     if code != 0:
         tail = "\n".join(text.splitlines()[-30:])

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from femu_lab import guest_image, vm
+from femu_guest import image as guest_image
+from femu_lab import vm
 
 BACKING_BYTES = 256 << 20
 
@@ -17,7 +18,8 @@ BACKING_BYTES = 256 << 20
 @pytest.fixture(scope="session")
 def image(pytestconfig) -> guest_image.GuestImage:
     if shutil.which("qemu-system-x86_64") is None:
-        pytest.fail("qemu-system-x86_64 missing: run tests/install-deps.sh (tests/deps/guest.apt)")
+        pytest.fail("qemu-system-x86_64 missing: run scripts/install-deps.sh "
+                    "(scripts/deps/guest.apt)")
     # A first build takes ~20 s: let its progress lines reach the terminal.
     capture = pytestconfig.pluginmanager.getplugin("capturemanager")
     with capture.global_and_fixture_disabled():

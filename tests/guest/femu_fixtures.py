@@ -13,9 +13,7 @@ from typing import Dict, List
 import pytest
 
 from femu_lab import vm
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-FEMU_QEMU = REPO_ROOT / "build-femu" / "qemu-system-x86_64"
+from femu_lab.paths import QEMU as FEMU_QEMU
 
 DEVSZ_MB = 96
 # 2 ch x 4 LUN x 80 blocks x 64 pages x 4 KiB = 160 MiB raw: 80 lines of 2 MiB.

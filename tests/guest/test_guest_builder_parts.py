@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from femu_lab import accel, elf
-from femu_lab.cpio import CpioWriter
-from femu_lab.package_view import PackageView, normalize
+from femu_guest import elf
+from femu_guest.cpio import CpioWriter
+from femu_guest.package_view import PackageView, normalize
+from femu_lab import accel
 
 
 def read_cpio(data: bytes):

@@ -2,7 +2,7 @@
 nothing changed."""
 import json
 
-from femu_lab import guest_image
+from femu_guest import image as guest_image
 from test_guest_builder_parts import read_cpio
 
 

@@ -5,14 +5,14 @@ The disk is a partitionless FAT filesystem ("superfloppy") holding Debian's bzIm
 the guest initramfs and syslinux.cfg; `syslinux --install` (mtools based) writes
 the boot sector and ldlinux.sys into it, and qemu-img turns it into qcow2. SeaBIOS
 boots sector 0, syslinux loads the kernel, the guest comes up with femu.ssh=1.
-Needs tests/deps/compat.apt (syslinux, mtools, dosfstools, qemu-utils).
+Needs scripts/deps/compat.apt (syslinux, mtools, dosfstools, qemu-utils).
 """
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
-from femu_lab import guest_image
+from femu_guest import image as guest_image
 
 APPEND = "console=ttyS0 quiet femu.ssh=1"
 TOOLS = {"mkfs.vfat": "dosfstools", "mcopy": "mtools", "syslinux": "syslinux",

@@ -15,13 +15,14 @@ from typing import List
 import pytest
 
 import boot_disk
-from femu_lab import compat, devconfig, guest_image
+from femu_guest import image as guest_image
+from femu_lab import compat, devconfig
+from femu_lab.paths import QEMU as FEMU_QEMU
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "tests" / "guest"))   # the guest tests' cpio reader
 from test_guest_builder_parts import read_cpio  # noqa: E402
 
-FEMU_QEMU = REPO_ROOT / "build-femu" / "qemu-system-x86_64"
 WRAPPER = REPO_ROOT / "build-femu" / "run-blackbox.sh"
 BANNER_WAIT_SECONDS = 180
 POWEROFF_WAIT_SECONDS = 90
@@ -200,8 +201,8 @@ def femu_qemu() -> Path:
 def boot_disks(guest, tmp_path_factory):
     missing = boot_disk.missing_tools()
     if missing:
-        pytest.fail(f"missing {' '.join(missing)}: run tests/install-deps.sh "
-                    "(tests/deps/compat.apt)")
+        pytest.fail(f"missing {' '.join(missing)}: run scripts/install-deps.sh "
+                    "(scripts/deps/compat.apt)")
     folder = tmp_path_factory.mktemp("boot-disks")
     return {fmt: boot_disk.make_boot_disk(guest, folder / f"guest.{fmt}", fmt=fmt)
             for fmt in ("qcow2", "raw")}
@@ -308,7 +309,7 @@ def check_stats(stats: Path, config: devconfig.DeviceConfig) -> None:
 @pytest.fixture
 def ssh_client():
     if subprocess.run(["which", "ssh"], capture_output=True).returncode != 0:
-        pytest.fail("ssh is missing: run tests/install-deps.sh (tests/deps/compat.apt)")
+        pytest.fail("ssh is missing: run scripts/install-deps.sh (scripts/deps/compat.apt)")
 
 
 @pytest.mark.parametrize("fmt", ["qcow2", "raw"])

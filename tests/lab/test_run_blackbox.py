@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from femu_lab.paths import QEMU
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "guest"))
 from femu_fixtures import SMALL_SSD  # noqa: E402  96 MiB logical, GC after a few seconds
 
@@ -23,7 +25,7 @@ PLOTS = ["iops.png", "throughput.png", "erased_blocks.png", "moved_pages.png", "
 
 @pytest.fixture(scope="module")
 def femu_ready(repo_root):
-    qemu = repo_root / "build-femu" / "qemu-system-x86_64"
+    qemu = QEMU
     if not qemu.exists():
         pytest.fail(f"{qemu} is missing: build it with build-femu/femu-compile.sh")
     return repo_root

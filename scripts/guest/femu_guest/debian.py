@@ -38,7 +38,7 @@ def candidate_versions(packages: Iterable[str]) -> Dict[str, Optional[str]]:
 
 def as_root(args: List[str], what: str) -> List[str]:
     """args as they must run to act as root: unchanged for root, else through sudo (as
-    tests/install-deps.sh and build-femu/pkgdep.sh do)."""
+    scripts/install-deps.sh does)."""
     if os.geteuid() == 0:
         return list(args)
     if shutil.which("sudo") is not None:

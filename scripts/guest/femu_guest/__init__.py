@@ -1,0 +1,14 @@
+"""femu_guest: builds the femu guest (an uncompressed vmlinux and a plain cpio
+initramfs) from Debian packages. Standard library only, so it also runs from a bare
+python3 (scripts/guest/build-image.sh) without the project's venv.
+
+Modules:
+  image         the builder: ensure_image(), GuestImage, `python -m femu_guest`
+  debian        apt-get download / dpkg-deb -x, candidate versions
+  kernel        the vmlinux out of Debian's bzImage, module dependency chains
+  package_view  the merged view of extracted package trees
+  elf           NEEDED entries of ELF binaries (the shared-library closure)
+  cpio          the newc cpio writer
+  paths         the guest sources and the image / package cache folders
+  progress      timestamped progress lines
+"""

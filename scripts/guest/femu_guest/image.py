@@ -1,0 +1,342 @@
+"""Build the femu guest: an uncompressed vmlinux and a plain cpio initramfs made
+only from Debian packages (apt-get download + dpkg-deb -x), holding busybox,
+fio, sysbench, e2fsprogs, nvme-cli, dropbear, exactly the shared libraries they
+need, the nvme / ext4 / qemu_fw_cfg kernel modules, and the virtio network modules
+that init loads only for an ssh-reachable guest (kernel parameter femu.ssh=1).
+
+Rebuilds only when an input changes: the candidate version of any package used,
+or a source file of the builder / guest init. Usage:
+    python -m femu_guest [--force] [--quiet]   (scripts/guest/build-image.sh)
+"""
+import argparse
+import fcntl
+import hashlib
+import json
+import os
+import posixpath
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from . import debian, kernel, paths
+from .cpio import CpioWriter
+from .package_view import MERGED_DIRS, PackageView, normalize
+from .progress import Progress
+
+# Tool packages and the files (normalized paths, globs allowed) taken from each.
+TOOLS: Dict[str, List[str]] = {
+    "busybox-static": ["usr/bin/busybox"],
+    "fio": ["usr/bin/fio"],
+    "sysbench": ["usr/bin/sysbench", "usr/share/sysbench/*.lua"],
+    "e2fsprogs": ["usr/sbin/mke2fs", "usr/sbin/mkfs.ext[234]", "usr/sbin/e2fsck",
+                  "usr/sbin/fsck.ext[234]", "usr/sbin/tune2fs", "usr/sbin/dumpe2fs",
+                  "usr/sbin/resize2fs", "usr/sbin/debugfs", "etc/mke2fs.conf"],
+    "nvme-cli": ["usr/sbin/nvme"],
+    "libaio1": ["usr/lib/x86_64-linux-gnu/libaio.so.1"],
+    # ssh server of the femu.ssh=1 guest (compat mode boots it from a disk image)
+    "dropbear-bin": ["usr/sbin/dropbear", "usr/bin/dropbearkey"],
+}
+KERNEL_PACKAGE = "linux-image-amd64"
+# crc64_rocksoft_generic first: nvme-core reaches it only through a crypto alias,
+# which modules.dep does not record, so it must already be loaded.
+MODULES = ["crc64_rocksoft_generic", "nvme", "ext4", "qemu_fw_cfg"]
+# Loaded only with femu.ssh=1 (job mode boots without a NIC and stays as fast):
+# virtio_net and failover are modules in Debian's kernel, and so is the virtio PCI
+# transport, which virtio_net does not depend on but needs to find the NIC.
+SSH_MODULES = ["virtio_pci", "virtio_net"]
+# Sources whose content defines the image besides the packages.
+BUILDER_SOURCES = ["image.py", "package_view.py", "elf.py", "cpio.py", "kernel.py",
+                   "debian.py"]
+GUEST_SOURCES = ["init", "profile"]
+EMPTY_DIRS = ["dev", "proc", "sys", "tmp", "run", "root", "mnt", "mnt/nvme0n1", "results",
+              "var/tmp", "etc/femu", "etc/dropbear"]
+
+
+class ImageError(RuntimeError):
+    pass
+
+
+@dataclass
+class GuestImage:
+    kernel: Path
+    initramfs: Path
+    manifest: dict
+
+
+def _source_digest() -> str:
+    digest = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    sources = [here / n for n in BUILDER_SOURCES] + \
+        [paths.GUEST_SOURCE_DIR / n for n in GUEST_SOURCES]
+    for path in sources:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _build_key(versions: Dict[str, str]) -> str:
+    text = json.dumps({"packages": dict(sorted(versions.items())), "sources": _source_digest()},
+                      sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _candidates(names, log, refreshed: List[bool]) -> Dict[str, Optional[str]]:
+    versions = debian.candidate_versions(names)
+    if any(v is None for n, v in versions.items() if n in TOOLS or n == KERNEL_PACKAGE) \
+            and not refreshed:
+        debian.refresh_package_lists(log)
+        refreshed.append(True)
+        versions = debian.candidate_versions(names)
+    return versions
+
+
+def load_manifest(out_dir: Path) -> Optional[dict]:
+    try:
+        return json.loads((out_dir / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def is_up_to_date(out_dir: Path) -> bool:
+    manifest = load_manifest(out_dir)
+    if not manifest or not all((out_dir / n).is_file() for n in ("vmlinux", "initramfs.cpio")):
+        return False
+    versions = debian.candidate_versions(manifest["packages"])
+    if any(v is None for v in versions.values()):
+        return False
+    return _build_key(versions) == manifest["key"]
+
+
+class Builder:
+    def __init__(self, out_dir: Path, cache_dir: Path, log: Progress):
+        self.out_dir = out_dir
+        self.deb_dir = cache_dir / "debs"
+        self.tree_dir = cache_dir / "trees"
+        self.log = log
+        self.versions: Dict[str, str] = {}
+        self.view = PackageView()
+        self.refreshed: List[bool] = []
+
+    def fetch(self, names) -> Dict[str, Path]:
+        """Download + extract packages (cached); unknown names are skipped."""
+        versions = _candidates(names, self.log, self.refreshed)
+        for name in TOOLS:
+            if name in versions and versions[name] is None:
+                raise ImageError(f"apt knows no package {name}")
+        wanted = {n: v for n, v in versions.items() if v is not None}
+        self.versions.update(wanted)
+        debs = debian.download(wanted, self.deb_dir)
+        return {name: debian.extract(deb, self.tree_dir) for name, deb in debs.items()}
+
+    def resolve_userland(self):
+        """Tool files plus their library closure, fetching dependency packages until
+        every NEEDED soname is found (only dependencies of packages that actually
+        contribute a file are fetched, which keeps the download small)."""
+        tried = set()
+        pending = set(TOOLS)
+        round_number = 1
+        while True:
+            self.log(f"fetching {len(pending)} package(s), round {round_number}: "
+                     f"{' '.join(sorted(pending))}")
+            tried |= pending
+            for name, tree in sorted(self.fetch(pending).items()):
+                self.view.add_tree(name, tree)
+            roots = []
+            for package, patterns in TOOLS.items():
+                for pattern in patterns:
+                    matches = self.view.glob(pattern)
+                    if not matches:
+                        raise ImageError(f"{package} provides nothing matching {pattern}")
+                    roots.extend(matches)
+            closure = self.view.closure(roots)
+            if closure.missing_roots:
+                raise ImageError(f"dangling files: {closure.missing_roots}")
+            if not closure.unresolved:
+                return closure
+            contributing = {entry.package for entry in closure.files.values()}
+            depends = debian.direct_depends(contributing)
+            pending = {d for deps in depends.values() for d in deps} - tried
+            if not pending:
+                missing = ", ".join(f"{s} (for {sorted(w)[0]})"
+                                    for s, w in closure.unresolved.items())
+                raise ImageError(f"no package provides: {missing}")
+            round_number += 1
+
+    def build(self) -> GuestImage:
+        started = time.monotonic()
+        closure = self.resolve_userland()
+        libraries = [p for p in closure.files if ".so" in posixpath.basename(p)]
+        self.log(f"userland: {len(closure.files)} files, {len(libraries)} shared libraries")
+
+        self.fetch([KERNEL_PACKAGE])   # the metapackage: its version is part of the key
+        image_packages = debian.direct_depends([KERNEL_PACKAGE])[KERNEL_PACKAGE]
+        image_package = next(p for p in image_packages if p.startswith("linux-image-"))
+        self.log(f"kernel package {image_package}: extracting (a few seconds)")
+        kernel_tree = self.fetch([image_package])[image_package]
+        kernel_version = sorted(os.listdir(kernel_tree / "lib/modules"))[-1]
+
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=self.out_dir, prefix=".build-") as tmp:
+            tmp_dir = Path(tmp)
+            self.log("extracting the uncompressed vmlinux from the bzImage")
+            kernel.extract_vmlinux(kernel_tree / f"boot/vmlinuz-{kernel_version}",
+                                   tmp_dir / "vmlinux")
+            modules = kernel.module_load_order(kernel_tree, kernel_version, MODULES)
+            ssh_modules = [m for m in kernel.module_load_order(kernel_tree, kernel_version,
+                                                               SSH_MODULES) if m not in modules]
+            self.log(f"modules to load: {' '.join(Path(m).stem for m in modules)}; "
+                     f"with femu.ssh=1: {' '.join(Path(m).stem for m in ssh_modules)}")
+            self.log("writing the cpio initramfs")
+            stats = self._write_initramfs(tmp_dir / "initramfs.cpio", closure, kernel_tree,
+                                          kernel_version, modules, ssh_modules)
+            key = _build_key(self.versions)
+            manifest = {
+                "key": key,
+                "kernel_version": kernel_version,
+                "packages": dict(sorted(self.versions.items())),
+                "modules": [Path(m).stem for m in modules],
+                "ssh_modules": [Path(m).stem for m in ssh_modules],
+                "userland_files": len(closure.files),
+                "shared_libraries": len(libraries),
+                "shared_library_bytes": sum(closure.files[p].source.stat().st_size
+                                            for p in libraries),
+                "vmlinux_bytes": (tmp_dir / "vmlinux").stat().st_size,
+                "initramfs_bytes": (tmp_dir / "initramfs.cpio").stat().st_size,
+                "build_seconds": round(time.monotonic() - started, 1),
+                **stats,
+            }
+            (tmp_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+            # manifest last: an interrupted build never looks complete.
+            for name in ("vmlinux", "initramfs.cpio", "manifest.json"):
+                os.replace(tmp_dir / name, self.out_dir / name)
+        self.log(f"done: vmlinux {manifest['vmlinux_bytes'] / 1e6:.1f} MB, initramfs "
+                 f"{manifest['initramfs_bytes'] / 1e6:.1f} MB, key {key}")
+        return GuestImage(self.out_dir / "vmlinux", self.out_dir / "initramfs.cpio", manifest)
+
+    def _busybox_applets(self, busybox: Path) -> List[str]:
+        out = subprocess.run([str(busybox), "--list-full"], check=True, capture_output=True,
+                             text=True).stdout
+        return [normalize(line) for line in out.split()]
+
+    def _write_initramfs(self, out: Path, closure, kernel_tree: Path, kernel_version: str,
+                         modules: List[str], ssh_modules: List[str]) -> dict:
+        # guest path -> ("file", source, mode) | ("data", bytes, mode)
+        files: Dict[str, tuple] = {}
+        links: Dict[str, str] = {}      # guest path -> symlink target
+        first_copy: Dict[Path, str] = {}
+        for path, entry in sorted(closure.files.items()):
+            real = entry.source.resolve()
+            if real in first_copy:      # same file under two names: link, don't duplicate
+                links[path] = "/" + first_copy[real]
+            else:
+                first_copy[real] = path
+                files[path] = ("file", entry.source, entry.source.stat().st_mode & 0o7777)
+        busybox = closure.files["usr/bin/busybox"].source
+        taken_names = {posixpath.basename(p) for p in list(files) + list(links)}
+        for applet in self._busybox_applets(busybox):
+            if posixpath.basename(applet) not in taken_names and applet != "usr/bin/busybox":
+                links.setdefault(applet, "/usr/bin/busybox")
+        for module in modules + ssh_modules:
+            guest = "usr/" + module          # lib/modules/... under merged /usr
+            files[guest] = ("file", kernel_tree / module, 0o644)
+        files[f"usr/lib/modules/{kernel_version}/modules.dep"] = (
+            "data", kernel.guest_modules_dep(kernel_tree, kernel_version,
+                                             modules + ssh_modules).encode(), 0o644)
+        files["init"] = ("file", paths.GUEST_SOURCE_DIR / "init", 0o755)
+        files["etc/profile"] = ("file", paths.GUEST_SOURCE_DIR / "profile", 0o644)
+        files["etc/femu/modules.load"] = ("data", _lines(modules), 0o644)
+        files["etc/femu/modules.ssh"] = ("data", _lines(ssh_modules), 0o644)
+        files["etc/femu/env"] = ("data", b"export FEMU_GUEST=1\n", 0o644)
+        files["etc/femu/packages"] = ("data", "".join(
+            f"{n} {v}\n" for n, v in sorted(self.versions.items())).encode(), 0o644)
+        files["etc/passwd"] = ("data", b"root:x:0:0:root:/root:/bin/sh\n", 0o644)
+        files["etc/group"] = ("data", b"root:x:0:\n", 0o644)
+        # dropbear looks root up through glibc (files only) and accepts /bin/sh as a shell.
+        files["etc/nsswitch.conf"] = ("data", b"passwd: files\ngroup: files\nshadow: files\n",
+                                      0o644)
+        files["etc/shells"] = ("data", b"/bin/sh\n", 0o644)
+        for top in MERGED_DIRS[:4]:
+            links[top] = "usr/" + top
+
+        directories = set(EMPTY_DIRS) | {"usr/" + d for d in MERGED_DIRS[:4]}
+        for path in list(files) + list(links):
+            parent = posixpath.dirname(path)
+            while parent:
+                directories.add(parent)
+                parent = posixpath.dirname(parent)
+        with open(out, "wb") as stream:
+            writer = CpioWriter(stream)
+            for directory in sorted(directories - set(links)):
+                writer.directory(directory, 0o1777 if directory in ("tmp", "var/tmp") else 0o755)
+            writer.char_device("dev/console", 5, 1)
+            writer.char_device("dev/null", 1, 3, 0o666)
+            for path, target in sorted(links.items()):
+                writer.symlink(path, target)
+            for path, (kind, source, mode) in sorted(files.items()):
+                if kind == "file":
+                    writer.file(path, source, mode)
+                else:
+                    writer.data(path, source, mode)
+            writer.finish()
+        return {"initramfs_entries": len(directories) + len(files) + len(links) + 2}
+
+
+def bzimage_path(image: GuestImage) -> Path:
+    """Debian's compressed kernel (bzImage) the image's vmlinux was taken from: the one a
+    BIOS bootloader can load (the vmlinux is a bare ELF that only QEMU -kernel boots)."""
+    version = image.manifest["kernel_version"]
+    package = f"linux-image-{version}"
+    # The tree folder is named as debian.download / extract name the cached .deb.
+    package_version = image.manifest["packages"][package].replace(":", "%3a")
+    tree = paths.package_cache_dir() / "trees" / f"{package}_{package_version}"
+    path = tree / "boot" / f"vmlinuz-{version}"
+    if not path.is_file():
+        raise ImageError(f"{path} is missing: rebuild the guest image with --force")
+    return path
+
+
+def _lines(modules: List[str]) -> bytes:
+    """modules.load / modules.ssh: one absolute module path a line, load order."""
+    return "".join(f"/{module}\n" for module in modules).encode()
+
+
+def ensure_image(force: bool = False, quiet: bool = False,
+                 out_dir: Optional[Path] = None) -> GuestImage:
+    """The current guest image, built first if missing or out of date."""
+    out_dir = out_dir or paths.guest_image_dir()
+    log = Progress("guest-image", enabled=not quiet)
+    cache_dir = paths.package_cache_dir()
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    # One builder at a time (two test runs may start together); the second one
+    # then finds the image up to date.
+    with open(cache_dir / ".build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not force and is_up_to_date(out_dir):
+            log(f"up to date: {out_dir}")
+            return GuestImage(out_dir / "vmlinux", out_dir / "initramfs.cpio",
+                              load_manifest(out_dir))
+        log(f"building the guest image into {out_dir}")
+        return Builder(out_dir, cache_dir, log).build()
+
+
+def main(argv=None, prog=None) -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    parser.add_argument("--quiet", action="store_true", help="no progress output")
+    parser.add_argument("--out", type=Path, help="output folder (default: images/guest)")
+    args = parser.parse_args(argv)
+    try:
+        image = ensure_image(force=args.force, quiet=args.quiet, out_dir=args.out)
+    except (ImageError, debian.AptError, subprocess.CalledProcessError, ValueError) as error:
+        print(f"guest-image: error: {error}", file=sys.stderr)
+        return 1
+    print(image.kernel)
+    print(image.initramfs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+"""Where the guest's sources are and where the built image and the package cache go."""
+import os
+from pathlib import Path
+
+# scripts/guest/femu_guest/paths.py: the guest sources (init, profile) sit beside this
+# package, the repository root is two levels above them.
+GUEST_SOURCE_DIR = Path(__file__).resolve().parents[1]
+REPO_ROOT = GUEST_SOURCE_DIR.parents[1]
+
+
+def image_root() -> Path:
+    """Root of all generated guest artefacts (override with FEMU_IMAGE_DIR)."""
+    override = os.environ.get("FEMU_IMAGE_DIR")
+    return Path(override) if override else REPO_ROOT / "images"
+
+
+def guest_image_dir() -> Path:
+    """Folder holding the built vmlinux, initramfs.cpio and manifest.json."""
+    return image_root() / "guest"
+
+
+def package_cache_dir() -> Path:
+    """Downloaded .deb files and their extracted trees, reused across builds."""
+    return image_root() / "cache"
