@@ -102,21 +102,21 @@ static uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd)
         break;
     case NVME_ID_CNS_CS_CTRL:
         if (femu_cdw(cmd, 11) >> 24 != NVME_CSI_NVM) {
-            status = femu_err(NVME_INVALID_FIELD);   /* only the NVM command set */
+            status = femu_dnr(NVME_INVALID_FIELD);   /* only the NVM command set */
             break;
         }
         femu_identify_ctrl_nvm(n, (NvmeIdCtrlNvm *)buf);
         break;
     case NVME_ID_CNS_NS:
         if (nsid != 1) {
-            status = femu_err(NVME_INVALID_NSID);
+            status = femu_dnr(NVME_INVALID_NSID);
             break;
         }
         femu_identify_ns(n, (NvmeIdNs *)buf);
         break;
     case NVME_ID_CNS_NS_ACTIVE_LIST:
         if (nsid >= NVME_NSID_BROADCAST - 1) {
-            status = femu_err(NVME_INVALID_NSID);
+            status = femu_dnr(NVME_INVALID_NSID);
             break;
         }
         if (nsid < 1) {
@@ -127,7 +127,7 @@ static uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd)
         NvmeIdNsDescr *descr = (NvmeIdNsDescr *)buf;
 
         if (nsid != 1) {
-            status = femu_err(NVME_INVALID_NSID);
+            status = femu_dnr(NVME_INVALID_NSID);
             break;
         }
         descr->nidt = NVME_NIDT_UUID;
@@ -136,12 +136,12 @@ static uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd)
         break;
     }
     default:
-        status = femu_err(NVME_INVALID_FIELD);
+        status = femu_dnr(NVME_INVALID_FIELD);
         break;
     }
     if (status == NVME_SUCCESS) {
         status = femu_dma_prp(n, cmd, buf, NVME_IDENTIFY_DATA_SIZE, UINT64_MAX, FEMU_TO_GUEST);
-        status = status ? femu_err(status) : status;
+        status = status ? femu_dnr(status) : status;
     }
     g_free(buf);
     return status;
@@ -183,7 +183,7 @@ static uint16_t femu_dbbuf_config(FemuCtrl *n, const NvmeCmd *cmd)
     if (!shadow || !eventidx || (shadow & (n->page_size - 1)) ||
         (eventidx & (n->page_size - 1)) || !femu_dma_ram(n, shadow, n->page_size, true) ||
         !femu_dma_ram(n, eventidx, n->page_size, true)) {
-        return femu_err(NVME_INVALID_FIELD);
+        return femu_dnr(NVME_INVALID_FIELD);
     }
     /* The newest doorbell values, read where the host wrote them until now. */
     uint32_t tails[FEMU_MAX_QUEUES + 1] = { 0 }, heads[FEMU_MAX_QUEUES + 1] = { 0 };
@@ -228,7 +228,7 @@ void femu_error_log_add(FemuCtrl *n, const FemuRequest *req, uint32_t nsid, uint
     n->errlog.next = (n->errlog.next + 1) % ARRAY_SIZE(n->errlog.entries);
 }
 
-static size_t femu_log_errors(FemuCtrl *n, uint8_t *buf)
+static size_t femu_error_log_page(FemuCtrl *n, uint8_t *buf)
 {
     size_t entries = ARRAY_SIZE(n->errlog.entries);
 
@@ -246,7 +246,7 @@ static uint64_t femu_data_units(uint64_t bytes)
     return DIV_ROUND_UP(bytes, 512 * 1000);   /* thousands of 512-byte units, rounded up */
 }
 
-static size_t femu_log_smart(FemuCtrl *n, uint8_t *buf)
+static size_t femu_smart_log_page(FemuCtrl *n, uint8_t *buf)
 {
     NvmeSmartLog *log = (NvmeSmartLog *)buf;
     uint64_t hours = (femu_now_ns() - n->smart.power_on_ns) / (3600 * NANOSECONDS_PER_SECOND);
@@ -269,7 +269,7 @@ static size_t femu_log_smart(FemuCtrl *n, uint8_t *buf)
     return sizeof(*log);
 }
 
-static size_t femu_log_fw_slot(uint8_t *buf)
+static size_t femu_fw_slot_log_page(uint8_t *buf)
 {
     NvmeFwSlotInfoLog *log = (NvmeFwSlotInfoLog *)buf;
 
@@ -292,26 +292,26 @@ static uint16_t femu_get_log_page(FemuCtrl *n, const NvmeCmd *cmd)
     QEMU_BUILD_BUG_ON(sizeof(NvmeErrorLog) * (FEMU_ELPE + 1) > sizeof(buf));
     switch (dw10 & 0xff) {
     case NVME_LOG_ERROR_INFO:
-        size = femu_log_errors(n, buf);
+        size = femu_error_log_page(n, buf);
         break;
     case NVME_LOG_SMART_INFO:
         if (nsid != 0 && nsid != 1 && nsid != NVME_NSID_BROADCAST) {
-            return femu_err(NVME_INVALID_NSID);
+            return femu_dnr(NVME_INVALID_NSID);
         }
-        size = femu_log_smart(n, buf);
+        size = femu_smart_log_page(n, buf);
         break;
     case NVME_LOG_FW_SLOT_INFO:
-        size = femu_log_fw_slot(buf);
+        size = femu_fw_slot_log_page(buf);
         break;
     default:
-        return femu_err(NVME_INVALID_LOG_ID);
+        return femu_dnr(NVME_INVALID_LOG_ID);
     }
     if ((offset & 3) || offset >= size) {
-        return femu_err(NVME_INVALID_FIELD);
+        return femu_dnr(NVME_INVALID_FIELD);
     }
     len = MIN(numd * 4, size - offset);
     status = femu_dma_prp(n, cmd, buf + offset, len, UINT64_MAX, FEMU_TO_GUEST);
-    return status ? femu_err(status) : NVME_SUCCESS;
+    return status ? femu_dnr(status) : NVME_SUCCESS;
 }
 
 /* ---- Events, abort, vendor ---- */
@@ -319,7 +319,7 @@ static uint16_t femu_get_log_page(FemuCtrl *n, const NvmeCmd *cmd)
 static uint16_t femu_async_event_request(FemuCtrl *n)
 {
     if (n->aer_outstanding > FEMU_AERL) {
-        return femu_err(NVME_AER_LIMIT_EXCEEDED);
+        return femu_dnr(NVME_AER_LIMIT_EXCEEDED);
     }
     n->aer_outstanding++;
     return NVME_NO_COMPLETE;   /* femu raises no events: held until a reset */
@@ -334,7 +334,7 @@ static uint16_t femu_abort(FemuRequest *req)
 static uint16_t femu_vendor_lpn_dump(FemuCtrl *n, FemuRequest *req)
 {
     if (!n->stats_dir) {
-        return femu_err(NVME_INVALID_FIELD);
+        return femu_dnr(NVME_INVALID_FIELD);
     }
     req->op = FEMU_OP_LPN_DUMP;
     return NVME_SUCCESS;
@@ -346,21 +346,21 @@ static uint16_t femu_vendor_phase(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *
     size_t len;
 
     if (!n->stats_dir || n->phase_markers >= FEMU_MAX_PHASE_MARKERS) {
-        return femu_err(NVME_INVALID_FIELD);   /* phases.csv stays a bounded file */
+        return femu_dnr(NVME_INVALID_FIELD);   /* phases.csv stays a bounded file */
     }
     for (unsigned i = 0; i < 4; i++) {
         stl_le_p(name + 4 * i, femu_cdw(cmd, 12 + i));
     }
     len = strlen(name);
     if (len == 0) {
-        return femu_err(NVME_INVALID_FIELD);
+        return femu_dnr(NVME_INVALID_FIELD);
     }
     for (size_t i = 0; i < FEMU_PHASE_NAME_LEN; i++) {
         bool ok = i < len ? (g_ascii_isalnum(name[i]) || strchr("_.-", name[i]))
                           : name[i] == '\0';
 
         if (!ok) {
-            return femu_err(NVME_INVALID_FIELD);
+            return femu_dnr(NVME_INVALID_FIELD);
         }
     }
     memcpy(req->phase, name, sizeof(req->phase));
@@ -399,6 +399,6 @@ uint16_t femu_admin_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     case FEMU_VENDOR_PHASE:
         return femu_vendor_phase(n, cmd, req);
     default:
-        return femu_err(NVME_INVALID_OPCODE);
+        return femu_dnr(NVME_INVALID_OPCODE);
     }
 }

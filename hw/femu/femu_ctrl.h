@@ -106,7 +106,7 @@ void femu_lpn_dump_drop_queued(FemuCtrl *n);
 void femu_ctrl_cc_written(FemuCtrl *n, uint32_t old_cc, uint32_t cc);   /* BQL */
 void femu_ctrl_machine_reset(FemuCtrl *n);      /* BQL: registers cleared; waits */
 bool femu_ctrl_poll(FemuCtrl *n);               /* poller: run what CC/reset asked for */
-bool femu_ctrl_asked(FemuCtrl *n);              /* poller: a CC write or reset waits */
+bool femu_ctrl_work_pending(FemuCtrl *n);       /* poller: a CC write or reset waits */
 void femu_ctrl_fatal(FemuCtrl *n);              /* poller */
 void femu_ctrl_shutdown_saved(FemuCtrl *n, uint32_t shutdown_seq);     /* poller */
 
@@ -127,7 +127,7 @@ bool femu_ftl_engine_create(FemuCtrl *n);   /* before the FTL thread starts */
 void femu_ftl_kick(FemuCtrl *n);
 
 /* Status with Do Not Retry, for every error the guest's input caused. */
-static inline uint16_t femu_err(uint16_t status)
+static inline uint16_t femu_dnr(uint16_t status)
 {
     return status | NVME_DNR;
 }

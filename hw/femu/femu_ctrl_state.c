@@ -243,7 +243,7 @@ bool femu_ctrl_poll(FemuCtrl *n)
     return work;
 }
 
-bool femu_ctrl_asked(FemuCtrl *n)
+bool femu_ctrl_work_pending(FemuCtrl *n)
 {
     return qatomic_read(&n->cc_changed) ||
            qatomic_read(&n->reset_requested) != n->reset_seen;

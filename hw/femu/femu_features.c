@@ -149,11 +149,11 @@ uint16_t femu_get_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     unsigned index;
 
     if (sel > 3) {
-        return femu_err(NVME_INVALID_FIELD);
+        return femu_dnr(NVME_INVALID_FIELD);
     }
     feature = femu_feature_find(n, dw10 & 0xff, sel == 3 ? 0 : dw11, &index);
     if (!feature) {
-        return femu_err(NVME_INVALID_FIELD);
+        return femu_dnr(NVME_INVALID_FIELD);
     }
     switch (sel) {
     case 0:         /* current */
@@ -179,13 +179,13 @@ uint16_t femu_set_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 
     feature = femu_feature_find(n, dw10 & 0xff, dw11, &index);
     if (!feature) {
-        return femu_err(NVME_INVALID_FIELD);
+        return femu_dnr(NVME_INVALID_FIELD);
     }
     if (dw10 >> 31) {
-        return femu_err(NVME_FID_NOT_SAVEABLE);
+        return femu_dnr(NVME_FID_NOT_SAVEABLE);
     }
     if (feature->settable && !feature->settable(n, dw11)) {
-        return femu_err(NVME_INVALID_FIELD);
+        return femu_dnr(NVME_INVALID_FIELD);
     }
     if (feature->computed) {
         req->result = feature->computed(n);

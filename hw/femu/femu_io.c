@@ -41,7 +41,7 @@ static uint16_t femu_stream_of(FemuCtrl *n, const NvmeCmd *cmd, uint32_t *stream
         return NVME_SUCCESS;
     }
     if (dspec >= n->ftl_config.nstreams) {
-        return femu_err(NVME_INVALID_FIELD);
+        return femu_dnr(NVME_INVALID_FIELD);
     }
     *stream = dspec;
     return NVME_SUCCESS;
@@ -55,7 +55,7 @@ static uint16_t femu_io_rw(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req, bo
     uint16_t status;
 
     if (!femu_lba_range_ok(n, slba, nlb)) {
-        return femu_err(NVME_LBA_RANGE);
+        return femu_dnr(NVME_LBA_RANGE);
     }
     if (write) {   /* the directive fields are reserved on reads */
         status = femu_stream_of(n, cmd, &req->io.stream);
@@ -67,7 +67,7 @@ static uint16_t femu_io_rw(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req, bo
     status = femu_dma_prp(n, cmd, data_store_at(n->store, slba * n->lba_bytes), bytes,
                           femu_max_transfer(n), write ? FEMU_FROM_GUEST : FEMU_TO_GUEST);
     if (status) {
-        return femu_err(status);
+        return femu_dnr(status);
     }
     if (write) {
         lba_bitmap_set(&n->written, slba, nlb);
@@ -90,7 +90,7 @@ static uint16_t femu_io_write_zeroes(FemuCtrl *n, const NvmeCmd *cmd, FemuReques
     bool deallocate = le32_to_cpu(cmd->cdw12) & (1u << 25);
 
     if (!femu_lba_range_ok(n, slba, nlb)) {
-        return femu_err(NVME_LBA_RANGE);
+        return femu_dnr(NVME_LBA_RANGE);
     }
     data_store_discard(n->store, slba * n->lba_bytes, nlb * n->lba_bytes);
     if (deallocate) {
@@ -138,14 +138,14 @@ static uint16_t femu_io_dsm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
         return NVME_SUCCESS;   /* attributes only: hints femu has no use for */
     }
     if (nr > FEMU_DMRL) {
-        return femu_err(NVME_CMD_SIZE_LIMIT);
+        return femu_dnr(NVME_CMD_SIZE_LIMIT);
     }
     status = femu_dma_prp(n, cmd, ranges, nr * sizeof(*ranges), UINT64_MAX, FEMU_FROM_GUEST);
     if (!status) {
         status = femu_dsm_check(n, ranges, nr);
     }
     if (status) {
-        return femu_err(status);
+        return femu_dnr(status);
     }
     req->ranges = g_new(struct ftl_range, nr);
     for (uint32_t i = 0; i < nr; i++) {
@@ -176,11 +176,11 @@ uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     case NVME_CMD_WRITE_ZEROES:
     case NVME_CMD_DSM:
         if (nsid != FEMU_NSID) {
-            return femu_err(NVME_INVALID_NSID);
+            return femu_dnr(NVME_INVALID_NSID);
         }
         break;
     default:
-        return femu_err(NVME_INVALID_OPCODE);
+        return femu_dnr(NVME_INVALID_OPCODE);
     }
     switch (cmd->opcode) {
     case NVME_CMD_WRITE:

@@ -42,7 +42,7 @@ static void femu_execute(FemuCtrl *n, uint16_t qid, const NvmeCmd *cmd, FemuRequ
     req->io.now_ns = femu_now_ns();
 
     if (cmd->flags & (FEMU_CMD_FUSE_MASK | FEMU_CMD_PSDT_MASK)) {
-        req->status = femu_err(NVME_INVALID_FIELD);   /* no fused commands, PRPs only */
+        req->status = femu_dnr(NVME_INVALID_FIELD);   /* no fused commands, PRPs only */
     } else {
         req->status = qid == 0 ? femu_admin_cmd(n, cmd, req) : femu_io_cmd(n, cmd, req);
     }
@@ -201,7 +201,8 @@ static unsigned femu_complete_due(FemuCtrl *n)
 
 static bool femu_poller_has_work(FemuCtrl *n)
 {
-    if (qatomic_read(&n->stop) || femu_ctrl_asked(n) || spsc_ring_count(n->from_ftl) > 0) {
+    if (qatomic_read(&n->stop) || femu_ctrl_work_pending(n) ||
+        spsc_ring_count(n->from_ftl) > 0) {
         return true;
     }
     if (!femu_ctrl_serving(n)) {

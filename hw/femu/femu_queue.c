@@ -46,22 +46,22 @@ uint16_t femu_cq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
     FemuCQueue *cq;
 
     if (!femu_qid_ok(n, qid) || n->cq[qid].valid) {
-        return femu_err(NVME_INVALID_QID);
+        return femu_dnr(NVME_INVALID_QID);
     }
     if (size < 2 || size > FEMU_MAX_QSIZE) {
-        return femu_err(NVME_MAX_QSIZE_EXCEEDED);
+        return femu_dnr(NVME_MAX_QSIZE_EXCEEDED);
     }
     if (!contiguous || !addr) {   /* CAP.CQR: only physically contiguous queues */
-        return femu_err(NVME_INVALID_FIELD);
+        return femu_dnr(NVME_INVALID_FIELD);
     }
     if (addr & (n->page_size - 1)) {
-        return femu_err(NVME_INVALID_PRP_OFFSET);
+        return femu_dnr(NVME_INVALID_PRP_OFFSET);
     }
     if (irq_enabled && vector >= n->num_vectors) {
-        return femu_err(NVME_INVALID_IRQ_VECTOR);
+        return femu_dnr(NVME_INVALID_IRQ_VECTOR);
     }
     if (!femu_dma_ram(n, addr, (uint64_t)size * sizeof(NvmeCqe), true)) {
-        return femu_err(NVME_INVALID_FIELD);   /* not guest RAM: MMIO or unassigned */
+        return femu_dnr(NVME_INVALID_FIELD);   /* not guest RAM: MMIO or unassigned */
     }
     cq = &n->cq[qid];
     cq->irq_enabled = irq_enabled;
@@ -85,22 +85,22 @@ uint16_t femu_sq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
     FemuSQueue *sq;
 
     if (!femu_qid_ok(n, qid) || n->sq[qid].valid) {
-        return femu_err(NVME_INVALID_QID);
+        return femu_dnr(NVME_INVALID_QID);
     }
     if (size < 2 || size > FEMU_MAX_QSIZE) {
-        return femu_err(NVME_MAX_QSIZE_EXCEEDED);
+        return femu_dnr(NVME_MAX_QSIZE_EXCEEDED);
     }
     if (!femu_qid_ok(n, cqid) || !n->cq[cqid].valid) {
-        return femu_err(NVME_INVALID_CQID);
+        return femu_dnr(NVME_INVALID_CQID);
     }
     if (!contiguous || !addr) {
-        return femu_err(NVME_INVALID_FIELD);
+        return femu_dnr(NVME_INVALID_FIELD);
     }
     if (addr & (n->page_size - 1)) {
-        return femu_err(NVME_INVALID_PRP_OFFSET);
+        return femu_dnr(NVME_INVALID_PRP_OFFSET);
     }
     if (!femu_dma_ram(n, addr, (uint64_t)size * sizeof(NvmeCmd), false)) {
-        return femu_err(NVME_INVALID_FIELD);
+        return femu_dnr(NVME_INVALID_FIELD);
     }
     sq = &n->sq[qid];
     sq->cqid = cqid;
@@ -119,7 +119,7 @@ uint16_t femu_sq_delete(FemuCtrl *n, uint16_t qid)
     FemuSQueue *sq;
 
     if (!femu_qid_ok(n, qid) || !n->sq[qid].valid) {
-        return femu_err(NVME_INVALID_QID);
+        return femu_dnr(NVME_INVALID_QID);
     }
     sq = &n->sq[qid];
     sq->valid = false;
@@ -133,11 +133,11 @@ uint16_t femu_cq_delete(FemuCtrl *n, uint16_t qid)
     FemuCQueue *cq;
 
     if (!femu_qid_ok(n, qid) || !n->cq[qid].valid) {
-        return femu_err(NVME_INVALID_QID);
+        return femu_dnr(NVME_INVALID_QID);
     }
     cq = &n->cq[qid];
     if (cq->nsq) {
-        return femu_err(NVME_INVALID_QUEUE_DEL);
+        return femu_dnr(NVME_INVALID_QUEUE_DEL);
     }
     femu_cq_drop_held(n, cq);
     qatomic_set(&cq->valid, false);
@@ -219,6 +219,7 @@ bool femu_sq_pending(FemuCtrl *n, uint16_t qid, uint32_t *tail)
     return value < sq->size && value != sq->head;
 }
 
+/* Whether the CQ has no room, after taking the host's newest head (doorbell or shadow). */
 bool femu_cq_full(FemuCtrl *n, FemuCQueue *cq)
 {
     uint16_t qid = cq - n->cq;
