@@ -38,3 +38,42 @@ def run_ftl_sim(ftl_sim):
                                  f"({proc.returncode}): {proc.stderr}")
         return proc
     return run
+
+
+# Every test belongs to exactly one tier, selected with -m (tests/run.sh -m unit):
+TIERS = {
+    "unit": "fast host-side tests: pure Python, ftl-sim runs, file checks (tests/run.sh -m unit)",
+    "qtest": "drive the femu device in QEMU over qtest/QMP, no guest (builds QEMU first)",
+    "vm": "boot a Linux guest (or build its image) under QEMU",
+    "build": "run femu-compile.sh / QEMU builds and check what they leave",
+}
+# Assigned from the fixtures a test uses, unless the test or its module names a tier itself
+# (pytestmark = pytest.mark.build): a guest fixture makes it vm, a QEMU fixture qtest, and
+# everything else is unit.
+VM_FIXTURES = {"image", "guest", "femu_qemu", "femu_ready"}
+QTEST_FIXTURES = {"qemu", "nvme_qemu", "launch", "qmp"}
+
+
+def pytest_configure(config):
+    for name, text in TIERS.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+
+
+def _tier(item) -> str:
+    fixtures = set(item.fixturenames)
+    if fixtures & VM_FIXTURES:
+        return "vm"
+    if fixtures & QTEST_FIXTURES:
+        return "qtest"
+    return "unit"
+
+
+@pytest.hookimpl(tryfirst=True)   # before -m deselects by marker
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        named = {mark.name for mark in item.iter_markers() if mark.name in TIERS}
+        if len(named) > 1:
+            raise pytest.UsageError(f"{item.nodeid} is marked {sorted(named)}: "
+                                    "one of unit, qtest, vm, build")
+        if not named:
+            item.add_marker(_tier(item))

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The one test entry (README.md, .ci/run): installs what is missing, builds the
 # QEMU-free C parts twice (release, and debug with ASan+UBSan), runs their unit
-# and property tests, then every pytest suite under tests/.
+# and property tests, then every pytest suite under tests/. Arguments go to pytest:
+# `tests/run.sh -m unit` is the quick tier (pytest markers unit, qtest, vm, build; see
+# tests/conftest.py), which leaves the ASan+UBSan build and its C tests to the full run.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -17,7 +19,14 @@ build_and_test() {  # build_and_test DIR [meson setup options...]
     meson test -C "$dir" --suite unit --print-errorlogs
 }
 build_and_test build/release --buildtype=release
-build_and_test build/asan --buildtype=debug -Db_lto=false -Db_sanitize=address,undefined
+quick=no
+for ((i = 1; i < $#; i++)); do
+    [[ ${!i} == -m && ${@:i+1:1} == unit ]] && quick=yes
+done
+if [[ $quick == no ]]; then
+    build_and_test build/asan --buildtype=debug -Db_lto=false -Db_sanitize=address,undefined
+fi
+
 
 export FEMU_BUILD_DIR="$root/build/release"
 exec .venv/bin/python -m pytest tests "$@"

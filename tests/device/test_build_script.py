@@ -255,6 +255,7 @@ def test_other_qemu_versions_are_refused(tmp_path, monkeypatch):
         source_tree.obtain(work, tmp_path / "cache", refresh=False)
 
 
+@pytest.mark.build   # runs femu-compile.sh (its package check, then the failing step)
 def test_failure_ends_with_one_error_line(tmp_path):
     env = {**os.environ, "QEMU_SRC": str(tmp_path / "no-such-tree")}
     proc = subprocess.run([str(BUILD_FEMU / "femu-compile.sh")], cwd=REPO_ROOT, env=env,

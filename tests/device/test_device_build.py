@@ -7,6 +7,8 @@ import pytest
 
 from femu_device import BUILD_FEMU, REPO_ROOT, run_femu_compile
 
+pytestmark = pytest.mark.build
+
 
 def test_binary_is_qemu_10_0(qemu):
     proc = subprocess.run([str(qemu), "--version"], capture_output=True, text=True, timeout=30)

@@ -12,6 +12,10 @@ import pytest
 from femu_fixtures import (DEVSZ_MB, PAGE_BYTES, boot_femu, driver_trouble,  # noqa: F401
                            femu_qemu, phase_command, read_csv)
 
+# Every test boots the guest; test_nvme_driver_does_not_complain reaches its boot through
+# request.getfixturevalue, which tests/conftest.py cannot see.
+pytestmark = pytest.mark.vm
+
 MIB = 1 << 20
 SECTORS_PER_MIB = MIB // 512
 

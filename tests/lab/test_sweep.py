@@ -268,6 +268,7 @@ fio_json fio-gc-by-size --name=gc-by-size --filename="$DEV" --rw=randwrite --bs=
 """
 
 
+@pytest.mark.vm
 def test_vm_sweep_of_two_points(capsys, repo_root, tmp_path):
     qemu = repo_root / "build-femu" / "qemu-system-x86_64"
     if not qemu.exists():
