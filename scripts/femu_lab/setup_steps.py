@@ -64,11 +64,15 @@ def _run_step(what: str, how_long: str, command: list, quiet: bool = False) -> N
 
 
 def ensure_ftl_sim() -> Path:
-    """ftl-sim built and current: meson compile (ninja) does nothing when nothing changed."""
+    """ftl-sim built and current: meson compile (ninja) does nothing when nothing changed.
+    A FEMU_BUILD_DIR that holds an ftl-sim but no meson build is used as it is."""
     build, tool = devconfig.c_build_dir(), devconfig.ftl_sim_path()
+    configured = (build / "build.ninja").exists()
+    if not configured and tool.exists():
+        return tool
     if shutil.which("meson") is None:
         raise SetupError("meson is missing: run scripts/install-deps.sh")
-    if not (build / "build.ninja").exists():
+    if not configured:
         _run_step(f"configuring the C build in {_shown(build)}", "seconds",
                   ["meson", "setup", str(build), "--buildtype=release"])
     _run_step("building the FTL and ftl-sim", "under a minute",

@@ -136,7 +136,7 @@ def test_index_targets_parse_this_machines_apt():
 
 
 def test_package_list_refresh_uses_sudo_when_not_root(monkeypatch):
-    from femu_lab import debian
+    from femu_guest import debian
     ran = []
     monkeypatch.setattr(debian, "_run", lambda args, **kw: ran.append(args))
     _privileges(monkeypatch, root=False, sudo=True)

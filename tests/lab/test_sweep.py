@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from femu_lab import lab_cli, sweep_folder, sweep_plan, workloads
+from femu_lab.paths import QEMU
 
 LAB_1G = "conf/lab-1g.conf"
 # A 64 MiB-raw, 48 MiB-logical device, as tests/ftl-sim/test_ftl_sim_cli.py uses.
@@ -270,7 +271,7 @@ fio_json fio-gc-by-size --name=gc-by-size --filename="$DEV" --rw=randwrite --bs=
 
 @pytest.mark.vm
 def test_vm_sweep_of_two_points(capsys, repo_root, tmp_path):
-    qemu = repo_root / "build-femu" / "qemu-system-x86_64"
+    qemu = QEMU
     if not qemu.exists():
         pytest.fail(f"{qemu} is missing: build it with build-femu/femu-compile.sh")
     out = tmp_path / "sweep"
