@@ -1,7 +1,8 @@
 """run-blackbox.sh: the lab's main job.
 
     run-blackbox.sh [--config FILE] [--set KEY=VALUE]... [--workload NAME|FILE]
-                    [--runtime SECONDS] [--precondition] [--smp N] [--mem MIB] [--out DIR]
+                    [--runtime SECONDS] [--precondition] [--record] [--smp N] [--mem MIB]
+                    [--out DIR]
     run-blackbox.sh [--config FILE] [--set KEY=VALUE]... [--smp N] [--mem MIB]
                     [--ssh-port PORT] IMAGE [STATS_DIR]          (FEMU-compatible mode)
 
@@ -61,6 +62,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds of each timed run (default: the workload's)")
     parser.add_argument("--precondition", action="store_true",
                         help="fill the whole device with sequential writes first")
+    parser.add_argument("--record", action="store_true",
+                        help="record the requests the SSD served into io.trace in the results "
+                             "folder, for ftl-sim --trace to replay under other settings")
     parser.add_argument("--smp", type=whole_number(1, 64), default=2, metavar="N",
                         help="guest vCPUs (default 2)")
     parser.add_argument("--mem", type=whole_number(1, 1 << 20), metavar="MIB",
@@ -107,6 +111,9 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
         if len(args.image_args) > 2:
             raise UsageError(f"unexpected argument '{args.image_args[2]}' "
                              "(IMAGE [STATS_DIR] at most)")
+        if args.image_args and args.record:
+            raise UsageError("--record is for lab runs (without IMAGE): add "
+                             "trace_out=FILE to the device by hand in FEMU-compatible mode")
         if args.image_args:
             return _compat_mode(args)
         return _lab_mode(args)
@@ -147,12 +154,15 @@ def _lab_mode(args) -> int:
     request = lab_run.LabRequest(
         workload=workload, config=config, folder=folder.resolve(), qemu=qemu.resolve(),
         runtime=runtime, precondition=args.precondition, smp=args.smp,
-        mem_mb=args.mem or 1024, accel=args.accel, live=True,
+        mem_mb=args.mem or 1024, accel=args.accel, live=True, record=args.record,
         kernel=image.kernel, initramfs=image.initramfs)
     result = lab_run.run(request)
     _say(headline(result.figures))
     shown = _shown(result.folder)
     _say(f"plots: {shown / 'plots'}")
+    if args.record:
+        _say(f"trace: {shown / lab_run.TRACE_FILE} (replay: ftl-sim --config "
+             f"{shown / 'config.conf'} --trace {shown / lab_run.TRACE_FILE} --stats-dir DIR)")
     print(shown)
     return 0
 

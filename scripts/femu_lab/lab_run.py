@@ -31,6 +31,7 @@ from .live_progress import LiveProgress
 from .workloads import Workload
 
 BOOT_AND_SETUP_ALLOWANCE_S = 900   # guest job timeout beyond the workload's timed runs
+TRACE_FILE = "io.trace"        # --record: what the device served (hw/femu/ftl/io_trace.h)
 
 
 class LabRunError(RuntimeError):
@@ -49,6 +50,7 @@ class LabRequest:
     qemu: Path
     runtime: int
     precondition: bool = False
+    record: bool = False           # the device records its requests into TRACE_FILE
     smp: int = 2
     mem_mb: int = 1024
     accel: str = "auto"
@@ -118,7 +120,8 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
               **request.config.overrides, **request.params}
     (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")
 
-    device = vm.femu_args(config=work / "config.conf", stats_dir=work)
+    recording = {"trace_out": work / TRACE_FILE} if request.record else {}
+    device = vm.femu_args(config=work / "config.conf", stats_dir=work, **recording)
     timeout = job_timeout(request)
     spec = vm.VmSpec(job=script, qemu=str(request.qemu), kernel=request.kernel,
                      initramfs=request.initramfs, memory_mb=request.mem_mb, cpus=request.smp,

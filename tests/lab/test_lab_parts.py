@@ -105,6 +105,7 @@ def run_blackbox(*args):
     (["--workload", "sysbench-4"], "needs 2400 MiB but lab-1g holds 768 MiB"),
     (["--bogus"], "unrecognized arguments: --bogus"),
     (["a.img", "stats", "extra"], "unexpected argument 'extra'"),
+    (["a.img", "--record"], "--record is for lab runs"),
 ])
 def test_run_blackbox_usage_errors_are_one_line_exit_2(args, message):
     proc = run_blackbox(*args)

@@ -42,7 +42,7 @@ def run_blackbox(repo_root, *args, timeout=900):
 @pytest.fixture(scope="module")
 def default_run(femu_ready, tmp_path_factory):
     folder = tmp_path_factory.mktemp("blackbox") / "gc-run"
-    proc = run_blackbox(femu_ready, *SMALL, "--runtime", "15", "--out", str(folder))
+    proc = run_blackbox(femu_ready, *SMALL, "--runtime", "15", "--record", "--out", str(folder))
     return proc, folder
 
 
@@ -84,6 +84,17 @@ def test_device_counts_match_fio(default_run):
     assert figures["waf"] >= 1.0 and figures["gc_erased_blocks"] >= 0
     summary = json.loads((folder / "plots" / "summary.json").read_text())
     assert summary["waf"] == pytest.approx(figures["waf"])
+
+
+def test_a_recorded_run_replays_in_ftl_sim(default_run, run_ftl_sim, tmp_path):
+    """--record: the device's io.trace, replayed by ftl-sim with the run's config.conf,
+    gives the statistics the device wrote, byte for byte."""
+    proc, folder = default_run
+    assert f"--trace {folder}/io.trace" in proc.stderr
+    run_ftl_sim("--config", folder / "config.conf", "--trace", folder / "io.trace",
+                "--stats-dir", tmp_path / "replay")
+    for name in DEVICE_FILES:
+        assert (tmp_path / "replay" / name).read_text() == (folder / name).read_text(), name
 
 
 def test_a_failing_workload_is_one_error_line_and_no_result(femu_ready, tmp_path):
