@@ -27,6 +27,5 @@ if [[ $quick == no ]]; then
     build_and_test build/asan --buildtype=debug -Db_lto=false -Db_sanitize=address,undefined
 fi
 
-
 export FEMU_BUILD_DIR="$root/build/release"
 exec .venv/bin/python -m pytest tests "$@"
