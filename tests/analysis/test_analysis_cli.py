@@ -1,4 +1,10 @@
-"""femu-plot end to end: files written where promised, user errors as one line + status 2."""
+"""femu-plot end to end: files written where promised, user errors as one line + status 2.
+
+Most tests call the console script's function, femu_analysis.cli:main, in this process (the
+femu_plot fixture): a new Python importing pandas and matplotlib costs more than most of
+the commands themselves. The script itself, in a Python of its own, is run by
+test_default_command_plots_and_summarizes_into_the_run_folder (success) and
+test_malformed_error_names_file_line_column (a user error)."""
 import json
 import pathlib
 import shutil
@@ -8,12 +14,28 @@ import sys
 import pandas as pd
 import pytest
 
+from femu_analysis import cli
+
 FEMU_PLOT = pathlib.Path(sys.executable).parent / "femu-plot"
 
 
-def femu_plot(*args):
+def console_script(*args):
+    """Run the installed femu-plot ARGS as a user would: its own process."""
     return subprocess.run([str(FEMU_PLOT), *map(str, args)], capture_output=True, text=True,
                           timeout=300)
+
+
+@pytest.fixture
+def femu_plot(capsys):
+    """femu_plot(*ARGS) -> what console_script(*ARGS) returns (status, stdout, stderr), from
+    cli.main(ARGS) in this process."""
+    def run(*args):
+        argv = [str(arg) for arg in args]
+        capsys.readouterr()   # only this call's output
+        status = cli.main(argv)
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["femu-plot", *argv], status, out, err)
+    return run
 
 
 def _ok(proc):
@@ -23,7 +45,7 @@ def _ok(proc):
 
 def test_default_command_plots_and_summarizes_into_the_run_folder(workload_run, run_copy):
     folder = run_copy(workload_run)
-    written = _ok(femu_plot(folder))
+    written = _ok(console_script(folder))
     names = sorted(path.name for path in written)
     assert names == sorted(["iops.png", "throughput.png", "erased_blocks.png",
                             "moved_pages.png", "waf.png", "summary.json", "summary.md"])
@@ -33,7 +55,7 @@ def test_default_command_plots_and_summarizes_into_the_run_folder(workload_run, 
     assert summary["waf"] > 1
 
 
-def test_explicit_window_out_and_svg(workload_run, tmp_path):
+def test_explicit_window_out_and_svg(femu_plot, workload_run, tmp_path):
     written = _ok(femu_plot("plot", workload_run, "--window", "8:20", "--out", tmp_path,
                             "--format", "svg"))
     assert {path.suffix for path in written} == {".svg", ".json", ".md"}
@@ -41,13 +63,13 @@ def test_explicit_window_out_and_svg(workload_run, tmp_path):
     assert (summary["window"]["start_s"], summary["window"]["end_s"]) == (8, 20)
 
 
-def test_compare_writes_one_overlay(hot_runs, tmp_path):
+def test_compare_writes_one_overlay(femu_plot, hot_runs, tmp_path):
     written = _ok(femu_plot("compare", *hot_runs, "--metric", "waf", "--label", "one stream",
                             "--label", "threshold 20", "--out", tmp_path))
     assert [path.name for path in written] == ["compare_waf.png"]
 
 
-def test_compare_default_out_is_the_common_parent(hot_runs, tmp_path):
+def test_compare_default_out_is_the_common_parent(femu_plot, hot_runs, tmp_path):
     parent = tmp_path / "zipf"
     copies = [parent / path.name for path in hot_runs]
     for source, target in zip(hot_runs, copies):
@@ -56,12 +78,12 @@ def test_compare_default_out_is_the_common_parent(hot_runs, tmp_path):
     assert written == [parent / "plots" / "compare_iops.png"]
 
 
-def test_cdf(workload_run, tmp_path):
+def test_cdf(femu_plot, workload_run, tmp_path):
     written = _ok(femu_plot("cdf", workload_run, "--out", tmp_path))
     assert [path.name for path in written] == ["cdf.png", "cdf_zoom50.png"]
 
 
-def test_sweep(fio_sweep_dirs, tmp_path):
+def test_sweep(femu_plot, fio_sweep_dirs, tmp_path):
     written = _ok(femu_plot("sweep", *fio_sweep_dirs, "--param", "numjobs", "--out", tmp_path))
     assert sorted(path.name for path in written) == ["sweep.csv", "sweep_bandwidth.png",
                                                      "sweep_iops.png", "sweep_latency.png"]
@@ -74,7 +96,7 @@ def test_sweep(fio_sweep_dirs, tmp_path):
             sum(job["read"]["iops"] for job in jobs))
 
 
-def test_summary_of_several_runs(hot_runs, tmp_path):
+def test_summary_of_several_runs(femu_plot, hot_runs, tmp_path):
     proc = femu_plot("summary", *hot_runs, "--out", tmp_path)
     _ok(proc)
     table = proc.stdout.splitlines()
@@ -84,7 +106,7 @@ def test_summary_of_several_runs(hot_runs, tmp_path):
     assert "| threshold-20 |" in (tmp_path / "summary.md").read_text()
 
 
-def test_summary_default_out_is_each_run_folder(hot_runs, run_copy):
+def test_summary_default_out_is_each_run_folder(femu_plot, hot_runs, run_copy):
     folder = run_copy(hot_runs[1])
     _ok(femu_plot("summary", folder))
     assert json.loads((folder / "plots" / "summary.json").read_text())["run"] == folder.name
@@ -92,8 +114,8 @@ def test_summary_default_out_is_each_run_folder(hot_runs, run_copy):
 
 @pytest.mark.parametrize("case", ["missing-dir", "empty-dir", "malformed", "bad-window",
                                   "bad-option", "no-args", "labels", "cdf-without-counts"])
-def test_user_errors_are_one_line_and_status_2(case, tmp_path, fixtures_dir, hot_runs,
-                                               run_copy):
+def test_user_errors_are_one_line_and_status_2(femu_plot, case, tmp_path, fixtures_dir,
+                                               hot_runs, run_copy):
     args = {  # built lazily: only the case under test touches the file system
         "missing-dir": lambda: [tmp_path / "nope"],
         "empty-dir": lambda: ["summary", tmp_path],
@@ -116,7 +138,8 @@ def test_user_errors_are_one_line_and_status_2(case, tmp_path, fixtures_dir, hot
 
 
 @pytest.mark.parametrize("command", [[], ["summary"], ["compare"]])
-def test_window_without_data_is_one_line_and_status_2(command, workload_run, tmp_path):
+def test_window_without_data_is_one_line_and_status_2(femu_plot, command, workload_run,
+                                                      tmp_path):
     out = tmp_path / "out"
     proc = femu_plot(*command, workload_run, "--window", "0:0.5", "--out", out)
     assert proc.returncode == 2
@@ -128,5 +151,7 @@ def test_window_without_data_is_one_line_and_status_2(command, workload_run, tmp
 
 
 def test_malformed_error_names_file_line_column(fixtures_dir, tmp_path):
-    proc = femu_plot(fixtures_dir / "malformed" / "bad-number", "--out", tmp_path)
+    proc = console_script(fixtures_dir / "malformed" / "bad-number", "--out", tmp_path)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1, proc.stderr   # one line from a fresh Python too
     assert "IOPSData.csv: line 4, column 'write': 'abc' is not a number" in proc.stderr

@@ -50,17 +50,22 @@ def test_iops_and_bandwidth_figures_over_the_window(workload_run):
     assert summary["throughput_mib_s"]["mean"] == pytest.approx(mib_s.mean(), abs=1e-3)
 
 
+def _summary_of(run_dir, window):
+    run = load_run(run_dir)
+    return summarize(run, find_window(run, window))
+
+
 def test_waf_falls_back_to_lab_files(workload_run, run_copy):
     whole = parse_window("0:")
-    exact = summarize(load_run(workload_run), find_window(load_run(workload_run), whole))
+    exact = _summary_of(workload_run, whole)
     lab_only = run_copy(workload_run, drop=("stats.csv",))
-    from_lab = summarize(load_run(lab_only), find_window(load_run(lab_only), whole))
+    from_lab = _summary_of(lab_only, whole)
     assert from_lab["waf_source"] == "WAFData.csv+throughputData.csv"
     # host pages come back from MiB/s written with three decimals: nearly exact
     assert from_lab["waf"] == pytest.approx(exact["waf"], rel=1e-3)
     for name in ("throughputData.csv", "WAFData.csv"):
         (lab_only / name).unlink()
-    coarse = summarize(load_run(lab_only), find_window(load_run(lab_only), whole))
+    coarse = _summary_of(lab_only, whole)
     assert coarse["waf_source"].startswith("statistics.csv")
     waf = pd.read_csv(workload_run / "statistics.csv")["waf"].dropna()
     assert coarse["waf"] == pytest.approx(waf.mean())

@@ -91,8 +91,19 @@ def test_results_folder_names_never_collide(tmp_path):
 
 
 def run_blackbox(*args):
+    """The script as users run it (its own processes: bash, then Python)."""
     return subprocess.run(["build-femu/run-blackbox.sh", *args], capture_output=True, text=True,
                           stdin=subprocess.DEVNULL, timeout=120)
+
+
+def blackbox_main(capsys, *args):
+    """What the script execs, femu_lab.blackbox.main(ARGS), in this process: status and
+    output as run_blackbox returns them, without a new Python importing pandas and
+    matplotlib for each command line (the tests after this one run the script itself)."""
+    capsys.readouterr()
+    status = blackbox.main(list(args))
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["run-blackbox.sh", *args], status, out, err)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -107,8 +118,8 @@ def run_blackbox(*args):
     (["a.img", "stats", "extra"], "unexpected argument 'extra'"),
     (["a.img", "--record"], "--record is for lab runs"),
 ])
-def test_run_blackbox_usage_errors_are_one_line_exit_2(args, message):
-    proc = run_blackbox(*args)
+def test_run_blackbox_usage_errors_are_one_line_exit_2(capsys, args, message):
+    proc = blackbox_main(capsys, *args)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("run-blackbox.sh: error: "), proc.stderr
@@ -118,6 +129,8 @@ def test_run_blackbox_usage_errors_are_one_line_exit_2(args, message):
 def test_run_blackbox_refuses_an_existing_out_folder(tmp_path):
     proc = run_blackbox("--out", str(tmp_path))
     assert proc.returncode == 2 and f"--out {tmp_path} already exists" in proc.stderr
+    lines = proc.stderr.strip().splitlines()   # a usage error through the script: one line
+    assert len(lines) == 1 and lines[0].startswith("run-blackbox.sh: error: "), proc.stderr
 
 
 def test_run_blackbox_lists_the_workloads():
