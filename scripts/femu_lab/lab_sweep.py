@@ -55,6 +55,8 @@ def prepare(request: SweepRequest) -> Sweep:
     """Raises ConfigError, WorkloadError, CheckError or FolderError (one line each)."""
     if request.engine == "sim":
         request.workload.simulator_args()     # WorkloadError without a '# sim:' line
+    else:
+        request.workload.guest_script(1, False)   # WorkloadError for a recorded trace
     setup_steps.ensure_ftl_sim()              # it checks every configuration
     base = devconfig.load(request.config_path, {})
     points = sweep_checks.load_points(request.config_path, request.plan)

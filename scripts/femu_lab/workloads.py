@@ -15,7 +15,12 @@ comment lines carry `# key: value` headers:
 Other comment lines are prose. The body runs in the guest under `set -eu` after
 lib/prelude.sh, with RUNTIME, ARG, PRECONDITION and WORKLOAD set, and must call `phase workload` where the measured part
 starts. Dropping a file into the folder adds a workload.
+
+A recorded I/O trace (FILE.trace: run-blackbox.sh --record's io.trace, or ftl-sim
+--trace-out) is a workload too, for ftl-sim only: it replays the recorded requests at their
+recorded times, so a sweep runs the one block stream of a VM run under every setting.
 """
+import math
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -30,6 +35,9 @@ _HEADER = re.compile(r"^#\s*([a-z][a-z-]*):\s*(.*?)\s*$")
 _KNOWN = {"description", "runtime", "runs", "needs-mib", "arg", "include", "sim",
           "sweep-param"}
 _ARG = re.compile(r"^[A-Za-z0-9_.+-]+$")
+TRACE_SUFFIX = ".trace"
+NS_PER_S = 1_000_000_000
+_TIMED_RECORDS = {"W", "R", "D", "F", "P", "A", "E"}
 
 
 class WorkloadError(ValueError):
@@ -49,6 +57,7 @@ class Workload:
     sim_args: Optional[str] = None
     sweep_param: Optional[str] = None
     body: str = ""
+    trace: Optional[Path] = None   # a recorded trace: replayed by ftl-sim, no guest script
 
     @property
     def slug(self) -> str:
@@ -66,6 +75,9 @@ class Workload:
 
     def guest_script(self, runtime: int, precondition: bool) -> str:
         """The whole job: variables, prelude, includes, optional precondition, body, end."""
+        if self.trace:
+            raise WorkloadError(f"workload '{self.name}' is a recorded trace: it replays in "
+                                "ftl-sim only (femu-lab sweep --engine sim)")
         parts = ["#!/bin/sh",
                  f"# femu workload {self.name} ({self.path.name})",
                  f"RUNTIME={runtime}",
@@ -85,6 +97,10 @@ def library_names(library: Path = LIBRARY) -> List[str]:
 def resolve(spec: str, library: Path = LIBRARY) -> Workload:
     """NAME, NAME:ARG, or a path to a workload file."""
     candidate = Path(spec)
+    if spec.endswith(TRACE_SUFFIX):
+        if not candidate.is_file():
+            raise WorkloadError(f"trace file {spec} does not exist")
+        return from_trace(candidate)
     if ("/" in spec or spec.endswith(".sh")) and candidate.is_file():
         return parse(candidate, candidate.stem, "")
     if "/" in spec or spec.endswith(".sh"):
@@ -142,3 +158,30 @@ def parse(path: Path, name: str, arg: str) -> Workload:
         needs_mib=number_of("needs-mib", 0, 0), includes=includes,
         sim_args=headers.get("sim", [None])[-1], sweep_param=headers.get("sweep-param", [None])[-1],
         body="\n".join(lines[body_start:]))
+
+
+def from_trace(path: Path) -> Workload:
+    """A recorded version-2 trace as a workload. Its runtime is the recording's length, so
+    a replay covers all of it unless --runtime cuts it short."""
+    end_ns = _trace_end_ns(path)
+    name = path.parent.name if path.stem == "io" else path.stem   # run-blackbox's io.trace
+    return Workload(name=f"replay-{name}", path=path, arg="",
+                    description=f"the requests recorded in {path}",
+                    runtime=max(1, math.ceil(end_ns / NS_PER_S)), runs=1, needs_mib=0,
+                    sim_args=shlex.join(["--trace", str(path.resolve())]), trace=path)
+
+
+def _trace_end_ns(path: Path) -> int:
+    """The time of the last record (the end record, in a complete recording)."""
+    with open(path, "rb") as f:
+        if f.readline().split() != [b"V", b"2"]:
+            raise WorkloadError(f"{path} is not a recorded trace (a version-2 trace starts "
+                                "with 'V 2'; see hw/femu/ftl/io_trace.h)")
+        f.seek(0, 2)
+        f.seek(max(0, f.tell() - 4096))
+        lines = [line.split() for line in f.read().decode("ascii", "replace").splitlines()]
+    timed = [fields for fields in lines if len(fields) >= 2 and fields[0] in _TIMED_RECORDS
+             and fields[1].isdigit()]
+    if not timed:
+        raise WorkloadError(f"{path} holds no timed record")
+    return int(timed[-1][1])
