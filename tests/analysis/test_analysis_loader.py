@@ -128,3 +128,55 @@ def test_configuration_name_comes_from_the_config_file_name(tmp_path, config_fil
     (tmp_path / "params.json").write_text(json.dumps(params))
     metadata = load_metadata(tmp_path)
     assert (metadata.conf_name or metadata.get("config_name")) == expected
+
+
+def _read_both(path, required, time_column=None):
+    """(plain, checked): csvfile's fast reader (None where it declines the file) and the row
+    by row one (its AnalysisError message where it refuses the file)."""
+    from femu_analysis import csvfile
+    plain = csvfile._plain_numbers(path, required, (), time_column)
+    try:
+        checked = csvfile._read_checked(path, required, (), time_column)
+    except AnalysisError as error:
+        checked = str(error)
+    return plain, checked
+
+
+def test_real_files_take_the_fast_reader_and_read_as_row_by_row(sim_root, workload_run):
+    files = [(workload_run / "lpn_access_count.csv", ("LPN", "Access_Count"), None)]
+    for run_dir in (workload_run, sim_root / "plain" / "randrw", sim_root / "perf" / "randread"):
+        files += [(run_dir / spec.file, spec.columns, spec.time_column)
+                  for spec in SERIES_FILES.values()]
+    for path, required, time_column in files:
+        plain, checked = _read_both(path, required, time_column)
+        assert plain is not None, path
+        pd.testing.assert_frame_equal(plain, checked)
+
+
+def test_the_fast_reader_takes_only_files_it_reads_as_row_by_row(tmp_path):
+    """Random small files of numbers, signs, points, exponents, blanks, quotes and short or
+    long rows: where the fast reader takes one, the row-by-row reader gives the same frame."""
+    import random
+    rng = random.Random(7)
+    tokens = ["", "0", "7", "12", "-3", "+4", "1.5", ".5", "5.", "1e3", "2E-2", "-.5e+1", "1e",
+              ".", "-", "e5", "1.2.3", "1-2", " 3", "3 ", '"4"', "nan", "inf", "x"]
+    path = tmp_path / "file.csv"
+    taken = 0
+    for _ in range(300):
+        fields = rng.randint(1, 3)
+        header = ["t", "a", "b"][:fields]
+        lines = [",".join(header)]
+        for _ in range(rng.randint(0, 4)):
+            if rng.random() < 0.1:
+                lines.append(rng.choice(["", "  "]))
+                continue
+            count = fields if rng.random() < 0.85 else rng.choice([fields - 1, fields + 1])
+            pool = tokens[:11] if rng.random() < 0.7 else tokens
+            lines.append(",".join(rng.choice(pool) for _ in range(max(count, 1))))
+        path.write_text("\n".join(lines) + rng.choice(["\n", "", "\n\n"]))
+        plain, checked = _read_both(path, header[:1], rng.choice([None, "t"]))
+        if plain is not None:
+            taken += 1
+            assert not isinstance(checked, str), (path.read_text(), checked)
+            pd.testing.assert_frame_equal(plain, checked)
+    assert taken > 50   # the check above saw the fast reader at work
