@@ -43,6 +43,10 @@ def _read_checked(path, required, text_columns, time_column):
     if missing:
         raise AnalysisError(f"{path}: line 1: missing column '{missing[0]}' "
                             f"(header is: {','.join(header)})")
+    repeated = [name for index, name in enumerate(header) if name in header[:index]]
+    if repeated:
+        raise AnalysisError(f"{path}: line 1: column '{repeated[0]}' appears twice "
+                            f"(header is: {','.join(header)})")
     raw = pd.DataFrame(rows, columns=header) if rows else pd.DataFrame(columns=header)
     frame = pd.DataFrame(index=raw.index)
     for name in header:

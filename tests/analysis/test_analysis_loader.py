@@ -97,6 +97,7 @@ MALFORMED = [  # folder, file, line, how the column is named
     ("short-row", "throughputData.csv", 3, "column 'writeThroughput': missing field"),
     ("long-row", "GCData.csv", 3, "column 3 (after 'reclaimedBlocks'): extra field '9'"),
     ("missing-column", "GCData.csv", 1, "missing column 'reclaimedBlocks'"),
+    ("repeated-column", "GCData.csv", 1, "column 'reclaimedBlocks' appears twice"),
     ("empty-time", "statistics.csv", 3, "column 'seconds'"),
     ("bad-count", "lpn_access_count.csv", 4, "column 'Access_Count'"),
     ("bad-timestamp", "WAFData.csv", 3, "column 'time'"),
