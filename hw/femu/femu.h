@@ -241,6 +241,7 @@ struct FemuCtrl {
     struct io_trace_writer *trace;      /* FTL thread (realize until it starts): trace_out */
     uint64_t stats_start_ns;
     bool stats_error_reported;
+    bool trace_error_reported;           /* FTL thread: trace_out failed, said once */
 
     /* The controller's state machine (femu_ctrl_state.c): the poller runs it. */
     FemuCtrlState state;                /* poller */

@@ -45,9 +45,22 @@ static bool femu_ftl_stopping(void *opaque)
     return qatomic_read(&n->stop);
 }
 
-static void femu_ftl_stats_error(void *opaque, const char *what, const char *err)
+/* A failing trace_out is reported once too, apart from the statistics. */
+static void femu_trace_error(FemuCtrl *n, const char *err)
 {
-    femu_stats_error(opaque, what, err);
+    if (!n->trace_error_reported) {
+        n->trace_error_reported = true;
+        error_report("femu: trace_out: %s", err);
+    }
+}
+
+static void femu_ftl_output_error(void *opaque, const char *what, const char *err)
+{
+    if (strcmp(what, "trace") == 0) {
+        femu_trace_error(opaque, err);
+    } else {
+        femu_stats_error(opaque, what, err);
+    }
 }
 
 static void femu_ftl_gc(void *opaque, bool background, uint64_t lines, uint64_t moved,
@@ -59,7 +72,7 @@ static void femu_ftl_gc(void *opaque, bool background, uint64_t lines, uint64_t 
 bool femu_ftl_engine_create(FemuCtrl *n)
 {
     const struct ftl_engine_hooks hooks = {
-        .opaque = n, .stop = femu_ftl_stopping, .stats_error = femu_ftl_stats_error,
+        .opaque = n, .stop = femu_ftl_stopping, .output_error = femu_ftl_output_error,
         .gc = femu_ftl_gc,
     };
 
@@ -190,7 +203,7 @@ static void femu_ftl_finish(FemuCtrl *n)
     uint64_t now = femu_now_ns();
 
     if (n->trace && io_trace_writer_close(n->trace, now, err, sizeof(err)) != 0) {
-        femu_stats_error(n, "trace_out", err);
+        femu_trace_error(n, err);
     }
     n->trace = NULL;
     if (!n->stats) {

@@ -22,6 +22,7 @@ BAD = [
     ("femu,serial=this-serial-is-far-too-long", ["serial"]),
     ("femu,serial=", ["serial"]),
     ("femu,trace_out=/nonexistent/dir/run.trace", ["trace_out", "cannot create"]),
+    ("femu,trace_out=/dev/full", ["trace_out", "write failed"]),
 ]
 
 

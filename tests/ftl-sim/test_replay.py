@@ -101,6 +101,13 @@ def test_replay_needs_a_trace(run_ftl_sim):
     assert proc.returncode == 2 and "--replay needs --trace" in proc.stderr
 
 
+def test_trace_out_on_a_full_disk(run_ftl_sim):
+    proc = run_ftl_sim(*SMALL, "--trace-out", "/dev/full", check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        "ftl-sim: --trace-out: /dev/full: write failed: No space left on device"]
+
+
 def test_trace_out_that_cannot_be_created(run_ftl_sim, tmp_path):
     proc = run_ftl_sim(*SMALL, "--trace-out", tmp_path / "no" / "such" / "t.trace",
                        check=False)

@@ -77,7 +77,7 @@ static void record_failure(void *opaque, const char *what, const char *err)
 int sim_run_init(struct sim_run *run, struct ftl *ftl, struct ftl_stats_writer *stats,
                  struct io_trace_writer *trace, char *err, size_t errlen)
 {
-    struct ftl_engine_hooks hooks = { .opaque = run, .stats_error = record_failure };
+    struct ftl_engine_hooks hooks = { .opaque = run, .output_error = record_failure };
 
     memset(run, 0, sizeof(*run));
     run->engine = ftl_engine_create(ftl, stats, &hooks);
