@@ -61,7 +61,10 @@ def _read_checked(path, required, text_columns, time_column):
 
 
 # A field of a plain file: empty or a decimal number (no spaces, quotes, inf or nan).
-_NUMBER = r"(?:[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)?"
+# Unambiguous on purpose (digits after a point only, never two ways to split a run of
+# digits): with 30 fields a line, a pattern that could split "12345" several ways
+# backtracks exponentially on a malformed last field.
+_NUMBER = r"(?:[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)?"
 
 
 def _plain_numbers(path, required, text_columns, time_column):

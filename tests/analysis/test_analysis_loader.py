@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from femu_analysis import AnalysisError, load_run, series, summarize
+from femu_analysis import AnalysisError, csvfile, load_run, series, summarize
 from femu_analysis.window import Window
 from femu_analysis.loader import SERIES_FILES
 
@@ -134,7 +134,6 @@ def test_configuration_name_comes_from_the_config_file_name(tmp_path, config_fil
 def _read_both(path, required, time_column=None):
     """(plain, checked): csvfile's fast reader (None where it declines the file) and the row
     by row one (its AnalysisError message where it refuses the file)."""
-    from femu_analysis import csvfile
     plain = csvfile._plain_numbers(path, required, (), time_column)
     try:
         checked = csvfile._read_checked(path, required, (), time_column)
@@ -181,3 +180,17 @@ def test_the_fast_reader_takes_only_files_it_reads_as_row_by_row(tmp_path):
             assert not isinstance(checked, str), (path.read_text(), checked)
             pd.testing.assert_frame_equal(plain, checked)
     assert taken > 50   # the check above saw the fast reader at work
+
+
+@pytest.mark.parametrize("last", ["1e", "1.2.3", "--1", "1e+", "12345x", "."])
+def test_a_wide_file_with_a_bad_last_field_is_named_not_backtracked(tmp_path, last):
+    """stats.csv is about 30 columns wide: a malformed field at the end of a row must be
+    reported at once (a number pattern that could match a run of digits in several ways
+    made this take exponential time)."""
+    header = [f"c{i}" for i in range(30)]
+    good = ",".join(["12345.678"] * 30)
+    path = tmp_path / "wide.csv"
+    path.write_text(",".join(header) + "\n" + f"{good}\n" * 3
+                    + ",".join(["12345"] * 29 + [last]) + "\n")
+    with pytest.raises(AnalysisError, match="line 5, column 'c29'"):
+        csvfile.read_csv_strict(path, ["c0"])
