@@ -54,13 +54,14 @@ static void femu_trace_error(FemuCtrl *n, const char *err)
     }
 }
 
-static void femu_ftl_output_error(void *opaque, const char *what, const char *err)
+static void femu_ftl_stats_error(void *opaque, const char *what, const char *err)
 {
-    if (strcmp(what, "trace") == 0) {
-        femu_trace_error(opaque, err);
-    } else {
-        femu_stats_error(opaque, what, err);
-    }
+    femu_stats_error(opaque, what, err);
+}
+
+static void femu_ftl_trace_error(void *opaque, const char *err)
+{
+    femu_trace_error(opaque, err);
 }
 
 static void femu_ftl_gc(void *opaque, bool background, uint64_t lines, uint64_t moved,
@@ -72,8 +73,8 @@ static void femu_ftl_gc(void *opaque, bool background, uint64_t lines, uint64_t 
 bool femu_ftl_engine_create(FemuCtrl *n)
 {
     const struct ftl_engine_hooks hooks = {
-        .opaque = n, .stop = femu_ftl_stopping, .output_error = femu_ftl_output_error,
-        .gc = femu_ftl_gc,
+        .opaque = n, .stop = femu_ftl_stopping, .stats_error = femu_ftl_stats_error,
+        .trace_error = femu_ftl_trace_error, .gc = femu_ftl_gc,
     };
 
     n->engine = ftl_engine_create(n->ftl, n->stats, &hooks);
@@ -131,7 +132,6 @@ static struct ftl_request femu_ftl_request(const FemuRequest *req)
 
 static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
 {
-    char err[FEMU_ERR_LEN];
     uint64_t done = req->io.now_ns;
 
     if (femu_ftl_stale(n, req)) {

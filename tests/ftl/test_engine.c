@@ -250,7 +250,7 @@ static void test_stats_tick(void)
     char dir[] = "/tmp/ftl-engine-test-XXXXXX";
     char err[256], path[512];
     struct stats_errors errors = { 0 };
-    struct ftl_engine_hooks hooks = { .opaque = &errors, .output_error = count_stats_error };
+    struct ftl_engine_hooks hooks = { .opaque = &errors, .stats_error = count_stats_error };
 
     CHECK(mkdtemp(dir) != NULL);
     struct ftl_config cfg = lines8();

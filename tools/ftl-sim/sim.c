@@ -59,25 +59,32 @@ static void slot_pool_destroy(struct slot_pool *p)
     free(p->blocks);
 }
 
-/* The engine reports statistics and trace failures through a hook; the first one counts. */
-static void record_failure(void *opaque, const char *what, const char *err)
+/* The engine reports statistics and trace failures through hooks; the first one counts. */
+static void stats_failed(void *opaque, const char *what, const char *err)
 {
     struct sim_run *run = opaque;
 
     if (!run->failed) {
         run->failed = true;
-        if (strcmp(what, "trace") == 0) {
-            snprintf(run->failure, sizeof(run->failure), "trace: %s", err);
-        } else {
-            snprintf(run->failure, sizeof(run->failure), "statistics: %s: %s", what, err);
-        }
+        snprintf(run->failure, sizeof(run->failure), "statistics: %s: %s", what, err);
+    }
+}
+
+static void trace_failed(void *opaque, const char *err)
+{
+    struct sim_run *run = opaque;
+
+    if (!run->failed) {
+        run->failed = true;
+        snprintf(run->failure, sizeof(run->failure), "trace: %s", err);
     }
 }
 
 int sim_run_init(struct sim_run *run, struct ftl *ftl, struct ftl_stats_writer *stats,
                  struct io_trace_writer *trace, char *err, size_t errlen)
 {
-    struct ftl_engine_hooks hooks = { .opaque = run, .output_error = record_failure };
+    struct ftl_engine_hooks hooks = { .opaque = run, .stats_error = stats_failed,
+                                      .trace_error = trace_failed };
 
     memset(run, 0, sizeof(*run));
     run->engine = ftl_engine_create(ftl, stats, &hooks);

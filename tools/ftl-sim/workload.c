@@ -120,8 +120,7 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
     }
     *req = (struct request){ .op = ops[rec.op], .nsid = rec.nsid,
                              .stream = rec.stream > 0 ? (uint32_t)rec.stream : 0,
-                             .timed = workload_timed(w), .time_ns = rec.time_ns,
-                             .phase = rec.phase };
+                             .time_ns = rec.time_ns, .phase = rec.phase };
     if (rec.op == TRACE_WRITE || rec.op == TRACE_READ) {
         struct ftl_range r;
         if (to_device_sectors(w, &rec, rec.lba, rec.nsect, &r, err, errlen)) {

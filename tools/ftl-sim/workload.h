@@ -39,8 +39,7 @@ struct request {
     uint64_t slba, nlb;         /* in the device's sectors */
     uint32_t stream;
     uint32_t nsid;
-    bool timed;                 /* from a version-2 trace: time_ns is meaningful */
-    uint64_t time_ns;           /* arrival since the recording's origin */
+    uint64_t time_ns;           /* version-2 trace: arrival since the recording's origin */
     const struct ftl_range *ranges;   /* REQ_TRIM: nranges, in device sectors */
     uint32_t nranges;
     const char *phase;          /* REQ_PHASE */

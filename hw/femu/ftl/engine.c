@@ -54,18 +54,18 @@ void ftl_engine_record(struct ftl_engine *e, struct io_trace_writer *trace)
     e->trace = trace;
 }
 
-static void engine_output_error(struct ftl_engine *e, const char *what, const char *err)
+static void engine_stats_error(struct ftl_engine *e, const char *what, const char *err)
 {
-    if (e->hooks.output_error) {
-        e->hooks.output_error(e->hooks.opaque, what, err);
+    if (e->hooks.stats_error) {
+        e->hooks.stats_error(e->hooks.opaque, what, err);
     }
 }
 
 /* The trace writer fails once; the run goes on without it. */
 static void engine_trace_result(struct ftl_engine *e, int rc, const char *err)
 {
-    if (rc != 0) {
-        engine_output_error(e, "trace", err);
+    if (rc != 0 && e->hooks.trace_error) {
+        e->hooks.trace_error(e->hooks.opaque, err);
     }
 }
 
@@ -74,7 +74,7 @@ static void engine_stats_advance(struct ftl_engine *e, uint64_t now_ns)
     char err[ENGINE_ERR_LEN];
 
     if (e->stats && ftl_stats_advance(e->stats, now_ns, err, sizeof(err)) != 0) {
-        engine_output_error(e, "writing rows", err);
+        engine_stats_error(e, "writing rows", err);
     }
 }
 
@@ -98,7 +98,7 @@ int ftl_engine_phase(struct ftl_engine *e, uint64_t now_ns, const char *phase)
                                                     sizeof(err)), err);
     }
     if (e->stats && ftl_stats_phase(e->stats, now_ns, phase, err, sizeof(err)) != 0) {
-        engine_output_error(e, "phases.csv", err);
+        engine_stats_error(e, "phases.csv", err);
         return -1;
     }
     return 0;

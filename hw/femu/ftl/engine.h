@@ -57,11 +57,10 @@ struct ftl_engine_hooks {
     void *opaque;
     /* Give up between deallocate ranges (the device is stopping): the rest is not done. */
     bool (*stop)(void *opaque);
-    /*
-     * A statistics or trace file could not be written (what: "trace" for the recording,
-     * else the statistics step or file). The run goes on.
-     */
-    void (*output_error)(void *opaque, const char *what, const char *err);
+    /* A statistics file could not be written (what: which step). The run goes on. */
+    void (*stats_error)(void *opaque, const char *what, const char *err);
+    /* The recording (ftl_engine_record) failed; it stops, the run goes on. Once. */
+    void (*trace_error)(void *opaque, const char *err);
     /*
      * GC ran for a request: foreground (inside a write that needed space) or background
      * (the collection after it), with what it did; its flash work starts at start_ns.
@@ -121,7 +120,7 @@ size_t ftl_engine_pop_due(struct ftl_engine *e, uint64_t now_ns, void **tags, si
 
 /*
  * Record that a phase starts at now_ns (rows up to now are written first). Returns -1
- * when phases.csv could not be written (also reported through the output_error hook).
+ * when phases.csv could not be written (also reported through the stats_error hook).
  */
 int ftl_engine_phase(struct ftl_engine *e, uint64_t now_ns, const char *phase);
 
