@@ -133,7 +133,7 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
 
 def _lab_mode(args) -> int:
     workload = workloads.resolve(args.workload)
-    workload.guest_script(1, False)           # WorkloadError for a recorded trace
+    workload.require_guest()
     runtime = args.runtime or workload.runtime
     overrides = devconfig.parse_overrides(args.overrides)
     setup_steps.ensure_ftl_sim()

@@ -56,7 +56,7 @@ def prepare(request: SweepRequest) -> Sweep:
     if request.engine == "sim":
         request.workload.simulator_args()     # WorkloadError without a '# sim:' line
     else:
-        request.workload.guest_script(1, False)   # WorkloadError for a recorded trace
+        request.workload.require_guest()
     setup_steps.ensure_ftl_sim()              # it checks every configuration
     base = devconfig.load(request.config_path, {})
     points = sweep_checks.load_points(request.config_path, request.plan)

@@ -73,11 +73,15 @@ class Workload:
                                 "in ftl-sim")
         return shlex.split(self.sim_args.replace("$ARG", self.arg))
 
-    def guest_script(self, runtime: int, precondition: bool) -> str:
-        """The whole job: variables, prelude, includes, optional precondition, body, end."""
+    def require_guest(self) -> None:
+        """WorkloadError for a workload with no guest script (a recorded trace)."""
         if self.trace:
             raise WorkloadError(f"workload '{self.name}' is a recorded trace: it replays in "
                                 "ftl-sim only (femu-lab sweep --engine sim)")
+
+    def guest_script(self, runtime: int, precondition: bool) -> str:
+        """The whole job: variables, prelude, includes, optional precondition, body, end."""
+        self.require_guest()
         parts = ["#!/bin/sh",
                  f"# femu workload {self.name} ({self.path.name})",
                  f"RUNTIME={runtime}",
