@@ -20,11 +20,12 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 from femu_guest import image as guest_image
 from femu_guest.progress import Progress
 
+from .bench_host import cpu_percent, cpu_ticks, find_qemu_pid, sample_cpu_percent  # noqa: F401
 from .paths import QEMU as FEMU_QEMU, REPO_ROOT
 from .vm import JOB_START_MARKER, VmSpec, femu_args, make_backing_file, run, stock_nvme_args
 
@@ -33,34 +34,8 @@ SETTLE_SECONDS = 5            # after the job starts, before the first CPU sampl
 
 
 # ---- idle CPU ---------------------------------------------------------------
-
-def cpu_ticks(stat_text: str) -> int:
-    """utime + stime (clock ticks) from the text of /proc/PID/stat. The command name
-    (field 2) may hold blanks and parentheses: fields are counted after its last ')'."""
-    fields = stat_text[stat_text.rindex(")") + 2:].split()
-    return int(fields[11]) + int(fields[12])   # fields 14 and 15 of the whole line
-
-
-def cpu_percent(ticks_before: int, ticks_after: int, seconds: float,
-                ticks_per_second: Optional[int] = None) -> float:
-    hz = ticks_per_second or os.sysconf("SC_CLK_TCK")
-    return 100.0 * (ticks_after - ticks_before) / hz / seconds
-
-
-def find_qemu_pid(marker: str, proc: Path = Path("/proc")) -> Optional[int]:
-    """The QEMU process whose command line mentions marker (a path unique to one run)."""
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if (argv and os.path.basename(argv[0]).startswith(b"qemu-system")
-                and any(marker.encode() in arg for arg in argv)):
-            return int(entry.name)
-    return None
-
+# cpu_ticks, cpu_percent and find_qemu_pid live in bench_host (femu-lab bench uses them
+# too) and stay importable from here.
 
 def _job_started(out_dir: Path) -> bool:
     log = out_dir / "console.log"
@@ -84,17 +59,14 @@ def measure_idle_cpu(spec: VmSpec, out_dir: Path, seconds: float,
         pid = find_qemu_pid(str(out_dir))
         if pid is None:
             raise RuntimeError("QEMU process not found")
-        stat = Path(f"/proc/{pid}/stat")
         log(f"guest idle; sampling QEMU pid {pid} for {seconds:.0f} s")
-        before, t0 = cpu_ticks(stat.read_text()), time.monotonic()
-        time.sleep(seconds)
-        after, t1 = cpu_ticks(stat.read_text()), time.monotonic()
+        percent = sample_cpu_percent(pid, seconds)
     finally:
         runner.join()
     result = holder.get("result")
     if result is None or not result.ok:
         raise RuntimeError(f"guest run failed: {result.summary() if result else 'no result'}")
-    return cpu_percent(before, after, t1 - t0), result.accel
+    return percent, result.accel
 
 
 def idle_cpu(args, tmp: Path, log: Progress) -> int:
