@@ -3,6 +3,7 @@
     femu-lab sweep --workload NAME|FILE --set KEY=V1,V2,... [--set KEY=V]... [options]
     femu-lab run [run-blackbox.sh options]      one lab run (run-blackbox.sh's lab mode)
     femu-lab workloads                          describe the workload library
+    femu-lab bench [--femu-upstream PATH] ...   femu vs stock nvme (vs FEMU): figures
 
 Bad arguments: one line on stderr, exit status 2. A sweep whose points all finished
 exits 0, one with failed points 1 (after the others ran and the table was written).
@@ -14,7 +15,8 @@ from typing import List, Optional
 
 from femu_analysis.cli_args import OneLineParser, UsageError, whole_number
 
-from . import blackbox, lab_run, lab_sweep, setup_steps, workloads
+from . import bench, blackbox, lab_run, lab_sweep, setup_steps, workloads
+from .bench_sim import SimError
 from .devconfig import ConfigError
 from .sweep_checks import CheckError
 from .sweep_folder import FolderError
@@ -23,6 +25,9 @@ from .workloads import WorkloadError
 
 PROG = "femu-lab"
 COMMANDS = ("sweep", "run", "workloads")
+# Not named in the "expected a command" message, which tests/lab/test_sweep.py pins;
+# `femu-lab --help` lists it with the others.
+MEASURING_COMMANDS = ("bench",)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
         "run", help="one lab run (run-blackbox.sh's lab mode)", **blackbox.parser_texts()))
     commands.add_parser("workloads", help="describe the workload library",
                         description="Describes the workload library (scripts/workloads).")
+    bench.add_arguments(commands.add_parser(
+        "bench", help="femu vs stock nvme (vs FEMU) on the same guest: a table of figures",
+        **bench.parser_texts()))
     return parser
 
 
@@ -80,7 +88,7 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if not argv or argv[0] not in (*COMMANDS, "-h", "--help"):
+        if not argv or argv[0] not in (*COMMANDS, *MEASURING_COMMANDS, "-h", "--help"):
             raise UsageError(f"expected a command ({', '.join(COMMANDS)}), got "
                              f"{repr(argv[0]) if argv else 'none'} (see {PROG} --help)")
         args = build_parser().parse_args(argv)
@@ -90,16 +98,21 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == "workloads":
             print(blackbox.list_workloads())
             return 0
+        if args.command == "bench":
+            return bench.run(args, prog=f"{PROG} bench")
         return _sweep(args)
     except (UsageError, PlanError, ConfigError, WorkloadError, CheckError,
             FolderError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
-    except (setup_steps.SetupError, lab_run.LabRunError) as error:
+    except (setup_steps.SetupError, lab_run.LabRunError, SimError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted; run the same command again to resume", file=sys.stderr)
+        if argv[0] == "bench":   # nothing to resume: a benchmark starts over
+            print(f"{PROG}: interrupted", file=sys.stderr)
+        else:
+            print(f"{PROG}: interrupted; run the same command again to resume", file=sys.stderr)
         return 130
 
 
