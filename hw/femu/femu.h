@@ -215,6 +215,7 @@ struct FemuCtrl {
     QemuThread poller;
     EventNotifier poller_wake;
     int poller_sleeping;                /* atomic: wakers kick only a sleeping poller */
+    uint64_t wake_cost_ns;              /* poller: how late a timed sleep ends, averaged */
     bool stop;                          /* atomic */
     uint32_t epoch;                     /* atomic: the FTL thread skips older flash work */
     uint32_t page_size;                 /* host page size from CC.MPS */
@@ -231,13 +232,17 @@ struct FemuCtrl {
     struct completion_heap heap;
     struct prp_segments segs;
 
-    /* FTL thread: the only caller of the FTL and its statistics writer. */
+    /* FTL thread (or the poller holding engine_lock): the FTL and its statistics writer. */
     QemuThread ftl_thread;
     EventNotifier ftl_wake;
     int ftl_sleeping;                   /* atomic */
     struct spsc_ring *to_ftl, *from_ftl;
     struct ftl_stats_writer *stats;
-    struct ftl_engine *engine;          /* FTL thread: drives ftl and stats */
+    struct ftl_engine *engine;          /* under engine_lock: drives ftl and stats */
+    /* Held by the FTL thread from taking requests off to_ftl until they are served, and
+     * by the poller (trylock only) to serve a read itself when the FTL thread is idle. */
+    QemuMutex engine_lock;
+    bool engine_lock_init;
     struct io_trace_writer *trace;      /* FTL thread (realize until it starts): trace_out */
     uint64_t stats_start_ns;
     bool stats_error_reported;

@@ -125,6 +125,8 @@ void femu_poller_kick(FemuCtrl *n);                     /* any thread */
 void *femu_ftl_thread_run(void *opaque);
 bool femu_ftl_engine_create(FemuCtrl *n);   /* before the FTL thread starts */
 void femu_ftl_kick(FemuCtrl *n);
+/* Poller: serve a read now when the FTL thread is idle (true), else leave it (false). */
+bool femu_ftl_serve_inline(FemuCtrl *n, FemuRequest *req);
 
 /* Status with Do Not Retry, for every error the guest's input caused. */
 static inline uint16_t femu_dnr(uint16_t status)

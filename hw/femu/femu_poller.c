@@ -21,6 +21,8 @@
 #include "trace.h"
 
 #define FEMU_COMPLETE_BATCH 64
+/* The longest the poller waits awake for a completion instead of sleeping. */
+#define FEMU_SPIN_MAX_NS    50000
 #define FEMU_CMD_FUSE_MASK  0x03    /* CDW0 bits 9:8 */
 #define FEMU_CMD_PSDT_MASK  0xc0    /* CDW0 bits 15:14 */
 
@@ -62,6 +64,10 @@ static void femu_execute(FemuCtrl *n, uint16_t qid, const NvmeCmd *cmd, FemuRequ
     }
     if (req->op == FEMU_OP_LPN_DUMP) {
         femu_lpn_dump_submit(n, req);
+        return;
+    }
+    if (req->op != FEMU_OP_NONE && femu_ftl_serve_inline(n, req)) {
+        completion_heap_push(&n->heap, req->done_ns, req);
         return;
     }
     if (req->op != FEMU_OP_NONE) {
@@ -219,26 +225,62 @@ static bool femu_poller_has_work(FemuCtrl *n)
     return false;
 }
 
+/*
+ * Wait awake until due, still watching for new work: the last stretch before a completion,
+ * shorter than what a timed sleep overshoots by (wake_cost_ns, learnt from past sleeps and
+ * at most FEMU_SPIN_MAX_NS). Only ever with a completion pending: an idle controller never
+ * spins.
+ */
+static void femu_poller_spin(FemuCtrl *n, uint64_t due)
+{
+    while (femu_now_ns() < due && !femu_poller_has_work(n)) {
+        cpu_relax();
+    }
+}
+
+/* Fold how late a timed sleep ended into the running estimate (1/8 weight). */
+static void femu_learn_wake_cost(FemuCtrl *n, uint64_t target, uint64_t woke)
+{
+    uint64_t late = woke > target ? MIN(woke - target, FEMU_SPIN_MAX_NS) : 0;
+
+    n->wake_cost_ns = (7 * n->wake_cost_ns + late) / 8;
+}
+
+/*
+ * Sleep until a doorbell, CC write or FTL wake-up, or until the next completion is due:
+ * for that, a timed sleep ending wake_cost_ns early, then a spin to the due time, so a
+ * completion is posted when due rather than a wake-up's latency later.
+ */
 static void femu_poller_sleep(FemuCtrl *n)
 {
     struct pollfd pfd = { .fd = event_notifier_get_fd(&n->poller_wake), .events = POLLIN };
     struct timespec timeout, *tp = NULL;
-    uint64_t due;
+    uint64_t due = 0, target = 0;
+    bool timed = femu_ctrl_serving(n) && completion_heap_peek(&n->heap, &due, NULL);
 
-    if (femu_ctrl_serving(n) && completion_heap_peek(&n->heap, &due, NULL)) {
+    if (timed) {
         uint64_t now = femu_now_ns();
 
         if (due <= now) {
             return;
         }
-        timeout.tv_sec = (due - now) / NANOSECONDS_PER_SECOND;
-        timeout.tv_nsec = (due - now) % NANOSECONDS_PER_SECOND;
+        if (due - now <= n->wake_cost_ns) {
+            /* No sleep to learn from: let the estimate sink a little, so that a quieter
+             * host is noticed by a sleep now and then instead of spinning on old news. */
+            n->wake_cost_ns -= n->wake_cost_ns / 64;
+            femu_poller_spin(n, due);
+            return;
+        }
+        target = due - n->wake_cost_ns;
+        timeout.tv_sec = (target - now) / NANOSECONDS_PER_SECOND;
+        timeout.tv_nsec = (target - now) % NANOSECONDS_PER_SECOND;
         tp = &timeout;
     }
     qatomic_set(&n->poller_sleeping, 1);
     smp_mb();   /* pairs with femu_poller_kick: either we see the work or they see us */
-    if (!femu_poller_has_work(n) && !(femu_ctrl_serving(n) && femu_arm_eventidx(n))) {
-        ppoll(&pfd, 1, tp, NULL);
+    if (!femu_poller_has_work(n) && !(femu_ctrl_serving(n) && femu_arm_eventidx(n)) &&
+        ppoll(&pfd, 1, tp, NULL) == 0 && timed) {
+        femu_learn_wake_cost(n, target, femu_now_ns());
     }
     qatomic_set(&n->poller_sleeping, 0);
     event_notifier_test_and_clear(&n->poller_wake);
@@ -275,6 +317,9 @@ bool femu_threads_start(FemuCtrl *n, Error **errp)
     char err[256] = "out of memory";
 
     femu_req_pool_init(n);
+    qemu_mutex_init(&n->engine_lock);
+    n->engine_lock_init = true;
+    n->wake_cost_ns = 0;
     n->to_ftl = spsc_ring_create(FEMU_MAX_INFLIGHT, err, sizeof(err));
     n->from_ftl = n->to_ftl ? spsc_ring_create(FEMU_MAX_INFLIGHT, err, sizeof(err)) : NULL;
     if (!n->from_ftl || !completion_heap_init(&n->heap, FEMU_MAX_INFLIGHT) ||
@@ -330,4 +375,8 @@ void femu_threads_stop(FemuCtrl *n)
     n->to_ftl = n->from_ftl = NULL;
     completion_heap_destroy(&n->heap);
     prp_segments_free(&n->segs);
+    if (n->engine_lock_init) {
+        qemu_mutex_destroy(&n->engine_lock);
+        n->engine_lock_init = false;
+    }
 }
