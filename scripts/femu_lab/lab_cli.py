@@ -24,10 +24,7 @@ from .sweep_plan import PlanError, parse_sets
 from .workloads import WorkloadError
 
 PROG = "femu-lab"
-COMMANDS = ("sweep", "run", "workloads")
-# Not named in the "expected a command" message, which tests/lab/test_sweep.py pins;
-# `femu-lab --help` lists it with the others.
-MEASURING_COMMANDS = ("bench",)
+COMMANDS = ("sweep", "run", "workloads", "bench")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,7 +85,7 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
 def main(argv: Optional[List[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if not argv or argv[0] not in (*COMMANDS, *MEASURING_COMMANDS, "-h", "--help"):
+        if not argv or argv[0] not in (*COMMANDS, "-h", "--help"):
             raise UsageError(f"expected a command ({', '.join(COMMANDS)}), got "
                              f"{repr(argv[0]) if argv else 'none'} (see {PROG} --help)")
         args = build_parser().parse_args(argv)

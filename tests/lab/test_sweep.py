@@ -120,7 +120,7 @@ def test_commands_other_than_sweep(repo_root):
         "femu-lab run: error: unknown workload 'nope'")
     missing = subprocess.run([wrapper, "frobnicate"], capture_output=True, text=True)
     assert missing.returncode == 2
-    assert "femu-lab: error: expected a command (sweep, run, workloads), got 'frobnicate'" \
+    assert "femu-lab: error: expected a command (sweep, run, workloads, bench), got 'frobnicate'" \
         in missing.stderr
 
 
