@@ -11,7 +11,7 @@ import time
 
 from . import overlay, qemu_build, source_tree, wheels
 from .paths import BUILD_FEMU, CACHE, QEMU as OUTPUT, REPO_ROOT
-from .steps import BuildError, say
+from .steps import BuildError, duration, say
 
 BUILD_DIR = BUILD_FEMU / qemu_build.RELEASE.build_dir
 REQUIRED_TOOLS = ["cc", "ninja", "pkg-config", "tar", "xz", "make"]
@@ -58,7 +58,8 @@ def _lock():
     return handle
 
 
-def _build(args) -> None:
+def _build(args) -> int:
+    """Build; return how many ninja steps ran (0: the binary was up to date)."""
     _check_tools()
     tree = source_tree.obtain(BUILD_FEMU, CACHE / "debsrc", args.refresh_source)
     say(f"QEMU {tree.version} from {tree.origin}")
@@ -73,11 +74,12 @@ def _build(args) -> None:
     env = qemu_build.build_env(REPO_ROOT, use_ccache)
     qemu_build.configure(tree.path, build_dir,
                          qemu_build.configure_args(sys.executable, use_ccache, variant), env)
-    qemu_build.build(build_dir, args.jobs, env)
+    steps = qemu_build.build(build_dir, args.jobs, env)
     version = qemu_build.link_output(build_dir, output)
     (build_dir / "femu-build-info.txt").write_text(
         f"{version}\nvariant: {variant.name}\nsource: {tree.path}\norigin: {tree.origin}\n")
     say(f"built {output.relative_to(REPO_ROOT)}: {version} ({tree.origin})")
+    return steps
 
 
 def main(argv=None) -> int:
@@ -85,14 +87,16 @@ def main(argv=None) -> int:
     started = time.monotonic()
     try:
         with _lock():
-            _build(args)
+            steps = _build(args)
     except BuildError as exc:
         print(f"femu-compile: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("femu-compile: error: interrupted", file=sys.stderr)
         return 130
-    say(f"finished in {time.monotonic() - started:.0f}s")
+    took = duration(time.monotonic() - started)
+    say(f"finished: QEMU built in {took} ({steps} build steps)" if steps else
+        f"finished: QEMU was up to date (checked in {took})")
     return 0
 
 

@@ -1,11 +1,12 @@
-"""Lay femu into the QEMU tree: a symlink hw/femu -> the repository's hw/femu, and the
-one-line edits QEMU's own files need. Every edit is idempotent and checked, so a
-changed QEMU file fails with a clear line instead of a silent mis-edit.
+"""Lay femu into the QEMU tree: a symlink hw/femu -> the repository's hw/femu, the
+one-line edits QEMU's own files need, and femu's device list. Every edit is idempotent
+and checked, so a changed QEMU file fails with a clear line instead of a silent mis-edit.
 
 The hooks must be in place before the first configure: a Kconfig symbol that appears
 later changes the generated config headers and rebuilds nearly everything.
 """
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,34 @@ EDITS = [
          "if unpack_edk2_blobs and fs.exists('edk2-x86_64-code.fd.bz2')", True,
          "skip unpacking edk2 blobs the tarball does not ship"),
 ]
+
+
+# The devices QEMU is built with (configure --without-default-devices
+# --with-devices-x86_64=femu, qemu_build.FEATURES): configure finds the list only inside the
+# tree, under configs/devices/<target>/, so it is copied there. An edited list is copied
+# again (a newer file), and the next ninja run re-runs meson and Kconfig on it.
+DEVICE_LIST = Path(__file__).resolve().parent / "femu-devices.mak"
+DEVICES_NAME = "femu"
+DEVICES_IN_TREE = f"configs/devices/x86_64-softmmu/{DEVICES_NAME}.mak"
+
+
+def _device_list_in_place(tree: Path) -> bool:
+    try:
+        return (tree / DEVICES_IN_TREE).read_bytes() == DEVICE_LIST.read_bytes()
+    except OSError:
+        return False
+
+
+def _copy_device_list(tree: Path) -> None:
+    if _device_list_in_place(tree):
+        return
+    target = tree / DEVICES_IN_TREE
+    if not target.parent.is_dir():
+        raise BuildError(f"{target.parent.relative_to(tree)}/ not found; this QEMU's layout "
+                         f"differs from 10.0 (needed for femu's device list)")
+    partial = target.with_name(target.name + ".partial")
+    shutil.copyfile(DEVICE_LIST, partial)
+    os.replace(partial, target)
 
 
 def _lines(tree: Path, edit: Edit):
@@ -84,11 +113,13 @@ def _link(tree: Path, femu_dir: Path) -> None:
 
 def apply(tree: Path, femu_dir: Path) -> None:
     name = ("overlay hw/femu + hooks in hw/meson.build, hw/Kconfig, meson.build, "
-            "pc-bios/meson.build")
-    if _is_linked(tree, femu_dir) and all(_is_applied(tree, edit) for edit in EDITS):
+            f"pc-bios/meson.build + device list {DEVICES_IN_TREE}")
+    if (_is_linked(tree, femu_dir) and all(_is_applied(tree, edit) for edit in EDITS)
+            and _device_list_in_place(tree)):
         skipped(name, "already in place")
         return
     with Step(name, "instant"):
         _link(tree, femu_dir)
         for edit in EDITS:
             _apply(tree, edit)
+        _copy_device_list(tree)

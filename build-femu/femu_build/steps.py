@@ -10,6 +10,16 @@ class BuildError(Exception):
     """A failure the user can act on; its message is the single line printed."""
 
 
+def duration(seconds: float) -> str:
+    """'8.2 s', '42 s', '3 min 12 s': how long a step took, for the progress lines."""
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    whole = int(round(seconds))
+    if whole < 60:
+        return f"{whole} s"
+    return f"{whole // 60} min {whole % 60} s"
+
+
 def say(message: str) -> None:
     print(f"[{TAG}] {message}", file=sys.stderr, flush=True)
 
@@ -31,7 +41,7 @@ class Step:
     def __exit__(self, exc_type, exc, tb) -> bool:
         seconds = time.monotonic() - self.started
         if exc_type is None:
-            say(f"{self.name}: done in {seconds:.1f}s")
+            say(f"{self.name}: done in {duration(seconds)}")
         return False   # errors propagate to main(), which prints the one line
 
 

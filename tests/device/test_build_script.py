@@ -1,5 +1,6 @@
 """The femu_build steps on small fake inputs: no download, no QEMU build."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,7 +13,7 @@ import pytest
 import femu_device
 from femu_device import BUILD_FEMU, REPO_ROOT
 from femu_build import debsrc, overlay, qemu_build, source_tree
-from femu_build.steps import BuildError
+from femu_build.steps import BuildError, duration
 
 
 def _fake_qemu_tree(root: Path, version: str = "10.0.99") -> Path:
@@ -25,6 +26,7 @@ def _fake_qemu_tree(root: Path, version: str = "10.0.99") -> Path:
     (tree / "hw" / "Kconfig").write_text("source misc/Kconfig\nsource nvme/Kconfig\n")
     (tree / "pc-bios" / "meson.build").write_text("roms = []\nif unpack_edk2_blobs\n  x = 1\nendif\n")
     (tree / "meson.build").write_text("trace_events_subdirs = [\n  'hw/misc',\n  'hw/nvme',\n]\n")
+    (tree / "configs" / "devices" / "x86_64-softmmu").mkdir(parents=True)
     return tree
 
 
@@ -43,6 +45,58 @@ def test_overlay_applies_once_and_links(tmp_path):
     link = tree / "hw" / "femu"
     assert link.is_symlink() and not os.path.isabs(os.readlink(link))
     assert link.resolve() == femu.resolve()
+    devices = tree / "configs" / "devices" / "x86_64-softmmu" / "femu.mak"
+    assert devices.read_text() == overlay.DEVICE_LIST.read_text()
+
+
+def test_overlay_refreshes_an_outdated_device_list(tmp_path, capsys):
+    tree = _fake_qemu_tree(tmp_path)
+    femu = tmp_path / "femu"
+    femu.mkdir()
+    overlay.apply(tree, femu)
+    devices = tree / overlay.DEVICES_IN_TREE
+    devices.write_text("CONFIG_Q35=y\n")           # an older list
+    capsys.readouterr()
+    overlay.apply(tree, femu)
+    assert devices.read_text() == overlay.DEVICE_LIST.read_text()
+    assert "skipped" not in capsys.readouterr().err
+    overlay.apply(tree, femu)
+    assert "skipped (already in place)" in capsys.readouterr().err
+
+
+def test_overlay_needs_the_device_config_folder(tmp_path):
+    tree = _fake_qemu_tree(tmp_path)
+    (tree / "configs" / "devices" / "x86_64-softmmu").rmdir()
+    femu = tmp_path / "femu"
+    femu.mkdir()
+    with pytest.raises(BuildError, match=r"configs/devices/x86_64-softmmu/ not found"):
+        overlay.apply(tree, femu)
+
+
+def _kconfig_symbols(text: str):
+    return {line.split("=")[0] for line in text.splitlines()
+            if line.strip() and not line.startswith("#")}
+
+
+def test_device_list_has_what_femus_command_lines_use():
+    # q35 and pc machines; femu, QEMU's nvme, pcie-root-port, virtio-net-pci,
+    # virtio-scsi-pci + scsi-hd, virtio-blk-pci; each line is CONFIG_X=y.
+    text = overlay.DEVICE_LIST.read_text()
+    assert all(re.fullmatch(r"CONFIG_[A-Z0-9_]+=y", line) for line in text.splitlines()
+               if line.strip() and not line.startswith("#"))
+    assert _kconfig_symbols(text) >= {
+        "CONFIG_Q35", "CONFIG_I440FX", "CONFIG_FEMU", "CONFIG_NVME_PCI", "CONFIG_PCIE_PORT",
+        "CONFIG_VIRTIO_PCI", "CONFIG_VIRTIO_NET", "CONFIG_VIRTIO_SCSI", "CONFIG_VIRTIO_BLK"}
+    args = qemu_build.configure_args("/usr/bin/python3", use_ccache=False)
+    assert "--without-default-devices" in args
+    assert f"--with-devices-x86_64={overlay.DEVICES_NAME}" in args
+    assert overlay.DEVICES_IN_TREE.endswith(f"/{overlay.DEVICES_NAME}.mak")
+
+
+@pytest.mark.parametrize("seconds, shown", [(0.04, "0.0 s"), (8.25, "8.2 s"), (42.4, "42 s"),
+                                            (59.6, "1 min 0 s"), (192, "3 min 12 s")])
+def test_durations_read_as_minutes_and_seconds(seconds, shown):
+    assert duration(seconds) == shown
 
 
 def test_overlay_refuses_an_unknown_layout(tmp_path):

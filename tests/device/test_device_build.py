@@ -29,6 +29,21 @@ def test_firmware_found_without_dash_L(qemu):
     assert "/usr/share/seabios" in dirs and "/usr/lib/ipxe/qemu" in dirs, proc.stdout
 
 
+def test_only_the_listed_devices_are_built(qemu):
+    # build-femu/femu_build/femu-devices.mak: what femu's command lines use is there, and
+    # QEMU's default devices are not (an e1000 or a VGA would mean the list was ignored).
+    devices = subprocess.run([str(qemu), "-device", "help"], capture_output=True, text=True,
+                             timeout=30).stdout
+    names = set(re.findall(r'^name "([^"]+)"', devices, re.M))
+    assert {"femu", "nvme", "pcie-root-port", "virtio-net-pci", "virtio-scsi-pci", "scsi-hd",
+            "virtio-blk-pci"} <= names, devices
+    assert not {"e1000", "VGA", "usb-ehci", "ich9-intel-hda"} & names, devices
+    machines = subprocess.run([str(qemu), "-M", "help"], capture_output=True, text=True,
+                              timeout=30).stdout
+    assert re.search(r"^pc\s", machines, re.M) and re.search(r"^q35\s", machines, re.M)
+    assert not re.search(r"^(isapc|microvm)\s", machines, re.M), machines
+
+
 def test_overlay_is_a_link_to_the_repository(qemu):
     trees = [p for p in BUILD_FEMU.glob("qemu-src-*") if (p / "hw" / "femu").is_symlink()]
     if not trees:
