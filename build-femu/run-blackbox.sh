@@ -6,10 +6,16 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
+first_time=false
 if [[ ! -x "$root/.venv/bin/python" ]]; then
+    first_time=true
     echo "run-blackbox: installing Debian packages and the Python venv (.venv)" \
-         "(a few minutes the first time)" >&2
+         "(a minute or two the first time)" >&2
 fi
 # Quiet and quick when everything is installed; says what it installs otherwise.
 "$root/scripts/install-deps.sh" >&2
+if $first_time; then
+    echo "run-blackbox: Debian packages and the Python venv installed in" \
+         "$((SECONDS / 60)) min $((SECONDS % 60)) s" >&2
+fi
 exec "$root/.venv/bin/python" -m femu_lab.blackbox "$@"

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from femu_build.steps import duration
 from femu_guest import image as guest_image
 
 from . import devconfig, paths
@@ -60,7 +61,7 @@ def _run_step(what: str, how_long: str, command: list, quiet: bool = False) -> N
             sys.stderr.writelines(held)
         raise SetupError(f"{what} failed (exit status {code}); see the output above")
     if shown:
-        _say(f"{what}: done in {time.monotonic() - started:.0f} s")
+        _say(f"{what}: done in {duration(time.monotonic() - started)}")
 
 
 def ensure_ftl_sim() -> Path:
@@ -98,17 +99,22 @@ def ensure_qemu(qemu: Path = QEMU) -> Path:
                   quiet=True)
     else:
         _run_step("building QEMU 10.0 with the femu device",
-                  "about 10 minutes the first time on 2 cores", [str(paths.COMPILE_SCRIPT)])
+                  "about 3 minutes the first time on 2 cores", [str(paths.COMPILE_SCRIPT)])
     if not qemu.exists():
         raise SetupError(f"{qemu} was not built")
     return qemu
 
 
 def ensure_guest(log: Callable[[str], None] = _say) -> guest_image.GuestImage:
-    if not guest_image.is_up_to_date(paths.guest_image_dir()):
+    building = not guest_image.is_up_to_date(paths.guest_image_dir())
+    if building:
         log("building the guest image from Debian packages (about a minute the first time)")
+    started = time.monotonic()
     try:
-        return guest_image.ensure_image(quiet=True)
+        image = guest_image.ensure_image(quiet=True)
     except Exception as error:  # the builder's errors are apt / dpkg / file errors
         raise SetupError(f"building the guest image failed: {error}") from None
+    if building:
+        log(f"guest image built in {duration(time.monotonic() - started)}")
+    return image
 
