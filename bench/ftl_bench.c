@@ -93,7 +93,7 @@ int main(int argc, char **argv)
     printf("  metadata: %.2f bytes per physical page (%.2f besides the per-LPN counter), "
            "%.1f MiB in all\n",
            (double)ftl_metadata_bytes(ftl) / (double)g->phys_pages,
-           (double)(ftl_metadata_bytes(ftl) - logical * 4) / (double)g->phys_pages,
+           (double)(ftl_metadata_bytes(ftl) - logical * 2) / (double)g->phys_pages,
            (double)ftl_metadata_bytes(ftl) / 1048576.0);
     ftl_destroy(ftl);
     return 0;

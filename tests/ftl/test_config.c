@@ -121,8 +121,14 @@ static void test_get_and_keys(void)
         CHECK(ftl_config_set(&copy, key, buf, err, sizeof(err)) == 0);
         CHECK(memcmp(&copy, &cfg, sizeof(cfg)) == 0);
     }
-    CHECK_EQ_U64(n, 17);
+    CHECK_EQ_U64(n, 18);
     CHECK(ftl_config_get(&cfg, "placement", buf, sizeof(buf)) == 0 && !strcmp(buf, "single"));
+    CHECK(ftl_config_get(&cfg, "gc_mode", buf, sizeof(buf)) == 0 && !strcmp(buf, "paced"));
+    CHECK(ftl_config_set(&cfg, "gc_mode", "line", err, sizeof(err)) == 0);
+    CHECK_EQ_U64(cfg.gc_mode, FTL_GC_LINE);
+    CHECK(ftl_config_set(&cfg, "gc_mode", "lazy", err, sizeof(err)) == -1);
+    CHECK(strcmp(err, "gc_mode: 'lazy' is not one of paced, line") == 0);
+    cfg.gc_mode = FTL_GC_PACED;
     CHECK(ftl_config_set(&cfg, "ssd_size", "768", err, sizeof(err)) == 0);
     CHECK_EQ_U64(cfg.devsz_mb, 768);
     CHECK(ftl_config_get(&cfg, "nope", buf, sizeof(buf)) == -1);

@@ -118,9 +118,11 @@ static void record_gc(void *opaque, bool background, uint64_t lines, uint64_t mo
 }
 
 /* Four full lines, line 2 half invalid (a victim), and an engine reporting GC to seen. */
-static struct ftl *ftl_with_victim(struct gc_seen *seen, struct ftl_engine **engine)
+static struct ftl *ftl_with_victim_mode(struct gc_seen *seen, struct ftl_engine **engine,
+                                        enum ftl_gc_mode mode)
 {
     struct ftl_config cfg = lines8();
+    cfg.gc_mode = mode;
     struct ftl *ftl = make_ftl(&cfg);
     struct ftl_engine_hooks hooks = { .opaque = seen, .gc = record_gc };
 
@@ -128,6 +130,12 @@ static struct ftl *ftl_with_victim(struct gc_seen *seen, struct ftl_engine **eng
     CHECK(write_pages(ftl, 0, 0, 32, NULL) == FTL_OK);
     CHECK(write_pages(ftl, 0, 16, 4, NULL) == FTL_OK);
     return ftl;
+}
+
+/* Whole-line background GC: the hook hears of one run per request. */
+static struct ftl *ftl_with_victim(struct gc_seen *seen, struct ftl_engine **engine)
+{
+    return ftl_with_victim_mode(seen, engine, FTL_GC_LINE);
 }
 
 /* Background GC gets its chance after a read as after a write (FEMU's loop does so). */
@@ -158,6 +166,30 @@ static void test_background_gc_after_any_request(void)
         ftl_engine_destroy(e);
         ftl_destroy(ftl);
     }
+}
+
+/* Paced GC's page moves are reported as background GC even before a line is finished. */
+static void test_paced_gc_reported(void)
+{
+    struct gc_seen seen = { 0 };
+    struct ftl_engine *e;
+    struct ftl *ftl = ftl_with_victim_mode(&seen, &e, FTL_GC_PACED);
+    uint64_t done;
+
+    ftl->geo.gc_thres_lines = ftl->free_count;           /* background GC now due */
+    struct ftl_request r = req(FTL_OP_READ, S, 40, 1);
+    CHECK_EQ_U64(ftl_engine_serve(e, &r, &done), FTL_OK);
+    struct ftl_counters c;
+    ftl_get_counters(ftl, &c);
+    CHECK(c.gc_moved_pages > 0);
+    CHECK_EQ_U64(c.gc_runs, 0);
+    CHECK_EQ_U64(seen.calls, 1);
+    CHECK_EQ_U64(seen.background, 1);
+    CHECK_EQ_U64(seen.lines, 0);
+    CHECK_EQ_U64(seen.moved, c.gc_moved_pages);
+    CHECK_CONSISTENT(ftl);
+    ftl_engine_destroy(e);
+    ftl_destroy(ftl);
 }
 
 /* Foreground GC inside a write is reported as such, before any background collection. */
@@ -289,6 +321,7 @@ int main(void)
     test_dispatch();
     test_trim_ranges();
     test_background_gc_after_any_request();
+    test_paced_gc_reported();
     test_foreground_gc_reported();
     test_completion_order();
     test_stats_tick();

@@ -1,4 +1,5 @@
-/* Greedy GC: victim choice, thresholds, timing, and progress at 100% logical utilization. */
+/* Greedy GC: victim choice, thresholds, timing, paced steps, and progress at 100% logical
+ * utilization in both background modes. */
 #include "ftl_internal.h"
 #include "ftl_test_util.h"
 #include "rng.h"
@@ -12,12 +13,13 @@ static struct ftl_config lines8(void)
 static void test_greedy_victim(void)
 {
     struct ftl_config cfg = lines8();
+    cfg.gc_mode = FTL_GC_LINE;   /* one call collects a whole line */
     struct ftl *ftl = make_ftl(&cfg);
     /* fill lines 0..3 (8 pages each) with lpn 0..31 */
     CHECK(write_pages(ftl, 0, 0, 32, NULL) == FTL_OK);
     uint32_t line_of[4];
     for (int l = 0; l < 4; l++) {
-        line_of[l] = ppa_line(ftl, ftl->l2p[l * 8]);
+        line_of[l] = ppa_line(ftl, l2p_get(ftl, l * 8));
     }
     struct ftl_gauges g;
     ftl_get_gauges(ftl, &g);
@@ -88,7 +90,7 @@ static void test_gc_occupies_luns(void)
 }
 
 /* Fill every logical page, then overwrite at random; GC must keep up forever. */
-static void full_device_churn(struct ftl_config cfg, uint64_t rounds, uint64_t seed)
+static void full_device_churn_mode(struct ftl_config cfg, uint64_t rounds, uint64_t seed)
 {
     cfg.devsz_mb = ftl_config_max_devsz_mb(&cfg);
     CHECK(cfg.devsz_mb > 0);
@@ -125,6 +127,118 @@ static void full_device_churn(struct ftl_config cfg, uint64_t rounds, uint64_t s
     ftl_destroy(ftl);
 }
 
+/* The line-2 victim of test_greedy_victim under paced GC: lpn 20..23 valid at offsets
+ * 4..7 (LUNs 0, 1, 0, 1), lpn 16..19 invalid; background GC due. */
+static struct ftl *paced_victim(uint32_t *victim)
+{
+    struct ftl_config cfg = lines8();
+    struct ftl *ftl = make_ftl(&cfg);
+
+    CHECK_EQ_U64(cfg.gc_mode, FTL_GC_PACED);   /* the default */
+    CHECK(write_pages(ftl, 0, 0, 32, NULL) == FTL_OK);
+    CHECK(write_pages(ftl, 0, 16, 4, NULL) == FTL_OK);
+    *victim = ppa_line(ftl, l2p_get(ftl, 20));
+    CHECK_EQ_U64(victim_peek(ftl), *victim);
+    ftl->geo.gc_thres_lines = ftl->free_count;
+    return ftl;
+}
+
+static void test_paced_idle_fill(void)
+{
+    uint32_t victim, old_ppa[4];
+    struct ftl *ftl = paced_victim(&victim);
+    uint64_t idle = 0;
+    for (uint32_t lun = 0; lun < ftl->luns; lun++) {
+        idle = max_u64(idle, ftl->lun_avail_ns[lun]);
+    }
+    for (int i = 0; i < 4; i++) {
+        old_ppa[i] = l2p_get(ftl, 20 + i);
+    }
+    /* Every LUN idle: one page per LUN moves, the line stays under collection. */
+    CHECK_EQ_U64(ftl_background_gc(ftl, idle), 0);
+    struct ftl_counters c;
+    ftl_get_counters(ftl, &c);
+    CHECK_EQ_U64(c.gc_moved_pages, 2);
+    CHECK_EQ_U64(ftl->lines[victim].state, LINE_GC);
+    CHECK_EQ_U64(ftl->lines[victim].valid, 2);
+    CHECK_CONSISTENT(ftl);
+    /* Same instant: both LUNs are now busy with those moves, nothing owed, nothing moves. */
+    CHECK_EQ_U64(ftl_background_gc(ftl, idle), 0);
+    ftl_get_counters(ftl, &c);
+    CHECK_EQ_U64(c.gc_moved_pages, 2);
+    /* Once they are idle again the rest moves and the line is erased and freed. */
+    uint64_t later = idle + 10 * ftl_config_of(ftl)->pg_wr_lat;
+    CHECK_EQ_U64(ftl_background_gc(ftl, later), 1);
+    ftl_get_counters(ftl, &c);
+    CHECK_EQ_U64(c.gc_moved_pages, 4);
+    CHECK_EQ_U64(c.gc_runs, 1);
+    CHECK_EQ_U64(ftl->lines[victim].state, LINE_FREE);
+    CHECK_EQ_U64(ftl->gc_line, NO_LINE);
+    /* Each page was read and programmed on one LUN (a copyback): no cross-LUN wait. */
+    for (int i = 0; i < 4; i++) {
+        CHECK(ftl_lpn_is_mapped(ftl, 20 + (uint64_t)i));
+        CHECK_EQ_U64(ppa_lun(ftl, l2p_get(ftl, 20 + i)), ppa_lun(ftl, old_ppa[i]));
+    }
+    CHECK_CONSISTENT(ftl);
+    ftl_destroy(ftl);
+}
+
+static void test_paced_host_writes_owe_moves(void)
+{
+    uint32_t victim;
+    struct ftl *ftl = paced_victim(&victim);
+    struct ftl_counters c;
+
+    /* Start the collection while the LUNs are busy (nothing moves for free), then every
+     * host page owes valid/invalid = 4/4 = 1 move, paid at the next chance. */
+    uint64_t busy = 0;
+    CHECK_EQ_U64(ftl_background_gc(ftl, busy), 0);
+    ftl_get_counters(ftl, &c);
+    CHECK_EQ_U64(c.gc_moved_pages, 0);
+    CHECK_EQ_U64(ftl->lines[victim].state, LINE_GC);
+    CHECK(write_pages(ftl, busy, 0, 3, NULL) == FTL_OK);   /* lpn 0..2: not in the victim */
+    CHECK_EQ_U64(ftl_background_gc(ftl, busy), 0);
+    ftl_get_counters(ftl, &c);
+    CHECK_EQ_U64(c.gc_moved_pages, 3);
+    CHECK_CONSISTENT(ftl);
+    /* A host overwrite of the last valid page empties the line: erased without a move. */
+    CHECK(write_pages(ftl, busy, 23, 1, NULL) == FTL_OK);
+    ftl_get_counters(ftl, &c);
+    CHECK_EQ_U64(c.gc_moved_pages, 3);
+    CHECK_EQ_U64(ftl_background_gc(ftl, busy), 1);
+    CHECK_EQ_U64(ftl->lines[victim].state, LINE_FREE);
+    CHECK_CONSISTENT(ftl);
+    ftl_destroy(ftl);
+}
+
+/* Foreground GC first finishes the line paced GC started, then takes other victims. */
+static void test_foreground_finishes_paced_line(void)
+{
+    uint32_t victim;
+    struct ftl *ftl = paced_victim(&victim);
+
+    CHECK_EQ_U64(ftl_background_gc(ftl, 0), 0);
+    CHECK_EQ_U64(ftl->lines[victim].state, LINE_GC);
+    ftl->geo.gc_thres_lines_high = ftl->free_count;
+    CHECK_EQ_U64(gc_foreground(ftl, 0), FTL_OK);
+    CHECK_EQ_U64(ftl->lines[victim].state, LINE_FREE);
+    CHECK_EQ_U64(ftl->gc_line, NO_LINE);
+    for (uint64_t lpn = 20; lpn < 24; lpn++) {
+        CHECK(ftl_lpn_is_mapped(ftl, lpn));
+    }
+    CHECK_CONSISTENT(ftl);
+    ftl_destroy(ftl);
+}
+
+/* Both background GC modes. */
+static void full_device_churn(struct ftl_config cfg, uint64_t rounds, uint64_t seed)
+{
+    cfg.gc_mode = FTL_GC_PACED;
+    full_device_churn_mode(cfg, rounds, seed);
+    cfg.gc_mode = FTL_GC_LINE;
+    full_device_churn_mode(cfg, rounds, seed);
+}
+
 static void test_full_utilization(void)
 {
     /* several shapes (512-byte pages, so MiB sizes come close to the bound) at the
@@ -150,6 +264,9 @@ int main(void)
 {
     test_greedy_victim();
     test_gc_occupies_luns();
+    test_paced_idle_fill();
+    test_paced_host_writes_owe_moves();
+    test_foreground_finishes_paced_line();
     test_full_utilization();
     return check_summary();
 }

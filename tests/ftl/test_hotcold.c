@@ -7,7 +7,7 @@ enum { HOT = 0, COLD = 1 };
 
 static uint32_t wp_of_lpn(const struct ftl *ftl, uint64_t lpn)
 {
-    return ftl->lines[ppa_line(ftl, ftl->l2p[lpn])].wp;
+    return ftl->lines[ppa_line(ftl, l2p_get(ftl, lpn))].wp;
 }
 
 static void test_classification(void)

@@ -159,7 +159,8 @@ static void engine_report_gc(struct ftl_engine *e, struct ftl_counters *before,
     struct ftl_counters now;
 
     ftl_get_counters(e->ftl, &now);
-    if (now.gc_runs != before->gc_runs) {
+    /* Paced GC moves pages on most requests and finishes a line on few. */
+    if (now.gc_runs != before->gc_runs || now.gc_moved_pages != before->gc_moved_pages) {
         e->hooks.gc(e->hooks.opaque, background, now.gc_runs - before->gc_runs,
                     now.gc_moved_pages - before->gc_moved_pages,
                     now.gc_erased_blocks - before->gc_erased_blocks, start_ns);

@@ -8,10 +8,11 @@
  * Plain C11 like the FTL: no QEMU header, no globals, no threads, no clock of its own.
  * Every call takes the caller's time in ns; times must not go backwards.
  *
- * Background GC policy: after every request, whatever its kind, the engine asks the FTL
- * for one background collection at the request's arrival time, as FEMU's FTL loop does
- * after each request it takes. So a read-only phase still lets GC catch up, and the
- * device and ftl-sim collect at exactly the same points of a request sequence.
+ * Background GC policy: after every request, whatever its kind, the engine gives the FTL
+ * its background GC step at the request's arrival time (ftl_background_gc: a whole line
+ * with gc_mode=line, as FEMU's FTL loop after each request; the owed and idle-LUN page
+ * moves with gc_mode=paced). So a read-only phase still lets GC catch up, and the device
+ * and ftl-sim collect at exactly the same points of a request sequence.
  */
 #ifndef FEMU_FTL_ENGINE_H
 #define FEMU_FTL_ENGINE_H

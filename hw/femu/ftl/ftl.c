@@ -48,27 +48,32 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
         ftl->lun_mask = ftl->luns - 1;
     }
 
-    ftl->l2p = malloc(geo.logical_pages * sizeof(uint32_t));
-    ftl->p2l = malloc(geo.phys_pages * sizeof(uint32_t));
+    /* The per-page arrays read as unmapped / erased / never written when zero, so calloc
+     * is their whole initialisation: large blocks come straight from mmap, and their
+     * memory is committed page by page as the device is written, not at start. */
+    ftl->l2p_plus1 = alloc_array(geo.logical_pages, sizeof(uint32_t));
+    ftl->p2l_plus1 = alloc_array(geo.phys_pages, sizeof(uint32_t));
     ftl->mapped_words = (geo.logical_pages + 63) / 64;
     ftl->mapped_bits = alloc_array(ftl->mapped_words, sizeof(uint64_t));
-    ftl->write_count = alloc_array(geo.logical_pages, sizeof(uint32_t));
+    ftl->write_count16 = alloc_array(geo.logical_pages, sizeof(uint16_t));
     ftl->blocks = alloc_array(geo.blocks, sizeof(struct block));
     ftl->lines = alloc_array(geo.lines, sizeof(struct line));
     ftl->free_queue = alloc_array(geo.lines, sizeof(uint32_t));
     ftl->victim_heap = alloc_array(geo.lines, sizeof(uint32_t));
     ftl->lun_avail_ns = alloc_array(geo.luns, sizeof(uint64_t));
     ftl->ch_avail_ns = alloc_array(cfg->nchs, sizeof(uint64_t));
-    if (!ftl->l2p || !ftl->p2l || !ftl->mapped_bits || !ftl->write_count || !ftl->blocks || !ftl->lines ||
-        !ftl->free_queue || !ftl->victim_heap || !ftl->lun_avail_ns || !ftl->ch_avail_ns) {
+    ftl->gc_lun_cursor = alloc_array(geo.luns, sizeof(uint32_t));
+    if (!ftl->l2p_plus1 || !ftl->p2l_plus1 || !ftl->mapped_bits || !ftl->write_count16 ||
+        !ftl->blocks || !ftl->lines ||
+        !ftl->free_queue || !ftl->victim_heap || !ftl->lun_avail_ns || !ftl->ch_avail_ns ||
+        !ftl->gc_lun_cursor) {
         ftl_destroy(ftl);
         snprintf(err, errlen, "out of memory for %llu physical pages",
                  (unsigned long long)geo.phys_pages);
         return NULL;
     }
-    memset(ftl->l2p, 0xff, geo.logical_pages * sizeof(uint32_t));   /* L2P_UNMAPPED */
-    memset(ftl->p2l, 0xff, geo.phys_pages * sizeof(uint32_t));      /* P2L_FREE */
     lines_init(ftl);
+    ftl->gc_line = NO_LINE;
     for (uint32_t i = 0; i < FTL_MAX_WRITE_POINTERS; i++) {
         ftl->wps[i] = (struct write_pointer){ .line = NO_LINE, .offset = 0 };
     }
@@ -80,16 +85,18 @@ void ftl_destroy(struct ftl *ftl)
     if (!ftl) {
         return;
     }
-    free(ftl->l2p);
-    free(ftl->p2l);
+    free(ftl->l2p_plus1);
+    free(ftl->p2l_plus1);
     free(ftl->mapped_bits);
-    free(ftl->write_count);
+    free(ftl->write_count16);
+    free(ftl->wc_slots);
     free(ftl->blocks);
     free(ftl->lines);
     free(ftl->free_queue);
     free(ftl->victim_heap);
     free(ftl->lun_avail_ns);
     free(ftl->ch_avail_ns);
+    free(ftl->gc_lun_cursor);
     free(ftl);
 }
 
@@ -138,7 +145,7 @@ int ftl_read(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
     }
     uint64_t done = io->now_ns;
     for (uint64_t lpn = first; lpn <= last; lpn++) {
-        uint32_t ppa = ftl->l2p[lpn];
+        uint32_t ppa = l2p_get(ftl, lpn);
         if (ppa == L2P_UNMAPPED) {
             continue;  /* never written or trimmed: no flash access */
         }
@@ -175,13 +182,16 @@ int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
         }
         /* The hot/cold classifier counts this write, so the count goes up first and
          * comes back down if the page cannot be placed. */
-        uint32_t count = ftl->write_count[lpn];
-        ftl->write_count[lpn] = count == UINT32_MAX ? count : count + 1;
-        uint32_t old = ftl->l2p[lpn];
+        uint32_t count;
+        if (!wc_increment(ftl, (uint32_t)lpn, &count)) {
+            rc = FTL_E_NOMEM;   /* the write-count overflow table could not grow */
+            break;
+        }
+        uint32_t old = l2p_get(ftl, lpn);
         uint32_t wp = placement_for_host(ftl, (uint32_t)lpn, io->stream);
         uint32_t ppa;
         if (!wp_place(ftl, wp, true, (uint32_t)lpn, &ppa)) {
-            ftl->write_count[lpn] = count;
+            wc_set(ftl, (uint32_t)lpn, count);  /* a lower count never needs a new slot */
             rc = FTL_E_NOSPC;
             break;
         }
@@ -191,6 +201,7 @@ int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
         done = max_u64(done, nand_program(ftl, ppa_lun(ftl, ppa), io->now_ns));
         ftl->ctr.nand_user_programs++;
         ftl->ctr.host_write_pages++;
+        gc_host_page_written(ftl);
         ftl->ctr.wp_host_pages[ftl->lines[ppa_line(ftl, ppa)].wp]++;
         if (lpn + 1 > ftl->max_lpn_plus_one) {
             ftl->max_lpn_plus_one = lpn + 1;
@@ -220,8 +231,8 @@ int ftl_trim(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
         if (lpn >= end) {
             break;
         }
-        map_invalidate(ftl, ftl->l2p[lpn]);
-        ftl->l2p[lpn] = L2P_UNMAPPED;
+        map_invalidate(ftl, l2p_get(ftl, lpn));
+        l2p_set(ftl, lpn, L2P_UNMAPPED);
         mapped_clear(ftl, lpn);
         lpn++;
     }
@@ -277,20 +288,20 @@ unsigned ftl_write_pointer_count(const struct ftl *ftl)
 
 uint32_t ftl_lpn_write_count(const struct ftl *ftl, uint64_t lpn)
 {
-    return lpn < ftl->geo.logical_pages ? ftl->write_count[lpn] : 0;
+    return lpn < ftl->geo.logical_pages ? wc_get(ftl, (uint32_t)lpn) : 0;
 }
 
 bool ftl_lpn_is_mapped(const struct ftl *ftl, uint64_t lpn)
 {
-    return lpn < ftl->geo.logical_pages && ftl->l2p[lpn] != L2P_UNMAPPED;
+    return lpn < ftl->geo.logical_pages && l2p_get(ftl, lpn) != L2P_UNMAPPED;
 }
 
 size_t ftl_metadata_bytes(const struct ftl *ftl)
 {
     const struct ftl_geometry *g = &ftl->geo;
-    return sizeof(*ftl) + g->logical_pages * 2 * sizeof(uint32_t) +
-           ftl->mapped_words * sizeof(uint64_t) +
+    return sizeof(*ftl) + g->logical_pages * (sizeof(uint32_t) + sizeof(uint16_t)) +
+           ftl->mapped_words * sizeof(uint64_t) + ftl->wc_nslots * sizeof(struct wc_slot) +
            g->phys_pages * sizeof(uint32_t) + g->blocks * sizeof(struct block) +
            g->lines * (sizeof(struct line) + 2 * sizeof(uint32_t)) +
-           (g->luns + ftl->nchs) * sizeof(uint64_t);
+           (g->luns + ftl->nchs) * sizeof(uint64_t) + g->luns * sizeof(uint32_t);
 }

@@ -63,10 +63,13 @@ int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
 int ftl_trim(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
 
 /*
- * Background GC, as FEMU runs it after each request: when free lines are at or below the
- * background threshold and the best victim has at least 1/8 of its pages invalid, collect
- * one line. GC flash operations start no earlier than now_ns and occupy the LUNs, delaying
- * later host I/O. Returns 1 if a line was collected, 0 if none was due, < 0 on error.
+ * Background GC, run after each request: when free lines are at or below the background
+ * threshold and the best victim has at least 1/8 of its pages invalid, collect it. With
+ * gc_mode=line (FEMU) the whole line now; with gc_mode=paced (the default) the page moves
+ * the host writes since the last call owe, plus those whose LUNs are idle at now_ns, and
+ * the line stays under collection across calls (gc.c tells how). GC flash operations start
+ * no earlier than now_ns and occupy the LUNs, delaying later host I/O. Returns the number
+ * of lines finished (erased and freed), < 0 on error.
  */
 int ftl_background_gc(struct ftl *ftl, uint64_t now_ns);
 

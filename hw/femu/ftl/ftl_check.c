@@ -15,10 +15,19 @@ static int check_maps(const struct ftl *ftl, char *err, size_t errlen)
     const struct ftl_geometry *g = &ftl->geo;
     uint64_t mapped = 0, max_lpn = 0;
     for (uint64_t lpn = 0; lpn < g->logical_pages; lpn++) {
-        uint32_t ppa = ftl->l2p[lpn];
+        uint32_t ppa = l2p_get(ftl, lpn);
         bool bit = ftl->mapped_bits[lpn / 64] >> (lpn % 64) & 1;
-        if (ftl->write_count[lpn]) {
+        uint32_t writes = wc_get(ftl, (uint32_t)lpn);
+        if (writes) {
             max_lpn = lpn + 1;
+        }
+        if (ftl->write_count16[lpn] == WC_OVERFLOW) {
+            const struct wc_slot *s = wc_overflow_find(ftl, (uint32_t)lpn);
+            if (!s || s->count < WC_OVERFLOW) {
+                return ftl_error(err, errlen, "LPN %llu: write count overflows 16 bits but "
+                           "the overflow table %s", (unsigned long long)lpn,
+                           s ? "holds a smaller count" : "has no entry");
+            }
         }
         if (bit != (ppa != L2P_UNMAPPED)) {
             return ftl_error(err, errlen, "LPN %llu: mapped bit %d but L2P %s",
@@ -27,11 +36,11 @@ static int check_maps(const struct ftl *ftl, char *err, size_t errlen)
         if (ppa == L2P_UNMAPPED) {
             continue;
         }
-        if (ppa >= g->phys_pages || ftl->p2l[ppa] != lpn) {
+        if (ppa >= g->phys_pages || p2l_get(ftl, ppa) != lpn) {
             return ftl_error(err, errlen, "L2P[%llu] = %u but the reverse map disagrees",
                        (unsigned long long)lpn, ppa);
         }
-        if (ftl->write_count[lpn] == 0) {
+        if (writes == 0) {
             return ftl_error(err, errlen, "LPN %llu is mapped but was never written",
                        (unsigned long long)lpn);
         }
@@ -44,6 +53,20 @@ static int check_maps(const struct ftl *ftl, char *err, size_t errlen)
     if (max_lpn != ftl->max_lpn_plus_one) {
         return ftl_error(err, errlen, "highest written LPN + 1 is %llu, recorded %llu",
                    (unsigned long long)max_lpn, (unsigned long long)ftl->max_lpn_plus_one);
+    }
+    uint32_t used = 0;
+    for (uint32_t i = 0; i < ftl->wc_nslots; i++) {
+        uint32_t key = ftl->wc_slots[i].lpn_plus1;
+        if (key && (key > g->logical_pages ||
+                    wc_overflow_find(ftl, key - 1) != &ftl->wc_slots[i])) {
+            return ftl_error(err, errlen, "write-count overflow slot %u (LPN + 1 = %u) is wrong",
+                             i, key);
+        }
+        used += key != 0;
+    }
+    if (used != ftl->wc_used || (uint64_t)used * 2 > ftl->wc_nslots) {
+        return ftl_error(err, errlen, "write-count overflow table: %u of %u slots used, "
+                         "count says %u", used, ftl->wc_nslots, ftl->wc_used);
     }
     return 0;
 }
@@ -65,7 +88,7 @@ static int check_line_pages(const struct ftl *ftl, uint32_t id, uint32_t *progra
     int rc = 0;
     for (uint32_t off = 0; off < ftl->pgs_per_line && rc == 0; off++) {
         uint32_t ppa = id * ftl->pgs_per_line + off;
-        uint32_t lpn = ftl->p2l[ppa];
+        uint32_t lpn = p2l_get(ftl, ppa);
         if (lpn == P2L_FREE) {
             if (first_free == ftl->pgs_per_line) {
                 first_free = off;
@@ -78,7 +101,7 @@ static int check_line_pages(const struct ftl *ftl, uint32_t id, uint32_t *progra
         } else if (lpn == P2L_INVALID) {
             invalid++;
             blk_invalid[off % luns]++;
-        } else if (lpn >= g->logical_pages || ftl->l2p[lpn] != ppa) {
+        } else if (lpn >= g->logical_pages || l2p_get(ftl, lpn) != ppa) {
             rc = ftl_error(err, errlen, "P2L[%u] = %u but the map disagrees", ppa, lpn);
         } else {
             valid++;
@@ -147,6 +170,10 @@ static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, siz
             ftl->lines[id].state != LINE_OPEN || ftl->wps[w].offset >= ftl->pgs_per_line) {
             return ftl_error(err, errlen, "write pointer %u (line %u) is wrong", w, id);
         }
+    }
+    uint32_t gc = ftl->gc_line;
+    if (gc != NO_LINE && (gc >= nlines || seen[gc]++ || ftl->lines[gc].state != LINE_GC)) {
+        return ftl_error(err, errlen, "the line under paced GC (%u) is wrong", gc);
     }
     for (uint32_t id = 0; id < nlines; id++) {
         if (seen[id] != 1) {

@@ -14,19 +14,35 @@
 /* 32-bit page addresses in the maps; two values are reserved as markers. */
 #define MAX_PAGES (UINT32_MAX - 2ull)
 
-enum key_kind { KEY_UINT, KEY_PLACEMENT };
+/* A key is a number (uint64_t field) or one of a few names (an enum field, names[i] = i). */
+enum key_kind { KEY_UINT, KEY_NAMED };
 
 struct config_key {
     const char *name;
     const char *alias;
     enum key_kind kind;
     size_t offset;
-    uint64_t min, max;
+    uint64_t min, max;          /* KEY_UINT: bounds; KEY_NAMED: max is the last index */
     const char *help;
+    const char *const *names;   /* KEY_NAMED */
+};
+
+static const char *const placement_names[] = {
+    [FTL_PLACEMENT_SINGLE] = "single",
+    [FTL_PLACEMENT_HOTCOLD] = "hotcold",
+    [FTL_PLACEMENT_STREAM] = "stream",
+};
+
+static const char *const gc_mode_names[] = {
+    [FTL_GC_PACED] = "paced",
+    [FTL_GC_LINE] = "line",
 };
 
 #define UKEY(field, lo, hi, text) \
-    { #field, NULL, KEY_UINT, offsetof(struct ftl_config, field), lo, hi, text }
+    { #field, NULL, KEY_UINT, offsetof(struct ftl_config, field), lo, hi, text, NULL }
+#define NKEY(field, table, text) \
+    { #field, NULL, KEY_NAMED, offsetof(struct ftl_config, field), 0, \
+      sizeof(table) / sizeof(table[0]) - 1, text, table }
 
 static const struct config_key config_keys[] = {
     UKEY(secsz, 512, 65536, "bytes per sector (LBA), a power of two"),
@@ -37,26 +53,21 @@ static const struct config_key config_keys[] = {
     UKEY(luns_per_ch, 1, 1024, "LUNs (dies) per channel"),
     UKEY(nchs, 1, 1024, "channels"),
     { "devsz_mb", "ssd_size", KEY_UINT, offsetof(struct ftl_config, devsz_mb), 1,
-      UINT64_MAX / MIB, "logical capacity seen by the host, MiB" },
+      UINT64_MAX / MIB, "logical capacity seen by the host, MiB", NULL },
     UKEY(pg_rd_lat, 0, MAX_LATENCY_NS, "page read latency, ns"),
     UKEY(pg_wr_lat, 0, MAX_LATENCY_NS, "page program latency, ns"),
     UKEY(blk_er_lat, 0, MAX_LATENCY_NS, "block erase latency, ns"),
     UKEY(ch_xfer_lat, 0, MAX_LATENCY_NS, "channel transfer time per page, ns (0: bus not modelled)"),
     UKEY(gc_thres_pcent, 0, 99, "background GC when this percent of lines is in use"),
     UKEY(gc_thres_pcent_high, 0, 99, "foreground GC when this percent of lines is in use"),
-    { "placement", NULL, KEY_PLACEMENT, offsetof(struct ftl_config, placement), 0, 0,
-      "write placement: single | hotcold | stream" },
+    NKEY(gc_mode, gc_mode_names, "background GC: paced (page moves spread over host writes and "
+         "idle LUNs) | line (a whole line after a request, as FEMU)"),
+    NKEY(placement, placement_names, "write placement: single | hotcold | stream"),
     UKEY(hot_threshold, 0, UINT32_MAX, "hotcold: a page is hot when its write count exceeds this"),
     UKEY(nstreams, 1, 16, "stream: number of host streams, one write pointer each"),
 };
 
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
-
-static const char *const placement_names[] = {
-    [FTL_PLACEMENT_SINGLE] = "single",
-    [FTL_PLACEMENT_HOTCOLD] = "hotcold",
-    [FTL_PLACEMENT_STREAM] = "stream",
-};
 
 void ftl_config_defaults(struct ftl_config *cfg)
 {
@@ -64,7 +75,7 @@ void ftl_config_defaults(struct ftl_config *cfg)
         .secsz = 512, .secs_per_pg = 8, .pgs_per_blk = 256, .blks_per_pl = 256,
         .pls_per_lun = 1, .luns_per_ch = 8, .nchs = 8, .devsz_mb = 12288,
         .pg_rd_lat = 40000, .pg_wr_lat = 200000, .blk_er_lat = 2000000, .ch_xfer_lat = 0,
-        .gc_thres_pcent = 75, .gc_thres_pcent_high = 95,
+        .gc_thres_pcent = 75, .gc_thres_pcent_high = 95, .gc_mode = FTL_GC_PACED,
         .placement = FTL_PLACEMENT_SINGLE, .hot_threshold = 0, .nstreams = 2,
     };
 }
@@ -93,7 +104,21 @@ const char *ftl_config_key_help(const char *key)
 
 const char *ftl_placement_name(enum ftl_placement placement)
 {
-    return (unsigned)placement < 3 ? placement_names[placement] : "?";
+    return (unsigned)placement <= FTL_PLACEMENT_STREAM ? placement_names[placement] : "?";
+}
+
+const char *ftl_gc_mode_name(enum ftl_gc_mode mode)
+{
+    return (unsigned)mode <= FTL_GC_LINE ? gc_mode_names[mode] : "?";
+}
+
+/* Enum fields are int-sized; the key table reaches them by offset. */
+_Static_assert(sizeof(enum ftl_placement) == sizeof(unsigned) &&
+               sizeof(enum ftl_gc_mode) == sizeof(unsigned), "enum keys are unsigned-sized");
+
+static unsigned named_get(const struct ftl_config *cfg, const struct config_key *k)
+{
+    return *(const unsigned *)((const char *)cfg + k->offset);
 }
 
 /* Decimal digits only: no sign, no spaces, no trailing text. */
@@ -130,14 +155,17 @@ int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
     if (!k) {
         return ftl_error(err, errlen, "%s: unknown key", key);
     }
-    if (k->kind == KEY_PLACEMENT) {
-        for (unsigned p = 0; p < 3; p++) {
-            if (strcmp(value, placement_names[p]) == 0) {
-                cfg->placement = (enum ftl_placement)p;
+    if (k->kind == KEY_NAMED) {
+        char choices[128] = "";
+        for (unsigned i = 0; i <= k->max; i++) {
+            if (strcmp(value, k->names[i]) == 0) {
+                *(unsigned *)((char *)cfg + k->offset) = i;
                 return 0;
             }
+            size_t used = strlen(choices);
+            snprintf(choices + used, sizeof(choices) - used, "%s%s", i ? ", " : "", k->names[i]);
         }
-        return ftl_error(err, errlen, "%s: '%s' is not one of single, hotcold, stream", key, value);
+        return ftl_error(err, errlen, "%s: '%s' is not one of %s", key, value, choices);
     }
     uint64_t v;
     if (!parse_uint(value, &v)) {
@@ -156,8 +184,9 @@ int ftl_config_get(const struct ftl_config *cfg, const char *key, char *buf, siz
     if (!k) {
         return -1;
     }
-    if (k->kind == KEY_PLACEMENT) {
-        snprintf(buf, buflen, "%s", ftl_placement_name(cfg->placement));
+    if (k->kind == KEY_NAMED) {
+        unsigned v = named_get(cfg, k);
+        snprintf(buf, buflen, "%s", v <= k->max ? k->names[v] : "?");
     } else {
         snprintf(buf, buflen, "%" PRIu64, *(const uint64_t *)((const char *)cfg + k->offset));
     }
@@ -174,9 +203,9 @@ static int check_ranges(const struct ftl_config *cfg, char *err, size_t errlen)
 {
     for (size_t i = 0; i < NKEYS; i++) {
         const struct config_key *k = &config_keys[i];
-        if (k->kind == KEY_PLACEMENT) {
-            if ((unsigned)cfg->placement > FTL_PLACEMENT_STREAM) {
-                return ftl_error(err, errlen, "placement: unknown placement %d", (int)cfg->placement);
+        if (k->kind == KEY_NAMED) {
+            if (named_get(cfg, k) > k->max) {
+                return ftl_error(err, errlen, "%s: unknown value %u", k->name, named_get(cfg, k));
             }
             continue;
         }

@@ -20,6 +20,11 @@ enum ftl_placement {
     FTL_PLACEMENT_STREAM,   /* one write pointer per host stream id */
 };
 
+enum ftl_gc_mode {
+    FTL_GC_PACED,   /* background GC moves pages in steps paced by host writes and idle LUNs */
+    FTL_GC_LINE,    /* background GC collects a whole line after a request, as FEMU */
+};
+
 struct ftl_config {
     /* geometry */
     uint64_t secsz;             /* bytes per sector */
@@ -34,6 +39,7 @@ struct ftl_config {
     uint64_t pg_rd_lat, pg_wr_lat, blk_er_lat, ch_xfer_lat;
     /* GC thresholds, percent of lines in use */
     uint64_t gc_thres_pcent, gc_thres_pcent_high;
+    enum ftl_gc_mode gc_mode;
     /* placement */
     enum ftl_placement placement;
     uint64_t hot_threshold;     /* hotcold: hot when write count > hot_threshold */
@@ -61,8 +67,8 @@ void ftl_config_defaults(struct ftl_config *cfg);
 
 /*
  * Set one key from text. Keys are the FEMU names (plus ssd_size as an alias of devsz_mb,
- * placement, hot_threshold, nstreams). Returns 0, or -1 with a one-line reason naming the
- * key in err. Does not check cross-key constraints: see ftl_config_validate().
+ * gc_mode, placement, hot_threshold, nstreams). Returns 0, or -1 with a one-line reason
+ * naming the key in err. Does not check cross-key constraints: see ftl_config_validate().
  */
 int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
                    char *err, size_t errlen);
@@ -87,10 +93,11 @@ uint64_t ftl_config_max_devsz_mb(const struct ftl_config *cfg);
 const char *ftl_config_key(size_t index);
 /* One-line description of a key, or NULL if unknown. */
 const char *ftl_config_key_help(const char *key);
-/* Current value of a key as text (placement as its name). Returns -1 for an unknown key. */
+/* Current value of a key as text (placement and gc_mode as names). -1 for an unknown key. */
 int ftl_config_get(const struct ftl_config *cfg, const char *key, char *buf, size_t buflen);
 
 const char *ftl_placement_name(enum ftl_placement placement);
+const char *ftl_gc_mode_name(enum ftl_gc_mode mode);
 
 #ifdef __cplusplus
 }

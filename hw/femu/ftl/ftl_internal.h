@@ -14,11 +14,15 @@
 
 #include "ftl.h"
 
-/* P2L markers (never valid LPNs: logical pages < phys pages <= UINT32_MAX - 2). */
-#define P2L_FREE    UINT32_MAX          /* erased, not yet programmed */
+/*
+ * P2L markers (never valid LPNs: logical pages < phys pages <= UINT32_MAX - 2) and the
+ * L2P marker, as l2p_get() / p2l_get() return them. The maps store value + 1 (mod 2^32),
+ * so P2L_FREE and L2P_UNMAPPED are stored as 0: maps fresh from calloc read as all erased
+ * and all unmapped, and cost memory only where written.
+ */
+#define P2L_FREE    UINT32_MAX          /* erased, not yet programmed (stored 0) */
 #define P2L_INVALID (UINT32_MAX - 1)    /* programmed, data superseded or trimmed */
-/* L2P marker */
-#define L2P_UNMAPPED UINT32_MAX
+#define L2P_UNMAPPED UINT32_MAX         /* stored 0 */
 #define NO_LINE UINT32_MAX
 
 enum line_state {
@@ -26,7 +30,7 @@ enum line_state {
     LINE_OPEN,      /* owned by a write pointer, being programmed */
     LINE_FULL,      /* closed, every page valid: in the full list */
     LINE_VICTIM,    /* closed with invalid pages: in the victim heap */
-    LINE_GC,        /* being collected */
+    LINE_GC,        /* being collected (paced GC keeps one across requests: ftl->gc_line) */
 };
 
 struct line {
@@ -60,13 +64,15 @@ struct ftl {
      * (every shipped configuration); 0 when they are not. */
     uint32_t line_shift, lun_mask;
 
-    uint32_t *l2p;          /* [logical_pages] ppa or L2P_UNMAPPED */
+    uint32_t *l2p_plus1;    /* [logical_pages] ppa + 1, 0 unmapped: use l2p_get/l2p_set */
     uint64_t *mapped_bits;  /* [mapped_words] bit lpn set iff l2p[lpn] is mapped: trim
                              * skips unmapped runs 64 pages at a time, so a deallocate
                              * costs the pages it unmaps, not the range it names */
     uint64_t mapped_words;
-    uint32_t *p2l;          /* [phys_pages] lpn or a P2L marker */
-    uint32_t *write_count;  /* [logical_pages] host writes, saturating */
+    uint32_t *p2l_plus1;    /* [phys_pages] lpn + 1 or marker + 1: use p2l_get/p2l_set */
+    uint16_t *write_count16;   /* [logical_pages] host writes, or WC_OVERFLOW: wc_get */
+    struct wc_slot *wc_slots;  /* write_count.c: exact counts of pages marked WC_OVERFLOW */
+    uint32_t wc_nslots, wc_used;
     struct block *blocks;   /* [lines * luns], index line * luns + lun */
     struct line *lines;     /* [lines] */
 
@@ -78,6 +84,13 @@ struct ftl {
 
     struct write_pointer wps[FTL_MAX_WRITE_POINTERS];
     uint32_t nwps;
+
+    /* Paced background GC (gc.c): the line being collected a few pages at a time. */
+    uint32_t gc_line;       /* in state LINE_GC, or NO_LINE */
+    uint32_t gc_cursor;     /* offset in gc_line before which no valid page is left */
+    uint32_t *gc_lun_cursor;   /* [luns] the same, counting only that LUN's pages */
+    uint32_t gc_rate_valid, gc_rate_invalid;   /* the victim's counts when chosen */
+    uint64_t gc_owed;       /* page moves host writes owe (units: gc.c) */
 
     uint64_t *lun_avail_ns; /* [luns] when each LUN is next idle */
     uint64_t *ch_avail_ns;  /* [nchs] when each channel bus is next idle */
@@ -95,6 +108,70 @@ static inline void mapped_set(struct ftl *ftl, uint64_t lpn)
 static inline void mapped_clear(struct ftl *ftl, uint64_t lpn)
 {
     ftl->mapped_bits[lpn / 64] &= ~(UINT64_C(1) << (lpn % 64));
+}
+
+static inline uint32_t l2p_get(const struct ftl *ftl, uint64_t lpn)
+{
+    return ftl->l2p_plus1[lpn] - 1;     /* 0 - 1 = L2P_UNMAPPED */
+}
+
+static inline void l2p_set(struct ftl *ftl, uint64_t lpn, uint32_t ppa)
+{
+    ftl->l2p_plus1[lpn] = ppa + 1;
+}
+
+/* An LPN, P2L_FREE or P2L_INVALID. */
+static inline uint32_t p2l_get(const struct ftl *ftl, uint64_t ppa)
+{
+    return ftl->p2l_plus1[ppa] - 1;
+}
+
+static inline void p2l_set(struct ftl *ftl, uint64_t ppa, uint32_t lpn)
+{
+    ftl->p2l_plus1[ppa] = lpn + 1;
+}
+
+/*
+ * Per-LPN host write counts (write_count.c): exact, saturating at UINT32_MAX. Counts below
+ * WC_OVERFLOW are in write_count16; a page marked WC_OVERFLOW has its count in the
+ * overflow table. wc_overflow_set fails (changing nothing) only when the table cannot grow.
+ */
+#define WC_OVERFLOW UINT16_MAX
+struct wc_slot {
+    uint32_t lpn_plus1;     /* 0: empty */
+    uint32_t count;         /* >= WC_OVERFLOW while write_count16[lpn] is WC_OVERFLOW */
+};
+uint32_t wc_overflow_get(const struct ftl *ftl, uint32_t lpn);
+bool wc_overflow_set(struct ftl *ftl, uint32_t lpn, uint32_t count);
+const struct wc_slot *wc_overflow_find(const struct ftl *ftl, uint32_t lpn);  /* or NULL */
+
+static inline uint32_t wc_get(const struct ftl *ftl, uint32_t lpn)
+{
+    uint32_t c = ftl->write_count16[lpn];
+    return __builtin_expect(c != WC_OVERFLOW, 1) ? c : wc_overflow_get(ftl, lpn);
+}
+
+static inline bool wc_set(struct ftl *ftl, uint32_t lpn, uint32_t count)
+{
+    if (__builtin_expect(count < WC_OVERFLOW, 1)) {
+        ftl->write_count16[lpn] = (uint16_t)count;
+        return true;
+    }
+    return wc_overflow_set(ftl, lpn, count);
+}
+
+/* One more host write of lpn (saturating); *before gets the count it had. */
+static inline bool wc_increment(struct ftl *ftl, uint32_t lpn, uint32_t *before)
+{
+    uint32_t c = ftl->write_count16[lpn];
+    if (__builtin_expect(c < WC_OVERFLOW - 1, 1)) {
+        ftl->write_count16[lpn] = (uint16_t)(c + 1);
+        *before = c;
+        return true;
+    }
+    c = wc_get(ftl, lpn);
+    *before = c;
+    return wc_set(ftl, lpn, c == UINT32_MAX ? c : c + 1);
 }
 
 static inline uint32_t ppa_line(const struct ftl *ftl, uint32_t ppa)
@@ -147,5 +224,7 @@ void map_bind(struct ftl *ftl, uint32_t lpn, uint32_t ppa);
 /* gc.c */
 int gc_collect_line(struct ftl *ftl, uint32_t victim, uint64_t now_ns);
 int gc_foreground(struct ftl *ftl, uint64_t now_ns);
+/* A host page was programmed: paced GC owes the line under collection its share of moves. */
+void gc_host_page_written(struct ftl *ftl);
 
 #endif

@@ -1,10 +1,22 @@
 /*
- * Greedy garbage collection over lines, with FEMU's semantics: the victim is the closed
- * line with the fewest valid pages; its valid pages are read and re-written through the
- * write pointers (classified like host writes), its blocks erased, and the line returns
- * to the free queue. Foreground GC (before a host page write, free lines <= the high
- * threshold) takes any victim; background GC (free lines <= the low threshold) only one
- * with at least 1/8 of its pages invalid.
+ * Greedy garbage collection over lines. The victim is the closed line with the fewest
+ * valid pages; its valid pages are read and re-written through the write pointers
+ * (classified like host writes), its blocks erased, and the line returns to the free
+ * queue. Foreground GC (before a host page write, free lines <= the high threshold) takes
+ * any victim and collects it whole; background GC (free lines <= the low threshold) only a
+ * victim with at least 1/8 of its pages invalid, in one of two modes:
+ *
+ * line (FEMU): the whole victim after a request. Its thousands of page moves are queued
+ * on the LUNs at once, and every host command that arrives meanwhile waits behind them.
+ *
+ * paced: the victim is collected a few pages at a time. Each host page written owes
+ * valid/invalid page moves (the victim's counts when chosen: collecting it gains
+ * `invalid` free pages for `valid` moves, so that rate keeps free space level), scaled up
+ * gently while free lines are below the threshold (twice the rate at the foreground
+ * threshold) so a deficit closes without a burst; and after every
+ * request, pages whose source and destination LUNs are idle at that instant move for free
+ * (idle flash time). Moves queue on the LUNs like host operations, so host commands and GC
+ * interleave at the flash instead of host commands waiting out a whole line.
  */
 #include "ftl_internal.h"
 
@@ -20,45 +32,162 @@ static void line_erase(struct ftl *ftl, uint32_t id, uint64_t now_ns)
     }
     uint64_t base = (uint64_t)id * ftl->pgs_per_line;
     for (uint32_t off = 0; off < ftl->pgs_per_line; off++) {
-        ftl->p2l[base + off] = P2L_FREE;
+        p2l_set(ftl, base + off, P2L_FREE);
     }
     ftl->lines[id].valid = 0;
     ftl->lines[id].invalid = 0;
     ftl->ctr.nand_erases += luns;
     ftl->ctr.gc_erased_blocks += luns;
+    ftl->ctr.gc_runs++;
     free_queue_push(ftl, id);
+}
+
+/* Whether the page at ppa holds data GC must move. */
+static bool page_is_valid(const struct ftl *ftl, uint32_t ppa)
+{
+    return p2l_get(ftl, ppa) < P2L_INVALID;
+}
+
+/* Move the valid page at ppa of the victim line to a write pointer's next page. */
+static int gc_move_page(struct ftl *ftl, uint32_t victim, uint32_t ppa, uint64_t now_ns)
+{
+    uint32_t lpn = p2l_get(ftl, ppa);
+    uint32_t wp = placement_for_gc(ftl, lpn, victim);
+    uint32_t new_ppa;
+
+    if (!wp_place(ftl, wp, true, lpn, &new_ppa)) {
+        return FTL_E_NOSPC;  /* only on an inconsistent geometry */
+    }
+    uint64_t read_done = nand_read(ftl, ppa_lun(ftl, ppa), now_ns);
+    map_invalidate(ftl, ppa);
+    nand_program(ftl, ppa_lun(ftl, new_ppa), read_done);
+    ftl->ctr.nand_gc_reads++;
+    ftl->ctr.nand_gc_programs++;
+    ftl->ctr.gc_moved_pages++;
+    ftl->ctr.wp_gc_pages[ftl->lines[ppa_line(ftl, new_ppa)].wp]++;
+    return FTL_OK;
+}
+
+/* Take the victim out of the heap and start collecting it at its first page. */
+static void gc_begin(struct ftl *ftl, uint32_t victim)
+{
+    struct line *l = &ftl->lines[victim];
+
+    victim_remove(ftl, victim);
+    l->state = LINE_GC;
+    ftl->gc_line = victim;
+    ftl->gc_cursor = 0;
+    for (uint32_t lun = 0; lun < ftl->luns; lun++) {
+        ftl->gc_lun_cursor[lun] = lun;
+    }
+    ftl->gc_rate_valid = l->valid;
+    ftl->gc_rate_invalid = l->invalid;
+    ftl->gc_owed = 0;
+}
+
+/* The next valid page of the line under collection (advancing the cursor to it), or false
+ * when none is left. */
+static bool gc_next_page(struct ftl *ftl, uint32_t *ppa)
+{
+    uint32_t base = ftl->gc_line * ftl->pgs_per_line;
+
+    if (ftl->lines[ftl->gc_line].valid == 0) {
+        return false;
+    }
+    while (ftl->gc_cursor < ftl->pgs_per_line && !page_is_valid(ftl, base + ftl->gc_cursor)) {
+        ftl->gc_cursor++;
+    }
+    *ppa = base + ftl->gc_cursor;
+    return ftl->gc_cursor < ftl->pgs_per_line;
+}
+
+/* The next valid page of the line under collection on one LUN (advancing that LUN's
+ * cursor to it), or false when that LUN has none left. */
+static bool gc_next_page_on(struct ftl *ftl, uint32_t lun, uint32_t *ppa)
+{
+    uint32_t base = ftl->gc_line * ftl->pgs_per_line;
+    uint32_t *cursor = &ftl->gc_lun_cursor[lun];
+
+    while (*cursor < ftl->pgs_per_line && !page_is_valid(ftl, base + *cursor)) {
+        *cursor += ftl->luns;
+    }
+    *ppa = base + *cursor;
+    return *cursor < ftl->pgs_per_line;
+}
+
+/* The LUN a page GC moves now would be programmed on: the next page of the write pointer
+ * GC uses for it (a page of the line under collection). */
+static uint32_t gc_destination_lun(const struct ftl *ftl, uint32_t ppa)
+{
+    uint32_t wp = placement_for_gc(ftl, p2l_get(ftl, ppa), ftl->gc_line);
+    const struct write_pointer *w = &ftl->wps[wp];
+
+    return w->line == NO_LINE ? 0 : ppa_lun(ftl, w->offset);
+}
+
+/*
+ * The page paced GC moves next: preferably one on the LUN it will be programmed on, so
+ * the read and the program queue on one LUN back to back (a copyback). A page read on
+ * another LUN would leave the programming LUN idle until that read, queued behind the
+ * other LUN's backlog, is done; those gaps, not the moves, would then bound throughput.
+ */
+static bool gc_pick_page(struct ftl *ftl, uint32_t *ppa)
+{
+    uint32_t probe;
+
+    if (!gc_next_page(ftl, &probe)) {
+        return false;
+    }
+    uint32_t want = gc_destination_lun(ftl, probe);
+    for (uint32_t i = 0; i < ftl->luns; i++) {
+        if (gc_next_page_on(ftl, (want + i) % ftl->luns, ppa)) {
+            return true;
+        }
+    }
+    return false;  /* unreachable: probe is valid */
+}
+
+/* Erase the line under collection once nothing valid is left in it. */
+static void gc_finish_if_empty(struct ftl *ftl, uint64_t now_ns)
+{
+    if (ftl->gc_line != NO_LINE && ftl->lines[ftl->gc_line].valid == 0) {
+        line_erase(ftl, ftl->gc_line, now_ns);
+        ftl->gc_line = NO_LINE;
+    }
+}
+
+/* Move up to max pages of the line under collection, in offset order (whole-line GC) or
+ * LUN-matched (paced); fewer when it empties. */
+static int gc_move_pages(struct ftl *ftl, uint64_t max, bool matched, uint64_t now_ns)
+{
+    uint32_t ppa;
+
+    for (uint64_t moved = 0; moved < max &&
+         (matched ? gc_pick_page(ftl, &ppa) : gc_next_page(ftl, &ppa)); moved++) {
+        int rc = gc_move_page(ftl, ftl->gc_line, ppa, now_ns);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    gc_finish_if_empty(ftl, now_ns);
+    return FTL_OK;
 }
 
 int gc_collect_line(struct ftl *ftl, uint32_t victim, uint64_t now_ns)
 {
-    victim_remove(ftl, victim);
-    ftl->lines[victim].state = LINE_GC;
-    uint32_t base = victim * ftl->pgs_per_line;
-
-    for (uint32_t off = 0; off < ftl->pgs_per_line; off++) {
-        uint32_t old = base + off;
-        uint32_t lpn = ftl->p2l[old];
-        if (lpn >= P2L_INVALID) {
-            continue;
-        }
-        uint64_t read_done = nand_read(ftl, ppa_lun(ftl, old), now_ns);
-        ftl->ctr.nand_gc_reads++;
-        uint32_t wp = placement_for_gc(ftl, lpn, victim);
-        uint32_t new_ppa;
-        if (!wp_place(ftl, wp, true, lpn, &new_ppa)) {
-            /* Only reachable on an inconsistent geometry: file the line back, report. */
-            line_close(ftl, victim);
-            return FTL_E_NOSPC;
-        }
-        map_invalidate(ftl, old);
-        nand_program(ftl, ppa_lun(ftl, new_ppa), read_done);
-        ftl->ctr.nand_gc_programs++;
-        ftl->ctr.gc_moved_pages++;
-        ftl->ctr.wp_gc_pages[ftl->lines[ppa_line(ftl, new_ppa)].wp]++;
+    if (ftl->gc_line != NO_LINE && ftl->gc_line != victim) {
+        return FTL_E_INVAL;  /* one line under collection at a time */
     }
-    line_erase(ftl, victim, now_ns);
-    ftl->ctr.gc_runs++;
-    return FTL_OK;
+    if (ftl->gc_line == NO_LINE) {
+        gc_begin(ftl, victim);
+    }
+    int rc = gc_move_pages(ftl, UINT64_MAX, false, now_ns);
+    if (rc != FTL_OK && ftl->gc_line != NO_LINE) {
+        /* Only reachable on an inconsistent geometry: file the line back, report. */
+        line_close(ftl, ftl->gc_line);
+        ftl->gc_line = NO_LINE;
+    }
+    return rc;
 }
 
 int gc_foreground(struct ftl *ftl, uint64_t now_ns)
@@ -67,7 +196,8 @@ int gc_foreground(struct ftl *ftl, uint64_t now_ns)
      * against a broken invariant turning into a hang. */
     uint64_t rounds = 0;
     while (ftl->free_count <= ftl->geo.gc_thres_lines_high) {
-        uint32_t victim = victim_peek(ftl);
+        /* A line paced GC had started is finished first: it is the best victim it knew. */
+        uint32_t victim = ftl->gc_line != NO_LINE ? ftl->gc_line : victim_peek(ftl);
         if (victim == NO_LINE || ++rounds > ftl->geo.phys_pages) {
             return FTL_E_NOSPC;
         }
@@ -79,13 +209,95 @@ int gc_foreground(struct ftl *ftl, uint64_t now_ns)
     return FTL_OK;
 }
 
-int ftl_background_gc(struct ftl *ftl, uint64_t now_ns)
+/* The background victim when one is due: free lines at or below the threshold and the
+ * best closed line at least 1/8 invalid. */
+static uint32_t background_victim(const struct ftl *ftl)
 {
     if (ftl->free_count > ftl->geo.gc_thres_lines) {
-        return 0;
+        return NO_LINE;
     }
     uint32_t victim = victim_peek(ftl);
     if (victim == NO_LINE || ftl->lines[victim].invalid < ftl->pgs_per_line / 8) {
+        return NO_LINE;
+    }
+    return victim;
+}
+
+/* Free lines between the two thresholds: the deficit that doubles paced GC's rate. */
+static uint64_t gc_deficit_span(const struct ftl *ftl)
+{
+    uint64_t span = ftl->geo.gc_thres_lines - ftl->geo.gc_thres_lines_high;
+    return span ? span : 1;
+}
+
+void gc_host_page_written(struct ftl *ftl)
+{
+    if (ftl->gc_line == NO_LINE) {
+        return;
+    }
+    uint64_t deficit = 0;
+    if (ftl->free_count < ftl->geo.gc_thres_lines) {
+        deficit = ftl->geo.gc_thres_lines - ftl->free_count;
+    }
+    /* valid/invalid x (1 + deficit/span), in units of 1 / (invalid x span). */
+    ftl->gc_owed += (uint64_t)ftl->gc_rate_valid * (gc_deficit_span(ftl) + deficit);
+}
+
+/* Pages whose source and destination LUNs are idle at now_ns, at most one per LUN. */
+static int gc_fill_idle(struct ftl *ftl, uint64_t now_ns)
+{
+    uint32_t ppa;
+
+    for (uint32_t moved = 0; moved < ftl->luns && ftl->gc_line != NO_LINE &&
+         gc_pick_page(ftl, &ppa); moved++) {
+        if (ftl->lun_avail_ns[ppa_lun(ftl, ppa)] > now_ns ||
+            ftl->lun_avail_ns[gc_destination_lun(ftl, ppa)] > now_ns) {
+            break;
+        }
+        int rc = gc_move_page(ftl, ftl->gc_line, ppa, now_ns);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    gc_finish_if_empty(ftl, now_ns);
+    return FTL_OK;
+}
+
+static int gc_paced(struct ftl *ftl, uint64_t now_ns)
+{
+    uint64_t runs = ftl->ctr.gc_runs;
+    int rc = FTL_OK;
+
+    gc_finish_if_empty(ftl, now_ns);   /* host overwrites may have emptied it */
+    if (ftl->gc_line == NO_LINE) {
+        uint32_t victim = background_victim(ftl);
+        if (victim == NO_LINE) {
+            return 0;
+        }
+        gc_begin(ftl, victim);
+    }
+    uint64_t unit = (uint64_t)ftl->gc_rate_invalid * gc_deficit_span(ftl);
+    if (unit && ftl->gc_owed >= unit) {
+        uint64_t moves = ftl->gc_owed / unit;
+        ftl->gc_owed %= unit;
+        rc = gc_move_pages(ftl, moves, true, now_ns);
+    }
+    if (rc == FTL_OK) {
+        rc = gc_fill_idle(ftl, now_ns);
+    }
+    if (rc != FTL_OK) {
+        return rc;
+    }
+    return (int)(ftl->ctr.gc_runs - runs);
+}
+
+int ftl_background_gc(struct ftl *ftl, uint64_t now_ns)
+{
+    if (ftl->cfg.gc_mode == FTL_GC_PACED) {
+        return gc_paced(ftl, now_ns);
+    }
+    uint32_t victim = background_victim(ftl);
+    if (victim == NO_LINE) {
         return 0;
     }
     int rc = gc_collect_line(ftl, victim, now_ns);

@@ -6,7 +6,7 @@ void map_invalidate(struct ftl *ftl, uint32_t ppa)
 {
     uint32_t line = ppa_line(ftl, ppa);
     struct block *blk = ppa_block(ftl, ppa);
-    ftl->p2l[ppa] = P2L_INVALID;
+    p2l_set(ftl, ppa, P2L_INVALID);
     blk->valid--;
     blk->invalid++;
     ftl->lines[line].valid--;
@@ -18,9 +18,9 @@ void map_invalidate(struct ftl *ftl, uint32_t ppa)
 /* lpn now lives in the freshly programmed page ppa. */
 void map_bind(struct ftl *ftl, uint32_t lpn, uint32_t ppa)
 {
-    ftl->l2p[lpn] = ppa;
+    l2p_set(ftl, lpn, ppa);
     mapped_set(ftl, lpn);
-    ftl->p2l[ppa] = lpn;
+    p2l_set(ftl, ppa, lpn);
     ppa_block(ftl, ppa)->valid++;
     ftl->lines[ppa_line(ftl, ppa)].valid++;
     ftl->valid_pages++;

@@ -10,7 +10,7 @@ uint32_t placement_for_host(const struct ftl *ftl, uint32_t lpn, uint32_t stream
 {
     switch (ftl->cfg.placement) {
     case FTL_PLACEMENT_HOTCOLD:
-        return ftl->write_count[lpn] > ftl->cfg.hot_threshold ? 0 : 1;
+        return wc_get(ftl, lpn) > ftl->cfg.hot_threshold ? 0 : 1;
     case FTL_PLACEMENT_STREAM:
         return stream;  /* checked against nstreams by the caller */
     case FTL_PLACEMENT_SINGLE:
@@ -23,7 +23,7 @@ uint32_t placement_for_gc(const struct ftl *ftl, uint32_t lpn, uint32_t victim_l
 {
     switch (ftl->cfg.placement) {
     case FTL_PLACEMENT_HOTCOLD:
-        return ftl->write_count[lpn] > ftl->cfg.hot_threshold ? 0 : 1;
+        return wc_get(ftl, lpn) > ftl->cfg.hot_threshold ? 0 : 1;
     case FTL_PLACEMENT_STREAM:
         return ftl->lines[victim_line].wp;
     case FTL_PLACEMENT_SINGLE:
