@@ -6,12 +6,15 @@ import subprocess
 
 import pytest
 
+from femu_device import MACHINE
+
 # FEMU's names and defaults (SPEC.md), plus the controller properties.
 FTL_DEFAULTS = {
     "secsz": "512", "secs_per_pg": "8", "pgs_per_blk": "256", "blks_per_pl": "256",
     "pls_per_lun": "1", "luns_per_ch": "8", "nchs": "8", "devsz_mb": "12288",
     "pg_rd_lat": "40000", "pg_wr_lat": "200000", "blk_er_lat": "2000000", "ch_xfer_lat": "0",
-    "gc_thres_pcent": "75", "gc_thres_pcent_high": "95", "placement": "single",
+    "gc_thres_pcent": "75", "gc_thres_pcent_high": "95", "gc_mode": "paced",
+    "placement": "single",
     "hot_threshold": "0", "nstreams": "2",
 }
 CONTROLLER_DEFAULTS = {"queues": "8", "mdts": "10"}
@@ -45,6 +48,35 @@ def test_ftl_properties_have_femu_names_and_defaults(qemu):
     for name in STRING_PROPS:
         assert props.get(name, (None,))[0] == "str", f"{name} missing or not a string"
     assert props["placement"][0] == "str" and props["nchs"][0] == "uint64"
+    assert props["gc_mode"][0] == "str"
+
+
+def test_a_one_tib_device_starts_small(qemu):
+    """1 TiB logical (FEMU's geometry with 21,846 lines): realize allocates the FTL's maps
+    zeroed and touches none of them, so QEMU's resident memory stays far below the maps'
+    2.5 GiB (a count of bytes, not a time)."""
+    cmd = [str(qemu), *MACHINE, "-S", "-qmp", "stdio", "-device",
+           "femu,blks_per_pl=21846,devsz_mb=1048576"]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stdin.write('{"execute": "qmp_capabilities"}\n{"execute": "query-status"}\n')
+        proc.stdin.flush()
+        answers = 0
+        while answers < 2:   # the greeting, then one answer per command: realize is done
+            line = proc.stdout.readline()
+            assert line, f"QEMU exited: {proc.stderr.read().strip()}"
+            answers += '"return"' in line
+        with open(f"/proc/{proc.pid}/status") as status:
+            rss_kib = next(int(l.split()[1]) for l in status if l.startswith("VmRSS:"))
+        proc.stdin.write('{"execute": "quit"}\n')
+        proc.stdin.flush()
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert rss_kib < 256 * 1024, f"QEMU holds {rss_kib} KiB after realizing a 1 TiB femu"
 
 
 def _qom_get(names):
