@@ -28,7 +28,7 @@ enum ftl_status {
     FTL_E_RANGE = -1,   /* LBA range outside the logical capacity */
     FTL_E_NOSPC = -2,   /* no free line could be produced (should not happen on a valid geometry) */
     FTL_E_INVAL = -3,   /* malformed request (zero length, bad stream id) */
-    FTL_E_NOMEM = -4,
+    FTL_E_NOMEM = -4,   /* out of memory (a write count past 16 bits could not be kept) */
 };
 
 const char *ftl_status_str(int status);
@@ -55,7 +55,9 @@ const struct ftl_geometry *ftl_geometry_of(const struct ftl *ftl);
 /*
  * Host commands. On FTL_OK *done_ns is the completion time (>= io->now_ns). A range error
  * changes nothing. Writes run foreground GC first when free lines are at or below the high
- * threshold, so they may complete much later than their own page programs.
+ * threshold, so they may complete much later than their own page programs. A write
+ * returns FTL_E_NOMEM, with the pages before the failing one done, only when the table
+ * of exact write counts past 65,534 cannot grow.
  */
 int ftl_read(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
 int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
