@@ -2,7 +2,8 @@
 # Builds QEMU 10.0 with the femu device and leaves it at build-femu/qemu-system-x86_64.
 #   build-femu/femu-compile.sh [-j N] [--refresh-source] [--clean] [--sanitize]
 #   --sanitize        ASan + UBSan build in qemu-build-sanitize/ -> qemu-system-x86_64-sanitize
-#   QEMU_SRC=DIR      build that QEMU 10.0 tree (edited in place: hw/femu link + 3 lines)
+#   QEMU_SRC=DIR      build that QEMU 10.0 tree (edited in place: hw/femu link, one-line
+#                     hooks, configs/devices/x86_64-softmmu/femu.mak)
 #   QEMU_TARBALL=FILE unpack that tarball instead of Debian's qemu source package
 # Re-running after editing hw/femu rebuilds only what changed. The work is done by the
 # femu_build Python package beside this script; this wrapper only installs the packages.
