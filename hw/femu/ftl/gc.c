@@ -115,11 +115,9 @@ static bool gc_next_page_on(struct ftl *ftl, uint32_t lun, uint32_t *ppa)
     return *cursor < ftl->pgs_per_line;
 }
 
-/* The LUN a page GC moves now would be programmed on: the next page of the write pointer
- * GC uses for it (a page of the line under collection). */
-static uint32_t gc_destination_lun(const struct ftl *ftl, uint32_t ppa)
+/* The LUN the write pointer wp programs next. */
+static uint32_t wp_next_lun(const struct ftl *ftl, uint32_t wp)
 {
-    uint32_t wp = placement_for_gc(ftl, p2l_get(ftl, ppa), ftl->gc_line);
     const struct write_pointer *w = &ftl->wps[wp];
 
     return w->line == NO_LINE ? 0 : ppa_lun(ftl, w->offset);
@@ -130,21 +128,39 @@ static uint32_t gc_destination_lun(const struct ftl *ftl, uint32_t ppa)
  * the read and the program queue on one LUN back to back (a copyback). A page read on
  * another LUN would leave the programming LUN idle until that read, queued behind the
  * other LUN's backlog, is done; those gaps, not the moves, would then bound throughput.
+ * Only hot/cold placement needs a page to know its write pointer; the others know it from
+ * the line.
  */
 static bool gc_pick_page(struct ftl *ftl, uint32_t *ppa)
 {
-    uint32_t probe;
+    uint32_t want;
 
-    if (!gc_next_page(ftl, &probe)) {
+    if (ftl->lines[ftl->gc_line].valid == 0) {
         return false;
     }
-    uint32_t want = gc_destination_lun(ftl, probe);
-    for (uint32_t i = 0; i < ftl->luns; i++) {
-        if (gc_next_page_on(ftl, (want + i) % ftl->luns, ppa)) {
+    if (ftl->cfg.placement == FTL_PLACEMENT_HOTCOLD) {
+        uint32_t probe;
+
+        if (!gc_next_page(ftl, &probe)) {
+            return false;
+        }
+        want = wp_next_lun(ftl, placement_for_gc(ftl, p2l_get(ftl, probe), ftl->gc_line));
+    } else {
+        want = wp_next_lun(ftl, placement_for_gc(ftl, 0, ftl->gc_line));
+    }
+    for (uint32_t i = 0, lun = want; i < ftl->luns; i++) {
+        if (gc_next_page_on(ftl, lun, ppa)) {
             return true;
         }
+        lun = lun + 1 == ftl->luns ? 0 : lun + 1;
     }
-    return false;  /* unreachable: probe is valid */
+    return false;  /* unreachable: the line has a valid page */
+}
+
+/* The LUN a page GC moves now would be programmed on. */
+static uint32_t gc_destination_lun(const struct ftl *ftl, uint32_t ppa)
+{
+    return wp_next_lun(ftl, placement_for_gc(ftl, p2l_get(ftl, ppa), ftl->gc_line));
 }
 
 /* Erase the line under collection once nothing valid is left in it. */
