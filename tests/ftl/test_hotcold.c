@@ -1,14 +1,10 @@
 /* Hot/cold placement: classification of host and GC writes, and its effect on WAF. */
 #include "ftl_internal.h"
 #include "ftl_test_util.h"
+#include "ftl_wp_of_lpn.h"
 #include "rng.h"
 
 enum { HOT = 0, COLD = 1 };
-
-static uint32_t wp_of_lpn(const struct ftl *ftl, uint64_t lpn)
-{
-    return ftl->lines[ppa_line(ftl, l2p_get(ftl, lpn))].wp;
-}
 
 static void test_classification(void)
 {

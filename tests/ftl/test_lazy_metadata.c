@@ -6,6 +6,8 @@
  */
 #include "ftl_internal.h"
 #include "ftl_test_util.h"
+#include "ftl_wp_of_lpn.h"
+#include "proc_status.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -28,18 +30,7 @@ static struct ftl_config one_tib(uint64_t blks_per_pl)
 /* Resident set of this process in bytes, or 0 when /proc is unavailable. */
 static uint64_t vm_rss(void)
 {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    unsigned long long kib = 0;
-    while (f && fgets(line, sizeof(line), f)) {
-        if (sscanf(line, "VmRSS: %llu kB", &kib) == 1) {
-            break;
-        }
-    }
-    if (f) {
-        fclose(f);
-    }
-    return (uint64_t)kib * 1024;
+    return proc_status_bytes("VmRSS");
 }
 
 /* Runs first, before any other FTL is created and freed, so malloc's heap is pristine. */
@@ -127,11 +118,6 @@ static void test_bytes_per_page(void)
                (unsigned long long)lines[i], per_page);
         CHECK(per_page <= 10.0);
     }
-}
-
-static uint32_t wp_of_lpn(const struct ftl *ftl, uint64_t lpn)
-{
-    return ftl->lines[ppa_line(ftl, l2p_get(ftl, lpn))].wp;
 }
 
 /* A page written 70000 times reports 70000, and hot/cold placement sees the exact count. */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "proc_status.h"
 #include "data_store.h"
 
 #define MIB (1024ull * 1024ull)
@@ -17,22 +18,10 @@ static int all_zero(const uint8_t *p, size_t len)
     return 1;
 }
 
-/* Anonymous memory this process has written (RssAnon in /proc/self/status), in bytes. */
+/* Anonymous memory this process has written, in bytes. */
 static uint64_t rss_anon(void)
 {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    unsigned long long kib = 0;
-
-    while (f && fgets(line, sizeof(line), f)) {
-        if (sscanf(line, "RssAnon: %llu kB", &kib) == 1) {
-            break;
-        }
-    }
-    if (f) {
-        fclose(f);
-    }
-    return kib * 1024;
+    return proc_status_bytes("RssAnon");
 }
 
 /* Discarding never-written space with unaligned edges must not allocate the edge pages:
