@@ -26,6 +26,7 @@ from . import bench_devices, bench_jobs, bench_sim, bench_stats, bench_table, de
 from .bench_host import find_qemu_pid, sample_cpu_percent
 from .bench_jobs import BenchTimes
 from .bench_stats import Geometry
+from .file_tail import FileTail
 
 PROG = "femu-lab bench"
 DEFAULT_CONFIG = paths.REPO_ROOT / "conf" / "lab-1g.conf"
@@ -88,25 +89,12 @@ class ConsoleSteps:
     """The `femu-bench: step NAME` lines that have appeared in a growing console log."""
 
     def __init__(self, path: Path):
-        self.path, self.offset, self.partial = path, 0, b""
+        self.tail = FileTail(path)
 
     def new(self) -> List[str]:
-        try:
-            with open(self.path, "rb") as log:
-                log.seek(self.offset)
-                chunk = log.read()
-        except FileNotFoundError:
-            return []
-        self.offset += len(chunk)
-        lines = (self.partial + chunk).split(b"\n")
-        self.partial = lines.pop()
-        marker = bench_jobs.MARKER.encode()
-        found = []
-        for line in lines:
-            at = line.find(marker)
-            if at >= 0:
-                found.append(line[at + len(marker):].decode(errors="replace").strip())
-        return found
+        marker = bench_jobs.MARKER
+        return [line[line.find(marker) + len(marker):].strip()
+                for line in self.tail.lines() if marker in line]
 
 
 @dataclass

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 from . import soak_guest, vm
+from .file_tail import FileTail
 from .soak_console import JOB_START, ConsoleFacts, parse
 from .soak_qmp import Qmp, QmpError, qmp_args
 
@@ -161,23 +162,15 @@ class _HostSide:
             self.qmp.close()
 
 
-class _ConsoleTail:
-    """New whole lines of a file another thread appends to."""
+class _ConsoleTail(FileTail):
+    """The console's new lines, remembering the last progress line the soak job printed."""
 
     def __init__(self, path: Path):
-        self.path, self.offset, self.partial, self.last = path, 0, b"", ""
+        super().__init__(path)
+        self.last = ""
 
     def lines(self) -> List[str]:
-        try:
-            with open(self.path, "rb") as f:
-                f.seek(self.offset)
-                data = f.read()
-        except FileNotFoundError:
-            return []
-        self.offset += len(data)
-        data = self.partial + data
-        *whole, self.partial = data.split(b"\n")
-        text = [line.decode(errors="replace").replace("\r", "").strip() for line in whole]
+        text = super().lines()
         for line in text:
             if line.startswith(("soak: ", "soak-live: ")) and "dmesg" not in line:
                 self.last = line
