@@ -123,6 +123,12 @@ static uint32_t wp_next_lun(const struct ftl *ftl, uint32_t wp)
     return w->line == NO_LINE ? 0 : ppa_lun(ftl, w->offset);
 }
 
+/* The LUN a page GC moves now would be programmed on. */
+static uint32_t gc_destination_lun(const struct ftl *ftl, uint32_t ppa)
+{
+    return wp_next_lun(ftl, placement_for_gc(ftl, p2l_get(ftl, ppa), ftl->gc_line));
+}
+
 /*
  * The page paced GC moves next: preferably one on the LUN it will be programmed on, so
  * the read and the program queue on one LUN back to back (a copyback). A page read on
@@ -144,7 +150,7 @@ static bool gc_pick_page(struct ftl *ftl, uint32_t *ppa)
         if (!gc_next_page(ftl, &probe)) {
             return false;
         }
-        want = wp_next_lun(ftl, placement_for_gc(ftl, p2l_get(ftl, probe), ftl->gc_line));
+        want = gc_destination_lun(ftl, probe);
     } else {
         want = wp_next_lun(ftl, placement_for_gc(ftl, 0, ftl->gc_line));
     }
@@ -155,12 +161,6 @@ static bool gc_pick_page(struct ftl *ftl, uint32_t *ppa)
         lun = lun + 1 == ftl->luns ? 0 : lun + 1;
     }
     return false;  /* unreachable: the line has a valid page */
-}
-
-/* The LUN a page GC moves now would be programmed on. */
-static uint32_t gc_destination_lun(const struct ftl *ftl, uint32_t ppa)
-{
-    return wp_next_lun(ftl, placement_for_gc(ftl, p2l_get(ftl, ppa), ftl->gc_line));
 }
 
 /* Erase the line under collection once nothing valid is left in it. */
