@@ -71,8 +71,23 @@ bool femu_sq_pending(FemuCtrl *n, uint16_t qid, uint32_t *tail);
 void femu_dbbuf_init(FemuCtrl *n, uint16_t qid, bool cq, uint32_t value);
 bool femu_arm_eventidx(FemuCtrl *n);
 
+/* Command dword 10..15. */
+static inline uint32_t femu_cdw(const NvmeCmd *cmd, unsigned index)
+{
+    return ldl_le_p((const uint8_t *)cmd + offsetof(NvmeCmd, cdw10) + 4 * (index - 10));
+}
+
+#define FEMU_MODEL          "femu SSD"
+#define FEMU_FIRMWARE       "1.0"
+
 /* femu_admin.c (poller) */
 uint16_t femu_admin_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
+
+/* femu_identify.c (poller) */
+uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd);
+
+/* femu_log.c (poller) */
+uint16_t femu_get_log_page(FemuCtrl *n, const NvmeCmd *cmd);
 void femu_error_log_add(FemuCtrl *n, const FemuRequest *req, uint32_t nsid, uint64_t lba);
 
 /* femu_features.c (poller) */
