@@ -63,6 +63,10 @@ OBJECT_DECLARE_SIMPLE_TYPE(FemuCtrl, FEMU)
 #define FEMU_WCTEMP_K           343
 #define FEMU_CCTEMP_K           373
 
+/* Namespaces (femu_ns.c). NSIDs 1..FEMU_MAX_NAMESPACES; NN reports the maximum. */
+#define FEMU_MAX_NAMESPACES     32
+#define FEMU_CNTLID             0       /* the one controller of the subsystem */
+
 /* Room for every FTL key (ftl_config_key()); checked when the class is built. */
 #define FEMU_FTL_KEYS_MAX       32
 
@@ -164,19 +168,45 @@ typedef struct FemuFeatures {
     uint32_t async_config;
 } FemuFeatures;
 
+/* SMART/health counters (poller-owned): the controller's, and one set per namespace. */
+typedef struct FemuSmart {
+    uint64_t units_read, units_written;     /* bytes, converted when the log is read */
+    uint64_t read_cmds, write_cmds;
+    int64_t power_on_ns;                     /* realtime at realize (controller only) */
+} FemuSmart;
+
+/*
+ * A namespace: a range of the FTL's logical sectors, whole flash pages, seen through an
+ * LBA size of 512 B or 4 KiB (a multiple of the FTL sector, secsz). Poller-owned, like
+ * everything the admin commands change; indexed by NSID in FemuCtrl.ns.
+ */
+typedef struct FemuNamespace {
+    bool allocated;             /* created (Namespace Management) or given at realize */
+    bool attached;              /* attached to the controller: active, I/O allowed */
+    uint32_t nsid;
+    uint64_t base_sector;       /* first FTL sector */
+    uint64_t sectors;           /* FTL sectors it owns (a multiple of secs_per_pg) */
+    uint8_t flbas;              /* the LBA format in use (index into femu's LBAFs) */
+    uint64_t lba_bytes;         /* 512 or 4096 */
+    uint32_t lba_shift;         /* log2(lba_bytes / secsz): namespace LBA -> FTL sector */
+    uint64_t nsze;              /* LBAs (NSZE = NCAP) */
+    uint32_t dmrsl;             /* DSM: LBAs per range, and in all ranges (DMSL) */
+    uint8_t uuid[16];
+    FemuSmart smart;
+} FemuNamespace;
+
+/* FTL counters and wear as the FTL thread last published them (femu_ftl_view.c). */
+typedef struct FemuFtlView {
+    struct ftl_counters ctr;
+    struct ftl_wear wear;
+} FemuFtlView;
+
 /* Newest-first error log, as Get Log Page 01h returns it. */
 typedef struct FemuErrorLog {
     NvmeErrorLog entries[FEMU_ELPE + 1];
     unsigned next;
     uint64_t count;
 } FemuErrorLog;
-
-/* SMART/health counters (poller-owned). */
-typedef struct FemuSmart {
-    uint64_t units_read, units_written;     /* bytes, converted when the log is read */
-    uint64_t read_cmds, write_cmds;
-    int64_t power_on_ns;                     /* realtime at realize */
-} FemuSmart;
 
 struct FemuCtrl {
     PCIDevice parent_obj;
@@ -200,11 +230,17 @@ struct FemuCtrl {
     /* Controller (see CONTROLLER.md for the threading rules). */
     MemoryRegion bar0;
     uint8_t regs[FEMU_DOORBELL_BASE];   /* register file: vCPUs write CC etc., poller CSTS */
-    uint64_t lba_bytes;                 /* secsz */
-    uint64_t nsze;                      /* namespace size in LBAs */
-    uint32_t dmrsl;                     /* DSM: LBAs per range, and in all ranges (DMSL) */
-    struct lba_bitmap written;          /* poller: LBAs holding host data, for NUSE */
-    struct data_store *store;
+    uint64_t secsz;                     /* FTL sector bytes (ftl_config.secsz) */
+    uint64_t capacity_sectors;          /* the FTL's logical sectors: NVM capacity */
+    FemuNamespace ns[FEMU_MAX_NAMESPACES + 1];  /* by NSID; [0] unused */
+    /* Poller, over FTL sectors: sectors holding host data (NUSE), and sectors a read
+     * fails on (Write Uncorrectable, or a flash read that failed) until written again. */
+    struct lba_bitmap written;
+    struct lba_bitmap uncorrectable;
+    struct data_store *store;           /* byte = FTL sector * secsz */
+    FemuFtlView view;                   /* under view_lock */
+    QemuMutex view_lock;
+    bool view_lock_init;
     uint32_t num_vectors;
 
     FemuSQueue sq[FEMU_MAX_QUEUES + 1];

@@ -90,6 +90,28 @@ uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd);
 uint16_t femu_get_log_page(FemuCtrl *n, const NvmeCmd *cmd);
 void femu_error_log_add(FemuCtrl *n, const FemuRequest *req, uint32_t nsid, uint64_t lba);
 
+/* femu_ns.c (poller): namespaces, Namespace Management / Attachment, Format NVM */
+bool femu_ns_realize(FemuCtrl *n, Error **errp);       /* namespaces given at realize */
+/* The namespace an NSID names when it is attached (active), else NULL. */
+FemuNamespace *femu_ns_active(FemuCtrl *n, uint32_t nsid);
+/*
+ * The namespace an I/O command addresses: NVME_SUCCESS with *ns, or the status for an
+ * NSID that is out of range or not active (with DNR).
+ */
+uint16_t femu_ns_for_io(FemuCtrl *n, uint32_t nsid, FemuNamespace **ns);
+static inline uint64_t femu_ns_sector(const FemuNamespace *ns, uint64_t lba)
+{
+    return ns->base_sector + (lba << ns->lba_shift);
+}
+/* LBAs of ns holding host data (NUSE). */
+uint64_t femu_ns_nuse(FemuCtrl *n, const FemuNamespace *ns);
+
+/* femu_ftl_view.c: FTL counters and wear for the logs */
+void femu_ftl_view_init(FemuCtrl *n);
+void femu_ftl_view_destroy(FemuCtrl *n);
+void femu_ftl_view_publish(FemuCtrl *n);    /* FTL thread, or the poller under engine_lock */
+void femu_ftl_view_get(FemuCtrl *n, FemuFtlView *out);     /* poller */
+
 /* femu_features.c (poller) */
 uint16_t femu_get_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 uint16_t femu_set_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);

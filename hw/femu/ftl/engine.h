@@ -35,7 +35,11 @@ enum ftl_op {
     FTL_OP_WRITE,
     FTL_OP_TRIM,    /* deallocate: one range, or `ranges` when nranges > 0 */
     FTL_OP_FLUSH,   /* no volatile write cache: completes at arrival */
+    FTL_OP_VERIFY,  /* ftl_verify */
+    FTL_OP_FORMAT,  /* ftl_format over slba/nlb; erase when flags has FTL_REQ_ERASE */
 };
+
+#define FTL_REQ_ERASE 1u    /* FTL_OP_FORMAT: Secure Erase Setting 1 (user data erase) */
 
 /* One range of a deallocate, in sectors; a range with nlb 0 is skipped. */
 struct ftl_range {
@@ -49,6 +53,7 @@ struct ftl_request {
     uint64_t slba, nlb;     /* READ, WRITE, and TRIM with nranges == 0 */
     uint32_t stream;        /* WRITE with placement=stream */
     uint32_t nsid;          /* the namespace addressed (recorded in traces; 0 means 1) */
+    uint32_t flags;         /* FTL_REQ_* */
     const struct ftl_range *ranges;   /* TRIM: Dataset Management ranges */
     uint32_t nranges;
 };

@@ -29,6 +29,9 @@ enum ftl_status {
     FTL_E_NOSPC = -2,   /* no free line could be produced (should not happen on a valid geometry) */
     FTL_E_INVAL = -3,   /* malformed request (zero length, bad stream id) */
     FTL_E_NOMEM = -4,   /* out of memory (a write count past 16 bits could not be kept) */
+    FTL_E_UNCORRECTABLE = -5,   /* read/verify: a flash page failed (read_uncor_ppm); the
+                                 * flash time was spent, *done_ns is set; see
+                                 * ftl_read_error_lpn() */
 };
 
 const char *ftl_status_str(int status);
@@ -65,6 +68,29 @@ int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
 int ftl_trim(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
 
 /*
+ * Verify: the flash reads ftl_read would do (same timing, same fault injection), counted
+ * as a verify, not a host read; no data moves anywhere.
+ */
+int ftl_verify(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
+
+/*
+ * After ftl_read or ftl_verify returned FTL_E_UNCORRECTABLE: the logical page whose flash
+ * read failed (the first one, in LPN order). The device marks that page's sectors
+ * uncorrectable; the FTL itself keeps no marks, so a later read rolls the dice again.
+ */
+uint64_t ftl_read_error_lpn(const struct ftl *ftl);
+
+/*
+ * Format NVM over a page-aligned sector range (slba and nlb multiples of secs_per_pg):
+ * every page in it is unmapped. With erase (Secure Erase Setting 1, user data erase)
+ * their per-LPN write counts go back to 0 as well, and every closed line left without a
+ * valid page is erased now and freed (its blocks' erase counts go up); the command
+ * completes when those erases do. Without erase it costs no flash time. FTL_E_INVAL for
+ * an unaligned range.
+ */
+int ftl_format(struct ftl *ftl, const struct ftl_io *io, bool erase, uint64_t *done_ns);
+
+/*
  * Background GC, run after each request: when free lines are at or below the background
  * threshold and the best victim has at least 1/8 of its pages invalid, collect it. With
  * gc_mode=line (FEMU) the whole line now; with gc_mode=paced (the default) the page moves
@@ -86,6 +112,9 @@ struct ftl_counters {
     uint64_t nand_user_reads, nand_gc_reads;
     uint64_t nand_user_programs, nand_gc_programs;
     uint64_t nand_erases;
+    uint64_t host_verify_cmds;
+    uint64_t read_errors;           /* flash page reads that failed (read_uncor_ppm) */
+    uint64_t format_cmds, format_erased_blocks;
     uint64_t wp_host_pages[FTL_MAX_WRITE_POINTERS];
     uint64_t wp_gc_pages[FTL_MAX_WRITE_POINTERS];
 };
@@ -106,6 +135,24 @@ void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out);
 bool ftl_waf(const struct ftl_counters *before, const struct ftl_counters *after,
              double *waf);
 void ftl_get_gauges(const struct ftl *ftl, struct ftl_gauges *out);
+
+/*
+ * Wear and media health, what SMART and the OCP log report. O(1): the FTL keeps these up
+ * to date as blocks are erased. Erase counts are over good blocks only.
+ */
+struct ftl_wear {
+    uint64_t blocks;                /* all blocks (good and bad) */
+    uint64_t bad_blocks;            /* factory bad blocks (bad_blk_pcent) */
+    uint64_t spare_blocks;          /* good blocks beyond those the logical capacity fills */
+    uint64_t spare_blocks_total;    /* the same with no bad block: blocks - needed */
+    uint32_t erase_min, erase_max;
+    uint64_t erase_sum;             /* average = erase_sum / (blocks - bad_blocks) */
+    uint64_t pe_cycles;             /* rated program/erase cycles (config pe_cycles) */
+};
+void ftl_get_wear(const struct ftl *ftl, struct ftl_wear *out);
+/* One block, named by line (its block index on every LUN) and LUN. */
+uint32_t ftl_block_erase_count(const struct ftl *ftl, uint64_t line, uint32_t lun);
+bool ftl_block_is_bad(const struct ftl *ftl, uint64_t line, uint32_t lun);
 unsigned ftl_write_pointer_count(const struct ftl *ftl);
 
 /* Host write count of one logical page (saturates at UINT32_MAX). lpn must be < logical pages. */
