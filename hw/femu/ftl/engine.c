@@ -148,6 +148,10 @@ static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint6
     case FTL_OP_FLUSH:
         *done_ns = r->arrival_ns;
         return FTL_OK;
+    case FTL_OP_VERIFY:
+        return ftl_verify(e->ftl, &io, done_ns);
+    case FTL_OP_FORMAT:
+        return ftl_format(e->ftl, &io, (r->flags & FTL_REQ_ERASE) != 0, done_ns);
     }
     return FTL_E_INVAL;
 }
@@ -186,7 +190,8 @@ int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r, uint64_t
     if (e->hooks.gc) {
         engine_report_gc(e, &gc_before, false, r->arrival_ns);
     }
-    if (rc != FTL_OK) {
+    /* A failed flash read was still served: it took its flash time. */
+    if (rc != FTL_OK && rc != FTL_E_UNCORRECTABLE) {
         *done_ns = r->arrival_ns;
         return rc;
     }
@@ -197,7 +202,7 @@ int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r, uint64_t
     if (e->hooks.gc) {
         engine_report_gc(e, &gc_before, true, r->arrival_ns);
     }
-    return FTL_OK;
+    return rc;
 }
 
 int ftl_engine_submit(struct ftl_engine *e, const struct ftl_request *r, void *tag,

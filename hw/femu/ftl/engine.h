@@ -101,8 +101,11 @@ void ftl_engine_advance(struct ftl_engine *e, uint64_t now_ns);
 /*
  * Serve one request: the statistics first catch up with its arrival, then the FTL prices
  * it, then background GC gets its chance. On FTL_OK *done_ns is its completion time
- * (>= arrival); on an error the FTL's status is returned and *done_ns is the arrival time.
- * A deallocate stopped by the stop hook returns FTL_OK for the ranges it did.
+ * (>= arrival); on an error the FTL's status is returned and *done_ns is the arrival time,
+ * except FTL_E_UNCORRECTABLE (a read or verify whose flash read failed): that request was
+ * served like any other, *done_ns is when its flash reads ended, background GC ran after
+ * it, and ftl_read_error_lpn() names the page. A deallocate stopped by the stop hook
+ * returns FTL_OK for the ranges it did.
  */
 int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r, uint64_t *done_ns);
 

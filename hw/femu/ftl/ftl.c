@@ -1,4 +1,5 @@
-/* The FTL handle: creation, host commands (read, write, trim) and what callers can observe. */
+/* The FTL handle: creation, host commands (read, write, trim, verify, format) and what
+ * callers can observe. */
 #include "ftl_internal.h"
 
 #include <stdarg.h>
@@ -14,6 +15,7 @@ const char *ftl_status_str(int status)
     case FTL_E_NOSPC: return "no free line could be reclaimed";
     case FTL_E_INVAL: return "malformed request";
     case FTL_E_NOMEM: return "out of memory";
+    case FTL_E_UNCORRECTABLE: return "unrecovered read error";
     default: return "unknown status";
     }
 }
@@ -57,6 +59,7 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     ftl->mapped_bits = alloc_array(ftl->mapped_words, sizeof(uint64_t));
     ftl->write_count16 = alloc_array(geo.logical_pages, sizeof(uint16_t));
     ftl->blocks = alloc_array(geo.blocks, sizeof(struct block));
+    ftl->bad_bits = alloc_array((geo.blocks + 63) / 64, sizeof(uint64_t));
     ftl->lines = alloc_array(geo.lines, sizeof(struct line));
     ftl->free_queue = alloc_array(geo.lines, sizeof(uint32_t));
     ftl->victim_heap = alloc_array(geo.lines, sizeof(uint32_t));
@@ -64,7 +67,7 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     ftl->ch_avail_ns = alloc_array(cfg->nchs, sizeof(uint64_t));
     ftl->gc_lun_cursor = alloc_array(geo.luns, sizeof(uint32_t));
     if (!ftl->l2p_plus1 || !ftl->p2l_plus1 || !ftl->mapped_bits || !ftl->write_count16 ||
-        !ftl->blocks || !ftl->lines ||
+        !ftl->blocks || !ftl->bad_bits || !ftl->lines ||
         !ftl->free_queue || !ftl->victim_heap || !ftl->lun_avail_ns || !ftl->ch_avail_ns ||
         !ftl->gc_lun_cursor) {
         ftl_destroy(ftl);
@@ -72,7 +75,9 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
                  (unsigned long long)geo.phys_pages);
         return NULL;
     }
+    ftl->good_blocks = geo.blocks;
     lines_init(ftl);
+    wear_init(ftl);
     ftl->gc_line = NO_LINE;
     for (uint32_t i = 0; i < FTL_MAX_WRITE_POINTERS; i++) {
         ftl->wps[i] = (struct write_pointer){ .line = NO_LINE, .offset = 0 };
@@ -91,6 +96,7 @@ void ftl_destroy(struct ftl *ftl)
     free(ftl->write_count16);
     free(ftl->wc_slots);
     free(ftl->blocks);
+    free(ftl->bad_bits);
     free(ftl->lines);
     free(ftl->free_queue);
     free(ftl->victim_heap);
@@ -136,6 +142,26 @@ static int io_pages(const struct ftl *ftl, const struct ftl_io *io, uint64_t *fi
     return FTL_OK;
 }
 
+/*
+ * The flash reads of pages [first, last] from now_ns; unmapped pages cost nothing.
+ * *done_ns is when the last one ends. Shared by read and verify, so both cost the same.
+ */
+static int flash_read_pages(struct ftl *ftl, uint64_t first, uint64_t last, uint64_t now_ns,
+                            uint64_t *done_ns)
+{
+    uint64_t done = now_ns;
+    for (uint64_t lpn = first; lpn <= last; lpn++) {
+        uint32_t ppa = l2p_get(ftl, lpn);
+        if (ppa == L2P_UNMAPPED) {
+            continue;  /* never written or trimmed: no flash access */
+        }
+        done = max_u64(done, nand_read(ftl, ppa_lun(ftl, ppa), now_ns));
+        ftl->ctr.nand_user_reads++;
+    }
+    *done_ns = done;
+    return FTL_OK;
+}
+
 int ftl_read(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
 {
     uint64_t first, last;
@@ -143,20 +169,27 @@ int ftl_read(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
     if (rc != FTL_OK) {
         return rc;
     }
-    uint64_t done = io->now_ns;
-    for (uint64_t lpn = first; lpn <= last; lpn++) {
-        uint32_t ppa = l2p_get(ftl, lpn);
-        if (ppa == L2P_UNMAPPED) {
-            continue;  /* never written or trimmed: no flash access */
-        }
-        done = max_u64(done, nand_read(ftl, ppa_lun(ftl, ppa), io->now_ns));
-        ftl->ctr.nand_user_reads++;
-    }
+    rc = flash_read_pages(ftl, first, last, io->now_ns, done_ns);
     ftl->ctr.host_read_cmds++;
     ftl->ctr.host_read_pages += last - first + 1;
     ftl->ctr.host_read_bytes += io->nlb * ftl->cfg.secsz;
-    *done_ns = done;
-    return FTL_OK;
+    return rc;
+}
+
+int ftl_verify(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
+{
+    uint64_t first, last;
+    int rc = io_pages(ftl, io, &first, &last);
+    if (rc != FTL_OK) {
+        return rc;
+    }
+    ftl->ctr.host_verify_cmds++;
+    return flash_read_pages(ftl, first, last, io->now_ns, done_ns);
+}
+
+uint64_t ftl_read_error_lpn(const struct ftl *ftl)
+{
+    return ftl->read_error_lpn;
 }
 
 int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
@@ -211,16 +244,12 @@ int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
     return rc;
 }
 
-int ftl_trim(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
+/*
+ * Unmap every mapped page in [start, end). Unmapped runs are skipped 64 pages at a time
+ * through mapped_bits, so this costs the pages it unmaps, not the range it names.
+ */
+static void unmap_pages(struct ftl *ftl, uint64_t start, uint64_t end)
 {
-    int rc = io_check(ftl, io);
-    if (rc != FTL_OK) {
-        return rc;
-    }
-    /* Only pages wholly inside the range lose their data. */
-    uint64_t spp = ftl->secs_per_pg;
-    uint64_t start = (io->slba + spp - 1) / spp;
-    uint64_t end = (io->slba + io->nlb) / spp;  /* exclusive */
     for (uint64_t lpn = start; lpn < end;) {
         uint64_t word = ftl->mapped_bits[lpn / 64] >> (lpn % 64);
         if (word == 0) {
@@ -236,9 +265,91 @@ int ftl_trim(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
         mapped_clear(ftl, lpn);
         lpn++;
     }
+}
+
+int ftl_trim(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
+{
+    int rc = io_check(ftl, io);
+    if (rc != FTL_OK) {
+        return rc;
+    }
+    /* Only pages wholly inside the range lose their data. */
+    uint64_t spp = ftl->secs_per_pg;
+    uint64_t start = (io->slba + spp - 1) / spp;
+    uint64_t end = (io->slba + io->nlb) / spp;  /* exclusive */
+    unmap_pages(ftl, start, end);
     ftl->ctr.host_trim_cmds++;
     ftl->ctr.host_trim_pages += end > start ? end - start : 0;
     *done_ns = io->now_ns;
+    return FTL_OK;
+}
+
+/*
+ * Per-LPN write counts of [start, end) back to 0. Only nonzero entries are written, so
+ * a range never written keeps its untouched (lazily committed) memory. An overflow-table
+ * entry left behind is ignored from now on (write_count.c). The highest written LPN may
+ * have been in the range: it is found again below it.
+ */
+static void wc_reset_pages(struct ftl *ftl, uint64_t start, uint64_t end)
+{
+    for (uint64_t lpn = start; lpn < end; lpn++) {
+        if (ftl->write_count16[lpn]) {
+            wc_set(ftl, (uint32_t)lpn, 0);     /* below WC_OVERFLOW: cannot fail */
+        }
+    }
+    if (ftl->max_lpn_plus_one > start && ftl->max_lpn_plus_one <= end) {
+        uint64_t lpn = start;
+        while (lpn > 0 && ftl->write_count16[lpn - 1] == 0) {
+            lpn--;
+        }
+        ftl->max_lpn_plus_one = lpn;
+    }
+}
+
+/*
+ * Erase and free every closed line without a valid page left: the victims at the top of
+ * the heap (keyed on valid pages) and the line paced GC was collecting, if the format
+ * emptied it. Full lines have every page valid; open lines belong to their write
+ * pointers. Returns when the last erase ends (now_ns if none).
+ */
+static uint64_t erase_empty_lines(struct ftl *ftl, uint64_t now_ns)
+{
+    uint64_t done = now_ns;
+    uint32_t id, blocks;
+
+    while ((id = victim_peek(ftl)) != NO_LINE && ftl->lines[id].valid == 0) {
+        victim_remove(ftl, id);
+        done = max_u64(done, line_erase(ftl, id, now_ns, &blocks));
+        ftl->ctr.format_erased_blocks += blocks;
+    }
+    id = ftl->gc_line;
+    if (id != NO_LINE && ftl->lines[id].valid == 0) {
+        ftl->gc_line = NO_LINE;
+        done = max_u64(done, line_erase(ftl, id, now_ns, &blocks));
+        ftl->ctr.format_erased_blocks += blocks;
+    }
+    return done;
+}
+
+int ftl_format(struct ftl *ftl, const struct ftl_io *io, bool erase, uint64_t *done_ns)
+{
+    int rc = io_check(ftl, io);
+    if (rc != FTL_OK) {
+        return rc;
+    }
+    uint64_t spp = ftl->secs_per_pg;
+    if (io->slba % spp || io->nlb % spp) {
+        return FTL_E_INVAL;    /* a format never splits a page */
+    }
+    uint64_t start = io->slba / spp, end = (io->slba + io->nlb) / spp;
+    uint64_t done = io->now_ns;
+    unmap_pages(ftl, start, end);
+    if (erase) {
+        wc_reset_pages(ftl, start, end);
+        done = erase_empty_lines(ftl, io->now_ns);
+    }
+    ftl->ctr.format_cmds++;
+    *done_ns = done;
     return FTL_OK;
 }
 
@@ -302,6 +413,7 @@ size_t ftl_metadata_bytes(const struct ftl *ftl)
     return sizeof(*ftl) + g->logical_pages * (sizeof(uint32_t) + sizeof(uint16_t)) +
            ftl->mapped_words * sizeof(uint64_t) + ftl->wc_nslots * sizeof(struct wc_slot) +
            g->phys_pages * sizeof(uint32_t) + g->blocks * sizeof(struct block) +
+           (g->blocks + 63) / 64 * sizeof(uint64_t) +
            g->lines * (sizeof(struct line) + 2 * sizeof(uint32_t)) +
            (g->luns + ftl->nchs) * sizeof(uint64_t) + g->luns * sizeof(uint32_t);
 }

@@ -65,6 +65,8 @@ static const struct config_key config_keys[] = {
     NKEY(placement, placement_names, "write placement: single | hotcold | stream"),
     UKEY(hot_threshold, 0, UINT32_MAX, "hotcold: a page is hot when its write count exceeds this"),
     UKEY(nstreams, 1, 16, "stream: number of host streams, one write pointer each"),
+    UKEY(pe_cycles, 1, UINT32_MAX, "rated program/erase cycles per block (wear and "
+         "percentage used in SMART)"),
 };
 
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
@@ -77,6 +79,7 @@ void ftl_config_defaults(struct ftl_config *cfg)
         .pg_rd_lat = 40000, .pg_wr_lat = 200000, .blk_er_lat = 2000000, .ch_xfer_lat = 0,
         .gc_thres_pcent = 75, .gc_thres_pcent_high = 95, .gc_mode = FTL_GC_PACED,
         .placement = FTL_PLACEMENT_SINGLE, .hot_threshold = 0, .nstreams = 2,
+        .pe_cycles = 3000,
     };
 }
 

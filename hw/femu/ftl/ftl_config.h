@@ -44,6 +44,8 @@ struct ftl_config {
     enum ftl_placement placement;
     uint64_t hot_threshold;     /* hotcold: hot when write count > hot_threshold */
     uint64_t nstreams;          /* stream: number of streams (write pointers) */
+    /* media */
+    uint64_t pe_cycles;         /* rated program/erase cycles of a block (wear reports) */
 };
 
 /* Derived geometry. A line is block index b taken across every LUN of every channel. */

@@ -74,6 +74,8 @@ struct ftl {
     struct wc_slot *wc_slots;  /* write_count.c: exact counts of pages marked WC_OVERFLOW */
     uint32_t wc_nslots, wc_used;
     struct block *blocks;   /* [lines * luns], index line * luns + lun */
+    uint64_t *bad_bits;     /* [(blocks + 63) / 64] bit line * luns + lun: a factory bad
+                             * block, never programmed nor erased (bad_blk_pcent) */
     struct line *lines;     /* [lines] */
 
     uint32_t *free_queue;   /* ring of free line ids, FIFO to spread erases */
@@ -98,6 +100,15 @@ struct ftl {
     struct ftl_counters ctr;
     uint64_t valid_pages;
     uint64_t max_lpn_plus_one;
+
+    /* Wear (erase.c), kept up to date as blocks are erased so that ftl_get_wear is O(1):
+     * the minimum moves only when the last good block holding it is erased. */
+    uint32_t erase_min, erase_max;
+    uint64_t erase_min_blocks;  /* good blocks whose erase count is erase_min */
+    uint64_t erase_sum;
+    uint64_t good_blocks;
+
+    uint64_t read_error_lpn;    /* the LPN the last failed read or verify failed on */
 };
 
 static inline void mapped_set(struct ftl *ftl, uint64_t lpn)
@@ -108,6 +119,11 @@ static inline void mapped_set(struct ftl *ftl, uint64_t lpn)
 static inline void mapped_clear(struct ftl *ftl, uint64_t lpn)
 {
     ftl->mapped_bits[lpn / 64] &= ~(UINT64_C(1) << (lpn % 64));
+}
+
+static inline bool block_index_is_bad(const struct ftl *ftl, uint64_t index)
+{
+    return ftl->bad_bits[index / 64] >> (index % 64) & 1;
 }
 
 static inline uint32_t l2p_get(const struct ftl *ftl, uint64_t lpn)
@@ -220,6 +236,13 @@ uint64_t nand_erase(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
 /* map.c: mapping updates that keep maps, block/line counts and lists in step */
 void map_invalidate(struct ftl *ftl, uint32_t ppa);
 void map_bind(struct ftl *ftl, uint32_t lpn, uint32_t ppa);
+
+/* erase.c: erasing lines and the wear it leaves */
+void wear_init(struct ftl *ftl);
+/* Erase every good block of line id (each on its LUN, from now_ns), mark its pages erased
+ * and put it in the free queue. Returns when the last erase ends (now_ns if none);
+ * *blocks gets the number of blocks erased. Counts nand_erases, not who asked. */
+uint64_t line_erase(struct ftl *ftl, uint32_t id, uint64_t now_ns, uint32_t *blocks);
 
 /* gc.c */
 int gc_collect_line(struct ftl *ftl, uint32_t victim, uint64_t now_ns);

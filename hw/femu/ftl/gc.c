@@ -20,26 +20,14 @@
  */
 #include "ftl_internal.h"
 
-static void line_erase(struct ftl *ftl, uint32_t id, uint64_t now_ns)
+/* A collected line is erased and freed: one GC run. */
+static void gc_erase_line(struct ftl *ftl, uint32_t id, uint64_t now_ns)
 {
-    uint32_t luns = ftl->luns;
-    for (uint32_t lun = 0; lun < luns; lun++) {
-        struct block *blk = &ftl->blocks[(uint64_t)id * luns + lun];
-        nand_erase(ftl, lun, now_ns);
-        blk->valid = 0;
-        blk->invalid = 0;
-        blk->erase_count++;
-    }
-    uint64_t base = (uint64_t)id * ftl->pgs_per_line;
-    for (uint32_t off = 0; off < ftl->pgs_per_line; off++) {
-        p2l_set(ftl, base + off, P2L_FREE);
-    }
-    ftl->lines[id].valid = 0;
-    ftl->lines[id].invalid = 0;
-    ftl->ctr.nand_erases += luns;
-    ftl->ctr.gc_erased_blocks += luns;
+    uint32_t blocks;
+
+    line_erase(ftl, id, now_ns, &blocks);
+    ftl->ctr.gc_erased_blocks += blocks;
     ftl->ctr.gc_runs++;
-    free_queue_push(ftl, id);
 }
 
 /* Whether the page at ppa holds data GC must move. */
@@ -167,7 +155,7 @@ static bool gc_pick_page(struct ftl *ftl, uint32_t *ppa)
 static void gc_finish_if_empty(struct ftl *ftl, uint64_t now_ns)
 {
     if (ftl->gc_line != NO_LINE && ftl->lines[ftl->gc_line].valid == 0) {
-        line_erase(ftl, ftl->gc_line, now_ns);
+        gc_erase_line(ftl, ftl->gc_line, now_ns);
         ftl->gc_line = NO_LINE;
     }
 }

@@ -17,6 +17,9 @@
  *   D t nsid lba nsect [lba nsect]...   deallocate, one record for all ranges of a
  *                                   Dataset Management command (up to 256)
  *   F t nsid                 flush
+ *   Y t lba nsect nsid       verify (the flash reads of a read, no data moved)
+ *   X t nsid lba nsect erase     format NVM of the namespace's sectors; erase is 1 for a
+ *                            user data erase (Secure Erase Setting 1), else 0
  *   P t name                 a statistics phase starts (phases.csv), name without blanks
  *   A t                      the statistics were brought up to t between requests (the
  *                            device was idle past a second boundary)

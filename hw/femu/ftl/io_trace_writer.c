@@ -121,6 +121,15 @@ int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *
     case FTL_OP_FLUSH:
         printed = fprintf(w->f, "F %" PRIu64 " %" PRIu32 "\n", t, nsid);
         break;
+    case FTL_OP_VERIFY:
+        printed = fprintf(w->f, "Y %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu32 "\n", t,
+                          r->slba * scale, r->nlb * scale, nsid);
+        break;
+    case FTL_OP_FORMAT:
+        printed = fprintf(w->f, "X %" PRIu64 " %" PRIu32 " %" PRIu64 " %" PRIu64 " %d\n", t,
+                          nsid, r->slba * scale, r->nlb * scale,
+                          (r->flags & FTL_REQ_ERASE) ? 1 : 0);
+        break;
     }
     return check_written(w, printed, err, errlen);
 }

@@ -1,0 +1,118 @@
+/*
+ * Erasing lines, and the wear it leaves: per-block erase counts plus the minimum,
+ * maximum and sum over good blocks, kept as blocks are erased so SMART and the OCP log
+ * can ask for them on every read of the log without a scan.
+ */
+#include "ftl_internal.h"
+
+/* Find the lowest erase count over good blocks and how many blocks hold it. O(blocks),
+ * but only when the last block at the old minimum was erased: the minimum then rose by
+ * at least one, so this runs at most (erases / good blocks) times. */
+static void wear_rescan_min(struct ftl *ftl)
+{
+    uint32_t min = UINT32_MAX;
+    uint64_t count = 0;
+
+    for (uint64_t i = 0; i < ftl->geo.blocks; i++) {
+        uint32_t c = ftl->blocks[i].erase_count;
+        if (block_index_is_bad(ftl, i)) {
+            continue;
+        }
+        if (c < min) {
+            min = c;
+            count = 0;
+        }
+        count += c == min;
+    }
+    ftl->erase_min = count ? min : 0;
+    ftl->erase_min_blocks = count;
+}
+
+void wear_init(struct ftl *ftl)
+{
+    ftl->erase_min = ftl->erase_max = 0;
+    ftl->erase_sum = 0;
+    ftl->erase_min_blocks = ftl->good_blocks;
+}
+
+/* A good block's erase count went from before to before + 1. */
+static void wear_block_erased(struct ftl *ftl, uint32_t before)
+{
+    uint32_t after = before + 1;
+
+    ftl->erase_sum++;
+    if (after > ftl->erase_max) {
+        ftl->erase_max = after;
+    }
+    if (before == ftl->erase_min && --ftl->erase_min_blocks == 0) {
+        wear_rescan_min(ftl);
+    }
+}
+
+uint64_t line_erase(struct ftl *ftl, uint32_t id, uint64_t now_ns, uint32_t *blocks)
+{
+    uint32_t luns = ftl->luns, erased = 0;
+    uint64_t done = now_ns;
+
+    for (uint32_t lun = 0; lun < luns; lun++) {
+        uint64_t index = (uint64_t)id * luns + lun;
+        struct block *blk = &ftl->blocks[index];
+
+        if (block_index_is_bad(ftl, index)) {
+            continue;   /* never programmed, never erased */
+        }
+        done = max_u64(done, nand_erase(ftl, lun, now_ns));
+        blk->valid = 0;
+        blk->invalid = 0;
+        uint32_t before = blk->erase_count;
+        if (before < UINT32_MAX) {
+            blk->erase_count = before + 1;
+            wear_block_erased(ftl, before);     /* after the count moved: it may rescan */
+        }
+        erased++;
+    }
+    uint64_t base = (uint64_t)id * ftl->pgs_per_line;
+    for (uint32_t off = 0; off < ftl->pgs_per_line; off++) {
+        p2l_set(ftl, base + off, P2L_FREE);
+    }
+    ftl->lines[id].valid = 0;
+    ftl->lines[id].invalid = 0;
+    ftl->ctr.nand_erases += erased;
+    free_queue_push(ftl, id);
+    *blocks = erased;
+    return done;
+}
+
+void ftl_get_wear(const struct ftl *ftl, struct ftl_wear *out)
+{
+    const struct ftl_geometry *g = &ftl->geo;
+    uint64_t bad = g->blocks - ftl->good_blocks;
+    /* Blocks the logical capacity fills when every page holds data. */
+    uint64_t needed = (g->logical_pages + ftl->cfg.pgs_per_blk - 1) / ftl->cfg.pgs_per_blk;
+    uint64_t spare_total = g->blocks > needed ? g->blocks - needed : 0;
+
+    *out = (struct ftl_wear){
+        .blocks = g->blocks,
+        .bad_blocks = bad,
+        .spare_blocks = spare_total > bad ? spare_total - bad : 0,
+        .spare_blocks_total = spare_total,
+        .erase_min = ftl->erase_min,
+        .erase_max = ftl->erase_max,
+        .erase_sum = ftl->erase_sum,
+        .pe_cycles = ftl->cfg.pe_cycles,
+    };
+}
+
+uint32_t ftl_block_erase_count(const struct ftl *ftl, uint64_t line, uint32_t lun)
+{
+    if (line >= ftl->geo.lines || lun >= ftl->luns) {
+        return 0;
+    }
+    return ftl->blocks[line * ftl->luns + lun].erase_count;
+}
+
+bool ftl_block_is_bad(const struct ftl *ftl, uint64_t line, uint32_t lun)
+{
+    return line < ftl->geo.lines && lun < ftl->luns &&
+           block_index_is_bad(ftl, line * ftl->luns + lun);
+}
