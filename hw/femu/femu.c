@@ -234,40 +234,28 @@ static bool femu_prepare_stats_dir(FemuCtrl *n, Error **errp)
     return true;
 }
 
-/* A namespace UUID derived from the serial (FNV-1a), so it is the same every run. */
-static void femu_derive_uuid(FemuCtrl *n)
-{
-    uint64_t hash = 0xcbf29ce484222325ULL;
-
-    for (unsigned i = 0; i < sizeof(n->ns_uuid); i++) {
-        for (const char *c = n->serial_number; *c; c++) {
-            hash = (hash ^ (uint8_t)*c ^ i) * 0x100000001b3ULL;
-        }
-        n->ns_uuid[i] = hash >> 56;
-    }
-    n->ns_uuid[6] = (n->ns_uuid[6] & 0x0f) | 0x40;   /* version 4 layout */
-    n->ns_uuid[8] = (n->ns_uuid[8] & 0x3f) | 0x80;   /* RFC 4122 variant */
-}
-
-/* The namespace: one LBA per FTL sector, its bytes in the lazily mapped data store. */
-static bool femu_init_namespace(FemuCtrl *n, Error **errp)
+/*
+ * The media the namespaces share: one byte range per FTL sector in the lazily mapped data
+ * store, and the per-sector maps the poller keeps (written, uncorrectable).
+ */
+static bool femu_init_media(FemuCtrl *n, Error **errp)
 {
     char err[FEMU_ERR_LEN];
 
-    n->lba_bytes = n->ftl_config.secsz;
-    n->nsze = n->geometry.logical_sectors;
-    n->dmrsl = MIN(MIN(FEMU_DSM_MAX_BYTES / n->lba_bytes, n->nsze), UINT32_MAX);
-    n->store = data_store_create(n->nsze * n->lba_bytes, err, sizeof(err));
+    n->secsz = n->ftl_config.secsz;
+    n->capacity_sectors = n->geometry.logical_sectors;
+    n->store = data_store_create(n->capacity_sectors * n->secsz, err, sizeof(err));
     if (!n->store) {
-        error_setg(errp, "cannot reserve the namespace's memory: %s", err);
+        error_setg(errp, "cannot reserve the device's memory: %s", err);
         return false;
     }
-    if (!lba_bitmap_init(&n->written, n->nsze)) {
-        error_setg(errp, "cannot allocate the namespace's allocation map");
+    if (!lba_bitmap_init(&n->written, n->capacity_sectors) ||
+        !lba_bitmap_init(&n->uncorrectable, n->capacity_sectors)) {
+        error_setg(errp, "cannot allocate the device's allocation maps");
         return false;
     }
-    femu_derive_uuid(n);
-    return true;
+    femu_ftl_view_init(n);
+    return femu_ns_realize(n, errp);
 }
 
 static bool femu_init_pci(FemuCtrl *n, Error **errp)
@@ -358,6 +346,8 @@ static void femu_release(FemuCtrl *n)
     data_store_destroy(n->store);
     n->store = NULL;
     lba_bitmap_destroy(&n->written);
+    lba_bitmap_destroy(&n->uncorrectable);
+    femu_ftl_view_destroy(n);
     ftl_destroy(n->ftl);
     n->ftl = NULL;
 }
@@ -379,7 +369,7 @@ static void femu_realize(PCIDevice *pci_dev, Error **errp)
     femu_features_reset(n);
     n->smart.power_on_ns = femu_now_ns();
     femu_irq_init(n);
-    if (!femu_init_namespace(n, errp) || !femu_init_pci(n, errp) ||
+    if (!femu_init_media(n, errp) || !femu_init_pci(n, errp) ||
         !femu_open_stats(n, errp) || !femu_open_trace(n, errp) ||
         !femu_threads_start(n, errp)) {
         femu_release(n);
@@ -437,6 +427,7 @@ static const Property femu_controller_props[] = {
     DEFINE_PROP_STRING("stats_dir", FemuCtrl, stats_dir),
     DEFINE_PROP_STRING("trace_out", FemuCtrl, trace_out),
     DEFINE_PROP_STRING("serial", FemuCtrl, serial),
+    DEFINE_PROP_STRING("namespaces", FemuCtrl, namespaces),
     DEFINE_PROP_UINT32("queues", FemuCtrl, queues, FEMU_DEFAULT_QUEUES),
     DEFINE_PROP_UINT8("mdts", FemuCtrl, mdts, FEMU_DEFAULT_MDTS),
 };

@@ -66,6 +66,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(FemuCtrl, FEMU)
 /* Namespaces (femu_ns.c). NSIDs 1..FEMU_MAX_NAMESPACES; NN reports the maximum. */
 #define FEMU_MAX_NAMESPACES     32
 #define FEMU_CNTLID             0       /* the one controller of the subsystem */
+#define FEMU_MAX_LBAF           2       /* LBA formats: the FTL sector, and 4 KiB */
 
 /* Room for every FTL key (ftl_config_key()); checked when the class is built. */
 #define FEMU_FTL_KEYS_MAX       32
@@ -111,6 +112,7 @@ typedef enum FemuFtlOp {
     FEMU_OP_FLUSH,              /* nothing cached, but the FTL engine sees every command */
     FEMU_OP_LPN_DUMP,           /* write lpn_access_count.csv */
     FEMU_OP_PHASE,              /* phases.csv marker */
+    FEMU_OP_FORMAT,             /* Format NVM: ranges[], ftl_flags */
 } FemuFtlOp;
 
 typedef struct FemuRequest {
@@ -124,7 +126,9 @@ typedef struct FemuRequest {
     FemuFtlOp op;
     struct ftl_io io;
     uint64_t done_ns;
-    struct ftl_range *ranges;   /* FEMU_OP_DSM, owned by the request */
+    struct ftl_range *ranges;   /* FEMU_OP_DSM / FORMAT, owned by the request */
+    uint32_t ftl_flags;         /* FTL_REQ_* for the FTL request */
+    uint32_t nsid;              /* the namespace the FTL request is for (traces) */
     uint32_t nranges;
     char phase[17];
     /* Last, kept by femu_execute's reset: the next request of the one list holding this
@@ -172,6 +176,7 @@ typedef struct FemuFeatures {
 typedef struct FemuSmart {
     uint64_t units_read, units_written;     /* bytes, converted when the log is read */
     uint64_t read_cmds, write_cmds;
+    uint64_t media_errors;                   /* commands ended by Unrecovered Read Error */
     int64_t power_on_ns;                     /* realtime at realize (controller only) */
 } FemuSmart;
 
@@ -186,6 +191,7 @@ typedef struct FemuNamespace {
     uint32_t nsid;
     uint64_t base_sector;       /* first FTL sector */
     uint64_t sectors;           /* FTL sectors it owns (a multiple of secs_per_pg) */
+    uint64_t bytes;             /* the size asked for: NSZE * LBA size, <= sectors * secsz */
     uint8_t flbas;              /* the LBA format in use (index into femu's LBAFs) */
     uint64_t lba_bytes;         /* 512 or 4096 */
     uint32_t lba_shift;         /* log2(lba_bytes / secsz): namespace LBA -> FTL sector */
@@ -216,6 +222,7 @@ struct FemuCtrl {
     char *stats_dir;                    /* stats_dir=DIR: where the CSV statistics go */
     char *trace_out;                    /* trace_out=FILE: record the FTL's requests */
     char *serial;                       /* serial=: NVMe serial number; derived when unset */
+    char *namespaces;                   /* namespaces=: N, or MiB sizes "a:b:..." (femu_ns.c) */
     uint32_t queues;                    /* queues=: I/O queue pairs */
     uint8_t mdts;                       /* mdts=: max data transfer, power of two of 4 KiB */
     FemuFtlProperty ftl_props[FEMU_FTL_KEYS_MAX];   /* indexed like ftl_config_key() */
@@ -224,7 +231,6 @@ struct FemuCtrl {
     struct ftl_config ftl_config;       /* defaults <- config file <- explicit properties */
     struct ftl_geometry geometry;       /* derived from ftl_config */
     char serial_number[FEMU_SERIAL_MAX_LEN + 1];    /* serial, or one derived from the slot */
-    uint8_t ns_uuid[16];                /* derived from the serial: stable across runs */
     struct ftl *ftl;
 
     /* Controller (see CONTROLLER.md for the threading rules). */
@@ -232,13 +238,18 @@ struct FemuCtrl {
     uint8_t regs[FEMU_DOORBELL_BASE];   /* register file: vCPUs write CC etc., poller CSTS */
     uint64_t secsz;                     /* FTL sector bytes (ftl_config.secsz) */
     uint64_t capacity_sectors;          /* the FTL's logical sectors: NVM capacity */
+    uint32_t dmrsl;                     /* DSM limit in LBAs: 1 GiB of FTL sectors */
     FemuNamespace ns[FEMU_MAX_NAMESPACES + 1];  /* by NSID; [0] unused */
+    uint32_t ns_created;                /* namespaces made so far: salts their UUIDs */
+    uint64_t ns_changed;                /* bit per NSID: the Changed Namespace List */
+    bool ns_event_masked;               /* reported; masked until the log is read */
     /* Poller, over FTL sectors: sectors holding host data (NUSE), and sectors a read
      * fails on (Write Uncorrectable, or a flash read that failed) until written again. */
     struct lba_bitmap written;
     struct lba_bitmap uncorrectable;
     struct data_store *store;           /* byte = FTL sector * secsz */
     FemuFtlView view;                   /* under view_lock */
+    struct ftl_gauges view_gauges;      /* under view_lock: published with view */
     QemuMutex view_lock;
     bool view_lock_init;
     uint32_t num_vectors;
@@ -256,6 +267,9 @@ struct FemuCtrl {
     uint32_t epoch;                     /* atomic: the FTL thread skips older flash work */
     uint32_t page_size;                 /* host page size from CC.MPS */
     unsigned aer_outstanding;
+    FemuRequest *aer_waiting;           /* AERs held for an event (list_next) */
+    uint32_t aer_events[8];             /* events no AER was waiting for: CQE DW0 */
+    unsigned aer_queued;
     bool lpn_dump_busy;                 /* a dump is with the FTL thread */
     FemuRequest *dump_waiting;          /* C0h / shutdown saves asked for meanwhile */
     FemuRequest *dump_riders;           /* answered together with the dump in flight */

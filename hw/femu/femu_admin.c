@@ -79,15 +79,6 @@ static uint16_t femu_dbbuf_config(FemuCtrl *n, const NvmeCmd *cmd)
 
 /* ---- Events, abort, vendor ---- */
 
-static uint16_t femu_async_event_request(FemuCtrl *n)
-{
-    if (n->aer_outstanding > FEMU_AERL) {
-        return femu_dnr(NVME_AER_LIMIT_EXCEEDED);
-    }
-    n->aer_outstanding++;
-    return NVME_NO_COMPLETE;   /* femu raises no events: held until a reset */
-}
-
 static uint16_t femu_abort(FemuRequest *req)
 {
     req->result = 1;   /* not aborted: commands are already with the flash when fetched */
@@ -154,7 +145,13 @@ uint16_t femu_admin_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     case NVME_ADM_CMD_GET_FEATURES:
         return femu_get_features(n, cmd, req);
     case NVME_ADM_CMD_ASYNC_EV_REQ:
-        return femu_async_event_request(n);
+        return femu_aer_request(n, req);
+    case FEMU_ADM_CMD_NS_MANAGEMENT:
+        return femu_ns_management(n, cmd, req);
+    case NVME_ADM_CMD_NS_ATTACHMENT:
+        return femu_ns_attachment(n, cmd);
+    case NVME_ADM_CMD_FORMAT_NVM:
+        return femu_format_nvm(n, cmd, req);
     case NVME_ADM_CMD_DBBUF_CONFIG:
         return femu_dbbuf_config(n, cmd);
     case FEMU_VENDOR_LPN_DUMP:

@@ -77,6 +77,15 @@ static inline uint32_t femu_cdw(const NvmeCmd *cmd, unsigned index)
     return ldl_le_p((const uint8_t *)cmd + offsetof(NvmeCmd, cdw10) + 4 * (index - 10));
 }
 
+/* Values block/nvme.h does not name (NVMe base specification 2.0). */
+#define FEMU_ADM_CMD_NS_MANAGEMENT      0x0d
+#define FEMU_NS_INSUFFICIENT_CAPACITY   0x0115
+#define FEMU_NS_ID_UNAVAILABLE          0x0116
+#define FEMU_NS_THIN_PROV_UNSUPPORTED   0x011b
+#define FEMU_OACS_GET_LBA_STATUS        (1u << 9)
+#define FEMU_LPA_SMART_PER_NS           (1u << 0)
+#define FEMU_LPA_EXTENDED_DATA          (1u << 2)
+
 #define FEMU_MODEL          "femu SSD"
 #define FEMU_FIRMWARE       "1.0"
 
@@ -105,12 +114,26 @@ static inline uint64_t femu_ns_sector(const FemuNamespace *ns, uint64_t lba)
 }
 /* LBAs of ns holding host data (NUSE). */
 uint64_t femu_ns_nuse(FemuCtrl *n, const FemuNamespace *ns);
+uint64_t femu_ns_unallocated_bytes(FemuCtrl *n);                    /* UNVMCAP */
+unsigned femu_lbafs(FemuCtrl *n, uint64_t bytes[FEMU_MAX_LBAF]);    /* LBA sizes offered */
+uint16_t femu_ns_management(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
+uint16_t femu_ns_attachment(FemuCtrl *n, const NvmeCmd *cmd);
+uint16_t femu_format_nvm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
+/* Changed Namespace List log (4 KiB into buf); without rae it clears and re-arms. */
+size_t femu_ns_changed_log(FemuCtrl *n, uint8_t *buf, size_t len, bool rae);
+void femu_ns_reset(FemuCtrl *n);        /* controller reset: event masks */
+
+/* femu_aer.c (poller): Asynchronous Event Requests and the events they report */
+uint16_t femu_aer_request(FemuCtrl *n, FemuRequest *req);
+void femu_aer_post(FemuCtrl *n, uint8_t type, uint8_t info, uint8_t log_page);
+void femu_aer_reset(FemuCtrl *n);       /* drop held requests and queued events */
 
 /* femu_ftl_view.c: FTL counters and wear for the logs */
 void femu_ftl_view_init(FemuCtrl *n);
 void femu_ftl_view_destroy(FemuCtrl *n);
 void femu_ftl_view_publish(FemuCtrl *n);    /* FTL thread, or the poller under engine_lock */
 void femu_ftl_view_get(FemuCtrl *n, FemuFtlView *out);     /* poller */
+void femu_ftl_view_get_gauges(FemuCtrl *n, struct ftl_gauges *out);    /* poller */
 
 /* femu_features.c (poller) */
 uint16_t femu_get_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);

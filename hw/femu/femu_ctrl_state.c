@@ -139,7 +139,8 @@ static void femu_ctrl_reset(FemuCtrl *n)
     femu_lpn_dump_drop_queued(n);
     trace_femu_reset(n->epoch);
     femu_queues_reset(n);
-    n->aer_outstanding = 0;
+    femu_aer_reset(n);
+    femu_ns_reset(n);
     n->shutdown_seq++;   /* a save still running no longer completes a shutdown */
     femu_features_reset(n);
     femu_csts_set(n, 0);

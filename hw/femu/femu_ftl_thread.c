@@ -112,6 +112,7 @@ static bool femu_ftl_stale(FemuCtrl *n, const FemuRequest *req)
     return (req->op == FEMU_OP_READ || req->op == FEMU_OP_WRITE || req->op == FEMU_OP_TRIM ||
             req->op == FEMU_OP_DSM || req->op == FEMU_OP_FLUSH) &&
            req->epoch != qatomic_read(&n->epoch);
+    /* A format is never skipped: the namespace's data is already gone from the store. */
 }
 
 /* The engine's view of a command the FTL prices. */
@@ -120,12 +121,12 @@ static struct ftl_request femu_ftl_request(const FemuRequest *req)
     static const enum ftl_op ops[] = {
         [FEMU_OP_READ] = FTL_OP_READ, [FEMU_OP_WRITE] = FTL_OP_WRITE,
         [FEMU_OP_TRIM] = FTL_OP_TRIM, [FEMU_OP_DSM] = FTL_OP_TRIM,
-        [FEMU_OP_FLUSH] = FTL_OP_FLUSH,
+        [FEMU_OP_FLUSH] = FTL_OP_FLUSH, [FEMU_OP_FORMAT] = FTL_OP_FORMAT,
     };
     struct ftl_request r = {
         .op = ops[req->op], .arrival_ns = req->io.now_ns, .slba = req->io.slba,
-        .nlb = req->io.nlb, .stream = req->io.stream,
-        .nsid = 1,      /* the one namespace */
+        .nlb = req->io.nlb, .stream = req->io.stream, .nsid = req->nsid,
+        .flags = req->ftl_flags,
     };
 
     if (req->op == FEMU_OP_DSM) {
@@ -154,6 +155,18 @@ static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
         req->status = femu_ftl_status(ftl_engine_serve(n->engine, &r, &done));
         break;
     }
+    case FEMU_OP_FORMAT:
+        /* One FTL format per namespace; the command ends with the last erase. */
+        for (uint32_t i = 0; i < req->nranges && req->status == NVME_SUCCESS; i++) {
+            struct ftl_request r = femu_ftl_request(req);
+            uint64_t range_done;
+
+            r.slba = req->ranges[i].slba;
+            r.nlb = req->ranges[i].nlb;
+            req->status = femu_ftl_status(ftl_engine_serve(n->engine, &r, &range_done));
+            done = MAX(done, range_done);
+        }
+        break;
     case FEMU_OP_LPN_DUMP:
         femu_lpn_dump(n, req);
         done = now;

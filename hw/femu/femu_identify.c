@@ -8,10 +8,18 @@
 
 #include "femu_ctrl.h"
 
+/* A 128-bit little-endian capacity field. */
+static void femu_put_u128(uint8_t *field, uint64_t value)
+{
+    stq_le_p(field, value);
+    stq_le_p(field + 8, 0);
+}
+
+/* Identify Controller fields block/nvme.h keeps in reserved space. */
+#define FEMU_ID_CTRL_MNAN   540     /* Maximum Allowed Namespaces, 4 bytes */
+
 static void femu_identify_ctrl(FemuCtrl *n, NvmeIdCtrl *id)
 {
-    uint64_t capacity = n->nsze * n->lba_bytes;
-
     id->vid = cpu_to_le16(PCI_VENDOR_ID_INTEL);
     id->ssvid = cpu_to_le16(PCI_VENDOR_ID_INTEL);
     strpadcpy((char *)id->sn, sizeof(id->sn), n->serial_number, ' ');
@@ -19,22 +27,30 @@ static void femu_identify_ctrl(FemuCtrl *n, NvmeIdCtrl *id)
     strpadcpy((char *)id->fr, sizeof(id->fr), FEMU_FIRMWARE, ' ');
     id->rab = 6;
     id->mdts = n->mdts;
+    id->cntlid = cpu_to_le16(FEMU_CNTLID);
     id->ver = cpu_to_le32(0x00010400);
+    id->oaes = cpu_to_le32(NVME_OAES_NS_ATTR);    /* namespace attribute notices */
     id->cntrltype = 1;                              /* I/O controller */
-    id->oacs = cpu_to_le16(NVME_OACS_DBCS);
+    id->oacs = cpu_to_le16(NVME_OACS_FORMAT | NVME_OACS_NMS | NVME_OACS_DBCS |
+                           FEMU_OACS_GET_LBA_STATUS);
     id->acl = FEMU_ACL;
     id->aerl = FEMU_AERL;
     id->frmw = 0x03;                                /* one slot, slot 1 read-only */
-    id->lpa = 0x04;                                 /* extended Get Log Page data */
+    /* SMART per namespace, extended Get Log Page data */
+    id->lpa = FEMU_LPA_SMART_PER_NS | FEMU_LPA_EXTENDED_DATA;
     id->elpe = FEMU_ELPE;
     id->wctemp = cpu_to_le16(FEMU_WCTEMP_K);
     id->cctemp = cpu_to_le16(FEMU_CCTEMP_K);
-    memcpy(id->tnvmcap, &capacity, sizeof(capacity));   /* little-endian hosts only */
+    femu_put_u128(id->tnvmcap, n->capacity_sectors * n->secsz);
+    femu_put_u128(id->unvmcap, femu_ns_unallocated_bytes(n));
     id->sqes = 0x66;
     id->cqes = 0x44;
-    id->nn = cpu_to_le32(1);
-    id->oncs = cpu_to_le16(NVME_ONCS_DSM | NVME_ONCS_WRITE_ZEROES);
+    id->nn = cpu_to_le32(FEMU_MAX_NAMESPACES);
+    id->oncs = cpu_to_le16(NVME_ONCS_COMPARE | NVME_ONCS_WRITE_UNCORR | NVME_ONCS_DSM |
+                           NVME_ONCS_WRITE_ZEROES | NVME_ONCS_VERIFY);
+    id->fna = 0;        /* Format and its secure erase act on one namespace; no crypto */
     id->vwc = 0x07;                                 /* present; flush accepts all NSIDs */
+    stl_le_p((uint8_t *)id + FEMU_ID_CTRL_MNAN, FEMU_MAX_NAMESPACES);
     snprintf((char *)id->subnqn, sizeof(id->subnqn), "nqn.2026-11.io.femu:%s",
              n->serial_number);
     id->psd[0].mp = cpu_to_le16(2500);              /* 25 W, in 0.01 W */
@@ -50,29 +66,105 @@ static void femu_identify_ctrl_nvm(FemuCtrl *n, NvmeIdCtrlNvm *id)
     id->dmsl = cpu_to_le64(n->dmrsl);
 }
 
-static void femu_identify_ns(FemuCtrl *n, NvmeIdNs *id)
+/* The LBA formats every namespace may use (also the broadcast NSID's answer). */
+static void femu_identify_lbafs(FemuCtrl *n, NvmeIdNs *id)
 {
-    uint64_t secs_per_pg = n->ftl_config.secs_per_pg;
+    uint64_t bytes[FEMU_MAX_LBAF];
+    unsigned count = femu_lbafs(n, bytes);
 
-    id->nsze = cpu_to_le64(n->nsze);
-    id->ncap = cpu_to_le64(n->nsze);
-    id->nuse = cpu_to_le64(lba_bitmap_count(&n->written));   /* LBAs holding host data */
+    id->nlbaf = count - 1;
+    for (unsigned i = 0; i < count; i++) {
+        id->lbaf[i].ds = ctz64(bytes[i]);
+        id->lbaf[i].rp = bytes[i] == n->geometry.page_bytes ? 0 : 1;  /* best: a page */
+    }
+}
+
+static void femu_identify_ns(FemuCtrl *n, const FemuNamespace *ns, NvmeIdNs *id)
+{
+    /* The flash page in this namespace's LBAs, so hosts align writes and discards to it. */
+    uint64_t lbas_per_pg = MAX(n->geometry.page_bytes / ns->lba_bytes, 1);
+
+    id->nsze = cpu_to_le64(ns->nsze);
+    id->ncap = cpu_to_le64(ns->nsze);
+    id->nuse = cpu_to_le64(femu_ns_nuse(n, ns));     /* LBAs holding host data */
     id->nsfeat = 1u << 4;               /* NPWG/NPWA/NPDG/NPDA are valid */
-    id->nlbaf = 0;
-    id->flbas = 0;
+    femu_identify_lbafs(n, id);
+    id->flbas = ns->flbas;
     id->dlfeat = 0x09;                  /* deallocated blocks read zero; WZ DEAC works */
-    /* Tell the host the flash page, so it aligns writes and discards to it. */
-    id->npwg = cpu_to_le16(secs_per_pg - 1);
-    id->npwa = cpu_to_le16(secs_per_pg - 1);
-    id->npdg = cpu_to_le16(secs_per_pg - 1);
-    id->npda = cpu_to_le16(secs_per_pg - 1);
-    id->lbaf[0].ds = ctz64(n->lba_bytes);
+    id->npwg = cpu_to_le16(lbas_per_pg - 1);
+    id->npwa = cpu_to_le16(lbas_per_pg - 1);
+    id->npdg = cpu_to_le16(lbas_per_pg - 1);
+    id->npda = cpu_to_le16(lbas_per_pg - 1);
+    femu_put_u128(id->nvmcap, ns->nsze * ns->lba_bytes);
+}
+
+/* NSIDs above `after` for which `want` holds, ascending, as a zero-ended list. */
+static void femu_identify_ns_list(FemuCtrl *n, uint32_t after, bool attached_only,
+                                  uint8_t *buf)
+{
+    unsigned count = 0;
+
+    for (uint32_t nsid = after + 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
+        const FemuNamespace *ns = &n->ns[nsid];
+
+        if (ns->allocated && (ns->attached || !attached_only)) {
+            stl_le_p(buf + 4 * count++, nsid);
+        }
+    }
+}
+
+/* A controller list holding this controller when `present` and its ID is >= from. */
+static void femu_identify_ctrl_list(bool present, uint16_t from, uint8_t *buf)
+{
+    if (present && FEMU_CNTLID >= from) {
+        stw_le_p(buf, 1);
+        stw_le_p(buf + 2, FEMU_CNTLID);
+    }
+}
+
+/*
+ * Identify Namespace for an NSID (CNS 00h: active namespaces; CNS 11h: allocated ones).
+ * An inactive or unallocated NSID gets zeroes, the broadcast NSID the formats all
+ * namespaces share, an invalid NSID Invalid Namespace or Format.
+ */
+static uint16_t femu_identify_ns_cns(FemuCtrl *n, uint32_t nsid, bool allocated,
+                                     uint8_t *buf)
+{
+    const FemuNamespace *ns;
+
+    if (nsid == NVME_NSID_BROADCAST) {
+        femu_identify_lbafs(n, (NvmeIdNs *)buf);
+        return NVME_SUCCESS;
+    }
+    if (nsid == 0 || nsid > FEMU_MAX_NAMESPACES) {
+        return femu_dnr(NVME_INVALID_NSID);
+    }
+    ns = &n->ns[nsid];
+    if (ns->allocated && (ns->attached || allocated)) {
+        femu_identify_ns(n, ns, (NvmeIdNs *)buf);
+    }
+    return NVME_SUCCESS;
+}
+
+static uint16_t femu_identify_descriptors(FemuCtrl *n, uint32_t nsid, uint8_t *buf)
+{
+    const FemuNamespace *ns = femu_ns_active(n, nsid);
+    NvmeIdNsDescr *descr = (NvmeIdNsDescr *)buf;
+
+    if (!ns) {
+        return femu_dnr(NVME_INVALID_NSID);
+    }
+    descr->nidt = NVME_NIDT_UUID;
+    descr->nidl = NVME_NIDL_UUID;
+    memcpy(buf + sizeof(*descr), ns->uuid, sizeof(ns->uuid));
+    return NVME_SUCCESS;
 }
 
 uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd)
 {
     uint32_t nsid = le32_to_cpu(cmd->nsid);
-    uint8_t *buf = g_malloc0(NVME_IDENTIFY_DATA_SIZE);
+    uint16_t cntid = femu_cdw(cmd, 10) >> 16;
+    g_autofree uint8_t *buf = g_malloc0(NVME_IDENTIFY_DATA_SIZE);
     uint16_t status = NVME_SUCCESS;
 
     switch (femu_cdw(cmd, 10) & 0xff) {
@@ -87,33 +179,36 @@ uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd)
         femu_identify_ctrl_nvm(n, (NvmeIdCtrlNvm *)buf);
         break;
     case NVME_ID_CNS_NS:
-        if (nsid != 1) {
-            status = femu_dnr(NVME_INVALID_NSID);
-            break;
-        }
-        femu_identify_ns(n, (NvmeIdNs *)buf);
+        status = femu_identify_ns_cns(n, nsid, false, buf);
+        break;
+    case NVME_ID_CNS_NS_PRESENT:
+        status = femu_identify_ns_cns(n, nsid, true, buf);
         break;
     case NVME_ID_CNS_NS_ACTIVE_LIST:
+    case NVME_ID_CNS_NS_PRESENT_LIST:
         if (nsid >= NVME_NSID_BROADCAST - 1) {
             status = femu_dnr(NVME_INVALID_NSID);
             break;
         }
-        if (nsid < 1) {
-            stl_le_p(buf, 1);   /* the list holds NSIDs greater than the one given */
-        }
+        femu_identify_ns_list(n, nsid, (femu_cdw(cmd, 10) & 0xff) == NVME_ID_CNS_NS_ACTIVE_LIST,
+                              buf);
         break;
-    case NVME_ID_CNS_NS_DESCR_LIST: {
-        NvmeIdNsDescr *descr = (NvmeIdNsDescr *)buf;
+    case NVME_ID_CNS_NS_DESCR_LIST:
+        status = femu_identify_descriptors(n, nsid, buf);
+        break;
+    case NVME_ID_CNS_NS_ATTACHED_CTRL_LIST: {
+        const FemuNamespace *ns = nsid >= 1 && nsid <= FEMU_MAX_NAMESPACES ? &n->ns[nsid] : NULL;
 
-        if (nsid != 1) {
+        if (!ns) {
             status = femu_dnr(NVME_INVALID_NSID);
             break;
         }
-        descr->nidt = NVME_NIDT_UUID;
-        descr->nidl = NVME_NIDL_UUID;
-        memcpy(buf + sizeof(*descr), n->ns_uuid, sizeof(n->ns_uuid));
+        femu_identify_ctrl_list(ns->allocated && ns->attached, cntid, buf);
         break;
     }
+    case NVME_ID_CNS_CTRL_LIST:
+        femu_identify_ctrl_list(true, cntid, buf);
+        break;
     default:
         status = femu_dnr(NVME_INVALID_FIELD);
         break;
@@ -122,7 +217,5 @@ uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd)
         status = femu_dma_prp(n, cmd, buf, NVME_IDENTIFY_DATA_SIZE, UINT64_MAX, FEMU_TO_GUEST);
         status = status ? femu_dnr(status) : status;
     }
-    g_free(buf);
     return status;
 }
-

@@ -7,7 +7,6 @@
 
 #include "femu_ctrl.h"
 
-#define FEMU_NSID 1
 #define FEMU_DTYPE_STREAMS 1     /* directive type of the Streams directive */
 
 static uint64_t femu_cmd_slba(const NvmeCmd *cmd)
@@ -20,9 +19,39 @@ static uint32_t femu_cmd_nlb(const NvmeCmd *cmd)
     return (le32_to_cpu(cmd->cdw12) & 0xffff) + 1;
 }
 
-static bool femu_lba_range_ok(FemuCtrl *n, uint64_t slba, uint64_t nlb)
+static bool femu_lba_range_ok(const FemuNamespace *ns, uint64_t slba, uint64_t nlb)
 {
-    return slba < n->nsze && nlb <= n->nsze - slba;
+    return slba < ns->nsze && nlb <= ns->nsze - slba;
+}
+
+/* The request's FTL range for LBAs [slba, slba + nlb) of ns. */
+static void femu_io_range(FemuRequest *req, const FemuNamespace *ns, uint64_t slba,
+                          uint64_t nlb)
+{
+    req->io.slba = femu_ns_sector(ns, slba);
+    req->io.nlb = nlb << ns->lba_shift;
+    req->nsid = ns->nsid;
+}
+
+static uint8_t *femu_ns_data(FemuCtrl *n, const FemuNamespace *ns, uint64_t slba)
+{
+    return data_store_at(n->store, femu_ns_sector(ns, slba) * n->secsz);
+}
+
+/* SMART counters, the controller's and the namespace's. */
+static void femu_smart_count(FemuCtrl *n, FemuNamespace *ns, uint64_t bytes, bool write)
+{
+    FemuSmart *counters[] = { &n->smart, &ns->smart };
+
+    for (unsigned i = 0; i < ARRAY_SIZE(counters); i++) {
+        if (write) {
+            counters[i]->units_written += bytes;
+            counters[i]->write_cmds++;
+        } else {
+            counters[i]->units_read += bytes;
+            counters[i]->read_cmds++;
+        }
+    }
 }
 
 static uint64_t femu_max_transfer(FemuCtrl *n)
@@ -47,14 +76,15 @@ static uint16_t femu_stream_of(FemuCtrl *n, const NvmeCmd *cmd, uint32_t *stream
     return NVME_SUCCESS;
 }
 
-static uint16_t femu_io_rw(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req, bool write)
+static uint16_t femu_io_rw(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                           FemuRequest *req, bool write)
 {
     uint64_t slba = femu_cmd_slba(cmd);
     uint32_t nlb = femu_cmd_nlb(cmd);
-    uint64_t bytes = nlb * n->lba_bytes;
+    uint64_t bytes = nlb * ns->lba_bytes;
     uint16_t status;
 
-    if (!femu_lba_range_ok(n, slba, nlb)) {
+    if (!femu_lba_range_ok(ns, slba, nlb)) {
         return femu_dnr(NVME_LBA_RANGE);
     }
     if (write) {   /* the directive fields are reserved on reads */
@@ -64,43 +94,40 @@ static uint16_t femu_io_rw(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req, bo
         }
     }
     /* Beyond MDTS: Invalid Field, from the PRP walker before any memory is touched. */
-    status = femu_dma_prp(n, cmd, data_store_at(n->store, slba * n->lba_bytes), bytes,
-                          femu_max_transfer(n), write ? FEMU_FROM_GUEST : FEMU_TO_GUEST);
+    status = femu_dma_prp(n, cmd, femu_ns_data(n, ns, slba), bytes, femu_max_transfer(n),
+                          write ? FEMU_FROM_GUEST : FEMU_TO_GUEST);
     if (status) {
         return femu_dnr(status);
     }
+    femu_io_range(req, ns, slba, nlb);
     if (write) {
-        lba_bitmap_set(&n->written, slba, nlb);
-        n->smart.units_written += bytes;
-        n->smart.write_cmds++;
+        lba_bitmap_set(&n->written, req->io.slba, req->io.nlb);
+        femu_smart_count(n, ns, bytes, true);
     } else {
-        n->smart.units_read += bytes;
-        n->smart.read_cmds++;
+        femu_smart_count(n, ns, bytes, false);
     }
     req->op = write ? FEMU_OP_WRITE : FEMU_OP_READ;
-    req->io.slba = slba;
-    req->io.nlb = nlb;
     return NVME_SUCCESS;
 }
 
-static uint16_t femu_io_write_zeroes(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+static uint16_t femu_io_write_zeroes(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                                     FemuRequest *req)
 {
     uint64_t slba = femu_cmd_slba(cmd);
     uint32_t nlb = femu_cmd_nlb(cmd);
     bool deallocate = le32_to_cpu(cmd->cdw12) & (1u << 25);
 
-    if (!femu_lba_range_ok(n, slba, nlb)) {
+    if (!femu_lba_range_ok(ns, slba, nlb)) {
         return femu_dnr(NVME_LBA_RANGE);
     }
-    data_store_discard(n->store, slba * n->lba_bytes, nlb * n->lba_bytes);
+    femu_io_range(req, ns, slba, nlb);
+    data_store_discard(n->store, req->io.slba * n->secsz, req->io.nlb * n->secsz);
     if (deallocate) {
-        lba_bitmap_clear(&n->written, slba, nlb);
+        lba_bitmap_clear(&n->written, req->io.slba, req->io.nlb);
     } else {
-        lba_bitmap_set(&n->written, slba, nlb);   /* written, with zeroes */
+        lba_bitmap_set(&n->written, req->io.slba, req->io.nlb);   /* written, with zeroes */
     }
     req->op = deallocate ? FEMU_OP_TRIM : FEMU_OP_WRITE;
-    req->io.slba = slba;
-    req->io.nlb = nlb;
     return NVME_SUCCESS;
 }
 
@@ -108,7 +135,8 @@ static uint16_t femu_io_write_zeroes(FemuCtrl *n, const NvmeCmd *cmd, FemuReques
  * Deallocate ranges within the advertised limits (DMRL ranges, DMRSL blocks per range and
  * in all ranges together), so one command's cost is bounded whatever the guest queues.
  */
-static uint16_t femu_dsm_check(FemuCtrl *n, const NvmeDsmRange *ranges, uint32_t nr)
+static uint16_t femu_dsm_check(const FemuNamespace *ns, const NvmeDsmRange *ranges,
+                               uint32_t nr)
 {
     uint64_t total = 0;
 
@@ -117,17 +145,18 @@ static uint16_t femu_dsm_check(FemuCtrl *n, const NvmeDsmRange *ranges, uint32_t
         uint32_t nlb = le32_to_cpu(ranges[i].nlb);
 
         total += nlb;
-        if (nlb > n->dmrsl || total > n->dmrsl) {
+        if (nlb > ns->dmrsl || total > ns->dmrsl) {
             return NVME_CMD_SIZE_LIMIT;
         }
-        if (!femu_lba_range_ok(n, slba, nlb)) {
+        if (!femu_lba_range_ok(ns, slba, nlb)) {
             return NVME_LBA_RANGE;
         }
     }
     return NVME_SUCCESS;
 }
 
-static uint16_t femu_io_dsm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+static uint16_t femu_io_dsm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                            FemuRequest *req)
 {
     uint32_t nr = (le32_to_cpu(cmd->cdw10) & 0xff) + 1;
     bool deallocate = le32_to_cpu(cmd->cdw11) & NVME_DSMGMT_AD;
@@ -142,20 +171,21 @@ static uint16_t femu_io_dsm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     }
     status = femu_dma_prp(n, cmd, ranges, nr * sizeof(*ranges), UINT64_MAX, FEMU_FROM_GUEST);
     if (!status) {
-        status = femu_dsm_check(n, ranges, nr);
+        status = femu_dsm_check(ns, ranges, nr);
     }
     if (status) {
         return femu_dnr(status);
     }
     req->ranges = g_new(struct ftl_range, nr);
     for (uint32_t i = 0; i < nr; i++) {
-        uint64_t slba = le64_to_cpu(ranges[i].slba);
-        uint32_t nlb = le32_to_cpu(ranges[i].nlb);
+        uint64_t first = femu_ns_sector(ns, le64_to_cpu(ranges[i].slba));
+        uint64_t count = (uint64_t)le32_to_cpu(ranges[i].nlb) << ns->lba_shift;
 
-        data_store_discard(n->store, slba * n->lba_bytes, (uint64_t)nlb * n->lba_bytes);
-        lba_bitmap_clear(&n->written, slba, nlb);
-        req->ranges[i] = (struct ftl_range){ .slba = slba, .nlb = nlb };
+        data_store_discard(n->store, first * n->secsz, count * n->secsz);
+        lba_bitmap_clear(&n->written, first, count);
+        req->ranges[i] = (struct ftl_range){ .slba = first, .nlb = count };
     }
+    req->nsid = ns->nsid;
     req->op = FEMU_OP_DSM;
     req->nranges = nr;
     return NVME_SUCCESS;
@@ -164,6 +194,8 @@ static uint16_t femu_io_dsm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     uint32_t nsid = le32_to_cpu(cmd->nsid);
+    FemuNamespace *ns;
+    uint16_t status;
 
     if (cmd->opcode == NVME_CMD_FLUSH && nsid == NVME_NSID_BROADCAST) {
         req->op = FEMU_OP_FLUSH;
@@ -175,24 +207,26 @@ uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     case NVME_CMD_READ:
     case NVME_CMD_WRITE_ZEROES:
     case NVME_CMD_DSM:
-        if (nsid != FEMU_NSID) {
-            return femu_dnr(NVME_INVALID_NSID);
-        }
         break;
     default:
         return femu_dnr(NVME_INVALID_OPCODE);
     }
+    status = femu_ns_for_io(n, nsid, &ns);
+    if (status) {
+        return status;
+    }
     switch (cmd->opcode) {
     case NVME_CMD_WRITE:
-        return femu_io_rw(n, cmd, req, true);
+        return femu_io_rw(n, ns, cmd, req, true);
     case NVME_CMD_READ:
-        return femu_io_rw(n, cmd, req, false);
+        return femu_io_rw(n, ns, cmd, req, false);
     case NVME_CMD_WRITE_ZEROES:
-        return femu_io_write_zeroes(n, cmd, req);
+        return femu_io_write_zeroes(n, ns, cmd, req);
     case NVME_CMD_DSM:
-        return femu_io_dsm(n, cmd, req);
+        return femu_io_dsm(n, ns, cmd, req);
     default:
         req->op = FEMU_OP_FLUSH;   /* the data store is the media: nothing to write back */
+        req->nsid = nsid;
         return NVME_SUCCESS;
     }
 }

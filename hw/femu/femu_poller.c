@@ -49,8 +49,7 @@ static void femu_execute(FemuCtrl *n, uint16_t qid, const NvmeCmd *cmd, FemuRequ
         req->status = qid == 0 ? femu_admin_cmd(n, cmd, req) : femu_io_cmd(n, cmd, req);
     }
     if (req->status == NVME_NO_COMPLETE) {
-        femu_req_free(n, req);   /* an AER: held until a reset, nothing to keep */
-        return;
+        return;                  /* an AER: femu_aer.c holds it until an event */
     }
     trace_femu_cmd(qid, req->cid, cmd->opcode, le32_to_cpu(cmd->nsid), req->status);
     if (req->status != NVME_SUCCESS) {

@@ -31,6 +31,7 @@ void femu_req_pool_destroy(FemuCtrl *n)
         n->free_requests = NULL;
     }
     n->dump_waiting = n->dump_riders = NULL;   /* pool entries, gone with it */
+    n->aer_waiting = NULL;
 }
 
 FemuRequest *femu_req_alloc(FemuCtrl *n)

@@ -30,14 +30,20 @@ def test_controller_fields(shared):
     assert data[77] == 10                                         # MDTS default
     assert u32(data, 80) == 0x10400                               # VER
     assert data[111] == 1                                         # CNTRLTYPE: I/O controller
-    assert u16(data, 256) >> 8 & 1                                # OACS: doorbell buffer config
+    # OACS: Format NVM, Namespace Management, doorbell buffer config, Get LBA Status
+    assert u16(data, 256) == (1 << 1) | (1 << 3) | (1 << 8) | (1 << 9)
+    assert u16(data, 78) == 0                                     # CNTLID
+    assert u32(data, 92) == 1 << 8                                # OAES: namespace notices
     assert data[258] == 3 and data[259] == 3                      # ACL, AERL
-    assert data[260] == 0x03 and data[261] == 0x04                # FRMW, LPA
+    assert data[260] == 0x03 and data[261] == 0x05                # FRMW, LPA: SMART per ns
     assert data[262] == 3                                         # ELPE
     assert u16(data, 266) == 343 and u16(data, 268) == 373        # WCTEMP, CCTEMP
     assert data[512] == 0x66 and data[513] == 0x44                # SQES, CQES
-    assert u32(data, 516) == 1                                    # NN
-    assert u16(data, 520) == 0x0C                                 # ONCS: DSM, Write Zeroes
+    assert u32(data, 516) == 32                                   # NN
+    assert u32(data, 540) == 32                                   # MNAN
+    # ONCS: Compare, Write Uncorrectable, DSM, Write Zeroes, Verify
+    assert u16(data, 520) == 0x8F
+    assert data[524] == 0                                         # FNA: per namespace
     assert data[525] == 0x07                                      # VWC
     assert u32(data, 536) == 0                                    # SGLS
 
@@ -72,9 +78,10 @@ def test_namespace_size_and_format(shared):
 
 
 @femu_only()
-def test_namespace_one_format_and_dlfeat(shared):
+def test_namespace_formats_and_dlfeat(shared):
     _, data = shared.nvme.identify(0, nsid=1)
-    assert data[25] == 0 and data[26] == 0                    # NLBAF, FLBAS
+    assert data[25] == 1 and data[26] == 0                    # NLBAF (two formats), FLBAS
+    assert data[128 + 2] == 9 and data[132 + 2] == 12         # LBAF0 512 B, LBAF1 4 KiB
     assert data[33] == 0x09                                   # DLFEAT
 
 

@@ -69,3 +69,41 @@ bool lba_bitmap_any(const struct lba_bitmap *bm, uint64_t first, uint64_t count)
     }
     return false;
 }
+
+uint64_t lba_bitmap_count_range(const struct lba_bitmap *bm, uint64_t first, uint64_t count)
+{
+    uint64_t end = first + count, total = 0;
+
+    for (uint64_t w = first / 64; count && w <= (end - 1) / 64; w++) {
+        total += (uint64_t)__builtin_popcountll(bm->words[w] & word_mask(w, first, end));
+    }
+    return total;
+}
+
+/* First bit in [from, end) equal to `value`, or end. */
+static uint64_t find_bit(const struct lba_bitmap *bm, uint64_t from, uint64_t end, bool value)
+{
+    while (from < end) {
+        uint64_t w = from / 64;
+        uint64_t bits = (value ? bm->words[w] : ~bm->words[w]) & word_mask(w, from, end);
+
+        if (bits) {
+            return w * 64 + (uint64_t)__builtin_ctzll(bits);
+        }
+        from = (w + 1) * 64;
+    }
+    return end;
+}
+
+bool lba_bitmap_next_run(const struct lba_bitmap *bm, uint64_t from, uint64_t end,
+                         uint64_t *start, uint64_t *length)
+{
+    uint64_t first = find_bit(bm, from, end, true);
+
+    if (first >= end) {
+        return false;
+    }
+    *start = first;
+    *length = find_bit(bm, first, end, false) - first;
+    return true;
+}

@@ -29,6 +29,11 @@ void lba_bitmap_destroy(struct lba_bitmap *bm);
 void lba_bitmap_set(struct lba_bitmap *bm, uint64_t first, uint64_t count);
 void lba_bitmap_clear(struct lba_bitmap *bm, uint64_t first, uint64_t count);
 bool lba_bitmap_any(const struct lba_bitmap *bm, uint64_t first, uint64_t count);
+/* Bits set in [first, first + count). */
+uint64_t lba_bitmap_count_range(const struct lba_bitmap *bm, uint64_t first, uint64_t count);
+/* The first run of set bits that starts in [from, end), cut at end: false when none. */
+bool lba_bitmap_next_run(const struct lba_bitmap *bm, uint64_t from, uint64_t end,
+                         uint64_t *start, uint64_t *length);
 
 static inline uint64_t lba_bitmap_count(const struct lba_bitmap *bm)
 {
