@@ -164,7 +164,7 @@ typedef struct FemuFeatures {
     uint32_t temp_threshold[2];     /* kelvin, by THSEL: */
 #define FEMU_THSEL_OVER     0
 #define FEMU_THSEL_UNDER    1
-    uint32_t err_rec;
+    uint32_t err_rec[FEMU_MAX_NAMESPACES + 1];     /* by NSID ([0] unused) */
     uint32_t vwc;
     uint32_t int_coalescing;
     uint32_t int_vector_config[FEMU_MAX_QUEUES + 1];    /* per vector: CD, bit 16 */
@@ -256,6 +256,7 @@ struct FemuCtrl {
 
     FemuSQueue sq[FEMU_MAX_QUEUES + 1];
     FemuCQueue cq[FEMU_MAX_QUEUES + 1];
+    bool io_queues_created;             /* since the last reset: Number of Queues is fixed */
     uint64_t dbbuf_shadow, dbbuf_eventidx;  /* 0 when shadow doorbells are off */
 
     /* Poller thread: fetches, executes, completes; owns queues, features, logs. */

@@ -139,6 +139,8 @@ void femu_ftl_view_get_gauges(FemuCtrl *n, struct ftl_gauges *out);    /* poller
 uint16_t femu_get_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 uint16_t femu_set_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 void femu_features_reset(FemuCtrl *n);
+/* A namespace created or deleted: its namespace-specific features back to defaults. */
+void femu_features_ns_reset(FemuCtrl *n, uint32_t nsid);
 
 /* femu_io.c (poller) */
 uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);

@@ -1,8 +1,15 @@
 /*
  * Get Features and Set Features (poller thread), driven by one table indexed by FID:
  * the field a feature lives in, the CDW11 bits Set Features stores, the CDW11 bits that
- * pick an element of the field (temperature threshold, interrupt vector), the value checks
- * and the defaults a controller reset brings back. Nothing is saveable.
+ * pick an element of the field (temperature threshold, interrupt vector), whether the
+ * feature is namespace specific (then the element is the NSID), the value checks and the
+ * defaults a controller reset brings back. Nothing is saveable.
+ *
+ * NSID rules (NVMe base specification): a namespace-specific feature takes an active
+ * NSID (Get and Set) or FFFFFFFFh (Set only: every namespace); a valid NSID that is not
+ * active is Invalid Field in Command, any other Invalid Namespace or Format. Get Features
+ * of any other feature ignores the NSID; Set Features of one takes 0h or FFFFFFFFh, and a
+ * valid NSID gets Feature Not Namespace Specific.
  */
 #include "qemu/osdep.h"
 
@@ -10,12 +17,15 @@
 
 typedef struct FemuFeature {
     bool supported;
+    bool ns_specific;       /* a value per namespace: the field's element is the NSID */
     size_t field;           /* offset in FemuFeatures of a uint32_t or an array of them */
     unsigned elements;      /* uint32_t values in the field */
     uint32_t writable;      /* CDW11 bits Set Features stores; Get returns them */
     uint32_t echoed;        /* CDW11 bits Get returns as given (the vector number) */
     /* The element of the field CDW11 names (NULL: element 0); false: none (Invalid Field). */
     bool (*element)(FemuCtrl *n, uint32_t dw11, unsigned *index);
+    /* Set Features: the status for a command femu cannot take now (NULL: none). */
+    uint16_t (*allowed)(FemuCtrl *n);
     /* Set Features: false for a value femu cannot take (Invalid Field). */
     bool (*settable)(FemuCtrl *n, uint32_t dw11);
     /* A value the controller computes instead of storing (Set returns it too). */
@@ -54,6 +64,12 @@ static bool femu_feature_queues_asked(FemuCtrl *n, uint32_t dw11)
     return (dw11 & 0xffff) != 0xffff && (dw11 >> 16) != 0xffff;   /* NSQR, NCQR */
 }
 
+/* Number of queues is set during initialization: not once an I/O queue was created. */
+static uint16_t femu_feature_queues_allowed(FemuCtrl *n)
+{
+    return n->io_queues_created ? femu_dnr(NVME_CMD_SEQ_ERROR) : NVME_SUCCESS;
+}
+
 /* Number of queues: the queues property, 0-based, for SQs and CQs alike. */
 static uint32_t femu_feature_queues(FemuCtrl *n)
 {
@@ -73,13 +89,15 @@ static const FemuFeature femu_features[] = {
         FEMU_FIELD(temp_threshold), .writable = 0xffff, .element = femu_feature_thsel,
         .defaults = { [FEMU_THSEL_OVER] = FEMU_WCTEMP_K, [FEMU_THSEL_UNDER] = 0 },
     },
+    /* Namespace specific since NVMe 1.3 (DULBE); TLER applies to the namespace too. */
     [NVME_ERROR_RECOVERY] = {
-        FEMU_FIELD(err_rec), .writable = 0xffff, .settable = femu_feature_no_dulbe,
+        FEMU_FIELD(err_rec), .ns_specific = true, .writable = 0xffff,
+        .settable = femu_feature_no_dulbe,
     },
     [NVME_VOLATILE_WRITE_CACHE] = { FEMU_FIELD(vwc), .writable = 1, .defaults = { 1 } },
     [NVME_NUMBER_OF_QUEUES] = {
         .supported = true, .computed = femu_feature_queues,
-        .settable = femu_feature_queues_asked,
+        .allowed = femu_feature_queues_allowed, .settable = femu_feature_queues_asked,
     },
     [NVME_INTERRUPT_COALESCING] = { FEMU_FIELD(int_coalescing), .writable = 0xffff },
     [NVME_INTERRUPT_VECTOR_CONF] = {
@@ -89,6 +107,9 @@ static const FemuFeature femu_features[] = {
     [NVME_WRITE_ATOMICITY] = { FEMU_FIELD(write_atomicity), .writable = 1 },
     [NVME_ASYNCHRONOUS_EVENT_CONF] = { FEMU_FIELD(async_config), .writable = UINT32_MAX },
 };
+
+QEMU_BUILD_BUG_ON(sizeof(((FemuFeatures *)NULL)->err_rec) !=
+                  sizeof(uint32_t) * (FEMU_MAX_NAMESPACES + 1));
 
 static uint32_t *femu_feature_slot(const FemuFeature *feature, FemuFeatures *values,
                                    unsigned index)
@@ -111,11 +132,36 @@ static void femu_features_defaults(FemuFeatures *values)
 void femu_features_reset(FemuCtrl *n)
 {
     femu_features_defaults(&n->features);
+    n->io_queues_created = false;
+}
+
+void femu_features_ns_reset(FemuCtrl *n, uint32_t nsid)
+{
+    FemuFeatures defaults;
+
+    femu_features_defaults(&defaults);
+    for (unsigned fid = 0; fid < ARRAY_SIZE(femu_features); fid++) {
+        const FemuFeature *feature = &femu_features[fid];
+
+        if (feature->ns_specific && nsid < feature->elements) {
+            *femu_feature_slot(feature, &n->features, nsid) =
+                *femu_feature_slot(feature, &defaults, nsid);
+        }
+    }
+}
+
+/* Supported capabilities (SEL 11b): bit 0 saveable (never), 1 namespace specific,
+ * 2 changeable. */
+static uint32_t femu_feature_capabilities(const FemuFeature *feature)
+{
+    return (feature->ns_specific ? NVME_FEAT_CAP_NS : 0) |
+           (feature->writable || feature->computed ? NVME_FEAT_CAP_CHANGE : 0);
 }
 
 /*
- * The feature a command names, with the element of its field: NULL for an unknown FID
- * or a CDW11 selecting nothing (both Invalid Field).
+ * The feature a command names, with the element of its field CDW11 selects: NULL for an
+ * unknown FID or a CDW11 selecting nothing (both Invalid Field). A namespace-specific
+ * feature's element is chosen by the NSID, later.
  */
 static const FemuFeature *femu_feature_find(FemuCtrl *n, uint8_t fid, uint32_t dw11,
                                             unsigned *index)
@@ -131,6 +177,18 @@ static const FemuFeature *femu_feature_find(FemuCtrl *n, uint8_t fid, uint32_t d
     return feature;
 }
 
+/* A namespace-specific feature's element: the active namespace the NSID names. */
+static uint16_t femu_feature_namespace(FemuCtrl *n, uint32_t nsid, unsigned *index)
+{
+    FemuNamespace *ns;
+    uint16_t status = femu_ns_for_io(n, nsid, &ns);
+
+    if (status == NVME_SUCCESS) {
+        *index = ns->nsid;
+    }
+    return status;
+}
+
 static uint32_t femu_feature_get(FemuCtrl *n, const FemuFeature *feature, uint32_t dw11,
                                  unsigned index, FemuFeatures *values)
 {
@@ -143,6 +201,7 @@ static uint32_t femu_feature_get(FemuCtrl *n, const FemuFeature *feature, uint32
 uint16_t femu_get_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     uint32_t dw10 = le32_to_cpu(cmd->cdw10), dw11 = le32_to_cpu(cmd->cdw11);
+    uint32_t nsid = le32_to_cpu(cmd->nsid);
     unsigned sel = (dw10 >> 8) & 0x7;
     const FemuFeature *feature;
     FemuFeatures defaults;
@@ -155,6 +214,14 @@ uint16_t femu_get_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     if (!feature) {
         return femu_dnr(NVME_INVALID_FIELD);
     }
+    if (feature->ns_specific) {
+        /* FFFFFFFFh names no one value: Invalid Namespace or Format, as for NSID 0. */
+        uint16_t status = femu_feature_namespace(n, nsid, &index);
+
+        if (status) {
+            return status;
+        }
+    }
     switch (sel) {
     case 0:         /* current */
         req->result = femu_feature_get(n, feature, dw11, index, &n->features);
@@ -165,10 +232,31 @@ uint16_t femu_get_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
         req->result = femu_feature_get(n, feature, dw11, index, &defaults);
         break;
     case 3:         /* supported capabilities */
-        req->result = NVME_FEAT_CAP_CHANGE;
+        req->result = femu_feature_capabilities(feature);
         break;
     }
     return NVME_SUCCESS;
+}
+
+/* Set Features' NSID: the element to set, or every namespace's (*all). */
+static uint16_t femu_feature_set_nsid(FemuCtrl *n, const FemuFeature *feature, uint32_t nsid,
+                                      unsigned *index, bool *all)
+{
+    *all = false;
+    if (feature->ns_specific) {
+        if (nsid == NVME_NSID_BROADCAST) {
+            *all = true;
+            return NVME_SUCCESS;
+        }
+        return femu_feature_namespace(n, nsid, index);
+    }
+    if (nsid == 0 || nsid == NVME_NSID_BROADCAST) {
+        return NVME_SUCCESS;
+    }
+    if (nsid > FEMU_MAX_NAMESPACES) {
+        return femu_dnr(NVME_INVALID_NSID);
+    }
+    return femu_dnr(NVME_FEAT_NOT_NS_SPEC);
 }
 
 uint16_t femu_set_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
@@ -176,6 +264,8 @@ uint16_t femu_set_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     uint32_t dw10 = le32_to_cpu(cmd->cdw10), dw11 = le32_to_cpu(cmd->cdw11);
     const FemuFeature *feature;
     unsigned index;
+    bool all;
+    uint16_t status;
 
     feature = femu_feature_find(n, dw10 & 0xff, dw11, &index);
     if (!feature) {
@@ -184,11 +274,23 @@ uint16_t femu_set_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     if (dw10 >> 31) {
         return femu_dnr(NVME_FID_NOT_SAVEABLE);
     }
+    status = femu_feature_set_nsid(n, feature, le32_to_cpu(cmd->nsid), &index, &all);
+    if (status == NVME_SUCCESS && feature->allowed) {
+        status = feature->allowed(n);
+    }
+    if (status) {
+        return status;
+    }
     if (feature->settable && !feature->settable(n, dw11)) {
         return femu_dnr(NVME_INVALID_FIELD);
     }
     if (feature->computed) {
         req->result = feature->computed(n);
+    } else if (all) {
+        /* Every NSID, so a namespace attached later has the value too. */
+        for (unsigned nsid = 1; nsid < feature->elements; nsid++) {
+            *femu_feature_slot(feature, &n->features, nsid) = dw11 & feature->writable;
+        }
     } else {
         *femu_feature_slot(feature, &n->features, index) = dw11 & feature->writable;
     }

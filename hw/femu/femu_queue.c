@@ -76,6 +76,7 @@ uint16_t femu_cq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
     qatomic_set(&cq->db_head, 0);
     femu_dbbuf_init(n, qid, true, 0);
     qatomic_set(&cq->valid, true);
+    n->io_queues_created = true;
     return NVME_SUCCESS;
 }
 
@@ -111,6 +112,7 @@ uint16_t femu_sq_create(FemuCtrl *n, uint16_t qid, uint64_t addr, uint32_t size,
     n->cq[cqid].nsq++;
     femu_dbbuf_init(n, qid, false, 0);
     sq->valid = true;
+    n->io_queues_created = true;
     return NVME_SUCCESS;
 }
 

@@ -69,7 +69,7 @@ def test_error_log_newest_first(start):
     nvme = start().nvme
     ready(nvme, io_queues=0)
     first = nvme.admin(Command(0x03))
-    second = nvme.identify(0, nsid=5)[0]
+    second = nvme.identify(0, nsid=0x40)[0]                       # above NN: invalid
     assert (first.code, second.code) == (SC_INVALID_OPCODE, SC_INVALID_NS)
     cqe, data = nvme.get_log(LID_ERROR, 4 * 64)
     assert cqe.ok
@@ -98,6 +98,13 @@ def test_firmware_slot_log(shared):
     assert data[8:16].rstrip(b" \x00") == b"1.0"                  # FRS1
 
 
+NS_SPECIFIC = {0x05}             # error recovery: Get/Set name an active namespace
+
+
+def nsid_for(fid):
+    return 1 if fid in NS_SPECIFIC else 0
+
+
 FEATURE_VALUES = {
     # fid: value to set (cdw11), read back as dw0
     0x01: 0x03030302,            # arbitration: AB 2, LPW/MPW/HPW 3
@@ -112,13 +119,13 @@ FEATURE_VALUES = {
 
 @pytest.mark.parametrize("fid", FEATURE_VALUES, ids=[f"fid_{f:02x}" for f in FEATURE_VALUES])
 def test_set_then_get_feature(shared, fid):
-    nvme = shared.nvme
-    before = nvme.get_features(fid)
+    nvme, nsid = shared.nvme, nsid_for(fid)
+    before = nvme.get_features(fid, nsid=nsid)
     assert before.ok, str(before)
-    assert nvme.set_features(fid, FEATURE_VALUES[fid]).ok
-    got = nvme.get_features(fid)
+    assert nvme.set_features(fid, FEATURE_VALUES[fid], nsid=nsid).ok
+    got = nvme.get_features(fid, nsid=nsid)
     assert got.ok and got.dw0 == FEATURE_VALUES[fid]
-    assert nvme.set_features(fid, before.dw0).ok                  # leave the default
+    assert nvme.set_features(fid, before.dw0, nsid=nsid).ok       # leave the default
 
 
 def test_power_state_0_and_iv_config(shared):
@@ -142,19 +149,22 @@ def test_write_cache_default_and_number_of_queues(start):
 
 @pytest.mark.parametrize("fid", [0x01, 0x02, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B])
 def test_get_supported_capabilities(shared, fid):
-    got = shared.nvme.get_features(fid, sel=3, cdw11=0)
-    assert got.ok and got.dw0 >> 2 & 1, str(got)
+    got = shared.nvme.get_features(fid, sel=3, cdw11=0, nsid=nsid_for(fid))
+    # changeable, namespace specific only for error recovery, never saveable
+    assert got.ok and got.dw0 == (0b110 if fid in NS_SPECIFIC else 0b100), str(got)
 
 
 def test_features_back_to_defaults_after_reset(start):
     nvme = start().nvme
     ready(nvme, io_queues=0)
-    defaults = {fid: nvme.get_features(fid).dw0 for fid in FEATURE_VALUES}
+    def current():
+        return {fid: nvme.get_features(fid, nsid=nsid_for(fid)).dw0 for fid in FEATURE_VALUES}
+    defaults = current()
     for fid, value in FEATURE_VALUES.items():
-        assert nvme.set_features(fid, value).ok
+        assert nvme.set_features(fid, value, nsid=nsid_for(fid)).ok
     nvme.disable()
     ready(nvme, io_queues=0)
-    assert {fid: nvme.get_features(fid).dw0 for fid in FEATURE_VALUES} == defaults
+    assert current() == defaults
 
 
 def test_aer_is_held_while_later_commands_complete(start):

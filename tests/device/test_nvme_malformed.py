@@ -20,6 +20,7 @@ NSZE = (64 << 20) // 512
 NOT_MEMORY = 0x8000_0000          # in the PCI hole, nothing mapped there
 SCRATCH = 0x80_0000               # guest RAM below the harness's allocator: never a queue
 FEATURE_NOQ, FEATURE_PM, FEATURE_VWC, FEATURE_IVC = 0x07, 0x02, 0x06, 0x09
+SC_COMMAND_SEQUENCE_ERROR = 0x00C
 
 
 @dataclass
@@ -232,8 +233,10 @@ CASES = {
     "set_feature_unknown_7f": (set_feature(0x7F, 0), SC_INVALID_FIELD),
     "set_feature_saved": (set_feature(FEATURE_VWC, 1, save=True), SC_FEATURE_NOT_SAVEABLE),
     "set_power_state_1": (set_feature(FEATURE_PM, 1), SC_INVALID_FIELD),
-    "set_queues_nsqr_ffff": (set_feature(FEATURE_NOQ, 0x0000FFFF), SC_INVALID_FIELD),
-    "set_queues_ncqr_ffff": (set_feature(FEATURE_NOQ, 0xFFFF0000), SC_INVALID_FIELD),
+    # I/O queues exist: Number of Queues is refused whatever it asks (the values before
+    # any queue: test_nvme_features_rules.py)
+    "set_queues_nsqr_ffff": (set_feature(FEATURE_NOQ, 0x0000FFFF), SC_COMMAND_SEQUENCE_ERROR),
+    "set_queues_ncqr_ffff": (set_feature(FEATURE_NOQ, 0xFFFF0000), SC_COMMAND_SEQUENCE_ERROR),
     "set_iv_config_above_queues": (set_feature(FEATURE_IVC, lambda c: c.queues + 1),
                                    SC_INVALID_FIELD),
     # vendor commands without stats_dir

@@ -50,6 +50,20 @@ static void test_bad_values(void)
     CHECK_CONTAINS(validate_with("gc_thres_pcent", "96"), "gc_thres_pcent: 96 is above");
     CHECK_CONTAINS(validate_with("nstreams", "17"), "nstreams: 17 is out of range");
     CHECK_CONTAINS(validate_with("pg_wr_lat", "1000000000000000"), "pg_wr_lat:");
+    /* media and fault injection */
+    CHECK_CONTAINS(validate_with("pe_cycles", "0"), "pe_cycles: 0 is out of range [1, ");
+    CHECK_CONTAINS(validate_with("read_uncor_ppm", "1000001"),
+                   "read_uncor_ppm: 1000001 is out of range [0, 1000000]");
+    CHECK_CONTAINS(validate_with("fault_seed", "-1"), "fault_seed: '-1' is not a non-negative");
+    CHECK_CONTAINS(validate_with("bad_blk_pcent", "51"), "bad_blk_pcent: 51 is out of range [0, 50]");
+    CHECK_CONTAINS(validate_with("bad_blk_pcent", "ten"), "bad_blk_pcent: 'ten'");
+    CHECK(strcmp(validate_with("read_uncor_ppm", "1000000"), "") == 0);
+    CHECK(strcmp(validate_with("fault_seed", "18446744073709551615"), "") == 0);
+    /* 12 GiB of 16 fit beside 15% bad blocks, not beside 30% (one line, naming the key) */
+    CHECK(strcmp(validate_with("bad_blk_pcent", "15"), "") == 0);
+    CHECK_CONTAINS(validate_with("bad_blk_pcent", "30"), "bad_blk_pcent: 30% bad blocks (76 per "
+                   "LUN) leave too few good blocks for 12288 MiB");
+    CHECK(strchr(err, '\n') == NULL);
     /* logical >= raw */
     CHECK_CONTAINS(validate_with("devsz_mb", "16384"), "must be smaller than the raw capacity");
     /* too little over-provisioning for GC to make progress */
@@ -93,6 +107,20 @@ static void test_bad_values(void)
 
 static void test_max_devsz(void)
 {
+    /* with bad blocks the largest size shrinks and still validates */
+    {
+        struct ftl_config cfg;
+        ftl_config_defaults(&cfg);
+        uint64_t clean = ftl_config_max_devsz_mb(&cfg);
+        cfg.bad_blk_pcent = 25;
+        uint64_t max = ftl_config_max_devsz_mb(&cfg);
+        CHECK(max < clean && max > 0);
+        cfg.devsz_mb = max;
+        CHECK(ftl_config_validate(&cfg, NULL, err, sizeof(err)) == 0);
+        cfg.devsz_mb = max + 1;
+        CHECK(ftl_config_validate(&cfg, NULL, err, sizeof(err)) != 0);
+        CHECK_CONTAINS(err, "bad_blk_pcent:");
+    }
     const char *placements[] = { "single", "hotcold", "stream" };
     for (int p = 0; p < 3; p++) {
         struct ftl_config cfg;
@@ -121,7 +149,7 @@ static void test_get_and_keys(void)
         CHECK(ftl_config_set(&copy, key, buf, err, sizeof(err)) == 0);
         CHECK(memcmp(&copy, &cfg, sizeof(cfg)) == 0);
     }
-    CHECK_EQ_U64(n, 19);
+    CHECK_EQ_U64(n, 22);
     CHECK(ftl_config_get(&cfg, "placement", buf, sizeof(buf)) == 0 && !strcmp(buf, "single"));
     CHECK(ftl_config_get(&cfg, "gc_mode", buf, sizeof(buf)) == 0 && !strcmp(buf, "paced"));
     CHECK(ftl_config_set(&cfg, "gc_mode", "line", err, sizeof(err)) == 0);

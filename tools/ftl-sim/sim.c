@@ -139,7 +139,9 @@ static int issue(struct ftl_engine *engine, const struct request *req, uint64_t 
     *slot = (struct inflight){ .issued_ns = arrival_ns, .op = req->op,
                                .bytes = moves_data ? req->nlb * secsz : 0 };
     int status = ftl_engine_submit(engine, &r, slot, &done);
-    if (status != FTL_OK) {
+    /* A read that hit an injected flash error (read_uncor_ppm) completes like any other:
+     * the device returns an error status for it, the run goes on; read_errors counts. */
+    if (status != FTL_OK && status != FTL_E_UNCORRECTABLE) {
         snprintf(err, errlen, "%s of sectors %llu+%llu failed: %s", op_name(req->op),
                  (unsigned long long)req->slba, (unsigned long long)req->nlb,
                  ftl_status_str(status));

@@ -75,7 +75,7 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
                  (unsigned long long)geo.phys_pages);
         return NULL;
     }
-    ftl->good_blocks = geo.blocks;
+    faults_init(ftl);   /* bad blocks first: they set each line's capacity */
     lines_init(ftl);
     wear_init(ftl);
     ftl->gc_line = NO_LINE;
@@ -144,22 +144,33 @@ static int io_pages(const struct ftl *ftl, const struct ftl_io *io, uint64_t *fi
 
 /*
  * The flash reads of pages [first, last] from now_ns; unmapped pages cost nothing.
- * *done_ns is when the last one ends. Shared by read and verify, so both cost the same.
+ * *done_ns is when the last one ends. Shared by read and verify, so both cost the same
+ * and fail alike: FTL_E_UNCORRECTABLE when a page read failed (read_uncor_ppm).
  */
 static int flash_read_pages(struct ftl *ftl, uint64_t first, uint64_t last, uint64_t now_ns,
                             uint64_t *done_ns)
 {
     uint64_t done = now_ns;
+    int rc = FTL_OK;
     for (uint64_t lpn = first; lpn <= last; lpn++) {
         uint32_t ppa = l2p_get(ftl, lpn);
         if (ppa == L2P_UNMAPPED) {
-            continue;  /* never written or trimmed: no flash access */
+            continue;  /* never written or trimmed: no flash access, nothing to fail */
         }
         done = max_u64(done, nand_read(ftl, ppa_lun(ftl, ppa), now_ns));
         ftl->ctr.nand_user_reads++;
+        /* Every page of the command is read (and rolls its dice) even after one failed:
+         * the flash time is spent either way. The first failure names the page. */
+        if (ftl->cfg.read_uncor_ppm && fault_read_fails(ftl)) {
+            ftl->ctr.read_errors++;
+            if (rc == FTL_OK) {
+                ftl->read_error_lpn = lpn;
+                rc = FTL_E_UNCORRECTABLE;
+            }
+        }
     }
     *done_ns = done;
-    return FTL_OK;
+    return rc;
 }
 
 int ftl_read(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
@@ -377,8 +388,10 @@ void ftl_get_gauges(const struct ftl *ftl, struct ftl_gauges *out)
     uint32_t open = 0;
     for (uint32_t i = 0; i < ftl->nwps; i++) {
         if (ftl->wps[i].line != NO_LINE) {
+            /* Every page programmed in it is valid or invalid; bad blocks hold none. */
+            const struct line *l = &ftl->lines[ftl->wps[i].line];
             open++;
-            open_free += ftl->pgs_per_line - ftl->wps[i].offset;
+            open_free += l->capacity - l->valid - l->invalid;
         }
     }
     *out = (struct ftl_gauges){
@@ -387,7 +400,7 @@ void ftl_get_gauges(const struct ftl *ftl, struct ftl_gauges *out)
         .full_lines = ftl->full_count,
         .open_lines = open,
         .valid_pages = ftl->valid_pages,
-        .free_pages = (uint64_t)ftl->free_count * ftl->pgs_per_line + open_free,
+        .free_pages = ftl->free_pages + open_free,
         .max_written_lpn_plus_one = ftl->max_lpn_plus_one,
     };
 }

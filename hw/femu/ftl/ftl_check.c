@@ -1,8 +1,10 @@
 /*
  * Invariant checker: recomputes everything the FTL keeps incrementally and compares.
  * Maps agree both ways; block and line valid/invalid counts match the reverse map; every
- * line is in exactly the structure its state names; write pointers point into their open
- * lines with only erased pages ahead of them; the victim heap is a heap.
+ * line is in exactly the structure its state names (a line of bad blocks only in none);
+ * write pointers point into their open lines with only erased pages ahead of them; the
+ * victim heap is a heap; pages of bad blocks are never programmed; the wear figures match
+ * the erase counts.
  */
 #include "ftl_internal.h"
 #include "ftl_error.h"
@@ -71,9 +73,24 @@ static int check_maps(const struct ftl *ftl, char *err, size_t errlen)
     return 0;
 }
 
-/* Counts of one line recomputed from the reverse map, block by block. */
+/* A page on a factory bad block is never programmed; the block's counts stay 0. */
+static int check_bad_page(uint32_t id, uint32_t off, uint32_t lpn,
+                          char *err, size_t errlen)
+{
+    if (lpn != P2L_FREE) {
+        return ftl_error(err, errlen, "line %u: page %u lies on a bad block but is programmed",
+                         id, off);
+    }
+    return 0;
+}
+
+/*
+ * Counts of one line recomputed from the reverse map, block by block. *programmed gets
+ * the good pages programmed, *first_free the first good page still erased
+ * (pgs_per_line when none is).
+ */
 static int check_line_pages(const struct ftl *ftl, uint32_t id, uint32_t *programmed,
-                            char *err, size_t errlen)
+                            uint32_t *first_free_out, char *err, size_t errlen)
 {
     const struct ftl_geometry *g = &ftl->geo;
     uint32_t luns = ftl->luns;
@@ -89,6 +106,10 @@ static int check_line_pages(const struct ftl *ftl, uint32_t id, uint32_t *progra
     for (uint32_t off = 0; off < ftl->pgs_per_line && rc == 0; off++) {
         uint32_t ppa = id * ftl->pgs_per_line + off;
         uint32_t lpn = p2l_get(ftl, ppa);
+        if (page_is_bad(ftl, id, off)) {
+            rc = check_bad_page(id, off, lpn, err, errlen);
+            continue;
+        }
         if (lpn == P2L_FREE) {
             if (first_free == ftl->pgs_per_line) {
                 first_free = off;
@@ -122,8 +143,76 @@ static int check_line_pages(const struct ftl *ftl, uint32_t id, uint32_t *progra
     }
     free(blk_valid);
     free(blk_invalid);
-    *programmed = first_free;
+    *programmed = valid + invalid;
+    *first_free_out = first_free;
     return rc;
+}
+
+/* Bad blocks: as many as the configuration says on every LUN, never erased, and each
+ * line's capacity is the pages of its good blocks. */
+static int check_bad_blocks(const struct ftl *ftl, char *err, size_t errlen)
+{
+    const struct ftl_geometry *g = &ftl->geo;
+    uint64_t bad = 0;
+    for (uint32_t id = 0; id < g->lines; id++) {
+        uint32_t good = 0;
+        for (uint32_t lun = 0; lun < ftl->luns; lun++) {
+            uint64_t index = (uint64_t)id * ftl->luns + lun;
+            if (!block_index_is_bad(ftl, index)) {
+                good++;
+            } else if (ftl->blocks[index].erase_count) {
+                return ftl_error(err, errlen, "bad block (line %u, lun %u) was erased", id, lun);
+            }
+        }
+        bad += ftl->luns - good;
+        if (ftl->lines[id].capacity != good * ftl->cfg.pgs_per_blk) {
+            return ftl_error(err, errlen, "line %u: capacity %u, its %u good blocks hold %llu",
+                             id, ftl->lines[id].capacity, good,
+                             (unsigned long long)(good * ftl->cfg.pgs_per_blk));
+        }
+        if ((good == 0) != (ftl->lines[id].state == LINE_DEAD)) {
+            return ftl_error(err, errlen, "line %u: %u good blocks, state %u", id, good,
+                             ftl->lines[id].state);
+        }
+    }
+    if (bad != g->bad_blocks_per_lun * ftl->luns || bad != g->blocks - ftl->good_blocks) {
+        return ftl_error(err, errlen, "%llu bad blocks, expected %llu",
+                         (unsigned long long)bad,
+                         (unsigned long long)(g->bad_blocks_per_lun * ftl->luns));
+    }
+    return 0;
+}
+
+/* The wear figures kept incrementally agree with the blocks' erase counts. */
+static int check_wear(const struct ftl *ftl, char *err, size_t errlen)
+{
+    uint32_t min = UINT32_MAX, max = 0;
+    uint64_t sum = 0, at_min = 0;
+    for (uint64_t i = 0; i < ftl->geo.blocks; i++) {
+        uint32_t c = ftl->blocks[i].erase_count;
+        if (block_index_is_bad(ftl, i)) {
+            continue;
+        }
+        if (c < min) {
+            min = c;
+            at_min = 0;
+        }
+        at_min += c == min;
+        max = c > max ? c : max;
+        sum += c;
+    }
+    if (!at_min) {
+        min = 0;
+    }
+    if (min != ftl->erase_min || at_min != ftl->erase_min_blocks || max != ftl->erase_max ||
+        sum != ftl->erase_sum) {
+        return ftl_error(err, errlen, "wear: erase min %u (%llu blocks) / max %u / sum %llu, "
+                         "blocks say %u (%llu) / %u / %llu", ftl->erase_min,
+                         (unsigned long long)ftl->erase_min_blocks, ftl->erase_max,
+                         (unsigned long long)ftl->erase_sum, min,
+                         (unsigned long long)at_min, max, (unsigned long long)sum);
+    }
+    return 0;
 }
 
 static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, size_t errlen)
@@ -141,7 +230,7 @@ static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, siz
             ftl->lines[id].prev != prev || ++count > nlines) {
             return ftl_error(err, errlen, "full list broken at line %u", id);
         }
-        if (ftl->lines[id].invalid != 0 || ftl->lines[id].valid != ftl->pgs_per_line) {
+        if (ftl->lines[id].invalid != 0 || ftl->lines[id].valid != ftl->lines[id].capacity) {
             return ftl_error(err, errlen, "full line %u is not wholly valid", id);
         }
         prev = id;
@@ -175,8 +264,16 @@ static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, siz
     if (gc != NO_LINE && (gc >= nlines || seen[gc]++ || ftl->lines[gc].state != LINE_GC)) {
         return ftl_error(err, errlen, "the line under paced GC (%u) is wrong", gc);
     }
+    uint64_t free_pages = 0;
+    for (uint32_t i = 0; i < ftl->free_count; i++) {
+        free_pages += ftl->lines[ftl->free_queue[(ftl->free_head + i) % nlines]].capacity;
+    }
+    if (free_pages != ftl->free_pages) {
+        return ftl_error(err, errlen, "free lines hold %llu pages, count says %llu",
+                         (unsigned long long)free_pages, (unsigned long long)ftl->free_pages);
+    }
     for (uint32_t id = 0; id < nlines; id++) {
-        if (seen[id] != 1) {
+        if (seen[id] != (ftl->lines[id].state != LINE_DEAD)) {
             return ftl_error(err, errlen, "line %u (state %u) is in %u structures", id,
                        ftl->lines[id].state, seen[id]);
         }
@@ -184,34 +281,47 @@ static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, siz
     return 0;
 }
 
+/* A line holds the pages its state says: none when free, up to the write pointer when
+ * open, every good page when closed or under collection. */
+static int check_line(const struct ftl *ftl, uint32_t id, char *err, size_t errlen)
+{
+    uint32_t programmed = 0, first_free = 0;
+    if (check_line_pages(ftl, id, &programmed, &first_free, err, errlen)) {
+        return -1;
+    }
+    const struct line *l = &ftl->lines[id];
+    uint8_t state = l->state;
+    if (state == LINE_OPEN) {
+        if (l->wp >= ftl->nwps) {
+            return ftl_error(err, errlen, "open line %u names write pointer %u", id, l->wp);
+        }
+        if (ftl->wps[l->wp].line != id) {
+            return ftl_error(err, errlen, "open line %u is not its write pointer's line", id);
+        }
+        if (first_free != ftl->wps[l->wp].offset) {
+            return ftl_error(err, errlen, "open line %u: first erased good page %u, write "
+                             "pointer at %u", id, first_free, ftl->wps[l->wp].offset);
+        }
+        return 0;
+    }
+    uint32_t expected = state == LINE_FREE || state == LINE_DEAD ? 0 : l->capacity;
+    if (programmed != expected) {
+        return ftl_error(err, errlen, "line %u (state %u): %u pages programmed, expected %u",
+                   id, state, programmed, expected);
+    }
+    return 0;
+}
+
 int ftl_check(const struct ftl *ftl, char *err, size_t errlen)
 {
-    if (check_maps(ftl, err, errlen)) {
+    if (check_maps(ftl, err, errlen) || check_bad_blocks(ftl, err, errlen) ||
+        check_wear(ftl, err, errlen)) {
         return -1;
     }
     uint32_t nlines = (uint32_t)ftl->geo.lines;
     for (uint32_t id = 0; id < nlines; id++) {
-        uint32_t programmed = 0;
-        if (check_line_pages(ftl, id, &programmed, err, errlen)) {
+        if (check_line(ftl, id, err, errlen)) {
             return -1;
-        }
-        uint8_t state = ftl->lines[id].state;
-        uint32_t expected = ftl->pgs_per_line;
-        if (state == LINE_FREE) {
-            expected = 0;
-        } else if (state == LINE_OPEN) {
-            if (ftl->lines[id].wp >= ftl->nwps) {
-                return ftl_error(err, errlen, "open line %u names write pointer %u", id,
-                           ftl->lines[id].wp);
-            }
-            expected = ftl->wps[ftl->lines[id].wp].offset;
-            if (ftl->wps[ftl->lines[id].wp].line != id) {
-                return ftl_error(err, errlen, "open line %u is not its write pointer's line", id);
-            }
-        }
-        if (programmed != expected) {
-            return ftl_error(err, errlen, "line %u (state %u): %u pages programmed, expected %u",
-                       id, state, programmed, expected);
         }
     }
     uint8_t *seen = calloc(nlines, 1);

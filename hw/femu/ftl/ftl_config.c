@@ -67,6 +67,12 @@ static const struct config_key config_keys[] = {
     UKEY(nstreams, 1, 16, "stream: number of host streams, one write pointer each"),
     UKEY(pe_cycles, 1, UINT32_MAX, "rated program/erase cycles per block (wear and "
          "percentage used in SMART)"),
+    UKEY(read_uncor_ppm, 0, 1000000, "chance in a million that a host read or verify of a "
+         "written flash page fails (unrecovered read error); GC reads never fail"),
+    UKEY(fault_seed, 0, UINT64_MAX, "seed of the fault injection (read errors, which "
+         "blocks are bad): the same seed and I/O give the same faults"),
+    UKEY(bad_blk_pcent, 0, 50, "factory bad blocks, percent of each LUN's blocks (rounded "
+         "down), never used"),
 };
 
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
@@ -79,7 +85,7 @@ void ftl_config_defaults(struct ftl_config *cfg)
         .pg_rd_lat = 40000, .pg_wr_lat = 200000, .blk_er_lat = 2000000, .ch_xfer_lat = 0,
         .gc_thres_pcent = 75, .gc_thres_pcent_high = 95, .gc_mode = FTL_GC_PACED,
         .placement = FTL_PLACEMENT_SINGLE, .hot_threshold = 0, .nstreams = 2,
-        .pe_cycles = 3000,
+        .pe_cycles = 3000, .read_uncor_ppm = 0, .fault_seed = 1, .bad_blk_pcent = 0,
     };
 }
 
@@ -243,6 +249,8 @@ static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
         return ftl_error(err, errlen, "blks_per_pl: the geometry has more than %llu physical pages "
                     "(32-bit page addresses)", (unsigned long long)MAX_PAGES);
     }
+    g->bad_blocks_per_lun = g->blks_per_lun * cfg->bad_blk_pcent / 100;  /* both capped */
+    g->good_pages = g->phys_pages - g->bad_blocks_per_lun * g->luns * cfg->pgs_per_blk;
     switch (cfg->placement) {
     case FTL_PLACEMENT_SINGLE: g->write_pointers = 1; break;
     case FTL_PLACEMENT_HOTCOLD: g->write_pointers = 2; break;
@@ -262,15 +270,41 @@ static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
  * GC can always make progress while some closed line holds an invalid page. With free
  * lines <= h (foreground GC), at most one open line per write pointer (k) and N logical
  * pages, the closed lines number >= L - h - k; if N < (L - h - k) * P one of them has
- * fewer than P valid pages, and moving them fits in the >= 1 free line kept back.
+ * fewer than P valid pages, and moving them fits in the >= 1 free line kept back. With
+ * factory bad blocks the closed lines hold at least the good pages less h + k whole
+ * lines, so the same bound is taken over good pages (`good`, the geometry's or
+ * phys_pages to ask what it would be without bad blocks).
  */
-static uint64_t max_logical_pages(const struct ftl_geometry *g)
+static uint64_t max_logical_pages(const struct ftl_geometry *g, uint64_t good)
 {
-    uint64_t reserved = g->gc_thres_lines_high + g->write_pointers;
-    if (g->lines <= reserved) {
+    uint64_t reserved = (g->gc_thres_lines_high + g->write_pointers) * g->pgs_per_line;
+    if (g->lines <= g->gc_thres_lines_high + g->write_pointers || good <= reserved) {
         return 0;
     }
-    return (g->lines - reserved) * g->pgs_per_line - 1;
+    return good - reserved - 1;
+}
+
+/* The logical capacity fits the good blocks with the GC reserve; the message names the
+ * key to change: devsz_mb, or bad_blk_pcent when only the bad blocks make it too big. */
+static int check_over_provisioning(const struct ftl_config *cfg, const struct ftl_geometry *g,
+                                   char *err, size_t errlen)
+{
+    uint64_t limit = max_logical_pages(g, g->phys_pages);
+    if (g->logical_pages > limit) {
+        return ftl_error(err, errlen, "devsz_mb: %" PRIu64 " MiB leaves too little over-provisioning "
+                    "for GC (%" PRIu64 " lines, %" PRIu64 " kept free for foreground GC, %"
+                    PRIu64 " write pointers): at most %" PRIu64 " MiB", cfg->devsz_mb, g->lines,
+                    g->gc_thres_lines_high, g->write_pointers,
+                    (uint64_t)(limit * g->page_bytes / MIB));
+    }
+    uint64_t good_limit = max_logical_pages(g, g->good_pages);
+    if (g->logical_pages > good_limit) {
+        return ftl_error(err, errlen, "bad_blk_pcent: %" PRIu64 "%% bad blocks (%" PRIu64 " per "
+                    "LUN) leave too few good blocks for %" PRIu64 " MiB and the GC reserve: "
+                    "at most %" PRIu64 " MiB", cfg->bad_blk_pcent, g->bad_blocks_per_lun,
+                    cfg->devsz_mb, (uint64_t)(good_limit * g->page_bytes / MIB));
+    }
+    return 0;
 }
 
 int ftl_config_validate(const struct ftl_config *cfg, struct ftl_geometry *geo,
@@ -292,13 +326,8 @@ int ftl_config_validate(const struct ftl_config *cfg, struct ftl_geometry *geo,
         return ftl_error(err, errlen, "devsz_mb: logical size %" PRIu64 " MiB must be smaller than "
                     "the raw capacity (%" PRIu64 " MiB)", cfg->devsz_mb, raw_mib);
     }
-    uint64_t limit = max_logical_pages(&g);
-    if (g.logical_pages > limit) {
-        return ftl_error(err, errlen, "devsz_mb: %" PRIu64 " MiB leaves too little over-provisioning "
-                    "for GC (%" PRIu64 " lines, %" PRIu64 " kept free for foreground GC, %"
-                    PRIu64 " write pointers): at most %" PRIu64 " MiB", cfg->devsz_mb, g.lines,
-                    g.gc_thres_lines_high, g.write_pointers,
-                    (uint64_t)(limit * g.page_bytes / MIB));
+    if (check_over_provisioning(cfg, &g, err, errlen)) {
+        return -1;
     }
     g.logical_sectors = g.logical_pages * cfg->secs_per_pg;
     if (geo) {
@@ -314,7 +343,7 @@ uint64_t ftl_config_max_devsz_mb(const struct ftl_config *cfg)
     if (check_ranges(cfg, err, sizeof(err)) || derive_layout(cfg, &g, err, sizeof(err))) {
         return 0;
     }
-    uint64_t limit = max_logical_pages(&g);
+    uint64_t limit = max_logical_pages(&g, g.good_pages);
     if (limit >= g.phys_pages) {
         limit = g.phys_pages - 1;
     }

@@ -46,6 +46,10 @@ struct ftl_config {
     uint64_t nstreams;          /* stream: number of streams (write pointers) */
     /* media */
     uint64_t pe_cycles;         /* rated program/erase cycles of a block (wear reports) */
+    /* fault injection, deterministic for a given fault_seed and call sequence */
+    uint64_t read_uncor_ppm;    /* chance, per million, that a host flash page read fails */
+    uint64_t fault_seed;        /* seeds the FTL's own generator (read faults, bad blocks) */
+    uint64_t bad_blk_pcent;     /* factory bad blocks: this percent of each LUN's blocks */
 };
 
 /* Derived geometry. A line is block index b taken across every LUN of every channel. */
@@ -62,6 +66,8 @@ struct ftl_geometry {
     uint64_t gc_thres_lines;    /* background GC when free lines <= this */
     uint64_t gc_thres_lines_high; /* foreground GC when free lines <= this */
     uint64_t write_pointers;    /* 1, 2 or nstreams */
+    uint64_t bad_blocks_per_lun;    /* blks_per_lun * bad_blk_pcent / 100, rounded down */
+    uint64_t good_pages;        /* phys_pages less the pages of factory bad blocks */
 };
 
 /* FEMU's defaults: 16 GiB raw, 12288 MiB logical. */

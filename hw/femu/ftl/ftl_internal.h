@@ -31,6 +31,7 @@ enum line_state {
     LINE_FULL,      /* closed, every page valid: in the full list */
     LINE_VICTIM,    /* closed with invalid pages: in the victim heap */
     LINE_GC,        /* being collected (paced GC keeps one across requests: ftl->gc_line) */
+    LINE_DEAD,      /* every block factory bad: in no structure, never used */
 };
 
 struct line {
@@ -38,6 +39,7 @@ struct line {
     uint32_t invalid;       /* programmed pages whose data is stale */
     uint32_t heap_pos;      /* LINE_VICTIM: index in the victim heap */
     uint32_t prev, next;    /* LINE_FULL: full-list neighbours (NO_LINE at the ends) */
+    uint32_t capacity;      /* pages of its good blocks: pgs_per_line without bad blocks */
     uint8_t state;          /* enum line_state */
     uint8_t wp;             /* write pointer that opened the line (stream GC re-writes) */
 };
@@ -50,7 +52,7 @@ struct block {
 
 struct write_pointer {
     uint32_t line;          /* open line or NO_LINE; an open line always has a free page */
-    uint32_t offset;        /* next page offset in the line */
+    uint32_t offset;        /* next page offset in the line, always on a good block */
 };
 
 struct ftl {
@@ -109,6 +111,8 @@ struct ftl {
     uint64_t good_blocks;
 
     uint64_t read_error_lpn;    /* the LPN the last failed read or verify failed on */
+    uint64_t fault_rng;         /* fault.c: generator state, seeded from fault_seed */
+    uint64_t free_pages;        /* good pages of the lines in the free queue */
 };
 
 static inline void mapped_set(struct ftl *ftl, uint64_t lpn)
@@ -236,6 +240,31 @@ uint64_t nand_erase(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
 /* map.c: mapping updates that keep maps, block/line counts and lists in step */
 void map_invalidate(struct ftl *ftl, uint32_t ppa);
 void map_bind(struct ftl *ftl, uint32_t lpn, uint32_t ppa);
+
+/* Whether page offset `off` of line `line` lies on a factory bad block. */
+static inline bool page_is_bad(const struct ftl *ftl, uint32_t line, uint32_t off)
+{
+    return block_index_is_bad(ftl, (uint64_t)line * ftl->luns + off % ftl->luns);
+}
+
+/* The first page offset at or after off on a good block of line (pgs_per_line if none).
+ * A line without bad blocks answers at once, so the hot paths pay one compare. */
+static inline uint32_t line_next_good(const struct ftl *ftl, uint32_t line, uint32_t off)
+{
+    if (ftl->lines[line].capacity == ftl->pgs_per_line) {
+        return off;
+    }
+    while (off < ftl->pgs_per_line && page_is_bad(ftl, line, off)) {
+        off++;
+    }
+    return off;
+}
+
+/* fault.c: the seeded generator, factory bad blocks and read failures */
+/* Seed the generator and choose the bad blocks (bad_bits, good_blocks, line capacities). */
+void faults_init(struct ftl *ftl);
+/* Whether the host flash read about to happen fails (read_uncor_ppm > 0: one draw). */
+bool fault_read_fails(struct ftl *ftl);
 
 /* erase.c: erasing lines and the wear it leaves */
 void wear_init(struct ftl *ftl);

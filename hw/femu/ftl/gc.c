@@ -66,7 +66,9 @@ static void gc_begin(struct ftl *ftl, uint32_t victim)
     ftl->gc_line = victim;
     ftl->gc_cursor = 0;
     for (uint32_t lun = 0; lun < ftl->luns; lun++) {
-        ftl->gc_lun_cursor[lun] = lun;
+        /* A bad block has no page to move: its cursor starts at the end. */
+        bool bad = block_index_is_bad(ftl, (uint64_t)victim * ftl->luns + lun);
+        ftl->gc_lun_cursor[lun] = bad ? ftl->pgs_per_line : lun;
     }
     ftl->gc_rate_valid = l->valid;
     ftl->gc_rate_invalid = l->invalid;
@@ -214,14 +216,14 @@ int gc_foreground(struct ftl *ftl, uint64_t now_ns)
 }
 
 /* The background victim when one is due: free lines at or below the threshold and the
- * best closed line at least 1/8 invalid. */
+ * best closed line at least 1/8 invalid (of its good pages: bad blocks hold nothing). */
 static uint32_t background_victim(const struct ftl *ftl)
 {
     if (ftl->free_count > ftl->geo.gc_thres_lines) {
         return NO_LINE;
     }
     uint32_t victim = victim_peek(ftl);
-    if (victim == NO_LINE || ftl->lines[victim].invalid < ftl->pgs_per_line / 8) {
+    if (victim == NO_LINE || ftl->lines[victim].invalid < ftl->lines[victim].capacity / 8) {
         return NO_LINE;
     }
     return victim;

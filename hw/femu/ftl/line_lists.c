@@ -10,9 +10,14 @@ void lines_init(struct ftl *ftl)
     uint32_t nlines = (uint32_t)ftl->geo.lines;
     ftl->free_head = 0;
     ftl->free_count = 0;
+    ftl->free_pages = 0;
     for (uint32_t i = 0; i < nlines; i++) {
-        ftl->lines[i] = (struct line){ .state = LINE_FREE, .prev = NO_LINE, .next = NO_LINE };
-        free_queue_push(ftl, i);
+        uint32_t capacity = ftl->lines[i].capacity;   /* set by faults_init */
+        ftl->lines[i] = (struct line){ .state = LINE_DEAD, .prev = NO_LINE, .next = NO_LINE,
+                                       .capacity = capacity };
+        if (capacity) {
+            free_queue_push(ftl, i);    /* a line of bad blocks only is never used */
+        }
     }
     ftl->full_head = ftl->full_tail = NO_LINE;
     ftl->full_count = 0;
@@ -27,6 +32,7 @@ uint32_t free_queue_pop(struct ftl *ftl)
     uint32_t line = ftl->free_queue[ftl->free_head];
     ftl->free_head = (ftl->free_head + 1) % (uint32_t)ftl->geo.lines;
     ftl->free_count--;
+    ftl->free_pages -= ftl->lines[line].capacity;
     return line;
 }
 
@@ -35,6 +41,7 @@ void free_queue_push(struct ftl *ftl, uint32_t line)
     uint32_t tail = (uint32_t)((ftl->free_head + (uint64_t)ftl->free_count) % ftl->geo.lines);
     ftl->free_queue[tail] = line;
     ftl->free_count++;
+    ftl->free_pages += ftl->lines[line].capacity;
     ftl->lines[line].state = LINE_FREE;
 }
 

@@ -40,7 +40,8 @@ static bool wp_open_line(struct ftl *ftl, uint32_t wp)
     }
     ftl->lines[line].state = LINE_OPEN;
     ftl->lines[line].wp = (uint8_t)wp;
-    ftl->wps[wp] = (struct write_pointer){ .line = line, .offset = 0 };
+    /* A free line has a good block (lines of bad blocks only are never freed). */
+    ftl->wps[wp] = (struct write_pointer){ .line = line, .offset = line_next_good(ftl, line, 0) };
     return true;
 }
 
@@ -63,7 +64,8 @@ bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_
     struct write_pointer *w = &ftl->wps[wp];
     *ppa = w->line * ftl->pgs_per_line + w->offset;
     map_bind(ftl, lpn, *ppa);  /* before a close, so the line is filed with its final count */
-    if (++w->offset == ftl->pgs_per_line) {
+    w->offset = line_next_good(ftl, w->line, w->offset + 1);    /* past bad blocks */
+    if (w->offset == ftl->pgs_per_line) {
         line_close(ftl, w->line);
         w->line = NO_LINE;
     }
