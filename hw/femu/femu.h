@@ -59,6 +59,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(FemuCtrl, FEMU)
 /* Dataset Management limits (Identify CNS 06h): one command deallocates at most 1 GiB. */
 #define FEMU_DMRL               255     /* ranges per command (the field's largest value) */
 #define FEMU_DSM_MAX_BYTES      (UINT64_C(1) << 30)
+/* Verify Size Limit (Identify CNS 06h VSL): 2^FEMU_VSL pages of 4 KiB per Verify, 4 MiB. */
+#define FEMU_VSL                10
 #define FEMU_TEMPERATURE_K      310
 #define FEMU_WCTEMP_K           343
 #define FEMU_CCTEMP_K           373
@@ -113,6 +115,7 @@ typedef enum FemuFtlOp {
     FEMU_OP_LPN_DUMP,           /* write lpn_access_count.csv */
     FEMU_OP_PHASE,              /* phases.csv marker */
     FEMU_OP_FORMAT,             /* Format NVM: ranges[], ftl_flags */
+    FEMU_OP_VERIFY,             /* Verify: the flash reads of a read, no data moves */
 } FemuFtlOp;
 
 typedef struct FemuRequest {
@@ -129,8 +132,15 @@ typedef struct FemuRequest {
     struct ftl_range *ranges;   /* FEMU_OP_DSM / FORMAT, owned by the request */
     uint32_t ftl_flags;         /* FTL_REQ_* for the FTL request */
     uint32_t nsid;              /* the namespace the FTL request is for (traces) */
+    bool keep_on_reset;         /* the FTL does it even if a reset drops the completion */
     uint32_t nranges;
     char phase[17];
+    /* What a read, Compare or Verify completes with when the FTL serves it without error:
+     * Unrecovered Read Error for marked LBAs, Compare Failure; 0 for success. */
+    uint16_t status_on_done;
+    bool media_error;           /* the FTL failed a flash page read: error_lpn (femu_media.c) */
+    uint64_t error_lpn;
+    uint64_t error_lba;         /* the namespace LBA an error after fetch is logged with */
     /* Last, kept by femu_execute's reset: the next request of the one list holding this
      * one (the free list, its CQ's held completions, the LPN dump waiters or riders). */
     struct FemuRequest *list_next;
@@ -247,6 +257,8 @@ struct FemuCtrl {
      * fails on (Write Uncorrectable, or a flash read that failed) until written again. */
     struct lba_bitmap written;
     struct lba_bitmap uncorrectable;
+    uint16_t lba_status_gen;            /* LSGC of the LBA Status log (femu_media.c) */
+    uint64_t lba_status_marks;          /* uncorrectable's count when lba_status_gen moved */
     struct data_store *store;           /* byte = FTL sector * secsz */
     FemuFtlView view;                   /* under view_lock */
     struct ftl_gauges view_gauges;      /* under view_lock: published with view */

@@ -379,6 +379,8 @@ static uint16_t femu_ns_delete(FemuCtrl *n, uint32_t nsid, FemuRequest *req)
     /* The FTL unmaps the space, in order behind the I/O fetched before. */
     req->op = nranges ? FEMU_OP_DSM : FEMU_OP_NONE;
     req->nranges = nranges;
+    req->nsid = nsid == NVME_NSID_BROADCAST ? 0 : nsid;
+    req->keep_on_reset = true;
     return NVME_SUCCESS;
 }
 
