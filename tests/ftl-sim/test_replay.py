@@ -3,6 +3,7 @@ the recorded arrival times) or closed-loop (--replay closed --qd N). An open-loo
 of a recording gives the FTL the same calls at the same times: every statistics file is
 the same, byte for byte."""
 import csv
+import json
 
 import pytest
 
@@ -115,3 +116,38 @@ def test_trace_out_that_cannot_be_created(run_ftl_sim, tmp_path):
     assert proc.stderr.strip().splitlines() == [
         f"ftl-sim: --trace-out: {tmp_path}/no/such/t.trace: cannot create: "
         "No such file or directory"]
+
+
+def test_verify_and_format_records(run_ftl_sim, tmp_path):
+    """Y (verify) and X (format) records replay through the FTL and record again as
+    they were; a verify fails like a read under read_uncor_ppm, and the run goes on."""
+    trace, again = tmp_path / "hand.trace", tmp_path / "again.trace"
+    trace.write_text("V 2\n"
+                     "W 0 0 512 1 0\n"          # 64 pages: two whole lines
+                     "Y 1000 0 64 1\n"          # 8 mapped pages, each fails
+                     "X 2000 1 0 512 1\n"       # both lines emptied and erased
+                     "X 3000 1 512 64 0\n"      # nothing there, no erase
+                     "R 4000 0 8 1\n"           # unmapped now: no flash read
+                     "E 1000000000\n")
+    summary = tmp_path / "s.json"
+    proc = run_ftl_sim(*SMALL, "--set", "read_uncor_ppm=1000000", "--trace", trace,
+                       "--trace-out", again, "--summary", summary)
+    got = json.loads(summary.read_text())
+    assert (got["verify_cmds"], got["read_errors"]) == (1, 8)
+    assert (got["format_cmds"], got["format_erased_blocks"]) == (2, 4)
+    assert got["wear"]["erase_max"] == 1 and got["wear"]["bad_blocks"] == 0
+    assert "flash: 8 read errors, 2 formats (4 blocks erased), 0 bad blocks" in proc.stdout
+    body = [line for line in again.read_text().splitlines() if not line.startswith("#")]
+    assert body == trace.read_text().splitlines()
+
+
+def test_summary_reports_bad_blocks_and_wear(run_ftl_sim, tmp_path):
+    summary = tmp_path / "s.json"
+    proc = run_ftl_sim(*SMALL, "--set", "bad_blk_pcent=10", "--set", "devsz_mb=2",
+                       "--rw", "randwrite", "--precondition", "seq", "--io-size", "8m",
+                       "--check-every", "500", "--summary", summary)
+    wear = json.loads(summary.read_text())["wear"]
+    assert wear["blocks"] == 64 and wear["bad_blocks"] == 6   # 3 of 32 on each LUN
+    assert wear["spare_blocks"] == wear["spare_blocks_total"] - 6
+    assert 0 < wear["erase_min"] <= wear["erase_avg"] <= wear["erase_max"]
+    assert ", 6 bad blocks; erase counts min " in proc.stdout

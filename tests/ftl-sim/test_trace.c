@@ -268,6 +268,9 @@ static void test_version2(void)
         "P 500 steady-state\n"
         "A 1000000000\n"
         "W 90 8 8 1 0\n"              /* fetched before the advance, served after it */
+        "Y 1100000000 8 16 3\n"
+        "X 1200000000 2 64 128 1\n"
+        "X 1300000000 1 0 8 0\n"
         "E 2000000000\n";
     char err[512] = "";
     const char *path = write_str(content);
@@ -298,7 +301,15 @@ static void test_version2(void)
     CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
     CHECK(r.op == TRACE_WRITE && r.time_ns == 90);
     CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
-    CHECK(r.op == TRACE_END && r.time_ns == 2000000000 && r.line == 10);
+    CHECK(r.op == TRACE_VERIFY && r.time_ns == 1100000000 && r.lba == 8 && r.nsect == 16 &&
+          r.nsid == 3);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_FORMAT && r.time_ns == 1200000000 && r.nsid == 2 && r.lba == 64 &&
+          r.nsect == 128 && r.erase);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_FORMAT && r.nsid == 1 && r.lba == 0 && r.nsect == 8 && !r.erase);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_END && r.time_ns == 2000000000 && r.line == 13);
     CHECK(trace_next(t, &r, err, sizeof(err)) == 0);
     trace_close(t);
     unlink(path);
@@ -332,7 +343,7 @@ static void test_version2_errors(void)
     EXPECT_ERROR("V 2\nW 0 1 8 1 0 9\n", 0, 2, "trailing junk '9'");
     EXPECT_ERROR("V 2\nR 0 1 8 1 0\n", 0, 2, "trailing junk '0'");
     EXPECT_ERROR("V 2\nS 5\n", 0, 2, "unknown op 'S'");
-    EXPECT_ERROR("V 2\nX 5\n", 0, 2, "unknown op 'X'");
+    EXPECT_ERROR("V 2\nQ 5\n", 0, 2, "unknown op 'Q'");
     EXPECT_ERROR("V 2\nW x 1 8 1 0\n", 0, 2, "time 'x' is not a decimal number");
     EXPECT_ERROR("V 2\nW 0 1 8 0 0\n", 0, 2, "nsid 0 is not a namespace id");
     EXPECT_ERROR("V 2\nR 0 1 8 4294967296\n", 0, 2, "not a namespace id");
@@ -349,10 +360,84 @@ static void test_version2_errors(void)
                  0, 2, "phase name longer than 63");
     EXPECT_ERROR("V 2\nA 0 1\n", 0, 2, "trailing junk '1'");
     EXPECT_ERROR("V 2\nE 5\nF 6 1\n", 1, 3, "F after the end record E");
+    EXPECT_ERROR("V 2\nY 0 1 8\n", 0, 2, "Y: too few fields");
+    EXPECT_ERROR("V 2\nY 0 1 8 1 0\n", 0, 2, "trailing junk '0'");
+    EXPECT_ERROR("V 2\nY 0 1 0 1\n", 0, 2, "Y: nsect is 0");
+    EXPECT_ERROR("V 2\nY 0 1 8 0\n", 0, 2, "nsid 0 is not a namespace id");
+    EXPECT_ERROR("V 2\nX 0 1 0 8\n", 0, 2, "X: too few fields");
+    EXPECT_ERROR("V 2\nX 0 1 0 8 1 1\n", 0, 2, "trailing junk '1'");
+    EXPECT_ERROR("V 2\nX 0 1 0 8 2\n", 0, 2, "X: erase '2' is not 0 or 1");
+    EXPECT_ERROR("V 2\nX 0 1 0 0 1\n", 0, 2, "X: nsect is 0");
+    EXPECT_ERROR("V 2\nX 0 0 0 8 1\n", 0, 2, "nsid 0 is not a namespace id");
+    EXPECT_ERROR("V 2\nX 0 1 18446744073709551615 8 0\n", 0, 2, "overflows");
+}
+
+/* What the FTL library's writer records, this reader reads back: every request kind,
+ * in 4096-byte device sectors (8 trace sectors each). */
+static void test_writer_round_trip(void)
+{
+    char err[512] = "";
+    const char *path = write_str("");
+    struct io_trace_writer *w = io_trace_writer_open(path, "test", 1000, 4096, err,
+                                                     sizeof(err));
+    static const struct ftl_range ranges[] = { { 2, 1 }, { 9, 0 } };
+    const struct ftl_request reqs[] = {
+        { .op = FTL_OP_WRITE, .arrival_ns = 1100, .slba = 1, .nlb = 2, .nsid = 1, .stream = 1 },
+        { .op = FTL_OP_READ, .arrival_ns = 1200, .slba = 3, .nlb = 1 },
+        { .op = FTL_OP_TRIM, .arrival_ns = 1300, .nsid = 2, .ranges = ranges, .nranges = 2 },
+        { .op = FTL_OP_FLUSH, .arrival_ns = 1400, .nsid = 1 },
+        { .op = FTL_OP_VERIFY, .arrival_ns = 1500, .slba = 4, .nlb = 3, .nsid = 2 },
+        { .op = FTL_OP_FORMAT, .arrival_ns = 1600, .slba = 8, .nlb = 16, .nsid = 3,
+          .flags = FTL_REQ_ERASE },
+        { .op = FTL_OP_FORMAT, .arrival_ns = 1700, .slba = 0, .nlb = 8, .nsid = 1 },
+    };
+    const size_t n = sizeof(reqs) / sizeof(reqs[0]);
+
+    CHECK(w != NULL);
+    if (w == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        CHECK(io_trace_write_request(w, &reqs[i], err, sizeof(err)) == 0);
+    }
+    CHECK(io_trace_writer_close(w, 2000, err, sizeof(err)) == 0);
+
+    struct trace_reader *t = trace_open(path, err, sizeof(err));
+    struct trace_record r;
+    static const enum trace_op kinds[] = { TRACE_WRITE, TRACE_READ, TRACE_DEALLOCATE,
+                                           TRACE_FLUSH, TRACE_VERIFY, TRACE_FORMAT,
+                                           TRACE_FORMAT };
+    CHECK(t != NULL && trace_version(t) == 2);
+    for (size_t i = 0; t != NULL && i < n; i++) {
+        const struct ftl_request *q = &reqs[i];
+        CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+        CHECK(r.op == kinds[i]);
+        CHECK_EQ_U64(r.time_ns, q->arrival_ns - 1000);
+        CHECK_EQ_U64(r.nsid, q->nsid ? q->nsid : 1);
+        if (q->op == FTL_OP_TRIM) {
+            CHECK(r.nranges == 2 && r.ranges[0].lba == 16 && r.ranges[0].nsect == 8 &&
+                  r.ranges[1].lba == 72 && r.ranges[1].nsect == 0);
+        } else if (q->op != FTL_OP_FLUSH) {
+            CHECK_EQ_U64(r.lba, q->slba * 8);
+            CHECK_EQ_U64(r.nsect, q->nlb * 8);
+        }
+        if (q->op == FTL_OP_FORMAT) {
+            CHECK(r.erase == ((q->flags & FTL_REQ_ERASE) != 0));
+        }
+        if (q->op == FTL_OP_WRITE) {
+            CHECK(r.stream == 1);
+        }
+    }
+    CHECK(t != NULL && trace_next(t, &r, err, sizeof(err)) == 1 && r.op == TRACE_END &&
+          r.time_ns == 1000);
+    CHECK(t != NULL && trace_next(t, &r, err, sizeof(err)) == 0);
+    trace_close(t);
+    unlink(path);
 }
 
 int main(void)
 {
+    test_writer_round_trip();
     test_happy_path();
     test_edge_files();
     test_errors();

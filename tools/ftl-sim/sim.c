@@ -121,7 +121,8 @@ int sim_run_mark(struct sim_run *run, uint64_t now_ns, const char *phase, char *
 static const char *op_name(enum request_op op)
 {
     static const char *const names[] = { [REQ_READ] = "read", [REQ_WRITE] = "write",
-                                         [REQ_TRIM] = "deallocate", [REQ_FLUSH] = "flush" };
+                                         [REQ_TRIM] = "deallocate", [REQ_FLUSH] = "flush",
+                                         [REQ_VERIFY] = "verify", [REQ_FORMAT] = "format" };
     return names[op];
 }
 
@@ -130,10 +131,13 @@ static int issue(struct ftl_engine *engine, const struct request *req, uint64_t 
                  uint64_t secsz, struct inflight *slot, char *err, size_t errlen)
 {
     static const enum ftl_op ops[] = { [REQ_READ] = FTL_OP_READ, [REQ_WRITE] = FTL_OP_WRITE,
-                                       [REQ_TRIM] = FTL_OP_TRIM, [REQ_FLUSH] = FTL_OP_FLUSH };
+                                       [REQ_TRIM] = FTL_OP_TRIM, [REQ_FLUSH] = FTL_OP_FLUSH,
+                                       [REQ_VERIFY] = FTL_OP_VERIFY,
+                                       [REQ_FORMAT] = FTL_OP_FORMAT };
     struct ftl_request r = { .op = ops[req->op], .arrival_ns = arrival_ns, .slba = req->slba,
                              .nlb = req->nlb, .stream = req->stream, .nsid = req->nsid,
-                             .ranges = req->ranges, .nranges = req->nranges };
+                             .flags = req->flags, .ranges = req->ranges,
+                             .nranges = req->nranges };
     uint64_t done;
     bool moves_data = req->op == REQ_READ || req->op == REQ_WRITE;
     *slot = (struct inflight){ .issued_ns = arrival_ns, .op = req->op,
@@ -179,7 +183,8 @@ static void show_progress(const struct sim_limits *limits, uint64_t elapsed_ns,
 
 static bool is_request(enum request_op op)
 {
-    return op == REQ_READ || op == REQ_WRITE || op == REQ_TRIM || op == REQ_FLUSH;
+    return op == REQ_READ || op == REQ_WRITE || op == REQ_TRIM || op == REQ_FLUSH ||
+           op == REQ_VERIFY || op == REQ_FORMAT;
 }
 
 /*

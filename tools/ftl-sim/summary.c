@@ -55,6 +55,26 @@ static void json_config(FILE *f, const struct ftl *ftl)
     fputs("\n  },\n", f);
 }
 
+/* The average erase count over good blocks (0 when every block is bad: cannot be). */
+static double erase_average(const struct ftl_wear *w)
+{
+    uint64_t good = w->blocks - w->bad_blocks;
+    return good ? (double)w->erase_sum / (double)good : 0.0;
+}
+
+/* Wear at the end of the run (not a difference: the device's state). */
+static void json_wear(FILE *f, const struct ftl *ftl)
+{
+    struct ftl_wear w;
+    ftl_get_wear(ftl, &w);
+    fprintf(f, "  \"wear\": {\"blocks\": %llu, \"bad_blocks\": %llu, \"spare_blocks\": %llu, "
+            "\"spare_blocks_total\": %llu, \"erase_min\": %u, \"erase_avg\": %.3f, "
+            "\"erase_max\": %u, \"pe_cycles\": %llu},\n", (unsigned long long)w.blocks,
+            (unsigned long long)w.bad_blocks, (unsigned long long)w.spare_blocks,
+            (unsigned long long)w.spare_blocks_total, w.erase_min, erase_average(&w),
+            w.erase_max, (unsigned long long)w.pe_cycles);
+}
+
 int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_description *run,
                        const struct sim_phase_result *m)
 {
@@ -122,6 +142,10 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
             DELTA(host_write_pages), DELTA(host_read_pages), DELTA(host_trim_pages),
             DELTA(nand_gc_programs), DELTA(nand_gc_reads), DELTA(gc_erased_blocks),
             DELTA(gc_runs));
+    fprintf(f, "  \"verify_cmds\": %llu,\n  \"read_errors\": %llu,\n  \"format_cmds\": %llu,\n"
+            "  \"format_erased_blocks\": %llu,\n", DELTA(host_verify_cmds), DELTA(read_errors),
+            DELTA(format_cmds), DELTA(format_erased_blocks));
+    json_wear(f, ftl);
     fputs("  \"write_pointers\": [", f);
     for (unsigned i = 0; i < ftl_write_pointer_count(ftl); i++) {
         fprintf(f, "%s{\"host_pages\": %llu, \"gc_pages\": %llu}", i ? ", " : "",
@@ -139,8 +163,9 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
 
 void summary_print_text(FILE *f, const struct ftl *ftl, const struct sim_phase_result *m)
 {
-    (void)ftl;
     double secs = phase_seconds(m);
+    struct ftl_wear w;
+    ftl_get_wear(ftl, &w);
     fprintf(f, "simulated %.3f s: %llu reads, %llu writes, %.0f IOPS, %.1f MiB/s\n", secs,
             (unsigned long long)m->reads, (unsigned long long)m->writes,
             per_second((double)(m->reads + m->writes), secs),
@@ -154,4 +179,12 @@ void summary_print_text(FILE *f, const struct ftl *ftl, const struct sim_phase_r
             (unsigned long long)(m->after.nand_gc_programs - m->before.nand_gc_programs),
             (unsigned long long)(m->after.gc_erased_blocks - m->before.gc_erased_blocks),
             phase_waf(m));
+    fprintf(f, "flash: %llu read errors, %llu formats (%llu blocks erased), %llu bad blocks; "
+            "erase counts min %u, avg %.2f, max %u of %llu P/E cycles\n",
+            (unsigned long long)(m->after.read_errors - m->before.read_errors),
+            (unsigned long long)(m->after.format_cmds - m->before.format_cmds),
+            (unsigned long long)(m->after.format_erased_blocks -
+                                 m->before.format_erased_blocks),
+            (unsigned long long)w.bad_blocks, w.erase_min, erase_average(&w), w.erase_max,
+            (unsigned long long)w.pe_cycles);
 }

@@ -249,6 +249,8 @@ static int v2_fields(char op)
     switch (op) {
     case 'W': return 6;
     case 'R': return 5;
+    case 'Y': return 5;
+    case 'X': return 6;
     case 'D': return 5;
     case 'F': return 3;
     case 'P': return 3;
@@ -259,7 +261,31 @@ static int v2_fields(char op)
 }
 
 static const char v2_usage[] = "want W t lba nsect nsid stream, R t lba nsect nsid, "
-                               "D t nsid lba nsect..., F t nsid, P t name, A t or E t";
+                               "D t nsid lba nsect..., F t nsid, Y t lba nsect nsid, "
+                               "X t nsid lba nsect erase, P t name, A t or E t";
+
+/* X t nsid lba nsect erase: a format of whole sectors, erase 0 or 1. */
+static int parse_format(struct trace_reader *t, char **f, struct trace_record *r, char *err,
+                        size_t errlen)
+{
+    uint64_t erase;
+
+    r->op = TRACE_FORMAT;
+    if (parse_nsid(t, f[2], &r->nsid, err, errlen) != 0) {
+        return -1;
+    }
+    NUMBER(f[3], "lba", &r->lba);
+    NUMBER(f[4], "nsect", &r->nsect);
+    NUMBER(f[5], "erase", &erase);
+    if (erase > 1) {
+        return fail(t, err, errlen, "X: erase '%.32s' is not 0 or 1", f[5]);
+    }
+    r->erase = erase == 1;
+    if (r->nsect == 0) {
+        return fail(t, err, errlen, "X: nsect is 0");
+    }
+    return check_range(t, "X", r->lba, r->nsect, err, errlen);
+}
 
 static int parse_v2(struct trace_reader *t, char **f, int n, struct trace_record *r,
                     char *err, size_t errlen)
@@ -282,10 +308,11 @@ static int parse_v2(struct trace_reader *t, char **f, int n, struct trace_record
     NUMBER(f[1], "time", &r->time_ns);
     switch (op) {
     case 'W':
-    case 'R': {
+    case 'R':
+    case 'Y': {
         uint64_t stream = 0;
 
-        r->op = op == 'W' ? TRACE_WRITE : TRACE_READ;
+        r->op = op == 'W' ? TRACE_WRITE : op == 'R' ? TRACE_READ : TRACE_VERIFY;
         NUMBER(f[2], "lba", &r->lba);
         NUMBER(f[3], "nsect", &r->nsect);
         if (parse_nsid(t, f[4], &r->nsid, err, errlen) != 0) {
@@ -326,6 +353,8 @@ static int parse_v2(struct trace_reader *t, char **f, int n, struct trace_record
         }
         r->ranges = t->ranges;
         return 0;
+    case 'X':
+        return parse_format(t, f, r, err, errlen);
     case 'F':
         r->op = TRACE_FLUSH;
         return parse_nsid(t, f[2], &r->nsid, err, errlen);

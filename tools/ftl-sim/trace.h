@@ -11,6 +11,7 @@
 #ifndef FTL_SIM_TRACE_H
 #define FTL_SIM_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,8 @@ enum trace_op {
     TRACE_PHASE,
     TRACE_ADVANCE,
     TRACE_END,
+    TRACE_VERIFY,
+    TRACE_FORMAT,
 };
 
 struct trace_range {
@@ -36,13 +39,14 @@ struct trace_range {
 
 struct trace_record {
     enum trace_op op;
-    uint64_t lba;           /* first 512-byte sector (W, R) */
-    uint64_t nsect;         /* sector count, > 0 (W, R) */
+    uint64_t lba;           /* first 512-byte sector (W, R, Y, X) */
+    uint64_t nsect;         /* sector count, > 0 (W, R, Y, X) */
+    bool erase;             /* X: a user data erase */
     uint64_t seed;          /* S only */
     int stream;             /* W: version 1: 0 = H (hot), 1 = C (cold), -1 = untagged;
                                version 2: the stream number */
     uint64_t time_ns;       /* version 2: arrival time since the recording's origin */
-    uint32_t nsid;          /* version 2 W, R, D, F */
+    uint32_t nsid;          /* version 2 W, R, D, F, Y, X */
     uint32_t nranges;       /* D: ranges[0..nranges), valid until the next call */
     const struct trace_range *ranges;
     const char *phase;      /* P: the name, valid until the next call */

@@ -106,7 +106,7 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
     static const enum request_op ops[] = {
         [TRACE_WRITE] = REQ_WRITE, [TRACE_READ] = REQ_READ, [TRACE_DEALLOCATE] = REQ_TRIM,
         [TRACE_FLUSH] = REQ_FLUSH, [TRACE_PHASE] = REQ_PHASE, [TRACE_ADVANCE] = REQ_ADVANCE,
-        [TRACE_END] = REQ_END,
+        [TRACE_END] = REQ_END, [TRACE_VERIFY] = REQ_VERIFY, [TRACE_FORMAT] = REQ_FORMAT,
     };
     struct trace_record rec;
     for (;;) {
@@ -120,8 +120,10 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
     }
     *req = (struct request){ .op = ops[rec.op], .nsid = rec.nsid,
                              .stream = rec.stream > 0 ? (uint32_t)rec.stream : 0,
-                             .time_ns = rec.time_ns, .phase = rec.phase };
-    if (rec.op == TRACE_WRITE || rec.op == TRACE_READ) {
+                             .time_ns = rec.time_ns, .phase = rec.phase,
+                             .flags = rec.erase ? FTL_REQ_ERASE : 0 };
+    if (rec.op == TRACE_WRITE || rec.op == TRACE_READ || rec.op == TRACE_VERIFY ||
+        rec.op == TRACE_FORMAT) {
         struct ftl_range r;
         if (to_device_sectors(w, &rec, rec.lba, rec.nsect, &r, err, errlen)) {
             return -1;

@@ -29,6 +29,8 @@ struct workload_spec {
  * recorded run's statistics events. */
 enum request_op {
     REQ_READ, REQ_WRITE, REQ_TRIM, REQ_FLUSH,
+    REQ_VERIFY,     /* a read's flash reads, no data moved */
+    REQ_FORMAT,     /* format NVM of slba/nlb; flags FTL_REQ_ERASE for a user data erase */
     REQ_PHASE,      /* a statistics phase starts: phase */
     REQ_ADVANCE,    /* the statistics were brought up to time_ns between requests */
     REQ_END,        /* the recording ended at time_ns */
@@ -39,6 +41,7 @@ struct request {
     uint64_t slba, nlb;         /* in the device's sectors */
     uint32_t stream;
     uint32_t nsid;
+    uint32_t flags;             /* FTL_REQ_* */
     uint64_t time_ns;           /* version-2 trace: arrival since the recording's origin */
     const struct ftl_range *ranges;   /* REQ_TRIM: nranges, in device sectors */
     uint32_t nranges;
