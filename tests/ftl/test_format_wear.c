@@ -139,6 +139,37 @@ static void test_format_erase(void)
     ftl_destroy(ftl);
 }
 
+/* The highest written LPN is found again across long unwritten stretches, and counts
+ * scattered through a long range all go back to 0. */
+static void test_format_erase_scattered_counts(void)
+{
+    struct ftl_config cfg = tiny();
+    struct ftl *ftl = make_ftl(&cfg);
+    uint64_t pages = ftl_geometry_of(ftl)->logical_pages, done;
+    static const uint64_t marks[] = { 5, 16, 31, 47, 48, 200, 215, 250 };
+    for (unsigned i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+        CHECK(write_pages(ftl, 0, marks[i], 1, NULL) == FTL_OK);
+    }
+    struct ftl_gauges g;
+    CHECK(format_pages(ftl, 0, 49, pages - 49, true, &done) == FTL_OK);
+    ftl_get_gauges(ftl, &g);
+    CHECK_EQ_U64(g.max_written_lpn_plus_one, 49);
+    CHECK_EQ_U64(ftl_lpn_write_count(ftl, 200), 0);
+    CHECK_EQ_U64(ftl_lpn_write_count(ftl, 215), 0);
+    CHECK_CONSISTENT(ftl);
+    CHECK(format_pages(ftl, 0, 17, 32, true, &done) == FTL_OK);
+    ftl_get_gauges(ftl, &g);
+    CHECK_EQ_U64(g.max_written_lpn_plus_one, 17);
+    CHECK_EQ_U64(ftl_lpn_write_count(ftl, 16), 1);
+    CHECK_EQ_U64(ftl_lpn_write_count(ftl, 31), 0);
+    CHECK_CONSISTENT(ftl);
+    CHECK(format_pages(ftl, 0, 6, 11, true, &done) == FTL_OK);
+    ftl_get_gauges(ftl, &g);
+    CHECK_EQ_U64(g.max_written_lpn_plus_one, 6);
+    CHECK_CONSISTENT(ftl);
+    ftl_destroy(ftl);
+}
+
 /* Counts past 16 bits live in the overflow table; a format brings them back to 0. */
 static void test_format_erase_overflow_count(void)
 {
@@ -355,6 +386,7 @@ int main(void)
     test_format_unmaps_range();
     test_format_rejects();
     test_format_erase();
+    test_format_erase_scattered_counts();
     test_format_erase_overflow_count();
     test_format_erase_gc_line();
     test_verify_like_read();

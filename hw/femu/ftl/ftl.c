@@ -295,6 +295,31 @@ int ftl_trim(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
     return FTL_OK;
 }
 
+/* Whether the 16 write counts from lpn (a multiple of 16) are all 0: one 32-byte test
+ * instead of 16, so a format of a big, mostly unwritten range reads only the counts. */
+static bool wc_block_zero(const struct ftl *ftl, uint64_t lpn)
+{
+    uint64_t words[4];
+    memcpy(words, &ftl->write_count16[lpn], sizeof(words));
+    return (words[0] | words[1] | words[2] | words[3]) == 0;
+}
+
+/* The highest LPN below `below` ever written, + 1 (0 if none). */
+static uint64_t wc_highest_written_below(const struct ftl *ftl, uint64_t below)
+{
+    uint64_t lpn = below;
+    while (lpn % 16 && ftl->write_count16[lpn - 1] == 0) {
+        lpn--;
+    }
+    while (lpn >= 16 && wc_block_zero(ftl, lpn - 16)) {
+        lpn -= 16;
+    }
+    while (lpn > 0 && ftl->write_count16[lpn - 1] == 0) {
+        lpn--;
+    }
+    return lpn;
+}
+
 /*
  * Per-LPN write counts of [start, end) back to 0. Only nonzero entries are written, so
  * a range never written keeps its untouched (lazily committed) memory. An overflow-table
@@ -303,17 +328,18 @@ int ftl_trim(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
  */
 static void wc_reset_pages(struct ftl *ftl, uint64_t start, uint64_t end)
 {
-    for (uint64_t lpn = start; lpn < end; lpn++) {
+    for (uint64_t lpn = start; lpn < end;) {
+        if (lpn % 16 == 0 && end - lpn >= 16 && wc_block_zero(ftl, lpn)) {
+            lpn += 16;
+            continue;
+        }
         if (ftl->write_count16[lpn]) {
             wc_set(ftl, (uint32_t)lpn, 0);     /* below WC_OVERFLOW: cannot fail */
         }
+        lpn++;
     }
     if (ftl->max_lpn_plus_one > start && ftl->max_lpn_plus_one <= end) {
-        uint64_t lpn = start;
-        while (lpn > 0 && ftl->write_count16[lpn - 1] == 0) {
-            lpn--;
-        }
-        ftl->max_lpn_plus_one = lpn;
+        ftl->max_lpn_plus_one = wc_highest_written_below(ftl, start);
     }
 }
 
