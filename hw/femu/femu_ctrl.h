@@ -96,8 +96,15 @@ uint16_t femu_admin_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd);
 
 /* femu_log.c (poller) */
+#define FEMU_LOG_LBA_STATUS         0x0e    /* LBA Status Information */
+#define FEMU_LOG_OCP_SMART          0xc0    /* OCP SMART / Health Information Extended */
 uint16_t femu_get_log_page(FemuCtrl *n, const NvmeCmd *cmd);
 void femu_error_log_add(FemuCtrl *n, const FemuRequest *req, uint32_t nsid, uint64_t lba);
+uint8_t femu_available_spare(const struct ftl_wear *wear);     /* percent of spare left */
+
+/* femu_ocp_log.c (poller): the OCP Datacenter NVMe SSD log page C0h, 512 bytes */
+#define FEMU_OCP_SMART_LOG_BYTES    512
+void femu_ocp_smart_log(FemuCtrl *n, uint8_t *buf);
 
 /* femu_ns.c (poller): namespaces, Namespace Management / Attachment, Format NVM */
 bool femu_ns_realize(FemuCtrl *n, Error **errp);       /* namespaces given at realize */

@@ -181,6 +181,7 @@ static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
         break;
     }
     req->done_ns = MAX(done, req->io.now_ns);
+    femu_ftl_view_publish(n);
 }
 
 bool femu_ftl_serve_inline(FemuCtrl *n, FemuRequest *req)

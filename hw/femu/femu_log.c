@@ -1,6 +1,11 @@
 /*
- * Log pages (poller thread): the error log the controller keeps and the pages Get Log
- * Page returns.
+ * Log pages (poller thread): the error log the controller keeps, and Get Log Page.
+ *
+ * Get Log Page is driven by one table indexed by Log Page Identifier. A row names the
+ * function that builds the page into a heap buffer of the page's own size, and the size
+ * when it is fixed: then the offset is checked before the page is built, so a page that
+ * clears something when read (the Changed Namespace List without RAE) is not consumed by
+ * a command that fails. The offset and length rules are applied once, for every page.
  */
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
@@ -10,6 +15,35 @@
 /* A 128-bit little-endian SMART counter (the packed struct forbids member pointers). */
 #define FEMU_SMART_PUT(log, field, value) \
     stq_le_p((uint8_t *)(log) + offsetof(NvmeSmartLog, field), (value))
+
+/* SMART / Health Information: Critical Warning bits (NVMe base specification). */
+#define FEMU_SMART_SPARE_BELOW_THRESHOLD    (1u << 0)
+#define FEMU_SMART_TEMPERATURE              (1u << 1)
+#define FEMU_SMART_RELIABILITY_DEGRADED     (1u << 2)
+#define FEMU_SMART_SPARE_THRESHOLD          10      /* percent */
+
+#define FEMU_CHANGED_NS_LOG_BYTES           4096
+#define FEMU_GET_LOG_RAE                    (1u << 15)      /* CDW10: Retain Async Event */
+
+/* What a page builder is told about the command. */
+typedef struct FemuLogArgs {
+    uint32_t nsid;
+    bool rae;
+} FemuLogArgs;
+
+/* A page as built: heap memory the dispatcher frees. */
+typedef struct FemuLogData {
+    uint8_t *buf;
+    size_t size;
+} FemuLogData;
+
+typedef struct FemuLogPage {
+    /* Bytes of a fixed-size page: the dispatcher allocates them zeroed before build. 0: the
+     * builder allocates (g_malloc) and sets the size itself. */
+    size_t size;
+    /* NVME_SUCCESS, or the status for an NSID (or other field) the page refuses. */
+    uint16_t (*build)(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data);
+} FemuLogPage;
 
 void femu_error_log_add(FemuCtrl *n, const FemuRequest *req, uint32_t nsid, uint64_t lba)
 {
@@ -26,17 +60,37 @@ void femu_error_log_add(FemuCtrl *n, const FemuRequest *req, uint32_t nsid, uint
     n->errlog.next = (n->errlog.next + 1) % ARRAY_SIZE(n->errlog.entries);
 }
 
-static size_t femu_error_log_page(FemuCtrl *n, uint8_t *buf)
+/* 01h Error Information: 64-byte entries, newest first. Global to the controller. */
+static uint16_t femu_log_error_info(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
     size_t entries = ARRAY_SIZE(n->errlog.entries);
 
-    for (size_t i = 0; i < entries; i++) {   /* newest first */
+    for (size_t i = 0; i < entries; i++) {
         size_t index = (n->errlog.next + entries - 1 - i) % entries;
 
-        memcpy(buf + i * sizeof(NvmeErrorLog), &n->errlog.entries[index],
+        memcpy(data->buf + i * sizeof(NvmeErrorLog), &n->errlog.entries[index],
                sizeof(NvmeErrorLog));
     }
-    return entries * sizeof(NvmeErrorLog);
+    return NVME_SUCCESS;
+}
+
+uint8_t femu_available_spare(const struct ftl_wear *wear)
+{
+    if (wear->spare_blocks_total == 0) {
+        return 100;     /* no spare to run out of */
+    }
+    return MIN(wear->spare_blocks, wear->spare_blocks_total) * 100 / wear->spare_blocks_total;
+}
+
+/*
+ * Percentage Used: the most worn block's erase count against the rated P/E cycles,
+ * rounded down (100 exactly when some block reached pe_cycles), at most 255.
+ */
+static uint8_t femu_percentage_used(const struct ftl_wear *wear)
+{
+    uint64_t used = wear->pe_cycles ? (uint64_t)wear->erase_max * 100 / wear->pe_cycles : 0;
+
+    return MIN(used, 255);
 }
 
 static uint64_t femu_data_units(uint64_t bytes)
@@ -44,71 +98,128 @@ static uint64_t femu_data_units(uint64_t bytes)
     return DIV_ROUND_UP(bytes, 512 * 1000);   /* thousands of 512-byte units, rounded up */
 }
 
-static size_t femu_smart_log_page(FemuCtrl *n, uint8_t *buf)
+/*
+ * 02h SMART / Health Information. NSID 0 or FFFFFFFFh: the controller's counters. An
+ * active namespace's NSID: that namespace's data units, commands and media errors (the
+ * rest is the controller's). A valid NSID that is not active: Invalid Field in Command,
+ * any other NSID: Invalid Namespace or Format (the spec's rule for NSIDs).
+ */
+static uint16_t femu_log_smart(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
-    NvmeSmartLog *log = (NvmeSmartLog *)buf;
+    NvmeSmartLog *log = (NvmeSmartLog *)data->buf;
+    const FemuSmart *counters = &n->smart;
     uint64_t hours = (femu_now_ns() - n->smart.power_on_ns) / (3600 * NANOSECONDS_PER_SECOND);
     uint16_t temp = FEMU_TEMPERATURE_K;
+    FemuFtlView view;
 
+    if (args->nsid != 0 && args->nsid != NVME_NSID_BROADCAST) {
+        FemuNamespace *ns;
+        uint16_t status = femu_ns_for_io(n, args->nsid, &ns);
+
+        if (status) {
+            return status;
+        }
+        counters = &ns->smart;
+    }
+    femu_ftl_view_get(n, &view);
+    log->available_spare = femu_available_spare(&view.wear);
+    log->available_spare_threshold = FEMU_SMART_SPARE_THRESHOLD;
+    log->percentage_used = femu_percentage_used(&view.wear);
+    if (log->available_spare < log->available_spare_threshold) {
+        log->critical_warning |= FEMU_SMART_SPARE_BELOW_THRESHOLD;
+    }
     if (temp > n->features.temp_threshold[FEMU_THSEL_OVER] ||
         temp < n->features.temp_threshold[FEMU_THSEL_UNDER]) {
-        log->critical_warning |= 1u << 1;   /* temperature threshold */
+        log->critical_warning |= FEMU_SMART_TEMPERATURE;
+    }
+    if (log->percentage_used >= 100) {
+        log->critical_warning |= FEMU_SMART_RELIABILITY_DEGRADED;   /* femu's choice */
     }
     log->temperature = cpu_to_le16(temp);
-    log->available_spare = 100;
-    log->available_spare_threshold = 10;
-    FEMU_SMART_PUT(log, data_units_read, femu_data_units(n->smart.units_read));
-    FEMU_SMART_PUT(log, data_units_written, femu_data_units(n->smart.units_written));
-    FEMU_SMART_PUT(log, host_read_commands, n->smart.read_cmds);
-    FEMU_SMART_PUT(log, host_write_commands, n->smart.write_cmds);
+    FEMU_SMART_PUT(log, data_units_read, femu_data_units(counters->units_read));
+    FEMU_SMART_PUT(log, data_units_written, femu_data_units(counters->units_written));
+    FEMU_SMART_PUT(log, host_read_commands, counters->read_cmds);
+    FEMU_SMART_PUT(log, host_write_commands, counters->write_cmds);
     FEMU_SMART_PUT(log, power_cycles, 1);
     FEMU_SMART_PUT(log, power_on_hours, hours);
+    FEMU_SMART_PUT(log, media_errors, counters->media_errors);
     FEMU_SMART_PUT(log, number_of_error_log_entries, n->errlog.count);
-    return sizeof(*log);
+    return NVME_SUCCESS;
 }
 
-static size_t femu_fw_slot_log_page(uint8_t *buf)
+/* 03h Firmware Slot Information: one slot, active. */
+static uint16_t femu_log_fw_slot(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
-    NvmeFwSlotInfoLog *log = (NvmeFwSlotInfoLog *)buf;
+    NvmeFwSlotInfoLog *log = (NvmeFwSlotInfoLog *)data->buf;
 
     log->afi = 1;
     strpadcpy((char *)log->frs1, sizeof(log->frs1), FEMU_FIRMWARE, ' ');
-    return sizeof(*log);
+    return NVME_SUCCESS;
+}
+
+/* 04h Changed Namespace List (femu_ns.c): read without RAE, it clears and re-arms. */
+static uint16_t femu_log_changed_ns(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
+{
+    data->size = femu_ns_changed_log(n, data->buf, data->size, args->rae);
+    return NVME_SUCCESS;
+}
+
+/* C0h: OCP SMART / Health Information Extended (femu_ocp_log.c). Not admin opcode C0h. */
+static uint16_t femu_log_ocp_smart(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
+{
+    femu_ocp_smart_log(n, data->buf);
+    return NVME_SUCCESS;
+}
+
+static const FemuLogPage femu_log_pages[256] = {
+    [NVME_LOG_ERROR_INFO] = {
+        .size = sizeof(NvmeErrorLog) * (FEMU_ELPE + 1), .build = femu_log_error_info,
+    },
+    [NVME_LOG_SMART_INFO] = { .size = sizeof(NvmeSmartLog), .build = femu_log_smart },
+    [NVME_LOG_FW_SLOT_INFO] = { .size = sizeof(NvmeFwSlotInfoLog), .build = femu_log_fw_slot },
+    [NVME_LOG_CHANGED_NSLIST] = {
+        .size = FEMU_CHANGED_NS_LOG_BYTES, .build = femu_log_changed_ns,
+    },
+    [FEMU_LOG_OCP_SMART] = { .size = FEMU_OCP_SMART_LOG_BYTES, .build = femu_log_ocp_smart },
+};
+
+/* Offset (LPOL/LPOU) dword aligned and inside the page. */
+static bool femu_log_offset_ok(uint64_t offset, size_t size)
+{
+    return !(offset & 3) && offset < size;
 }
 
 uint16_t femu_get_log_page(FemuCtrl *n, const NvmeCmd *cmd)
 {
     uint32_t dw10 = femu_cdw(cmd, 10);
-    uint32_t nsid = le32_to_cpu(cmd->nsid);
     uint64_t numd = ((uint64_t)(femu_cdw(cmd, 11) & 0xffff) << 16 | dw10 >> 16) + 1;
     uint64_t offset = femu_cdw(cmd, 12) | (uint64_t)femu_cdw(cmd, 13) << 32;
-    uint8_t buf[sizeof(NvmeSmartLog) + sizeof(NvmeFwSlotInfoLog) + 256] = { 0 };
-    size_t size;
-    uint64_t len;
+    const FemuLogPage *page = &femu_log_pages[dw10 & 0xff];
+    const FemuLogArgs args = {
+        .nsid = le32_to_cpu(cmd->nsid), .rae = dw10 & FEMU_GET_LOG_RAE,
+    };
+    FemuLogData data = { .size = page->size };
     uint16_t status;
 
-    QEMU_BUILD_BUG_ON(sizeof(NvmeErrorLog) * (FEMU_ELPE + 1) > sizeof(buf));
-    switch (dw10 & 0xff) {
-    case NVME_LOG_ERROR_INFO:
-        size = femu_error_log_page(n, buf);
-        break;
-    case NVME_LOG_SMART_INFO:
-        if (nsid != 0 && nsid != 1 && nsid != NVME_NSID_BROADCAST) {
-            return femu_dnr(NVME_INVALID_NSID);
-        }
-        size = femu_smart_log_page(n, buf);
-        break;
-    case NVME_LOG_FW_SLOT_INFO:
-        size = femu_fw_slot_log_page(buf);
-        break;
-    default:
+    if (!page->build) {
         return femu_dnr(NVME_INVALID_LOG_ID);
     }
-    if ((offset & 3) || offset >= size) {
-        return femu_dnr(NVME_INVALID_FIELD);
+    if (page->size) {
+        if (!femu_log_offset_ok(offset, page->size)) {
+            return femu_dnr(NVME_INVALID_FIELD);
+        }
+        data.buf = g_malloc0(page->size);
     }
-    len = MIN(numd * 4, size - offset);
-    status = femu_dma_prp(n, cmd, buf + offset, len, UINT64_MAX, FEMU_TO_GUEST);
-    return status ? femu_dnr(status) : NVME_SUCCESS;
-}
+    status = page->build(n, &args, &data);
+    if (status == NVME_SUCCESS && !femu_log_offset_ok(offset, data.size)) {
+        status = femu_dnr(NVME_INVALID_FIELD);
+    }
+    if (status == NVME_SUCCESS) {
+        uint64_t len = MIN(numd * 4, data.size - offset);
 
+        status = femu_dma_prp(n, cmd, data.buf + offset, len, UINT64_MAX, FEMU_TO_GUEST);
+        status = status ? femu_dnr(status) : NVME_SUCCESS;
+    }
+    g_free(data.buf);
+    return status;
+}
