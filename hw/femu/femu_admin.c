@@ -148,6 +148,8 @@ uint16_t femu_admin_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
         return femu_aer_request(n, req);
     case FEMU_ADM_CMD_NS_MANAGEMENT:
         return femu_ns_management(n, cmd, req);
+    case FEMU_ADM_CMD_GET_LBA_STATUS:
+        return femu_get_lba_status(n, cmd);
     case NVME_ADM_CMD_NS_ATTACHMENT:
         return femu_ns_attachment(n, cmd);
     case NVME_ADM_CMD_FORMAT_NVM:

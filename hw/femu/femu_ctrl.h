@@ -83,6 +83,7 @@ static inline uint32_t femu_cdw(const NvmeCmd *cmd, unsigned index)
 #define FEMU_NS_ID_UNAVAILABLE          0x0116
 #define FEMU_NS_THIN_PROV_UNSUPPORTED   0x011b
 #define FEMU_OACS_GET_LBA_STATUS        (1u << 9)
+#define FEMU_ADM_CMD_GET_LBA_STATUS     0x86
 #define FEMU_LPA_SMART_PER_NS           (1u << 0)
 #define FEMU_LPA_EXTENDED_DATA          (1u << 2)
 
@@ -105,6 +106,21 @@ uint8_t femu_available_spare(const struct ftl_wear *wear);     /* percent of spa
 /* femu_ocp_log.c (poller): the OCP Datacenter NVMe SSD log page C0h, 512 bytes */
 #define FEMU_OCP_SMART_LOG_BYTES    512
 void femu_ocp_smart_log(FemuCtrl *n, uint8_t *buf);
+
+/*
+ * femu_media.c (poller): the uncorrectable marks (n->uncorrectable, FTL sectors), what a
+ * completion from the FTL does with them, Get LBA Status and the LBA Status Information
+ * log (*buf from g_malloc, returns its size).
+ */
+void femu_media_mark(FemuCtrl *n, uint64_t first, uint64_t count);
+void femu_media_clear(FemuCtrl *n, uint64_t first, uint64_t count);
+/* Whether LBAs [slba, slba + nlb) of ns hold a mark; *lba: the first LBA that does. */
+bool femu_media_marked(FemuCtrl *n, const FemuNamespace *ns, uint64_t slba, uint64_t nlb,
+                       uint64_t *lba);
+/* A request the FTL served is back: marks, error log, media error count. */
+void femu_media_done(FemuCtrl *n, FemuRequest *req);
+uint16_t femu_get_lba_status(FemuCtrl *n, const NvmeCmd *cmd);
+size_t femu_lba_status_log(FemuCtrl *n, uint8_t **buf, bool rae);
 
 /* femu_ns.c (poller): namespaces, Namespace Management / Attachment, Format NVM */
 bool femu_ns_realize(FemuCtrl *n, Error **errp);       /* namespaces given at realize */

@@ -89,9 +89,21 @@ bool femu_ftl_engine_create(FemuCtrl *n)
     return n->engine != NULL;
 }
 
+/*
+ * The NVMe status of what the FTL returned. A flash page read that failed (its fault
+ * injection) is Unrecovered Read Error with DNR: the poller marks the page, so the same
+ * read would fail again.
+ */
 static uint16_t femu_ftl_status(int rc)
 {
-    return rc == FTL_OK ? NVME_SUCCESS : NVME_INTERNAL_DEV_ERROR;
+    switch (rc) {
+    case FTL_OK:
+        return NVME_SUCCESS;
+    case FTL_E_UNCORRECTABLE:
+        return femu_dnr(NVME_UNRECOVERED_READ);
+    default:
+        return NVME_INTERNAL_DEV_ERROR;
+    }
 }
 
 static void femu_lpn_dump(FemuCtrl *n, FemuRequest *req)
@@ -109,10 +121,10 @@ static void femu_lpn_dump(FemuCtrl *n, FemuRequest *req)
 /* Flash work of a command a controller reset dropped: nobody waits for it any more. */
 static bool femu_ftl_stale(FemuCtrl *n, const FemuRequest *req)
 {
+    /* A format or a namespace delete is never skipped: the namespace map changed already. */
     return (req->op == FEMU_OP_READ || req->op == FEMU_OP_WRITE || req->op == FEMU_OP_TRIM ||
-            req->op == FEMU_OP_DSM || req->op == FEMU_OP_FLUSH) &&
-           req->epoch != qatomic_read(&n->epoch);
-    /* A format is never skipped: the namespace's data is already gone from the store. */
+            req->op == FEMU_OP_DSM || req->op == FEMU_OP_FLUSH || req->op == FEMU_OP_VERIFY) &&
+           !req->keep_on_reset && req->epoch != qatomic_read(&n->epoch);
 }
 
 /* The engine's view of a command the FTL prices. */
@@ -122,6 +134,7 @@ static struct ftl_request femu_ftl_request(const FemuRequest *req)
         [FEMU_OP_READ] = FTL_OP_READ, [FEMU_OP_WRITE] = FTL_OP_WRITE,
         [FEMU_OP_TRIM] = FTL_OP_TRIM, [FEMU_OP_DSM] = FTL_OP_TRIM,
         [FEMU_OP_FLUSH] = FTL_OP_FLUSH, [FEMU_OP_FORMAT] = FTL_OP_FORMAT,
+        [FEMU_OP_VERIFY] = FTL_OP_VERIFY,
     };
     struct ftl_request r = {
         .op = ops[req->op], .arrival_ns = req->io.now_ns, .slba = req->io.slba,
@@ -149,10 +162,18 @@ static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
     case FEMU_OP_WRITE:
     case FEMU_OP_TRIM:
     case FEMU_OP_DSM:
-    case FEMU_OP_FLUSH: {
+    case FEMU_OP_FLUSH:
+    case FEMU_OP_VERIFY: {
         struct ftl_request r = femu_ftl_request(req);
+        int rc = ftl_engine_serve(n->engine, &r, &done);
 
-        req->status = femu_ftl_status(ftl_engine_serve(n->engine, &r, &done));
+        if (rc == FTL_E_UNCORRECTABLE) {
+            req->media_error = true;    /* the poller marks the page (femu_media_done) */
+            req->error_lpn = ftl_read_error_lpn(n->ftl);
+        }
+        /* Served: what the poller found at fetch (marked LBAs, a miscompare) stands,
+         * unless the FTL failed the request itself. */
+        req->status = rc == FTL_OK ? req->status_on_done : femu_ftl_status(rc);
         break;
     }
     case FEMU_OP_FORMAT:

@@ -58,9 +58,10 @@ static void femu_identify_ctrl(FemuCtrl *n, NvmeIdCtrl *id)
     id->psd[0].exlat = cpu_to_le32(4);
 }
 
-/* NVM command set specific controller data (CNS 06h, CSI 00h): the DSM limits. */
+/* NVM command set specific controller data (CNS 06h, CSI 00h): the Verify and DSM limits. */
 static void femu_identify_ctrl_nvm(FemuCtrl *n, NvmeIdCtrlNvm *id)
 {
+    id->vsl = FEMU_VSL;                 /* Verify: at most 4 MiB (WUSL 0: no limit) */
     id->dmrl = FEMU_DMRL;
     id->dmrsl = cpu_to_le32(n->dmrsl);
     id->dmsl = cpu_to_le64(n->dmrsl);

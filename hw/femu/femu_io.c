@@ -2,12 +2,21 @@
  * NVM command set I/O commands (poller thread). Every field is checked first; then the
  * data moves between guest memory and the data store right away, and the request goes to
  * the FTL thread, which decides when it completes.
+ *
+ * Media errors (femu_media.c): a Read, Compare or Verify of a range holding a marked
+ * (uncorrectable) LBA still goes to the FTL for its flash time, and then completes with
+ * Unrecovered Read Error (status_on_done); such a Read moves no data to the guest. Write
+ * Uncorrectable marks LBAs at once, with no flash work; Write, Write Zeroes and deallocate
+ * clear the marks of what they cover.
  */
 #include "qemu/osdep.h"
 
 #include "femu_ctrl.h"
 
 #define FEMU_DTYPE_STREAMS 1     /* directive type of the Streams directive */
+#define FEMU_RW_PRINFO_SHIFT 26  /* CDW12 bits 29:26: protection information action/check */
+#define FEMU_RW_PRINFO_MASK  0xf
+#define FEMU_RW_STC          (1u << 24)   /* CDW12: Storage Tag Check */
 
 static uint64_t femu_cmd_slba(const NvmeCmd *cmd)
 {
@@ -38,19 +47,28 @@ static uint8_t *femu_ns_data(FemuCtrl *n, const FemuNamespace *ns, uint64_t slba
     return data_store_at(n->store, femu_ns_sector(ns, slba) * n->secsz);
 }
 
-/* SMART counters, the controller's and the namespace's. */
-static void femu_smart_count(FemuCtrl *n, FemuNamespace *ns, uint64_t bytes, bool write)
+/*
+ * SMART counters, the controller's and the namespace's: Data Units Read count the LBAs of
+ * Read, Compare and Verify; Host Read Commands count Read and Compare (cmds false for
+ * Verify); a Read that fails on marked LBAs counts as a command and reads no data.
+ */
+static void femu_smart_read(FemuCtrl *n, FemuNamespace *ns, uint64_t bytes, bool cmds)
 {
     FemuSmart *counters[] = { &n->smart, &ns->smart };
 
     for (unsigned i = 0; i < ARRAY_SIZE(counters); i++) {
-        if (write) {
-            counters[i]->units_written += bytes;
-            counters[i]->write_cmds++;
-        } else {
-            counters[i]->units_read += bytes;
-            counters[i]->read_cmds++;
-        }
+        counters[i]->units_read += bytes;
+        counters[i]->read_cmds += cmds;
+    }
+}
+
+static void femu_smart_write(FemuCtrl *n, FemuNamespace *ns, uint64_t bytes)
+{
+    FemuSmart *counters[] = { &n->smart, &ns->smart };
+
+    for (unsigned i = 0; i < ARRAY_SIZE(counters); i++) {
+        counters[i]->units_written += bytes;
+        counters[i]->write_cmds++;
     }
 }
 
@@ -76,12 +94,46 @@ static uint16_t femu_stream_of(FemuCtrl *n, const NvmeCmd *cmd, uint32_t *stream
     return NVME_SUCCESS;
 }
 
+static int femu_io_prp_list_read(void *opaque, uint64_t addr, void *buf, size_t len)
+{
+    return femu_dma_read(opaque, addr, buf, len) == NVME_SUCCESS ? 0 : -1;
+}
+
+/*
+ * The checks a transfer of bytes to the guest would make (MDTS, the PRPs, guest RAM),
+ * without the transfer: a Read that fails on marked LBAs moves no data, but its command
+ * is judged like any other Read's.
+ */
+static uint16_t femu_io_prp_check(FemuCtrl *n, const NvmeCmd *cmd, uint64_t bytes)
+{
+    struct prp_request prps = {
+        .prp1 = le64_to_cpu(cmd->dptr.prp1), .prp2 = le64_to_cpu(cmd->dptr.prp2),
+        .len = bytes, .page_size = n->page_size, .max_len = femu_max_transfer(n),
+        .read = femu_io_prp_list_read, .opaque = n,
+    };
+    uint16_t status = prp_map(&prps, &n->segs);
+
+    for (size_t i = 0; status == NVME_SUCCESS && i < n->segs.count; i++) {
+        if (!femu_dma_ram(n, n->segs.seg[i].addr, n->segs.seg[i].len, true)) {
+            status = NVME_DATA_TRAS_ERROR;
+        }
+    }
+    return status;
+}
+
+/* A Read, Compare or Verify of marked LBAs: Unrecovered Read Error after the flash reads. */
+static void femu_io_fail_on_done(FemuRequest *req, uint64_t lba)
+{
+    req->status_on_done = femu_dnr(NVME_UNRECOVERED_READ);
+    req->error_lba = lba;
+}
+
 static uint16_t femu_io_rw(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
                            FemuRequest *req, bool write)
 {
     uint64_t slba = femu_cmd_slba(cmd);
     uint32_t nlb = femu_cmd_nlb(cmd);
-    uint64_t bytes = nlb * ns->lba_bytes;
+    uint64_t bytes = nlb * ns->lba_bytes, marked_lba;
     uint16_t status;
 
     if (!femu_lba_range_ok(ns, slba, nlb)) {
@@ -93,6 +145,17 @@ static uint16_t femu_io_rw(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
             return status;
         }
     }
+    if (!write && femu_media_marked(n, ns, slba, nlb, &marked_lba)) {
+        status = femu_io_prp_check(n, cmd, bytes);
+        if (status) {
+            return femu_dnr(status);
+        }
+        femu_io_fail_on_done(req, marked_lba);
+        femu_io_range(req, ns, slba, nlb);
+        femu_smart_read(n, ns, 0, true);
+        req->op = FEMU_OP_READ;
+        return NVME_SUCCESS;
+    }
     /* Beyond MDTS: Invalid Field, from the PRP walker before any memory is touched. */
     status = femu_dma_prp(n, cmd, femu_ns_data(n, ns, slba), bytes, femu_max_transfer(n),
                           write ? FEMU_FROM_GUEST : FEMU_TO_GUEST);
@@ -102,12 +165,141 @@ static uint16_t femu_io_rw(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     femu_io_range(req, ns, slba, nlb);
     if (write) {
         lba_bitmap_set(&n->written, req->io.slba, req->io.nlb);
-        femu_smart_count(n, ns, bytes, true);
+        femu_media_clear(n, req->io.slba, req->io.nlb);
+        femu_smart_write(n, ns, bytes);
     } else {
-        femu_smart_count(n, ns, bytes, false);
+        femu_smart_read(n, ns, bytes, true);
     }
     req->op = write ? FEMU_OP_WRITE : FEMU_OP_READ;
     return NVME_SUCCESS;
+}
+
+/*
+ * Compare and Verify carry no protection information (femu formats none) and no storage
+ * tag: PRINFO or STC set is Invalid Field. FUA and LR need nothing: every read is from
+ * the media, and nothing is retried.
+ */
+static uint16_t femu_io_check_prinfo(const NvmeCmd *cmd)
+{
+    uint32_t cdw12 = le32_to_cpu(cmd->cdw12);
+
+    if ((cdw12 >> FEMU_RW_PRINFO_SHIFT) & FEMU_RW_PRINFO_MASK || cdw12 & FEMU_RW_STC) {
+        return femu_dnr(NVME_INVALID_FIELD);
+    }
+    return NVME_SUCCESS;
+}
+
+/*
+ * Compare: the guest's data (fetched into a buffer, within MDTS) against the store. A
+ * mismatch completes with Compare Failure, marked LBAs with Unrecovered Read Error, both
+ * after the flash reads: the FTL serves it as a read (counted as one).
+ */
+static uint16_t femu_io_compare(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                                FemuRequest *req)
+{
+    uint64_t slba = femu_cmd_slba(cmd);
+    uint32_t nlb = femu_cmd_nlb(cmd);
+    uint64_t bytes = nlb * ns->lba_bytes, marked_lba;
+    g_autofree uint8_t *data = NULL;
+    uint16_t status = femu_io_check_prinfo(cmd);
+
+    if (status) {
+        return status;
+    }
+    if (!femu_lba_range_ok(ns, slba, nlb)) {
+        return femu_dnr(NVME_LBA_RANGE);
+    }
+    if (bytes > femu_max_transfer(n)) {
+        return femu_dnr(NVME_INVALID_FIELD);     /* before the buffer is allocated */
+    }
+    if (femu_media_marked(n, ns, slba, nlb, &marked_lba)) {
+        status = femu_io_prp_check(n, cmd, bytes);
+        if (status) {
+            return femu_dnr(status);
+        }
+        femu_io_fail_on_done(req, marked_lba);
+    } else {
+        const uint8_t *stored = femu_ns_data(n, ns, slba);
+
+        data = g_try_malloc(bytes);
+        if (!data) {
+            return NVME_INTERNAL_DEV_ERROR;
+        }
+        status = femu_dma_prp(n, cmd, data, bytes, UINT64_MAX, FEMU_FROM_GUEST);
+        if (status) {
+            return femu_dnr(status);
+        }
+        for (uint64_t lba = 0; lba < nlb; lba++) {
+            uint64_t at = lba * ns->lba_bytes;
+
+            if (memcmp(data + at, stored + at, ns->lba_bytes) != 0) {
+                req->status_on_done = femu_dnr(NVME_CMP_FAILURE);
+                req->error_lba = slba + lba;    /* the first LBA that differs */
+                break;
+            }
+        }
+    }
+    femu_io_range(req, ns, slba, nlb);
+    femu_smart_read(n, ns, bytes, true);
+    req->op = FEMU_OP_READ;
+    return NVME_SUCCESS;
+}
+
+/* The largest Verify: VSL (Identify CNS 06h) in 4 KiB pages, CAP.MPSMIN. */
+static uint64_t femu_verify_limit(void)
+{
+    return UINT64_C(4096) << FEMU_VSL;
+}
+
+/*
+ * Verify: the flash reads of the range, no data transfer (the PRPs are not looked at). At
+ * most VSL bytes, else Invalid Field; marked LBAs: Unrecovered Read Error after the reads.
+ */
+static uint16_t femu_io_verify(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                               FemuRequest *req)
+{
+    uint64_t slba = femu_cmd_slba(cmd);
+    uint32_t nlb = femu_cmd_nlb(cmd);
+    uint64_t bytes = nlb * ns->lba_bytes, marked_lba;
+    uint16_t status = femu_io_check_prinfo(cmd);
+
+    if (status) {
+        return status;
+    }
+    if (!femu_lba_range_ok(ns, slba, nlb)) {
+        return femu_dnr(NVME_LBA_RANGE);
+    }
+    if (bytes > femu_verify_limit()) {
+        return femu_dnr(NVME_INVALID_FIELD);
+    }
+    if (femu_media_marked(n, ns, slba, nlb, &marked_lba)) {
+        femu_io_fail_on_done(req, marked_lba);
+    }
+    femu_io_range(req, ns, slba, nlb);
+    femu_smart_read(n, ns, bytes, false);
+    req->op = FEMU_OP_VERIFY;
+    return NVME_SUCCESS;
+}
+
+/*
+ * Write Uncorrectable: the LBAs read as Unrecovered Read Error until written again. It
+ * costs no flash time (no FTL request: it completes at once). The LBAs count as allocated
+ * (NUSE), as the spec says of a Write Uncorrectable; the data store keeps what it held,
+ * which no read can reach until a write or deallocate replaces it.
+ */
+static uint16_t femu_io_write_uncor(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                                    FemuRequest *req)
+{
+    uint64_t slba = femu_cmd_slba(cmd);
+    uint32_t nlb = femu_cmd_nlb(cmd);
+
+    if (!femu_lba_range_ok(ns, slba, nlb)) {
+        return femu_dnr(NVME_LBA_RANGE);
+    }
+    femu_io_range(req, ns, slba, nlb);
+    femu_media_mark(n, req->io.slba, req->io.nlb);
+    lba_bitmap_set(&n->written, req->io.slba, req->io.nlb);
+    return NVME_SUCCESS;    /* req->op stays FEMU_OP_NONE */
 }
 
 static uint16_t femu_io_write_zeroes(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
@@ -122,6 +314,7 @@ static uint16_t femu_io_write_zeroes(FemuCtrl *n, FemuNamespace *ns, const NvmeC
     }
     femu_io_range(req, ns, slba, nlb);
     data_store_discard(n->store, req->io.slba * n->secsz, req->io.nlb * n->secsz);
+    femu_media_clear(n, req->io.slba, req->io.nlb);
     if (deallocate) {
         lba_bitmap_clear(&n->written, req->io.slba, req->io.nlb);
     } else {
@@ -183,6 +376,7 @@ static uint16_t femu_io_dsm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
 
         data_store_discard(n->store, first * n->secsz, count * n->secsz);
         lba_bitmap_clear(&n->written, first, count);
+        femu_media_clear(n, first, count);
         req->ranges[i] = (struct ftl_range){ .slba = first, .nlb = count };
     }
     req->nsid = ns->nsid;
@@ -207,6 +401,9 @@ uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     case NVME_CMD_READ:
     case NVME_CMD_WRITE_ZEROES:
     case NVME_CMD_DSM:
+    case NVME_CMD_WRITE_UNCOR:
+    case NVME_CMD_COMPARE:
+    case NVME_CMD_VERIFY:
         break;
     default:
         return femu_dnr(NVME_INVALID_OPCODE);
@@ -224,6 +421,12 @@ uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
         return femu_io_write_zeroes(n, ns, cmd, req);
     case NVME_CMD_DSM:
         return femu_io_dsm(n, ns, cmd, req);
+    case NVME_CMD_WRITE_UNCOR:
+        return femu_io_write_uncor(n, ns, cmd, req);
+    case NVME_CMD_COMPARE:
+        return femu_io_compare(n, ns, cmd, req);
+    case NVME_CMD_VERIFY:
+        return femu_io_verify(n, ns, cmd, req);
     default:
         req->op = FEMU_OP_FLUSH;   /* the data store is the media: nothing to write back */
         req->nsid = nsid;

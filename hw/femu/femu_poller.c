@@ -66,6 +66,7 @@ static void femu_execute(FemuCtrl *n, uint16_t qid, const NvmeCmd *cmd, FemuRequ
         return;
     }
     if (req->op != FEMU_OP_NONE && femu_ftl_serve_inline(n, req)) {
+        femu_media_done(n, req);
         completion_heap_push(&n->heap, req->done_ns, req);
         return;
     }
@@ -121,6 +122,7 @@ static unsigned femu_drain_ftl(FemuCtrl *n)
             } else if (req->epoch != n->epoch) {
                 femu_req_free(n, req);   /* from before a reset */
             } else {
+                femu_media_done(n, req);     /* failed flash reads, errors after fetch */
                 completion_heap_push(&n->heap, req->done_ns, req);
             }
         }
