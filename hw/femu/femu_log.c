@@ -164,6 +164,13 @@ static uint16_t femu_log_changed_ns(FemuCtrl *n, const FemuLogArgs *args, FemuLo
     return NVME_SUCCESS;
 }
 
+/* 0Eh LBA Status Information (femu_media.c), of a size only it knows. */
+static uint16_t femu_log_lba_status(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
+{
+    data->size = femu_lba_status_log(n, &data->buf, args->rae);
+    return NVME_SUCCESS;
+}
+
 /* C0h: OCP SMART / Health Information Extended (femu_ocp_log.c). Not admin opcode C0h. */
 static uint16_t femu_log_ocp_smart(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
@@ -180,6 +187,7 @@ static const FemuLogPage femu_log_pages[256] = {
     [NVME_LOG_CHANGED_NSLIST] = {
         .size = FEMU_CHANGED_NS_LOG_BYTES, .build = femu_log_changed_ns,
     },
+    [FEMU_LOG_LBA_STATUS] = { .build = femu_log_lba_status },
     [FEMU_LOG_OCP_SMART] = { .size = FEMU_OCP_SMART_LOG_BYTES, .build = femu_log_ocp_smart },
 };
 

@@ -5,8 +5,8 @@ import struct
 
 import pytest
 
-from nvme_qtest import (SC_INVALID_FIELD, SC_INVALID_NS, Command, femu_only, nvme_qemu,  # noqa: F401
-                        ready, start)
+from nvme_qtest import (SC_INVALID_FIELD, SC_INVALID_NS, Command, femu_only, nvme_qemu,
+                        ready, start)  # noqa: F401
 
 pytestmark = femu_only()
 

@@ -8,8 +8,8 @@ import struct
 
 import pytest
 
-from nvme_qtest import (IO_READ, IO_WRITE, SC_INVALID_FIELD, SC_INVALID_NS, SMALL_GEOMETRY,  # noqa: F401
-                        Command, femu_only, nvme_qemu, pattern, ready, start)
+from nvme_qtest import (IO_READ, IO_WRITE, SC_INVALID_FIELD, SC_INVALID_NS, SMALL_GEOMETRY,
+                        Command, femu_only, nvme_qemu, pattern, ready, start)  # noqa: F401
 
 pytestmark = femu_only()
 
@@ -17,6 +17,7 @@ LID_SMART, LID_OCP = 0x02, 0xC0
 BROADCAST = 0xFFFFFFFF
 OCP_GUID = bytes.fromhex("c5af1028eabff2a49c4f6f7cc914d5af")    # bytes 496..511
 OCP_VERSION = 3                                                 # OCP 2.0
+SC_UNRECOVERED_READ = 0x281
 ADM_NS_ATTACHMENT = 0x15
 
 # SMALL_GEOMETRY: 4 LUNs x 64 blocks of 128 pages of 4 KiB; 64 MiB logical = 128 blocks.
@@ -235,3 +236,14 @@ def test_smart_nsid_rules(start, nsid, code):
     cqe, _ = nvme.get_log(LID_SMART, 512, nsid=nsid)
     assert (cqe.code, cqe.dnr) == (code, True), str(cqe)
 
+
+def test_media_errors_count_unrecovered_reads(start):
+    nvme = start("read_uncor_ppm=1000000").nvme                 # every flash read fails
+    sq = ready(nvme)[0]
+    assert nvme.write(sq, 0, pattern(4096, 1)).ok
+    for _ in range(2):
+        cqe, _ = nvme.read(sq, 0, 8)                            # one flash page
+        assert (cqe.code, cqe.dnr) == (SC_UNRECOVERED_READ, True), str(cqe)
+    assert smart(nvme)["media_errors"] == 2
+    assert smart(nvme, 1)["media_errors"] == 2
+    assert ocp(nvme)["uncorrectable_reads"] == 2                # failed flash page reads
