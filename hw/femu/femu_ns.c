@@ -171,6 +171,7 @@ static void femu_ns_init(FemuCtrl *n, FemuNamespace *ns, uint32_t nsid, uint64_t
     ns->bytes = sectors * n->secsz;
     femu_ns_set_format(n, ns, flbas);
     femu_ns_derive_uuid(n, ns);
+    femu_features_ns_reset(n, nsid);    /* a reused NSID starts from the defaults */
     n->ns_created++;
 }
 

@@ -330,3 +330,14 @@ def test_format_while_io_queues_are_busy(start):
         assert cqe.ok and got in (data, bytes(8192))
         kept += got == data
     assert u64(identify_ns(nvme, 1), 16) == kept * 16                # NUSE
+
+
+def test_a_reused_nsid_starts_with_default_features(start):
+    nvme = start("namespaces=2").nvme
+    ready(nvme, io_queues=0)
+    assert nvme.set_features(0x05, 0x1234, nsid=2).ok           # Error Recovery: per NSID
+    assert nvme.get_features(0x05, nsid=2).dw0 == 0x1234
+    assert delete_ns(nvme, 2).ok
+    cqe = create_ns(nvme, 1024)
+    assert cqe.ok and cqe.dw0 == 2 and attach(nvme, 2).ok
+    assert nvme.get_features(0x05, nsid=2).dw0 == 0
