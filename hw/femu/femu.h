@@ -257,8 +257,16 @@ struct FemuCtrl {
      * fails on (Write Uncorrectable, or a flash read that failed) until written again. */
     struct lba_bitmap written;
     struct lba_bitmap uncorrectable;
-    uint16_t lba_status_gen;            /* LSGC of the LBA Status log (femu_media.c) */
-    uint64_t lba_status_marks;          /* uncorrectable's count when lba_status_gen moved */
+    /* The LBA Status Information log (femu_media.c): its LSGC; whether LBAs were marked
+     * since the host last read it; an LBA Status Information Alert outstanding, and the
+     * LSGC the host last heard of; the page a read with RAE saw, returned as it was until
+     * a read without RAE (NULL: none). */
+    uint16_t lba_status_gen;
+    bool lba_status_fresh;
+    bool lba_status_alerted;
+    uint16_t lba_status_alert_gen;
+    uint8_t *lba_status_frozen;
+    size_t lba_status_frozen_size;
     struct data_store *store;           /* byte = FTL sector * secsz */
     FemuFtlView view;                   /* under view_lock */
     struct ftl_gauges view_gauges;      /* under view_lock: published with view */

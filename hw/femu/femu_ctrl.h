@@ -121,6 +121,8 @@ bool femu_media_marked(FemuCtrl *n, const FemuNamespace *ns, uint64_t slba, uint
 void femu_media_done(FemuCtrl *n, FemuRequest *req);
 uint16_t femu_get_lba_status(FemuCtrl *n, const NvmeCmd *cmd);
 size_t femu_lba_status_log(FemuCtrl *n, uint8_t **buf, bool rae);
+/* Controller reset and unrealize: no alert outstanding, no page kept for RAE reads. */
+void femu_media_reset(FemuCtrl *n);
 
 /* femu_ns.c (poller): namespaces, Namespace Management / Attachment, Format NVM */
 bool femu_ns_realize(FemuCtrl *n, Error **errp);       /* namespaces given at realize */

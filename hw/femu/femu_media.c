@@ -11,7 +11,9 @@
  * The host finds the marked LBAs with Get LBA Status (86h) and in the LBA Status
  * Information log (0Eh). femu knows every such LBA (it keeps no estimate), so Action Types
  * 10h (a scan: untracked and tracked LBAs) and 11h (tracked LBAs) return the same list, and
- * the log recommends 11h.
+ * the log recommends 11h. With LBA Status Information Notices enabled (Asynchronous Event
+ * Configuration bit 13), the first LBAs marked since the host last read the log raise an
+ * LBA Status Information Alert at once: femu's report interval (LSIRI) is 0.
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
@@ -24,7 +26,10 @@
 #define FEMU_CMPC_INCOMPLETE        1       /* more descriptors than the host could take */
 #define FEMU_CMPC_COMPLETE          2       /* the whole range, every descriptor */
 #define FEMU_LBA_STATUS_HEADER      8       /* NLSD (4 bytes), CMPC, 3 reserved */
-#define FEMU_LBA_STATUS_DESC        16      /* DSLBA (8), NLB (4, 0-based), 4 reserved */
+#define FEMU_LBA_STATUS_DESC        16      /* DSLBA (8), NLB (4, 0-based), rsvd, status */
+#define FEMU_LBA_STATUS_MAY_FAIL    0x01    /* status: each LBA may fail with Unrecovered Read
+                                             * Error (bit 1, Write Uncorrectable origin, is
+                                             * left clear: "may or may not") */
 #define FEMU_LBA_STATUS_MAX_BYTES   (UINT64_C(1) << 20)     /* per command, whatever MNDW */
 
 /* LBA Status Information log. */
@@ -34,43 +39,59 @@
 #define FEMU_LSLOG_MAX_RANGES       256     /* per namespace element */
 #define FEMU_LSLOG_WHOLE_NS         UINT32_MAX  /* NLRD: no list, examine the namespace */
 
+/* LBA Status Information Alert: a notice, reported with log page 0Eh. */
+#define FEMU_AER_TYPE_NOTICE        2
+#define FEMU_AER_LBA_STATUS_ALERT   0x05
+#define FEMU_AEC_LBA_STATUS_NOTICES (1u << 13)
+
 /* Descriptor and range lengths are 0-based 32-bit counts. */
 #define FEMU_MAX_RANGE_LBAS         (UINT64_C(1) << 32)
 
 /* ---- The marks ---- */
 
 /*
- * The LBA Status Generation Counter moves whenever the set of marks does. femu_ns.c
- * clears marks itself (Format, namespace delete): such a change shows as a count that
- * differs from the one recorded here, and is caught up with when the log is read.
+ * The LBA Status Generation Counter counts the times the log came to hold LBAs the host's
+ * last read of it did not: it moves with the first LBAs marked after a read (later ones
+ * join them until the next read), never when marks are cleared.
+ *
+ * An alert goes out when LBAs are marked, notices are enabled, none is outstanding (one is
+ * until the log is read without RAE) and LSGC moved since the host last heard: by an
+ * alert, or by reading the log without RAE.
  */
-static void femu_media_changed(FemuCtrl *n)
-{
-    n->lba_status_gen++;                /* 16 bits: FFFFh wraps to 0h */
-    n->lba_status_marks = lba_bitmap_count(&n->uncorrectable);
-}
-
 void femu_media_mark(FemuCtrl *n, uint64_t first, uint64_t count)
 {
     uint64_t before = lba_bitmap_count(&n->uncorrectable);
 
     lba_bitmap_set(&n->uncorrectable, first, count);
-    if (lba_bitmap_count(&n->uncorrectable) != before) {
-        femu_media_changed(n);
+    if (lba_bitmap_count(&n->uncorrectable) == before) {
+        return;
+    }
+    if (!n->lba_status_fresh) {
+        n->lba_status_fresh = true;
+        n->lba_status_gen++;            /* 16 bits: FFFFh rolls over to 0h */
+    }
+    if ((n->features.async_config & FEMU_AEC_LBA_STATUS_NOTICES) && !n->lba_status_alerted &&
+        n->lba_status_gen != n->lba_status_alert_gen) {
+        n->lba_status_alerted = true;
+        n->lba_status_alert_gen = n->lba_status_gen;
+        femu_aer_post(n, FEMU_AER_TYPE_NOTICE, FEMU_AER_LBA_STATUS_ALERT,
+                      FEMU_LOG_LBA_STATUS);
     }
 }
 
 void femu_media_clear(FemuCtrl *n, uint64_t first, uint64_t count)
 {
-    uint64_t before = lba_bitmap_count(&n->uncorrectable);
+    if (lba_bitmap_count(&n->uncorrectable)) {  /* the common case: nothing marked */
+        lba_bitmap_clear(&n->uncorrectable, first, count);
+    }
+}
 
-    if (before == 0) {
-        return;                         /* the common case: nothing was ever marked */
-    }
-    lba_bitmap_clear(&n->uncorrectable, first, count);
-    if (lba_bitmap_count(&n->uncorrectable) != before) {
-        femu_media_changed(n);
-    }
+void femu_media_reset(FemuCtrl *n)
+{
+    n->lba_status_alerted = false;      /* a reset dropped the events */
+    g_free(n->lba_status_frozen);
+    n->lba_status_frozen = NULL;
+    n->lba_status_frozen_size = 0;
 }
 
 bool femu_media_marked(FemuCtrl *n, const FemuNamespace *ns, uint64_t slba, uint64_t nlb,
@@ -206,6 +227,7 @@ static bool femu_lba_status_put(uint8_t *buf, uint32_t *count, uint32_t max, uin
         }
         stq_le_p(desc, lba);
         stl_le_p(desc + 8, piece - 1);
+        desc[13] = FEMU_LBA_STATUS_MAY_FAIL;
         (*count)++;
         lba += piece;
         nlb -= piece;
@@ -313,12 +335,11 @@ static bool femu_lslog_namespace(FemuCtrl *n, const FemuNamespace *ns, GByteArra
 }
 
 /*
- * 0Eh LBA Status Information: one element per attached namespace with marked LBAs.
+ * The page as the marks stand: one element per attached namespace with marked LBAs.
  * ESTULB is the number of marked LBAs (every one is tracked, so the estimate is exact).
- * LSGC counts the changes of the marks. Reading it clears nothing: femu sends no LBA
- * Status Information Alert, so RAE has nothing to retain.
+ * The host has now seen every LBA marked so far.
  */
-size_t femu_lba_status_log(FemuCtrl *n, uint8_t **buf, bool rae)
+static size_t femu_lslog_build(FemuCtrl *n, uint8_t **buf)
 {
     const uint8_t zero[FEMU_LSLOG_HEADER] = { 0 };
     GByteArray *page = g_byte_array_new();
@@ -326,10 +347,7 @@ size_t femu_lba_status_log(FemuCtrl *n, uint8_t **buf, bool rae)
     uint64_t marked = 0;
     size_t size;
 
-    (void)rae;
-    if (lba_bitmap_count(&n->uncorrectable) != n->lba_status_marks) {
-        femu_media_changed(n);          /* femu_ns.c cleared marks since */
-    }
+    n->lba_status_fresh = false;
     g_byte_array_append(page, zero, sizeof(zero));
     for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES &&
                             lba_bitmap_count(&n->uncorrectable); nsid++) {
@@ -346,4 +364,24 @@ size_t femu_lba_status_log(FemuCtrl *n, uint8_t **buf, bool rae)
     stw_le_p(page->data + 14, n->lba_status_gen);                   /* LSGC */
     *buf = g_byte_array_free(page, false);
     return size;
+}
+
+/*
+ * 0Eh LBA Status Information. Once the host reads it with RAE set, the page stays as that
+ * read saw it until a read without RAE; that read returns the page as it stands now (so a
+ * changed LSGC tells the host there is more), clears an outstanding alert and lets the
+ * next marks raise another.
+ */
+size_t femu_lba_status_log(FemuCtrl *n, uint8_t **buf, bool rae)
+{
+    if (rae) {
+        if (!n->lba_status_frozen) {
+            n->lba_status_frozen_size = femu_lslog_build(n, &n->lba_status_frozen);
+        }
+        *buf = g_memdup2(n->lba_status_frozen, n->lba_status_frozen_size);
+        return n->lba_status_frozen_size;
+    }
+    femu_media_reset(n);
+    n->lba_status_alert_gen = n->lba_status_gen;    /* the host sees it in this read */
+    return femu_lslog_build(n, buf);
 }

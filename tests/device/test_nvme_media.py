@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from nvme_qtest import (ADM_GET_LBA_STATUS, IO_COMPARE, IO_READ, IO_VERIFY, IO_WRITE,
+from nvme_qtest import (ADM_AER, ADM_GET_LBA_STATUS, IO_COMPARE, IO_READ, IO_VERIFY, IO_WRITE,
                         IO_WRITE_UNCOR, PAGE, SC_COMPARE_FAILURE, SC_INVALID_FIELD,
                         SC_INVALID_NS, SC_LBA_OUT_OF_RANGE, SC_UNRECOVERED_READ, Command,
                         femu_only, nvme_qemu, pattern, ready, shared, start)  # noqa: F401
@@ -77,10 +77,10 @@ def get_lba_status(nvme, slba: int = 0, mndw: int = 1023, rl: int = 0,
     return cqe, nlsd, cmpc, descs, raw
 
 
-def lba_status_log(nvme, length: int = 8192):
+def lba_status_log(nvme, length: int = 8192, rae: bool = False):
     """The LBA Status Information log: (header dict, {NEID: (NLRD, RATYPE, ranges)}) with
     ranges as [(RSLBA, RNLB 1-based)]."""
-    cqe, data = nvme.get_log(LOG_LBA_STATUS, length)
+    cqe, data = nvme.get_log(LOG_LBA_STATUS, length, lsp=0x80 if rae else 0)   # RAE: bit 15
     assert cqe.ok, str(cqe)
     lslplen, nlslne, estulb, lsgc = struct.unpack_from("<III2xH", data, 0)
     elements, off = {}, 16
@@ -396,6 +396,8 @@ def test_get_lba_status_lists_the_marked_runs(fresh):
         assert cqe.ok, str(cqe)
         assert (nlsd, cmpc, descs) == (4, CMPC_COMPLETE, expected)
         assert raw[5:8] == bytes(3)                         # reserved
+        for i in range(4):                                  # rsvd, status 01h, rsvd
+            assert raw[20 + 16 * i:24 + 16 * i] == b"\x00\x01\x00\x00"
         assert raw[8 + 16 * 4:] == b"\xA5" * (len(raw) - 8 - 16 * 4)   # nothing more sent
     # From inside a run: it starts at SLBA.
     assert get_lba_status(nvme, slba=12)[3] == [(12, 3), (100, 1), (200, 30), (NSZE - 2, 2)]
@@ -468,18 +470,62 @@ def test_lba_status_log_lists_the_marked_ranges(fresh):
     header, elements = lba_status_log(nvme)
     assert header["lslplen"] == 16 + 16 + 2 * 16 == header["end"]
     assert (header["nlslne"], header["estulb"]) == (1, 4)
-    assert header["lsgc"] == (gen + 2) & 0xFFFF                 # one per change
+    assert header["lsgc"] == (gen + 1) & 0xFFFF     # new LBAs since the last read: once
     assert elements == {1: (2, ATYPE_TRACKED, [(7, 3), (1000, 1)])}
-    # Reading it changes nothing; marking marked LBAs again is no change.
+    # Reading it changes nothing; marking marked LBAs again adds nothing.
     assert write_uncor(nvme, sq, 7, 1).ok
     again, elements = lba_status_log(nvme)
     assert again == header and elements == {1: (2, ATYPE_TRACKED, [(7, 3), (1000, 1)])}
-    # A write clears part of it: the generation moves.
+    # A write clears part of it: fewer LBAs, the same generation.
     assert nvme.write(sq, 8, pattern(512, 40)).ok
     header, elements = lba_status_log(nvme)
-    assert header["lsgc"] == (gen + 3) & 0xFFFF
+    assert header["lsgc"] == (gen + 1) & 0xFFFF
     assert elements == {1: (3, ATYPE_TRACKED, [(7, 1), (9, 1), (1000, 1)])}
     assert header["estulb"] == 3
+    # Marked again after that read: new to the host, the generation moves.
+    assert write_uncor(nvme, sq, 8, 1).ok
+    header, elements = lba_status_log(nvme)
+    assert header["lsgc"] == (gen + 2) & 0xFFFF
+    assert elements == {1: (2, ATYPE_TRACKED, [(7, 3), (1000, 1)])}
+
+
+def test_lba_status_log_keeps_what_a_read_with_rae_saw(fresh):
+    nvme, sq = fresh.nvme, fresh.sq
+    assert write_uncor(nvme, sq, 20, 2).ok
+    seen = lba_status_log(nvme, rae=True)
+    assert seen[1] == {1: (1, ATYPE_TRACKED, [(20, 2)])}
+    assert write_uncor(nvme, sq, 30, 1).ok                      # added meanwhile
+    assert nvme.write(sq, 20, pattern(512, 44)).ok              # and partly cleared
+    assert lba_status_log(nvme, rae=True) == seen               # unchanged for RAE reads
+    header, elements = lba_status_log(nvme)                     # without RAE: as it is now
+    assert elements == {1: (2, ATYPE_TRACKED, [(21, 1), (30, 1)])}
+    assert header["lsgc"] == (seen[0]["lsgc"] + 1) & 0xFFFF     # more to look at
+    assert lba_status_log(nvme, rae=True) == (header, elements)  # a new page to keep
+
+
+def test_lba_status_information_alert(fresh):
+    nvme, sq = fresh.nvme, fresh.sq
+    cid = nvme.submit(nvme.asq, Command(ADM_AER))
+    assert write_uncor(nvme, sq, 50, 1).ok                      # notices off: no alert
+    nvme.assert_no_completion(nvme.asq, cid, 0.2)
+    assert nvme.set_features(0x0B, 1 << 13).ok                  # LBA status info notices
+    assert write_uncor(nvme, sq, 60, 1).ok                      # LSGC moved since: alert
+    cqe = nvme.wait(nvme.asq, cid)
+    assert cqe.ok and cqe.dw0 == 0x02 | 0x05 << 8 | LOG_LBA_STATUS << 16
+    # Outstanding until the log is read without RAE: more marks raise nothing.
+    cid = nvme.submit(nvme.asq, Command(ADM_AER))
+    assert write_uncor(nvme, sq, 70, 1).ok
+    lba_status_log(nvme, rae=True)
+    assert write_uncor(nvme, sq, 80, 1).ok
+    nvme.assert_no_completion(nvme.asq, cid, 0.2)
+    _, elements = lba_status_log(nvme)
+    assert elements[1][2] == [(50, 1), (60, 1), (70, 1), (80, 1)]
+    assert nvme.write(sq, 50, pattern(512, 45)).ok              # a clear is no alert
+    assert write_uncor(nvme, sq, 70, 1).ok                      # nor marking marked LBAs
+    nvme.assert_no_completion(nvme.asq, cid, 0.2)
+    assert write_uncor(nvme, sq, 90, 1).ok
+    cqe = nvme.wait(nvme.asq, cid)
+    assert cqe.ok and cqe.dw0 >> 8 == 0x05 | LOG_LBA_STATUS << 8
 
 
 def test_lba_status_log_offset_reads_the_rest(fresh):
