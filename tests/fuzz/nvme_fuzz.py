@@ -37,7 +37,8 @@ def _args(argv):
                    help="where failing replays go (default /tmp/fuzz-findings)")
     p.add_argument("--skip", default="",
                    help="comma-separated actions never generated, to steer around a known "
-                        "finding: toggle, toggles, disable, shutdown, flood, aer, reg, "
+                        "finding: toggle, toggles, disable, shutdown, flood, aer (AER "
+                        "storms, templates and notice pairs), nsfix, reg, "
                         "bad_enable, setup, a register kind (generator.py: db-value, "
                         "db-live, cc-en, cfg, ...), a pointer class (layout.py: rom, "
                         "mmio, unassigned, ram, queue, edge, zero), or dbbuf-trust (the "

@@ -1,12 +1,16 @@
 """The fuzzer's pure parts, without QEMU: ddmin, how QEMU cuts a register access, what
-an entry does to the host's trust, replay files, the same seed giving the same entries."""
+an entry does to the host's trust, replay files, the same seed giving the same entries,
+the namespace model and rules, and the rule that nothing generated touches namespace 1."""
 import random
+import struct
 
 from nvmefuzz import ddmin, judge, replay
-from nvmefuzz.commands import Commands, to_record
+from nvmefuzz.commands import GUARDED_ADMIN, GUARDED_IO, Commands, to_record
 from nvmefuzz.controller import _pieces
+from nvmefuzz.generator import Generator
 from nvmefuzz.layout import Picker
-from nvmefuzz.model import Model
+from nvmefuzz.model import Model, Namespaces
+from nvmefuzz.ns_rules import NsRules
 
 
 def test_ddmin_finds_the_two_records_that_matter():
@@ -54,3 +58,87 @@ def _entries(seed):
 
 def test_a_seed_names_its_entries():
     assert _entries(7) == _entries(7) != _entries(8)
+
+
+# -- namespaces
+
+CAPACITY = (64 << 20) // 512
+
+
+def test_namespaces_first_fit_like_the_device():
+    table = Namespaces(CAPACITY, (40, 8))
+    assert (table.ns[1].base, table.ns[1].sectors, table.ns[1].nsze) == (0, 81920, 81920)
+    assert (table.ns[2].base, table.ns[2].nsze) == (81920, 16384)
+    assert table.free_nsid() == 3 and table.extent(32768) == 98304
+    assert table.extent(32776) is None                      # 16 MiB + a page: no room
+    table.apply(("create", 3, 98304, 8, 4096, 4096))        # one 4 KiB LBA
+    table.apply(("delete", 2))
+    assert table.free_nsid() == 2
+    assert table.extent(8) == 81920                         # the hole 2 left, first
+    assert table.extent(16392) == 98312                     # larger than the hole
+    table.apply(("format", 1, 4096))
+    assert table.ns[1].nsze == 10240
+
+
+def _generator(seed):
+    model = Model(16, 81920, 1 << 20, Namespaces(CAPACITY, (40, 8)))
+    return Generator(random.Random(seed), model, [(0xE0000000, 0x4000)])
+
+
+def test_generated_entries_never_aim_namespace_changes_at_namespace_1():
+    """Templates, mutations and noise alike: Namespace Management, Attachment, Format
+    NVM and Write Uncorrectable never name NSID 1 or FFFFFFFFh."""
+    gen = _generator(11)
+    seen = set()
+    for _ in range(6000):
+        for admin, sqe in ((True, gen.admin_command()), (False, gen.io_command())):
+            guarded = GUARDED_ADMIN if admin else GUARDED_IO
+            if sqe.cmd.opcode in guarded:
+                seen.add(sqe.cmd.opcode)
+                assert sqe.cmd.nsid & 0xFFFF_FFFF not in (1, 0xFFFF_FFFF), sqe.tag
+    assert seen == {*GUARDED_ADMIN, *GUARDED_IO}
+
+
+class _Rules(NsRules):
+    def __init__(self):
+        self.m = Model(16, 81920, 1 << 20, Namespaces(CAPACITY, (40, 8)))
+        self.m.enabled = True
+
+
+def _sub(rules, sqe):
+    rec = to_record(0, sqe)
+    raw = bytearray(bytes.fromhex(rec["sqe"]))
+    cdw10, cdw11 = struct.unpack_from("<II", raw, 40)
+    return rules._ns_sub(rec, True, raw[0], 0, raw, cdw10, cdw11, None, "")
+
+
+def test_namespace_commands_are_judged_in_admin_queue_order():
+    rules, cmds = _Rules(), _generator(3).cmds
+    detach = cmds.ns_attach()
+    detach.cmd.nsid, detach.cmd.cdw10 = 2, 1
+    assert _sub(rules, detach)[0] == "ok"
+    assert _sub(rules, detach)[0] == "fail"        # detached by the one before
+    fmt = cmds.format_nvm()
+    fmt.cmd.nsid, fmt.cmd.cdw10 = 2, 1
+    assert _sub(rules, fmt)[0] == "fail"           # inactive now
+    create = cmds.ns_create()
+    ident = bytearray(4096)
+    struct.pack_into("<QQ", ident, 0, 2048, 2048)
+    create.mem = [(create.cmd.prp1, bytes(ident))]
+    create.cmd.cdw11 = 0
+    exp, why, params, _ = _sub(rules, create)
+    assert exp == "ok" and params["effect"][:3] == ("create", 3, 98304), why
+    delete = cmds.ns_delete()
+    delete.cmd.nsid, delete.cmd.cdw10 = 3, 1
+    assert _sub(rules, delete)[0] == "ok"
+    assert rules.m.aer_events == {0x040002} and 3 not in rules.m.ns_pred.ns
+    assert list(rules.m.ns_log) == [1, 2, 3, 4, 5]
+
+
+def test_judge_holds_new_transfers_to_memory():
+    mmio = {"p1cls": "mmio", "cls": ["mmio"]}
+    assert judge.judge(mmio, False, 0x05, 0, 0)[1] == "fail"          # Compare
+    assert judge.judge(mmio, True, 0x15, 0, 0, 1)[1] == "fail"        # detach's list
+    assert judge.judge(mmio, True, 0x0D, 0, 0, 0)[1] == "fail"        # create's structure
+    assert judge.judge(mmio, True, 0x0D, 0, 0, 1)[1] is None          # delete reads nothing
+    assert judge.judge({"p1cls": "queue", "cls": ["queue"]}, True, 0x86, 0, 0)[0] == "chaos"

@@ -11,11 +11,23 @@ from nvme_qtest import Command
 from . import prp
 from .layout import DBBUF_EVENTIDX, DBBUF_SHADOW, Picker, cq_slot, sq_slot
 
-ADMIN_WRITES_HOST = {0x02, 0x06}          # Get Log Page, Identify
+ADMIN_WRITES_HOST = {0x02, 0x06, 0x86}    # Get Log Page, Identify, Get LBA Status
 IO_WRITES_HOST = {0x02}                   # Read
 LBA = 512
-LOG_SIZES = {0x01: 4 * 64, 0x02: 512, 0x03: 512}
+# Log pages and the bytes an offset may point into: error information, SMART, firmware
+# slot, Changed Namespace List (4 KiB), LBA Status Information (its size varies, the
+# 16-byte header is always there), OCP SMART / Health Information Extended.
+LOG_SIZES = {0x01: 4 * 64, 0x02: 512, 0x03: 512, 0x04: 4096, 0x0E: 16, 0xC0: 512}
 FEATURES = [0x01, 0x02, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B]
+BROADCAST = 0xFFFF_FFFF
+MAX_NSID = 32
+# Commands that change a namespace's state or data in ways the model does not follow
+# for namespace 1 (its data is what the integrity checks and every well-formed Read and
+# Write use): Namespace Management (a delete), Namespace Attachment (a detach), Format
+# NVM (admin), and Write Uncorrectable (I/O). Whatever generated or mutated one of them,
+# it never names NSID 1 or FFFFFFFFh (every namespace, 1 included): see Commands.protect.
+GUARDED_ADMIN = (0x0D, 0x15, 0x80)
+GUARDED_IO = (0x04,)
 NAME_CHARS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
 
 
@@ -63,14 +75,72 @@ class Commands:
                          r.getrandbits(32), r.getrandbits(32), r.randrange(64)])
 
     def _nsid(self) -> int:
-        return self.rng.choice([0, 1, 1, 2, 0xFFFF_FFFE, 0xFFFF_FFFF, self.rng.getrandbits(32)])
+        return self.rng.choice([0, 1, 1, 2, 3, MAX_NSID, MAX_NSID + 1, 0xFFFF_FFFE,
+                                0xFFFF_FFFF, self.rng.getrandbits(32)])
+
+    def protect(self, sqe: Sqe, admin: bool) -> Sqe:
+        """The one rule every entry obeys, whatever made it (template, mutation, noise):
+        a command of GUARDED_ADMIN / GUARDED_IO never names namespace 1 or FFFFFFFFh.
+        Such an NSID is redirected at generation time to another one (mostly the
+        sacrificial namespace 2), so every other field stays as random as it was."""
+        c, r = sqe.cmd, self.rng
+        guarded = GUARDED_ADMIN if admin else GUARDED_IO
+        if c.opcode in guarded and c.nsid & 0xFFFF_FFFF in (1, BROADCAST):
+            c.nsid = r.choice([2, 2, 2, r.randint(3, MAX_NSID), 0, MAX_NSID + 1,
+                               0xFFFF_FFFE, r.randrange(MAX_NSID + 1, BROADCAST)])
+            sqe.tag += "/ns1-spared"
+        return sqe
+
+    # -- namespaces other than 1, as the model sees them
+
+    def _others(self, want=None, committed: bool = False):
+        """NSIDs >= 2 the model knows of (want(ns) picks), or [] when it does not know:
+        the predicted table for admin commands (which run in order), the committed one
+        for I/O (which races them)."""
+        table = self.model.ns if committed else self.model.ns_pred
+        if table is None:
+            return []
+        return sorted(q for q, ns in table.ns.items() if q >= 2 and (want is None or want(ns)))
+
+    def _other_nsid(self, want=None, committed: bool = False) -> int:
+        """A namespace >= 2 (mostly one that fits `want`), now and then any NSID but 1
+        and FFFFFFFFh (unallocated, 0, past NN)."""
+        r = self.rng
+        known = self._others(want, committed)
+        if known and r.random() < 0.85:
+            return r.choice(known)
+        return r.choice([2, 2, r.randint(2, MAX_NSID), r.randint(2, MAX_NSID), 0,
+                         MAX_NSID + 1, 0xFFFF_FFFE])
+
+    def _host_page(self, data: bytes, tag: str, cmd: Command) -> Sqe:
+        """An entry whose PRP1 names one page of the scratch arena holding `data` (a
+        structure the device reads: nothing the host's commands write lands there, so
+        the oracle can know what the device will find)."""
+        addr = self.scratch.alloc(4096, self.model.page_size)
+        cmd.prp1 = addr
+        sqe = Sqe(cmd, mem=[(addr, bytes(data))], classes={"meta"}, prp1_class="meta",
+                  transfer=True, tag=tag)
+        sqe._ptr = prp.Pointers(addr, 0, classes={"meta"}, prp1_class="meta",
+                                prp2_class="")
+        return sqe
 
     # -- admin templates
 
     def identify(self) -> Sqe:
-        cns, nsid = self.rng.choice([(1, 0), (0, 1), (2, 0), (3, 1), (2, 1)])
-        sqe = Sqe(Command(0x06, nsid=nsid, cdw10=cns), transfer=True, exp="ok",
-                  why="well-formed Identify", tag="identify")
+        """Every CNS femu has, with NSIDs for which it succeeds whatever the namespaces
+        are: controller, namespace 1 (and any valid NSID: zeroes when inactive, the
+        shared formats for FFFFFFFFh), active/allocated lists, descriptors of namespace 1,
+        the NVM command set controller data, the controller lists (any CNTID)."""
+        r = self.rng
+        anyns = r.randint(1, MAX_NSID)
+        cns, nsid = r.choice([(0x01, 0), (0x00, 1), (0x02, 0), (0x03, 1), (0x02, 1),
+                              (0x00, anyns), (0x00, BROADCAST), (0x06, 0),
+                              (0x10, 0), (0x10, r.randrange(0xFFFF_FFFE)), (0x11, 1),
+                              (0x11, anyns), (0x11, BROADCAST), (0x12, anyns),
+                              (0x12, 1), (0x13, r.getrandbits(32))])
+        cntid = r.choice([0, 0, 1, r.getrandbits(16)]) if cns in (0x12, 0x13) else 0
+        sqe = Sqe(Command(0x06, nsid=nsid, cdw10=cns | cntid << 16), transfer=True,
+                  exp="ok", why="well-formed Identify", tag="identify")
         return self._with_data(sqe, 4096)
 
     def get_log(self) -> Sqe:
@@ -79,16 +149,20 @@ class Commands:
         size = LOG_SIZES[lid]
         offset = 0 if r.random() < 0.7 else r.randrange(0, size, 4)
         numd = r.randrange(1, (size - offset) // 4 + 8)       # 1-based dwords
-        cmd = Command(0x02, nsid=0xFFFF_FFFF, cdw10=lid | ((numd - 1) & 0xFFFF) << 16,
-                      cdw11=(numd - 1) >> 16, cdw12=offset)
+        # SMART takes the controller (0, FFFFFFFFh) or an active namespace (1); the
+        # others do not look at the NSID. RAE (bit 15) matters to 04h: without it the
+        # read clears the Changed Namespace List and lets the next notice through.
+        nsid = r.choice([0, 1, BROADCAST]) if lid == 0x02 else r.choice([0, BROADCAST])
+        cmd = Command(0x02, nsid=nsid, cdw10=lid | r.randrange(2) << 15 |
+                      ((numd - 1) & 0xFFFF) << 16, cdw11=(numd - 1) >> 16, cdw12=offset)
         sqe = Sqe(cmd, transfer=True, exp="ok", why="well-formed Get Log Page", tag="log")
         return self._with_data(sqe, numd * 4)
 
     def get_log_any(self) -> Sqe:
         """Any LID, offset (dword aligned or not, inside or past the log) and length."""
         r = self.rng
-        lid = r.choice([0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x0D, 0x70, 0x80, 0xC0,
-                        0xFF, r.randrange(256)])
+        lid = r.choice([0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x0D, 0x0E, 0x70, 0x80,
+                        0xC0, 0xC1, 0xFF, r.randrange(256)])
         offset = r.choice([0, 4, 6, 508, 512, 4096, r.getrandbits(12), r.getrandbits(64)])
         numd = r.choice([1, 2, 128, 1024, 0x10000, r.randrange(1, 4096)])
         cmd = Command(0x02, nsid=self._nsid(), cdw10=lid | r.randrange(16) << 8 |
@@ -125,20 +199,151 @@ class Commands:
         return sqe
 
     def get_features(self) -> Sqe:
+        """Any FID and SEL. Error Recovery (05h) is namespace specific: Get names an
+        active namespace (1, whose state never changes; or another, judged against the
+        namespaces by the executor); every other FID ignores the NSID."""
         r = self.rng
         fid = r.choice(FEATURES)
         cdw11 = r.randrange(self.model.queues + 1) if fid == 0x09 else 0
-        return Sqe(Command(0x0A, cdw10=fid | r.randrange(4) << 8, cdw11=cdw11), exp="ok",
-                   why="well-formed Get Features", tag="getfeat")
+        cmd = Command(0x0A, nsid=r.choice([0, 1, BROADCAST]), cdw10=fid | r.randrange(4) << 8,
+                      cdw11=cdw11)
+        if fid == 0x05:
+            cmd.nsid = 1
+            if r.random() < 0.3:
+                cmd.nsid = self._other_nsid(lambda ns: ns.attached)
+                return Sqe(cmd, tag="feat-ns")
+        return Sqe(cmd, exp="ok", why="well-formed Get Features", tag="getfeat")
 
     def set_features(self) -> Sqe:
+        """Values femu takes. Error Recovery (05h) names namespace 1 or FFFFFFFFh (every
+        namespace), or another namespace the executor judges; the other features take
+        NSID 0 or FFFFFFFFh."""
         r = self.rng
         fid = r.choice([0x01, 0x02, 0x04, 0x05, 0x06, 0x08, 0x0A, 0x0B])
         value = {0x01: r.getrandbits(32), 0x02: r.randrange(8) << 5,
                  0x04: r.randrange(2) << 20 | r.getrandbits(16),
                  0x05: r.getrandbits(16), 0x06: r.randrange(2), 0x08: r.getrandbits(16),
-                 0x0A: r.randrange(2), 0x0B: r.getrandbits(32)}[fid]
-        return Sqe(Command(0x09, cdw10=fid, cdw11=value), exp="ok",
+                 0x0A: r.randrange(2), 0x0B: r.getrandbits(32) | r.randrange(2) << 8}[fid]
+        # (0Bh: namespace attribute notices, bit 8, on three times in four)
+        cmd = Command(0x09, nsid=r.choice([0, BROADCAST]), cdw10=fid, cdw11=value)
+        if fid == 0x05:
+            cmd.nsid = r.choice([1, BROADCAST])
+            if r.random() < 0.3:
+                cmd.nsid = self._other_nsid(lambda ns: ns.attached)
+                return Sqe(cmd, tag="feat-ns")
+        return Sqe(cmd, exp="ok", why="well-formed Set Features", tag="setfeat")
+
+    def set_queues(self) -> Sqe:
+        """Set Features Number of Queues: allowed only until an I/O queue is created
+        after an enable (then Command Sequence Error); the executor judges it."""
+        r = self.rng
+        n = lambda: r.choice([0, 1, 15, 63, r.randrange(0xFFFF)])   # noqa: E731
+        return Sqe(Command(0x09, cdw10=0x07, cdw11=n() | n() << 16), tag="setfeat-nq")
+
+    def get_lba_status(self) -> Sqe:
+        """Get LBA Status (86h): the uncorrectable LBAs of a range. Namespace 1 never has
+        any (nothing may make them), so it succeeds; another namespace is judged by the
+        executor."""
+        r = self.rng
+        other = r.random() < 0.35
+        nsid = self._other_nsid(lambda ns: ns.attached) if other else 1
+        nsze = self.model.nsze
+        if other and self.model.ns_pred is not None and nsid in self.model.ns_pred.ns:
+            nsze = self.model.ns_pred.ns[nsid].nsze
+        slba = r.choice([0, 0, nsze - 1, r.randrange(max(1, nsze))])
+        mndw = r.choice([0, 1, 5, 63, 1023, r.randrange(4096)])     # 0-based dwords
+        rl = r.choice([0, 0, 1, 8, 0xFFFF, r.getrandbits(16)])
+        atype = r.choice([0x10, 0x11])
+        cmd = Command(0x86, nsid=nsid, cdw10=slba & 0xFFFF_FFFF, cdw11=slba >> 32,
+                      cdw12=mndw, cdw13=rl | atype << 24)
+        if other:
+            sqe = Sqe(cmd, transfer=True, tag="lbastat-ns")
+        else:
+            sqe = Sqe(cmd, transfer=True, exp="ok", tag="lbastat",
+                      why="well-formed Get LBA Status of namespace 1")
+        return self._with_data(sqe, (mndw + 1) * 4)
+
+    # -- namespaces (never 1: the executor judges these against the namespace model)
+
+    def ns_create(self) -> Sqe:
+        """Namespace Management create from a host Identify Namespace structure: mostly
+        sizes that fit (or just do not) in either LBA format, now and then one field the
+        device must refuse."""
+        r = self.rng
+        lbaf = r.choice([0, 0, 1])
+        lba = (512, 4096)[lbaf]
+        nsze = r.choice([1, 8, 100, (1 << 20) // lba, (4 << 20) // lba, (8 << 20) // lba,
+                         (16 << 20) // lba, (17 << 20) // lba,
+                         r.randrange(1, (16 << 20) // lba + 1)])
+        ncap, flbas, dps, nmic = nsze, lbaf, 0, 0
+        bad = r.random()
+        if bad < 0.12:
+            which = r.choice(["ncap-", "ncap+", "zero", "meta", "pi", "dps", "nmic",
+                              "lbaf", "huge"])
+            if which == "ncap-":
+                ncap = nsze - 1
+            elif which == "ncap+":
+                ncap = nsze + 1
+            elif which == "zero":
+                nsze = ncap = 0
+            elif which == "meta":
+                flbas |= 0x10
+            elif which == "pi":
+                flbas |= r.choice([0x20, 0x40])
+            elif which == "dps":
+                dps = r.randint(1, 7)
+            elif which == "nmic":
+                nmic = 1
+            elif which == "lbaf":
+                flbas = r.randint(2, 15)
+            else:
+                nsze = ncap = r.choice([2**32, 2**63, 2**64 - 1])
+        data = bytearray(4096)
+        struct.pack_into("<QQ", data, 0, nsze, ncap)
+        data[26], data[29], data[30] = flbas, dps, nmic
+        cmd = Command(0x0D, nsid=r.choice([0, 0, 0, self._nsid()]), cdw10=0,
+                      cdw11=0 if r.random() < 0.95 else r.randint(1, 255) << 24)
+        return self._host_page(data, "ns-create", cmd)
+
+    def ns_delete(self) -> Sqe:
+        nsid = self._other_nsid()
+        return Sqe(Command(0x0D, nsid=nsid, cdw10=1 if self.rng.random() < 0.95
+                           else self.rng.randint(2, 15)), tag="ns-delete")
+
+    def ns_attach(self) -> Sqe:
+        """Attach (SEL 0) or detach (SEL 1) a namespace >= 2 with this controller's list,
+        [1, 0], or now and then a list the device must refuse."""
+        r = self.rng
+        sel = r.choice([0, 1, 1]) if r.random() < 0.95 else r.randint(2, 15)
+        nsid = self._other_nsid(lambda ns: ns.attached == (sel == 1))
+        entries = [1, 0] if r.random() < 0.9 else r.choice([[0], [1, 1], [2, 0, 0], [1, 0xFFFF]])
+        data = struct.pack(f"<{len(entries)}H", *entries).ljust(4096, b"\0")
+        return self._host_page(data, "ns-attach", Command(0x15, nsid=nsid, cdw10=sel))
+
+    def format_nvm(self) -> Sqe:
+        """Format NVM of an active namespace >= 2: LBA format 0 or 1, SES 0 or 1, mostly;
+        now and then a format, PI or SES femu refuses."""
+        r = self.rng
+        nsid = self._other_nsid(lambda ns: ns.attached)
+        lbaf, ses, pi, mset = r.choice([0, 1]), r.choice([0, 1]), 0, r.randrange(2)
+        lbafu = 0
+        if r.random() < 0.1:
+            which = r.choice(["lbaf", "lbafu", "ses", "pi"])
+            if which == "lbaf":
+                lbaf = r.randint(2, 15)
+            elif which == "lbafu":
+                lbafu = r.randint(1, 3)
+            elif which == "ses":
+                ses = r.randint(2, 7)
+            else:
+                pi = r.randint(1, 7)
+        cdw10 = lbaf | mset << 4 | pi << 5 | r.randrange(2) << 8 | ses << 9 | lbafu << 12
+        return Sqe(Command(0x80, nsid=nsid, cdw10=cdw10), tag="format")
+
+    def notices_on(self) -> Sqe:
+        """Asynchronous Event Configuration with the namespace attribute notices on."""
+        value = self.rng.getrandbits(32) | 1 << 8
+        return Sqe(Command(0x09, cdw10=0x0B, cdw11=value), exp="ok",
                    why="well-formed Set Features", tag="setfeat")
 
     def aer(self) -> Sqe:
@@ -232,6 +437,50 @@ class Commands:
         cmd = Command(0x08, nsid=1, cdw10=slba & 0xFFFF_FFFF, cdw11=slba >> 32,
                       cdw12=(nlb - 1) | self.rng.randrange(2) << 25)
         return Sqe(cmd, exp="ok", why="well-formed Write Zeroes", tag="wz")
+
+    def verify(self) -> Sqe:
+        """Verify (0Ch) of namespace 1: flash reads, no transfer; within VSL (4 MiB).
+        Namespace 1 never holds uncorrectable LBAs, so it succeeds (FUA and LR need
+        nothing of femu)."""
+        r = self.rng
+        slba, nlb = self._range(8192)
+        cmd = Command(0x0C, nsid=1, cdw10=slba & 0xFFFF_FFFF, cdw11=slba >> 32,
+                      cdw12=(nlb - 1) | r.randrange(4) << 30)
+        return Sqe(cmd, exp="ok", why="well-formed Verify of namespace 1", tag="verify-io")
+
+    def compare(self) -> Sqe:
+        """Compare (05h) of namespace 1 with whatever a data buffer holds: the host does
+        not know what the LBAs hold, so no expectation (the integrity check compares what
+        it wrote)."""
+        slba, nlb = self._range(self.model.mdts_bytes // LBA)
+        cmd = Command(0x05, nsid=1, cdw10=slba & 0xFFFF_FFFF, cdw11=slba >> 32,
+                      cdw12=nlb - 1)
+        return self._with_data(Sqe(cmd, tag="compare"), nlb * LBA)
+
+    def write_uncor(self) -> Sqe:
+        """Write Uncorrectable (04h) on an active namespace >= 2 (never 1), inside it
+        when the model knows its size; the executor judges it."""
+        r = self.rng
+        nsid = self._other_nsid(lambda ns: ns.attached, committed=True)
+        table = self.model.ns
+        nsze = table.ns[nsid].nsze if table is not None and nsid in table.ns else 2048
+        nlb = min(nsze, r.choice([1, 1, 8, 64, 0x10000, r.randint(1, 0x10000)]))
+        slba = r.choice([0, nsze - nlb, r.randrange(max(1, nsze - nlb + 1))])
+        cmd = Command(0x04, nsid=nsid, cdw10=slba & 0xFFFF_FFFF, cdw11=slba >> 32,
+                      cdw12=nlb - 1)
+        return Sqe(cmd, tag="wu")
+
+    def io_other(self) -> Sqe:
+        """Read, Write, Compare or Verify on a namespace >= 2 (whose LBAs may be
+        uncorrectable, or gone): no expectation."""
+        r = self.rng
+        opcode = r.choice([0x01, 0x02, 0x02, 0x05, 0x0C])
+        nsid = self._other_nsid(lambda ns: ns.attached, committed=True)
+        nlb = r.choice([1, 8, 64])
+        slba = r.choice([0, r.randrange(2048), r.randrange(16384)])
+        cmd = Command(opcode, nsid=nsid, cdw10=slba, cdw12=nlb - 1)
+        sqe = Sqe(cmd, tag="io-ns")
+        return self._with_data(sqe, nlb * LBA) if opcode != 0x0C else sqe
 
     def dsm(self) -> Sqe:
         r, nsze = self.rng, self.model.nsze

@@ -9,6 +9,7 @@ from nvme_qtest import CSTS, Cqe
 from .failure import Failure
 from .layout import DBBUF_EVENTIDX, DBBUF_SHADOW
 from .model import Cq, Pending, Sq
+from .ns_rules import AER_LBA_ALERT, AER_NS_NOTICE
 
 
 class Completions:
@@ -59,16 +60,41 @@ class Completions:
                 raise Failure("no-dnr", f"{cqe} (opcode {p.opcode:#04x}): an error without "
                               "DNR (CONTROLLER.md: every error completes with DNR set)")
         self.statuses[(p.tag.split(":")[0].split("/")[0], cqe.code)] += 1
-        if p.tag == "verify":
+        if p.tag in ("verify", "nsfix"):
             self.last_cqe[key] = cqe
+        if p.sqid == 0 and p.opcode == 0x0C and m.trusted:
+            self._check_aer(p, cqe)
         if p.expect == "ok" and cqe.code:
             raise Failure("status", f"opcode {p.opcode:#04x} on SQ {p.sqid} (record "
                           f"{p.index}): {cqe}; expected success ({p.why})")
         if p.expect == "fail" and not cqe.code:
             raise Failure("status", f"opcode {p.opcode:#04x} on SQ {p.sqid} (record "
                           f"{p.index}) succeeded; expected an error ({p.why}): {cqe}")
+        if p.create is not None and "ns_seq" in p.create:
+            self._ns_done(p, cqe)
         if not cqe.code:
             self._applied(p, cqe)
+
+    def _check_aer(self, p: Pending, cqe: Cqe) -> None:
+        """An AER completes with success only for an event femu raises: the namespace
+        attribute notice (DW0 040002h), possible once a Namespace Management, Attachment
+        or Format NVM was sent since the enable, and the LBA status information alert
+        (DW0 0E0502h), possible once a Write Uncorrectable was (a reset drops queued
+        events). An error is AER Limit Exceeded, or Invalid Field for FUSE/PSDT (judged
+        already)."""
+        m = self.m
+        if not cqe.code:
+            if cqe.dw0 not in m.aer_events:
+                raise Failure("aer", f"AER (record {p.index}) completed: {cqe}; femu raises "
+                              f"the namespace attribute notice ({AER_NS_NOTICE:#x}) after a "
+                              f"namespace command and the LBA status alert "
+                              f"({AER_LBA_ALERT:#x}) after a Write Uncorrectable; possible "
+                              f"since the enable: "
+                              f"{sorted(hex(e) for e in m.aer_events) or 'none'}")
+        elif cqe.code != nvme_qtest.SC_AER_LIMIT and p.expect != "fail":
+            raise Failure("aer", f"AER (record {p.index}) completed: {cqe}; an AER gets "
+                          f"success (an event) or AER Limit Exceeded "
+                          f"({nvme_qtest.SC_AER_LIMIT:#x})")
 
     def _applied(self, p: Pending, cqe: Cqe) -> None:
         """A successful admin command that changes what the host may use."""
@@ -76,6 +102,8 @@ class Completions:
         if p.sqid != 0:
             return
         c = p.create
+        if c is not None and c["op"] in (0x01, 0x05):
+            m.io_created = True     # Number of Queues is fixed until the next reset
         if c is not None and c["op"] == 0x05:
             m.cqs[c["qid"]] = Cq(c["qid"], c["size"], c["addr"], ours=c["ours"])
         elif c is not None and c["op"] == 0x01:
@@ -104,7 +132,8 @@ class Completions:
         accepted means it now reads tails the host does not write."""
         m = self.m
         if not p.create["ours"]:
-            self._scramble("Doorbell Buffer Config elsewhere accepted")
+            # Shadow doorbells are for I/O queues only.
+            self._scramble("Doorbell Buffer Config elsewhere accepted", io_only=True)
             return
         m.dbbuf = (DBBUF_SHADOW, DBBUF_EVENTIDX)
         if p.create.get("pub", 1):
@@ -171,6 +200,8 @@ class Completions:
         self._check_csts()
         if not m.queue_admin_busy():
             self.m.pred = ({q for q in m.cqs if q}, {q: sq.cqid for q, sq in m.sqs.items() if q})
+        if not m.ns_admin_busy():
+            m.ns_pred = m.ns.copy() if m.ns is not None else None
         if m.chaos:
             m.chaos_batches += 1
 

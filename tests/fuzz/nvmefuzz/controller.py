@@ -57,7 +57,9 @@ class ControllerActions:
         expected = queue.head if is_cq else queue.rung_tail
         if value >= queue.size or value == expected:
             return   # out of range: ignored
-        self._scramble(f"doorbell {off:#x} = {value} (host meant {expected})")
+        # An I/O queue's doorbell can only make the device run (or skip) I/O entries.
+        self._scramble(f"doorbell {off:#x} = {value} (host meant {expected})",
+                       io_only=qid != 0)
 
     def _cc_effect(self, cc: int) -> None:
         m = self.m

@@ -30,28 +30,31 @@ from femu_lab.qtest import QTestError
 from nvme_qtest import CAP, VS, need_event
 
 from . import judge as judging
+from . import prp
 from .completions import Completions
 from .controller import ControllerActions
 from .failure import Failure
 from .integrity import Integrity
 from .layout import DBBUF_EVENTIDX, DBBUF_SHADOW
-from .model import Model, Pending
+from .model import Model, Namespaces, Pending
+from .ns_rules import NsRules
 from .queue_rules import QueueRules
 from .scenarios import Scenarios
-from .target import Target, sanitizer_report
+from .target import NAMESPACES_MIB, Target, sanitizer_report
 
-NSZE = (64 << 20) // 512        # SMALL_GEOMETRY: devsz_mb=64 of 512-byte sectors
+CAPACITY = (64 << 20) // 512    # SMALL_GEOMETRY: devsz_mb=64 of 512-byte sectors
+NSZE = (NAMESPACES_MIB[0] << 20) // 512     # namespace 1, LBA format 0 (512 B)
 MDTS_BYTES = 4096 << 8          # target.DEVICE_PROPS mdts=8
 QUEUES = 16                     # target.DEVICE_PROPS queues=16
 
 
-class Executor(QueueRules, Completions, ControllerActions, Integrity, Scenarios):
+class Executor(QueueRules, NsRules, Completions, ControllerActions, Integrity, Scenarios):
     """One target, one host model; `run` one record at a time."""
 
     def __init__(self, target: Target, deadline: float = 10.0):
         self.t, self.qt, self.nvme = target, target.qt, target.nvme
         self.deadline = deadline
-        self.m = Model(QUEUES, NSZE, MDTS_BYTES)
+        self.m = Model(QUEUES, NSZE, MDTS_BYTES, Namespaces(CAPACITY, NAMESPACES_MIB))
         self.mem_ops: List[Tuple[int, object]] = []   # (addr, bytes | zero length)
         self.next_cid: Dict[int, int] = defaultdict(lambda: 1)
         self.ghosts = set()       # commands of deleted SQs: may still complete, harmlessly
@@ -64,6 +67,9 @@ class Executor(QueueRules, Completions, ControllerActions, Integrity, Scenarios)
         self.msix_on = False      # MSI-X enabled (else pin interrupts)
         self.msix_wild = False    # some vector writes our registers or RAM the host uses
         self.cap = self.nvme.readq(CAP)
+        self.cmds_scratch = prp.Scratch()  # pages for nsfix's own commands
+        self.ns_repairs = 0       # namespace 1 damaged under chaos, repaired by nsfix
+        self.ns_rebuilds = 0      # namespaces unknown, rebuilt by nsfix
         self.vs = self.nvme.readl(VS)
 
     # ------------------------------------------------------------------ entry point
@@ -141,14 +147,18 @@ class Executor(QueueRules, Completions, ControllerActions, Integrity, Scenarios)
         opcode, flags = raw[0], raw[1] & 0xC3
         cdw10, cdw11 = struct.unpack_from("<II", raw, 40)
         admin = sq.qid == 0
-        hazard, exp, why = judging.judge(rec, admin, opcode, flags, cdw11)
+        hazard, exp, why = judging.judge(rec, admin, opcode, flags, cdw11, cdw10)
         create = None
         trusted = m.trusted           # before this entry's own hazards
         if admin and opcode in (0x00, 0x01, 0x04, 0x05):
             exp, why, create = self._queue_rule(opcode, flags, raw, cdw10, cdw11)
+        exp, why, ns_create, nsdep = self._ns_sub(rec, admin, opcode, flags, raw, cdw10,
+                                                  cdw11, exp, why)
+        create = create or ns_create
         if not admin and m.recreate_queued(sq.qid):
             # Behind a queued delete and re-create of its qid, this could land in either.
-            self._scramble(f"submission to SQ {sq.qid} while it is being re-created")
+            self._scramble(f"submission to SQ {sq.qid} while it is being re-created",
+                           io_only=True)
         if admin and opcode == 0x7C:
             prp1, prp2 = struct.unpack_from("<QQ", raw, 24)
             create = {"op": 0x7C, "ours": (prp1, prp2) == (DBBUF_SHADOW, DBBUF_EVENTIDX),
@@ -164,19 +174,24 @@ class Executor(QueueRules, Completions, ControllerActions, Integrity, Scenarios)
         # is kept when this entry itself is what makes the view untrustworthy.
         owed = m.trusted and m.enabled and not (admin and opcode == 0x0C)
         m.add(Pending(sq.qid, cid, opcode, self.index, exp if trusted else None, why, owed,
-                      create, rec.get("tag", "")))
+                      create, rec.get("tag", ""), nsdep))
         self.sent += 1
         self.flood_sent += rec.get("tag") == "flood"
         if hazard:
             self._scramble(f"{rec.get('tag', '')} writes guest RAM the host uses",
                            keep=(sq.qid, cid))
 
-    def _scramble(self, why: str, keep=None) -> None:
+    def _scramble(self, why: str, keep=None, io_only: bool = False) -> None:
         """Queue rings may no longer hold what the host wrote: nothing is owed, and no
         completion can be held against the device (except, for `keep`, the status the
-        entry that caused this must have)."""
+        entry that caused this must have). Unless only I/O queues are affected
+        (io_only), the device may run admin entries nobody wrote: any namespace may have
+        changed, 1 included, until nsfix has looked."""
         self.m.chaos = True
         self.m.release_all()
+        if not io_only:
+            self.m.ns = self.m.ns_pred = None
+            self.m.ns_dirty = True
         for key, p in self.m.pending.items():
             if key != keep:
                 p.expect = None

@@ -13,6 +13,7 @@ from .model import Model
 P_REGISTER = 0.03          # per command: a register access in between
 P_MID_FLIGHT = 0.08        # per batch: a reset, shutdown or toggle with commands in flight
 P_AER_STORM = 0.03         # per batch
+P_NSFIX = 0.7              # per batch, while the namespaces are unknown or may be damaged
 P_MUTATE_ADMIN, P_MUTATE_IO = 0.3, 0.25
 P_NOISE_ADMIN, P_NOISE_IO = 0.15, 0.08
 ADMIN_SIZES = [2, 4, 16, 32, 64, 64, 256, 1024, 2048]
@@ -25,6 +26,7 @@ class Generator:
         self.picker = Picker(rng, bars, self.skip)
         self.cmds = Commands(self.picker, model, trust_dbbuf="dbbuf-trust" not in self.skip)
         self.flooded = False
+        self.ns_checked = False
 
     # ------------------------------------------------------------------ batches
 
@@ -41,6 +43,7 @@ class Generator:
                 (m.chaos and (m.chaos_batches >= 2 or r.random() < 0.5)) or self._stuck():
             yield from self.resync()
             yield {"a": "sync"}
+            yield from self.nsfix()
             return
         if "flood" not in self.skip and not self.flooded and r.random() < 0.0005:
             self.flooded = True     # once a seed at most: 20k commands of one kind
@@ -69,10 +72,21 @@ class Generator:
         yield {"a": "sync"}
         if "pam_cfs" not in self.skip and r.random() < 0.01:
             yield {"a": "pam_cfs", "qid": r.randint(1, m.queues)}
+        yield from self.nsfix()
         if "verify" not in self.skip and r.random() < 0.05:
             nlb = r.choice([1, 2, 8, 9, 64, r.randint(1, m.mdts_bytes // 512)])
             yield {"a": "verify", "seed": r.getrandbits(31), "nlb": nlb,
                    "slba": r.choice([0, m.nsze - nlb, r.randrange(m.nsze - nlb + 1)])}
+
+    def nsfix(self) -> Iterator[dict]:
+        """Check namespace 1 once at the start and whenever the device may have run
+        entries nobody wrote; put the namespaces back in a known state when the model
+        lost them (executor: ns_rules.py)."""
+        m = self.m
+        if "nsfix" not in self.skip and (not self.ns_checked or (
+                (m.ns is None or m.ns_dirty) and self.rng.random() < P_NSFIX)):
+            self.ns_checked = True
+            yield {"a": "nsfix"}
 
     def _stuck(self) -> bool:
         """The admin queue is full of held AERs and nothing else can be done."""
@@ -150,6 +164,16 @@ class Generator:
         use_admin = admin is not None and m.room(admin) > 0 and \
             (not io or r.random() < 0.25)
         if use_admin:
+            if not io and not m.io_created and r.random() < 0.1 and \
+                    not any(p.opcode in (0x01, 0x05) for p in m.admin.values()):
+                # Number of Queues is settable only before the first I/O queue
+                yield self.sub(0, self.cmds.set_queues())
+                return
+            if r.random() < 0.04 and m.room(admin) > 1 and "aer" not in self.skip:
+                # namespace notices on, and an AER for the next namespace change
+                yield self.sub(0, self.cmds.notices_on())
+                yield self.sub(0, self.cmds.aer())
+                return
             if not io and "setup" not in self.skip and r.random() < 0.5 and m.room(admin) > 2:
                 yield self.sub(0, self.cmds.create_cq())     # a queue pair to work with
                 yield self.sub(0, self.cmds.create_sq())
@@ -160,24 +184,36 @@ class Generator:
             yield self.sub(sq.qid, self.io_command())
 
     def admin_command(self):
+        """A template (a third mutated), or noise; whichever, Commands.protect keeps
+        Namespace Management, Attachment and Format NVM off namespace 1."""
         r, c = self.rng, self.cmds
         if r.random() < P_NOISE_ADMIN:
-            return c.noise(admin=True)
+            return c.protect(c.noise(admin=True), admin=True)
         make = r.choices(
             [c.create_cq, c.create_sq, c.delete_sq, c.delete_cq, c.identify, c.get_log,
              c.get_features, c.set_features, c.aer, c.abort, c.dbbuf, c.vendor_dump,
-             c.vendor_phase, c.get_log_any, c.features_any, c.vendor_any, c.dbbuf_any],
-            [7, 7, 3, 3, 6, 5, 4, 4, 2, 2, 3, 1, 2, 2, 2, 1, 1])[0]
+             c.vendor_phase, c.get_log_any, c.features_any, c.vendor_any, c.dbbuf_any,
+             c.ns_create, c.ns_delete, c.ns_attach, c.format_nvm, c.get_lba_status,
+             c.set_queues],
+            [7, 7, 3, 3, 6, 5, 4, 4, 2, 2, 3, 1, 2, 2, 2, 1, 1,
+             2, 2, 3, 2, 2, 1])[0]
+        if make == c.aer and "aer" in self.skip:
+            make = c.abort
         sqe = make()
-        return c.mutate(sqe) if r.random() < P_MUTATE_ADMIN else sqe
+        sqe = c.mutate(sqe) if r.random() < P_MUTATE_ADMIN else sqe
+        return c.protect(sqe, admin=True)
 
     def io_command(self):
+        """As admin_command; Write Uncorrectable never names namespace 1."""
         r, c = self.rng, self.cmds
         if r.random() < P_NOISE_IO:
-            return c.noise(admin=False)
-        make = r.choices([c.rw, c.flush, c.write_zeroes, c.dsm], [60, 6, 8, 8])[0]
+            return c.protect(c.noise(admin=False), admin=False)
+        make = r.choices([c.rw, c.flush, c.write_zeroes, c.dsm, c.verify, c.compare,
+                          c.write_uncor, c.io_other],
+                         [60, 6, 8, 8, 4, 3, 3, 3])[0]
         sqe = make()
-        return c.mutate(sqe) if r.random() < P_MUTATE_IO else sqe
+        sqe = c.mutate(sqe) if r.random() < P_MUTATE_IO else sqe
+        return c.protect(sqe, admin=False)
 
     # ------------------------------------------------------------------ registers
 

@@ -5,7 +5,7 @@ mixin of Executor (executor.py)."""
 import random
 import struct
 
-from nvme_qtest import Command, Cqe
+from nvme_qtest import SC_COMPARE_FAILURE, Command, Cqe
 
 from . import prp
 from .commands import LBA
@@ -48,6 +48,20 @@ class Integrity:
             raise Failure("data", f"read back {nbytes} bytes at LBA {rec['slba']} differ "
                           f"from what was written, first at byte {at}: "
                           f"{got[at:at + 16].hex()} != {data[at:at + 16].hex()}")
+        # The host knows these LBAs now: Compare with what was written must succeed, a
+        # Compare with one byte changed must fail with Compare Failure, a Verify succeed.
+        if m.room(sq) < 3:
+            return
+        same = self._io(sq, 0x05, rec["slba"], rec["nlb"], out)
+        flip = rng.randrange(nbytes)
+        self._poke(out, flip, data[flip] ^ (1 << rng.randrange(8)), m.page_size)
+        differ = self._io(sq, 0x05, rec["slba"], rec["nlb"], out)
+        verify = self._io(sq, 0x0C, rec["slba"], rec["nlb"], out)
+        if same.code or differ.code != SC_COMPARE_FAILURE or verify.code:
+            raise Failure("status", f"Compare of the {rec['nlb']} blocks at {rec['slba']} "
+                          f"just written: {same} (want success), with byte {flip} changed: "
+                          f"{differ} (want Compare Failure {SC_COMPARE_FAILURE:#x}); "
+                          f"Verify: {verify} (want success)")
 
     def _io(self, sq, opcode: int, slba: int, nlb: int, ptr: prp.Pointers) -> Cqe:
         cmd = Command(opcode, nsid=1, prp1=ptr.prp1, prp2=ptr.prp2, cdw10=slba & 0xFFFF_FFFF,
@@ -71,6 +85,15 @@ class Integrity:
                 break
             yield base, min(page, left)
             left -= page
+
+    def _poke(self, ptr: prp.Pointers, at: int, value: int, page: int) -> None:
+        """Change byte `at` of the transfer ptr names."""
+        pos = 0
+        for addr, n in self._segments(ptr, at + 1, page):
+            if at < pos + n:
+                self.mem_ops.append((addr + at - pos, bytes([value])))
+                return
+            pos += n
 
     def _lay(self, ptr: prp.Pointers, data: bytes, page: int) -> None:
         pos = 0

@@ -10,20 +10,24 @@ does cost trust when the command writes guest memory: the host's rings may be sc
 """
 from typing import Optional, Tuple
 
-ADMIN_HOST_WRITES = {0x02, 0x06, 0x7C}    # Get Log Page, Identify, Doorbell Buffer Config
+# Get Log Page, Identify, Doorbell Buffer Config, Get LBA Status
+ADMIN_HOST_WRITES = {0x02, 0x06, 0x7C, 0x86}
 IO_HOST_WRITES = {0x02}                   # Read
 NOT_MEMORY = ("mmio", "unassigned")
 UNKNOWN_LIST = ("ram", "queue", "edge", "zero", "rom")   # a list whose entries nobody chose
 
 
-def transfers(admin: bool, opcode: int, cdw11: int) -> bool:
-    """Whether success means the device moved data through PRP1 (so PRP1 was memory)."""
+def transfers(admin: bool, opcode: int, cdw11: int, cdw10: int = 0) -> bool:
+    """Whether success means the device moved data through PRP1 (so PRP1 was memory):
+    Get Log Page, Identify, Get LBA Status, Namespace Attachment (its controller list)
+    and a Namespace Management create (the host's structure); Write, Read, Compare and a
+    deallocating Dataset Management."""
     if admin:
-        return opcode in (0x02, 0x06)
-    return opcode in (0x01, 0x02) or (opcode == 0x09 and bool(cdw11 & 4))
+        return opcode in (0x02, 0x06, 0x15, 0x86) or (opcode == 0x0D and cdw10 & 0xF == 0)
+    return opcode in (0x01, 0x02, 0x05) or (opcode == 0x09 and bool(cdw11 & 4))
 
 
-def judge(rec: dict, admin: bool, opcode: int, flags: int, cdw11: int
+def judge(rec: dict, admin: bool, opcode: int, flags: int, cdw11: int, cdw10: int = 0
           ) -> Tuple[Optional[str], Optional[str], str]:
     """(hazard, expectation, why) for a 'sub' record; hazard is 'chaos' when the device
     may write guest RAM the host relies on."""
@@ -36,7 +40,7 @@ def judge(rec: dict, admin: bool, opcode: int, flags: int, cdw11: int
     exp, why = rec.get("exp"), rec.get("why", "")
     if flags:   # FUSE or PSDT set: Invalid Field whatever else the entry says
         return hazard, "fail", "FUSE/PSDT set"
-    if transfers(admin, opcode, cdw11) and rec.get("p1cls") in NOT_MEMORY:
+    if transfers(admin, opcode, cdw11, cdw10) and rec.get("p1cls") in NOT_MEMORY:
         exp, why = "fail", "mmio-dma: data pointer PRP1 is not guest memory"
     if admin and opcode == 0x7C and {rec.get("p1cls"), rec.get("p2cls")} & {*NOT_MEMORY, "rom"}:
         exp, why = "fail", "mmio-dbbuf: doorbell buffer that is not guest RAM"

@@ -7,8 +7,82 @@ scrambled a ring, so completions are no longer owed, but the controller must sta
 Tainted: a DMA may have reached registers (ours, or the machine's), so the controller's
 state is unknown until the host maps the BARs again and resets it.
 """
+import copy
 from dataclasses import dataclass, field
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
+
+MAX_NSID = 32                  # NN
+SECTOR = 512                   # the FTL sector (secsz), LBA format 0
+PAGE_SECTORS = 8               # a flash page (secs_per_pg): namespaces are whole pages
+LBAF_BYTES = (512, 4096)       # LBA formats 0 and 1
+
+
+@dataclass
+class Ns:
+    """One allocated namespace as the host believes it is."""
+    base: int                  # first FTL sector of its extent
+    sectors: int               # its extent (whole flash pages)
+    nbytes: int                # the bytes it addresses (NSZE x LBA size at creation)
+    lba: int = SECTOR          # LBA size in bytes
+    attached: bool = False
+
+    @property
+    def nsze(self) -> int:
+        return self.nbytes // self.lba
+
+
+class Namespaces:
+    """The namespaces of the device, exactly (NSID -> Ns): capacity is handed out first
+    fit in whole flash pages, so the model keeps every extent and can say what a create
+    gets. NSID 1 is the fuzzer's data namespace and nothing generated may change it."""
+
+    def __init__(self, capacity: int, sizes_mib: Tuple[int, ...]):
+        self.capacity = capacity                   # FTL sectors
+        self.ns: Dict[int, Ns] = {}
+        base = 0
+        for i, mib in enumerate(sizes_mib):
+            sectors = -(-(mib << 20) // (SECTOR * PAGE_SECTORS)) * PAGE_SECTORS
+            self.ns[i + 1] = Ns(base, sectors, sectors * SECTOR, attached=True)
+            base += sectors
+
+    def copy(self) -> "Namespaces":
+        return copy.deepcopy(self)
+
+    def active(self, nsid: int) -> Optional[Ns]:
+        ns = self.ns.get(nsid)
+        return ns if ns is not None and ns.attached else None
+
+    def active_ids(self) -> List[int]:
+        return sorted(q for q, ns in self.ns.items() if ns.attached)
+
+    def extent(self, sectors: int) -> Optional[int]:
+        """First fit: the lowest base with `sectors` free after it, or None."""
+        candidate, moved = 0, True
+        while moved and candidate + sectors <= self.capacity:
+            moved = False
+            for ns in self.ns.values():
+                if ns.base < candidate + sectors and candidate < ns.base + ns.sectors:
+                    candidate, moved = ns.base + ns.sectors, True
+        return candidate if candidate + sectors <= self.capacity else None
+
+    def free_nsid(self) -> Optional[int]:
+        return next((q for q in range(1, MAX_NSID + 1) if q not in self.ns), None)
+
+    # The effects of commands that succeeded (the rules are in ns_rules.py).
+    def apply(self, effect: tuple) -> None:
+        kind, nsid = effect[0], effect[1]
+        if kind == "create":
+            _, _, base, sectors, nbytes, lba = effect
+            self.ns[nsid] = Ns(base, sectors, nbytes, lba)
+        elif kind == "delete":
+            self.ns.pop(nsid, None)
+        elif kind in ("attach", "detach"):
+            self.ns[nsid].attached = kind == "attach"
+        elif kind == "format":
+            self.ns[nsid].lba = effect[2]
+
+
+NS_OPCODES = (0x0D, 0x15, 0x80)    # Namespace Management, Attachment, Format NVM
 
 
 @dataclass
@@ -46,11 +120,32 @@ class Pending:
     owed: bool = True          # must complete by the next sync's deadline
     create: Optional[dict] = None  # queue create/delete parameters, applied on success
     tag: str = ""              # what the generator made it as (for statistics)
+    nsdep: bool = False        # I/O whose expectation rests on namespaces other than 1
 
 
 class Model:
-    def __init__(self, queues: int, nsze: int, mdts_bytes: int):
+    def __init__(self, queues: int, nsze: int, mdts_bytes: int,
+                 namespaces: Optional[Namespaces] = None):
         self.queues, self.nsze, self.mdts_bytes = queues, nsze, mdts_bytes
+        # Namespaces as they are (None: unknown, after a command whose effect the host
+        # cannot tell, or a ring it no longer trusts) and as the queued admin commands
+        # will leave them (None: some command could go either way). Namespace state
+        # outlives controller resets.
+        self.ns: Optional[Namespaces] = namespaces
+        self.ns_pred: Optional[Namespaces] = namespaces.copy() if namespaces else None
+        self.ns_capacity = namespaces.capacity if namespaces else 0
+        # Namespace commands in submission order: seq -> [effect, succeeded or None].
+        self.ns_log: Dict[int, list] = {}
+        self.ns_seq = 0
+        # Since the last namespace check, the device may have run entries nobody wrote
+        # (a scrambled ring): namespace 1 itself may have changed (nsfix repairs it).
+        self.ns_dirty = False
+        # The events an AER may complete with (DW0 values), because a command that can
+        # raise one was submitted since the controller was enabled (a reset drops them).
+        self.aer_events: set = set()
+        # An I/O queue was created since the controller was enabled (Set Features
+        # Number of Queues is then a Command Sequence Error).
+        self.io_created = False
         self.enabled = False
         self.cc = 0
         self.page_size = 4096
@@ -73,13 +168,21 @@ class Model:
         self.pred: Optional[Tuple[set, dict]] = (set(), {})
 
     def forget_queues(self) -> None:
-        """A reset: the controller forgets every queue and owes nothing."""
+        """A reset: the controller forgets every queue and owes nothing. A namespace
+        command it dropped may have run (a delete's unmap even survives the reset), so
+        with one in flight the namespaces are unknown."""
+        if any(done is None for _, done in self.ns_log.values()):
+            self.ns = None
+        self.ns_log = {}
         self.sqs, self.cqs, self.pending, self.per_sq, self.admin = {}, {}, {}, {}, {}
         self.dbbuf = None
         self.dbbuf_window = set()
         self.pred = (set(), {})
         self.chaos = self.tainted = self.fatal = self.shut_down = False
         self.chaos_batches = 0
+        self.aer_events = set()
+        self.io_created = False
+        self.ns_pred = self.ns.copy() if self.ns is not None else None
 
     @property
     def trusted(self) -> bool:
@@ -116,6 +219,10 @@ class Model:
         fetched: every command not yet completed (rung or not) might still sit in the
         ring."""
         return sq.size - 1 - self.outstanding(sq.qid)
+
+    def ns_admin_busy(self) -> bool:
+        """A Namespace Management / Attachment or Format NVM has not completed."""
+        return bool(self.ns_log)
 
     def queue_admin_busy(self) -> bool:
         """A queue create/delete is in flight, so the queue set is about to change."""

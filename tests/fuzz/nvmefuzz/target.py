@@ -17,9 +17,13 @@ from femu_lab.qtest import QTest
 from .layout import MMCONFIG
 
 # Small flash latencies: completions come back in microseconds of real time, so the
-# fuzzer spends its time submitting, not waiting.
+# fuzzer spends its time submitting, not waiting. Two namespaces out of SMALL_GEOMETRY's
+# 64 MiB: NSID 1 (40 MiB) is the fuzzer's data namespace (integrity checks, every
+# well-formed Read/Write), NSID 2 (8 MiB) is there to be formatted, detached, deleted and
+# made uncorrectable; 16 MiB stay unallocated for creates.
+NAMESPACES_MIB = (40, 8)
 DEVICE_PROPS = ("queues=16,mdts=8,pg_rd_lat=2000,pg_wr_lat=5000,blk_er_lat=20000,"
-                "ch_xfer_lat=0")
+                "ch_xfer_lat=0,namespaces=" + ":".join(map(str, NAMESPACES_MIB)))
 REPLY_TIMEOUT = 10.0      # a qtest command QEMU does not answer in this long is a hang
 EXIT_TIMEOUT = 20.0       # SIGTERM to exit: femu's exit handlers write the statistics
 # For a sanitizer build (ignored by a release one). Leak detection on: each seed ends with
