@@ -100,11 +100,12 @@ static int femu_io_prp_list_read(void *opaque, uint64_t addr, void *buf, size_t 
 }
 
 /*
- * The checks a transfer of bytes to the guest would make (MDTS, the PRPs, guest RAM),
- * without the transfer: a Read that fails on marked LBAs moves no data, but its command
- * is judged like any other Read's.
+ * The checks a transfer of bytes would make (MDTS, the PRPs, guest RAM), without the
+ * transfer: a Read or Compare that fails on marked LBAs moves no data, but its command is
+ * judged like any other.
  */
-static uint16_t femu_io_prp_check(FemuCtrl *n, const NvmeCmd *cmd, uint64_t bytes)
+static uint16_t femu_io_prp_check(FemuCtrl *n, const NvmeCmd *cmd, uint64_t bytes,
+                                  FemuDmaDir dir)
 {
     struct prp_request prps = {
         .prp1 = le64_to_cpu(cmd->dptr.prp1), .prp2 = le64_to_cpu(cmd->dptr.prp2),
@@ -114,7 +115,8 @@ static uint16_t femu_io_prp_check(FemuCtrl *n, const NvmeCmd *cmd, uint64_t byte
     uint16_t status = prp_map(&prps, &n->segs);
 
     for (size_t i = 0; status == NVME_SUCCESS && i < n->segs.count; i++) {
-        if (!femu_dma_ram(n, n->segs.seg[i].addr, n->segs.seg[i].len, true)) {
+        if (!femu_dma_ram(n, n->segs.seg[i].addr, n->segs.seg[i].len,
+                          dir == FEMU_TO_GUEST)) {
             status = NVME_DATA_TRAS_ERROR;
         }
     }
@@ -146,7 +148,7 @@ static uint16_t femu_io_rw(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
         }
     }
     if (!write && femu_media_marked(n, ns, slba, nlb, &marked_lba)) {
-        status = femu_io_prp_check(n, cmd, bytes);
+        status = femu_io_prp_check(n, cmd, bytes, FEMU_TO_GUEST);
         if (status) {
             return femu_dnr(status);
         }
@@ -213,7 +215,7 @@ static uint16_t femu_io_compare(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *c
         return femu_dnr(NVME_INVALID_FIELD);     /* before the buffer is allocated */
     }
     if (femu_media_marked(n, ns, slba, nlb, &marked_lba)) {
-        status = femu_io_prp_check(n, cmd, bytes);
+        status = femu_io_prp_check(n, cmd, bytes, FEMU_FROM_GUEST);
         if (status) {
             return femu_dnr(status);
         }

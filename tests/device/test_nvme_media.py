@@ -7,9 +7,10 @@ import time
 import pytest
 
 from nvme_qtest import (ADM_AER, ADM_GET_LBA_STATUS, IO_COMPARE, IO_READ, IO_VERIFY, IO_WRITE,
-                        IO_WRITE_UNCOR, PAGE, SC_COMPARE_FAILURE, SC_INVALID_FIELD,
-                        SC_INVALID_NS, SC_LBA_OUT_OF_RANGE, SC_UNRECOVERED_READ, Command,
-                        femu_only, nvme_qemu, pattern, ready, shared, start)  # noqa: F401
+                        IO_WRITE_UNCOR, PAGE, SC_COMPARE_FAILURE, SC_DATA_TRANSFER_ERROR,
+                        SC_INVALID_FIELD, SC_INVALID_NS, SC_LBA_OUT_OF_RANGE,
+                        SC_UNRECOVERED_READ, Command, femu_only, nvme_qemu, pattern, ready,
+                        shared, start)  # noqa: F401
 
 pytestmark = femu_only()
 
@@ -313,6 +314,23 @@ def test_write_uncorrectable_then_read_fails(shared):
     assert cqe.ok and got == data[:4 * 512]
     cqe, got = nvme.read(sq, 2008, 8)
     assert cqe.ok and got == data[8 * 512:]
+
+
+@pytest.mark.parametrize("opcode", [IO_READ, IO_COMPARE], ids=["read", "compare"])
+def test_marked_lbas_still_have_their_prps_checked(shared, opcode):
+    nvme, sq = shared.nvme, shared.sq
+    assert write_uncor(nvme, sq, 2050, 8).ok
+    cmd = lba_cmd(opcode, 2050, 8, xfer=nvme.transfer(4096))
+    cmd.prp1 = 0                                        # a needed PRP entry of 0
+    cqe = nvme.run(sq, cmd)
+    assert cqe.code == SC_INVALID_FIELD and cqe.dnr, str(cqe)
+    cmd.prp1 = 0x4_0000_0000                            # not guest RAM: nothing there
+    cqe = nvme.run(sq, cmd)
+    assert cqe.code == SC_DATA_TRANSFER_ERROR and cqe.dnr, str(cqe)
+    _, ident = nvme.identify(1)
+    cqe = nvme.run(sq, lba_cmd(opcode, 0, (PAGE << ident[77]) // 512 + 1,
+                               xfer=nvme.transfer(4096)))
+    assert cqe.code == SC_INVALID_FIELD and cqe.dnr, str(cqe)   # beyond MDTS
 
 
 def test_compare_and_verify_of_marked_lbas_fail(shared):
