@@ -414,8 +414,9 @@ def test_write_uncorrectable_fails_reads_of_those_lbas_only(surface):
     surface.ok("read-beside-one", "read-beside-one-data", "read-page0", "read-page0-data")
     rc, _ = surface.step("dd-uncor")
     assert rc != 0, f"a block-layer read of the bad page succeeded:\n{surface.detail('dd-uncor')}"
-    assert re.search(r"I/O error|Input/output error", surface.file("dd-uncor.err")), \
-        surface.detail("dd-uncor")
+    # Unrecovered Read Error is a medium error to the block layer: ENODATA, not EIO.
+    assert "No data available" in surface.file("dd-uncor.err"), (
+        "dd's read should fail with ENODATA (BLK_STS_MEDIUM):\n" + surface.detail("dd-uncor"))
     surface.fails_with("verify-uncor", SC_UNRECOVERED_READ)
     surface.fails_with("compare-uncor", SC_UNRECOVERED_READ)
 
@@ -438,7 +439,8 @@ def test_error_log_has_the_failed_read(surface):
 
 
 def lba_status_descriptors(raw: bytes) -> List[Tuple[int, int, int]]:
-    """Get LBA Status data: NLSD, CMPC, then 16-byte descriptors (DSLBA, NLB, status)."""
+    """Get LBA Status data: NLSD, CMPC, then 16-byte descriptors; (DSLBA, LBAs, status),
+    NLB being 0's based."""
     assert len(raw) >= 8, f"Get LBA Status returned {len(raw)} bytes"
     count = int.from_bytes(raw[0:4], "little")
     found = []
@@ -446,43 +448,42 @@ def lba_status_descriptors(raw: bytes) -> List[Tuple[int, int, int]]:
         entry = raw[8 + 16 * i:24 + 16 * i]
         assert len(entry) == 16, f"NLSD {count} but only {len(raw)} bytes"
         found.append((int.from_bytes(entry[0:8], "little"),
-                      int.from_bytes(entry[8:12], "little"), entry[13]))
+                      int.from_bytes(entry[8:12], "little") + 1, entry[13]))
     return found
 
 
-def covered(ranges, first: int, count: int) -> bool:
-    return all(any(start <= lba < start + n for start, n in ranges)
-               for lba in range(first, first + count))
-
-
-def overlaps(ranges, first: int, count: int) -> bool:
-    return any(start < first + count and first < start + n for start, n in ranges)
-
-
 def lba_log_ranges(log: dict, nsid: int) -> List[Tuple[int, int]]:
-    return [(as_int(d["rslba"]), as_int(d["rnlb"])) for element in log["ns_elements"]
+    """The LBA Status Information log's ranges for nsid: (RSLBA, LBAs), RNLB 0's based."""
+    return [(as_int(d["rslba"]), as_int(d["rnlb"]) + 1) for element in log["ns_elements"]
             if as_int(element["neid"]) == nsid for d in element["descs"]]
+
+
+def lbas_in(ranges) -> set:
+    return {lba for start, count in ranges for lba in range(start, start + count)}
+
+
+UNCORRECTABLE = set(range(UNCOR_PAGE_LBA, UNCOR_PAGE_LBA + 8)) | {UNCOR_ONE_LBA}
 
 
 def test_lba_status_lists_the_uncorrectable_lbas_until_rewritten(surface):
     surface.ok("lba-status-uncor", "lba-log-uncor", "lba-status-clear", "lba-log-clear")
-    print(surface.file("lba-status-uncor-text.out"))
     tracked = lba_status_descriptors(surface.result.files["lba-status-uncor.out"])
-    ranges = [(start, n) for start, n, _ in tracked]
-    assert covered(ranges, UNCOR_PAGE_LBA, 8) and covered(ranges, UNCOR_ONE_LBA, 1), (
-        f"Get LBA Status (tracked, from LBA {REGION_LBA}) lists {tracked}; expected LBAs "
-        f"{UNCOR_PAGE_LBA}-{UNCOR_PAGE_LBA + 7} and {UNCOR_ONE_LBA}")
+    print(f"Get LBA Status (DSLBA, LBAs, status) while uncorrectable: {tracked}")
+    listed = lbas_in((start, n) for start, n, _ in tracked)
+    assert listed == UNCORRECTABLE, (
+        f"Get LBA Status (tracked, LBAs {REGION_LBA}-{REGION_LBA + 255}) lists {tracked}: "
+        f"LBAs {sorted(listed)}; expected {UNCOR_PAGE_LBA}-{UNCOR_PAGE_LBA + 7} and "
+        f"{UNCOR_ONE_LBA}")
     log = surface.json("lba-log-uncor.out")
     print(f"LBA status log while uncorrectable: {log}")
     logged = lba_log_ranges(log, 1)
-    assert covered(logged, UNCOR_PAGE_LBA, 8) and covered(logged, UNCOR_ONE_LBA, 1), \
-        f"LBA Status Information log lists {logged} for namespace 1"
+    assert lbas_in(logged) == UNCORRECTABLE, \
+        f"LBA Status Information log lists {logged} (RSLBA, LBAs) for namespace 1"
     surface.ok("rewrite", "read-rewritten", "read-rewritten-data", "verify-rewritten")
     cleared = lba_status_descriptors(surface.result.files["lba-status-clear.out"])
-    assert not overlaps([(s, n) for s, n, _ in cleared], REGION_LBA, REGION_LBAS), \
-        f"after the rewrite Get LBA Status still lists {cleared}"
+    assert cleared == [], f"after the rewrite Get LBA Status still lists {cleared}"
     relogged = lba_log_ranges(surface.json("lba-log-clear.out"), 1)
-    assert not overlaps(relogged, REGION_LBA, REGION_LBAS), \
+    assert relogged == [], \
         f"after the rewrite the LBA Status Information log still lists {relogged}"
 
 

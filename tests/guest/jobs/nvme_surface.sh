@@ -132,6 +132,17 @@ wait_lbs() {  # wait_lbs STEP NSID BYTES SECONDS: the kernel's logical block siz
         "bytes=$(blockdev --getsize64 "/dev/$disk")"
 }
 
+# Get LBA Status (86h) over ns1's region, Action Type 10h, 4 KiB back (MNDW 1023), raw.
+# Sent with admin-passthru: nvme-cli 2.3's get-lba-status goes through libnvme 1.3's
+# nvme_get_lba_status(), which leaves the transfer length 0 (fixed in libnvme by a6ac126d,
+# "ioctl: set data length when retrieving LBA status"), so the kernel maps no buffer and a
+# controller can only refuse the command (PRP1 = 0).
+lba_status() {  # lba_status STEP
+    run "$1" nvme admin-passthru $ctrl --opcode=0x86 --namespace-id=1 \
+        --cdw10="$REGION_LBA" --cdw11=0 --cdw12=1023 --cdw13=$(((0x10 << 24) | 256)) \
+        --data-len=4096 --read --raw-binary
+}
+
 same() {  # same STEP FILE1 FILE2
     cmp "$2" "$3" >"$out/$1.out" 2>"$out/$1.err"
     say "$1 rc=$?"
@@ -266,10 +277,7 @@ surface() {
     run verify-uncor nvme verify "/dev/$d1" --start-block="$REGION_LBA" --block-count=127
     run compare-uncor nvme compare "/dev/$d1" --start-block="$UNCOR_PAGE_LBA" \
         --block-count=7 --data-size=4096 --data=/tmp/page1
-    run lba-status-uncor nvme get-lba-status $ctrl --namespace-id=1 \
-        --start-lba="$REGION_LBA" --range-len=256 --max-dw=1023 --action=0x10 -o binary
-    run lba-status-uncor-text nvme get-lba-status $ctrl --namespace-id=1 \
-        --start-lba="$REGION_LBA" --range-len=256 --max-dw=1023 --action=0x10
+    lba_status lba-status-uncor
     run lba-log-uncor nvme lba-status-log $ctrl -o json
     run smart-after-uncor nvme smart-log $ctrl -o json
 
@@ -278,8 +286,7 @@ surface() {
         --data-size=65536 --data=/tmp/got-region
     same read-rewritten-data /tmp/got-region /tmp/region
     run verify-rewritten nvme verify "/dev/$d1" --start-block="$REGION_LBA" --block-count=127
-    run lba-status-clear nvme get-lba-status $ctrl --namespace-id=1 \
-        --start-lba="$REGION_LBA" --range-len=256 --max-dw=1023 --action=0x10 -o binary
+    lba_status lba-status-clear
     run lba-log-clear nvme lba-status-log $ctrl -o json
     run smart-end nvme smart-log $ctrl -o json
 
