@@ -347,6 +347,7 @@ static void femu_release(FemuCtrl *n)
     n->store = NULL;
     lba_bitmap_destroy(&n->written);
     lba_bitmap_destroy(&n->uncorrectable);
+    femu_media_reset(n);                /* the LBA status page kept for RAE reads */
     femu_ftl_view_destroy(n);
     ftl_destroy(n->ftl);
     n->ftl = NULL;

@@ -83,6 +83,8 @@ static inline uint32_t femu_cdw(const NvmeCmd *cmd, unsigned index)
 #define FEMU_NS_ID_UNAVAILABLE          0x0116
 #define FEMU_NS_THIN_PROV_UNSUPPORTED   0x011b
 #define FEMU_OACS_GET_LBA_STATUS        (1u << 9)
+#define FEMU_OAES_LBA_STATUS_INFO       (1u << 13)
+#define FEMU_FEAT_LBA_STATUS_ATTRS      0x15
 #define FEMU_ADM_CMD_GET_LBA_STATUS     0x86
 #define FEMU_LPA_SMART_PER_NS           (1u << 0)
 #define FEMU_LPA_EXTENDED_DATA          (1u << 2)

@@ -141,6 +141,7 @@ static void femu_ctrl_reset(FemuCtrl *n)
     femu_queues_reset(n);
     femu_aer_reset(n);
     femu_ns_reset(n);
+    femu_media_reset(n);
     n->shutdown_seq++;   /* a save still running no longer completes a shutdown */
     femu_features_reset(n);
     femu_csts_set(n, 0);

@@ -70,6 +70,15 @@ static uint16_t femu_feature_queues_allowed(FemuCtrl *n)
     return n->io_queues_created ? femu_dnr(NVME_CMD_SEQ_ERROR) : NVME_SUCCESS;
 }
 
+/*
+ * LBA Status Information Attributes: femu reports at once (report and poll intervals 0),
+ * so Set takes any value and answers with the closest supported one, 0.
+ */
+static uint32_t femu_feature_lba_status_attrs(FemuCtrl *n)
+{
+    return 0;
+}
+
 /* Number of queues: the queues property, 0-based, for SQs and CQs alike. */
 static uint32_t femu_feature_queues(FemuCtrl *n)
 {
@@ -106,6 +115,9 @@ static const FemuFeature femu_features[] = {
     },
     [NVME_WRITE_ATOMICITY] = { FEMU_FIELD(write_atomicity), .writable = 1 },
     [NVME_ASYNCHRONOUS_EVENT_CONF] = { FEMU_FIELD(async_config), .writable = UINT32_MAX },
+    [FEMU_FEAT_LBA_STATUS_ATTRS] = {
+        .supported = true, .computed = femu_feature_lba_status_attrs,
+    },
 };
 
 QEMU_BUILD_BUG_ON(sizeof(((FemuFeatures *)NULL)->err_rec) !=

@@ -29,7 +29,8 @@ static void femu_identify_ctrl(FemuCtrl *n, NvmeIdCtrl *id)
     id->mdts = n->mdts;
     id->cntlid = cpu_to_le16(FEMU_CNTLID);
     id->ver = cpu_to_le32(0x00010400);
-    id->oaes = cpu_to_le32(NVME_OAES_NS_ATTR);    /* namespace attribute notices */
+    /* namespace attribute notices, LBA status information alerts */
+    id->oaes = cpu_to_le32(NVME_OAES_NS_ATTR | FEMU_OAES_LBA_STATUS_INFO);
     id->cntrltype = 1;                              /* I/O controller */
     id->oacs = cpu_to_le16(NVME_OACS_FORMAT | NVME_OACS_NMS | NVME_OACS_DBCS |
                            FEMU_OACS_GET_LBA_STATUS);

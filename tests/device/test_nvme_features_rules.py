@@ -154,3 +154,16 @@ def test_other_features_and_the_nsid(start):
     for nsid in (0, 1, 3, 0x21, BROADCAST):                     # Get ignores the NSID
         got = nvme.get_features(FID_VWC, nsid=nsid)
         assert got.ok and got.dw0 == 0, f"NSID {nsid:#x}: {got}"
+
+
+def test_lba_status_information_attributes_report_at_once(start):
+    """FID 15h: femu's report and poll intervals are 0; Set answers with that, the closest
+    value it supports, whatever it was asked."""
+    nvme = start().nvme
+    ready(nvme, io_queues=0)
+    got = nvme.get_features(0x15)
+    assert got.ok and got.dw0 == 0
+    got = nvme.set_features(0x15, 0x0010_0020)
+    assert got.ok and got.dw0 == 0
+    assert nvme.get_features(0x15).dw0 == 0
+    assert nvme.get_features(0x15, sel=3).dw0 == 1 << 2            # changeable

@@ -33,7 +33,7 @@ def test_controller_fields(shared):
     # OACS: Format NVM, Namespace Management, doorbell buffer config, Get LBA Status
     assert u16(data, 256) == (1 << 1) | (1 << 3) | (1 << 8) | (1 << 9)
     assert u16(data, 78) == 0                                     # CNTLID
-    assert u32(data, 92) == 1 << 8                                # OAES: namespace notices
+    assert u32(data, 92) == 1 << 8 | 1 << 13     # OAES: namespace and LBA status notices
     assert data[258] == 3 and data[259] == 3                      # ACL, AERL
     assert data[260] == 0x03 and data[261] == 0x05                # FRMW, LPA: SMART per ns
     assert data[262] == 3                                         # ELPE
