@@ -313,9 +313,10 @@ class NsRules:
             marks = struct.unpack_from("<I", page, 0)[0]
         if not shape_ok or marks:
             if not m.ns_dirty:
-                raise Failure("namespace", f"namespace 1 changed though no command named "
-                              f"it: Identify NSZE {nsze} FLBAS {flbas} (want {m.nsze}, 0), "
-                              f"{marks} uncorrectable range(s)")
+                raise Failure("namespace", f"namespace 1 is not as realized "
+                              f"(namespaces=...) and no command named it since: Identify "
+                              f"NSZE {nsze} FLBAS {flbas} (want {m.nsze}, 0), {marks} "
+                              f"uncorrectable range(s)")
             self.ns_repairs += 1
         if shape_ok and marks:      # deallocate it whole: that clears every mark
             table = struct.pack("<IIQ", 0, m.nsze, 0).ljust(4096, b"\0")
