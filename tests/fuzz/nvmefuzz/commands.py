@@ -18,7 +18,7 @@ LBA = 512
 # slot, Changed Namespace List (4 KiB), LBA Status Information (its size varies, the
 # 16-byte header is always there), OCP SMART / Health Information Extended.
 LOG_SIZES = {0x01: 4 * 64, 0x02: 512, 0x03: 512, 0x04: 4096, 0x0E: 16, 0xC0: 512}
-FEATURES = [0x01, 0x02, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B]
+FEATURES = [0x01, 0x02, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B, 0x15]
 BROADCAST = 0xFFFF_FFFF
 MAX_NSID = 32
 # Commands that change a namespace's state or data in ways the model does not follow
@@ -215,12 +215,13 @@ class Commands:
         return Sqe(cmd, exp="ok", why="well-formed Get Features", tag="getfeat")
 
     def set_features(self) -> Sqe:
-        """Values femu takes. Error Recovery (05h) names namespace 1 or FFFFFFFFh (every
-        namespace), or another namespace the executor judges; the other features take
-        NSID 0 or FFFFFFFFh."""
+        """Values femu takes (LBA Status Information Attributes, 15h: any, answered
+        with 0). Error Recovery (05h) names namespace 1 or FFFFFFFFh (every namespace),
+        or another namespace the executor judges; the other features take NSID 0 or
+        FFFFFFFFh."""
         r = self.rng
-        fid = r.choice([0x01, 0x02, 0x04, 0x05, 0x06, 0x08, 0x0A, 0x0B])
-        value = {0x01: r.getrandbits(32), 0x02: r.randrange(8) << 5,
+        fid = r.choice([0x01, 0x02, 0x04, 0x05, 0x06, 0x08, 0x0A, 0x0B, 0x15])
+        value = {0x01: r.getrandbits(32), 0x02: r.randrange(8) << 5, 0x15: r.getrandbits(32),
                  0x04: r.randrange(2) << 20 | r.getrandbits(16),
                  0x05: r.getrandbits(16), 0x06: r.randrange(2), 0x08: r.getrandbits(16),
                  0x0A: r.randrange(2), 0x0B: r.getrandbits(32) | r.randrange(2) << 8}[fid]
