@@ -19,6 +19,16 @@ static void femu_aer_complete(FemuCtrl *n, FemuRequest *req, uint32_t result)
     n->aer_outstanding--;
 }
 
+/* The oldest queued event, taken off the queue. */
+static uint32_t femu_aer_pop(FemuCtrl *n)
+{
+    uint32_t result = n->aer_events[0];
+
+    n->aer_queued--;
+    memmove(n->aer_events, n->aer_events + 1, n->aer_queued * sizeof(n->aer_events[0]));
+    return result;
+}
+
 /* Pair queued events with held requests, oldest first. */
 static void femu_aer_deliver(FemuCtrl *n)
 {
@@ -27,9 +37,7 @@ static void femu_aer_deliver(FemuCtrl *n)
 
         n->aer_waiting = req->list_next;
         req->list_next = NULL;
-        femu_aer_complete(n, req, n->aer_events[0]);
-        n->aer_queued--;
-        memmove(n->aer_events, n->aer_events + 1, n->aer_queued * sizeof(n->aer_events[0]));
+        femu_aer_complete(n, req, femu_aer_pop(n));
     }
 }
 
@@ -40,13 +48,18 @@ uint16_t femu_aer_request(FemuCtrl *n, FemuRequest *req)
     if (n->aer_outstanding > FEMU_AERL) {
         return femu_dnr(NVME_AER_LIMIT_EXCEEDED);
     }
+    if (n->aer_queued > 0) {
+        /* An event waited for a request (so none is held): this one reports it now,
+         * completed by the caller like any command. */
+        req->result = femu_aer_pop(n);
+        return NVME_SUCCESS;
+    }
     n->aer_outstanding++;
     while (*tail) {
         tail = &(*tail)->list_next;
     }
     req->list_next = NULL;
     *tail = req;
-    femu_aer_deliver(n);
     return NVME_NO_COMPLETE;    /* the request is ours until an event completes it */
 }
 

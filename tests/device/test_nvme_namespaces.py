@@ -341,3 +341,15 @@ def test_a_reused_nsid_starts_with_default_features(start):
     cqe = create_ns(nvme, 1024)
     assert cqe.ok and cqe.dw0 == 2 and attach(nvme, 2).ok
     assert nvme.get_features(0x05, nsid=2).dw0 == 0
+
+
+def test_an_event_before_any_aer_is_reported_by_the_next_one(start):
+    nvme = start("namespaces=2").nvme
+    ready(nvme, io_queues=0)
+    assert nvme.set_features(0x0B, 1 << 8).ok
+    assert attach(nvme, 2, detach=True).ok                     # no AER outstanding yet
+    cqe = nvme.admin(Command(ADM_AER))
+    assert cqe.ok and not cqe.dnr and cqe.dw0 == 0x040002, str(cqe)
+    # the event was taken: the next AER waits
+    cid = nvme.submit(nvme.asq, Command(ADM_AER))
+    nvme.assert_no_completion(nvme.asq, cid, 0.2)
