@@ -185,7 +185,7 @@ def test_id_ctrl_and_smart_log(basic):
     assert ident["vid"] == 0x8086
     assert ident["sn"].strip().startswith("FEMU")
     assert ident["fr"].strip() == "1.0"
-    assert ident["nn"] == 1
+    assert ident["nn"] == 32                   # NSIDs the controller supports (NN)
     before = json.loads(result.files["smart-before.json"])
     after = json.loads(result.files["smart-after.json"])
     written = 2 * DEVSZ_MB * MIB   # the two verify runs
