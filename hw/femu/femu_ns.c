@@ -312,8 +312,8 @@ static uint16_t femu_ns_create(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req
     }
     nsze = le64_to_cpu(id->nsze);
     ncap = le64_to_cpu(id->ncap);
-    flbas = id->flbas & 0xf;
-    if ((id->flbas & 0x60) || id->flbas & 0x10 || id->dps || id->nmic) {
+    flbas = (id->flbas & 0xf) | ((id->flbas >> 5) & 0x3) << 4;   /* bits 6:5 are the MSBs */
+    if (id->flbas & 0x10 || id->dps || id->nmic) {
         return femu_dnr(NVME_INVALID_FIELD);       /* no metadata, PI or sharing */
     }
     if (flbas >= femu_lbafs(n, bytes)) {

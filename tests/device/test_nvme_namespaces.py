@@ -160,6 +160,8 @@ def test_create_checks(start):
     nvme = start("namespaces=0").nvme
     ready(nvme, io_queues=0)
     assert create_ns(nvme, 1024, flbas=2).code == SC_INVALID_FORMAT
+    assert create_ns(nvme, 1024, flbas=1 << 5).code == SC_INVALID_FORMAT    # format 16
+    assert create_ns(nvme, 1024, flbas=1 << 4).code == SC_INVALID_FIELD     # metadata
     assert create_ns(nvme, 0).code == SC_INVALID_FIELD
     assert create_ns(nvme, 1024, ncap=0).code == SC_INVALID_FIELD
     assert create_ns(nvme, 1024, ncap=2048).code == SC_INVALID_FIELD
