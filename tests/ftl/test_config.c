@@ -149,7 +149,7 @@ static void test_get_and_keys(void)
         CHECK(ftl_config_set(&copy, key, buf, err, sizeof(err)) == 0);
         CHECK(memcmp(&copy, &cfg, sizeof(cfg)) == 0);
     }
-    CHECK_EQ_U64(n, 22);
+    CHECK_EQ_U64(n, 24);
     CHECK(ftl_config_get(&cfg, "placement", buf, sizeof(buf)) == 0 && !strcmp(buf, "single"));
     CHECK(ftl_config_get(&cfg, "gc_mode", buf, sizeof(buf)) == 0 && !strcmp(buf, "paced"));
     CHECK(ftl_config_set(&cfg, "gc_mode", "line", err, sizeof(err)) == 0);
@@ -157,6 +157,17 @@ static void test_get_and_keys(void)
     CHECK(ftl_config_set(&cfg, "gc_mode", "lazy", err, sizeof(err)) == -1);
     CHECK(strcmp(err, "gc_mode: 'lazy' is not one of paced, line") == 0);
     cfg.gc_mode = FTL_GC_PACED;
+    CHECK(ftl_config_get(&cfg, "gc_policy", buf, sizeof(buf)) == 0 && !strcmp(buf, "greedy"));
+    CHECK(ftl_config_set(&cfg, "gc_policy", "cost_benefit", err, sizeof(err)) == 0);
+    CHECK_EQ_U64(cfg.gc_policy, FTL_GC_COST_BENEFIT);
+    CHECK(!strcmp(ftl_gc_policy_name(cfg.gc_policy), "cost_benefit"));
+    CHECK(ftl_config_set(&cfg, "gc_policy", "lru", err, sizeof(err)) == -1);
+    CHECK(strcmp(err, "gc_policy: 'lru' is not one of greedy, cost_benefit, random, fifo, "
+                 "dchoice") == 0);
+    cfg.gc_policy = FTL_GC_GREEDY;
+    CHECK_EQ_U64(cfg.gc_dchoice_d, 2);
+    CHECK(ftl_config_set(&cfg, "gc_dchoice_d", "1", err, sizeof(err)) == -1);
+    CHECK(strcmp(err, "gc_dchoice_d: 1 is out of range [2, 64]") == 0);
     CHECK(ftl_config_set(&cfg, "ssd_size", "768", err, sizeof(err)) == 0);
     CHECK_EQ_U64(cfg.devsz_mb, 768);
     CHECK(ftl_config_get(&cfg, "nope", buf, sizeof(buf)) == -1);

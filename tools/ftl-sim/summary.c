@@ -174,11 +174,11 @@ void summary_print_text(FILE *f, const struct ftl *ftl, const struct sim_phase_r
             latency_hist_mean_ns(&m->latency) / 1e3,
             (double)latency_hist_percentile_ns(&m->latency, 99) / 1e3,
             (double)latency_hist_max_ns(&m->latency) / 1e3);
-    fprintf(f, "GC: %llu runs, %llu pages moved, %llu blocks erased; WAF %.3f\n",
+    fprintf(f, "GC: %llu runs, %llu pages moved, %llu blocks erased; WAF %.3f (%s victims)\n",
             (unsigned long long)(m->after.gc_runs - m->before.gc_runs),
             (unsigned long long)(m->after.nand_gc_programs - m->before.nand_gc_programs),
             (unsigned long long)(m->after.gc_erased_blocks - m->before.gc_erased_blocks),
-            phase_waf(m));
+            phase_waf(m), ftl_gc_policy_name(ftl_config_of(ftl)->gc_policy));
     fprintf(f, "flash: %llu read errors, %llu formats (%llu blocks erased), %llu bad blocks; "
             "erase counts min %u, avg %.2f, max %u of %llu P/E cycles\n",
             (unsigned long long)(m->after.read_errors - m->before.read_errors),

@@ -24,6 +24,11 @@ static uint64_t fault_below(uint64_t *state, uint64_t n)
     return fault_next(state) % n;
 }
 
+uint64_t rng_state_below(uint64_t *state, uint64_t n)
+{
+    return fault_below(state, n);
+}
+
 bool fault_read_fails(struct ftl *ftl)
 {
     uint64_t ppm = ftl->cfg.read_uncor_ppm;
@@ -76,6 +81,9 @@ void faults_init(struct ftl *ftl)
     uint64_t bad_state = ftl->cfg.fault_seed ^ UINT64_C(0x6261645F626C6B73);
 
     ftl->fault_rng = ftl->cfg.fault_seed;
+    /* GC's draws (random, dchoice) get a stream of their own too: choosing a policy
+     * leaves a run's read failures as they were. */
+    ftl->gc_rng = ftl->cfg.fault_seed ^ UINT64_C(0x67635F706F6C6379);
     choose_bad_blocks(ftl, &bad_state);
     ftl->good_blocks = ftl->geo.blocks - ftl->geo.bad_blocks_per_lun * ftl->luns;
     count_line_capacity(ftl);

@@ -234,7 +234,7 @@ int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
         uint32_t old = l2p_get(ftl, lpn);
         uint32_t wp = placement_for_host(ftl, (uint32_t)lpn, io->stream);
         uint32_t ppa;
-        if (!wp_place(ftl, wp, true, (uint32_t)lpn, &ppa)) {
+        if (!wp_place(ftl, wp, true, (uint32_t)lpn, &ppa, io->now_ns)) {
             wc_set(ftl, (uint32_t)lpn, count);  /* a lower count never needs a new slot */
             rc = FTL_E_NOSPC;
             break;

@@ -304,6 +304,13 @@ static int check_line(const struct ftl *ftl, uint32_t id, char *err, size_t errl
         }
         return 0;
     }
+    bool closed = state == LINE_FULL || state == LINE_VICTIM;
+    if (closed && (l->close_seq == 0 || l->close_seq > ftl->close_seq_next)) {
+        /* fifo GC orders victims by it: every closed line has one, given by line_close */
+        return ftl_error(err, errlen, "closed line %u: close order %llu, last given %llu", id,
+                         (unsigned long long)l->close_seq,
+                         (unsigned long long)ftl->close_seq_next);
+    }
     uint32_t expected = state == LINE_FREE || state == LINE_DEAD ? 0 : l->capacity;
     if (programmed != expected) {
         return ftl_error(err, errlen, "line %u (state %u): %u pages programmed, expected %u",

@@ -38,6 +38,14 @@ static const char *const gc_mode_names[] = {
     [FTL_GC_LINE] = "line",
 };
 
+static const char *const gc_policy_names[] = {
+    [FTL_GC_GREEDY] = "greedy",
+    [FTL_GC_COST_BENEFIT] = "cost_benefit",
+    [FTL_GC_RANDOM] = "random",
+    [FTL_GC_FIFO] = "fifo",
+    [FTL_GC_DCHOICE] = "dchoice",
+};
+
 #define UKEY(field, lo, hi, text) \
     { #field, NULL, KEY_UINT, offsetof(struct ftl_config, field), lo, hi, text, NULL }
 #define NKEY(field, table, text) \
@@ -62,6 +70,10 @@ static const struct config_key config_keys[] = {
     UKEY(gc_thres_pcent_high, 0, 99, "foreground GC when this percent of lines is in use"),
     NKEY(gc_mode, gc_mode_names, "background GC: paced (page moves spread over host writes and "
          "idle LUNs) | line (a whole line after a request, as FEMU)"),
+    NKEY(gc_policy, gc_policy_names, "GC victim among lines with an invalid page: greedy "
+         "(fewest valid, as FEMU) | cost_benefit (largest (1-u)/2u x age since last write) | "
+         "random | fifo (closed first) | dchoice (fewest valid of gc_dchoice_d random lines)"),
+    UKEY(gc_dchoice_d, 2, 64, "dchoice: lines sampled per victim choice"),
     NKEY(placement, placement_names, "write placement: single | hotcold | stream"),
     UKEY(hot_threshold, 0, UINT32_MAX, "hotcold: a page is hot when its write count exceeds this"),
     UKEY(nstreams, 1, 16, "stream: number of host streams, one write pointer each"),
@@ -84,6 +96,7 @@ void ftl_config_defaults(struct ftl_config *cfg)
         .pls_per_lun = 1, .luns_per_ch = 8, .nchs = 8, .devsz_mb = 12288,
         .pg_rd_lat = 40000, .pg_wr_lat = 200000, .blk_er_lat = 2000000, .ch_xfer_lat = 0,
         .gc_thres_pcent = 75, .gc_thres_pcent_high = 95, .gc_mode = FTL_GC_PACED,
+        .gc_policy = FTL_GC_GREEDY, .gc_dchoice_d = 2,
         .placement = FTL_PLACEMENT_SINGLE, .hot_threshold = 0, .nstreams = 2,
         .pe_cycles = 3000, .read_uncor_ppm = 0, .fault_seed = 1, .bad_blk_pcent = 0,
     };
@@ -121,9 +134,15 @@ const char *ftl_gc_mode_name(enum ftl_gc_mode mode)
     return (unsigned)mode <= FTL_GC_LINE ? gc_mode_names[mode] : "?";
 }
 
+const char *ftl_gc_policy_name(enum ftl_gc_policy policy)
+{
+    return (unsigned)policy <= FTL_GC_DCHOICE ? gc_policy_names[policy] : "?";
+}
+
 /* Enum fields are int-sized; the key table reaches them by offset. */
 _Static_assert(sizeof(enum ftl_placement) == sizeof(unsigned) &&
-               sizeof(enum ftl_gc_mode) == sizeof(unsigned), "enum keys are unsigned-sized");
+               sizeof(enum ftl_gc_mode) == sizeof(unsigned) &&
+               sizeof(enum ftl_gc_policy) == sizeof(unsigned), "enum keys are unsigned-sized");
 
 static unsigned named_get(const struct ftl_config *cfg, const struct config_key *k)
 {

@@ -25,6 +25,15 @@ enum ftl_gc_mode {
     FTL_GC_LINE,    /* background GC collects a whole line after a request, as FEMU */
 };
 
+/* How GC chooses its victim among the closed lines holding an invalid page. */
+enum ftl_gc_policy {
+    FTL_GC_GREEDY,          /* fewest valid pages, as FEMU */
+    FTL_GC_COST_BENEFIT,    /* largest (1 - u) / 2u x age (Rosenblum and Ousterhout) */
+    FTL_GC_RANDOM,          /* uniform */
+    FTL_GC_FIFO,            /* closed first */
+    FTL_GC_DCHOICE,         /* fewest valid pages of gc_dchoice_d uniform picks */
+};
+
 struct ftl_config {
     /* geometry */
     uint64_t secsz;             /* bytes per sector */
@@ -40,6 +49,8 @@ struct ftl_config {
     /* GC thresholds, percent of lines in use */
     uint64_t gc_thres_pcent, gc_thres_pcent_high;
     enum ftl_gc_mode gc_mode;
+    enum ftl_gc_policy gc_policy;
+    uint64_t gc_dchoice_d;      /* dchoice: lines sampled per choice */
     /* placement */
     enum ftl_placement placement;
     uint64_t hot_threshold;     /* hotcold: hot when write count > hot_threshold */
@@ -75,7 +86,7 @@ void ftl_config_defaults(struct ftl_config *cfg);
 
 /*
  * Set one key from text. Keys are the FEMU names (plus ssd_size as an alias of devsz_mb,
- * gc_mode, placement, hot_threshold, nstreams). Returns 0, or -1 with a one-line reason
+ * gc_mode, gc_policy, gc_dchoice_d, placement, hot_threshold, nstreams). Returns 0, or -1 with a one-line reason
  * naming the key in err. Does not check cross-key constraints: see ftl_config_validate().
  */
 int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
@@ -106,6 +117,7 @@ int ftl_config_get(const struct ftl_config *cfg, const char *key, char *buf, siz
 
 const char *ftl_placement_name(enum ftl_placement placement);
 const char *ftl_gc_mode_name(enum ftl_gc_mode mode);
+const char *ftl_gc_policy_name(enum ftl_gc_policy policy);
 
 #ifdef __cplusplus
 }

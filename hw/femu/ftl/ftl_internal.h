@@ -40,6 +40,9 @@ struct line {
     uint32_t heap_pos;      /* LINE_VICTIM: index in the victim heap */
     uint32_t prev, next;    /* LINE_FULL: full-list neighbours (NO_LINE at the ends) */
     uint32_t capacity;      /* pages of its good blocks: pgs_per_line without bad blocks */
+    uint64_t written_ns;    /* closed lines: when the last page was programmed (the
+                             * caller's time), the age cost-benefit GC weighs */
+    uint64_t close_seq;     /* closed lines: close order, 1 first (fifo GC) */
     uint8_t state;          /* enum line_state */
     uint8_t wp;             /* write pointer that opened the line (stream GC re-writes) */
 };
@@ -113,6 +116,8 @@ struct ftl {
     uint64_t read_error_lpn;    /* the LPN the last failed read or verify failed on */
     uint64_t fault_rng;         /* fault.c: generator state, seeded from fault_seed */
     uint64_t free_pages;        /* good pages of the lines in the free queue */
+    uint64_t gc_rng;            /* gc_policy.c: random and dchoice draws, from fault_seed */
+    uint64_t close_seq_next;    /* the close_seq line_close gave last (0: none yet) */
 };
 
 static inline void mapped_set(struct ftl *ftl, uint64_t lpn)
@@ -219,7 +224,8 @@ static inline uint64_t max_u64(uint64_t a, uint64_t b)
 void lines_init(struct ftl *ftl);
 uint32_t free_queue_pop(struct ftl *ftl);           /* NO_LINE when empty */
 void free_queue_push(struct ftl *ftl, uint32_t line);
-void line_close(struct ftl *ftl, uint32_t line);     /* open -> full list or victim heap */
+/* open -> full list or victim heap; now_ns: when its last page was programmed */
+void line_close(struct ftl *ftl, uint32_t line, uint64_t now_ns);
 uint32_t victim_peek(const struct ftl *ftl);         /* NO_LINE when empty */
 void victim_remove(struct ftl *ftl, uint32_t line);
 void line_page_invalidated(struct ftl *ftl, uint32_t line);  /* after valid--, invalid++ */
@@ -230,7 +236,8 @@ uint32_t placement_for_gc(const struct ftl *ftl, uint32_t lpn, uint32_t victim_l
 /* Program lpn into the next page of write pointer wp (FEMU striping) and map it there;
  * a line that fills up is closed. With fallback, use another write pointer's open line
  * when no free line is left. Returns false (nothing changed) when no page is free. */
-bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_t *ppa);
+bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_t *ppa,
+              uint64_t now_ns);
 
 /* timing.c: per-LUN and per-channel occupancy; each returns the operation's end time */
 uint64_t nand_read(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
@@ -265,6 +272,8 @@ static inline uint32_t line_next_good(const struct ftl *ftl, uint32_t line, uint
 void faults_init(struct ftl *ftl);
 /* Whether the host flash read about to happen fails (read_uncor_ppm > 0: one draw). */
 bool fault_read_fails(struct ftl *ftl);
+/* Uniform in [0, n) for n > 0 from a generator state seeded like the fault generator. */
+uint64_t rng_state_below(uint64_t *state, uint64_t n);
 
 /* erase.c: erasing lines and the wear it leaves */
 void wear_init(struct ftl *ftl);
@@ -272,6 +281,10 @@ void wear_init(struct ftl *ftl);
  * and put it in the free queue. Returns when the last erase ends (now_ns if none);
  * *blocks gets the number of blocks erased. Counts nand_erases, not who asked. */
 uint64_t line_erase(struct ftl *ftl, uint32_t id, uint64_t now_ns, uint32_t *blocks);
+
+/* gc_policy.c: the victim gc_policy chooses among the victim lines (NO_LINE when there
+ * is none), not yet taken out of the heap. Greedy's is victim_peek(). */
+uint32_t gc_policy_victim(struct ftl *ftl, uint64_t now_ns);
 
 /* gc.c */
 int gc_collect_line(struct ftl *ftl, uint32_t victim, uint64_t now_ns);

@@ -1,10 +1,11 @@
 /*
- * Greedy garbage collection over lines. The victim is the closed line with the fewest
- * valid pages; its valid pages are read and re-written through the write pointers
- * (classified like host writes), its blocks erased, and the line returns to the free
- * queue. Foreground GC (before a host page write, free lines <= the high threshold) takes
- * any victim and collects it whole; background GC (free lines <= the low threshold) only a
- * victim with at least 1/8 of its pages invalid, in one of two modes:
+ * Garbage collection over lines. The victim is the closed line gc_policy chooses
+ * (gc_policy.c; greedy, the default, takes the fewest valid pages); its valid pages are
+ * read and re-written through the write pointers (classified like host writes), its
+ * blocks erased, and the line returns to the free queue. Foreground GC (before a host page
+ * write, free lines <= the high threshold) takes any victim and collects it whole;
+ * background GC (free lines <= the low threshold) only a victim with at least 1/8 of its
+ * pages invalid, in one of two modes:
  *
  * line (FEMU): the whole victim after a request. Its thousands of page moves are queued
  * on the LUNs at once, and every host command that arrives meanwhile waits behind them.
@@ -43,7 +44,7 @@ static int gc_move_page(struct ftl *ftl, uint32_t victim, uint32_t ppa, uint64_t
     uint32_t wp = placement_for_gc(ftl, lpn, victim);
     uint32_t new_ppa;
 
-    if (!wp_place(ftl, wp, true, lpn, &new_ppa)) {
+    if (!wp_place(ftl, wp, true, lpn, &new_ppa, now_ns)) {
         return FTL_E_NOSPC;  /* only on an inconsistent geometry */
     }
     uint64_t read_done = nand_read(ftl, ppa_lun(ftl, ppa), now_ns);
@@ -190,7 +191,7 @@ int gc_collect_line(struct ftl *ftl, uint32_t victim, uint64_t now_ns)
     int rc = gc_move_pages(ftl, UINT64_MAX, false, now_ns);
     if (rc != FTL_OK && ftl->gc_line != NO_LINE) {
         /* Only reachable on an inconsistent geometry: file the line back, report. */
-        line_close(ftl, ftl->gc_line);
+        line_close(ftl, ftl->gc_line, now_ns);
         ftl->gc_line = NO_LINE;
     }
     return rc;
@@ -203,7 +204,8 @@ int gc_foreground(struct ftl *ftl, uint64_t now_ns)
     uint64_t rounds = 0;
     while (ftl->free_count <= ftl->geo.gc_thres_lines_high) {
         /* A line paced GC had started is finished first: it is the best victim it knew. */
-        uint32_t victim = ftl->gc_line != NO_LINE ? ftl->gc_line : victim_peek(ftl);
+        uint32_t victim = ftl->gc_line != NO_LINE ? ftl->gc_line
+                                                  : gc_policy_victim(ftl, now_ns);
         if (victim == NO_LINE || ++rounds > ftl->geo.phys_pages) {
             return FTL_E_NOSPC;
         }
@@ -216,13 +218,14 @@ int gc_foreground(struct ftl *ftl, uint64_t now_ns)
 }
 
 /* The background victim when one is due: free lines at or below the threshold and the
- * best closed line at least 1/8 invalid (of its good pages: bad blocks hold nothing). */
-static uint32_t background_victim(const struct ftl *ftl)
+ * line the policy chooses at least 1/8 invalid (of its good pages: bad blocks hold
+ * nothing). */
+static uint32_t background_victim(struct ftl *ftl, uint64_t now_ns)
 {
     if (ftl->free_count > ftl->geo.gc_thres_lines) {
         return NO_LINE;
     }
-    uint32_t victim = victim_peek(ftl);
+    uint32_t victim = gc_policy_victim(ftl, now_ns);
     if (victim == NO_LINE || ftl->lines[victim].invalid < ftl->lines[victim].capacity / 8) {
         return NO_LINE;
     }
@@ -276,7 +279,7 @@ static int gc_paced(struct ftl *ftl, uint64_t now_ns)
 
     gc_finish_if_empty(ftl, now_ns);   /* host overwrites may have emptied it */
     if (ftl->gc_line == NO_LINE) {
-        uint32_t victim = background_victim(ftl);
+        uint32_t victim = background_victim(ftl, now_ns);
         if (victim == NO_LINE) {
             return 0;
         }
@@ -302,7 +305,7 @@ int ftl_background_gc(struct ftl *ftl, uint64_t now_ns)
     if (ftl->cfg.gc_mode == FTL_GC_PACED) {
         return gc_paced(ftl, now_ns);
     }
-    uint32_t victim = background_victim(ftl);
+    uint32_t victim = background_victim(ftl, now_ns);
     if (victim == NO_LINE) {
         return 0;
     }

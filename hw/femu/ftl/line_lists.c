@@ -22,6 +22,7 @@ void lines_init(struct ftl *ftl)
     ftl->full_head = ftl->full_tail = NO_LINE;
     ftl->full_count = 0;
     ftl->victim_count = 0;
+    ftl->close_seq_next = 0;
 }
 
 uint32_t free_queue_pop(struct ftl *ftl)
@@ -152,8 +153,11 @@ void victim_remove(struct ftl *ftl, uint32_t id)
 
 /* ---- state changes ---- */
 
-void line_close(struct ftl *ftl, uint32_t id)
+void line_close(struct ftl *ftl, uint32_t id, uint64_t now_ns)
 {
+    /* when and in which order lines were last written: cost-benefit and fifo GC ask */
+    ftl->lines[id].written_ns = now_ns;
+    ftl->lines[id].close_seq = ++ftl->close_seq_next;
     if (ftl->lines[id].invalid == 0) {
         full_list_append(ftl, id);
     } else {

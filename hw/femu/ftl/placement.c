@@ -45,7 +45,8 @@ static bool wp_open_line(struct ftl *ftl, uint32_t wp)
     return true;
 }
 
-bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_t *ppa)
+bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_t *ppa,
+              uint64_t now_ns)
 {
     if (ftl->wps[wp].line == NO_LINE && !wp_open_line(ftl, wp)) {
         if (!fallback) {
@@ -66,7 +67,7 @@ bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_
     map_bind(ftl, lpn, *ppa);  /* before a close, so the line is filed with its final count */
     w->offset = line_next_good(ftl, w->line, w->offset + 1);    /* past bad blocks */
     if (w->offset == ftl->pgs_per_line) {
-        line_close(ftl, w->line);
+        line_close(ftl, w->line, now_ns);
         w->line = NO_LINE;
     }
     return true;
