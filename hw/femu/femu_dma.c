@@ -107,12 +107,9 @@ static int femu_prp_list_read(void *opaque, uint64_t addr, void *buf, size_t len
     return femu_dma_read(opaque, addr, buf, len) == NVME_SUCCESS ? 0 : -1;
 }
 
-/*
- * Copy len bytes between buf and the guest memory the command's PRPs name, refusing
- * transfers above max_len (MDTS) with the PRP walker's Invalid Field.
- */
-uint16_t femu_dma_prp(FemuCtrl *n, const NvmeCmd *cmd, void *buf, uint64_t len,
-                      uint64_t max_len, FemuDmaDir dir)
+/* The segments the command's PRPs name for len bytes, into n->segs (max_len: MDTS). */
+static uint16_t femu_prp_segments(FemuCtrl *n, const NvmeCmd *cmd, uint64_t len,
+                                  uint64_t max_len)
 {
     struct prp_request req = {
         .prp1 = le64_to_cpu(cmd->dptr.prp1),
@@ -123,7 +120,18 @@ uint16_t femu_dma_prp(FemuCtrl *n, const NvmeCmd *cmd, void *buf, uint64_t len,
         .read = femu_prp_list_read,
         .opaque = n,
     };
-    uint16_t status = prp_map(&req, &n->segs);
+
+    return prp_map(&req, &n->segs);
+}
+
+/*
+ * Copy len bytes between buf and the guest memory the command's PRPs name, refusing
+ * transfers above max_len (MDTS) with the PRP walker's Invalid Field.
+ */
+uint16_t femu_dma_prp(FemuCtrl *n, const NvmeCmd *cmd, void *buf, uint64_t len,
+                      uint64_t max_len, FemuDmaDir dir)
+{
+    uint16_t status = femu_prp_segments(n, cmd, len, max_len);
     uint8_t *pos = buf;
 
     for (size_t i = 0; status == NVME_SUCCESS && i < n->segs.count; i++) {
@@ -132,6 +140,20 @@ uint16_t femu_dma_prp(FemuCtrl *n, const NvmeCmd *cmd, void *buf, uint64_t len,
         status = dir == FEMU_TO_GUEST ? femu_dma_write(n, seg->addr, pos, seg->len)
                                       : femu_dma_read(n, seg->addr, pos, seg->len);
         pos += seg->len;
+    }
+    return status;
+}
+
+uint16_t femu_dma_prp_check(FemuCtrl *n, const NvmeCmd *cmd, uint64_t len,
+                            uint64_t max_len, FemuDmaDir dir)
+{
+    uint16_t status = femu_prp_segments(n, cmd, len, max_len);
+
+    for (size_t i = 0; status == NVME_SUCCESS && i < n->segs.count; i++) {
+        if (!femu_dma_ram(n, n->segs.seg[i].addr, n->segs.seg[i].len,
+                          dir == FEMU_TO_GUEST)) {
+            status = NVME_DATA_TRAS_ERROR;
+        }
     }
     return status;
 }

@@ -94,35 +94,6 @@ static uint16_t femu_stream_of(FemuCtrl *n, const NvmeCmd *cmd, uint32_t *stream
     return NVME_SUCCESS;
 }
 
-static int femu_io_prp_list_read(void *opaque, uint64_t addr, void *buf, size_t len)
-{
-    return femu_dma_read(opaque, addr, buf, len) == NVME_SUCCESS ? 0 : -1;
-}
-
-/*
- * The checks a transfer of bytes would make (MDTS, the PRPs, guest RAM), without the
- * transfer: a Read or Compare that fails on marked LBAs moves no data, but its command is
- * judged like any other.
- */
-static uint16_t femu_io_prp_check(FemuCtrl *n, const NvmeCmd *cmd, uint64_t bytes,
-                                  FemuDmaDir dir)
-{
-    struct prp_request prps = {
-        .prp1 = le64_to_cpu(cmd->dptr.prp1), .prp2 = le64_to_cpu(cmd->dptr.prp2),
-        .len = bytes, .page_size = n->page_size, .max_len = femu_max_transfer(n),
-        .read = femu_io_prp_list_read, .opaque = n,
-    };
-    uint16_t status = prp_map(&prps, &n->segs);
-
-    for (size_t i = 0; status == NVME_SUCCESS && i < n->segs.count; i++) {
-        if (!femu_dma_ram(n, n->segs.seg[i].addr, n->segs.seg[i].len,
-                          dir == FEMU_TO_GUEST)) {
-            status = NVME_DATA_TRAS_ERROR;
-        }
-    }
-    return status;
-}
-
 /* A Read, Compare or Verify of marked LBAs: Unrecovered Read Error after the flash reads. */
 static void femu_io_fail_on_done(FemuRequest *req, uint64_t lba)
 {
@@ -148,7 +119,7 @@ static uint16_t femu_io_rw(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
         }
     }
     if (!write && femu_media_marked(n, ns, slba, nlb, &marked_lba)) {
-        status = femu_io_prp_check(n, cmd, bytes, FEMU_TO_GUEST);
+        status = femu_dma_prp_check(n, cmd, bytes, femu_max_transfer(n), FEMU_TO_GUEST);
         if (status) {
             return femu_dnr(status);
         }
@@ -215,7 +186,8 @@ static uint16_t femu_io_compare(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *c
         return femu_dnr(NVME_INVALID_FIELD);     /* before the buffer is allocated */
     }
     if (femu_media_marked(n, ns, slba, nlb, &marked_lba)) {
-        status = femu_io_prp_check(n, cmd, bytes, FEMU_FROM_GUEST);
+        status = femu_dma_prp_check(n, cmd, bytes, femu_max_transfer(n),
+                                    FEMU_FROM_GUEST);
         if (status) {
             return femu_dnr(status);
         }
