@@ -100,7 +100,7 @@ static void femu_identify_ns(FemuCtrl *n, const FemuNamespace *ns, NvmeIdNs *id)
     femu_put_u128(id->nvmcap, ns->nsze * ns->lba_bytes);
 }
 
-/* NSIDs above `after` for which `want` holds, ascending, as a zero-ended list. */
+/* Allocated (or only attached) NSIDs above `after`, ascending, as a zero-ended list. */
 static void femu_identify_ns_list(FemuCtrl *n, uint32_t after, bool attached_only,
                                   uint8_t *buf)
 {

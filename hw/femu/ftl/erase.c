@@ -5,27 +5,37 @@
  */
 #include "ftl_internal.h"
 
-/* Find the lowest erase count over good blocks and how many blocks hold it. O(blocks),
- * but only when the last block at the old minimum was erased: the minimum then rose by
- * at least one, so this runs at most (erases / good blocks) times. */
-static void wear_rescan_min(struct ftl *ftl)
+void wear_scan(const struct ftl *ftl, struct wear_figures *out)
 {
-    uint32_t min = UINT32_MAX;
-    uint64_t count = 0;
-
+    *out = (struct wear_figures){ .min = UINT32_MAX };
     for (uint64_t i = 0; i < ftl->geo.blocks; i++) {
         uint32_t c = ftl->blocks[i].erase_count;
         if (block_index_is_bad(ftl, i)) {
             continue;
         }
-        if (c < min) {
-            min = c;
-            count = 0;
+        if (c < out->min) {
+            out->min = c;
+            out->at_min = 0;
         }
-        count += c == min;
+        out->at_min += c == out->min;
+        out->max = c > out->max ? c : out->max;
+        out->sum += c;
     }
-    ftl->erase_min = count ? min : 0;
-    ftl->erase_min_blocks = count;
+    if (!out->at_min) {
+        out->min = 0;           /* no good block at all */
+    }
+}
+
+/* Find the lowest erase count again, and how many blocks hold it. O(blocks), but only
+ * when the last block at the old minimum was erased: the minimum then rose by at least
+ * one, so this runs at most (erases / good blocks) times. */
+static void wear_rescan_min(struct ftl *ftl)
+{
+    struct wear_figures w;
+
+    wear_scan(ftl, &w);
+    ftl->erase_min = w.min;
+    ftl->erase_min_blocks = w.at_min;
 }
 
 void wear_init(struct ftl *ftl)

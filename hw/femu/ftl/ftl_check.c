@@ -186,31 +186,16 @@ static int check_bad_blocks(const struct ftl *ftl, char *err, size_t errlen)
 /* The wear figures kept incrementally agree with the blocks' erase counts. */
 static int check_wear(const struct ftl *ftl, char *err, size_t errlen)
 {
-    uint32_t min = UINT32_MAX, max = 0;
-    uint64_t sum = 0, at_min = 0;
-    for (uint64_t i = 0; i < ftl->geo.blocks; i++) {
-        uint32_t c = ftl->blocks[i].erase_count;
-        if (block_index_is_bad(ftl, i)) {
-            continue;
-        }
-        if (c < min) {
-            min = c;
-            at_min = 0;
-        }
-        at_min += c == min;
-        max = c > max ? c : max;
-        sum += c;
-    }
-    if (!at_min) {
-        min = 0;
-    }
-    if (min != ftl->erase_min || at_min != ftl->erase_min_blocks || max != ftl->erase_max ||
-        sum != ftl->erase_sum) {
+    struct wear_figures w;
+
+    wear_scan(ftl, &w);
+    if (w.min != ftl->erase_min || w.at_min != ftl->erase_min_blocks ||
+        w.max != ftl->erase_max || w.sum != ftl->erase_sum) {
         return ftl_error(err, errlen, "wear: erase min %u (%llu blocks) / max %u / sum %llu, "
                          "blocks say %u (%llu) / %u / %llu", ftl->erase_min,
                          (unsigned long long)ftl->erase_min_blocks, ftl->erase_max,
-                         (unsigned long long)ftl->erase_sum, min,
-                         (unsigned long long)at_min, max, (unsigned long long)sum);
+                         (unsigned long long)ftl->erase_sum, w.min,
+                         (unsigned long long)w.at_min, w.max, (unsigned long long)w.sum);
     }
     return 0;
 }

@@ -276,6 +276,12 @@ bool fault_read_fails(struct ftl *ftl);
 uint64_t rng_state_below(uint64_t *state, uint64_t n);
 
 /* erase.c: erasing lines and the wear it leaves */
+/* The wear figures recomputed from every good block's erase count: O(blocks). */
+struct wear_figures {
+    uint32_t min, max;          /* min 0 when there is no good block */
+    uint64_t at_min, sum;       /* blocks at the minimum; total erases */
+};
+void wear_scan(const struct ftl *ftl, struct wear_figures *out);
 void wear_init(struct ftl *ftl);
 /* Erase every good block of line id (each on its LUN, from now_ns), mark its pages erased
  * and put it in the free queue. Returns when the last erase ends (now_ns if none);
