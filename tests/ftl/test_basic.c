@@ -236,15 +236,24 @@ static void test_metadata_size(void)
 
 static void test_waf(void)
 {
-    struct ftl_counters a = { .nand_user_programs = 10, .nand_gc_programs = 4 };
+    struct ftl_counters a = { .host_write_pages = 10, .nand_user_programs = 10,
+                              .nand_gc_programs = 4 };
     struct ftl_counters b = a;
     double waf = -1.0;
 
-    CHECK(!ftl_waf(&a, &b, &waf) && waf == -1.0);   /* no host program: undefined */
+    CHECK(!ftl_waf(&a, &b, &waf) && waf == -1.0);   /* no host page: undefined */
     b.nand_gc_programs += 50;
     CHECK(!ftl_waf(&a, &b, &waf));                 /* GC alone does not define it */
     b.nand_user_programs += 100;
+    b.host_write_pages += 100;
     CHECK(ftl_waf(&a, &b, &waf) && waf == 1.5);
+    /* every flash program counts over the host's pages: a buffer absorbed 50 of 100 */
+    b.host_write_pages += 100;
+    b.nand_user_programs += 50;
+    b.map_writes += 20;
+    b.map_gc_moved_pages += 10;
+    b.fallback_pages += 20;
+    CHECK(ftl_waf(&a, &b, &waf) && waf == 1.25);   /* (150 + 50 + 20 + 10 + 20) / 200 */
 }
 
 int main(void)

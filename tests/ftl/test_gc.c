@@ -220,7 +220,7 @@ static void test_foreground_finishes_paced_line(void)
     CHECK_EQ_U64(ftl_background_gc(ftl, 0), 0);
     CHECK_EQ_U64(ftl->lines[victim].state, LINE_GC);
     ftl->geo.gc_thres_lines_high = ftl->free_count;
-    CHECK_EQ_U64(gc_foreground(ftl, 0), FTL_OK);
+    CHECK_EQ_U64(gc_foreground(ftl, 0, 0), FTL_OK);
     CHECK_EQ_U64(ftl->lines[victim].state, LINE_FREE);
     CHECK_EQ_U64(ftl->gc_line, NO_LINE);
     for (uint64_t lpn = 20; lpn < 24; lpn++) {

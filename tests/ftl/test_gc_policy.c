@@ -64,17 +64,17 @@ static void test_greedy_and_fifo(void)
 {
     uint32_t line_of[4];
     struct ftl *ftl = four_lines(FTL_GC_GREEDY, line_of);
-    CHECK_EQ_U64(gc_policy_victim(ftl, 600), line_of[2]);      /* fewest valid */
-    CHECK_EQ_U64(gc_policy_victim(ftl, 600), victim_peek(ftl));
+    CHECK_EQ_U64(gc_policy_victim(ftl, 600, GC_ANY_GROUP), line_of[2]);      /* fewest valid */
+    CHECK_EQ_U64(gc_policy_victim(ftl, 600, GC_ANY_GROUP), victim_peek(ftl));
     check_background_collects(ftl, line_of[2], 600);
     ftl_destroy(ftl);
 
     ftl = four_lines(FTL_GC_FIFO, line_of);
-    CHECK_EQ_U64(gc_policy_victim(ftl, 600), line_of[1]);      /* closed first of B, C, D */
+    CHECK_EQ_U64(gc_policy_victim(ftl, 600, GC_ANY_GROUP), line_of[1]);      /* closed first of B, C, D */
     CHECK(write_pages(ftl, 600, 0, 1, NULL) == FTL_OK);        /* A becomes a victim */
-    CHECK_EQ_U64(gc_policy_victim(ftl, 700), line_of[0]);
+    CHECK_EQ_U64(gc_policy_victim(ftl, 700, GC_ANY_GROUP), line_of[0]);
     check_background_collects(ftl, line_of[0], 700);
-    CHECK_EQ_U64(gc_policy_victim(ftl, 700), line_of[1]);
+    CHECK_EQ_U64(gc_policy_victim(ftl, 700, GC_ANY_GROUP), line_of[1]);
     ftl_destroy(ftl);
 }
 
@@ -89,10 +89,10 @@ static void test_cost_benefit(void)
     CHECK(write_pages(ftl, SEC, 0, 3, NULL) == FTL_OK);
     CHECK(write_pages(ftl, SEC, 8, 4, NULL) == FTL_OK);
     CHECK_EQ_U64(victim_peek(ftl), line_of[1]);
-    CHECK_EQ_U64(gc_policy_victim(ftl, 2 * SEC), line_of[0]);
+    CHECK_EQ_U64(gc_policy_victim(ftl, 2 * SEC, GC_ANY_GROUP), line_of[0]);
     /* Long after both closed their ages are nearly equal, so the emptier B wins:
      * at 100 s, A 3/10 x 100 s = 30 s against B 4/8 x 99 s = 49.5 s. */
-    CHECK_EQ_U64(gc_policy_victim(ftl, 100 * SEC), line_of[1]);
+    CHECK_EQ_U64(gc_policy_victim(ftl, 100 * SEC, GC_ANY_GROUP), line_of[1]);
     /* An empty line beats any other, however young: lpn 16..23 fill a line at 3 s and
      * are rewritten at once (into another line, which closes full). */
     CHECK(write_pages(ftl, 3 * SEC, 12, 1, NULL) == FTL_OK);   /* the open line closes */
@@ -101,10 +101,10 @@ static void test_cost_benefit(void)
     CHECK(write_pages(ftl, 3 * SEC, 16, 8, NULL) == FTL_OK);
     CHECK_EQ_U64(ftl->lines[line_of[2]].valid, 0);
     CHECK_EQ_U64(ftl->lines[line_of[2]].state, LINE_VICTIM);
-    CHECK_EQ_U64(gc_policy_victim(ftl, 3 * SEC), line_of[2]);
-    CHECK_EQ_U64(gc_policy_victim(ftl, 1000 * SEC), line_of[2]);
+    CHECK_EQ_U64(gc_policy_victim(ftl, 3 * SEC, GC_ANY_GROUP), line_of[2]);
+    CHECK_EQ_U64(gc_policy_victim(ftl, 1000 * SEC, GC_ANY_GROUP), line_of[2]);
     check_background_collects(ftl, line_of[2], 3 * SEC);
-    CHECK_EQ_U64(gc_policy_victim(ftl, 3 * SEC), line_of[1]);   /* 5/6 x 2 s beats 3/10 x 3 s */
+    CHECK_EQ_U64(gc_policy_victim(ftl, 3 * SEC, GC_ANY_GROUP), line_of[1]);   /* 5/6 x 2 s beats 3/10 x 3 s */
     ftl_destroy(ftl);
 }
 
@@ -120,7 +120,7 @@ static void test_random_and_dchoice(void)
     struct ftl *ftl = four_lines(FTL_GC_RANDOM, line_of);
     /* uniform over B, C, D: 3000 draws give each about 1000 (6 sigma is 155) */
     for (int i = 0; i < 3000; i++) {
-        uint32_t id = gc_policy_victim(ftl, 600);
+        uint32_t id = gc_policy_victim(ftl, 600, GC_ANY_GROUP);
         CHECK(is_victim(ftl, id));
         for (int k = 0; k < 3; k++) {
             hits[k] += id == line_of[k + 1];
@@ -135,14 +135,14 @@ static void test_random_and_dchoice(void)
     /* d >= victims: every victim is a candidate, the pick is greedy's */
     ftl = four_lines(FTL_GC_DCHOICE, line_of);
     ftl->cfg.gc_dchoice_d = 3;
-    CHECK_EQ_U64(gc_policy_victim(ftl, 600), line_of[2]);
+    CHECK_EQ_U64(gc_policy_victim(ftl, 600, GC_ANY_GROUP), line_of[2]);
     ftl->cfg.gc_dchoice_d = 64;
-    CHECK_EQ_U64(gc_policy_victim(ftl, 600), victim_peek(ftl));
+    CHECK_EQ_U64(gc_policy_victim(ftl, 600, GC_ANY_GROUP), victim_peek(ftl));
     /* d = 2 of 3: never D, the fullest (the other drawn line always has fewer valid) */
     ftl->cfg.gc_dchoice_d = 2;
     uint32_t c_hits = 0;
     for (int i = 0; i < 3000; i++) {
-        uint32_t id = gc_policy_victim(ftl, 600);
+        uint32_t id = gc_policy_victim(ftl, 600, GC_ANY_GROUP);
         CHECK(id == line_of[1] || id == line_of[2]);
         c_hits += id == line_of[2];
     }
@@ -235,10 +235,12 @@ static void test_deterministic(void)
 /*
  * Steady-state WAF of one policy: 8 ch x 4 LUNs x 64 pages of 512 bytes (64 lines of
  * 1 MiB), 54 MiB logical (about 18% over-provisioning), foreground GC only. hot_pcent of
- * the writes go to the first 20% of the LPNs (0: uniform). With placement=stream the
- * workload tags hot writes stream 1, cold ones stream 0 (a host separating its data, as
- * multi-stream SSDs expect): lines then differ in how fast they decay, which is where the
- * policies differ. With one write pointer every line holds the same mix, valid pages fall
+ * the writes go to the first 20% of the LPNs (0: uniform). With placement=hotcold
+ * (threshold 8 writes) the FTL separates them, and lines then differ in how fast they
+ * decay, which is where the policies differ: cost-benefit takes the cold lines greedy
+ * passes over. With placement=stream the workload tags hot writes stream 1, cold ones
+ * stream 0, and GC stays within the stream that needs space, so a hot write's GC only
+ * sees hot lines (all decaying alike) and cost-benefit has no cold line to prefer. With one write pointer every line holds the same mix, valid pages fall
  * with age alike in all of them, and greedy, FIFO and cost-benefit choose the same line.
  * Time is the write count (1 us per write).
  */
@@ -250,6 +252,7 @@ static double steady_waf(enum ftl_gc_policy policy, enum ftl_placement placement
     cfg.gc_policy = policy;
     cfg.placement = placement;
     cfg.nstreams = 2;
+    cfg.hot_threshold = 8;  /* hot pages see ~40 writes per pass of 10 x logical, cold ~2.5 */
     struct ftl *ftl = make_ftl(&cfg);
     uint64_t logical = ftl_geometry_of(ftl)->logical_pages, hot = logical / 5, done, now = 0;
     struct rng rng;
@@ -282,8 +285,10 @@ static double steady_waf(enum ftl_gc_policy policy, enum ftl_placement placement
 
 static void test_waf_cost_benefit_vs_greedy(void)
 {
-    static const enum ftl_placement placements[] = { FTL_PLACEMENT_STREAM, FTL_PLACEMENT_SINGLE };
-    for (size_t p = 0; p < 2; p++) {
+    static const enum ftl_placement placements[] = {
+        FTL_PLACEMENT_STREAM, FTL_PLACEMENT_HOTCOLD, FTL_PLACEMENT_SINGLE,
+    };
+    for (size_t p = 0; p < 3; p++) {
         enum ftl_placement pl = placements[p];
         double g_skew = steady_waf(FTL_GC_GREEDY, pl, 80, 1);
         double cb_skew = steady_waf(FTL_GC_COST_BENEFIT, pl, 80, 1);
@@ -298,7 +303,7 @@ static void test_waf_cost_benefit_vs_greedy(void)
                    ftl_gc_policy_name(all_policies[k]), steady_waf(all_policies[k], pl, 80, 1));
         }
         CHECK(cb_uni < g_uni * 1.03);
-        if (pl == FTL_PLACEMENT_STREAM) {
+        if (pl == FTL_PLACEMENT_HOTCOLD) {
             CHECK(cb_skew < g_skew);
         }
     }

@@ -146,8 +146,7 @@ static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint6
     case FTL_OP_TRIM:
         return r->nranges ? engine_trim_ranges(e, r, done_ns) : ftl_trim(e->ftl, &io, done_ns);
     case FTL_OP_FLUSH:
-        *done_ns = r->arrival_ns;
-        return FTL_OK;
+        return ftl_flush(e->ftl, r->arrival_ns, done_ns);
     case FTL_OP_VERIFY:
         return ftl_verify(e->ftl, &io, done_ns);
     case FTL_OP_FORMAT:

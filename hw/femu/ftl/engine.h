@@ -34,7 +34,7 @@ enum ftl_op {
     FTL_OP_READ,
     FTL_OP_WRITE,
     FTL_OP_TRIM,    /* deallocate: one range, or `ranges` when nranges > 0 */
-    FTL_OP_FLUSH,   /* no volatile write cache: completes at arrival */
+    FTL_OP_FLUSH,   /* ftl_flush: drains the write buffer (without one: at arrival) */
     FTL_OP_VERIFY,  /* ftl_verify */
     FTL_OP_FORMAT,  /* ftl_format over slba/nlb; erase when flags has FTL_REQ_ERASE */
 };

@@ -25,6 +25,17 @@ static void *alloc_array(uint64_t count, size_t size)
     return count ? calloc(count, size) : NULL;
 }
 
+static bool alloc_victim_hist(struct ftl *ftl)
+{
+    for (int i = 0; i < 2; i++) {
+        ftl->victim_hist[i] = alloc_array(ftl->geo.pgs_per_line + 1, sizeof(uint64_t));
+        if (!ftl->victim_hist[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
 {
     struct ftl_geometry geo;
@@ -63,13 +74,17 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     ftl->lines = alloc_array(geo.lines, sizeof(struct line));
     ftl->free_queue = alloc_array(geo.lines, sizeof(uint32_t));
     ftl->victim_heap = alloc_array(geo.lines, sizeof(uint32_t));
+    ftl->gc_scratch = alloc_array(geo.lines, sizeof(uint32_t));
     ftl->lun_avail_ns = alloc_array(geo.luns, sizeof(uint64_t));
     ftl->ch_avail_ns = alloc_array(cfg->nchs, sizeof(uint64_t));
     ftl->gc_lun_cursor = alloc_array(geo.luns, sizeof(uint32_t));
     if (!ftl->l2p_plus1 || !ftl->p2l_plus1 || !ftl->mapped_bits || !ftl->write_count16 ||
         !ftl->blocks || !ftl->bad_bits || !ftl->lines ||
-        !ftl->free_queue || !ftl->victim_heap || !ftl->lun_avail_ns || !ftl->ch_avail_ns ||
-        !ftl->gc_lun_cursor) {
+        !ftl->free_queue || !ftl->victim_heap || !ftl->gc_scratch ||
+        !ftl->lun_avail_ns || !ftl->ch_avail_ns ||
+        !ftl->gc_lun_cursor || !alloc_victim_hist(ftl) ||
+        (cfg->mapping == FTL_MAPPING_DFTL && dftl_init(ftl) != FTL_OK) ||
+        (cfg->write_buffer_sectors && wbuf_init(ftl) != FTL_OK)) {
         ftl_destroy(ftl);
         snprintf(err, errlen, "out of memory for %llu physical pages",
                  (unsigned long long)geo.phys_pages);
@@ -79,7 +94,7 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     lines_init(ftl);
     wear_init(ftl);
     ftl->gc_line = NO_LINE;
-    for (uint32_t i = 0; i < FTL_MAX_WRITE_POINTERS; i++) {
+    for (uint32_t i = 0; i <= MAP_WP; i++) {
         ftl->wps[i] = (struct write_pointer){ .line = NO_LINE, .offset = 0 };
     }
     return ftl;
@@ -100,9 +115,18 @@ void ftl_destroy(struct ftl *ftl)
     free(ftl->lines);
     free(ftl->free_queue);
     free(ftl->victim_heap);
+    free(ftl->gc_scratch);
     free(ftl->lun_avail_ns);
     free(ftl->ch_avail_ns);
     free(ftl->gc_lun_cursor);
+    free(ftl->victim_hist[0]);
+    free(ftl->victim_hist[1]);
+    if (ftl->dftl) {
+        dftl_free(ftl);
+    }
+    if (ftl->wbuf) {
+        wbuf_free(ftl);
+    }
     free(ftl);
 }
 
@@ -142,31 +166,48 @@ static int io_pages(const struct ftl *ftl, const struct ftl_io *io, uint64_t *fi
     return FTL_OK;
 }
 
-/*
- * The flash reads of pages [first, last] from now_ns; unmapped pages cost nothing.
- * *done_ns is when the last one ends. Shared by read and verify, so both cost the same
- * and fail alike: FTL_E_UNCORRECTABLE when a page read failed (read_uncor_ppm).
- */
-static int flash_read_pages(struct ftl *ftl, uint64_t first, uint64_t last, uint64_t now_ns,
-                            uint64_t *done_ns)
+bool flash_read_page(struct ftl *ftl, uint32_t lpn, uint64_t now_ns, uint64_t *done)
 {
-    uint64_t done = now_ns;
+    uint64_t ready = ftl->dftl ? dftl_lookup(ftl, lpn, false, now_ns) : now_ns;
+    uint32_t ppa = l2p_get(ftl, lpn);
+
+    *done = max_u64(*done, ready);
+    if (ppa == L2P_UNMAPPED) {
+        return false;   /* never written or trimmed: no flash access, nothing to fail */
+    }
+    *done = max_u64(*done, nand_read(ftl, ppa_lun(ftl, ppa), ready));
+    ftl->ctr.nand_user_reads++;
+    if (ftl->cfg.read_uncor_ppm && fault_read_fails(ftl)) {
+        ftl->ctr.read_errors++;
+        return true;
+    }
+    return false;
+}
+
+/*
+ * The reads of the command's pages from now_ns: a page whose requested sectors are all
+ * in the write buffer is served from DRAM; the others read flash (a partly buffered page
+ * merges both), unmapped pages cost nothing. *done_ns is when the last one ends. Shared by
+ * read and verify, so both cost the same and fail alike: FTL_E_UNCORRECTABLE when a page
+ * read failed (read_uncor_ppm).
+ */
+static int read_pages(struct ftl *ftl, const struct ftl_io *io, uint64_t first,
+                      uint64_t last, uint64_t *done_ns)
+{
+    uint64_t done = io->now_ns;
     int rc = FTL_OK;
     for (uint64_t lpn = first; lpn <= last; lpn++) {
-        uint32_t ppa = l2p_get(ftl, lpn);
-        if (ppa == L2P_UNMAPPED) {
-            continue;  /* never written or trimmed: no flash access, nothing to fail */
+        if (ftl->wbuf &&
+            wbuf_covers(ftl, (uint32_t)lpn, page_sector_mask(ftl, lpn, io->slba, io->nlb))) {
+            ftl->ctr.buf_read_hits++;
+            done = max_u64(done, io->now_ns + ftl->cfg.buf_wr_lat);    /* a DRAM access */
+            continue;
         }
-        done = max_u64(done, nand_read(ftl, ppa_lun(ftl, ppa), now_ns));
-        ftl->ctr.nand_user_reads++;
         /* Every page of the command is read (and rolls its dice) even after one failed:
          * the flash time is spent either way. The first failure names the page. */
-        if (ftl->cfg.read_uncor_ppm && fault_read_fails(ftl)) {
-            ftl->ctr.read_errors++;
-            if (rc == FTL_OK) {
-                ftl->read_error_lpn = lpn;
-                rc = FTL_E_UNCORRECTABLE;
-            }
+        if (flash_read_page(ftl, (uint32_t)lpn, io->now_ns, &done) && rc == FTL_OK) {
+            ftl->read_error_lpn = lpn;
+            rc = FTL_E_UNCORRECTABLE;
         }
     }
     *done_ns = done;
@@ -180,7 +221,7 @@ int ftl_read(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
     if (rc != FTL_OK) {
         return rc;
     }
-    rc = flash_read_pages(ftl, first, last, io->now_ns, done_ns);
+    rc = read_pages(ftl, io, first, last, done_ns);
     ftl->ctr.host_read_cmds++;
     ftl->ctr.host_read_pages += last - first + 1;
     ftl->ctr.host_read_bytes += io->nlb * ftl->cfg.secsz;
@@ -195,12 +236,54 @@ int ftl_verify(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
         return rc;
     }
     ftl->ctr.host_verify_cmds++;
-    return flash_read_pages(ftl, first, last, io->now_ns, done_ns);
+    return read_pages(ftl, io, first, last, done_ns);
 }
 
 uint64_t ftl_read_error_lpn(const struct ftl *ftl)
 {
     return ftl->read_error_lpn;
+}
+
+bool host_page_accepted(struct ftl *ftl, uint32_t lpn, uint32_t *count_before)
+{
+    /* The hot/cold classifier counts this write, so the count goes up before placement. */
+    if (!wc_increment(ftl, lpn, count_before)) {
+        return false;   /* the write-count overflow table could not grow */
+    }
+    ftl->ctr.host_write_pages++;
+    if (lpn + 1 > ftl->max_lpn_plus_one) {
+        ftl->max_lpn_plus_one = lpn + 1;
+    }
+    return true;
+}
+
+int host_program_page(struct ftl *ftl, uint32_t lpn, uint32_t stream, uint64_t now_ns,
+                      uint64_t data_ready_ns, uint64_t *done)
+{
+    /* Per page, not per command: a long command cannot drain the reserve. */
+    if (ftl->free_count <= ftl->geo.gc_thres_lines_high) {
+        int rc = gc_foreground(ftl, now_ns, stream);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    /* The new location does not depend on the old entry: the program need not wait for
+     * a CMT miss, but the command completes only when both are done. */
+    uint64_t mapped = ftl->dftl ? dftl_lookup(ftl, lpn, true, now_ns) : now_ns;
+    uint32_t old = l2p_get(ftl, lpn);
+    uint32_t wp = placement_for_host(ftl, lpn, stream);
+    uint32_t ppa;
+    if (!wp_place(ftl, wp, true, lpn, &ppa, now_ns)) {
+        return FTL_E_NOSPC;
+    }
+    if (old != L2P_UNMAPPED) {
+        map_invalidate(ftl, old);
+    }
+    *done = max_u64(*done, max_u64(mapped, nand_program(ftl, ppa_lun(ftl, ppa), data_ready_ns)));
+    ftl->ctr.nand_user_programs++;
+    gc_host_page_written(ftl);
+    ftl->ctr.wp_host_pages[ftl->lines[ppa_line(ftl, ppa)].wp]++;
+    return FTL_OK;
 }
 
 int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
@@ -215,44 +298,40 @@ int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
     }
     ftl->ctr.host_write_cmds++;
     ftl->ctr.host_write_bytes += io->nlb * ftl->cfg.secsz;
+    if (ftl->wbuf) {
+        return wbuf_write(ftl, io, done_ns);
+    }
     uint64_t done = io->now_ns;
     for (uint64_t lpn = first; lpn <= last; lpn++) {
-        /* Per page, not per command: a long command cannot drain the reserve. */
-        if (ftl->free_count <= ftl->geo.gc_thres_lines_high) {
-            rc = gc_foreground(ftl, io->now_ns);
-            if (rc != FTL_OK) {
-                break;
-            }
-        }
-        /* The hot/cold classifier counts this write, so the count goes up first and
-         * comes back down if the page cannot be placed. */
         uint32_t count;
-        if (!wc_increment(ftl, (uint32_t)lpn, &count)) {
-            rc = FTL_E_NOMEM;   /* the write-count overflow table could not grow */
+        uint64_t max_before = ftl->max_lpn_plus_one;
+        if (!host_page_accepted(ftl, (uint32_t)lpn, &count)) {
+            rc = FTL_E_NOMEM;
             break;
         }
-        uint32_t old = l2p_get(ftl, lpn);
-        uint32_t wp = placement_for_host(ftl, (uint32_t)lpn, io->stream);
-        uint32_t ppa;
-        if (!wp_place(ftl, wp, true, (uint32_t)lpn, &ppa, io->now_ns)) {
-            wc_set(ftl, (uint32_t)lpn, count);  /* a lower count never needs a new slot */
-            rc = FTL_E_NOSPC;
+        rc = host_program_page(ftl, (uint32_t)lpn, io->stream, io->now_ns, io->now_ns, &done);
+        if (rc != FTL_OK) {
+            /* not written after all; a lower count never needs a new slot */
+            wc_set(ftl, (uint32_t)lpn, count);
+            ftl->ctr.host_write_pages--;
+            ftl->max_lpn_plus_one = max_before;
             break;
-        }
-        if (old != L2P_UNMAPPED) {
-            map_invalidate(ftl, old);
-        }
-        done = max_u64(done, nand_program(ftl, ppa_lun(ftl, ppa), io->now_ns));
-        ftl->ctr.nand_user_programs++;
-        ftl->ctr.host_write_pages++;
-        gc_host_page_written(ftl);
-        ftl->ctr.wp_host_pages[ftl->lines[ppa_line(ftl, ppa)].wp]++;
-        if (lpn + 1 > ftl->max_lpn_plus_one) {
-            ftl->max_lpn_plus_one = lpn + 1;
         }
     }
     *done_ns = done;
     return rc;
+}
+
+int ftl_flush(struct ftl *ftl, uint64_t now_ns, uint64_t *done_ns)
+{
+    ftl->ctr.host_flush_cmds++;
+    *done_ns = now_ns;
+    return ftl->wbuf ? wbuf_flush_all(ftl, now_ns, done_ns) : FTL_OK;
+}
+
+uint64_t ftl_buffered_sectors(const struct ftl *ftl)
+{
+    return ftl->wbuf ? wbuf_sectors(ftl) : 0;
 }
 
 /*
@@ -274,6 +353,9 @@ static void unmap_pages(struct ftl *ftl, uint64_t start, uint64_t end)
         map_invalidate(ftl, l2p_get(ftl, lpn));
         l2p_set(ftl, lpn, L2P_UNMAPPED);
         mapped_clear(ftl, lpn);
+        if (ftl->dftl) {
+            dftl_note_update(ftl, (uint32_t)lpn);
+        }
         lpn++;
     }
 }
@@ -288,7 +370,14 @@ int ftl_trim(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
     uint64_t spp = ftl->secs_per_pg;
     uint64_t start = (io->slba + spp - 1) / spp;
     uint64_t end = (io->slba + io->nlb) / spp;  /* exclusive */
+    if (ftl->wbuf && end > start) {
+        wbuf_drop(ftl, start, end);
+    }
     unmap_pages(ftl, start, end);
+    if (ftl->dftl) {
+        /* the translation pages' rewrites occupy their LUNs; the trim does not wait */
+        dftl_write_pending(ftl, false, io->now_ns);
+    }
     ftl->ctr.host_trim_cmds++;
     ftl->ctr.host_trim_pages += end > start ? end - start : 0;
     *done_ns = io->now_ns;
@@ -380,10 +469,16 @@ int ftl_format(struct ftl *ftl, const struct ftl_io *io, bool erase, uint64_t *d
     }
     uint64_t start = io->slba / spp, end = (io->slba + io->nlb) / spp;
     uint64_t done = io->now_ns;
+    if (ftl->wbuf) {
+        wbuf_drop(ftl, start, end);
+    }
     unmap_pages(ftl, start, end);
+    if (ftl->dftl) {
+        done = dftl_write_pending(ftl, false, io->now_ns);
+    }
     if (erase) {
         wc_reset_pages(ftl, start, end);
-        done = erase_empty_lines(ftl, io->now_ns);
+        done = max_u64(done, erase_empty_lines(ftl, io->now_ns));
     }
     ftl->ctr.format_cmds++;
     *done_ns = done;
@@ -398,13 +493,15 @@ void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out)
 bool ftl_waf(const struct ftl_counters *before, const struct ftl_counters *after,
              double *waf)
 {
-    uint64_t host = after->nand_user_programs - before->nand_user_programs;
-    uint64_t gc = after->nand_gc_programs - before->nand_gc_programs;
-
+#define DIFF(field) (after->field - before->field)
+    uint64_t host = DIFF(host_write_pages);
+    uint64_t programs = DIFF(nand_user_programs) + DIFF(nand_gc_programs) + DIFF(map_writes) +
+                        DIFF(map_gc_moved_pages) + DIFF(fallback_pages);
+#undef DIFF
     if (host == 0) {
         return false;
     }
-    *waf = (double)(host + gc) / (double)host;
+    *waf = (double)programs / (double)host;
     return true;
 }
 
@@ -412,7 +509,7 @@ void ftl_get_gauges(const struct ftl *ftl, struct ftl_gauges *out)
 {
     uint64_t open_free = 0;
     uint32_t open = 0;
-    for (uint32_t i = 0; i < ftl->nwps; i++) {
+    for (uint32_t i = 0; i <= MAP_WP; i++) {
         if (ftl->wps[i].line != NO_LINE) {
             /* Every page programmed in it is valid or invalid; bad blocks hold none. */
             const struct line *l = &ftl->lines[ftl->wps[i].line];
@@ -453,6 +550,24 @@ size_t ftl_metadata_bytes(const struct ftl *ftl)
            ftl->mapped_words * sizeof(uint64_t) + ftl->wc_nslots * sizeof(struct wc_slot) +
            g->phys_pages * sizeof(uint32_t) + g->blocks * sizeof(struct block) +
            (g->blocks + 63) / 64 * sizeof(uint64_t) +
-           g->lines * (sizeof(struct line) + 2 * sizeof(uint32_t)) +
-           (g->luns + ftl->nchs) * sizeof(uint64_t) + g->luns * sizeof(uint32_t);
+           g->lines * (sizeof(struct line) + 3 * sizeof(uint32_t)) +
+           (g->luns + ftl->nchs) * sizeof(uint64_t) + g->luns * sizeof(uint32_t) +
+           2 * (g->pgs_per_line + 1) * sizeof(uint64_t) +
+           (ftl->dftl ? dftl_metadata_bytes(ftl) : 0) +
+           (ftl->wbuf ? wbuf_metadata_bytes(ftl) : 0);
+}
+
+uint64_t ftl_device_map_bytes(const struct ftl *ftl)
+{
+    const struct ftl_geometry *g = &ftl->geo;
+    if (ftl->cfg.mapping == FTL_MAPPING_DFTL) {
+        return ftl->cfg.cmt_entries * 8 + g->translation_pages * 4;
+    }
+    return g->logical_pages * 4;
+}
+
+const uint64_t *ftl_victim_histogram(const struct ftl *ftl, bool map, size_t *n)
+{
+    *n = ftl->geo.pgs_per_line + 1;
+    return ftl->victim_hist[map];
 }

@@ -117,6 +117,25 @@ struct ftl_counters {
     uint64_t format_cmds, format_erased_blocks;
     uint64_t wp_host_pages[FTL_MAX_WRITE_POINTERS];
     uint64_t wp_gc_pages[FTL_MAX_WRITE_POINTERS];
+    uint64_t host_flush_cmds;
+    /* mapping=dftl. map_reads / map_writes are translation-page reads and programs for
+     * CMT misses, write-backs of evicted dirty entries and data GC's mapping updates;
+     * map GC's own moves are map_gc_moved_pages. */
+    uint64_t map_reads, map_writes;
+    uint64_t map_gc_runs, map_gc_moved_pages, map_gc_erased_blocks;
+    uint64_t cmt_hits, cmt_misses;
+    uint64_t cmt_writebacks;        /* evictions of a dirty entry (each one map_write) */
+    uint64_t gc_map_updates;        /* translation pages data GC rewrote for moved pages
+                                     * whose entries were not cached (in map_writes) */
+    /* write buffer */
+    uint64_t buf_read_hits;         /* pages a read found wholly in the buffer */
+    uint64_t buf_absorbed_sectors;  /* host sectors that rewrote a buffered sector */
+    uint64_t buf_flushed_pages;     /* pages the buffer wrote to flash */
+    uint64_t buf_fill_reads;        /* flash reads completing a page flushed with holes */
+    /* placement=stream: the defragmenting fallback of a stream without a victim line */
+    uint64_t fallback_runs, fallback_pages, fallback_erased_blocks;
+    /* valid pages of the victims when chosen (data GC and fallback; map GC) */
+    uint64_t gc_victim_valid_pages, map_gc_victim_valid_pages;
 };
 
 /* Gauges: the state now. */
@@ -129,8 +148,10 @@ struct ftl_gauges {
 
 void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out);
 /*
- * Write amplification between two snapshots: (host + GC page programs) / host page
- * programs. false (and *waf untouched) when the host programmed no page: WAF undefined.
+ * Write amplification between two snapshots: every flash page program (host data, GC,
+ * translation pages, map GC, defragmenting fallback) / host pages written. false (and
+ * *waf untouched) when the host wrote no page: WAF undefined. Without a write buffer or
+ * dftl this is FEMU's (host + GC page programs) / host page programs.
  */
 bool ftl_waf(const struct ftl_counters *before, const struct ftl_counters *after,
              double *waf);
@@ -168,6 +189,29 @@ int ftl_check(const struct ftl *ftl, char *err, size_t errlen);
 
 /* Bytes of metadata the FTL holds (maps, per-LPN counters, blocks, lines). */
 size_t ftl_metadata_bytes(const struct ftl *ftl);
+
+/*
+ * Bytes of mapping state the modelled SSD keeps in its DRAM: the whole page map (4 bytes
+ * per logical page) with mapping=page; the CMT (8 bytes an entry: LPN and PPA) and the
+ * global translation directory (4 bytes per translation page) with dftl.
+ */
+uint64_t ftl_device_map_bytes(const struct ftl *ftl);
+
+/*
+ * Flush: write every buffered page to flash (write_buffer_sectors > 0; without a buffer
+ * nothing is volatile). *done_ns is when the last program ends (now_ns if none).
+ */
+int ftl_flush(struct ftl *ftl, uint64_t now_ns, uint64_t *done_ns);
+
+/* Sectors in the write buffer now. */
+uint64_t ftl_buffered_sectors(const struct ftl *ftl);
+
+/*
+ * How many GC victims had each count of valid pages when chosen: counts[v] for v in
+ * [0, *n), *n = pages per line + 1. map: map GC's victims, else data GC's (fallback
+ * included). The array belongs to the FTL and changes as it runs.
+ */
+const uint64_t *ftl_victim_histogram(const struct ftl *ftl, bool map, size_t *n);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,7 @@
  * line is in exactly the structure its state names (a line of bad blocks only in none);
  * write pointers point into their open lines with only erased pages ahead of them; the
  * victim heap is a heap; pages of bad blocks are never programmed; the wear figures match
- * the erase counts.
+ * the erase counts; dftl's directory and CMT and the write buffer are consistent.
  */
 #include "ftl_internal.h"
 #include "ftl_error.h"
@@ -48,9 +48,11 @@ static int check_maps(const struct ftl *ftl, char *err, size_t errlen)
         }
         mapped++;
     }
-    if (mapped != ftl->valid_pages) {
-        return ftl_error(err, errlen, "%llu LPNs mapped but valid_pages is %llu",
-                   (unsigned long long)mapped, (unsigned long long)ftl->valid_pages);
+    uint64_t tpages = ftl->dftl ? dftl_written_tpages(ftl) : 0;
+    if (mapped + tpages != ftl->valid_pages) {
+        return ftl_error(err, errlen, "%llu LPNs and %llu translation pages mapped but "
+                   "valid_pages is %llu", (unsigned long long)mapped,
+                   (unsigned long long)tpages, (unsigned long long)ftl->valid_pages);
     }
     if (max_lpn != ftl->max_lpn_plus_one) {
         return ftl_error(err, errlen, "highest written LPN + 1 is %llu, recorded %llu",
@@ -122,7 +124,8 @@ static int check_line_pages(const struct ftl *ftl, uint32_t id, uint32_t *progra
         } else if (lpn == P2L_INVALID) {
             invalid++;
             blk_invalid[off % luns]++;
-        } else if (lpn >= g->logical_pages || l2p_get(ftl, lpn) != ppa) {
+        } else if (lpn >= g->logical_pages + g->translation_pages ||
+                   (lpn < g->logical_pages && l2p_get(ftl, lpn) != ppa)) {
             rc = ftl_error(err, errlen, "P2L[%u] = %u but the map disagrees", ppa, lpn);
         } else {
             valid++;
@@ -235,12 +238,12 @@ static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, siz
             return ftl_error(err, errlen, "victim heap order broken at entry %u", pos);
         }
     }
-    for (uint32_t w = 0; w < FTL_MAX_WRITE_POINTERS; w++) {
+    for (uint32_t w = 0; w <= MAP_WP; w++) {
         uint32_t id = ftl->wps[w].line;
         if (id == NO_LINE) {
             continue;
         }
-        if (w >= ftl->nwps || id >= nlines || seen[id]++ ||
+        if ((w >= ftl->nwps && !(w == MAP_WP && ftl->dftl)) || id >= nlines || seen[id]++ ||
             ftl->lines[id].state != LINE_OPEN || ftl->wps[w].offset >= ftl->pgs_per_line) {
             return ftl_error(err, errlen, "write pointer %u (line %u) is wrong", w, id);
         }
@@ -277,7 +280,7 @@ static int check_line(const struct ftl *ftl, uint32_t id, char *err, size_t errl
     const struct line *l = &ftl->lines[id];
     uint8_t state = l->state;
     if (state == LINE_OPEN) {
-        if (l->wp >= ftl->nwps) {
+        if (l->wp >= ftl->nwps && !(l->wp == MAP_WP && ftl->dftl)) {
             return ftl_error(err, errlen, "open line %u names write pointer %u", id, l->wp);
         }
         if (ftl->wps[l->wp].line != id) {
@@ -307,7 +310,8 @@ static int check_line(const struct ftl *ftl, uint32_t id, char *err, size_t errl
 int ftl_check(const struct ftl *ftl, char *err, size_t errlen)
 {
     if (check_maps(ftl, err, errlen) || check_bad_blocks(ftl, err, errlen) ||
-        check_wear(ftl, err, errlen)) {
+        check_wear(ftl, err, errlen) || (ftl->dftl && dftl_check(ftl, err, errlen)) ||
+        (ftl->wbuf && wbuf_check(ftl, err, errlen))) {
         return -1;
     }
     uint32_t nlines = (uint32_t)ftl->geo.lines;

@@ -46,6 +46,11 @@ static const char *const gc_policy_names[] = {
     [FTL_GC_DCHOICE] = "dchoice",
 };
 
+static const char *const mapping_names[] = {
+    [FTL_MAPPING_PAGE] = "page",
+    [FTL_MAPPING_DFTL] = "dftl",
+};
+
 #define UKEY(field, lo, hi, text) \
     { #field, NULL, KEY_UINT, offsetof(struct ftl_config, field), lo, hi, text, NULL }
 #define NKEY(field, table, text) \
@@ -85,6 +90,15 @@ static const struct config_key config_keys[] = {
          "blocks are bad): the same seed and I/O give the same faults"),
     UKEY(bad_blk_pcent, 0, 50, "factory bad blocks, percent of each LUN's blocks (rounded "
          "down), never used"),
+    NKEY(mapping, mapping_names, "page (the whole map in RAM, as FEMU) | dftl (cached "
+         "mapping table over translation pages on flash)"),
+    UKEY(cmt_entries, 1, UINT32_MAX, "dftl: entries of the cached mapping table (LRU), at "
+         "least one translation page's worth (page bytes / 4)"),
+    UKEY(write_buffer_sectors, 0, UINT32_MAX, "sectors of DRAM write buffer in front of "
+         "the flash (0: none)"),
+    UKEY(buf_wr_lat, 0, MAX_LATENCY_NS, "write buffer: ns a write into DRAM takes"),
+    UKEY(buf_flush_pcent, 1, 100, "write buffer: flush least recently written pages while "
+         "more than this percent of it is in use"),
 };
 
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
@@ -99,6 +113,8 @@ void ftl_config_defaults(struct ftl_config *cfg)
         .gc_policy = FTL_GC_GREEDY, .gc_dchoice_d = 2,
         .placement = FTL_PLACEMENT_SINGLE, .hot_threshold = 0, .nstreams = 2,
         .pe_cycles = 3000, .read_uncor_ppm = 0, .fault_seed = 1, .bad_blk_pcent = 0,
+        .mapping = FTL_MAPPING_PAGE, .cmt_entries = 65536,
+        .write_buffer_sectors = 0, .buf_wr_lat = 1000, .buf_flush_pcent = 100,
     };
 }
 
@@ -139,10 +155,16 @@ const char *ftl_gc_policy_name(enum ftl_gc_policy policy)
     return (unsigned)policy <= FTL_GC_DCHOICE ? gc_policy_names[policy] : "?";
 }
 
+const char *ftl_mapping_name(enum ftl_mapping mapping)
+{
+    return (unsigned)mapping <= FTL_MAPPING_DFTL ? mapping_names[mapping] : "?";
+}
+
 /* Enum fields are int-sized; the key table reaches them by offset. */
 _Static_assert(sizeof(enum ftl_placement) == sizeof(unsigned) &&
                sizeof(enum ftl_gc_mode) == sizeof(unsigned) &&
-               sizeof(enum ftl_gc_policy) == sizeof(unsigned), "enum keys are unsigned-sized");
+               sizeof(enum ftl_gc_policy) == sizeof(unsigned) &&
+               sizeof(enum ftl_mapping) == sizeof(unsigned), "enum keys are unsigned-sized");
 
 static unsigned named_get(const struct ftl_config *cfg, const struct config_key *k)
 {
@@ -275,6 +297,7 @@ static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
     case FTL_PLACEMENT_HOTCOLD: g->write_pointers = 2; break;
     case FTL_PLACEMENT_STREAM: g->write_pointers = cfg->nstreams; break;
     }
+    g->map_write_pointers = cfg->mapping == FTL_MAPPING_DFTL;
     g->gc_thres_lines = (100 - cfg->gc_thres_pcent) * g->lines / 100;
     g->gc_thres_lines_high = (100 - cfg->gc_thres_pcent_high) * g->lines / 100;
     if (g->gc_thres_lines_high < 1) {
@@ -296,8 +319,9 @@ static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
  */
 static uint64_t max_logical_pages(const struct ftl_geometry *g, uint64_t good)
 {
-    uint64_t reserved = (g->gc_thres_lines_high + g->write_pointers) * g->pgs_per_line;
-    if (g->lines <= g->gc_thres_lines_high + g->write_pointers || good <= reserved) {
+    uint64_t open = g->write_pointers + g->map_write_pointers;
+    uint64_t reserved = (g->gc_thres_lines_high + open) * g->pgs_per_line;
+    if (g->lines <= g->gc_thres_lines_high + open || good <= reserved) {
         return 0;
     }
     return good - reserved - 1;
@@ -309,6 +333,14 @@ static int check_over_provisioning(const struct ftl_config *cfg, const struct ft
                                    char *err, size_t errlen)
 {
     uint64_t limit = max_logical_pages(g, g->phys_pages);
+    /* dftl: the translation pages share the physical pages with the data */
+    if (g->translation_pages && g->logical_pages <= limit &&
+        g->logical_pages + g->translation_pages > limit) {
+        return ftl_error(err, errlen, "mapping: dftl's %" PRIu64 " translation pages and its "
+                    "map line do not fit beside %" PRIu64 " MiB of data and the GC reserve; "
+                    "lower devsz_mb", g->translation_pages, cfg->devsz_mb);
+    }
+    limit -= limit > g->translation_pages ? g->translation_pages : limit;
     if (g->logical_pages > limit) {
         return ftl_error(err, errlen, "devsz_mb: %" PRIu64 " MiB leaves too little over-provisioning "
                     "for GC (%" PRIu64 " lines, %" PRIu64 " kept free for foreground GC, %"
@@ -317,11 +349,55 @@ static int check_over_provisioning(const struct ftl_config *cfg, const struct ft
                     (uint64_t)(limit * g->page_bytes / MIB));
     }
     uint64_t good_limit = max_logical_pages(g, g->good_pages);
+    good_limit -= good_limit > g->translation_pages ? g->translation_pages : good_limit;
     if (g->logical_pages > good_limit) {
         return ftl_error(err, errlen, "bad_blk_pcent: %" PRIu64 "%% bad blocks (%" PRIu64 " per "
                     "LUN) leave too few good blocks for %" PRIu64 " MiB and the GC reserve: "
                     "at most %" PRIu64 " MiB", cfg->bad_blk_pcent, g->bad_blocks_per_lun,
                     cfg->devsz_mb, (uint64_t)(good_limit * g->page_bytes / MIB));
+    }
+    return 0;
+}
+
+/* dftl: translation pages and a CMT holding at least one of them. */
+static int check_mapping(const struct ftl_config *cfg, struct ftl_geometry *g,
+                         char *err, size_t errlen)
+{
+    if (cfg->mapping != FTL_MAPPING_DFTL) {
+        return 0;
+    }
+    g->entries_per_tpage = g->page_bytes / 4;
+    if (g->entries_per_tpage == 0) {
+        return ftl_error(err, errlen, "mapping: dftl needs pages of at least 4 bytes");
+    }
+    g->translation_pages = (g->logical_pages + g->entries_per_tpage - 1) / g->entries_per_tpage;
+    if (cfg->cmt_entries < g->entries_per_tpage) {
+        return ftl_error(err, errlen, "cmt_entries: %" PRIu64 " is smaller than one translation "
+                         "page's %" PRIu64 " entries", cfg->cmt_entries, g->entries_per_tpage);
+    }
+    return 0;
+}
+
+/* The buffer keeps one bit per sector of a page and fits inside the device. */
+static int check_write_buffer(const struct ftl_config *cfg, const struct ftl_geometry *g,
+                              char *err, size_t errlen)
+{
+    if (cfg->write_buffer_sectors == 0) {
+        return 0;
+    }
+    if (cfg->write_buffer_sectors > g->logical_sectors) {
+        return ftl_error(err, errlen, "write_buffer_sectors: %" PRIu64 " is larger than the "
+                         "device (%" PRIu64 " sectors)", cfg->write_buffer_sectors,
+                         g->logical_sectors);
+    }
+    if (cfg->write_buffer_sectors < cfg->secs_per_pg) {
+        return ftl_error(err, errlen, "write_buffer_sectors: %" PRIu64 " is smaller than one "
+                         "page (%" PRIu64 " sectors)", cfg->write_buffer_sectors,
+                         cfg->secs_per_pg);
+    }
+    if (cfg->secs_per_pg > 64) {
+        return ftl_error(err, errlen, "write_buffer_sectors: the buffer needs secs_per_pg <= "
+                         "64 (it is %" PRIu64 ")", cfg->secs_per_pg);
     }
     return 0;
 }
@@ -339,6 +415,9 @@ int ftl_config_validate(const struct ftl_config *cfg, struct ftl_geometry *geo,
                     "-byte pages", cfg->devsz_mb, g.page_bytes);
     }
     g.logical_pages = logical_bytes / g.page_bytes;
+    if (check_mapping(cfg, &g, err, errlen)) {
+        return -1;
+    }
     /* phys_pages < 2^32 and page_bytes <= 2^26: the product cannot overflow. */
     uint64_t raw_mib = g.phys_pages * g.page_bytes / MIB;
     if (g.logical_pages >= g.phys_pages) {
@@ -349,6 +428,9 @@ int ftl_config_validate(const struct ftl_config *cfg, struct ftl_geometry *geo,
         return -1;
     }
     g.logical_sectors = g.logical_pages * cfg->secs_per_pg;
+    if (check_write_buffer(cfg, &g, err, errlen)) {
+        return -1;
+    }
     if (geo) {
         *geo = g;
     }

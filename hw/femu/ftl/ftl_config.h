@@ -34,6 +34,13 @@ enum ftl_gc_policy {
     FTL_GC_DCHOICE,         /* fewest valid pages of gc_dchoice_d uniform picks */
 };
 
+/* How logical pages map to physical ones. */
+enum ftl_mapping {
+    FTL_MAPPING_PAGE,   /* the whole page map in RAM, as FEMU */
+    FTL_MAPPING_DFTL,   /* DFTL (Gupta et al., ASPLOS'09): a cached mapping table of
+                         * cmt_entries entries over translation pages kept on flash */
+};
+
 struct ftl_config {
     /* geometry */
     uint64_t secsz;             /* bytes per sector */
@@ -61,6 +68,13 @@ struct ftl_config {
     uint64_t read_uncor_ppm;    /* chance, per million, that a host flash page read fails */
     uint64_t fault_seed;        /* seeds the FTL's own generator (read faults, bad blocks) */
     uint64_t bad_blk_pcent;     /* factory bad blocks: this percent of each LUN's blocks */
+    /* mapping */
+    enum ftl_mapping mapping;
+    uint64_t cmt_entries;       /* dftl: entries the cached mapping table holds */
+    /* write buffer (DRAM in front of the flash) */
+    uint64_t write_buffer_sectors;  /* 0: no buffer */
+    uint64_t buf_wr_lat;        /* ns a write into the buffer takes */
+    uint64_t buf_flush_pcent;   /* flush LRU pages while the buffer is fuller than this */
 };
 
 /* Derived geometry. A line is block index b taken across every LUN of every channel. */
@@ -79,6 +93,10 @@ struct ftl_geometry {
     uint64_t write_pointers;    /* 1, 2 or nstreams */
     uint64_t bad_blocks_per_lun;    /* blks_per_lun * bad_blk_pcent / 100, rounded down */
     uint64_t good_pages;        /* phys_pages less the pages of factory bad blocks */
+    uint64_t entries_per_tpage; /* dftl: 4-byte map entries in one translation page */
+    uint64_t translation_pages; /* dftl: translation pages covering the logical pages; 0
+                                 * with page mapping */
+    uint64_t map_write_pointers;    /* 1 with dftl (translation pages have their own), else 0 */
 };
 
 /* FEMU's defaults: 16 GiB raw, 12288 MiB logical. */
@@ -118,6 +136,7 @@ int ftl_config_get(const struct ftl_config *cfg, const char *key, char *buf, siz
 const char *ftl_placement_name(enum ftl_placement placement);
 const char *ftl_gc_mode_name(enum ftl_gc_mode mode);
 const char *ftl_gc_policy_name(enum ftl_gc_policy policy);
+const char *ftl_mapping_name(enum ftl_mapping mapping);
 
 #ifdef __cplusplus
 }

@@ -58,6 +58,12 @@ struct write_pointer {
     uint32_t offset;        /* next page offset in the line, always on a good block */
 };
 
+/* The write pointer of translation pages (mapping=dftl), after the data ones. */
+#define MAP_WP FTL_MAX_WRITE_POINTERS
+
+struct dftl;    /* dftl.c: cached mapping table, translation directory */
+struct wbuf;    /* write_buffer.c: the DRAM write buffer */
+
 struct ftl {
     struct ftl_config cfg;
     struct ftl_geometry geo;
@@ -87,10 +93,11 @@ struct ftl {
     uint32_t free_head, free_count;
     uint32_t full_head, full_tail, full_count;
     uint32_t *victim_heap;  /* binary min-heap of line ids keyed on valid pages */
+    uint32_t *gc_scratch;   /* [lines] gc_policy.c: one group's victims */
     uint32_t victim_count;
 
-    struct write_pointer wps[FTL_MAX_WRITE_POINTERS];
-    uint32_t nwps;
+    struct write_pointer wps[FTL_MAX_WRITE_POINTERS + 1];  /* data, then MAP_WP */
+    uint32_t nwps;          /* data write pointers */
 
     /* Paced background GC (gc.c): the line being collected a few pages at a time. */
     uint32_t gc_line;       /* in state LINE_GC, or NO_LINE */
@@ -98,6 +105,7 @@ struct ftl {
     uint32_t *gc_lun_cursor;   /* [luns] the same, counting only that LUN's pages */
     uint32_t gc_rate_valid, gc_rate_invalid;   /* the victim's counts when chosen */
     uint64_t gc_owed;       /* page moves host writes owe (units: gc.c) */
+    uint8_t gc_kind;        /* enum gc_kind of gc_line: which counters its work goes to */
 
     uint64_t *lun_avail_ns; /* [luns] when each LUN is next idle */
     uint64_t *ch_avail_ns;  /* [nchs] when each channel bus is next idle */
@@ -118,6 +126,10 @@ struct ftl {
     uint64_t free_pages;        /* good pages of the lines in the free queue */
     uint64_t gc_rng;            /* gc_policy.c: random and dchoice draws, from fault_seed */
     uint64_t close_seq_next;    /* the close_seq line_close gave last (0: none yet) */
+
+    struct dftl *dftl;          /* mapping=dftl, else NULL */
+    struct wbuf *wbuf;          /* write_buffer_sectors > 0, else NULL */
+    uint64_t *victim_hist[2];   /* [pgs_per_line + 1] victims by valid pages: data, map */
 };
 
 static inline void mapped_set(struct ftl *ftl, uint64_t lpn)
@@ -288,13 +300,91 @@ void wear_init(struct ftl *ftl);
  * *blocks gets the number of blocks erased. Counts nand_erases, not who asked. */
 uint64_t line_erase(struct ftl *ftl, uint32_t id, uint64_t now_ns, uint32_t *blocks);
 
-/* gc_policy.c: the victim gc_policy chooses among the victim lines (NO_LINE when there
- * is none), not yet taken out of the heap. Greedy's is victim_peek(). */
-uint32_t gc_policy_victim(struct ftl *ftl, uint64_t now_ns);
+/*
+ * gc_policy.c: the victim gc_policy chooses among the victim lines (NO_LINE when there
+ * is none), not yet taken out of the heap. group GC_ANY_GROUP: every victim line (greedy's
+ * is victim_peek()); a data write pointer s: the lines of s and the map lines (per-stream
+ * GC, placement=stream).
+ */
+#define GC_ANY_GROUP UINT32_MAX
+uint32_t gc_policy_victim(struct ftl *ftl, uint64_t now_ns, uint32_t group);
+/* Whether some victim line (closed, with an invalid page) belongs to write pointer wp. */
+bool gc_group_has_victim(const struct ftl *ftl, uint32_t wp);
+
+/* Why a line is being collected: whose counters its work goes to. */
+enum gc_kind {
+    GC_KIND_DATA,       /* data GC: gc_runs, gc_moved_pages, ... */
+    GC_KIND_MAP,        /* a map line (translation pages): map_gc_* */
+    GC_KIND_FALLBACK,   /* the defragmenting fallback of a starved stream: fallback_* */
+};
+
+/* ftl.c: the per-page host paths the write buffer and the direct path share */
+/*
+ * Program host page lpn (foreground GC first when free lines are low, the dftl lookup,
+ * placement, mapping, the page program from data_ready_ns). Counts the program
+ * (nand_user_programs, the write pointer's host pages), not the host write: the caller
+ * counts that when it accepts the write. Raises *done to when the page is on flash.
+ */
+int host_program_page(struct ftl *ftl, uint32_t lpn, uint32_t stream, uint64_t now_ns,
+                      uint64_t data_ready_ns, uint64_t *done);
+/* A host write of lpn was accepted: its write count (for hot/cold and the per-LPN file),
+ * host_write_pages and the highest LPN written. false: the count could not be kept. */
+bool host_page_accepted(struct ftl *ftl, uint32_t lpn, uint32_t *count_before);
+/* Read lpn's flash page for the host (dftl lookup first); unmapped pages cost nothing.
+ * Raises *done; returns whether the read failed (read_uncor_ppm). */
+bool flash_read_page(struct ftl *ftl, uint32_t lpn, uint64_t now_ns, uint64_t *done);
+
+/* The sectors of page lpn that [slba, slba + nlb) covers: bit i for sector i of the page
+ * (secs_per_pg <= 64 wherever it is used: the write buffer's pages). */
+static inline uint64_t page_sector_mask(const struct ftl *ftl, uint64_t lpn, uint64_t slba,
+                                        uint64_t nlb)
+{
+    uint64_t spp = ftl->secs_per_pg, first = lpn * spp;
+    uint64_t lo = slba > first ? slba - first : 0;
+    uint64_t end = slba + nlb - first;  /* exclusive, may lie past the page */
+    uint64_t hi = end < spp ? end : spp;
+    uint64_t upto = hi >= 64 ? UINT64_MAX : (UINT64_C(1) << hi) - 1;
+    return upto & ~((UINT64_C(1) << lo) - 1);
+}
+
+/* dftl.c (mapping=dftl); every entry point is only called when ftl->dftl is set */
+int dftl_init(struct ftl *ftl);             /* FTL_OK or FTL_E_NOMEM */
+void dftl_free(struct ftl *ftl);
+/* lpn's mapping entry is needed at now_ns; returns when it is in the CMT (now_ns on a
+ * hit). update: the caller is about to change it (it becomes dirty). */
+uint64_t dftl_lookup(struct ftl *ftl, uint32_t lpn, bool update, uint64_t now_ns);
+/* lpn's mapping changed without a host lookup (GC moved it, trim or format unmapped it):
+ * a cached entry turns dirty, else its translation page is queued for a rewrite. */
+void dftl_note_update(struct ftl *ftl, uint32_t lpn);
+/* Rewrite the queued translation pages (read-modify-write each once). gc: count them in
+ * gc_map_updates. Returns when the last program ends (now_ns if none). */
+uint64_t dftl_write_pending(struct ftl *ftl, bool gc, uint64_t now_ns);
+/* A translation page moved (map GC) or was rewritten: the directory follows. */
+void dftl_tpage_bind(struct ftl *ftl, uint32_t tvpn, uint32_t ppa);
+int dftl_check(const struct ftl *ftl, char *err, size_t errlen);
+uint64_t dftl_written_tpages(const struct ftl *ftl);    /* on flash now */
+size_t dftl_metadata_bytes(const struct ftl *ftl);
+
+/* write_buffer.c (write_buffer_sectors > 0); only called when ftl->wbuf is set */
+int wbuf_init(struct ftl *ftl);             /* FTL_OK or FTL_E_NOMEM */
+void wbuf_free(struct ftl *ftl);
+/* A host write into the buffer (range checked by the caller); flushes LRU pages past the
+ * watermark. *done_ns: buf_wr_lat after arrival, or when the flushes that made room end. */
+int wbuf_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
+/* Whether every sector of lpn set in mask (bit i: sector i of the page) is buffered. */
+bool wbuf_covers(const struct ftl *ftl, uint32_t lpn, uint64_t mask);
+/* Write every buffered page to flash; *done_ns when the last program ends. */
+int wbuf_flush_all(struct ftl *ftl, uint64_t now_ns, uint64_t *done_ns);
+/* Forget buffered pages in [start, end) (trim, format): their data is gone. */
+void wbuf_drop(struct ftl *ftl, uint64_t start, uint64_t end);
+uint64_t wbuf_sectors(const struct ftl *ftl);
+int wbuf_check(const struct ftl *ftl, char *err, size_t errlen);
+size_t wbuf_metadata_bytes(const struct ftl *ftl);
 
 /* gc.c */
 int gc_collect_line(struct ftl *ftl, uint32_t victim, uint64_t now_ns);
-int gc_foreground(struct ftl *ftl, uint64_t now_ns);
+/* Foreground GC before a host page of `stream` (placement=stream: its lines, else any). */
+int gc_foreground(struct ftl *ftl, uint64_t now_ns, uint32_t stream);
 /* A host page was programmed: paced GC owes the line under collection its share of moves. */
 void gc_host_page_written(struct ftl *ftl);
 

@@ -21,14 +21,49 @@
  */
 #include "ftl_internal.h"
 
-/* A collected line is erased and freed: one GC run. */
+/* A collected line is erased and freed: one GC run of its kind (a fallback run counts
+ * once for all the lines it compacts: gc_fallback). */
 static void gc_erase_line(struct ftl *ftl, uint32_t id, uint64_t now_ns)
 {
     uint32_t blocks;
 
     line_erase(ftl, id, now_ns, &blocks);
-    ftl->ctr.gc_erased_blocks += blocks;
-    ftl->ctr.gc_runs++;
+    switch (ftl->gc_kind) {
+    case GC_KIND_MAP:
+        ftl->ctr.map_gc_erased_blocks += blocks;
+        ftl->ctr.map_gc_runs++;
+        break;
+    case GC_KIND_FALLBACK:
+        ftl->ctr.fallback_erased_blocks += blocks;
+        break;
+    default:
+        ftl->ctr.gc_erased_blocks += blocks;
+        ftl->ctr.gc_runs++;
+        break;
+    }
+}
+
+/* One page moved by the line under collection, counted by its kind. */
+static void gc_count_move(struct ftl *ftl, uint32_t new_ppa)
+{
+    uint32_t wp = ftl->lines[ppa_line(ftl, new_ppa)].wp;
+
+    switch (ftl->gc_kind) {
+    case GC_KIND_MAP:
+        ftl->ctr.map_gc_moved_pages++;
+        return;
+    case GC_KIND_FALLBACK:
+        ftl->ctr.fallback_pages++;
+        break;
+    default:
+        ftl->ctr.nand_gc_reads++;
+        ftl->ctr.nand_gc_programs++;
+        ftl->ctr.gc_moved_pages++;
+        break;
+    }
+    if (wp < FTL_MAX_WRITE_POINTERS) {
+        ftl->ctr.wp_gc_pages[wp]++;
+    }
 }
 
 /* Whether the page at ppa holds data GC must move. */
@@ -50,18 +85,27 @@ static int gc_move_page(struct ftl *ftl, uint32_t victim, uint32_t ppa, uint64_t
     uint64_t read_done = nand_read(ftl, ppa_lun(ftl, ppa), now_ns);
     map_invalidate(ftl, ppa);
     nand_program(ftl, ppa_lun(ftl, new_ppa), read_done);
-    ftl->ctr.nand_gc_reads++;
-    ftl->ctr.nand_gc_programs++;
-    ftl->ctr.gc_moved_pages++;
-    ftl->ctr.wp_gc_pages[ftl->lines[ppa_line(ftl, new_ppa)].wp]++;
+    gc_count_move(ftl, new_ppa);
+    if (ftl->dftl && lpn < ftl->geo.logical_pages) {
+        dftl_note_update(ftl, lpn);     /* the moved page's entry changed */
+    }
     return FTL_OK;
 }
 
-/* Take the victim out of the heap and start collecting it at its first page. */
-static void gc_begin(struct ftl *ftl, uint32_t victim)
+/* Take the victim out of the heap and start collecting it at its first page. A map line
+ * is map GC whoever asked; fallback says a starved stream's compaction asked. */
+static void gc_begin(struct ftl *ftl, uint32_t victim, bool fallback)
 {
     struct line *l = &ftl->lines[victim];
+    bool map = l->wp == MAP_WP;
 
+    ftl->gc_kind = map ? GC_KIND_MAP : fallback ? GC_KIND_FALLBACK : GC_KIND_DATA;
+    ftl->victim_hist[map][l->valid]++;
+    if (map) {
+        ftl->ctr.map_gc_victim_valid_pages += l->valid;
+    } else {
+        ftl->ctr.gc_victim_valid_pages += l->valid;
+    }
     victim_remove(ftl, victim);
     l->state = LINE_GC;
     ftl->gc_line = victim;
@@ -163,6 +207,16 @@ static void gc_finish_if_empty(struct ftl *ftl, uint64_t now_ns)
     }
 }
 
+/* After a GC step: the translation pages of moved entries no CMT slot held are rewritten
+ * (dftl, one read-modify-write per page touched), then the line, if emptied, is erased. */
+static void gc_step_done(struct ftl *ftl, uint64_t now_ns)
+{
+    if (ftl->dftl) {
+        dftl_write_pending(ftl, true, now_ns);
+    }
+    gc_finish_if_empty(ftl, now_ns);
+}
+
 /* Move up to max pages of the line under collection, in offset order (whole-line GC) or
  * LUN-matched (paced); fewer when it empties. */
 static int gc_move_pages(struct ftl *ftl, uint64_t max, bool matched, uint64_t now_ns)
@@ -176,17 +230,17 @@ static int gc_move_pages(struct ftl *ftl, uint64_t max, bool matched, uint64_t n
             return rc;
         }
     }
-    gc_finish_if_empty(ftl, now_ns);
+    gc_step_done(ftl, now_ns);
     return FTL_OK;
 }
 
-int gc_collect_line(struct ftl *ftl, uint32_t victim, uint64_t now_ns)
+static int gc_collect(struct ftl *ftl, uint32_t victim, bool fallback, uint64_t now_ns)
 {
     if (ftl->gc_line != NO_LINE && ftl->gc_line != victim) {
         return FTL_E_INVAL;  /* one line under collection at a time */
     }
     if (ftl->gc_line == NO_LINE) {
-        gc_begin(ftl, victim);
+        gc_begin(ftl, victim, fallback);
     }
     int rc = gc_move_pages(ftl, UINT64_MAX, false, now_ns);
     if (rc != FTL_OK && ftl->gc_line != NO_LINE) {
@@ -197,19 +251,83 @@ int gc_collect_line(struct ftl *ftl, uint32_t victim, uint64_t now_ns)
     return rc;
 }
 
-int gc_foreground(struct ftl *ftl, uint64_t now_ns)
+int gc_collect_line(struct ftl *ftl, uint32_t victim, uint64_t now_ns)
+{
+    return gc_collect(ftl, victim, false, now_ns);
+}
+
+/*
+ * The defragmenting fallback of a stream without a victim line: every victim line of the
+ * other data streams is compacted (its valid pages go back to their own stream's write
+ * pointer) so their invalid pages become free lines the starved stream can open. One run,
+ * however many lines. Returns FTL_E_NOSPC when there was nothing to compact.
+ */
+static int gc_fallback(struct ftl *ftl, uint32_t stream, uint64_t now_ns)
+{
+    uint32_t n = 0;
+
+    for (uint32_t pos = 0; pos < ftl->victim_count; pos++) {
+        uint32_t id = ftl->victim_heap[pos];
+        uint32_t wp = ftl->lines[id].wp;
+        if (wp != stream && wp != MAP_WP) {
+            ftl->gc_scratch[n++] = id;
+        }
+    }
+    if (n == 0) {
+        return FTL_E_NOSPC;
+    }
+    ftl->ctr.fallback_runs++;
+    for (uint32_t i = 0; i < n; i++) {
+        /* collecting one line never removes another from the victims: moved pages land
+         * in open lines, and no other collection runs meanwhile */
+        int rc = gc_collect(ftl, ftl->gc_scratch[i], true, now_ns);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    return FTL_OK;
+}
+
+/*
+ * The next foreground victim for a host page of `stream` in *victim; NO_LINE after a
+ * fallback run (look again). FTL_E_NOSPC when nothing can be collected.
+ */
+static int foreground_victim(struct ftl *ftl, uint64_t now_ns, uint32_t stream,
+                             uint32_t *victim)
+{
+    *victim = ftl->gc_line;     /* what paced GC started is the best victim it knew */
+    if (*victim != NO_LINE) {
+        return FTL_OK;
+    }
+    uint32_t group = GC_ANY_GROUP;
+    if (ftl->cfg.placement == FTL_PLACEMENT_STREAM) {
+        group = stream;
+        if (!gc_group_has_victim(ftl, stream)) {
+            int rc = gc_fallback(ftl, stream, now_ns);
+            if (rc != FTL_E_NOSPC) {
+                return rc;
+            }
+            /* nothing to compact: only a map line can still help */
+        }
+    }
+    *victim = gc_policy_victim(ftl, now_ns, group);
+    return *victim == NO_LINE ? FTL_E_NOSPC : FTL_OK;
+}
+
+int gc_foreground(struct ftl *ftl, uint64_t now_ns, uint32_t stream)
 {
     /* Each round gains at least one free page, so the loop ends; the bound only guards
      * against a broken invariant turning into a hang. */
     uint64_t rounds = 0;
     while (ftl->free_count <= ftl->geo.gc_thres_lines_high) {
-        /* A line paced GC had started is finished first: it is the best victim it knew. */
-        uint32_t victim = ftl->gc_line != NO_LINE ? ftl->gc_line
-                                                  : gc_policy_victim(ftl, now_ns);
-        if (victim == NO_LINE || ++rounds > ftl->geo.phys_pages) {
+        uint32_t victim;
+        if (++rounds > ftl->geo.phys_pages) {
             return FTL_E_NOSPC;
         }
-        int rc = gc_collect_line(ftl, victim, now_ns);
+        int rc = foreground_victim(ftl, now_ns, stream, &victim);
+        if (rc == FTL_OK && victim != NO_LINE) {
+            rc = gc_collect_line(ftl, victim, now_ns);
+        }
         if (rc != FTL_OK) {
             return rc;
         }
@@ -225,7 +343,7 @@ static uint32_t background_victim(struct ftl *ftl, uint64_t now_ns)
     if (ftl->free_count > ftl->geo.gc_thres_lines) {
         return NO_LINE;
     }
-    uint32_t victim = gc_policy_victim(ftl, now_ns);
+    uint32_t victim = gc_policy_victim(ftl, now_ns, GC_ANY_GROUP);
     if (victim == NO_LINE || ftl->lines[victim].invalid < ftl->lines[victim].capacity / 8) {
         return NO_LINE;
     }
@@ -268,7 +386,7 @@ static int gc_fill_idle(struct ftl *ftl, uint64_t now_ns)
             return rc;
         }
     }
-    gc_finish_if_empty(ftl, now_ns);
+    gc_step_done(ftl, now_ns);
     return FTL_OK;
 }
 
@@ -283,7 +401,7 @@ static int gc_paced(struct ftl *ftl, uint64_t now_ns)
         if (victim == NO_LINE) {
             return 0;
         }
-        gc_begin(ftl, victim);
+        gc_begin(ftl, victim, false);
     }
     uint64_t unit = (uint64_t)ftl->gc_rate_invalid * gc_deficit_span(ftl);
     if (unit && ftl->gc_owed >= unit) {

@@ -5,20 +5,43 @@
  * the others scan the heap's array, O(victim lines) per choice, which is cheap because
  * a choice is made once per collected line and lines are few. The heap's array order is
  * a function of the call sequence, so random draws over it are deterministic too.
+ * Per-stream GC (placement=stream) chooses among one stream's lines and the map lines.
  */
 #include "ftl_internal.h"
 
-/* The victim at position pos of the heap's array. */
-static uint32_t victim_at(const struct ftl *ftl, uint32_t pos)
+#include <stdlib.h>
+
+/*
+ * The lines a choice is made among: the whole heap's array, or (per-stream GC) the lines
+ * of one group copied out of it in array order, so draws stay deterministic.
+ */
+struct candidates {
+    const uint32_t *ids;
+    uint32_t n;
+    bool whole_heap;    /* ids is the victim heap: its top has the fewest valid pages */
+};
+
+static uint32_t victim_at(const struct candidates *c, uint32_t pos)
 {
-    return ftl->victim_heap[pos];
+    return c->ids[pos];
 }
 
-/* Greedy: the fewest valid pages, as FEMU (the heap's key). */
-static uint32_t pick_greedy(struct ftl *ftl, uint64_t now_ns)
+/* Greedy: the fewest valid pages, as FEMU (the heap's key; a scan for a group, the first
+ * in array order on a tie). */
+static uint32_t pick_greedy(struct ftl *ftl, const struct candidates *c, uint64_t now_ns)
 {
     (void)now_ns;
-    return victim_peek(ftl);
+    if (c->whole_heap) {
+        return victim_peek(ftl);
+    }
+    uint32_t best = NO_LINE;
+    for (uint32_t pos = 0; pos < c->n; pos++) {
+        uint32_t id = victim_at(c, pos);
+        if (best == NO_LINE || ftl->lines[id].valid < ftl->lines[best].valid) {
+            best = id;
+        }
+    }
+    return best;
 }
 
 /*
@@ -56,13 +79,14 @@ static bool cb_better(struct cb_score a, struct cb_score b)
     return a.num * b.den > b.num * a.den;
 }
 
-static uint32_t pick_cost_benefit(struct ftl *ftl, uint64_t now_ns)
+static uint32_t pick_cost_benefit(struct ftl *ftl, const struct candidates *c,
+                                  uint64_t now_ns)
 {
     uint32_t best = NO_LINE;
     struct cb_score best_score = { 0, 1 };
 
-    for (uint32_t pos = 0; pos < ftl->victim_count; pos++) {
-        uint32_t id = victim_at(ftl, pos);
+    for (uint32_t pos = 0; pos < c->n; pos++) {
+        uint32_t id = victim_at(c, pos);
         struct cb_score s = cb_score_of(ftl, id, now_ns);
         if (best == NO_LINE || cb_better(s, best_score)) {
             best = id;
@@ -72,23 +96,23 @@ static uint32_t pick_cost_benefit(struct ftl *ftl, uint64_t now_ns)
     return best;
 }
 
-static uint32_t pick_random(struct ftl *ftl, uint64_t now_ns)
+static uint32_t pick_random(struct ftl *ftl, const struct candidates *c, uint64_t now_ns)
 {
     (void)now_ns;
-    if (ftl->victim_count == 0) {
+    if (c->n == 0) {
         return NO_LINE;
     }
-    return victim_at(ftl, (uint32_t)rng_state_below(&ftl->gc_rng, ftl->victim_count));
+    return victim_at(c, (uint32_t)rng_state_below(&ftl->gc_rng, c->n));
 }
 
 /* FIFO: the line closed first (the smallest close_seq), whatever it holds. */
-static uint32_t pick_fifo(struct ftl *ftl, uint64_t now_ns)
+static uint32_t pick_fifo(struct ftl *ftl, const struct candidates *c, uint64_t now_ns)
 {
     uint32_t best = NO_LINE;
 
     (void)now_ns;
-    for (uint32_t pos = 0; pos < ftl->victim_count; pos++) {
-        uint32_t id = victim_at(ftl, pos);
+    for (uint32_t pos = 0; pos < c->n; pos++) {
+        uint32_t id = victim_at(c, pos);
         if (best == NO_LINE || ftl->lines[id].close_seq < ftl->lines[best].close_seq) {
             best = id;
         }
@@ -113,20 +137,20 @@ static bool drawn_before(const uint32_t *drawn, uint32_t n, uint32_t pos)
  * heap top, ties included). Otherwise distinct positions are drawn by rejection: d <= 64
  * and fewer than the victims, so a redraw is rare enough and the check is short.
  */
-static uint32_t pick_dchoice(struct ftl *ftl, uint64_t now_ns)
+static uint32_t pick_dchoice(struct ftl *ftl, const struct candidates *c, uint64_t now_ns)
 {
     uint32_t d = (uint32_t)ftl->cfg.gc_dchoice_d, drawn[64], n = 0, best = NO_LINE;
 
-    if (d >= ftl->victim_count) {
-        return pick_greedy(ftl, now_ns);
+    if (d >= c->n) {
+        return pick_greedy(ftl, c, now_ns);
     }
     while (n < d) {
-        uint32_t pos = (uint32_t)rng_state_below(&ftl->gc_rng, ftl->victim_count);
+        uint32_t pos = (uint32_t)rng_state_below(&ftl->gc_rng, c->n);
         if (drawn_before(drawn, n, pos)) {
             continue;
         }
         drawn[n++] = pos;
-        uint32_t id = victim_at(ftl, pos);
+        uint32_t id = victim_at(c, pos);
         if (best == NO_LINE || ftl->lines[id].valid < ftl->lines[best].valid) {
             best = id;
         }
@@ -134,7 +158,8 @@ static uint32_t pick_dchoice(struct ftl *ftl, uint64_t now_ns)
     return best;
 }
 
-typedef uint32_t (*victim_picker)(struct ftl *ftl, uint64_t now_ns);
+typedef uint32_t (*victim_picker)(struct ftl *ftl, const struct candidates *c,
+                                  uint64_t now_ns);
 
 static const victim_picker pickers[] = {
     [FTL_GC_GREEDY] = pick_greedy,
@@ -144,8 +169,36 @@ static const victim_picker pickers[] = {
     [FTL_GC_DCHOICE] = pick_dchoice,
 };
 
-uint32_t gc_policy_victim(struct ftl *ftl, uint64_t now_ns)
+static bool in_group(const struct ftl *ftl, uint32_t id, uint32_t group)
 {
+    uint32_t wp = ftl->lines[id].wp;
+    return wp == group || wp == MAP_WP;
+}
+
+bool gc_group_has_victim(const struct ftl *ftl, uint32_t wp)
+{
+    for (uint32_t pos = 0; pos < ftl->victim_count; pos++) {
+        if (ftl->lines[ftl->victim_heap[pos]].wp == wp) {
+            return true;
+        }
+    }
+    return false;
+}
+
+uint32_t gc_policy_victim(struct ftl *ftl, uint64_t now_ns, uint32_t group)
+{
+    struct candidates c = { ftl->victim_heap, ftl->victim_count, true };
+
+    if (group != GC_ANY_GROUP) {
+        uint32_t n = 0;
+        for (uint32_t pos = 0; pos < ftl->victim_count; pos++) {
+            uint32_t id = ftl->victim_heap[pos];
+            if (in_group(ftl, id, group)) {
+                ftl->gc_scratch[n++] = id;
+            }
+        }
+        c = (struct candidates){ ftl->gc_scratch, n, false };
+    }
     /* the configuration was validated: the policy indexes the table */
-    return pickers[ftl->cfg.gc_policy](ftl, now_ns);
+    return pickers[ftl->cfg.gc_policy](ftl, &c, now_ns);
 }

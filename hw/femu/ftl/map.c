@@ -15,11 +15,16 @@ void map_invalidate(struct ftl *ftl, uint32_t ppa)
     line_page_invalidated(ftl, line);
 }
 
-/* lpn now lives in the freshly programmed page ppa. */
+/* lpn now lives in the freshly programmed page ppa. An id past the logical pages is a
+ * translation page (mapping=dftl): logical_pages + its number. */
 void map_bind(struct ftl *ftl, uint32_t lpn, uint32_t ppa)
 {
-    l2p_set(ftl, lpn, ppa);
-    mapped_set(ftl, lpn);
+    if (__builtin_expect(lpn < ftl->geo.logical_pages, 1)) {
+        l2p_set(ftl, lpn, ppa);
+        mapped_set(ftl, lpn);
+    } else {
+        dftl_tpage_bind(ftl, (uint32_t)(lpn - ftl->geo.logical_pages), ppa);
+    }
     p2l_set(ftl, ppa, lpn);
     ppa_block(ftl, ppa)->valid++;
     ftl->lines[ppa_line(ftl, ppa)].valid++;

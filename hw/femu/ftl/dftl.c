@@ -1,0 +1,321 @@
+/*
+ * DFTL (Gupta, Kim and Urgaonkar, ASPLOS'09): the page map lives on flash in translation
+ * pages, each holding entries_per_tpage 4-byte entries; a global translation directory
+ * (GTD) in RAM says where each translation page is; a cached mapping table (CMT) of
+ * cmt_entries entries, LRU, holds the entries in use.
+ *
+ * The FTL's own L2P stays the truth about where data is: this module models what a
+ * device with only the CMT and GTD in DRAM pays for it, in flash operations and time.
+ *
+ * - A lookup that misses reads the entry's translation page (if it was ever written) on
+ *   the LUN holding it. A full CMT first evicts its LRU entry; a dirty one writes its
+ *   translation page back: read the old copy, program the new one at the map write
+ *   pointer (MAP_WP, lines of its own). The write-back carries every dirty cached entry
+ *   of that page, so they all turn clean: each translation page has a generation, an
+ *   entry is dirty while the generation it was dirtied in is the page's current one, and
+ *   a write-back moves the generation on (O(1), whatever the number of entries).
+ * - Mapping changes without a host lookup (GC moved a page, trim or format unmapped it)
+ *   dirty a cached entry, else queue the entry's translation page; dftl_write_pending
+ *   rewrites each queued page once (GC batches a whole step's moves that way).
+ * - Translation pages are pages like any other to GC: a map line's victim is collected
+ *   into the map write pointer and the GTD follows (map GC, counted apart).
+ */
+#include "ftl_internal.h"
+#include "ftl_error.h"
+
+#include <stdlib.h>
+
+#define NO_SLOT UINT32_MAX
+
+struct cmt_slot {
+    uint32_t lpn;
+    uint32_t newer, older;  /* LRU list neighbours (NO_SLOT at the ends) */
+    uint32_t gen;           /* the translation page's generation when it turned dirty */
+    bool dirty;
+};
+
+struct dftl {
+    uint32_t ept;               /* entries per translation page */
+    uint32_t ntp;               /* translation pages */
+    uint32_t *gtd_plus1;        /* [ntp] ppa + 1 of each translation page, 0: never written */
+    uint32_t *tp_gen;           /* [ntp] write-back generation */
+    uint32_t *slot_plus1;       /* [logical pages] CMT slot + 1 of the LPN's entry, 0: none */
+    struct cmt_slot *slots;     /* [nslots] */
+    uint32_t nslots, used;
+    uint32_t mru, lru;          /* list ends, NO_SLOT when empty */
+    uint32_t *pending;          /* [ntp] translation pages queued for a rewrite */
+    uint32_t npending;
+    uint64_t *pending_bits;     /* [ntp / 64] queued or not */
+};
+
+int dftl_init(struct ftl *ftl)
+{
+    const struct ftl_geometry *g = &ftl->geo;
+    struct dftl *d = calloc(1, sizeof(*d));
+    if (!d) {
+        return FTL_E_NOMEM;
+    }
+    ftl->dftl = d;
+    d->ept = (uint32_t)g->entries_per_tpage;
+    d->ntp = (uint32_t)g->translation_pages;
+    /* More slots than logical pages could never fill. */
+    d->nslots = (uint32_t)(ftl->cfg.cmt_entries < g->logical_pages ? ftl->cfg.cmt_entries
+                                                                     : g->logical_pages);
+    d->mru = d->lru = NO_SLOT;
+    d->gtd_plus1 = calloc(d->ntp, sizeof(uint32_t));
+    d->tp_gen = calloc(d->ntp, sizeof(uint32_t));
+    d->pending = calloc(d->ntp, sizeof(uint32_t));
+    d->pending_bits = calloc((d->ntp + 63) / 64, sizeof(uint64_t));
+    d->slot_plus1 = calloc(g->logical_pages, sizeof(uint32_t));
+    d->slots = calloc(d->nslots, sizeof(struct cmt_slot));
+    if (!d->gtd_plus1 || !d->tp_gen || !d->pending || !d->pending_bits || !d->slot_plus1 ||
+        !d->slots) {
+        return FTL_E_NOMEM;     /* ftl_destroy frees what was allocated */
+    }
+    return FTL_OK;
+}
+
+void dftl_free(struct ftl *ftl)
+{
+    struct dftl *d = ftl->dftl;
+    free(d->gtd_plus1);
+    free(d->tp_gen);
+    free(d->pending);
+    free(d->pending_bits);
+    free(d->slot_plus1);
+    free(d->slots);
+    free(d);
+    ftl->dftl = NULL;
+}
+
+size_t dftl_metadata_bytes(const struct ftl *ftl)
+{
+    const struct dftl *d = ftl->dftl;
+    return sizeof(*d) + (size_t)d->ntp * 3 * sizeof(uint32_t) + (d->ntp + 63) / 64 * 8 +
+           ftl->geo.logical_pages * sizeof(uint32_t) + d->nslots * sizeof(struct cmt_slot);
+}
+
+void dftl_tpage_bind(struct ftl *ftl, uint32_t tvpn, uint32_t ppa)
+{
+    ftl->dftl->gtd_plus1[tvpn] = ppa + 1;
+}
+
+static bool slot_dirty(const struct dftl *d, const struct cmt_slot *s)
+{
+    return s->dirty && s->gen == d->tp_gen[s->lpn / d->ept];
+}
+
+static void slot_set_dirty(struct dftl *d, struct cmt_slot *s)
+{
+    s->dirty = true;
+    s->gen = d->tp_gen[s->lpn / d->ept];
+}
+
+/* ---- LRU list: mru is the newest end ---- */
+
+static void lru_unlink(struct dftl *d, uint32_t i)
+{
+    struct cmt_slot *s = &d->slots[i];
+    if (s->newer != NO_SLOT) {
+        d->slots[s->newer].older = s->older;
+    } else {
+        d->mru = s->older;
+    }
+    if (s->older != NO_SLOT) {
+        d->slots[s->older].newer = s->newer;
+    } else {
+        d->lru = s->newer;
+    }
+}
+
+static void lru_push_mru(struct dftl *d, uint32_t i)
+{
+    struct cmt_slot *s = &d->slots[i];
+    s->newer = NO_SLOT;
+    s->older = d->mru;
+    if (d->mru != NO_SLOT) {
+        d->slots[d->mru].newer = i;
+    } else {
+        d->lru = i;
+    }
+    d->mru = i;
+}
+
+/* ---- translation page write-back ---- */
+
+static void pending_clear(struct dftl *d, uint32_t tvpn)
+{
+    d->pending_bits[tvpn / 64] &= ~(UINT64_C(1) << (tvpn % 64));
+}
+
+/*
+ * Read-modify-write of translation page tvpn: read the copy on flash (none the first
+ * time), program the new one at the map write pointer. Every dirty cached entry of the
+ * page is in it, so they all turn clean. Returns when the program ends.
+ */
+static uint64_t tpage_write_back(struct ftl *ftl, uint32_t tvpn, uint64_t now_ns)
+{
+    struct dftl *d = ftl->dftl;
+    uint32_t old = d->gtd_plus1[tvpn] - 1;
+    uint64_t ready = now_ns;
+    uint32_t ppa;
+
+    if (old != UINT32_MAX) {
+        ready = nand_read(ftl, ppa_lun(ftl, old), now_ns);
+        ftl->ctr.map_reads++;
+    }
+    if (!wp_place(ftl, MAP_WP, true, (uint32_t)(ftl->geo.logical_pages + tvpn), &ppa,
+                  now_ns)) {
+        return ready;   /* no page anywhere: only on an inconsistent geometry */
+    }
+    if (old != UINT32_MAX) {
+        map_invalidate(ftl, old);
+    }
+    ftl->ctr.map_writes++;
+    d->tp_gen[tvpn]++;
+    pending_clear(d, tvpn);
+    return nand_program(ftl, ppa_lun(ftl, ppa), ready);
+}
+
+/* Make room in a full CMT: drop the LRU entry, writing its page back if it is dirty.
+ * Returns when the slot is free (now_ns without a write-back). */
+static uint64_t cmt_evict(struct ftl *ftl, uint32_t *freed, uint64_t now_ns)
+{
+    struct dftl *d = ftl->dftl;
+    uint32_t i = d->lru;
+    struct cmt_slot *s = &d->slots[i];
+    uint64_t done = now_ns;
+
+    if (slot_dirty(d, s)) {
+        done = tpage_write_back(ftl, s->lpn / d->ept, now_ns);
+        ftl->ctr.cmt_writebacks++;
+    }
+    lru_unlink(d, i);
+    d->slot_plus1[s->lpn] = 0;
+    *freed = i;
+    return done;
+}
+
+uint64_t dftl_lookup(struct ftl *ftl, uint32_t lpn, bool update, uint64_t now_ns)
+{
+    struct dftl *d = ftl->dftl;
+    uint32_t i = d->slot_plus1[lpn] - 1;
+
+    if (i != NO_SLOT) {
+        ftl->ctr.cmt_hits++;
+        if (d->mru != i) {
+            lru_unlink(d, i);
+            lru_push_mru(d, i);
+        }
+        if (update) {
+            slot_set_dirty(d, &d->slots[i]);
+        }
+        return now_ns;
+    }
+    ftl->ctr.cmt_misses++;
+    uint64_t ready = now_ns;
+    if (d->used < d->nslots) {
+        i = d->used++;
+    } else {
+        ready = cmt_evict(ftl, &i, now_ns);
+    }
+    /* The entry comes from its translation page, if that was ever written; a page never
+     * written back holds no mapping, so there is nothing to read. */
+    uint32_t tp = d->gtd_plus1[lpn / d->ept] - 1;
+    if (tp != UINT32_MAX) {
+        ready = max_u64(ready, nand_read(ftl, ppa_lun(ftl, tp), now_ns));
+        ftl->ctr.map_reads++;
+    }
+    d->slots[i] = (struct cmt_slot){ .lpn = lpn };
+    if (update) {
+        slot_set_dirty(d, &d->slots[i]);
+    }
+    d->slot_plus1[lpn] = i + 1;
+    lru_push_mru(d, i);
+    return ready;
+}
+
+void dftl_note_update(struct ftl *ftl, uint32_t lpn)
+{
+    struct dftl *d = ftl->dftl;
+    uint32_t i = d->slot_plus1[lpn] - 1;
+    uint32_t tvpn = lpn / d->ept;
+
+    if (i != NO_SLOT) {
+        slot_set_dirty(d, &d->slots[i]);    /* written back with the entry, later */
+        return;
+    }
+    if (!(d->pending_bits[tvpn / 64] >> (tvpn % 64) & 1)) {
+        d->pending_bits[tvpn / 64] |= UINT64_C(1) << (tvpn % 64);
+        d->pending[d->npending++] = tvpn;
+    }
+}
+
+uint64_t dftl_write_pending(struct ftl *ftl, bool gc, uint64_t now_ns)
+{
+    struct dftl *d = ftl->dftl;
+    uint64_t done = now_ns;
+
+    /* A write-back never queues another page, so the list only shrinks here. */
+    for (uint32_t k = 0; k < d->npending; k++) {
+        uint32_t tvpn = d->pending[k];
+        if (d->pending_bits[tvpn / 64] >> (tvpn % 64) & 1) {
+            done = max_u64(done, tpage_write_back(ftl, tvpn, now_ns));
+            if (gc) {
+                ftl->ctr.gc_map_updates++;
+            }
+        }
+    }
+    d->npending = 0;
+    return done;
+}
+
+uint64_t dftl_written_tpages(const struct ftl *ftl)
+{
+    const struct dftl *d = ftl->dftl;
+    uint64_t n = 0;
+    for (uint32_t t = 0; t < d->ntp; t++) {
+        n += d->gtd_plus1[t] != 0;
+    }
+    return n;
+}
+
+int dftl_check(const struct ftl *ftl, char *err, size_t errlen)
+{
+    const struct dftl *d = ftl->dftl;
+    uint64_t logical = ftl->geo.logical_pages;
+
+    for (uint32_t t = 0; t < d->ntp; t++) {
+        uint32_t ppa = d->gtd_plus1[t] - 1;
+        if (ppa != UINT32_MAX &&
+            (ppa >= ftl->geo.phys_pages || p2l_get(ftl, ppa) != logical + t)) {
+            return ftl_error(err, errlen, "GTD[%u] = %u but that page holds %u", t, ppa,
+                             ppa < ftl->geo.phys_pages ? p2l_get(ftl, ppa) : 0);
+        }
+    }
+    if (d->npending) {
+        return ftl_error(err, errlen, "%u translation pages still queued", d->npending);
+    }
+    uint32_t n = 0, newer = NO_SLOT;
+    for (uint32_t i = d->mru; i != NO_SLOT; i = d->slots[i].older) {
+        const struct cmt_slot *s = &d->slots[i];
+        if (++n > d->used || i >= d->used || s->newer != newer || s->lpn >= logical ||
+            d->slot_plus1[s->lpn] != i + 1) {
+            return ftl_error(err, errlen, "CMT list broken at slot %u", i);
+        }
+        newer = i;
+    }
+    if (n != d->used || newer != d->lru) {
+        return ftl_error(err, errlen, "CMT holds %u entries in its list, count says %u", n,
+                         d->used);
+    }
+    uint64_t cached = 0;
+    for (uint64_t lpn = 0; lpn < logical; lpn++) {
+        cached += d->slot_plus1[lpn] != 0;
+    }
+    if (cached != d->used) {
+        return ftl_error(err, errlen, "%llu LPNs name a CMT slot, %u slots used",
+                         (unsigned long long)cached, d->used);
+    }
+    return 0;
+}
