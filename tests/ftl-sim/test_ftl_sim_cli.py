@@ -154,12 +154,13 @@ def test_same_seed_same_result_other_seed_differs(run_ftl_sim, tmp_path):
 
 def test_trace_replay_with_streams(run_ftl_sim, tmp_path):
     trace = tmp_path / "t.trace"
-    trace.write_text("S 7\n# comment\nW 0 16 H\nW 16 8 C\nR 0 24\nW 8 8 C\n\n")
+    trace.write_text("S 7\n# comment\nW 0 16 H\nW 16 8 C\nR 0 24\nW 8 8 C\nW 32 8 C\n\n")
     s = summary_of(run_ftl_sim, tmp_path, *SMALL, "--set", "placement=stream",
                    "--trace", trace)
-    assert s["writes"] == 3 and s["reads"] == 1
-    assert s["host_write_pages"] == 2 + 1 + 1
-    assert [wp["host_pages"] for wp in s["write_pointers"]] == [2, 2]
+    assert s["writes"] == 4 and s["reads"] == 1
+    assert s["host_write_pages"] == 2 + 1 + 1 + 1
+    # C (cold) is stream 0, H (hot) stream 1
+    assert [wp["host_pages"] for wp in s["write_pointers"]] == [3, 2]
     bad = tmp_path / "bad.trace"
     bad.write_text("W 0 8\nX 1 2\n")
     proc = run_ftl_sim(*SMALL, "--trace", bad, check=False)

@@ -103,10 +103,10 @@ static void test_happy_path(void)
     CHECK(r.op == TRACE_SEED && r.seed == 12345 && r.line == 2);
     CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
     CHECK(r.op == TRACE_WRITE && r.lba == 0 && r.nsect == 8 &&
-          r.stream == 0 && r.line == 4);
+          r.stream == 1 && r.line == 4);    /* H: hot, stream 1 */
     CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
     CHECK(r.op == TRACE_WRITE && r.lba == 16 && r.nsect == 8 &&
-          r.stream == 1 && r.line == 5);
+          r.stream == 0 && r.line == 5);    /* C: cold, stream 0 */
     CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
     CHECK(r.op == TRACE_READ && r.lba == 100 && r.nsect == 1 &&
           r.stream == -1 && r.line == 6);

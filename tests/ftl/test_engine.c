@@ -308,7 +308,8 @@ static void test_stats_tick(void)
     CHECK(ftl_stats_close(w, 5 * S, err, sizeof(err)) == 0);
     ftl_destroy(ftl);
     static const char *files[] = { "GCData.csv", "IOPSData.csv", "WAFData.csv", "phases.csv",
-                                   "statistics.csv", "stats.csv", "throughputData.csv" };
+                                   "statistics.csv", "stats.csv", "throughputData.csv",
+                                   "gc_victims.csv" };
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
         unlink(path);

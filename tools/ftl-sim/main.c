@@ -34,6 +34,7 @@ struct options {
     const char *summary_path;
     const char *trace_out;
     uint64_t check_every;
+    bool stream_set;        /* --stream was given */
     int print_config;
     enum { REPLAY_AUTO, REPLAY_OPEN, REPLAY_CLOSED } replay;
     int qd_given;
@@ -43,7 +44,8 @@ static const char usage_text[] =
     "usage: ftl-sim [--config FILE] [--set key=value]... [--rw MODE] [--rwmixread PCT]\n"
     "               [--dist random|zipf:THETA|pareto:H|normal:DEV] [--bs SIZE] [--qd N]\n"
     "               [--size SIZE] [--precondition none|seq|region] [--io-size SIZE | --runtime TIME]\n"
-    "               [--trace FILE [--replay open|closed]] [--seed N] [--stats-dir DIR]\n"
+    "               [--trace FILE [--replay open|closed]] [--seed N] [--stream N]\n"
+    "               [--stats-dir DIR]\n"
     "               [--summary FILE.json] [--trace-out FILE] [--check-every N] [--print-config]\n"
     "\n"
     "Replays a workload through the femu FTL in simulated time.\n"
@@ -67,6 +69,7 @@ static const char usage_text[] =
     "                    version-2 trace; --qd does not apply); closed: --qd requests\n"
     "                    outstanding, recorded times ignored (the only mode for version 1)\n"
     "  --seed N          random seed (default 1)\n"
+    "  --stream N        placement=stream: the stream of the synthetic writes (default 0)\n"
     "  --stats-dir DIR   write the CSV statistics here (created if missing)\n"
     "  --summary FILE    write a JSON summary of the measured part\n"
     "  --trace-out FILE  record the requests this run serves as a version-2 trace\n"
@@ -111,7 +114,7 @@ static uint64_t parse_size_opt(const char *opt, const char *text)
 
 enum { OPT_CONFIG = 256, OPT_SET, OPT_RW, OPT_RWMIX, OPT_DIST, OPT_BS, OPT_QD, OPT_SIZE,
        OPT_PRECOND, OPT_IOSIZE, OPT_RUNTIME, OPT_TRACE, OPT_SEED, OPT_STATS, OPT_SUMMARY,
-       OPT_CHECK, OPT_PRINT_CONFIG, OPT_REPLAY, OPT_TRACE_OUT, OPT_HELP };
+       OPT_CHECK, OPT_PRINT_CONFIG, OPT_REPLAY, OPT_TRACE_OUT, OPT_STREAM, OPT_HELP };
 
 static const struct option long_options[] = {
     { "config", required_argument, NULL, OPT_CONFIG },
@@ -127,6 +130,7 @@ static const struct option long_options[] = {
     { "runtime", required_argument, NULL, OPT_RUNTIME },
     { "trace", required_argument, NULL, OPT_TRACE },
     { "seed", required_argument, NULL, OPT_SEED },
+    { "stream", required_argument, NULL, OPT_STREAM },
     { "stats-dir", required_argument, NULL, OPT_STATS },
     { "summary", required_argument, NULL, OPT_SUMMARY },
     { "check-every", required_argument, NULL, OPT_CHECK },
@@ -198,6 +202,10 @@ static void parse_options(int argc, char **argv, struct options *o)
             break;
         case OPT_TRACE: o->workload.trace_path = optarg; break;
         case OPT_SEED: o->workload.seed = parse_count("--seed", optarg, 0, UINT64_MAX); break;
+        case OPT_STREAM:
+            o->workload.stream = (uint32_t)parse_count("--stream", optarg, 0, 15);
+            o->stream_set = true;
+            break;
         case OPT_STATS: o->stats_dir = optarg; break;
         case OPT_SUMMARY: o->summary_path = optarg; break;
         case OPT_CHECK: o->check_every = parse_count("--check-every", optarg, 1, UINT64_MAX); break;
@@ -245,6 +253,16 @@ static void parse_options(int argc, char **argv, struct options *o)
     if (ftl_config_validate(&o->cfg, NULL, err, sizeof(err))) {
         usage_error("configuration: %s", err);
     }
+    bool streams = o->cfg.placement == FTL_PLACEMENT_STREAM;
+    if (o->stream_set && (!streams || o->workload.trace_path)) {
+        usage_error("--stream: tags synthetic writes under placement=stream (a trace "
+                    "carries its own tags)");
+    }
+    if (streams && o->workload.stream >= o->cfg.nstreams) {
+        usage_error("--stream: %u is not below nstreams (%llu)", o->workload.stream,
+                    (unsigned long long)o->cfg.nstreams);
+    }
+    o->workload.nstreams = streams ? (uint32_t)o->cfg.nstreams : 0;
 }
 
 static int run_precondition(struct sim_run *run, const struct options *o, uint64_t *now,

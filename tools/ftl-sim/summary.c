@@ -37,6 +37,76 @@ static double per_second(double count, double seconds)
     return seconds > 0 ? count / seconds : 0.0;
 }
 
+/* hits / lookups of the phase; false when there was no lookup */
+static bool cmt_hit_rate(const struct sim_phase_result *m, double *rate)
+{
+    uint64_t hits = m->after.cmt_hits - m->before.cmt_hits;
+    uint64_t lookups = hits + m->after.cmt_misses - m->before.cmt_misses;
+    if (lookups == 0) {
+        return false;
+    }
+    *rate = (double)hits / (double)lookups;
+    return true;
+}
+
+/* sum / runs, 0 without a run */
+static double mean_of(uint64_t sum, uint64_t runs)
+{
+    return runs ? (double)sum / (double)runs : 0.0;
+}
+
+/* [[valid, victims], ...] over the counts that occurred (the whole run's histogram) */
+static void json_victims(FILE *f, const struct ftl *ftl, bool map)
+{
+    size_t n;
+    const uint64_t *h = ftl_victim_histogram(ftl, map, &n);
+    bool first = true;
+    fputc('[', f);
+    for (size_t v = 0; v < n; v++) {
+        if (h[v]) {
+            fprintf(f, "%s[%zu, %llu]", first ? "" : ", ", v, (unsigned long long)h[v]);
+            first = false;
+        }
+    }
+    fputc(']', f);
+}
+
+/* Mapping, write buffer, fallback and victim counters of the phase. */
+static void json_issue15_counters(FILE *f, const struct ftl *ftl,
+                                  const struct sim_phase_result *m)
+{
+#define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
+    const struct ftl_geometry *g = ftl_geometry_of(ftl);
+    fputs("  \"mapping\": ", f);
+    json_string(f, ftl_mapping_name(ftl_config_of(ftl)->mapping));
+    fprintf(f, ",\n  \"map_reads\": %llu,\n  \"map_writes\": %llu,\n  \"map_gc_runs\": %llu,\n"
+            "  \"map_gc_moved_pages\": %llu,\n  \"cmt_hits\": %llu,\n  \"cmt_misses\": %llu,\n"
+            "  \"cmt_writebacks\": %llu,\n  \"gc_map_updates\": %llu,\n  \"cmt_hit_rate\": ",
+            DELTA(map_reads), DELTA(map_writes), DELTA(map_gc_runs), DELTA(map_gc_moved_pages),
+            DELTA(cmt_hits), DELTA(cmt_misses), DELTA(cmt_writebacks), DELTA(gc_map_updates));
+    double rate;
+    if (cmt_hit_rate(m, &rate)) {
+        fprintf(f, "%.6f,\n", rate);
+    } else {
+        fputs("null,\n", f);
+    }
+    fprintf(f, "  \"buf_read_hits\": %llu,\n  \"buf_absorbed_sectors\": %llu,\n"
+            "  \"buf_flushed_pages\": %llu,\n  \"buf_fill_reads\": %llu,\n"
+            "  \"fallback_runs\": %llu,\n  \"fallback_lines\": %llu,\n  \"fallback_pages\": %llu,\n"
+            "  \"gc_victim_valid_pages\": %llu,\n  \"map_gc_victim_valid_pages\": %llu,\n",
+            DELTA(buf_read_hits), DELTA(buf_absorbed_sectors), DELTA(buf_flushed_pages),
+            DELTA(buf_fill_reads), DELTA(fallback_runs), DELTA(fallback_lines), DELTA(fallback_pages),
+            DELTA(gc_victim_valid_pages), DELTA(map_gc_victim_valid_pages));
+    fputs("  \"victim_histogram\": {\"data\": ", f);
+    json_victims(f, ftl, false);
+    fputs(", \"map\": ", f);
+    json_victims(f, ftl, true);
+    fprintf(f, "},\n  \"device_map_bytes\": %llu,\n  \"metadata_bytes_per_phys_page\": %.3f,\n",
+            (unsigned long long)ftl_device_map_bytes(ftl),
+            (double)ftl_metadata_bytes(ftl) / (double)g->phys_pages);
+#undef DELTA
+}
+
 static void json_config(FILE *f, const struct ftl *ftl)
 {
     const struct ftl_config *cfg = ftl_config_of(ftl);
@@ -146,6 +216,7 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
             "  \"format_erased_blocks\": %llu,\n", DELTA(host_verify_cmds), DELTA(read_errors),
             DELTA(format_cmds), DELTA(format_erased_blocks));
     json_wear(f, ftl);
+    json_issue15_counters(f, ftl, m);
     fputs("  \"write_pointers\": [", f);
     for (unsigned i = 0; i < ftl_write_pointer_count(ftl); i++) {
         fprintf(f, "%s{\"host_pages\": %llu, \"gc_pages\": %llu}", i ? ", " : "",
@@ -159,6 +230,42 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
         fputs("null\n}\n", f);
     }
     return ferror(f) ? -1 : 0;
+}
+
+/* One line per counter, in the order of the lab's DFTL simulator's report. */
+static void print_issue15_counters(FILE *f, const struct ftl *ftl,
+                                   const struct sim_phase_result *m)
+{
+#define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
+#define RAW(field) (m->after.field - m->before.field)
+    double rate = 0.0;
+    bool have_rate = cmt_hit_rate(m, &rate);
+    fprintf(f, "map reads: %llu\n", DELTA(map_reads));
+    fprintf(f, "map writes: %llu\n", DELTA(map_writes));
+    fprintf(f, "map GCs: %llu\n", DELTA(map_gc_runs));
+    fprintf(f, "map-GC moved pages: %llu\n", DELTA(map_gc_moved_pages));
+    fprintf(f, "CMT hits: %llu\n", DELTA(cmt_hits));
+    if (have_rate) {
+        fprintf(f, "CMT misses: %llu (hit rate %.2f%%)\n", DELTA(cmt_misses), rate * 100);
+    } else {
+        fprintf(f, "CMT misses: %llu (hit rate undefined)\n", DELTA(cmt_misses));
+    }
+    fprintf(f, "buffer read hits: %llu\n", DELTA(buf_read_hits));
+    fprintf(f, "buffer absorbed rewrites: %llu sectors\n", DELTA(buf_absorbed_sectors));
+    fprintf(f, "buffer flushes: %llu pages\n", DELTA(buf_flushed_pages));
+    fprintf(f, "buffer fill reads: %llu\n", DELTA(buf_fill_reads));
+    fprintf(f, "fallback runs: %llu\n", DELTA(fallback_runs));
+    fprintf(f, "fallback pages: %llu\n", DELTA(fallback_pages));
+    fprintf(f, "valid pages per GC victim: data %.2f, map %.2f\n",
+            mean_of(RAW(gc_victim_valid_pages), RAW(gc_runs) + RAW(fallback_lines)),
+            mean_of(RAW(map_gc_victim_valid_pages), RAW(map_gc_runs)));
+    for (unsigned i = 0; i < ftl_write_pointer_count(ftl); i++) {
+        fprintf(f, "stream %u: %llu host pages, %llu GC pages\n", i, DELTA(wp_host_pages[i]),
+                DELTA(wp_gc_pages[i]));
+    }
+    fprintf(f, "WAF: %.4f (all flash programs / host pages)\n", phase_waf(m));
+#undef RAW
+#undef DELTA
 }
 
 void summary_print_text(FILE *f, const struct ftl *ftl, const struct sim_phase_result *m)
@@ -187,4 +294,5 @@ void summary_print_text(FILE *f, const struct ftl *ftl, const struct sim_phase_r
                                  m->before.format_erased_blocks),
             (unsigned long long)w.bad_blocks, w.erase_min, erase_average(&w), w.erase_max,
             (unsigned long long)w.pe_cycles);
+    print_issue15_counters(f, ftl, m);
 }

@@ -417,9 +417,10 @@ static int parse_v1(struct trace_reader *t, char **f, int n, struct trace_record
         return -1;
     }
     if (n == 4) {
-        if (strcmp(f[3], "H") == 0) {
+        /* the lab's tags: cold data is stream 0, hot stream 1 */
+        if (strcmp(f[3], "C") == 0) {
             r->stream = 0;
-        } else if (strcmp(f[3], "C") == 0) {
+        } else if (strcmp(f[3], "H") == 0) {
             r->stream = 1;
         } else {
             return fail(t, err, errlen, "W: bad stream tag '%.32s' (want H or C)", f[3]);

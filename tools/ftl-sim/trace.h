@@ -43,7 +43,7 @@ struct trace_record {
     uint64_t nsect;         /* sector count, > 0 (W, R, Y, X) */
     bool erase;             /* X: a user data erase */
     uint64_t seed;          /* S only */
-    int stream;             /* W: version 1: 0 = H (hot), 1 = C (cold), -1 = untagged;
+    int stream;             /* W: version 1: 0 = C (cold), 1 = H (hot), -1 = untagged;
                                version 2: the stream number */
     uint64_t time_ns;       /* version 2: arrival time since the recording's origin */
     uint32_t nsid;          /* version 2 W, R, D, F, Y, X */

@@ -118,6 +118,10 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
             break;  /* a seed line only names the generator's seed: nothing to replay */
         }
     }
+    if (rec.op == TRACE_WRITE && w->spec.nstreams && rec.stream >= (int)w->spec.nstreams) {
+        return ftl_error(err, errlen, "%s:%lu: stream %d is not below nstreams (%u)",
+                         w->spec.trace_path, rec.line, rec.stream, w->spec.nstreams);
+    }
     *req = (struct request){ .op = ops[rec.op], .nsid = rec.nsid,
                              .stream = rec.stream > 0 ? (uint32_t)rec.stream : 0,
                              .time_ns = rec.time_ns, .phase = rec.phase,
@@ -168,7 +172,8 @@ int workload_next(struct workload *w, struct request *req, char *err, size_t err
         break;
     }
     *req = (struct request){ .op = req->op, .slba = block * (w->spec.bs / w->secsz),
-                             .nlb = w->spec.bs / w->secsz, .nsid = 1 };
+                             .nlb = w->spec.bs / w->secsz, .nsid = 1,
+                             .stream = w->spec.stream };
     return 1;
 }
 

@@ -23,6 +23,9 @@ struct workload_spec {
     uint64_t region_bytes;      /* I/O stays in [0, region_bytes) */
     uint64_t seed;
     const char *trace_path;     /* replay this trace instead (NULL: synthetic) */
+    uint32_t stream;            /* synthetic writes: their placement stream (--stream) */
+    uint32_t nstreams;          /* placement=stream: a trace's write streams must be below
+                                 * this (0: not checked, tags are ignored) */
 };
 
 /* What a workload yields: requests for the FTL, and (from a version-2 trace) the

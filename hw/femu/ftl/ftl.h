@@ -133,7 +133,7 @@ struct ftl_counters {
     uint64_t buf_flushed_pages;     /* pages the buffer wrote to flash */
     uint64_t buf_fill_reads;        /* flash reads completing a page flushed with holes */
     /* placement=stream: the defragmenting fallback of a stream without a victim line */
-    uint64_t fallback_runs, fallback_pages, fallback_erased_blocks;
+    uint64_t fallback_runs, fallback_lines, fallback_pages, fallback_erased_blocks;
     /* valid pages of the victims when chosen (data GC and fallback; map GC) */
     uint64_t gc_victim_valid_pages, map_gc_victim_valid_pages;
 };

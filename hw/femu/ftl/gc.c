@@ -35,6 +35,7 @@ static void gc_erase_line(struct ftl *ftl, uint32_t id, uint64_t now_ns)
         break;
     case GC_KIND_FALLBACK:
         ftl->ctr.fallback_erased_blocks += blocks;
+        ftl->ctr.fallback_lines++;
         break;
     default:
         ftl->ctr.gc_erased_blocks += blocks;

@@ -7,7 +7,8 @@
  *
  * Version 1 (hand-written and generated traces; no times: closed-loop replay only):
  *   S seed                   seed of the generator that made the trace
- *   W lba nsect [H|C]        write; optional stream tag H (stream 0) or C (stream 1)
+ *   W lba nsect [H|C]        write; optional stream tag C (cold: stream 0) or H (hot:
+ *                            stream 1), the placement stream with placement=stream
  *   R lba nsect              read
  *
  * Version 2 (what the device records with trace_out=FILE, and ftl-sim --trace-out):

@@ -13,12 +13,12 @@
 
 enum stats_file {
     FILE_IOPS, FILE_THROUGHPUT, FILE_GC, FILE_WAF, FILE_STATISTICS, FILE_STATS, FILE_PHASES,
-    NFILES
+    FILE_VICTIMS, NFILES
 };
 
 static const char *const file_names[NFILES] = {
     "IOPSData.csv", "throughputData.csv", "GCData.csv", "WAFData.csv", "statistics.csv",
-    "stats.csv", "phases.csv",
+    "stats.csv", "phases.csv", "gc_victims.csv",
 };
 
 struct interval_clock {
@@ -57,7 +57,22 @@ static void write_headers(struct ftl_stats_writer *w)
     for (unsigned i = 0; i < w->nwps; i++) {
         fprintf(f, ",wp%u_host_pages,wp%u_gc_pages", i, i);
     }
-    fputc('\n', f);
+    fputs(",map_reads,map_writes,map_gc_runs,map_gc_moved_pages,cmt_hits,cmt_misses,"
+          "cmt_hit_rate,buf_read_hits,buf_absorbed_sectors,buf_flushed_pages,buf_fill_reads,"
+          "fallback_runs,fallback_pages,gc_victim_valid_pages,map_gc_victim_valid_pages\n", f);
+    fputs("valid_pages,data_victims,map_victims\n", w->files[FILE_VICTIMS]);
+}
+
+/* The victims by valid pages, at the end of the run (the histogram is cumulative). */
+static void write_victims(struct ftl_stats_writer *w)
+{
+    size_t n;
+    const uint64_t *data = ftl_victim_histogram(w->ftl, false, &n);
+    const uint64_t *map = ftl_victim_histogram(w->ftl, true, &n);
+    for (size_t v = 0; v < n; v++) {
+        fprintf(w->files[FILE_VICTIMS], "%zu,%llu,%llu\n", v, (unsigned long long)data[v],
+                (unsigned long long)map[v]);
+    }
 }
 
 struct ftl_stats_writer *ftl_stats_open(const char *dir, const struct ftl *ftl,
@@ -132,8 +147,16 @@ static void write_second_row(struct ftl_stats_writer *w, double end_s, double le
     for (unsigned i = 0; i < w->nwps; i++) {
         fprintf(f, ",%llu,%llu", D(wp_host_pages[i]), D(wp_gc_pages[i]));
     }
+    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,", D(map_reads), D(map_writes), D(map_gc_runs),
+            D(map_gc_moved_pages), D(cmt_hits), D(cmt_misses));
+    if (b->cmt_hits + b->cmt_misses > a->cmt_hits + a->cmt_misses) {
+        fprintf(f, "%.4f", (double)(b->cmt_hits - a->cmt_hits) /
+                           (double)(b->cmt_hits + b->cmt_misses - a->cmt_hits - a->cmt_misses));
+    }
+    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", D(buf_read_hits),
+            D(buf_absorbed_sectors), D(buf_flushed_pages), D(buf_fill_reads), D(fallback_runs),
+            D(fallback_pages), D(gc_victim_valid_pages), D(map_gc_victim_valid_pages));
 #undef D
-    fputc('\n', f);
 }
 
 static void write_ten_second_row(struct ftl_stats_writer *w, double end_s, double len_s,
@@ -218,6 +241,7 @@ int ftl_stats_close(struct ftl_stats_writer *w, uint64_t now_ns, char *err, size
     if (complete) {
         emit_rows(w, &w->second, write_second_row, now_ns, true);
         emit_rows(w, &w->ten_seconds, write_ten_second_row, now_ns, true);
+        write_victims(w);
         rc = flush_all(w, err, errlen);
     }
     for (int i = 0; i < NFILES; i++) {
