@@ -37,7 +37,7 @@ static void random_writes(struct ftl *ftl, struct rng *rng, uint64_t count, uint
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: ftl-bench CONFIG|64g [devsz_mb]\n");
+        fprintf(stderr, "usage: ftl-bench CONFIG|64g [devsz_mb] [key=value]...\n");
         return 2;
     }
     struct ftl_config cfg;
@@ -51,8 +51,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "ftl-bench: %s\n", err);
         return 2;
     }
-    if (argc > 2) {
-        cfg.devsz_mb = strtoull(argv[2], NULL, 10);
+    for (int i = 2; i < argc; i++) {
+        char key[64];
+        const char *eq = strchr(argv[i], '=');
+        if (!eq) {
+            cfg.devsz_mb = strtoull(argv[i], NULL, 10);
+            continue;
+        }
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - argv[i]), argv[i]);
+        if (ftl_config_set(&cfg, key, eq + 1, err, sizeof(err))) {
+            fprintf(stderr, "ftl-bench: %s\n", err);
+            return 2;
+        }
     }
     struct ftl *ftl = ftl_create(&cfg, err, sizeof(err));
     if (!ftl) {
@@ -78,23 +88,33 @@ int main(int argc, char **argv)
     double secs = wall_seconds() - t0;
     ftl_get_counters(ftl, &b);
 
-    double host = (double)(b.nand_user_programs - a.nand_user_programs);
-    double gc = (double)(b.nand_gc_programs - a.nand_gc_programs);
+    double host = (double)(b.host_write_pages - a.host_write_pages);
     double waf = 0.0;
     ftl_waf(&a, &b, &waf);
-    printf("%s: %.0f MiB raw, %.0f MiB logical, %llu lines\n", name,
+    printf("%s (mapping=%s, write_buffer_sectors=%llu): %.0f MiB raw, %.0f MiB logical, "
+           "%llu lines\n", name, ftl_mapping_name(cfg.mapping),
+           (unsigned long long)cfg.write_buffer_sectors,
            (double)(g->phys_pages * g->page_bytes) / 1048576.0,
            (double)(g->logical_pages * g->page_bytes) / 1048576.0,
            (unsigned long long)g->lines);
     printf("  steady-state random 4 KiB writes: %.2f M host page writes/s, "
            "%.2f M flash programs/s (WAF %.2f, %.1f s for %llu writes)\n",
-           host / secs / 1e6, (host + gc) / secs / 1e6, waf, secs,
-           (unsigned long long)count);
+           host / secs / 1e6, host * waf / secs / 1e6, waf, secs, (unsigned long long)count);
+    if (cfg.mapping == FTL_MAPPING_DFTL) {
+        uint64_t lookups = (b.cmt_hits - a.cmt_hits) + (b.cmt_misses - a.cmt_misses);
+        printf("  dftl: CMT hit rate %.2f%%, %.3f map reads and %.3f map writes per host "
+               "page\n", lookups ? 100.0 * (double)(b.cmt_hits - a.cmt_hits) / lookups : 0.0,
+               (double)(b.map_reads - a.map_reads) / host,
+               (double)(b.map_writes - a.map_writes) / host);
+    }
     printf("  metadata: %.2f bytes per physical page (%.2f besides the per-LPN counter), "
            "%.1f MiB in all\n",
            (double)ftl_metadata_bytes(ftl) / (double)g->phys_pages,
            (double)(ftl_metadata_bytes(ftl) - logical * 2) / (double)g->phys_pages,
            (double)ftl_metadata_bytes(ftl) / 1048576.0);
+    printf("  the modelled SSD's DRAM map: %.3f bytes per physical page (%.2f MiB)\n",
+           (double)ftl_device_map_bytes(ftl) / (double)g->phys_pages,
+           (double)ftl_device_map_bytes(ftl) / 1048576.0);
     ftl_destroy(ftl);
     return 0;
 }

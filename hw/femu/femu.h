@@ -111,7 +111,7 @@ typedef enum FemuFtlOp {
     FEMU_OP_WRITE,
     FEMU_OP_TRIM,               /* one range in io */
     FEMU_OP_DSM,                /* ranges[] */
-    FEMU_OP_FLUSH,              /* nothing cached, but the FTL engine sees every command */
+    FEMU_OP_FLUSH,              /* drains the FTL's write buffer (write_buffer_sectors) */
     FEMU_OP_LPN_DUMP,           /* write lpn_access_count.csv */
     FEMU_OP_PHASE,              /* phases.csv marker */
     FEMU_OP_FORMAT,             /* Format NVM: ranges[], ftl_flags */
@@ -123,6 +123,8 @@ typedef struct FemuRequest {
     uint32_t sq_gen;
     uint32_t epoch;             /* controller generation: a reset drops older requests */
     bool internal;              /* no CQE: the shutdown's lpn dump */
+    bool drain;                 /* lpn dump: drain the FTL's write buffer first (a
+                                 * shutdown's, or one a shutdown rides on) */
     uint32_t shutdown_seq;      /* internal: the shutdown it completes */
     uint16_t status;            /* NVMe status without phase, DNR included */
     uint32_t result;            /* CQE DW0 */

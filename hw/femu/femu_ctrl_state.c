@@ -149,10 +149,13 @@ static void femu_ctrl_reset(FemuCtrl *n)
     femu_ctrl_enter(n, FEMU_CTRL_DISABLED);
 }
 
-/* CC.SHN 0->1: save the per-LPN counts (with stats_dir), then report the shutdown done. */
+/* CC.SHN 0->1: drain the FTL's write buffer (write_buffer_sectors) and save the per-LPN
+ * counts (with stats_dir), then report the shutdown done. */
 static void femu_ctrl_shutdown(FemuCtrl *n)
 {
-    FemuRequest *req = n->stats_dir ? femu_req_alloc(n) : NULL;
+    /* the configuration never changes after realize: safe to read from this thread */
+    bool buffered = ftl_config_of(n->ftl)->write_buffer_sectors > 0;
+    FemuRequest *req = n->stats_dir || buffered ? femu_req_alloc(n) : NULL;
 
     trace_femu_shutdown(req != NULL);
     if (n->state == FEMU_CTRL_READY) {
@@ -163,10 +166,11 @@ static void femu_ctrl_shutdown(FemuCtrl *n)
         femu_csts_set_shst(n, NVME_CSTS_SHST_COMPLETE);
         return;
     }
-    /* Complete once the FTL thread has saved the per-LPN counts. */
+    /* Complete once the FTL thread has drained the buffer and saved the per-LPN counts. */
     femu_csts_set_shst(n, NVME_CSTS_SHST_PROGRESS);
     memset(req, 0, sizeof(*req));
     req->internal = true;
+    req->drain = buffered;
     req->shutdown_seq = n->shutdown_seq;
     femu_lpn_dump_submit(n, req);
 }

@@ -189,7 +189,16 @@ static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
         }
         break;
     case FEMU_OP_LPN_DUMP:
-        femu_lpn_dump(n, req);
+        if (req->drain) {
+            /* a shutdown: nothing may stay in the write buffer */
+            struct ftl_request flush = { .op = FTL_OP_FLUSH, .arrival_ns = now, .nsid = 1 };
+            uint64_t flushed;
+
+            ftl_engine_serve(n->engine, &flush, &flushed);
+        }
+        if (n->stats_dir) {
+            femu_lpn_dump(n, req);
+        }
         done = now;
         break;
     case FEMU_OP_PHASE:

@@ -29,6 +29,8 @@ void femu_lpn_dump_submit(FemuCtrl *n, FemuRequest *req)
     }
     req->list_next = NULL;
     *tail = req;
+    /* the first waiting dump is the one that runs for all of them */
+    n->dump_waiting->drain |= req->drain;
 }
 
 /* One dump request answered: a CQE for C0h, SHST complete for a current shutdown. */
