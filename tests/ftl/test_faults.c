@@ -171,7 +171,7 @@ static void test_victim_rule_uses_capacity(void)
     /* the first line in the free queue with one good block (16 of 32 pages) */
     uint32_t half = NO_LINE;
     for (uint32_t i = 0; i < ftl->free_count && half == NO_LINE; i++) {
-        uint32_t id = ftl->free_queue[(ftl->free_head + i) % ftl->geo.lines];
+        uint32_t id = ftl->free_queue[(ftl->pool_head[0] + i) % ftl->pool_cap];
         half = ftl->lines[id].capacity == 16 ? id : NO_LINE;
     }
     CHECK(half != NO_LINE);

@@ -64,17 +64,17 @@ static void test_greedy_and_fifo(void)
 {
     uint32_t line_of[4];
     struct ftl *ftl = four_lines(FTL_GC_GREEDY, line_of);
-    CHECK_EQ_U64(gc_policy_victim(ftl, 600, GC_ANY_GROUP), line_of[2]);      /* fewest valid */
-    CHECK_EQ_U64(gc_policy_victim(ftl, 600, GC_ANY_GROUP), victim_peek(ftl));
+    CHECK_EQ_U64(gc_policy_victim(ftl, 600, GC_ANY_GROUP, GC_ANY_LUN), line_of[2]);      /* fewest valid */
+    CHECK_EQ_U64(gc_policy_victim(ftl, 600, GC_ANY_GROUP, GC_ANY_LUN), victim_peek(ftl));
     check_background_collects(ftl, line_of[2], 600);
     ftl_destroy(ftl);
 
     ftl = four_lines(FTL_GC_FIFO, line_of);
-    CHECK_EQ_U64(gc_policy_victim(ftl, 600, GC_ANY_GROUP), line_of[1]);      /* closed first of B, C, D */
+    CHECK_EQ_U64(gc_policy_victim(ftl, 600, GC_ANY_GROUP, GC_ANY_LUN), line_of[1]);      /* closed first of B, C, D */
     CHECK(write_pages(ftl, 600, 0, 1, NULL) == FTL_OK);        /* A becomes a victim */
-    CHECK_EQ_U64(gc_policy_victim(ftl, 700, GC_ANY_GROUP), line_of[0]);
+    CHECK_EQ_U64(gc_policy_victim(ftl, 700, GC_ANY_GROUP, GC_ANY_LUN), line_of[0]);
     check_background_collects(ftl, line_of[0], 700);
-    CHECK_EQ_U64(gc_policy_victim(ftl, 700, GC_ANY_GROUP), line_of[1]);
+    CHECK_EQ_U64(gc_policy_victim(ftl, 700, GC_ANY_GROUP, GC_ANY_LUN), line_of[1]);
     ftl_destroy(ftl);
 }
 
@@ -89,10 +89,10 @@ static void test_cost_benefit(void)
     CHECK(write_pages(ftl, SEC, 0, 3, NULL) == FTL_OK);
     CHECK(write_pages(ftl, SEC, 8, 4, NULL) == FTL_OK);
     CHECK_EQ_U64(victim_peek(ftl), line_of[1]);
-    CHECK_EQ_U64(gc_policy_victim(ftl, 2 * SEC, GC_ANY_GROUP), line_of[0]);
+    CHECK_EQ_U64(gc_policy_victim(ftl, 2 * SEC, GC_ANY_GROUP, GC_ANY_LUN), line_of[0]);
     /* Long after both closed their ages are nearly equal, so the emptier B wins:
      * at 100 s, A 3/10 x 100 s = 30 s against B 4/8 x 99 s = 49.5 s. */
-    CHECK_EQ_U64(gc_policy_victim(ftl, 100 * SEC, GC_ANY_GROUP), line_of[1]);
+    CHECK_EQ_U64(gc_policy_victim(ftl, 100 * SEC, GC_ANY_GROUP, GC_ANY_LUN), line_of[1]);
     /* An empty line beats any other, however young: lpn 16..23 fill a line at 3 s and
      * are rewritten at once (into another line, which closes full). */
     CHECK(write_pages(ftl, 3 * SEC, 12, 1, NULL) == FTL_OK);   /* the open line closes */
@@ -101,10 +101,10 @@ static void test_cost_benefit(void)
     CHECK(write_pages(ftl, 3 * SEC, 16, 8, NULL) == FTL_OK);
     CHECK_EQ_U64(ftl->lines[line_of[2]].valid, 0);
     CHECK_EQ_U64(ftl->lines[line_of[2]].state, LINE_VICTIM);
-    CHECK_EQ_U64(gc_policy_victim(ftl, 3 * SEC, GC_ANY_GROUP), line_of[2]);
-    CHECK_EQ_U64(gc_policy_victim(ftl, 1000 * SEC, GC_ANY_GROUP), line_of[2]);
+    CHECK_EQ_U64(gc_policy_victim(ftl, 3 * SEC, GC_ANY_GROUP, GC_ANY_LUN), line_of[2]);
+    CHECK_EQ_U64(gc_policy_victim(ftl, 1000 * SEC, GC_ANY_GROUP, GC_ANY_LUN), line_of[2]);
     check_background_collects(ftl, line_of[2], 3 * SEC);
-    CHECK_EQ_U64(gc_policy_victim(ftl, 3 * SEC, GC_ANY_GROUP), line_of[1]);   /* 5/6 x 2 s beats 3/10 x 3 s */
+    CHECK_EQ_U64(gc_policy_victim(ftl, 3 * SEC, GC_ANY_GROUP, GC_ANY_LUN), line_of[1]);   /* 5/6 x 2 s beats 3/10 x 3 s */
     ftl_destroy(ftl);
 }
 
@@ -120,7 +120,7 @@ static void test_random_and_dchoice(void)
     struct ftl *ftl = four_lines(FTL_GC_RANDOM, line_of);
     /* uniform over B, C, D: 3000 draws give each about 1000 (6 sigma is 155) */
     for (int i = 0; i < 3000; i++) {
-        uint32_t id = gc_policy_victim(ftl, 600, GC_ANY_GROUP);
+        uint32_t id = gc_policy_victim(ftl, 600, GC_ANY_GROUP, GC_ANY_LUN);
         CHECK(is_victim(ftl, id));
         for (int k = 0; k < 3; k++) {
             hits[k] += id == line_of[k + 1];
@@ -135,14 +135,14 @@ static void test_random_and_dchoice(void)
     /* d >= victims: every victim is a candidate, the pick is greedy's */
     ftl = four_lines(FTL_GC_DCHOICE, line_of);
     ftl->cfg.gc_dchoice_d = 3;
-    CHECK_EQ_U64(gc_policy_victim(ftl, 600, GC_ANY_GROUP), line_of[2]);
+    CHECK_EQ_U64(gc_policy_victim(ftl, 600, GC_ANY_GROUP, GC_ANY_LUN), line_of[2]);
     ftl->cfg.gc_dchoice_d = 64;
-    CHECK_EQ_U64(gc_policy_victim(ftl, 600, GC_ANY_GROUP), victim_peek(ftl));
+    CHECK_EQ_U64(gc_policy_victim(ftl, 600, GC_ANY_GROUP, GC_ANY_LUN), victim_peek(ftl));
     /* d = 2 of 3: never D, the fullest (the other drawn line always has fewer valid) */
     ftl->cfg.gc_dchoice_d = 2;
     uint32_t c_hits = 0;
     for (int i = 0; i < 3000; i++) {
-        uint32_t id = gc_policy_victim(ftl, 600, GC_ANY_GROUP);
+        uint32_t id = gc_policy_victim(ftl, 600, GC_ANY_GROUP, GC_ANY_LUN);
         CHECK(id == line_of[1] || id == line_of[2]);
         c_hits += id == line_of[2];
     }

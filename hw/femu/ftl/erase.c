@@ -61,17 +61,17 @@ static void wear_block_erased(struct ftl *ftl, uint32_t before)
 
 uint64_t line_erase(struct ftl *ftl, uint32_t id, uint64_t now_ns, uint32_t *blocks)
 {
-    uint32_t luns = ftl->luns, erased = 0;
+    uint32_t erased = 0;
     uint64_t done = now_ns;
 
-    for (uint32_t lun = 0; lun < luns; lun++) {
-        uint64_t index = (uint64_t)id * luns + lun;
+    for (uint32_t k = 0; k < ftl->line_luns; k++) {
+        uint64_t index = unit_block_index(ftl, id, k);
         struct block *blk = &ftl->blocks[index];
 
         if (block_index_is_bad(ftl, index)) {
             continue;   /* never programmed, never erased */
         }
-        done = max_u64(done, nand_erase(ftl, lun, now_ns));
+        done = max_u64(done, nand_erase(ftl, unit_block_lun(ftl, id, k), now_ns));
         blk->valid = 0;
         blk->invalid = 0;
         uint32_t before = blk->erase_count;

@@ -65,12 +65,12 @@ static void count_line_capacity(struct ftl *ftl)
 {
     uint32_t pgs_per_blk = (uint32_t)ftl->cfg.pgs_per_blk;
 
-    for (uint64_t line = 0; line < ftl->geo.lines; line++) {
+    for (uint32_t unit = 0; unit < ftl->nunits; unit++) {
         uint32_t good = 0;
-        for (uint32_t lun = 0; lun < ftl->luns; lun++) {
-            good += !block_index_is_bad(ftl, line * ftl->luns + lun);
+        for (uint32_t k = 0; k < ftl->line_luns; k++) {
+            good += !block_index_is_bad(ftl, unit_block_index(ftl, unit, k));
         }
-        ftl->lines[line].capacity = good * pgs_per_blk;
+        ftl->lines[unit].capacity = good * pgs_per_blk;
     }
 }
 

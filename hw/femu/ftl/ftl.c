@@ -28,7 +28,7 @@ static void *alloc_array(uint64_t count, size_t size)
 static bool alloc_victim_hist(struct ftl *ftl)
 {
     for (int i = 0; i < 2; i++) {
-        ftl->victim_hist[i] = alloc_array(ftl->geo.pgs_per_line + 1, sizeof(uint64_t));
+        ftl->victim_hist[i] = alloc_array(ftl->geo.pgs_per_unit + 1, sizeof(uint64_t));
         if (!ftl->victim_hist[i]) {
             return false;
         }
@@ -49,7 +49,12 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     }
     ftl->cfg = *cfg;
     ftl->geo = geo;
-    ftl->pgs_per_line = (uint32_t)geo.pgs_per_line;
+    ftl->pgs_per_line = (uint32_t)geo.pgs_per_unit;
+    ftl->nunits = (uint32_t)geo.units;
+    ftl->block_mode = cfg->gc_unit == FTL_GC_UNIT_BLOCK;
+    ftl->line_luns = ftl->block_mode ? 1 : (uint32_t)geo.luns;
+    ftl->npools = ftl->block_mode ? (uint32_t)geo.luns : 1;
+    ftl->pool_cap = ftl->nunits / ftl->npools;
     ftl->luns = (uint32_t)geo.luns;
     ftl->nchs = (uint32_t)cfg->nchs;
     ftl->secs_per_pg = (uint32_t)cfg->secs_per_pg;
@@ -71,16 +76,19 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     ftl->write_count16 = alloc_array(geo.logical_pages, sizeof(uint16_t));
     ftl->blocks = alloc_array(geo.blocks, sizeof(struct block));
     ftl->bad_bits = alloc_array((geo.blocks + 63) / 64, sizeof(uint64_t));
-    ftl->lines = alloc_array(geo.lines, sizeof(struct line));
-    ftl->free_queue = alloc_array(geo.lines, sizeof(uint32_t));
-    ftl->victim_heap = alloc_array(geo.lines, sizeof(uint32_t));
-    ftl->gc_scratch = alloc_array(geo.lines, sizeof(uint32_t));
+    ftl->lines = alloc_array(geo.units, sizeof(struct line));
+    ftl->free_queue = alloc_array(geo.units, sizeof(uint32_t));
+    ftl->pool_head = alloc_array(ftl->npools, sizeof(uint32_t));
+    ftl->pool_count = alloc_array(ftl->npools, sizeof(uint32_t));
+    ftl->victim_heap = alloc_array(geo.units, sizeof(uint32_t));
+    ftl->gc_scratch = alloc_array(geo.units, sizeof(uint32_t));
     ftl->lun_avail_ns = alloc_array(geo.luns, sizeof(uint64_t));
     ftl->ch_avail_ns = alloc_array(cfg->nchs, sizeof(uint64_t));
     ftl->gc_lun_cursor = alloc_array(geo.luns, sizeof(uint32_t));
     if (!ftl->l2p_plus1 || !ftl->p2l_plus1 || !ftl->mapped_bits || !ftl->write_count16 ||
         !ftl->blocks || !ftl->bad_bits || !ftl->lines ||
-        !ftl->free_queue || !ftl->victim_heap || !ftl->gc_scratch ||
+        !ftl->free_queue || !ftl->pool_head || !ftl->pool_count || !ftl->victim_heap ||
+        !ftl->gc_scratch ||
         !ftl->lun_avail_ns || !ftl->ch_avail_ns ||
         !ftl->gc_lun_cursor || !alloc_victim_hist(ftl) ||
         (cfg->mapping == FTL_MAPPING_DFTL && dftl_init(ftl) != FTL_OK) ||
@@ -114,6 +122,8 @@ void ftl_destroy(struct ftl *ftl)
     free(ftl->bad_bits);
     free(ftl->lines);
     free(ftl->free_queue);
+    free(ftl->pool_head);
+    free(ftl->pool_count);
     free(ftl->victim_heap);
     free(ftl->gc_scratch);
     free(ftl->lun_avail_ns);
@@ -550,9 +560,10 @@ size_t ftl_metadata_bytes(const struct ftl *ftl)
            ftl->mapped_words * sizeof(uint64_t) + ftl->wc_nslots * sizeof(struct wc_slot) +
            g->phys_pages * sizeof(uint32_t) + g->blocks * sizeof(struct block) +
            (g->blocks + 63) / 64 * sizeof(uint64_t) +
-           g->lines * (sizeof(struct line) + 3 * sizeof(uint32_t)) +
+           g->units * (sizeof(struct line) + 3 * sizeof(uint32_t)) +
+           2 * (uint64_t)ftl->npools * sizeof(uint32_t) +
            (g->luns + ftl->nchs) * sizeof(uint64_t) + g->luns * sizeof(uint32_t) +
-           2 * (g->pgs_per_line + 1) * sizeof(uint64_t) +
+           2 * (g->pgs_per_unit + 1) * sizeof(uint64_t) +
            (ftl->dftl ? dftl_metadata_bytes(ftl) : 0) +
            (ftl->wbuf ? wbuf_metadata_bytes(ftl) : 0);
 }
@@ -568,6 +579,6 @@ uint64_t ftl_device_map_bytes(const struct ftl *ftl)
 
 const uint64_t *ftl_victim_histogram(const struct ftl *ftl, bool map, size_t *n)
 {
-    *n = ftl->geo.pgs_per_line + 1;
+    *n = ftl->geo.pgs_per_unit + 1;
     return ftl->victim_hist[map];
 }

@@ -95,7 +95,7 @@ static int check_line_pages(const struct ftl *ftl, uint32_t id, uint32_t *progra
                             uint32_t *first_free_out, char *err, size_t errlen)
 {
     const struct ftl_geometry *g = &ftl->geo;
-    uint32_t luns = ftl->luns;
+    uint32_t luns = ftl->line_luns;     /* the blocks of the unit */
     uint32_t valid = 0, invalid = 0, first_free = ftl->pgs_per_line;
     uint32_t *blk_valid = calloc(luns, sizeof(uint32_t));
     uint32_t *blk_invalid = calloc(luns, sizeof(uint32_t));
@@ -137,11 +137,12 @@ static int check_line_pages(const struct ftl *ftl, uint32_t id, uint32_t *progra
         rc = ftl_error(err, errlen, "line %u: counts %u valid / %u invalid, pages say %u / %u",
                  id, l->valid, l->invalid, valid, invalid);
     }
-    for (uint32_t lun = 0; lun < luns && rc == 0; lun++) {
-        const struct block *b = &ftl->blocks[(uint64_t)id * luns + lun];
-        if (b->valid != blk_valid[lun] || b->invalid != blk_invalid[lun]) {
+    for (uint32_t k = 0; k < luns && rc == 0; k++) {
+        const struct block *b = &ftl->blocks[unit_block_index(ftl, id, k)];
+        if (b->valid != blk_valid[k] || b->invalid != blk_invalid[k]) {
             rc = ftl_error(err, errlen, "block (line %u, lun %u): counts %u / %u, pages say %u / %u",
-                     id, lun, b->valid, b->invalid, blk_valid[lun], blk_invalid[lun]);
+                     id, unit_block_lun(ftl, id, k), b->valid, b->invalid, blk_valid[k],
+                     blk_invalid[k]);
         }
     }
     free(blk_valid);
@@ -157,17 +158,18 @@ static int check_bad_blocks(const struct ftl *ftl, char *err, size_t errlen)
 {
     const struct ftl_geometry *g = &ftl->geo;
     uint64_t bad = 0;
-    for (uint32_t id = 0; id < g->lines; id++) {
+    for (uint32_t id = 0; id < ftl->nunits; id++) {
         uint32_t good = 0;
-        for (uint32_t lun = 0; lun < ftl->luns; lun++) {
-            uint64_t index = (uint64_t)id * ftl->luns + lun;
+        for (uint32_t k = 0; k < ftl->line_luns; k++) {
+            uint64_t index = unit_block_index(ftl, id, k);
             if (!block_index_is_bad(ftl, index)) {
                 good++;
             } else if (ftl->blocks[index].erase_count) {
-                return ftl_error(err, errlen, "bad block (line %u, lun %u) was erased", id, lun);
+                return ftl_error(err, errlen, "bad block (unit %u, lun %u) was erased", id,
+                                 unit_block_lun(ftl, id, k));
             }
         }
-        bad += ftl->luns - good;
+        bad += ftl->line_luns - good;
         if (ftl->lines[id].capacity != good * ftl->cfg.pgs_per_blk) {
             return ftl_error(err, errlen, "line %u: capacity %u, its %u good blocks hold %llu",
                              id, ftl->lines[id].capacity, good,
@@ -203,14 +205,44 @@ static int check_wear(const struct ftl *ftl, char *err, size_t errlen)
     return 0;
 }
 
+/* The i-th unit of free pool p. */
+static uint32_t pool_entry(const struct ftl *ftl, uint32_t p, uint32_t i)
+{
+    return ftl->free_queue[p * ftl->pool_cap + (ftl->pool_head[p] + i) % ftl->pool_cap];
+}
+
+static int check_free_pools(const struct ftl *ftl, uint8_t *seen, char *err, size_t errlen)
+{
+    uint32_t nlines = ftl->nunits;
+    uint64_t total = 0, free_pages = 0;
+    for (uint32_t p = 0; p < ftl->npools; p++) {
+        for (uint32_t i = 0; i < ftl->pool_count[p]; i++) {
+            uint32_t id = pool_entry(ftl, p, i);
+            if (id >= nlines || seen[id]++ || ftl->lines[id].state != LINE_FREE ||
+                unit_pool(ftl, id) != p) {
+                return ftl_error(err, errlen, "free pool %u entry %u (line %u) is wrong", p,
+                                 i, id);
+            }
+            free_pages += ftl->lines[id].capacity;
+        }
+        total += ftl->pool_count[p];
+    }
+    if (total != ftl->free_count) {
+        return ftl_error(err, errlen, "free pools hold %llu lines, count says %u",
+                         (unsigned long long)total, ftl->free_count);
+    }
+    if (free_pages != ftl->free_pages) {
+        return ftl_error(err, errlen, "free lines hold %llu pages, count says %llu",
+                         (unsigned long long)free_pages, (unsigned long long)ftl->free_pages);
+    }
+    return 0;
+}
+
 static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, size_t errlen)
 {
-    uint32_t nlines = (uint32_t)ftl->geo.lines;
-    for (uint32_t i = 0; i < ftl->free_count; i++) {
-        uint32_t id = ftl->free_queue[(ftl->free_head + i) % nlines];
-        if (id >= nlines || seen[id]++ || ftl->lines[id].state != LINE_FREE) {
-            return ftl_error(err, errlen, "free queue entry %u (line %u) is wrong", i, id);
-        }
+    uint32_t nlines = ftl->nunits;
+    if (check_free_pools(ftl, seen, err, errlen)) {
+        return -1;
     }
     uint32_t count = 0, prev = NO_LINE;
     for (uint32_t id = ftl->full_head; id != NO_LINE; id = ftl->lines[id].next) {
@@ -251,14 +283,6 @@ static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, siz
     uint32_t gc = ftl->gc_line;
     if (gc != NO_LINE && (gc >= nlines || seen[gc]++ || ftl->lines[gc].state != LINE_GC)) {
         return ftl_error(err, errlen, "the line under paced GC (%u) is wrong", gc);
-    }
-    uint64_t free_pages = 0;
-    for (uint32_t i = 0; i < ftl->free_count; i++) {
-        free_pages += ftl->lines[ftl->free_queue[(ftl->free_head + i) % nlines]].capacity;
-    }
-    if (free_pages != ftl->free_pages) {
-        return ftl_error(err, errlen, "free lines hold %llu pages, count says %llu",
-                         (unsigned long long)free_pages, (unsigned long long)ftl->free_pages);
     }
     for (uint32_t id = 0; id < nlines; id++) {
         if (seen[id] != (ftl->lines[id].state != LINE_DEAD)) {
@@ -314,7 +338,7 @@ int ftl_check(const struct ftl *ftl, char *err, size_t errlen)
         (ftl->wbuf && wbuf_check(ftl, err, errlen))) {
         return -1;
     }
-    uint32_t nlines = (uint32_t)ftl->geo.lines;
+    uint32_t nlines = ftl->nunits;
     for (uint32_t id = 0; id < nlines; id++) {
         if (check_line(ftl, id, err, errlen)) {
             return -1;

@@ -46,6 +46,11 @@ static const char *const gc_policy_names[] = {
     [FTL_GC_DCHOICE] = "dchoice",
 };
 
+static const char *const gc_unit_names[] = {
+    [FTL_GC_UNIT_LINE] = "line",
+    [FTL_GC_UNIT_BLOCK] = "block",
+};
+
 static const char *const mapping_names[] = {
     [FTL_MAPPING_PAGE] = "page",
     [FTL_MAPPING_DFTL] = "dftl",
@@ -79,6 +84,9 @@ static const struct config_key config_keys[] = {
          "(fewest valid, as FEMU) | cost_benefit (largest (1-u)/2u x age since last write) | "
          "random | fifo (closed first) | dchoice (fewest valid of gc_dchoice_d random lines)"),
     UKEY(gc_dchoice_d, 2, 64, "dchoice: lines sampled per victim choice"),
+    NKEY(gc_unit, gc_unit_names, "what GC collects and write pointers open: line (a block "
+         "on every LUN, as FEMU) | block (one block of one LUN: per-LUN free lists and "
+         "victims, write pointers moving bank by bank; needs gc_mode=line)"),
     NKEY(placement, placement_names, "write placement: single | hotcold | stream"),
     UKEY(hot_threshold, 0, UINT32_MAX, "hotcold: a page is hot when its write count exceeds this"),
     UKEY(nstreams, 1, 16, "stream: number of host streams, one write pointer each"),
@@ -110,7 +118,7 @@ void ftl_config_defaults(struct ftl_config *cfg)
         .pls_per_lun = 1, .luns_per_ch = 8, .nchs = 8, .devsz_mb = 12288,
         .pg_rd_lat = 40000, .pg_wr_lat = 200000, .blk_er_lat = 2000000, .ch_xfer_lat = 0,
         .gc_thres_pcent = 75, .gc_thres_pcent_high = 95, .gc_mode = FTL_GC_PACED,
-        .gc_policy = FTL_GC_GREEDY, .gc_dchoice_d = 2,
+        .gc_policy = FTL_GC_GREEDY, .gc_dchoice_d = 2, .gc_unit = FTL_GC_UNIT_LINE,
         .placement = FTL_PLACEMENT_SINGLE, .hot_threshold = 0, .nstreams = 2,
         .pe_cycles = 3000, .read_uncor_ppm = 0, .fault_seed = 1, .bad_blk_pcent = 0,
         .mapping = FTL_MAPPING_PAGE, .cmt_entries = 65536,
@@ -155,6 +163,11 @@ const char *ftl_gc_policy_name(enum ftl_gc_policy policy)
     return (unsigned)policy <= FTL_GC_DCHOICE ? gc_policy_names[policy] : "?";
 }
 
+const char *ftl_gc_unit_name(enum ftl_gc_unit unit)
+{
+    return (unsigned)unit <= FTL_GC_UNIT_BLOCK ? gc_unit_names[unit] : "?";
+}
+
 const char *ftl_mapping_name(enum ftl_mapping mapping)
 {
     return (unsigned)mapping <= FTL_MAPPING_DFTL ? mapping_names[mapping] : "?";
@@ -164,7 +177,8 @@ const char *ftl_mapping_name(enum ftl_mapping mapping)
 _Static_assert(sizeof(enum ftl_placement) == sizeof(unsigned) &&
                sizeof(enum ftl_gc_mode) == sizeof(unsigned) &&
                sizeof(enum ftl_gc_policy) == sizeof(unsigned) &&
-               sizeof(enum ftl_mapping) == sizeof(unsigned), "enum keys are unsigned-sized");
+               sizeof(enum ftl_mapping) == sizeof(unsigned) &&
+               sizeof(enum ftl_gc_unit) == sizeof(unsigned), "enum keys are unsigned-sized");
 
 static unsigned named_get(const struct ftl_config *cfg, const struct config_key *k)
 {
@@ -298,12 +312,20 @@ static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
     case FTL_PLACEMENT_STREAM: g->write_pointers = cfg->nstreams; break;
     }
     g->map_write_pointers = cfg->mapping == FTL_MAPPING_DFTL;
-    g->gc_thres_lines = (100 - cfg->gc_thres_pcent) * g->lines / 100;
-    g->gc_thres_lines_high = (100 - cfg->gc_thres_pcent_high) * g->lines / 100;
+    bool blocks = cfg->gc_unit == FTL_GC_UNIT_BLOCK;
+    g->units = blocks ? g->blocks : g->lines;
+    g->pgs_per_unit = blocks ? cfg->pgs_per_blk : g->pgs_per_line;
+    if (blocks && cfg->gc_mode != FTL_GC_LINE) {
+        return ftl_error(err, errlen, "gc_unit: block needs gc_mode=line (paced GC spreads "
+                         "a line's moves over its LUNs)");
+    }
+    g->gc_thres_lines = (100 - cfg->gc_thres_pcent) * g->units / 100;
+    g->gc_thres_lines_high = (100 - cfg->gc_thres_pcent_high) * g->units / 100;
     if (g->gc_thres_lines_high < 1) {
-        return ftl_error(err, errlen, "gc_thres_pcent_high: %" PRIu64 "%% of %" PRIu64 " lines "
-                    "leaves no line for foreground GC; use more lines (blks_per_pl) or a "
-                    "lower threshold", cfg->gc_thres_pcent_high, g->lines);
+        return ftl_error(err, errlen, "gc_thres_pcent_high: %" PRIu64 "%% of %" PRIu64 " %s "
+                    "leaves no %s for foreground GC; use more blocks (blks_per_pl) or a "
+                    "lower threshold", cfg->gc_thres_pcent_high, g->units,
+                    blocks ? "blocks" : "lines", blocks ? "block" : "line");
     }
     return 0;
 }
@@ -320,8 +342,8 @@ static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
 static uint64_t max_logical_pages(const struct ftl_geometry *g, uint64_t good)
 {
     uint64_t open = g->write_pointers + g->map_write_pointers;
-    uint64_t reserved = (g->gc_thres_lines_high + open) * g->pgs_per_line;
-    if (g->lines <= g->gc_thres_lines_high + open || good <= reserved) {
+    uint64_t reserved = (g->gc_thres_lines_high + open) * g->pgs_per_unit;
+    if (g->units <= g->gc_thres_lines_high + open || good <= reserved) {
         return 0;
     }
     return good - reserved - 1;
@@ -343,8 +365,9 @@ static int check_over_provisioning(const struct ftl_config *cfg, const struct ft
     limit -= limit > g->translation_pages ? g->translation_pages : limit;
     if (g->logical_pages > limit) {
         return ftl_error(err, errlen, "devsz_mb: %" PRIu64 " MiB leaves too little over-provisioning "
-                    "for GC (%" PRIu64 " lines, %" PRIu64 " kept free for foreground GC, %"
-                    PRIu64 " write pointers): at most %" PRIu64 " MiB", cfg->devsz_mb, g->lines,
+                    "for GC (%" PRIu64 " %s, %" PRIu64 " kept free for foreground GC, %"
+                    PRIu64 " write pointers): at most %" PRIu64 " MiB", cfg->devsz_mb, g->units,
+                    cfg->gc_unit == FTL_GC_UNIT_BLOCK ? "blocks" : "lines",
                     g->gc_thres_lines_high, g->write_pointers,
                     (uint64_t)(limit * g->page_bytes / MIB));
     }

@@ -34,6 +34,13 @@ enum ftl_gc_policy {
     FTL_GC_DCHOICE,         /* fewest valid pages of gc_dchoice_d uniform picks */
 };
 
+/* What GC collects and allocation opens: FEMU's lines striped over every LUN, or single
+ * blocks within a LUN (bank), as the lab's DFTL does. */
+enum ftl_gc_unit {
+    FTL_GC_UNIT_LINE,
+    FTL_GC_UNIT_BLOCK,
+};
+
 /* How logical pages map to physical ones. */
 enum ftl_mapping {
     FTL_MAPPING_PAGE,   /* the whole page map in RAM, as FEMU */
@@ -58,6 +65,7 @@ struct ftl_config {
     enum ftl_gc_mode gc_mode;
     enum ftl_gc_policy gc_policy;
     uint64_t gc_dchoice_d;      /* dchoice: lines sampled per choice */
+    enum ftl_gc_unit gc_unit;   /* line (FEMU) or block: the unit GC and allocation use */
     /* placement */
     enum ftl_placement placement;
     uint64_t hot_threshold;     /* hotcold: hot when write count > hot_threshold */
@@ -88,8 +96,10 @@ struct ftl_geometry {
     uint64_t phys_pages;        /* lines * pgs_per_line */
     uint64_t logical_pages;     /* devsz_mb MiB / page_bytes */
     uint64_t logical_sectors;   /* logical_pages * secs_per_pg */
-    uint64_t gc_thres_lines;    /* background GC when free lines <= this */
-    uint64_t gc_thres_lines_high; /* foreground GC when free lines <= this */
+    uint64_t units;             /* GC units: lines, or blocks with gc_unit=block */
+    uint64_t pgs_per_unit;      /* pgs_per_line, or pgs_per_blk with gc_unit=block */
+    uint64_t gc_thres_lines;    /* background GC when free units <= this */
+    uint64_t gc_thres_lines_high; /* foreground GC when free units <= this */
     uint64_t write_pointers;    /* 1, 2 or nstreams */
     uint64_t bad_blocks_per_lun;    /* blks_per_lun * bad_blk_pcent / 100, rounded down */
     uint64_t good_pages;        /* phys_pages less the pages of factory bad blocks */
@@ -137,6 +147,7 @@ const char *ftl_placement_name(enum ftl_placement placement);
 const char *ftl_gc_mode_name(enum ftl_gc_mode mode);
 const char *ftl_gc_policy_name(enum ftl_gc_policy policy);
 const char *ftl_mapping_name(enum ftl_mapping mapping);
+const char *ftl_gc_unit_name(enum ftl_gc_unit unit);
 
 #ifdef __cplusplus
 }

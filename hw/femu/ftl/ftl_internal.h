@@ -8,6 +8,14 @@
  * so FEMU's striping (channel first, then LUN, then page) is just offset + 1, and the block
  * holding a page is (line, lun). A line's block on every LUN is block index `line` there
  * (plane line / blks_per_pl, block line % blks_per_pl).
+ *
+ * With gc_unit=block the unit GC and allocation work on is one block, and the layout is
+ *
+ *     ppa = unit * pgs_per_blk + page,   unit = line * luns + lun
+ *
+ * so a unit is the block (line, lun) with the same index as in line mode, its pages are
+ * consecutive, and the "lines" below (struct line, the lists) are blocks. Everything that
+ * says line means GC unit; line_luns is how many LUNs one spans.
  */
 #ifndef FEMU_FTL_INTERNAL_H
 #define FEMU_FTL_INTERNAL_H
@@ -56,6 +64,7 @@ struct block {
 struct write_pointer {
     uint32_t line;          /* open line or NO_LINE; an open line always has a free page */
     uint32_t offset;        /* next page offset in the line, always on a good block */
+    uint32_t next_pool;     /* gc_unit=block: the LUN whose free list opens the next block */
 };
 
 /* The write pointer of translation pages (mapping=dftl), after the data ones. */
@@ -67,7 +76,10 @@ struct wbuf;    /* write_buffer.c: the DRAM write buffer */
 struct ftl {
     struct ftl_config cfg;
     struct ftl_geometry geo;
-    uint32_t pgs_per_line;  /* geo.pgs_per_line, narrowed for the hot paths */
+    uint32_t pgs_per_line;  /* pages per unit (geo.pgs_per_unit), narrowed for the hot paths */
+    uint32_t nunits;        /* geo.units: lines, or blocks with gc_unit=block */
+    uint32_t line_luns;     /* LUNs one unit spans: luns, or 1 with gc_unit=block */
+    bool block_mode;        /* gc_unit=block */
     uint32_t luns;
     uint32_t nchs;
     uint32_t secs_per_pg;
@@ -89,8 +101,12 @@ struct ftl {
                              * block, never programmed nor erased (bad_blk_pcent) */
     struct line *lines;     /* [lines] */
 
-    uint32_t *free_queue;   /* ring of free line ids, FIFO to spread erases */
-    uint32_t free_head, free_count;
+    /* Free units: FIFO rings (to spread erases), one pool, or one per LUN with
+     * gc_unit=block; pool p holds its ring in free_queue[p * pool_cap, (p + 1) * pool_cap). */
+    uint32_t *free_queue;
+    uint32_t *pool_head, *pool_count;   /* [npools] */
+    uint32_t npools, pool_cap;
+    uint32_t free_count;    /* all pools */
     uint32_t full_head, full_tail, full_count;
     uint32_t *victim_heap;  /* binary min-heap of line ids keyed on valid pages */
     uint32_t *gc_scratch;   /* [lines] gc_policy.c: one group's victims */
@@ -216,15 +232,36 @@ static inline uint32_t ppa_line(const struct ftl *ftl, uint32_t ppa)
     return ftl->line_shift ? ppa >> ftl->line_shift : ppa / ftl->pgs_per_line;
 }
 
-/* luns divides pgs_per_line, so the LUN is the page address modulo luns. */
+/* luns divides pgs_per_line, so the LUN is the page address modulo luns; with
+ * gc_unit=block it is the unit modulo luns. */
 static inline uint32_t ppa_lun(const struct ftl *ftl, uint32_t ppa)
 {
-    return ftl->lun_mask ? ppa & ftl->lun_mask : ppa % ftl->luns;
+    uint32_t x = ftl->block_mode ? ppa_line(ftl, ppa) : ppa;
+    return ftl->lun_mask ? x & ftl->lun_mask : x % ftl->luns;
+}
+
+/* The index (line * luns + lun) of block k < line_luns of unit `unit`. */
+static inline uint64_t unit_block_index(const struct ftl *ftl, uint32_t unit, uint32_t k)
+{
+    return ftl->block_mode ? unit : (uint64_t)unit * ftl->luns + k;
+}
+
+/* The LUN of block k of a unit. */
+static inline uint32_t unit_block_lun(const struct ftl *ftl, uint32_t unit, uint32_t k)
+{
+    return ftl->block_mode ? unit % ftl->luns : k;
 }
 
 static inline struct block *ppa_block(struct ftl *ftl, uint32_t ppa)
 {
-    return &ftl->blocks[(uint64_t)ppa_line(ftl, ppa) * ftl->luns + ppa_lun(ftl, ppa)];
+    uint32_t unit = ppa_line(ftl, ppa);
+    return &ftl->blocks[unit_block_index(ftl, unit, ppa_lun(ftl, ppa))];
+}
+
+/* The free pool a unit returns to: its LUN's with gc_unit=block, else the one. */
+static inline uint32_t unit_pool(const struct ftl *ftl, uint32_t unit)
+{
+    return ftl->block_mode ? unit % ftl->luns : 0;
 }
 
 static inline uint64_t max_u64(uint64_t a, uint64_t b)
@@ -234,7 +271,9 @@ static inline uint64_t max_u64(uint64_t a, uint64_t b)
 
 /* line_lists.c: free queue, full list, victim heap and line state changes */
 void lines_init(struct ftl *ftl);
-uint32_t free_queue_pop(struct ftl *ftl);           /* NO_LINE when empty */
+/* A free unit from pool `pool` (the next pools in turn when it is empty); NO_LINE when
+ * every pool is empty. */
+uint32_t free_queue_pop(struct ftl *ftl, uint32_t pool);
 void free_queue_push(struct ftl *ftl, uint32_t line);
 /* open -> full list or victim heap; now_ns: when its last page was programmed */
 void line_close(struct ftl *ftl, uint32_t line, uint64_t now_ns);
@@ -263,7 +302,7 @@ void map_bind(struct ftl *ftl, uint32_t lpn, uint32_t ppa);
 /* Whether page offset `off` of line `line` lies on a factory bad block. */
 static inline bool page_is_bad(const struct ftl *ftl, uint32_t line, uint32_t off)
 {
-    return block_index_is_bad(ftl, (uint64_t)line * ftl->luns + off % ftl->luns);
+    return block_index_is_bad(ftl, unit_block_index(ftl, line, off % ftl->line_luns));
 }
 
 /* The first page offset at or after off on a good block of line (pgs_per_line if none).
@@ -307,7 +346,9 @@ uint64_t line_erase(struct ftl *ftl, uint32_t id, uint64_t now_ns, uint32_t *blo
  * GC, placement=stream).
  */
 #define GC_ANY_GROUP UINT32_MAX
-uint32_t gc_policy_victim(struct ftl *ftl, uint64_t now_ns, uint32_t group);
+#define GC_ANY_LUN UINT32_MAX
+/* lun (gc_unit=block): only that LUN's blocks, GC_ANY_LUN: all. */
+uint32_t gc_policy_victim(struct ftl *ftl, uint64_t now_ns, uint32_t group, uint32_t lun);
 /* Whether some victim line (closed, with an invalid page) belongs to write pointer wp. */
 bool gc_group_has_victim(const struct ftl *ftl, uint32_t wp);
 

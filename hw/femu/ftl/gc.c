@@ -111,9 +111,10 @@ static void gc_begin(struct ftl *ftl, uint32_t victim, bool fallback)
     l->state = LINE_GC;
     ftl->gc_line = victim;
     ftl->gc_cursor = 0;
-    for (uint32_t lun = 0; lun < ftl->luns; lun++) {
-        /* A bad block has no page to move: its cursor starts at the end. */
-        bool bad = block_index_is_bad(ftl, (uint64_t)victim * ftl->luns + lun);
+    for (uint32_t lun = 0; lun < ftl->line_luns; lun++) {
+        /* A bad block has no page to move: its cursor starts at the end. (Only paced
+         * GC uses them, and only in line mode, where a line spans every LUN.) */
+        bool bad = block_index_is_bad(ftl, unit_block_index(ftl, victim, lun));
         ftl->gc_lun_cursor[lun] = bad ? ftl->pgs_per_line : lun;
     }
     ftl->gc_rate_valid = l->valid;
@@ -289,6 +290,32 @@ static int gc_fallback(struct ftl *ftl, uint32_t stream, uint64_t now_ns)
     return FTL_OK;
 }
 
+/* With gc_unit=block: the LUN with the fewest free blocks, the bank that needs space. */
+static uint32_t neediest_lun(const struct ftl *ftl)
+{
+    uint32_t best = 0;
+    for (uint32_t p = 1; p < ftl->npools; p++) {
+        if (ftl->pool_count[p] < ftl->pool_count[best]) {
+            best = p;
+        }
+    }
+    return best;
+}
+
+/* The policy's victim among the group's lines; with gc_unit=block among the blocks of the
+ * LUN that needs space most, or of any LUN when it has none. */
+static uint32_t policy_victim_in_neediest_lun(struct ftl *ftl, uint64_t now_ns,
+                                              uint32_t group)
+{
+    if (ftl->block_mode) {
+        uint32_t victim = gc_policy_victim(ftl, now_ns, group, neediest_lun(ftl));
+        if (victim != NO_LINE) {
+            return victim;
+        }
+    }
+    return gc_policy_victim(ftl, now_ns, group, GC_ANY_LUN);
+}
+
 /*
  * The next foreground victim for a host page of `stream` in *victim; NO_LINE after a
  * fallback run (look again). FTL_E_NOSPC when nothing can be collected.
@@ -311,7 +338,7 @@ static int foreground_victim(struct ftl *ftl, uint64_t now_ns, uint32_t stream,
             /* nothing to compact: only a map line can still help */
         }
     }
-    *victim = gc_policy_victim(ftl, now_ns, group);
+    *victim = policy_victim_in_neediest_lun(ftl, now_ns, group);
     return *victim == NO_LINE ? FTL_E_NOSPC : FTL_OK;
 }
 
@@ -344,7 +371,7 @@ static uint32_t background_victim(struct ftl *ftl, uint64_t now_ns)
     if (ftl->free_count > ftl->geo.gc_thres_lines) {
         return NO_LINE;
     }
-    uint32_t victim = gc_policy_victim(ftl, now_ns, GC_ANY_GROUP);
+    uint32_t victim = policy_victim_in_neediest_lun(ftl, now_ns, GC_ANY_GROUP);
     if (victim == NO_LINE || ftl->lines[victim].invalid < ftl->lines[victim].capacity / 8) {
         return NO_LINE;
     }

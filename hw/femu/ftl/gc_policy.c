@@ -5,7 +5,8 @@
  * the others scan the heap's array, O(victim lines) per choice, which is cheap because
  * a choice is made once per collected line and lines are few. The heap's array order is
  * a function of the call sequence, so random draws over it are deterministic too.
- * Per-stream GC (placement=stream) chooses among one stream's lines and the map lines.
+ * Per-stream GC (placement=stream) chooses among one stream's lines and the map lines;
+ * with gc_unit=block the choice is among one LUN's blocks.
  */
 #include "ftl_internal.h"
 
@@ -169,10 +170,11 @@ static const victim_picker pickers[] = {
     [FTL_GC_DCHOICE] = pick_dchoice,
 };
 
-static bool in_group(const struct ftl *ftl, uint32_t id, uint32_t group)
+static bool in_group(const struct ftl *ftl, uint32_t id, uint32_t group, uint32_t lun)
 {
     uint32_t wp = ftl->lines[id].wp;
-    return wp == group || wp == MAP_WP;
+    return (group == GC_ANY_GROUP || wp == group || wp == MAP_WP) &&
+           (lun == GC_ANY_LUN || unit_pool(ftl, id) == lun);
 }
 
 bool gc_group_has_victim(const struct ftl *ftl, uint32_t wp)
@@ -185,15 +187,15 @@ bool gc_group_has_victim(const struct ftl *ftl, uint32_t wp)
     return false;
 }
 
-uint32_t gc_policy_victim(struct ftl *ftl, uint64_t now_ns, uint32_t group)
+uint32_t gc_policy_victim(struct ftl *ftl, uint64_t now_ns, uint32_t group, uint32_t lun)
 {
     struct candidates c = { ftl->victim_heap, ftl->victim_count, true };
 
-    if (group != GC_ANY_GROUP) {
+    if (group != GC_ANY_GROUP || lun != GC_ANY_LUN) {
         uint32_t n = 0;
         for (uint32_t pos = 0; pos < ftl->victim_count; pos++) {
             uint32_t id = ftl->victim_heap[pos];
-            if (in_group(ftl, id, group)) {
+            if (in_group(ftl, id, group, lun)) {
                 ftl->gc_scratch[n++] = id;
             }
         }

@@ -1,5 +1,6 @@
 /*
- * Where closed and free lines wait: a FIFO of free lines, a list of full lines (every page
+ * Where closed and free lines (GC units) wait: FIFOs of free lines (one, or one per LUN
+ * with gc_unit=block), a list of full lines (every page
  * valid) and a min-heap of victim lines keyed on valid pages, so greedy GC finds the line
  * with the fewest valid pages in O(1) and each invalidation costs O(log lines).
  */
@@ -7,8 +8,10 @@
 
 void lines_init(struct ftl *ftl)
 {
-    uint32_t nlines = (uint32_t)ftl->geo.lines;
-    ftl->free_head = 0;
+    uint32_t nlines = ftl->nunits;
+    for (uint32_t p = 0; p < ftl->npools; p++) {
+        ftl->pool_head[p] = ftl->pool_count[p] = 0;
+    }
     ftl->free_count = 0;
     ftl->free_pages = 0;
     for (uint32_t i = 0; i < nlines; i++) {
@@ -25,13 +28,18 @@ void lines_init(struct ftl *ftl)
     ftl->close_seq_next = 0;
 }
 
-uint32_t free_queue_pop(struct ftl *ftl)
+uint32_t free_queue_pop(struct ftl *ftl, uint32_t pool)
 {
     if (ftl->free_count == 0) {
         return NO_LINE;
     }
-    uint32_t line = ftl->free_queue[ftl->free_head];
-    ftl->free_head = (ftl->free_head + 1) % (uint32_t)ftl->geo.lines;
+    while (ftl->pool_count[pool] == 0) {
+        pool = pool + 1 == ftl->npools ? 0 : pool + 1;
+    }
+    uint32_t *head = &ftl->pool_head[pool];
+    uint32_t line = ftl->free_queue[pool * ftl->pool_cap + *head];
+    *head = *head + 1 == ftl->pool_cap ? 0 : *head + 1;
+    ftl->pool_count[pool]--;
     ftl->free_count--;
     ftl->free_pages -= ftl->lines[line].capacity;
     return line;
@@ -39,8 +47,11 @@ uint32_t free_queue_pop(struct ftl *ftl)
 
 void free_queue_push(struct ftl *ftl, uint32_t line)
 {
-    uint32_t tail = (uint32_t)((ftl->free_head + (uint64_t)ftl->free_count) % ftl->geo.lines);
-    ftl->free_queue[tail] = line;
+    uint32_t pool = unit_pool(ftl, line);
+    uint32_t tail = (uint32_t)((ftl->pool_head[pool] + (uint64_t)ftl->pool_count[pool]) %
+                               ftl->pool_cap);
+    ftl->free_queue[pool * ftl->pool_cap + tail] = line;
+    ftl->pool_count[pool]++;
     ftl->free_count++;
     ftl->free_pages += ftl->lines[line].capacity;
     ftl->lines[line].state = LINE_FREE;

@@ -37,16 +37,21 @@ uint32_t placement_for_gc(const struct ftl *ftl, uint32_t lpn, uint32_t victim_l
     }
 }
 
+/* Open a free line for wp; with gc_unit=block a block from the LUN after the one it
+ * filled last, so a write pointer moves bank by bank. */
 static bool wp_open_line(struct ftl *ftl, uint32_t wp)
 {
-    uint32_t line = free_queue_pop(ftl);
+    uint32_t line = free_queue_pop(ftl, ftl->wps[wp].next_pool);
     if (line == NO_LINE) {
         return false;
     }
+    uint32_t next_pool = unit_pool(ftl, line) + 1;
     ftl->lines[line].state = LINE_OPEN;
     ftl->lines[line].wp = (uint8_t)wp;
     /* A free line has a good block (lines of bad blocks only are never freed). */
-    ftl->wps[wp] = (struct write_pointer){ .line = line, .offset = line_next_good(ftl, line, 0) };
+    ftl->wps[wp] = (struct write_pointer){ .line = line, .offset = line_next_good(ftl, line, 0),
+                                           .next_pool = next_pool == ftl->npools ? 0
+                                                                                 : next_pool };
     return true;
 }
 
