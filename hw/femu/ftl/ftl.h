@@ -140,7 +140,7 @@ struct ftl_counters {
 
 /* Gauges: the state now. */
 struct ftl_gauges {
-    uint32_t free_lines, victim_lines, full_lines, open_lines;
+    uint32_t free_lines, victim_lines, full_lines, open_lines;    /* GC units (gc_unit) */
     uint64_t valid_pages;       /* mapped physical pages */
     uint64_t free_pages;        /* pages in free lines plus unwritten pages of open lines */
     uint64_t max_written_lpn_plus_one;  /* 0 when nothing was ever written */
