@@ -59,7 +59,8 @@ static void write_headers(struct ftl_stats_writer *w)
     }
     fputs(",map_reads,map_writes,map_gc_runs,map_gc_moved_pages,cmt_hits,cmt_misses,"
           "cmt_hit_rate,buf_read_hits,buf_absorbed_sectors,buf_flushed_pages,buf_fill_reads,"
-          "fallback_runs,fallback_pages,gc_victim_valid_pages,map_gc_victim_valid_pages\n", f);
+          "fallback_runs,fallback_pages,gc_victim_valid_pages,map_gc_victim_valid_pages,"
+          "cmt_writebacks,gc_map_updates\n", f);
     fputs("valid_pages,data_victims,map_victims\n", w->files[FILE_VICTIMS]);
 }
 
@@ -153,9 +154,10 @@ static void write_second_row(struct ftl_stats_writer *w, double end_s, double le
         fprintf(f, "%.4f", (double)(b->cmt_hits - a->cmt_hits) /
                            (double)(b->cmt_hits + b->cmt_misses - a->cmt_hits - a->cmt_misses));
     }
-    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", D(buf_read_hits),
+    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", D(buf_read_hits),
             D(buf_absorbed_sectors), D(buf_flushed_pages), D(buf_fill_reads), D(fallback_runs),
-            D(fallback_pages), D(gc_victim_valid_pages), D(map_gc_victim_valid_pages));
+            D(fallback_pages), D(gc_victim_valid_pages), D(map_gc_victim_valid_pages),
+            D(cmt_writebacks), D(gc_map_updates));
 #undef D
 }
 
