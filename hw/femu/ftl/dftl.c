@@ -22,14 +22,15 @@
  */
 #include "ftl_internal.h"
 #include "ftl_error.h"
+#include "lru_list.h"
 
 #include <stdlib.h>
 
-#define NO_SLOT UINT32_MAX
+#define NO_SLOT LRU_NONE
 
 struct cmt_slot {
+    struct lru_link link;   /* in the CMT's LRU order */
     uint32_t lpn;
-    uint32_t newer, older;  /* LRU list neighbours (NO_SLOT at the ends) */
     uint32_t gen;           /* the translation page's generation when it turned dirty */
     bool dirty;
 };
@@ -42,7 +43,7 @@ struct dftl {
     uint32_t *slot_plus1;       /* [logical pages] CMT slot + 1 of the LPN's entry, 0: none */
     struct cmt_slot *slots;     /* [nslots] */
     uint32_t nslots, used;
-    uint32_t mru, lru;          /* list ends, NO_SLOT when empty */
+    struct lru_list order;      /* of the used slots */
     uint32_t *pending;          /* [ntp] translation pages queued for a rewrite */
     uint32_t npending;
     uint64_t *pending_bits;     /* [ntp / 64] queued or not */
@@ -61,7 +62,6 @@ int dftl_init(struct ftl *ftl)
     /* More slots than logical pages could never fill. */
     d->nslots = (uint32_t)(ftl->cfg.cmt_entries < g->logical_pages ? ftl->cfg.cmt_entries
                                                                      : g->logical_pages);
-    d->mru = d->lru = NO_SLOT;
     d->gtd_plus1 = calloc(d->ntp, sizeof(uint32_t));
     d->tp_gen = calloc(d->ntp, sizeof(uint32_t));
     d->pending = calloc(d->ntp, sizeof(uint32_t));
@@ -72,6 +72,7 @@ int dftl_init(struct ftl *ftl)
         !d->slots) {
         return FTL_E_NOMEM;     /* ftl_destroy frees what was allocated */
     }
+    lru_init(&d->order, d->slots, sizeof(struct cmt_slot), offsetof(struct cmt_slot, link));
     return FTL_OK;
 }
 
@@ -109,36 +110,6 @@ static void slot_set_dirty(struct dftl *d, struct cmt_slot *s)
 {
     s->dirty = true;
     s->gen = d->tp_gen[s->lpn / d->ept];
-}
-
-/* ---- LRU list: mru is the newest end ---- */
-
-static void lru_unlink(struct dftl *d, uint32_t i)
-{
-    struct cmt_slot *s = &d->slots[i];
-    if (s->newer != NO_SLOT) {
-        d->slots[s->newer].older = s->older;
-    } else {
-        d->mru = s->older;
-    }
-    if (s->older != NO_SLOT) {
-        d->slots[s->older].newer = s->newer;
-    } else {
-        d->lru = s->newer;
-    }
-}
-
-static void lru_push_mru(struct dftl *d, uint32_t i)
-{
-    struct cmt_slot *s = &d->slots[i];
-    s->newer = NO_SLOT;
-    s->older = d->mru;
-    if (d->mru != NO_SLOT) {
-        d->slots[d->mru].newer = i;
-    } else {
-        d->lru = i;
-    }
-    d->mru = i;
 }
 
 /* ---- translation page write-back ---- */
@@ -182,7 +153,7 @@ static uint64_t tpage_write_back(struct ftl *ftl, uint32_t tvpn, uint64_t now_ns
 static uint64_t cmt_evict(struct ftl *ftl, uint32_t *freed, uint64_t now_ns)
 {
     struct dftl *d = ftl->dftl;
-    uint32_t i = d->lru;
+    uint32_t i = d->order.lru;
     struct cmt_slot *s = &d->slots[i];
     uint64_t done = now_ns;
 
@@ -190,7 +161,7 @@ static uint64_t cmt_evict(struct ftl *ftl, uint32_t *freed, uint64_t now_ns)
         done = tpage_write_back(ftl, s->lpn / d->ept, now_ns);
         ftl->ctr.cmt_writebacks++;
     }
-    lru_unlink(d, i);
+    lru_unlink(&d->order, i);
     d->slot_plus1[s->lpn] = 0;
     *freed = i;
     return done;
@@ -203,10 +174,7 @@ uint64_t dftl_lookup(struct ftl *ftl, uint32_t lpn, bool update, uint64_t now_ns
 
     if (i != NO_SLOT) {
         ftl->ctr.cmt_hits++;
-        if (d->mru != i) {
-            lru_unlink(d, i);
-            lru_push_mru(d, i);
-        }
+        lru_touch(&d->order, i);
         if (update) {
             slot_set_dirty(d, &d->slots[i]);
         }
@@ -231,7 +199,7 @@ uint64_t dftl_lookup(struct ftl *ftl, uint32_t lpn, bool update, uint64_t now_ns
         slot_set_dirty(d, &d->slots[i]);
     }
     d->slot_plus1[lpn] = i + 1;
-    lru_push_mru(d, i);
+    lru_push_mru(&d->order, i);
     return ready;
 }
 
@@ -297,15 +265,15 @@ int dftl_check(const struct ftl *ftl, char *err, size_t errlen)
         return ftl_error(err, errlen, "%u translation pages still queued", d->npending);
     }
     uint32_t n = 0, newer = NO_SLOT;
-    for (uint32_t i = d->mru; i != NO_SLOT; i = d->slots[i].older) {
+    for (uint32_t i = d->order.mru; i != NO_SLOT; i = d->slots[i].link.older) {
         const struct cmt_slot *s = &d->slots[i];
-        if (++n > d->used || i >= d->used || s->newer != newer || s->lpn >= logical ||
+        if (++n > d->used || i >= d->used || s->link.newer != newer || s->lpn >= logical ||
             d->slot_plus1[s->lpn] != i + 1) {
             return ftl_error(err, errlen, "CMT list broken at slot %u", i);
         }
         newer = i;
     }
-    if (n != d->used || newer != d->lru) {
+    if (n != d->used || newer != d->order.lru) {
         return ftl_error(err, errlen, "CMT holds %u entries in its list, count says %u", n,
                          d->used);
     }

@@ -14,14 +14,16 @@
  */
 #include "ftl_internal.h"
 #include "ftl_error.h"
+#include "lru_list.h"
 
 #include <stdlib.h>
 
-#define NO_ENTRY UINT32_MAX
+#define NO_ENTRY LRU_NONE
 
 struct wbuf_entry {
+    struct lru_link link;   /* in LRU order of the last write (free entries: older
+                             * chains the free list) */
     uint32_t lpn;
-    uint32_t newer, older;  /* LRU list neighbours (NO_ENTRY at the ends) */
     uint32_t stream;        /* of the last write: the placement stream of the flush */
     uint64_t mask;          /* sectors buffered: bit i = sector i of the page */
 };
@@ -30,8 +32,8 @@ struct wbuf {
     uint32_t *slot_plus1;       /* [logical pages] entry + 1 of a buffered page, 0: none */
     struct wbuf_entry *entries; /* [nentries] */
     uint32_t nentries, used;    /* slots [0, used) were ever taken; free ones are chained */
-    uint32_t free_head;         /* free slots, through .older */
-    uint32_t mru, lru;
+    uint32_t free_head;         /* free slots, through link.older */
+    struct lru_list order;      /* of the buffered pages */
     uint32_t pages;             /* pages buffered */
     uint64_t sectors;           /* sectors buffered */
     uint64_t watermark;         /* flush while sectors > this */
@@ -50,12 +52,14 @@ int wbuf_init(struct ftl *ftl)
     /* every buffered page holds a sector, and one page can overshoot the watermark */
     uint64_t n = cap + 1 < g->logical_pages ? cap + 1 : g->logical_pages;
     b->nentries = (uint32_t)n;
-    b->mru = b->lru = b->free_head = NO_ENTRY;
+    b->free_head = NO_ENTRY;
     b->watermark = cap * ftl->cfg.buf_flush_pcent / 100;
     b->full_mask = ftl->secs_per_pg == 64 ? UINT64_MAX
                                           : (UINT64_C(1) << ftl->secs_per_pg) - 1;
     b->slot_plus1 = calloc(g->logical_pages, sizeof(uint32_t));
     b->entries = calloc(n, sizeof(struct wbuf_entry));
+    lru_init(&b->order, b->entries, sizeof(struct wbuf_entry),
+             offsetof(struct wbuf_entry, link));
     return b->slot_plus1 && b->entries ? FTL_OK : FTL_E_NOMEM;
 }
 
@@ -79,41 +83,13 @@ uint64_t wbuf_sectors(const struct ftl *ftl)
     return ftl->wbuf->sectors;
 }
 
-/* ---- LRU list ---- */
-
-static void lru_unlink(struct wbuf *b, uint32_t i)
-{
-    struct wbuf_entry *e = &b->entries[i];
-    if (e->newer != NO_ENTRY) {
-        b->entries[e->newer].older = e->older;
-    } else {
-        b->mru = e->older;
-    }
-    if (e->older != NO_ENTRY) {
-        b->entries[e->older].newer = e->newer;
-    } else {
-        b->lru = e->newer;
-    }
-}
-
-static void lru_push_mru(struct wbuf *b, uint32_t i)
-{
-    struct wbuf_entry *e = &b->entries[i];
-    e->newer = NO_ENTRY;
-    e->older = b->mru;
-    if (b->mru != NO_ENTRY) {
-        b->entries[b->mru].newer = i;
-    } else {
-        b->lru = i;
-    }
-    b->mru = i;
-}
+/* ---- entries ---- */
 
 static uint32_t entry_alloc(struct wbuf *b)
 {
     uint32_t i = b->free_head;
     if (i != NO_ENTRY) {
-        b->free_head = b->entries[i].older;
+        b->free_head = b->entries[i].link.older;
         return i;
     }
     return b->used < b->nentries ? b->used++ : NO_ENTRY;
@@ -123,12 +99,12 @@ static uint32_t entry_alloc(struct wbuf *b)
 static void entry_remove(struct wbuf *b, uint32_t i)
 {
     struct wbuf_entry *e = &b->entries[i];
-    lru_unlink(b, i);
+    lru_unlink(&b->order, i);
     b->slot_plus1[e->lpn] = 0;
     b->sectors -= (uint64_t)__builtin_popcountll(e->mask);
     b->pages--;
     e->mask = 0;
-    e->older = b->free_head;
+    e->link.older = b->free_head;
     b->free_head = i;
 }
 
@@ -163,7 +139,7 @@ static int flush_to_watermark(struct ftl *ftl, uint64_t now_ns, uint64_t *done)
 {
     struct wbuf *b = ftl->wbuf;
     while (b->sectors > b->watermark) {
-        int rc = flush_entry(ftl, b->lru, now_ns, done);
+        int rc = flush_entry(ftl, b->order.lru, now_ns, done);
         if (rc != FTL_OK) {
             return rc;
         }
@@ -177,8 +153,8 @@ int wbuf_flush_all(struct ftl *ftl, uint64_t now_ns, uint64_t *done_ns)
     uint64_t done = now_ns;
     int rc = FTL_OK;
 
-    while (b->lru != NO_ENTRY && rc == FTL_OK) {
-        rc = flush_entry(ftl, b->lru, now_ns, &done);
+    while (b->order.lru != NO_ENTRY && rc == FTL_OK) {
+        rc = flush_entry(ftl, b->order.lru, now_ns, &done);
     }
     *done_ns = done;
     return rc;
@@ -199,10 +175,7 @@ static bool buffer_page(struct ftl *ftl, uint32_t lpn, uint64_t mask, uint32_t s
         b->sectors += (uint64_t)__builtin_popcountll(mask & ~e->mask);
         e->mask |= mask;
         e->stream = stream;
-        if (b->mru != i) {
-            lru_unlink(b, i);
-            lru_push_mru(b, i);
-        }
+        lru_touch(&b->order, i);
         return true;
     }
     /* The watermark is below nentries sectors, so a slot is free here (flushing after
@@ -215,7 +188,7 @@ static bool buffer_page(struct ftl *ftl, uint32_t lpn, uint64_t mask, uint32_t s
     b->slot_plus1[lpn] = i + 1;
     b->sectors += (uint64_t)__builtin_popcountll(mask);
     b->pages++;
-    lru_push_mru(b, i);
+    lru_push_mru(&b->order, i);
     return true;
 }
 
@@ -258,8 +231,8 @@ void wbuf_drop(struct ftl *ftl, uint64_t start, uint64_t end)
 
     /* Walk whichever is shorter: the buffered pages or the range. */
     if (b->pages < end - start) {
-        for (uint32_t i = b->mru; i != NO_ENTRY;) {
-            uint32_t older = b->entries[i].older;
+        for (uint32_t i = b->order.mru; i != NO_ENTRY;) {
+            uint32_t older = b->entries[i].link.older;
             if (b->entries[i].lpn >= start && b->entries[i].lpn < end) {
                 entry_remove(b, i);
             }
@@ -280,9 +253,9 @@ int wbuf_check(const struct ftl *ftl, char *err, size_t errlen)
     uint64_t sectors = 0;
     uint32_t pages = 0, newer = NO_ENTRY;
 
-    for (uint32_t i = b->mru; i != NO_ENTRY; i = b->entries[i].older) {
+    for (uint32_t i = b->order.mru; i != NO_ENTRY; i = b->entries[i].link.older) {
         const struct wbuf_entry *e = &b->entries[i];
-        if (++pages > b->used || e->newer != newer || e->lpn >= ftl->geo.logical_pages ||
+        if (++pages > b->used || e->link.newer != newer || e->lpn >= ftl->geo.logical_pages ||
             b->slot_plus1[e->lpn] != i + 1 || e->mask == 0 || (e->mask & ~b->full_mask)) {
             return ftl_error(err, errlen, "write buffer list broken at entry %u", i);
         }
@@ -292,7 +265,7 @@ int wbuf_check(const struct ftl *ftl, char *err, size_t errlen)
         sectors += (uint64_t)__builtin_popcountll(e->mask);
         newer = i;
     }
-    if (pages != b->pages || sectors != b->sectors || newer != b->lru) {
+    if (pages != b->pages || sectors != b->sectors || newer != b->order.lru) {
         return ftl_error(err, errlen, "write buffer holds %u pages / %llu sectors, counts "
                          "say %u / %llu", pages, (unsigned long long)sectors, b->pages,
                          (unsigned long long)b->sectors);
