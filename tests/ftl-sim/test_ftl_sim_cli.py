@@ -241,3 +241,83 @@ def test_precondition_region_writes_only_the_size_region_first(run_ftl_sim, tmp_
         return total - summary["host_write_pages"]   # the summary counts the measured part
     assert precondition_pages("region") == (16 << 20) // 4096
     assert precondition_pages("seq") == (48 << 20) // 4096
+
+
+# ---- issue 15: DFTL, write buffer, streams, GC units ----
+
+DFTL = [*SMALL, "--set", "mapping=dftl", "--set", "cmt_entries=1024"]
+TEXT_COUNTERS = ["map reads", "map writes", "map GCs", "map-GC moved pages", "CMT hits",
+                 "CMT misses", "buffer read hits", "buffer absorbed rewrites",
+                 "buffer flushes", "buffer fill reads", "fallback runs", "fallback pages",
+                 "valid pages per GC victim", "stream 0", "WAF"]
+
+
+def test_dftl_buffer_counters_in_summary_and_text(run_ftl_sim, tmp_path):
+    args = [*DFTL, "--set", "write_buffer_sectors=256", "--rw", "randrw", "--bs", "2k",
+            "--io-size", "64m", "--precondition", "seq"]
+    s = summary_of(run_ftl_sim, tmp_path, *args)
+    assert s["mapping"] == "dftl"
+    assert s["cmt_misses"] > 0 and s["map_reads"] > 0 and s["map_writes"] > 0
+    assert 0 < s["cmt_hit_rate"] < 1
+    assert s["cmt_hit_rate"] == pytest.approx(s["cmt_hits"] / (s["cmt_hits"] + s["cmt_misses"]),
+                                              abs=1e-6)
+    assert s["buf_flushed_pages"] <= s["host_write_pages"]
+    assert s["buf_fill_reads"] > 0          # 2 KiB writes leave half-page holes on flash
+    programs = (s["buf_flushed_pages"] + s["gc_write_pages"] + s["map_writes"] +
+                s["map_gc_moved_pages"] + s["fallback_pages"])
+    assert s["waf"] == pytest.approx(programs / s["host_write_pages"], abs=1e-3)
+    hist = dict(map(tuple, s["victim_histogram"]["data"]))
+    assert sum(hist.values()) >= s["gc_runs"]
+    text = run_ftl_sim(*args).stdout.splitlines()
+    found = [next(i for i, line in enumerate(text) if line.startswith(name))
+             for name in TEXT_COUNTERS]
+    assert found == sorted(found), "one line per counter, in the issue's order"
+
+
+def test_a_cmt_holding_everything_costs_no_map_traffic(run_ftl_sim, tmp_path):
+    base = ["--rw", "randwrite", "--io-size", "96m", "--precondition", "seq"]
+    page = summary_of(run_ftl_sim, tmp_path, *SMALL, *base, name="page.json")
+    full = summary_of(run_ftl_sim, tmp_path, *SMALL, "--set", "mapping=dftl",
+                      "--set", "cmt_entries=12288", *base, name="full.json")
+    assert full["map_reads"] == full["map_writes"] == full["map_gc_runs"] == 0
+    for key in ("waf", "gc_write_pages", "erased_blocks", "mean_latency_us", "iops"):
+        assert full[key] == page[key], key
+
+
+def test_gc_unit_block_runs_and_reports_blocks(run_ftl_sim, tmp_path):
+    s = summary_of(run_ftl_sim, tmp_path, *SMALL, "--set", "gc_unit=block",
+                   "--set", "gc_mode=line", "--io-size", "96m", "--precondition", "seq",
+                   "--check-every", "5000")
+    assert s["gc_runs"] == s["erased_blocks"] > 0      # one block per GC run
+    proc = run_ftl_sim(*SMALL, "--set", "gc_unit=block", "--set", "gc_mode=paced",
+                       check=False)
+    assert proc.returncode == 2 and "gc_unit" in proc.stderr
+
+
+def test_streams_from_the_command_line_and_traces(run_ftl_sim, tmp_path):
+    s = summary_of(run_ftl_sim, tmp_path, *SMALL, "--set", "placement=stream",
+                   "--stream", "1", "--io-size", "8m")
+    assert [wp["host_pages"] for wp in s["write_pointers"]] == [0, 2048]
+    proc = run_ftl_sim(*SMALL, "--set", "placement=stream", "--stream", "2", check=False)
+    assert proc.returncode == 2 and "--stream: 2 is not below nstreams" in proc.stderr
+    proc = run_ftl_sim(*SMALL, "--stream", "1", check=False)
+    assert proc.returncode == 2 and "placement=stream" in proc.stderr
+    trace = tmp_path / "v2.trace"
+    trace.write_text("V 2\nW 0 0 8 1 0\nW 10 8 8 1 5\n")
+    proc = run_ftl_sim(*SMALL, "--set", "placement=stream", "--trace", trace, check=False)
+    assert proc.returncode == 2 and f"{trace}:3" in proc.stderr and "nstreams" in proc.stderr
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("cmt_entries=10", "cmt_entries: 10 is smaller than one translation page"),
+    ("write_buffer_sectors=4", "write_buffer_sectors: 4 is smaller than one page"),
+    ("write_buffer_sectors=999999999", "write_buffer_sectors: 999999999 is larger than"),
+    ("mapping=hashed", "mapping: 'hashed' is not one of page, dftl"),
+    ("gc_unit=plane", "gc_unit: 'plane' is not one of line, block"),
+    # 59 MiB fits this geometry with page mapping, not with dftl's map line beside it
+    ("ssd_size=59", "mapping: dftl's 15 translation pages and its map line do not fit"),
+])
+def test_bad_issue15_keys_fail_with_one_line(run_ftl_sim, setting, message):
+    proc = run_ftl_sim(*SMALL, "--set", "mapping=dftl", "--set", setting, check=False)
+    assert proc.returncode == 2 and message in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1

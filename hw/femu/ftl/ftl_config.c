@@ -355,14 +355,18 @@ static int check_over_provisioning(const struct ftl_config *cfg, const struct ft
                                    char *err, size_t errlen)
 {
     uint64_t limit = max_logical_pages(g, g->phys_pages);
-    /* dftl: the translation pages share the physical pages with the data */
-    if (g->translation_pages && g->logical_pages <= limit &&
-        g->logical_pages + g->translation_pages > limit) {
-        return ftl_error(err, errlen, "mapping: dftl's %" PRIu64 " translation pages and its "
-                    "map line do not fit beside %" PRIu64 " MiB of data and the GC reserve; "
-                    "lower devsz_mb", g->translation_pages, cfg->devsz_mb);
-    }
     limit -= limit > g->translation_pages ? g->translation_pages : limit;
+    /* dftl: the translation pages and the map line share the flash with the data; when
+     * only they make the data not fit, the key to blame is mapping */
+    struct ftl_geometry page_mapped = *g;
+    page_mapped.map_write_pointers = 0;
+    if (g->translation_pages && g->logical_pages > limit &&
+        g->logical_pages <= max_logical_pages(&page_mapped, g->phys_pages)) {
+        return ftl_error(err, errlen, "mapping: dftl's %" PRIu64 " translation pages and its "
+                    "map line do not fit beside %" PRIu64 " MiB of data and the GC reserve: "
+                    "at most %" PRIu64 " MiB with dftl", g->translation_pages, cfg->devsz_mb,
+                    (uint64_t)(limit * g->page_bytes / MIB));
+    }
     if (g->logical_pages > limit) {
         return ftl_error(err, errlen, "devsz_mb: %" PRIu64 " MiB leaves too little over-provisioning "
                     "for GC (%" PRIu64 " %s, %" PRIu64 " kept free for foreground GC, %"
