@@ -34,6 +34,7 @@ SERIES_FILES = {
 }
 PHASES_FILE = "phases.csv"
 ACCESS_FILE = "lpn_access_count.csv"
+VICTIMS_FILE = "gc_victims.csv"   # written when the statistics close (not a time series)
 
 
 @dataclasses.dataclass
@@ -49,6 +50,7 @@ class Run:
     stats: pd.DataFrame = None
     phases: pd.DataFrame = None
     lpn_access: pd.DataFrame = None
+    gc_victims: pd.DataFrame = None   # valid_pages, data_victims[, map_victims]
 
     @property
     def name(self):
@@ -74,6 +76,9 @@ def load_run(path, need_series=True):
     access = folder / ACCESS_FILE
     if access.exists():
         run.lpn_access = read_csv_strict(access, ("LPN", "Access_Count"))
+    victims = folder / VICTIMS_FILE
+    if victims.exists():
+        run.gc_victims = read_csv_strict(victims, ("valid_pages", "data_victims"))
     if need_series and not run.has_series:
         names = ", ".join(spec.file for spec in SERIES_FILES.values())
         raise AnalysisError(f"{folder}: no statistics data (none of {names})")

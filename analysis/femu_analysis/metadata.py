@@ -87,6 +87,11 @@ class Metadata:
             parts.append("single stream")
         elif placement:
             parts.append(str(placement))
+        if self.get("mapping") == "dftl":
+            parts.append(f"DFTL cmt {self.get('cmt_entries', '?')}")
+        buffer = self.get("write_buffer_sectors")
+        if buffer not in (None, 0, "0"):
+            parts.append(f"buffer {buffer} sectors")
         return ", ".join(parts) or None
 
     def title(self):

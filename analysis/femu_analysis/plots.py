@@ -30,6 +30,12 @@ TIME_SERIES = (
                series.moved_pages, "value"),
     TimeSeries("waf", "WAF", "write amplification per interval", series.waf, "value"),
 )
+# Drawn by plot_run only when the run has the data (DFTL runs; runs from before it lack
+# the column and are plotted as they always were).
+CMT_HIT_RATE = TimeSeries("cmt_hit_rate", "CMT hit rate", "CMT hits / lookups per interval",
+                          series.cmt_hit_rate, "value")
+OPTIONAL_SERIES = (CMT_HIT_RATE,)
+VICTIMS_STEM = "gc_victims"
 COMPARE_METRICS = {
     # metric: (title, y label, source, column); IOPS and WAF per 10 s, as the labs overlay
     "iops": ("IOPS", "IOPS (mean per interval)", series.interval_iops, "value"),
@@ -58,15 +64,66 @@ def timeseries_figure(run, window, spec):
 
 
 def plot_run(run, window, out_dir, fmt="png"):
-    """Save every time series the run has data for; return their paths."""
+    """Save every time series the run has data for, and the histogram of valid pages per
+    GC victim when it has gc_victims.csv; return their paths."""
     paths = []
-    for spec in TIME_SERIES:
+    for spec in (*TIME_SERIES, *OPTIONAL_SERIES):
         built = timeseries_figure(run, window, spec)
         if built is not None:
             paths.append(style.save(built[0], out_dir, spec.stem, fmt))
     if not paths:
         raise AnalysisError(f"{run.path}: nothing to plot")
+    victims = run_victims_figure(run)
+    if victims is not None:
+        paths.append(style.save(victims, out_dir, VICTIMS_STEM, fmt))
     return paths
+
+
+def run_victims_figure(run):
+    """Valid pages per GC victim when chosen, data and map victims, over the whole run
+    (gc_victims.csv is written once, at the end); None without the file or any victim."""
+    histogram = series.victim_histogram(run)
+    if histogram is None:
+        return None
+    lines = [(f"{kind} victims", valid, counts, "-" if kind == "data" else "--", f"C{index}")
+             for index, (kind, (valid, counts)) in enumerate(histogram.items())]
+    return victims_figure(f"Valid pages per GC victim — {run.metadata.title()}", lines)
+
+
+def victims_figure(title, lines):
+    """Histogram lines of valid pages per victim: ``lines`` holds (label, valid pages,
+    victims, linestyle, color) with valid pages and victims as arrays (sparse is fine);
+    each line's label gets its victim count and mean, and a dotted line marks the mean."""
+    figure, axes = style.new_figure(title, "valid pages of the victim when chosen",
+                                    "victims")
+    highest, peaks = 0.0, []
+    for label, valid, counts, linestyle, color in lines:
+        valid, counts = _dense(valid, counts)
+        total = counts.sum()
+        if total <= 0:
+            continue
+        mean = float((valid * counts).sum() / total)
+        axes.step(valid, counts, where="mid", linestyle=linestyle, color=color,
+                  linewidth=1.2, label=f"{label}: {int(total)}, mean {mean:.1f} valid")
+        axes.fill_between(valid, counts, step="mid", color=color, alpha=0.15)
+        axes.axvline(mean, color=color, linestyle=":", linewidth=1.0)
+        highest = max(highest, float(valid[counts > 0].max()))
+        peaks.extend(counts)
+    axes.set_xlim(-0.5, highest + max(1.0, 0.05 * highest) + 0.5)
+    style.nice_ylim(axes, peaks)
+    if axes.get_lines():
+        axes.legend(loc="best", fontsize=9)
+    return figure
+
+
+def _dense(valid, counts):
+    """Sparse (valid, count) pairs as one count per valid-page number from 0 up."""
+    valid = np.asarray(valid, dtype=float)
+    counts = np.asarray(counts, dtype=float)
+    size = int(valid.max()) + 1 if len(valid) else 1
+    dense = np.zeros(size)
+    np.add.at(dense, valid.astype(int), counts)
+    return np.arange(size, dtype=float), dense
 
 
 def compare_figure(runs, windows, labels, metric):

@@ -74,6 +74,36 @@ def waf(run):
     return None
 
 
+def cmt_hit_rate(run):
+    """DFTL's cached-mapping-table hit rate per interval (stats.csv's cmt_hit_rate: hits /
+    lookups, empty in an interval without lookups); None unless some interval has one,
+    so page-mapped runs and runs from before DFTL have no such series."""
+    if run.stats is None or "cmt_hit_rate" not in run.stats:
+        return None
+    if not run.stats["cmt_hit_rate"].notna().any():
+        return None
+    return run.stats[TIME_COLUMNS].assign(value=run.stats["cmt_hit_rate"])
+
+
+def victim_histogram(run):
+    """gc_victims.csv as {'data': (valid pages, victims), 'map': (...)}, numpy arrays, for
+    the kinds that had a victim; None when the run has no such file or no GC ran."""
+    frame = run.gc_victims
+    if frame is None:
+        return None
+    frame = frame.dropna(subset=["valid_pages"])   # a row without its count says nothing
+    if not len(frame):
+        return None
+    valid = frame["valid_pages"].to_numpy(dtype=float)
+    out = {}
+    for kind, column in (("data", "data_victims"), ("map", "map_victims")):
+        if column in frame:
+            counts = frame[column].fillna(0).to_numpy(dtype=float)
+            if counts.sum() > 0:
+                out[kind] = (valid, counts)
+    return out or None
+
+
 def _count(run, key, column, stats_column):
     frame = getattr(run, key)
     if frame is not None:

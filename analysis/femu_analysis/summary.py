@@ -2,7 +2,8 @@
 
 WAF is (host pages written + pages moved by GC) / host pages written, summed over the
 window, from the most exact source the run holds:
-1. ``stats.csv`` (1 s rows, page counts): host_write_pages and gc_moved_pages;
+1. ``stats.csv`` (1 s rows, page counts): host_write_pages and gc_moved_pages; when it has
+   the DFTL counters, every flash program (waf.flash_programs) over host_write_pages;
 2. ``WAFData.csv`` (GC pages) with host pages from ``throughputData.csv`` (MiB/s x seconds /
    page size) over exactly the span of the 10 s rows used, so both sums cover the same time;
 3. the mean of ``statistics.csv``'s interval WAF (unweighted: no page counts to weight by).
@@ -18,7 +19,7 @@ import pathlib
 import numpy as np
 
 from . import series, table
-from .waf import waf
+from .waf import flash_programs, waf
 from .window import Window
 
 PERCENTILES = (5, 50, 95, 99)
@@ -82,6 +83,9 @@ def _waf(run, window):
     if run.stats is not None and {"host_write_pages", "gc_moved_pages"} <= set(run.stats):
         rows = series.within(run.stats, window)
         host, moved = rows["host_write_pages"].sum(), rows["gc_moved_pages"].sum()
+        programs = flash_programs(rows)
+        if programs is not None:   # DFTL counters: translation pages, buffer, fallback too
+            moved = programs - host
         return {"waf": waf(host, moved), "host_write_pages": float(host),
                 "waf_span_s": _span(rows) if len(rows) else None, "waf_source": "stats.csv"}
     if run.waf is not None and run.throughput is not None:

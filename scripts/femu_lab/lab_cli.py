@@ -4,6 +4,7 @@
     femu-lab run [run-blackbox.sh options]      one lab run (run-blackbox.sh's lab mode)
     femu-lab workloads                          describe the workload library
     femu-lab bench [--femu-upstream PATH] ...   femu vs stock nvme (vs FEMU): figures
+    femu-lab dftl-study [--seed N] [-o DIR] ... DFTL, write buffer and streams in ftl-sim
 
 Bad arguments: one line on stderr, exit status 2. A sweep whose points all finished
 exits 0, one with failed points 1 (after the others ran and the table was written).
@@ -15,7 +16,7 @@ from typing import List, Optional
 
 from femu_analysis.cli_args import OneLineParser, UsageError, whole_number
 
-from . import bench, blackbox, lab_run, lab_sweep, setup_steps, workloads
+from . import bench, blackbox, dftl_study, lab_run, lab_sweep, setup_steps, workloads
 from .bench_sim import SimError
 from .devconfig import ConfigError
 from .sweep_checks import CheckError
@@ -24,7 +25,7 @@ from .sweep_plan import PlanError, parse_sets
 from .workloads import WorkloadError
 
 PROG = "femu-lab"
-COMMANDS = ("sweep", "run", "workloads", "bench")
+COMMANDS = ("sweep", "run", "workloads", "bench", "dftl-study")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_arguments(commands.add_parser(
         "bench", help="femu vs stock nvme (vs FEMU) on the same guest: a table of figures",
         **bench.parser_texts()))
+    dftl_study.add_arguments(commands.add_parser(
+        "dftl-study", help="DFTL, write buffer and multi-stream on three traces, in ftl-sim: "
+                           "a table and figures", **dftl_study.parser_texts()))
     return parser
 
 
@@ -97,6 +101,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             return 0
         if args.command == "bench":
             return bench.run(args, prog=f"{PROG} bench")
+        if args.command == "dftl-study":
+            return dftl_study.run(args, prog=f"{PROG} dftl-study")
         return _sweep(args)
     except (UsageError, PlanError, ConfigError, WorkloadError, CheckError,
             FolderError) as error:
@@ -106,7 +112,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        if argv[0] == "bench":   # nothing to resume: a benchmark starts over
+        if argv[0] in ("bench", "dftl-study"):   # nothing to resume: they start over
             print(f"{PROG}: interrupted", file=sys.stderr)
         else:
             print(f"{PROG}: interrupted; run the same command again to resume", file=sys.stderr)

@@ -120,8 +120,8 @@ def test_commands_other_than_sweep(repo_root):
         "femu-lab run: error: unknown workload 'nope'")
     missing = subprocess.run([wrapper, "frobnicate"], capture_output=True, text=True)
     assert missing.returncode == 2
-    assert "femu-lab: error: expected a command (sweep, run, workloads, bench), got 'frobnicate'" \
-        in missing.stderr
+    assert ("femu-lab: error: expected a command (sweep, run, workloads, bench, dftl-study), "
+            "got 'frobnicate'") in missing.stderr
 
 
 def test_points_follow_the_sets_in_the_order_given():
