@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, TextIO
 
-from femu_analysis.waf import waf
+from femu_analysis.waf import PROGRAM_COLUMNS, waf
 
 
 @dataclass
@@ -53,6 +53,10 @@ def snapshot(stats_dir: Path) -> Snapshot:
     counted = [r for r in stats if _number(r, "time_s") > workload_start]
     host = sum(_number(r, "host_write_pages") for r in counted)
     moved = sum(_number(r, "gc_moved_pages") for r in counted)
+    if stats and all(column in stats[0] for column in PROGRAM_COLUMNS):
+        # every flash program (buffer flushes, map traffic, fallback) beyond the host's
+        programs = sum(_number(r, column) for r in counted for column in PROGRAM_COLUMNS)
+        moved = programs - host
     return Snapshot(phase=phase, phase_seconds=max(0.0, now - since),
                     iops=_number(stats[-1], "iops"),
                     waf=waf(host, moved),

@@ -64,6 +64,16 @@ def test_progress_counts_waf_and_gc_from_the_workload_phase_on(tmp_path):
     assert line.startswith("[  1:15 elapsed] workload 2/60 s") and "WAF 1.50" in line
 
 
+def test_progress_waf_counts_every_flash_program(tmp_path):
+    # a buffer absorbed half the host pages; translation pages and a fallback added some
+    (tmp_path / "stats.csv").write_text(
+        "time_s,interval_s,host_write_pages,gc_moved_pages,gc_erased_blocks,iops,"
+        "nand_user_programs,nand_gc_programs,map_writes,map_gc_moved_pages,fallback_pages\n"
+        "1.0,1,400,100,2,100,200,100,40,10,30\n")
+    shot = live_progress.snapshot(tmp_path)
+    assert shot.waf == pytest.approx((200 + 100 + 40 + 10 + 30) / 400)
+
+
 def test_progress_before_the_device_wrote_anything(tmp_path):
     shot = live_progress.snapshot(tmp_path)
     assert live_progress.describe(shot, 3, 60).endswith("booting the guest")
