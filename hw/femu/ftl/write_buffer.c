@@ -201,14 +201,16 @@ int wbuf_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
 
     for (uint64_t lpn = first; lpn <= last && rc == FTL_OK; lpn++) {
         uint32_t count;
+        uint64_t max_before = ftl->max_lpn_plus_one;
         if (!host_page_accepted(ftl, (uint32_t)lpn, &count)) {
             rc = FTL_E_NOMEM;
             break;
         }
         if (!buffer_page(ftl, (uint32_t)lpn, page_sector_mask(ftl, lpn, io->slba, io->nlb),
                          io->stream)) {
-            wc_set(ftl, (uint32_t)lpn, count);
+            wc_set(ftl, (uint32_t)lpn, count);     /* not written after all */
             ftl->ctr.host_write_pages--;
+            ftl->max_lpn_plus_one = max_before;
             rc = FTL_E_NOSPC;
             break;
         }
