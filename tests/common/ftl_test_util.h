@@ -69,6 +69,14 @@ static inline int read_pages(struct ftl *ftl, uint64_t now, uint64_t lpn, uint64
             fprintf(stderr, "    %s\n", check_err_); \
     } while (0)
 
+/* The FTL's counters now, as a value. */
+static inline struct ftl_counters counters(const struct ftl *ftl)
+{
+    struct ftl_counters c;
+    ftl_get_counters(ftl, &c);
+    return c;
+}
+
 static inline double counters_waf(const struct ftl_counters *a, const struct ftl_counters *b)
 {
     double host = (double)(b->nand_user_programs - a->nand_user_programs);

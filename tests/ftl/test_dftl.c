@@ -29,13 +29,6 @@ static struct ftl_config dftl_config(uint64_t blks, uint64_t cmt_entries)
     return cfg;
 }
 
-static struct ftl_counters counters(const struct ftl *ftl)
-{
-    struct ftl_counters c;
-    ftl_get_counters(ftl, &c);
-    return c;
-}
-
 static int write1(struct ftl *ftl, uint64_t now, uint64_t lpn, uint64_t *done)
 {
     return write_pages(ftl, now, lpn, 1, done);

@@ -13,13 +13,6 @@
 #include "ftl_wp_of_lpn.h"
 #include "rng.h"
 
-static struct ftl_counters counters(const struct ftl *ftl)
-{
-    struct ftl_counters c;
-    ftl_get_counters(ftl, &c);
-    return c;
-}
-
 static int write_stream(struct ftl *ftl, uint64_t now, uint64_t lpn, uint32_t stream)
 {
     struct ftl_io io = page_io(ftl, now, lpn, 1, stream);

@@ -26,13 +26,6 @@ static struct ftl_config buf_config(uint64_t sectors, uint64_t flush_pcent)
     return cfg;
 }
 
-static struct ftl_counters counters(const struct ftl *ftl)
-{
-    struct ftl_counters c;
-    ftl_get_counters(ftl, &c);
-    return c;
-}
-
 /* Sector-granular I/O. */
 static int wr(struct ftl *ftl, uint64_t now, uint64_t slba, uint64_t nlb, uint64_t *done)
 {
