@@ -14,6 +14,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from nvmefuzz import campaign, replay  # noqa: E402
+from nvmefuzz.target import DEVICE_PROPS  # noqa: E402
 
 
 def _args(argv):
@@ -55,7 +56,8 @@ def _replay(args) -> int:
     header, records = replay.load(args.replay)
     _say(f"replay {args.replay}: {len(records)} records (seed {header.get('seed')}, "
          f"saved as {header.get('kind')}: {header.get('message', '')[:200]})")
-    failure, sent = replay.execute(args.qemu, records, header.get("deadline", args.deadline))
+    failure, sent = replay.execute(args.qemu, records, header.get("deadline", args.deadline),
+                                   props=header.get("props", DEVICE_PROPS))
     if failure is None:
         _say(f"replay: no failure ({sent} commands)")
         return 0

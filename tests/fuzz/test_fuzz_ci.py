@@ -3,6 +3,7 @@ QEMU the device tests use (build-femu/qemu-system-x86_64 unless FEMU_QEMU says).
 check is the fuzzer's oracle (README.md): liveness within deadlines, statuses, CSTS,
 sanitizer output; nothing is timed."""
 from nvmefuzz import campaign, replay
+from nvmefuzz.target import DEVICE_PROPS
 
 SEEDS = range(1, 9)
 COMMANDS_PER_SEED = 2600         # 8 x 2600 > 2*10^4, not counting pool floods
@@ -26,3 +27,27 @@ def test_fixed_seeds_pass_the_oracle(nvme_qemu, tmp_path):
                           f"{COMMANDS_PER_SEED} --minimize")
     assert not failed, "\n".join(failed)
     assert total >= 20000, f"only {total} commands sent"
+
+
+# The same oracle with the FTL's issue-15 paths under hostile input: DFTL with the smallest
+# CMT (one translation page), a small write buffer flushed at half full, block GC units.
+FTL_VARIANT = (DEVICE_PROPS + ",mapping=dftl,cmt_entries=1024,write_buffer_sectors=64,"
+               "buf_flush_pcent=50,gc_unit=block,gc_mode=line")
+VARIANT_SEEDS = range(101, 104)
+
+
+def test_dftl_buffer_block_seeds_pass_the_oracle(nvme_qemu, tmp_path):
+    failed = []
+    for seed in VARIANT_SEEDS:
+        result = campaign.run_seed(nvme_qemu, seed, COMMANDS_PER_SEED, DEADLINE,
+                                   props=FTL_VARIANT)
+        f = result.failure
+        if f is not None:
+            path = tmp_path / f"seed{seed}-{f.kind}.jsonl"
+            replay.save(path, {"seed": seed, "kind": f.kind, "message": f.message,
+                               "deadline": DEADLINE, "props": FTL_VARIANT},
+                        result.records[:f.index + 1])
+            failed.append(f"seed {seed}: {f.kind} at record {f.index}: {f.message}\n"
+                          f"  replay: tests/fuzz/nvme_fuzz.py --qemu {nvme_qemu} "
+                          f"--replay {path}")
+    assert not failed, "\n".join(failed)

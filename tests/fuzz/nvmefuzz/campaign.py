@@ -11,7 +11,7 @@ from . import ddmin, replay
 from .executor import Executor
 from .failure import Failure
 from .generator import Generator
-from .target import start
+from .target import DEVICE_PROPS, start
 
 FINALE = [{"a": "sync"}, {"a": "ring"}, {"a": "idle"}, {"a": "stop"}]
 
@@ -57,10 +57,10 @@ class Figures:
 
 
 def run_seed(qemu: Path, seed: int, commands: int, deadline: float = 10.0,
-             skip: Collection[str] = ()) -> SeedResult:
+             skip: Collection[str] = (), props: str = DEVICE_PROPS) -> SeedResult:
     started = time.monotonic()
     records: List[dict] = []
-    target = start(qemu)
+    target = start(qemu, props=props)
     ex = None
     failure = None
     try:

@@ -7,7 +7,7 @@ from typing import List, Optional, Tuple
 
 from .executor import Executor
 from .failure import Failure
-from .target import start
+from .target import DEVICE_PROPS, start
 
 FORMAT = "femu-nvme-fuzz/1"
 EPILOGUE = [{"a": "sync"}, {"a": "stop"}]
@@ -30,9 +30,10 @@ def load(path: Path) -> Tuple[dict, List[dict]]:
 
 
 def execute(qemu: Path, records: List[dict], deadline: float,
-            epilogue: bool = True) -> Tuple[Optional[Failure], int]:
-    """Run records on a fresh QEMU; (the first failure or None, SQEs sent)."""
-    target = start(qemu)
+            epilogue: bool = True, props: str = DEVICE_PROPS) -> Tuple[Optional[Failure], int]:
+    """Run records on a fresh QEMU with the device properties `props`; (the first failure
+    or None, SQEs sent)."""
+    target = start(qemu, props=props)
     ex = None
     try:
         ex = Executor(target, deadline)

@@ -164,13 +164,13 @@ class Target:
         return lowest
 
 
-def start(qemu: Path, wait: float = 600.0) -> Target:
+def start(qemu: Path, wait: float = 600.0, props: str = DEVICE_PROPS) -> Target:
     """A Target, waiting while the binary is missing or being replaced (someone may be
     rebuilding it with femu-compile.sh): up to `wait` seconds, then the error stands."""
     deadline = time.monotonic() + wait
     while True:
         try:
-            return Target(qemu)
+            return Target(qemu, props=props)
         except (FileNotFoundError, PermissionError):
             if time.monotonic() > deadline:
                 raise
