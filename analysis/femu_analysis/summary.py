@@ -55,7 +55,37 @@ def summarize(run, window):
         if figure is not None:
             result[key] = figure
     result.update(_waf(run, window))
+    ftl = _ftl_counts(run, window)
+    if ftl:
+        result["ftl"] = ftl
     return _json_ready(result)
+
+
+# stats.csv counters of DFTL, the write buffer and the stream fallback, summed over the window
+FTL_COUNT_COLUMNS = ("map_reads", "map_writes", "map_gc_runs", "map_gc_moved_pages",
+                     "cmt_hits", "cmt_misses", "cmt_writebacks", "gc_map_updates",
+                     "buf_read_hits", "buf_absorbed_sectors", "buf_flushed_pages",
+                     "buf_fill_reads", "fallback_runs", "fallback_pages",
+                     "gc_victim_valid_pages", "map_gc_victim_valid_pages")
+
+
+def _ftl_counts(run, window):
+    """Window totals of the FTL counters the run's stats.csv has, the CMT hit rate
+    (None without a lookup) and the mean valid pages per data and map GC victim."""
+    if run.stats is None:
+        return {}
+    rows = series.within(run.stats, window)
+    counts = {column: float(rows[column].sum()) for column in FTL_COUNT_COLUMNS
+              if column in rows}
+    if not counts:
+        return {}
+    lookups = counts.get("cmt_hits", 0.0) + counts.get("cmt_misses", 0.0)
+    counts["cmt_hit_rate"] = counts.get("cmt_hits", 0.0) / lookups if lookups else None
+    for key, runs in (("gc_victim_valid_pages", "gc_runs"),
+                      ("map_gc_victim_valid_pages", "map_gc_runs")):
+        total = rows[runs].sum() if runs in rows else 0
+        counts[f"mean_{key}"] = counts[key] / float(total) if key in counts and total else None
+    return counts
 
 
 def _window_count(run, window, frame, stats_column):

@@ -11,6 +11,8 @@ COLUMNS = (  # (header, path into the summary dict, format)
     ("erased blocks", ("erased_blocks", "total"), "{:.0f}"),
     ("moved pages", ("moved_pages", "total"), "{:.0f}"),
     ("WAF", ("waf",), "{:.3f}"),
+    ("CMT hit rate", ("ftl", "cmt_hit_rate"), "{:.3f}"),
+    ("map writes", ("ftl", "map_writes"), "{:.0f}"),
 )
 
 

@@ -130,3 +130,31 @@ def test_empty_dftl_data_draws_nothing(dftl_dir, tmp_path):
     assert series.cmt_hit_rate(run) is None and run_victims_figure(run) is None
     written = plot_run(run, find_window(run), tmp_path / "plots")
     assert sorted(path.stem for path in written) == sorted(spec.stem for spec in TIME_SERIES)
+
+
+def test_summary_totals_the_ftl_counters_over_the_window(tmp_path):
+    """summarize() sums the DFTL / buffer / fallback counters of stats.csv over the window
+    and derives the CMT hit rate; the table shows the hit rate and the map writes."""
+    from femu_analysis import load_run, summarize
+    from femu_analysis.table import rows
+    from femu_analysis.window import Window
+    run = tmp_path / "run"
+    run.mkdir()
+    columns = ("time_s,interval_s,host_read_cmds,host_write_cmds,host_write_pages,iops,"
+               "gc_runs,gc_erased_blocks,gc_moved_pages,map_gc_runs,nand_user_programs,"
+               "nand_gc_programs,map_reads,map_writes,map_gc_moved_pages,cmt_hits,"
+               "cmt_misses,fallback_pages,gc_victim_valid_pages,map_gc_victim_valid_pages")
+    lines = [columns]
+    for t in range(1, 6):
+        lines.append(f"{t}.000,1.000,10,10,100,20,1,4,30,1,100,30,7,5,2,90,10,0,30,3")
+    (run / "stats.csv").write_text("\n".join(lines) + "\n")
+    summary = summarize(load_run(run), Window(1.0, 4.0, "test"))   # the rows ending 2, 3, 4
+    ftl = summary["ftl"]
+    assert ftl["map_writes"] == 3 * 5 and ftl["cmt_hits"] == 3 * 90
+    assert ftl["cmt_hit_rate"] == pytest.approx(0.9)
+    assert ftl["mean_gc_victim_valid_pages"] == pytest.approx(30.0)
+    assert ftl["mean_map_gc_victim_valid_pages"] == pytest.approx(3.0)
+    assert summary["waf"] == pytest.approx((100 + 30 + 5 + 2 + 0) / 100)
+    header, body = rows([summary])
+    assert body[0][header.index("CMT hit rate")] == "0.900"
+    assert body[0][header.index("map writes")] == "15"
