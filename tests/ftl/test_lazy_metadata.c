@@ -103,8 +103,8 @@ static void test_bytes_per_page(void)
         double per_page = bytes_per_phys_page(&cfg);
         printf("%s: %.2f bytes of metadata per physical page (mapping=%s)\n", e->d_name,
                per_page, ftl_mapping_name(cfg.mapping));
-        /* dftl keeps the whole map too (the truth its CMT caches), a CMT slot index
-         * per logical page and the CMT itself */
+        /* dftl keeps the whole map too (the truth its CMT caches), plus the CMT, its
+         * LPN table and the translation directory: fixed costs a small device feels */
         CHECK(per_page <= (cfg.mapping == FTL_MAPPING_DFTL ? 16.0 : 10.0));
         confs++;
     }

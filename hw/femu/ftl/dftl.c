@@ -22,11 +22,12 @@
  */
 #include "ftl_internal.h"
 #include "ftl_error.h"
+#include "lpn_table.h"
 #include "lru_list.h"
 
 #include <stdlib.h>
 
-#define NO_SLOT LRU_NONE
+#define NO_SLOT LRU_NONE   /* = LPN_TABLE_NONE */
 
 struct cmt_slot {
     struct lru_link link;   /* in the CMT's LRU order */
@@ -40,7 +41,7 @@ struct dftl {
     uint32_t ntp;               /* translation pages */
     uint32_t *gtd_plus1;        /* [ntp] ppa + 1 of each translation page, 0: never written */
     uint32_t *tp_gen;           /* [ntp] write-back generation */
-    uint32_t *slot_plus1;       /* [logical pages] CMT slot + 1 of the LPN's entry, 0: none */
+    struct lpn_table where;     /* LPN -> CMT slot of its entry */
     struct cmt_slot *slots;     /* [nslots] */
     uint32_t nslots, used;
     struct lru_list order;      /* of the used slots */
@@ -66,9 +67,9 @@ int dftl_init(struct ftl *ftl)
     d->tp_gen = calloc(d->ntp, sizeof(uint32_t));
     d->pending = calloc(d->ntp, sizeof(uint32_t));
     d->pending_bits = calloc((d->ntp + 63) / 64, sizeof(uint64_t));
-    d->slot_plus1 = calloc(g->logical_pages, sizeof(uint32_t));
     d->slots = calloc(d->nslots, sizeof(struct cmt_slot));
-    if (!d->gtd_plus1 || !d->tp_gen || !d->pending || !d->pending_bits || !d->slot_plus1 ||
+    bool table = lpn_table_init(&d->where, d->nslots);
+    if (!d->gtd_plus1 || !d->tp_gen || !d->pending || !d->pending_bits || !table ||
         !d->slots) {
         return FTL_E_NOMEM;     /* ftl_destroy frees what was allocated */
     }
@@ -83,7 +84,7 @@ void dftl_free(struct ftl *ftl)
     free(d->tp_gen);
     free(d->pending);
     free(d->pending_bits);
-    free(d->slot_plus1);
+    lpn_table_free(&d->where);
     free(d->slots);
     free(d);
     ftl->dftl = NULL;
@@ -93,12 +94,18 @@ size_t dftl_metadata_bytes(const struct ftl *ftl)
 {
     const struct dftl *d = ftl->dftl;
     return sizeof(*d) + (size_t)d->ntp * 3 * sizeof(uint32_t) + (d->ntp + 63) / 64 * 8 +
-           ftl->geo.logical_pages * sizeof(uint32_t) + d->nslots * sizeof(struct cmt_slot);
+           lpn_table_bytes(&d->where) + d->nslots * sizeof(struct cmt_slot);
 }
 
 void dftl_tpage_bind(struct ftl *ftl, uint32_t tvpn, uint32_t ppa)
 {
     ftl->dftl->gtd_plus1[tvpn] = ppa + 1;
+}
+
+/* The CMT slot holding lpn's entry, or NO_SLOT. */
+static uint32_t slot_of(const struct dftl *d, uint32_t lpn)
+{
+    return lpn_table_get(&d->where, lpn);
 }
 
 static bool slot_dirty(const struct dftl *d, const struct cmt_slot *s)
@@ -162,7 +169,7 @@ static uint64_t cmt_evict(struct ftl *ftl, uint32_t *freed, uint64_t now_ns)
         ftl->ctr.cmt_writebacks++;
     }
     lru_unlink(&d->order, i);
-    d->slot_plus1[s->lpn] = 0;
+    lpn_table_del(&d->where, s->lpn);
     *freed = i;
     return done;
 }
@@ -170,7 +177,7 @@ static uint64_t cmt_evict(struct ftl *ftl, uint32_t *freed, uint64_t now_ns)
 uint64_t dftl_lookup(struct ftl *ftl, uint32_t lpn, bool update, uint64_t now_ns)
 {
     struct dftl *d = ftl->dftl;
-    uint32_t i = d->slot_plus1[lpn] - 1;
+    uint32_t i = slot_of(d, lpn);
 
     if (i != NO_SLOT) {
         ftl->ctr.cmt_hits++;
@@ -198,7 +205,7 @@ uint64_t dftl_lookup(struct ftl *ftl, uint32_t lpn, bool update, uint64_t now_ns
     if (update) {
         slot_set_dirty(d, &d->slots[i]);
     }
-    d->slot_plus1[lpn] = i + 1;
+    lpn_table_put(&d->where, lpn, i);
     lru_push_mru(&d->order, i);
     return ready;
 }
@@ -206,7 +213,7 @@ uint64_t dftl_lookup(struct ftl *ftl, uint32_t lpn, bool update, uint64_t now_ns
 void dftl_note_update(struct ftl *ftl, uint32_t lpn)
 {
     struct dftl *d = ftl->dftl;
-    uint32_t i = d->slot_plus1[lpn] - 1;
+    uint32_t i = slot_of(d, lpn);
     uint32_t tvpn = lpn / d->ept;
 
     if (i != NO_SLOT) {
@@ -268,7 +275,7 @@ int dftl_check(const struct ftl *ftl, char *err, size_t errlen)
     for (uint32_t i = d->order.mru; i != NO_SLOT; i = d->slots[i].link.older) {
         const struct cmt_slot *s = &d->slots[i];
         if (++n > d->used || i >= d->used || s->link.newer != newer || s->lpn >= logical ||
-            d->slot_plus1[s->lpn] != i + 1) {
+            slot_of(d, s->lpn) != i) {
             return ftl_error(err, errlen, "CMT list broken at slot %u", i);
         }
         newer = i;
@@ -277,13 +284,9 @@ int dftl_check(const struct ftl *ftl, char *err, size_t errlen)
         return ftl_error(err, errlen, "CMT holds %u entries in its list, count says %u", n,
                          d->used);
     }
-    uint64_t cached = 0;
-    for (uint64_t lpn = 0; lpn < logical; lpn++) {
-        cached += d->slot_plus1[lpn] != 0;
-    }
-    if (cached != d->used) {
-        return ftl_error(err, errlen, "%llu LPNs name a CMT slot, %u slots used",
-                         (unsigned long long)cached, d->used);
+    if (d->where.count != d->used) {
+        return ftl_error(err, errlen, "%u LPNs name a CMT slot, %u slots used", d->where.count,
+                         d->used);
     }
     return 0;
 }

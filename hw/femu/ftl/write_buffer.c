@@ -14,11 +14,12 @@
  */
 #include "ftl_internal.h"
 #include "ftl_error.h"
+#include "lpn_table.h"
 #include "lru_list.h"
 
 #include <stdlib.h>
 
-#define NO_ENTRY LRU_NONE
+#define NO_ENTRY LRU_NONE  /* = LPN_TABLE_NONE */
 
 struct wbuf_entry {
     struct lru_link link;   /* in LRU order of the last write (free entries: older
@@ -29,7 +30,7 @@ struct wbuf_entry {
 };
 
 struct wbuf {
-    uint32_t *slot_plus1;       /* [logical pages] entry + 1 of a buffered page, 0: none */
+    struct lpn_table where;     /* LPN -> entry of a buffered page */
     struct wbuf_entry *entries; /* [nentries] */
     uint32_t nentries, used;    /* slots [0, used) were ever taken; free ones are chained */
     uint32_t free_head;         /* free slots, through link.older */
@@ -56,16 +57,16 @@ int wbuf_init(struct ftl *ftl)
     b->watermark = cap * ftl->cfg.buf_flush_pcent / 100;
     b->full_mask = ftl->secs_per_pg == 64 ? UINT64_MAX
                                           : (UINT64_C(1) << ftl->secs_per_pg) - 1;
-    b->slot_plus1 = calloc(g->logical_pages, sizeof(uint32_t));
+    bool table = lpn_table_init(&b->where, b->nentries);
     b->entries = calloc(n, sizeof(struct wbuf_entry));
     lru_init(&b->order, b->entries, sizeof(struct wbuf_entry),
              offsetof(struct wbuf_entry, link));
-    return b->slot_plus1 && b->entries ? FTL_OK : FTL_E_NOMEM;
+    return table && b->entries ? FTL_OK : FTL_E_NOMEM;
 }
 
 void wbuf_free(struct ftl *ftl)
 {
-    free(ftl->wbuf->slot_plus1);
+    lpn_table_free(&ftl->wbuf->where);
     free(ftl->wbuf->entries);
     free(ftl->wbuf);
     ftl->wbuf = NULL;
@@ -74,13 +75,23 @@ void wbuf_free(struct ftl *ftl)
 size_t wbuf_metadata_bytes(const struct ftl *ftl)
 {
     const struct wbuf *b = ftl->wbuf;
-    return sizeof(*b) + ftl->geo.logical_pages * sizeof(uint32_t) +
+    return sizeof(*b) + lpn_table_bytes(&b->where) +
            (size_t)b->nentries * sizeof(struct wbuf_entry);
 }
 
 uint64_t wbuf_sectors(const struct ftl *ftl)
 {
     return ftl->wbuf->sectors;
+}
+
+/* Sectors in a mask: the bit count, written out because without -mpopcnt the builtin
+ * is a library call, and this runs for every page a host write touches. */
+static inline uint64_t sectors_in(uint64_t m)
+{
+    m = m - ((m >> 1) & UINT64_C(0x5555555555555555));
+    m = (m & UINT64_C(0x3333333333333333)) + ((m >> 2) & UINT64_C(0x3333333333333333));
+    m = (m + (m >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F);
+    return (m * UINT64_C(0x0101010101010101)) >> 56;
 }
 
 /* ---- entries ---- */
@@ -100,8 +111,8 @@ static void entry_remove(struct wbuf *b, uint32_t i)
 {
     struct wbuf_entry *e = &b->entries[i];
     lru_unlink(&b->order, i);
-    b->slot_plus1[e->lpn] = 0;
-    b->sectors -= (uint64_t)__builtin_popcountll(e->mask);
+    lpn_table_del(&b->where, e->lpn);
+    b->sectors -= sectors_in(e->mask);
     b->pages--;
     e->mask = 0;
     e->link.older = b->free_head;
@@ -167,12 +178,12 @@ int wbuf_flush_all(struct ftl *ftl, uint64_t now_ns, uint64_t *done_ns)
 static bool buffer_page(struct ftl *ftl, uint32_t lpn, uint64_t mask, uint32_t stream)
 {
     struct wbuf *b = ftl->wbuf;
-    uint32_t i = b->slot_plus1[lpn] - 1;
+    uint32_t i = lpn_table_get(&b->where, lpn);
 
     if (i != NO_ENTRY) {
         struct wbuf_entry *e = &b->entries[i];
-        ftl->ctr.buf_absorbed_sectors += (uint64_t)__builtin_popcountll(e->mask & mask);
-        b->sectors += (uint64_t)__builtin_popcountll(mask & ~e->mask);
+        ftl->ctr.buf_absorbed_sectors += sectors_in(e->mask & mask);
+        b->sectors += sectors_in(mask & ~e->mask);
         e->mask |= mask;
         e->stream = stream;
         lru_touch(&b->order, i);
@@ -185,8 +196,8 @@ static bool buffer_page(struct ftl *ftl, uint32_t lpn, uint64_t mask, uint32_t s
         return false;
     }
     b->entries[i] = (struct wbuf_entry){ .lpn = lpn, .stream = stream, .mask = mask };
-    b->slot_plus1[lpn] = i + 1;
-    b->sectors += (uint64_t)__builtin_popcountll(mask);
+    lpn_table_put(&b->where, lpn, i);
+    b->sectors += sectors_in(mask);
     b->pages++;
     lru_push_mru(&b->order, i);
     return true;
@@ -223,7 +234,7 @@ int wbuf_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
 bool wbuf_covers(const struct ftl *ftl, uint32_t lpn, uint64_t mask)
 {
     const struct wbuf *b = ftl->wbuf;
-    uint32_t i = b->slot_plus1[lpn] - 1;
+    uint32_t i = lpn_table_get(&b->where, lpn);
     return i != NO_ENTRY && (b->entries[i].mask & mask) == mask;
 }
 
@@ -243,8 +254,9 @@ void wbuf_drop(struct ftl *ftl, uint64_t start, uint64_t end)
         return;
     }
     for (uint64_t lpn = start; lpn < end; lpn++) {
-        if (b->slot_plus1[lpn]) {
-            entry_remove(b, b->slot_plus1[lpn] - 1);
+        uint32_t i = lpn_table_get(&b->where, (uint32_t)lpn);
+        if (i != NO_ENTRY) {
+            entry_remove(b, i);
         }
     }
 }
@@ -258,16 +270,17 @@ int wbuf_check(const struct ftl *ftl, char *err, size_t errlen)
     for (uint32_t i = b->order.mru; i != NO_ENTRY; i = b->entries[i].link.older) {
         const struct wbuf_entry *e = &b->entries[i];
         if (++pages > b->used || e->link.newer != newer || e->lpn >= ftl->geo.logical_pages ||
-            b->slot_plus1[e->lpn] != i + 1 || e->mask == 0 || (e->mask & ~b->full_mask)) {
+            lpn_table_get(&b->where, e->lpn) != i || e->mask == 0 || (e->mask & ~b->full_mask)) {
             return ftl_error(err, errlen, "write buffer list broken at entry %u", i);
         }
         if (wc_get(ftl, e->lpn) == 0) {
             return ftl_error(err, errlen, "buffered LPN %u was never written", e->lpn);
         }
-        sectors += (uint64_t)__builtin_popcountll(e->mask);
+        sectors += sectors_in(e->mask);
         newer = i;
     }
-    if (pages != b->pages || sectors != b->sectors || newer != b->order.lru) {
+    if (pages != b->pages || pages != b->where.count || sectors != b->sectors ||
+        newer != b->order.lru) {
         return ftl_error(err, errlen, "write buffer holds %u pages / %llu sectors, counts "
                          "say %u / %llu", pages, (unsigned long long)sectors, b->pages,
                          (unsigned long long)b->sectors);
