@@ -23,15 +23,18 @@ static int write_stream(struct ftl *ftl, uint64_t now, uint64_t lpn, uint32_t st
 /* Victim lines of write pointer wp, and their valid pages. */
 static uint32_t victims_of(const struct ftl *ftl, uint32_t wp, uint64_t *valid)
 {
-    uint32_t n = 0;
+    uint32_t n = 0, *ids = calloc(ftl->nunits, sizeof(uint32_t));
+    uint32_t all = ids ? victims_list(ftl, GC_ANY_LUN, ids) : 0;
+    CHECK(ids != NULL);
     *valid = 0;
-    for (uint32_t pos = 0; pos < ftl->victim_count; pos++) {
-        const struct line *l = &ftl->lines[ftl->victim_heap[pos]];
+    for (uint32_t k = 0; k < all; k++) {
+        const struct line *l = &ftl->lines[ids[k]];
         if (l->wp == wp) {
             n++;
             *valid += l->valid;
         }
     }
+    free(ids);
     return n;
 }
 

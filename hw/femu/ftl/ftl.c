@@ -80,6 +80,7 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     ftl->free_queue = alloc_array(geo.units, sizeof(uint32_t));
     ftl->pool_head = alloc_array(ftl->npools, sizeof(uint32_t));
     ftl->pool_count = alloc_array(ftl->npools, sizeof(uint32_t));
+    ftl->heap_count = alloc_array(ftl->npools, sizeof(uint32_t));
     ftl->victim_heap = alloc_array(geo.units, sizeof(uint32_t));
     ftl->gc_scratch = alloc_array(geo.units, sizeof(uint32_t));
     ftl->lun_avail_ns = alloc_array(geo.luns, sizeof(uint64_t));
@@ -88,6 +89,7 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     if (!ftl->l2p_plus1 || !ftl->p2l_plus1 || !ftl->mapped_bits || !ftl->write_count16 ||
         !ftl->blocks || !ftl->bad_bits || !ftl->lines ||
         !ftl->free_queue || !ftl->pool_head || !ftl->pool_count || !ftl->victim_heap ||
+        !ftl->heap_count ||
         !ftl->gc_scratch ||
         !ftl->lun_avail_ns || !ftl->ch_avail_ns ||
         !ftl->gc_lun_cursor || !alloc_victim_hist(ftl) ||
@@ -124,6 +126,7 @@ void ftl_destroy(struct ftl *ftl)
     free(ftl->free_queue);
     free(ftl->pool_head);
     free(ftl->pool_count);
+    free(ftl->heap_count);
     free(ftl->victim_heap);
     free(ftl->gc_scratch);
     free(ftl->lun_avail_ns);
@@ -561,7 +564,7 @@ size_t ftl_metadata_bytes(const struct ftl *ftl)
            g->phys_pages * sizeof(uint32_t) + g->blocks * sizeof(struct block) +
            (g->blocks + 63) / 64 * sizeof(uint64_t) +
            g->units * (sizeof(struct line) + 3 * sizeof(uint32_t)) +
-           2 * (uint64_t)ftl->npools * sizeof(uint32_t) +
+           3 * (uint64_t)ftl->npools * sizeof(uint32_t) +
            (g->luns + ftl->nchs) * sizeof(uint64_t) + g->luns * sizeof(uint32_t) +
            2 * (g->pgs_per_unit + 1) * sizeof(uint64_t) +
            (ftl->dftl ? dftl_metadata_bytes(ftl) : 0) +

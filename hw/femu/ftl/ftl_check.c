@@ -259,16 +259,27 @@ static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, siz
         return ftl_error(err, errlen, "full list holds %u lines, count says %u", count,
                    ftl->full_count);
     }
-    for (uint32_t pos = 0; pos < ftl->victim_count; pos++) {
-        uint32_t id = ftl->victim_heap[pos];
-        if (id >= nlines || seen[id]++ || ftl->lines[id].state != LINE_VICTIM ||
-            ftl->lines[id].heap_pos != pos || ftl->lines[id].invalid == 0) {
-            return ftl_error(err, errlen, "victim heap entry %u (line %u) is wrong", pos, id);
+    uint32_t victims = 0;
+    for (uint32_t p = 0; p < ftl->npools; p++) {
+        const uint32_t *heap = ftl->victim_heap + (size_t)p * ftl->pool_cap;
+        for (uint32_t pos = 0; pos < ftl->heap_count[p]; pos++) {
+            uint32_t id = heap[pos];
+            if (id >= nlines || seen[id]++ || ftl->lines[id].state != LINE_VICTIM ||
+                ftl->lines[id].heap_pos != pos || ftl->lines[id].invalid == 0 ||
+                unit_pool(ftl, id) != p) {
+                return ftl_error(err, errlen, "victim heap %u entry %u (line %u) is wrong", p,
+                                 pos, id);
+            }
+            uint32_t parent = pos ? heap[(pos - 1) / 2] : id;
+            if (ftl->lines[parent].valid > ftl->lines[id].valid) {
+                return ftl_error(err, errlen, "victim heap %u order broken at entry %u", p, pos);
+            }
         }
-        uint32_t parent = pos ? ftl->victim_heap[(pos - 1) / 2] : id;
-        if (ftl->lines[parent].valid > ftl->lines[id].valid) {
-            return ftl_error(err, errlen, "victim heap order broken at entry %u", pos);
-        }
+        victims += ftl->heap_count[p];
+    }
+    if (victims != ftl->victim_count) {
+        return ftl_error(err, errlen, "victim heaps hold %u lines, count says %u", victims,
+                         ftl->victim_count);
     }
     for (uint32_t w = 0; w <= MAP_WP; w++) {
         uint32_t id = ftl->wps[w].line;

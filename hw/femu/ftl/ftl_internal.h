@@ -108,9 +108,12 @@ struct ftl {
     uint32_t npools, pool_cap;
     uint32_t free_count;    /* all pools */
     uint32_t full_head, full_tail, full_count;
-    uint32_t *victim_heap;  /* binary min-heap of line ids keyed on valid pages */
+    /* Victim lines: a binary min-heap keyed on valid pages per free pool (one, or one per
+     * LUN with gc_unit=block); pool p's is victim_heap[p * pool_cap, + heap_count[p]). */
+    uint32_t *victim_heap;
+    uint32_t *heap_count;   /* [npools] */
     uint32_t *gc_scratch;   /* [lines] gc_policy.c: one group's victims */
-    uint32_t victim_count;
+    uint32_t victim_count;  /* all pools */
 
     struct write_pointer wps[FTL_MAX_WRITE_POINTERS + 1];  /* data, then MAP_WP */
     uint32_t nwps;          /* data write pointers */
@@ -277,7 +280,11 @@ uint32_t free_queue_pop(struct ftl *ftl, uint32_t pool);
 void free_queue_push(struct ftl *ftl, uint32_t line);
 /* open -> full list or victim heap; now_ns: when its last page was programmed */
 void line_close(struct ftl *ftl, uint32_t line, uint64_t now_ns);
-uint32_t victim_peek(const struct ftl *ftl);         /* NO_LINE when empty */
+uint32_t victim_peek(const struct ftl *ftl);         /* fewest valid of all; NO_LINE: none */
+uint32_t victim_peek_pool(const struct ftl *ftl, uint32_t pool);    /* the same in one pool */
+/* The victim lines of one LUN's pool (GC_ANY_LUN: all), copied into out (room for every
+ * line); returns how many. Pool by pool, each in its heap's array order. */
+uint32_t victims_list(const struct ftl *ftl, uint32_t lun, uint32_t *out);
 void victim_remove(struct ftl *ftl, uint32_t line);
 void line_page_invalidated(struct ftl *ftl, uint32_t line);  /* after valid--, invalid++ */
 

@@ -266,10 +266,10 @@ int gc_collect_line(struct ftl *ftl, uint32_t victim, uint64_t now_ns)
  */
 static int gc_fallback(struct ftl *ftl, uint32_t stream, uint64_t now_ns)
 {
-    uint32_t n = 0;
+    uint32_t n = 0, all = victims_list(ftl, GC_ANY_LUN, ftl->gc_scratch);
 
-    for (uint32_t pos = 0; pos < ftl->victim_count; pos++) {
-        uint32_t id = ftl->victim_heap[pos];
+    for (uint32_t k = 0; k < all; k++) {
+        uint32_t id = ftl->gc_scratch[k];
         uint32_t wp = ftl->lines[id].wp;
         if (wp != stream && wp != MAP_WP) {
             ftl->gc_scratch[n++] = id;

@@ -170,18 +170,20 @@ static const victim_picker pickers[] = {
     [FTL_GC_DCHOICE] = pick_dchoice,
 };
 
-static bool in_group(const struct ftl *ftl, uint32_t id, uint32_t group, uint32_t lun)
+static bool in_group(const struct ftl *ftl, uint32_t id, uint32_t group)
 {
     uint32_t wp = ftl->lines[id].wp;
-    return (group == GC_ANY_GROUP || wp == group || wp == MAP_WP) &&
-           (lun == GC_ANY_LUN || unit_pool(ftl, id) == lun);
+    return group == GC_ANY_GROUP || wp == group || wp == MAP_WP;
 }
 
 bool gc_group_has_victim(const struct ftl *ftl, uint32_t wp)
 {
-    for (uint32_t pos = 0; pos < ftl->victim_count; pos++) {
-        if (ftl->lines[ftl->victim_heap[pos]].wp == wp) {
-            return true;
+    for (uint32_t p = 0; p < ftl->npools; p++) {
+        const uint32_t *ids = ftl->victim_heap + (size_t)p * ftl->pool_cap;
+        for (uint32_t k = 0; k < ftl->heap_count[p]; k++) {
+            if (ftl->lines[ids[k]].wp == wp) {
+                return true;
+            }
         }
     }
     return false;
@@ -189,14 +191,18 @@ bool gc_group_has_victim(const struct ftl *ftl, uint32_t wp)
 
 uint32_t gc_policy_victim(struct ftl *ftl, uint64_t now_ns, uint32_t group, uint32_t lun)
 {
+    /* one pool, no filter: the heap itself */
     struct candidates c = { ftl->victim_heap, ftl->victim_count, true };
 
-    if (group != GC_ANY_GROUP || lun != GC_ANY_LUN) {
-        uint32_t n = 0;
-        for (uint32_t pos = 0; pos < ftl->victim_count; pos++) {
-            uint32_t id = ftl->victim_heap[pos];
-            if (in_group(ftl, id, group, lun)) {
-                ftl->gc_scratch[n++] = id;
+    if (group == GC_ANY_GROUP && ftl->cfg.gc_policy == FTL_GC_GREEDY) {
+        /* the heap tops: O(1) for a LUN, O(pools) for all */
+        return lun == GC_ANY_LUN ? victim_peek(ftl) : victim_peek_pool(ftl, lun);
+    }
+    if (group != GC_ANY_GROUP || lun != GC_ANY_LUN || ftl->npools > 1) {
+        uint32_t n = 0, all = victims_list(ftl, lun, ftl->gc_scratch);
+        for (uint32_t k = 0; k < all; k++) {
+            if (in_group(ftl, ftl->gc_scratch[k], group)) {
+                ftl->gc_scratch[n++] = ftl->gc_scratch[k];
             }
         }
         c = (struct candidates){ ftl->gc_scratch, n, false };

@@ -25,6 +25,9 @@ void lines_init(struct ftl *ftl)
     ftl->full_head = ftl->full_tail = NO_LINE;
     ftl->full_count = 0;
     ftl->victim_count = 0;
+    for (uint32_t p = 0; p < ftl->npools; p++) {
+        ftl->heap_count[p] = 0;
+    }
     ftl->close_seq_next = 0;
 }
 
@@ -91,75 +94,118 @@ static void full_list_remove(struct ftl *ftl, uint32_t id)
     ftl->full_count--;
 }
 
-/* ---- victim heap ---- */
+/* ---- victim heaps: one per free pool, pool p's in victim_heap[p * pool_cap, ...) ---- */
 
-static void heap_place(struct ftl *ftl, uint32_t pos, uint32_t id)
+/* The heap a line belongs to: its first entry and its size. */
+struct heap {
+    uint32_t *ids;
+    uint32_t *count;
+};
+
+static struct heap heap_of(struct ftl *ftl, uint32_t id)
 {
-    ftl->victim_heap[pos] = id;
+    uint32_t pool = unit_pool(ftl, id);
+    return (struct heap){ ftl->victim_heap + (size_t)pool * ftl->pool_cap,
+                          &ftl->heap_count[pool] };
+}
+
+static void heap_place(struct ftl *ftl, struct heap h, uint32_t pos, uint32_t id)
+{
+    h.ids[pos] = id;
     ftl->lines[id].heap_pos = pos;
 }
 
-static void heap_sift_up(struct ftl *ftl, uint32_t pos)
+static void heap_sift_up(struct ftl *ftl, struct heap h, uint32_t pos)
 {
-    uint32_t id = ftl->victim_heap[pos];
+    uint32_t id = h.ids[pos];
     uint32_t key = ftl->lines[id].valid;
     while (pos > 0) {
         uint32_t parent = (pos - 1) / 2;
-        uint32_t pid = ftl->victim_heap[parent];
+        uint32_t pid = h.ids[parent];
         if (ftl->lines[pid].valid <= key) {
             break;
         }
-        heap_place(ftl, pos, pid);
+        heap_place(ftl, h, pos, pid);
         pos = parent;
     }
-    heap_place(ftl, pos, id);
+    heap_place(ftl, h, pos, id);
 }
 
-static void heap_sift_down(struct ftl *ftl, uint32_t pos)
+static void heap_sift_down(struct ftl *ftl, struct heap h, uint32_t pos)
 {
-    uint32_t id = ftl->victim_heap[pos];
+    uint32_t id = h.ids[pos];
     uint32_t key = ftl->lines[id].valid;
     for (;;) {
         uint32_t child = 2 * pos + 1;
-        if (child >= ftl->victim_count) {
+        if (child >= *h.count) {
             break;
         }
-        if (child + 1 < ftl->victim_count &&
-            ftl->lines[ftl->victim_heap[child + 1]].valid <
-            ftl->lines[ftl->victim_heap[child]].valid) {
+        if (child + 1 < *h.count &&
+            ftl->lines[h.ids[child + 1]].valid < ftl->lines[h.ids[child]].valid) {
             child++;
         }
-        uint32_t cid = ftl->victim_heap[child];
+        uint32_t cid = h.ids[child];
         if (ftl->lines[cid].valid >= key) {
             break;
         }
-        heap_place(ftl, pos, cid);
+        heap_place(ftl, h, pos, cid);
         pos = child;
     }
-    heap_place(ftl, pos, id);
+    heap_place(ftl, h, pos, id);
 }
 
 static void victim_insert(struct ftl *ftl, uint32_t id)
 {
+    struct heap h = heap_of(ftl, id);
     ftl->lines[id].state = LINE_VICTIM;
-    heap_place(ftl, ftl->victim_count++, id);
-    heap_sift_up(ftl, ftl->victim_count - 1);
+    heap_place(ftl, h, (*h.count)++, id);
+    heap_sift_up(ftl, h, *h.count - 1);
+    ftl->victim_count++;
+}
+
+uint32_t victim_peek_pool(const struct ftl *ftl, uint32_t pool)
+{
+    return ftl->heap_count[pool] ? ftl->victim_heap[(size_t)pool * ftl->pool_cap] : NO_LINE;
 }
 
 uint32_t victim_peek(const struct ftl *ftl)
 {
-    return ftl->victim_count ? ftl->victim_heap[0] : NO_LINE;
+    uint32_t best = NO_LINE;
+    for (uint32_t p = 0; p < ftl->npools; p++) {
+        uint32_t top = victim_peek_pool(ftl, p);
+        if (top != NO_LINE && (best == NO_LINE || ftl->lines[top].valid < ftl->lines[best].valid)) {
+            best = top;
+        }
+    }
+    return best;
 }
 
 void victim_remove(struct ftl *ftl, uint32_t id)
 {
+    struct heap h = heap_of(ftl, id);
     uint32_t pos = ftl->lines[id].heap_pos;
-    uint32_t last = ftl->victim_heap[--ftl->victim_count];
+    uint32_t last = h.ids[--*h.count];
+    ftl->victim_count--;
     if (last != id) {
-        heap_place(ftl, pos, last);
-        heap_sift_up(ftl, pos);
-        heap_sift_down(ftl, ftl->lines[last].heap_pos);
+        heap_place(ftl, h, pos, last);
+        heap_sift_up(ftl, h, pos);
+        heap_sift_down(ftl, h, ftl->lines[last].heap_pos);
     }
+}
+
+uint32_t victims_list(const struct ftl *ftl, uint32_t lun, uint32_t *out)
+{
+    uint32_t n = 0;
+    for (uint32_t p = 0; p < ftl->npools; p++) {
+        if (lun != GC_ANY_LUN && p != lun) {
+            continue;
+        }
+        const uint32_t *ids = ftl->victim_heap + (size_t)p * ftl->pool_cap;
+        for (uint32_t k = 0; k < ftl->heap_count[p]; k++) {
+            out[n++] = ids[k];
+        }
+    }
+    return n;
 }
 
 /* ---- state changes ---- */
@@ -183,8 +229,8 @@ void line_page_invalidated(struct ftl *ftl, uint32_t id)
         full_list_remove(ftl, id);
         victim_insert(ftl, id);
         break;
-    case LINE_VICTIM:
-        heap_sift_up(ftl, ftl->lines[id].heap_pos);  /* fewer valid pages: a better victim */
+    case LINE_VICTIM:   /* fewer valid pages: a better victim */
+        heap_sift_up(ftl, heap_of(ftl, id), ftl->lines[id].heap_pos);
         break;
     default:  /* open lines and the line under GC wait for their own transitions */
         break;
