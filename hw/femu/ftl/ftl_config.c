@@ -86,8 +86,8 @@ static const struct config_key config_keys[] = {
     UKEY(gc_dchoice_d, 2, 64, "dchoice: lines sampled per victim choice"),
     NKEY(gc_unit, gc_unit_names, "what GC collects and write pointers open: line (a block "
          "on every LUN, as FEMU) | block (one block of one LUN: per-LUN free lists, "
-         "foreground victims from the LUN shortest of free blocks, write pointers moving "
-         "bank by bank; needs gc_mode=line)"),
+         "victims from the LUN shortest of free blocks, write pointers moving bank by "
+         "bank; needs gc_mode=line)"),
     NKEY(placement, placement_names, "write placement: single | hotcold | stream"),
     UKEY(hot_threshold, 0, UINT32_MAX, "hotcold: a page is hot when its write count exceeds this"),
     UKEY(nstreams, 1, 16, "stream: number of host streams, one write pointer each"),
