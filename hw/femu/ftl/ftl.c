@@ -89,9 +89,7 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     if (!ftl->l2p_plus1 || !ftl->p2l_plus1 || !ftl->mapped_bits || !ftl->write_count16 ||
         !ftl->blocks || !ftl->bad_bits || !ftl->lines ||
         !ftl->free_queue || !ftl->pool_head || !ftl->pool_count || !ftl->victim_heap ||
-        !ftl->heap_count ||
-        !ftl->gc_scratch ||
-        !ftl->lun_avail_ns || !ftl->ch_avail_ns ||
+        !ftl->heap_count || !ftl->gc_scratch || !ftl->lun_avail_ns || !ftl->ch_avail_ns ||
         !ftl->gc_lun_cursor || !alloc_victim_hist(ftl) ||
         (cfg->mapping == FTL_MAPPING_DFTL && dftl_init(ftl) != FTL_OK) ||
         (cfg->write_buffer_sectors && wbuf_init(ftl) != FTL_OK)) {
