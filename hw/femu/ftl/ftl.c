@@ -255,10 +255,11 @@ uint64_t ftl_read_error_lpn(const struct ftl *ftl)
     return ftl->read_error_lpn;
 }
 
-bool host_page_accepted(struct ftl *ftl, uint32_t lpn, uint32_t *count_before)
+bool host_page_accepted(struct ftl *ftl, uint32_t lpn, struct host_page_undo *undo)
 {
+    undo->max_before = ftl->max_lpn_plus_one;
     /* The hot/cold classifier counts this write, so the count goes up before placement. */
-    if (!wc_increment(ftl, lpn, count_before)) {
+    if (!wc_increment(ftl, lpn, &undo->count_before)) {
         return false;   /* the write-count overflow table could not grow */
     }
     ftl->ctr.host_write_pages++;
@@ -266,6 +267,13 @@ bool host_page_accepted(struct ftl *ftl, uint32_t lpn, uint32_t *count_before)
         ftl->max_lpn_plus_one = lpn + 1;
     }
     return true;
+}
+
+void host_page_withdrawn(struct ftl *ftl, uint32_t lpn, const struct host_page_undo *undo)
+{
+    wc_set(ftl, lpn, undo->count_before);   /* a lower count never needs a new slot */
+    ftl->ctr.host_write_pages--;
+    ftl->max_lpn_plus_one = undo->max_before;
 }
 
 int host_program_page(struct ftl *ftl, uint32_t lpn, uint32_t stream, uint64_t now_ns,
@@ -314,18 +322,14 @@ int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
     }
     uint64_t done = io->now_ns;
     for (uint64_t lpn = first; lpn <= last; lpn++) {
-        uint32_t count;
-        uint64_t max_before = ftl->max_lpn_plus_one;
-        if (!host_page_accepted(ftl, (uint32_t)lpn, &count)) {
+        struct host_page_undo undo;
+        if (!host_page_accepted(ftl, (uint32_t)lpn, &undo)) {
             rc = FTL_E_NOMEM;
             break;
         }
         rc = host_program_page(ftl, (uint32_t)lpn, io->stream, io->now_ns, io->now_ns, &done);
         if (rc != FTL_OK) {
-            /* not written after all; a lower count never needs a new slot */
-            wc_set(ftl, (uint32_t)lpn, count);
-            ftl->ctr.host_write_pages--;
-            ftl->max_lpn_plus_one = max_before;
+            host_page_withdrawn(ftl, (uint32_t)lpn, &undo);
             break;
         }
     }

@@ -375,9 +375,17 @@ enum gc_kind {
  */
 int host_program_page(struct ftl *ftl, uint32_t lpn, uint32_t stream, uint64_t now_ns,
                       uint64_t data_ready_ns, uint64_t *done);
+/* What accepting a host page changed, so that a page that cannot be placed after all can
+ * be taken back. */
+struct host_page_undo {
+    uint32_t count_before;      /* its write count before */
+    uint64_t max_before;        /* the highest LPN written + 1 before */
+};
 /* A host write of lpn was accepted: its write count (for hot/cold and the per-LPN file),
  * host_write_pages and the highest LPN written. false: the count could not be kept. */
-bool host_page_accepted(struct ftl *ftl, uint32_t lpn, uint32_t *count_before);
+bool host_page_accepted(struct ftl *ftl, uint32_t lpn, struct host_page_undo *undo);
+/* The accepted page was not written after all: every figure goes back. */
+void host_page_withdrawn(struct ftl *ftl, uint32_t lpn, const struct host_page_undo *undo);
 /* Read lpn's flash page for the host (dftl lookup first); unmapped pages cost nothing.
  * Raises *done; returns whether the read failed (read_uncor_ppm). */
 bool flash_read_page(struct ftl *ftl, uint32_t lpn, uint64_t now_ns, uint64_t *done);

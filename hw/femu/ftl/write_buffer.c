@@ -211,17 +211,14 @@ int wbuf_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
     int rc = FTL_OK;
 
     for (uint64_t lpn = first; lpn <= last && rc == FTL_OK; lpn++) {
-        uint32_t count;
-        uint64_t max_before = ftl->max_lpn_plus_one;
-        if (!host_page_accepted(ftl, (uint32_t)lpn, &count)) {
+        struct host_page_undo undo;
+        if (!host_page_accepted(ftl, (uint32_t)lpn, &undo)) {
             rc = FTL_E_NOMEM;
             break;
         }
         if (!buffer_page(ftl, (uint32_t)lpn, page_sector_mask(ftl, lpn, io->slba, io->nlb),
                          io->stream)) {
-            wc_set(ftl, (uint32_t)lpn, count);     /* not written after all */
-            ftl->ctr.host_write_pages--;
-            ftl->max_lpn_plus_one = max_before;
+            host_page_withdrawn(ftl, (uint32_t)lpn, &undo);
             rc = FTL_E_NOSPC;
             break;
         }
