@@ -724,6 +724,19 @@ def thread_cpu_seconds(pid: int, name: str) -> float:
     raise AssertionError(f"no thread {name!r} in process {pid}")
 
 
+def wait_for(check, timeout: float = 8.0, what: str = "condition"):
+    """Poll check() every 50 ms until it returns something true (which is returned);
+    assert when `timeout` seconds pass first. For effects the device's threads make
+    later, such as statistics rows: a bound on waiting, never a measured time."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result:
+            return result
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
 def pattern(nbytes: int, seed: int) -> bytes:
     """Recognisable data: every 8 bytes hold (seed, offset)."""
     return b"".join(struct.pack("<II", seed, i) for i in range(0, nbytes, 8))[:nbytes]

@@ -1,10 +1,9 @@
 """mapping=dftl and the write buffer in the device: the guest's data is untouched by either,
 map traffic and buffer counters reach stats.csv, Flush and a shutdown drain the buffer."""
 import csv
-import time
 
 from nvme_qtest import (CC, IO_FLUSH, Command, femu_only, nvme_qemu, pattern, ready,  # noqa: F401
-                        start)
+                        start, wait_for)
 
 pytestmark = femu_only()
 
@@ -16,13 +15,6 @@ def stats_sum(path, column):
         return 0
     with open(path, newline="") as f:
         return sum(int(row[column]) for row in csv.DictReader(f))
-
-
-def wait_for(check, timeout=8.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def test_buffered_writes_reach_flash_on_flush(start, tmp_path):

@@ -2,10 +2,9 @@
 at shutdown and at exit, phase markers through vendor C1h."""
 import csv
 import struct
-import time
 
 from nvme_qtest import (ADM_VENDOR_LPN_COUNTS, ADM_VENDOR_PHASE, CC, IO_WRITE, Command, femu_only,
-                        nvme_qemu, pattern, ready, start)  # noqa: F401
+                        nvme_qemu, pattern, ready, start, wait_for)  # noqa: F401
 
 pytestmark = femu_only()
 
@@ -15,16 +14,6 @@ def rows(path):
         return []
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
-
-
-def wait_for(check, timeout=8.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            return result
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def phase(nvme, name: bytes):
