@@ -69,6 +69,26 @@ static inline int read_pages(struct ftl *ftl, uint64_t now, uint64_t lpn, uint64
             fprintf(stderr, "    %s\n", check_err_); \
     } while (0)
 
+/* A randomized run's model of which pages hold data: a trim or format of sectors
+ * [slba, slba + nlb) takes it from the pages wholly inside (a format is page-aligned). */
+static inline void forget_pages(bool *has_data, uint64_t slba, uint64_t nlb, uint64_t spp)
+{
+    for (uint64_t p = (slba + spp - 1) / spp; p < (slba + nlb) / spp; p++) {
+        has_data[p] = false;
+    }
+}
+
+/* ftl_check after request i of a randomized run: counts the requests that left the FTL
+ * inconsistent, and prints only the first (the rest usually follow from it). */
+static inline void check_after_request(const struct ftl *ftl, uint64_t i,
+                                       uint64_t *inconsistent)
+{
+    char err[256] = "";
+    if (ftl_check(ftl, err, sizeof(err)) != 0 && (*inconsistent)++ == 0) {
+        fprintf(stderr, "    request %llu: %s\n", (unsigned long long)i, err);
+    }
+}
+
 /* The FTL's counters now, as a value. */
 static inline struct ftl_counters counters(const struct ftl *ftl)
 {

@@ -409,7 +409,6 @@ static void test_randomized(struct ftl_config cfg, uint64_t seed)
     bool *has_data = calloc(logical, sizeof(bool));
     struct rng rng;
     rng_seed(&rng, seed);
-    char err[256] = "";
 
     for (uint64_t i = 0; i < requests; i++, now += rng_below(&rng, 200000)) {
         uint64_t kind = rng_below(&rng, 100);
@@ -431,23 +430,17 @@ static void test_randomized(struct ftl_config cfg, uint64_t seed)
             io.slba = lpn * spp + shift;
             io.nlb = npages * spp - shift;
             rc = ftl_trim(ftl, &io, &done);
-            for (uint64_t p = (io.slba + spp - 1) / spp; p < (io.slba + io.nlb) / spp; p++) {
-                has_data[p] = false;
-            }
+            forget_pages(has_data, io.slba, io.nlb, spp);
         } else if (kind < 98) {
             rc = ftl_background_gc(ftl, now) < 0 ? -1 : FTL_OK;
         } else {
             io.nlb = 16 * npages * spp;     /* up to 256 pages */
             io.slba = rng_below(&rng, logical - 16 * npages + 1) * spp;
             rc = ftl_format(ftl, &io, rng_below(&rng, 2), &done);
-            for (uint64_t p = io.slba / spp; p < (io.slba + io.nlb) / spp; p++) {
-                has_data[p] = false;
-            }
+            forget_pages(has_data, io.slba, io.nlb, spp);
         }
         failures += rc != FTL_OK;
-        if (ftl_check(ftl, err, sizeof(err)) != 0 && inconsistent++ == 0) {
-            fprintf(stderr, "    request %llu: %s\n", (unsigned long long)i, err);
-        }
+        check_after_request(ftl, i, &inconsistent);
         for (uint64_t p = 0; p < logical; p++) {
             lost += ftl_lpn_is_mapped(ftl, p) != has_data[p];
         }

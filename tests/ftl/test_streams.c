@@ -20,6 +20,17 @@ static int write_stream(struct ftl *ftl, uint64_t now, uint64_t lpn, uint32_t st
     return ftl_write(ftl, &io, &done);
 }
 
+/* Two streams on 8-page lines: 288 lines of 512-byte pages, 1 MiB logical, whole-line GC. */
+static struct ftl_config two_streams_config(void)
+{
+    struct ftl_config cfg = small_config(1, 2, 288, 4, 1);
+    cfg.devsz_mb = 1;
+    cfg.placement = FTL_PLACEMENT_STREAM;
+    cfg.nstreams = 2;
+    cfg.gc_mode = FTL_GC_LINE;
+    return cfg;
+}
+
 /* Victim lines of write pointer wp, and their valid pages. */
 static uint32_t victims_of(const struct ftl *ftl, uint32_t wp, uint64_t *valid)
 {
@@ -52,13 +63,8 @@ static uint32_t victims_of(const struct ftl *ftl, uint32_t wp, uint64_t *valid)
  */
 static void test_fallback_exactly_when_starved(void)
 {
-    /* 8 pages a line, 288 lines of 512-byte pages, 1 MiB logical; whole-line GC, only
-     * foreground (no background call) */
-    struct ftl_config cfg = small_config(1, 2, 288, 4, 1);
-    cfg.devsz_mb = 1;
-    cfg.placement = FTL_PLACEMENT_STREAM;
-    cfg.nstreams = 2;
-    cfg.gc_mode = FTL_GC_LINE;
+    /* only foreground GC: no background call */
+    struct ftl_config cfg = two_streams_config();
     struct ftl *ftl = make_ftl(&cfg);
     uint64_t logical = ftl_geometry_of(ftl)->logical_pages, luns = ftl_geometry_of(ftl)->luns;
     uint64_t half = logical / 2, quarter = logical / 4, now = 0, failures = 0;
@@ -175,11 +181,7 @@ static void test_fallback_exactly_when_starved(void)
  */
 static void test_gc_pages_stay_in_stream(void)
 {
-    struct ftl_config cfg = small_config(1, 2, 288, 4, 1);
-    cfg.devsz_mb = 1;
-    cfg.placement = FTL_PLACEMENT_STREAM;
-    cfg.nstreams = 2;
-    cfg.gc_mode = FTL_GC_LINE;
+    struct ftl_config cfg = two_streams_config();
     struct ftl *ftl = make_ftl(&cfg);
     uint64_t logical = ftl_geometry_of(ftl)->logical_pages, half = logical / 2, now = 0;
     uint64_t failures = 0, wrong = 0, fallback_writes = 0;
@@ -250,7 +252,6 @@ static void property_run(bool dftl, bool buffer, uint64_t seed)
     uint64_t failures = 0, inconsistent = 0, lost = 0, checks = 0, misplaced = 0;
     bool *has_data = calloc(logical, sizeof(bool));
     uint8_t *writer = calloc(logical, 1);       /* stream of the last write */
-    char err[256] = "";
 
     /* the device filled once, 8 pages a command, each region by its stream, so GC is
      * under way from the start */
@@ -316,23 +317,17 @@ static void property_run(bool dftl, bool buffer, uint64_t seed)
             rc = ftl_read(ftl, &io, &done);
         } else if (kind < TRIM) {
             rc = ftl_trim(ftl, &io, &done);
-            for (uint64_t p = (slba + spp - 1) / spp; p < (slba + nlb) / spp; p++) {
-                has_data[p] = false;
-            }
+            forget_pages(has_data, slba, nlb, spp);
         } else if (kind < BGGC) {
             rc = ftl_background_gc(ftl, now) < 0 ? -1 : FTL_OK;
         } else if (kind < FLUSH) {
             rc = ftl_flush(ftl, now, &done);
         } else {
             rc = ftl_format(ftl, &io, rng_below(&rng, 2), &done);
-            for (uint64_t p = slba / spp; p < (slba + nlb) / spp; p++) {
-                has_data[p] = false;
-            }
+            forget_pages(has_data, slba, nlb, spp);
         }
         failures += rc != FTL_OK;
-        if (ftl_check(ftl, err, sizeof(err)) != 0 && inconsistent++ == 0) {
-            fprintf(stderr, "    request %llu: %s\n", (unsigned long long)i, err);
-        }
+        check_after_request(ftl, i, &inconsistent);
         /* with a buffer, compare after a flush every 50 requests */
         if (buffer && i % 50 != 49) {
             continue;

@@ -351,7 +351,6 @@ static void test_randomized(struct ftl_config cfg, uint64_t seed)
     bool *has_data = calloc(logical, sizeof(bool));
     struct rng rng;
     rng_seed(&rng, seed);
-    char err[256] = "";
 
     for (uint64_t i = 0; i < requests; i++, now += rng_below(&rng, 100000)) {
         uint64_t kind = rng_below(&rng, 100);
@@ -372,9 +371,7 @@ static void test_randomized(struct ftl_config cfg, uint64_t seed)
             rc = ftl_read(ftl, &io, &done);
         } else if (kind < 85) {
             rc = ftl_trim(ftl, &io, &done);
-            for (uint64_t p = (slba + spp - 1) / spp; p < (slba + nlb) / spp; p++) {
-                has_data[p] = false;
-            }
+            forget_pages(has_data, slba, nlb, spp);
         } else if (kind < 92) {
             rc = ftl_flush(ftl, now, &done);
             flushed = true;
@@ -387,14 +384,10 @@ static void test_randomized(struct ftl_config cfg, uint64_t seed)
                 io.slba = cap - io.nlb;
             }
             rc = ftl_format(ftl, &io, rng_below(&rng, 2), &done);
-            for (uint64_t p = io.slba / spp; p < (io.slba + io.nlb) / spp; p++) {
-                has_data[p] = false;
-            }
+            forget_pages(has_data, io.slba, io.nlb, spp);
         }
         failures += rc != FTL_OK;
-        if (ftl_check(ftl, err, sizeof(err)) != 0 && inconsistent++ == 0) {
-            fprintf(stderr, "    request %llu: %s\n", (unsigned long long)i, err);
-        }
+        check_after_request(ftl, i, &inconsistent);
         for (uint64_t p = 0; p < logical; p++) {
             bool mapped = ftl_lpn_is_mapped(ftl, p);
             lost += has_data[p] != (mapped || buffered(ftl, p));
