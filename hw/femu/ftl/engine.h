@@ -23,6 +23,7 @@
 
 #include "ftl.h"
 #include "stats_writer.h"
+#include "zns.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,15 +38,26 @@ enum ftl_op {
     FTL_OP_FLUSH,   /* ftl_flush: drains the write buffer (without one: at arrival) */
     FTL_OP_VERIFY,  /* ftl_verify */
     FTL_OP_FORMAT,  /* ftl_format over slba/nlb; erase when flags has FTL_REQ_ERASE */
+    /* Zoned namespace (zns.h): slba/nlb are zoned sectors. Without FTL_REQ_ADMITTED the
+     * engine first admits the request (ftl_zone_admit_*) and fails it with the
+     * admission's status; with it, the caller admitted it when it received it. */
+    FTL_OP_ZONE_WRITE,  /* a write at the write pointer, or with FTL_REQ_APPEND a Zone
+                         * Append to the zone starting at slba (admitted: at assigned) */
+    FTL_OP_ZONE_READ,
+    FTL_OP_ZONE_MGMT,   /* zone_action on the zone at slba, or every zone with
+                         * FTL_REQ_ZONE_ALL; admitted: ranges list the zones the action
+                         * changed (slba = zone start, nlb = zone size) */
+    /* Simple Copy: ranges (the sources) to slba, nlb the total; in the zoned namespace
+     * with FTL_REQ_ZONED (the destination admitted like a write), else through the
+     * conventional FTL. Copyback where source and destination page share a LUN. */
+    FTL_OP_COPY,
 };
 
 #define FTL_REQ_ERASE 1u    /* FTL_OP_FORMAT: Secure Erase Setting 1 (user data erase) */
-
-/* One range of a deallocate, in sectors; a range with nlb 0 is skipped. */
-struct ftl_range {
-    uint64_t slba;
-    uint64_t nlb;
-};
+#define FTL_REQ_ADMITTED 2u /* FTL_OP_ZONE_* / COPY: admission already done by the caller */
+#define FTL_REQ_APPEND 4u   /* FTL_OP_ZONE_WRITE: a Zone Append */
+#define FTL_REQ_ZONE_ALL 8u /* FTL_OP_ZONE_MGMT: Select All */
+#define FTL_REQ_ZONED 16u   /* FTL_OP_COPY: addresses are in the zoned namespace */
 
 struct ftl_request {
     enum ftl_op op;
@@ -54,8 +66,12 @@ struct ftl_request {
     uint32_t stream;        /* WRITE with placement=stream */
     uint32_t nsid;          /* the namespace addressed (recorded in traces; 0 means 1) */
     uint32_t flags;         /* FTL_REQ_* */
-    const struct ftl_range *ranges;   /* TRIM: Dataset Management ranges */
+    const struct ftl_range *ranges;   /* TRIM: Dataset Management ranges; COPY: sources;
+                                       * admitted ZONE_MGMT: the zones changed */
     uint32_t nranges;
+    uint32_t zone_action;   /* ZONE_MGMT: enum ftl_zone_action */
+    uint64_t assigned;      /* admitted ZONE_WRITE with FTL_REQ_APPEND: the first sector
+                             * the append was given (slba stays the zone start) */
 };
 
 /* Optional callbacks; any may be NULL. */

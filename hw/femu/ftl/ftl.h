@@ -32,6 +32,21 @@ enum ftl_status {
     FTL_E_UNCORRECTABLE = -5,   /* read/verify: a flash page failed (read_uncor_ppm); the
                                  * flash time was spent, *done_ns is set; see
                                  * ftl_read_error_lpn() */
+    /* Zoned namespace admission (zns.h), one per NVMe status of the same name. */
+    FTL_E_ZONE_BOUNDARY = -6,       /* Zone Boundary Error */
+    FTL_E_ZONE_FULL = -7,           /* Zone Is Full */
+    FTL_E_ZONE_READ_ONLY = -8,      /* Zone Is Read Only */
+    FTL_E_ZONE_OFFLINE = -9,        /* Zone Is Offline */
+    FTL_E_ZONE_INVALID_WRITE = -10, /* Zone Invalid Write (not at the write pointer) */
+    FTL_E_TOO_MANY_ACTIVE = -11,    /* Too Many Active Zones */
+    FTL_E_TOO_MANY_OPEN = -12,      /* Too Many Open Zones */
+    FTL_E_ZONE_TRANSITION = -13,    /* Invalid Zone State Transition */
+};
+
+/* One range of sectors (a deallocate's, a Copy's source); nlb 0 is skipped. */
+struct ftl_range {
+    uint64_t slba;
+    uint64_t nlb;
 };
 
 const char *ftl_status_str(int status);
@@ -136,7 +151,37 @@ struct ftl_counters {
     uint64_t fallback_runs, fallback_lines, fallback_pages, fallback_erased_blocks;
     /* valid pages of the victims when chosen (data GC and fallback; map GC) */
     uint64_t gc_victim_valid_pages, map_gc_victim_valid_pages;
+    /* zoned namespace: commands served, and their flash pages */
+    uint64_t zone_write_cmds, zone_append_cmds, zone_read_cmds;
+    uint64_t zone_programs;         /* pages programmed by zone writes and appends */
+    uint64_t zone_reads;            /* pages sensed by zone reads */
+    uint64_t zone_resets, zone_finishes;    /* zones reset / finished (Select All: each) */
+    uint64_t zone_erased_blocks;    /* blocks erased by zone resets */
+    /* Copy (both namespaces). A destination page whose source page sits on the same LUN
+     * moves by copyback (read into the LUN's register, program: one nand_copybacks);
+     * otherwise by a read, two channel transfers and a program (nand_copy_reads and
+     * nand_copy_programs). copy_pages counts destination pages. */
+    uint64_t copy_cmds, copy_pages;
+    uint64_t nand_copybacks, nand_copy_reads, nand_copy_programs;
 };
+
+/*
+ * The ZNS+ artifact's NAND_read and NAND_write, in flash pages: every page sensed and
+ * shipped over the channel (host, GC, translation pages, buffer fill reads, zone reads,
+ * Copy's reads across LUNs) and every page programmed (host, GC, map, map GC, fallback,
+ * zone writes, Copy's programs across LUNs). Copyback pages are nand_copybacks
+ * (NAND_cpbk), in neither.
+ */
+uint64_t ftl_nand_reads(const struct ftl_counters *c);
+uint64_t ftl_nand_programs(const struct ftl_counters *c);
+
+/*
+ * Sum over all LUNs of the time each was busy (sensing, programming, erasing, or holding
+ * its register while waiting for the channel) in [0, t_ns): busy chips x ns. The busy
+ * chips of an interval [a, b) are (ftl_lun_busy_ns(b) - ftl_lun_busy_ns(a)) / (b - a)
+ * (ZNS+'s CH_util). Calls must not go back in time (it forgets what lies before t_ns).
+ */
+uint64_t ftl_lun_busy_ns(struct ftl *ftl, uint64_t t_ns);
 
 /* Gauges: the state now. */
 struct ftl_gauges {

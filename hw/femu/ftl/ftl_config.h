@@ -83,14 +83,24 @@ struct ftl_config {
     uint64_t write_buffer_sectors;  /* 0: no buffer */
     uint64_t buf_wr_lat;        /* ns a write into the buffer takes */
     uint64_t buf_flush_pcent;   /* flush LRU pages while the buffer is fuller than this */
+    /* zoned namespace (zns.h) beside the conventional one */
+    uint64_t zoned;             /* 0 or 1 (text: off/on, 0/1) */
+    uint64_t zones;             /* zones; with zoned=1, > 0 */
+    uint64_t zone_luns;         /* LUNs one zone stripes over (0: all); divides the LUNs */
+    uint64_t zone_cap;          /* bytes writable per zone (text: K/M/G suffixes); whole
+                                 * blocks on each of its LUNs; 0: one block per LUN */
+    uint64_t zone_size;         /* bytes of LBA space per zone, >= zone_cap (text: K/M/G);
+                                 * 0: zone_cap rounded up to a power of two */
+    uint64_t max_open;          /* open zones at most (0: no limit) */
+    uint64_t max_active;        /* open + closed zones at most (0: no limit) */
 };
 
 /* Derived geometry. A line is block index b taken across every LUN of every channel. */
 struct ftl_geometry {
     uint64_t page_bytes;        /* secsz * secs_per_pg */
     uint64_t luns;              /* nchs * luns_per_ch */
-    uint64_t blks_per_lun;      /* blks_per_pl * pls_per_lun = number of lines */
-    uint64_t lines;
+    uint64_t blks_per_lun;      /* blks_per_pl * pls_per_lun */
+    uint64_t lines;             /* blks_per_lun, less zone_rows when zoned */
     uint64_t pgs_per_line;      /* luns * pgs_per_blk */
     uint64_t blocks;            /* luns * blks_per_lun */
     uint64_t phys_pages;        /* lines * pgs_per_line */
@@ -107,6 +117,18 @@ struct ftl_geometry {
     uint64_t translation_pages; /* dftl: translation pages covering the logical pages; 0
                                  * with page mapping */
     uint64_t map_write_pointers;    /* 1 with dftl (translation pages have their own), else 0 */
+    /* zoned=1 (zeros otherwise). Zones take the top zone_rows block rows of every LUN:
+     * zone z stripes over LUN group z % zone_groups (LUNs [g * zone_luns, +zone_luns)),
+     * block rows lines + (z / zone_groups) * zone_blocks_per_lun onwards; its pages go
+     * LUN first (page p on LUN p % zone_luns), so consecutive pages pipeline. The
+     * conventional FTL's lines are the rows below: lines = blks_per_lun - zone_rows. */
+    uint64_t zone_luns;
+    uint64_t zone_groups;           /* luns / zone_luns */
+    uint64_t zone_blocks_per_lun;   /* blocks of one zone on each of its LUNs */
+    uint64_t zone_rows;
+    uint64_t zone_sectors;          /* zone_size / secsz */
+    uint64_t zone_cap_sectors;      /* zone_cap / secsz */
+    uint64_t zoned_sectors;         /* zones * zone_sectors: the zoned namespace */
 };
 
 /* FEMU's defaults: 16 GiB raw, 12288 MiB logical. */
