@@ -91,3 +91,19 @@ def test_accel_choice():
     assert accel.choose("auto") in ("kvm", "tcg")
     with pytest.raises(ValueError):
         accel.choose("hvf")
+
+
+def test_guest_modules_dep_adds_a_chain_to_its_module_only(tmp_path):
+    from femu_guest import kernel
+    prefix = "lib/modules/9.9/"
+    (tmp_path / prefix).mkdir(parents=True)
+    (tmp_path / prefix / "modules.dep").write_text(
+        "kernel/fs/a.ko: kernel/lib/x.ko\nkernel/lib/x.ko:\nkernel/crypto/c.ko:\n"
+        "kernel/fs/unused.ko:\n")
+    included = [prefix + p for p in ("kernel/lib/x.ko", "kernel/crypto/c.ko", "kernel/fs/a.ko")]
+    chain = [prefix + p for p in ("kernel/lib/x.ko", "kernel/crypto/c.ko", "kernel/fs/a.ko")]
+    text = kernel.guest_modules_dep(tmp_path, "9.9", included, {prefix + "kernel/fs/a.ko": chain})
+    assert text.splitlines() == ["kernel/fs/a.ko: kernel/lib/x.ko kernel/crypto/c.ko",
+                                 "kernel/lib/x.ko:", "kernel/crypto/c.ko:"]
+    plain = kernel.guest_modules_dep(tmp_path, "9.9", included)
+    assert plain.splitlines()[0] == "kernel/fs/a.ko: kernel/lib/x.ko"

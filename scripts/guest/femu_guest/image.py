@@ -1,8 +1,9 @@
 """Build the femu guest: an uncompressed vmlinux and a plain cpio initramfs made
 only from Debian packages (apt-get download + dpkg-deb -x), holding busybox,
-fio, sysbench, e2fsprogs, nvme-cli, dropbear, exactly the shared libraries they
-need, the nvme / ext4 / qemu_fw_cfg kernel modules, and the virtio network modules
-that init loads only for an ssh-reachable guest (kernel parameter femu.ssh=1).
+fio, sysbench, e2fsprogs, nvme-cli, dropbear, f2fs-tools and blkzone, exactly the
+shared libraries they need, the nvme / ext4 / qemu_fw_cfg kernel modules, the virtio
+network modules that init loads only for an ssh-reachable guest (kernel parameter
+femu.ssh=1), and f2fs, loaded by the zoned labs' `modprobe f2fs`.
 
 Rebuilds only when an input changes: the candidate version of any package used,
 or a source file of the builder / guest init. Usage:
@@ -39,6 +40,9 @@ TOOLS: Dict[str, List[str]] = {
     "libaio1": ["usr/lib/x86_64-linux-gnu/libaio.so.1"],
     # ssh server of the femu.ssh=1 guest (compat mode boots it from a disk image)
     "dropbear-bin": ["usr/sbin/dropbear", "usr/bin/dropbearkey"],
+    # zoned namespaces: F2FS on the zoned + conventional pair, zone reports and resets
+    "f2fs-tools": ["usr/sbin/mkfs.f2fs", "usr/sbin/fsck.f2fs"],
+    "util-linux": ["usr/sbin/blkzone"],
 }
 KERNEL_PACKAGE = "linux-image-amd64"
 # crc64_rocksoft_generic first: nvme-core reaches it only through a crypto alias,
@@ -48,6 +52,10 @@ MODULES = ["crc64_rocksoft_generic", "nvme", "ext4", "qemu_fw_cfg"]
 # virtio_net and failover are modules in Debian's kernel, and so is the virtio PCI
 # transport, which virtio_net does not depend on but needs to find the NIC.
 SSH_MODULES = ["virtio_pci", "virtio_net"]
+# Shipped with their modules.dep lines but not loaded at boot (a job that needs one runs
+# `modprobe NAME`): F2FS for the zoned-namespace labs. Zoned writes at a queue depth above
+# one need the mq-deadline scheduler, which Debian's kernel has built in.
+DEMAND_MODULES = ["f2fs"]
 # Sources whose content defines the image besides the packages.
 BUILDER_SOURCES = ["image.py", "package_view.py", "elf.py", "cpio.py", "kernel.py",
                    "debian.py"]
@@ -187,11 +195,20 @@ class Builder:
             modules = kernel.module_load_order(kernel_tree, kernel_version, MODULES)
             ssh_modules = [m for m in kernel.module_load_order(kernel_tree, kernel_version,
                                                                SSH_MODULES) if m not in modules]
+            # Each on-demand module's own chain: its modules.dep line names all of it.
+            demand_chains = {chain[-1]: chain for chain in (
+                kernel.module_load_order(kernel_tree, kernel_version, [name])
+                for name in DEMAND_MODULES)}
+            demand_modules = [m for chain in demand_chains.values() for m in chain
+                              if m not in modules + ssh_modules]
+            demand_modules = list(dict.fromkeys(demand_modules))
             self.log(f"modules to load: {' '.join(Path(m).stem for m in modules)}; "
-                     f"with femu.ssh=1: {' '.join(Path(m).stem for m in ssh_modules)}")
+                     f"with femu.ssh=1: {' '.join(Path(m).stem for m in ssh_modules)}; "
+                     f"on demand: {' '.join(Path(m).stem for m in demand_modules)}")
             self.log("writing the cpio initramfs")
             stats = self._write_initramfs(tmp_dir / "initramfs.cpio", closure, kernel_tree,
-                                          kernel_version, modules, ssh_modules)
+                                          kernel_version, modules, ssh_modules,
+                                          demand_modules, demand_chains)
             key = _build_key(self.versions)
             manifest = {
                 "key": key,
@@ -199,6 +216,7 @@ class Builder:
                 "packages": dict(sorted(self.versions.items())),
                 "modules": [Path(m).stem for m in modules],
                 "ssh_modules": [Path(m).stem for m in ssh_modules],
+                "demand_modules": [Path(m).stem for m in demand_modules],
                 "userland_files": len(closure.files),
                 "shared_libraries": len(libraries),
                 "shared_library_bytes": sum(closure.files[p].source.stat().st_size
@@ -222,7 +240,12 @@ class Builder:
         return [normalize(line) for line in out.split()]
 
     def _write_initramfs(self, out: Path, closure, kernel_tree: Path, kernel_version: str,
-                         modules: List[str], ssh_modules: List[str]) -> dict:
+                         modules: List[str], ssh_modules: List[str],
+                         demand_modules: List[str], demand_chains: Dict[str, List[str]]) -> dict:
+        """modules load at boot, ssh_modules with femu.ssh=1; demand_modules only when a
+        job runs modprobe (all of them have their modules.dep lines; demand_chains gives
+        the lines of the modules named in DEMAND_MODULES their soft dependencies)."""
+        other_modules = ssh_modules + demand_modules
         # guest path -> ("file", source, mode) | ("data", bytes, mode)
         files: Dict[str, tuple] = {}
         links: Dict[str, str] = {}      # guest path -> symlink target
@@ -239,12 +262,13 @@ class Builder:
         for applet in self._busybox_applets(busybox):
             if posixpath.basename(applet) not in taken_names and applet != "usr/bin/busybox":
                 links.setdefault(applet, "/usr/bin/busybox")
-        for module in modules + ssh_modules:
+        for module in modules + other_modules:
             guest = "usr/" + module          # lib/modules/... under merged /usr
             files[guest] = ("file", kernel_tree / module, 0o644)
         files[f"usr/lib/modules/{kernel_version}/modules.dep"] = (
             "data", kernel.guest_modules_dep(kernel_tree, kernel_version,
-                                             modules + ssh_modules).encode(), 0o644)
+                                             modules + other_modules,
+                                             demand_chains).encode(), 0o644)
         files["init"] = ("file", paths.GUEST_SOURCE_DIR / "init", 0o755)
         files["etc/profile"] = ("file", paths.GUEST_SOURCE_DIR / "profile", 0o644)
         files["etc/femu/modules.load"] = ("data", _lines(modules), 0o644)

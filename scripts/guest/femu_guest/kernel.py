@@ -7,7 +7,7 @@ boot, while QEMU boots the ELF vmlinux directly through its PVH entry note.
 import lzma
 import subprocess
 from pathlib import Path
-from typing import List
+from typing import Dict, List, Optional
 
 _XZ_MAGIC = b"\xfd7zXZ\x00"
 
@@ -51,11 +51,24 @@ def module_load_order(root: Path, version: str, modules: List[str]) -> List[str]
     return order
 
 
-def guest_modules_dep(root: Path, version: str, included: List[str]) -> str:
-    """modules.dep restricted to the included modules, so busybox modprobe works in the guest."""
+def guest_modules_dep(root: Path, version: str, included: List[str],
+                      chains: Optional[Dict[str, List[str]]] = None) -> str:
+    """modules.dep restricted to the included modules, so busybox modprobe works in the guest.
+
+    chains maps a module to its whole load order (module_load_order of it alone, itself
+    last): its line then lists the soft dependencies too, which busybox modprobe does not
+    read from modules.softdep (f2fs needs a crc32 driver it only names as a soft one)."""
     prefix = f"lib/modules/{version}/"
     wanted = {path[len(prefix):] for path in included if path.startswith(prefix)}
+    extra = {module[len(prefix):]: [dep[len(prefix):] for dep in chain[:-1]]
+             for module, chain in (chains or {}).items()}
     dep_file = root / prefix / "modules.dep"
-    lines = [line for line in dep_file.read_text().splitlines()
-             if line.split(":", 1)[0] in wanted]
+    lines = []
+    for line in dep_file.read_text().splitlines():
+        name, _, deps = line.partition(":")
+        if name not in wanted:
+            continue
+        listed = deps.split()
+        listed += [dep for dep in extra.get(name, []) if dep not in listed]
+        lines.append(f"{name}:" + "".join(f" {dep}" for dep in listed))
     return "\n".join(lines) + "\n"
