@@ -14,8 +14,10 @@
 /* 32-bit page addresses in the maps; two values are reserved as markers. */
 #define MAX_PAGES (UINT32_MAX - 2ull)
 
-/* A key is a number (uint64_t field) or one of a few names (an enum field, names[i] = i). */
-enum key_kind { KEY_UINT, KEY_NAMED };
+/* A key is a number (uint64_t field), one of a few names (an enum field, names[i] = i), a
+ * size in bytes (uint64_t, text with an optional K/M/G suffix) or a switch (uint64_t 0/1,
+ * text off/on or 0/1). */
+enum key_kind { KEY_UINT, KEY_NAMED, KEY_BYTES, KEY_SWITCH };
 
 struct config_key {
     const char *name;
@@ -58,6 +60,10 @@ static const char *const mapping_names[] = {
 
 #define UKEY(field, lo, hi, text) \
     { #field, NULL, KEY_UINT, offsetof(struct ftl_config, field), lo, hi, text, NULL }
+#define BKEY(field, text) \
+    { #field, NULL, KEY_BYTES, offsetof(struct ftl_config, field), 0, UINT64_MAX, text, NULL }
+#define SKEY(field, text) \
+    { #field, NULL, KEY_SWITCH, offsetof(struct ftl_config, field), 0, 1, text, NULL }
 #define NKEY(field, table, text) \
     { #field, NULL, KEY_NAMED, offsetof(struct ftl_config, field), 0, \
       sizeof(table) / sizeof(table[0]) - 1, text, table }
@@ -108,6 +114,17 @@ static const struct config_key config_keys[] = {
     UKEY(buf_wr_lat, 0, MAX_LATENCY_NS, "write buffer: ns a write into DRAM takes"),
     UKEY(buf_flush_pcent, 1, 100, "write buffer: flush least recently written pages while "
          "more than this percent of it is in use"),
+    SKEY(zoned, "a zoned namespace beside the conventional one: off | on (0 | 1); its zones "
+         "take the top block rows of every LUN"),
+    UKEY(zones, 0, UINT32_MAX, "zoned: number of zones"),
+    UKEY(zone_luns, 0, 1u << 20, "zoned: LUNs one zone stripes over, dividing the LUNs "
+         "(0: all)"),
+    BKEY(zone_cap, "zoned: writable bytes per zone (K/M/G suffixes), whole blocks on each "
+         "of zone_luns LUNs (0: one block per LUN)"),
+    BKEY(zone_size, "zoned: bytes of LBA space per zone (K/M/G suffixes), at least zone_cap "
+         "(0: zone_cap rounded up to a power of two)"),
+    UKEY(max_open, 0, UINT32_MAX, "zoned: open zones at most (0: no limit)"),
+    UKEY(max_active, 0, UINT32_MAX, "zoned: open and closed zones at most (0: no limit)"),
 };
 
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
@@ -202,6 +219,32 @@ static bool parse_uint(const char *text, uint64_t *out)
     return true;
 }
 
+/* Digits with an optional K, M or G suffix (binary, either case): a size in bytes. */
+static bool parse_bytes(const char *text, uint64_t *out)
+{
+    if (!text || *text < '0' || *text > '9') {
+        return false;
+    }
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno == ERANGE) {
+        return false;
+    }
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end != '\0' || (shift && v > (UINT64_MAX >> shift))) {
+        return false;
+    }
+    *out = (uint64_t)v << shift;
+    return true;
+}
+
 /* The key's own bounds; `name` is the spelling the user wrote (ssd_size or devsz_mb). */
 static int check_range(const struct config_key *k, const char *name, uint64_t v, char *err,
                        size_t errlen)
@@ -233,7 +276,20 @@ int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
         return ftl_error(err, errlen, "%s: '%s' is not one of %s", key, value, choices);
     }
     uint64_t v;
-    if (!parse_uint(value, &v)) {
+    if (k->kind == KEY_SWITCH) {
+        if (!strcmp(value, "on") || !strcmp(value, "1")) {
+            v = 1;
+        } else if (!strcmp(value, "off") || !strcmp(value, "0")) {
+            v = 0;
+        } else {
+            return ftl_error(err, errlen, "%s: '%s' is not one of off, on, 0, 1", key, value);
+        }
+    } else if (k->kind == KEY_BYTES) {
+        if (!parse_bytes(value, &v)) {
+            return ftl_error(err, errlen, "%s: '%s' is not a size in bytes (digits, then "
+                             "optionally K, M or G)", key, value);
+        }
+    } else if (!parse_uint(value, &v)) {
         return ftl_error(err, errlen, "%s: '%s' is not a non-negative integer", key, value);
     }
     if (check_range(k, key, v, err, errlen)) {
@@ -290,6 +346,105 @@ static int check_ranges(const struct ftl_config *cfg, char *err, size_t errlen)
     return 0;
 }
 
+/* The smallest power of two >= v (v <= 2^63). */
+static uint64_t round_up_pow2(uint64_t v)
+{
+    uint64_t p = 1;
+    while (p < v) {
+        p <<= 1;
+    }
+    return p;
+}
+
+/* zone_size: given, or zone_cap rounded up to a power of two; a whole number of pages and
+ * at least zone_cap. */
+static int derive_zone_size(const struct ftl_config *cfg, struct ftl_geometry *g,
+                            uint64_t cap, char *err, size_t errlen)
+{
+    if (cap > UINT64_C(1) << 62) {
+        return ftl_error(err, errlen, "zone_cap: %" PRIu64 " bytes is too large", cap);
+    }
+    uint64_t size = cfg->zone_size ? cfg->zone_size : round_up_pow2(cap);
+    if (cap > size) {
+        return ftl_error(err, errlen, "zone_cap: %" PRIu64 " bytes is larger than zone_size (%"
+                         PRIu64 " bytes)", cap, size);
+    }
+    if (size % g->page_bytes) {
+        return ftl_error(err, errlen, "zone_size: %" PRIu64 " bytes is not a whole number of %"
+                         PRIu64 "-byte pages", size, g->page_bytes);
+    }
+    g->zone_sectors = size / cfg->secsz;
+    g->zone_cap_sectors = cap / cfg->secsz;
+    if (!mul_ok(cfg->zones, g->zone_sectors, &g->zoned_sectors)) {
+        return ftl_error(err, errlen, "zones: %" PRIu64 " zones of %" PRIu64 " bytes overflow "
+                         "64-bit sector numbers", cfg->zones, size);
+    }
+    return 0;
+}
+
+/* The open and active limits: max_open <= max_active when both are set, neither above
+ * the zone count. */
+static int check_zone_limits(const struct ftl_config *cfg, char *err, size_t errlen)
+{
+    if (cfg->max_open && cfg->max_active && cfg->max_open > cfg->max_active) {
+        return ftl_error(err, errlen, "max_open: %" PRIu64 " is above max_active (%" PRIu64
+                         "); open zones are active", cfg->max_open, cfg->max_active);
+    }
+    if (cfg->max_open > cfg->zones) {
+        return ftl_error(err, errlen, "max_open: %" PRIu64 " is more than the %" PRIu64
+                         " zones", cfg->max_open, cfg->zones);
+    }
+    if (cfg->max_active > cfg->zones) {
+        return ftl_error(err, errlen, "max_active: %" PRIu64 " is more than the %" PRIu64
+                         " zones", cfg->max_active, cfg->zones);
+    }
+    return 0;
+}
+
+/*
+ * zoned=1: the zone fields of g and the block rows the zones take from the top of every
+ * LUN (zone_rows); the conventional FTL keeps the lines below. A zone is zone_luns LUNs x
+ * zone_blocks_per_lun blocks; zones take LUN groups in turn, so a group holds
+ * ceil(zones / zone_groups) zones stacked in rows.
+ */
+static int derive_zones(const struct ftl_config *cfg, struct ftl_geometry *g,
+                        char *err, size_t errlen)
+{
+    if (!cfg->zoned) {
+        return 0;
+    }
+    if (cfg->zones == 0) {
+        return ftl_error(err, errlen, "zones: zoned=on needs at least one zone");
+    }
+    g->zone_luns = cfg->zone_luns ? cfg->zone_luns : g->luns;
+    if (g->luns % g->zone_luns) {
+        return ftl_error(err, errlen, "zone_luns: %" PRIu64 " does not divide the %" PRIu64
+                         " LUNs (nchs x luns_per_ch)", g->zone_luns, g->luns);
+    }
+    g->zone_groups = g->luns / g->zone_luns;
+    /* page_bytes <= 2^26, pgs_per_blk <= 2^16, zone_luns <= 2^20: no overflow */
+    uint64_t block_bytes = g->page_bytes * cfg->pgs_per_blk;
+    uint64_t stripe = g->zone_luns * block_bytes;
+    uint64_t cap = cfg->zone_cap ? cfg->zone_cap : stripe;
+    if (cap % stripe) {
+        return ftl_error(err, errlen, "zone_cap: %" PRIu64 " bytes does not fit the flash "
+                         "layout: a zone is %" PRIu64 " x N blocks of %" PRIu64 " bytes",
+                         cap, g->zone_luns, block_bytes);
+    }
+    g->zone_blocks_per_lun = cap / stripe;
+    uint64_t stacked = (cfg->zones + g->zone_groups - 1) / g->zone_groups;
+    if (!mul_ok(stacked, g->zone_blocks_per_lun, &g->zone_rows) ||
+        g->zone_rows >= g->blks_per_lun) {
+        return ftl_error(err, errlen, "zones: %" PRIu64 " zones of %" PRIu64 " blocks on each "
+                         "of %" PRIu64 " LUNs need more than the %" PRIu64 " blocks of a LUN",
+                         cfg->zones, g->zone_blocks_per_lun, g->zone_luns, g->blks_per_lun);
+    }
+    if (derive_zone_size(cfg, g, cap, err, errlen) || check_zone_limits(cfg, err, errlen)) {
+        return -1;
+    }
+    return 0;
+}
+
 /* The physical layout, checked for overflow step by step. */
 static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
                          char *err, size_t errlen)
@@ -298,14 +453,18 @@ static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
     g->page_bytes = cfg->secsz * cfg->secs_per_pg;  /* both capped: cannot overflow */
     g->luns = cfg->nchs * cfg->luns_per_ch;
     g->blks_per_lun = cfg->blks_per_pl * cfg->pls_per_lun;
-    g->lines = g->blks_per_lun;
+    if (derive_zones(cfg, g, err, errlen)) {
+        return -1;
+    }
+    g->lines = g->blks_per_lun - g->zone_rows;  /* the conventional FTL's block rows */
     if (!mul_ok(g->luns, cfg->pgs_per_blk, &g->pgs_per_line) ||
         !mul_ok(g->luns, g->blks_per_lun, &g->blocks) ||
         !mul_ok(g->lines, g->pgs_per_line, &g->phys_pages) || g->phys_pages > MAX_PAGES) {
         return ftl_error(err, errlen, "blks_per_pl: the geometry has more than %llu physical pages "
                     "(32-bit page addresses)", (unsigned long long)MAX_PAGES);
     }
-    g->bad_blocks_per_lun = g->blks_per_lun * cfg->bad_blk_pcent / 100;  /* both capped */
+    /* factory bad blocks only among the conventional lines: zones have no spare blocks */
+    g->bad_blocks_per_lun = g->lines * cfg->bad_blk_pcent / 100;  /* both capped */
     g->good_pages = g->phys_pages - g->bad_blocks_per_lun * g->luns * cfg->pgs_per_blk;
     switch (cfg->placement) {
     case FTL_PLACEMENT_SINGLE: g->write_pointers = 1; break;
@@ -314,7 +473,7 @@ static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
     }
     g->map_write_pointers = cfg->mapping == FTL_MAPPING_DFTL;
     bool blocks = cfg->gc_unit == FTL_GC_UNIT_BLOCK;
-    g->units = blocks ? g->blocks : g->lines;
+    g->units = blocks ? g->lines * g->luns : g->lines;
     g->pgs_per_unit = blocks ? cfg->pgs_per_blk : g->pgs_per_line;
     if (blocks && cfg->gc_mode != FTL_GC_LINE) {
         return ftl_error(err, errlen, "gc_unit: block needs gc_mode=line (paced GC spreads "
@@ -322,6 +481,14 @@ static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
     }
     g->gc_thres_lines = (100 - cfg->gc_thres_pcent) * g->units / 100;
     g->gc_thres_lines_high = (100 - cfg->gc_thres_pcent_high) * g->units / 100;
+    uint64_t units_unzoned = blocks ? g->blks_per_lun * g->luns : g->blks_per_lun;
+    if (g->gc_thres_lines_high < 1 &&
+        (100 - cfg->gc_thres_pcent_high) * units_unzoned / 100 >= 1) {
+        return ftl_error(err, errlen, "zones: the zones take %" PRIu64 " of the %" PRIu64
+                         " block rows of every LUN, leaving %" PRIu64 " %s: too few for "
+                         "foreground GC (gc_thres_pcent_high)", g->zone_rows,
+                         g->blks_per_lun, g->units, blocks ? "blocks" : "lines");
+    }
     if (g->gc_thres_lines_high < 1) {
         return ftl_error(err, errlen, "gc_thres_pcent_high: %" PRIu64 "%% of %" PRIu64 " %s "
                     "leaves no %s for foreground GC; use more blocks (blks_per_pl) or a "
@@ -350,6 +517,25 @@ static uint64_t max_logical_pages(const struct ftl_geometry *g, uint64_t good)
     return good - reserved - 1;
 }
 
+/* Whether the logical capacity would fit the GC reserve if the zones took no rows: then
+ * the zones are the key to blame. */
+static bool fits_without_zones(const struct ftl_config *cfg, const struct ftl_geometry *g)
+{
+    if (!g->zone_rows) {
+        return false;
+    }
+    struct ftl_config plain = *cfg;
+    struct ftl_geometry whole;
+    plain.zoned = 0;
+    if (derive_layout(&plain, &whole, NULL, 0)) {
+        return false;
+    }
+    whole.translation_pages = g->translation_pages;
+    uint64_t limit = max_logical_pages(&whole, whole.phys_pages);
+    limit -= limit > whole.translation_pages ? whole.translation_pages : limit;
+    return g->logical_pages <= limit;
+}
+
 /* The logical capacity fits the good blocks with the GC reserve; the message names the
  * key to change: devsz_mb, or bad_blk_pcent when only the bad blocks make it too big. */
 static int check_over_provisioning(const struct ftl_config *cfg, const struct ftl_geometry *g,
@@ -367,6 +553,13 @@ static int check_over_provisioning(const struct ftl_config *cfg, const struct ft
                     "map line do not fit beside %" PRIu64 " MiB of data and the GC reserve: "
                     "at most %" PRIu64 " MiB with dftl", g->translation_pages, cfg->devsz_mb,
                     (uint64_t)(limit * g->page_bytes / MIB));
+    }
+    if (g->logical_pages > limit && fits_without_zones(cfg, g)) {
+        return ftl_error(err, errlen, "zones: the zones take %" PRIu64 " of the %" PRIu64
+                         " block rows of every LUN, leaving %" PRIu64 " lines: too few for %"
+                         PRIu64 " MiB and the GC reserve (at most %" PRIu64 " MiB)",
+                         g->zone_rows, g->blks_per_lun, g->lines, cfg->devsz_mb,
+                         (uint64_t)(limit * g->page_bytes / MIB));
     }
     if (g->logical_pages > limit) {
         return ftl_error(err, errlen, "devsz_mb: %" PRIu64 " MiB leaves too little over-provisioning "
@@ -448,6 +641,13 @@ int ftl_config_validate(const struct ftl_config *cfg, struct ftl_geometry *geo,
     }
     /* phys_pages < 2^32 and page_bytes <= 2^26: the product cannot overflow. */
     uint64_t raw_mib = g.phys_pages * g.page_bytes / MIB;
+    if (g.logical_pages >= g.phys_pages && g.zone_rows &&
+        g.logical_pages < g.blks_per_lun * g.pgs_per_line) {
+        return ftl_error(err, errlen, "zones: the zones take %" PRIu64 " of the %" PRIu64
+                         " block rows of every LUN, leaving %" PRIu64 " MiB raw: less than "
+                         "devsz_mb (%" PRIu64 " MiB)", g.zone_rows, g.blks_per_lun, raw_mib,
+                         cfg->devsz_mb);
+    }
     if (g.logical_pages >= g.phys_pages) {
         return ftl_error(err, errlen, "devsz_mb: logical size %" PRIu64 " MiB must be smaller than "
                     "the raw capacity (%" PRIu64 " MiB)", cfg->devsz_mb, raw_mib);

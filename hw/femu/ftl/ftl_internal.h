@@ -21,6 +21,7 @@
 #define FEMU_FTL_INTERNAL_H
 
 #include "ftl.h"
+#include "zns.h"
 
 /*
  * P2L markers (never valid LPNs: logical pages < phys pages <= UINT32_MAX - 2) and the
