@@ -32,6 +32,15 @@ SERIES_FILES = {
     "statistics": SeriesFile("statistics.csv", "seconds", ("seconds", "iops", "waf"), 10.0),
     "stats": SeriesFile("stats.csv", "time_s", ("time_s",), 1.0),
 }
+# The ZNS+ files (hw/femu/ftl/STATS.md): in runs from the zoned-namespace device on, absent
+# from older ones, so they never decide whether a folder holds statistics.
+ZNS_SERIES_FILES = {
+    "nand": SeriesFile("nand.csv", "time_s", ("time_s", "NAND_read", "NAND_write", "NAND_cpbk",
+                                              "CH_util"), 1.0),
+    "ch_util": SeriesFile("ch_util.csv", "time_s", ("time_s", "busy_chips"), 0.1),
+}
+ZONES_FILE = "zones.csv"          # the zone map when the statistics closed (zoned runs)
+ZONES_COLUMNS = ("zone", "start", "cap", "wp", "state")
 PHASES_FILE = "phases.csv"
 ACCESS_FILE = "lpn_access_count.csv"
 VICTIMS_FILE = "gc_victims.csv"   # written when the statistics close (not a time series)
@@ -51,6 +60,9 @@ class Run:
     phases: pd.DataFrame = None
     lpn_access: pd.DataFrame = None
     gc_victims: pd.DataFrame = None   # valid_pages, data_victims[, map_victims]
+    nand: pd.DataFrame = None         # nand.csv: flash pages, copies, zones, CH_util per s
+    ch_util: pd.DataFrame = None      # ch_util.csv: busy chips per 0.1 s
+    zones: pd.DataFrame = None        # zones.csv: zone, start, cap, wp, state (text)
 
     @property
     def name(self):
@@ -70,7 +82,7 @@ def load_run(path, need_series=True):
     if not folder.is_dir():
         raise AnalysisError(f"{folder}: no such run directory")
     run = Run(path=folder, metadata=load_metadata(folder))
-    for key, spec in SERIES_FILES.items():
+    for key, spec in {**SERIES_FILES, **ZNS_SERIES_FILES}.items():
         setattr(run, key, _load_series(folder / spec.file, spec))
     run.phases = _load_phases(folder / PHASES_FILE)
     access = folder / ACCESS_FILE
@@ -79,6 +91,9 @@ def load_run(path, need_series=True):
     victims = folder / VICTIMS_FILE
     if victims.exists():
         run.gc_victims = read_csv_strict(victims, ("valid_pages", "data_victims"))
+    zones = folder / ZONES_FILE
+    if zones.exists():
+        run.zones = read_csv_strict(zones, ZONES_COLUMNS, text_columns=("state",))
     if need_series and not run.has_series:
         names = ", ".join(spec.file for spec in SERIES_FILES.values())
         raise AnalysisError(f"{folder}: no statistics data (none of {names})")

@@ -51,6 +51,15 @@ class Metadata:
         except (TypeError, ValueError):
             return 4096
 
+    @property
+    def lun_count(self):
+        """LUNs of the flash (nchs x luns_per_ch of the configuration), or None."""
+        try:
+            luns = int(self.config["nchs"]) * int(self.config["luns_per_ch"])
+        except (KeyError, TypeError, ValueError):
+            return None
+        return luns if luns > 0 else None
+
     def workload(self):
         """e.g. 'randwrite zipf:1.2 bs=4k', or None when nothing says."""
         if "workload" in self.params:
@@ -89,6 +98,8 @@ class Metadata:
             parts.append(str(placement))
         if self.get("mapping") == "dftl":
             parts.append(f"DFTL cmt {self.get('cmt_entries', '?')}")
+        if str(self.get("zoned", "")).lower() in ("1", "on"):
+            parts.append(f"zoned, {self.get('zones', '?')} zones")
         buffer = self.get("write_buffer_sectors")
         if buffer not in (None, 0, "0"):
             parts.append(f"buffer {buffer} sectors")

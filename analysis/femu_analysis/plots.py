@@ -36,6 +36,11 @@ CMT_HIT_RATE = TimeSeries("cmt_hit_rate", "CMT hit rate", "CMT hits / lookups pe
                           series.cmt_hit_rate, "value")
 OPTIONAL_SERIES = (CMT_HIT_RATE,)
 VICTIMS_STEM = "gc_victims"
+# ZNS+ plots, drawn when the run has ch_util.csv / zones.csv (older runs do not)
+CH_UTIL_STEM = "ch_util"
+ZONE_WP_STEM = "zone_wp"
+ZONE_COLORS = {"empty": "0.6", "implicit_open": "C2", "explicit_open": "C0", "closed": "C1",
+               "full": "C3", "read_only": "C4", "offline": "k", "other": "C7"}
 COMPARE_METRICS = {
     # metric: (title, y label, source, column); IOPS and WAF per 10 s, as the labs overlay
     "iops": ("IOPS", "IOPS (mean per interval)", series.interval_iops, "value"),
@@ -76,7 +81,76 @@ def plot_run(run, window, out_dir, fmt="png"):
     victims = run_victims_figure(run)
     if victims is not None:
         paths.append(style.save(victims, out_dir, VICTIMS_STEM, fmt))
+    channel = ch_util_figure(run, window)
+    if channel is not None:
+        paths.append(style.save(channel[0], out_dir, CH_UTIL_STEM, fmt))
+    zone_map = zone_wp_figure(run)
+    if zone_map is not None:
+        paths.append(style.save(zone_map, out_dir, ZONE_WP_STEM, fmt))
     return paths
+
+
+def ch_util_figure(run, window):
+    """Busy chips over ``window``: ch_util.csv's 0.1 s rows with their max and min marked,
+    nand.csv's per-second CH_util over them as steps, and a line at the LUN count when the
+    run's configuration says it. (figure, extremes), or None without ch_util.csv rows in
+    the window."""
+    fine = series.busy_chips(run)
+    rows = series.within(fine, window) if fine is not None else None
+    if rows is None or not len(rows):
+        return None
+    x = rows["time_s"] - window.start_s
+    figure, axes = style.new_figure(f"Channel utilisation — {run.metadata.title()}",
+                                    "time (s)", "busy chips (LUNs busy, on average)")
+    axes.plot(x, rows["value"], color="C0", linewidth=0.8, label="busy chips per 0.1 s")
+    extremes = style.mark_extremes(axes, x, rows["value"])
+    heights = list(rows["value"])
+    per_second = series.ch_util(run)
+    seconds = series.within(per_second, window) if per_second is not None else None
+    if seconds is not None and len(seconds):
+        # one step per second, from its start to its end
+        edges = np.append(seconds["start_s"].to_numpy(), seconds["time_s"].iloc[-1])
+        values = np.append(seconds["value"].to_numpy(), seconds["value"].iloc[-1])
+        axes.plot(edges - window.start_s, values, drawstyle="steps-post", color="C1",
+                  linewidth=1.6, label="CH_util per second")
+        heights.extend(seconds["value"])
+    luns = run.metadata.lun_count
+    if luns:
+        axes.axhline(luns, color="0.4", linestyle=":", linewidth=1.0,
+                     label=f"all {luns} LUNs busy")
+        heights.append(luns)
+    style.nice_ylim(axes, heights)
+    axes.legend(loc="upper right", fontsize=9)
+    return figure, extremes
+
+
+def zone_wp_figure(run):
+    """The zone write-pointer map of zones.csv: one bar per zone, its height the written
+    fraction (wp - start) / cap, coloured by state over a faint full-height bar of the
+    same colour (so empty and offline zones show too); None without zones.csv."""
+    zones = series.zone_fill(run)
+    if zones is None:
+        return None
+    figure, axes = style.new_figure(f"Zone write pointers — {run.metadata.title()}",
+                                    f"zone ({len(zones)} zones)",
+                                    "written: (wp - start) / cap")
+    for key in (*series.ZONE_STATES, "other"):
+        part = zones[zones["state_key"] == key]
+        if not len(part):
+            continue
+        color = ZONE_COLORS[key]
+        axes.bar(part["zone"], np.ones(len(part)), width=1.0, color=color, alpha=0.15,
+                 linewidth=0, gid="zone-background")
+        mean = part["fill"].mean()
+        axes.bar(part["zone"], part["fill"], width=1.0, color=color, linewidth=0,
+                 gid="zone-fill", label=f"{key.replace('_', ' ')}: {len(part)} "
+                                        f"zone{'s' if len(part) > 1 else ''}, "
+                                        f"mean {mean:.0%} written")
+    axes.set_axisbelow(True)   # the grid behind the bars
+    axes.set_xlim(zones["zone"].min() - 0.5, zones["zone"].max() + 0.5)
+    axes.set_ylim(0, 1.05)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9)
+    return figure
 
 
 def run_victims_figure(run):

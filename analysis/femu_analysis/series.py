@@ -143,3 +143,53 @@ def require_rows(run, window):
     if not rows_within(run, window):
         raise AnalysisError(f"{run.path}: no data inside the window {window}: no "
                             "statistics interval lies wholly inside it")
+
+
+def busy_chips(run):
+    """Busy chips per 0.1 s (ch_util.csv): LUN busy time / interval; None without the file
+    (runs from before the zoned-namespace statistics)."""
+    if run.ch_util is None or not len(run.ch_util):
+        return None
+    return run.ch_util[TIME_COLUMNS].assign(value=run.ch_util["busy_chips"])
+
+
+def ch_util(run):
+    """ZNS+'s CH_util per second (nand.csv): the mean busy chips of each second."""
+    if run.nand is None or not len(run.nand):
+        return None
+    return run.nand[TIME_COLUMNS].assign(value=run.nand["CH_util"])
+
+
+# The zone map's states, in the order drawn. zones.csv names them as the FTL does
+# (ftl_zone_state_name); zone_state_key matches by keyword, so "Implicitly Opened" and
+# "implicit_open" are the same state.
+ZONE_STATES = ("empty", "implicit_open", "explicit_open", "closed", "full", "read_only",
+               "offline")
+
+
+def zone_state_key(name):
+    """The ZONE_STATES entry a zones.csv state name means, or 'other'."""
+    text = "".join(char for char in str(name).lower() if char.isalpha())
+    for key, words in (("implicit_open", ("implicit",)), ("explicit_open", ("explicit",)),
+                       ("read_only", ("readonly",)), ("empty", ("empty",)),
+                       ("closed", ("close",)), ("full", ("full",)),
+                       ("offline", ("offline",))):
+        if any(word in text for word in words):
+            return key
+    return "other"
+
+
+def zone_fill(run):
+    """zones.csv with ``fill`` = (wp - start) / cap in [0, 1] and ``state_key`` (see
+    zone_state_key); None without the file or a zone."""
+    frame = run.zones
+    if frame is None:
+        return None
+    frame = frame.dropna(subset=["zone", "start", "cap", "wp"])
+    if not len(frame):
+        return None
+    out = frame[["zone", "start", "cap", "wp", "state"]].copy()
+    cap = out["cap"].where(out["cap"] > 0)
+    out["fill"] = ((out["wp"] - out["start"]) / cap).clip(0.0, 1.0).fillna(0.0)
+    out["state_key"] = out["state"].map(zone_state_key)
+    return out.sort_values("zone", kind="stable").reset_index(drop=True)

@@ -1,4 +1,5 @@
-"""Figures of one run over its benchmark window: IOPS, MiB/s, GC work and WAF.
+"""Figures of one run over its benchmark window: IOPS, MiB/s, GC work, WAF, and the ZNS+
+flash page counts and channel utilisation when the run has nand.csv.
 
 WAF is (host pages written + pages moved by GC) / host pages written, summed over the
 window, from the most exact source the run holds:
@@ -58,7 +59,41 @@ def summarize(run, window):
     ftl = _ftl_counts(run, window)
     if ftl:
         result["ftl"] = ftl
+    nand = _nand_counts(run, window)
+    if nand:
+        result["nand"] = nand
     return _json_ready(result)
+
+
+# nand.csv counts summed over the window (ZNS+'s NAND_read / NAND_write / NAND_cpbk first)
+NAND_COUNT_COLUMNS = ("NAND_read", "NAND_write", "NAND_cpbk", "copy_cmds", "copy_pages",
+                      "zone_resets", "zone_finishes", "zone_appends", "zone_writes",
+                      "zone_reads", "zone_write_pages", "zone_read_pages",
+                      "zone_erased_blocks")
+
+
+def _nand_counts(run, window):
+    """Window totals of nand.csv's counts, CH_util's mean over those seconds (weighted by
+    their length) and its highest second, the most busy chips of a ch_util.csv row, and the
+    seconds covered; {} for runs without nand.csv, None figures when no row is inside."""
+    if run.nand is None:
+        return {}
+    rows = series.within(run.nand, window)
+    if not len(rows):
+        return {column: None for column in (*NAND_COUNT_COLUMNS, "ch_util_mean",
+                                            "ch_util_max", "busy_chips_max", "span_s")}
+    counts = {column: float(rows[column].sum()) for column in NAND_COUNT_COLUMNS
+              if column in rows}
+    seconds = float(rows["interval_s"].sum())
+    busy = (rows["CH_util"] * rows["interval_s"]).sum()
+    counts["ch_util_mean"] = float(busy / seconds) if seconds > 0 else None
+    counts["ch_util_max"] = float(rows["CH_util"].max())
+    fine = series.busy_chips(run)
+    fine_rows = series.within(fine, window) if fine is not None else None
+    counts["busy_chips_max"] = (float(fine_rows["value"].max())
+                                if fine_rows is not None and len(fine_rows) else None)
+    counts["span_s"] = _span(rows)
+    return counts
 
 
 # stats.csv counters of DFTL, the write buffer and the stream fallback, summed over the window

@@ -13,6 +13,10 @@ COLUMNS = (  # (header, path into the summary dict, format)
     ("WAF", ("waf",), "{:.3f}"),
     ("CMT hit rate", ("ftl", "cmt_hit_rate"), "{:.3f}"),
     ("map writes", ("ftl", "map_writes"), "{:.0f}"),
+    ("NAND read", ("nand", "NAND_read"), "{:.0f}"),
+    ("NAND write", ("nand", "NAND_write"), "{:.0f}"),
+    ("NAND cpbk", ("nand", "NAND_cpbk"), "{:.0f}"),
+    ("CH_util", ("nand", "ch_util_mean"), "{:.2f}"),
 )
 
 
