@@ -120,7 +120,7 @@ def ch_util_figure(run, window):
                      label=f"all {luns} LUNs busy")
         heights.append(luns)
     style.nice_ylim(axes, heights)
-    axes.legend(loc="upper right", fontsize=9)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9)   # off the data
     return figure, extremes
 
 
