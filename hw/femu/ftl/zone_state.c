@@ -353,13 +353,12 @@ int zone_state_copy(struct zone_state *zs, const struct ftl_range *src, uint32_t
     if (total > zs->sectors) {
         return FTL_E_RANGE;
     }
-    uint64_t assigned;
-    return zone_state_write(zs, dest, total, false, &assigned);
+    return zone_state_write(zs, dest, total, false, NULL);
 }
 
 /* ---- Zone Management Send (3.4.3.1) ---- */
 
-/* The changed zones of one command, in increasing order once sorted. */
+/* The zones one command changed, noted in increasing order; zones may be NULL (count only). */
 struct changed {
     uint64_t *zones;
     size_t n;
