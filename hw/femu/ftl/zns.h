@@ -98,9 +98,9 @@ int ftl_zone_admit_read(const struct ftl *ftl, uint64_t slba, uint64_t nlb);
  * the action applies to (slba ignored). On FTL_OK the states changed and, when zones is
  * not NULL, the zones whose state the action changed are listed there in increasing
  * order (room for ftl_zone_count entries), *nzones of them. A single zone's error:
- * FTL_E_RANGE / FTL_E_INVAL (slba not a zone start), FTL_E_ZONE_TRANSITION,
- * FTL_E_ZONE_READ_ONLY, FTL_E_ZONE_OFFLINE, FTL_E_TOO_MANY_OPEN, FTL_E_TOO_MANY_ACTIVE;
- * nothing changed.
+ * FTL_E_RANGE / FTL_E_INVAL (slba not a zone start), FTL_E_ZONE_TRANSITION (also for
+ * open, close, finish and reset of a read-only or offline zone: ZNS 1.1 3.4.3.1),
+ * FTL_E_TOO_MANY_OPEN, FTL_E_TOO_MANY_ACTIVE; nothing changed.
  */
 int ftl_zone_admit_mgmt(struct ftl *ftl, uint64_t slba, enum ftl_zone_action action, bool all,
                         uint64_t *zones, size_t *nzones);
