@@ -116,6 +116,8 @@ typedef enum FemuFtlOp {
     FEMU_OP_PHASE,              /* phases.csv marker */
     FEMU_OP_FORMAT,             /* Format NVM: ranges[], ftl_flags */
     FEMU_OP_VERIFY,             /* Verify: the flash reads of a read, no data moves */
+    FEMU_OP_COPY,               /* Copy (femu_copy.c): ranges[] (the sources) to io.slba,
+                                 * io.nlb in all */
 } FemuFtlOp;
 
 typedef struct FemuRequest {

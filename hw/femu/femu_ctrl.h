@@ -175,6 +175,10 @@ void femu_features_ns_reset(FemuCtrl *n, uint32_t nsid);
 /* femu_io.c (poller) */
 uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 
+/* femu_copy.c (poller): Copy (19h), and its limits (MSSRL, MCL, MSRC) */
+uint16_t femu_io_copy(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req);
+void femu_copy_limits(const FemuNamespace *ns, NvmeIdNs *id);
+
 /* femu_request.c (poller; pool made and destroyed with the threads) */
 void femu_req_pool_init(FemuCtrl *n);
 void femu_req_pool_destroy(FemuCtrl *n);

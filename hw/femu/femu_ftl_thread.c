@@ -123,7 +123,8 @@ static bool femu_ftl_stale(FemuCtrl *n, const FemuRequest *req)
 {
     /* A format or a namespace delete is never skipped: the namespace map changed already. */
     return (req->op == FEMU_OP_READ || req->op == FEMU_OP_WRITE || req->op == FEMU_OP_TRIM ||
-            req->op == FEMU_OP_DSM || req->op == FEMU_OP_FLUSH || req->op == FEMU_OP_VERIFY) &&
+            req->op == FEMU_OP_DSM || req->op == FEMU_OP_FLUSH || req->op == FEMU_OP_VERIFY ||
+            req->op == FEMU_OP_COPY) &&
            !req->keep_on_reset && req->epoch != qatomic_read(&n->epoch);
 }
 
@@ -134,7 +135,7 @@ static struct ftl_request femu_ftl_request(const FemuRequest *req)
         [FEMU_OP_READ] = FTL_OP_READ, [FEMU_OP_WRITE] = FTL_OP_WRITE,
         [FEMU_OP_TRIM] = FTL_OP_TRIM, [FEMU_OP_DSM] = FTL_OP_TRIM,
         [FEMU_OP_FLUSH] = FTL_OP_FLUSH, [FEMU_OP_FORMAT] = FTL_OP_FORMAT,
-        [FEMU_OP_VERIFY] = FTL_OP_VERIFY,
+        [FEMU_OP_VERIFY] = FTL_OP_VERIFY, [FEMU_OP_COPY] = FTL_OP_COPY,
     };
     struct ftl_request r = {
         .op = ops[req->op], .arrival_ns = req->io.now_ns, .slba = req->io.slba,
@@ -142,7 +143,7 @@ static struct ftl_request femu_ftl_request(const FemuRequest *req)
         .flags = req->ftl_flags,
     };
 
-    if (req->op == FEMU_OP_DSM) {
+    if (req->op == FEMU_OP_DSM || req->op == FEMU_OP_COPY) {
         r.ranges = req->ranges;
         r.nranges = req->nranges;
     }
@@ -163,7 +164,8 @@ static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
     case FEMU_OP_TRIM:
     case FEMU_OP_DSM:
     case FEMU_OP_FLUSH:
-    case FEMU_OP_VERIFY: {
+    case FEMU_OP_VERIFY:
+    case FEMU_OP_COPY: {
         struct ftl_request r = femu_ftl_request(req);
         int rc = ftl_engine_serve(n->engine, &r, &done);
 

@@ -48,7 +48,8 @@ static void femu_identify_ctrl(FemuCtrl *n, NvmeIdCtrl *id)
     id->cqes = 0x44;
     id->nn = cpu_to_le32(FEMU_MAX_NAMESPACES);
     id->oncs = cpu_to_le16(NVME_ONCS_COMPARE | NVME_ONCS_WRITE_UNCORR | NVME_ONCS_DSM |
-                           NVME_ONCS_WRITE_ZEROES | NVME_ONCS_VERIFY);
+                           NVME_ONCS_WRITE_ZEROES | NVME_ONCS_VERIFY | NVME_ONCS_COPY);
+    id->ocfs = cpu_to_le16(NVME_OCFS_COPY_FORMAT_0);    /* Copy: source range format 0 */
     id->fna = 0;        /* Format and its secure erase act on one namespace; no crypto */
     id->vwc = 0x07;                                 /* present; flush accepts all NSIDs */
     stl_le_p((uint8_t *)id + FEMU_ID_CTRL_MNAN, FEMU_MAX_NAMESPACES);
@@ -98,6 +99,7 @@ static void femu_identify_ns(FemuCtrl *n, const FemuNamespace *ns, NvmeIdNs *id)
     id->npdg = cpu_to_le16(lbas_per_pg - 1);
     id->npda = cpu_to_le16(lbas_per_pg - 1);
     femu_put_u128(id->nvmcap, ns->nsze * ns->lba_bytes);
+    femu_copy_limits(ns, id);
 }
 
 /* Allocated (or only attached) NSIDs above `after`, ascending, as a zero-ended list. */

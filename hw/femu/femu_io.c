@@ -378,6 +378,7 @@ uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     case NVME_CMD_WRITE_UNCOR:
     case NVME_CMD_COMPARE:
     case NVME_CMD_VERIFY:
+    case NVME_CMD_COPY:
         break;
     default:
         return femu_dnr(NVME_INVALID_OPCODE);
@@ -401,6 +402,8 @@ uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
         return femu_io_compare(n, ns, cmd, req);
     case NVME_CMD_VERIFY:
         return femu_io_verify(n, ns, cmd, req);
+    case NVME_CMD_COPY:
+        return femu_io_copy(n, ns, cmd, req);
     default:
         req->op = FEMU_OP_FLUSH;   /* the data store is the media: nothing to write back */
         req->nsid = nsid;

@@ -246,7 +246,7 @@ CASES = {
     "phase_without_stats_dir": (raw_admin(ADM_VENDOR_PHASE, cdw12=0x6B726F77), SC_INVALID_FIELD),
     # I/O: opcodes and namespaces
     "io_opcode_0d": (io(0x0D), SC_INVALID_OPCODE),
-    "io_opcode_19_copy": (io(0x19), SC_INVALID_OPCODE),
+    "io_copy_format_1": (io(0x19, cdw12=1 << 8), SC_INVALID_FIELD),    # format 0 only
     "io_opcode_7f": (io(0x7F), SC_INVALID_OPCODE),
     "read_nsid_0": (rw(IO_READ, 0, 1, nsid=0), SC_INVALID_NS),
     "write_nsid_2_inactive": (rw(IO_WRITE, 0, 1, nsid=2), SC_INVALID_FIELD),
