@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -413,6 +414,176 @@ static void test_shipped_configs(void)
     }
 }
 
+/* A message built at run time holds want. */
+static void expect_in(const char *msg, const char *want, int line)
+{
+    if (!check_record(strstr(msg, want) != NULL, __FILE__, line, want)) {
+        fprintf(stderr, "    got: \"%s\"\n", msg);
+    }
+}
+
+/* Combine files as ftl-sim does (in order, noting origins); the validation message. */
+static const char *combine(struct ftl_config *cfg, struct ftl_config_origins *origins,
+                           const char *const *paths, size_t n)
+{
+    ftl_config_defaults(cfg);
+    memset(origins, 0, sizeof(*origins));
+    err[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (ftl_config_combine_file(cfg, origins, paths[i], err, sizeof(err))) {
+            return err;
+        }
+    }
+    ftl_config_validate_combined(cfg, origins, NULL, err, sizeof(err));
+    return err;
+}
+
+/* include: relative paths, later keys win, one key twice in one file stays an error,
+ * cycles and deep nesting are refused, an error inside names the including line. */
+static void test_includes(void)
+{
+    static struct ftl_config_origins origins;
+    struct ftl_config cfg;
+    char sub[600];
+    snprintf(sub, sizeof(sub), "%s/sub", tmpdir);
+    CHECK(mkdir(sub, 0700) == 0);
+    write_file("sub/media.conf", "pgs_per_blk=128\npg_rd_lat=35000\n");
+    /* the include's path is relative to the including file; its keys apply where it is */
+    const char *top = write_file("top.conf", "pgs_per_blk=64\ninclude sub/media.conf\n"
+                                 "pg_rd_lat=1000  # after the include: wins\nssd_size=4096\n");
+    CHECK_EQ_U64(strlen(combine(&cfg, &origins, &top, 1)), 0);
+    CHECK_EQ_U64(cfg.pgs_per_blk, 128);
+    CHECK_EQ_U64(cfg.pg_rd_lat, 1000);
+    char want[700];
+    snprintf(want, sizeof(want), "%s/sub/media.conf:1", tmpdir);
+    CHECK(strcmp(ftl_config_origin_of(&origins, "pgs_per_blk"), want) == 0);
+    snprintf(want, sizeof(want), "%s:3", top);
+    CHECK(strcmp(ftl_config_origin_of(&origins, "pg_rd_lat"), want) == 0);
+    CHECK(ftl_config_origin_of(&origins, "nchs") == NULL);
+    ftl_config_origin_note(&origins, "pg_rd_lat", NULL);   /* e.g. --set took it over */
+    CHECK(ftl_config_origin_of(&origins, "pg_rd_lat") == NULL);
+
+    /* two files: the second overrides the first; the same key twice in one file fails */
+    char a[700], b[700];
+    snprintf(a, sizeof(a), "%s", write_file("a.conf", "nchs=2\nluns_per_ch=4\nssd_size=2048\n"));
+    snprintf(b, sizeof(b), "%s", write_file("b.conf", "nchs=4\n"));
+    const char *two[] = { a, b };
+    CHECK_EQ_U64(strlen(combine(&cfg, &origins, two, 2)), 0);
+    CHECK_EQ_U64(cfg.nchs, 4);
+    CHECK_EQ_U64(cfg.luns_per_ch, 4);
+    CHECK_CONTAINS(load("include sub/media.conf\npgs_per_blk=1\npgs_per_blk=2\n", &cfg),
+                   "t.conf:3: pgs_per_blk: set twice in this file");
+
+    /* a conflict after combining: one line, the file and line that set the key last */
+    snprintf(a, sizeof(a), "%s", write_file("geo.conf", "nchs=1\nluns_per_ch=1\n"
+                                            "blks_per_pl=64\nssd_size=768\n"));
+    snprintf(b, sizeof(b), "%s", write_file("media.conf", "secs_per_pg=8\n"));
+    const char *conflict[] = { a, b };
+    combine(&cfg, &origins, conflict, 2);
+    snprintf(want, sizeof(want), "%s:4: devsz_mb: logical size 768 MiB must be smaller",
+             conflict[0]);
+    expect_in(err, want, __LINE__);
+    CHECK(strchr(err, '\n') == NULL);
+
+    /* errors inside an included file name the including line */
+    write_file("sub/bad.conf", "colour=blue\n");
+    CHECK_CONTAINS(load("nchs=2\ninclude sub/bad.conf\n", &cfg), "sub/bad.conf:1: colour: "
+                   "unknown key (included from ");
+    CHECK_CONTAINS(err, "t.conf:2)");
+    CHECK_EQ_U64(cfg.nchs, 8);  /* nothing applied */
+    CHECK_CONTAINS(load("include sub/none.conf\n", &cfg), "t.conf:1: include sub/none.conf: "
+                   "cannot open");
+    CHECK_CONTAINS(load("include   \n", &cfg), "t.conf:1: expected key=value or include");
+    CHECK_CONTAINS(load("include\tsub/media.conf # fine\n", &cfg), "");
+    CHECK_EQ_U64(cfg.pgs_per_blk, 128);
+
+    /* cycles: a file including itself, and a -> b -> a */
+    CHECK_CONTAINS(load("include t.conf\n", &cfg), "t.conf:1: include t.conf: an include "
+                   "cycle");
+    write_file("sub/x.conf", "include y.conf\n");
+    write_file("sub/y.conf", "nchs=2\ninclude ../sub/x.conf\n");
+    CHECK_CONTAINS(load("include sub/x.conf\n", &cfg), "y.conf:2: include ../sub/x.conf: an "
+                   "include cycle");
+    /* nesting: d0 includes d1 ... includes d9, which sets nchs */
+    for (int i = 0; i <= 9; i++) {
+        char name[32], text[64];
+        snprintf(name, sizeof(name), "sub/d%d.conf", i);
+        snprintf(text, sizeof(text), i < 9 ? "include d%d.conf\n" : "nchs=2\n", i + 1);
+        write_file(name, text);
+    }
+    CHECK_CONTAINS(load("include sub/d2.conf\n", &cfg), "");    /* 8 includes deep */
+    CHECK_EQ_U64(cfg.nchs, 2);
+    CHECK_CONTAINS(load("include sub/d1.conf\n", &cfg), "d8.conf:1: include d9.conf: "
+                   "includes nested deeper than 8 (included from ");
+    CHECK_CONTAINS(err, "d7.conf:1)");
+
+    const char *cleanup[] = { "sub/media.conf", "sub/bad.conf", "sub/x.conf", "sub/y.conf",
+                              "top.conf", "a.conf", "b.conf", "geo.conf", "media.conf" };
+    for (size_t i = 0; i < sizeof(cleanup) / sizeof(cleanup[0]); i++) {
+        unlink(write_file(cleanup[i], ""));
+    }
+    for (int i = 0; i <= 9; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "sub/d%d.conf", i);
+        unlink(write_file(name, ""));
+    }
+    rmdir(sub);
+}
+
+/* conf/nand profiles: media keys only; each combines with the shipped geometries and
+ * validates, or is refused with one line naming the geometry's line that set the key. */
+static void test_nand_profiles(void)
+{
+    static struct ftl_config_origins origins;
+    static const struct {
+        const char *profile;
+        uint64_t page_bytes, pgs_per_blk, rd, wr, er, xfer;
+        const char *lab_1g_error, *femu_default_error;  /* NULL: validates */
+    } profiles[] = {
+        { "slc", 4096, 64, 25000, 200000, 1500000, 6000,
+          "lab-1g.conf:10: devsz_mb: logical size 768 MiB must be smaller than the raw "
+          "capacity (256 MiB)",
+          "femu-default.conf:10: devsz_mb: logical size 12288 MiB must be smaller than the "
+          "raw capacity (4096 MiB)" },
+        { "mlc", 16384, 128, 35000, 390000, 4000000, 24000, NULL, NULL },
+        { "tlc", 16384, 768, 60000, 700000, 4500000, 24000, NULL, NULL },
+        { "qlc", 16384, 1024, 120000, 1365000, 6000000, 24000, NULL, NULL },
+        { "znand", 2048, 512, 3000, 100000, 1500000, 3000, NULL, NULL },
+    };
+    for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+        for (int geo = 0; geo < 2; geo++) {
+            char geometry[1024], profile[1024];
+            snprintf(geometry, sizeof(geometry), "%s/%s", CONF_DIR,
+                     geo ? "femu-default.conf" : "lab-1g.conf");
+            snprintf(profile, sizeof(profile), "%s/nand/%s.conf", CONF_DIR,
+                     profiles[i].profile);
+            const char *paths[] = { geometry, profile };
+            struct ftl_config cfg;
+            const char *msg = combine(&cfg, &origins, paths, 2);
+            const char *want = geo ? profiles[i].femu_default_error : profiles[i].lab_1g_error;
+            if (want) {
+                expect_in(msg, want, __LINE__);
+                CHECK(strchr(msg, '\n') == NULL);
+            } else {
+                CHECK_EQ_U64(strlen(msg), 0);
+            }
+            /* the profile's keys win over the geometry's, the geometry's stay */
+            CHECK_EQ_U64(cfg.secsz * cfg.secs_per_pg, profiles[i].page_bytes);
+            CHECK_EQ_U64(cfg.pgs_per_blk, profiles[i].pgs_per_blk);
+            CHECK_EQ_U64(cfg.pg_rd_lat, profiles[i].rd);
+            CHECK_EQ_U64(cfg.pg_wr_lat, profiles[i].wr);
+            CHECK_EQ_U64(cfg.blk_er_lat, profiles[i].er);
+            CHECK_EQ_U64(cfg.ch_xfer_lat, profiles[i].xfer);
+            CHECK_EQ_U64(cfg.nchs, geo ? 8 : 2);
+            CHECK_EQ_U64(cfg.blks_per_pl, geo ? 256 : 64);
+            /* only media keys: counts and the logical size come from the geometry */
+            CHECK(strstr(ftl_config_origin_of(&origins, "nchs"), "nand/") == NULL);
+            CHECK(strstr(ftl_config_origin_of(&origins, "devsz_mb"), "nand/") == NULL);
+            CHECK(strstr(ftl_config_origin_of(&origins, "pgs_per_blk"), "nand/") != NULL);
+        }
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -428,6 +599,8 @@ int main(void)
     test_zone_geometry();
     test_files();
     test_shipped_configs();
+    test_includes();
+    test_nand_profiles();
     unlink(write_file("t.conf", ""));
     rmdir(tmpdir);
     return check_summary();

@@ -22,9 +22,13 @@
 #define EXIT_USAGE 2
 #define NS_PER_S 1000000000.0
 
+#define MAX_CONFIGS 16
+
 struct options {
-    const char *config_path;
+    const char *config_paths[MAX_CONFIGS];     /* --config, in order: later keys win */
+    unsigned nconfigs;
     struct ftl_config cfg;
+    struct ftl_config_origins origins;         /* which file and line set each key */
     struct workload_spec workload;
     unsigned qd;
     enum { PRECONDITION_NONE, PRECONDITION_SEQ, PRECONDITION_REGION } precondition;
@@ -50,7 +54,8 @@ static const char usage_text[] =
     "\n"
     "Replays a workload through the femu FTL in simulated time.\n"
     "  --config FILE     SSD configuration (key=value file, e.g. conf/lab-1g.conf);\n"
-    "                    FEMU's defaults when absent\n"
+    "                    FEMU's defaults when absent. Repeatable: files combine in order,\n"
+    "                    a later key winning (e.g. a geometry, then conf/nand/mlc.conf)\n"
     "  --set key=value   override one configuration key (repeatable)\n"
     "  --rw MODE         randwrite (default), randread, randrw, write, read\n"
     "  --rwmixread PCT   percent reads for randrw (default 50)\n"
@@ -141,7 +146,19 @@ static const struct option long_options[] = {
     { NULL, 0, NULL, 0 },
 };
 
-/* The configuration: defaults, then --config, then every --set in order. */
+/*
+ * A configuration validation refuses: one line naming the key, and the file and line that
+ * set it last when one did (a conflict between combined files shows where it came from).
+ */
+static void check_config(const struct options *o)
+{
+    char err[1024];
+    if (ftl_config_validate_combined(&o->cfg, &o->origins, NULL, err, sizeof(err))) {
+        usage_error("configuration: %s", err);
+    }
+}
+
+/* The configuration: defaults, then every --config in order, then every --set in order. */
 static void parse_options(int argc, char **argv, struct options *o)
 {
     const char *sets[256];
@@ -155,7 +172,12 @@ static void parse_options(int argc, char **argv, struct options *o)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
         switch (c) {
-        case OPT_CONFIG: o->config_path = optarg; break;
+        case OPT_CONFIG:
+            if (o->nconfigs == MAX_CONFIGS) {
+                usage_error("--config: more than %d files", MAX_CONFIGS);
+            }
+            o->config_paths[o->nconfigs++] = optarg;
+            break;
         case OPT_SET:
             if (nsets == sizeof(sets) / sizeof(sets[0])) {
                 usage_error("--set: too many");
@@ -235,8 +257,11 @@ static void parse_options(int argc, char **argv, struct options *o)
         usage_error("--replay needs --trace");
     }
     ftl_config_defaults(&o->cfg);
-    if (o->config_path && ftl_config_load_file(&o->cfg, o->config_path, err, sizeof(err))) {
-        usage_error("%s", err);
+    for (unsigned i = 0; i < o->nconfigs; i++) {
+        if (ftl_config_combine_file(&o->cfg, &o->origins, o->config_paths[i], err,
+                                    sizeof(err))) {
+            usage_error("%s", err);
+        }
     }
     for (unsigned i = 0; i < nsets; i++) {
         char key[64];
@@ -249,10 +274,9 @@ static void parse_options(int argc, char **argv, struct options *o)
         if (ftl_config_set(&o->cfg, key, eq + 1, err, sizeof(err))) {
             usage_error("--set %s", err);
         }
+        ftl_config_origin_note(&o->origins, key, NULL);  /* the command line: no file */
     }
-    if (ftl_config_validate(&o->cfg, NULL, err, sizeof(err))) {
-        usage_error("configuration: %s", err);
-    }
+    check_config(o);
     bool streams = o->cfg.placement == FTL_PLACEMENT_STREAM;
     if (o->stream_set && (!streams || o->workload.trace_path)) {
         usage_error("--stream: tags synthetic writes under placement=stream (a trace "
@@ -477,7 +501,8 @@ int main(int argc, char **argv)
             .workload = &o.workload, .qd = o.qd,
             .precondition = o.precondition == PRECONDITION_SEQ ? "seq"
                             : o.precondition == PRECONDITION_REGION ? "region" : "none", .io_bytes = o.io_bytes,
-            .runtime_s = o.runtime_s, .config_path = o.config_path,
+            .runtime_s = o.runtime_s, .config_paths = o.config_paths,
+            .nconfigs = o.nconfigs,
             .precondition_s = precondition_s,
         };
         if (o.summary_path && write_summary(o.summary_path, ftl, &run_desc, measured)) {

@@ -155,13 +155,19 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     char dist[64];
     dist_name(&w->dist, dist, sizeof(dist));
 
+    /* config_file: the last file (the only one, usually); config_files: all, in order */
     fputs("{\n  \"tool\": \"ftl-sim\",\n  \"config_file\": ", f);
-    if (run->config_path) {
-        json_string(f, run->config_path);
+    if (run->nconfigs) {
+        json_string(f, run->config_paths[run->nconfigs - 1]);
     } else {
         fputs("null", f);
     }
-    fputs(",\n", f);
+    fputs(",\n  \"config_files\": [", f);
+    for (unsigned i = 0; i < run->nconfigs; i++) {
+        fputs(i ? ", " : "", f);
+        json_string(f, run->config_paths[i]);
+    }
+    fputs("],\n", f);
     json_config(f, ftl);
     fprintf(f, "  \"geometry\": {\"page_bytes\": %llu, \"raw_bytes\": %llu, "
             "\"logical_bytes\": %llu, \"lines\": %llu, \"pages_per_line\": %llu, "

@@ -14,7 +14,8 @@ struct run_description {
     const char *precondition;       /* "none" or "seq" */
     uint64_t io_bytes;              /* 0 when limited by runtime */
     double runtime_s;               /* 0 when limited by io_size */
-    const char *config_path;        /* NULL: FEMU defaults */
+    const char *const *config_paths;    /* the --config files in order (none: FEMU defaults) */
+    unsigned nconfigs;
     double precondition_s;          /* simulated time spent preconditioning */
 };
 

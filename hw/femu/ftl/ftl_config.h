@@ -144,9 +144,39 @@ int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
 
 /*
  * Read a `key=value  # comment` file on top of cfg. Returns 0, or -1 with
- * "FILE:LINE: reason" in err. A key may appear once per file.
+ * "FILE:LINE: reason" in err (nothing changed). A key may appear once per file.
+ * `include PATH` reads another file at that point (PATH relative to the including file's
+ * directory; at most FTL_CONFIG_MAX_INCLUDE_DEPTH deep; a cycle is refused). Keys apply
+ * in the order read: a later line or file overrides an earlier one.
  */
 int ftl_config_load_file(struct ftl_config *cfg, const char *path, char *err, size_t errlen);
+
+#define FTL_CONFIG_MAX_INCLUDE_DEPTH 8
+#define FTL_CONFIG_ORIGIN_KEYS 64   /* keys tracked (more than the table has) */
+#define FTL_CONFIG_ORIGIN_LEN 512
+
+/* Where each key got its value while files were combined: "FILE:LINE" by key index
+ * (ftl_config_key order); "" when no file set it. Zero it before the first file. */
+struct ftl_config_origins {
+    char where[FTL_CONFIG_ORIGIN_KEYS][FTL_CONFIG_ORIGIN_LEN];
+};
+
+/* ftl_config_load_file, noting in origins (NULL: not tracked) the file and line that set
+ * each key. Call it once per file, in order: later files override earlier ones. */
+int ftl_config_combine_file(struct ftl_config *cfg, struct ftl_config_origins *origins,
+                            const char *path, char *err, size_t errlen);
+/* Record that something else set key (e.g. "--set"; NULL or "": forget the origin). */
+void ftl_config_origin_note(struct ftl_config_origins *origins, const char *key,
+                            const char *where);
+/* Where key was set last, or NULL. */
+const char *ftl_config_origin_of(const struct ftl_config_origins *origins, const char *key);
+/*
+ * ftl_config_validate, with the refused key's origin in front of the message:
+ * "FILE:LINE: KEY: reason" when a file set that key last, else "KEY: reason".
+ */
+int ftl_config_validate_combined(const struct ftl_config *cfg,
+                                 const struct ftl_config_origins *origins,
+                                 struct ftl_geometry *geo, char *err, size_t errlen);
 
 /*
  * Check every value and every cross-key constraint; fill geo when geo is not NULL.
