@@ -100,6 +100,24 @@ static void femu_ftl_prop_set(Object *obj, Visitor *v, const char *name, void *o
     prop->explicit = true;
 }
 
+/*
+ * Whether a key takes a decimal number only (a uint64 property). A key whose parser also
+ * takes words (placement=stream, zoned=on) or sizes with a suffix (zone_cap=4M) is a
+ * string property, handed to the FTL's parser as given.
+ */
+static bool femu_ftl_key_numeric(const char *name)
+{
+    struct ftl_config probe;
+    char text[64], err[FEMU_ERR_LEN];
+
+    if (!g_ascii_isdigit(femu_default_text(name, text, sizeof(text))[0])) {
+        return false;
+    }
+    ftl_config_defaults(&probe);
+    return ftl_config_set(&probe, name, "on", err, sizeof(err)) != 0 &&
+           ftl_config_set(&probe, name, "1K", err, sizeof(err)) != 0;
+}
+
 static void femu_class_add_ftl_props(ObjectClass *oc)
 {
     const char *name;
@@ -111,8 +129,8 @@ static void femu_class_add_ftl_props(ObjectClass *oc)
 
         assert(i < FEMU_FTL_KEYS_MAX);
         key->index = i;
-        /* Every key but placement is a number; the FTL's default text tells which. */
-        key->numeric = g_ascii_isdigit(femu_default_text(name, text, sizeof(text))[0]);
+        key->numeric = femu_ftl_key_numeric(name);
+        femu_default_text(name, text, sizeof(text));
         prop = object_class_property_add(oc, name, key->numeric ? "uint64" : "str",
                                          femu_ftl_prop_get, femu_ftl_prop_set, NULL, key);
         if (key->numeric) {
@@ -146,6 +164,25 @@ static char *femu_key_origin(const FemuCtrl *n, const char *key)
     return g_strdup_printf(" (%s=%s is the default)", key, now);
 }
 
+/*
+ * The FTL takes any zone size; a guest does not: Linux refuses a zoned namespace whose
+ * zones are not a power of two in size, so the device says so at realize.
+ */
+static bool femu_check_zone_size(FemuCtrl *n, Error **errp)
+{
+    uint64_t bytes = n->geometry.zone_sectors * n->ftl_config.secsz;
+
+    if (n->ftl_config.zoned && !is_power_of_2(bytes)) {
+        char *origin = femu_key_origin(n, "zone_size");
+
+        error_setg(errp, "zone_size: %" PRIu64 " bytes is not a power of two; Linux needs "
+                   "a power-of-two zone size%s", bytes, origin);
+        g_free(origin);
+        return false;
+    }
+    return true;
+}
+
 /* Defaults, then the config file, then the explicit properties, into n->ftl_config. */
 static bool femu_resolve_config(FemuCtrl *n, Error **errp)
 {
@@ -177,7 +214,7 @@ static bool femu_resolve_config(FemuCtrl *n, Error **errp)
         g_free(key);
         return false;
     }
-    return true;
+    return femu_check_zone_size(n, errp);
 }
 
 static bool femu_check_controller_props(FemuCtrl *n, Error **errp)
@@ -236,21 +273,25 @@ static bool femu_prepare_stats_dir(FemuCtrl *n, Error **errp)
 
 /*
  * The media the namespaces share: one byte range per FTL sector in the lazily mapped data
- * store, and the per-sector maps the poller keeps (written, uncorrectable).
+ * store, and the per-sector maps the poller keeps (written, uncorrectable). The zoned
+ * namespace's sectors (zoned=on) come after the conventional capacity.
  */
 static bool femu_init_media(FemuCtrl *n, Error **errp)
 {
     char err[FEMU_ERR_LEN];
+    uint64_t sectors;
 
     n->secsz = n->ftl_config.secsz;
     n->capacity_sectors = n->geometry.logical_sectors;
-    n->store = data_store_create(n->capacity_sectors * n->secsz, err, sizeof(err));
+    n->zoned_sectors = n->ftl_config.zoned ? n->geometry.zoned_sectors : 0;
+    sectors = n->capacity_sectors + n->zoned_sectors;
+    n->store = data_store_create(sectors * n->secsz, err, sizeof(err));
     if (!n->store) {
         error_setg(errp, "cannot reserve the device's memory: %s", err);
         return false;
     }
-    if (!lba_bitmap_init(&n->written, n->capacity_sectors) ||
-        !lba_bitmap_init(&n->uncorrectable, n->capacity_sectors)) {
+    if (!lba_bitmap_init(&n->written, sectors) ||
+        !lba_bitmap_init(&n->uncorrectable, sectors)) {
         error_setg(errp, "cannot allocate the device's allocation maps");
         return false;
     }

@@ -71,7 +71,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(FemuCtrl, FEMU)
 #define FEMU_MAX_LBAF           2       /* LBA formats: the FTL sector, and 4 KiB */
 
 /* Room for every FTL key (ftl_config_key()); checked when the class is built. */
-#define FEMU_FTL_KEYS_MAX       32
+#define FEMU_FTL_KEYS_MAX       48
 
 /* One FTL key exposed as a device property. */
 typedef struct FemuFtlProperty {
@@ -116,6 +116,10 @@ typedef enum FemuFtlOp {
     FEMU_OP_PHASE,              /* phases.csv marker */
     FEMU_OP_FORMAT,             /* Format NVM: ranges[], ftl_flags */
     FEMU_OP_VERIFY,             /* Verify: the flash reads of a read, no data moves */
+    /* Zoned namespace (femu_zns.c): admitted at fetch; io.slba/nlb are zoned sectors */
+    FEMU_OP_ZONE_WRITE,         /* Write, Write Zeroes, Zone Append (assigned) */
+    FEMU_OP_ZONE_READ,          /* Read, Compare, Verify */
+    FEMU_OP_ZONE_MGMT,          /* Zone Management Send: zone_action on ranges[] */
     FEMU_OP_COPY,               /* Copy (femu_copy.c): ranges[] (the sources) to io.slba,
                                  * io.nlb in all */
 } FemuFtlOp;
@@ -130,6 +134,7 @@ typedef struct FemuRequest {
     uint32_t shutdown_seq;      /* internal: the shutdown it completes */
     uint16_t status;            /* NVMe status without phase, DNR included */
     uint32_t result;            /* CQE DW0 */
+    uint32_t result_hi;         /* CQE DW1 (a Zone Append's LBA, bits 63:32) */
     FemuFtlOp op;
     struct ftl_io io;
     uint64_t done_ns;
@@ -138,6 +143,8 @@ typedef struct FemuRequest {
     uint32_t nsid;              /* the namespace the FTL request is for (traces) */
     bool keep_on_reset;         /* the FTL does it even if a reset drops the completion */
     uint32_t nranges;
+    uint32_t zone_action;       /* FEMU_OP_ZONE_MGMT: enum ftl_zone_action */
+    uint64_t assigned;          /* FEMU_OP_ZONE_WRITE with FTL_REQ_APPEND: first sector */
     char phase[17];
     /* What a read, Compare or Verify completes with when the FTL serves it without error:
      * Unrecovered Read Error for marked LBAs, Compare Failure; 0 for success. */
@@ -202,6 +209,7 @@ typedef struct FemuSmart {
 typedef struct FemuNamespace {
     bool allocated;             /* created (Namespace Management) or given at realize */
     bool attached;              /* attached to the controller: active, I/O allowed */
+    bool zoned;                 /* the zoned namespace (femu_zns.c): the FTL's zones */
     uint32_t nsid;
     uint64_t base_sector;       /* first FTL sector */
     uint64_t sectors;           /* FTL sectors it owns (a multiple of secs_per_pg) */
@@ -253,6 +261,11 @@ struct FemuCtrl {
     uint64_t secsz;                     /* FTL sector bytes (ftl_config.secsz) */
     uint64_t capacity_sectors;          /* the FTL's logical sectors: NVM capacity */
     uint32_t dmrsl;                     /* DSM limit in LBAs: 1 GiB of FTL sectors */
+    /* zoned=on: the zoned namespace's sectors, placed after the conventional capacity in
+     * the data store and the maps (0 when not zoned) */
+    uint64_t zoned_sectors;
+    bool css_all;                       /* poller: CC.CSS 110b at enable, the zoned
+                                         * namespace is active (000b: NVM only) */
     FemuNamespace ns[FEMU_MAX_NAMESPACES + 1];  /* by NSID; [0] unused */
     uint32_t ns_created;                /* namespaces made so far: salts their UUIDs */
     uint64_t ns_changed;                /* bit per NSID: the Changed Namespace List */

@@ -80,6 +80,17 @@ static inline uint32_t femu_cdw(const NvmeCmd *cmd, unsigned index)
     return ldl_le_p((const uint8_t *)cmd + offsetof(NvmeCmd, cdw10) + 4 * (index - 10));
 }
 
+/* An I/O command's SLBA (CDW10-11) and NLB (CDW12[15:0], 1-based here). */
+static inline uint64_t femu_cmd_slba(const NvmeCmd *cmd)
+{
+    return le32_to_cpu(cmd->cdw10) | (uint64_t)le32_to_cpu(cmd->cdw11) << 32;
+}
+
+static inline uint32_t femu_cmd_nlb(const NvmeCmd *cmd)
+{
+    return (le32_to_cpu(cmd->cdw12) & 0xffff) + 1;
+}
+
 /* Values block/nvme.h does not name (NVMe base specification 2.0). */
 #define FEMU_ADM_CMD_NS_MANAGEMENT      0x0d
 #define FEMU_NS_INSUFFICIENT_CAPACITY   0x0115
@@ -91,6 +102,8 @@ static inline uint32_t femu_cdw(const NvmeCmd *cmd, unsigned index)
 #define FEMU_ADM_CMD_GET_LBA_STATUS     0x86
 #define FEMU_LPA_SMART_PER_NS           (1u << 0)
 #define FEMU_LPA_EXTENDED_DATA          (1u << 2)
+#define FEMU_LPA_CMD_EFFECTS            (1u << 1)
+#define FEMU_ID_CNS_IO_CMD_SETS         0x1c    /* I/O Command Set data structure */
 
 #define FEMU_MODEL          "femu SSD"
 #define FEMU_FIRMWARE       "1.0"
@@ -174,10 +187,28 @@ void femu_features_ns_reset(FemuCtrl *n, uint32_t nsid);
 
 /* femu_io.c (poller) */
 uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
+uint16_t femu_io_nvm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req);
+uint64_t femu_max_transfer(FemuCtrl *n);       /* MDTS in bytes (UINT64_MAX: none) */
+/* SMART: bytes written and one write command, the controller's and ns's. */
+void femu_smart_write(FemuCtrl *n, FemuNamespace *ns, uint64_t bytes);
 
 /* femu_copy.c (poller): Copy (19h), and its limits (MSSRL, MCL, MSRC) */
 uint16_t femu_io_copy(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req);
 void femu_copy_limits(const FemuNamespace *ns, NvmeIdNs *id);
+
+/*
+ * femu_zns.c (poller): the zoned namespace's I/O commands. Zone rules are admitted by the
+ * FTL (ftl_zone_admit_*, under engine_lock) before any data moves.
+ */
+uint16_t femu_zns_io_cmd(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                         FemuRequest *req);
+/* The NVMe status of an FTL_E_* admission result (with DNR). */
+uint16_t femu_zns_status(int rc);
+/* Whether the zoned namespace's command set is enabled (CC.CSS 110b). */
+static inline bool femu_zns_enabled(FemuCtrl *n)
+{
+    return n->zoned_sectors > 0 && n->css_all;
+}
 
 /* femu_request.c (poller; pool made and destroyed with the threads) */
 void femu_req_pool_init(FemuCtrl *n);

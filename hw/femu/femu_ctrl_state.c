@@ -84,6 +84,17 @@ static void femu_csts_set_shst(FemuCtrl *n, uint32_t shst)
     femu_csts_set(n, (femu_csts(n) & ~(CSTS_SHST_MASK << CSTS_SHST_SHIFT)) | shst);
 }
 
+/*
+ * CC.CSS selects what CAP.CSS offers, bit for value: 000b the NVM command set (bit 0),
+ * 110b all I/O command sets (bit 6, with zoned=on). Another value fails the enable.
+ */
+static bool femu_ctrl_css_supported(FemuCtrl *n, uint32_t cc)
+{
+    uint64_t cap = femu_reg_read64(n, NVME_REG_CAP);
+
+    return NVME_CAP_CSS(cap) & (1u << NVME_CC_CSS(cc));
+}
+
 /* CC.EN 0->1: check what the host set up, latch the admin queues, report ready. */
 static void femu_ctrl_enable(FemuCtrl *n)
 {
@@ -99,7 +110,7 @@ static void femu_ctrl_enable(FemuCtrl *n)
     femu_ctrl_enter(n, FEMU_CTRL_ENABLING);
     if (NVME_AQA_ASQS(aqa) == 0 || NVME_AQA_ACQS(aqa) == 0 || !asq || !acq ||
         mps > FEMU_MPSMAX || (asq & (page_size - 1)) || (acq & (page_size - 1)) ||
-        NVME_CC_CSS(cc) != 0 || NVME_CC_AMS(cc) != 0 ||
+        !femu_ctrl_css_supported(n, cc) || NVME_CC_AMS(cc) != 0 ||
         !femu_dma_ram(n, asq, (uint64_t)(NVME_AQA_ASQS(aqa) + 1) * sizeof(NvmeCmd), false) ||
         !femu_dma_ram(n, acq, (uint64_t)(NVME_AQA_ACQS(aqa) + 1) * sizeof(NvmeCqe), true)) {
         trace_femu_enable_failed(cc, aqa, asq, acq);
@@ -112,6 +123,7 @@ static void femu_ctrl_enable(FemuCtrl *n)
     }
     trace_femu_enable(cc, aqa, asq, acq);
     n->page_size = page_size;
+    n->css_all = NVME_CC_CSS(cc) == NVME_CC_CSS_ALL;
     sq->cqid = 0;
     qatomic_set(&sq->size, NVME_AQA_ASQS(aqa) + 1);
     sq->dma_addr = asq;

@@ -124,7 +124,7 @@ static bool femu_ftl_stale(FemuCtrl *n, const FemuRequest *req)
     /* A format or a namespace delete is never skipped: the namespace map changed already. */
     return (req->op == FEMU_OP_READ || req->op == FEMU_OP_WRITE || req->op == FEMU_OP_TRIM ||
             req->op == FEMU_OP_DSM || req->op == FEMU_OP_FLUSH || req->op == FEMU_OP_VERIFY ||
-            req->op == FEMU_OP_COPY) &&
+            req->op == FEMU_OP_COPY || req->op == FEMU_OP_ZONE_READ) &&
            !req->keep_on_reset && req->epoch != qatomic_read(&n->epoch);
 }
 
@@ -136,14 +136,16 @@ static struct ftl_request femu_ftl_request(const FemuRequest *req)
         [FEMU_OP_TRIM] = FTL_OP_TRIM, [FEMU_OP_DSM] = FTL_OP_TRIM,
         [FEMU_OP_FLUSH] = FTL_OP_FLUSH, [FEMU_OP_FORMAT] = FTL_OP_FORMAT,
         [FEMU_OP_VERIFY] = FTL_OP_VERIFY, [FEMU_OP_COPY] = FTL_OP_COPY,
+        [FEMU_OP_ZONE_WRITE] = FTL_OP_ZONE_WRITE, [FEMU_OP_ZONE_READ] = FTL_OP_ZONE_READ,
+        [FEMU_OP_ZONE_MGMT] = FTL_OP_ZONE_MGMT,
     };
     struct ftl_request r = {
         .op = ops[req->op], .arrival_ns = req->io.now_ns, .slba = req->io.slba,
         .nlb = req->io.nlb, .stream = req->io.stream, .nsid = req->nsid,
-        .flags = req->ftl_flags,
+        .flags = req->ftl_flags, .zone_action = req->zone_action, .assigned = req->assigned,
     };
 
-    if (req->op == FEMU_OP_DSM || req->op == FEMU_OP_COPY) {
+    if (req->op == FEMU_OP_DSM || req->op == FEMU_OP_COPY || req->op == FEMU_OP_ZONE_MGMT) {
         r.ranges = req->ranges;
         r.nranges = req->nranges;
     }
@@ -176,6 +178,17 @@ static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
         /* Served: what the poller found at fetch (marked LBAs, a miscompare) stands,
          * unless the FTL failed the request itself. */
         req->status = rc == FTL_OK ? req->status_on_done : femu_ftl_status(rc);
+        break;
+    }
+    case FEMU_OP_ZONE_WRITE:
+    case FEMU_OP_ZONE_READ:
+    case FEMU_OP_ZONE_MGMT: {
+        /* Admitted at fetch (femu_zns.c): the engine does the flash work of what the
+         * poller already decided; a failure here would be the FTL's own. */
+        struct ftl_request r = femu_ftl_request(req);
+        int rc = ftl_engine_serve(n->engine, &r, &done);
+
+        req->status = rc == FTL_OK ? req->status_on_done : femu_zns_status(rc);
         break;
     }
     case FEMU_OP_FORMAT:

@@ -1,6 +1,8 @@
 /*
  * Identify (poller thread): the controller, namespace and list data structures the
- * controller reports, one function per CNS value.
+ * controller reports, one function per CNS value. With zoned=on the I/O command set
+ * specific ones (CNS 05h, 06h, 07h; CSI in CDW11[31:24]) describe the zoned namespace too,
+ * while CC.CSS selects all I/O command sets.
  */
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
@@ -39,10 +41,13 @@ static void femu_identify_ctrl(FemuCtrl *n, NvmeIdCtrl *id)
     id->frmw = 0x03;                                /* one slot, slot 1 read-only */
     /* SMART per namespace, extended Get Log Page data */
     id->lpa = FEMU_LPA_SMART_PER_NS | FEMU_LPA_EXTENDED_DATA;
+    if (n->zoned_sectors) {
+        id->lpa |= FEMU_LPA_CMD_EFFECTS;    /* log 05h: a zoned host reads it per CSI */
+    }
     id->elpe = FEMU_ELPE;
     id->wctemp = cpu_to_le16(FEMU_WCTEMP_K);
     id->cctemp = cpu_to_le16(FEMU_CCTEMP_K);
-    femu_put_u128(id->tnvmcap, n->capacity_sectors * n->secsz);
+    femu_put_u128(id->tnvmcap, (n->capacity_sectors + n->zoned_sectors) * n->secsz);
     femu_put_u128(id->unvmcap, femu_ns_unallocated_bytes(n));
     id->sqes = 0x66;
     id->cqes = 0x44;
@@ -109,9 +114,22 @@ static void femu_identify_ns_list(FemuCtrl *n, uint32_t after, bool attached_onl
     unsigned count = 0;
 
     for (uint32_t nsid = after + 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
-        const FemuNamespace *ns = &n->ns[nsid];
+        if (n->ns[nsid].allocated && (femu_ns_active(n, nsid) || !attached_only)) {
+            stl_le_p(buf + 4 * count++, nsid);
+        }
+    }
+}
 
-        if (ns->allocated && (ns->attached || !attached_only)) {
+/* Active NSIDs above `after` whose command set is csi (CNS 07h), as a zero-ended list. */
+static void femu_identify_cs_ns_list(FemuCtrl *n, uint32_t after, uint8_t csi,
+                                     uint8_t *buf)
+{
+    unsigned count = 0;
+
+    for (uint32_t nsid = after + 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
+        const FemuNamespace *ns = femu_ns_active(n, nsid);
+
+        if (ns && (ns->zoned ? NVME_CSI_ZONED : NVME_CSI_NVM) == csi) {
             stl_le_p(buf + 4 * count++, nsid);
         }
     }
@@ -144,10 +162,91 @@ static uint16_t femu_identify_ns_cns(FemuCtrl *n, uint32_t nsid, bool allocated,
         return femu_dnr(NVME_INVALID_NSID);
     }
     ns = &n->ns[nsid];
-    if (ns->allocated && (ns->attached || allocated)) {
+    if (ns->allocated && (femu_ns_active(n, nsid) || allocated)) {
         femu_identify_ns(n, ns, (NvmeIdNs *)buf);
     }
     return NVME_SUCCESS;
+}
+
+/* A command set CNS 05h..07h may name: NVM, and Zoned while CC.CSS enables it. */
+static bool femu_csi_enabled(FemuCtrl *n, uint8_t csi)
+{
+    return csi == NVME_CSI_NVM || (csi == NVME_CSI_ZONED && femu_zns_enabled(n));
+}
+
+/*
+ * Zoned Namespace command set Identify Namespace: no zone operation characteristics (ZOC
+ * 0; Linux refuses others), reads across zone boundaries allowed, the open and active
+ * limits (0-based; FFFFFFFFh: none), and the zone size in LBAs of each format.
+ */
+static void femu_identify_ns_zoned(FemuCtrl *n, NvmeIdNsZoned *id)
+{
+    const struct ftl_config *cfg = &n->ftl_config;
+    uint64_t bytes[FEMU_MAX_LBAF];
+    unsigned count = femu_lbafs(n, bytes);
+
+    QEMU_BUILD_BUG_ON(sizeof(NvmeIdNsZoned) != NVME_IDENTIFY_DATA_SIZE);
+    id->zoc = 0;
+    id->ozcs = cpu_to_le16(NVME_ID_NS_ZONED_OZCS_RAZB);
+    id->mar = cpu_to_le32(cfg->max_active ? cfg->max_active - 1 : UINT32_MAX);
+    id->mor = cpu_to_le32(cfg->max_open ? cfg->max_open - 1 : UINT32_MAX);
+    for (unsigned i = 0; i < count; i++) {
+        id->lbafe[i].zsze = cpu_to_le64(ftl_zone_size_sectors(n->ftl) * n->secsz / bytes[i]);
+        id->lbafe[i].zdes = 0;      /* no zone descriptor extensions */
+    }
+}
+
+/*
+ * CNS 05h, I/O command set specific Identify Namespace: CSI 00h has no field femu sets
+ * (zeroes), CSI 02h is the zoned structure, for the zoned namespace only. An inactive
+ * NSID gets zeroes; an invalid one Invalid Namespace or Format; another CSI Invalid Field.
+ */
+static uint16_t femu_identify_cs_ns(FemuCtrl *n, uint32_t nsid, uint8_t csi, uint8_t *buf)
+{
+    const FemuNamespace *ns;
+
+    if (!femu_csi_enabled(n, csi)) {
+        return femu_dnr(NVME_INVALID_FIELD);
+    }
+    if (nsid == 0 || nsid > FEMU_MAX_NAMESPACES) {
+        return femu_dnr(NVME_INVALID_NSID);
+    }
+    ns = femu_ns_active(n, nsid);
+    if (ns && csi == NVME_CSI_ZONED) {
+        if (!ns->zoned) {
+            return femu_dnr(NVME_INVALID_FIELD);   /* not a zoned namespace */
+        }
+        femu_identify_ns_zoned(n, (NvmeIdNsZoned *)buf);
+    }
+    return NVME_SUCCESS;
+}
+
+/* CNS 06h, I/O command set specific Identify Controller. */
+static uint16_t femu_identify_cs_ctrl(FemuCtrl *n, uint8_t csi, uint8_t *buf)
+{
+    if (!femu_csi_enabled(n, csi)) {
+        return femu_dnr(NVME_INVALID_FIELD);
+    }
+    if (csi == NVME_CSI_NVM) {
+        femu_identify_ctrl_nvm(n, (NvmeIdCtrlNvm *)buf);
+    } else {
+        ((NvmeIdCtrlZoned *)buf)->zasl = 0;    /* Zone Append: up to MDTS */
+    }
+    return NVME_SUCCESS;
+}
+
+/*
+ * CNS 1Ch, I/O Command Set data structure: the combinations of command sets CC.CSS 110b
+ * may enable, one 64-bit vector each by CSI bit; vector 0 is the one in use.
+ */
+static void femu_identify_io_cmd_sets(FemuCtrl *n, uint8_t *buf)
+{
+    uint64_t vector = 1u << NVME_CSI_NVM;
+
+    if (n->zoned_sectors) {
+        vector |= 1u << NVME_CSI_ZONED;
+    }
+    stq_le_p(buf, vector);
 }
 
 static uint16_t femu_identify_descriptors(FemuCtrl *n, uint32_t nsid, uint8_t *buf)
@@ -161,6 +260,15 @@ static uint16_t femu_identify_descriptors(FemuCtrl *n, uint32_t nsid, uint8_t *b
     descr->nidt = NVME_NIDT_UUID;
     descr->nidl = NVME_NIDL_UUID;
     memcpy(buf + sizeof(*descr), ns->uuid, sizeof(ns->uuid));
+    if (!n->zoned_sectors) {
+        return NVME_SUCCESS;
+    }
+    /* then, with I/O command sets (CAP.CSS bit 6), the Command Set Identifier: a host
+     * that selected them all (CC.CSS 110b) needs it for every namespace */
+    descr = (NvmeIdNsDescr *)(buf + sizeof(*descr) + NVME_NIDL_UUID);
+    descr->nidt = NVME_NIDT_CSI;
+    descr->nidl = NVME_NIDL_CSI;
+    buf[2 * sizeof(*descr) + NVME_NIDL_UUID] = ns->zoned ? NVME_CSI_ZONED : NVME_CSI_NVM;
     return NVME_SUCCESS;
 }
 
@@ -168,6 +276,7 @@ uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd)
 {
     uint32_t nsid = le32_to_cpu(cmd->nsid);
     uint16_t cntid = femu_cdw(cmd, 10) >> 16;
+    uint8_t csi = femu_cdw(cmd, 11) >> 24;
     g_autofree uint8_t *buf = g_malloc0(NVME_IDENTIFY_DATA_SIZE);
     uint16_t status = NVME_SUCCESS;
 
@@ -175,12 +284,23 @@ uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd)
     case NVME_ID_CNS_CTRL:
         femu_identify_ctrl(n, (NvmeIdCtrl *)buf);
         break;
+    case NVME_ID_CNS_CS_NS:
+        status = femu_identify_cs_ns(n, nsid, csi, buf);
+        break;
     case NVME_ID_CNS_CS_CTRL:
-        if (femu_cdw(cmd, 11) >> 24 != NVME_CSI_NVM) {
-            status = femu_dnr(NVME_INVALID_FIELD);   /* only the NVM command set */
-            break;
+        status = femu_identify_cs_ctrl(n, csi, buf);
+        break;
+    case NVME_ID_CNS_CS_NS_ACTIVE_LIST:
+        if (nsid >= NVME_NSID_BROADCAST - 1) {
+            status = femu_dnr(NVME_INVALID_NSID);
+        } else if (!femu_csi_enabled(n, csi)) {
+            status = femu_dnr(NVME_INVALID_FIELD);
+        } else {
+            femu_identify_cs_ns_list(n, nsid, csi, buf);
         }
-        femu_identify_ctrl_nvm(n, (NvmeIdCtrlNvm *)buf);
+        break;
+    case FEMU_ID_CNS_IO_CMD_SETS:
+        femu_identify_io_cmd_sets(n, buf);
         break;
     case NVME_ID_CNS_NS:
         status = femu_identify_ns_cns(n, nsid, false, buf);
@@ -207,7 +327,7 @@ uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd)
             status = femu_dnr(NVME_INVALID_NSID);
             break;
         }
-        femu_identify_ctrl_list(ns->allocated && ns->attached, cntid, buf);
+        femu_identify_ctrl_list(femu_ns_active(n, nsid) != NULL, cntid, buf);
         break;
     }
     case NVME_ID_CNS_CTRL_LIST:

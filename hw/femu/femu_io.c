@@ -18,16 +18,6 @@
 #define FEMU_RW_PRINFO_MASK  0xf
 #define FEMU_RW_STC          (1u << 24)   /* CDW12: Storage Tag Check */
 
-static uint64_t femu_cmd_slba(const NvmeCmd *cmd)
-{
-    return le32_to_cpu(cmd->cdw10) | (uint64_t)le32_to_cpu(cmd->cdw11) << 32;
-}
-
-static uint32_t femu_cmd_nlb(const NvmeCmd *cmd)
-{
-    return (le32_to_cpu(cmd->cdw12) & 0xffff) + 1;
-}
-
 static bool femu_lba_range_ok(const FemuNamespace *ns, uint64_t slba, uint64_t nlb)
 {
     return slba < ns->nsze && nlb <= ns->nsze - slba;
@@ -62,7 +52,7 @@ static void femu_smart_read(FemuCtrl *n, FemuNamespace *ns, uint64_t bytes, bool
     }
 }
 
-static void femu_smart_write(FemuCtrl *n, FemuNamespace *ns, uint64_t bytes)
+void femu_smart_write(FemuCtrl *n, FemuNamespace *ns, uint64_t bytes)
 {
     FemuSmart *counters[] = { &n->smart, &ns->smart };
 
@@ -72,7 +62,7 @@ static void femu_smart_write(FemuCtrl *n, FemuNamespace *ns, uint64_t bytes)
     }
 }
 
-static uint64_t femu_max_transfer(FemuCtrl *n)
+uint64_t femu_max_transfer(FemuCtrl *n)
 {
     return n->mdts ? UINT64_C(4096) << n->mdts : UINT64_MAX;
 }
@@ -359,6 +349,35 @@ static uint16_t femu_io_dsm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     return NVME_SUCCESS;
 }
 
+/* The NVM command set's commands on ns (the zoned namespace's too, femu_zns.c). */
+uint16_t femu_io_nvm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
+{
+    switch (cmd->opcode) {
+    case NVME_CMD_WRITE:
+        return femu_io_rw(n, ns, cmd, req, true);
+    case NVME_CMD_READ:
+        return femu_io_rw(n, ns, cmd, req, false);
+    case NVME_CMD_WRITE_ZEROES:
+        return femu_io_write_zeroes(n, ns, cmd, req);
+    case NVME_CMD_DSM:
+        return femu_io_dsm(n, ns, cmd, req);
+    case NVME_CMD_WRITE_UNCOR:
+        return femu_io_write_uncor(n, ns, cmd, req);
+    case NVME_CMD_COMPARE:
+        return femu_io_compare(n, ns, cmd, req);
+    case NVME_CMD_VERIFY:
+        return femu_io_verify(n, ns, cmd, req);
+    case NVME_CMD_COPY:
+        return femu_io_copy(n, ns, cmd, req);
+    case NVME_CMD_FLUSH:
+        req->op = FEMU_OP_FLUSH;   /* the data store is the media: nothing to write back */
+        req->nsid = ns->nsid;
+        return NVME_SUCCESS;
+    default:
+        return femu_dnr(NVME_INVALID_OPCODE);   /* the zoned commands elsewhere */
+    }
+}
+
 uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     uint32_t nsid = le32_to_cpu(cmd->nsid);
@@ -379,6 +398,9 @@ uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     case NVME_CMD_COMPARE:
     case NVME_CMD_VERIFY:
     case NVME_CMD_COPY:
+    case NVME_CMD_ZONE_MGMT_SEND:
+    case NVME_CMD_ZONE_MGMT_RECV:
+    case NVME_CMD_ZONE_APPEND:
         break;
     default:
         return femu_dnr(NVME_INVALID_OPCODE);
@@ -387,26 +409,5 @@ uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     if (status) {
         return status;
     }
-    switch (cmd->opcode) {
-    case NVME_CMD_WRITE:
-        return femu_io_rw(n, ns, cmd, req, true);
-    case NVME_CMD_READ:
-        return femu_io_rw(n, ns, cmd, req, false);
-    case NVME_CMD_WRITE_ZEROES:
-        return femu_io_write_zeroes(n, ns, cmd, req);
-    case NVME_CMD_DSM:
-        return femu_io_dsm(n, ns, cmd, req);
-    case NVME_CMD_WRITE_UNCOR:
-        return femu_io_write_uncor(n, ns, cmd, req);
-    case NVME_CMD_COMPARE:
-        return femu_io_compare(n, ns, cmd, req);
-    case NVME_CMD_VERIFY:
-        return femu_io_verify(n, ns, cmd, req);
-    case NVME_CMD_COPY:
-        return femu_io_copy(n, ns, cmd, req);
-    default:
-        req->op = FEMU_OP_FLUSH;   /* the data store is the media: nothing to write back */
-        req->nsid = nsid;
-        return NVME_SUCCESS;
-    }
+    return ns->zoned ? femu_zns_io_cmd(n, ns, cmd, req) : femu_io_nvm(n, ns, cmd, req);
 }

@@ -29,6 +29,7 @@
 typedef struct FemuLogArgs {
     uint32_t nsid;
     bool rae;
+    uint8_t csi;        /* CDW14[31:24]: the command set of a command set specific page */
 } FemuLogArgs;
 
 /* A page as built: heap memory the dispatcher frees. */
@@ -164,6 +165,68 @@ static uint16_t femu_log_changed_ns(FemuCtrl *n, const FemuLogArgs *args, FemuLo
     return NVME_SUCCESS;
 }
 
+/* Commands Supported and Effects: supported, and changes the LBAs' contents. */
+#define FEMU_EFF_SUPP       NVME_CMD_EFF_CSUPP
+#define FEMU_EFF_LBA        (NVME_CMD_EFF_CSUPP | NVME_CMD_EFF_LBCC)
+#define FEMU_EFF_CSE_NS     (1u << 16)      /* submit alone for the namespace */
+
+static const uint32_t femu_effects_admin[256] = {
+    [NVME_ADM_CMD_DELETE_SQ] = FEMU_EFF_SUPP, [NVME_ADM_CMD_CREATE_SQ] = FEMU_EFF_SUPP,
+    [NVME_ADM_CMD_GET_LOG_PAGE] = FEMU_EFF_SUPP, [NVME_ADM_CMD_DELETE_CQ] = FEMU_EFF_SUPP,
+    [NVME_ADM_CMD_CREATE_CQ] = FEMU_EFF_SUPP, [NVME_ADM_CMD_IDENTIFY] = FEMU_EFF_SUPP,
+    [NVME_ADM_CMD_ABORT] = FEMU_EFF_SUPP, [NVME_ADM_CMD_SET_FEATURES] = FEMU_EFF_SUPP,
+    [NVME_ADM_CMD_GET_FEATURES] = FEMU_EFF_SUPP, [NVME_ADM_CMD_ASYNC_EV_REQ] = FEMU_EFF_SUPP,
+    [FEMU_ADM_CMD_NS_MANAGEMENT] = FEMU_EFF_SUPP | NVME_CMD_EFF_NIC,
+    [NVME_ADM_CMD_NS_ATTACHMENT] = FEMU_EFF_SUPP | NVME_CMD_EFF_NIC,
+    [NVME_ADM_CMD_DBBUF_CONFIG] = FEMU_EFF_SUPP,
+    [NVME_ADM_CMD_FORMAT_NVM] = FEMU_EFF_LBA | NVME_CMD_EFF_NCC | FEMU_EFF_CSE_NS,
+    [FEMU_ADM_CMD_GET_LBA_STATUS] = FEMU_EFF_SUPP,
+    [0xc0] = FEMU_EFF_SUPP, [0xc1] = FEMU_EFF_SUPP,     /* vendor: LPN dump, phase */
+};
+
+static const uint32_t femu_effects_nvm[256] = {
+    [NVME_CMD_FLUSH] = FEMU_EFF_SUPP, [NVME_CMD_WRITE] = FEMU_EFF_LBA,
+    [NVME_CMD_READ] = FEMU_EFF_SUPP, [NVME_CMD_WRITE_UNCOR] = FEMU_EFF_LBA,
+    [NVME_CMD_COMPARE] = FEMU_EFF_SUPP, [NVME_CMD_WRITE_ZEROES] = FEMU_EFF_LBA,
+    [NVME_CMD_DSM] = FEMU_EFF_LBA, [NVME_CMD_VERIFY] = FEMU_EFF_SUPP,
+    [NVME_CMD_COPY] = FEMU_EFF_LBA,
+};
+
+/* The zoned namespace: no Write Uncorrectable, DSM has no effect, the zone commands
+ * (Linux reads its zoned disk as read only unless Zone Append is listed). */
+static const uint32_t femu_effects_zoned[256] = {
+    [NVME_CMD_FLUSH] = FEMU_EFF_SUPP, [NVME_CMD_WRITE] = FEMU_EFF_LBA,
+    [NVME_CMD_READ] = FEMU_EFF_SUPP, [NVME_CMD_COMPARE] = FEMU_EFF_SUPP,
+    [NVME_CMD_WRITE_ZEROES] = FEMU_EFF_LBA, [NVME_CMD_DSM] = FEMU_EFF_SUPP,
+    [NVME_CMD_VERIFY] = FEMU_EFF_SUPP, [NVME_CMD_COPY] = FEMU_EFF_LBA,
+    [NVME_CMD_ZONE_MGMT_SEND] = FEMU_EFF_LBA, [NVME_CMD_ZONE_MGMT_RECV] = FEMU_EFF_SUPP,
+    [NVME_CMD_ZONE_APPEND] = FEMU_EFF_LBA,
+};
+
+/*
+ * 05h Commands Supported and Effects: the admin commands, and the I/O commands of the
+ * command set CSI names (00h NVM; 02h Zoned while CC.CSS enables it; else Invalid Field).
+ */
+static uint16_t femu_log_effects(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
+{
+    NvmeEffectsLog *log = (NvmeEffectsLog *)data->buf;
+    const uint32_t *io;
+
+    QEMU_BUILD_BUG_ON(sizeof(NvmeEffectsLog) != 4096);
+    if (args->csi == NVME_CSI_NVM) {
+        io = femu_effects_nvm;
+    } else if (args->csi == NVME_CSI_ZONED && femu_zns_enabled(n)) {
+        io = femu_effects_zoned;
+    } else {
+        return femu_dnr(NVME_INVALID_FIELD);
+    }
+    for (unsigned op = 0; op < 256; op++) {
+        log->acs[op] = cpu_to_le32(femu_effects_admin[op]);
+        log->iocs[op] = cpu_to_le32(io[op]);
+    }
+    return NVME_SUCCESS;
+}
+
 /* 0Eh LBA Status Information (femu_media.c), of a size only it knows. */
 static uint16_t femu_log_lba_status(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
@@ -187,6 +250,7 @@ static const FemuLogPage femu_log_pages[256] = {
     [NVME_LOG_CHANGED_NSLIST] = {
         .size = FEMU_CHANGED_NS_LOG_BYTES, .build = femu_log_changed_ns,
     },
+    [NVME_LOG_CMD_EFFECTS] = { .size = sizeof(NvmeEffectsLog), .build = femu_log_effects },
     [FEMU_LOG_LBA_STATUS] = { .build = femu_log_lba_status },
     [FEMU_LOG_OCP_SMART] = { .size = FEMU_OCP_SMART_LOG_BYTES, .build = femu_log_ocp_smart },
 };
@@ -205,6 +269,7 @@ uint16_t femu_get_log_page(FemuCtrl *n, const NvmeCmd *cmd)
     const FemuLogPage *page = &femu_log_pages[dw10 & 0xff];
     const FemuLogArgs args = {
         .nsid = le32_to_cpu(cmd->nsid), .rae = dw10 & FEMU_GET_LOG_RAE,
+        .csi = femu_cdw(cmd, 14) >> 24,
     };
     FemuLogData data = { .size = page->size };
     uint16_t status;

@@ -13,6 +13,12 @@
  * The FTL hears of a delete or a format as a deallocate or a format request, queued in
  * fetch order behind the I/O fetched before it; the data store and the poller's maps
  * change at once, as for every command.
+ *
+ * With zoned=on the FTL's zoned sectors are one more namespace (femu_zns.c), made at
+ * realize with the next NSID and placed after the conventional capacity. Its zones are
+ * the FTL's, so it cannot be deleted, detached or formatted (Invalid Field); a broadcast
+ * delete or format leaves it as it is. It is active only while CC.CSS selects all I/O
+ * command sets.
  */
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
@@ -80,7 +86,7 @@ FemuNamespace *femu_ns_active(FemuCtrl *n, uint32_t nsid)
 {
     FemuNamespace *ns = femu_ns_allocated(n, nsid);
 
-    return ns && ns->attached ? ns : NULL;
+    return ns && ns->attached && (!ns->zoned || femu_zns_enabled(n)) ? ns : NULL;
 }
 
 uint16_t femu_ns_for_io(FemuCtrl *n, uint32_t nsid, FemuNamespace **ns)
@@ -106,7 +112,9 @@ uint64_t femu_ns_unallocated_bytes(FemuCtrl *n)
     uint64_t used = 0;
 
     for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
-        used += n->ns[nsid].allocated ? n->ns[nsid].sectors : 0;
+        const FemuNamespace *ns = &n->ns[nsid];
+
+        used += ns->allocated && !ns->zoned ? ns->sectors : 0;   /* zones: not capacity */
     }
     return (n->capacity_sectors - used) * n->secsz;
 }
@@ -217,6 +225,23 @@ static bool femu_ns_parse_sizes(FemuCtrl *n, const char *text, uint64_t *sizes,
     return true;
 }
 
+/* zoned=on: the zoned namespace, NSID nsid, over the sectors after the capacity. */
+static bool femu_ns_realize_zoned(FemuCtrl *n, uint32_t nsid, Error **errp)
+{
+    if (n->zoned_sectors == 0) {
+        return true;
+    }
+    if (!femu_nsid_valid(nsid)) {
+        error_setg(errp, "namespaces: %d conventional namespaces leave no NSID for the "
+                   "zoned namespace (zoned=on)", FEMU_MAX_NAMESPACES);
+        return false;
+    }
+    femu_ns_init(n, &n->ns[nsid], nsid, n->capacity_sectors, n->zoned_sectors, 0);
+    n->ns[nsid].zoned = true;
+    n->ns[nsid].attached = true;
+    return true;
+}
+
 bool femu_ns_realize(FemuCtrl *n, Error **errp)
 {
     uint64_t sizes[FEMU_MAX_NAMESPACES];
@@ -256,7 +281,7 @@ bool femu_ns_realize(FemuCtrl *n, Error **errp)
         n->ns[i + 1].attached = true;
         base += sizes[i];
     }
-    return true;
+    return femu_ns_realize_zoned(n, count + 1, errp);
 }
 
 /* ---- Namespace changed: the log and its event ---- */
@@ -364,12 +389,14 @@ static uint16_t femu_ns_delete(FemuCtrl *n, uint32_t nsid, FemuRequest *req)
         last = FEMU_MAX_NAMESPACES;
     } else if (!femu_ns_allocated(n, nsid)) {
         return femu_dnr(femu_nsid_valid(nsid) ? NVME_INVALID_FIELD : NVME_INVALID_NSID);
+    } else if (n->ns[nsid].zoned) {
+        return femu_dnr(NVME_INVALID_FIELD);       /* the FTL's zones stay */
     }
     req->ranges = g_new(struct ftl_range, FEMU_MAX_NAMESPACES);
     for (uint32_t id = first; id <= last; id++) {
         FemuNamespace *ns = &n->ns[id];
 
-        if (!ns->allocated) {
+        if (!ns->allocated || ns->zoned) {
             continue;
         }
         femu_ns_detach_one(n, ns);
@@ -436,6 +463,9 @@ uint16_t femu_ns_attachment(FemuCtrl *n, const NvmeCmd *cmd)
     if (status) {
         return status;
     }
+    if (sel == FEMU_NS_DETACH && ns->zoned) {
+        return femu_dnr(NVME_INVALID_FIELD);       /* the zoned namespace stays attached */
+    }
     if (sel == FEMU_NS_ATTACH) {
         if (ns->attached) {
             return femu_dnr(NVME_NS_ALREADY_ATTACHED);
@@ -467,8 +497,8 @@ uint16_t femu_format_nvm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
         last = FEMU_MAX_NAMESPACES;
     } else if (!femu_nsid_valid(nsid)) {
         return femu_dnr(NVME_INVALID_NSID);
-    } else if (!femu_ns_active(n, nsid)) {
-        return femu_dnr(NVME_INVALID_FIELD);      /* an inactive NSID */
+    } else if (!femu_ns_active(n, nsid) || n->ns[nsid].zoned) {
+        return femu_dnr(NVME_INVALID_FIELD);      /* inactive, or zoned: zones, not format */
     }
     if (lbaf >= femu_lbafs(n, bytes) || pi || (pil && pi) || (mset && pi)) {
         return femu_dnr(NVME_INVALID_FORMAT);
@@ -481,7 +511,7 @@ uint16_t femu_format_nvm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
         FemuNamespace *ns = femu_ns_active(n, id);
         unsigned old = ns ? ns->flbas : 0;
 
-        if (!ns) {
+        if (!ns || ns->zoned) {
             continue;
         }
         femu_ns_forget_data(n, ns->base_sector, ns->sectors);

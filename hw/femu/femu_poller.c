@@ -136,6 +136,7 @@ static void femu_post(FemuCtrl *n, FemuCQueue *cq, FemuRequest *req)
 {
     NvmeCqe cqe = {
         .result = cpu_to_le32(req->result),
+        .dw1 = cpu_to_le32(req->result_hi),
         .sq_head = cpu_to_le16(n->sq[req->sqid].head),
         .sq_id = cpu_to_le16(req->sqid),
         .cid = cpu_to_le16(req->cid),

@@ -44,6 +44,10 @@ void femu_regs_init(FemuCtrl *n)
     NVME_CAP_SET_CQR(cap, 1);
     NVME_CAP_SET_TO(cap, FEMU_CAP_TIMEOUT);
     NVME_CAP_SET_CSS(cap, NVME_CAP_CSS_NCSS);
+    if (n->zoned_sectors) {
+        /* CC.CSS 110b may then select the Zoned Namespace command set too */
+        NVME_CAP_SET_CSS(cap, NVME_CAP_CSS_IOCSS);
+    }
     NVME_CAP_SET_MPSMIN(cap, 0);
     NVME_CAP_SET_MPSMAX(cap, FEMU_MPSMAX);
     femu_reg_write32(n, NVME_REG_CAP, (uint32_t)cap);
