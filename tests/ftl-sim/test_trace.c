@@ -1,5 +1,5 @@
-/* Unit tests for tools/ftl-sim/trace.c: happy path and every error of trace versions 1
- * and 2, on temporary files. */
+/* Unit tests for tools/ftl-sim/trace.c: happy path and every error of trace versions 1,
+ * 2 and 3, on temporary files; the FTL library's writer read back. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L     /* mkstemp, fdopen */
 #endif
@@ -333,7 +333,10 @@ static void test_version2_errors(void)
     }
     snprintf(many + n, sizeof(many) - (size_t)n, "\n");
     EXPECT_ERROR(many, 0, 2, "more than 256 ranges");
-    EXPECT_ERROR("V 3\n", 0, 1, "trace version 3 is not supported");
+    EXPECT_ERROR("V 4\n", 0, 1, "trace version 4 is not supported");
+    EXPECT_ERROR("V 1\n", 0, 1, "trace version 1 is not supported");
+    EXPECT_ERROR("V 2\nZW 0 0 8 2\n", 0, 2, "unknown op 'ZW'");   /* version 3's */
+    EXPECT_ERROR("V 2\nC 0 1 0 0 8 8\n", 0, 2, "unknown op 'C'");
     EXPECT_ERROR("V\n", 0, 1, "want 'V 2'");
     EXPECT_ERROR("V 2 x\n", 0, 1, "want 'V 2'");
     EXPECT_ERROR("W 1 8\nV 2\n", 1, 2, "the version must be the first record");
@@ -435,9 +438,231 @@ static void test_writer_round_trip(void)
     unlink(path);
 }
 
+static void test_version3(void)
+{
+    const char *content =
+        "V 3\n"
+        "W 100 0 8 1 3\n"
+        "ZW 200 4096 16 2\n"
+        "ZA 300 8192 8 2   # append to the zone at 8192\n"
+        "ZR 400 4096 24 2\n"
+        "ZM 500 2 reset 8192 0\n"
+        "ZM 600 2 finish 0 1\n"
+        "ZM 700 2 open 4096 0\n"
+        "ZM 800 2 close 4096 0\n"
+        "ZM 900 2 offline 12288 0\n"
+        "C 1000 2 16384 1 4096 8 0 16\n"
+        "C 1100 1 64 0 0 8\n"
+        "E 2000\n";
+    char err[512] = "";
+    const char *path = write_str(content);
+    struct trace_reader *t = trace_open(path, err, sizeof(err));
+    struct trace_record r;
+
+    CHECK(t != NULL);
+    if (t == NULL) {
+        return;
+    }
+    CHECK(trace_version(t) == 3);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1 && r.op == TRACE_WRITE && r.stream == 3);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_ZONE_WRITE && r.time_ns == 200 && r.lba == 4096 && r.nsect == 16 &&
+          r.nsid == 2);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_ZONE_APPEND && r.time_ns == 300 && r.lba == 8192 && r.nsect == 8);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_ZONE_READ && r.lba == 4096 && r.nsect == 24 && r.nsid == 2);
+    static const struct { uint32_t action; uint64_t zslba; bool all; } mgmt[] = {
+        { FTL_ZONE_ACTION_RESET, 8192, false }, { FTL_ZONE_ACTION_FINISH, 0, true },
+        { FTL_ZONE_ACTION_OPEN, 4096, false }, { FTL_ZONE_ACTION_CLOSE, 4096, false },
+        { FTL_ZONE_ACTION_OFFLINE, 12288, false },
+    };
+    for (size_t i = 0; i < sizeof(mgmt) / sizeof(mgmt[0]); i++) {
+        CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+        CHECK(r.op == TRACE_ZONE_MGMT && r.zone_action == mgmt[i].action &&
+              r.lba == mgmt[i].zslba && r.all == mgmt[i].all && r.nsid == 2 &&
+              r.time_ns == 500 + 100 * i);
+    }
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_COPY && r.time_ns == 1000 && r.nsid == 2 && r.lba == 16384 &&
+          r.zoned && r.nranges == 2 && r.ranges[0].lba == 4096 && r.ranges[0].nsect == 8 &&
+          r.ranges[1].lba == 0 && r.ranges[1].nsect == 16);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_COPY && r.nsid == 1 && r.lba == 64 && !r.zoned && r.nranges == 1);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1 && r.op == TRACE_END);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 0);
+    trace_close(t);
+    unlink(path);
+}
+
+/* Version 1's untimed zone and copy records, for hand-written compaction traces. */
+static void test_version1_zone_records(void)
+{
+    const char *content =
+        "W 0 8\n"
+        "ZW 0 16\n"
+        "ZA 4096 8\n"
+        "ZR 0 8\n"
+        "ZM reset 4096 0\n"
+        "ZM close 0 1\n"
+        "C 8192 1 0 16 4096 8\n"
+        "C 100 0 0 8\n";
+    char err[512] = "";
+    const char *path = write_str(content);
+    struct trace_reader *t = trace_open(path, err, sizeof(err));
+    struct trace_record r;
+
+    CHECK(t != NULL && trace_version(t) == 1);
+    if (t == NULL) {
+        return;
+    }
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1 && r.op == TRACE_WRITE && r.nsid == 1);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_ZONE_WRITE && r.lba == 0 && r.nsect == 16 && r.nsid == 2 &&
+          r.time_ns == 0);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_ZONE_APPEND && r.lba == 4096 && r.nsect == 8 && r.nsid == 2);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_ZONE_READ && r.lba == 0 && r.nsect == 8);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_ZONE_MGMT && r.zone_action == FTL_ZONE_ACTION_RESET &&
+          r.lba == 4096 && !r.all);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_ZONE_MGMT && r.zone_action == FTL_ZONE_ACTION_CLOSE && r.all);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_COPY && r.zoned && r.nsid == 2 && r.lba == 8192 && r.nranges == 2 &&
+          r.ranges[1].lba == 4096 && r.ranges[1].nsect == 8);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_COPY && !r.zoned && r.nsid == 1 && r.lba == 100 && r.nranges == 1);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 0);
+    trace_close(t);
+    unlink(path);
+}
+
+static void test_zone_record_errors(void)
+{
+    /* version 1 */
+    EXPECT_ERROR("ZW 0\n", 0, 1, "ZW: too few fields");
+    EXPECT_ERROR("ZW 0 8 2\n", 0, 1, "ZW: trailing junk '2'");
+    EXPECT_ERROR("ZA 0 0\n", 0, 1, "ZA: nsect is 0");
+    EXPECT_ERROR("ZA x 8\n", 0, 1, "zslba 'x' is not a decimal number");
+    EXPECT_ERROR("ZR 18446744073709551615 1\n", 0, 1, "ZR: lba + nsect overflows");
+    EXPECT_ERROR("ZM reset 0\n", 0, 1, "ZM: too few fields");
+    EXPECT_ERROR("ZM erase 0 0\n", 0, 1, "ZM: action 'erase' is not one of open, close");
+    EXPECT_ERROR("ZM reset 0 2\n", 0, 1, "ZM: all '2' is not 0 or 1");
+    EXPECT_ERROR("C 0 1 8\n", 0, 1, "C: too few fields");
+    EXPECT_ERROR("C 0 1 8 8 16\n", 0, 1, "C: a range needs lba and nsect");
+    EXPECT_ERROR("C 0 3 8 8\n", 0, 1, "C: zoned '3' is not 0 or 1");
+    EXPECT_ERROR("C 0 1 18446744073709551615 2\n", 0, 1, "C: lba + nsect overflows");
+    EXPECT_ERROR("Z 0 8\n", 0, 1, "unknown op 'Z' (want S, W, R, ZW, ZA, ZR, ZM or C");
+    /* version 3 */
+    EXPECT_ERROR("V 3\nZW 0 0 8\n", 0, 2, "ZW: too few fields");
+    EXPECT_ERROR("V 3\nZW 0 0 8 2 1\n", 0, 2, "ZW: trailing junk '1'");
+    EXPECT_ERROR("V 3\nZA 0 0 8 0\n", 0, 2, "nsid 0 is not a namespace id");
+    EXPECT_ERROR("V 3\nZR t 0 8 2\n", 0, 2, "time 't' is not a decimal number");
+    EXPECT_ERROR("V 3\nZM 0 2 reset 0\n", 0, 2, "ZM: too few fields");
+    EXPECT_ERROR("V 3\nZM 0 2 reset 0 0 0\n", 0, 2, "ZM: trailing junk '0'");
+    EXPECT_ERROR("V 3\nZM 0 0 reset 0 0\n", 0, 2, "nsid 0 is not a namespace id");
+    EXPECT_ERROR("V 3\nC 0 2 0 1\n", 0, 2, "C: too few fields");
+    EXPECT_ERROR("V 3\nE 5\nZW 6 0 8 2\n", 1, 3, "ZW after the end record E");
+    EXPECT_ERROR("V 3\nQ 0\n", 0, 2, "version 3: ZW t lba nsect nsid");
+    static char many[TRACE_MAX_LINE];
+    int n = snprintf(many, sizeof(many), "V 3\nC 0 2 0 1");
+    for (int i = 0; i <= IO_TRACE_MAX_RANGES; i++) {
+        n += snprintf(many + n, sizeof(many) - (size_t)n, " %d 8", i * 8);
+    }
+    snprintf(many + n, sizeof(many) - (size_t)n, "\n");
+    EXPECT_ERROR(many, 0, 2, "C: more than 256 ranges");
+}
+
+/* Version 3 from the writer: zone and copy requests as the engine serves them (an
+ * admitted append is written as an append to its zone start), in 4096-byte sectors. */
+static void test_writer_round_trip_v3(void)
+{
+    char err[512] = "";
+    const char *path = write_str("");
+    struct io_trace_writer *w = io_trace_writer_open_version(path, "test", 0, 4096, 3, err,
+                                                             sizeof(err));
+    static const struct ftl_range sources[] = { { 512, 2 }, { 1024, 1 } };
+    static const struct ftl_range changed[] = { { 0, 256 } };
+    const struct ftl_request reqs[] = {
+        { .op = FTL_OP_ZONE_WRITE, .arrival_ns = 10, .slba = 0, .nlb = 2, .nsid = 2 },
+        { .op = FTL_OP_ZONE_WRITE, .arrival_ns = 20, .slba = 256, .nlb = 1, .nsid = 2,
+          .flags = FTL_REQ_APPEND | FTL_REQ_ADMITTED, .assigned = 300 },
+        { .op = FTL_OP_ZONE_READ, .arrival_ns = 30, .slba = 2, .nlb = 4, .nsid = 2 },
+        { .op = FTL_OP_ZONE_MGMT, .arrival_ns = 40, .slba = 256, .nsid = 2,
+          .zone_action = FTL_ZONE_ACTION_RESET },
+        { .op = FTL_OP_ZONE_MGMT, .arrival_ns = 50, .nsid = 2,
+          .zone_action = FTL_ZONE_ACTION_FINISH, .flags = FTL_REQ_ZONE_ALL | FTL_REQ_ADMITTED,
+          .ranges = changed, .nranges = 1 },
+        { .op = FTL_OP_COPY, .arrival_ns = 60, .slba = 768, .nlb = 3, .nsid = 2,
+          .flags = FTL_REQ_ZONED, .ranges = sources, .nranges = 2 },
+        { .op = FTL_OP_COPY, .arrival_ns = 70, .slba = 8, .nlb = 2, .ranges = sources,
+          .nranges = 1 },
+    };
+    const size_t n = sizeof(reqs) / sizeof(reqs[0]);
+
+    CHECK(w != NULL);
+    if (w == NULL) {
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        CHECK(io_trace_write_request(w, &reqs[i], err, sizeof(err)) == 0);
+    }
+    CHECK(io_trace_writer_close(w, 100, err, sizeof(err)) == 0);
+
+    struct trace_reader *t = trace_open(path, err, sizeof(err));
+    struct trace_record r;
+    CHECK(t != NULL && trace_version(t) == 3);
+    if (t == NULL) {
+        return;
+    }
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_ZONE_WRITE && r.time_ns == 10 && r.lba == 0 && r.nsect == 16 &&
+          r.nsid == 2);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_ZONE_APPEND && r.lba == 2048 && r.nsect == 8);  /* the zone start */
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_ZONE_READ && r.lba == 16 && r.nsect == 32);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_ZONE_MGMT && r.zone_action == FTL_ZONE_ACTION_RESET &&
+          r.lba == 2048 && !r.all);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_ZONE_MGMT && r.zone_action == FTL_ZONE_ACTION_FINISH && r.all);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_COPY && r.zoned && r.lba == 768 * 8 && r.nranges == 2 &&
+          r.ranges[0].lba == 512 * 8 && r.ranges[0].nsect == 16 &&
+          r.ranges[1].lba == 1024 * 8 && r.ranges[1].nsect == 8 && r.nsid == 2);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1);
+    CHECK(r.op == TRACE_COPY && !r.zoned && r.lba == 64 && r.nranges == 1 && r.nsid == 1);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1 && r.op == TRACE_END && r.time_ns == 100);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 0);
+    trace_close(t);
+    unlink(path);
+
+    /* a version-2 writer refuses a zone command once, then records nothing */
+    path = write_str("");
+    w = io_trace_writer_open(path, "test", 0, 512, err, sizeof(err));
+    CHECK(w != NULL);
+    if (w == NULL) {
+        return;
+    }
+    CHECK(io_trace_write_request(w, &reqs[0], err, sizeof(err)) == -1);
+    CHECK_CONTAINS(err, "a zone or copy command needs a version-3 trace");
+    CHECK(io_trace_write_request(w, &reqs[0], err, sizeof(err)) == 0);
+    io_trace_writer_close(w, 0, NULL, 0);
+    CHECK(io_trace_writer_open_version(path, "test", 0, 512, 4, err, sizeof(err)) == NULL);
+    CHECK_CONTAINS(err, "trace version 4: this writer writes 2 or 3");
+    unlink(path);
+}
+
 int main(void)
 {
     test_writer_round_trip();
+    test_writer_round_trip_v3();
+    test_version3();
+    test_version1_zone_records();
+    test_zone_record_errors();
     test_happy_path();
     test_edge_files();
     test_errors();

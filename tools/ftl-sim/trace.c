@@ -1,6 +1,6 @@
 /*
- * trace.c - line reader and parser for block I/O traces, versions 1 and 2 (see trace.h;
- * the format: hw/femu/ftl/io_trace.h).
+ * trace.c - line reader and parser for block I/O traces, versions 1, 2 and 3 (see
+ * trace.h; the format: hw/femu/ftl/io_trace.h).
  */
 #include "trace.h"
 
@@ -11,14 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fields of the longest record: D t nsid and 256 ranges, plus one extra for messages. */
-#define MAX_FIELDS (3 + 2 * IO_TRACE_MAX_RANGES + 1)
+/* Fields of the longest record: C t nsid dest zoned and 256 ranges, plus one extra for
+ * messages. */
+#define MAX_FIELDS (5 + 2 * IO_TRACE_MAX_RANGES + 1)
 
 struct trace_reader {
     FILE *f;
     int close_f;            /* 0 for stdin */
     int state;              /* 0 reading, 1 at EOF, -1 failed */
-    int version;            /* 1 or 2 */
+    int version;            /* 1, 2 or 3 */
     bool ended;             /* version 2: the E record was read */
     int ahead_rc;           /* the first record, read by trace_open: 1, 0 or -1 ... */
     bool ahead_pending;     /* ... until trace_next hands it out */
@@ -287,14 +288,155 @@ static int parse_format(struct trace_reader *t, char **f, struct trace_record *r
     return check_range(t, "X", r->lba, r->nsect, err, errlen);
 }
 
+static const char v3_usage[] = "; version 3: ZW t lba nsect nsid, ZA t zslba nsect nsid, "
+                               "ZR t lba nsect nsid, ZM t nsid action zslba all, "
+                               "C t nsid dest zoned lba nsect...";
+
+/* The zone and copy records' op, or -1. */
+static int zone_op(const char *name)
+{
+    static const struct { const char *name; enum trace_op op; } ops[] = {
+        { "ZW", TRACE_ZONE_WRITE }, { "ZA", TRACE_ZONE_APPEND }, { "ZR", TRACE_ZONE_READ },
+        { "ZM", TRACE_ZONE_MGMT }, { "C", TRACE_COPY },
+    };
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        if (strcmp(name, ops[i].name) == 0) {
+            return (int)ops[i].op;
+        }
+    }
+    return -1;
+}
+
+/* A 0 or 1 field. */
+static int parse_flag(struct trace_reader *t, const char *op, const char *field,
+                      const char *what, bool *out, char *err, size_t errlen)
+{
+    uint64_t v;
+
+    if (parse_u64(t, field, what, &v, err, errlen) != 0) {
+        return -1;
+    }
+    if (v > 1) {
+        return fail(t, err, errlen, "%s: %s '%.32s' is not 0 or 1", op, what, field);
+    }
+    *out = v == 1;
+    return 0;
+}
+
+/* C's body: dest zoned lba nsect [lba nsect]... (at least one range). */
+static int parse_copy(struct trace_reader *t, char **f, int n, struct trace_record *r,
+                      char *err, size_t errlen)
+{
+    NUMBER(f[0], "dest", &r->lba);
+    if (parse_flag(t, "C", f[1], "zoned", &r->zoned, err, errlen) != 0) {
+        return -1;
+    }
+    if (n - 2 > 2 * IO_TRACE_MAX_RANGES) {
+        return fail(t, err, errlen, "C: more than %d ranges", IO_TRACE_MAX_RANGES);
+    }
+    if ((n - 2) % 2 != 0) {
+        return fail(t, err, errlen, "C: a range needs lba and nsect");
+    }
+    r->nranges = (uint32_t)(n - 2) / 2;
+    for (uint32_t i = 0; i < r->nranges; i++) {
+        struct trace_range *range = &t->ranges[i];
+
+        NUMBER(f[2 + 2 * i], "lba", &range->lba);
+        NUMBER(f[3 + 2 * i], "nsect", &range->nsect);
+        if (check_range(t, "C", range->lba, range->nsect, err, errlen) != 0) {
+            return -1;
+        }
+    }
+    r->ranges = t->ranges;
+    return 0;
+}
+
+/*
+ * The fields of a zone or copy record after its time and nsid (version 3) or its op
+ * (version 1): ZW / ZA / ZR lba nsect, ZM action zslba all, C dest zoned lba nsect...
+ */
+static int parse_zone_body(struct trace_reader *t, enum trace_op op, const char *name,
+                           char **f, int n, struct trace_record *r, char *err, size_t errlen)
+{
+    int want = op == TRACE_ZONE_MGMT ? 3 : op == TRACE_COPY ? 4 : 2;
+
+    r->op = op;
+    if (n < want) {
+        return fail(t, err, errlen, "%s: too few fields (%s)", name,
+                    t->version == 1 ? "want ZW lba nsect, ZA zslba nsect, ZR lba nsect, "
+                                      "ZM action zslba all or C dest zoned lba nsect..."
+                                    : v3_usage + 2);
+    }
+    if (op != TRACE_COPY && n > want) {
+        return fail(t, err, errlen, "%s: trailing junk '%.32s'", name, f[want]);
+    }
+    switch (op) {
+    case TRACE_ZONE_MGMT:
+        if (io_trace_zone_action_parse(f[0], &r->zone_action) != 0) {
+            return fail(t, err, errlen, "ZM: action '%.32s' is not one of open, close, "
+                        "finish, reset, offline", f[0]);
+        }
+        NUMBER(f[1], "zslba", &r->lba);
+        return parse_flag(t, "ZM", f[2], "all", &r->all, err, errlen);
+    case TRACE_COPY:
+        return parse_copy(t, f, n, r, err, errlen);
+    default:
+        NUMBER(f[0], op == TRACE_ZONE_APPEND ? "zslba" : "lba", &r->lba);
+        NUMBER(f[1], "nsect", &r->nsect);
+        if (r->nsect == 0) {
+            return fail(t, err, errlen, "%s: nsect is 0", name);
+        }
+        return check_range(t, name, r->lba, r->nsect, err, errlen);
+    }
+}
+
+/* ZW / ZA / ZR t lba nsect nsid; ZM t nsid action zslba all; C t nsid dest zoned ... */
+static int parse_v3_zone(struct trace_reader *t, char **f, int n, struct trace_record *r,
+                         char *err, size_t errlen)
+{
+    enum trace_op op = (enum trace_op)zone_op(f[0]);
+    bool nsid_last = op == TRACE_ZONE_WRITE || op == TRACE_ZONE_APPEND ||
+                     op == TRACE_ZONE_READ;
+
+    if (t->ended) {
+        return fail(t, err, errlen, "%s after the end record E", f[0]);
+    }
+    if (n < 3) {
+        return fail(t, err, errlen, "%s: too few fields (%s)", f[0], v3_usage + 2);
+    }
+    NUMBER(f[1], "time", &r->time_ns);
+    if (nsid_last) {
+        /* the body is lba nsect, then the nsid: parse the body first for its messages */
+        if (n < 5) {
+            return fail(t, err, errlen, "%s: too few fields (%s)", f[0], v3_usage + 2);
+        }
+        if (n > 5) {
+            return fail(t, err, errlen, "%s: trailing junk '%.32s'", f[0], f[5]);
+        }
+        if (parse_zone_body(t, op, f[0], f + 2, 2, r, err, errlen) != 0) {
+            return -1;
+        }
+        return parse_nsid(t, f[4], &r->nsid, err, errlen);
+    }
+    if (parse_nsid(t, f[2], &r->nsid, err, errlen) != 0) {
+        return -1;
+    }
+    return parse_zone_body(t, op, f[0], f + 3, n - 3, r, err, errlen);
+}
+
 static int parse_v2(struct trace_reader *t, char **f, int n, struct trace_record *r,
                     char *err, size_t errlen)
 {
     char op = f[0][1] == '\0' ? f[0][0] : '\0';
     int want = v2_fields(op);
 
+    if (t->version >= 3 && zone_op(f[0]) >= 0) {
+        return parse_v3_zone(t, f, n, r, err, errlen);
+    }
+
     if (want == 0) {
-        return fail(t, err, errlen, "unknown op '%.32s' (%s)", f[0], v2_usage);
+        return fail(t, err, errlen, "unknown op '%.32s' (%s%s)", f[0], v2_usage,
+                    t->version >= 3 ? v3_usage : "");
     }
     if (t->ended) {
         return fail(t, err, errlen, "%c after the end record E", op);
@@ -391,9 +533,18 @@ static int parse_v1(struct trace_reader *t, char **f, int n, struct trace_record
         NUMBER(f[1], "seed", &r->seed);
         return 0;
     }
+    int zone = zone_op(f[0]);
+    if (zone >= 0) {
+        if (parse_zone_body(t, (enum trace_op)zone, f[0], f + 1, n - 1, r, err, errlen)) {
+            return -1;
+        }
+        /* the device's zoned namespace is nsid 2; a conventional copy's is 1 */
+        r->nsid = zone == TRACE_COPY && !r->zoned ? 1 : 2;
+        return 0;
+    }
     if (strcmp(f[0], "W") != 0 && strcmp(f[0], "R") != 0) {
-        return fail(t, err, errlen, "unknown op '%.32s' (want S, W or R; a version-2 "
-                    "trace starts with 'V 2')", f[0]);
+        return fail(t, err, errlen, "unknown op '%.32s' (want S, W, R, ZW, ZA, ZR, ZM or C; "
+                    "a version-2 trace starts with 'V 2')", f[0]);
     }
     int write = f[0][0] == 'W';
     int max = write ? 4 : 3;
@@ -435,14 +586,14 @@ static int parse_version(struct trace_reader *t, char **f, int n, char *err, siz
     uint64_t v;
 
     if (n != 2) {
-        return fail(t, err, errlen, "V: want 'V 2'");
+        return fail(t, err, errlen, "V: want 'V 2' or 'V 3'");
     }
     NUMBER(f[1], "version", &v);
-    if (v != IO_TRACE_VERSION) {
+    if (v < 2 || v > IO_TRACE_VERSION) {
         return fail(t, err, errlen, "trace version %.32s is not supported (this reader "
-                    "knows 1 and %d)", f[1], IO_TRACE_VERSION);
+                    "knows 1 to %d)", f[1], IO_TRACE_VERSION);
     }
-    t->version = IO_TRACE_VERSION;
+    t->version = (int)v;
     return 0;
 }
 

@@ -1,7 +1,8 @@
 /*
- * trace.h - reader for block I/O traces: version 1 (S / W / R records, no times) and
- * version 2 (what the device and ftl-sim record, with arrival times, namespace and
- * stream). The format is described once, in hw/femu/ftl/io_trace.h.
+ * trace.h - reader for block I/O traces: version 1 (S / W / R records and untimed zone
+ * and copy records, no times), version 2 (what the device and ftl-sim record, with
+ * arrival times, namespace and stream) and version 3 (version 2 with zone and copy
+ * records). The format is described once, in hw/femu/ftl/io_trace.h.
  *
  * Lines longer than TRACE_MAX_LINE bytes are rejected, as are NUL bytes. Errors are
  * reported as "FILE:LINE: problem" in the caller's buffer and are final: after
@@ -17,7 +18,7 @@
 
 #include "io_trace.h"
 
-/* A deallocate of 256 ranges of 20-digit numbers fits. */
+/* A deallocate or a copy of 256 ranges of 20-digit numbers fits. */
 #define TRACE_MAX_LINE 16384
 
 enum trace_op {
@@ -31,6 +32,11 @@ enum trace_op {
     TRACE_END,
     TRACE_VERIFY,
     TRACE_FORMAT,
+    TRACE_ZONE_WRITE,       /* version 3, and untimed in version 1 */
+    TRACE_ZONE_APPEND,
+    TRACE_ZONE_READ,
+    TRACE_ZONE_MGMT,
+    TRACE_COPY,
 };
 
 struct trace_range {
@@ -39,15 +45,20 @@ struct trace_range {
 
 struct trace_record {
     enum trace_op op;
-    uint64_t lba;           /* first 512-byte sector (W, R, Y, X) */
-    uint64_t nsect;         /* sector count, > 0 (W, R, Y, X) */
+    uint64_t lba;           /* first 512-byte sector (W, R, Y, X, ZW, ZR; the zone start
+                             * of ZA and ZM; C's destination) */
+    uint64_t nsect;         /* sector count, > 0 (W, R, Y, X, ZW, ZA, ZR) */
+    uint32_t zone_action;   /* ZM: enum ftl_zone_action */
+    bool all;               /* ZM: Select All */
+    bool zoned;             /* C: in the zoned namespace */
     bool erase;             /* X: a user data erase */
     uint64_t seed;          /* S only */
     int stream;             /* W: version 1: 0 = C (cold), 1 = H (hot), -1 = untagged;
                                version 2: the stream number */
     uint64_t time_ns;       /* version 2: arrival time since the recording's origin */
-    uint32_t nsid;          /* version 2 W, R, D, F, Y, X */
-    uint32_t nranges;       /* D: ranges[0..nranges), valid until the next call */
+    uint32_t nsid;          /* version 2 and 3 W, R, D, F, Y, X, ZW, ZA, ZR, ZM, C;
+                             * version 1: 2 for zone records and a zoned C, else 1 */
+    uint32_t nranges;       /* D, C: ranges[0..nranges), valid until the next call */
     const struct trace_range *ranges;
     const char *phase;      /* P: the name, valid until the next call */
     unsigned long line;     /* 1-based line number in the file */
@@ -64,7 +75,7 @@ struct trace_reader *trace_open(const char *path, char *err, size_t errlen);
 int trace_next(struct trace_reader *t, struct trace_record *rec, char *err,
                size_t errlen);
 
-/* 1 or 2: known from the first record, which trace_open() reads ahead. */
+/* 1, 2 or 3: known from the first record, which trace_open() reads ahead. */
 int trace_version(const struct trace_reader *t);
 
 /* Close the reader and free it; NULL is fine. */

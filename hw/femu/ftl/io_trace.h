@@ -10,6 +10,11 @@
  *   W lba nsect [H|C]        write; optional stream tag C (cold: stream 0) or H (hot:
  *                            stream 1), the placement stream with placement=stream
  *   R lba nsect              read
+ * and, for hand-written zone compaction traces, version 3's zone and copy records without
+ * their time and nsid (nsid 2, the device's zoned namespace, for ZW ZA ZR ZM and a zoned
+ * C; 1 for a conventional C):
+ *   ZW lba nsect   ZA zslba nsect   ZR lba nsect   ZM action zslba all
+ *   C dest zoned lba nsect [lba nsect]...
  *
  * Version 2 (what the device records with trace_out=FILE, and ftl-sim --trace-out):
  *   V 2                      the first record: the version; the rest follows it
@@ -25,6 +30,22 @@
  *   A t                      the statistics were brought up to t between requests (the
  *                            device was idle past a second boundary)
  *   E t                      the recording ended (the statistics were closed) at t
+ *
+ * Version 3 ("V 3" first) is version 2 plus the zoned namespace's commands and Copy
+ * (zns.h, engine.h), addresses in 512-byte sectors of the namespace named:
+ *   ZW t lba nsect nsid      zone write at the write pointer
+ *   ZA t zslba nsect nsid    Zone Append to the zone starting at zslba (the device records
+ *                            an append it admitted this way too, not at the LBA it was
+ *                            given: a replay admits it again and it lands at the same LBA)
+ *   ZR t lba nsect nsid      zone read
+ *   ZM t nsid action zslba all   Zone Management Send: action open, close, finish, reset
+ *                            or offline, on the zone starting at zslba, or with all 1 on
+ *                            every zone it applies to (Select All; zslba is then ignored)
+ *   C t nsid dest zoned lba nsect [lba nsect]...   Copy of the source ranges (up to 256)
+ *                            to dest: zoned 1 in the zoned namespace (dest admitted as a
+ *                            write there), 0 through the conventional FTL
+ * A replay lets the FTL admit each zone record (the zone rules of zns.h); a record the
+ * rules refuse is counted (ftl-sim's zone_errors) and the replay goes on.
  * t is the arrival time in ns since the recording's origin: the device's statistics
  * start (realize), ftl-sim's start of the run. Records are in the order the FTL served
  * them; a record's t may be earlier than the one before it (the device stamps a command
@@ -40,6 +61,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "engine.h"
 
@@ -47,7 +69,7 @@
 extern "C" {
 #endif
 
-#define IO_TRACE_VERSION 2
+#define IO_TRACE_VERSION 3          /* the newest version: what readers know */
 #define IO_TRACE_SECTOR 512u        /* unit of lba and nsect */
 #define IO_TRACE_MAX_RANGES 256     /* ranges of one D record (NVMe's limit) */
 #define IO_TRACE_MAX_PHASE 63       /* bytes of a phase name */
@@ -64,6 +86,15 @@ struct io_trace_writer *io_trace_writer_open(const char *path, const char *recor
                                              char *err, size_t errlen);
 
 /*
+ * io_trace_writer_open for a given version: 2 (what io_trace_writer_open writes, which
+ * readers of conventional recordings expect) or 3, which a recording of zone commands or
+ * Copy needs; a version-2 writer given one fails (the first failure, as below).
+ */
+struct io_trace_writer *io_trace_writer_open_version(const char *path, const char *recorder,
+                                                     uint64_t origin_ns, uint64_t secsz,
+                                                     int version, char *err, size_t errlen);
+
+/*
  * Record one request as the engine serves it, a phase, or an idle advance of the
  * statistics (written only when it crosses a second boundary since the last record).
  * Return 0, or -1 with a reason in err the first time writing fails; after a failure the
@@ -75,6 +106,33 @@ int io_trace_write_phase(struct io_trace_writer *w, uint64_t now_ns, const char 
                          char *err, size_t errlen);
 int io_trace_write_advance(struct io_trace_writer *w, uint64_t now_ns, char *err,
                            size_t errlen);
+
+/* ZM's action names: enum ftl_zone_action values and back (NULL / -1 when unknown). */
+static inline const char *io_trace_zone_action_name(uint32_t action)
+{
+    switch (action) {
+    case FTL_ZONE_ACTION_OPEN: return "open";
+    case FTL_ZONE_ACTION_CLOSE: return "close";
+    case FTL_ZONE_ACTION_FINISH: return "finish";
+    case FTL_ZONE_ACTION_RESET: return "reset";
+    case FTL_ZONE_ACTION_OFFLINE: return "offline";
+    }
+    return NULL;
+}
+
+static inline int io_trace_zone_action_parse(const char *name, uint32_t *action)
+{
+    static const uint32_t actions[] = { FTL_ZONE_ACTION_OPEN, FTL_ZONE_ACTION_CLOSE,
+                                        FTL_ZONE_ACTION_FINISH, FTL_ZONE_ACTION_RESET,
+                                        FTL_ZONE_ACTION_OFFLINE };
+    for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++) {
+        if (strcmp(name, io_trace_zone_action_name(actions[i])) == 0) {
+            *action = actions[i];
+            return 0;
+        }
+    }
+    return -1;
+}
 
 /* Write the end record at end_ns, flush and close; 0 or -1 with a reason. NULL is fine. */
 int io_trace_writer_close(struct io_trace_writer *w, uint64_t end_ns, char *err,

@@ -1,4 +1,4 @@
-/* Recording a version-2 I/O trace: see io_trace.h. */
+/* Recording a version-2 or version-3 I/O trace: see io_trace.h. */
 #include "io_trace.h"
 
 #include <errno.h>
@@ -19,6 +19,7 @@ struct io_trace_writer {
     uint64_t origin_ns;
     uint64_t secsz;         /* bytes per caller sector, a multiple of 512 */
     uint64_t latest_ns;     /* the latest time recorded (advances are relative to it) */
+    int version;            /* 2, or 3: zone and copy records too */
     bool failed;
 };
 
@@ -41,6 +42,17 @@ struct io_trace_writer *io_trace_writer_open(const char *path, const char *recor
                                              uint64_t origin_ns, uint64_t secsz,
                                              char *err, size_t errlen)
 {
+    return io_trace_writer_open_version(path, recorder, origin_ns, secsz, 2, err, errlen);
+}
+
+struct io_trace_writer *io_trace_writer_open_version(const char *path, const char *recorder,
+                                                     uint64_t origin_ns, uint64_t secsz,
+                                                     int version, char *err, size_t errlen)
+{
+    if (version != 2 && version != 3) {
+        ftl_error(err, errlen, "trace version %d: this writer writes 2 or 3", version);
+        return NULL;
+    }
     if (secsz == 0 || secsz % IO_TRACE_SECTOR) {
         ftl_error(err, errlen, "trace sector size %" PRIu64 " is not a multiple of 512",
                   secsz);
@@ -67,9 +79,10 @@ struct io_trace_writer *io_trace_writer_open(const char *path, const char *recor
     w->origin_ns = origin_ns;
     w->secsz = secsz;
     w->latest_ns = origin_ns;
+    w->version = version;
     /* Flushed at once, so a full disk or a bad path shows at the start. */
     int printed = fprintf(w->f, "V %d\n# femu I/O trace recorded by %s; format: "
-                          "hw/femu/ftl/io_trace.h\n", IO_TRACE_VERSION, recorder);
+                          "hw/femu/ftl/io_trace.h\n", version, recorder);
     if (printed < 0 || fflush(w->f) != 0) {
         ftl_error(err, errlen, "%s: write failed: %s", path, strerror(errno));
         w->failed = true;
@@ -86,11 +99,63 @@ static void note_time(struct io_trace_writer *w, uint64_t now_ns)
     }
 }
 
+/* " lba nsect" for each range, in trace sectors (ferror() in check_written catches a
+ * failure in any piece). */
+static void write_ranges(struct io_trace_writer *w, const struct ftl_range *ranges,
+                         uint32_t n, uint64_t scale)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        fprintf(w->f, " %" PRIu64 " %" PRIu64, ranges[i].slba * scale, ranges[i].nlb * scale);
+    }
+}
+
+/* Version 3's records: zone write, append, read and management, and Copy. */
+static int write_v3_request(struct io_trace_writer *w, const struct ftl_request *r, uint64_t t,
+                            uint64_t scale, uint32_t nsid)
+{
+    const char *action;
+
+    switch (r->op) {
+    case FTL_OP_ZONE_WRITE:
+        /* slba is the zone start for an append, admitted or not */
+        return fprintf(w->f, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu32 "\n",
+                       (r->flags & FTL_REQ_APPEND) ? "ZA" : "ZW", t, r->slba * scale,
+                       r->nlb * scale, nsid);
+    case FTL_OP_ZONE_READ:
+        return fprintf(w->f, "ZR %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu32 "\n", t,
+                       r->slba * scale, r->nlb * scale, nsid);
+    case FTL_OP_ZONE_MGMT:
+        action = io_trace_zone_action_name(r->zone_action);
+        return fprintf(w->f, "ZM %" PRIu64 " %" PRIu32 " %s %" PRIu64 " %d\n", t, nsid,
+                       action ? action : "?", r->slba * scale,
+                       (r->flags & FTL_REQ_ZONE_ALL) ? 1 : 0);
+    case FTL_OP_COPY:
+        fprintf(w->f, "C %" PRIu64 " %" PRIu32 " %" PRIu64 " %d", t, nsid, r->slba * scale,
+                (r->flags & FTL_REQ_ZONED) ? 1 : 0);
+        write_ranges(w, r->ranges, r->nranges, scale);
+        fputc('\n', w->f);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static bool is_v3_op(enum ftl_op op)
+{
+    return op == FTL_OP_ZONE_WRITE || op == FTL_OP_ZONE_READ || op == FTL_OP_ZONE_MGMT ||
+           op == FTL_OP_COPY;
+}
+
 int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *r,
                            char *err, size_t errlen)
 {
     if (w->failed) {
         return 0;
+    }
+    if (is_v3_op(r->op) && w->version < 3) {
+        w->failed = true;
+        return ftl_error(err, errlen, "%s: a zone or copy command needs a version-3 trace "
+                         "(io_trace_writer_open_version)", w->path);
     }
     uint64_t t = since_origin(w, r->arrival_ns), scale = w->secsz / IO_TRACE_SECTOR;
     uint32_t nsid = r->nsid ? r->nsid : 1;
@@ -112,10 +177,7 @@ int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *
         if (r->nranges == 0) {
             fprintf(w->f, " %" PRIu64 " %" PRIu64, r->slba * scale, r->nlb * scale);
         }
-        for (uint32_t i = 0; i < r->nranges; i++) {
-            fprintf(w->f, " %" PRIu64 " %" PRIu64, r->ranges[i].slba * scale,
-                    r->ranges[i].nlb * scale);
-        }
+        write_ranges(w, r->ranges, r->nranges, scale);
         fputc('\n', w->f);
         break;
     case FTL_OP_FLUSH:
@@ -129,6 +191,9 @@ int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *
         printed = fprintf(w->f, "X %" PRIu64 " %" PRIu32 " %" PRIu64 " %" PRIu64 " %d\n", t,
                           nsid, r->slba * scale, r->nlb * scale,
                           (r->flags & FTL_REQ_ERASE) ? 1 : 0);
+        break;
+    default:
+        printed = write_v3_request(w, r, t, scale, nsid);
         break;
     }
     return check_written(w, printed, err, errlen);
