@@ -121,7 +121,8 @@ typedef enum FemuFtlOp {
     FEMU_OP_ZONE_READ,          /* Read, Compare, Verify */
     FEMU_OP_ZONE_MGMT,          /* Zone Management Send: zone_action on ranges[] */
     FEMU_OP_COPY,               /* Copy (femu_copy.c): ranges[] (the sources) to io.slba,
-                                 * io.nlb in all */
+                                 * io.nlb in all; ftl_flags FTL_REQ_ZONED|ADMITTED when
+                                 * zoned (zoned sectors) */
 } FemuFtlOp;
 
 typedef struct FemuRequest {

@@ -6,7 +6,7 @@
  * Everything is checked before anything changes: the command's fields, the entries
  * against the limits Identify Namespace reports (MSRC, MSSRL, MCL: they bound the
  * poller's work and buffer), the ranges against the namespace, marked (uncorrectable)
- * sources. Then the
+ * sources, and in the zoned namespace the destination's admission as a write. Then the
  * data moves inside the data store: every source is read into a buffer before the
  * destination is written, so a destination overlapping the sources gets what they held
  * before the command. The written and uncorrectable marks follow the data: the
@@ -101,15 +101,16 @@ static uint16_t femu_copy_sources(FemuCtrl *n, const FemuNamespace *ns, const Nv
     return NVME_SUCCESS;
 }
 
-/* The FTL's sector for a namespace LBA. */
+/* The FTL's sector for a namespace LBA: zoned sectors in the zoned namespace. */
 static uint64_t femu_copy_ftl_sector(const FemuNamespace *ns, uint64_t lba)
 {
-    return femu_ns_sector(ns, lba);
+    return ns->zoned ? lba << ns->lba_shift : femu_ns_sector(ns, lba);
 }
 
 /*
- * A source holding a marked LBA: nothing is written. The FTL reads that source range's
- * flash (a Verify of it), and the command then completes with Unrecovered Read Error
+ * A source holding a marked LBA: nothing is written, no zone admits anything. The FTL
+ * reads that source range's flash (a Verify of it, or in the zoned namespace a zone read
+ * it needs no admission for), and the command then completes with Unrecovered Read Error
  * naming the marked LBA, as a Read of it would.
  */
 static bool femu_copy_unreadable(FemuCtrl *n, FemuNamespace *ns, const struct ftl_range *src,
@@ -124,7 +125,8 @@ static bool femu_copy_unreadable(FemuCtrl *n, FemuNamespace *ns, const struct ft
             req->io.slba = femu_copy_ftl_sector(ns, src[i].slba);
             req->io.nlb = src[i].nlb << ns->lba_shift;
             req->nsid = ns->nsid;
-            req->op = FEMU_OP_VERIFY;
+            req->op = ns->zoned ? FEMU_OP_ZONE_READ : FEMU_OP_VERIFY;
+            req->ftl_flags = ns->zoned ? FTL_REQ_ADMITTED : 0;
             return true;
         }
     }
@@ -175,8 +177,13 @@ static bool femu_copy_gather(FemuCtrl *n, const FemuNamespace *ns, const struct 
     return true;
 }
 
-/* Write the gathered copy at FTL sector dest: data where a source held some, else none. */
-static void femu_copy_scatter(FemuCtrl *n, uint64_t dest, const FemuCopyData *data)
+/*
+ * Write the gathered copy at FTL sector dest: data where a source held some, else none.
+ * In the zoned namespace every destination sector counts as written, as after a write
+ * of zeroes: the write pointer has passed it.
+ */
+static void femu_copy_scatter(FemuCtrl *n, const FemuNamespace *ns, uint64_t dest,
+                              const FemuCopyData *data)
 {
     uint64_t at = 0;
 
@@ -196,6 +203,9 @@ static void femu_copy_scatter(FemuCtrl *n, uint64_t dest, const FemuCopyData *da
         }
         at = start + length;
     }
+    if (ns->zoned) {
+        lba_bitmap_set(&n->written, dest, data->sectors);
+    }
 }
 
 /* The FTL's sources: the ranges in the FTL's sectors. */
@@ -209,6 +219,29 @@ static struct ftl_range *femu_copy_ftl_sources(const FemuNamespace *ns,
                                         .nlb = src[i].nlb << ns->lba_shift };
     }
     return ranges;
+}
+
+/*
+ * Zoned namespace: the FTL admits the copy (sources on no offline zone, the destination
+ * as a write at its zone's write pointer) under engine_lock, before any data moves; the
+ * FTL thread then only prices it (FTL_REQ_ADMITTED), even when a reset drops the
+ * completion, since the write pointer has moved already.
+ */
+static uint16_t femu_copy_admit_zoned(FemuCtrl *n, const FemuNamespace *ns,
+                                      const struct ftl_range *ranges, uint32_t nr,
+                                      uint64_t sdlba, FemuRequest *req)
+{
+    int rc;
+
+    qemu_mutex_lock(&n->engine_lock);
+    rc = ftl_zone_admit_copy(n->ftl, ranges, nr, femu_copy_ftl_sector(ns, sdlba));
+    qemu_mutex_unlock(&n->engine_lock);
+    if (rc != FTL_OK) {
+        return femu_zns_status(rc);
+    }
+    req->ftl_flags = FTL_REQ_ZONED | FTL_REQ_ADMITTED;
+    req->keep_on_reset = true;
+    return NVME_SUCCESS;
 }
 
 /*
@@ -227,6 +260,7 @@ uint16_t femu_io_copy(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRe
     uint32_t cdw12 = femu_cdw(cmd, 12);
     uint32_t nr = (cdw12 & FEMU_COPY_NR_MASK) + 1;
     struct ftl_range src[FEMU_COPY_MSRC + 1];
+    g_autofree struct ftl_range *ranges = NULL;
     FemuCopyData data = { 0 };
     uint64_t total;
     uint16_t status = femu_copy_check_cdw12(cdw12);
@@ -252,14 +286,20 @@ uint16_t femu_io_copy(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRe
         femu_copy_data_free(&data);
         return NVME_INTERNAL_DEV_ERROR;
     }
-    femu_copy_scatter(n, femu_ns_sector(ns, sdlba), &data);
+    ranges = femu_copy_ftl_sources(ns, src, nr);
+    if (ns->zoned) {
+        status = femu_copy_admit_zoned(n, ns, ranges, nr, sdlba, req);
+    }
+    if (status == NVME_SUCCESS) {
+        femu_copy_scatter(n, ns, femu_ns_sector(ns, sdlba), &data);
+        femu_copy_smart(n, ns);
+        req->ranges = g_steal_pointer(&ranges);
+        req->nranges = nr;
+        req->io.slba = femu_copy_ftl_sector(ns, sdlba);
+        req->io.nlb = total << ns->lba_shift;
+        req->nsid = ns->nsid;
+        req->op = FEMU_OP_COPY;
+    }
     femu_copy_data_free(&data);
-    femu_copy_smart(n, ns);
-    req->ranges = femu_copy_ftl_sources(ns, src, nr);
-    req->nranges = nr;
-    req->io.slba = femu_copy_ftl_sector(ns, sdlba);
-    req->io.nlb = total << ns->lba_shift;
-    req->nsid = ns->nsid;
-    req->op = FEMU_OP_COPY;
-    return NVME_SUCCESS;
+    return status;
 }

@@ -192,7 +192,7 @@ uint64_t femu_max_transfer(FemuCtrl *n);       /* MDTS in bytes (UINT64_MAX: non
 /* SMART: bytes written and one write command, the controller's and ns's. */
 void femu_smart_write(FemuCtrl *n, FemuNamespace *ns, uint64_t bytes);
 
-/* femu_copy.c (poller): Copy (19h), and its limits (MSSRL, MCL, MSRC) */
+/* femu_copy.c (poller): Copy (19h) on any namespace, and its limits (MSSRL, MCL, MSRC) */
 uint16_t femu_io_copy(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req);
 void femu_copy_limits(const FemuNamespace *ns, NvmeIdNs *id);
 
