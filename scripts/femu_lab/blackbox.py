@@ -19,7 +19,7 @@ from typing import List, Optional
 
 from femu_analysis.cli_args import OneLineParser, UsageError, whole_number
 
-from . import compat, devconfig, lab_run, paths, setup_steps, workloads
+from . import compat, devconfig, lab_run, paths, setup_steps, workloads, zns_report
 from .devconfig import ConfigError
 from .lab_report import headline
 from .workloads import WorkloadError
@@ -159,6 +159,9 @@ def _lab_mode(args) -> int:
         kernel=image.kernel, initramfs=image.initramfs)
     result = lab_run.run(request)
     _say(headline(result.figures))
+    zns_text = zns_report.report_text(result.folder)
+    if zns_text:
+        print(zns_text, file=sys.stderr, flush=True)
     shown = _shown(result.folder)
     _say(f"plots: {shown / 'plots'}")
     if args.record:

@@ -14,6 +14,7 @@ a failed run is left as NAME.failed for a post-mortem. Layout of a finished fold
     IOPSData.csv ...     the device's statistics (stats.csv, phases.csv, lpn_access_count.csv)
     plots/               femu-plot's plots, summary.json and summary.md
     result.json          the headline figures (device IOPS and WAF, fio IOPS, timings)
+    zns-phases.csv       a run that used zones or Copy: nand.csv's figures per phase
 """
 import json
 import os
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Optional, Type
 
-from . import vm
+from . import vm, zns_report
 from .devconfig import DeviceConfig
 from .lab_report import ReportError, analyse
 from .live_progress import LiveProgress
@@ -145,6 +146,9 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
     if not (work / "stats.csv").exists():
         raise LabRunError("the device wrote no statistics")
     figures = analyse(work, workload)
+    zns_phases = zns_report.record(work)
+    if zns_phases is not None:
+        figures["zns_phases"] = zns_phases
     figures.update({"accel": result.accel, "wall_seconds": round(wall, 1),
                     "boot_to_job_seconds": result.boot_to_job_seconds,
                     "job_seconds": _float(result.status.get("job_seconds")),
