@@ -18,6 +18,7 @@
 #include "stats_writer.h"
 #include "summary.h"
 #include "workload.h"
+#include "zns.h"
 
 #define EXIT_USAGE 2
 #define NS_PER_S 1000000000.0
@@ -39,16 +40,17 @@ struct options {
     const char *trace_out;
     uint64_t check_every;
     bool stream_set;        /* --stream was given */
+    bool zone_set;          /* --zone was given */
     int print_config;
     enum { REPLAY_AUTO, REPLAY_OPEN, REPLAY_CLOSED } replay;
     int qd_given;
 };
 
 static const char usage_text[] =
-    "usage: ftl-sim [--config FILE] [--set key=value]... [--rw MODE] [--rwmixread PCT]\n"
+    "usage: ftl-sim [--config FILE]... [--set key=value]... [--rw MODE] [--rwmixread PCT]\n"
     "               [--dist random|zipf:THETA|pareto:H|normal:DEV] [--bs SIZE] [--qd N]\n"
     "               [--size SIZE] [--precondition none|seq|region] [--io-size SIZE | --runtime TIME]\n"
-    "               [--trace FILE [--replay open|closed]] [--seed N] [--stream N]\n"
+    "               [--trace FILE [--replay open|closed]] [--seed N] [--stream N] [--zone N]\n"
     "               [--stats-dir DIR]\n"
     "               [--summary FILE.json] [--trace-out FILE] [--check-every N] [--print-config]\n"
     "\n"
@@ -57,7 +59,10 @@ static const char usage_text[] =
     "                    FEMU's defaults when absent. Repeatable: files combine in order,\n"
     "                    a later key winning (e.g. a geometry, then conf/nand/mlc.conf)\n"
     "  --set key=value   override one configuration key (repeatable)\n"
-    "  --rw MODE         randwrite (default), randread, randrw, write, read\n"
+    "  --rw MODE         randwrite (default), randread, randrw, write, read; with a zoned\n"
+    "                    namespace (zoned=1) zone-append (appends of --bs into zone --zone,\n"
+    "                    reset when full) or zone-write (writes of --bs at the write pointer,\n"
+    "                    zone after zone from --zone, each reset before it is written again)\n"
     "  --rwmixread PCT   percent reads for randrw (default 50)\n"
     "  --dist SPEC       offset distribution, fio's --random_distribution spelling\n"
     "  --bs SIZE         block size, fio spelling (default 4k)\n"
@@ -68,16 +73,20 @@ static const char usage_text[] =
     "  --io-size SIZE    bytes to transfer in the measured part (default: --size)\n"
     "  --runtime TIME    simulated duration of the measured part (e.g. 300, 5m)\n"
     "  --trace FILE      replay a block I/O trace (format: hw/femu/ftl/io_trace.h): version 1\n"
-    "                    (S seed / W lba nsect [H|C] / R lba nsect) or version 2, which the\n"
-    "                    device records with trace_out=FILE\n"
+    "                    (S seed / W lba nsect [H|C] / R lba nsect, and untimed zone and copy\n"
+    "                    records), or version 2 or 3 (zone and copy records), which the device\n"
+    "                    records with trace_out=FILE; zone rules refusing a record count in\n"
+    "                    zone_errors and the replay goes on\n"
     "  --replay MODE     open: each request arrives at its recorded time (the default for a\n"
-    "                    version-2 trace; --qd does not apply); closed: --qd requests\n"
+    "                    version-2 or -3 trace; --qd does not apply); closed: --qd requests\n"
     "                    outstanding, recorded times ignored (the only mode for version 1)\n"
     "  --seed N          random seed (default 1)\n"
     "  --stream N        placement=stream: the stream of the synthetic writes (default 0)\n"
+    "  --zone N          zone-append: the zone; zone-write: the first zone (default 0)\n"
     "  --stats-dir DIR   write the CSV statistics here (created if missing)\n"
     "  --summary FILE    write a JSON summary of the measured part\n"
-    "  --trace-out FILE  record the requests this run serves as a version-2 trace\n"
+    "  --trace-out FILE  record the requests this run serves as a version-2 trace (version 3\n"
+    "                    with a zoned namespace, or replaying a version-1 or -3 trace)\n"
     "  --check-every N   run the FTL's invariant checker every N requests (slow; debugging)\n"
     "  --print-config    check the configuration, print it as a config file and exit\n";
 
@@ -119,7 +128,8 @@ static uint64_t parse_size_opt(const char *opt, const char *text)
 
 enum { OPT_CONFIG = 256, OPT_SET, OPT_RW, OPT_RWMIX, OPT_DIST, OPT_BS, OPT_QD, OPT_SIZE,
        OPT_PRECOND, OPT_IOSIZE, OPT_RUNTIME, OPT_TRACE, OPT_SEED, OPT_STATS, OPT_SUMMARY,
-       OPT_CHECK, OPT_PRINT_CONFIG, OPT_REPLAY, OPT_TRACE_OUT, OPT_STREAM, OPT_HELP };
+       OPT_CHECK, OPT_PRINT_CONFIG, OPT_REPLAY, OPT_TRACE_OUT, OPT_STREAM, OPT_ZONE,
+       OPT_HELP };
 
 static const struct option long_options[] = {
     { "config", required_argument, NULL, OPT_CONFIG },
@@ -136,6 +146,7 @@ static const struct option long_options[] = {
     { "trace", required_argument, NULL, OPT_TRACE },
     { "seed", required_argument, NULL, OPT_SEED },
     { "stream", required_argument, NULL, OPT_STREAM },
+    { "zone", required_argument, NULL, OPT_ZONE },
     { "stats-dir", required_argument, NULL, OPT_STATS },
     { "summary", required_argument, NULL, OPT_SUMMARY },
     { "check-every", required_argument, NULL, OPT_CHECK },
@@ -186,8 +197,8 @@ static void parse_options(int argc, char **argv, struct options *o)
             break;
         case OPT_RW:
             if (rw_mode_parse(optarg, &o->workload.rw)) {
-                usage_error("--rw: '%s' is not one of randwrite, randread, randrw, write, read",
-                            optarg);
+                usage_error("--rw: '%s' is not one of randwrite, randread, randrw, write, "
+                            "read, zone-append, zone-write", optarg);
             }
             break;
         case OPT_RWMIX: o->workload.rwmixread = (unsigned)parse_count("--rwmixread", optarg, 0, 100); break;
@@ -227,6 +238,10 @@ static void parse_options(int argc, char **argv, struct options *o)
         case OPT_STREAM:
             o->workload.stream = (uint32_t)parse_count("--stream", optarg, 0, 15);
             o->stream_set = true;
+            break;
+        case OPT_ZONE:
+            o->workload.zone = parse_count("--zone", optarg, 0, UINT64_MAX);
+            o->zone_set = true;
             break;
         case OPT_STATS: o->stats_dir = optarg; break;
         case OPT_SUMMARY: o->summary_path = optarg; break;
@@ -287,6 +302,14 @@ static void parse_options(int argc, char **argv, struct options *o)
                     (unsigned long long)o->cfg.nstreams);
     }
     o->workload.nstreams = streams ? (uint32_t)o->cfg.nstreams : 0;
+    bool zoned_mode = rw_mode_zoned(o->workload.rw) && !o->workload.trace_path;
+    if (o->zone_set && !zoned_mode) {
+        usage_error("--zone: picks the zone of --rw zone-append or zone-write");
+    }
+    if (zoned_mode && o->workload.region_bytes) {
+        usage_error("--size: the conventional space's region; --rw %s writes zones",
+                    rw_mode_name(o->workload.rw));
+    }
 }
 
 static int run_precondition(struct sim_run *run, const struct options *o, uint64_t *now,
@@ -370,7 +393,19 @@ static int print_config(const struct ftl_config *cfg)
     return fflush(stdout) ? 1 : 0;
 }
 
-/* Open-loop replay for a version-2 trace unless --replay closed; version 1 has no times. */
+/*
+ * The version a recording needs: 3 when zone or copy requests may come (a zoned namespace,
+ * or a replayed trace of version 1 or 3, which may hold them), else 2, which readers of
+ * conventional recordings expect.
+ */
+static int trace_out_version(const struct options *o, const struct workload *w)
+{
+    int replayed = workload_trace_version(w);
+    return o->cfg.zoned || replayed == 1 || replayed == 3 ? 3 : 2;
+}
+
+/* Open-loop replay for a version-2 or -3 trace unless --replay closed; version 1 has no
+ * times. */
 static bool choose_open_loop(const struct options *o, const struct workload *w)
 {
     bool timed = workload_timed(w);
@@ -423,18 +458,25 @@ int main(int argc, char **argv)
     }
     const struct ftl_geometry *g = ftl_geometry_of(ftl);
     uint64_t capacity = g->logical_pages * g->page_bytes;
-    if (!o.workload.region_bytes) {
+    bool zoned_mode = rw_mode_zoned(o.workload.rw) && !o.workload.trace_path;
+    if (!o.workload.region_bytes && !zoned_mode) {
         o.workload.region_bytes = capacity;
     }
-    if (!o.io_bytes && !(o.runtime_s > 0) && !o.workload.trace_path) {
-        o.io_bytes = o.workload.region_bytes;  /* fio's default: one pass over the region */
-    }
+    o.workload.layout = (struct zone_layout){ .zones = ftl_zone_count(ftl),
+                                              .zone_sectors = ftl_zone_size_sectors(ftl),
+                                              .cap_sectors = ftl_zone_cap_sectors(ftl) };
     struct workload *w = workload_create(&o.workload, o.cfg.secsz, g->logical_sectors, err,
                                          sizeof(err));
     if (!w) {
         fprintf(stderr, "ftl-sim: %s\n", err);
         ftl_destroy(ftl);
         return EXIT_USAGE;
+    }
+    if (!o.io_bytes && !(o.runtime_s > 0) && !o.workload.trace_path) {
+        /* fio's default: one pass over the region; zoned: over one zone, or every zone */
+        o.io_bytes = !zoned_mode ? o.workload.region_bytes
+                     : o.workload.rw == RW_ZONE_APPEND ? workload_zone_bytes(w)
+                     : workload_zone_bytes(w) * o.workload.layout.zones;
     }
     bool open_loop = choose_open_loop(&o, w);
     struct ftl_stats_writer *stats = NULL;
@@ -453,8 +495,10 @@ int main(int argc, char **argv)
         rc = -1;
         goto done;
     }
-    if (o.trace_out && !(trace = io_trace_writer_open(o.trace_out, "ftl-sim", 0, o.cfg.secsz,
-                                                      err, sizeof(err)))) {
+    if (o.trace_out && !(trace = io_trace_writer_open_version(o.trace_out, "ftl-sim", 0,
+                                                              o.cfg.secsz,
+                                                              trace_out_version(&o, w),
+                                                              err, sizeof(err)))) {
         fprintf(stderr, "ftl-sim: --trace-out: %s\n", err);
         ftl_stats_close(stats, 0, err, sizeof(err));
         rc = -1;

@@ -12,6 +12,7 @@
 struct inflight {
     uint64_t issued_ns, bytes;
     enum request_op op;
+    bool refused;           /* the zone rules refused it (no flash work) */
     struct inflight *next_free;
 };
 
@@ -122,8 +123,19 @@ static const char *op_name(enum request_op op)
 {
     static const char *const names[] = { [REQ_READ] = "read", [REQ_WRITE] = "write",
                                          [REQ_TRIM] = "deallocate", [REQ_FLUSH] = "flush",
-                                         [REQ_VERIFY] = "verify", [REQ_FORMAT] = "format" };
+                                         [REQ_VERIFY] = "verify", [REQ_FORMAT] = "format",
+                                         [REQ_ZONE_WRITE] = "zone write",
+                                         [REQ_ZONE_READ] = "zone read",
+                                         [REQ_ZONE_MGMT] = "zone management",
+                                         [REQ_COPY] = "copy" };
     return names[op];
+}
+
+/* Zone commands and copies into the zoned namespace, which the engine admits first. */
+static bool admitted_by_engine(const struct request *req)
+{
+    return req->op == REQ_ZONE_WRITE || req->op == REQ_ZONE_READ ||
+           req->op == REQ_ZONE_MGMT || (req->op == REQ_COPY && (req->flags & FTL_REQ_ZONED));
 }
 
 /* Hand one request to the engine at arrival_ns. */
@@ -133,16 +145,29 @@ static int issue(struct ftl_engine *engine, const struct request *req, uint64_t 
     static const enum ftl_op ops[] = { [REQ_READ] = FTL_OP_READ, [REQ_WRITE] = FTL_OP_WRITE,
                                        [REQ_TRIM] = FTL_OP_TRIM, [REQ_FLUSH] = FTL_OP_FLUSH,
                                        [REQ_VERIFY] = FTL_OP_VERIFY,
-                                       [REQ_FORMAT] = FTL_OP_FORMAT };
+                                       [REQ_FORMAT] = FTL_OP_FORMAT,
+                                       [REQ_ZONE_WRITE] = FTL_OP_ZONE_WRITE,
+                                       [REQ_ZONE_READ] = FTL_OP_ZONE_READ,
+                                       [REQ_ZONE_MGMT] = FTL_OP_ZONE_MGMT,
+                                       [REQ_COPY] = FTL_OP_COPY };
+    /* FTL_REQ_ADMITTED stays clear: the engine applies the zone rules itself */
     struct ftl_request r = { .op = ops[req->op], .arrival_ns = arrival_ns, .slba = req->slba,
                              .nlb = req->nlb, .stream = req->stream, .nsid = req->nsid,
                              .flags = req->flags, .ranges = req->ranges,
-                             .nranges = req->nranges };
+                             .nranges = req->nranges, .zone_action = req->zone_action };
     uint64_t done;
-    bool moves_data = req->op == REQ_READ || req->op == REQ_WRITE;
+    bool moves_data = req->op == REQ_READ || req->op == REQ_WRITE ||
+                      req->op == REQ_ZONE_READ || req->op == REQ_ZONE_WRITE;
     *slot = (struct inflight){ .issued_ns = arrival_ns, .op = req->op,
                                .bytes = moves_data ? req->nlb * secsz : 0 };
     int status = ftl_engine_submit(engine, &r, slot, &done);
+    /* A zone command the zone rules refuse completes at once with its status, as in the
+     * device: counted (zone_errors), and the run goes on. */
+    if (status != FTL_OK && status != FTL_E_NOMEM && admitted_by_engine(req)) {
+        slot->refused = true;
+        slot->bytes = 0;
+        return 0;
+    }
     /* A read that hit an injected flash error (read_uncor_ppm) completes like any other:
      * the device returns an error status for it, the run goes on; read_errors counts. */
     if (status != FTL_OK && status != FTL_E_UNCORRECTABLE) {
@@ -183,8 +208,7 @@ static void show_progress(const struct sim_limits *limits, uint64_t elapsed_ns,
 
 static bool is_request(enum request_op op)
 {
-    return op == REQ_READ || op == REQ_WRITE || op == REQ_TRIM || op == REQ_FLUSH ||
-           op == REQ_VERIFY || op == REQ_FORMAT;
+    return op != REQ_PHASE && op != REQ_ADVANCE && op != REQ_END;
 }
 
 /*
@@ -216,13 +240,30 @@ static void replay_event(struct sim_run *run, const struct request *req, bool op
 
 static void count_done(struct sim_phase_result *out, const struct inflight *done, uint64_t due)
 {
+    if (done->refused) {
+        out->zone_errors++;
+        return;
+    }
     latency_hist_add(&out->latency, due - done->issued_ns);
-    if (done->op == REQ_WRITE) {
+    switch (done->op) {
+    case REQ_WRITE:
+    case REQ_ZONE_WRITE:
         out->writes++;
         out->write_bytes += done->bytes;
-    } else if (done->op == REQ_READ) {
+        break;
+    case REQ_READ:
+    case REQ_ZONE_READ:
         out->reads++;
         out->read_bytes += done->bytes;
+        break;
+    case REQ_COPY:
+        out->copies++;
+        break;
+    case REQ_ZONE_MGMT:
+        out->zone_mgmts++;
+        break;
+    default:
+        break;
     }
 }
 

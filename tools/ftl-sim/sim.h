@@ -28,8 +28,12 @@ struct sim_limits {
 
 struct sim_phase_result {
     uint64_t start_ns, end_ns;
-    uint64_t reads, writes;         /* completed commands */
+    uint64_t reads, writes;         /* completed commands (zone reads, writes and appends
+                                     * among them) */
     uint64_t read_bytes, write_bytes;
+    uint64_t copies, zone_mgmts;    /* completed Copy and Zone Management commands */
+    uint64_t zone_errors;           /* zone commands (and zoned copies) the zone rules
+                                     * refused: counted, not served, the run goes on */
     struct ftl_counters before, after;
     struct latency_hist latency;    /* every command */
     bool recorded_end;              /* open loop: the trace's end record, at ... */

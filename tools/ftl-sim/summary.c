@@ -107,6 +107,29 @@ static void json_issue15_counters(FILE *f, const struct ftl *ftl,
 #undef DELTA
 }
 
+/* The ZNS+ counters of the phase: NAND traffic in flash pages, Copy, zones. */
+static void json_zns_counters(FILE *f, const struct sim_phase_result *m)
+{
+#define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
+    fprintf(f, "  \"NAND_read\": %llu,\n  \"NAND_write\": %llu,\n  \"NAND_cpbk\": %llu,\n",
+            (unsigned long long)(ftl_nand_reads(&m->after) - ftl_nand_reads(&m->before)),
+            (unsigned long long)(ftl_nand_programs(&m->after) -
+                                 ftl_nand_programs(&m->before)),
+            DELTA(nand_copybacks));
+    fprintf(f, "  \"copy_cmds\": %llu,\n  \"copy_pages\": %llu,\n  \"nand_copy_reads\": %llu,\n"
+            "  \"nand_copy_programs\": %llu,\n", DELTA(copy_cmds), DELTA(copy_pages),
+            DELTA(nand_copy_reads), DELTA(nand_copy_programs));
+    fprintf(f, "  \"zone_write_cmds\": %llu,\n  \"zone_append_cmds\": %llu,\n"
+            "  \"zone_read_cmds\": %llu,\n  \"zone_mgmt_cmds\": %llu,\n"
+            "  \"zone_programs\": %llu,\n  \"zone_reads\": %llu,\n  \"zone_resets\": %llu,\n"
+            "  \"zone_finishes\": %llu,\n  \"zone_erased_blocks\": %llu,\n"
+            "  \"zone_errors\": %llu,\n", DELTA(zone_write_cmds), DELTA(zone_append_cmds),
+            DELTA(zone_read_cmds), (unsigned long long)m->zone_mgmts, DELTA(zone_programs),
+            DELTA(zone_reads), DELTA(zone_resets), DELTA(zone_finishes),
+            DELTA(zone_erased_blocks), (unsigned long long)m->zone_errors);
+#undef DELTA
+}
+
 static void json_config(FILE *f, const struct ftl *ftl)
 {
     const struct ftl_config *cfg = ftl_config_of(ftl);
@@ -223,6 +246,7 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
             DELTA(format_cmds), DELTA(format_erased_blocks));
     json_wear(f, ftl);
     json_issue15_counters(f, ftl, m);
+    json_zns_counters(f, m);
     fputs("  \"write_pointers\": [", f);
     for (unsigned i = 0; i < ftl_write_pointer_count(ftl); i++) {
         fprintf(f, "%s{\"host_pages\": %llu, \"gc_pages\": %llu}", i ? ", " : "",
@@ -274,6 +298,27 @@ static void print_issue15_counters(FILE *f, const struct ftl *ftl,
 #undef DELTA
 }
 
+/* NAND traffic, Copy and zones: the lines the ZNS+ study reads. */
+static void print_zns_counters(FILE *f, const struct sim_phase_result *m)
+{
+#define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
+    fprintf(f, "NAND: %llu page reads, %llu page programs, %llu copybacks (NAND_read, "
+            "NAND_write, NAND_cpbk)\n",
+            (unsigned long long)(ftl_nand_reads(&m->after) - ftl_nand_reads(&m->before)),
+            (unsigned long long)(ftl_nand_programs(&m->after) -
+                                 ftl_nand_programs(&m->before)),
+            DELTA(nand_copybacks));
+    fprintf(f, "copy: %llu commands, %llu pages (%llu by copyback, %llu read and programmed "
+            "across LUNs)\n", DELTA(copy_cmds), DELTA(copy_pages), DELTA(nand_copybacks),
+            DELTA(nand_copy_programs));
+    fprintf(f, "zones: %llu writes, %llu appends, %llu reads, %llu resets (%llu blocks "
+            "erased), %llu finishes, %llu refused\n", DELTA(zone_write_cmds),
+            DELTA(zone_append_cmds), DELTA(zone_read_cmds), DELTA(zone_resets),
+            DELTA(zone_erased_blocks), DELTA(zone_finishes),
+            (unsigned long long)m->zone_errors);
+#undef DELTA
+}
+
 void summary_print_text(FILE *f, const struct ftl *ftl, const struct sim_phase_result *m)
 {
     double secs = phase_seconds(m);
@@ -301,4 +346,5 @@ void summary_print_text(FILE *f, const struct ftl *ftl, const struct sim_phase_r
             (unsigned long long)w.bad_blocks, w.erase_min, erase_average(&w), w.erase_max,
             (unsigned long long)w.pe_cycles);
     print_issue15_counters(f, ftl, m);
+    print_zns_counters(f, m);
 }

@@ -1,4 +1,4 @@
-/* Request generators: synthetic (fio's meanings) and trace replay. */
+/* Request generators: synthetic (fio's meanings), zoned, and trace replay. */
 #include "workload.h"
 
 #include <stdio.h>
@@ -17,10 +17,20 @@ struct workload {
     struct dist *dist;
     struct rng rng;
     struct trace_reader *trace;
-    struct ftl_range ranges[IO_TRACE_MAX_RANGES];   /* the current D record's */
+    struct ftl_range ranges[IO_TRACE_MAX_RANGES];   /* the current D or C record's */
+    /* zoned modes: the zone written now, blocks of bs written into it since its reset,
+     * and what it needs before the next block */
+    uint64_t zone, zone_blocks, blocks_per_zone;
+    bool zone_finished, zone_needs_reset, wrapped;
 };
 
-static const char *const rw_names[] = { "randwrite", "randread", "randrw", "write", "read" };
+static const char *const rw_names[] = { "randwrite", "randread", "randrw", "write", "read",
+                                        "zone-append", "zone-write" };
+
+bool rw_mode_zoned(enum rw_mode rw)
+{
+    return rw == RW_ZONE_APPEND || rw == RW_ZONE_WRITE;
+}
 
 const char *rw_mode_name(enum rw_mode rw)
 {
@@ -36,6 +46,38 @@ int rw_mode_parse(const char *text, enum rw_mode *out)
         }
     }
     return -1;
+}
+
+/* zone-append / zone-write: whole blocks of bs per zone, from the zone --zone names. */
+static int zoned_setup(struct workload *w, char *err, size_t errlen)
+{
+    const struct workload_spec *spec = &w->spec;
+    const struct zone_layout *z = &spec->layout;
+    if (z->zones == 0) {
+        return ftl_error(err, errlen, "--rw %s: needs a zoned namespace (zoned=1 and its "
+                         "zone keys)", rw_mode_name(spec->rw));
+    }
+    if (spec->bs == 0 || spec->bs % w->secsz) {
+        return ftl_error(err, errlen, "--bs: %llu is not a multiple of the %llu-byte sector",
+                         (unsigned long long)spec->bs, (unsigned long long)w->secsz);
+    }
+    w->blocks_per_zone = z->cap_sectors / (spec->bs / w->secsz);
+    if (w->blocks_per_zone == 0) {
+        return ftl_error(err, errlen, "--bs: %llu bytes is more than a zone's capacity (%llu "
+                         "bytes)", (unsigned long long)spec->bs,
+                         (unsigned long long)(z->cap_sectors * w->secsz));
+    }
+    if (spec->zone >= z->zones) {
+        return ftl_error(err, errlen, "--zone: %llu is not below the %llu zones",
+                         (unsigned long long)spec->zone, (unsigned long long)z->zones);
+    }
+    w->zone = spec->zone;
+    return 0;
+}
+
+uint64_t workload_zone_bytes(const struct workload *w)
+{
+    return w->blocks_per_zone * w->spec.bs;
 }
 
 struct workload *workload_create(const struct workload_spec *spec, uint64_t secsz,
@@ -57,6 +99,13 @@ struct workload *workload_create(const struct workload_spec *spec, uint64_t secs
             return NULL;
         }
         return w;
+    }
+    if (rw_mode_zoned(spec->rw)) {
+        if (zoned_setup(w, err, errlen) == 0) {
+            return w;
+        }
+        free(w);
+        return NULL;
     }
     uint64_t capacity = capacity_sectors * secsz;
     if (spec->bs == 0 || spec->bs % secsz) {
@@ -83,22 +132,79 @@ bool workload_timed(const struct workload *w)
     return w->trace && trace_version(w->trace) >= 2;
 }
 
+int workload_trace_version(const struct workload *w)
+{
+    return w->trace ? trace_version(w->trace) : 0;
+}
+
+/* Whether a trace record addresses the zoned namespace (else the conventional space). */
+static bool record_zoned(const struct trace_record *rec)
+{
+    return rec->op == TRACE_ZONE_WRITE || rec->op == TRACE_ZONE_APPEND ||
+           rec->op == TRACE_ZONE_READ || rec->op == TRACE_ZONE_MGMT ||
+           (rec->op == TRACE_COPY && rec->zoned);
+}
+
 /* 512-byte trace sectors to device sectors, covering the whole range; -1 (with a
- * message) when the range is beyond the device. nsect 0 stays an empty range. */
+ * message) when the range is beyond the device (or, zoned, beyond the zoned namespace).
+ * nsect 0 stays an empty range. */
 static int to_device_sectors(const struct workload *w, const struct trace_record *rec,
                              uint64_t lba, uint64_t nsect, struct ftl_range *out,
                              char *err, size_t errlen)
 {
+    bool zoned = record_zoned(rec);
+    uint64_t limit = zoned ? w->spec.layout.zones * w->spec.layout.zone_sectors
+                           : w->capacity_sectors;
     uint64_t start = lba * IO_TRACE_SECTOR, end = (lba + nsect) * IO_TRACE_SECTOR;
     uint64_t first = start / w->secsz, last = (end + w->secsz - 1) / w->secsz;
-    if (lba > UINT64_MAX / IO_TRACE_SECTOR - nsect || last > w->capacity_sectors) {
-        return ftl_error(err, errlen, "%s:%lu: sectors %llu..%llu are beyond the device's "
+    if (lba > UINT64_MAX / IO_TRACE_SECTOR - nsect || last > limit) {
+        return ftl_error(err, errlen, "%s:%lu: sectors %llu..%llu are beyond the %s's "
                     "%llu 512-byte sectors", w->spec.trace_path, rec->line,
                     (unsigned long long)lba, (unsigned long long)(lba + nsect - 1),
-                    (unsigned long long)(w->capacity_sectors * w->secsz / IO_TRACE_SECTOR));
+                    zoned ? "zoned namespace" : "device",
+                    (unsigned long long)(limit * w->secsz / IO_TRACE_SECTOR));
     }
     *out = (struct ftl_range){ .slba = first, .nlb = nsect ? last - first : 0 };
     return 0;
+}
+
+/* A zone or copy record: its addresses in device sectors, the copy's total length. */
+static int zone_record(struct workload *w, const struct trace_record *rec,
+                       struct request *req, char *err, size_t errlen)
+{
+    struct ftl_range r = { 0 };
+    switch (rec->op) {
+    case TRACE_ZONE_MGMT:
+        req->zone_action = rec->zone_action;
+        req->flags = rec->all ? FTL_REQ_ZONE_ALL : 0;
+        if (!rec->all && to_device_sectors(w, rec, rec->lba, 0, &r, err, errlen)) {
+            return -1;
+        }
+        req->slba = r.slba;
+        return 0;
+    case TRACE_COPY: {
+        uint64_t total = 0;
+        req->flags = rec->zoned ? FTL_REQ_ZONED : 0;
+        for (uint32_t i = 0; i < rec->nranges; i++) {
+            total += w->ranges[i].nlb;  /* each range is inside the namespace: no overflow */
+        }
+        uint64_t dest_sectors = total * w->secsz / IO_TRACE_SECTOR;
+        if (to_device_sectors(w, rec, rec->lba, dest_sectors, &r, err, errlen)) {
+            return -1;
+        }
+        req->slba = r.slba;
+        req->nlb = total;
+        return 0;
+    }
+    default:
+        req->flags = rec->op == TRACE_ZONE_APPEND ? FTL_REQ_APPEND : 0;
+        if (to_device_sectors(w, rec, rec->lba, rec->nsect, &r, err, errlen)) {
+            return -1;
+        }
+        req->slba = r.slba;
+        req->nlb = r.nlb;
+        return 0;
+    }
 }
 
 static int next_from_trace(struct workload *w, struct request *req, char *err, size_t errlen)
@@ -107,6 +213,9 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
         [TRACE_WRITE] = REQ_WRITE, [TRACE_READ] = REQ_READ, [TRACE_DEALLOCATE] = REQ_TRIM,
         [TRACE_FLUSH] = REQ_FLUSH, [TRACE_PHASE] = REQ_PHASE, [TRACE_ADVANCE] = REQ_ADVANCE,
         [TRACE_END] = REQ_END, [TRACE_VERIFY] = REQ_VERIFY, [TRACE_FORMAT] = REQ_FORMAT,
+        [TRACE_ZONE_WRITE] = REQ_ZONE_WRITE, [TRACE_ZONE_APPEND] = REQ_ZONE_WRITE,
+        [TRACE_ZONE_READ] = REQ_ZONE_READ, [TRACE_ZONE_MGMT] = REQ_ZONE_MGMT,
+        [TRACE_COPY] = REQ_COPY,
     };
     struct trace_record rec;
     for (;;) {
@@ -117,6 +226,10 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
         if (rec.op != TRACE_SEED) {
             break;  /* a seed line only names the generator's seed: nothing to replay */
         }
+    }
+    if (record_zoned(&rec) && w->spec.layout.zones == 0) {
+        return ftl_error(err, errlen, "%s:%lu: a zone record needs a zoned namespace "
+                         "(zoned=1 and its zone keys)", w->spec.trace_path, rec.line);
     }
     if (rec.op == TRACE_WRITE && w->spec.nstreams && rec.stream >= (int)w->spec.nstreams) {
         return ftl_error(err, errlen, "%s:%lu: stream %d is not below nstreams (%u)",
@@ -143,13 +256,76 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
     }
     req->ranges = w->ranges;
     req->nranges = rec.nranges;
+    if (record_zoned(&rec) || rec.op == TRACE_COPY) {
+        return zone_record(w, &rec, req, err, errlen) ? -1 : 1;
+    }
     return 1;
+}
+
+static void zone_request(struct request *req, enum request_op op, uint64_t slba,
+                         uint64_t nlb, uint32_t flags, uint32_t action)
+{
+    /* nsid 2: the zoned namespace's in the device (the first conventional one is 1) */
+    *req = (struct request){ .op = op, .slba = slba, .nlb = nlb, .nsid = 2, .flags = flags,
+                             .zone_action = action };
+}
+
+/* zone-append: appends of bs into one zone; a reset when the next would not fit. */
+static void next_zone_append(struct workload *w, struct request *req)
+{
+    uint64_t start = w->zone * w->spec.layout.zone_sectors;
+    if (w->zone_blocks == w->blocks_per_zone) {
+        w->zone_blocks = 0;
+        zone_request(req, REQ_ZONE_MGMT, start, 0, 0, FTL_ZONE_ACTION_RESET);
+        return;
+    }
+    w->zone_blocks++;
+    zone_request(req, REQ_ZONE_WRITE, start, w->spec.bs / w->secsz, FTL_REQ_APPEND, 0);
+}
+
+/*
+ * zone-write: bs at the write pointer, zone after zone (wrapping); a zone with capacity
+ * left over that bs cannot fill is finished, and a zone written before is reset first.
+ */
+static void next_zone_write(struct workload *w, struct request *req)
+{
+    const struct zone_layout *z = &w->spec.layout;
+    uint64_t bs = w->spec.bs / w->secsz;
+    if (w->zone_blocks == w->blocks_per_zone) {
+        if (!w->zone_finished && z->cap_sectors % bs) {
+            w->zone_finished = true;
+            zone_request(req, REQ_ZONE_MGMT, w->zone * z->zone_sectors, 0, 0,
+                         FTL_ZONE_ACTION_FINISH);
+            return;
+        }
+        w->zone = (w->zone + 1) % z->zones;
+        w->zone_blocks = 0;
+        w->zone_finished = false;
+        w->wrapped |= w->zone == w->spec.zone;
+        w->zone_needs_reset = w->wrapped;
+    }
+    uint64_t start = w->zone * z->zone_sectors;
+    if (w->zone_needs_reset) {
+        w->zone_needs_reset = false;
+        zone_request(req, REQ_ZONE_MGMT, start, 0, 0, FTL_ZONE_ACTION_RESET);
+        return;
+    }
+    zone_request(req, REQ_ZONE_WRITE, start + w->zone_blocks * bs, bs, 0, 0);
+    w->zone_blocks++;
 }
 
 int workload_next(struct workload *w, struct request *req, char *err, size_t errlen)
 {
     if (w->trace) {
         return next_from_trace(w, req, err, errlen);
+    }
+    if (w->spec.rw == RW_ZONE_APPEND) {
+        next_zone_append(w, req);
+        return 1;
+    }
+    if (w->spec.rw == RW_ZONE_WRITE) {
+        next_zone_write(w, req);
+        return 1;
     }
     uint64_t block;
     enum rw_mode rw = w->spec.rw;

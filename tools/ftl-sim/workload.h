@@ -1,6 +1,8 @@
 /*
  * Request generators for ftl-sim: fio-like synthetic workloads (rw mode, read mix,
- * distribution, block size, region) and replay of block I/O traces (hw/femu/ftl/io_trace.h).
+ * distribution, block size, region), zoned ones (appends into one zone, or sequential
+ * writes zone after zone, with resets) and replay of block I/O traces
+ * (hw/femu/ftl/io_trace.h).
  */
 #ifndef FTL_SIM_WORKLOAD_H
 #define FTL_SIM_WORKLOAD_H
@@ -13,7 +15,18 @@
 #include "engine.h"
 #include "rng.h"
 
-enum rw_mode { RW_RANDWRITE, RW_RANDREAD, RW_RANDRW, RW_WRITE, RW_READ };
+enum rw_mode {
+    RW_RANDWRITE, RW_RANDREAD, RW_RANDRW, RW_WRITE, RW_READ,
+    RW_ZONE_APPEND,     /* Zone Appends of bs into one zone, reset when it is full */
+    RW_ZONE_WRITE,      /* writes of bs at the write pointer, zone after zone; a zone is
+                         * reset before it is written again (finished first if bs leaves
+                         * part of its capacity unwritten) */
+};
+
+/* The zoned namespace in device sectors (zones 0: not zoned). */
+struct zone_layout {
+    uint64_t zones, zone_sectors, cap_sectors;
+};
 
 struct workload_spec {
     enum rw_mode rw;
@@ -26,6 +39,8 @@ struct workload_spec {
     uint32_t stream;            /* synthetic writes: their placement stream (--stream) */
     uint32_t nstreams;          /* placement=stream: a trace's write streams must be below
                                  * this (0: not checked, tags are ignored) */
+    uint64_t zone;              /* zone-append: the zone; zone-write: the first (--zone) */
+    struct zone_layout layout;  /* the FTL's zoned namespace (filled by the caller) */
 };
 
 /* What a workload yields: requests for the FTL, and (from a version-2 trace) the
@@ -34,6 +49,10 @@ enum request_op {
     REQ_READ, REQ_WRITE, REQ_TRIM, REQ_FLUSH,
     REQ_VERIFY,     /* a read's flash reads, no data moved */
     REQ_FORMAT,     /* format NVM of slba/nlb; flags FTL_REQ_ERASE for a user data erase */
+    REQ_ZONE_WRITE, /* zoned sectors; a Zone Append to the zone at slba with FTL_REQ_APPEND */
+    REQ_ZONE_READ,
+    REQ_ZONE_MGMT,  /* zone_action on the zone at slba, every zone with FTL_REQ_ZONE_ALL */
+    REQ_COPY,       /* ranges to slba, nlb in all; zoned sectors with FTL_REQ_ZONED */
     REQ_PHASE,      /* a statistics phase starts: phase */
     REQ_ADVANCE,    /* the statistics were brought up to time_ns between requests */
     REQ_END,        /* the recording ended at time_ns */
@@ -45,8 +64,9 @@ struct request {
     uint32_t stream;
     uint32_t nsid;
     uint32_t flags;             /* FTL_REQ_* */
+    uint32_t zone_action;       /* REQ_ZONE_MGMT: enum ftl_zone_action */
     uint64_t time_ns;           /* version-2 trace: arrival since the recording's origin */
-    const struct ftl_range *ranges;   /* REQ_TRIM: nranges, in device sectors */
+    const struct ftl_range *ranges;   /* REQ_TRIM, REQ_COPY: nranges, in device sectors */
     uint32_t nranges;
     const char *phase;          /* REQ_PHASE */
 };
@@ -56,8 +76,14 @@ struct workload;
 /* secsz: the device's sector size; capacity_sectors: its logical size. */
 struct workload *workload_create(const struct workload_spec *spec, uint64_t secsz,
                                  uint64_t capacity_sectors, char *err, size_t errlen);
-/* true for a version-2 trace: its records carry arrival times (open-loop replay). */
+/* true for a version-2 or -3 trace: its records carry arrival times (open-loop replay). */
 bool workload_timed(const struct workload *w);
+/* The replayed trace's version (1 to 3), 0 for a synthetic workload. */
+int workload_trace_version(const struct workload *w);
+/* A zoned mode (zone-append, zone-write). */
+bool rw_mode_zoned(enum rw_mode rw);
+/* Zoned modes: the bytes of whole bs blocks one zone takes (before its reset). */
+uint64_t workload_zone_bytes(const struct workload *w);
 /* 1: *req filled (pointers valid until the next call); 0: the trace ended; -1: error in
  * err (e.g. a bad trace line). */
 int workload_next(struct workload *w, struct request *req, char *err, size_t errlen);
