@@ -27,11 +27,13 @@ lbas_per_sector_unit=$((LBA_BYTES / 512))
 zone_lbas=$((ZONE_SECTORS / lbas_per_sector_unit))
 cap_lbas=$((ZONE_CAP / lbas_per_sector_unit))
 block_lbas=$((4096 / LBA_BYTES))
-# Reads and appends move at most 1 MiB a command, and no more than the controller takes
-# (MDTS) or a Zone Append may carry (ZASL).
-chunk_bytes=$((1 << 20))
+# Reads and appends move at most 256 KiB a command, and no more than the controller takes
+# (MDTS), a Zone Append may carry (ZASL) or the driver maps from nvme-cli's buffer, one
+# segment per 4 KiB page (max_segments; a larger buffer fails with "Invalid argument").
+chunk_bytes=$((256 << 10))
 for queue_limit in $(($(cat "/sys/block/$ZNAME/queue/max_hw_sectors_kb") * 1024)) \
-                   "$(cat "/sys/block/$ZNAME/queue/zone_append_max_bytes")"; do
+                   "$(cat "/sys/block/$ZNAME/queue/zone_append_max_bytes")" \
+                   $(( ($(cat "/sys/block/$ZNAME/queue/max_segments") - 1) * 4096 )); do
     [ "$queue_limit" -gt 0 ] && [ "$queue_limit" -lt "$chunk_bytes" ] && chunk_bytes=$queue_limit
 done
 
