@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "../util/completion_heap.h"   /* also found this way in QEMU's build */
+#include "ftl_internal.h"  /* the zoned namespace's and Copy's pricing */
 #include "io_trace.h"
 
 #define ENGINE_ERR_LEN 256
@@ -133,6 +134,95 @@ static int engine_trim_ranges(struct ftl_engine *e, const struct ftl_request *r,
     return FTL_OK;
 }
 
+/* A zone write or Zone Append: admitted here unless the caller did, then priced at the
+ * sectors it was given. */
+static int engine_zone_write(struct ftl *ftl, const struct ftl_request *r, uint64_t *done_ns)
+{
+    bool append = (r->flags & FTL_REQ_APPEND) != 0;
+    uint64_t start = append ? r->assigned : r->slba;
+
+    if (!(r->flags & FTL_REQ_ADMITTED)) {
+        int rc = ftl_zone_admit_write(ftl, r->slba, r->nlb, append, &start);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    return zns_write(ftl, start, r->nlb, append, r->arrival_ns, done_ns);
+}
+
+static int engine_zone_read(struct ftl *ftl, const struct ftl_request *r, uint64_t *done_ns)
+{
+    if (!(r->flags & FTL_REQ_ADMITTED)) {
+        int rc = ftl_zone_admit_read(ftl, r->slba, r->nlb);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    return zns_read(ftl, r->slba, r->nlb, r->arrival_ns, done_ns);
+}
+
+/* Zone Management Send: the zones the action changed (admission's list, or the caller's
+ * ranges when it admitted), each priced from the arrival; done when the last is. */
+static int engine_zone_mgmt(struct ftl *ftl, const struct ftl_request *r, uint64_t *done_ns)
+{
+    uint64_t done = r->arrival_ns, zone_done;
+    uint64_t zone_sectors = ftl_zone_size_sectors(ftl);
+
+    if (!(r->flags & FTL_REQ_ADMITTED)) {
+        uint64_t *zones = zns_changed_scratch(ftl);
+        size_t n = 0;
+        int rc = ftl_zone_admit_mgmt(ftl, r->slba, (enum ftl_zone_action)r->zone_action,
+                                     (r->flags & FTL_REQ_ZONE_ALL) != 0, zones, &n);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+        for (size_t i = 0; i < n; i++) {
+            zns_manage(ftl, (enum ftl_zone_action)r->zone_action, zones[i], r->arrival_ns,
+                       &zone_done);
+            done = zone_done > done ? zone_done : done;
+        }
+    } else {
+        for (uint32_t i = 0; i < r->nranges; i++) {
+            int rc = zns_manage(ftl, (enum ftl_zone_action)r->zone_action,
+                                r->ranges[i].slba / zone_sectors, r->arrival_ns, &zone_done);
+            if (rc != FTL_OK) {
+                return rc;
+            }
+            done = zone_done > done ? zone_done : done;
+        }
+    }
+    *done_ns = done;
+    return FTL_OK;
+}
+
+/* The zoned namespace's operations: FTL_E_INVAL on an FTL without zones. */
+static int engine_price_zoned(struct ftl_engine *e, const struct ftl_request *r,
+                              uint64_t *done_ns)
+{
+    struct ftl *ftl = e->ftl;
+
+    if (ftl_zone_count(ftl) == 0) {
+        return FTL_E_INVAL;
+    }
+    switch (r->op) {
+    case FTL_OP_ZONE_WRITE:
+        return engine_zone_write(ftl, r, done_ns);
+    case FTL_OP_ZONE_READ:
+        return engine_zone_read(ftl, r, done_ns);
+    case FTL_OP_ZONE_MGMT:
+        return engine_zone_mgmt(ftl, r, done_ns);
+    default:
+        break;
+    }
+    if (!(r->flags & FTL_REQ_ADMITTED)) {   /* a Copy in the zoned namespace */
+        int rc = ftl_zone_admit_copy(ftl, r->ranges, r->nranges, r->slba);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    return ftl_copy(ftl, r->ranges, r->nranges, r->slba, true, r->arrival_ns, done_ns);
+}
+
 static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint64_t *done_ns)
 {
     struct ftl_io io = { .now_ns = r->arrival_ns, .slba = r->slba, .nlb = r->nlb,
@@ -151,6 +241,15 @@ static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint6
         return ftl_verify(e->ftl, &io, done_ns);
     case FTL_OP_FORMAT:
         return ftl_format(e->ftl, &io, (r->flags & FTL_REQ_ERASE) != 0, done_ns);
+    case FTL_OP_ZONE_WRITE:
+    case FTL_OP_ZONE_READ:
+    case FTL_OP_ZONE_MGMT:
+        return engine_price_zoned(e, r, done_ns);
+    case FTL_OP_COPY:
+        if (r->flags & FTL_REQ_ZONED) {
+            return engine_price_zoned(e, r, done_ns);
+        }
+        return ftl_copy(e->ftl, r->ranges, r->nranges, r->slba, false, r->arrival_ns, done_ns);
     }
     return FTL_E_INVAL;
 }

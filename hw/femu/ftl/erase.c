@@ -59,6 +59,16 @@ static void wear_block_erased(struct ftl *ftl, uint32_t before)
     }
 }
 
+void block_erased(struct ftl *ftl, uint64_t index)
+{
+    struct block *blk = &ftl->blocks[index];
+    uint32_t before = blk->erase_count;
+    if (before < UINT32_MAX) {
+        blk->erase_count = before + 1;
+        wear_block_erased(ftl, before);     /* after the count moved: it may rescan */
+    }
+}
+
 uint64_t line_erase(struct ftl *ftl, uint32_t id, uint64_t now_ns, uint32_t *blocks)
 {
     uint32_t erased = 0;
@@ -74,11 +84,7 @@ uint64_t line_erase(struct ftl *ftl, uint32_t id, uint64_t now_ns, uint32_t *blo
         done = max_u64(done, nand_erase(ftl, unit_block_lun(ftl, id, k), now_ns));
         blk->valid = 0;
         blk->invalid = 0;
-        uint32_t before = blk->erase_count;
-        if (before < UINT32_MAX) {
-            blk->erase_count = before + 1;
-            wear_block_erased(ftl, before);     /* after the count moved: it may rescan */
-        }
+        block_erased(ftl, index);
         erased++;
     }
     uint64_t base = (uint64_t)id * ftl->pgs_per_line;
@@ -97,8 +103,9 @@ void ftl_get_wear(const struct ftl *ftl, struct ftl_wear *out)
 {
     const struct ftl_geometry *g = &ftl->geo;
     uint64_t bad = g->blocks - ftl->good_blocks;
-    /* Blocks the logical capacity fills when every page holds data. */
-    uint64_t needed = (g->logical_pages + ftl->cfg.pgs_per_blk - 1) / ftl->cfg.pgs_per_blk;
+    /* Blocks the logical capacity fills when every page holds data, and the zones'. */
+    uint64_t needed = (g->logical_pages + ftl->cfg.pgs_per_blk - 1) / ftl->cfg.pgs_per_blk +
+                      ftl_zone_count(ftl) * g->zone_luns * g->zone_blocks_per_lun;
     uint64_t spare_total = g->blocks > needed ? g->blocks - needed : 0;
 
     *out = (struct ftl_wear){
@@ -115,14 +122,14 @@ void ftl_get_wear(const struct ftl *ftl, struct ftl_wear *out)
 
 uint32_t ftl_block_erase_count(const struct ftl *ftl, uint64_t line, uint32_t lun)
 {
-    if (line >= ftl->geo.lines || lun >= ftl->luns) {
-        return 0;
+    if (line >= ftl->geo.blks_per_lun || lun >= ftl->luns) {
+        return 0;       /* zone blocks are the rows from geo.lines on */
     }
     return ftl->blocks[line * ftl->luns + lun].erase_count;
 }
 
 bool ftl_block_is_bad(const struct ftl *ftl, uint64_t line, uint32_t lun)
 {
-    return line < ftl->geo.lines && lun < ftl->luns &&
+    return line < ftl->geo.blks_per_lun && lun < ftl->luns &&
            block_index_is_bad(ftl, line * ftl->luns + lun);
 }

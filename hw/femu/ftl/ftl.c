@@ -16,6 +16,14 @@ const char *ftl_status_str(int status)
     case FTL_E_INVAL: return "malformed request";
     case FTL_E_NOMEM: return "out of memory";
     case FTL_E_UNCORRECTABLE: return "unrecovered read error";
+    case FTL_E_ZONE_BOUNDARY: return "zone boundary error";
+    case FTL_E_ZONE_FULL: return "zone is full";
+    case FTL_E_ZONE_READ_ONLY: return "zone is read only";
+    case FTL_E_ZONE_OFFLINE: return "zone is offline";
+    case FTL_E_ZONE_INVALID_WRITE: return "zone invalid write";
+    case FTL_E_TOO_MANY_ACTIVE: return "too many active zones";
+    case FTL_E_TOO_MANY_OPEN: return "too many open zones";
+    case FTL_E_ZONE_TRANSITION: return "invalid zone state transition";
     default: return "unknown status";
     }
 }
@@ -86,11 +94,13 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     ftl->lun_avail_ns = alloc_array(geo.luns, sizeof(uint64_t));
     ftl->ch_avail_ns = alloc_array(cfg->nchs, sizeof(uint64_t));
     ftl->gc_lun_cursor = alloc_array(geo.luns, sizeof(uint32_t));
+    ftl->lun_busy = alloc_array(geo.luns, sizeof(struct lun_busy));
     if (!ftl->l2p_plus1 || !ftl->p2l_plus1 || !ftl->mapped_bits || !ftl->write_count16 ||
         !ftl->blocks || !ftl->bad_bits || !ftl->lines ||
         !ftl->free_queue || !ftl->pool_head || !ftl->pool_count || !ftl->victim_heap ||
         !ftl->heap_count || !ftl->gc_scratch || !ftl->lun_avail_ns || !ftl->ch_avail_ns ||
-        !ftl->gc_lun_cursor || !alloc_victim_hist(ftl) ||
+        !ftl->gc_lun_cursor || !ftl->lun_busy || !alloc_victim_hist(ftl) ||
+        (cfg->zoned && zns_init(ftl) != FTL_OK) ||
         (cfg->mapping == FTL_MAPPING_DFTL && dftl_init(ftl) != FTL_OK) ||
         (cfg->write_buffer_sectors && wbuf_init(ftl) != FTL_OK)) {
         ftl_destroy(ftl);
@@ -130,6 +140,8 @@ void ftl_destroy(struct ftl *ftl)
     free(ftl->lun_avail_ns);
     free(ftl->ch_avail_ns);
     free(ftl->gc_lun_cursor);
+    busy_free(ftl);
+    zns_free(ftl);
     free(ftl->victim_hist[0]);
     free(ftl->victim_hist[1]);
     if (ftl->dftl) {
@@ -509,9 +521,12 @@ bool ftl_waf(const struct ftl_counters *before, const struct ftl_counters *after
              double *waf)
 {
 #define DIFF(field) (after->field - before->field)
-    uint64_t host = DIFF(host_write_pages);
+    /* Copy's destination pages are pages the host asked for; its programs and copybacks
+     * are flash programs (zone writes are in neither: zones have no device GC). */
+    uint64_t host = DIFF(host_write_pages) + DIFF(copy_pages);
     uint64_t programs = DIFF(nand_user_programs) + DIFF(nand_gc_programs) + DIFF(map_writes) +
-                        DIFF(map_gc_moved_pages) + DIFF(fallback_pages);
+                        DIFF(map_gc_moved_pages) + DIFF(fallback_pages) +
+                        DIFF(nand_copy_programs) + DIFF(nand_copybacks);
 #undef DIFF
     if (host == 0) {
         return false;
@@ -570,7 +585,8 @@ size_t ftl_metadata_bytes(const struct ftl *ftl)
            (g->luns + ftl->nchs) * sizeof(uint64_t) + g->luns * sizeof(uint32_t) +
            2 * (g->pgs_per_unit + 1) * sizeof(uint64_t) +
            (ftl->dftl ? dftl_metadata_bytes(ftl) : 0) +
-           (ftl->wbuf ? wbuf_metadata_bytes(ftl) : 0);
+           (ftl->wbuf ? wbuf_metadata_bytes(ftl) : 0) +
+           (ftl->zns ? zns_metadata_bytes(ftl) : 0) + busy_metadata_bytes(ftl);
 }
 
 uint64_t ftl_device_map_bytes(const struct ftl *ftl)
@@ -586,4 +602,18 @@ const uint64_t *ftl_victim_histogram(const struct ftl *ftl, bool map, size_t *n)
 {
     *n = ftl->geo.pgs_per_unit + 1;
     return ftl->victim_hist[map];
+}
+
+uint64_t ftl_nand_reads(const struct ftl_counters *c)
+{
+    /* GC's three kinds each read and program a moved page */
+    return c->nand_user_reads + c->nand_gc_reads + c->map_gc_moved_pages + c->fallback_pages +
+           c->map_reads + c->buf_fill_reads + c->zone_reads + c->nand_copy_reads;
+}
+
+uint64_t ftl_nand_programs(const struct ftl_counters *c)
+{
+    return c->nand_user_programs + c->nand_gc_programs + c->map_writes +
+           c->map_gc_moved_pages + c->fallback_pages + c->zone_programs +
+           c->nand_copy_programs;
 }

@@ -160,7 +160,12 @@ struct ftl_counters {
     /* Copy (both namespaces). A destination page whose source page sits on the same LUN
      * moves by copyback (read into the LUN's register, program: one nand_copybacks);
      * otherwise by a read, two channel transfers and a program (nand_copy_reads and
-     * nand_copy_programs). copy_pages counts destination pages. */
+     * nand_copy_programs); a source page not on flash costs a program only. copy_pages
+     * counts destination pages. A conventional Copy writes its destination pages through
+     * placement like host writes (write pointer, GC, write counts; not host_write_pages)
+     * with copyback where the new page lands on the source's LUN; with mapping=dftl both
+     * entries are looked up as a read and a write would, and it bypasses a write buffer
+     * (buffered destination pages are dropped, buffered source pages cost a program). */
     uint64_t copy_cmds, copy_pages;
     uint64_t nand_copybacks, nand_copy_reads, nand_copy_programs;
 };
@@ -196,7 +201,10 @@ void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out);
  * Write amplification between two snapshots: every flash page program (host data, GC,
  * translation pages, map GC, defragmenting fallback) / host pages written. false (and
  * *waf untouched) when the host wrote no page: WAF undefined. Without a write buffer or
- * dftl this is FEMU's (host + GC page programs) / host page programs.
+ * dftl this is FEMU's (host + GC page programs) / host page programs. Copy (both
+ * namespaces): its destination pages count as host pages (copy_pages) and its programs
+ * and copybacks as programs, so runs without Copy are unchanged; zone writes count in
+ * neither (zones have no device GC to amplify them).
  */
 bool ftl_waf(const struct ftl_counters *before, const struct ftl_counters *after,
              double *waf);
@@ -216,7 +224,8 @@ struct ftl_wear {
     uint64_t pe_cycles;             /* rated program/erase cycles (config pe_cycles) */
 };
 void ftl_get_wear(const struct ftl *ftl, struct ftl_wear *out);
-/* One block, named by line (its block index on every LUN) and LUN. */
+/* One block, named by line (its block index on every LUN) and LUN; lines from geo.lines
+ * to blks_per_lun name the zones' blocks (zoned=1). */
 uint32_t ftl_block_erase_count(const struct ftl *ftl, uint64_t line, uint32_t lun);
 bool ftl_block_is_bad(const struct ftl *ftl, uint64_t line, uint32_t lun);
 unsigned ftl_write_pointer_count(const struct ftl *ftl);

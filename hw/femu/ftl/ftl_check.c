@@ -4,7 +4,9 @@
  * line is in exactly the structure its state names (a line of bad blocks only in none);
  * write pointers point into their open lines with only erased pages ahead of them; the
  * victim heap is a heap; pages of bad blocks are never programmed; the wear figures match
- * the erase counts; dftl's directory and CMT and the write buffer are consistent.
+ * the erase counts; dftl's directory and CMT and the write buffer are consistent; the
+ * zone state machine is, and the zones' flash record stays within their capacity on
+ * blocks that hold no conventional page.
  */
 #include "ftl_internal.h"
 #include "ftl_error.h"
@@ -346,7 +348,8 @@ int ftl_check(const struct ftl *ftl, char *err, size_t errlen)
 {
     if (check_maps(ftl, err, errlen) || check_bad_blocks(ftl, err, errlen) ||
         check_wear(ftl, err, errlen) || (ftl->dftl && dftl_check(ftl, err, errlen)) ||
-        (ftl->wbuf && wbuf_check(ftl, err, errlen))) {
+        (ftl->wbuf && wbuf_check(ftl, err, errlen)) ||
+        (ftl->zns && zns_check(ftl, err, errlen))) {
         return -1;
     }
     uint32_t nlines = ftl->nunits;

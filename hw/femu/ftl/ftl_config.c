@@ -116,7 +116,7 @@ static const struct config_key config_keys[] = {
          "more than this percent of it is in use"),
     SKEY(zoned, "a zoned namespace beside the conventional one: off | on (0 | 1); its zones "
          "take the top block rows of every LUN"),
-    UKEY(zones, 0, UINT32_MAX, "zoned: number of zones"),
+    UKEY(zones, 0, UINT32_MAX - 1, "zoned: number of zones"),
     UKEY(zone_luns, 0, 1u << 20, "zoned: LUNs one zone stripes over, dividing the LUNs "
          "(0: all)"),
     BKEY(zone_cap, "zoned: writable bytes per zone (K/M/G suffixes), whole blocks on each "

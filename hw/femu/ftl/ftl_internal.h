@@ -71,7 +71,19 @@ struct write_pointer {
 /* The write pointer of translation pages (mapping=dftl), after the data ones. */
 #define MAP_WP FTL_MAX_WRITE_POINTERS
 
+/* timing.c: one LUN's busy intervals not yet wholly before the last busy-time sample,
+ * oldest first in a ring, and the busy time of those that are (ftl_lun_busy_ns). */
+struct busy_interval {
+    uint64_t start, end;
+};
+struct lun_busy {
+    struct busy_interval *ring;
+    uint32_t head, count, cap;
+    uint64_t done_ns;
+};
+
 struct dftl;    /* dftl.c: cached mapping table, translation directory */
+struct zns;     /* zns.c: the zone state machine and the zones' flash record */
 struct wbuf;    /* write_buffer.c: the DRAM write buffer */
 
 struct ftl {
@@ -129,6 +141,7 @@ struct ftl {
 
     uint64_t *lun_avail_ns; /* [luns] when each LUN is next idle */
     uint64_t *ch_avail_ns;  /* [nchs] when each channel bus is next idle */
+    struct lun_busy *lun_busy;  /* [luns] busy intervals (timing.c) */
 
     struct ftl_counters ctr;
     uint64_t valid_pages;
@@ -149,6 +162,7 @@ struct ftl {
 
     struct dftl *dftl;          /* mapping=dftl, else NULL */
     struct wbuf *wbuf;          /* write_buffer_sectors > 0, else NULL */
+    struct zns *zns;            /* zoned=1, else NULL */
     uint64_t *victim_hist[2];   /* [pgs_per_line + 1] victims by valid pages: data, map */
 };
 
@@ -302,6 +316,10 @@ bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_
 uint64_t nand_read(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
 uint64_t nand_program(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
 uint64_t nand_erase(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
+/* Copyback: sense into the LUN's register and program from it, no channel transfer. */
+uint64_t nand_copyback(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
+void busy_free(struct ftl *ftl);
+size_t busy_metadata_bytes(const struct ftl *ftl);
 
 /* map.c: mapping updates that keep maps, block/line counts and lists in step */
 void map_invalidate(struct ftl *ftl, uint32_t ppa);
@@ -346,6 +364,45 @@ void wear_init(struct ftl *ftl);
  * and put it in the free queue. Returns when the last erase ends (now_ns if none);
  * *blocks gets the number of blocks erased. Counts nand_erases, not who asked. */
 uint64_t line_erase(struct ftl *ftl, uint32_t id, uint64_t now_ns, uint32_t *blocks);
+/* A good block (index line * luns + lun) was erased: its erase count and the wear. */
+void block_erased(struct ftl *ftl, uint64_t index);
+
+/*
+ * zns.c: the zoned namespace (zoned=1; only called when ftl->zns is set). Flash side:
+ * zone sectors are absolute zoned sectors; a write or read that leaves the zone's
+ * capacity (one zone) or the namespace is FTL_E_INVAL.
+ */
+int zns_init(struct ftl *ftl);              /* FTL_OK or FTL_E_NOMEM */
+void zns_free(struct ftl *ftl);
+size_t zns_metadata_bytes(const struct ftl *ftl);
+int zns_check(const struct ftl *ftl, char *err, size_t errlen);
+/* Room for ftl_zone_count zone numbers (the engine's Zone Management Send list). */
+uint64_t *zns_changed_scratch(struct ftl *ftl);
+/* Zone page p's LUN and block index (NULL: not wanted). */
+void zns_page_place(const struct ftl *ftl, uint64_t zone, uint64_t page, uint32_t *lun,
+                    uint64_t *block);
+/* Pages of the zone on flash: [0, this) (the flash record, not admission's). */
+uint64_t zns_programmed_pages(const struct ftl *ftl, uint64_t zone);
+/* Data for [slba, slba + nlb) reached the device: the zone pages it completes,
+ * [*first_page, *end_page), are for the caller to program. */
+int zns_write_pages(struct ftl *ftl, uint64_t slba, uint64_t nlb, uint64_t *first_page,
+                    uint64_t *end_page);
+/* A zone write or append (counted as which) at its sectors: programs the pages it
+ * completes, each on its own LUN from now_ns; done at the last program, or buf_wr_lat
+ * after now_ns when it completes none (its data waits in the page buffer). */
+int zns_write(struct ftl *ftl, uint64_t slba, uint64_t nlb, bool append, uint64_t now_ns,
+              uint64_t *done_ns);
+/* A zone read: senses every programmed page the range touches (zones may be crossed). */
+int zns_read(struct ftl *ftl, uint64_t slba, uint64_t nlb, uint64_t now_ns, uint64_t *done_ns);
+/* Zone Management Send's flash side for one zone the action changed: a reset erases the
+ * blocks holding programmed pages and forgets them, offline forgets them, finish counts. */
+int zns_manage(struct ftl *ftl, enum ftl_zone_action action, uint64_t zone, uint64_t now_ns,
+               uint64_t *done_ns);
+
+/* copy.c: Simple Copy of ranges (the sources) to dest, in the zoned namespace (zoned) or
+ * through the conventional FTL. */
+int ftl_copy(struct ftl *ftl, const struct ftl_range *src, uint32_t nsrc, uint64_t dest,
+             bool zoned, uint64_t now_ns, uint64_t *done_ns);
 
 /*
  * gc_policy.c: the victim gc_policy chooses among the victim lines (NO_LINE when there
