@@ -29,7 +29,9 @@ def analyse(folder: Path, workload: Workload) -> Dict[str, object]:
         plots.plot_run(run, window, out)
         summary = summarize(run, window)
         write_summaries([summary], out)
-        if (folder / "lpn_access_count.csv").exists():
+        # A run that wrote only to the zoned namespace has no per-LPN counts (they are
+        # the conventional FTL's): no CDF then.
+        if run.lpn_access is not None and len(run.lpn_access):
             plots.plot_cdf(run, out)
         if workload.sweep_param:
             sweep.plot_sweep([folder], workload.sweep_param, out)

@@ -134,13 +134,13 @@ def record(folder: Path) -> Optional[List[Dict[str, object]]]:
 
 
 def report_text(folder: Path) -> Optional[str]:
-    """The tables to print at the end of a run, or None for a run that never used a zone
-    or Copy."""
+    """The tables to print at the end of a run: the phases' figures when the run used a
+    zone or Copy, the guest's compaction table when it wrote one; None when neither."""
+    parts = []
     figures = per_phase(folder)
-    if figures is None:
-        return None
-    text = "ZNS+ figures per phase (nand.csv; flash pages):\n" + format_table(figures)
+    if figures is not None:
+        parts.append("ZNS+ figures per phase (nand.csv; flash pages):\n" + format_table(figures))
     guest = format_guest_table(folder)
     if guest:
-        text += "\ncompaction as the guest timed it (compaction.csv):\n" + guest
-    return text
+        parts.append("compaction as the guest timed it (compaction.csv):\n" + guest)
+    return "\n".join(parts) or None

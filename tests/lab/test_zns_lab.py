@@ -223,6 +223,9 @@ def test_phase_table_prints_the_guests_compaction_table(tmp_path):
     lines = text.splitlines()
     assert lines[-2].split() == ["copy", "8", "50", "4000", "12", "1.20", "8/8"]
     assert lines[-1].split() == ["rw", "8", "50", "4000", "420", "9.85", "8/8"]
+    assert text.startswith("ZNS+ figures per phase")
+    (tmp_path / "nand.csv").unlink()    # a device without nand.csv: the guest's table alone
+    assert zns_report.report_text(tmp_path).splitlines()[-2:] == lines[-2:]
 
 
 @pytest.mark.parametrize("conf, expected", [
