@@ -3,7 +3,11 @@ runs: phases.csv (which phase, since when) and stats.csv (IOPS and WAF per secon
 
     [  1:12 elapsed] workload 31/60 s | 14.2k IOPS | WAF 1.87 | GC 96 blocks erased
 
-WAF and GC count from the start of the workload phase (all of the run before it).
+WAF and GC count from the start of the workload phase (all of the run before it). A run on
+the zoned namespace, whose commands stats.csv does not count, also shows the zone
+commands of the last second from nand.csv:
+
+    [  0:50 elapsed] workload 8/60 s | 0.0k IOPS | 2.1k zone cmds/s | GC 0 blocks erased
 """
 import csv
 import sys
@@ -15,6 +19,9 @@ from typing import List, Optional, TextIO
 
 from femu_analysis.waf import PROGRAM_COLUMNS, waf
 
+# nand.csv's zoned commands (stats.csv counts the conventional namespace's only).
+ZONE_COMMANDS = ("zone_writes", "zone_appends", "zone_reads")
+
 
 @dataclass
 class Snapshot:
@@ -23,6 +30,7 @@ class Snapshot:
     iops: Optional[float]      # last full second
     waf: Optional[float]       # since the workload began (or the run, before it)
     erased_blocks: int
+    zone_cmds: Optional[float] = None   # zone writes, appends and reads, last second
 
 
 def _rows(path: Path) -> List[dict]:
@@ -57,10 +65,17 @@ def snapshot(stats_dir: Path) -> Snapshot:
         # every flash program (buffer flushes, map traffic, fallback) beyond the host's
         programs = sum(_number(r, column) for r in counted for column in PROGRAM_COLUMNS)
         moved = programs - host
+    nand = _rows(stats_dir / "nand.csv")
+    zone_cmds = None
+    if nand and any(_number(r, c) for r in nand for c in ZONE_COMMANDS):
+        last = nand[-1]
+        zone_cmds = sum(_number(last, c) for c in ZONE_COMMANDS) / \
+            (_number(last, "interval_s") or 1.0)
     return Snapshot(phase=phase, phase_seconds=max(0.0, now - since),
                     iops=_number(stats[-1], "iops"),
                     waf=waf(host, moved),
-                    erased_blocks=int(sum(_number(r, "gc_erased_blocks") for r in counted)))
+                    erased_blocks=int(sum(_number(r, "gc_erased_blocks") for r in counted)),
+                    zone_cmds=zone_cmds)
 
 
 def describe(shot: Snapshot, elapsed: float, runtime_total: int) -> str:
@@ -74,6 +89,8 @@ def describe(shot: Snapshot, elapsed: float, runtime_total: int) -> str:
         text += f"{shot.phase} {shot.phase_seconds:.0f} s"
     if shot.iops is not None:
         text += f" | {shot.iops / 1000:.1f}k IOPS"
+    if shot.zone_cmds is not None:
+        text += f" | {shot.zone_cmds / 1000:.1f}k zone cmds/s"
     if shot.waf is not None:
         text += f" | WAF {shot.waf:.2f}"
     return text + f" | GC {shot.erased_blocks} blocks erased"

@@ -254,3 +254,21 @@ def test_run_blackbox_takes_the_zoned_config_and_workload(in_repo, tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines()[-1] == \
         f"run-blackbox.sh: error: --out {tmp_path} already exists"
+
+
+def test_live_progress_shows_the_zone_commands_of_the_last_second(tmp_path):
+    from femu_lab import live_progress
+    (tmp_path / "stats.csv").write_text(
+        "time_s,interval_s,host_write_pages,gc_moved_pages,gc_erased_blocks,iops\n"
+        "1.0,1,0,0,0,0\n2.0,1,0,0,0,0\n")
+    (tmp_path / "phases.csv").write_text("time_s,phase\n0.5,workload\n")
+    write_csv(tmp_path / "nand.csv", ["time_s", "interval_s", "zone_writes", "zone_appends",
+                                      "zone_reads"], [["1.000", "1.000", 900, 0, 0],
+                                                      ["2.000", "1.000", 1500, 600, 40]])
+    shot = live_progress.snapshot(tmp_path)
+    assert shot.zone_cmds == 2140
+    assert "| 0.0k IOPS | 2.1k zone cmds/s |" in live_progress.describe(shot, 10, 60)
+    write_csv(tmp_path / "nand.csv", ["time_s", "interval_s", "zone_writes", "zone_appends",
+                                      "zone_reads"], [["1.000", "1.000", 0, 0, 0]])
+    shot = live_progress.snapshot(tmp_path)   # never zoned: the line as before
+    assert shot.zone_cmds is None and "zone" not in live_progress.describe(shot, 10, 60)
