@@ -309,7 +309,7 @@ static void test_stats_tick(void)
     ftl_destroy(ftl);
     static const char *files[] = { "GCData.csv", "IOPSData.csv", "WAFData.csv", "phases.csv",
                                    "statistics.csv", "stats.csv", "throughputData.csv",
-                                   "gc_victims.csv" };
+                                   "gc_victims.csv", "nand.csv", "ch_util.csv" };
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
         unlink(path);

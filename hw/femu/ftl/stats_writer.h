@@ -1,6 +1,7 @@
 /*
  * CSV statistics from the FTL's counters (see STATS.md): the lab's 1 s and 10 s files,
- * a per-second stats.csv with every counter, phase markers and per-LPN write counts.
+ * a per-second stats.csv with every counter, the ZNS+ figures (nand.csv every second,
+ * ch_util.csv every 0.1 s, zones.csv at the end), phase markers and per-LPN write counts.
  * Time is passed in, so the same writer serves simulated and real time.
  */
 #ifndef FEMU_STATS_WRITER_H
@@ -17,9 +18,13 @@ extern "C" {
 
 struct ftl_stats_writer;
 
-/* Create the files in dir (which must exist); intervals start at start_ns. */
-struct ftl_stats_writer *ftl_stats_open(const char *dir, const struct ftl *ftl,
-                                        uint64_t start_ns, char *err, size_t errlen);
+/*
+ * Create the files in dir (which must exist); intervals start at start_ns. The writer is
+ * the FTL's one caller of ftl_lun_busy_ns (which forgets the past): it asks at start_ns,
+ * then at each 0.1 s boundary and at close, never going back.
+ */
+struct ftl_stats_writer *ftl_stats_open(const char *dir, struct ftl *ftl, uint64_t start_ns,
+                                        char *err, size_t errlen);
 
 /*
  * Write a row for every interval that ended at or before now_ns. Call it before handing
