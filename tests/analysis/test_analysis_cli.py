@@ -48,8 +48,8 @@ def test_default_command_plots_and_summarizes_into_the_run_folder(workload_run, 
     written = _ok(console_script(folder))
     names = sorted(path.name for path in written)
     assert names == sorted(["iops.png", "throughput.png", "erased_blocks.png",
-                            "moved_pages.png", "waf.png", "gc_victims.png", "summary.json",
-                            "summary.md"])
+                            "moved_pages.png", "waf.png", "gc_victims.png", "ch_util.png",
+                            "summary.json", "summary.md"])
     assert all(path.parent == folder / "plots" and path.stat().st_size for path in written)
     summary = json.loads((folder / "plots" / "summary.json").read_text())
     assert summary["window"]["source"] == "phases"

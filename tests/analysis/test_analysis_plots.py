@@ -75,9 +75,10 @@ def test_title_names_workload_and_configuration(workload_run):
 def test_plot_run_writes_every_series(workload_run, tmp_path):
     run = load_run(workload_run)
     paths = plot_run(run, find_window(run), tmp_path, "png")
-    # a page-mapped run: no CMT hit rate (an empty column), but its GC victims' histogram
+    # a page-mapped run: no CMT hit rate (an empty column), but its GC victims' histogram;
+    # busy chips (ch_util.csv) but no zone map (not zoned: no zones.csv)
     assert sorted(path.name for path in paths) == sorted(
-        [f"{s.stem}.png" for s in TIME_SERIES] + ["gc_victims.png"])
+        [f"{s.stem}.png" for s in TIME_SERIES] + ["gc_victims.png", "ch_util.png"])
     for path in paths:
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     svg = plot_run(run, find_window(run), tmp_path / "svg", "svg")

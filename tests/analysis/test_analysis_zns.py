@@ -42,7 +42,8 @@ def test_loader_reads_the_zns_files(zns_dir):
 
 
 @pytest.mark.parametrize("name, key", [
-    ("Implicitly Opened", "implicit_open"), ("implicit_open", "implicit_open"),
+    ("Implicitly Opened", "implicit_open"), ("implicitly_open", "implicit_open"),
+    ("explicitly_open", "explicit_open"),
     ("EXPLICIT-OPEN", "explicit_open"), ("Read Only", "read_only"), ("read_only", "read_only"),
     ("Closed", "closed"), ("full", "full"), ("Empty", "empty"), ("Offline", "offline"),
     ("bogus", "other"),
@@ -155,3 +156,30 @@ def test_a_run_with_ch_util_but_no_zones_draws_no_zone_map(capsys, zns_dir, run_
     assert status == 0, err
     names = {path.name for path in written}
     assert "ch_util.png" in names and "zone_wp.png" not in names
+
+
+def test_ftl_sim_writes_the_zns_files_consistently(workload_run):
+    """A real ftl-sim run (conventional, randwrite with GC): the ZNS+ files are there
+    without zones, each whole second's CH_util is the mean of its ten 0.1 s rows, and the
+    NAND pages add up to stats.csv's flash reads and programs."""
+    run = load_run(workload_run)
+    assert run.zones is None and not (workload_run / "zones.csv").exists()
+    nand, tenths, stats = run.nand, run.ch_util, run.stats
+    assert list(nand["time_s"]) == list(stats["time_s"])
+    assert np.allclose(tenths["interval_s"].iloc[:-1], 0.1)
+    whole = nand[nand["interval_s"] == 1.0]
+    for end, ch_util in zip(whole["time_s"], whole["CH_util"]):
+        inside = tenths[(tenths["time_s"] > end - 1 + 1e-6) & (tenths["time_s"] <= end + 1e-6)]
+        assert len(inside) == 10
+        assert inside["busy_chips"].mean() == pytest.approx(ch_util, abs=1e-4)
+    luns = run.metadata.lun_count
+    assert tenths["busy_chips"].between(0, luns).all() and tenths["busy_chips"].max() > 0
+    programs = stats[["nand_user_programs", "nand_gc_programs", "map_writes",
+                      "map_gc_moved_pages", "fallback_pages"]].to_numpy().sum()
+    reads = stats[["nand_user_reads", "nand_gc_reads", "map_reads",
+                   "buf_fill_reads"]].to_numpy().sum()
+    assert nand["NAND_write"].sum() == programs > 0
+    assert nand["NAND_read"].sum() == reads
+    zone_columns = [column for column in nand if column.startswith(("zone", "copy"))]
+    assert len(zone_columns) == 17 and not nand[zone_columns].to_numpy().any()
+    assert not nand["NAND_cpbk"].any()
