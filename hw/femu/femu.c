@@ -350,8 +350,10 @@ static bool femu_open_trace(FemuCtrl *n, Error **errp)
         error_setg(errp, "trace_out: empty path");
         return false;
     }
-    n->trace = io_trace_writer_open(n->trace_out, "the femu device", n->stats_start_ns,
-                                    n->ftl_config.secsz, err, sizeof(err));
+    /* Version 3: the guest may send Copy (either namespace) and zone commands. */
+    n->trace = io_trace_writer_open_version(n->trace_out, "the femu device",
+                                            n->stats_start_ns, n->ftl_config.secsz, 3,
+                                            err, sizeof(err));
     if (!n->trace) {
         error_setg(errp, "trace_out: %s", err);
         return false;

@@ -37,7 +37,7 @@ _KNOWN = {"description", "runtime", "runs", "needs-mib", "arg", "include", "sim"
 _ARG = re.compile(r"^[A-Za-z0-9_.+-]+$")
 TRACE_SUFFIX = ".trace"
 NS_PER_S = 1_000_000_000
-_TIMED_RECORDS = {"W", "R", "D", "F", "P", "A", "E"}
+_TIMED_RECORDS = {"W", "R", "D", "F", "Y", "X", "P", "A", "E", "ZW", "ZA", "ZR", "ZM", "C"}
 
 
 class WorkloadError(ValueError):
@@ -178,9 +178,9 @@ def from_trace(path: Path) -> Workload:
 def _trace_end_ns(path: Path) -> int:
     """The time of the last record (the end record, in a complete recording)."""
     with open(path, "rb") as f:
-        if f.readline().split() != [b"V", b"2"]:
-            raise WorkloadError(f"{path} is not a recorded trace (a version-2 trace starts "
-                                "with 'V 2'; see hw/femu/ftl/io_trace.h)")
+        if f.readline().split() not in ([b"V", b"2"], [b"V", b"3"]):
+            raise WorkloadError(f"{path} is not a recorded trace (a version-2 or -3 trace "
+                                "starts with 'V 2' or 'V 3'; see hw/femu/ftl/io_trace.h)")
         f.seek(0, 2)
         f.seek(max(0, f.tell() - 4096))
         lines = [line.split() for line in f.read().decode("ascii", "replace").splitlines()]
