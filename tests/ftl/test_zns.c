@@ -406,6 +406,21 @@ static void test_lun_busy(void)
     CHECK_EQ_U64(ftl_lun_busy_ns(r.ftl, LATER), 6 * P_LAT + R_LAT + 4 * E_LAT);
     rig_close(&r);
 
+    /* operations booked ahead of the samples, with gaps: [0, P), [10P, 10P + R) and
+     * [20P, 21P) on LUN 0, sampled inside and between them */
+    struct rig f = rig_open(&cfg);
+    CHECK(zone_write(&f, 0, 0, 1, 0, NULL) == FTL_OK);
+    CHECK(zone_read(&f, 0, f.spp, 10 * P_LAT, &done) == FTL_OK);
+    CHECK(zone_write(&f, 0, 1, 3, 0, NULL) == FTL_OK);     /* LUNs 1-3: [0, P) */
+    CHECK(zone_write(&f, 0, 4, 1, 20 * P_LAT, NULL) == FTL_OK);
+    CHECK_EQ_U64(ftl_lun_busy_ns(f.ftl, P_LAT / 2), 4 * (P_LAT / 2));
+    CHECK_EQ_U64(ftl_lun_busy_ns(f.ftl, 10 * P_LAT + R_LAT / 2), 4 * P_LAT + R_LAT / 2);
+    CHECK_EQ_U64(ftl_lun_busy_ns(f.ftl, 11 * P_LAT), 4 * P_LAT + R_LAT);
+    CHECK_EQ_U64(ftl_lun_busy_ns(f.ftl, 20 * P_LAT + P_LAT / 2), 4 * P_LAT + R_LAT + P_LAT / 2);
+    CHECK_EQ_U64(ftl_lun_busy_ns(f.ftl, LATER), 5 * P_LAT + R_LAT);
+    CHECK_EQ_U64(ftl_lun_busy_ns(f.ftl, LATER + 1), 5 * P_LAT + R_LAT);
+    rig_close(&f);
+
     /* thousands of intervals and no sample until the end: the total is still exact */
     struct rig q = rig_open(&cfg);
     uint64_t expected = 0, t = 0;

@@ -71,12 +71,14 @@ struct write_pointer {
 /* The write pointer of translation pages (mapping=dftl), after the data ones. */
 #define MAP_WP FTL_MAX_WRITE_POINTERS
 
-/* timing.c: one LUN's busy intervals not yet wholly before the last busy-time sample,
- * oldest first in a ring, and the busy time of those that are (ftl_lun_busy_ns). */
+/* timing.c: one LUN's busy time (ftl_lun_busy_ns): the open interval [open_start, the
+ * LUN's idle time), the closed ones not yet wholly before the last sample, oldest first in
+ * a ring, and the busy time of those that are. */
 struct busy_interval {
     uint64_t start, end;
 };
 struct lun_busy {
+    uint64_t open_start;
     struct busy_interval *ring;
     uint32_t head, count, cap;
     uint64_t done_ns;

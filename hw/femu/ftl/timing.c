@@ -7,17 +7,21 @@
  * LUN's register and programs from it: no channel.
  *
  * Busy time (ftl_lun_busy_ns): every operation occupies its LUN over [start, end) with
- * start at or after the LUN's previous end, so each LUN keeps a FIFO of the intervals not
- * yet wholly in the past of the last sample (touching ones merged) and the sum of those
- * that are.
+ * start at or after the LUN's previous end (its idle time), so a LUN's busy time is a
+ * sequence of disjoint intervals. The last one is open: it runs from open_start to the
+ * LUN's idle time, and an operation starting right then only moves the idle time (the
+ * hot path pays one compare). An operation after a gap closes it into a FIFO of intervals
+ * not yet wholly before the last sample; a sample moves those it has passed into a sum.
  */
 #include "ftl_internal.h"
 
 #include <stdlib.h>
 
-/* Intervals a LUN keeps before it folds the oldest into its sum (only reached when no
- * one samples: a sample drops every interval it has passed). */
-#define BUSY_RING_MAX 4096
+/* Closed intervals a LUN keeps before it folds the oldest into its sum. A sample drops
+ * every interval it has passed, so this is reached only with more gaps than this between
+ * two samples, and the fold stays exact unless the next sample falls before the end of
+ * that oldest interval. Small, so a run nobody samples (ftl-bench) stays in cache. */
+#define BUSY_RING_MAX 256
 #define BUSY_RING_FIRST 16
 
 /* Room for one more interval: grow the ring, or fold its oldest into the sum. */
@@ -46,31 +50,26 @@ static void busy_make_room(struct lun_busy *b)
     b->count--;
 }
 
-static void busy_record(struct ftl *ftl, uint32_t lun, uint64_t start, uint64_t end)
+/* An operation starts at start, after a gap since the LUN's last end idle_ns: the open
+ * interval [open_start, idle_ns) is closed and a new one opens at start. */
+static void busy_gap(struct ftl *ftl, uint32_t lun, uint64_t idle_ns, uint64_t start)
 {
     struct lun_busy *b = &ftl->lun_busy[lun];
 
-    if (b->count) {
-        uint32_t tail = b->head + b->count - 1;
-        struct busy_interval *last = &b->ring[tail >= b->cap ? tail - b->cap : tail];
-        if (last->end == start) {
-            last->end = end;    /* back to back: one interval */
-            return;
-        }
-    }
-    if (start == end) {
-        return;
-    }
-    if (b->count == b->cap) {
-        busy_make_room(b);
+    if (idle_ns > b->open_start) {
         if (b->count == b->cap) {
-            b->done_ns += end - start;  /* no ring at all (out of memory) */
-            return;
+            busy_make_room(b);
+        }
+        if (b->count < b->cap) {
+            uint32_t at = b->head + b->count;
+            b->ring[at >= b->cap ? at - b->cap : at] =
+                (struct busy_interval){ b->open_start, idle_ns };
+            b->count++;
+        } else {
+            b->done_ns += idle_ns - b->open_start;  /* no ring at all (out of memory) */
         }
     }
-    uint32_t at = b->head + b->count;
-    b->ring[at >= b->cap ? at - b->cap : at] = (struct busy_interval){ start, end };
-    b->count++;
+    b->open_start = start;
 }
 
 uint64_t ftl_lun_busy_ns(struct ftl *ftl, uint64_t t_ns)
@@ -79,14 +78,23 @@ uint64_t ftl_lun_busy_ns(struct ftl *ftl, uint64_t t_ns)
 
     for (uint32_t lun = 0; lun < ftl->luns; lun++) {
         struct lun_busy *b = &ftl->lun_busy[lun];
+        uint64_t idle = ftl->lun_avail_ns[lun];
         while (b->count && b->ring[b->head].end <= t_ns) {
             b->done_ns += b->ring[b->head].end - b->ring[b->head].start;
             b->head = b->head + 1 == b->cap ? 0 : b->head + 1;
             b->count--;
         }
+        if (b->count == 0 && idle <= t_ns) {
+            b->done_ns += idle - b->open_start;     /* the open interval is past: keep it */
+            b->open_start = idle;                   /* open (empty) for a back-to-back op */
+        }
         total += b->done_ns;
-        if (b->count && b->ring[b->head].start < t_ns) {
-            total += t_ns - b->ring[b->head].start;     /* the interval under way */
+        if (b->count) {
+            if (b->ring[b->head].start < t_ns) {
+                total += t_ns - b->ring[b->head].start;     /* the interval under way */
+            }
+        } else if (idle > t_ns && b->open_start < t_ns) {
+            total += t_ns - b->open_start;      /* the open interval, under way */
         }
     }
     return total;
@@ -119,45 +127,53 @@ static uint64_t channel_transfer(struct ftl *ftl, uint32_t lun, uint64_t ready_n
     return end;
 }
 
+/* When an operation asked for at start_ns starts on lun: once the LUN is idle. A start
+ * after the LUN's idle time leaves a gap in its busy time. */
+static inline uint64_t lun_start(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
+{
+    uint64_t idle = ftl->lun_avail_ns[lun];
+    if (start_ns > idle) {
+        busy_gap(ftl, lun, idle, start_ns);
+        return start_ns;
+    }
+    return idle;
+}
+
 uint64_t nand_read(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
 {
-    uint64_t start = max_u64(start_ns, ftl->lun_avail_ns[lun]);
+    uint64_t start = lun_start(ftl, lun, start_ns);
     uint64_t t = start + ftl->cfg.pg_rd_lat;
     if (ftl->cfg.ch_xfer_lat) {
         t = channel_transfer(ftl, lun, t);
     }
     ftl->lun_avail_ns[lun] = t;
-    busy_record(ftl, lun, start, t);
     return t;
 }
 
 uint64_t nand_program(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
 {
-    uint64_t start = max_u64(start_ns, ftl->lun_avail_ns[lun]);
+    uint64_t start = lun_start(ftl, lun, start_ns);
     uint64_t t = start;
     if (ftl->cfg.ch_xfer_lat) {
         t = channel_transfer(ftl, lun, t);
     }
     t += ftl->cfg.pg_wr_lat;
     ftl->lun_avail_ns[lun] = t;
-    busy_record(ftl, lun, start, t);
     return t;
 }
 
 uint64_t nand_copyback(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
 {
-    uint64_t start = max_u64(start_ns, ftl->lun_avail_ns[lun]);
+    uint64_t start = lun_start(ftl, lun, start_ns);
     uint64_t t = start + ftl->cfg.pg_rd_lat + ftl->cfg.pg_wr_lat;
     ftl->lun_avail_ns[lun] = t;
-    busy_record(ftl, lun, start, t);
     return t;
 }
 
 uint64_t nand_erase(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
 {
-    uint64_t start = max_u64(start_ns, ftl->lun_avail_ns[lun]);
+    uint64_t start = lun_start(ftl, lun, start_ns);
     uint64_t t = start + ftl->cfg.blk_er_lat;
     ftl->lun_avail_ns[lun] = t;
-    busy_record(ftl, lun, start, t);
     return t;
 }
