@@ -26,6 +26,8 @@ from . import accel, results
 JOB_START_MARKER = b"femu-guest: job start"
 DEFAULT_APPEND = "console=ttyS0 panic=-1 quiet mitigations=off"
 BOOT_MARGIN_SECONDS = 120      # host deadline = guest job timeout + this
+BOOT_DEADLINE_SECONDS = 300    # no job start by then: a hung boot, booted again
+BOOT_ATTEMPTS = 2
 PROGRESS_INTERVAL_SECONDS = 5
 
 
@@ -245,6 +247,42 @@ def reap(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
+def _boot(cmd, console_log: Path, spec: VmSpec, timeout: float, watch: bool, log):
+    """Run QEMU until it exits or `timeout` passes, or, with watch, when the job has not
+    started BOOT_DEADLINE_SECONDS in (and the host timeout is longer), stop it as a hung boot.
+    Returns (proc, reader, host_timed_out, boot_hung)."""
+    started = time.monotonic()
+    proc = subprocess.Popen(guarded(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT,
+                            start_new_session=True)   # the terminal's Ctrl-C reaches us, not QEMU
+    reader = _ConsoleReader(proc.stdout, console_log, spec.echo_console)
+    reader.start()
+    host_timed_out = boot_hung = False
+    try:
+        while True:
+            now = time.monotonic()
+            remaining = started + timeout - now
+            if remaining <= 0:
+                host_timed_out = True
+                log(f"host timeout after {timeout:.0f}s: stopping QEMU")
+                break
+            if (watch and reader.job_started_at is None and timeout > BOOT_DEADLINE_SECONDS
+                    and now - started > BOOT_DEADLINE_SECONDS):
+                boot_hung = True
+                break
+            try:
+                proc.wait(timeout=min(PROGRESS_INTERVAL_SECONDS, remaining))
+                break
+            except subprocess.TimeoutExpired:
+                phase = "job running" if reader.job_started_at else "booting"
+                log(f"{phase}; console: {reader.last_line[:100]}")
+    finally:
+        reap(proc)
+        reader.join(timeout=10)
+        proc.stdout.close()
+    return proc, reader, host_timed_out, boot_hung
+
+
 def run(spec: VmSpec, out_dir: Path, quiet: bool = False) -> RunResult:
     """Boot the guest with spec.job and wait (bounded) for it to power off."""
     if spec.job is None:
@@ -266,31 +304,21 @@ def run(spec: VmSpec, out_dir: Path, quiet: bool = False) -> RunResult:
     if spec.job_timeout <= 0 and spec.timeout is None:
         timeout = 24 * 3600   # no guest timeout asked for: still never wait forever
 
-    log(f"starting QEMU ({accelerator}), host timeout {timeout:.0f}s, console -> {console_log}")
-    started = time.monotonic()
-    proc = subprocess.Popen(guarded(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT,
-                            start_new_session=True)   # the terminal's Ctrl-C reaches us, not QEMU
-    reader = _ConsoleReader(proc.stdout, console_log, spec.echo_console)
-    reader.start()
-    host_timed_out = False
-    try:
-        while True:
-            remaining = started + timeout - time.monotonic()
-            if remaining <= 0:
-                host_timed_out = True
-                log(f"host timeout after {timeout:.0f}s: stopping QEMU")
-                break
-            try:
-                proc.wait(timeout=min(PROGRESS_INTERVAL_SECONDS, remaining))
-                break
-            except subprocess.TimeoutExpired:
-                phase = "job running" if reader.job_started_at else "booting"
-                log(f"{phase}; console: {reader.last_line[:100]}")
-    finally:
-        reap(proc)
-        reader.join(timeout=10)
-        proc.stdout.close()
+    for attempt in range(1, BOOT_ATTEMPTS + 1):
+        log(f"starting QEMU ({accelerator}), host timeout {timeout:.0f}s, console -> {console_log}")
+        started = time.monotonic()
+        watch = attempt < BOOT_ATTEMPTS     # the last boot gets the whole host timeout
+        proc, reader, host_timed_out, boot_hung = _boot(cmd, console_log, spec, timeout,
+                                                        watch, log)
+        if not boot_hung:
+            break
+        # A TCG guest kernel now and then stalls early in boot (RCU stalls, its timers never
+        # fire) while the host is busy; the job never started, so nothing is lost by booting
+        # it again.
+        log(f"the guest did not start its job within {BOOT_DEADLINE_SECONDS}s "
+            f"(console: {reader.last_line[:100]}): booting again")
+        console_log.rename(console_log.with_name(f"console-hung-boot-{attempt}.log"))
+        results_raw.write_bytes(b"")
     wall = time.monotonic() - started
 
     parsed = results.parse(results_raw.read_bytes())

@@ -94,3 +94,35 @@ def test_reused_out_folder_keeps_no_old_result_files(tmp_path):
     assert sorted(str(p.relative_to(files)) for p in files.rglob("*")) == ["new.txt"]
     assert written == {"new.txt": files / "new.txt"}
     assert sibling.read_text() == "kept"   # only files/ is cleared
+
+
+def _console_script(lines: str) -> list:
+    """A stand-in for QEMU: prints lines on its console, then sleeps."""
+    return [sys.executable, "-c", f"import sys, time; sys.stdout.write({lines!r}); "
+            "sys.stdout.flush(); time.sleep(600)"]
+
+
+def test_a_boot_that_never_starts_its_job_is_stopped_as_hung(tmp_path, monkeypatch):
+    monkeypatch.setattr(vm, "BOOT_DEADLINE_SECONDS", 1)
+    cmd = _console_script("[ 22.6] rcu: INFO: rcu_preempt detected stalls\n")
+    proc, reader, host_timed_out, hung = vm._boot(cmd, tmp_path / "console.log",
+                                                  vm.VmSpec(job="true"), EVENT_DEADLINE,
+                                                  True, lambda _: None)
+    assert hung and not host_timed_out and proc.returncode is not None
+    assert "rcu_preempt" in (tmp_path / "console.log").read_text()
+
+
+def test_a_boot_that_started_its_job_is_never_stopped_as_hung(tmp_path, monkeypatch):
+    monkeypatch.setattr(vm, "BOOT_DEADLINE_SECONDS", 1)
+    cmd = _console_script(vm.JOB_START_MARKER.decode() + "\n")
+    _, reader, host_timed_out, hung = vm._boot(cmd, tmp_path / "console.log",
+                                               vm.VmSpec(job="true"), 3, True, lambda _: None)
+    assert reader.job_started_at is not None
+    assert host_timed_out and not hung      # it ran to the host timeout instead
+
+
+def test_the_last_boot_is_not_watched(tmp_path, monkeypatch):
+    monkeypatch.setattr(vm, "BOOT_DEADLINE_SECONDS", 1)
+    _, _, host_timed_out, hung = vm._boot(_console_script("booting\n"), tmp_path / "c.log",
+                                          vm.VmSpec(job="true"), 3, False, lambda _: None)
+    assert host_timed_out and not hung
