@@ -1,8 +1,8 @@
 """run-blackbox.sh: the lab's main job.
 
     run-blackbox.sh [--config FILE] [--set KEY=VALUE]... [--workload NAME|FILE]
-                    [--runtime SECONDS] [--precondition] [--record] [--smp N] [--mem MIB]
-                    [--out DIR]
+                    [--runtime SECONDS] [--precondition | --aged STATE] [--record]
+                    [--smp N] [--mem MIB] [--out DIR]
     run-blackbox.sh [--config FILE] [--set KEY=VALUE]... [--smp N] [--mem MIB]
                     [--ssh-port PORT] IMAGE [STATS_DIR]          (FEMU-compatible mode)
 
@@ -19,7 +19,8 @@ from typing import List, Optional
 
 from femu_analysis.cli_args import OneLineParser, UsageError, whole_number
 
-from . import compat, devconfig, lab_run, paths, setup_steps, workloads, zns_report
+from . import aged, compat, devconfig, lab_run, paths, setup_steps, workloads, zns_report
+from .aged import AgedError
 from .devconfig import ConfigError
 from .lab_report import headline
 from .workloads import WorkloadError
@@ -62,6 +63,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds of each timed run (default: the workload's)")
     parser.add_argument("--precondition", action="store_true",
                         help="fill the whole device with sequential writes first")
+    parser.add_argument("--aged", type=Path, metavar="STATE",
+                        help="start the SSD from this state file (femu-lab age makes one in "
+                             "seconds with ftl-sim; the device's state_out= saves one): the "
+                             "run starts in steady state")
     parser.add_argument("--record", action="store_true",
                         help="record the requests the SSD served into io.trace in the results "
                              "folder, for ftl-sim --trace to replay under other settings")
@@ -114,10 +119,16 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
         if args.image_args and args.record:
             raise UsageError("--record is for lab runs (without IMAGE): add "
                              "trace_out=FILE to the device by hand in FEMU-compatible mode")
+        if args.image_args and args.aged:
+            raise UsageError("--aged is for lab runs (without IMAGE): add state_in=FILE to "
+                             "the device by hand in FEMU-compatible mode")
+        if args.aged and args.precondition:
+            raise UsageError("--aged and --precondition exclude each other: the state is the "
+                             "preconditioning")
         if args.image_args:
             return _compat_mode(args)
         return _lab_mode(args)
-    except (UsageError, ConfigError, WorkloadError) as error:
+    except (UsageError, ConfigError, WorkloadError, AgedError) as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     except lab_run.LabRunInterrupted as error:
@@ -144,19 +155,22 @@ def _lab_mode(args) -> int:
                          "(try --config conf/lab-4g.conf)")
     if args.out is not None and args.out.exists():
         raise UsageError(f"--out {args.out} already exists")
+    state = _aged_state(args.aged, config)
     qemu = setup_steps.ensure_qemu(args.qemu)
     image = setup_steps.ensure_guest()
     folder = args.out or lab_run.fresh_name(lab_run.default_folder(RESULTS_ROOT, workload))
     total = workload.total_seconds(runtime)
     settings = " with " + " ".join(f"{k}={v}" for k, v in overrides.items()) if overrides else ""
-    _say(f"{workload.name} for {total} s on {config.name}{settings}"
-         f"{', preconditioned' if args.precondition else ''}; "
+    start = ", preconditioned" if args.precondition else ""
+    if state is not None:
+        start = f", from the aged state {args.aged}"
+    _say(f"{workload.name} for {total} s on {config.name}{settings}{start}; "
          f"results in {_shown(folder.resolve())}")
     request = lab_run.LabRequest(
         workload=workload, config=config, folder=folder.resolve(), qemu=qemu.resolve(),
         runtime=runtime, precondition=args.precondition, smp=args.smp,
         mem_mb=args.mem or 1024, accel=args.accel, live=True, record=args.record,
-        kernel=image.kernel, initramfs=image.initramfs)
+        aged=state, kernel=image.kernel, initramfs=image.initramfs)
     result = lab_run.run(request)
     _say(headline(result.figures))
     zns_text = zns_report.report_text(result.folder)
@@ -169,6 +183,17 @@ def _lab_mode(args) -> int:
              f"{shown / 'config.conf'} --trace {shown / lab_run.TRACE_FILE} --stats-dir DIR)")
     print(shown)
     return 0
+
+
+def _aged_state(path: Optional[Path], config) -> Optional[Path]:
+    """--aged's file, checked against the run's configuration before anything boots."""
+    if path is None:
+        return None
+    meta = aged.check_state(path, config)
+    if meta.get("data") == "absent":
+        _say(f"{path} was aged by {meta.get('producer', 'ftl-sim')}: it holds no data, so "
+             "LBAs the ageing wrote read as zeroes (the FTL's state is complete)")
+    return path.resolve()
 
 
 def _shown(path: Path) -> Path:

@@ -1,7 +1,10 @@
 """femu-lab: the lab's command line.
 
     femu-lab sweep --workload NAME|FILE --set KEY=V1,V2,... [--set KEY=V]... [options]
+    femu-lab sweep ... --executor slurm [--partition P] ...   the points as a Slurm array job
+    femu-lab sweep --status DIR                 a sweep's progress (squeue, sacct, folders)
     femu-lab run [run-blackbox.sh options]      one lab run (run-blackbox.sh's lab mode)
+    femu-lab age --config FILE -o STATE ...     age an SSD in ftl-sim: a state to start from
     femu-lab workloads                          describe the workload library
     femu-lab bench [--femu-upstream PATH] ...   femu vs stock nvme (vs FEMU): figures
     femu-lab dftl-study [--seed N] [-o DIR] ... DFTL, write buffer and streams in ftl-sim
@@ -16,16 +19,19 @@ from typing import List, Optional
 
 from femu_analysis.cli_args import OneLineParser, UsageError, whole_number
 
-from . import bench, blackbox, dftl_study, lab_run, lab_sweep, setup_steps, workloads
+from . import (aged, bench, blackbox, devconfig, dftl_study, lab_run, lab_sweep, setup_steps,
+               slurm_checks, slurm_executor, slurm_status, workloads)
+from .aged import AgedError, AgeFailed
 from .bench_sim import SimError
 from .devconfig import ConfigError
+from .slurm_queue import QueueError
 from .sweep_checks import CheckError
 from .sweep_folder import FolderError
 from .sweep_plan import PlanError, parse_sets
 from .workloads import WorkloadError
 
 PROG = "femu-lab"
-COMMANDS = ("sweep", "run", "workloads", "bench", "dftl-study")
+COMMANDS = ("sweep", "run", "age", "workloads", "bench", "dftl-study")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,6 +50,16 @@ def build_parser() -> argparse.ArgumentParser:
                "      --set hot_threshold=0,6,20,50 --engine sim"))
     blackbox.add_arguments(commands.add_parser(
         "run", help="one lab run (run-blackbox.sh's lab mode)", **blackbox.parser_texts()))
+    add_age_arguments(commands.add_parser(
+        "age", help="age an SSD in ftl-sim (seconds): a state file runs start from",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Fills the logical space once, then writes PASSES times its capacity\n"
+                    "with the workload (its '# sim:' line) in ftl-sim, and saves the FTL's\n"
+                    "state: run-blackbox.sh --aged STATE (or femu-lab sweep --aged STATE)\n"
+                    "then starts the VM run in steady state. The state holds no data:\n"
+                    "LBAs the ageing wrote read back as zeroes in the guest.",
+        epilog="example:\n  femu-lab age --config conf/lab-4g.conf --workload gc-randwrite "
+               "-o aged.state\n  run-blackbox.sh --config conf/lab-4g.conf --aged aged.state"))
     commands.add_parser("workloads", help="describe the workload library",
                         description="Describes the workload library (scripts/workloads).")
     bench.add_arguments(commands.add_parser(
@@ -56,8 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--workload", required=True, metavar="NAME|FILE",
-                        help="workload from scripts/workloads (femu-lab workloads) or a file")
+    parser.add_argument("--workload", metavar="NAME|FILE",
+                        help="workload from scripts/workloads (femu-lab workloads) or a file "
+                             "(required, except with --status)")
     parser.add_argument("--set", action="append", default=[], dest="sets",
                         metavar="KEY=V1,V2,...",
                         help="one value: a fixed override; several: a swept axis "
@@ -68,6 +85,9 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds of each timed run (default: the workload's)")
     parser.add_argument("--precondition", action="store_true",
                         help="fill the whole device with sequential writes first")
+    parser.add_argument("--aged", type=Path, metavar="STATE",
+                        help="every point starts from this state file (femu-lab age); its "
+                             "configuration must match every point's")
     parser.add_argument("--engine", choices=lab_sweep.ENGINES, default="vm",
                         help="vm: femu in QEMU (default); sim: ftl-sim in simulated time, "
                              "a fast preview")
@@ -84,6 +104,48 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
                         help="KVM when it works (auto), else TCG")
     parser.add_argument("--qemu", type=Path, default=setup_steps.QEMU, metavar="PATH",
                         help="QEMU with femu (default: build it into build-femu/)")
+    add_slurm_arguments(parser.add_argument_group(
+        "Slurm", "one array job, one task per point (README: Running sweeps on Slurm)"))
+
+
+def add_slurm_arguments(group) -> None:
+    group.add_argument("--executor", choices=("local", "slurm"), default="local",
+                       help="local: run the points here (default); slurm: submit them")
+    group.add_argument("--partition", metavar="P",
+                       help="Slurm partition (default: the cluster's default one)")
+    group.add_argument("--time", type=slurm_checks.time_limit, metavar="T",
+                       help="time limit per task, as sbatch --time (e.g. 30, 1:30:00, 1-00)")
+    group.add_argument("--cpus-per-task", type=whole_number(1, 4096), metavar="N",
+                       help="CPUs per task (sbatch --cpus-per-task)")
+    group.add_argument("--slurm-mem", type=slurm_checks.memory, metavar="M",
+                       help="memory per task, as sbatch --mem (e.g. 4G; --mem is the guest's)")
+    group.add_argument("--no-wait", dest="wait", action="store_false",
+                       help="return once submitted (see --status; the same command "
+                            "again waits and writes the report)")
+    group.add_argument("--assume-shared", action="store_true",
+                       help="the sweep folder is visible on every node, whatever its file "
+                            "system looks like from here")
+    group.add_argument("--status", type=Path, metavar="DIR",
+                       help="show the progress of the sweep in DIR (squeue, sacct, the "
+                            "point folders) and exit")
+
+
+def add_age_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-o", "--out", type=Path, required=True, metavar="STATE",
+                        help="the state file to write (replaced atomically)")
+    parser.add_argument("--config", type=Path, default=blackbox.LAB_CONFIG, metavar="FILE",
+                        help="SSD configuration (default conf/lab-1g.conf)")
+    parser.add_argument("--set", action="append", default=[], dest="overrides",
+                        metavar="KEY=VALUE", help="override one configuration key (repeatable)")
+    parser.add_argument("--workload", default=blackbox.DEFAULT_WORKLOAD, metavar="NAME|FILE",
+                        help=f"the writes that age the SSD (its '# sim:' line; default "
+                             f"{blackbox.DEFAULT_WORKLOAD})")
+    parser.add_argument("--passes", type=whole_number(1, 100), default=2, metavar="N",
+                        help="logical capacities of workload writes after the fill (default 2)")
+    parser.add_argument("--no-fill", dest="fill", action="store_false",
+                        help="no sequential fill of the logical space first")
+    parser.add_argument("--seed", type=whole_number(0, 2 ** 63), default=1, metavar="N",
+                        help="ftl-sim's random seed of the first pass (default 1)")
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -96,6 +158,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == "run":
             # run-blackbox.sh's lab mode as it is; only the name in its messages changes
             return blackbox.run(args, prog=f"{PROG} run")
+        if args.command == "age":
+            return _age(args)
         if args.command == "workloads":
             print(blackbox.list_workloads())
             return 0
@@ -105,14 +169,15 @@ def main(argv: Optional[List[str]] = None) -> int:
             return dftl_study.run(args, prog=f"{PROG} dftl-study")
         return _sweep(args)
     except (UsageError, PlanError, ConfigError, WorkloadError, CheckError,
-            FolderError) as error:
+            FolderError, AgedError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
-    except (setup_steps.SetupError, lab_run.LabRunError, SimError) as error:
+    except (setup_steps.SetupError, lab_run.LabRunError, SimError, AgeFailed,
+            slurm_executor.SubmitError, QueueError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        if argv[0] in ("bench", "dftl-study"):   # nothing to resume: they start over
+        if argv[0] in ("bench", "dftl-study", "age"):   # nothing to resume: they start over
             print(f"{PROG}: interrupted", file=sys.stderr)
         else:
             print(f"{PROG}: interrupted; run the same command again to resume", file=sys.stderr)
@@ -120,22 +185,69 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 def _sweep(args) -> int:
+    if args.status is not None:
+        return slurm_status.status(args.status, print, lab_sweep.say)
+    if args.workload is None:
+        raise UsageError("the following arguments are required: --workload "
+                         f"(see {PROG} sweep --help)")
+    slurm = _slurm_options(args)
     workload = workloads.resolve(args.workload)
     plan = parse_sets(args.sets)
     request = lab_sweep.SweepRequest(
         workload=workload, config_path=args.config, plan=plan,
         runtime=args.runtime or workload.runtime, precondition=args.precondition,
         engine=args.engine, jobs=args.jobs, out=args.out, smp=args.smp, mem_mb=args.mem,
-        accel=args.accel, qemu=args.qemu)
+        accel=args.accel, qemu=args.qemu, aged=args.aged)
+    if args.aged and args.precondition:
+        raise UsageError("--aged and --precondition exclude each other: the state is the "
+                         "preconditioning")
     sweep = lab_sweep.prepare(request)
+    if slurm is not None:
+        # one line, exit 2, before anything is said or submitted
+        slurm_checks.check(sweep.folder, slurm, request.aged)
     shape = " x ".join(str(len(values)) for _, values in plan.axes)
     lab_sweep.say(f"{workload.name}, {len(sweep.points)} points ({shape}) on "
                   f"{sweep.definition['config']}, {request.runtime} s each, {args.engine} "
                   f"engine; folder {sweep.folder}")
+    if slurm is not None:
+        return slurm_executor.run(sweep, slurm, lab_sweep.say)
     if args.engine == "vm" and args.jobs > 1:
         lab_sweep.say(f"warning: --jobs {args.jobs} runs VMs side by side on shared host "
                       "cores, so their figures change; use --jobs 1 to compare figures")
     return lab_sweep.run(sweep, lab_sweep.say)
+
+
+def _slurm_options(args) -> Optional[slurm_checks.SlurmOptions]:
+    """The Slurm settings with --executor slurm, else None; Slurm flags without it and
+    --jobs with it are refused (Slurm decides how many points run at once)."""
+    given = [flag for flag, value in (("--partition", args.partition), ("--time", args.time),
+                                      ("--cpus-per-task", args.cpus_per_task),
+                                      ("--slurm-mem", args.slurm_mem),
+                                      ("--no-wait", not args.wait),
+                                      ("--assume-shared", args.assume_shared)) if value]
+    if args.executor != "slurm":
+        if given:
+            raise UsageError(f"{given[0]} needs --executor slurm")
+        return None
+    if args.jobs > 1:
+        raise UsageError("--jobs with --executor slurm: Slurm decides how many points run "
+                         "at once (drop --jobs)")
+    return slurm_checks.SlurmOptions(partition=args.partition, time=args.time,
+                                     cpus_per_task=args.cpus_per_task, mem=args.slurm_mem,
+                                     wait=args.wait, assume_shared=args.assume_shared)
+
+
+def _age(args) -> int:
+    workload = workloads.resolve(args.workload)
+    workload.simulator_args()          # WorkloadError without a '# sim:' line
+    setup_steps.ensure_ftl_sim()
+    config = devconfig.load(args.config, devconfig.parse_overrides(args.overrides))
+    request = aged.AgeRequest(config=config, workload=workload, out=args.out,
+                              passes=args.passes, fill=args.fill, seed=args.seed)
+    result = aged.age(request)
+    lab_sweep.say(aged.describe(result, request))
+    print(result.out)
+    return 0
 
 
 if __name__ == "__main__":

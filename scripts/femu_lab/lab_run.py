@@ -52,6 +52,7 @@ class LabRequest:
     runtime: int
     precondition: bool = False
     record: bool = False           # the device records its requests into TRACE_FILE
+    aged: Optional[Path] = None    # a state file the device starts from (state_in=)
     smp: int = 2
     mem_mb: int = 1024
     accel: str = "auto"
@@ -119,10 +120,14 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
     params = {"workload": workload.name, "runtime": request.runtime,
               "precondition": request.precondition, "config_name": request.config.name,
               **request.config.overrides, **request.params}
+    if request.aged is not None:
+        params["aged"] = str(request.aged)
     (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")
 
-    recording = {"trace_out": work / TRACE_FILE} if request.record else {}
-    device = vm.femu_args(config=work / "config.conf", stats_dir=work, **recording)
+    extra: Dict[str, object] = {"trace_out": work / TRACE_FILE} if request.record else {}
+    if request.aged is not None:
+        extra["state_in"] = request.aged
+    device = vm.femu_args(config=work / "config.conf", stats_dir=work, **extra)
     timeout = job_timeout(request)
     spec = vm.VmSpec(job=script, qemu=str(request.qemu), kernel=request.kernel,
                      initramfs=request.initramfs, memory_mb=request.mem_mb, cpus=request.smp,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
-from . import (devconfig, lab_run, paths, setup_steps, sim_run, sweep_checks, sweep_folder,
+from . import (aged, devconfig, lab_run, paths, setup_steps, sim_run, sweep_checks, sweep_folder,
                sweep_report)
 from .sweep_checks import PlannedPoint
 from .sweep_folder import DONE, NEW
@@ -41,6 +41,7 @@ class SweepRequest:
     mem_mb: int = 1024
     accel: str = "auto"
     qemu: Path = setup_steps.QEMU
+    aged: Optional[Path] = None    # every point starts from this state file
 
 
 @dataclass
@@ -62,11 +63,15 @@ def prepare(request: SweepRequest) -> Sweep:
     points = sweep_checks.load_points(request.config_path, request.plan)
     sweep_checks.check_workload_fits(request.workload, request.engine, points)
     sweep_checks.check_hot_threshold(request.plan, points)
+    if request.aged is not None:
+        request.aged = _check_aged(request.aged, points)
     folder = request.out or sweep_folder.default_folder(RESULTS_ROOT, request.workload,
                                                         request.plan, request.engine)
     definition = sweep_folder.definition(request.workload, request.config_path, base.text,
                                          request.plan, request.runtime, request.precondition,
                                          request.engine)
+    if request.aged is not None:   # absent from older folders' definitions: they still match
+        definition["aged"] = str(request.aged)
     sweep_folder.check(folder.resolve(), definition)
     return Sweep(request, folder.resolve(), points, definition)
 
@@ -77,12 +82,12 @@ def run(sweep: Sweep, say: Callable[[str], None]) -> int:
     names = [item.point.name for item in sweep.points]
     sweep_folder.claim(sweep.folder, sweep.definition, names)
     with sweep_folder.Lock(sweep.folder):
-        runner = _runner(request)
+        runner = point_runner(request)
         outcomes = _run_points(sweep, runner, say)
-        return _finish(sweep, outcomes, say)
+        return finish(sweep, outcomes, say)
 
 
-def _runner(request: SweepRequest) -> Callable:
+def point_runner(request: SweepRequest) -> Callable:
     """The engine as one call: (planned point, folder) -> lab_run.LabResult; the swept
     settings go into each point's params.json as labels."""
     if request.engine == "sim":
@@ -90,7 +95,7 @@ def _runner(request: SweepRequest) -> Callable:
             return sim_run.run(sim_run.SimRequest(
                 workload=request.workload, config=item.config, folder=folder,
                 runtime=request.runtime, precondition=request.precondition,
-                params=dict(item.point.settings)))
+                params=dict(item.point.settings), aged=request.aged))
         return simulate
     qemu = setup_steps.ensure_qemu(request.qemu).resolve()
     image = setup_steps.ensure_guest()
@@ -100,9 +105,20 @@ def _runner(request: SweepRequest) -> Callable:
             workload=request.workload, config=item.config, folder=folder, qemu=qemu,
             runtime=request.runtime, precondition=request.precondition, smp=request.smp,
             mem_mb=request.mem_mb, accel=request.accel, live=request.jobs == 1,
-            params=dict(item.point.settings), kernel=image.kernel,
+            params=dict(item.point.settings), aged=request.aged, kernel=image.kernel,
             initramfs=image.initramfs))
     return boot
+
+
+def _check_aged(state: Path, points: List[PlannedPoint]) -> Path:
+    """The state file, checked against every distinct point configuration (AgedError
+    naming the first key that differs); absolute, as the points run elsewhere."""
+    checked = set()
+    for item in points:
+        if item.config.text not in checked:
+            aged.check_state(state, item.config)
+            checked.add(item.config.text)
+    return state.resolve()
 
 
 def _run_points(sweep: Sweep, runner: Callable, say: Callable[[str], None]) -> list:
@@ -120,25 +136,7 @@ def _run_points(sweep: Sweep, runner: Callable, say: Callable[[str], None]) -> l
             todo.append((number, item, folder, state))
 
     def one(number, item, folder, state) -> PointOutcome:
-        again = "" if state == NEW else f" again ({state} before)"
-        say(f"[{number}/{total}] {item.point.label}: running{again}")
-        try:
-            result = runner(item, folder)
-        except lab_run.LabRunError as error:   # sim_run.SimRunError is one too
-            if isinstance(error, lab_run.LabRunInterrupted):
-                raise KeyboardInterrupt from None
-            outcome = PointOutcome(item.point, folder, "failed", error=str(error))
-        except Exception as error:            # keep the other points going; name the cause
-            outcome = PointOutcome(item.point, folder, "failed",
-                                   error=f"{type(error).__name__}: {error}")
-        else:
-            outcome = PointOutcome(item.point, folder, "done", result.figures)
-        if outcome.status == "done":
-            from .lab_report import headline
-            say(f"[{number}/{total}] {item.point.label}: {headline(outcome.figures)}")
-        else:
-            say(f"[{number}/{total}] {item.point.label}: failed: {outcome.error}")
-        return outcome
+        return run_point(runner, item, folder, state, f"[{number}/{total}]", say)
 
     jobs = min(sweep.request.jobs, len(todo)) or 1
     if jobs == 1:
@@ -156,7 +154,33 @@ def _run_points(sweep: Sweep, runner: Callable, say: Callable[[str], None]) -> l
     return [outcomes[item.point.name] for item in sweep.points]
 
 
-def _finish(sweep: Sweep, outcomes: list, say: Callable[[str], None]) -> int:
+def run_point(runner: Callable, item: PlannedPoint, folder: Path, state: str, place: str,
+              say: Callable[[str], None]) -> PointOutcome:
+    """One planned point into its folder through runner (point_runner's), as every executor
+    runs it: progress lines prefixed with place ("[2/5]"); a failure is an outcome, Ctrl-C
+    a KeyboardInterrupt."""
+    again = "" if state == NEW else f" again ({state} before)"
+    say(f"{place} {item.point.label}: running{again}")
+    try:
+        result = runner(item, folder)
+    except lab_run.LabRunError as error:   # sim_run.SimRunError is one too
+        if isinstance(error, lab_run.LabRunInterrupted):
+            raise KeyboardInterrupt from None
+        outcome = PointOutcome(item.point, folder, "failed", error=str(error))
+    except Exception as error:            # keep the other points going; name the cause
+        outcome = PointOutcome(item.point, folder, "failed",
+                               error=f"{type(error).__name__}: {error}")
+    else:
+        outcome = PointOutcome(item.point, folder, "done", result.figures)
+    if outcome.status == "done":
+        from .lab_report import headline
+        say(f"{place} {item.point.label}: {headline(outcome.figures)}")
+    else:
+        say(f"{place} {item.point.label}: failed: {outcome.error}")
+    return outcome
+
+
+def finish(sweep: Sweep, outcomes: list, say: Callable[[str], None]) -> int:
     plots, notes = sweep_report.compare_plots(outcomes, sweep.folder / "plots")
     swept = sweep.request.plan.swept_keys
     columns, headers, rows = sweep_report.table(outcomes, swept)

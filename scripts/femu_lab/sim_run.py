@@ -13,7 +13,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from . import devconfig, lab_run
 from .devconfig import DeviceConfig
@@ -37,6 +37,7 @@ class SimRequest:
     runtime: int
     precondition: bool = False
     params: Dict[str, object] = field(default_factory=dict)   # the swept settings
+    aged: Optional[Path] = None    # a state file ftl-sim starts from (--state-in)
 
 
 def command(request: SimRequest, work: Path) -> List[str]:
@@ -44,6 +45,8 @@ def command(request: SimRequest, work: Path) -> List[str]:
             *request.workload.simulator_args(), "--runtime", str(request.runtime)]
     if request.precondition:   # after the workload's own (e.g. region): the last one counts
         args += ["--precondition", "seq"]
+    if request.aged is not None:
+        args += ["--state-in", str(request.aged)]
     return args + ["--stats-dir", str(work), "--summary", str(work / "summary.json")]
 
 
@@ -57,6 +60,8 @@ def _run_in(request: SimRequest, work: Path) -> Dict[str, object]:
     params = {"workload": request.workload.name, "runtime": request.runtime,
               "precondition": request.precondition, "config_name": request.config.name,
               **request.config.overrides, **request.params}
+    if request.aged is not None:
+        params["aged"] = str(request.aged)
     (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")
     args = command(request, work)
     (work / "sim-cmdline.txt").write_text(shlex.join(args) + "\n")

@@ -1,0 +1,187 @@
+"""Aged states in the lab tools: femu-lab age (ftl-sim passes chained through state files),
+the checks before a run starts from a state (missing, not a state, truncated, another
+configuration: one line, exit 2, nothing booted), ftl-sim sweeps from a state, and one
+short VM run from an aged state in which GC runs from the first writes."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from femu_lab import aged, devconfig, lab_cli, workloads
+from femu_lab.paths import QEMU
+
+LAB_1G = "conf/lab-1g.conf"
+# 64 MiB raw, 48 MiB logical (as tests/lab/test_sweep.py): a pass takes a fraction of a second.
+SMALL_SIM = ["--set", "luns_per_ch=2", "--set", "pgs_per_blk=64", "--set", "ssd_size=48"]
+# tests/guest/femu_fixtures.py's SMALL_SSD: 96 MiB logical on 160 MiB of flash.
+SMALL_VM = [f"--set={key}={value}" for key, value in dict(
+    nchs=2, luns_per_ch=4, pgs_per_blk=64, blks_per_pl=80, pls_per_lun=1, secsz=512,
+    secs_per_pg=8, devsz_mb=96, pg_wr_lat=50000, blk_er_lat=500000).items()]
+
+
+@pytest.fixture(autouse=True)
+def _in_repo(monkeypatch, repo_root):
+    monkeypatch.chdir(repo_root)   # config paths are relative to the repository
+
+
+def lab(capsys, *args):
+    status = lab_cli.main([*map(str, args)])
+    out, err = capsys.readouterr()
+    return status, out.splitlines(), err.splitlines()
+
+
+def small_config(*extra):
+    sets = SMALL_SIM + list(extra)
+    return devconfig.load(LAB_1G, devconfig.parse_overrides(sets[1::2]))
+
+
+@pytest.fixture(scope="module")
+def aged_small(tmp_path_factory, ftl_sim, repo_root):
+    """The small device aged by femu-lab age: (state path, stderr lines)."""
+    folder = tmp_path_factory.mktemp("aged")
+    state = folder / "small.state"
+    proc = subprocess.run([sys.executable, "-m", "femu_lab.lab_cli", "age", "--config",
+                           LAB_1G, *SMALL_SIM, "--passes", "3", "-o", str(state)],
+                          capture_output=True, text=True, cwd=repo_root,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    return state, proc.stdout.splitlines(), proc.stderr.splitlines()
+
+
+def test_age_writes_a_state_made_by_ftl_sim_without_data(aged_small):
+    state, stdout, stderr = aged_small
+    assert stdout[-1] == str(state.resolve())
+    meta = aged.read_meta(state)
+    assert meta["producer"] == "ftl-sim" and meta["data"] == "absent"
+    assert not [p for p in state.parent.iterdir() if p != state]   # no temporary left
+    line = [l for l in stderr if "aged lab-1g" in l]
+    assert line and "3 x the capacity of gc-randwrite" in line[0], stderr
+
+
+def test_each_pass_continues_the_last_one(ftl_sim, tmp_path):
+    """Pass 1 starts at the fill (GC has all of OP), later passes continue from the saved
+    state: their WAF is that of a device in steady state, above pass 1's."""
+    config = small_config()
+    request = aged.AgeRequest(config=config, workload=workloads.resolve("gc-randwrite"),
+                              out=tmp_path / "a.state", passes=3)
+    result = aged.age(request)
+    assert len(result.pass_waf) == 3 and all(w is not None for w in result.pass_waf)
+    assert result.pass_waf[0] < result.pass_waf[1]
+    assert result.host_write_pages == 3 * config.logical_bytes // 4096
+    assert result.state_bytes == (tmp_path / "a.state").stat().st_size > 0
+
+
+def test_a_state_is_checked_against_the_run_configuration(aged_small):
+    state, _, _ = aged_small
+    assert aged.check_state(state, small_config())["producer"] == "ftl-sim"
+    # a timing may differ (no state depends on it), placement may not
+    aged.check_state(state, small_config("--set", "pg_wr_lat=123000"))
+    with pytest.raises(aged.AgedError, match="placement"):
+        aged.check_state(state, small_config("--set", "placement=hotcold"))
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("missing", "no such file"),
+    ("garbage", "not a femu state file"),
+    ("truncated", "truncated"),
+])
+def test_unusable_state_files_are_one_line(aged_small, tmp_path, damage, message):
+    state, _, _ = aged_small
+    bad = tmp_path / "bad.state"
+    if damage == "garbage":
+        bad.write_bytes(b"not a state file at all, just text\n" * 4)
+    elif damage == "truncated":
+        bad.write_bytes(state.read_bytes()[: state.stat().st_size // 2])
+    with pytest.raises(aged.AgedError, match=message) as caught:
+        aged.check_state(bad, small_config())
+    assert "\n" not in str(caught.value)
+
+
+def test_run_blackbox_refuses_a_bad_aged_state_before_booting(capsys, aged_small, tmp_path):
+    state, _, _ = aged_small
+    missing = QEMU.parent / "no-such-qemu"    # reached only if the checks let it through
+    cases = [
+        (["--aged", tmp_path / "none.state"], "none.state: no such file"),
+        (["--aged", state, "--precondition"], "exclude each other"),
+        (["--aged", state, "--set", "placement=hotcold"], "placement"),
+    ]
+    for args, message in cases:
+        status, _, err = lab(capsys, "run", "--config", LAB_1G, *SMALL_SIM, *args,
+                             "--qemu", missing, "--out", tmp_path / "run")
+        assert status == 2, err
+        assert len(err) == 1 and message in err[0], err
+        assert not (tmp_path / "run").exists()
+
+
+def test_age_refuses_bad_requests(capsys, tmp_path):
+    status, _, err = lab(capsys, "age", "--config", LAB_1G, *SMALL_SIM,
+                         "-o", tmp_path / "no" / "such" / "dir" / "x.state")
+    assert status == 2 and len(err) == 1 and "does not exist" in err[0], err
+    status, _, err = lab(capsys, "age", "--config", LAB_1G, "--set", "nosuchkey=1",
+                         "-o", tmp_path / "x.state")
+    assert status == 2 and len(err) == 1 and "nosuchkey" in err[0], err
+    assert not (tmp_path / "x.state").exists()
+
+
+def test_sim_sweep_from_an_aged_state_starts_in_steady_state(capsys, aged_small, tmp_path):
+    """The same sweep from the aged state and from a fresh device: with the state, GC
+    moves pages in the measured part; without it, the same writes fit the free space."""
+    state, _, _ = aged_small
+    base = ["sweep", "--workload", "gc-randwrite", "--config", LAB_1G, *SMALL_SIM,
+            "--set", "gc_policy=greedy,fifo", "--engine", "sim", "--runtime", "1"]
+    status, _, err = lab(capsys, *base, "--aged", state, "--out", tmp_path / "aged")
+    assert status == 0, err
+    status, _, err = lab(capsys, *base, "--out", tmp_path / "fresh")
+    assert status == 0, err
+    for point in ("gc_policy=greedy", "gc_policy=fifo"):
+        aged_summary = json.loads((tmp_path / "aged" / point / "summary.json").read_text())
+        fresh_summary = json.loads((tmp_path / "fresh" / point / "summary.json").read_text())
+        assert aged_summary["gc_write_pages"] > 0
+        assert aged_summary["waf"] > fresh_summary["waf"]
+        assert json.loads((tmp_path / "aged" / point / "params.json").read_text())["aged"] \
+            == str(state.resolve())
+
+
+def test_sweep_refuses_a_state_of_another_configuration(capsys, aged_small, tmp_path):
+    state, _, _ = aged_small
+    status, _, err = lab(capsys, "sweep", "--workload", "gc-randwrite", "--config", LAB_1G,
+                         *SMALL_SIM, "--set", "placement=single,hotcold", "--engine", "sim",
+                         "--aged", state, "--out", tmp_path / "s")
+    assert status == 2 and len(err) == 1 and "placement" in err[0], err
+    assert not (tmp_path / "s").exists()
+
+
+GC_BY_SIZE = """# description: 48 MiB of 4 KiB random writes, the amount bounded (not the time)
+# runtime: 60
+phase workload
+fio_json fio-gc-by-size --name=gc-by-size --filename="$DEV" --rw=randwrite --bs=4k \\
+    --ioengine=libaio --iodepth=16 --direct=1 --norandommap --io_size=48m
+"""
+
+
+@pytest.mark.vm
+def test_a_vm_run_from_an_aged_state_collects_garbage_from_the_start(capsys, repo_root,
+                                                                      tmp_path):
+    """On a fresh 96 MiB device, 48 MiB of writes fit the free flash and GC erases nothing;
+    from the aged state the same writes need GC at once. Counts, not rates: the amount
+    written is fixed, whatever the host's speed."""
+    if not QEMU.exists():
+        pytest.fail(f"{QEMU} is missing: build it with build-femu/femu-compile.sh")
+    state = tmp_path / "vm.state"
+    status, _, err = lab(capsys, "age", "--config", LAB_1G, *SMALL_VM, "-o", state)
+    assert status == 0, err
+    workload = tmp_path / "gc-by-size.sh"
+    workload.write_text(GC_BY_SIZE)
+    out = tmp_path / "run"
+    status, stdout, err = lab(capsys, "run", "--config", LAB_1G, *SMALL_VM, "--workload",
+                              workload, "--aged", state, "--out", out,
+                              "--qemu", QEMU.relative_to(repo_root))
+    print("\n".join(err), file=sys.stderr)
+    assert status == 0
+    assert any("holds no data" in line for line in err)
+    result = json.loads((out / "result.json").read_text())
+    assert result["gc_erased_blocks"] > 0
+    assert result["device_write_commands"] == result["fio_write_ios"] == 48 * 256
+    assert json.loads((out / "params.json").read_text())["aged"] == str(state.resolve())
+    assert "state_in=" in (out / "qemu-cmdline.txt").read_text()

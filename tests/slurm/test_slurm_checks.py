@@ -1,0 +1,73 @@
+"""slurm_checks without a cluster: the shared-storage rule with injected file system types
+and node lists (a multi-node partition cannot be faked on one host), and the syntax of
+--time and --slurm-mem."""
+import argparse
+from pathlib import Path
+
+import pytest
+
+from femu_lab import slurm_checks
+from femu_lab.sweep_checks import CheckError
+
+HERE = {"login1", "login1.cluster.example", "localhost", "127.0.0.1", "::1"}
+FOLDER = Path("/scratch/me/sweep")
+
+
+@pytest.mark.parametrize("fs, nodes", [
+    ("nfs", [("n1", "n1", "10.0.0.1"), ("n2", "n2", "10.0.0.2")]),
+    ("lustre", [("n1", "n1", "10.0.0.1")]),
+    ("beegfs", []),
+    ("ext2/ext3", [("login1", "login1", "127.0.0.1")]),       # every node is this host
+    ("tmpfs", [("c0", "login1.cluster.example", "10.0.0.9")]),   # known by its host name
+])
+def test_shared_folders_pass(fs, nodes):
+    slurm_checks.check_shared(FOLDER, fs, "batch", nodes, HERE, assume_shared=False)
+
+
+def test_a_local_folder_with_other_nodes_is_refused_unless_assumed_shared():
+    nodes = [("login1", "login1", "127.0.0.1"), ("n1", "n1", "10.0.0.1"),
+             ("n2", "n2", "10.0.0.2")]
+    with pytest.raises(CheckError) as caught:
+        slurm_checks.check_shared(FOLDER, "ext2/ext3", "batch", nodes, HERE, False)
+    assert str(caught.value) == (
+        "/scratch/me/sweep is on ext2/ext3, which the nodes of partition batch (n1, n2) do "
+        "not see: put --out on shared storage (nfs, lustre, ...) or pass --assume-shared")
+    slurm_checks.check_shared(FOLDER, "ext2/ext3", "batch", nodes, HERE, True)
+
+
+def test_a_partition_without_nodes_is_not_taken_for_this_host():
+    with pytest.raises(CheckError):
+        slurm_checks.check_shared(FOLDER, "xfs", "empty", [], HERE, False)
+
+
+@pytest.mark.parametrize("text", ["30", "30:00", "1:30:00", "2-0", "2-12:00",
+                                  "1-00:00:00", "UNLIMITED", "infinite"])
+def test_slurm_time_limits(text):
+    assert slurm_checks.time_limit(text) == text
+
+
+@pytest.mark.parametrize("text", ["", "soon", "1h", "-5", "1:2:3:4", "1-"])
+def test_malformed_time_limits(text):
+    with pytest.raises(argparse.ArgumentTypeError):
+        slurm_checks.time_limit(text)
+
+
+@pytest.mark.parametrize("text, good", [("4G", True), ("2048", True), ("512m", True),
+                                        ("0", False), ("4X", False), ("4.5G", False),
+                                        ("G", False)])
+def test_slurm_memory(text, good):
+    if good:
+        assert slurm_checks.memory(text) == text
+    else:
+        with pytest.raises(argparse.ArgumentTypeError):
+            slurm_checks.memory(text)
+
+
+def test_the_refusal_says_what_to_move():
+    nodes = [("n1", "n1", "10.0.0.1")]
+    with pytest.raises(CheckError) as caught:
+        slurm_checks.check_shared(Path("/home/me/aged.state"), "ext4", "batch", nodes, HERE,
+                                  False, "put the --aged state file on shared storage")
+    assert str(caught.value) == (
+        "/home/me/aged.state is on ext4, which the nodes of partition batch (n1) do not see: "
+        "put the --aged state file on shared storage or pass --assume-shared")
