@@ -17,7 +17,7 @@ from typing import Callable, Dict, List
 from . import lab_sweep, paths, setup_steps, slurm_queue, slurm_request, sweep_folder
 from .lab_report import headline
 from .slurm_checks import SlurmOptions
-from .slurm_queue import FAILED_STATES, QueueError, TaskState
+from .slurm_queue import FAILED_STATES, QueueError
 from .sweep_folder import DONE
 from .sweep_report import PointOutcome
 

@@ -8,8 +8,9 @@ import sys
 
 import pytest
 
-from femu_lab import aged, devconfig, lab_cli, workloads
+from femu_lab import aged, devconfig, workloads
 from femu_lab.paths import QEMU
+from lab_calls import lab
 
 LAB_1G = "conf/lab-1g.conf"
 # 64 MiB raw, 48 MiB logical (as tests/lab/test_sweep.py): a pass takes a fraction of a second.
@@ -23,12 +24,6 @@ SMALL_VM = [f"--set={key}={value}" for key, value in dict(
 @pytest.fixture(autouse=True)
 def _in_repo(monkeypatch, repo_root):
     monkeypatch.chdir(repo_root)   # config paths are relative to the repository
-
-
-def lab(capsys, *args):
-    status = lab_cli.main([*map(str, args)])
-    out, err = capsys.readouterr()
-    return status, out.splitlines(), err.splitlines()
 
 
 def small_config(*extra):

@@ -1,14 +1,14 @@
 """femu-lab sweep: checks before the first run, the ftl-sim engine end to end (point folders,
 comparison plots, table), resuming, refusing another sweep's folder, one short VM sweep."""
-import csv
 import json
 import subprocess
 import sys
 
 import pytest
 
-from femu_lab import lab_cli, sweep_folder, sweep_plan, workloads
+from femu_lab import sweep_folder, sweep_plan, workloads
 from femu_lab.paths import QEMU
+from lab_calls import read_csv, sweep
 
 LAB_1G = "conf/lab-1g.conf"
 # A 64 MiB-raw, 48 MiB-logical device, as tests/ftl-sim/test_ftl_sim_cli.py uses.
@@ -51,18 +51,6 @@ exec {ftl_sim} "$@"
     wrapper.chmod(0o755)
     monkeypatch.setenv("FEMU_BUILD_DIR", str(tmp_path / "build"))
     return lambda: log.read_text().split() if log.exists() else []
-
-
-def sweep(capsys, *args):
-    """Run `femu-lab sweep ARGS` in-process: (exit status, stdout lines, stderr lines)."""
-    status = lab_cli.main(["sweep", *map(str, args)])
-    out, err = capsys.readouterr()
-    return status, out.splitlines(), err.splitlines()
-
-
-def read_csv(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
 
 
 @pytest.mark.parametrize("args, message", [
@@ -120,8 +108,8 @@ def test_commands_other_than_sweep(repo_root):
         "femu-lab run: error: unknown workload 'nope'")
     missing = subprocess.run([wrapper, "frobnicate"], capture_output=True, text=True)
     assert missing.returncode == 2
-    assert ("femu-lab: error: expected a command (sweep, run, workloads, bench, dftl-study), "
-            "got 'frobnicate'") in missing.stderr
+    assert ("femu-lab: error: expected a command (sweep, run, age, workloads, bench, "
+            "dftl-study), got 'frobnicate'") in missing.stderr
 
 
 def test_points_follow_the_sets_in_the_order_given():

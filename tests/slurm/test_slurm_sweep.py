@@ -1,17 +1,20 @@
 """femu-lab sweep --executor slurm against a real single-node Slurm cluster (conftest.py):
 ftl-sim sweeps through sbatch end to end, resume, a failing task, --status, Ctrl-C's
 scancel, bad input before anything is submitted, and one short VM sweep."""
-import csv
 import json
 import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
-from femu_lab import lab_cli, slurm_executor, slurm_queue
+from femu_lab import slurm_executor, slurm_queue
 from femu_lab.paths import QEMU
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lab"))
+from lab_calls import read_csv, sweep  # noqa: E402  (tests/lab/lab_calls.py)
 
 LAB_1G = "conf/lab-1g.conf"
 # As tests/lab/test_sweep.py's QUICK: a 48 MiB-logical device that gc-randwrite covers
@@ -25,18 +28,6 @@ NAMES = ["hot_threshold=0", "hot_threshold=6"]
 @pytest.fixture(autouse=True)
 def _in_repo(monkeypatch, repo_root, slurm_cluster, ftl_sim):
     monkeypatch.chdir(repo_root)   # config paths are relative to the repository
-
-
-def sweep(capsys, *args):
-    """`femu-lab sweep ARGS` in-process: (exit status, stdout lines, stderr lines)."""
-    status = lab_cli.main(["sweep", *map(str, args)])
-    out, err = capsys.readouterr()
-    return status, out.splitlines(), err.splitlines()
-
-
-def read_csv(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
 
 
 def jobs(folder):
