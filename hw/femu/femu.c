@@ -367,6 +367,7 @@ static void femu_exit_notify(Notifier *notifier, void *data)
     FemuCtrl *n = container_of(notifier, FemuCtrl, exit_notifier);
 
     femu_threads_stop(n);
+    femu_state_save_final(n);   /* the FTL is quiescent now */
 }
 
 static void femu_release(FemuCtrl *n)
@@ -375,6 +376,8 @@ static void femu_release(FemuCtrl *n)
     char err[FEMU_ERR_LEN];
 
     femu_threads_stop(n);
+    femu_state_save_final(n);           /* unplug; nothing after a failed realize */
+    n->state_ready = false;
     if (n->stats) {   /* realize failed before the FTL thread took it over */
         ftl_stats_close(n->stats, femu_now_ns(), err, sizeof(err));
         n->stats = NULL;
@@ -402,7 +405,7 @@ static void femu_realize(PCIDevice *pci_dev, Error **errp)
     char err[FEMU_ERR_LEN];
 
     if (!femu_check_controller_props(n, errp) || !femu_resolve_config(n, errp) ||
-        !femu_prepare_stats_dir(n, errp)) {
+        !femu_prepare_stats_dir(n, errp) || !femu_state_check_out(n, errp)) {
         return;
     }
     n->ftl = ftl_create(&n->ftl_config, err, sizeof(err));
@@ -413,7 +416,9 @@ static void femu_realize(PCIDevice *pci_dev, Error **errp)
     femu_features_reset(n);
     n->smart.power_on_ns = femu_now_ns();
     femu_irq_init(n);
-    if (!femu_init_media(n, errp) || !femu_init_pci(n, errp) ||
+    /* state_in after the namespaces exist and before the statistics take their baseline */
+    if (!femu_init_media(n, errp) || !femu_state_restore(n, errp) ||
+        !femu_init_pci(n, errp) ||
         !femu_open_stats(n, errp) || !femu_open_trace(n, errp) ||
         !femu_threads_start(n, errp)) {
         femu_release(n);
@@ -421,6 +426,8 @@ static void femu_realize(PCIDevice *pci_dev, Error **errp)
     }
     n->exit_notifier.notify = femu_exit_notify;
     qemu_add_exit_notifier(&n->exit_notifier);
+    n->state_final_saved = false;
+    n->state_ready = true;
 }
 
 static void femu_exit(PCIDevice *pci_dev)
@@ -450,6 +457,7 @@ static void femu_instance_init(Object *obj)
     }
     qemu_mutex_init(&n->reset_lock);
     qemu_cond_init(&n->reset_cond);
+    femu_state_instance_init(n);
 }
 
 static void femu_instance_finalize(Object *obj)
@@ -460,6 +468,7 @@ static void femu_instance_finalize(Object *obj)
     n->ftl = NULL;
     qemu_cond_destroy(&n->reset_cond);
     qemu_mutex_destroy(&n->reset_lock);
+    femu_state_instance_finalize(n);
     for (unsigned i = 0; i < FEMU_FTL_KEYS_MAX; i++) {
         g_free(n->ftl_props[i].text);
         n->ftl_props[i].text = NULL;
@@ -472,6 +481,8 @@ static const Property femu_controller_props[] = {
     DEFINE_PROP_STRING("trace_out", FemuCtrl, trace_out),
     DEFINE_PROP_STRING("serial", FemuCtrl, serial),
     DEFINE_PROP_STRING("namespaces", FemuCtrl, namespaces),
+    DEFINE_PROP_STRING("state_in", FemuCtrl, state_in),
+    DEFINE_PROP_STRING("state_out", FemuCtrl, state_out),
     DEFINE_PROP_UINT32("queues", FemuCtrl, queues, FEMU_DEFAULT_QUEUES),
     DEFINE_PROP_UINT8("mdts", FemuCtrl, mdts, FEMU_DEFAULT_MDTS),
 };
@@ -508,6 +519,12 @@ static void femu_class_init(ObjectClass *oc, void *data)
         "ftl-sim --trace replays)");
     object_class_property_set_description(oc, "serial",
         "NVMe serial number, at most 20 characters (default: FEMU + PCI slot)");
+    object_class_property_set_description(oc, "state_in",
+        "restore the device state (FTL, namespaces, written data) from this state file "
+        "at start");
+    object_class_property_set_description(oc, "state_out",
+        "write the device state to this file at exit and on vendor admin command C2h "
+        "(atomically: a temporary file renamed over it)");
     object_class_property_set_description(oc, "queues", "number of I/O queue pairs");
     object_class_property_set_description(oc, "mdts",
         "maximum data transfer size, a power of two of 4 KiB pages (0: no limit)");

@@ -246,6 +246,8 @@ struct FemuCtrl {
     char *trace_out;                    /* trace_out=FILE: record the FTL's requests */
     char *serial;                       /* serial=: NVMe serial number; derived when unset */
     char *namespaces;                   /* namespaces=: N, or MiB sizes "a:b:..." (femu_ns.c) */
+    char *state_in;                     /* state_in=FILE: restore at realize (femu_state.c) */
+    char *state_out;                    /* state_out=FILE: save at exit and on C2h */
     uint32_t queues;                    /* queues=: I/O queue pairs */
     uint8_t mdts;                       /* mdts=: max data transfer, power of two of 4 KiB */
     FemuFtlProperty ftl_props[FEMU_FTL_KEYS_MAX];   /* indexed like ftl_config_key() */
@@ -358,6 +360,18 @@ struct FemuCtrl {
     bool threads_running;
     bool wake_fds;                      /* poller_wake and ftl_wake exist */
     Notifier exit_notifier;
+
+    /* State files (femu_state.c, femu_state_save.c). */
+    bool state_ready;                   /* realize succeeded: a save has a device to save */
+    bool state_final_saved;             /* state_out written at exit or unplug */
+    /* QMP save-state: the main loop asks under save_lock, the poller saves and answers. */
+    QemuMutex save_lock;
+    QemuCond save_cond;
+    char *save_path;                    /* under save_lock */
+    bool save_asked;                    /* atomic: a save waits for the poller */
+    bool save_done;                     /* under save_lock */
+    int save_rc;                        /* under save_lock: 0, or -1 with save_err */
+    char save_err[512];
 };
 
 #endif

@@ -11,6 +11,7 @@
 
 #define FEMU_VENDOR_LPN_DUMP    0xc0    /* write lpn_access_count.csv now */
 #define FEMU_VENDOR_PHASE       0xc1    /* phase marker into phases.csv */
+#define FEMU_VENDOR_SAVE_STATE  0xc2    /* write the device state to state_out now */
 #define FEMU_PHASE_NAME_LEN     16      /* CDW12..CDW15 */
 
 /* ---- Queues ---- */
@@ -160,6 +161,8 @@ uint16_t femu_admin_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
         return femu_vendor_lpn_dump(n, req);
     case FEMU_VENDOR_PHASE:
         return femu_vendor_phase(n, cmd, req);
+    case FEMU_VENDOR_SAVE_STATE:
+        return femu_state_vendor_save(n);
     default:
         return femu_dnr(NVME_INVALID_OPCODE);
     }

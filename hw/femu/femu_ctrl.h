@@ -250,10 +250,27 @@ void femu_poller_kick(FemuCtrl *n);                     /* any thread */
 
 /* femu_ftl_thread.c */
 void *femu_ftl_thread_run(void *opaque);
+/* Serve what waits in the poller's ring now, as the FTL thread would; the caller holds
+ * engine_lock (the poller, before a save). */
+void femu_ftl_serve_queued(FemuCtrl *n);
 bool femu_ftl_engine_create(FemuCtrl *n);   /* before the FTL thread starts */
 void femu_ftl_kick(FemuCtrl *n);
 /* Poller: serve a read now when the FTL thread is idle (true), else leave it (false). */
 bool femu_ftl_serve_inline(FemuCtrl *n, FemuRequest *req);
+
+/*
+ * femu_state.c: device state files. Realize restores state_in (after the namespaces,
+ * before the threads) and checks state_out's directory; C2h (poller) and QMP save-state
+ * save at once; the exit save runs after the threads stopped.
+ */
+bool femu_state_restore(FemuCtrl *n, Error **errp);
+bool femu_state_check_out(FemuCtrl *n, Error **errp);
+int femu_state_save(FemuCtrl *n, const char *path, char *err, size_t errlen);
+uint16_t femu_state_vendor_save(FemuCtrl *n);          /* poller: vendor C2h */
+bool femu_state_poll(FemuCtrl *n);                      /* poller: a QMP save waiting */
+void femu_state_save_final(FemuCtrl *n);                /* threads stopped */
+void femu_state_instance_init(FemuCtrl *n);
+void femu_state_instance_finalize(FemuCtrl *n);
 
 /* Status with Do Not Retry, for every error the guest's input caused. */
 static inline uint16_t femu_dnr(uint16_t status)

@@ -244,6 +244,22 @@ bool femu_ftl_serve_inline(FemuCtrl *n, FemuRequest *req)
     return idle;
 }
 
+void femu_ftl_serve_queued(FemuCtrl *n)
+{
+    void *items[FEMU_FTL_BATCH];
+    size_t count;
+
+    /* Both rings' FTL ends are only used under engine_lock, which the caller holds. */
+    while ((count = spsc_ring_pop_batch(n->to_ftl, items, ARRAY_SIZE(items))) > 0) {
+        uint64_t now = femu_now_ns();
+
+        for (size_t i = 0; i < count; i++) {
+            femu_ftl_execute(n, items[i], now);
+            spsc_ring_push(n->from_ftl, items[i]);
+        }
+    }
+}
+
 static uint64_t femu_next_stats_deadline(FemuCtrl *n, uint64_t now)
 {
     uint64_t elapsed = now - n->stats_start_ns;

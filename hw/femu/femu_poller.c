@@ -295,7 +295,7 @@ static void *femu_poller_run(void *opaque)
     rcu_register_thread();
     prctl(PR_SET_TIMERSLACK, 1UL);   /* wake for a completion when it is due, not 50 us late */
     while (!qatomic_read(&n->stop)) {
-        bool work = femu_ctrl_poll(n);
+        bool work = femu_ctrl_poll(n) | femu_state_poll(n);   /* QMP save-state */
 
         if (femu_ctrl_serving(n)) {
             for (unsigned qid = 0; qid <= n->queues && femu_ctrl_serving(n); qid++) {

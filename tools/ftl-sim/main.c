@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ftl.h"
+#include "ftl_state.h"
 #include "sim.h"
 #include "size.h"
 #include "stats_writer.h"
@@ -38,6 +39,8 @@ struct options {
     const char *stats_dir;
     const char *summary_path;
     const char *trace_out;
+    const char *state_in;   /* --state-in: restored before the workload */
+    const char *state_out;  /* --state-out: saved at the end */
     uint64_t check_every;
     bool stream_set;        /* --stream was given */
     bool zone_set;          /* --zone was given */
@@ -53,6 +56,7 @@ static const char usage_text[] =
     "               [--trace FILE [--replay open|closed]] [--seed N] [--stream N] [--zone N]\n"
     "               [--stats-dir DIR]\n"
     "               [--summary FILE.json] [--trace-out FILE] [--check-every N] [--print-config]\n"
+    "               [--state-in FILE] [--state-out FILE]\n"
     "\n"
     "Replays a workload through the femu FTL in simulated time.\n"
     "  --config FILE     SSD configuration (key=value file, e.g. conf/lab-1g.conf);\n"
@@ -88,6 +92,12 @@ static const char usage_text[] =
     "  --trace-out FILE  record the requests this run serves as a version-2 trace (version 3\n"
     "                    with a zoned namespace, or replaying a version-1 or -3 trace)\n"
     "  --check-every N   run the FTL's invariant checker every N requests (slow; debugging)\n"
+    "  --state-in FILE   start from a state file (an aged device: a run's --state-out or the\n"
+    "                    device's state_out=) restored at simulated time 0, instead of an\n"
+    "                    empty device; its configuration must be this run's (timings and\n"
+    "                    read_uncor_ppm may differ); excludes --precondition\n"
+    "  --state-out FILE  save the FTL's state at the end of the run (written atomically;\n"
+    "                    the file holds no data: data=absent)\n"
     "  --print-config    check the configuration, print it as a config file and exit\n";
 
 static void usage_error(const char *fmt, ...)
@@ -129,7 +139,7 @@ static uint64_t parse_size_opt(const char *opt, const char *text)
 enum { OPT_CONFIG = 256, OPT_SET, OPT_RW, OPT_RWMIX, OPT_DIST, OPT_BS, OPT_QD, OPT_SIZE,
        OPT_PRECOND, OPT_IOSIZE, OPT_RUNTIME, OPT_TRACE, OPT_SEED, OPT_STATS, OPT_SUMMARY,
        OPT_CHECK, OPT_PRINT_CONFIG, OPT_REPLAY, OPT_TRACE_OUT, OPT_STREAM, OPT_ZONE,
-       OPT_HELP };
+       OPT_STATE_IN, OPT_STATE_OUT, OPT_HELP };
 
 static const struct option long_options[] = {
     { "config", required_argument, NULL, OPT_CONFIG },
@@ -153,6 +163,8 @@ static const struct option long_options[] = {
     { "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
     { "replay", required_argument, NULL, OPT_REPLAY },
     { "trace-out", required_argument, NULL, OPT_TRACE_OUT },
+    { "state-in", required_argument, NULL, OPT_STATE_IN },
+    { "state-out", required_argument, NULL, OPT_STATE_OUT },
     { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 },
 };
@@ -257,6 +269,8 @@ static void parse_options(int argc, char **argv, struct options *o)
             }
             break;
         case OPT_TRACE_OUT: o->trace_out = optarg; break;
+        case OPT_STATE_IN: o->state_in = optarg; break;
+        case OPT_STATE_OUT: o->state_out = optarg; break;
         case OPT_HELP: fputs(usage_text, stdout); exit(0);
         default:
             usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
@@ -270,6 +284,10 @@ static void parse_options(int argc, char **argv, struct options *o)
     }
     if (o->replay != REPLAY_AUTO && !o->workload.trace_path) {
         usage_error("--replay needs --trace");
+    }
+    if (o->state_in && o->precondition != PRECONDITION_NONE) {
+        usage_error("--precondition and --state-in exclude each other (the state is the "
+                    "preconditioning)");
     }
     ftl_config_defaults(&o->cfg);
     for (unsigned i = 0; i < o->nconfigs; i++) {
@@ -456,6 +474,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "ftl-sim: %s\n", err);
         return 1;
     }
+    /* The restored device's clock starts at 0 like any run's: its lines' ages carry over. */
+    if (o.state_in && ftl_state_load_file(ftl, o.state_in, 0, err, sizeof(err))) {
+        fprintf(stderr, "ftl-sim: error: %s\n", err);
+        ftl_destroy(ftl);
+        return EXIT_USAGE;
+    }
     const struct ftl_geometry *g = ftl_geometry_of(ftl);
     uint64_t capacity = g->logical_pages * g->page_bytes;
     bool zoned_mode = rw_mode_zoned(o.workload.rw) && !o.workload.trace_path;
@@ -539,7 +563,15 @@ int main(int argc, char **argv)
     if (finish_outputs(&o, ftl, stats, trace, end) != 0) {
         rc = rc ? rc : -1;
     }
+    if (rc == 0 && o.state_out &&
+        ftl_state_save_file(ftl, o.state_out, "ftl-sim", end, err, sizeof(err))) {
+        fprintf(stderr, "ftl-sim: error: --state-out: %s\n", err);
+        rc = -1;
+    }
     if (rc == 0) {
+        if (o.state_in) {
+            printf("restored from %s\n", o.state_in);
+        }
         summary_print_text(stdout, ftl, measured);
         struct run_description run_desc = {
             .workload = &o.workload, .qd = o.qd,
@@ -548,6 +580,7 @@ int main(int argc, char **argv)
             .runtime_s = o.runtime_s, .config_paths = o.config_paths,
             .nconfigs = o.nconfigs,
             .precondition_s = precondition_s,
+            .state_in = o.state_in, .state_out = o.state_out,
         };
         if (o.summary_path && write_summary(o.summary_path, ftl, &run_desc, measured)) {
             rc = -1;

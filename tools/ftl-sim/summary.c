@@ -19,6 +19,15 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+static void json_string_or_null(FILE *f, const char *s)
+{
+    if (s) {
+        json_string(f, s);
+    } else {
+        fputs("null", f);
+    }
+}
+
 static double phase_seconds(const struct sim_phase_result *m)
 {
     return (double)(m->end_ns - m->start_ns) / 1e9;
@@ -216,6 +225,11 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
         fputs("null", f);
     }
     fputs("},\n", f);
+    fputs("  \"state_in\": ", f);
+    json_string_or_null(f, run->state_in);
+    fputs(",\n  \"state_out\": ", f);
+    json_string_or_null(f, run->state_out);
+    fputs(",\n", f);
 
 #define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
     fprintf(f, "  \"precondition_sim_time_s\": %.6f,\n", run->precondition_s);

@@ -17,6 +17,7 @@ struct run_description {
     const char *const *config_paths;    /* the --config files in order (none: FEMU defaults) */
     unsigned nconfigs;
     double precondition_s;          /* simulated time spent preconditioning */
+    const char *state_in, *state_out;   /* --state-in / --state-out, NULL when unused */
 };
 
 int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_description *run,

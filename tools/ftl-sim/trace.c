@@ -323,6 +323,31 @@ static int parse_flag(struct trace_reader *t, const char *op, const char *field,
     return 0;
 }
 
+/* The range list of a D or C record: n fields of lba nsect pairs, at most
+ * IO_TRACE_MAX_RANGES of them, into the reader's ranges (r->ranges points there). */
+static int parse_ranges(struct trace_reader *t, const char *op, char **f, int n,
+                        struct trace_record *r, char *err, size_t errlen)
+{
+    if (n > 2 * IO_TRACE_MAX_RANGES) {
+        return fail(t, err, errlen, "%s: more than %d ranges", op, IO_TRACE_MAX_RANGES);
+    }
+    if (n % 2 != 0) {
+        return fail(t, err, errlen, "%s: a range needs lba and nsect", op);
+    }
+    r->nranges = (uint32_t)n / 2;
+    for (uint32_t i = 0; i < r->nranges; i++) {
+        struct trace_range *range = &t->ranges[i];
+
+        NUMBER(f[2 * i], "lba", &range->lba);
+        NUMBER(f[2 * i + 1], "nsect", &range->nsect);
+        if (check_range(t, op, range->lba, range->nsect, err, errlen) != 0) {
+            return -1;
+        }
+    }
+    r->ranges = t->ranges;
+    return 0;
+}
+
 /* C's body: dest zoned lba nsect [lba nsect]... (at least one range). */
 static int parse_copy(struct trace_reader *t, char **f, int n, struct trace_record *r,
                       char *err, size_t errlen)
@@ -331,24 +356,7 @@ static int parse_copy(struct trace_reader *t, char **f, int n, struct trace_reco
     if (parse_flag(t, "C", f[1], "zoned", &r->zoned, err, errlen) != 0) {
         return -1;
     }
-    if (n - 2 > 2 * IO_TRACE_MAX_RANGES) {
-        return fail(t, err, errlen, "C: more than %d ranges", IO_TRACE_MAX_RANGES);
-    }
-    if ((n - 2) % 2 != 0) {
-        return fail(t, err, errlen, "C: a range needs lba and nsect");
-    }
-    r->nranges = (uint32_t)(n - 2) / 2;
-    for (uint32_t i = 0; i < r->nranges; i++) {
-        struct trace_range *range = &t->ranges[i];
-
-        NUMBER(f[2 + 2 * i], "lba", &range->lba);
-        NUMBER(f[3 + 2 * i], "nsect", &range->nsect);
-        if (check_range(t, "C", range->lba, range->nsect, err, errlen) != 0) {
-            return -1;
-        }
-    }
-    r->ranges = t->ranges;
-    return 0;
+    return parse_ranges(t, "C", f + 2, n - 2, r, err, errlen);
 }
 
 /*
@@ -477,24 +485,7 @@ static int parse_v2(struct trace_reader *t, char **f, int n, struct trace_record
         if (parse_nsid(t, f[2], &r->nsid, err, errlen) != 0) {
             return -1;
         }
-        if (n > 3 + 2 * IO_TRACE_MAX_RANGES) {
-            return fail(t, err, errlen, "D: more than %d ranges", IO_TRACE_MAX_RANGES);
-        }
-        if ((n - 3) % 2 != 0) {
-            return fail(t, err, errlen, "D: a range needs lba and nsect");
-        }
-        r->nranges = (uint32_t)(n - 3) / 2;
-        for (uint32_t i = 0; i < r->nranges; i++) {
-            struct trace_range *range = &t->ranges[i];
-
-            NUMBER(f[3 + 2 * i], "lba", &range->lba);
-            NUMBER(f[4 + 2 * i], "nsect", &range->nsect);
-            if (check_range(t, "D", range->lba, range->nsect, err, errlen) != 0) {
-                return -1;
-            }
-        }
-        r->ranges = t->ranges;
-        return 0;
+        return parse_ranges(t, "D", f + 3, n - 3, r, err, errlen);
     case 'X':
         return parse_format(t, f, r, err, errlen);
     case 'F':

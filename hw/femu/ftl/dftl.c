@@ -22,33 +22,11 @@
  */
 #include "ftl_internal.h"
 #include "ftl_error.h"
-#include "lpn_table.h"
-#include "lru_list.h"
+#include "dftl_internal.h"
 
 #include <stdlib.h>
 
 #define NO_SLOT LRU_NONE   /* = LPN_TABLE_NONE */
-
-struct cmt_slot {
-    struct lru_link link;   /* in the CMT's LRU order */
-    uint32_t lpn;
-    uint32_t gen;           /* the translation page's generation when it turned dirty */
-    bool dirty;
-};
-
-struct dftl {
-    uint32_t ept;               /* entries per translation page */
-    uint32_t ntp;               /* translation pages */
-    uint32_t *gtd_plus1;        /* [ntp] ppa + 1 of each translation page, 0: never written */
-    uint32_t *tp_gen;           /* [ntp] write-back generation */
-    struct lpn_table where;     /* LPN -> CMT slot of its entry */
-    struct cmt_slot *slots;     /* [nslots] */
-    uint32_t nslots, used;
-    struct lru_list order;      /* of the used slots */
-    uint32_t *pending;          /* [ntp] translation pages queued for a rewrite */
-    uint32_t npending;
-    uint64_t *pending_bits;     /* [ntp / 64] queued or not */
-};
 
 int dftl_init(struct ftl *ftl)
 {

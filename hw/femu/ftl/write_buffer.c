@@ -14,32 +14,11 @@
  */
 #include "ftl_internal.h"
 #include "ftl_error.h"
-#include "lpn_table.h"
-#include "lru_list.h"
+#include "write_buffer_internal.h"
 
 #include <stdlib.h>
 
 #define NO_ENTRY LRU_NONE  /* = LPN_TABLE_NONE */
-
-struct wbuf_entry {
-    struct lru_link link;   /* in LRU order of the last write (free entries: older
-                             * chains the free list) */
-    uint32_t lpn;
-    uint32_t stream;        /* of the last write: the placement stream of the flush */
-    uint64_t mask;          /* sectors buffered: bit i = sector i of the page */
-};
-
-struct wbuf {
-    struct lpn_table where;     /* LPN -> entry of a buffered page */
-    struct wbuf_entry *entries; /* [nentries] */
-    uint32_t nentries, used;    /* slots [0, used) were ever taken; free ones are chained */
-    uint32_t free_head;         /* free slots, through link.older */
-    struct lru_list order;      /* of the buffered pages */
-    uint32_t pages;             /* pages buffered */
-    uint64_t sectors;           /* sectors buffered */
-    uint64_t watermark;         /* flush while sectors > this */
-    uint64_t full_mask;         /* every sector of a page */
-};
 
 int wbuf_init(struct ftl *ftl)
 {

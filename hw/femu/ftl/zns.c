@@ -13,19 +13,10 @@
  */
 #include "ftl_internal.h"
 #include "ftl_error.h"
+#include "zns_internal.h"
 #include "zone_state.h"
 
 #include <stdlib.h>
-
-struct zone_flash {
-    uint64_t written;   /* sectors from the zone start that reached the device */
-};
-
-struct zns {
-    struct zone_state *state;
-    struct zone_flash *zones;   /* [zones] */
-    uint64_t *changed;          /* [zones] the engine's list of zones a Send changed */
-};
 
 /* ---- geometry ---- */
 

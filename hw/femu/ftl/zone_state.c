@@ -9,28 +9,12 @@
  * Every entry point checks everything first and changes state only once it knows it will
  * succeed, so an error leaves the zones as they were.
  */
-#include "zone_state.h"
+#include "zone_state_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "ftl.h"
-
-#define NO_ZONE UINT32_MAX  /* end of the implicitly-open FIFO; zones < UINT32_MAX */
-
-struct zone_state {
-    struct zone_state_params p;
-    uint64_t sectors;       /* zones * zone_sectors */
-    uint8_t *state;         /* enum ftl_zone_state per zone */
-    uint64_t *written;      /* wp - start: cap when full, 0 when read only / offline */
-    uint64_t *resets;
-    /* Implicitly open zones, oldest first, linked through per-zone prev/next; only kept
-     * when max_open is set (nothing is ever closed implicitly without it). */
-    uint32_t *imp_prev, *imp_next;
-    uint32_t imp_head, imp_tail;
-    uint32_t open, active;
-    uint64_t counts[FTL_ZONE_STATES];
-};
 
 static bool is_open(uint8_t s)
 {
