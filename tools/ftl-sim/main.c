@@ -136,6 +136,24 @@ static uint64_t parse_size_opt(const char *opt, const char *text)
     return bytes;
 }
 
+/* Whether the folder a file would be written into exists (checked before a long run). */
+static bool folder_of_exists(const char *file)
+{
+    const char *slash = strrchr(file, '/');
+    if (!slash) {
+        return true;
+    }
+    char folder[4096];
+    size_t len = slash == file ? 1 : (size_t)(slash - file);
+    if (len >= sizeof(folder)) {
+        return false;
+    }
+    memcpy(folder, file, len);
+    folder[len] = '\0';
+    struct stat st;
+    return stat(folder, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 enum { OPT_CONFIG = 256, OPT_SET, OPT_RW, OPT_RWMIX, OPT_DIST, OPT_BS, OPT_QD, OPT_SIZE,
        OPT_PRECOND, OPT_IOSIZE, OPT_RUNTIME, OPT_TRACE, OPT_SEED, OPT_STATS, OPT_SUMMARY,
        OPT_CHECK, OPT_PRINT_CONFIG, OPT_REPLAY, OPT_TRACE_OUT, OPT_STREAM, OPT_ZONE,
@@ -288,6 +306,9 @@ static void parse_options(int argc, char **argv, struct options *o)
     if (o->state_in && o->precondition != PRECONDITION_NONE) {
         usage_error("--precondition and --state-in exclude each other (the state is the "
                     "preconditioning)");
+    }
+    if (o->state_out && !folder_of_exists(o->state_out)) {
+        usage_error("--state-out %s: its folder does not exist", o->state_out);
     }
     ftl_config_defaults(&o->cfg);
     for (unsigned i = 0; i < o->nconfigs; i++) {
