@@ -9,7 +9,6 @@ stdout. A failed boot is reported and the others still run (exit status 1).
 import argparse
 import json
 import os
-import shutil
 import sys
 import tempfile
 import threading
