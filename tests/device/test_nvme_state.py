@@ -12,6 +12,7 @@ from femu_lab.soak_qmp import Qmp, QmpError, qmp_args
 from nvme_qtest import (IO_READ, IO_WRITE, SC_INVALID_FIELD, SMALL_GEOMETRY, Command,
                         Machine, femu_only, nvme_qemu, pattern, ready)  # noqa: F401
 from femu_device import LAUNCH_TIMEOUT, MACHINE
+from state_file_codec import as_ftl_sim, build, parse
 import test_nvme_zns as zns
 
 pytestmark = femu_only()
@@ -322,68 +323,16 @@ def test_state_file_is_sparse(boot, tmp_path):
 
 # ---------------------------------------------------------------- a state without data
 
-def crc32c(data: bytes, crc: int = 0) -> int:
-    crc ^= 0xFFFFFFFF
-    for byte in data:
-        crc = CRC32C_TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
-
-
-def _crc32c_table():
-    table = []
-    for i in range(256):
-        crc = i
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
-        table.append(crc)
-    return table
-
-
-CRC32C_TABLE = _crc32c_table()
-HEADER_BYTES = 24
-DEVICE_TAGS = {b"DNST", b"DWRT", b"DUNC", b"DATA"}
-
-
-def sections(data: bytes):
-    """(tag, payload) of each section of a state file, CRCs checked, END excluded."""
-    assert data[:8] == b"FEMUSTAT"
-    pos, found = HEADER_BYTES, []
-    while True:
-        tag, _, length = struct.unpack_from("<4sIQ", data, pos)
-        payload = data[pos + 16:pos + 16 + length]
-        assert struct.unpack_from("<I", data, pos + 16 + length)[0] == crc32c(payload)
-        if tag == b"END ":
-            assert struct.unpack("<I", payload)[0] == crc32c(data[:pos])
-            return found
-        found.append((tag, payload))
-        pos += 16 + length + 4
-
-
-def build_state(data_header: bytes, parts) -> bytes:
-    out = bytearray(data_header)
-    for tag, payload in parts:
-        out += struct.pack("<4sIQ", tag, 0, len(payload)) + payload
-        out += struct.pack("<I", crc32c(payload))
-    end = struct.pack("<I", crc32c(bytes(out)))
-    out += struct.pack("<4sIQ", b"END ", 0, 4) + end + struct.pack("<I", crc32c(end))
-    return bytes(out)
-
-
 def without_data(state: bytes) -> bytes:
     """The state as ftl-sim writes one: the FTL's sections, META data=absent."""
-    parts = []
-    for tag, payload in sections(state):
-        if tag == b"META":
-            payload = payload.replace(b"data=present", b"data=absent")
-            payload = payload.replace(b"producer=femu device", b"producer=ftl-sim")
-        if tag not in DEVICE_TAGS:
-            parts.append((tag, payload))
-    return build_state(state[:HEADER_BYTES], parts)
+    header, sections = parse(state)
+    kept = [(tag, as_ftl_sim(tag, payload)) for tag, payload in sections]
+    return build(header, [(tag, payload) for tag, payload in kept if payload is not None])
 
 
 def test_state_without_data_reads_zeroes(boot, saved, tmp_path):
-    """ftl-sim has no --state-out yet here, so its kind of state is made from a device
-    state: the device's own sections dropped, META data=absent."""
+    """ftl-sim's kind of state made from a device state (the device's own sections
+    dropped, META data=absent), so the data it lacks is known: 64 written LBAs."""
     state = tmp_path / "nodata.state"
     state.write_bytes(without_data(saved.read_bytes()))
     machine = boot(f"state_in={state}")
@@ -400,10 +349,10 @@ def test_state_without_data_reads_zeroes(boot, saved, tmp_path):
 
 
 def test_device_sections_required_when_data_present(launch, saved, tmp_path):
-    parts = [(tag, payload) for tag, payload in sections(saved.read_bytes())
-             if tag != b"DWRT"]
+    header, sections = parse(saved.read_bytes())
     path = tmp_path / "partial.state"
-    path.write_bytes(build_state(saved.read_bytes()[:HEADER_BYTES], parts))
+    path.write_bytes(build(header, [(tag, payload) for tag, payload in sections
+                                    if tag != b"DWRT"]))
     line = realize_error(launch, f"state_in={path}")
     assert f"state_in: {path}" in line and "DWRT" in line
 

@@ -9,66 +9,15 @@ import subprocess
 import pytest
 
 from femu_device import LAUNCH_TIMEOUT, MACHINE
+from state_file_codec import as_ftl_sim, build, parse
 from nvme_qtest import (IO_WRITE, SMALL_GEOMETRY, Machine, femu_only, nvme_qemu,  # noqa: F401
                         pattern, ready)
 
 pytestmark = femu_only()
 
 LBA = 512
-HEADER = struct.Struct("<8sIIQ")          # magic, version, header bytes, reserved
-SECTION = struct.Struct("<IIQ")           # tag, reserved, payload bytes
 NS_TABLE_HEAD = 8 + 40                    # NSIDs, ns_created, the controller's SMART
 NS_RECORD = 8 + 3 * 8 + 16 + 40           # flags, extent, bytes, UUID, SMART
-
-
-def _crc_table():
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-CRC_TABLE = _crc_table()
-
-
-def crc32c(data: bytes) -> int:
-    crc = 0xFFFFFFFF
-    for byte in data:
-        crc = CRC_TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
-
-
-def tag(name: str) -> int:
-    return int.from_bytes(name.encode(), "little")
-
-
-def parse(raw: bytes):
-    """(header bytes, [(tag, payload)]) without the end record; checks the CRCs."""
-    magic, version, header_bytes, _ = HEADER.unpack_from(raw)
-    assert magic == b"FEMUSTAT" and header_bytes == HEADER.size
-    sections, at = [], HEADER.size
-    while True:
-        section_tag, _, length = SECTION.unpack_from(raw, at)
-        payload = raw[at + SECTION.size:at + SECTION.size + length]
-        crc, = struct.unpack_from("<I", raw, at + SECTION.size + length)
-        assert crc == crc32c(payload), f"section {section_tag:#x}: CRC"
-        if section_tag == tag("END "):
-            return raw[:HEADER.size], sections
-        sections.append((section_tag, payload))
-        at += SECTION.size + length + 4
-
-
-def build(header: bytes, sections) -> bytes:
-    out = bytearray(header)
-    for section_tag, payload in sections:
-        out += SECTION.pack(section_tag, 0, len(payload)) + payload
-        out += struct.pack("<I", crc32c(payload))
-    end = struct.pack("<I", crc32c(bytes(out)))
-    out += SECTION.pack(tag("END "), 0, 4) + end + struct.pack("<I", crc32c(end))
-    return bytes(out)
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +71,8 @@ def ns_field(payload, nsid, offset, fmt, value):
 
 
 def on(name, edit):
-    return lambda section_tag, payload: edit(payload) if section_tag == tag(name) else payload
+    tag = name.encode()
+    return lambda section_tag, payload: edit(payload) if section_tag == tag else payload
 
 
 def test_the_rewrite_itself_restores(nvme_qemu, saved, tmp_path):
@@ -149,17 +99,17 @@ CASES = [
      "overlap"),
     ("ns-zoned", on("DNST", lambda p: ns_field(p, 1, 2, "<B", 1)), "zoned"),
     ("ns-table-short", on("DNST", lambda p: p[:-8]), "namespace table"),
-    ("no-ns-table", lambda t, p: None if t == tag("DNST") else p, "namespace table"),
+    ("no-ns-table", lambda t, p: None if t == b"DNST" else p, "namespace table"),
     ("written-outside", on("DNST", lambda p: ns_field(ns_field(ns_field(
         p, 1, 8, "<Q", 1024), 1, 16, "<Q", 4096), 1, 24, "<Q", 4096 * LBA)),
      "outside every namespace"),
-    ("no-data", lambda t, p: None if t == tag("DATA") else p, "DATA"),
+    ("no-data", lambda t, p: None if t == b"DATA" else p, "DATA"),
     ("data-size", on("DATA", lambda p: struct.pack("<Q", 12345) + p[8:]), "DATA"),
     ("meta-data-word", on("META", lambda p: p.replace(b"data=present", b"data=perhaps")),
      "data="),
-    ("no-conf", lambda t, p: None if t == tag("CONF") else p, "CONF"),
+    ("no-conf", lambda t, p: None if t == b"CONF" else p, "CONF"),
     # the FTL's own sections: ftl_state_load checks them (and ftl_check afterwards)
-    ("no-l2p", lambda t, p: None if t == tag("FL2P") else p, "FL2P"),
+    ("no-l2p", lambda t, p: None if t == b"FL2P" else p, "FL2P"),
     ("l2p-garbage", on("FL2P", lambda p: p[:-64] + bytes(b ^ 0x5A for b in p[-64:])), ""),
     ("p2l-garbage", on("FP2L", lambda p: p[:-64] + bytes(b ^ 0xA5 for b in p[-64:])), ""),
     ("lines-short", on("FLIN", lambda p: p[:len(p) // 2]), ""),
@@ -176,14 +126,7 @@ def test_state_without_data_reads_zeroes(nvme_qemu, saved, tmp_path):
     """What ftl-sim writes (META data=absent, the FTL's sections only), made here from a
     device's file: the device starts from the FTL, warns once, counts the mapped LBAs as
     written (NUSE) and reads them as zeroes; namespaces= still applies."""
-    def strip(section_tag, payload):
-        if section_tag in {tag(name) for name in ("DNST", "DWRT", "DUNC", "DATA")}:
-            return None
-        if section_tag == tag("META"):
-            return payload.replace(b"data=present", b"data=absent").replace(
-                b"producer=femu device", b"producer=ftl-sim")
-        return payload
-    path = rewrite(saved, tmp_path, "nodata.state", strip)
+    path = rewrite(saved, tmp_path, "nodata.state", as_ftl_sim)
     machine = Machine(nvme_qemu, tmp_path, f"namespaces=2,state_in={path}")
     try:
         nvme = machine.nvme
