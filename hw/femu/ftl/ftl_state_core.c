@@ -99,9 +99,7 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size
 {
     const uint32_t tag = STATE_TAG_FTL_CORE;
     struct state_cursor c;
-    if (state_cursor_load(r, tag, scalars_bytes(ftl), 0, &c, err, errlen) ||
-        state_section_version(r, &c, tag, err, errlen)) {
-        state_cursor_free(&c);
+    if (state_section_open(r, tag, scalars_bytes(ftl), 0, &c, err, errlen)) {
         return -1;
     }
     struct state_buf mine = { 0 };
@@ -217,10 +215,8 @@ static int load_blocks(struct ftl *ftl, struct state_reader *r, char *err, size_
     const uint32_t tag = STATE_TAG_FTL_BLKS;
     uint64_t nblocks = ftl->geo.blocks, words = (nblocks + 63) / 64;
     struct state_cursor c;
-    if (state_cursor_load(r, tag, 4 + nblocks * BLOCK_RECORD_BYTES + words * 8, 0, &c, err,
-                          errlen) ||
-        state_section_version(r, &c, tag, err, errlen)) {
-        state_cursor_free(&c);
+    if (state_section_open(r, tag, 4 + nblocks * BLOCK_RECORD_BYTES + words * 8, 0, &c, err,
+                           errlen)) {
         return -1;
     }
     for (uint64_t i = 0; i < nblocks; i++) {
@@ -269,10 +265,8 @@ static int load_lines(struct ftl *ftl, struct state_reader *r, uint64_t now_ns, 
 {
     const uint32_t tag = STATE_TAG_FTL_LINE;
     struct state_cursor c;
-    if (state_cursor_load(r, tag, 4 + (uint64_t)ftl->nunits * LINE_RECORD_BYTES, 0, &c, err,
-                          errlen) ||
-        state_section_version(r, &c, tag, err, errlen)) {
-        state_cursor_free(&c);
+    if (state_section_open(r, tag, 4 + (uint64_t)ftl->nunits * LINE_RECORD_BYTES, 0, &c, err,
+                           errlen)) {
         return -1;
     }
     int rc = 0;
@@ -350,9 +344,7 @@ static int load_queues(struct ftl *ftl, struct state_reader *r, char *err, size_
     const uint32_t tag = STATE_TAG_FTL_QUES;
     uint64_t max = 4 + 8 * (uint64_t)ftl->npools + 8 * (uint64_t)ftl->nunits;
     struct state_cursor c;
-    if (state_cursor_load(r, tag, 0, max, &c, err, errlen) ||
-        state_section_version(r, &c, tag, err, errlen)) {
-        state_cursor_free(&c);
+    if (state_section_open(r, tag, 0, max, &c, err, errlen)) {
         return -1;
     }
     int rc = 0;

@@ -96,9 +96,7 @@ int ftl_state_load_dftl(struct ftl *ftl, struct state_reader *r, char *err, size
     uint64_t max = CMT_HEADER_BYTES + (uint64_t)d->nslots * CMT_RECORD_BYTES;
     struct state_cursor c;
 
-    if (state_cursor_load(r, tag, 0, max, &c, err, errlen) ||
-        state_section_version(r, &c, tag, err, errlen)) {
-        state_cursor_free(&c);
+    if (state_section_open(r, tag, 0, max, &c, err, errlen)) {
         return -1;
     }
     uint32_t ntp = state_cur_u32(&c), nslots = state_cur_u32(&c), used = state_cur_u32(&c);

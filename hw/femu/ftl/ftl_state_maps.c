@@ -63,9 +63,7 @@ static int load_overflow(struct ftl *ftl, struct state_reader *r, char *err, siz
     uint64_t max_slots = 2 * logical < UINT32_MAX ? 2 * logical : UINT32_MAX;
     uint64_t max_bytes = 12 + (max_slots / 2) * SLOT_RECORD_BYTES;
     struct state_cursor c;
-    if (state_cursor_load(r, tag, 0, max_bytes, &c, err, errlen) ||
-        state_section_version(r, &c, tag, err, errlen)) {
-        state_cursor_free(&c);
+    if (state_section_open(r, tag, 0, max_bytes, &c, err, errlen)) {
         return -1;
     }
     uint32_t nslots = state_cur_u32(&c), used = state_cur_u32(&c);

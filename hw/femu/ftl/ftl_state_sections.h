@@ -70,9 +70,10 @@ static inline uint64_t state_time_rebase(uint64_t now_ns, uint64_t age)
     return now_ns <= UINT64_MAX - ahead ? now_ns + ahead : UINT64_MAX;
 }
 
-/* The section version read first from c: -1 with a reason when it is not ours. */
-int state_section_version(struct state_reader *r, struct state_cursor *c, uint32_t tag,
-                          char *err, size_t errlen);
+/* Section tag read whole into c (state_cursor_load's sizes) with its layout version, the
+ * first u32, checked: -1 with a reason, and nothing to free, when either is wrong. */
+int state_section_open(struct state_reader *r, uint32_t tag, uint64_t expected, uint64_t max,
+                       struct state_cursor *c, char *err, size_t errlen);
 
 /* "PATH: section TAG: " + message, always -1. */
 int state_section_error(struct state_reader *r, uint32_t tag, char *err, size_t errlen,

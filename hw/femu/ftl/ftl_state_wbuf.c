@@ -73,9 +73,7 @@ int ftl_state_load_wbuf(struct ftl *ftl, struct state_reader *r, char *err, size
     uint64_t max = WBUF_HEADER_BYTES + (uint64_t)b->nentries * WBUF_RECORD_BYTES;
     struct state_cursor c;
 
-    if (state_cursor_load(r, tag, 0, max, &c, err, errlen) ||
-        state_section_version(r, &c, tag, err, errlen)) {
-        state_cursor_free(&c);
+    if (state_section_open(r, tag, 0, max, &c, err, errlen)) {
         return -1;
     }
     uint32_t nentries = state_cur_u32(&c), pages = state_cur_u32(&c);

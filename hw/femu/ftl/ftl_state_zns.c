@@ -172,9 +172,7 @@ int ftl_state_load_zns(struct ftl *ftl, struct state_reader *r, char *err, size_
     uint64_t max = ZONE_HEADER_BYTES + zones * (ZONE_RECORD_BYTES + 4);
     struct state_cursor c;
 
-    if (state_cursor_load(r, tag, 0, max, &c, err, errlen) ||
-        state_section_version(r, &c, tag, err, errlen)) {
-        state_cursor_free(&c);
+    if (state_section_open(r, tag, 0, max, &c, err, errlen)) {
         return -1;
     }
     int rc = 0;
