@@ -10,15 +10,7 @@ import pytest
 
 from femu_lab import aged, devconfig, workloads
 from femu_lab.paths import QEMU
-from lab_calls import lab
-
-LAB_1G = "conf/lab-1g.conf"
-# 64 MiB raw, 48 MiB logical (as tests/lab/test_sweep.py): a pass takes a fraction of a second.
-SMALL_SIM = ["--set", "luns_per_ch=2", "--set", "pgs_per_blk=64", "--set", "ssd_size=48"]
-# tests/guest/femu_fixtures.py's SMALL_SSD: 96 MiB logical on 160 MiB of flash.
-SMALL_VM = [f"--set={key}={value}" for key, value in dict(
-    nchs=2, luns_per_ch=4, pgs_per_blk=64, blks_per_pl=80, pls_per_lun=1, secsz=512,
-    secs_per_pg=8, devsz_mb=96, pg_wr_lat=50000, blk_er_lat=500000).items()]
+from lab_calls import LAB_1G, SMALL_SIM, SMALL_VM, lab
 
 
 @pytest.fixture(autouse=True)

@@ -8,21 +8,13 @@ import pytest
 
 from femu_lab import sweep_folder, sweep_plan, workloads
 from femu_lab.paths import QEMU
-from lab_calls import read_csv, sweep
+from lab_calls import GC_BY_SIZE, LAB_1G, SMALL_SIM, SMALL_VM, read_csv, sweep
 
-LAB_1G = "conf/lab-1g.conf"
-# A 64 MiB-raw, 48 MiB-logical device, as tests/ftl-sim/test_ftl_sim_cli.py uses.
-SMALL_SIM = ["--set", "luns_per_ch=2", "--set", "pgs_per_blk=64", "--set", "ssd_size=48"]
 HOTCOLD = ["--set", "placement=hotcold"]
 # Sweeps that test the mechanics: gc-randwrite's '# sim:' line covers the whole (small)
 # device, so each point simulates and plots in a fraction of a second.
 QUICK = ["--workload", "gc-randwrite", "--config", LAB_1G, *SMALL_SIM, "--runtime", "10",
          "--engine", "sim"]
-# The device of tests/guest/femu_fixtures.py (SMALL_SSD): 96 MiB logical on 160 MiB of
-# flash with short program/erase latencies, so GC starts within seconds under TCG.
-SMALL_VM = [f"--set={key}={value}" for key, value in dict(
-    nchs=2, luns_per_ch=4, pgs_per_blk=64, blks_per_pl=80, pls_per_lun=1, secsz=512,
-    secs_per_pg=8, devsz_mb=96, pg_wr_lat=50000, blk_er_lat=500000).items()]
 
 
 @pytest.fixture(autouse=True)
@@ -245,16 +237,6 @@ def test_another_definition_in_the_folder_is_refused(capsys, sim_runs, tmp_path)
     assert stderr == [f"femu-lab: error: {stranger.resolve()} exists and holds no sweep.json: "
                       "choose another --out"]
     assert len(sim_runs()) == 2
-
-
-# A drop-in workload bound by what it writes, not by time: 192 MiB of 4 KiB random writes
-# on SMALL_VM's 160 MiB of flash, so GC must erase blocks however fast or slow the host is.
-GC_BY_SIZE = """# description: 192 MiB of random 4 KiB writes on the raw device (GC on SMALL_VM)
-# runtime: 60
-phase workload
-fio_json fio-gc-by-size --name=gc-by-size --filename="$DEV" --rw=randwrite --bs=4k \\
-    --ioengine=libaio --iodepth=16 --direct=1 --norandommap --io_size=192m
-"""
 
 
 @pytest.mark.vm

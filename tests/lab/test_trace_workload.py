@@ -8,9 +8,7 @@ import pytest
 
 from femu_lab import lab_cli, workloads
 from femu_lab.blackbox import main as blackbox_main
-
-LAB_1G = "conf/lab-1g.conf"
-SMALL_SIM = ["--set", "luns_per_ch=2", "--set", "pgs_per_blk=64", "--set", "ssd_size=48"]
+from lab_calls import LAB_1G, SMALL_SIM
 
 
 @pytest.fixture(autouse=True)

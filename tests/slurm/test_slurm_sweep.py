@@ -14,13 +14,12 @@ from femu_lab import slurm_executor, slurm_queue
 from femu_lab.paths import QEMU
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lab"))
-from lab_calls import read_csv, sweep  # noqa: E402  (tests/lab/lab_calls.py)
+# tests/lab/lab_calls.py
+from lab_calls import GC_BY_SIZE, LAB_1G, SMALL_SIM, SMALL_VM, read_csv, sweep  # noqa: E402
 
-LAB_1G = "conf/lab-1g.conf"
 # As tests/lab/test_sweep.py's QUICK: a 48 MiB-logical device that gc-randwrite covers
 # whole, so each point simulates and plots in a fraction of a second.
-QUICK = ["--workload", "gc-randwrite", "--config", LAB_1G, "--set", "luns_per_ch=2",
-         "--set", "pgs_per_blk=64", "--set", "ssd_size=48", "--runtime", "10",
+QUICK = ["--workload", "gc-randwrite", "--config", LAB_1G, *SMALL_SIM, "--runtime", "10",
          "--engine", "sim", "--set", "placement=hotcold", "--set", "hot_threshold=0,6"]
 NAMES = ["hot_threshold=0", "hot_threshold=6"]
 
@@ -233,18 +232,6 @@ def test_status_of_a_folder_without_a_sweep(capsys, tmp_path):
     assert status == 2 and stdout == []
     assert stderr == [f"femu-lab: error: --status {tmp_path}: no sweep.json there (not a "
                       "sweep folder)"]
-
-
-# tests/lab/test_sweep.py's small VM device and its GC-by-size workload, one point here.
-SMALL_VM = [f"--set={key}={value}" for key, value in dict(
-    nchs=2, luns_per_ch=4, pgs_per_blk=64, blks_per_pl=80, pls_per_lun=1, secsz=512,
-    secs_per_pg=8, devsz_mb=96, pg_wr_lat=50000, blk_er_lat=500000).items()]
-GC_BY_SIZE = """# description: 192 MiB of random 4 KiB writes on the raw device (GC on SMALL_VM)
-# runtime: 60
-phase workload
-fio_json fio-gc-by-size --name=gc-by-size --filename="$DEV" --rw=randwrite --bs=4k \\
-    --ioengine=libaio --iodepth=16 --direct=1 --norandommap --io_size=192m
-"""
 
 
 @pytest.mark.vm
