@@ -107,3 +107,19 @@ def test_guest_modules_dep_adds_a_chain_to_its_module_only(tmp_path):
                                  "kernel/lib/x.ko:", "kernel/crypto/c.ko:"]
     plain = kernel.guest_modules_dep(tmp_path, "9.9", included)
     assert plain.splitlines()[0] == "kernel/fs/a.ko: kernel/lib/x.ko"
+
+
+def test_release_names_are_checked_in_one_line(tmp_path, monkeypatch):
+    from femu_guest import DEFAULT_RELEASE, RELEASES, image, paths
+    assert RELEASES == ("trixie", "bookworm") and DEFAULT_RELEASE in RELEASES
+    monkeypatch.setenv("FEMU_IMAGE_DIR", str(tmp_path))
+    assert paths.guest_image_dir() == tmp_path / "guest" / DEFAULT_RELEASE
+    assert paths.guest_image_dir("bookworm") == tmp_path / "guest" / "bookworm"
+    for call in (lambda: image.ensure_image(release="sid", quiet=True),
+                 lambda: paths.guest_image_dir("Trixie"),
+                 lambda: image.is_up_to_date(tmp_path, "buster")):
+        with pytest.raises(ValueError) as error:
+            call()
+        message = str(error.value)
+        assert "\n" not in message and "trixie, bookworm" in message
+    assert not (tmp_path / "cache").exists()    # refused before anything was made

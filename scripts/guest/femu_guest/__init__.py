@@ -4,6 +4,7 @@ python3 (scripts/guest/build-image.sh) without the project's venv.
 
 Modules:
   image         the builder: ensure_image(), GuestImage, `python -m femu_guest`
+  releases      the Debian releases a guest is built from (RELEASES, DEFAULT_RELEASE)
   debian        apt-get download / dpkg-deb -x, candidate versions
   kernel        the vmlinux out of Debian's bzImage, module dependency chains
   package_view  the merged view of extracted package trees
@@ -12,3 +13,6 @@ Modules:
   paths         the guest sources and the image / package cache folders
   progress      timestamped progress lines
 """
+from .releases import DEFAULT_RELEASE, RELEASES
+
+__all__ = ["DEFAULT_RELEASE", "RELEASES"]

@@ -1,4 +1,4 @@
-"""python -m femu_guest [--force] [--quiet] [--out DIR]: build the guest image."""
+"""python -m femu_guest [--force] [--quiet] [--out DIR] [--release R]: build the guest image."""
 import sys
 
 from .image import main

@@ -7,7 +7,8 @@ femu.ssh=1), and f2fs, loaded by the zoned labs' `modprobe f2fs`.
 
 Rebuilds only when an input changes: the candidate version of any package used,
 or a source file of the builder / guest init. Usage:
-    python -m femu_guest [--force] [--quiet]   (scripts/guest/build-image.sh)
+    python -m femu_guest [--force] [--quiet] [--release trixie|bookworm]
+    (scripts/guest/build-image.sh passes its arguments on)
 """
 import argparse
 import fcntl
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from . import debian, kernel, paths
+from .releases import DEFAULT_RELEASE, RELEASES, check_release
 from .cpio import CpioWriter
 from .package_view import MERGED_DIRS, PackageView, normalize
 from .progress import Progress
@@ -108,9 +110,14 @@ def load_manifest(out_dir: Path) -> Optional[dict]:
         return None
 
 
-def is_up_to_date(out_dir: Path) -> bool:
+def is_up_to_date(out_dir: Path, release: Optional[str] = None) -> bool:
+    """Whether out_dir holds a complete image of release (None: the default release)
+    that the current packages and sources would build again unchanged."""
+    release = check_release(release)
     manifest = load_manifest(out_dir)
     if not manifest or not all((out_dir / n).is_file() for n in ("vmlinux", "initramfs.cpio")):
+        return False
+    if manifest.get("release", "bookworm") != release:
         return False
     versions = debian.candidate_versions(manifest["packages"])
     if any(v is None for v in versions.values()):
@@ -119,8 +126,9 @@ def is_up_to_date(out_dir: Path) -> bool:
 
 
 class Builder:
-    def __init__(self, out_dir: Path, cache_dir: Path, log: Progress):
+    def __init__(self, out_dir: Path, cache_dir: Path, log: Progress, release: str):
         self.out_dir = out_dir
+        self.release = release
         self.deb_dir = cache_dir / "debs"
         self.tree_dir = cache_dir / "trees"
         self.log = log
@@ -212,6 +220,7 @@ class Builder:
             key = _build_key(self.versions)
             manifest = {
                 "key": key,
+                "release": self.release,
                 "kernel_version": kernel_version,
                 "packages": dict(sorted(self.versions.items())),
                 "modules": [Path(m).stem for m in modules],
@@ -327,10 +336,13 @@ def _lines(modules: List[str]) -> bytes:
     return "".join(f"/{module}\n" for module in modules).encode()
 
 
-def ensure_image(force: bool = False, quiet: bool = False,
-                 out_dir: Optional[Path] = None) -> GuestImage:
-    """The current guest image, built first if missing or out of date."""
-    out_dir = out_dir or paths.guest_image_dir()
+def ensure_image(force: bool = False, quiet: bool = False, out_dir: Optional[Path] = None,
+                 release: Optional[str] = None) -> GuestImage:
+    """The current guest image of a Debian release (None: DEFAULT_RELEASE), built first if
+    missing or out of date, in out_dir (default: images/guest/RELEASE). An unknown
+    release raises ValueError."""
+    release = check_release(release)
+    out_dir = out_dir or paths.guest_image_dir(release)
     log = Progress("guest-image", enabled=not quiet)
     cache_dir = paths.package_cache_dir()
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -338,22 +350,27 @@ def ensure_image(force: bool = False, quiet: bool = False,
     # then finds the image up to date.
     with open(cache_dir / ".build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not force and is_up_to_date(out_dir):
+        if not force and is_up_to_date(out_dir, release):
             log(f"up to date: {out_dir}")
             return GuestImage(out_dir / "vmlinux", out_dir / "initramfs.cpio",
                               load_manifest(out_dir))
-        log(f"building the guest image into {out_dir}")
-        return Builder(out_dir, cache_dir, log).build()
+        if release != "bookworm":
+            raise ImageError(f"a {release} guest cannot be built yet: only bookworm")
+        log(f"building the {release} guest image into {out_dir}")
+        return Builder(out_dir, cache_dir, log, release).build()
 
 
 def main(argv=None, prog=None) -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
-    parser.add_argument("--out", type=Path, help="output folder (default: images/guest)")
+    parser.add_argument("--out", type=Path, help="output folder (default: images/guest/RELEASE)")
+    parser.add_argument("--release", choices=RELEASES, default=DEFAULT_RELEASE,
+                        help=f"Debian release of the guest (default: {DEFAULT_RELEASE})")
     args = parser.parse_args(argv)
     try:
-        image = ensure_image(force=args.force, quiet=args.quiet, out_dir=args.out)
+        image = ensure_image(force=args.force, quiet=args.quiet, out_dir=args.out,
+                             release=args.release)
     except (ImageError, debian.AptError, subprocess.CalledProcessError, ValueError) as error:
         print(f"guest-image: error: {error}", file=sys.stderr)
         return 1

@@ -1,6 +1,9 @@
 """Where the guest's sources are and where the built image and the package cache go."""
 import os
 from pathlib import Path
+from typing import Optional
+
+from .releases import check_release
 
 # scripts/guest/femu_guest/paths.py: the guest sources (init, profile) sit beside this
 # package, the repository root is two levels above them.
@@ -14,9 +17,10 @@ def image_root() -> Path:
     return Path(override) if override else REPO_ROOT / "images"
 
 
-def guest_image_dir() -> Path:
-    """Folder holding the built vmlinux, initramfs.cpio and manifest.json."""
-    return image_root() / "guest"
+def guest_image_dir(release: Optional[str] = None) -> Path:
+    """Folder holding one release's built vmlinux, initramfs.cpio and manifest.json
+    (images/guest/RELEASE; None: the default release)."""
+    return image_root() / "guest" / check_release(release)
 
 
 def package_cache_dir() -> Path:
