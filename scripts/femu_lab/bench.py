@@ -21,7 +21,8 @@ from femu_analysis.cli_args import UsageError, whole_number
 from femu_guest import image as guest_image
 from femu_guest.progress import Progress
 
-from . import bench_devices, bench_jobs, bench_sim, bench_stats, bench_table, devconfig, paths, vm
+from . import (bench_devices, bench_jobs, bench_sim, bench_stats, bench_table, devconfig, paths,
+               setup_steps, vm)
 from .bench_host import find_qemu_pid, sample_cpu_percent
 from .bench_jobs import BenchTimes
 from .bench_stats import Geometry
@@ -64,8 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="guest vCPUs (default 2)")
     parser.add_argument("--mem", type=whole_number(256, 1 << 20), default=1024, metavar="MIB",
                         help="guest memory in MiB (default 1024)")
-    parser.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto",
-                        help="KVM when it works (auto), else TCG")
+    setup_steps.add_guest_arguments(parser)
     parser.add_argument("--ftl-sim", type=Path, metavar="PATH",
                         help="ftl-sim binary (default build/release/tools/ftl-sim/ftl-sim)")
     parser.add_argument("--json", type=Path, metavar="OUT",
@@ -222,7 +222,8 @@ def run(args, prog: str = PROG) -> int:
         log(f"ftl-sim: randwrite 4k QD32 after a sequential fill, {args.runtime} s simulated")
         sim = bench_sim.run(ftl_sim, config_path, config.overrides, args.runtime,
                             root / "ftl-sim", geometry)
-        image = guest_image.ensure_image(quiet=True)
+        image = guest_image.ensure_image(quiet=True, release=args.guest_release)
+        setup_steps.choose_accel(args.accel, args.qemu, image, log)
         devices = {d.name: d for d in bench_devices.devices(
             config_path, config.overrides, config.values, config.logical_bytes, args.qemu,
             args.femu_upstream)}

@@ -19,7 +19,7 @@ from typing import List, Optional
 
 from femu_analysis.cli_args import OneLineParser, UsageError, whole_number
 
-from . import aged, compat, devconfig, lab_run, paths, setup_steps, workloads, zns_report
+from . import accel, aged, compat, devconfig, lab_run, paths, setup_steps, workloads, zns_report
 from .aged import AgedError
 from .devconfig import ConfigError
 from .lab_report import headline
@@ -76,8 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="guest memory in MiB (default 1024; 2048 with IMAGE)")
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="results folder (default results/<timestamp>-<workload>)")
-    parser.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto",
-                        help="KVM when it works (auto), else TCG")
+    setup_steps.add_guest_arguments(parser)
     parser.add_argument("--qemu", type=Path, default=setup_steps.QEMU, metavar="PATH",
                         help="QEMU with femu (default: build it into build-femu/)")
     parser.add_argument("--ssh-port", type=whole_number(1, 65535), default=8080, metavar="PORT",
@@ -128,7 +127,7 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
         if args.image_args:
             return _compat_mode(args)
         return _lab_mode(args)
-    except (UsageError, ConfigError, WorkloadError, AgedError) as error:
+    except (UsageError, ConfigError, WorkloadError, AgedError, accel.AccelError) as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     except lab_run.LabRunInterrupted as error:
@@ -143,6 +142,7 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
 
 
 def _lab_mode(args) -> int:
+    accel.preflight(args.accel)
     workload = workloads.resolve(args.workload)
     workload.require_guest()
     runtime = args.runtime or workload.runtime
@@ -157,7 +157,8 @@ def _lab_mode(args) -> int:
         raise UsageError(f"--out {args.out} already exists")
     state = _aged_state(args.aged, config)
     qemu = setup_steps.ensure_qemu(args.qemu)
-    image = setup_steps.ensure_guest()
+    image = setup_steps.ensure_guest(release=args.guest_release)
+    setup_steps.choose_accel(args.accel, qemu, image)
     folder = args.out or lab_run.fresh_name(lab_run.default_folder(RESULTS_ROOT, workload))
     total = workload.total_seconds(runtime)
     settings = " with " + " ".join(f"{k}={v}" for k, v in overrides.items()) if overrides else ""
@@ -205,6 +206,7 @@ def _shown(path: Path) -> Path:
 
 
 def _compat_mode(args) -> int:
+    accel.preflight(args.accel)
     image = Path(args.image_args[0])
     stats_dir = Path(args.image_args[1]) if len(args.image_args) > 1 else None
     overrides = devconfig.parse_overrides(args.overrides)

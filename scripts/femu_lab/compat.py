@@ -186,8 +186,9 @@ def run_image(image: Path, stats_dir: Optional[Path], *, config: DeviceConfig, q
 
 def _choose_accel(requested: str, qemu: Path) -> str:
     try:
+        # The probe boots the project's own guest kernel (built first if missing).
         return accel.choose(requested, str(qemu), MACHINE)
-    except ValueError as error:
+    except (ValueError, accel.AccelError) as error:
         raise CompatError(str(error)) from None
 
 

@@ -19,7 +19,7 @@ from typing import List, Optional
 
 from femu_analysis.cli_args import OneLineParser, UsageError, whole_number
 
-from . import (aged, bench, blackbox, devconfig, dftl_study, lab_run, lab_sweep, setup_steps,
+from . import (accel, aged, bench, blackbox, devconfig, dftl_study, lab_run, lab_sweep, setup_steps,
                slurm_checks, slurm_executor, slurm_status, workloads)
 from .aged import AgedError, AgeFailed
 from .bench_sim import SimError
@@ -100,8 +100,7 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="sweep folder (default results/sweep-<workload>-<swept keys>-"
                              "<engine>)")
-    parser.add_argument("--accel", choices=("auto", "kvm", "tcg"), default="auto",
-                        help="KVM when it works (auto), else TCG")
+    setup_steps.add_guest_arguments(parser)
     parser.add_argument("--qemu", type=Path, default=setup_steps.QEMU, metavar="PATH",
                         help="QEMU with femu (default: build it into build-femu/)")
     add_slurm_arguments(parser.add_argument_group(
@@ -169,7 +168,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             return dftl_study.run(args, prog=f"{PROG} dftl-study")
         return _sweep(args)
     except (UsageError, PlanError, ConfigError, WorkloadError, CheckError,
-            FolderError, AgedError) as error:
+            FolderError, AgedError, accel.AccelError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
     except (setup_steps.SetupError, lab_run.LabRunError, SimError, AgeFailed,
@@ -197,7 +196,7 @@ def _sweep(args) -> int:
         workload=workload, config_path=args.config, plan=plan,
         runtime=args.runtime or workload.runtime, precondition=args.precondition,
         engine=args.engine, jobs=args.jobs, out=args.out, smp=args.smp, mem_mb=args.mem,
-        accel=args.accel, qemu=args.qemu, aged=args.aged)
+        accel=args.accel, qemu=args.qemu, aged=args.aged, guest_release=args.guest_release)
     if args.aged and args.precondition:
         raise UsageError("--aged and --precondition exclude each other: the state is the "
                          "preconditioning")

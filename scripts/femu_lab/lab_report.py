@@ -2,6 +2,7 @@
 the headline figures (device IOPS and WAF over the benchmark window beside fio's IOPS).
 Imported only after a run succeeded: it needs pandas and matplotlib from the venv.
 """
+import json
 import re
 from pathlib import Path
 from typing import Dict, Optional
@@ -60,6 +61,34 @@ def analyse(folder: Path, workload: Workload) -> Dict[str, object]:
         figures["device_write_commands"] = int(run.stats["host_write_cmds"].sum())
     figures.update(sysbench_rates(folder / "sysbench.txt"))
     return figures
+
+
+def name_summaries(work: Path, dest: Path) -> None:
+    """A run is built in work (NAME.incomplete) and becomes dest (NAME, or NAME.failed):
+    the summaries in work name dest instead, before the rename. femu-plot's
+    plots/summary.json and summary.md (the run's name and path) and ftl-sim's summary.json
+    (its config file's path); either may be absent."""
+    def retarget(value):
+        if isinstance(value, dict):
+            return {key: retarget(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [retarget(item) for item in value]
+        if isinstance(value, str) and (value == str(work) or value.startswith(f"{work}/")):
+            return str(dest) + value[len(str(work)):]
+        return value
+
+    plots = work / "plots" / "summary.json"
+    if plots.exists():
+        document = json.loads(plots.read_text())
+        summaries = document if isinstance(document, list) else [document]
+        for summary in summaries:
+            if summary.get("run") == work.name:
+                summary["run"] = dest.name
+        write_summaries([retarget(summary) for summary in summaries], plots.parent)
+    simulator = work / "summary.json"
+    if simulator.exists():
+        document = retarget(json.loads(simulator.read_text()))
+        simulator.write_text(json.dumps(document, indent=2) + "\n")
 
 
 _SYSBENCH_RATE = re.compile(r"^\s*(reads|writes|fsyncs)/s:\s*([0-9.]+)\s*$", re.MULTILINE)

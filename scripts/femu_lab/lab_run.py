@@ -20,14 +20,15 @@ import json
 import os
 import shlex
 import shutil
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Optional, Type
+from typing import Callable, Dict, Optional, Sequence, Type
 
-from . import vm, zns_report
+from . import accel, vm, zns_report
 from .devconfig import DeviceConfig
-from .lab_report import ReportError, analyse
+from .lab_report import ReportError, analyse, name_summaries
 from .live_progress import LiveProgress
 from .workloads import Workload
 
@@ -36,7 +37,12 @@ TRACE_FILE = "io.trace"        # --record: what the device served (hw/femu/ftl/i
 
 
 class LabRunError(RuntimeError):
-    """The run failed; the message is one line and names the folder kept for inspection."""
+    """The run failed; the message is one line and names the folder kept for inspection.
+    log: the file in the run's folder that says why (build_folder names it), when known."""
+
+    def __init__(self, message: str, log: Optional[str] = None):
+        super().__init__(message)
+        self.log = log
 
 
 class LabRunInterrupted(LabRunError):
@@ -55,7 +61,7 @@ class LabRequest:
     aged: Optional[Path] = None    # a state file the device starts from (state_in=)
     smp: int = 2
     mem_mb: int = 1024
-    accel: str = "auto"
+    accel: str = field(default_factory=accel.default_from_env)
     live: bool = True              # the live progress line on stderr
     params: Dict[str, object] = field(default_factory=dict)   # extra labels (sweeps)
     kernel: Optional[Path] = None
@@ -82,16 +88,24 @@ def job_timeout(request: LabRequest) -> int:
     return int(timed * 1.5) + BOOT_AND_SETUP_ALLOWANCE_S + precondition
 
 
+# The files that say why a VM run failed, the first one the folder has unless the error
+# names its own: the job's output, the console (with QEMU's and the device's messages), the
+# console of a run that stopped before its files were collected.
+RUN_LOGS = ("job.log", "console.log", "vm/console.log")
+
+
 def run(request: LabRequest) -> LabResult:
-    return build_folder(request.folder, lambda work: _run_in(request, work), LabRunError)
+    return build_folder(request.folder, lambda work: _run_in(request, work), LabRunError,
+                        RUN_LOGS)
 
 
 def build_folder(folder: Path, build: Callable[[Path], Dict[str, object]],
-                 error_type: Type[LabRunError]) -> LabResult:
+                 error_type: Type[LabRunError], logs: Sequence[str] = RUN_LOGS) -> LabResult:
     """Run build(work) in folder's .incomplete twin (removing an earlier attempt's
     .incomplete or .failed first); rename it to folder when build returns the figures, to
-    .failed when it raises. error_type (or a ReportError) comes back as an
-    error_type naming the kept folder; Ctrl-C as LabRunInterrupted."""
+    .failed when it raises; the summaries in it name the folder it becomes. error_type (or
+    a ReportError) comes back as an error_type naming the kept folder and the log to read
+    (the error's own, else the first of logs there); Ctrl-C as LabRunInterrupted."""
     if folder.exists():
         raise error_type(f"{folder} already exists: choose another --out")
     work, failed = incomplete_path(folder), failed_path(folder)
@@ -102,14 +116,28 @@ def build_folder(folder: Path, build: Callable[[Path], Dict[str, object]],
     try:
         figures = build(work)
     except BaseException as error:
+        try:
+            name_summaries(work, failed)
+        except (OSError, ValueError):   # a damaged summary: the error that came first counts
+            pass
         work.rename(failed)
         if isinstance(error, KeyboardInterrupt):
             raise LabRunInterrupted(f"interrupted; what was collected is in {failed}") from None
         if isinstance(error, (error_type, ReportError)):
-            raise error_type(f"{error}; what was collected is in {failed}") from None
+            read = _log_to_read(failed, getattr(error, "log", None), logs)
+            raise error_type(f"{error}; what was collected is in {failed}{read}") from None
         raise
+    name_summaries(work, folder)
     work.rename(folder)
     return LabResult(folder, figures)
+
+
+def _log_to_read(folder: Path, named: Optional[str], logs: Sequence[str]) -> str:
+    """' (read FOLDER/LOG)' for the first of named, logs that the folder has; '' if none."""
+    for name in ([named] if named else []) + list(logs):
+        if (folder / name).is_file():
+            return f" (read {folder / name})"
+    return ""
 
 
 def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
@@ -122,6 +150,7 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
               **request.config.overrides, **request.params}
     if request.aged is not None:
         params["aged"] = str(request.aged)
+    params["accel_requested"] = request.accel
     (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")
 
     extra: Dict[str, object] = {"trace_out": work / TRACE_FILE} if request.record else {}
@@ -140,26 +169,45 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
         progress.start()
     try:
         result = vm.run(spec, work / "vm", quiet=True)
+    except (vm.VmError, accel.AccelError) as error:
+        raise LabRunError(str(error).splitlines()[0]) from None
     finally:
         if progress:
             progress.stop()
     wall = time.monotonic() - started
+    _record_accel(work, result)
     _collect(result, work, request.folder)
     if not result.ok:
+        # the job's output when the job ran to its end, else the console (QEMU's messages)
+        ran = result.exit_status is not None and (work / "job.log").exists()
         raise LabRunError(f"the guest job failed: {result.summary().split('; console:')[0]}"
-                          f"; last console line: {_last_line(work / 'console.log')}")
+                          f"; last console line: {_last_line(work / 'console.log')}",
+                          log="job.log" if ran else "console.log")
     if not (work / "stats.csv").exists():
-        raise LabRunError("the device wrote no statistics")
+        raise LabRunError("the device wrote no statistics", log="console.log")
     figures = analyse(work, workload)
     zns_phases = zns_report.record(work)
     if zns_phases is not None:
         figures["zns_phases"] = zns_phases
-    figures.update({"accel": result.accel, "wall_seconds": round(wall, 1),
+    figures.update({"accel": result.accel, "accel_fallback": result.accel_fallback,
+                    "wall_seconds": round(wall, 1),
                     "boot_to_job_seconds": result.boot_to_job_seconds,
                     "job_seconds": _float(result.status.get("job_seconds")),
                     **environment_note()})
     (work / "result.json").write_text(json.dumps(figures, indent=2) + "\n")
     return figures
+
+
+def _record_accel(work: Path, result: vm.RunResult) -> None:
+    """params.json gains the accelerator the run used, and why KVM was left for TCG if
+    it was (a KVM that could not run the guest); the live line says it too."""
+    params = json.loads((work / "params.json").read_text())
+    params["accel"] = result.accel
+    params["accel_fallback"] = result.accel_fallback
+    (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")
+    if result.accel_fallback:
+        print(f"femu-lab: KVM could not run the guest ({result.accel_fallback}): the run "
+              f"was booted again under TCG", file=sys.stderr, flush=True)
 
 
 def _collect(result: vm.RunResult, work: Path, final: Path) -> None:

@@ -11,12 +11,12 @@ Engines: `vm` runs each point as a lab run (lab_run: femu in QEMU, a guest workl
 """
 import concurrent.futures
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
-from . import (aged, devconfig, lab_run, paths, setup_steps, sim_run, sweep_checks, sweep_folder,
-               sweep_report)
+from . import (accel, aged, devconfig, lab_run, paths, setup_steps, sim_run, sweep_checks,
+               sweep_folder, sweep_report)
 from .sweep_checks import PlannedPoint
 from .sweep_folder import DONE, NEW
 from .sweep_plan import SweepPlan
@@ -39,9 +39,10 @@ class SweepRequest:
     out: Optional[Path] = None
     smp: int = 2
     mem_mb: int = 1024
-    accel: str = "auto"
+    accel: str = field(default_factory=accel.default_from_env)
     qemu: Path = setup_steps.QEMU
     aged: Optional[Path] = None    # every point starts from this state file
+    guest_release: Optional[str] = None   # femu_guest's default when None
 
 
 @dataclass
@@ -98,7 +99,8 @@ def point_runner(request: SweepRequest) -> Callable:
                 params=dict(item.point.settings), aged=request.aged))
         return simulate
     qemu = setup_steps.ensure_qemu(request.qemu).resolve()
-    image = setup_steps.ensure_guest()
+    image = setup_steps.ensure_guest(release=request.guest_release)
+    setup_steps.choose_accel(request.accel, qemu, image, say)
 
     def boot(item: PlannedPoint, folder: Path) -> lab_run.LabResult:
         return lab_run.run(lab_run.LabRequest(

@@ -5,17 +5,19 @@ builder's build key (package versions and source contents) for the image; each i
 when nothing changed. Debian packages and the Python venv come first, from the shell
 wrapper (this code runs inside that venv).
 """
+import argparse
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 from femu_build.steps import duration
+from femu_guest import DEFAULT_RELEASE, RELEASES
 from femu_guest import image as guest_image
 
-from . import devconfig, paths
+from . import accel, devconfig, paths
 
 QEMU = paths.QEMU
 QUIET_SECONDS = 5    # an up-to-date check that runs longer is rebuilding: show it
@@ -105,16 +107,36 @@ def ensure_qemu(qemu: Path = QEMU) -> Path:
     return qemu
 
 
-def ensure_guest(log: Callable[[str], None] = _say) -> guest_image.GuestImage:
-    building = not guest_image.is_up_to_date(paths.guest_image_dir())
+def add_guest_arguments(parser: argparse.ArgumentParser) -> None:
+    """--accel and --guest-release, the same on every command that boots the guest."""
+    accel.add_argument(parser)
+    parser.add_argument("--guest-release", choices=RELEASES, default=None,
+                        help=f"Debian release of the guest image (default {DEFAULT_RELEASE})")
+
+
+def ensure_guest(log: Callable[[str], None] = _say,
+                 release: Optional[str] = None) -> guest_image.GuestImage:
+    building = not guest_image.is_up_to_date(paths.guest_image_dir(release))
     if building:
         log("building the guest image from Debian packages (about a minute the first time)")
     started = time.monotonic()
     try:
-        image = guest_image.ensure_image(quiet=True)
+        image = guest_image.ensure_image(quiet=True, release=release)
     except Exception as error:  # the builder's errors are apt / dpkg / file errors
         raise SetupError(f"building the guest image failed: {error}") from None
     if building:
         log(f"guest image built in {duration(time.monotonic() - started)}")
     return image
 
+
+
+def choose_accel(request: str, qemu: Path, image: guest_image.GuestImage,
+                 log: Callable[[str], None] = _say, firmware_dirs=()) -> str:
+    """The accelerator the runs to come use: the probe's cached verdict, or one probe boot
+    (seconds) the first time on this host boot. One line says which and why. An explicit
+    'kvm' that cannot run a guest raises accel.AccelError."""
+    accelerator, verdict = accel.resolve(request, str(qemu), "q35", image.kernel,
+                                         image.initramfs, firmware_dirs=firmware_dirs)
+    if request != "tcg":
+        log(f"accelerator {verdict.describe()}")
+    return accelerator

@@ -23,6 +23,7 @@ from .workloads import Workload
 
 # Analysis of parallel points one at a time: matplotlib is not documented thread-safe.
 _ANALYSIS_LOCK = threading.Lock()
+LOG = "ftl-sim.log"            # ftl-sim's output: what a failed point's last line names
 
 
 class SimRunError(lab_run.LabRunError):
@@ -52,7 +53,7 @@ def command(request: SimRequest, work: Path) -> List[str]:
 
 def run(request: SimRequest) -> LabResult:
     return lab_run.build_folder(request.folder, lambda work: _run_in(request, work),
-                                SimRunError)
+                                SimRunError, (LOG,))
 
 
 def _run_in(request: SimRequest, work: Path) -> Dict[str, object]:
@@ -68,7 +69,7 @@ def _run_in(request: SimRequest, work: Path) -> Dict[str, object]:
     started = time.monotonic()
     proc = subprocess.run(args, capture_output=True, text=True)
     wall = time.monotonic() - started
-    (work / "ftl-sim.log").write_text(proc.stdout + proc.stderr)
+    (work / LOG).write_text(proc.stdout + proc.stderr)
     if proc.returncode != 0:
         lines = proc.stderr.strip().splitlines()
         raise SimRunError(f"ftl-sim failed (exit status {proc.returncode}): "

@@ -65,8 +65,9 @@ def memory(text: str) -> str:
 def check_commands() -> None:
     missing = [name for name in COMMANDS if shutil.which(name) is None]
     if missing:
-        raise CheckError(f"--executor slurm: {', '.join(missing)} not on PATH (is this a "
-                         "Slurm login node? install slurm-client, or use the local executor)")
+        raise CheckError(f"--executor slurm: {', '.join(missing)} not on PATH: run the "
+                         "sweep on the cluster's submit host, where Slurm's commands are "
+                         "(Debian package slurm-client), or use --executor local")
 
 
 def query(args: Sequence[str]) -> str:

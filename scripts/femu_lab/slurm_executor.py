@@ -36,7 +36,7 @@ def run(sweep, options: SlurmOptions, say: Callable[[str], None]) -> int:
     with sweep_folder.Lock(sweep.folder):
         if sweep.request.engine == "vm":   # built once, on the shared checkout, not per task
             setup_steps.ensure_qemu(sweep.request.qemu)
-            setup_steps.ensure_guest()
+            setup_steps.ensure_guest(release=sweep.request.guest_release)
         waiting = _submit_what_is_left(sweep, options, say)
         if not options.wait and waiting:   # with nothing left to wait for: the report
             jobs = sorted(set(waiting.values()), key=int)

@@ -50,6 +50,7 @@ def write(sweep, folder: Path) -> Path:
         "smp": request.smp,
         "mem_mb": request.mem_mb,
         "accel": request.accel,
+        "guest_release": request.guest_release,
         "qemu": str(Path(request.qemu).resolve()),
         "qemu_given": Path(request.qemu) != Path(_default_qemu()),
         "aged": str(request.aged) if request.aged is not None else None,
@@ -97,7 +98,8 @@ def sweep_request(record: Dict[str, object]):
         workload=workload, config_path=config_path, plan=plan, runtime=record["runtime"],
         precondition=record["precondition"], engine=record["engine"], jobs=1,
         smp=record["smp"], mem_mb=record["mem_mb"], accel=record["accel"], qemu=qemu,
-        aged=Path(record["aged"]) if record["aged"] else None)
+        aged=Path(record["aged"]) if record["aged"] else None,
+        guest_release=record.get("guest_release"))
 
 
 def _default_qemu() -> Path:

@@ -29,7 +29,7 @@ from typing import Dict, List, Optional, Tuple
 from femu_guest.image import ensure_image
 from femu_guest.progress import Progress
 
-from . import paths, soak_guest
+from . import accel, paths, setup_steps, soak_guest
 from .soak_boot import BootOutcome, BootPlan, run_boot
 from .soak_console import ConsoleFacts
 from .soak_table import PatternTotals, table
@@ -139,8 +139,7 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--qemu", type=Path, default=DEFAULT_QEMU,
                         help="default build-femu/qemu-system-x86_64 (the -sanitize one "
                              "works too: its reports count as crashes)")
-    parser.add_argument("--accel", choices=["auto", "kvm", "tcg"], default="auto",
-                        help="auto: KVM when it works, else TCG")
+    setup_steps.add_guest_arguments(parser)
     parser.add_argument("--out", type=Path, default=None,
                         help="default: results/soak-<time>")
     parser.add_argument("--findings", type=Path, default=None,
@@ -173,9 +172,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"soak: error: {args.qemu} is missing: build it with build-femu/femu-compile.sh",
               file=sys.stderr)
         return 2
-    image = ensure_image(quiet=True)
-    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    image = ensure_image(quiet=True, release=args.guest_release)
     log = Progress("soak")
+    try:
+        setup_steps.choose_accel(args.accel, args.qemu, image, log)
+    except accel.AccelError as error:
+        print(f"soak: error: {error}", file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
     args.out.mkdir(parents=True, exist_ok=True)
     totals = {p: PatternTotals(p) for p in args.pattern}
     records: List[Dict[str, object]] = []

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
-from . import soak_guest, vm
+from . import accel, soak_guest, vm
 from .file_tail import FileTail
 from .soak_console import JOB_START, ConsoleFacts, parse
 from .soak_qmp import Qmp, QmpError, qmp_args
@@ -46,7 +46,7 @@ class BootPlan:
     size_mib: int = 32
     job_timeout: int = 900        # guest side; the host deadline is 180 s more
     corrupt: bool = False         # poweroff only: damage a block on purpose (soak_guest)
-    accel: str = "auto"           # auto | kvm | tcg (vm.VmSpec)
+    accel: str = field(default_factory=accel.default_from_env)   # auto | kvm | tcg (vm.VmSpec)
     kernel: Optional[Path] = None
     initramfs: Optional[Path] = None
 

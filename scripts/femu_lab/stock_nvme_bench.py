@@ -15,6 +15,7 @@ from pathlib import Path
 
 from femu_guest import image as guest_image
 
+from . import accel
 from .vm import VmSpec, make_backing_file, run, stock_nvme_args
 
 CASES = [(rw, depth) for rw in ("randread", "randwrite") for depth in (1, 32)]
@@ -42,7 +43,7 @@ def main(argv=None) -> int:
     parser.add_argument("--runtime", type=int, default=20, help="seconds per case")
     parser.add_argument("--region", default="256M", help="LBA region fio works on")
     parser.add_argument("--cpus", type=int, default=2)
-    parser.add_argument("--accel", default="auto", choices=["auto", "kvm", "tcg"])
+    accel.add_argument(parser)
     parser.add_argument("--out", type=Path, help="keep results here (default: a temp folder)")
     args = parser.parse_args(argv)
 

@@ -28,6 +28,9 @@ DEFAULT_APPEND = "console=ttyS0 panic=-1 quiet mitigations=off"
 BOOT_MARGIN_SECONDS = 120      # host deadline = guest job timeout + this
 BOOT_DEADLINE_SECONDS = 300    # no job start by then: a hung boot, booted again
 BOOT_ATTEMPTS = 2
+# Under KVM the guest starts its job in a few seconds; one that has not within this
+# deadline is a KVM that cannot run it (silent guests on some nested hosts).
+KVM_JOB_START_SECONDS = 60
 PROGRESS_INTERVAL_SECONDS = 5
 
 
@@ -49,7 +52,8 @@ class VmSpec:
     firmware_dirs: List[Path] = field(default_factory=list)  # QEMU -L folders
     job_timeout: int = 600               # guest-side: kills the job; 0 = none
     timeout: Optional[float] = None      # host-side hard deadline; default job_timeout + margin
-    accel: str = "auto"                  # auto | kvm | tcg
+    accel: str = field(default_factory=accel.default_from_env)   # auto | kvm | tcg
+    guest_release: Optional[str] = None  # femu_guest release of the default image
     kernel_append: str = ""              # added to DEFAULT_APPEND
     echo_console: bool = False           # copy the console to stderr as it arrives
     reboot: bool = False                 # a guest reboot restarts the machine (default:
@@ -69,10 +73,11 @@ class RunResult:
     complete: bool                       # the guest sent every result and the end line
     damaged: List[str]
     qemu_returncode: Optional[int]
-    accel: str
+    accel: str                           # the accelerator the result came from
     wall_seconds: float
     boot_to_job_seconds: Optional[float]  # QEMU start -> job start, host clock
     command: List[str]
+    accel_fallback: Optional[str] = None  # why a KVM boot was abandoned for TCG, if one was
 
     @property
     def refused(self) -> List[str]:
@@ -208,7 +213,7 @@ def build_command(spec: VmSpec, kernel: Path, initramfs: Path, accelerator: str,
 def _image_paths(spec: VmSpec, quiet: bool):
     if spec.kernel and spec.initramfs:
         return spec.kernel, spec.initramfs
-    image = ensure_image(quiet=quiet)   # builds only when out of date
+    image = ensure_image(quiet=quiet, release=spec.guest_release)   # builds only when out of date
     return spec.kernel or image.kernel, spec.initramfs or image.initramfs
 
 
@@ -219,6 +224,7 @@ class _ConsoleReader(threading.Thread):
         super().__init__(daemon=True)
         self.stream, self.log_path, self.echo = stream, log_path, echo
         self.job_started_at: Optional[float] = None
+        self.kvm_failure: Optional[str] = None   # QEMU's line saying KVM failed
         self.last_line = ""
 
     def run(self) -> None:
@@ -228,6 +234,8 @@ class _ConsoleReader(threading.Thread):
                 log.flush()
                 if self.job_started_at is None and JOB_START_MARKER in line:
                     self.job_started_at = time.monotonic()
+                if self.kvm_failure is None:
+                    self.kvm_failure = accel.kvm_failure_in(line)
                 text = line.decode(errors="replace").rstrip()
                 if text:
                     self.last_line = text
@@ -247,31 +255,51 @@ def reap(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-def _boot(cmd, console_log: Path, spec: VmSpec, timeout: float, watch: bool, log):
-    """Run QEMU until it exits or `timeout` passes, or, with watch, when the job has not
-    started BOOT_DEADLINE_SECONDS in (and the host timeout is longer), stop it as a hung boot.
-    Returns (proc, reader, host_timed_out, boot_hung)."""
+@dataclass
+class _Boot:
+    proc: subprocess.Popen
+    reader: _ConsoleReader
+    host_timed_out: bool = False
+    hung: bool = False                 # no job start within BOOT_DEADLINE_SECONDS (watch)
+    kvm_failure: Optional[str] = None  # the guest could not run under KVM: why
+
+
+def _boot(cmd, console_log: Path, spec: VmSpec, timeout: float, watch: bool, kvm: bool,
+          log) -> _Boot:
+    """Run QEMU until it exits or `timeout` passes. With watch, a job not started
+    BOOT_DEADLINE_SECONDS in (when the host timeout is longer) is a hung boot; with kvm,
+    QEMU reporting a KVM failure, or no job start KVM_JOB_START_SECONDS in, is a KVM that
+    cannot run this guest. Either way QEMU is stopped and the caller decides."""
     started = time.monotonic()
     proc = subprocess.Popen(guarded(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT,
                             start_new_session=True)   # the terminal's Ctrl-C reaches us, not QEMU
-    reader = _ConsoleReader(proc.stdout, console_log, spec.echo_console)
+    boot = _Boot(proc, _ConsoleReader(proc.stdout, console_log, spec.echo_console))
+    reader = boot.reader
     reader.start()
-    host_timed_out = boot_hung = False
     try:
         while True:
             now = time.monotonic()
             remaining = started + timeout - now
             if remaining <= 0:
-                host_timed_out = True
+                boot.host_timed_out = True
                 log(f"host timeout after {timeout:.0f}s: stopping QEMU")
+                break
+            if kvm and reader.kvm_failure is not None:
+                boot.kvm_failure = reader.kvm_failure
+                break
+            if kvm and reader.job_started_at is None and now - started > KVM_JOB_START_SECONDS:
+                boot.kvm_failure = (f"the guest had not started its job "
+                                    f"{KVM_JOB_START_SECONDS} s into a KVM boot")
                 break
             if (watch and reader.job_started_at is None and timeout > BOOT_DEADLINE_SECONDS
                     and now - started > BOOT_DEADLINE_SECONDS):
-                boot_hung = True
+                boot.hung = True
                 break
             try:
-                proc.wait(timeout=min(PROGRESS_INTERVAL_SECONDS, remaining))
+                # Short waits while a KVM failure can still show, so it is acted on at once.
+                step = 1 if kvm and reader.job_started_at is None else PROGRESS_INTERVAL_SECONDS
+                proc.wait(timeout=min(step, remaining))
                 break
             except subprocess.TimeoutExpired:
                 phase = "job running" if reader.job_started_at else "booting"
@@ -280,17 +308,27 @@ def _boot(cmd, console_log: Path, spec: VmSpec, timeout: float, watch: bool, log
         reap(proc)
         reader.join(timeout=10)
         proc.stdout.close()
-    return proc, reader, host_timed_out, boot_hung
+    if kvm and boot.kvm_failure is None and reader.job_started_at is None:
+        boot.kvm_failure = reader.kvm_failure   # QEMU exited on its own after the message
+    return boot
 
 
 def run(spec: VmSpec, out_dir: Path, quiet: bool = False) -> RunResult:
-    """Boot the guest with spec.job and wait (bounded) for it to power off."""
+    """Boot the guest with spec.job and wait (bounded) for it to power off.
+
+    Under 'auto', a guest that cannot run under KVM (QEMU reports a KVM internal error,
+    or the job has not started KVM_JOB_START_SECONDS in) is stopped and the same run is
+    booted once under TCG; RunResult.accel_fallback says why. An explicit 'kvm' raises
+    VmError instead (and accel.AccelError at once where the probe finds KVM unusable)."""
     if spec.job is None:
         raise VmError("run() needs a job; use interactive() for a shell")
     log = Progress("femu-vm", enabled=not quiet)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     kernel, initramfs = _image_paths(spec, quiet)
+    requested = accel.check_choice(spec.accel)
+    accelerator, _ = accel.resolve(requested, spec.qemu, spec.machine, kernel, initramfs,
+                                   firmware_dirs=spec.firmware_dirs)
     job_file = out_dir / "job.sh"
     if isinstance(spec.job, Path):
         job_file.write_bytes(spec.job.read_bytes())
@@ -298,28 +336,42 @@ def run(spec: VmSpec, out_dir: Path, quiet: bool = False) -> RunResult:
         job_file.write_text(spec.job)
     console_log, results_raw = out_dir / "console.log", out_dir / "serial-results.raw"
     results_raw.write_bytes(b"")
-    accelerator = accel.choose(spec.accel, spec.qemu, spec.machine)
-    cmd = build_command(spec, kernel, initramfs, accelerator, results_raw, job_file)
     timeout = spec.timeout if spec.timeout is not None else spec.job_timeout + BOOT_MARGIN_SECONDS
     if spec.job_timeout <= 0 and spec.timeout is None:
         timeout = 24 * 3600   # no guest timeout asked for: still never wait forever
 
-    for attempt in range(1, BOOT_ATTEMPTS + 1):
+    fallback: Optional[str] = None
+    attempt = 1
+    while True:
+        cmd = build_command(spec, kernel, initramfs, accelerator, results_raw, job_file)
         log(f"starting QEMU ({accelerator}), host timeout {timeout:.0f}s, console -> {console_log}")
         started = time.monotonic()
         watch = attempt < BOOT_ATTEMPTS     # the last boot gets the whole host timeout
-        proc, reader, host_timed_out, boot_hung = _boot(cmd, console_log, spec, timeout,
-                                                        watch, log)
-        if not boot_hung:
+        boot = _boot(cmd, console_log, spec, timeout, watch, accelerator == "kvm", log)
+        if boot.kvm_failure is not None:
+            if requested == "kvm":
+                raise VmError(f"the guest failed under KVM: {boot.kvm_failure} (--accel kvm "
+                              f"does not fall back to TCG; console: {console_log})")
+            fallback = boot.kvm_failure
+            accel.record_failure(spec.qemu, kernel, initramfs, spec.machine, fallback,
+                                 spec.firmware_dirs)
+            log(f"KVM cannot run this guest ({fallback}): booting the same run under TCG")
+            console_log.rename(console_log.with_name("console-kvm-failed.log"))
+            results_raw.write_bytes(b"")
+            accelerator = "tcg"
+            continue
+        if not boot.hung:
             break
         # A TCG guest kernel now and then stalls early in boot (RCU stalls, its timers never
         # fire) while the host is busy; the job never started, so nothing is lost by booting
         # it again.
         log(f"the guest did not start its job within {BOOT_DEADLINE_SECONDS}s "
-            f"(console: {reader.last_line[:100]}): booting again")
+            f"(console: {boot.reader.last_line[:100]}): booting again")
         console_log.rename(console_log.with_name(f"console-hung-boot-{attempt}.log"))
         results_raw.write_bytes(b"")
+        attempt += 1
     wall = time.monotonic() - started
+    reader = boot.reader
 
     parsed = results.parse(results_raw.read_bytes())
     replace_result_files(parsed.files, out_dir / "files")
@@ -331,11 +383,11 @@ def run(spec: VmSpec, out_dir: Path, quiet: bool = False) -> RunResult:
     result = RunResult(
         out_dir=out_dir, console_log=console_log, results_raw=results_raw,
         files=parsed.files, status=status, exit_status=exit_status,
-        timed_out=status.get("timed_out") == "1", host_timed_out=host_timed_out,
+        timed_out=status.get("timed_out") == "1", host_timed_out=boot.host_timed_out,
         complete=parsed.complete, damaged=parsed.damaged,
-        qemu_returncode=proc.returncode, accel=accelerator, wall_seconds=wall,
+        qemu_returncode=boot.proc.returncode, accel=accelerator, wall_seconds=wall,
         boot_to_job_seconds=(reader.job_started_at - started) if reader.job_started_at else None,
-        command=cmd)
+        command=cmd, accel_fallback=fallback)
     log(result.summary())
     return result
 
@@ -344,7 +396,8 @@ def interactive(spec: VmSpec, timeout: float = 3600, stdin=None, stdout=None) ->
     """A shell on the guest console in this terminal (or on the given stdin / stdout
     files or descriptors); QEMU still gets a deadline. Returns QEMU's exit status."""
     kernel, initramfs = _image_paths(spec, quiet=False)
-    accelerator = accel.choose(spec.accel, spec.qemu, spec.machine)
+    accelerator = accel.choose(spec.accel, spec.qemu, spec.machine, kernel, initramfs,
+                               firmware_dirs=spec.firmware_dirs)
     cmd = build_command(spec, kernel, initramfs, accelerator, None, None)
     print(f"femu-vm: interactive guest ({accelerator}); 'exit' powers off, Ctrl-A x quits QEMU; "
           f"killed after {timeout:.0f}s", file=sys.stderr)

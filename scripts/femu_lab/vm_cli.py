@@ -2,23 +2,26 @@
 
   femu-vm run --job JOB.sh --out DIR [--nvme-file disk.img --nvme-size 1G]
               [--qemu BIN] [-L DIR] [--memory MB] [--cpus N] [--job-timeout S]
-              [--timeout S] [--accel auto|kvm|tcg] [--append ARGS] [--echo]
-              [-- EXTRA QEMU ARGS...]
+              [--timeout S] [--accel auto|kvm|tcg] [--guest-release R] [--append ARGS]
+              [--echo] [-- EXTRA QEMU ARGS...]
   femu-vm shell [same device / machine options]
-  femu-vm build-image [--force]
-  femu-vm accel
+  femu-vm build-image [--force] [--guest-release R]
+  femu-vm accel [--qemu BIN] [--guest-release R]
 
 `run` exits with the job's exit status, 124 when it timed out, 125 when no
-status came back (QEMU failed or the guest crashed).
+status came back (QEMU failed or the guest crashed). `accel` prints what --accel auto
+picks here and why (a probe boot of the guest kernel under KVM, cached per QEMU, guest
+kernel and host boot). --accel defaults to $FEMU_ACCEL, else auto.
 """
 import argparse
 import sys
 from pathlib import Path
 
+from femu_guest import RELEASES
 from femu_guest import image as guest_image
 
-from . import accel
-from .vm import VmSpec, interactive, make_backing_file, run, stock_nvme_args
+from . import accel, setup_steps
+from .vm import VmError, VmSpec, interactive, make_backing_file, run, stock_nvme_args
 
 
 def _size(text: str) -> int:
@@ -35,7 +38,7 @@ def _add_machine_options(parser: argparse.ArgumentParser) -> None:
                         help="extra QEMU firmware folder (repeatable)")
     parser.add_argument("--memory", type=int, default=1024, help="guest memory, MiB")
     parser.add_argument("--cpus", type=int, default=2)
-    parser.add_argument("--accel", default="auto", choices=["auto", "kvm", "tcg"])
+    setup_steps.add_guest_arguments(parser)
     parser.add_argument("--append", default="", help="extra kernel command line")
     parser.add_argument("--nvme-file", type=Path,
                         help="attach QEMU's stock NVMe controller on this raw file")
@@ -53,6 +56,7 @@ def _spec(args, job) -> VmSpec:
     return VmSpec(job=job, qemu=args.qemu, memory_mb=args.memory, cpus=args.cpus,
                   device_args=devices, extra_args=args.qemu_args,
                   firmware_dirs=args.firmware_dirs, accel=args.accel,
+                  guest_release=args.guest_release,
                   kernel_append=args.append,
                   job_timeout=getattr(args, "job_timeout", 600),
                   timeout=getattr(args, "timeout", None),
@@ -79,22 +83,34 @@ def main(argv=None) -> int:
     _add_machine_options(shell_parser)
     build = sub.add_parser("build-image", help="build the guest image if out of date")
     build.add_argument("--force", action="store_true")
-    sub.add_parser("accel", help="print the accelerator 'auto' picks (kvm or tcg)")
+    build.add_argument("--guest-release", choices=RELEASES, default=None)
+    probe = sub.add_parser("accel", help="print the accelerator 'auto' picks (kvm or tcg) "
+                                         "and why")
+    probe.add_argument("--qemu", default=str(setup_steps.QEMU) if setup_steps.QEMU.exists()
+                       else "qemu-system-x86_64",
+                       help="QEMU binary (default: the built femu QEMU if present)")
+    probe.add_argument("--guest-release", choices=RELEASES, default=None)
     args = parser.parse_args(argv)
 
     if args.command == "build-image":
-        return guest_image.main(["--force"] if args.force else [])
-    if args.command == "accel":
-        print(accel.choose("auto"))
-        return 0
-    if args.command == "shell":
-        spec = _spec(args, None)
-        spec.timeout = None
-        return interactive(spec, timeout=args.timeout)
-
-    if not args.job.is_file():
-        parser.error(f"no such job file: {args.job}")
-    result = run(_spec(args, args.job), args.out)
+        return guest_image.main((["--force"] if args.force else [])
+                                + (["--release", args.guest_release] if args.guest_release
+                                   else []))
+    try:
+        if args.command == "accel":
+            chosen, verdict = accel.resolve("auto", args.qemu, guest_release=args.guest_release)
+            print(verdict.describe())
+            return 0
+        if args.command == "shell":
+            spec = _spec(args, None)
+            spec.timeout = None
+            return interactive(spec, timeout=args.timeout)
+        if not args.job.is_file():
+            parser.error(f"no such job file: {args.job}")
+        result = run(_spec(args, args.job), args.out)
+    except (accel.AccelError, VmError) as error:
+        print(f"femu-vm: error: {str(error).splitlines()[0]}", file=sys.stderr)
+        return 2 if isinstance(error, accel.AccelError) else 125
     print(result.summary())
     for name in sorted(result.files):
         print(f"  {args.out / 'files' / name}  ({len(result.files[name])} bytes)")
