@@ -1,5 +1,4 @@
-"""Builder pieces that need no QEMU: ELF reading, cpio writing, accelerator choice,
-the package dependency parser's view of the tree."""
+"""Builder pieces that need no QEMU: ELF reading, cpio writing, the package dependency parser's view of the tree."""
 import io
 import shutil
 import sys
@@ -10,7 +9,6 @@ import pytest
 from femu_guest import elf
 from femu_guest.cpio import CpioWriter
 from femu_guest.package_view import PackageView, normalize
-from femu_lab import accel
 
 
 def read_cpio(data: bytes):
@@ -84,13 +82,6 @@ def test_package_view_follows_links_and_reports_missing_libraries(tmp_path):
     assert "usr/bin/tool" in closure.files
     # The loader and libc live in packages this view does not hold.
     assert closure.unresolved
-
-
-def test_accel_choice():
-    assert accel.choose("tcg") == "tcg"
-    assert accel.choose("auto") in ("kvm", "tcg")
-    with pytest.raises(ValueError):
-        accel.choose("hvf")
 
 
 def test_guest_modules_dep_adds_a_chain_to_its_module_only(tmp_path):
