@@ -6,16 +6,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
-first_time=false
-if [[ ! -x "$root/.venv/bin/python" ]]; then
-    first_time=true
-    echo "run-blackbox: installing Debian packages and the Python venv (.venv)" \
-         "(a minute or two the first time)" >&2
-fi
-# Quiet and quick when everything is installed; says what it installs otherwise.
-"$root/scripts/install-deps.sh" >&2
-if $first_time; then
-    echo "run-blackbox: Debian packages and the Python venv installed in" \
-         "$((SECONDS / 60)) min $((SECONDS % 60)) s" >&2
-fi
+# Silent when everything is installed. Otherwise (the first run) one line saying where apt's
+# and pip's output goes, one line per step with its time and the total; a failed step
+# prints the end of its output and one line naming it and the log, and this script stops.
+"$root/scripts/install-deps.sh" >&2   # stdout stays the command's own
 exec "$root/.venv/bin/python" -m femu_lab.blackbox "$@"

@@ -1,10 +1,10 @@
 """A real single-node Slurm cluster (tests/slurm/slurm-cluster.sh) for the whole session:
 started in a temporary folder on free ports, SLURM_CONF set for the tests and the Slurm
-commands they run, stopped at the end even when tests fail. Missing Slurm packages fail
-the tests (scripts/install-deps.sh slurm installs them); they are never skipped.
+commands they run, stopped at the end even when tests fail. Slurm's packages are not in
+the default install: the fixture installs scripts/deps/slurm.apt when a program is missing
+(slurm_install.py); if that fails, the tests fail, they are never skipped.
 """
 import os
-import shutil
 import socket
 import subprocess
 from dataclasses import dataclass
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from slurm_install import ensure_slurm
+
 SCRIPT = Path(__file__).resolve().parent / "slurm-cluster.sh"
-PROGRAMS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scancel",
-            "scontrol")
 
 
 @dataclass
@@ -42,10 +42,9 @@ def _free_port_pair() -> int:
 
 @pytest.fixture(scope="session")
 def slurm_cluster(tmp_path_factory):
-    missing = [name for name in PROGRAMS if shutil.which(name) is None]
-    if missing:
-        pytest.fail(f"{', '.join(missing)} missing: install Slurm with "
-                    "scripts/install-deps.sh slurm (scripts/deps/slurm.apt)")
+    problem = ensure_slurm()
+    if problem:
+        pytest.fail(problem)
     folder = tmp_path_factory.mktemp("slurm")
     env = dict(os.environ, FEMU_SLURM_PORT=str(_free_port_pair()))
     started = subprocess.run([str(SCRIPT), "start", str(folder)], capture_output=True,

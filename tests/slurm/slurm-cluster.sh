@@ -10,7 +10,8 @@
 # munge socket, so the system's munge and Slurm, if any, are never touched). The one
 # partition is `femu` (Default=YES) holding this host with its real CPUs and memory.
 # Ports: FEMU_SLURM_PORT (default 16817) for slurmctld and the next one for slurmd.
-# Needs the Debian packages of scripts/deps/slurm.apt (scripts/install-deps.sh slurm).
+# Needs the Debian packages of scripts/deps/slurm.apt (scripts/install-deps.sh --apt-only
+# slurm installs them; the Slurm tests' fixture does when a program is missing).
 set -euo pipefail
 
 usage() { echo "usage: $0 start|stop DIR" >&2; exit 2; }
@@ -37,7 +38,7 @@ need_programs() {
     done
     ((${#missing[@]} == 0)) || {
         echo "slurm-cluster: error: ${missing[*]} not installed" \
-             "(scripts/install-deps.sh slurm installs scripts/deps/slurm.apt)" >&2
+             "(scripts/install-deps.sh --apt-only slurm installs scripts/deps/slurm.apt)" >&2
         exit 1
     }
 }

@@ -1,13 +1,16 @@
 """slurm_checks without a cluster: the shared-storage rule with injected file system types
-and node lists (a multi-node partition cannot be faked on one host), and the syntax of
---time and --slurm-mem."""
+and node lists (a multi-node partition cannot be faked on one host), the syntax of --time
+and --slurm-mem, the line for missing Slurm commands; and when the cluster fixture installs
+Slurm's packages (slurm_install.py, with a stand-in installer)."""
 import argparse
+import shutil
 from pathlib import Path
 
 import pytest
 
 from femu_lab import slurm_checks
 from femu_lab.sweep_checks import CheckError
+from slurm_install import ensure_slurm
 
 HERE = {"login1", "login1.cluster.example", "localhost", "127.0.0.1", "::1"}
 FOLDER = Path("/scratch/me/sweep")
@@ -71,3 +74,49 @@ def test_the_refusal_says_what_to_move():
     assert str(caught.value) == (
         "/home/me/aged.state is on ext4, which the nodes of partition batch (n1) do not see: "
         "put the --aged state file on shared storage or pass --assume-shared")
+
+
+def test_no_slurm_commands_is_one_line_saying_where_to_get_them(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(CheckError) as caught:
+        slurm_checks.check_commands()
+    assert str(caught.value) == (
+        "--executor slurm: sbatch, squeue, sinfo, scancel not on PATH: run the sweep on the "
+        "cluster's submit host, where Slurm's commands are (Debian package slurm-client), or "
+        "use --executor local")
+
+
+def _fake_installer(tmp_path, bin_dir, status=0):
+    """A stand-in for scripts/install-deps.sh that logs its arguments and, when it
+    succeeds, puts the programs on PATH."""
+    script = tmp_path / "install-deps.sh"
+    script.write_text(f"""#!/usr/bin/env bash
+echo "$*" >> {tmp_path}/calls
+echo "[install-deps] apt-get install ..." >&2
+(({status})) && {{ echo "[install-deps] error: apt-get install failed" >&2; exit {status}; }}
+for name in munged sbatch; do printf '#!/bin/sh\\n' > {bin_dir}/$name; chmod +x {bin_dir}/$name; done
+""")
+    script.chmod(0o755)
+    return script
+
+
+def test_the_cluster_fixture_installs_the_slurm_list_only_when_a_program_is_missing(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    which = lambda name: shutil.which(name, path=str(bin_dir))   # noqa: E731
+    installer = _fake_installer(tmp_path, bin_dir)
+    assert ensure_slurm(installer, ("munged", "sbatch"), which) is None
+    assert (tmp_path / "calls").read_text() == "--apt-only slurm\n"
+    assert ensure_slurm(installer, ("munged", "sbatch"), which) is None   # all there now
+    assert (tmp_path / "calls").read_text() == "--apt-only slurm\n"
+
+
+def test_a_failed_slurm_install_is_the_fixtures_failure(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    which = lambda name: shutil.which(name, path=str(bin_dir))   # noqa: E731
+    problem = ensure_slurm(_fake_installer(tmp_path, bin_dir, status=1), ("munged",), which)
+    first, *rest = problem.splitlines()
+    assert first == ("install-deps.sh --apt-only slurm failed (exit status 1): Slurm's "
+                     "packages are in scripts/deps/slurm.apt")
+    assert rest[-1] == "[install-deps] error: apt-get install failed"
