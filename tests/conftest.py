@@ -57,6 +57,13 @@ QTEST_FIXTURES = {"qemu", "nvme_qemu", "launch", "qmp"}
 def pytest_configure(config):
     for name, text in TIERS.items():
         config.addinivalue_line("markers", f"{name}: {text}")
+    # Guest boots take their accelerator from FEMU_ACCEL (else auto: KVM only where the
+    # probe shows a guest runs under it); a misspelt value stops the run here, not in a VM.
+    from femu_lab import accel
+    try:
+        accel.requested()
+    except accel.AccelError as error:
+        raise pytest.UsageError(str(error)) from None
 
 
 def _tier(item) -> str:

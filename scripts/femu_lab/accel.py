@@ -218,11 +218,12 @@ def cache_dir() -> Path:
 
 def kvm_verdict(qemu: str, kernel: Path, initramfs: Path, machine: str = "q35",
                 firmware_dirs: Sequence[Path] = (), folder: Optional[Path] = None,
-                probe: Callable[..., Verdict] = boot_probe,
-                device_problem: Callable[[], Optional[str]] = kvm_device_problem) -> Verdict:
+                probe: Optional[Callable[..., Verdict]] = None,
+                device_problem: Optional[Callable[[], Optional[str]]] = None) -> Verdict:
     """The cached verdict for this QEMU, guest and host boot, probing once if there is
-    none. Concurrent callers wait for one probe (a lock file) instead of each probing."""
-    problem = device_problem()
+    none. Concurrent callers wait for one probe (a lock file) instead of each probing.
+    probe and device_problem default to boot_probe and kvm_device_problem."""
+    problem = (device_problem or kvm_device_problem)()
     if problem is not None:
         return Verdict(False, problem, 0.0)
     folder = folder or cache_dir()
@@ -236,7 +237,7 @@ def kvm_verdict(qemu: str, kernel: Path, initramfs: Path, machine: str = "q35",
                            float(stored["probe_seconds"]), cached=True)
         except (OSError, ValueError, KeyError, TypeError):
             pass   # none yet, or damaged: probe again
-        verdict = probe(qemu, kernel, initramfs, machine, firmware_dirs)
+        verdict = (probe or boot_probe)(qemu, kernel, initramfs, machine, firmware_dirs)
         _store(path, verdict)
         return verdict
 
