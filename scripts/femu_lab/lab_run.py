@@ -176,12 +176,16 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
             progress.stop()
     wall = time.monotonic() - started
     _record_accel(work, result)
+    # Read before _collect moves the console; without a job status it ends with the
+    # console's last line already.
+    state = result.summary().split('; console:')[0]
     _collect(result, work, request.folder)
     if not result.ok:
+        last = "" if result.exit_status is None else \
+            f"; last console line: {_last_line(work / 'console.log')}"
         # the job's output when the job ran to its end, else the console (QEMU's messages)
         ran = result.exit_status is not None and (work / "job.log").exists()
-        raise LabRunError(f"the guest job failed: {result.summary().split('; console:')[0]}"
-                          f"; last console line: {_last_line(work / 'console.log')}",
+        raise LabRunError(f"the guest job failed: {state}{last}",
                           log="job.log" if ran else "console.log")
     if not (work / "stats.csv").exists():
         raise LabRunError("the device wrote no statistics", log="console.log")

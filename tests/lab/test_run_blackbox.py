@@ -109,7 +109,8 @@ def test_a_failing_workload_is_one_error_line_and_no_result(femu_ready, tmp_path
     assert proc.returncode == 1
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("run-blackbox.sh: error: the guest job failed: job exit status 3")
-    assert last.endswith(f"what was collected is in {folder}.failed")
+    assert last.endswith(f"what was collected is in {folder}.failed "
+                         f"(read {folder}.failed/job.log)")
     assert not folder.exists() and proc.stdout.strip() == ""
     failed = Path(f"{folder}.failed")
     phases = (failed / "phases.csv").read_text().splitlines()
