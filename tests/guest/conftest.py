@@ -1,9 +1,13 @@
 """Fixtures for the guest tests: the built image, a small NVMe backing file and
 a helper that boots one job on QEMU's stock NVMe device.
 
+The image is femu_guest's default release; FEMU_GUEST_RELEASE=bookworm (or another name
+in femu_guest.RELEASES) runs these tests on that release's image instead.
+
 Boots run one at a time (the machine has 2 cores); each has a host deadline
 and the harness reaps QEMU, which test_guest_runs checks after every run.
 """
+import os
 import shutil
 from pathlib import Path
 
@@ -22,8 +26,11 @@ def image(pytestconfig) -> guest_image.GuestImage:
                     "(scripts/deps/guest.apt)")
     # A first build takes ~20 s: let its progress lines reach the terminal.
     capture = pytestconfig.pluginmanager.getplugin("capturemanager")
-    with capture.global_and_fixture_disabled():
-        return guest_image.ensure_image()
+    try:
+        with capture.global_and_fixture_disabled():
+            return guest_image.ensure_image(release=os.environ.get("FEMU_GUEST_RELEASE"))
+    except ValueError as error:
+        pytest.fail(f"FEMU_GUEST_RELEASE: {error}")
 
 
 @pytest.fixture(scope="session")

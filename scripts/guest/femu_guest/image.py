@@ -22,7 +22,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from . import debian, kernel, paths
 from .releases import DEFAULT_RELEASE, RELEASES, check_release
@@ -39,16 +39,22 @@ TOOLS: Dict[str, List[str]] = {
                   "usr/sbin/fsck.ext[234]", "usr/sbin/tune2fs", "usr/sbin/dumpe2fs",
                   "usr/sbin/resize2fs", "usr/sbin/debugfs", "etc/mke2fs.conf"],
     "nvme-cli": ["usr/sbin/nvme"],
-    "libaio1": ["usr/lib/x86_64-linux-gnu/libaio.so.1"],
+    "libaio1": ["usr/lib/x86_64-linux-gnu/libaio.so.1"],   # trixie: see TOOL_RENAMES
     # ssh server of the femu.ssh=1 guest (compat mode boots it from a disk image)
     "dropbear-bin": ["usr/sbin/dropbear", "usr/bin/dropbearkey"],
     # zoned namespaces: F2FS on the zoned + conventional pair, zone reports and resets
     "f2fs-tools": ["usr/sbin/mkfs.f2fs", "usr/sbin/fsck.f2fs"],
     "util-linux": ["usr/sbin/blkzone"],
 }
+# Where a release differs from TOOLS: package name -> (its name there, its patterns
+# there). trixie's 64-bit time_t transition renamed libaio1, and its soname with it.
+TOOL_RENAMES: Dict[str, Dict[str, Tuple[str, List[str]]]] = {
+    "trixie": {"libaio1": ("libaio1t64", ["usr/lib/x86_64-linux-gnu/libaio.so.1t64"])},
+}
 KERNEL_PACKAGE = "linux-image-amd64"
-# crc64_rocksoft_generic first: nvme-core reaches it only through a crypto alias,
-# which modules.dep does not record, so it must already be loaded.
+# crc64_rocksoft_generic first: in bookworm's 6.1 nvme-core reaches it only through a
+# crypto alias, which modules.dep does not record, so it must already be loaded (trixie's
+# 6.12 has it built in). A module built into a release's kernel is just not loaded.
 MODULES = ["crc64_rocksoft_generic", "nvme", "ext4", "qemu_fw_cfg"]
 # Loaded only with femu.ssh=1 (job mode boots without a NIC and stays as fast):
 # virtio_net and failover are modules in Debian's kernel, and so is the virtio PCI
@@ -68,6 +74,16 @@ EMPTY_DIRS = ["dev", "proc", "sys", "tmp", "run", "root", "mnt", "mnt/nvme0n1", 
 
 class ImageError(RuntimeError):
     pass
+
+
+def tools_for(release: str) -> Dict[str, List[str]]:
+    """TOOLS as release names them (TOOL_RENAMES applied)."""
+    renames = TOOL_RENAMES.get(check_release(release), {})
+    tools = {}
+    for package, patterns in TOOLS.items():
+        package, patterns = renames.get(package, (package, patterns))
+        tools[package] = patterns
+    return tools
 
 
 @dataclass
@@ -93,14 +109,6 @@ def _build_key(versions: Dict[str, str]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _candidates(names, log, refreshed: List[bool]) -> Dict[str, Optional[str]]:
-    versions = debian.candidate_versions(names)
-    if any(v is None for n, v in versions.items() if n in TOOLS or n == KERNEL_PACKAGE) \
-            and not refreshed:
-        debian.refresh_package_lists(log)
-        refreshed.append(True)
-        versions = debian.candidate_versions(names)
-    return versions
 
 
 def load_manifest(out_dir: Path) -> Optional[dict]:
@@ -110,41 +118,69 @@ def load_manifest(out_dir: Path) -> Optional[dict]:
         return None
 
 
-def is_up_to_date(out_dir: Path, release: Optional[str] = None) -> bool:
+def is_up_to_date(out_dir: Path, release: Optional[str] = None,
+                  apt: Optional[debian.AptConfig] = None) -> bool:
     """Whether out_dir holds a complete image of release (None: the default release)
-    that the current packages and sources would build again unchanged."""
+    that the current packages and sources would build again unchanged. apt: the release's
+    apt configuration, if the caller has it already."""
     release = check_release(release)
     manifest = load_manifest(out_dir)
     if not manifest or not all((out_dir / n).is_file() for n in ("vmlinux", "initramfs.cpio")):
         return False
     if manifest.get("release", "bookworm") != release:
         return False
-    versions = debian.candidate_versions(manifest["packages"])
+    apt = apt or debian.private_apt(release, paths.package_cache_dir())
+    versions = debian.candidate_versions(apt, manifest["packages"])
     if any(v is None for v in versions.values()):
         return False
     return _build_key(versions) == manifest["key"]
 
 
 class Builder:
-    def __init__(self, out_dir: Path, cache_dir: Path, log: Progress, release: str):
+    def __init__(self, out_dir: Path, cache_dir: Path, log: Progress, apt: debian.AptConfig):
         self.out_dir = out_dir
-        self.release = release
+        self.release = apt.release
+        self.tools = tools_for(apt.release)
+        self.apt = apt
         self.deb_dir = cache_dir / "debs"
         self.tree_dir = cache_dir / "trees"
         self.log = log
         self.versions: Dict[str, str] = {}
         self.view = PackageView()
-        self.refreshed: List[bool] = []
+        self.refreshed = False
+        if not self.apt.lists_present():
+            self._refresh("no package lists yet")
+
+    def _refresh(self, why: str) -> None:
+        debian.refresh_package_lists(self.apt, self.log, why)
+        self.refreshed = True
+
+    def _candidates(self, names) -> Dict[str, Optional[str]]:
+        """apt's candidates; the package lists are fetched again (once) when a tool or the
+        kernel has none."""
+        versions = debian.candidate_versions(self.apt, names)
+        needed = set(self.tools) | {KERNEL_PACKAGE}
+        if any(v is None for n, v in versions.items() if n in needed) and not self.refreshed:
+            self._refresh("apt has no candidate for a needed package")
+            versions = debian.candidate_versions(self.apt, names)
+        return versions
 
     def fetch(self, names) -> Dict[str, Path]:
         """Download + extract packages (cached); unknown names are skipped."""
-        versions = _candidates(names, self.log, self.refreshed)
-        for name in TOOLS:
+        versions = self._candidates(names)
+        for name in self.tools:
             if name in versions and versions[name] is None:
-                raise ImageError(f"apt knows no package {name}")
+                raise ImageError(f"apt knows no package {name} in {self.release}")
         wanted = {n: v for n, v in versions.items() if v is not None}
+        try:
+            debs = debian.download(self.apt, wanted, self.deb_dir)
+        except debian.AptError:
+            if self.refreshed:
+                raise
+            # Lists older than the archive name versions it no longer has.
+            self._refresh("a download failed")
+            return self.fetch(names)
         self.versions.update(wanted)
-        debs = debian.download(wanted, self.deb_dir)
         return {name: debian.extract(deb, self.tree_dir) for name, deb in debs.items()}
 
     def resolve_userland(self):
@@ -152,7 +188,7 @@ class Builder:
         every NEEDED soname is found (only dependencies of packages that actually
         contribute a file are fetched, which keeps the download small)."""
         tried = set()
-        pending = set(TOOLS)
+        pending = set(self.tools)
         round_number = 1
         while True:
             self.log(f"fetching {len(pending)} package(s), round {round_number}: "
@@ -161,7 +197,7 @@ class Builder:
             for name, tree in sorted(self.fetch(pending).items()):
                 self.view.add_tree(name, tree)
             roots = []
-            for package, patterns in TOOLS.items():
+            for package, patterns in self.tools.items():
                 for pattern in patterns:
                     matches = self.view.glob(pattern)
                     if not matches:
@@ -173,7 +209,7 @@ class Builder:
             if not closure.unresolved:
                 return closure
             contributing = {entry.package for entry in closure.files.values()}
-            depends = debian.direct_depends(contributing)
+            depends = debian.direct_depends(self.apt, contributing)
             pending = {d for deps in depends.values() for d in deps} - tried
             if not pending:
                 missing = ", ".join(f"{s} (for {sorted(w)[0]})"
@@ -188,44 +224,46 @@ class Builder:
         self.log(f"userland: {len(closure.files)} files, {len(libraries)} shared libraries")
 
         self.fetch([KERNEL_PACKAGE])   # the metapackage: its version is part of the key
-        image_packages = debian.direct_depends([KERNEL_PACKAGE])[KERNEL_PACKAGE]
+        image_packages = debian.direct_depends(self.apt, [KERNEL_PACKAGE])[KERNEL_PACKAGE]
         image_package = next(p for p in image_packages if p.startswith("linux-image-"))
         self.log(f"kernel package {image_package}: extracting (a few seconds)")
         kernel_tree = self.fetch([image_package])[image_package]
-        kernel_version = sorted(os.listdir(kernel_tree / "lib/modules"))[-1]
+        version = kernel.installed_version(kernel_tree)
 
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=self.out_dir, prefix=".build-") as tmp:
+        with tempfile.TemporaryDirectory(dir=self.out_dir, prefix=".build-") as tmp, \
+                kernel.module_tree(kernel_tree, version) as tree:
             tmp_dir = Path(tmp)
             self.log("extracting the uncompressed vmlinux from the bzImage")
-            kernel.extract_vmlinux(kernel_tree / f"boot/vmlinuz-{kernel_version}",
+            kernel.extract_vmlinux(kernel_tree / f"boot/vmlinuz-{version}",
                                    tmp_dir / "vmlinux")
-            modules = kernel.module_load_order(kernel_tree, kernel_version, MODULES)
-            ssh_modules = [m for m in kernel.module_load_order(kernel_tree, kernel_version,
-                                                               SSH_MODULES) if m not in modules]
+            modules, builtin = tree.load_order(MODULES)
+            ssh_order, ssh_builtin = tree.load_order(SSH_MODULES)
+            ssh_modules = [m for m in ssh_order if m not in modules]
             # Each on-demand module's own chain: its modules.dep line names all of it.
             demand_chains = {chain[-1]: chain for chain in (
-                kernel.module_load_order(kernel_tree, kernel_version, [name])
-                for name in DEMAND_MODULES)}
+                tree.load_order([name])[0] for name in DEMAND_MODULES)}
             demand_modules = [m for chain in demand_chains.values() for m in chain
                               if m not in modules + ssh_modules]
             demand_modules = list(dict.fromkeys(demand_modules))
-            self.log(f"modules to load: {' '.join(Path(m).stem for m in modules)}; "
-                     f"with femu.ssh=1: {' '.join(Path(m).stem for m in ssh_modules)}; "
-                     f"on demand: {' '.join(Path(m).stem for m in demand_modules)}")
+            builtin = list(dict.fromkeys(builtin + ssh_builtin))
+            self.log(f"modules to load: {_names(modules)}; with femu.ssh=1: "
+                     f"{_names(ssh_modules)}; on demand: {_names(demand_modules)}; "
+                     f"built in: {' '.join(builtin) or '-'}")
             self.log("writing the cpio initramfs")
-            stats = self._write_initramfs(tmp_dir / "initramfs.cpio", closure, kernel_tree,
-                                          kernel_version, modules, ssh_modules,
-                                          demand_modules, demand_chains)
+            stats = self._write_initramfs(tmp_dir / "initramfs.cpio", closure, tree,
+                                          modules, ssh_modules, demand_modules,
+                                          demand_chains)
             key = _build_key(self.versions)
             manifest = {
                 "key": key,
                 "release": self.release,
-                "kernel_version": kernel_version,
+                "kernel_version": version,
                 "packages": dict(sorted(self.versions.items())),
-                "modules": [Path(m).stem for m in modules],
-                "ssh_modules": [Path(m).stem for m in ssh_modules],
-                "demand_modules": [Path(m).stem for m in demand_modules],
+                "modules": _stems(modules),
+                "ssh_modules": _stems(ssh_modules),
+                "demand_modules": _stems(demand_modules),
+                "builtin_modules": builtin,
                 "userland_files": len(closure.files),
                 "shared_libraries": len(libraries),
                 "shared_library_bytes": sum(closure.files[p].source.stat().st_size
@@ -248,7 +286,7 @@ class Builder:
                              text=True).stdout
         return [normalize(line) for line in out.split()]
 
-    def _write_initramfs(self, out: Path, closure, kernel_tree: Path, kernel_version: str,
+    def _write_initramfs(self, out: Path, closure, tree: kernel.ModuleTree,
                          modules: List[str], ssh_modules: List[str],
                          demand_modules: List[str], demand_chains: Dict[str, List[str]]) -> dict:
         """modules load at boot, ssh_modules with femu.ssh=1; demand_modules only when a
@@ -271,17 +309,18 @@ class Builder:
         for applet in self._busybox_applets(busybox):
             if posixpath.basename(applet) not in taken_names and applet != "usr/bin/busybox":
                 links.setdefault(applet, "/usr/bin/busybox")
+        guest_modules = f"usr/lib/modules/{tree.version}/"
         for module in modules + other_modules:
-            guest = "usr/" + module          # lib/modules/... under merged /usr
-            files[guest] = ("file", kernel_tree / module, 0o644)
-        files[f"usr/lib/modules/{kernel_version}/modules.dep"] = (
-            "data", kernel.guest_modules_dep(kernel_tree, kernel_version,
-                                             modules + other_modules,
-                                             demand_chains).encode(), 0o644)
+            # Decompressed: busybox insmod reads plain .ko files only.
+            files[guest_modules + kernel.plain_name(module)] = (
+                "data", kernel.decompress_module(tree.modules / module), 0o644)
+        files[guest_modules + "modules.dep"] = (
+            "data", tree.guest_modules_dep(modules + other_modules, demand_chains).encode(),
+            0o644)
         files["init"] = ("file", paths.GUEST_SOURCE_DIR / "init", 0o755)
         files["etc/profile"] = ("file", paths.GUEST_SOURCE_DIR / "profile", 0o644)
-        files["etc/femu/modules.load"] = ("data", _lines(modules), 0o644)
-        files["etc/femu/modules.ssh"] = ("data", _lines(ssh_modules), 0o644)
+        files["etc/femu/modules.load"] = ("data", _lines(guest_modules, modules), 0o644)
+        files["etc/femu/modules.ssh"] = ("data", _lines(guest_modules, ssh_modules), 0o644)
         files["etc/femu/env"] = ("data", b"export FEMU_GUEST=1\n", 0o644)
         files["etc/femu/packages"] = ("data", "".join(
             f"{n} {v}\n" for n, v in sorted(self.versions.items())).encode(), 0o644)
@@ -331,16 +370,27 @@ def bzimage_path(image: GuestImage) -> Path:
     return path
 
 
-def _lines(modules: List[str]) -> bytes:
-    """modules.load / modules.ssh: one absolute module path a line, load order."""
-    return "".join(f"/{module}\n" for module in modules).encode()
+def _lines(folder: str, modules: List[str]) -> bytes:
+    """modules.load / modules.ssh: one absolute guest module path a line, load order."""
+    return "".join(f"/{folder}{kernel.plain_name(module)}\n" for module in modules).encode()
+
+
+def _stems(modules: List[str]) -> List[str]:
+    """Module names (nvme-core) of module files (kernel/drivers/.../nvme-core.ko.xz)."""
+    return [posixpath.basename(kernel.plain_name(m))[:-len(".ko")] for m in modules]
+
+
+def _names(modules: List[str]) -> str:
+    return " ".join(_stems(modules)) or "-"
 
 
 def ensure_image(force: bool = False, quiet: bool = False, out_dir: Optional[Path] = None,
-                 release: Optional[str] = None) -> GuestImage:
+                 release: Optional[str] = None, refresh: bool = False) -> GuestImage:
     """The current guest image of a Debian release (None: DEFAULT_RELEASE), built first if
     missing or out of date, in out_dir (default: images/guest/RELEASE). An unknown
-    release raises ValueError."""
+    release raises ValueError. refresh: fetch the release's package lists again first
+    (they are otherwise fetched only when missing or lacking a needed package), so newer
+    package versions are seen."""
     release = check_release(release)
     out_dir = out_dir or paths.guest_image_dir(release)
     log = Progress("guest-image", enabled=not quiet)
@@ -350,27 +400,30 @@ def ensure_image(force: bool = False, quiet: bool = False, out_dir: Optional[Pat
     # then finds the image up to date.
     with open(cache_dir / ".build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not force and is_up_to_date(out_dir, release):
+        apt = debian.private_apt(release, cache_dir)
+        if refresh:
+            debian.refresh_package_lists(apt, log, "--refresh")
+        if not force and is_up_to_date(out_dir, release, apt):
             log(f"up to date: {out_dir}")
             return GuestImage(out_dir / "vmlinux", out_dir / "initramfs.cpio",
                               load_manifest(out_dir))
-        if release != "bookworm":
-            raise ImageError(f"a {release} guest cannot be built yet: only bookworm")
         log(f"building the {release} guest image into {out_dir}")
-        return Builder(out_dir, cache_dir, log, release).build()
+        return Builder(out_dir, cache_dir, log, apt).build()
 
 
 def main(argv=None, prog=None) -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
     parser.add_argument("--quiet", action="store_true", help="no progress output")
+    parser.add_argument("--refresh", action="store_true",
+                        help="fetch the release's package lists again first (newer versions)")
     parser.add_argument("--out", type=Path, help="output folder (default: images/guest/RELEASE)")
     parser.add_argument("--release", choices=RELEASES, default=DEFAULT_RELEASE,
                         help=f"Debian release of the guest (default: {DEFAULT_RELEASE})")
     args = parser.parse_args(argv)
     try:
         image = ensure_image(force=args.force, quiet=args.quiet, out_dir=args.out,
-                             release=args.release)
+                             release=args.release, refresh=args.refresh)
     except (ImageError, debian.AptError, subprocess.CalledProcessError, ValueError) as error:
         print(f"guest-image: error: {error}", file=sys.stderr)
         return 1
