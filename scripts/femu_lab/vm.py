@@ -308,8 +308,13 @@ def _boot(cmd, console_log: Path, spec: VmSpec, timeout: float, watch: bool, kvm
         reap(proc)
         reader.join(timeout=10)
         proc.stdout.close()
-    if kvm and boot.kvm_failure is None and reader.job_started_at is None:
-        boot.kvm_failure = reader.kvm_failure   # QEMU exited on its own after the message
+    if kvm and boot.kvm_failure is None and reader.job_started_at is None \
+            and not boot.host_timed_out:
+        # QEMU exited on its own before the job: after a KVM failure report, or aborting
+        # in KVM's own code (some nested hosts fail an MSR write that way).
+        boot.kvm_failure = reader.kvm_failure or (
+            f"QEMU exited ({proc.returncode}) under KVM before the job started: "
+            f"{reader.last_line[:160]}")
     return boot
 
 

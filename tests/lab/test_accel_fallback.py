@@ -41,6 +41,8 @@ def _spec(image, qemu, **fields):
 @pytest.mark.parametrize("mode, reason", [
     ("error", "KVM internal error. Suberror: 1"),
     ("silent", "the guest had not started its job 3 s into a KVM boot"),
+    ("abort", "QEMU exited (-6) under KVM before the job started: qemu-system-x86_64: "
+              "kvm.c:3877: kvm_buf_set_msrs: Assertion failed."),
 ])
 def test_auto_falls_back_to_tcg_once(mode, reason, image, tmp_path, probe_says_kvm_works,
                                      monkeypatch):
