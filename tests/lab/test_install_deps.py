@@ -5,6 +5,7 @@ silence when nothing is missing and the one line of a failed step."""
 import os
 import pty
 import re
+import select
 import shutil
 import subprocess
 from pathlib import Path
@@ -188,6 +189,8 @@ def test_on_a_terminal_each_step_keeps_one_line(repo):
     os.close(child)
     chunks = []
     while True:
+        ready, _, _ = select.select([main], [], [], 60)
+        assert ready, "no output and no end from install-deps.sh in 60 s"
         try:
             chunk = os.read(main, 4096)
         except OSError:        # the other end closed: the script ended
