@@ -117,6 +117,7 @@ def run_boot(device: bench_devices.Device, round_index: int, folder: Path, times
                      kernel=image.kernel, initramfs=image.initramfs,
                      device_args=device.arguments(folder), cpus=args.smp,
                      memory_mb=args.mem, accel=args.accel,
+                     firmware_dirs=list(device.firmware_dirs),
                      job_timeout=bench_jobs.job_timeout(times))
     holder: Dict[str, object] = {}
 
@@ -202,6 +203,9 @@ def check_arguments(args) -> None:
                          "or give --qemu PATH")
     if args.femu_upstream is not None and not args.femu_upstream.is_file():
         raise UsageError(f"--femu-upstream {args.femu_upstream}: no such file")
+    problem = bench_devices.firmware_problem() if args.femu_upstream is not None else None
+    if problem:
+        raise UsageError(f"--femu-upstream: {problem}")
 
 
 def run(args, prog: str = PROG) -> int:

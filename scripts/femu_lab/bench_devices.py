@@ -5,11 +5,12 @@ arguments of one boot, all of the same logical size:
             keeps the data; --set overrides as device properties)
     stock   QEMU's own nvme on a raw backing file of the logical size
     FEMU    upstream FEMU's blackbox mode (femu_mode=1) with CONF's geometry, latencies
-            and GC thresholds, devsz_mb = the logical size (its own binary)
+            and GC thresholds, devsz_mb = the logical size (its own binary, given the
+            firmware folders UPSTREAM_FIRMWARE)
 """
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, List, Mapping, Optional
+from typing import Callable, List, Mapping, Optional, Sequence, Tuple
 
 from .vm import femu_args, make_backing_file, stock_nvme_args
 
@@ -22,12 +23,42 @@ FEMU_UPSTREAM_KEYS = ("secsz", "secs_per_pg", "pgs_per_blk", "blks_per_pl", "pls
                       "ch_xfer_lat", "gc_thres_pcent", "gc_thres_pcent_high")
 FEMU_BLACKBOX_MODE = 1
 
+# Upstream FEMU's binary, built the usual way (configure and make in its build-femu/, no
+# install), finds its firmware only beside itself (build-femu/qemu-bundle, links into its
+# pc-bios/); copied anywhere else, or its tree moved, it searches /usr/local/share/qemu
+# and every boot fails with "could not load PC BIOS 'bios-256k.bin'". So it gets QEMU -L
+# folders, searched before its own: SeaBIOS's bios-256k.bin, then the option ROMs that
+# -kernel and the PC machines load (linuxboot_dma.bin, kvmvapic.bin, pvh.bin), each with
+# the Debian package that fills it (scripts/deps/device.apt lists both). They are the
+# folders this repository's QEMU searches, so all three devices boot the same firmware.
+# The bench's machines have no NIC: no iPXE ROM is needed.
+UPSTREAM_FIRMWARE = ((Path("/usr/share/seabios"), "seabios"),
+                     (Path("/usr/share/qemu"), "qemu-system-data"))
+BIOS = "bios-256k.bin"
+
 
 @dataclass
 class Device:
     name: str                                  # femu | stock | FEMU (bench_table.DEVICES)
     qemu: Path
     arguments: Callable[[Path], List[str]]     # boot folder -> QEMU device arguments
+    firmware_dirs: Tuple[Path, ...] = ()       # QEMU -L folders for this binary
+
+
+def firmware_problem(firmware: Optional[Sequence[Tuple[Path, str]]] = None) -> Optional[str]:
+    """None when every folder of firmware (default UPSTREAM_FIRMWARE) exists and one holds
+    the BIOS; else the one-line reason."""
+    firmware = UPSTREAM_FIRMWARE if firmware is None else firmware
+    for folder, package in firmware:
+        if not folder.is_dir():
+            return (f"QEMU's firmware folder {folder} is missing (FEMU's binary gets it as "
+                    f"-L): install the Debian package {package} (scripts/install-deps.sh "
+                    "device)")
+    if not any((folder / BIOS).is_file() for folder, _ in firmware):
+        folders = ", ".join(str(folder) for folder, _ in firmware)
+        return (f"no {BIOS} in {folders} (FEMU's binary gets them as -L): install the "
+                f"Debian package {firmware[0][1]} (scripts/install-deps.sh device)")
+    return None
 
 
 def femu_upstream_args(values: Mapping[str, str], logical_bytes: int) -> List[str]:
@@ -60,7 +91,8 @@ def devices(config_file: Path, overrides: Mapping[str, str], values: Mapping[str
              Device("stock", qemu, stock)]
     if femu_upstream is not None:
         upstream = femu_upstream_args(values, logical_bytes)
-        found.append(Device("FEMU", femu_upstream, lambda folder: list(upstream)))
+        found.append(Device("FEMU", femu_upstream, lambda folder: list(upstream),
+                            tuple(folder for folder, _ in UPSTREAM_FIRMWARE)))
     return found
 
 

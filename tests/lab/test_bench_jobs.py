@@ -1,8 +1,11 @@
 """femu-lab bench without a guest: the job list and its guest script, the devices' QEMU
 arguments, the boot order, the console step reader, the QEMU process finder and the
 command line's errors."""
+import argparse
+import dataclasses
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -78,6 +81,10 @@ def test_upstream_FEMU_blackbox_with_the_same_geometry(tmp_path):
                                   Path("/q/qemu"), femu_upstream=Path("/femu/qemu"))
     femu_upstream = found[2]
     assert femu_upstream.name == "FEMU" and femu_upstream.qemu == Path("/femu/qemu")
+    # its binary gets the firmware folders of the Debian packages; femu and stock run on
+    # this repository's QEMU, which was built with them in its search path
+    assert femu_upstream.firmware_dirs == (Path("/usr/share/seabios"), Path("/usr/share/qemu"))
+    assert found[0].firmware_dirs == found[1].firmware_dirs == ()
     assert femu_upstream.arguments(tmp_path) == [
         "-device", "femu,devsz_mb=768,namespaces=1,femu_mode=1,secsz=512,secs_per_pg=8,"
                    "pgs_per_blk=256,blks_per_pl=64,pls_per_lun=1,luns_per_ch=8,nchs=2,"
@@ -140,3 +147,74 @@ def test_bad_bench_arguments_are_one_line_and_status_2(argv, message, capsys, tm
     assert lab_cli.main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and err.startswith("femu-lab: error: ")
+
+
+# A stand-in for upstream FEMU's binary built the usual way: it fails as that binary does
+# unless some -L folder holds the BIOS, and then says where it found it.
+UPSTREAM_STANDIN = """#!/bin/sh
+while [ $# -gt 0 ]; do
+    if [ "$1" = -L ] && [ -f "$2/bios-256k.bin" ]; then
+        echo "stand-in FEMU: BIOS from $2"
+        exit 0
+    fi
+    shift
+done
+echo "qemu-system-x86_64: could not load PC BIOS 'bios-256k.bin'" >&2
+exit 1
+"""
+
+
+def test_an_upstream_FEMU_boot_gets_the_firmware_folders(tmp_path, monkeypatch):
+    seabios, qemu_data = tmp_path / "seabios", tmp_path / "qemu"
+    for folder in (seabios, qemu_data):
+        folder.mkdir()
+    (seabios / bench_devices.BIOS).write_bytes(b"")
+    monkeypatch.setattr(bench_devices, "UPSTREAM_FIRMWARE",
+                        ((seabios, "seabios"), (qemu_data, "qemu-system-data")))
+    binary = tmp_path / "femu-qemu"
+    binary.write_text(UPSTREAM_STANDIN)
+    binary.chmod(0o755)
+    femu_upstream = bench_devices.devices(tmp_path / "c.conf", {}, LAB_1G_VALUES, 768 << 20,
+                                          Path("/q/qemu"), femu_upstream=binary)[2]
+    kernel, initramfs = tmp_path / "vmlinuz", tmp_path / "initramfs"
+    kernel.write_bytes(b"")
+    initramfs.write_bytes(b"")
+    image = SimpleNamespace(kernel=kernel, initramfs=initramfs)
+    args = argparse.Namespace(smp=1, mem=256, accel="tcg")
+    times = BenchTimes(idle=1, read=1, write=1)
+
+    def boot(device, name):
+        return bench.run_boot(device, 1, tmp_path / name, times, image, args, lambda m: None)
+
+    # the stand-in started, found the BIOS and stopped (no guest: no job status)
+    assert "[console: stand-in FEMU: BIOS from " + str(seabios) + "]" in \
+        boot(femu_upstream, "with").error
+    # the same binary without the folders fails as upstream FEMU's boots did
+    without = dataclasses.replace(femu_upstream, firmware_dirs=())
+    assert "could not load PC BIOS 'bios-256k.bin'" in boot(without, "without").error
+
+
+def test_firmware_folders_are_checked_before_anything_runs(tmp_path, monkeypatch, capsys):
+    seabios, qemu_data = tmp_path / "seabios", tmp_path / "qemu"
+    firmware = ((seabios, "seabios"), (qemu_data, "qemu-system-data"))
+    assert bench_devices.firmware_problem(firmware) == (
+        f"QEMU's firmware folder {seabios} is missing (FEMU's binary gets it as -L): "
+        "install the Debian package seabios (scripts/install-deps.sh device)")
+    seabios.mkdir()
+    qemu_data.mkdir()
+    assert bench_devices.firmware_problem(firmware) == (
+        f"no bios-256k.bin in {seabios}, {qemu_data} (FEMU's binary gets them as -L): "
+        "install the Debian package seabios (scripts/install-deps.sh device)")
+    (seabios / "bios-256k.bin").write_bytes(b"")
+    assert bench_devices.firmware_problem(firmware) is None
+
+    # through the command line: one line, status 2, before ftl-sim or a guest runs
+    monkeypatch.setattr(bench_devices, "UPSTREAM_FIRMWARE", ((tmp_path / "none", "seabios"),))
+    for name in ("our-qemu", "femu-qemu"):
+        (tmp_path / name).write_text("")
+    assert lab_cli.main(["bench", "--qemu", str(tmp_path / "our-qemu"), "--femu-upstream",
+                         str(tmp_path / "femu-qemu")]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"femu-lab: error: --femu-upstream: QEMU's firmware folder {tmp_path}/none "
+                   "is missing (FEMU's binary gets it as -L): install the Debian package "
+                   "seabios (scripts/install-deps.sh device)\n")
