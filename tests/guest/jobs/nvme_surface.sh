@@ -132,15 +132,21 @@ wait_lbs() {  # wait_lbs STEP NSID BYTES SECONDS: the kernel's logical block siz
         "bytes=$(blockdev --getsize64 "/dev/$disk")"
 }
 
-# Get LBA Status (86h) over ns1's region, Action Type 10h, 4 KiB back (MNDW 1023), raw.
-# Sent with admin-passthru: nvme-cli 2.3's get-lba-status goes through libnvme 1.3's
+# Get LBA Status (86h) over ns1's region, Action Type 10h, 4 KiB back (MNDW 1023), raw,
+# sent twice: with admin-passthru (STEP), and as nvme-cli's own get-lba-status (STEP-cli
+# raw, STEP-cli-text as it prints it). bookworm's nvme-cli 2.3 goes through libnvme 1.3's
 # nvme_get_lba_status(), which leaves the transfer length 0 (fixed in libnvme by a6ac126d,
-# "ioctl: set data length when retrieving LBA status"), so the kernel maps no buffer and a
-# controller can only refuse the command (PRP1 = 0).
+# "ioctl: set data length when retrieving LBA status"), so the kernel maps no buffer and the
+# controller can only refuse the command (PRP1 = 0); trixie's nvme-cli 2.13 sends it whole.
+# (nvme-cli 2.13's -o json of it aborts in json-c, so the test reads binary and text.)
 lba_status() {  # lba_status STEP
     run "$1" nvme admin-passthru $ctrl --opcode=0x86 --namespace-id=1 \
         --cdw10="$REGION_LBA" --cdw11=0 --cdw12=1023 --cdw13=$(((0x10 << 24) | 256)) \
         --data-len=4096 --read --raw-binary
+    run "$1-cli" nvme get-lba-status $ctrl --namespace-id=1 --start-lba="$REGION_LBA" \
+        --max-dw=1023 --action=0x10 --range-len=256 --output-format=binary
+    run "$1-cli-text" nvme get-lba-status $ctrl --namespace-id=1 --start-lba="$REGION_LBA" \
+        --max-dw=1023 --action=0x10 --range-len=256
 }
 
 same() {  # same STEP FILE1 FILE2
