@@ -18,6 +18,7 @@ def test_outputs_and_manifest(image):
     assert image.kernel.read_bytes()[:4] == b"\x7fELF"   # uncompressed, booted via PVH
     manifest = json.loads((image.kernel.parent / "manifest.json").read_text())
     assert image.kernel.parent.name == manifest["release"]
+    assert image.tcg_append == guest_image.TCG_APPEND.get(manifest["release"], "")
     for package in (*tools_for(manifest["release"]), "linux-image-amd64", "libc6"):
         assert package in manifest["packages"]
     # Loaded at boot unless the release's kernel has them built in.
