@@ -3,7 +3,7 @@ from typing import Optional
 
 # Newest first; DEFAULT_RELEASE is what every caller gets when it names none.
 RELEASES = ("trixie", "bookworm")
-DEFAULT_RELEASE = "bookworm"
+DEFAULT_RELEASE = "trixie"
 
 
 def check_release(release: Optional[str]) -> str:
