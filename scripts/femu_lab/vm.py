@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Union
 
-from femu_guest.image import ensure_image
+from femu_guest.image import ensure_image, load_manifest
 from femu_guest.progress import Progress
 
 from . import accel, results
@@ -186,9 +186,18 @@ def replace_result_files(files: Dict[str, bytes], folder: Path) -> Dict[str, Pat
     return results.write_files(files, folder)
 
 
+def tcg_append(kernel: Path) -> str:
+    """The kernel arguments a TCG boot of this guest kernel needs (GuestImage.tcg_append,
+    from the image's manifest beside the kernel; none for a kernel of no femu image)."""
+    manifest = load_manifest(Path(kernel).parent) or {}
+    value = manifest.get("tcg_append", "")
+    return value if isinstance(value, str) else ""
+
+
 def build_command(spec: VmSpec, kernel: Path, initramfs: Path, accelerator: str,
                   results_raw: Optional[Path], job_file: Optional[Path]) -> List[str]:
-    append = f"{DEFAULT_APPEND} {spec.kernel_append}".strip()
+    needed = tcg_append(kernel) if accelerator == "tcg" else ""
+    append = " ".join(part for part in (DEFAULT_APPEND, needed, spec.kernel_append) if part)
     cmd = [spec.qemu, "-nodefaults", "-no-user-config", "-display", "none",
            "-machine", f"{spec.machine},accel={accelerator}",
            "-cpu", "host" if accelerator == "kvm" else "max",

@@ -250,3 +250,22 @@ def test_bench_takes_the_guest_options():
     bench.add_arguments(parser)
     args = parser.parse_args(["--accel", "tcg", "--guest-release", "bookworm"])
     assert (args.accel, args.guest_release) == ("tcg", "bookworm")
+
+
+def test_a_tcg_boot_gets_the_kernel_arguments_its_image_needs(tmp_path):
+    """trixie's kernel needs tsc=unstable under TCG (femu_guest.image.TCG_APPEND): the
+    harness reads it from the manifest beside the kernel; KVM boots go without it."""
+    from femu_lab import vm
+    kernel, initramfs = tmp_path / "vmlinux", tmp_path / "initramfs.cpio"
+    (tmp_path / "manifest.json").write_text('{"tcg_append": "tsc=unstable"}')
+    spec = vm.VmSpec(job="true", kernel_append="femu.wait_nvme=5")
+
+    def append(accelerator, kernel=kernel):
+        cmd = vm.build_command(spec, kernel, initramfs, accelerator, tmp_path / "r", None)
+        return cmd[cmd.index("-append") + 1]
+
+    assert append("tcg") == f"{vm.DEFAULT_APPEND} tsc=unstable femu.wait_nvme=5"
+    assert append("kvm") == f"{vm.DEFAULT_APPEND} femu.wait_nvme=5"
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    assert append("tcg", other / "vmlinux") == f"{vm.DEFAULT_APPEND} femu.wait_nvme=5"
