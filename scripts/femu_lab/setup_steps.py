@@ -6,6 +6,7 @@ when nothing changed. Debian packages and the Python venv come first, from the s
 wrapper (this code runs inside that venv).
 """
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -31,34 +32,51 @@ def _say(message: str) -> None:
     print(f"run-blackbox: {message}", file=sys.stderr, flush=True)
 
 
-def _run_step(what: str, how_long: str, command: list, quiet: bool = False) -> None:
-    """Runs command, its output on stderr. quiet (a check that is usually up to date):
-    nothing is shown unless it fails or still runs after QUIET_SECONDS (real work), and
-    then its output so far and the rest as it comes."""
+LOG_DIR = paths.REPO_ROOT / "build" / "logs"   # gitignored, beside install-deps.log
+FAILED_TAIL_LINES = 15
+
+
+def _run_step(what: str, how_long: str, command: list, quiet: bool = False,
+              log: Optional[Path] = None) -> None:
+    """Runs command. Its output goes to stderr, or with log into that file alone (the
+    terminal then shows the step's line and its time; a failure, the log's last lines and
+    one line naming it). quiet (a check that is usually up to date): nothing is shown
+    unless it fails or still runs after QUIET_SECONDS (real work), and then what is
+    shown above."""
     started = time.monotonic()
     shown = not quiet
     if shown:
         _say(f"{what} ({how_long})")
     held = []
+    if log is not None:
+        log.parent.mkdir(parents=True, exist_ok=True)
     try:
         proc = subprocess.Popen(command, cwd=paths.REPO_ROOT, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 errors="replace")
     except OSError as error:
         raise SetupError(f"{what}: {error}") from None
-    with proc:
+    with proc, open(log if log is not None else os.devnull, "w") as log_file:
         for line in proc.stdout:
+            log_file.write(line)
             if not shown and time.monotonic() - started > QUIET_SECONDS:
                 _say(f"{what} ({how_long})")
-                sys.stderr.writelines(held)
+                if log is None:
+                    sys.stderr.writelines(held)
                 shown = True
-            if shown:
+            if log is not None:
+                held = (held + [line])[-FAILED_TAIL_LINES:]
+            elif shown:
                 sys.stderr.write(line)
                 sys.stderr.flush()
             else:
                 held.append(line)
         code = proc.wait()
     if code != 0:
+        if log is not None:
+            sys.stderr.writelines("  | " + line for line in held)
+            raise SetupError(f"{what} failed (exit status {code}); its whole output is in "
+                             f"{_shown(log)}")
         if not shown:
             sys.stderr.writelines(held)
         raise SetupError(f"{what} failed (exit status {code}); see the output above")
@@ -77,9 +95,11 @@ def ensure_ftl_sim() -> Path:
         raise SetupError("meson is missing: run scripts/install-deps.sh")
     if not configured:
         _run_step(f"configuring the C build in {_shown(build)}", "seconds",
-                  ["meson", "setup", str(build), "--buildtype=release"])
+                  ["meson", "setup", str(build), "--buildtype=release"],
+                  log=LOG_DIR / "ftl-sim-configure.log")
     _run_step("building the FTL and ftl-sim", "under a minute",
-              ["meson", "compile", "-C", str(build), "ftl-sim"], quiet=tool.exists())
+              ["meson", "compile", "-C", str(build), "ftl-sim"], quiet=tool.exists(),
+              log=LOG_DIR / "ftl-sim-build.log")
     return tool
 
 
