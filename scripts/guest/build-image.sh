@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds (or confirms up to date) the femu guest kernel + initramfs under images/guest.
+# Builds (or confirms up to date) the femu guest kernel + initramfs under
+# images/guest/RELEASE: build-image.sh [--release trixie|bookworm] [--force] [--refresh].
 # Thin wrapper: the builder is the femu_guest package beside this script; it only needs
-# python3 and apt (no venv).
+# python3 and apt (no venv). Every argument goes to it.
 set -euo pipefail
 guest_dir="$(cd "$(dirname "$0")" && pwd)"
 export PYTHONPATH="$guest_dir${PYTHONPATH:+:$PYTHONPATH}"

@@ -503,7 +503,9 @@ def test_lba_status_lists_the_uncorrectable_lbas_until_rewritten(surface):
         f"after the rewrite the LBA Status Information log still lists {relogged}"
 
 
-LBA_STATUS_TEXT = re.compile(r"\{ DSLBA: 0x(?P<slba>[0-9a-fA-F]+), NLB: (?:0x)?(?P<nlb>[0-9a-fA-F]+), "
+# How nvme-cli 2.13 prints a descriptor: { DSLBA: 0x00000000002008, NLB: 0x000007, Status: 0x1 }
+LBA_STATUS_TEXT = re.compile(r"\{ DSLBA: 0x(?P<slba>[0-9a-fA-F]+), "
+                             r"NLB: (?:0x)?(?P<nlb>[0-9a-fA-F]+), "
                              r"Status: 0x(?P<status>[0-9a-fA-F]+) \}")
 
 

@@ -198,8 +198,8 @@ def direct_depends(apt: AptConfig, packages: Iterable[str]) -> Dict[str, List[st
     names = sorted(set(packages))
     if not names:
         return {}
-    out = _run(["apt-cache", *apt.options(), "depends", "--no-recommends", "--no-suggests", "--no-conflicts",
-                "--no-breaks", "--no-replaces", "--no-enhances", *names])
+    out = _run(["apt-cache", *apt.options(), "depends", "--no-recommends", "--no-suggests",
+                "--no-conflicts", "--no-breaks", "--no-replaces", "--no-enhances", *names])
     result: Dict[str, List[str]] = {}
     current = None
     in_alternative = False   # the previous line was "|Depends:": this group is already chosen

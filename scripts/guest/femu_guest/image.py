@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from . import debian, kernel, paths
-from .releases import DEFAULT_RELEASE, RELEASES, check_release
 from .cpio import CpioWriter
 from .package_view import MERGED_DIRS, PackageView, normalize
 from .progress import Progress
+from .releases import DEFAULT_RELEASE, RELEASES, check_release
 
 # Tool packages and the files (normalized paths, globs allowed) taken from each.
 TOOLS: Dict[str, List[str]] = {
@@ -121,8 +121,6 @@ def _build_key(versions: Dict[str, str]) -> str:
     text = json.dumps({"packages": dict(sorted(versions.items())), "sources": _source_digest()},
                       sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
 
 
 def load_manifest(out_dir: Path) -> Optional[dict]:
