@@ -189,18 +189,20 @@ def test_index_targets_parse_this_machines_apt():
     assert all(len(row) == 4 and row[2] in ("deb", "deb-src") for row in rows)
 
 
-def test_package_list_refresh_uses_sudo_when_not_root(monkeypatch):
+def test_package_list_refresh_needs_no_root(monkeypatch, tmp_path):
+    """The guest builder's apt-get update refreshes its own private lists (femu_guest's
+    AptConfig under images/cache/apt-RELEASE/): no sudo, whoever runs it, and never the
+    host's lists."""
     from femu_guest import debian
-    ran = []
+    ran, said = [], []
     monkeypatch.setattr(debian, "_run", lambda args, **kw: ran.append(args))
-    _privileges(monkeypatch, root=False, sudo=True)
-    debian.refresh_package_lists(lambda message: None)
-    assert ran == [["sudo", "apt-get", "update", "-qq"]]
     _privileges(monkeypatch, root=False, sudo=False)
-    with pytest.raises(debian.AptError) as error:
-        debian.refresh_package_lists(lambda message: None)
-    assert "\n" not in str(error.value) and "needs root" in str(error.value)
-    assert len(ran) == 1
+    apt = debian.AptConfig("trixie", tmp_path / "apt-trixie")
+    (apt.lists_dir / "partial").mkdir(parents=True)
+    debian.refresh_package_lists(apt, said.append, "no candidate for fio")
+    assert ran == [["apt-get", *apt.options(), "update", "-qq"]]
+    assert f"Dir::State::Lists={apt.lists_dir}" in ran[0]
+    assert said == ["no candidate for fio: fetching the trixie package lists (apt-get update)"]
 
 
 def _pid_gone(pid: int) -> bool:
