@@ -16,7 +16,7 @@
 #include "qapi/error.h"
 
 #include "femu_ctrl.h"
-#include "femu_state.h"
+#include "backend/state.h"
 
 /* state_out is checked at realize, so a bad path fails at start-up, not at exit. */
 bool femu_state_check_out(FemuCtrl *n, Error **errp)

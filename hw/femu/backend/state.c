@@ -27,7 +27,7 @@
 #include "qapi/error.h"
 
 #include "femu_ctrl.h"
-#include "femu_state.h"
+#include "backend/state.h"
 #include "ftl/ftl_state.h"
 
 #define FEMU_STATE_TAG_TABLE    STATE_TAG('D', 'N', 'S', 'T')
