@@ -18,20 +18,15 @@
 
 #include <poll.h>
 
-#include "femu_ctrl.h"
+#include "backend/ftl_thread.h"
+#include "backend/ftl_view.h"
+#include "cmd/zns.h"
+#include "ctrl/wake.h"
 #include "ftl/io_trace.h"
 #include "trace.h"
 
 #define FEMU_FTL_BATCH 64
 #define FEMU_ERR_LEN 256
-
-void femu_ftl_kick(FemuCtrl *n)
-{
-    smp_mb();
-    if (qatomic_read(&n->ftl_sleeping)) {
-        event_notifier_set(&n->ftl_wake);
-    }
-}
 
 static void femu_stats_error(FemuCtrl *n, const char *what, const char *err)
 {
@@ -183,7 +178,7 @@ static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
     case FEMU_OP_ZONE_WRITE:
     case FEMU_OP_ZONE_READ:
     case FEMU_OP_ZONE_MGMT: {
-        /* Admitted at fetch (femu_zns.c): the engine does the flash work of what the
+        /* Admitted at fetch (cmd/zns.c): the engine does the flash work of what the
          * poller already decided; a failure here would be the FTL's own. */
         struct ftl_request r = femu_ftl_request(req);
         int rc = ftl_engine_serve(n->engine, &r, &done);

@@ -8,7 +8,7 @@
  */
 #include "qemu/osdep.h"
 
-#include "femu_ctrl.h"
+#include "backend/ftl_view.h"
 
 void femu_ftl_view_init(FemuCtrl *n)
 {

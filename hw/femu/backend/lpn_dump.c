@@ -6,7 +6,9 @@
  */
 #include "qemu/osdep.h"
 
-#include "femu_ctrl.h"
+#include "backend/lpn_dump.h"
+#include "ctrl/request.h"
+#include "ctrl/wake.h"
 
 static void femu_lpn_dump_start(FemuCtrl *n, FemuRequest *req)
 {
@@ -33,22 +35,26 @@ void femu_lpn_dump_submit(FemuCtrl *n, FemuRequest *req)
     n->dump_waiting->drain |= req->drain;
 }
 
-/* One dump request answered: a CQE for C0h, SHST complete for a current shutdown. */
-static void femu_lpn_dump_answer(FemuCtrl *n, FemuRequest *req)
+/*
+ * One dump request answered: a CQE for C0h; for a shutdown's, true when it is the current
+ * shutdown's (a newer SHN change or a reset bumped shutdown_seq otherwise).
+ */
+static bool femu_lpn_dump_answer(FemuCtrl *n, FemuRequest *req)
 {
-    if (req->internal) {
-        femu_ctrl_shutdown_saved(n, req->shutdown_seq);
-        femu_req_free(n, req);
-    } else if (req->epoch != n->epoch) {
+    bool shutdown_saved = req->internal && req->shutdown_seq == n->shutdown_seq;
+
+    if (req->internal || req->epoch != n->epoch) {
         femu_req_free(n, req);
     } else {
         completion_heap_push(&n->heap, req->done_ns, req);
     }
+    return shutdown_saved;
 }
 
-/* The FTL thread finished the dump in flight: answer it and its riders, start the next. */
-void femu_lpn_dump_returned(FemuCtrl *n, FemuRequest *done)
+bool femu_lpn_dump_returned(FemuCtrl *n, FemuRequest *done)
 {
+    bool shutdown_saved = false;
+
     n->lpn_dump_busy = false;
     while (n->dump_riders) {
         FemuRequest *rider = n->dump_riders;
@@ -56,9 +62,9 @@ void femu_lpn_dump_returned(FemuCtrl *n, FemuRequest *done)
         n->dump_riders = rider->list_next;
         rider->status = done->status;
         rider->done_ns = done->done_ns;
-        femu_lpn_dump_answer(n, rider);
+        shutdown_saved |= femu_lpn_dump_answer(n, rider);
     }
-    femu_lpn_dump_answer(n, done);
+    shutdown_saved |= femu_lpn_dump_answer(n, done);
     if (n->dump_waiting) {
         FemuRequest *next = n->dump_waiting;
 
@@ -66,6 +72,7 @@ void femu_lpn_dump_returned(FemuCtrl *n, FemuRequest *done)
         n->dump_waiting = NULL;
         femu_lpn_dump_start(n, next);
     }
+    return shutdown_saved;
 }
 
 /* Reset or fatal error: dumps not yet started are dropped; the one with the FTL thread

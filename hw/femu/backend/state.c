@@ -26,8 +26,10 @@
 #include "qemu/error-report.h"
 #include "qapi/error.h"
 
-#include "femu_ctrl.h"
+#include "backend/ftl_view.h"
 #include "backend/state.h"
+#include "cmd/features.h"
+#include "cmd/ns_table.h"
 #include "ftl/ftl_state.h"
 
 #define FEMU_STATE_TAG_TABLE    STATE_TAG('D', 'N', 'S', 'T')

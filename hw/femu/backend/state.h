@@ -1,6 +1,7 @@
 /*
- * Device state files, shared by femu_state.c (what a file holds, and the restore) and
- * femu_state_save.c (when one is written: exit, vendor C2h, QMP save-state).
+ * Device state files (backend/state.c): what one holds, the restore at realize, and the
+ * write that backend/state_save.c (when one is written: exit, vendor C2h, QMP
+ * save-state) calls.
  *
  * The poller owns the namespace table, SMART counters, the per-sector maps and every
  * write to the data store. A save at a point in time therefore runs on the poller: it
@@ -8,8 +9,8 @@
  * every command fetched before the save), and writes the file while nothing moves.
  * The exit save runs once both threads have stopped.
  */
-#ifndef HW_FEMU_FEMU_STATE_H
-#define HW_FEMU_FEMU_STATE_H
+#ifndef HW_FEMU_BACKEND_STATE_H
+#define HW_FEMU_BACKEND_STATE_H
 
 #include "femu.h"
 
@@ -24,6 +25,9 @@ typedef struct FemuStateSnapshot {
     uint8_t *table;             /* the namespace table section, encoded */
     size_t table_len;
 } FemuStateSnapshot;
+
+/* Realize: restore state_in (after the namespaces, before the threads start). */
+bool femu_state_restore(FemuCtrl *n, Error **errp);
 
 /* Copy the poller's part (call on the thread that owns it). False when out of memory. */
 bool femu_state_snapshot(FemuCtrl *n, FemuStateSnapshot *s);

@@ -1,10 +1,10 @@
 /*
- * When the device writes its state (femu_state.c says what a state file holds):
+ * When the device writes its state (backend/state.c says what a state file holds):
  *   - at QEMU's exit or a hot-unplug, to state_out, once both threads have stopped;
  *   - on vendor admin command C2h, to state_out: the guest never names a host path;
  *   - on QMP `qom-set ... save-state PATH` (empty PATH: state_out), from the main loop,
  *     which hands the save to the poller and waits for its answer.
- * A save in flight runs on the poller (femu_state.h): nothing queues, so a guest
+ * A save in flight runs on the poller (backend/state.h): nothing queues, so a guest
  * repeating C2h gets one save per command, one after the other, and a QMP save waits
  * at most for the C2h being written. Every save is atomic (a temporary file renamed over
  * the path); a failed one leaves the old file and the device goes on.
@@ -15,8 +15,9 @@
 #include "qemu/error-report.h"
 #include "qapi/error.h"
 
-#include "femu_ctrl.h"
+#include "backend/ftl_thread.h"
 #include "backend/state.h"
+#include "backend/state_save.h"
 
 /* state_out is checked at realize, so a bad path fails at start-up, not at exit. */
 bool femu_state_check_out(FemuCtrl *n, Error **errp)
@@ -45,7 +46,7 @@ bool femu_state_check_out(FemuCtrl *n, Error **errp)
 }
 
 /* Poller: serve what waits for the FTL, then write while nothing moves. */
-int femu_state_save(FemuCtrl *n, const char *path, char *err, size_t errlen)
+static int femu_state_save(FemuCtrl *n, const char *path, char *err, size_t errlen)
 {
     FemuStateSnapshot snap;
     int rc;

@@ -1,13 +1,23 @@
 /*
  * Admin commands (poller thread): the dispatch by opcode and the commands that have no
- * file of their own (Identify: femu_identify.c, log pages: femu_log.c, Get/Set Features:
- * femu_features.c). Field checks and status codes follow the NVMe base specification;
+ * file of their own (Identify: cmd/identify.c, log pages: cmd/log.c, Get/Set Features:
+ * cmd/features.c). Field checks and status codes follow the NVMe base specification;
  * CONTROLLER.md lists femu's choices where the spec leaves one.
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
 
-#include "femu_ctrl.h"
+#include "backend/state_save.h"
+#include "cmd/admin.h"
+#include "cmd/aer.h"
+#include "cmd/cmd.h"
+#include "cmd/features.h"
+#include "cmd/identify.h"
+#include "cmd/log.h"
+#include "cmd/media.h"
+#include "cmd/ns.h"
+#include "ctrl/dma.h"
+#include "ctrl/queue.h"
 
 #define FEMU_VENDOR_LPN_DUMP    0xc0    /* write lpn_access_count.csv now */
 #define FEMU_VENDOR_PHASE       0xc1    /* phase marker into phases.csv */

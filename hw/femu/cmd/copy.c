@@ -15,7 +15,13 @@
  */
 #include "qemu/osdep.h"
 
-#include "femu_ctrl.h"
+#include "cmd/cmd.h"
+#include "cmd/copy.h"
+#include "cmd/media.h"
+#include "cmd/ns_table.h"
+#include "cmd/smart.h"
+#include "cmd/zns.h"
+#include "ctrl/dma.h"
 
 /* Limits: at most 128 ranges and 2 MiB per command, a quarter of it per range. */
 #define FEMU_COPY_MSRC          127             /* 0-based */
@@ -244,16 +250,6 @@ static uint16_t femu_copy_admit_zoned(FemuCtrl *n, const FemuNamespace *ns,
     return NVME_SUCCESS;
 }
 
-/*
- * SMART: a Copy is a host write command; its LBAs come from the namespace, not the
- * host, so it adds no Data Units Read or Written.
- */
-static void femu_copy_smart(FemuCtrl *n, FemuNamespace *ns)
-{
-    n->smart.write_cmds++;
-    ns->smart.write_cmds++;
-}
-
 uint16_t femu_io_copy(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
 {
     uint64_t sdlba = femu_cdw(cmd, 10) | (uint64_t)femu_cdw(cmd, 11) << 32;
@@ -279,7 +275,7 @@ uint16_t femu_io_copy(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRe
         return femu_dnr(NVME_LBA_RANGE);
     }
     if (femu_copy_unreadable(n, ns, src, nr, req)) {
-        femu_copy_smart(n, ns);
+        femu_smart_write(n, ns, 0);    /* a host write command, of no host data */
         return NVME_SUCCESS;
     }
     if (!femu_copy_gather(n, ns, src, nr, total, &data)) {
@@ -292,7 +288,7 @@ uint16_t femu_io_copy(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRe
     }
     if (status == NVME_SUCCESS) {
         femu_copy_scatter(n, ns, femu_ns_sector(ns, sdlba), &data);
-        femu_copy_smart(n, ns);
+        femu_smart_write(n, ns, 0);    /* a host write command, of no host data */
         req->ranges = g_steal_pointer(&ranges);
         req->nranges = nr;
         req->io.slba = femu_copy_ftl_sector(ns, sdlba);

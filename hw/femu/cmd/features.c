@@ -13,7 +13,10 @@
  */
 #include "qemu/osdep.h"
 
-#include "femu_ctrl.h"
+#include "cmd/features.h"
+#include "cmd/ns_table.h"
+
+#define FEMU_FEAT_LBA_STATUS_ATTRS      0x15    /* LBA Status Information Attributes */
 
 typedef struct FemuFeature {
     bool supported;

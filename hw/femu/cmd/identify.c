@@ -8,7 +8,19 @@
 #include "qemu/cutils.h"
 #include "hw/pci/pci_ids.h"
 
-#include "femu_ctrl.h"
+#include "cmd/cmd.h"
+#include "cmd/copy.h"
+#include "cmd/identify.h"
+#include "cmd/ns_table.h"
+#include "ctrl/dma.h"
+
+/* Values block/nvme.h does not name (NVMe base specification 2.0). */
+#define FEMU_OACS_GET_LBA_STATUS        (1u << 9)
+#define FEMU_OAES_LBA_STATUS_INFO       (1u << 13)
+#define FEMU_LPA_SMART_PER_NS           (1u << 0)
+#define FEMU_LPA_CMD_EFFECTS            (1u << 1)
+#define FEMU_LPA_EXTENDED_DATA          (1u << 2)
+#define FEMU_ID_CNS_IO_CMD_SETS         0x1c    /* I/O Command Set data structure */
 
 /* A 128-bit little-endian capacity field. */
 static void femu_put_u128(uint8_t *field, uint64_t value)

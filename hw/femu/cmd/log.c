@@ -1,5 +1,7 @@
 /*
- * Log pages (poller thread): the error log the controller keeps, and Get Log Page.
+ * Get Log Page (poller thread). The pages are built where their data lives (the error
+ * log, SMART, namespaces, media errors, the OCP page, the command sets); this file holds
+ * the table of pages and the rules every page shares.
  *
  * Get Log Page is driven by one table indexed by Log Page Identifier. A row names the
  * function that builds the page into a heap buffer of the page's own size, and the size
@@ -10,17 +12,15 @@
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
 
-#include "femu_ctrl.h"
-
-/* A 128-bit little-endian SMART counter (the packed struct forbids member pointers). */
-#define FEMU_SMART_PUT(log, field, value) \
-    stq_le_p((uint8_t *)(log) + offsetof(NvmeSmartLog, field), (value))
-
-/* SMART / Health Information: Critical Warning bits (NVMe base specification). */
-#define FEMU_SMART_SPARE_BELOW_THRESHOLD    (1u << 0)
-#define FEMU_SMART_TEMPERATURE              (1u << 1)
-#define FEMU_SMART_RELIABILITY_DEGRADED     (1u << 2)
-#define FEMU_SMART_SPARE_THRESHOLD          10      /* percent */
+#include "cmd/cmd.h"
+#include "cmd/error_log.h"
+#include "cmd/log.h"
+#include "cmd/media.h"
+#include "cmd/ns.h"
+#include "cmd/ns_table.h"
+#include "cmd/ocp_log.h"
+#include "cmd/smart.h"
+#include "ctrl/dma.h"
 
 #define FEMU_CHANGED_NS_LOG_BYTES           4096
 #define FEMU_GET_LOG_RAE                    (1u << 15)      /* CDW10: Retain Async Event */
@@ -46,106 +46,23 @@ typedef struct FemuLogPage {
     uint16_t (*build)(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data);
 } FemuLogPage;
 
-void femu_error_log_add(FemuCtrl *n, const FemuRequest *req, uint32_t nsid, uint64_t lba)
-{
-    NvmeErrorLog *entry = &n->errlog.entries[n->errlog.next];
 
-    memset(entry, 0, sizeof(*entry));
-    entry->error_count = cpu_to_le64(++n->errlog.count);
-    entry->sqid = cpu_to_le16(req->sqid);
-    entry->cid = cpu_to_le16(req->cid);
-    entry->status_field = cpu_to_le16(req->status << 1);
-    entry->param_error_location = cpu_to_le16(0xffff);   /* not tracked */
-    entry->lba = cpu_to_le64(lba);
-    entry->nsid = cpu_to_le32(nsid);
-    n->errlog.next = (n->errlog.next + 1) % ARRAY_SIZE(n->errlog.entries);
-}
 
-/* 01h Error Information: 64-byte entries, newest first. Global to the controller. */
+
+
+
+
+/* 01h Error Information (cmd/error_log.c). */
 static uint16_t femu_log_error_info(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
-    size_t entries = ARRAY_SIZE(n->errlog.entries);
-
-    for (size_t i = 0; i < entries; i++) {
-        size_t index = (n->errlog.next + entries - 1 - i) % entries;
-
-        memcpy(data->buf + i * sizeof(NvmeErrorLog), &n->errlog.entries[index],
-               sizeof(NvmeErrorLog));
-    }
+    femu_error_log_page(n, (NvmeErrorLog *)data->buf);
     return NVME_SUCCESS;
 }
 
-uint8_t femu_available_spare(const struct ftl_wear *wear)
-{
-    if (wear->spare_blocks_total == 0) {
-        return 100;     /* no spare to run out of */
-    }
-    return MIN(wear->spare_blocks, wear->spare_blocks_total) * 100 / wear->spare_blocks_total;
-}
-
-/*
- * Percentage Used: the most worn block's erase count against the rated P/E cycles,
- * rounded down (100 exactly when some block reached pe_cycles), at most 255.
- */
-static uint8_t femu_percentage_used(const struct ftl_wear *wear)
-{
-    uint64_t used = wear->pe_cycles ? (uint64_t)wear->erase_max * 100 / wear->pe_cycles : 0;
-
-    return MIN(used, 255);
-}
-
-static uint64_t femu_data_units(uint64_t bytes)
-{
-    return DIV_ROUND_UP(bytes, 512 * 1000);   /* thousands of 512-byte units, rounded up */
-}
-
-/*
- * 02h SMART / Health Information. NSID 0 or FFFFFFFFh: the controller's counters. An
- * active namespace's NSID: that namespace's data units, commands and media errors (the
- * rest is the controller's). A valid NSID that is not active: Invalid Field in Command,
- * any other NSID: Invalid Namespace or Format (the spec's rule for NSIDs).
- */
+/* 02h SMART / Health Information (cmd/smart.c), the controller's or a namespace's. */
 static uint16_t femu_log_smart(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
-    NvmeSmartLog *log = (NvmeSmartLog *)data->buf;
-    const FemuSmart *counters = &n->smart;
-    uint64_t hours = (femu_now_ns() - n->smart.power_on_ns) / (3600 * NANOSECONDS_PER_SECOND);
-    uint16_t temp = FEMU_TEMPERATURE_K;
-    FemuFtlView view;
-
-    if (args->nsid != 0 && args->nsid != NVME_NSID_BROADCAST) {
-        FemuNamespace *ns;
-        uint16_t status = femu_ns_for_io(n, args->nsid, &ns);
-
-        if (status) {
-            return status;
-        }
-        counters = &ns->smart;
-    }
-    femu_ftl_view_get(n, &view);
-    log->available_spare = femu_available_spare(&view.wear);
-    log->available_spare_threshold = FEMU_SMART_SPARE_THRESHOLD;
-    log->percentage_used = femu_percentage_used(&view.wear);
-    if (log->available_spare < log->available_spare_threshold) {
-        log->critical_warning |= FEMU_SMART_SPARE_BELOW_THRESHOLD;
-    }
-    if (temp > n->features.temp_threshold[FEMU_THSEL_OVER] ||
-        temp < n->features.temp_threshold[FEMU_THSEL_UNDER]) {
-        log->critical_warning |= FEMU_SMART_TEMPERATURE;
-    }
-    if (log->percentage_used >= 100) {
-        log->critical_warning |= FEMU_SMART_RELIABILITY_DEGRADED;   /* femu's choice */
-    }
-    log->temperature = cpu_to_le16(temp);
-    FEMU_SMART_PUT(log, data_units_read, femu_data_units(counters->units_read));
-    FEMU_SMART_PUT(log, data_units_written, femu_data_units(counters->units_written));
-    FEMU_SMART_PUT(log, host_read_commands, counters->read_cmds);
-    FEMU_SMART_PUT(log, host_write_commands, counters->write_cmds);
-    FEMU_SMART_PUT(log, power_cycles, 1);
-    FEMU_SMART_PUT(log, power_on_hours, hours);
-    FEMU_SMART_PUT(log, media_errors, counters->media_errors);
-    FEMU_SMART_PUT(log, number_of_error_log_entries, n->errlog.count);
-    return NVME_SUCCESS;
+    return femu_smart_log(n, args->nsid, (NvmeSmartLog *)data->buf);
 }
 
 /* 03h Firmware Slot Information: one slot, active. */
@@ -158,7 +75,7 @@ static uint16_t femu_log_fw_slot(FemuCtrl *n, const FemuLogArgs *args, FemuLogDa
     return NVME_SUCCESS;
 }
 
-/* 04h Changed Namespace List (femu_ns.c): read without RAE, it clears and re-arms. */
+/* 04h Changed Namespace List (cmd/ns.c): read without RAE, it clears and re-arms. */
 static uint16_t femu_log_changed_ns(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
     data->size = femu_ns_changed_log(n, data->buf, data->size, args->rae);
@@ -227,14 +144,14 @@ static uint16_t femu_log_effects(FemuCtrl *n, const FemuLogArgs *args, FemuLogDa
     return NVME_SUCCESS;
 }
 
-/* 0Eh LBA Status Information (femu_media.c), of a size only it knows. */
+/* 0Eh LBA Status Information (cmd/media.c), of a size only it knows. */
 static uint16_t femu_log_lba_status(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
     data->size = femu_lba_status_log(n, &data->buf, args->rae);
     return NVME_SUCCESS;
 }
 
-/* C0h: OCP SMART / Health Information Extended (femu_ocp_log.c). Not admin opcode C0h. */
+/* C0h: OCP SMART / Health Information Extended (cmd/ocp_log.c). Not admin opcode C0h. */
 static uint16_t femu_log_ocp_smart(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
     femu_ocp_smart_log(n, data->buf);

@@ -14,7 +14,7 @@
  * fetch order behind the I/O fetched before it; the data store and the poller's maps
  * change at once, as for every command.
  *
- * With zoned=on the FTL's zoned sectors are one more namespace (femu_zns.c), made at
+ * With zoned=on the FTL's zoned sectors are one more namespace (cmd/zns.c), made at
  * realize with the next NSID and placed after the conventional capacity. Its zones are
  * the FTL's, so it cannot be deleted, detached or formatted (Invalid Field); a broadcast
  * delete or format leaves it as it is. It is active only while CC.CSS selects all I/O
@@ -24,7 +24,12 @@
 #include "qemu/cutils.h"
 #include "qapi/error.h"
 
-#include "femu_ctrl.h"
+#include "cmd/aer.h"
+#include "cmd/cmd.h"
+#include "cmd/features.h"
+#include "cmd/ns.h"
+#include "cmd/ns_table.h"
+#include "ctrl/dma.h"
 
 #define FEMU_NS_MGMT_CREATE     0
 #define FEMU_NS_MGMT_DELETE     1
@@ -36,24 +41,12 @@
 #define FEMU_AER_NS_CHANGED     0   /* Notice: Namespace Attribute Changed */
 #define FEMU_AEC_NS_NOTICES     (1u << 8)   /* Asynchronous Event Configuration bit */
 #define FEMU_CHANGED_NS_MAX     1024        /* entries in the Changed Namespace List log */
+/* Namespace Management status codes block/nvme.h does not name (NVMe base 2.0). */
+#define FEMU_NS_INSUFFICIENT_CAPACITY   0x0115
+#define FEMU_NS_ID_UNAVAILABLE          0x0116
+#define FEMU_NS_THIN_PROV_UNSUPPORTED   0x011b
 
-/* ---- LBA formats ---- */
-
-/*
- * The LBA sizes femu offers: the FTL sector itself (LBAF 0) and 4 KiB (LBAF 1) when that
- * is a whole number of sectors within one flash page. Returns how many; sizes in bytes.
- */
-unsigned femu_lbafs(FemuCtrl *n, uint64_t bytes[FEMU_MAX_LBAF])
-{
-    unsigned count = 0;
-
-    bytes[count++] = n->secsz;
-    if (n->secsz < 4096 && 4096 % n->secsz == 0 &&
-        n->geometry.page_bytes % 4096 == 0) {
-        bytes[count++] = 4096;
-    }
-    return count;
-}
+/* ---- A namespace's LBA format ---- */
 
 static bool femu_ns_set_format(FemuCtrl *n, FemuNamespace *ns, unsigned flbas)
 {
@@ -68,55 +61,6 @@ static bool femu_ns_set_format(FemuCtrl *n, FemuNamespace *ns, unsigned flbas)
     ns->nsze = ns->bytes / ns->lba_bytes;
     ns->dmrsl = MIN(n->dmrsl, ns->nsze);
     return true;
-}
-
-/* ---- Lookup ---- */
-
-static bool femu_nsid_valid(uint32_t nsid)
-{
-    return nsid >= 1 && nsid <= FEMU_MAX_NAMESPACES;
-}
-
-static FemuNamespace *femu_ns_allocated(FemuCtrl *n, uint32_t nsid)
-{
-    return femu_nsid_valid(nsid) && n->ns[nsid].allocated ? &n->ns[nsid] : NULL;
-}
-
-FemuNamespace *femu_ns_active(FemuCtrl *n, uint32_t nsid)
-{
-    FemuNamespace *ns = femu_ns_allocated(n, nsid);
-
-    return ns && ns->attached && (!ns->zoned || femu_zns_enabled(n)) ? ns : NULL;
-}
-
-uint16_t femu_ns_for_io(FemuCtrl *n, uint32_t nsid, FemuNamespace **ns)
-{
-    if (!femu_nsid_valid(nsid)) {
-        return femu_dnr(NVME_INVALID_NSID);
-    }
-    *ns = femu_ns_active(n, nsid);
-    /* A valid NSID that is not active: the spec's status for an inactive namespace. */
-    return *ns ? NVME_SUCCESS : femu_dnr(NVME_INVALID_FIELD);
-}
-
-uint64_t femu_ns_nuse(FemuCtrl *n, const FemuNamespace *ns)
-{
-    uint64_t sectors = lba_bitmap_count_range(&n->written, ns->base_sector, ns->sectors);
-
-    /* Written and deallocated whole LBAs at a time, so this divides exactly. */
-    return sectors >> ns->lba_shift;
-}
-
-uint64_t femu_ns_unallocated_bytes(FemuCtrl *n)
-{
-    uint64_t used = 0;
-
-    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
-        const FemuNamespace *ns = &n->ns[nsid];
-
-        used += ns->allocated && !ns->zoned ? ns->sectors : 0;   /* zones: not capacity */
-    }
-    return (n->capacity_sectors - used) * n->secsz;
 }
 
 /* ---- Capacity ---- */

@@ -3,7 +3,7 @@
  * data moves between guest memory and the data store right away, and the request goes to
  * the FTL thread, which decides when it completes.
  *
- * Media errors (femu_media.c): a Read, Compare or Verify of a range holding a marked
+ * Media errors (cmd/media.c): a Read, Compare or Verify of a range holding a marked
  * (uncorrectable) LBA still goes to the FTL for its flash time, and then completes with
  * Unrecovered Read Error (status_on_done); such a Read moves no data to the guest. Write
  * Uncorrectable marks LBAs at once, with no flash work; Write, Write Zeroes and deallocate
@@ -11,7 +11,14 @@
  */
 #include "qemu/osdep.h"
 
-#include "femu_ctrl.h"
+#include "cmd/cmd.h"
+#include "cmd/copy.h"
+#include "cmd/media.h"
+#include "cmd/ns_table.h"
+#include "cmd/nvm.h"
+#include "cmd/smart.h"
+#include "cmd/zns.h"
+#include "ctrl/dma.h"
 
 #define FEMU_DTYPE_STREAMS 1     /* directive type of the Streams directive */
 #define FEMU_RW_PRINFO_SHIFT 26  /* CDW12 bits 29:26: protection information action/check */
@@ -35,36 +42,6 @@ static void femu_io_range(FemuRequest *req, const FemuNamespace *ns, uint64_t sl
 static uint8_t *femu_ns_data(FemuCtrl *n, const FemuNamespace *ns, uint64_t slba)
 {
     return data_store_at(n->store, femu_ns_sector(ns, slba) * n->secsz);
-}
-
-/*
- * SMART counters, the controller's and the namespace's: Data Units Read count the LBAs of
- * Read, Compare and Verify; Host Read Commands count Read and Compare (cmds false for
- * Verify); a Read that fails on marked LBAs counts as a command and reads no data.
- */
-static void femu_smart_read(FemuCtrl *n, FemuNamespace *ns, uint64_t bytes, bool cmds)
-{
-    FemuSmart *counters[] = { &n->smart, &ns->smart };
-
-    for (unsigned i = 0; i < ARRAY_SIZE(counters); i++) {
-        counters[i]->units_read += bytes;
-        counters[i]->read_cmds += cmds;
-    }
-}
-
-void femu_smart_write(FemuCtrl *n, FemuNamespace *ns, uint64_t bytes)
-{
-    FemuSmart *counters[] = { &n->smart, &ns->smart };
-
-    for (unsigned i = 0; i < ARRAY_SIZE(counters); i++) {
-        counters[i]->units_written += bytes;
-        counters[i]->write_cmds++;
-    }
-}
-
-uint64_t femu_max_transfer(FemuCtrl *n)
-{
-    return n->mdts ? UINT64_C(4096) << n->mdts : UINT64_MAX;
 }
 
 /* placement=stream: the Streams directive's identifier picks the write pointer. */
@@ -349,7 +326,7 @@ static uint16_t femu_io_dsm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     return NVME_SUCCESS;
 }
 
-/* The NVM command set's commands on ns (the zoned namespace's too, femu_zns.c). */
+/* The NVM command set's commands on ns (the zoned namespace's too, cmd/zns.c). */
 uint16_t femu_io_nvm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
 {
     switch (cmd->opcode) {

@@ -1,6 +1,6 @@
 /*
  * The zoned namespace (poller thread): the Zoned Namespace command set's I/O commands on
- * the namespace made of the FTL's zones (zoned=on; femu_ns.c creates it, femu_identify.c
+ * the namespace made of the FTL's zones (zoned=on; cmd/ns.c creates it, cmd/identify.c
  * describes it).
  *
  * The FTL decides every zone rule (ftl_zone_admit_*, hw/femu/ftl/zns.h): states, write
@@ -18,7 +18,12 @@
  */
 #include "qemu/osdep.h"
 
-#include "femu_ctrl.h"
+#include "cmd/cmd.h"
+#include "cmd/media.h"
+#include "cmd/nvm.h"
+#include "cmd/smart.h"
+#include "cmd/zns.h"
+#include "ctrl/dma.h"
 
 #define FEMU_ZNS_SELECT_ALL     (1u << 8)   /* Zone Management Send CDW13: Select All */
 #define FEMU_ZNS_ZRWA_ALLOC     (1u << 9)   /* ... Zone Random Write Area allocation */

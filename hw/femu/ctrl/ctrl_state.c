@@ -37,7 +37,18 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 
-#include "femu_ctrl.h"
+#include "backend/lpn_dump.h"
+#include "cmd/aer.h"
+#include "cmd/features.h"
+#include "cmd/media.h"
+#include "cmd/ns.h"
+#include "ctrl/ctrl_state.h"
+#include "ctrl/dma.h"
+#include "ctrl/irq.h"
+#include "ctrl/queue.h"
+#include "ctrl/regs.h"
+#include "ctrl/request.h"
+#include "ctrl/wake.h"
 #include "trace.h"
 
 #define FEMU_CTRL_TO(state) (1u << (state))
@@ -197,9 +208,10 @@ static void femu_ctrl_shutdown_cancel(FemuCtrl *n)
     femu_csts_set_shst(n, NVME_CSTS_SHST_NORMAL);
 }
 
-void femu_ctrl_shutdown_saved(FemuCtrl *n, uint32_t shutdown_seq)
+/* The save the current shutdown asked for is written (backend/lpn_dump.c tells which). */
+void femu_ctrl_shutdown_saved(FemuCtrl *n)
 {
-    if (shutdown_seq == n->shutdown_seq && NVME_CC_SHN(femu_reg_read32(n, NVME_REG_CC))) {
+    if (NVME_CC_SHN(femu_reg_read32(n, NVME_REG_CC))) {
         femu_csts_set_shst(n, NVME_CSTS_SHST_COMPLETE);
     }
 }
@@ -279,7 +291,7 @@ bool femu_ctrl_work_pending(FemuCtrl *n)
  * Called with the BQL held (a CC.EN 1->0 write, a machine or function reset): returns
  * once the poller has reset the controller, so no DMA, CQE or interrupt of the old epoch
  * follows. The poller never takes the BQL (its DMA touches only RAM QEMU copies
- * directly, femu_dma.c), so waiting here cannot deadlock.
+ * directly, ctrl/dma.c), so waiting here cannot deadlock.
  */
 static void femu_ctrl_reset_sync(FemuCtrl *n)
 {
@@ -309,8 +321,13 @@ void femu_ctrl_cc_written(FemuCtrl *n, uint32_t old_cc, uint32_t cc)
     }
 }
 
+/*
+ * Machine or function reset: registers back to their reset values and a controller reset
+ * the poller has finished when this returns, whatever state the controller was in.
+ */
 void femu_ctrl_machine_reset(FemuCtrl *n)
 {
+    femu_regs_clear(n);
     qatomic_set(&n->cc_changed, true);   /* CC is 0 again: SHN may have gone 1->0 */
     femu_ctrl_reset_sync(n);
 }

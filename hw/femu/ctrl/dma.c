@@ -14,7 +14,7 @@
 #include "hw/pci/pci_device.h"
 #include "exec/memory.h"
 
-#include "femu_ctrl.h"
+#include "ctrl/dma.h"
 
 static const MemTxAttrs femu_dma_attrs = { .memory = 1 };
 
@@ -156,4 +156,10 @@ uint16_t femu_dma_prp_check(FemuCtrl *n, const NvmeCmd *cmd, uint64_t len,
         }
     }
     return status;
+}
+
+/* MDTS: the largest transfer, 4 KiB (CAP.MPSMIN) << mdts; mdts=0 sets no limit. */
+uint64_t femu_max_transfer(FemuCtrl *n)
+{
+    return n->mdts ? UINT64_C(4096) << n->mdts : UINT64_MAX;
 }

@@ -2,7 +2,7 @@
  * Interrupts. The poller posts completions without the BQL, but raising an MSI-X
  * message or a pin needs it, so the poller marks the vector and schedules a bottom half
  * (thread-safe), which delivers every marked vector under the BQL in the main loop.
- * Under KVM, unmasked MSI-X vectors skip the main loop through irqfds (femu_irqfd.c).
+ * Under KVM, unmasked MSI-X vectors skip the main loop through irqfds (ctrl/irqfd.c).
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
@@ -10,10 +10,13 @@
 #include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
 
-#include "femu_ctrl.h"
+#include "ctrl/irq.h"
+#include "ctrl/irqfd.h"
+#include "ctrl/regs.h"
 #include "trace.h"
 
-/* Pin level (one line for all vectors): some interrupt-enabled CQ holds entries the host has not consumed. */
+/* Pin level (one line for all vectors): some interrupt-enabled CQ holds entries the host
+ * has not consumed. */
 void femu_irq_update_pin(FemuCtrl *n)
 {
     PCIDevice *pci = PCI_DEVICE(n);

@@ -2,7 +2,7 @@
  * KVM fast path for MSI-X: one eventfd per vector wired to the guest's interrupt through
  * a KVM irqfd, so the poller signals the guest directly instead of waking the main loop.
  * Used only when KVM routes MSIs through irqfds; under TCG (and for pin interrupts) the
- * bottom half in femu_irq.c delivers everything.
+ * bottom half in ctrl/irq.c delivers everything.
  *
  * A vector is wired while the guest leaves it unmasked: QEMU's MSI-X code calls the use
  * notifier on unmask and whenever an unmasked vector's message changes, and the release
@@ -19,7 +19,7 @@
 #include "hw/pci/msix.h"
 #include "system/kvm.h"
 
-#include "femu_ctrl.h"
+#include "ctrl/irqfd.h"
 #include "trace.h"
 
 /* Under irqfd->lock: stop using the irqfd; a signal KVM has not taken becomes pending. */

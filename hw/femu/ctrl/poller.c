@@ -1,6 +1,6 @@
 /*
  * The poller thread: the controller's engine. Each pass it runs the state machine's
- * transitions a CC write or a reset asked for (femu_ctrl_state.c), fetches commands from
+ * transitions a CC write or a reset asked for (ctrl/ctrl_state.c), fetches commands from
  * every submission queue, executes them (data moves between guest memory and the data
  * store at once), hands flash work to the FTL thread, takes back what the FTL finished,
  * and posts the completions whose time has come. It sleeps whenever a pass
@@ -17,7 +17,19 @@
 #include <poll.h>
 #include <sys/prctl.h>
 
-#include "femu_ctrl.h"
+#include "backend/ftl_thread.h"
+#include "backend/lpn_dump.h"
+#include "backend/state_save.h"
+#include "cmd/admin.h"
+#include "cmd/error_log.h"
+#include "cmd/media.h"
+#include "cmd/nvm.h"
+#include "ctrl/ctrl_state.h"
+#include "ctrl/dma.h"
+#include "ctrl/poller.h"
+#include "ctrl/queue.h"
+#include "ctrl/request.h"
+#include "ctrl/wake.h"
 #include "trace.h"
 
 #define FEMU_COMPLETE_BATCH 64
@@ -25,14 +37,6 @@
 #define FEMU_SPIN_MAX_NS    50000
 #define FEMU_CMD_FUSE_MASK  0x03    /* CDW0 bits 9:8 */
 #define FEMU_CMD_PSDT_MASK  0xc0    /* CDW0 bits 15:14 */
-
-void femu_poller_kick(FemuCtrl *n)
-{
-    smp_mb();   /* publish the caller's store before reading the sleeping flag */
-    if (qatomic_read(&n->poller_sleeping)) {
-        event_notifier_set(&n->poller_wake);
-    }
-}
 
 static void femu_execute(FemuCtrl *n, uint16_t qid, const NvmeCmd *cmd, FemuRequest *req)
 {
@@ -49,7 +53,7 @@ static void femu_execute(FemuCtrl *n, uint16_t qid, const NvmeCmd *cmd, FemuRequ
         req->status = qid == 0 ? femu_admin_cmd(n, cmd, req) : femu_io_cmd(n, cmd, req);
     }
     if (req->status == NVME_NO_COMPLETE) {
-        return;                  /* an AER: femu_aer.c holds it until an event */
+        return;                  /* an AER: cmd/aer.c holds it until an event */
     }
     trace_femu_cmd(qid, req->cid, cmd->opcode, le32_to_cpu(cmd->nsid), req->status);
     if (req->status != NVME_SUCCESS) {
@@ -118,7 +122,9 @@ static unsigned femu_drain_ftl(FemuCtrl *n)
             FemuRequest *req = items[i];
 
             if (req->op == FEMU_OP_LPN_DUMP) {
-                femu_lpn_dump_returned(n, req);
+                if (femu_lpn_dump_returned(n, req)) {
+                    femu_ctrl_shutdown_saved(n);
+                }
             } else if (req->epoch != n->epoch) {
                 femu_req_free(n, req);   /* from before a reset */
             } else {

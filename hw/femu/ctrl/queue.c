@@ -7,7 +7,10 @@
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
 
-#include "femu_ctrl.h"
+#include "ctrl/dma.h"
+#include "ctrl/irq.h"
+#include "ctrl/queue.h"
+#include "ctrl/request.h"
 
 static bool femu_qid_ok(FemuCtrl *n, uint16_t qid)
 {

@@ -8,7 +8,7 @@
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
 
-#include "femu_ctrl.h"
+#include "ctrl/request.h"
 
 void femu_req_pool_init(FemuCtrl *n)
 {
