@@ -18,9 +18,9 @@
 
 #include <poll.h>
 
+#include "backend/ftl_status.h"
 #include "backend/ftl_thread.h"
 #include "backend/ftl_view.h"
-#include "cmd/zns.h"
 #include "ctrl/wake.h"
 #include "ftl/io_trace.h"
 #include "trace.h"
@@ -84,23 +84,6 @@ bool femu_ftl_engine_create(FemuCtrl *n)
     return n->engine != NULL;
 }
 
-/*
- * The NVMe status of what the FTL returned. A flash page read that failed (its fault
- * injection) is Unrecovered Read Error with DNR: the poller marks the page, so the same
- * read would fail again.
- */
-static uint16_t femu_ftl_status(int rc)
-{
-    switch (rc) {
-    case FTL_OK:
-        return NVME_SUCCESS;
-    case FTL_E_UNCORRECTABLE:
-        return femu_dnr(NVME_UNRECOVERED_READ);
-    default:
-        return NVME_INTERNAL_DEV_ERROR;
-    }
-}
-
 static void femu_lpn_dump(FemuCtrl *n, FemuRequest *req)
 {
     char err[FEMU_ERR_LEN];
@@ -162,28 +145,22 @@ static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
     case FEMU_OP_DSM:
     case FEMU_OP_FLUSH:
     case FEMU_OP_VERIFY:
-    case FEMU_OP_COPY: {
+    case FEMU_OP_COPY:
+    /* Admitted at fetch (cmd/zns.c): the engine does the flash work of what the poller
+     * already decided; a failure here would be the FTL's own. */
+    case FEMU_OP_ZONE_WRITE:
+    case FEMU_OP_ZONE_READ:
+    case FEMU_OP_ZONE_MGMT: {
         struct ftl_request r = femu_ftl_request(req);
         int rc = ftl_engine_serve(n->engine, &r, &done);
 
-        if (rc == FTL_E_UNCORRECTABLE) {
+        if (rc == FTL_E_UNCORRECTABLE) {    /* a conventional read's or verify's page */
             req->media_error = true;    /* the poller marks the page (femu_media_done) */
             req->error_lpn = ftl_read_error_lpn(n->ftl);
         }
         /* Served: what the poller found at fetch (marked LBAs, a miscompare) stands,
          * unless the FTL failed the request itself. */
         req->status = rc == FTL_OK ? req->status_on_done : femu_ftl_status(rc);
-        break;
-    }
-    case FEMU_OP_ZONE_WRITE:
-    case FEMU_OP_ZONE_READ:
-    case FEMU_OP_ZONE_MGMT: {
-        /* Admitted at fetch (cmd/zns.c): the engine does the flash work of what the
-         * poller already decided; a failure here would be the FTL's own. */
-        struct ftl_request r = femu_ftl_request(req);
-        int rc = ftl_engine_serve(n->engine, &r, &done);
-
-        req->status = rc == FTL_OK ? req->status_on_done : femu_zns_status(rc);
         break;
     }
     case FEMU_OP_FORMAT:

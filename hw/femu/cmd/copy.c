@@ -15,12 +15,12 @@
  */
 #include "qemu/osdep.h"
 
+#include "backend/ftl_status.h"
 #include "cmd/cmd.h"
 #include "cmd/copy.h"
 #include "cmd/media.h"
 #include "cmd/ns_table.h"
 #include "cmd/smart.h"
-#include "cmd/zns.h"
 #include "ctrl/dma.h"
 
 /* Limits: at most 128 ranges and 2 MiB per command, a quarter of it per range. */
@@ -243,7 +243,7 @@ static uint16_t femu_copy_admit_zoned(FemuCtrl *n, const FemuNamespace *ns,
     rc = ftl_zone_admit_copy(n->ftl, ranges, nr, femu_copy_ftl_sector(ns, sdlba));
     qemu_mutex_unlock(&n->engine_lock);
     if (rc != FTL_OK) {
-        return femu_zns_status(rc);
+        return femu_ftl_status(rc);
     }
     req->ftl_flags = FTL_REQ_ZONED | FTL_REQ_ADMITTED;
     req->keep_on_reset = true;

@@ -18,6 +18,7 @@
  */
 #include "qemu/osdep.h"
 
+#include "backend/ftl_status.h"
 #include "cmd/cmd.h"
 #include "cmd/media.h"
 #include "cmd/nvm.h"
@@ -30,38 +31,6 @@
 #define FEMU_ZNS_PARTIAL        (1u << 16)  /* Zone Management Receive CDW13: Partial */
 #define FEMU_ZNS_REPORT_HEADER  64
 #define FEMU_ZNS_DESCRIPTOR     64
-
-uint16_t femu_zns_status(int rc)
-{
-    switch (rc) {
-    case FTL_OK:
-        return NVME_SUCCESS;
-    case FTL_E_RANGE:
-        return femu_dnr(NVME_LBA_RANGE);
-    case FTL_E_INVAL:
-        return femu_dnr(NVME_INVALID_FIELD);
-    case FTL_E_ZONE_BOUNDARY:
-        return femu_dnr(NVME_ZONE_BOUNDARY_ERROR);
-    case FTL_E_ZONE_FULL:
-        return femu_dnr(NVME_ZONE_FULL);
-    case FTL_E_ZONE_READ_ONLY:
-        return femu_dnr(NVME_ZONE_READ_ONLY);
-    case FTL_E_ZONE_OFFLINE:
-        return femu_dnr(NVME_ZONE_OFFLINE);
-    case FTL_E_ZONE_INVALID_WRITE:
-        return femu_dnr(NVME_ZONE_INVALID_WRITE);
-    case FTL_E_TOO_MANY_ACTIVE:
-        return femu_dnr(NVME_ZONE_TOO_MANY_ACTIVE);
-    case FTL_E_TOO_MANY_OPEN:
-        return femu_dnr(NVME_ZONE_TOO_MANY_OPEN);
-    case FTL_E_ZONE_TRANSITION:
-        return femu_dnr(NVME_ZONE_INVAL_TRANSITION);
-    case FTL_E_UNCORRECTABLE:
-        return femu_dnr(NVME_UNRECOVERED_READ);
-    default:
-        return NVME_INTERNAL_DEV_ERROR;
-    }
-}
 
 /* The FTL's zoned sector of a namespace LBA, and back. */
 static uint64_t femu_zns_sector(const FemuNamespace *ns, uint64_t lba)
@@ -119,7 +88,7 @@ static uint16_t femu_zns_write(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cm
     rc = ftl_zone_admit_write(n->ftl, femu_zns_sector(ns, slba), sectors, append, &assigned);
     qemu_mutex_unlock(&n->engine_lock);
     if (rc != FTL_OK) {
-        return femu_zns_status(rc);
+        return femu_ftl_status(rc);
     }
     first = ns->base_sector + assigned;
     if (zeroes) {
@@ -174,7 +143,7 @@ static uint16_t femu_zns_read(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd
                              (uint64_t)nlb << ns->lba_shift);
     qemu_mutex_unlock(&n->engine_lock);
     if (rc != FTL_OK) {
-        return femu_zns_status(rc);
+        return femu_ftl_status(rc);
     }
     status = femu_io_nvm(n, ns, cmd, req);
     if (status == NVME_SUCCESS && req->op != FEMU_OP_NONE) {
@@ -223,7 +192,7 @@ static uint16_t femu_zns_mgmt_send(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd
                              changed, &count);
     qemu_mutex_unlock(&n->engine_lock);
     if (rc != FTL_OK) {
-        return femu_zns_status(rc);
+        return femu_ftl_status(rc);
     }
     /* The FTL thread hears of every action, changes or not, so a recording replays. */
     req->ranges = g_new(struct ftl_range, MAX(count, 1));

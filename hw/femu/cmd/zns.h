@@ -9,7 +9,5 @@
 
 uint16_t femu_zns_io_cmd(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
                          FemuRequest *req);
-/* The NVMe status of an FTL_E_* admission result (with DNR). */
-uint16_t femu_zns_status(int rc);
 
 #endif
