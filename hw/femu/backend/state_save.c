@@ -63,7 +63,7 @@ static int femu_state_save(FemuCtrl *n, const char *path, char *err, size_t errl
     return rc;
 }
 
-uint16_t femu_state_vendor_save(FemuCtrl *n)
+uint16_t femu_state_vendor_save(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     char err[FEMU_STATE_ERR_LEN];
 

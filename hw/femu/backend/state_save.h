@@ -8,7 +8,8 @@
 #include "femu.h"
 
 bool femu_state_check_out(FemuCtrl *n, Error **errp);  /* realize: state_out's folder */
-uint16_t femu_state_vendor_save(FemuCtrl *n);          /* poller: vendor C2h */
+/* Poller: vendor C2h (the command's fields are not used: the guest names no path). */
+uint16_t femu_state_vendor_save(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 bool femu_state_poll(FemuCtrl *n);                      /* poller: a QMP save waiting */
 void femu_state_save_final(FemuCtrl *n);                /* threads stopped */
 void femu_state_instance_init(FemuCtrl *n);

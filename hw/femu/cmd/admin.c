@@ -1,32 +1,22 @@
 /*
- * Admin commands (poller thread): the dispatch by opcode and the commands that have no
- * file of their own (Identify: cmd/identify.c, log pages: cmd/log.c, Get/Set Features:
- * cmd/features.c). Field checks and status codes follow the NVMe base specification;
- * CONTROLLER.md lists femu's choices where the spec leaves one.
+ * The admin commands that have no file of their own (poller thread): the queues, Doorbell
+ * Buffer Config, Abort and the vendor commands. The admin command set's table
+ * (cmd/cmd_tables.c) lists them with the others (Identify: cmd/identify.c, log pages:
+ * cmd/log.c, Get/Set Features: cmd/features.c, ...). Field checks and status codes follow
+ * the NVMe base specification; CONTROLLER.md lists femu's choices where the spec leaves one.
  */
 #include "qemu/osdep.h"
-#include "qemu/atomic.h"
 
-#include "backend/state_save.h"
 #include "cmd/admin.h"
-#include "cmd/aer.h"
 #include "cmd/cmd.h"
-#include "cmd/features.h"
-#include "cmd/identify.h"
-#include "cmd/log.h"
-#include "cmd/media.h"
-#include "cmd/ns.h"
 #include "ctrl/dma.h"
 #include "ctrl/queue.h"
 
-#define FEMU_VENDOR_LPN_DUMP    0xc0    /* write lpn_access_count.csv now */
-#define FEMU_VENDOR_PHASE       0xc1    /* phase marker into phases.csv */
-#define FEMU_VENDOR_SAVE_STATE  0xc2    /* write the device state to state_out now */
 #define FEMU_PHASE_NAME_LEN     16      /* CDW12..CDW15 */
 
 /* ---- Queues ---- */
 
-static uint16_t femu_create_cq(FemuCtrl *n, const NvmeCmd *cmd)
+uint16_t femu_adm_create_cq(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     uint32_t dw10 = femu_cdw(cmd, 10), dw11 = femu_cdw(cmd, 11);
 
@@ -34,7 +24,7 @@ static uint16_t femu_create_cq(FemuCtrl *n, const NvmeCmd *cmd)
                           dw11 & 1, dw11 & 2, dw11 >> 16);
 }
 
-static uint16_t femu_create_sq(FemuCtrl *n, const NvmeCmd *cmd)
+uint16_t femu_adm_create_sq(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     uint32_t dw10 = femu_cdw(cmd, 10), dw11 = femu_cdw(cmd, 11);
 
@@ -42,17 +32,17 @@ static uint16_t femu_create_sq(FemuCtrl *n, const NvmeCmd *cmd)
                           dw11 & 1, dw11 >> 16);
 }
 
-static uint16_t femu_delete_sq(FemuCtrl *n, const NvmeCmd *cmd)
+uint16_t femu_adm_delete_sq(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     return femu_sq_delete(n, femu_cdw(cmd, 10) & 0xffff);
 }
 
-static uint16_t femu_delete_cq(FemuCtrl *n, const NvmeCmd *cmd)
+uint16_t femu_adm_delete_cq(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     return femu_cq_delete(n, femu_cdw(cmd, 10) & 0xffff);
 }
 
-static uint16_t femu_dbbuf_config(FemuCtrl *n, const NvmeCmd *cmd)
+uint16_t femu_adm_dbbuf_config(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     uint64_t shadow = le64_to_cpu(cmd->dptr.prp1);
     uint64_t eventidx = le64_to_cpu(cmd->dptr.prp2);
@@ -88,15 +78,15 @@ static uint16_t femu_dbbuf_config(FemuCtrl *n, const NvmeCmd *cmd)
     return NVME_SUCCESS;
 }
 
-/* ---- Events, abort, vendor ---- */
+/* ---- Abort, vendor ---- */
 
-static uint16_t femu_abort(FemuRequest *req)
+uint16_t femu_adm_abort(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     req->result = 1;   /* not aborted: commands are already with the flash when fetched */
     return NVME_SUCCESS;
 }
 
-static uint16_t femu_vendor_lpn_dump(FemuCtrl *n, FemuRequest *req)
+uint16_t femu_vendor_lpn_dump(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     if (!n->stats_dir) {
         return femu_dnr(NVME_INVALID_FIELD);
@@ -105,7 +95,7 @@ static uint16_t femu_vendor_lpn_dump(FemuCtrl *n, FemuRequest *req)
     return NVME_SUCCESS;
 }
 
-static uint16_t femu_vendor_phase(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+uint16_t femu_vendor_phase(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     char name[FEMU_PHASE_NAME_LEN + 1] = { 0 };
     size_t len;
@@ -132,48 +122,4 @@ static uint16_t femu_vendor_phase(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *
     req->op = FEMU_OP_PHASE;
     n->phase_markers++;
     return NVME_SUCCESS;
-}
-
-uint16_t femu_admin_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
-{
-    switch (cmd->opcode) {
-    case NVME_ADM_CMD_DELETE_SQ:
-        return femu_delete_sq(n, cmd);
-    case NVME_ADM_CMD_CREATE_SQ:
-        return femu_create_sq(n, cmd);
-    case NVME_ADM_CMD_GET_LOG_PAGE:
-        return femu_get_log_page(n, cmd);
-    case NVME_ADM_CMD_DELETE_CQ:
-        return femu_delete_cq(n, cmd);
-    case NVME_ADM_CMD_CREATE_CQ:
-        return femu_create_cq(n, cmd);
-    case NVME_ADM_CMD_IDENTIFY:
-        return femu_identify(n, cmd);
-    case NVME_ADM_CMD_ABORT:
-        return femu_abort(req);
-    case NVME_ADM_CMD_SET_FEATURES:
-        return femu_set_features(n, cmd, req);
-    case NVME_ADM_CMD_GET_FEATURES:
-        return femu_get_features(n, cmd, req);
-    case NVME_ADM_CMD_ASYNC_EV_REQ:
-        return femu_aer_request(n, req);
-    case FEMU_ADM_CMD_NS_MANAGEMENT:
-        return femu_ns_management(n, cmd, req);
-    case FEMU_ADM_CMD_GET_LBA_STATUS:
-        return femu_get_lba_status(n, cmd);
-    case NVME_ADM_CMD_NS_ATTACHMENT:
-        return femu_ns_attachment(n, cmd);
-    case NVME_ADM_CMD_FORMAT_NVM:
-        return femu_format_nvm(n, cmd, req);
-    case NVME_ADM_CMD_DBBUF_CONFIG:
-        return femu_dbbuf_config(n, cmd);
-    case FEMU_VENDOR_LPN_DUMP:
-        return femu_vendor_lpn_dump(n, req);
-    case FEMU_VENDOR_PHASE:
-        return femu_vendor_phase(n, cmd, req);
-    case FEMU_VENDOR_SAVE_STATE:
-        return femu_state_vendor_save(n);
-    default:
-        return femu_dnr(NVME_INVALID_OPCODE);
-    }
 }

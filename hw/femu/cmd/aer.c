@@ -42,7 +42,7 @@ static void femu_aer_deliver(FemuCtrl *n)
     }
 }
 
-uint16_t femu_aer_request(FemuCtrl *n, FemuRequest *req)
+uint16_t femu_aer_request(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     FemuRequest **tail = &n->aer_waiting;
 

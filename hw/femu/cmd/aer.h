@@ -4,7 +4,8 @@
 
 #include "femu.h"
 
-uint16_t femu_aer_request(FemuCtrl *n, FemuRequest *req);
+/* An Asynchronous Event Request: held (NVME_NO_COMPLETE) until an event completes it. */
+uint16_t femu_aer_request(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 void femu_aer_post(FemuCtrl *n, uint8_t type, uint8_t info, uint8_t log_page);
 void femu_aer_reset(FemuCtrl *n);       /* drop held requests and queued events */
 

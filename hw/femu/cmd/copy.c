@@ -250,7 +250,7 @@ static uint16_t femu_copy_admit_zoned(FemuCtrl *n, const FemuNamespace *ns,
     return NVME_SUCCESS;
 }
 
-uint16_t femu_io_copy(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
+uint16_t femu_copy(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
 {
     uint64_t sdlba = femu_cdw(cmd, 10) | (uint64_t)femu_cdw(cmd, 11) << 32;
     uint32_t cdw12 = femu_cdw(cmd, 12);

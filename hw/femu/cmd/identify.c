@@ -284,7 +284,7 @@ static uint16_t femu_identify_descriptors(FemuCtrl *n, uint32_t nsid, uint8_t *b
     return NVME_SUCCESS;
 }
 
-uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd)
+uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     uint32_t nsid = le32_to_cpu(cmd->nsid);
     uint16_t cntid = femu_cdw(cmd, 10) >> 16;

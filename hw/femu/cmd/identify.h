@@ -4,6 +4,6 @@
 
 #include "femu.h"
 
-uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd);
+uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 
 #endif

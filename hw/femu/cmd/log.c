@@ -13,11 +13,11 @@
 #include "qemu/cutils.h"
 
 #include "cmd/cmd.h"
+#include "cmd/cmd_set.h"
 #include "cmd/error_log.h"
 #include "cmd/log.h"
 #include "cmd/media.h"
 #include "cmd/ns.h"
-#include "cmd/ns_table.h"
 #include "cmd/ocp_log.h"
 #include "cmd/smart.h"
 #include "ctrl/dma.h"
@@ -82,66 +82,11 @@ static uint16_t femu_log_changed_ns(FemuCtrl *n, const FemuLogArgs *args, FemuLo
     return NVME_SUCCESS;
 }
 
-/* Commands Supported and Effects: supported, and changes the LBAs' contents. */
-#define FEMU_EFF_SUPP       NVME_CMD_EFF_CSUPP
-#define FEMU_EFF_LBA        (NVME_CMD_EFF_CSUPP | NVME_CMD_EFF_LBCC)
-#define FEMU_EFF_CSE_NS     (1u << 16)      /* submit alone for the namespace */
-
-static const uint32_t femu_effects_admin[256] = {
-    [NVME_ADM_CMD_DELETE_SQ] = FEMU_EFF_SUPP, [NVME_ADM_CMD_CREATE_SQ] = FEMU_EFF_SUPP,
-    [NVME_ADM_CMD_GET_LOG_PAGE] = FEMU_EFF_SUPP, [NVME_ADM_CMD_DELETE_CQ] = FEMU_EFF_SUPP,
-    [NVME_ADM_CMD_CREATE_CQ] = FEMU_EFF_SUPP, [NVME_ADM_CMD_IDENTIFY] = FEMU_EFF_SUPP,
-    [NVME_ADM_CMD_ABORT] = FEMU_EFF_SUPP, [NVME_ADM_CMD_SET_FEATURES] = FEMU_EFF_SUPP,
-    [NVME_ADM_CMD_GET_FEATURES] = FEMU_EFF_SUPP, [NVME_ADM_CMD_ASYNC_EV_REQ] = FEMU_EFF_SUPP,
-    [FEMU_ADM_CMD_NS_MANAGEMENT] = FEMU_EFF_SUPP | NVME_CMD_EFF_NIC,
-    [NVME_ADM_CMD_NS_ATTACHMENT] = FEMU_EFF_SUPP | NVME_CMD_EFF_NIC,
-    [NVME_ADM_CMD_DBBUF_CONFIG] = FEMU_EFF_SUPP,
-    [NVME_ADM_CMD_FORMAT_NVM] = FEMU_EFF_LBA | NVME_CMD_EFF_NCC | FEMU_EFF_CSE_NS,
-    [FEMU_ADM_CMD_GET_LBA_STATUS] = FEMU_EFF_SUPP,
-    [0xc0] = FEMU_EFF_SUPP, [0xc1] = FEMU_EFF_SUPP,     /* vendor: LPN dump, phase */
-};
-
-static const uint32_t femu_effects_nvm[256] = {
-    [NVME_CMD_FLUSH] = FEMU_EFF_SUPP, [NVME_CMD_WRITE] = FEMU_EFF_LBA,
-    [NVME_CMD_READ] = FEMU_EFF_SUPP, [NVME_CMD_WRITE_UNCOR] = FEMU_EFF_LBA,
-    [NVME_CMD_COMPARE] = FEMU_EFF_SUPP, [NVME_CMD_WRITE_ZEROES] = FEMU_EFF_LBA,
-    [NVME_CMD_DSM] = FEMU_EFF_LBA, [NVME_CMD_VERIFY] = FEMU_EFF_SUPP,
-    [NVME_CMD_COPY] = FEMU_EFF_LBA,
-};
-
-/* The zoned namespace: no Write Uncorrectable, DSM has no effect, the zone commands
- * (Linux reads its zoned disk as read only unless Zone Append is listed). */
-static const uint32_t femu_effects_zoned[256] = {
-    [NVME_CMD_FLUSH] = FEMU_EFF_SUPP, [NVME_CMD_WRITE] = FEMU_EFF_LBA,
-    [NVME_CMD_READ] = FEMU_EFF_SUPP, [NVME_CMD_COMPARE] = FEMU_EFF_SUPP,
-    [NVME_CMD_WRITE_ZEROES] = FEMU_EFF_LBA, [NVME_CMD_DSM] = FEMU_EFF_SUPP,
-    [NVME_CMD_VERIFY] = FEMU_EFF_SUPP, [NVME_CMD_COPY] = FEMU_EFF_LBA,
-    [NVME_CMD_ZONE_MGMT_SEND] = FEMU_EFF_LBA, [NVME_CMD_ZONE_MGMT_RECV] = FEMU_EFF_SUPP,
-    [NVME_CMD_ZONE_APPEND] = FEMU_EFF_LBA,
-};
-
-/*
- * 05h Commands Supported and Effects: the admin commands, and the I/O commands of the
- * command set CSI names (00h NVM; 02h Zoned while CC.CSS enables it; else Invalid Field).
- */
+/* 05h Commands Supported and Effects of the command set CSI names (cmd/cmd_set.c). */
 static uint16_t femu_log_effects(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
-    NvmeEffectsLog *log = (NvmeEffectsLog *)data->buf;
-    const uint32_t *io;
-
     QEMU_BUILD_BUG_ON(sizeof(NvmeEffectsLog) != 4096);
-    if (args->csi == NVME_CSI_NVM) {
-        io = femu_effects_nvm;
-    } else if (args->csi == NVME_CSI_ZONED && femu_zns_enabled(n)) {
-        io = femu_effects_zoned;
-    } else {
-        return femu_dnr(NVME_INVALID_FIELD);
-    }
-    for (unsigned op = 0; op < 256; op++) {
-        log->acs[op] = cpu_to_le32(femu_effects_admin[op]);
-        log->iocs[op] = cpu_to_le32(io[op]);
-    }
-    return NVME_SUCCESS;
+    return femu_cmd_effects_log(n, args->csi, (NvmeEffectsLog *)data->buf);
 }
 
 /* 0Eh LBA Status Information (cmd/media.c), of a size only it knows. */
@@ -178,7 +123,7 @@ static bool femu_log_offset_ok(uint64_t offset, size_t size)
     return !(offset & 3) && offset < size;
 }
 
-uint16_t femu_get_log_page(FemuCtrl *n, const NvmeCmd *cmd)
+uint16_t femu_get_log_page(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     uint32_t dw10 = femu_cdw(cmd, 10);
     uint64_t numd = ((uint64_t)(femu_cdw(cmd, 11) & 0xffff) << 16 | dw10 >> 16) + 1;

@@ -246,7 +246,7 @@ static bool femu_lba_status_put(uint8_t *buf, uint32_t *count, uint32_t max, uin
  * dwords hold (at most 1 MiB, and MDTS). CMPC 2 when every descriptor was returned, 1
  * when more are left (the host asks again from after the last one).
  */
-uint16_t femu_get_lba_status(FemuCtrl *n, const NvmeCmd *cmd)
+uint16_t femu_get_lba_status(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     uint64_t slba = femu_cdw(cmd, 10) | (uint64_t)femu_cdw(cmd, 11) << 32;
     uint64_t want = ((uint64_t)femu_cdw(cmd, 12) + 1) * 4;     /* MNDW is 0-based */

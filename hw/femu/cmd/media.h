@@ -17,7 +17,7 @@ bool femu_media_marked(FemuCtrl *n, const FemuNamespace *ns, uint64_t slba, uint
                        uint64_t *lba);
 /* A request the FTL served is back: marks, error log, media error count. */
 void femu_media_done(FemuCtrl *n, FemuRequest *req);
-uint16_t femu_get_lba_status(FemuCtrl *n, const NvmeCmd *cmd);
+uint16_t femu_get_lba_status(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 /* The LBA Status Information log page (*buf from g_malloc); returns its size. */
 size_t femu_lba_status_log(FemuCtrl *n, uint8_t **buf, bool rae);
 /* Controller reset and unrealize: no alert outstanding, no page kept for RAE reads. */

@@ -386,7 +386,7 @@ static uint16_t femu_ns_controller_list(FemuCtrl *n, const NvmeCmd *cmd)
     return NVME_SUCCESS;
 }
 
-uint16_t femu_ns_attachment(FemuCtrl *n, const NvmeCmd *cmd)
+uint16_t femu_ns_attachment(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     uint32_t nsid = le32_to_cpu(cmd->nsid);
     unsigned sel = femu_cdw(cmd, 10) & 0xf;

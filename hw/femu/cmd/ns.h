@@ -10,7 +10,7 @@
 
 bool femu_ns_realize(FemuCtrl *n, Error **errp);       /* namespaces given at realize */
 uint16_t femu_ns_management(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
-uint16_t femu_ns_attachment(FemuCtrl *n, const NvmeCmd *cmd);
+uint16_t femu_ns_attachment(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 uint16_t femu_format_nvm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 /* Changed Namespace List log (4 KiB into buf); without rae it clears and re-arms. */
 size_t femu_ns_changed_log(FemuCtrl *n, uint8_t *buf, size_t len, bool rae);

@@ -1,7 +1,9 @@
 /*
- * NVM command set I/O commands (poller thread). Every field is checked first; then the
- * data moves between guest memory and the data store right away, and the request goes to
- * the FTL thread, which decides when it completes.
+ * NVM command set I/O commands (poller thread), one function each, listed in the NVM
+ * command set's table (cmd/cmd_tables.c); the zoned namespace's Read, Compare and Verify
+ * run them after the zone checks (cmd/zns.c). Every field is checked first; then the data
+ * moves between guest memory and the data store right away, and the request goes to the
+ * FTL thread, which decides when it completes.
  *
  * Media errors (cmd/media.c): a Read, Compare or Verify of a range holding a marked
  * (uncorrectable) LBA still goes to the FTL for its flash time, and then completes with
@@ -12,12 +14,10 @@
 #include "qemu/osdep.h"
 
 #include "cmd/cmd.h"
-#include "cmd/copy.h"
 #include "cmd/media.h"
 #include "cmd/ns_table.h"
 #include "cmd/nvm.h"
 #include "cmd/smart.h"
-#include "cmd/zns.h"
 #include "ctrl/dma.h"
 
 #define FEMU_DTYPE_STREAMS 1     /* directive type of the Streams directive */
@@ -114,6 +114,16 @@ static uint16_t femu_io_rw(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     return NVME_SUCCESS;
 }
 
+uint16_t femu_nvm_write(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
+{
+    return femu_io_rw(n, ns, cmd, req, true);
+}
+
+uint16_t femu_nvm_read(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
+{
+    return femu_io_rw(n, ns, cmd, req, false);
+}
+
 /*
  * Compare and Verify carry no protection information (femu formats none) and no storage
  * tag: PRINFO or STC set is Invalid Field. FUA and LR need nothing: every read is from
@@ -134,8 +144,8 @@ static uint16_t femu_io_check_prinfo(const NvmeCmd *cmd)
  * mismatch completes with Compare Failure, marked LBAs with Unrecovered Read Error, both
  * after the flash reads: the FTL serves it as a read (counted as one).
  */
-static uint16_t femu_io_compare(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
-                                FemuRequest *req)
+uint16_t femu_nvm_compare(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                          FemuRequest *req)
 {
     uint64_t slba = femu_cmd_slba(cmd);
     uint32_t nlb = femu_cmd_nlb(cmd);
@@ -196,8 +206,8 @@ static uint64_t femu_verify_limit(void)
  * Verify: the flash reads of the range, no data transfer (the PRPs are not looked at). At
  * most VSL bytes, else Invalid Field; marked LBAs: Unrecovered Read Error after the reads.
  */
-static uint16_t femu_io_verify(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
-                               FemuRequest *req)
+uint16_t femu_nvm_verify(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                         FemuRequest *req)
 {
     uint64_t slba = femu_cmd_slba(cmd);
     uint32_t nlb = femu_cmd_nlb(cmd);
@@ -228,8 +238,8 @@ static uint16_t femu_io_verify(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cm
  * (NUSE), as the spec says of a Write Uncorrectable; the data store keeps what it held,
  * which no read can reach until a write or deallocate replaces it.
  */
-static uint16_t femu_io_write_uncor(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
-                                    FemuRequest *req)
+uint16_t femu_nvm_write_uncor(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                              FemuRequest *req)
 {
     uint64_t slba = femu_cmd_slba(cmd);
     uint32_t nlb = femu_cmd_nlb(cmd);
@@ -243,8 +253,8 @@ static uint16_t femu_io_write_uncor(FemuCtrl *n, FemuNamespace *ns, const NvmeCm
     return NVME_SUCCESS;    /* req->op stays FEMU_OP_NONE */
 }
 
-static uint16_t femu_io_write_zeroes(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
-                                     FemuRequest *req)
+uint16_t femu_nvm_write_zeroes(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                               FemuRequest *req)
 {
     uint64_t slba = femu_cmd_slba(cmd);
     uint32_t nlb = femu_cmd_nlb(cmd);
@@ -289,8 +299,7 @@ static uint16_t femu_dsm_check(const FemuNamespace *ns, const NvmeDsmRange *rang
     return NVME_SUCCESS;
 }
 
-static uint16_t femu_io_dsm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
-                            FemuRequest *req)
+uint16_t femu_nvm_dsm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
 {
     uint32_t nr = (le32_to_cpu(cmd->cdw10) & 0xff) + 1;
     bool deallocate = le32_to_cpu(cmd->cdw11) & NVME_DSMGMT_AD;
@@ -326,65 +335,11 @@ static uint16_t femu_io_dsm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     return NVME_SUCCESS;
 }
 
-/* The NVM command set's commands on ns (the zoned namespace's too, cmd/zns.c). */
-uint16_t femu_io_nvm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
+/* Flush: the data store is the media, so nothing is written back here; the FTL thread
+ * drains the FTL's write buffer. ns NULL: NSID FFFFFFFFh, every namespace. */
+uint16_t femu_nvm_flush(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
 {
-    switch (cmd->opcode) {
-    case NVME_CMD_WRITE:
-        return femu_io_rw(n, ns, cmd, req, true);
-    case NVME_CMD_READ:
-        return femu_io_rw(n, ns, cmd, req, false);
-    case NVME_CMD_WRITE_ZEROES:
-        return femu_io_write_zeroes(n, ns, cmd, req);
-    case NVME_CMD_DSM:
-        return femu_io_dsm(n, ns, cmd, req);
-    case NVME_CMD_WRITE_UNCOR:
-        return femu_io_write_uncor(n, ns, cmd, req);
-    case NVME_CMD_COMPARE:
-        return femu_io_compare(n, ns, cmd, req);
-    case NVME_CMD_VERIFY:
-        return femu_io_verify(n, ns, cmd, req);
-    case NVME_CMD_COPY:
-        return femu_io_copy(n, ns, cmd, req);
-    case NVME_CMD_FLUSH:
-        req->op = FEMU_OP_FLUSH;   /* the data store is the media: nothing to write back */
-        req->nsid = ns->nsid;
-        return NVME_SUCCESS;
-    default:
-        return femu_dnr(NVME_INVALID_OPCODE);   /* the zoned commands elsewhere */
-    }
-}
-
-uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
-{
-    uint32_t nsid = le32_to_cpu(cmd->nsid);
-    FemuNamespace *ns;
-    uint16_t status;
-
-    if (cmd->opcode == NVME_CMD_FLUSH && nsid == NVME_NSID_BROADCAST) {
-        req->op = FEMU_OP_FLUSH;
-        return NVME_SUCCESS;
-    }
-    switch (cmd->opcode) {
-    case NVME_CMD_FLUSH:
-    case NVME_CMD_WRITE:
-    case NVME_CMD_READ:
-    case NVME_CMD_WRITE_ZEROES:
-    case NVME_CMD_DSM:
-    case NVME_CMD_WRITE_UNCOR:
-    case NVME_CMD_COMPARE:
-    case NVME_CMD_VERIFY:
-    case NVME_CMD_COPY:
-    case NVME_CMD_ZONE_MGMT_SEND:
-    case NVME_CMD_ZONE_MGMT_RECV:
-    case NVME_CMD_ZONE_APPEND:
-        break;
-    default:
-        return femu_dnr(NVME_INVALID_OPCODE);
-    }
-    status = femu_ns_for_io(n, nsid, &ns);
-    if (status) {
-        return status;
-    }
-    return ns->zoned ? femu_zns_io_cmd(n, ns, cmd, req) : femu_io_nvm(n, ns, cmd, req);
+    req->op = FEMU_OP_FLUSH;
+    req->nsid = ns ? ns->nsid : 0;
+    return NVME_SUCCESS;
 }

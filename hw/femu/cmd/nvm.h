@@ -1,10 +1,19 @@
-/* The NVM command set's I/O commands (cmd/nvm.c, poller). */
+/*
+ * The NVM command set's I/O commands (cmd/nvm.c, poller), rows of the I/O command sets'
+ * tables (cmd/cmd_tables.c). Copy is cmd/copy.h's.
+ */
 #ifndef HW_FEMU_CMD_NVM_H
 #define HW_FEMU_CMD_NVM_H
 
-#include "femu.h"
+#include "cmd/cmd_set.h"
 
-uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
-uint16_t femu_io_nvm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req);
+FemuIoFn femu_nvm_flush;
+FemuIoFn femu_nvm_write;
+FemuIoFn femu_nvm_read;
+FemuIoFn femu_nvm_write_uncor;
+FemuIoFn femu_nvm_compare;
+FemuIoFn femu_nvm_write_zeroes;
+FemuIoFn femu_nvm_dsm;
+FemuIoFn femu_nvm_verify;
 
 #endif

@@ -1,7 +1,9 @@
 /*
  * The zoned namespace (poller thread): the Zoned Namespace command set's I/O commands on
  * the namespace made of the FTL's zones (zoned=on; cmd/ns.c creates it, cmd/identify.c
- * describes it).
+ * describes it), one function each, listed in the Zoned command set's table
+ * (cmd/cmd_tables.c) with the NVM command set's Flush and Copy. Write Uncorrectable is not
+ * in it.
  *
  * The FTL decides every zone rule (ftl_zone_admit_*, hw/femu/ftl/zns.h): states, write
  * pointers, the open and active limits, the status of each violation. The poller asks it
@@ -20,6 +22,7 @@
 
 #include "backend/ftl_status.h"
 #include "cmd/cmd.h"
+#include "cmd/cmd_set.h"
 #include "cmd/media.h"
 #include "cmd/nvm.h"
 #include "cmd/smart.h"
@@ -64,8 +67,8 @@ static void femu_zns_forget(FemuCtrl *n, const FemuNamespace *ns, uint64_t zone_
  * FTL assigns the LBAs) and Write Zeroes (zeroes: a write of zeroes, no data transfer).
  * The PRPs are checked before admission, so a bad PRP changes no zone.
  */
-static uint16_t femu_zns_write(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
-                               FemuRequest *req, bool append, bool zeroes)
+static uint16_t femu_zns_write_at(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                                  FemuRequest *req, bool append, bool zeroes)
 {
     uint64_t slba = femu_cmd_slba(cmd);
     uint32_t nlb = femu_cmd_nlb(cmd);
@@ -123,12 +126,29 @@ static uint16_t femu_zns_write(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cm
     return NVME_SUCCESS;
 }
 
+uint16_t femu_zns_write(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
+{
+    return femu_zns_write_at(n, ns, cmd, req, false, false);
+}
+
+uint16_t femu_zns_append(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
+{
+    return femu_zns_write_at(n, ns, cmd, req, true, false);
+}
+
+uint16_t femu_zns_write_zeroes(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                               FemuRequest *req)
+{
+    return femu_zns_write_at(n, ns, cmd, req, false, true);
+}
+
 /*
  * Read, Compare, Verify: the zone rules first (an offline zone cannot be read), then the
- * NVM command set's checks and data movement; the flash work is the zones'.
+ * NVM command set's command (nvm_cmd) checks and moves the data; the flash work is the
+ * zones'.
  */
-static uint16_t femu_zns_read(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
-                              FemuRequest *req)
+static uint16_t femu_zns_read_as(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                                 FemuRequest *req, FemuIoFn *nvm_cmd)
 {
     uint64_t slba = femu_cmd_slba(cmd);
     uint32_t nlb = femu_cmd_nlb(cmd);
@@ -145,7 +165,7 @@ static uint16_t femu_zns_read(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd
     if (rc != FTL_OK) {
         return femu_ftl_status(rc);
     }
-    status = femu_io_nvm(n, ns, cmd, req);
+    status = nvm_cmd(n, ns, cmd, req);
     if (status == NVME_SUCCESS && req->op != FEMU_OP_NONE) {
         req->op = FEMU_OP_ZONE_READ;
         req->io.slba -= ns->base_sector;
@@ -154,13 +174,36 @@ static uint16_t femu_zns_read(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd
     return status;
 }
 
+uint16_t femu_zns_read(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
+{
+    return femu_zns_read_as(n, ns, cmd, req, femu_nvm_read);
+}
+
+uint16_t femu_zns_compare(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                          FemuRequest *req)
+{
+    return femu_zns_read_as(n, ns, cmd, req, femu_nvm_compare);
+}
+
+uint16_t femu_zns_verify(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                         FemuRequest *req)
+{
+    return femu_zns_read_as(n, ns, cmd, req, femu_nvm_verify);
+}
+
+/* Dataset Management: the zones' data stays until a zone reset, so it has no effect. */
+uint16_t femu_zns_dsm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
+{
+    return NVME_SUCCESS;
+}
+
 /*
  * Zone Management Send: CDW13 ZSA and Select All, CDW10-11 the zone's start. Set Zone
  * Descriptor Extension is Invalid Field (ZDES 0: no extensions), and so is a Zone Random
  * Write Area (none) or an unknown action. Reset and Offline drop the zones' data.
  */
-static uint16_t femu_zns_mgmt_send(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
-                                   FemuRequest *req)
+uint16_t femu_zns_mgmt_send(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                            FemuRequest *req)
 {
     uint32_t dw13 = femu_cdw(cmd, 13);
     uint32_t zsa = dw13 & 0xff;
@@ -248,7 +291,8 @@ static void femu_zns_descriptor(const FemuNamespace *ns, const struct ftl_zone_i
  * (CDW13 bit 16) the descriptors returned, then one 64-byte descriptor per zone that
  * fits. Extended reports are Invalid Field: there are no descriptor extensions.
  */
-static uint16_t femu_zns_mgmt_recv(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd)
+uint16_t femu_zns_mgmt_recv(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                            FemuRequest *req)
 {
     uint64_t slba = femu_cmd_slba(cmd), len = ((uint64_t)femu_cdw(cmd, 12) + 1) * 4;
     uint32_t dw13 = femu_cdw(cmd, 13);
@@ -292,31 +336,4 @@ static uint16_t femu_zns_mgmt_recv(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd
                                                 returned * FEMU_ZNS_DESCRIPTOR),
                           UINT64_MAX, FEMU_TO_GUEST);
     return status ? femu_dnr(status) : NVME_SUCCESS;
-}
-
-uint16_t femu_zns_io_cmd(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
-                         FemuRequest *req)
-{
-    switch (cmd->opcode) {
-    case NVME_CMD_WRITE:
-        return femu_zns_write(n, ns, cmd, req, false, false);
-    case NVME_CMD_ZONE_APPEND:
-        return femu_zns_write(n, ns, cmd, req, true, false);
-    case NVME_CMD_WRITE_ZEROES:
-        return femu_zns_write(n, ns, cmd, req, false, true);
-    case NVME_CMD_READ:
-    case NVME_CMD_COMPARE:
-    case NVME_CMD_VERIFY:
-        return femu_zns_read(n, ns, cmd, req);
-    case NVME_CMD_ZONE_MGMT_SEND:
-        return femu_zns_mgmt_send(n, ns, cmd, req);
-    case NVME_CMD_ZONE_MGMT_RECV:
-        return femu_zns_mgmt_recv(n, ns, cmd);
-    case NVME_CMD_DSM:
-        return NVME_SUCCESS;    /* the zones' data stays until a reset: no effect */
-    case NVME_CMD_WRITE_UNCOR:
-        return femu_dnr(NVME_INVALID_OPCODE);   /* not in the Zoned command set */
-    default:
-        return femu_io_nvm(n, ns, cmd, req);    /* Flush, Copy */
-    }
 }
