@@ -6,7 +6,7 @@ module is a .c file and the header of the same name that declares what it define
 that declares nothing a .c defines (only types, macros and inline functions, like femu.h)
 is a module of its own. Module A depends on module B when a file of A includes a header of
 B. A circle would mean that neither can be understood, changed or tested without the other
-(CONTROLLER.md, "Source files", lists the layers).
+(CONTROLLER.md, "Source files", lists the layers, and its table every file: checked here too).
 """
 import re
 from pathlib import Path
@@ -138,3 +138,16 @@ def test_the_rule_sees_circles_and_type_headers(tmp_path):
     assert circles(graph) == []
     (tmp_path / "cmd" / "b.c").write_text('#include "b.h"\n#include "../ctrl/a.h"\n')
     assert circles(module_graph(tmp_path)) == [["cmd/b", "ctrl/a"]]
+
+
+def test_controller_md_lists_every_device_source_once():
+    """CONTROLLER.md's file table names every device .c (and the headers without one)."""
+    text = (FEMU / "CONTROLLER.md").read_text()
+    section = text[text.index("## Source files"):]
+    section = section[:section.index("\n## ", 1)]
+    rows = [line.split("|")[1] for line in section.splitlines() if line.startswith("| `")]
+    named = re.findall(r"`([\w/.-]+)`", "".join(rows))
+    wanted = [str(p) for p in device_files(FEMU)
+              if p.suffix == ".c" or not (FEMU / p.with_suffix(".c")).is_file()]
+    assert sorted(n for n in named if n in wanted) == sorted(wanted), \
+        f"CONTROLLER.md lists {sorted(named)}, the device has {sorted(wanted)}"
