@@ -27,7 +27,19 @@
 #include "qemu/module.h"
 #include "system/system.h"
 
-#include "femu_ctrl.h"
+#include "backend/ftl_view.h"
+#include "backend/state.h"
+#include "backend/state_save.h"
+#include "cmd/features.h"
+#include "cmd/media.h"
+#include "cmd/ns.h"
+#include "ctrl/bar0.h"
+#include "ctrl/ctrl_state.h"
+#include "ctrl/irq.h"
+#include "ctrl/irqfd.h"
+#include "ctrl/poller.h"
+#include "ctrl/regs.h"
+#include "femu.h"
 #include "ftl/io_trace.h"
 
 #define FEMU_ERR_LEN 512
@@ -443,7 +455,7 @@ static void femu_reset_hold(Object *obj, ResetType type)
     FemuCtrl *n = FEMU(obj);
 
     if (n->threads_running) {
-        femu_regs_reset(n);
+        femu_ctrl_machine_reset(n);
     }
 }
 

@@ -13,6 +13,7 @@
 #include "hw/pci/pci_device.h"
 #include "qemu/event_notifier.h"
 #include "qemu/thread.h"
+#include "qemu/timer.h"
 #include "qom/object.h"
 
 #include "ftl/engine.h"
@@ -64,8 +65,22 @@ OBJECT_DECLARE_SIMPLE_TYPE(FemuCtrl, FEMU)
 #define FEMU_TEMPERATURE_K      310
 #define FEMU_WCTEMP_K           343
 #define FEMU_CCTEMP_K           373
+#define FEMU_MODEL              "femu SSD"
+#define FEMU_FIRMWARE           "1.0"
 
-/* Namespaces (femu_ns.c). NSIDs 1..FEMU_MAX_NAMESPACES; NN reports the maximum. */
+/* The device's clock: FTL arrival and completion times, statistics rows, SMART hours. */
+static inline uint64_t femu_now_ns(void)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+}
+
+/* Status with Do Not Retry, for every error the guest's input caused. */
+static inline uint16_t femu_dnr(uint16_t status)
+{
+    return status | NVME_DNR;
+}
+
+/* Namespaces (cmd/ns.c). NSIDs 1..FEMU_MAX_NAMESPACES; NN reports the maximum. */
 #define FEMU_MAX_NAMESPACES     32
 #define FEMU_CNTLID             0       /* the one controller of the subsystem */
 #define FEMU_MAX_LBAF           2       /* LBA formats: the FTL sector, and 4 KiB */
@@ -116,11 +131,11 @@ typedef enum FemuFtlOp {
     FEMU_OP_PHASE,              /* phases.csv marker */
     FEMU_OP_FORMAT,             /* Format NVM: ranges[], ftl_flags */
     FEMU_OP_VERIFY,             /* Verify: the flash reads of a read, no data moves */
-    /* Zoned namespace (femu_zns.c): admitted at fetch; io.slba/nlb are zoned sectors */
+    /* Zoned namespace (cmd/zns.c): admitted at fetch; io.slba/nlb are zoned sectors */
     FEMU_OP_ZONE_WRITE,         /* Write, Write Zeroes, Zone Append (assigned) */
     FEMU_OP_ZONE_READ,          /* Read, Compare, Verify */
     FEMU_OP_ZONE_MGMT,          /* Zone Management Send: zone_action on ranges[] */
-    FEMU_OP_COPY,               /* Copy (femu_copy.c): ranges[] (the sources) to io.slba,
+    FEMU_OP_COPY,               /* Copy (cmd/copy.c): ranges[] (the sources) to io.slba,
                                  * io.nlb in all; ftl_flags FTL_REQ_ZONED|ADMITTED when
                                  * zoned (zoned sectors) */
 } FemuFtlOp;
@@ -150,7 +165,7 @@ typedef struct FemuRequest {
     /* What a read, Compare or Verify completes with when the FTL serves it without error:
      * Unrecovered Read Error for marked LBAs, Compare Failure; 0 for success. */
     uint16_t status_on_done;
-    bool media_error;           /* the FTL failed a flash page read: error_lpn (femu_media.c) */
+    bool media_error;           /* the FTL failed a flash page read: error_lpn (cmd/media.c) */
     uint64_t error_lpn;
     uint64_t error_lba;         /* the namespace LBA an error after fetch is logged with */
     /* Last, kept by femu_execute's reset: the next request of the one list holding this
@@ -158,7 +173,7 @@ typedef struct FemuRequest {
     struct FemuRequest *list_next;
 } FemuRequest;
 
-/* The controller's state (femu_ctrl_state.c lists the transitions and their CSTS). */
+/* The controller's state (ctrl/ctrl_state.c lists the transitions and their CSTS). */
 typedef enum FemuCtrlState {
     FEMU_CTRL_DISABLED,         /* CC.EN 0: no queues */
     FEMU_CTRL_ENABLING,         /* CC.EN 0->1 seen: checking, latching the admin queues */
@@ -168,7 +183,7 @@ typedef enum FemuCtrlState {
     FEMU_CTRL_RESETTING,        /* dropping commands, queues and features */
 } FemuCtrlState;
 
-/* One MSI-X vector's KVM irqfd (femu_irqfd.c). */
+/* One MSI-X vector's KVM irqfd (ctrl/irqfd.c). */
 typedef struct FemuIrqfd {
     EventNotifier notifier;
     QemuMutex lock;             /* orders the poller's signal against mask/unmask */
@@ -178,7 +193,7 @@ typedef struct FemuIrqfd {
 
 /*
  * Get/Set Features values as Set Features stored them (CDW11 bits), reset to defaults by
- * a controller reset; femu_features.c maps each FID to its field.
+ * a controller reset; cmd/features.c maps each FID to its field.
  */
 typedef struct FemuFeatures {
     uint32_t arbitration;
@@ -210,7 +225,7 @@ typedef struct FemuSmart {
 typedef struct FemuNamespace {
     bool allocated;             /* created (Namespace Management) or given at realize */
     bool attached;              /* attached to the controller: active, I/O allowed */
-    bool zoned;                 /* the zoned namespace (femu_zns.c): the FTL's zones */
+    bool zoned;                 /* the zoned namespace (cmd/zns.c): the FTL's zones */
     uint32_t nsid;
     uint64_t base_sector;       /* first FTL sector */
     uint64_t sectors;           /* FTL sectors it owns (a multiple of secs_per_pg) */
@@ -224,7 +239,7 @@ typedef struct FemuNamespace {
     FemuSmart smart;
 } FemuNamespace;
 
-/* FTL counters and wear as the FTL thread last published them (femu_ftl_view.c). */
+/* FTL counters and wear as the FTL thread last published them (backend/ftl_view.c). */
 typedef struct FemuFtlView {
     struct ftl_counters ctr;
     struct ftl_wear wear;
@@ -245,8 +260,8 @@ struct FemuCtrl {
     char *stats_dir;                    /* stats_dir=DIR: where the CSV statistics go */
     char *trace_out;                    /* trace_out=FILE: record the FTL's requests */
     char *serial;                       /* serial=: NVMe serial number; derived when unset */
-    char *namespaces;                   /* namespaces=: N, or MiB sizes "a:b:..." (femu_ns.c) */
-    char *state_in;                     /* state_in=FILE: restore at realize (femu_state.c) */
+    char *namespaces;                   /* namespaces=: N, or MiB sizes "a:b:..." (cmd/ns.c) */
+    char *state_in;                     /* state_in=FILE: restore at realize (backend/state.c) */
     char *state_out;                    /* state_out=FILE: save at exit and on C2h */
     uint32_t queues;                    /* queues=: I/O queue pairs */
     uint8_t mdts;                       /* mdts=: max data transfer, power of two of 4 KiB */
@@ -277,7 +292,7 @@ struct FemuCtrl {
      * fails on (Write Uncorrectable, or a flash read that failed) until written again. */
     struct lba_bitmap written;
     struct lba_bitmap uncorrectable;
-    /* The LBA Status Information log (femu_media.c): its LSGC; whether LBAs were marked
+    /* The LBA Status Information log (cmd/media.c): its LSGC; whether LBAs were marked
      * since the host last read it; an LBA Status Information Alert outstanding, and the
      * LSGC the host last heard of; the page a read with RAE saw, returned as it was until
      * a read without RAE (NULL: none). */
@@ -318,7 +333,7 @@ struct FemuCtrl {
     FemuFeatures features;
     FemuErrorLog errlog;
     FemuSmart smart;
-    FemuRequest *pool;                  /* femu_request.c */
+    FemuRequest *pool;                  /* ctrl/request.c */
     FemuRequest *free_requests;
     struct completion_heap heap;
     struct prp_segments segs;
@@ -339,7 +354,7 @@ struct FemuCtrl {
     bool stats_error_reported;
     bool trace_error_reported;           /* FTL thread: trace_out failed, said once */
 
-    /* The controller's state machine (femu_ctrl_state.c): the poller runs it. */
+    /* The controller's state machine (ctrl/ctrl_state.c): the poller runs it. */
     FemuCtrlState state;                /* poller */
     uint32_t cc_seen;                   /* poller: the CC value the state machine acted on */
     bool cc_changed;                    /* atomic: a vCPU wrote CC */
@@ -361,7 +376,7 @@ struct FemuCtrl {
     bool wake_fds;                      /* poller_wake and ftl_wake exist */
     Notifier exit_notifier;
 
-    /* State files (femu_state.c, femu_state_save.c). */
+    /* State files (backend/state.c, backend/state_save.c). */
     bool state_ready;                   /* realize succeeded: a save has a device to save */
     bool state_final_saved;             /* state_out written at exit or unplug */
     /* QMP save-state: the main loop asks under save_lock, the poller saves and answers. */

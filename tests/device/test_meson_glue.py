@@ -1,8 +1,9 @@
 """hw/femu/meson.build is QEMU's view of femu. The rule it follows:
 
-- the device's sources are every hw/femu/*.c, all listed there (femu_device_sources);
-- each subfolder it includes (ftl/, util/, store/, nvme/) lists its own sources once, in its
-  own meson.build, for both QEMU's build and the standalone one (top-level meson.build);
+- the device's sources are femu.c, listed there (femu_device_sources), and the device folders
+  it includes (ctrl/, cmd/, backend/), each listing its own sources in its own meson.build;
+- each library subfolder it includes (ftl/, util/, store/, nvme/) lists its own sources once,
+  in its own meson.build, for both QEMU's build and the standalone one (top-level meson.build);
 - every listed file exists, and every .c in an included subfolder is listed.
 """
 import re
@@ -19,11 +20,12 @@ def _c_files(text: str):
 
 
 def _subfolders():
-    """The subfolders hw/femu/meson.build includes (its foreach over subdir())."""
+    """The subfolders hw/femu/meson.build includes (its foreach loops over subdir(): the
+    device's folders, and the libraries')."""
     text = (FEMU / "meson.build").read_text()
-    match = re.search(r"foreach name : \[([^\]]*)\]\s*\n\s*subdir\(name\)", text)
-    assert match, "hw/femu/meson.build no longer includes its subfolders with one foreach"
-    return re.findall(r"'(\w+)'", match.group(1))
+    groups = re.findall(r"foreach name : \[([^\]]*)\]\s*\n\s*subdir\(name\)", text)
+    assert groups, "hw/femu/meson.build no longer includes its subfolders with a foreach"
+    return [name for group in groups for name in re.findall(r"'(\w+)'", group)]
 
 
 def _listed():

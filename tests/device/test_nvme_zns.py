@@ -24,7 +24,8 @@ CONV_BYTES = 24 << 20
 CSS_NVM, CSS_ALL = 0, 6
 CSI_NVM, CSI_ZONED = 0, 2
 
-ADM_GET_LOG, ADM_IDENTIFY, ADM_NS_MGMT, ADM_NS_ATTACH, ADM_FORMAT = 0x02, 0x06, 0x0D, 0x15, 0x80
+ADM_GET_LOG, ADM_IDENTIFY, ADM_AER, ADM_NS_MGMT, ADM_NS_ATTACH, ADM_FORMAT = \
+    0x02, 0x06, 0x0C, 0x0D, 0x15, 0x80
 IO_ZONE_SEND, IO_ZONE_RECV, IO_ZONE_APPEND, IO_COPY = 0x79, 0x7A, 0x7D, 0x19
 CNS_NS, CNS_ACTIVE, CNS_DESCRIPTORS, CNS_CS_NS, CNS_CS_CTRL, CNS_CS_ACTIVE = 0, 2, 3, 5, 6, 7
 CNS_IO_CMD_SETS = 0x1C
@@ -42,7 +43,7 @@ SC_ZONE_BOUNDARY, SC_ZONE_FULL, SC_ZONE_READ_ONLY, SC_ZONE_OFFLINE = 0x1B8, 0x1B
 SC_ZONE_INVALID_WRITE, SC_TOO_MANY_ACTIVE, SC_TOO_MANY_OPEN = 0x1BC, 0x1BD, 0x1BE
 SC_ZONE_TRANSITION = 0x1BF
 
-EFF_CSUPP, EFF_LBCC = 1 << 0, 1 << 1
+EFF_CSUPP, EFF_LBCC, EFF_NCC, EFF_NIC, EFF_CSE_NS = 1 << 0, 1 << 1, 1 << 2, 1 << 3, 1 << 16
 
 
 def u32(data, off):
@@ -226,7 +227,10 @@ def test_identify_without_limits(start):
 
 
 def test_commands_supported_and_effects(start):
-    nvme, _ = zoned(start, io_queues=0)
+    """Log 05h per CSI is the command sets' tables, and the tables gate dispatch: exactly
+    the opcodes without CSUPP get Invalid Command Opcode, in the admin set and in each
+    namespace's I/O set."""
+    nvme, sq = zoned(start)
     cqe, acs, nvm = effects(nvme, CSI_NVM)
     assert cqe.ok
     assert acs[ADM_IDENTIFY] == EFF_CSUPP and acs[ADM_GET_LOG] == EFF_CSUPP
@@ -243,6 +247,26 @@ def test_commands_supported_and_effects(start):
     assert zns[IO_WRITE_UNCOR] == 0
     assert sum(1 for v in zns if v) == 11
     assert effects(nvme, 1)[0].code == SC_INVALID_FIELD
+    supp, lba = EFF_CSUPP, EFF_CSUPP | EFF_LBCC
+    assert {op: v for op, v in enumerate(acs) if v} == {
+        0x00: supp, 0x01: supp, ADM_GET_LOG: supp, 0x04: supp, 0x05: supp,
+        ADM_IDENTIFY: supp, 0x08: supp, 0x09: supp, 0x0A: supp, ADM_AER: supp,
+        ADM_NS_MGMT: supp | EFF_NIC, ADM_NS_ATTACH: supp | EFF_NIC, 0x7C: supp,
+        ADM_FORMAT: lba | EFF_NCC | EFF_CSE_NS, 0x86: supp,
+        0xC0: supp, 0xC1: supp, 0xC2: supp}                      # vendor: dump, phase, save
+    assert {op: v for op, v in enumerate(nvm) if v} == {
+        0x00: supp, IO_WRITE: lba, IO_READ: supp, IO_WRITE_UNCOR: lba, IO_COMPARE: supp,
+        IO_WRITE_ZEROES: lba, IO_DSM: lba, IO_VERIFY: supp, IO_COPY: lba}
+    buf = nvme.mem.alloc(4096)
+    for opcode in range(256):
+        if opcode != ADM_AER:                                    # held until an event
+            cqe = nvme.admin(Command(opcode, prp1=buf))
+            assert (cqe.code == SC_INVALID_OPCODE) == (not acs[opcode] & supp), hex(opcode)
+    for nsid, iocs in ((1, nvm), (ZNS_NSID, zns)):
+        for opcode in range(256):
+            cqe = nvme.run(sq, Command(opcode, nsid=nsid, prp1=buf))
+            assert (cqe.code == SC_INVALID_OPCODE) == (not iocs[opcode] & supp), \
+                (nsid, hex(opcode), str(cqe))
 
 
 # ---------------------------------------------------------------- Report Zones

@@ -1,0 +1,317 @@
+/*
+ * The FTL thread: it takes requests from the poller's ring, hands each to the FTL engine
+ * (and through it to the FTL and its statistics writer) with the time the poller fetched
+ * it, and returns them with the time the flash work completes. It also keeps the
+ * statistics going: it wakes at every 1 s boundary whether or not there is I/O, so an idle
+ * device still gets its rows.
+ *
+ * A read that finds the FTL thread idle (engine_lock free, nothing waiting in the ring) is
+ * served by the poller itself (femu_ftl_serve_inline): two thread hand-offs fewer on the
+ * QD1 read path. The lock is taken before requests leave the ring, so a request in the
+ * ring is never overtaken: the engine sees requests in fetch order either way.
+ */
+#include "qemu/osdep.h"
+#include "qemu/atomic.h"
+#include "qemu/error-report.h"
+#include "qemu/rcu.h"
+#include "qemu/timer.h"
+
+#include <poll.h>
+
+#include "backend/ftl_status.h"
+#include "backend/ftl_thread.h"
+#include "backend/ftl_view.h"
+#include "ctrl/wake.h"
+#include "ftl/io_trace.h"
+#include "trace.h"
+
+#define FEMU_FTL_BATCH 64
+#define FEMU_ERR_LEN 256
+
+static void femu_stats_error(FemuCtrl *n, const char *what, const char *err)
+{
+    /* Once per run: a full disk must not flood the log every second. */
+    if (!n->stats_error_reported) {
+        n->stats_error_reported = true;
+        error_report("femu: statistics: %s: %s", what, err);
+    }
+}
+
+/* Engine hooks. */
+static bool femu_ftl_stopping(void *opaque)
+{
+    FemuCtrl *n = opaque;
+
+    return qatomic_read(&n->stop);
+}
+
+/* A failing trace_out is reported once too, apart from the statistics. */
+static void femu_trace_error(FemuCtrl *n, const char *err)
+{
+    if (!n->trace_error_reported) {
+        n->trace_error_reported = true;
+        error_report("femu: trace_out: %s", err);
+    }
+}
+
+static void femu_ftl_stats_error(void *opaque, const char *what, const char *err)
+{
+    femu_stats_error(opaque, what, err);
+}
+
+static void femu_ftl_trace_error(void *opaque, const char *err)
+{
+    femu_trace_error(opaque, err);
+}
+
+static void femu_ftl_gc(void *opaque, bool background, uint64_t lines, uint64_t moved,
+                        uint64_t erased, uint64_t start_ns)
+{
+    trace_femu_gc(background ? "background" : "foreground", lines, moved, erased, start_ns);
+}
+
+bool femu_ftl_engine_create(FemuCtrl *n)
+{
+    const struct ftl_engine_hooks hooks = {
+        .opaque = n, .stop = femu_ftl_stopping, .stats_error = femu_ftl_stats_error,
+        .trace_error = femu_ftl_trace_error, .gc = femu_ftl_gc,
+    };
+
+    n->engine = ftl_engine_create(n->ftl, n->stats, &hooks);
+    if (n->engine) {
+        ftl_engine_record(n->engine, n->trace);
+    }
+    return n->engine != NULL;
+}
+
+static void femu_lpn_dump(FemuCtrl *n, FemuRequest *req)
+{
+    char err[FEMU_ERR_LEN];
+    char *path = g_build_filename(n->stats_dir, "lpn_access_count.csv", NULL);
+
+    if (ftl_stats_write_lpn_counts(n->ftl, path, err, sizeof(err)) != 0) {
+        femu_stats_error(n, "lpn_access_count.csv", err);
+        req->status = NVME_INTERNAL_DEV_ERROR;
+    }
+    g_free(path);
+}
+
+/* Flash work of a command a controller reset dropped: nobody waits for it any more. */
+static bool femu_ftl_stale(FemuCtrl *n, const FemuRequest *req)
+{
+    /* A format or a namespace delete is never skipped: the namespace map changed already. */
+    return (req->op == FEMU_OP_READ || req->op == FEMU_OP_WRITE || req->op == FEMU_OP_TRIM ||
+            req->op == FEMU_OP_DSM || req->op == FEMU_OP_FLUSH || req->op == FEMU_OP_VERIFY ||
+            req->op == FEMU_OP_COPY || req->op == FEMU_OP_ZONE_READ) &&
+           !req->keep_on_reset && req->epoch != qatomic_read(&n->epoch);
+}
+
+/* The engine's view of a command the FTL prices. */
+static struct ftl_request femu_ftl_request(const FemuRequest *req)
+{
+    static const enum ftl_op ops[] = {
+        [FEMU_OP_READ] = FTL_OP_READ, [FEMU_OP_WRITE] = FTL_OP_WRITE,
+        [FEMU_OP_TRIM] = FTL_OP_TRIM, [FEMU_OP_DSM] = FTL_OP_TRIM,
+        [FEMU_OP_FLUSH] = FTL_OP_FLUSH, [FEMU_OP_FORMAT] = FTL_OP_FORMAT,
+        [FEMU_OP_VERIFY] = FTL_OP_VERIFY, [FEMU_OP_COPY] = FTL_OP_COPY,
+        [FEMU_OP_ZONE_WRITE] = FTL_OP_ZONE_WRITE, [FEMU_OP_ZONE_READ] = FTL_OP_ZONE_READ,
+        [FEMU_OP_ZONE_MGMT] = FTL_OP_ZONE_MGMT,
+    };
+    struct ftl_request r = {
+        .op = ops[req->op], .arrival_ns = req->io.now_ns, .slba = req->io.slba,
+        .nlb = req->io.nlb, .stream = req->io.stream, .nsid = req->nsid,
+        .flags = req->ftl_flags, .zone_action = req->zone_action, .assigned = req->assigned,
+    };
+
+    if (req->op == FEMU_OP_DSM || req->op == FEMU_OP_COPY || req->op == FEMU_OP_ZONE_MGMT) {
+        r.ranges = req->ranges;
+        r.nranges = req->nranges;
+    }
+    return r;
+}
+
+static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
+{
+    uint64_t done = req->io.now_ns;
+
+    if (femu_ftl_stale(n, req)) {
+        req->done_ns = now;   /* the poller drops it */
+        return;
+    }
+    switch (req->op) {
+    case FEMU_OP_READ:
+    case FEMU_OP_WRITE:
+    case FEMU_OP_TRIM:
+    case FEMU_OP_DSM:
+    case FEMU_OP_FLUSH:
+    case FEMU_OP_VERIFY:
+    case FEMU_OP_COPY:
+    /* Admitted at fetch (cmd/zns.c): the engine does the flash work of what the poller
+     * already decided; a failure here would be the FTL's own. */
+    case FEMU_OP_ZONE_WRITE:
+    case FEMU_OP_ZONE_READ:
+    case FEMU_OP_ZONE_MGMT: {
+        struct ftl_request r = femu_ftl_request(req);
+        int rc = ftl_engine_serve(n->engine, &r, &done);
+
+        if (rc == FTL_E_UNCORRECTABLE) {    /* a conventional read's or verify's page */
+            req->media_error = true;    /* the poller marks the page (femu_media_done) */
+            req->error_lpn = ftl_read_error_lpn(n->ftl);
+        }
+        /* Served: what the poller found at fetch (marked LBAs, a miscompare) stands,
+         * unless the FTL failed the request itself. */
+        req->status = rc == FTL_OK ? req->status_on_done : femu_ftl_status(rc);
+        break;
+    }
+    case FEMU_OP_FORMAT:
+        /* One FTL format per namespace; the command ends with the last erase. */
+        for (uint32_t i = 0; i < req->nranges && req->status == NVME_SUCCESS; i++) {
+            struct ftl_request r = femu_ftl_request(req);
+            uint64_t range_done;
+
+            r.slba = req->ranges[i].slba;
+            r.nlb = req->ranges[i].nlb;
+            req->status = femu_ftl_status(ftl_engine_serve(n->engine, &r, &range_done));
+            done = MAX(done, range_done);
+        }
+        break;
+    case FEMU_OP_LPN_DUMP:
+        if (req->drain) {
+            /* a shutdown: nothing may stay in the write buffer */
+            struct ftl_request flush = { .op = FTL_OP_FLUSH, .arrival_ns = now, .nsid = 1 };
+            uint64_t flushed;
+
+            ftl_engine_serve(n->engine, &flush, &flushed);
+        }
+        if (n->stats_dir) {
+            femu_lpn_dump(n, req);
+        }
+        done = now;
+        break;
+    case FEMU_OP_PHASE:
+        if (ftl_engine_phase(n->engine, req->io.now_ns, req->phase) != 0) {
+            req->status = NVME_INTERNAL_DEV_ERROR;
+        }
+        done = now;
+        break;
+    case FEMU_OP_NONE:
+        break;
+    }
+    req->done_ns = MAX(done, req->io.now_ns);
+    femu_ftl_view_publish(n);
+}
+
+bool femu_ftl_serve_inline(FemuCtrl *n, FemuRequest *req)
+{
+    if (req->op != FEMU_OP_READ || qemu_mutex_trylock(&n->engine_lock) != 0) {
+        return false;
+    }
+    /* The poller is the ring's only producer: empty now means nothing earlier waits. */
+    bool idle = spsc_ring_count(n->to_ftl) == 0;
+
+    if (idle) {
+        femu_ftl_execute(n, req, femu_now_ns());
+    }
+    qemu_mutex_unlock(&n->engine_lock);
+    return idle;
+}
+
+void femu_ftl_serve_queued(FemuCtrl *n)
+{
+    void *items[FEMU_FTL_BATCH];
+    size_t count;
+
+    /* Both rings' FTL ends are only used under engine_lock, which the caller holds. */
+    while ((count = spsc_ring_pop_batch(n->to_ftl, items, ARRAY_SIZE(items))) > 0) {
+        uint64_t now = femu_now_ns();
+
+        for (size_t i = 0; i < count; i++) {
+            femu_ftl_execute(n, items[i], now);
+            spsc_ring_push(n->from_ftl, items[i]);
+        }
+    }
+}
+
+static uint64_t femu_next_stats_deadline(FemuCtrl *n, uint64_t now)
+{
+    uint64_t elapsed = now - n->stats_start_ns;
+
+    return n->stats_start_ns +
+           (elapsed / NANOSECONDS_PER_SECOND + 1) * NANOSECONDS_PER_SECOND;
+}
+
+static void femu_ftl_sleep(FemuCtrl *n)
+{
+    struct pollfd pfd = { .fd = event_notifier_get_fd(&n->ftl_wake), .events = POLLIN };
+    struct timespec timeout, *tp = NULL;
+
+    if (n->stats) {
+        uint64_t now = femu_now_ns();
+        uint64_t left = femu_next_stats_deadline(n, now) - now;
+
+        timeout.tv_sec = left / NANOSECONDS_PER_SECOND;
+        timeout.tv_nsec = left % NANOSECONDS_PER_SECOND;
+        tp = &timeout;
+    }
+    qatomic_set(&n->ftl_sleeping, 1);
+    smp_mb();   /* pairs with femu_ftl_kick */
+    if (spsc_ring_count(n->to_ftl) == 0 && !qatomic_read(&n->stop)) {
+        ppoll(&pfd, 1, tp, NULL);
+    }
+    qatomic_set(&n->ftl_sleeping, 0);
+    event_notifier_test_and_clear(&n->ftl_wake);
+}
+
+/* The statistics and the trace end at the same instant, so a replay ends where they did. */
+static void femu_ftl_finish(FemuCtrl *n)
+{
+    char err[FEMU_ERR_LEN];
+    FemuRequest dump = { .op = FEMU_OP_LPN_DUMP };
+    uint64_t now = femu_now_ns();
+
+    qemu_mutex_lock(&n->engine_lock);
+    if (n->trace && io_trace_writer_close(n->trace, now, err, sizeof(err)) != 0) {
+        femu_trace_error(n, err);
+    }
+    n->trace = NULL;
+    if (n->stats) {
+        if (ftl_stats_close(n->stats, now, err, sizeof(err)) != 0) {
+            femu_stats_error(n, "closing", err);
+        }
+        n->stats = NULL;
+        femu_lpn_dump(n, &dump);
+    }
+    qemu_mutex_unlock(&n->engine_lock);
+}
+
+void *femu_ftl_thread_run(void *opaque)
+{
+    FemuCtrl *n = opaque;
+    void *items[FEMU_FTL_BATCH];
+
+    rcu_register_thread();
+    while (!qatomic_read(&n->stop)) {
+        qemu_mutex_lock(&n->engine_lock);
+        size_t count = spsc_ring_pop_batch(n->to_ftl, items, ARRAY_SIZE(items));
+        uint64_t now = femu_now_ns();
+
+        if (count == 0) {
+            /* Rows for the seconds that passed idle; with requests the engine ticks at
+             * their arrival times, so each row holds the commands that arrived in it. */
+            ftl_engine_advance(n->engine, now);
+            qemu_mutex_unlock(&n->engine_lock);
+            femu_ftl_sleep(n);
+            continue;
+        }
+        /* Stop between requests: exit and unplug never wait for a queue of them. */
+        for (size_t i = 0; i < count && !qatomic_read(&n->stop); i++) {
+            femu_ftl_execute(n, items[i], now);
+            spsc_ring_push(n->from_ftl, items[i]);
+        }
+        qemu_mutex_unlock(&n->engine_lock);
+        femu_poller_kick(n);
+    }
+    femu_ftl_finish(n);
+    rcu_unregister_thread();
+    return NULL;
+}

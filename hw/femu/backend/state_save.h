@@ -1,0 +1,18 @@
+/*
+ * When the device writes its state (backend/state_save.c): at exit and unplug, on vendor
+ * C2h, on QMP save-state. What a state file holds: backend/state.h.
+ */
+#ifndef HW_FEMU_BACKEND_STATE_SAVE_H
+#define HW_FEMU_BACKEND_STATE_SAVE_H
+
+#include "femu.h"
+
+bool femu_state_check_out(FemuCtrl *n, Error **errp);  /* realize: state_out's folder */
+/* Poller: vendor C2h (the command's fields are not used: the guest names no path). */
+uint16_t femu_state_vendor_save(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
+bool femu_state_poll(FemuCtrl *n);                      /* poller: a QMP save waiting */
+void femu_state_save_final(FemuCtrl *n);                /* threads stopped */
+void femu_state_instance_init(FemuCtrl *n);
+void femu_state_instance_finalize(FemuCtrl *n);
+
+#endif

@@ -1,0 +1,81 @@
+/*
+ * Dispatch by the command sets' tables (poller thread), and log page 05h copied from them
+ * (cmd/cmd_set.h). The poller has already refused fused commands and SGLs; what reaches
+ * here is one opcode of one set.
+ */
+#include "qemu/osdep.h"
+
+#include "cmd/cmd_set.h"
+#include "cmd/ns_table.h"
+
+static bool femu_cmd_supported(uint32_t effects)
+{
+    return effects & NVME_CMD_EFF_CSUPP;
+}
+
+uint16_t femu_admin_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+{
+    const FemuAdminCmd *admin = &femu_admin_cmds[cmd->opcode];
+
+    if (!femu_cmd_supported(admin->effects)) {
+        return femu_dnr(NVME_INVALID_OPCODE);
+    }
+    return admin->run(n, cmd, req);
+}
+
+/* The I/O command set of a namespace's commands. */
+static const FemuIoCmd *femu_io_set(const FemuNamespace *ns)
+{
+    return ns->zoned ? femu_zoned_cmds : femu_nvm_cmds;
+}
+
+/*
+ * An opcode no I/O command set has is refused before its NSID is looked at; one that some
+ * set has goes to the namespace's set, which may not have it (Zone Append on a
+ * conventional namespace, Write Uncorrectable on the zoned one).
+ */
+uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+{
+    const FemuIoCmd *nvm = &femu_nvm_cmds[cmd->opcode], *io;
+    uint32_t nsid = le32_to_cpu(cmd->nsid);
+    FemuNamespace *ns;
+    uint16_t status;
+
+    if (!femu_cmd_supported(nvm->effects | femu_zoned_cmds[cmd->opcode].effects)) {
+        return femu_dnr(NVME_INVALID_OPCODE);
+    }
+    if (nsid == NVME_NSID_BROADCAST && nvm->all_namespaces) {
+        return nvm->run(n, NULL, cmd, req);
+    }
+    status = femu_ns_for_io(n, nsid, &ns);
+    if (status) {
+        return status;
+    }
+    io = &femu_io_set(ns)[cmd->opcode];
+    if (!femu_cmd_supported(io->effects)) {
+        return femu_dnr(NVME_INVALID_OPCODE);
+    }
+    return io->run(n, ns, cmd, req);
+}
+
+/*
+ * 05h Commands Supported and Effects: the admin commands, and the I/O commands of the
+ * command set CSI names (00h NVM; 02h Zoned while CC.CSS enables it).
+ */
+uint16_t femu_cmd_effects_log(FemuCtrl *n, uint8_t csi, NvmeEffectsLog *log)
+{
+    const FemuIoCmd *io;
+
+    if (csi == NVME_CSI_NVM) {
+        io = femu_nvm_cmds;
+    } else if (csi == NVME_CSI_ZONED && femu_zns_enabled(n)) {
+        io = femu_zoned_cmds;
+    } else {
+        return femu_dnr(NVME_INVALID_FIELD);
+    }
+    for (unsigned op = 0; op < FEMU_OPCODES; op++) {
+        log->acs[op] = cpu_to_le32(femu_admin_cmds[op].effects);
+        log->iocs[op] = cpu_to_le32(io[op].effects);
+    }
+    return NVME_SUCCESS;
+}

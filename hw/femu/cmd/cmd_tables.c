@@ -1,0 +1,71 @@
+/*
+ * Every command the controller supports, by command set (cmd/cmd_set.h): what log page
+ * 05h reports of it and the function that runs it. An opcode without a row is Invalid
+ * Command Opcode, and absent from the log.
+ */
+#include "qemu/osdep.h"
+
+#include "backend/state_save.h"
+#include "cmd/admin.h"
+#include "cmd/aer.h"
+#include "cmd/cmd.h"
+#include "cmd/cmd_set.h"
+#include "cmd/copy.h"
+#include "cmd/features.h"
+#include "cmd/identify.h"
+#include "cmd/log.h"
+#include "cmd/media.h"
+#include "cmd/ns.h"
+#include "cmd/nvm.h"
+#include "cmd/zns.h"
+
+const FemuAdminCmd femu_admin_cmds[FEMU_OPCODES] = {
+    [NVME_ADM_CMD_DELETE_SQ] = { FEMU_EFF_SUPP, femu_adm_delete_sq },
+    [NVME_ADM_CMD_CREATE_SQ] = { FEMU_EFF_SUPP, femu_adm_create_sq },
+    [NVME_ADM_CMD_GET_LOG_PAGE] = { FEMU_EFF_SUPP, femu_get_log_page },
+    [NVME_ADM_CMD_DELETE_CQ] = { FEMU_EFF_SUPP, femu_adm_delete_cq },
+    [NVME_ADM_CMD_CREATE_CQ] = { FEMU_EFF_SUPP, femu_adm_create_cq },
+    [NVME_ADM_CMD_IDENTIFY] = { FEMU_EFF_SUPP, femu_identify },
+    [NVME_ADM_CMD_ABORT] = { FEMU_EFF_SUPP, femu_adm_abort },
+    [NVME_ADM_CMD_SET_FEATURES] = { FEMU_EFF_SUPP, femu_set_features },
+    [NVME_ADM_CMD_GET_FEATURES] = { FEMU_EFF_SUPP, femu_get_features },
+    [NVME_ADM_CMD_ASYNC_EV_REQ] = { FEMU_EFF_SUPP, femu_aer_request },
+    [FEMU_ADM_CMD_NS_MANAGEMENT] = { FEMU_EFF_SUPP | NVME_CMD_EFF_NIC, femu_ns_management },
+    [NVME_ADM_CMD_NS_ATTACHMENT] = { FEMU_EFF_SUPP | NVME_CMD_EFF_NIC, femu_ns_attachment },
+    [NVME_ADM_CMD_DBBUF_CONFIG] = { FEMU_EFF_SUPP, femu_adm_dbbuf_config },
+    [NVME_ADM_CMD_FORMAT_NVM] = {
+        FEMU_EFF_LBA | NVME_CMD_EFF_NCC | FEMU_EFF_CSE_NS, femu_format_nvm,
+    },
+    [FEMU_ADM_CMD_GET_LBA_STATUS] = { FEMU_EFF_SUPP, femu_get_lba_status },
+    [FEMU_VENDOR_LPN_DUMP] = { FEMU_EFF_SUPP, femu_vendor_lpn_dump },
+    [FEMU_VENDOR_PHASE] = { FEMU_EFF_SUPP, femu_vendor_phase },
+    [FEMU_VENDOR_SAVE_STATE] = { FEMU_EFF_SUPP, femu_state_vendor_save },
+};
+
+const FemuIoCmd femu_nvm_cmds[FEMU_OPCODES] = {
+    [NVME_CMD_FLUSH] = { FEMU_EFF_SUPP, femu_nvm_flush, .all_namespaces = true },
+    [NVME_CMD_WRITE] = { FEMU_EFF_LBA, femu_nvm_write },
+    [NVME_CMD_READ] = { FEMU_EFF_SUPP, femu_nvm_read },
+    [NVME_CMD_WRITE_UNCOR] = { FEMU_EFF_LBA, femu_nvm_write_uncor },
+    [NVME_CMD_COMPARE] = { FEMU_EFF_SUPP, femu_nvm_compare },
+    [NVME_CMD_WRITE_ZEROES] = { FEMU_EFF_LBA, femu_nvm_write_zeroes },
+    [NVME_CMD_DSM] = { FEMU_EFF_LBA, femu_nvm_dsm },
+    [NVME_CMD_VERIFY] = { FEMU_EFF_SUPP, femu_nvm_verify },
+    [NVME_CMD_COPY] = { FEMU_EFF_LBA, femu_copy },
+};
+
+/* The zoned namespace: no Write Uncorrectable, DSM has no effect, the zone commands
+ * (Linux reads its zoned disk as read only unless Zone Append is listed). */
+const FemuIoCmd femu_zoned_cmds[FEMU_OPCODES] = {
+    [NVME_CMD_FLUSH] = { FEMU_EFF_SUPP, femu_nvm_flush },
+    [NVME_CMD_WRITE] = { FEMU_EFF_LBA, femu_zns_write },
+    [NVME_CMD_READ] = { FEMU_EFF_SUPP, femu_zns_read },
+    [NVME_CMD_COMPARE] = { FEMU_EFF_SUPP, femu_zns_compare },
+    [NVME_CMD_WRITE_ZEROES] = { FEMU_EFF_LBA, femu_zns_write_zeroes },
+    [NVME_CMD_DSM] = { FEMU_EFF_SUPP, femu_zns_dsm },
+    [NVME_CMD_VERIFY] = { FEMU_EFF_SUPP, femu_zns_verify },
+    [NVME_CMD_COPY] = { FEMU_EFF_LBA, femu_copy },
+    [NVME_CMD_ZONE_MGMT_SEND] = { FEMU_EFF_LBA, femu_zns_mgmt_send },
+    [NVME_CMD_ZONE_MGMT_RECV] = { FEMU_EFF_SUPP, femu_zns_mgmt_recv },
+    [NVME_CMD_ZONE_APPEND] = { FEMU_EFF_LBA, femu_zns_append },
+};

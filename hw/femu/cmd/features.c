@@ -1,0 +1,313 @@
+/*
+ * Get Features and Set Features (poller thread), driven by one table indexed by FID:
+ * the field a feature lives in, the CDW11 bits Set Features stores, the CDW11 bits that
+ * pick an element of the field (temperature threshold, interrupt vector), whether the
+ * feature is namespace specific (then the element is the NSID), the value checks and the
+ * defaults a controller reset brings back. Nothing is saveable.
+ *
+ * NSID rules (NVMe base specification): a namespace-specific feature takes an active
+ * NSID (Get and Set) or FFFFFFFFh (Set only: every namespace); a valid NSID that is not
+ * active is Invalid Field in Command, any other Invalid Namespace or Format. Get Features
+ * of any other feature ignores the NSID; Set Features of one takes 0h or FFFFFFFFh, and a
+ * valid NSID gets Feature Not Namespace Specific.
+ */
+#include "qemu/osdep.h"
+
+#include "cmd/features.h"
+#include "cmd/ns_table.h"
+
+#define FEMU_FEAT_LBA_STATUS_ATTRS      0x15    /* LBA Status Information Attributes */
+
+typedef struct FemuFeature {
+    bool supported;
+    bool ns_specific;       /* a value per namespace: the field's element is the NSID */
+    size_t field;           /* offset in FemuFeatures of a uint32_t or an array of them */
+    unsigned elements;      /* uint32_t values in the field */
+    uint32_t writable;      /* CDW11 bits Set Features stores; Get returns them */
+    uint32_t echoed;        /* CDW11 bits Get returns as given (the vector number) */
+    /* The element of the field CDW11 names (NULL: element 0); false: none (Invalid Field). */
+    bool (*element)(FemuCtrl *n, uint32_t dw11, unsigned *index);
+    /* Set Features: the status for a command femu cannot take now (NULL: none). */
+    uint16_t (*allowed)(FemuCtrl *n);
+    /* Set Features: false for a value femu cannot take (Invalid Field). */
+    bool (*settable)(FemuCtrl *n, uint32_t dw11);
+    /* A value the controller computes instead of storing (Set returns it too). */
+    uint32_t (*computed)(FemuCtrl *n);
+    uint32_t defaults[2];   /* of elements 0 and 1; other elements default to 0 */
+} FemuFeature;
+
+/* Temperature threshold: the composite sensor (TMPSEL 0), over or under (THSEL 0/1). */
+static bool femu_feature_thsel(FemuCtrl *n, uint32_t dw11, unsigned *index)
+{
+    unsigned tmpsel = (dw11 >> 16) & 0xf, thsel = (dw11 >> 20) & 0x3;
+
+    *index = thsel;
+    return tmpsel == 0 && thsel <= FEMU_THSEL_UNDER;
+}
+
+/* Interrupt vector configuration: the vector in CDW11[15:0]. */
+static bool femu_feature_vector(FemuCtrl *n, uint32_t dw11, unsigned *index)
+{
+    *index = dw11 & 0xffff;
+    return *index < n->num_vectors;
+}
+
+static bool femu_feature_one_power_state(FemuCtrl *n, uint32_t dw11)
+{
+    return (dw11 & 0x1f) == 0;   /* PS 0 only */
+}
+
+static bool femu_feature_no_dulbe(FemuCtrl *n, uint32_t dw11)
+{
+    return !(dw11 & (1u << 16));   /* no errors for deallocated or unwritten blocks */
+}
+
+static bool femu_feature_queues_asked(FemuCtrl *n, uint32_t dw11)
+{
+    return (dw11 & 0xffff) != 0xffff && (dw11 >> 16) != 0xffff;   /* NSQR, NCQR */
+}
+
+/* Number of queues is set during initialization: not once an I/O queue was created. */
+static uint16_t femu_feature_queues_allowed(FemuCtrl *n)
+{
+    return n->io_queues_created ? femu_dnr(NVME_CMD_SEQ_ERROR) : NVME_SUCCESS;
+}
+
+/*
+ * LBA Status Information Attributes: femu reports at once (report and poll intervals 0),
+ * so Set takes any value and answers with the closest supported one, 0.
+ */
+static uint32_t femu_feature_lba_status_attrs(FemuCtrl *n)
+{
+    return 0;
+}
+
+/* Number of queues: the queues property, 0-based, for SQs and CQs alike. */
+static uint32_t femu_feature_queues(FemuCtrl *n)
+{
+    return (n->queues - 1) | (n->queues - 1) << 16;
+}
+
+#define FEMU_FIELD(name) .supported = true, .field = offsetof(FemuFeatures, name), \
+    .elements = sizeof(((FemuFeatures *)NULL)->name) / sizeof(uint32_t)
+
+static const FemuFeature femu_features[] = {
+    [NVME_ARBITRATION] = { FEMU_FIELD(arbitration), .writable = UINT32_MAX },
+    [NVME_POWER_MANAGEMENT] = {
+        FEMU_FIELD(power_mgmt), .writable = 0xff,
+        .settable = femu_feature_one_power_state,
+    },
+    [NVME_TEMPERATURE_THRESHOLD] = {
+        FEMU_FIELD(temp_threshold), .writable = 0xffff, .element = femu_feature_thsel,
+        .defaults = { [FEMU_THSEL_OVER] = FEMU_WCTEMP_K, [FEMU_THSEL_UNDER] = 0 },
+    },
+    /* Namespace specific since NVMe 1.3 (DULBE); TLER applies to the namespace too. */
+    [NVME_ERROR_RECOVERY] = {
+        FEMU_FIELD(err_rec), .ns_specific = true, .writable = 0xffff,
+        .settable = femu_feature_no_dulbe,
+    },
+    [NVME_VOLATILE_WRITE_CACHE] = { FEMU_FIELD(vwc), .writable = 1, .defaults = { 1 } },
+    [NVME_NUMBER_OF_QUEUES] = {
+        .supported = true, .computed = femu_feature_queues,
+        .allowed = femu_feature_queues_allowed, .settable = femu_feature_queues_asked,
+    },
+    [NVME_INTERRUPT_COALESCING] = { FEMU_FIELD(int_coalescing), .writable = 0xffff },
+    [NVME_INTERRUPT_VECTOR_CONF] = {
+        FEMU_FIELD(int_vector_config), .writable = 1u << 16, .echoed = 0xffff,
+        .element = femu_feature_vector,   /* CD, coalescing disable */
+    },
+    [NVME_WRITE_ATOMICITY] = { FEMU_FIELD(write_atomicity), .writable = 1 },
+    [NVME_ASYNCHRONOUS_EVENT_CONF] = { FEMU_FIELD(async_config), .writable = UINT32_MAX },
+    [FEMU_FEAT_LBA_STATUS_ATTRS] = {
+        .supported = true, .computed = femu_feature_lba_status_attrs,
+    },
+};
+
+QEMU_BUILD_BUG_ON(sizeof(((FemuFeatures *)NULL)->err_rec) !=
+                  sizeof(uint32_t) * (FEMU_MAX_NAMESPACES + 1));
+
+static uint32_t *femu_feature_slot(const FemuFeature *feature, FemuFeatures *values,
+                                   unsigned index)
+{
+    return (uint32_t *)((uint8_t *)values + feature->field) + index;
+}
+
+static void femu_features_defaults(FemuFeatures *values)
+{
+    memset(values, 0, sizeof(*values));
+    for (unsigned fid = 0; fid < ARRAY_SIZE(femu_features); fid++) {
+        const FemuFeature *feature = &femu_features[fid];
+
+        for (unsigned i = 0; i < MIN(feature->elements, ARRAY_SIZE(feature->defaults)); i++) {
+            *femu_feature_slot(feature, values, i) = feature->defaults[i];
+        }
+    }
+}
+
+void femu_features_reset(FemuCtrl *n)
+{
+    femu_features_defaults(&n->features);
+    n->io_queues_created = false;
+}
+
+void femu_features_ns_reset(FemuCtrl *n, uint32_t nsid)
+{
+    FemuFeatures defaults;
+
+    femu_features_defaults(&defaults);
+    for (unsigned fid = 0; fid < ARRAY_SIZE(femu_features); fid++) {
+        const FemuFeature *feature = &femu_features[fid];
+
+        if (feature->ns_specific && nsid < feature->elements) {
+            *femu_feature_slot(feature, &n->features, nsid) =
+                *femu_feature_slot(feature, &defaults, nsid);
+        }
+    }
+}
+
+/* Supported capabilities (SEL 11b): bit 0 saveable (never), 1 namespace specific,
+ * 2 changeable. */
+static uint32_t femu_feature_capabilities(const FemuFeature *feature)
+{
+    return (feature->ns_specific ? NVME_FEAT_CAP_NS : 0) |
+           (feature->writable || feature->computed ? NVME_FEAT_CAP_CHANGE : 0);
+}
+
+/*
+ * The feature a command names, with the element of its field CDW11 selects: NULL for an
+ * unknown FID or a CDW11 selecting nothing (both Invalid Field). A namespace-specific
+ * feature's element is chosen by the NSID, later.
+ */
+static const FemuFeature *femu_feature_find(FemuCtrl *n, uint8_t fid, uint32_t dw11,
+                                            unsigned *index)
+{
+    const FemuFeature *feature = fid < ARRAY_SIZE(femu_features) ? &femu_features[fid] : NULL;
+
+    *index = 0;
+    if (!feature || !feature->supported ||
+        (feature->element && !feature->element(n, dw11, index)) ||
+        (!feature->computed && *index >= feature->elements)) {
+        return NULL;
+    }
+    return feature;
+}
+
+/* A namespace-specific feature's element: the active namespace the NSID names. */
+static uint16_t femu_feature_namespace(FemuCtrl *n, uint32_t nsid, unsigned *index)
+{
+    FemuNamespace *ns;
+    uint16_t status = femu_ns_for_io(n, nsid, &ns);
+
+    if (status == NVME_SUCCESS) {
+        *index = ns->nsid;
+    }
+    return status;
+}
+
+static uint32_t femu_feature_get(FemuCtrl *n, const FemuFeature *feature, uint32_t dw11,
+                                 unsigned index, FemuFeatures *values)
+{
+    if (feature->computed) {
+        return feature->computed(n);
+    }
+    return *femu_feature_slot(feature, values, index) | (dw11 & feature->echoed);
+}
+
+uint16_t femu_get_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+{
+    uint32_t dw10 = le32_to_cpu(cmd->cdw10), dw11 = le32_to_cpu(cmd->cdw11);
+    uint32_t nsid = le32_to_cpu(cmd->nsid);
+    unsigned sel = (dw10 >> 8) & 0x7;
+    const FemuFeature *feature;
+    FemuFeatures defaults;
+    unsigned index;
+
+    if (sel > 3) {
+        return femu_dnr(NVME_INVALID_FIELD);
+    }
+    feature = femu_feature_find(n, dw10 & 0xff, sel == 3 ? 0 : dw11, &index);
+    if (!feature) {
+        return femu_dnr(NVME_INVALID_FIELD);
+    }
+    if (feature->ns_specific) {
+        /* FFFFFFFFh names no one value: Invalid Namespace or Format, as for NSID 0. */
+        uint16_t status = femu_feature_namespace(n, nsid, &index);
+
+        if (status) {
+            return status;
+        }
+    }
+    switch (sel) {
+    case 0:         /* current */
+        req->result = femu_feature_get(n, feature, dw11, index, &n->features);
+        break;
+    case 1:         /* default */
+    case 2:         /* saved: nothing is saveable, so the default */
+        femu_features_defaults(&defaults);
+        req->result = femu_feature_get(n, feature, dw11, index, &defaults);
+        break;
+    case 3:         /* supported capabilities */
+        req->result = femu_feature_capabilities(feature);
+        break;
+    }
+    return NVME_SUCCESS;
+}
+
+/* Set Features' NSID: the element to set, or every namespace's (*all). */
+static uint16_t femu_feature_set_nsid(FemuCtrl *n, const FemuFeature *feature, uint32_t nsid,
+                                      unsigned *index, bool *all)
+{
+    *all = false;
+    if (feature->ns_specific) {
+        if (nsid == NVME_NSID_BROADCAST) {
+            *all = true;
+            return NVME_SUCCESS;
+        }
+        return femu_feature_namespace(n, nsid, index);
+    }
+    if (nsid == 0 || nsid == NVME_NSID_BROADCAST) {
+        return NVME_SUCCESS;
+    }
+    if (nsid > FEMU_MAX_NAMESPACES) {
+        return femu_dnr(NVME_INVALID_NSID);
+    }
+    return femu_dnr(NVME_FEAT_NOT_NS_SPEC);
+}
+
+uint16_t femu_set_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+{
+    uint32_t dw10 = le32_to_cpu(cmd->cdw10), dw11 = le32_to_cpu(cmd->cdw11);
+    const FemuFeature *feature;
+    unsigned index;
+    bool all;
+    uint16_t status;
+
+    feature = femu_feature_find(n, dw10 & 0xff, dw11, &index);
+    if (!feature) {
+        return femu_dnr(NVME_INVALID_FIELD);
+    }
+    if (dw10 >> 31) {
+        return femu_dnr(NVME_FID_NOT_SAVEABLE);
+    }
+    status = femu_feature_set_nsid(n, feature, le32_to_cpu(cmd->nsid), &index, &all);
+    if (status == NVME_SUCCESS && feature->allowed) {
+        status = feature->allowed(n);
+    }
+    if (status) {
+        return status;
+    }
+    if (feature->settable && !feature->settable(n, dw11)) {
+        return femu_dnr(NVME_INVALID_FIELD);
+    }
+    if (feature->computed) {
+        req->result = feature->computed(n);
+    } else if (all) {
+        /* Every NSID, so a namespace attached later has the value too. */
+        for (unsigned nsid = 1; nsid < feature->elements; nsid++) {
+            *femu_feature_slot(feature, &n->features, nsid) = dw11 & feature->writable;
+        }
+    } else {
+        *femu_feature_slot(feature, &n->features, index) = dw11 & feature->writable;
+    }
+    return NVME_SUCCESS;
+}

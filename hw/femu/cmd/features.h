@@ -1,0 +1,13 @@
+/* Get/Set Features (cmd/features.c, poller): one table by FID. */
+#ifndef HW_FEMU_CMD_FEATURES_H
+#define HW_FEMU_CMD_FEATURES_H
+
+#include "femu.h"
+
+uint16_t femu_get_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
+uint16_t femu_set_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
+void femu_features_reset(FemuCtrl *n);
+/* A namespace created or deleted: its namespace-specific features back to defaults. */
+void femu_features_ns_reset(FemuCtrl *n, uint32_t nsid);
+
+#endif

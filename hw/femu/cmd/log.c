@@ -1,0 +1,160 @@
+/*
+ * Get Log Page (poller thread). The pages are built where their data lives (the error
+ * log, SMART, namespaces, media errors, the OCP page, the command sets); this file holds
+ * the table of pages and the rules every page shares.
+ *
+ * Get Log Page is driven by one table indexed by Log Page Identifier. A row names the
+ * function that builds the page into a heap buffer of the page's own size, and the size
+ * when it is fixed: then the offset is checked before the page is built, so a page that
+ * clears something when read (the Changed Namespace List without RAE) is not consumed by
+ * a command that fails. The offset and length rules are applied once, for every page.
+ */
+#include "qemu/osdep.h"
+#include "qemu/cutils.h"
+
+#include "cmd/cmd.h"
+#include "cmd/cmd_set.h"
+#include "cmd/error_log.h"
+#include "cmd/log.h"
+#include "cmd/media.h"
+#include "cmd/ns.h"
+#include "cmd/ocp_log.h"
+#include "cmd/smart.h"
+#include "ctrl/dma.h"
+
+#define FEMU_CHANGED_NS_LOG_BYTES           4096
+#define FEMU_GET_LOG_RAE                    (1u << 15)      /* CDW10: Retain Async Event */
+
+/* What a page builder is told about the command. */
+typedef struct FemuLogArgs {
+    uint32_t nsid;
+    bool rae;
+    uint8_t csi;        /* CDW14[31:24]: the command set of a command set specific page */
+} FemuLogArgs;
+
+/* A page as built: heap memory the dispatcher frees. */
+typedef struct FemuLogData {
+    uint8_t *buf;
+    size_t size;
+} FemuLogData;
+
+typedef struct FemuLogPage {
+    /* Bytes of a fixed-size page: the dispatcher allocates them zeroed before build. 0: the
+     * builder allocates (g_malloc) and sets the size itself. */
+    size_t size;
+    /* NVME_SUCCESS, or the status for an NSID (or other field) the page refuses. */
+    uint16_t (*build)(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data);
+} FemuLogPage;
+
+
+
+
+
+
+
+/* 01h Error Information (cmd/error_log.c). */
+static uint16_t femu_log_error_info(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
+{
+    femu_error_log_page(n, (NvmeErrorLog *)data->buf);
+    return NVME_SUCCESS;
+}
+
+/* 02h SMART / Health Information (cmd/smart.c), the controller's or a namespace's. */
+static uint16_t femu_log_smart(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
+{
+    return femu_smart_log(n, args->nsid, (NvmeSmartLog *)data->buf);
+}
+
+/* 03h Firmware Slot Information: one slot, active. */
+static uint16_t femu_log_fw_slot(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
+{
+    NvmeFwSlotInfoLog *log = (NvmeFwSlotInfoLog *)data->buf;
+
+    log->afi = 1;
+    strpadcpy((char *)log->frs1, sizeof(log->frs1), FEMU_FIRMWARE, ' ');
+    return NVME_SUCCESS;
+}
+
+/* 04h Changed Namespace List (cmd/ns.c): read without RAE, it clears and re-arms. */
+static uint16_t femu_log_changed_ns(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
+{
+    data->size = femu_ns_changed_log(n, data->buf, data->size, args->rae);
+    return NVME_SUCCESS;
+}
+
+/* 05h Commands Supported and Effects of the command set CSI names (cmd/cmd_set.c). */
+static uint16_t femu_log_effects(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
+{
+    QEMU_BUILD_BUG_ON(sizeof(NvmeEffectsLog) != 4096);
+    return femu_cmd_effects_log(n, args->csi, (NvmeEffectsLog *)data->buf);
+}
+
+/* 0Eh LBA Status Information (cmd/media.c), of a size only it knows. */
+static uint16_t femu_log_lba_status(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
+{
+    data->size = femu_lba_status_log(n, &data->buf, args->rae);
+    return NVME_SUCCESS;
+}
+
+/* C0h: OCP SMART / Health Information Extended (cmd/ocp_log.c). Not admin opcode C0h. */
+static uint16_t femu_log_ocp_smart(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
+{
+    femu_ocp_smart_log(n, data->buf);
+    return NVME_SUCCESS;
+}
+
+static const FemuLogPage femu_log_pages[256] = {
+    [NVME_LOG_ERROR_INFO] = {
+        .size = sizeof(NvmeErrorLog) * (FEMU_ELPE + 1), .build = femu_log_error_info,
+    },
+    [NVME_LOG_SMART_INFO] = { .size = sizeof(NvmeSmartLog), .build = femu_log_smart },
+    [NVME_LOG_FW_SLOT_INFO] = { .size = sizeof(NvmeFwSlotInfoLog), .build = femu_log_fw_slot },
+    [NVME_LOG_CHANGED_NSLIST] = {
+        .size = FEMU_CHANGED_NS_LOG_BYTES, .build = femu_log_changed_ns,
+    },
+    [NVME_LOG_CMD_EFFECTS] = { .size = sizeof(NvmeEffectsLog), .build = femu_log_effects },
+    [FEMU_LOG_LBA_STATUS] = { .build = femu_log_lba_status },
+    [FEMU_LOG_OCP_SMART] = { .size = FEMU_OCP_SMART_LOG_BYTES, .build = femu_log_ocp_smart },
+};
+
+/* Offset (LPOL/LPOU) dword aligned and inside the page. */
+static bool femu_log_offset_ok(uint64_t offset, size_t size)
+{
+    return !(offset & 3) && offset < size;
+}
+
+uint16_t femu_get_log_page(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+{
+    uint32_t dw10 = femu_cdw(cmd, 10);
+    uint64_t numd = ((uint64_t)(femu_cdw(cmd, 11) & 0xffff) << 16 | dw10 >> 16) + 1;
+    uint64_t offset = femu_cdw(cmd, 12) | (uint64_t)femu_cdw(cmd, 13) << 32;
+    const FemuLogPage *page = &femu_log_pages[dw10 & 0xff];
+    const FemuLogArgs args = {
+        .nsid = le32_to_cpu(cmd->nsid), .rae = dw10 & FEMU_GET_LOG_RAE,
+        .csi = femu_cdw(cmd, 14) >> 24,
+    };
+    FemuLogData data = { .size = page->size };
+    uint16_t status;
+
+    if (!page->build) {
+        return femu_dnr(NVME_INVALID_LOG_ID);
+    }
+    if (page->size) {
+        if (!femu_log_offset_ok(offset, page->size)) {
+            return femu_dnr(NVME_INVALID_FIELD);
+        }
+        data.buf = g_malloc0(page->size);
+    }
+    status = page->build(n, &args, &data);
+    if (status == NVME_SUCCESS && !femu_log_offset_ok(offset, data.size)) {
+        status = femu_dnr(NVME_INVALID_FIELD);
+    }
+    if (status == NVME_SUCCESS) {
+        uint64_t len = MIN(numd * 4, data.size - offset);
+
+        status = femu_dma_prp(n, cmd, data.buf + offset, len, UINT64_MAX, FEMU_TO_GUEST);
+        status = status ? femu_dnr(status) : NVME_SUCCESS;
+    }
+    g_free(data.buf);
+    return status;
+}

@@ -1,0 +1,345 @@
+/*
+ * NVM command set I/O commands (poller thread), one function each, listed in the NVM
+ * command set's table (cmd/cmd_tables.c); the zoned namespace's Read, Compare and Verify
+ * run them after the zone checks (cmd/zns.c). Every field is checked first; then the data
+ * moves between guest memory and the data store right away, and the request goes to the
+ * FTL thread, which decides when it completes.
+ *
+ * Media errors (cmd/media.c): a Read, Compare or Verify of a range holding a marked
+ * (uncorrectable) LBA still goes to the FTL for its flash time, and then completes with
+ * Unrecovered Read Error (status_on_done); such a Read moves no data to the guest. Write
+ * Uncorrectable marks LBAs at once, with no flash work; Write, Write Zeroes and deallocate
+ * clear the marks of what they cover.
+ */
+#include "qemu/osdep.h"
+
+#include "cmd/cmd.h"
+#include "cmd/media.h"
+#include "cmd/ns_table.h"
+#include "cmd/nvm.h"
+#include "cmd/smart.h"
+#include "ctrl/dma.h"
+
+#define FEMU_DTYPE_STREAMS 1     /* directive type of the Streams directive */
+#define FEMU_RW_PRINFO_SHIFT 26  /* CDW12 bits 29:26: protection information action/check */
+#define FEMU_RW_PRINFO_MASK  0xf
+#define FEMU_RW_STC          (1u << 24)   /* CDW12: Storage Tag Check */
+
+static bool femu_lba_range_ok(const FemuNamespace *ns, uint64_t slba, uint64_t nlb)
+{
+    return slba < ns->nsze && nlb <= ns->nsze - slba;
+}
+
+/* The request's FTL range for LBAs [slba, slba + nlb) of ns. */
+static void femu_io_range(FemuRequest *req, const FemuNamespace *ns, uint64_t slba,
+                          uint64_t nlb)
+{
+    req->io.slba = femu_ns_sector(ns, slba);
+    req->io.nlb = nlb << ns->lba_shift;
+    req->nsid = ns->nsid;
+}
+
+static uint8_t *femu_ns_data(FemuCtrl *n, const FemuNamespace *ns, uint64_t slba)
+{
+    return data_store_at(n->store, femu_ns_sector(ns, slba) * n->secsz);
+}
+
+/* placement=stream: the Streams directive's identifier picks the write pointer. */
+static uint16_t femu_stream_of(FemuCtrl *n, const NvmeCmd *cmd, uint32_t *stream)
+{
+    uint32_t dtype = (le32_to_cpu(cmd->cdw12) >> 20) & 0xf;
+    uint32_t dspec = le32_to_cpu(cmd->cdw13) >> 16;
+
+    *stream = 0;
+    if (n->ftl_config.placement != FTL_PLACEMENT_STREAM || dtype != FEMU_DTYPE_STREAMS) {
+        return NVME_SUCCESS;
+    }
+    if (dspec >= n->ftl_config.nstreams) {
+        return femu_dnr(NVME_INVALID_FIELD);
+    }
+    *stream = dspec;
+    return NVME_SUCCESS;
+}
+
+/* A Read, Compare or Verify of marked LBAs: Unrecovered Read Error after the flash reads. */
+static void femu_io_fail_on_done(FemuRequest *req, uint64_t lba)
+{
+    req->status_on_done = femu_dnr(NVME_UNRECOVERED_READ);
+    req->error_lba = lba;
+}
+
+static uint16_t femu_io_rw(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                           FemuRequest *req, bool write)
+{
+    uint64_t slba = femu_cmd_slba(cmd);
+    uint32_t nlb = femu_cmd_nlb(cmd);
+    uint64_t bytes = nlb * ns->lba_bytes, marked_lba;
+    uint16_t status;
+
+    if (!femu_lba_range_ok(ns, slba, nlb)) {
+        return femu_dnr(NVME_LBA_RANGE);
+    }
+    if (write) {   /* the directive fields are reserved on reads */
+        status = femu_stream_of(n, cmd, &req->io.stream);
+        if (status) {
+            return status;
+        }
+    }
+    if (!write && femu_media_marked(n, ns, slba, nlb, &marked_lba)) {
+        status = femu_dma_prp_check(n, cmd, bytes, femu_max_transfer(n), FEMU_TO_GUEST);
+        if (status) {
+            return femu_dnr(status);
+        }
+        femu_io_fail_on_done(req, marked_lba);
+        femu_io_range(req, ns, slba, nlb);
+        femu_smart_read(n, ns, 0, true);
+        req->op = FEMU_OP_READ;
+        return NVME_SUCCESS;
+    }
+    /* Beyond MDTS: Invalid Field, from the PRP walker before any memory is touched. */
+    status = femu_dma_prp(n, cmd, femu_ns_data(n, ns, slba), bytes, femu_max_transfer(n),
+                          write ? FEMU_FROM_GUEST : FEMU_TO_GUEST);
+    if (status) {
+        return femu_dnr(status);
+    }
+    femu_io_range(req, ns, slba, nlb);
+    if (write) {
+        lba_bitmap_set(&n->written, req->io.slba, req->io.nlb);
+        femu_media_clear(n, req->io.slba, req->io.nlb);
+        femu_smart_write(n, ns, bytes);
+    } else {
+        femu_smart_read(n, ns, bytes, true);
+    }
+    req->op = write ? FEMU_OP_WRITE : FEMU_OP_READ;
+    return NVME_SUCCESS;
+}
+
+uint16_t femu_nvm_write(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
+{
+    return femu_io_rw(n, ns, cmd, req, true);
+}
+
+uint16_t femu_nvm_read(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
+{
+    return femu_io_rw(n, ns, cmd, req, false);
+}
+
+/*
+ * Compare and Verify carry no protection information (femu formats none) and no storage
+ * tag: PRINFO or STC set is Invalid Field. FUA and LR need nothing: every read is from
+ * the media, and nothing is retried.
+ */
+static uint16_t femu_io_check_prinfo(const NvmeCmd *cmd)
+{
+    uint32_t cdw12 = le32_to_cpu(cmd->cdw12);
+
+    if ((cdw12 >> FEMU_RW_PRINFO_SHIFT) & FEMU_RW_PRINFO_MASK || cdw12 & FEMU_RW_STC) {
+        return femu_dnr(NVME_INVALID_FIELD);
+    }
+    return NVME_SUCCESS;
+}
+
+/*
+ * Compare: the guest's data (fetched into a buffer, within MDTS) against the store. A
+ * mismatch completes with Compare Failure, marked LBAs with Unrecovered Read Error, both
+ * after the flash reads: the FTL serves it as a read (counted as one).
+ */
+uint16_t femu_nvm_compare(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                          FemuRequest *req)
+{
+    uint64_t slba = femu_cmd_slba(cmd);
+    uint32_t nlb = femu_cmd_nlb(cmd);
+    uint64_t bytes = nlb * ns->lba_bytes, marked_lba;
+    g_autofree uint8_t *data = NULL;
+    uint16_t status = femu_io_check_prinfo(cmd);
+
+    if (status) {
+        return status;
+    }
+    if (!femu_lba_range_ok(ns, slba, nlb)) {
+        return femu_dnr(NVME_LBA_RANGE);
+    }
+    if (bytes > femu_max_transfer(n)) {
+        return femu_dnr(NVME_INVALID_FIELD);     /* before the buffer is allocated */
+    }
+    if (femu_media_marked(n, ns, slba, nlb, &marked_lba)) {
+        status = femu_dma_prp_check(n, cmd, bytes, femu_max_transfer(n),
+                                    FEMU_FROM_GUEST);
+        if (status) {
+            return femu_dnr(status);
+        }
+        femu_io_fail_on_done(req, marked_lba);
+    } else {
+        const uint8_t *stored = femu_ns_data(n, ns, slba);
+
+        data = g_try_malloc(bytes);
+        if (!data) {
+            return NVME_INTERNAL_DEV_ERROR;
+        }
+        status = femu_dma_prp(n, cmd, data, bytes, UINT64_MAX, FEMU_FROM_GUEST);
+        if (status) {
+            return femu_dnr(status);
+        }
+        for (uint64_t lba = 0; lba < nlb; lba++) {
+            uint64_t at = lba * ns->lba_bytes;
+
+            if (memcmp(data + at, stored + at, ns->lba_bytes) != 0) {
+                req->status_on_done = femu_dnr(NVME_CMP_FAILURE);
+                req->error_lba = slba + lba;    /* the first LBA that differs */
+                break;
+            }
+        }
+    }
+    femu_io_range(req, ns, slba, nlb);
+    femu_smart_read(n, ns, bytes, true);
+    req->op = FEMU_OP_READ;
+    return NVME_SUCCESS;
+}
+
+/* The largest Verify: VSL (Identify CNS 06h) in 4 KiB pages, CAP.MPSMIN. */
+static uint64_t femu_verify_limit(void)
+{
+    return UINT64_C(4096) << FEMU_VSL;
+}
+
+/*
+ * Verify: the flash reads of the range, no data transfer (the PRPs are not looked at). At
+ * most VSL bytes, else Invalid Field; marked LBAs: Unrecovered Read Error after the reads.
+ */
+uint16_t femu_nvm_verify(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                         FemuRequest *req)
+{
+    uint64_t slba = femu_cmd_slba(cmd);
+    uint32_t nlb = femu_cmd_nlb(cmd);
+    uint64_t bytes = nlb * ns->lba_bytes, marked_lba;
+    uint16_t status = femu_io_check_prinfo(cmd);
+
+    if (status) {
+        return status;
+    }
+    if (!femu_lba_range_ok(ns, slba, nlb)) {
+        return femu_dnr(NVME_LBA_RANGE);
+    }
+    if (bytes > femu_verify_limit()) {
+        return femu_dnr(NVME_INVALID_FIELD);
+    }
+    if (femu_media_marked(n, ns, slba, nlb, &marked_lba)) {
+        femu_io_fail_on_done(req, marked_lba);
+    }
+    femu_io_range(req, ns, slba, nlb);
+    femu_smart_read(n, ns, bytes, false);
+    req->op = FEMU_OP_VERIFY;
+    return NVME_SUCCESS;
+}
+
+/*
+ * Write Uncorrectable: the LBAs read as Unrecovered Read Error until written again. It
+ * costs no flash time (no FTL request: it completes at once). The LBAs count as allocated
+ * (NUSE), as the spec says of a Write Uncorrectable; the data store keeps what it held,
+ * which no read can reach until a write or deallocate replaces it.
+ */
+uint16_t femu_nvm_write_uncor(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                              FemuRequest *req)
+{
+    uint64_t slba = femu_cmd_slba(cmd);
+    uint32_t nlb = femu_cmd_nlb(cmd);
+
+    if (!femu_lba_range_ok(ns, slba, nlb)) {
+        return femu_dnr(NVME_LBA_RANGE);
+    }
+    femu_io_range(req, ns, slba, nlb);
+    femu_media_mark(n, req->io.slba, req->io.nlb);
+    lba_bitmap_set(&n->written, req->io.slba, req->io.nlb);
+    return NVME_SUCCESS;    /* req->op stays FEMU_OP_NONE */
+}
+
+uint16_t femu_nvm_write_zeroes(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
+                               FemuRequest *req)
+{
+    uint64_t slba = femu_cmd_slba(cmd);
+    uint32_t nlb = femu_cmd_nlb(cmd);
+    bool deallocate = le32_to_cpu(cmd->cdw12) & (1u << 25);
+
+    if (!femu_lba_range_ok(ns, slba, nlb)) {
+        return femu_dnr(NVME_LBA_RANGE);
+    }
+    femu_io_range(req, ns, slba, nlb);
+    data_store_discard(n->store, req->io.slba * n->secsz, req->io.nlb * n->secsz);
+    femu_media_clear(n, req->io.slba, req->io.nlb);
+    if (deallocate) {
+        lba_bitmap_clear(&n->written, req->io.slba, req->io.nlb);
+    } else {
+        lba_bitmap_set(&n->written, req->io.slba, req->io.nlb);   /* written, with zeroes */
+    }
+    req->op = deallocate ? FEMU_OP_TRIM : FEMU_OP_WRITE;
+    return NVME_SUCCESS;
+}
+
+/*
+ * Deallocate ranges within the advertised limits (DMRL ranges, DMRSL blocks per range and
+ * in all ranges together), so one command's cost is bounded whatever the guest queues.
+ */
+static uint16_t femu_dsm_check(const FemuNamespace *ns, const NvmeDsmRange *ranges,
+                               uint32_t nr)
+{
+    uint64_t total = 0;
+
+    for (uint32_t i = 0; i < nr; i++) {
+        uint64_t slba = le64_to_cpu(ranges[i].slba);
+        uint32_t nlb = le32_to_cpu(ranges[i].nlb);
+
+        total += nlb;
+        if (nlb > ns->dmrsl || total > ns->dmrsl) {
+            return NVME_CMD_SIZE_LIMIT;
+        }
+        if (!femu_lba_range_ok(ns, slba, nlb)) {
+            return NVME_LBA_RANGE;
+        }
+    }
+    return NVME_SUCCESS;
+}
+
+uint16_t femu_nvm_dsm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
+{
+    uint32_t nr = (le32_to_cpu(cmd->cdw10) & 0xff) + 1;
+    bool deallocate = le32_to_cpu(cmd->cdw11) & NVME_DSMGMT_AD;
+    NvmeDsmRange ranges[FEMU_DMRL];
+    uint16_t status;
+
+    if (!deallocate) {
+        return NVME_SUCCESS;   /* attributes only: hints femu has no use for */
+    }
+    if (nr > FEMU_DMRL) {
+        return femu_dnr(NVME_CMD_SIZE_LIMIT);
+    }
+    status = femu_dma_prp(n, cmd, ranges, nr * sizeof(*ranges), UINT64_MAX, FEMU_FROM_GUEST);
+    if (!status) {
+        status = femu_dsm_check(ns, ranges, nr);
+    }
+    if (status) {
+        return femu_dnr(status);
+    }
+    req->ranges = g_new(struct ftl_range, nr);
+    for (uint32_t i = 0; i < nr; i++) {
+        uint64_t first = femu_ns_sector(ns, le64_to_cpu(ranges[i].slba));
+        uint64_t count = (uint64_t)le32_to_cpu(ranges[i].nlb) << ns->lba_shift;
+
+        data_store_discard(n->store, first * n->secsz, count * n->secsz);
+        lba_bitmap_clear(&n->written, first, count);
+        femu_media_clear(n, first, count);
+        req->ranges[i] = (struct ftl_range){ .slba = first, .nlb = count };
+    }
+    req->nsid = ns->nsid;
+    req->op = FEMU_OP_DSM;
+    req->nranges = nr;
+    return NVME_SUCCESS;
+}
+
+/* Flush: the data store is the media, so nothing is written back here; the FTL thread
+ * drains the FTL's write buffer. ns NULL: NSID FFFFFFFFh, every namespace. */
+uint16_t femu_nvm_flush(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
+{
+    req->op = FEMU_OP_FLUSH;
+    req->nsid = ns ? ns->nsid : 0;
+    return NVME_SUCCESS;
+}
