@@ -105,24 +105,47 @@ def _console_script(lines: str) -> list:
 def test_a_boot_that_never_starts_its_job_is_stopped_as_hung(tmp_path, monkeypatch):
     monkeypatch.setattr(vm, "BOOT_DEADLINE_SECONDS", 1)
     cmd = _console_script("[ 22.6] rcu: INFO: rcu_preempt detected stalls\n")
-    proc, reader, host_timed_out, hung = vm._boot(cmd, tmp_path / "console.log",
-                                                  vm.VmSpec(job="true"), EVENT_DEADLINE,
-                                                  True, lambda _: None)
-    assert hung and not host_timed_out and proc.returncode is not None
+    boot = vm._boot(cmd, tmp_path / "console.log", vm.VmSpec(job="true"), EVENT_DEADLINE,
+                    True, False, lambda _: None)
+    assert boot.hung and not boot.host_timed_out and boot.proc.returncode is not None
+    assert boot.kvm_failure is None
     assert "rcu_preempt" in (tmp_path / "console.log").read_text()
 
 
 def test_a_boot_that_started_its_job_is_never_stopped_as_hung(tmp_path, monkeypatch):
     monkeypatch.setattr(vm, "BOOT_DEADLINE_SECONDS", 1)
     cmd = _console_script(vm.JOB_START_MARKER.decode() + "\n")
-    _, reader, host_timed_out, hung = vm._boot(cmd, tmp_path / "console.log",
-                                               vm.VmSpec(job="true"), 3, True, lambda _: None)
-    assert reader.job_started_at is not None
-    assert host_timed_out and not hung      # it ran to the host timeout instead
+    boot = vm._boot(cmd, tmp_path / "console.log", vm.VmSpec(job="true"), 3, True, False,
+                    lambda _: None)
+    assert boot.reader.job_started_at is not None
+    assert boot.host_timed_out and not boot.hung      # it ran to the host timeout instead
 
 
 def test_the_last_boot_is_not_watched(tmp_path, monkeypatch):
     monkeypatch.setattr(vm, "BOOT_DEADLINE_SECONDS", 1)
-    _, _, host_timed_out, hung = vm._boot(_console_script("booting\n"), tmp_path / "c.log",
-                                          vm.VmSpec(job="true"), 3, False, lambda _: None)
-    assert host_timed_out and not hung
+    boot = vm._boot(_console_script("booting\n"), tmp_path / "c.log", vm.VmSpec(job="true"),
+                    3, False, False, lambda _: None)
+    assert boot.host_timed_out and not boot.hung
+
+
+def test_a_kvm_boot_reporting_a_kvm_failure_is_stopped_at_once(tmp_path):
+    cmd = _console_script("KVM internal error. Suberror: 1\nemulation failure\n")
+    boot = vm._boot(cmd, tmp_path / "c.log", vm.VmSpec(job="true"), EVENT_DEADLINE, True,
+                    True, lambda _: None)
+    assert boot.kvm_failure == "KVM internal error. Suberror: 1"
+    assert not boot.host_timed_out and not boot.hung and boot.proc.returncode is not None
+
+
+def test_a_silent_kvm_boot_is_stopped_at_the_kvm_deadline(tmp_path, monkeypatch):
+    monkeypatch.setattr(vm, "KVM_JOB_START_SECONDS", 1)
+    boot = vm._boot(_console_script(""), tmp_path / "c.log", vm.VmSpec(job="true"),
+                    EVENT_DEADLINE, True, True, lambda _: None)
+    assert boot.kvm_failure == "the guest had not started its job 1 s into a KVM boot"
+    assert not boot.host_timed_out
+
+
+def test_the_same_console_under_tcg_is_no_kvm_failure(tmp_path, monkeypatch):
+    monkeypatch.setattr(vm, "KVM_JOB_START_SECONDS", 1)
+    boot = vm._boot(_console_script("KVM internal error. Suberror: 1\n"), tmp_path / "c.log",
+                    vm.VmSpec(job="true"), 3, False, False, lambda _: None)
+    assert boot.kvm_failure is None and boot.host_timed_out
