@@ -124,6 +124,7 @@ static uint64_t tpage_write_back(struct ftl *ftl, uint32_t tvpn, uint64_t now_ns
                   now_ns)) {
         return ready;   /* no page anywhere: only on an inconsistent geometry */
     }
+    dftl_tpage_bind(ftl, tvpn, ppa);
     if (old != UINT32_MAX) {
         map_invalidate(ftl, old);
     }

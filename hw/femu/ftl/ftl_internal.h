@@ -475,7 +475,9 @@ void dftl_note_update(struct ftl *ftl, uint32_t lpn);
 /* Rewrite the queued translation pages (read-modify-write each once). gc: count them in
  * gc_map_updates. Returns when the last program ends (now_ns if none). */
 uint64_t dftl_write_pending(struct ftl *ftl, bool gc, uint64_t now_ns);
-/* A translation page moved (map GC) or was rewritten: the directory follows. */
+/* Translation page tvpn was just placed at ppa (rewritten, or moved by map GC): the
+ * directory follows. map_bind leaves this to the callers of wp_place with a translation
+ * page: the directory is DFTL's, and the map layer knows nothing of it. */
 void dftl_tpage_bind(struct ftl *ftl, uint32_t tvpn, uint32_t ppa);
 int dftl_check(const struct ftl *ftl, char *err, size_t errlen);
 uint64_t dftl_written_tpages(const struct ftl *ftl);    /* on flash now */

@@ -16,14 +16,13 @@ void map_invalidate(struct ftl *ftl, uint32_t ppa)
 }
 
 /* lpn now lives in the freshly programmed page ppa. An id past the logical pages is a
- * translation page (mapping=dftl): logical_pages + its number. */
+ * translation page (mapping=dftl): logical_pages + its number; where it lives is DFTL's
+ * directory, which its callers update (dftl_tpage_bind), so this only files the page. */
 void map_bind(struct ftl *ftl, uint32_t lpn, uint32_t ppa)
 {
     if (__builtin_expect(lpn < ftl->geo.logical_pages, 1)) {
         l2p_set(ftl, lpn, ppa);
         mapped_set(ftl, lpn);
-    } else {
-        dftl_tpage_bind(ftl, (uint32_t)(lpn - ftl->geo.logical_pages), ppa);
     }
     p2l_set(ftl, ppa, lpn);
     ppa_block(ftl, ppa)->valid++;
