@@ -305,10 +305,10 @@ uint32_t victims_list(const struct ftl *ftl, uint32_t lun, uint32_t *out);
 void victim_remove(struct ftl *ftl, uint32_t line);
 void line_page_invalidated(struct ftl *ftl, uint32_t line);  /* after valid--, invalid++ */
 
-/* placement.c: write pointers and the classifiers that choose one */
+/* placement.c: the classifiers that choose a write pointer */
 uint32_t placement_for_host(const struct ftl *ftl, uint32_t lpn, uint32_t stream);
 uint32_t placement_for_gc(const struct ftl *ftl, uint32_t lpn, uint32_t victim_line);
-/* Program lpn into the next page of write pointer wp (FEMU striping) and map it there;
+/* write_pointers.c: Program lpn into the next page of write pointer wp (FEMU striping) and map it there;
  * a line that fills up is closed. With fallback, use another write pointer's open line
  * when no free line is left. Returns false (nothing changed) when no page is free. */
 bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_t *ppa,

@@ -1,6 +1,6 @@
 /*
- * Write placement: N write pointers, each owning its own open line, and one classifier
- * per policy that picks the write pointer for a page. single = FEMU's one stream;
+ * Write placement: one classifier per policy that picks the write pointer for a page
+ * (write_pointers.c programs it there). single = FEMU's one stream;
  * hotcold = hot (0) when the LPN's host write count exceeds hot_threshold, else cold (1);
  * stream = the host's stream id, and GC keeps a page in the stream of the line it leaves.
  * Translation pages (mapping=dftl) have their own write pointer, MAP_WP, and lines.
@@ -35,50 +35,4 @@ uint32_t placement_for_gc(const struct ftl *ftl, uint32_t lpn, uint32_t victim_l
     default:
         return 0;
     }
-}
-
-/* Open a free line for wp; with gc_unit=block a block from the LUN after the one it
- * filled last, so a write pointer moves bank by bank. */
-static bool wp_open_line(struct ftl *ftl, uint32_t wp)
-{
-    uint32_t line = free_queue_pop(ftl, ftl->wps[wp].next_pool);
-    if (line == NO_LINE) {
-        return false;
-    }
-    uint32_t next_pool = unit_pool(ftl, line) + 1;
-    ftl->lines[line].state = LINE_OPEN;
-    ftl->lines[line].wp = (uint8_t)wp;
-    /* A free line has a good block (lines of bad blocks only are never freed). */
-    ftl->wps[wp] = (struct write_pointer){ .line = line, .offset = line_next_good(ftl, line, 0),
-                                           .next_pool = next_pool == ftl->npools ? 0
-                                                                                 : next_pool };
-    return true;
-}
-
-bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_t *ppa,
-              uint64_t now_ns)
-{
-    if (ftl->wps[wp].line == NO_LINE && !wp_open_line(ftl, wp)) {
-        if (!fallback) {
-            return false;
-        }
-        /* No free line: GC may borrow any open line; a valid geometry guarantees room. */
-        uint32_t other = 0;
-        while (other < ftl->nwps && ftl->wps[other].line == NO_LINE) {
-            other++;
-        }
-        if (other == ftl->nwps) {
-            return false;
-        }
-        wp = other;
-    }
-    struct write_pointer *w = &ftl->wps[wp];
-    *ppa = w->line * ftl->pgs_per_line + w->offset;
-    map_bind(ftl, lpn, *ppa);  /* before a close, so the line is filed with its final count */
-    w->offset = line_next_good(ftl, w->line, w->offset + 1);    /* past bad blocks */
-    if (w->offset == ftl->pgs_per_line) {
-        line_close(ftl, w->line, now_ns);
-        w->line = NO_LINE;
-    }
-    return true;
 }
