@@ -426,7 +426,7 @@ enum gc_kind {
     GC_KIND_FALLBACK,   /* the defragmenting fallback of a starved stream: fallback_* */
 };
 
-/* ftl.c: the per-page host paths the write buffer and the direct path share */
+/* host_page.c: the per-page host paths the write buffer and the direct path share */
 /*
  * Program host page lpn (foreground GC first when free lines are low, the dftl lookup,
  * placement, mapping, the page program from data_ready_ns). Counts the program
