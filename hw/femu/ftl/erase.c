@@ -99,27 +99,6 @@ uint64_t line_erase(struct ftl *ftl, uint32_t id, uint64_t now_ns, uint32_t *blo
     return done;
 }
 
-void ftl_get_wear(const struct ftl *ftl, struct ftl_wear *out)
-{
-    const struct ftl_geometry *g = &ftl->geo;
-    uint64_t bad = g->blocks - ftl->good_blocks;
-    /* Blocks the logical capacity fills when every page holds data, and the zones'. */
-    uint64_t needed = (g->logical_pages + ftl->cfg.pgs_per_blk - 1) / ftl->cfg.pgs_per_blk +
-                      ftl_zone_count(ftl) * g->zone_luns * g->zone_blocks_per_lun;
-    uint64_t spare_total = g->blocks > needed ? g->blocks - needed : 0;
-
-    *out = (struct ftl_wear){
-        .blocks = g->blocks,
-        .bad_blocks = bad,
-        .spare_blocks = spare_total > bad ? spare_total - bad : 0,
-        .spare_blocks_total = spare_total,
-        .erase_min = ftl->erase_min,
-        .erase_max = ftl->erase_max,
-        .erase_sum = ftl->erase_sum,
-        .pe_cycles = ftl->cfg.pe_cycles,
-    };
-}
-
 uint32_t ftl_block_erase_count(const struct ftl *ftl, uint64_t line, uint32_t lun)
 {
     if (line >= ftl->geo.blks_per_lun || lun >= ftl->luns) {
