@@ -28,7 +28,7 @@
 #include "system/system.h"
 
 #include "femu_ctrl.h"
-#include "ftl/io_trace.h"
+#include "femu_ftl/trace.h"
 
 #define FEMU_ERR_LEN 512
 

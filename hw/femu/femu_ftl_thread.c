@@ -19,7 +19,7 @@
 #include <poll.h>
 
 #include "femu_ctrl.h"
-#include "ftl/io_trace.h"
+#include "femu_ftl/trace.h"
 #include "trace.h"
 
 #define FEMU_FTL_BATCH 64

@@ -28,7 +28,7 @@
 
 #include "femu_ctrl.h"
 #include "femu_state.h"
-#include "ftl/ftl_state.h"
+#include "femu_ftl/state.h"
 
 #define FEMU_STATE_TAG_TABLE    STATE_TAG('D', 'N', 'S', 'T')
 #define FEMU_STATE_TAG_WRITTEN  STATE_TAG('D', 'W', 'R', 'T')

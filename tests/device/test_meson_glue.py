@@ -1,9 +1,10 @@
 """hw/femu/meson.build is QEMU's view of femu. The rule it follows:
 
 - the device's sources are every hw/femu/*.c, all listed there (femu_device_sources);
-- each subfolder it includes (ftl/, util/, store/, nvme/) lists its own sources once, in its
-  own meson.build, for both QEMU's build and the standalone one (top-level meson.build);
-- every listed file exists, and every .c in an included subfolder is listed.
+- each subfolder it includes (ftl/, util/, store/, nvme/, statefile/) lists its own sources once,
+  in its own meson.build, for both QEMU's build and the standalone one (top-level meson.build);
+- every listed file exists, and every .c in an included subfolder (or deeper: ftl/flash/) is
+  listed.
 """
 import re
 
@@ -41,8 +42,9 @@ def test_qemu_side_lists_every_top_level_source():
 
 
 def test_every_subfolder_source_is_listed():
-    unlisted = sorted(f"{sub}/{p.name}" for sub in _subfolders()
-                      for p in (FEMU / sub).glob("*.c") if f"{sub}/{p.name}" not in _listed())
+    unlisted = sorted(f"{sub}/{p.relative_to(FEMU / sub)}" for sub in _subfolders()
+                      for p in (FEMU / sub).rglob("*.c")
+                      if f"{sub}/{p.relative_to(FEMU / sub)}" not in _listed())
     assert not unlisted, f"hw/femu/<folder>/meson.build does not list {unlisted}"
 
 
