@@ -1,9 +1,16 @@
 /*
  * The FTL engine: everything between a host command and the FTL that the device and
  * ftl-sim would otherwise each write: dispatch by operation, the ranges of a deallocate,
- * flush, when background GC runs, the statistics tick and the order completions leave in.
- * Its drivers stay thin: the device's FTL thread feeds it from a ring with a real clock,
- * ftl-sim from a workload with a simulated one.
+ * flush, when background GC runs and the statistics tick. Its drivers stay thin: the
+ * device's FTL thread feeds it from a ring with a real clock (its poller serves a read
+ * directly when nothing is queued before it), ftl-sim from a workload with a simulated one.
+ *
+ * The order completions leave in is the caller's. ftl_engine_serve returns a request's
+ * completion time and forgets it; ftl_engine_submit and ftl_engine_pop_due add a queue
+ * that hands completions back in time order, for a caller without one: ftl-sim uses it.
+ * The device does not: it calls ftl_engine_serve only, and its poller (femu_poller.c)
+ * orders completions in a heap of its own, which also holds the commands that never reach
+ * the FTL (admin commands, asynchronous events, commands failed at fetch).
  *
  * Plain C11 like the FTL: no QEMU header, no globals, no threads, no clock of its own.
  * Every call takes the caller's time in ns; times must not go backwards.
