@@ -9,12 +9,7 @@
 #include "femu_ftl/error.h"
 #include "state_codec.h"
 #include "flash/ftl_handle.h"
-#include "state/ftl_state_conf.h"
-#include "state/ftl_state_core.h"
-#include "state/ftl_state_dftl.h"
-#include "state/ftl_state_maps.h"
-#include "state/ftl_state_wbuf.h"
-#include "state/ftl_state_zns.h"
+#include "state/ftl_state_section.h"
 
 /* What this build cannot save or restore yet; NULL when it can. */
 static const char *unsupported(void)

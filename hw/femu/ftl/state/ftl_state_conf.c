@@ -2,7 +2,8 @@
  * The CONF section: every configuration key as key=value, one a line, in ftl_config_key
  * order; a restore compares it key by key with the configuration of the FTL it fills.
  */
-#include "state/ftl_state_conf.h"
+
+#include "state/ftl_state_section.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,8 @@
  * Lists keep their order: the free rings from their heads, the heaps in array order (the
  * exact victim order), the full list through the lines' links.
  */
-#include "state/ftl_state_core.h"
+
+#include "state/ftl_state_section.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,6 @@
 #include "femu_ftl/error.h"
 #include "flash/ftl_handle.h"
 #include "gc/gc.h"
-#include "state/ftl_state_section.h"
 
 #define NCOUNTERS (sizeof(struct ftl_counters) / sizeof(uint64_t))
 _Static_assert(sizeof(struct ftl_counters) == NCOUNTERS * sizeof(uint64_t),

@@ -14,12 +14,12 @@
  *   - the rewrite queue: empty between requests (dftl_check).
  * DFTL keeps no time of its own.
  */
-#include "state/ftl_state_dftl.h"
+
+#include "state/ftl_state_section.h"
 
 #include "femu_ftl/error.h"
 #include "flash/p2l.h"
 #include "map/dftl_tables.h"
-#include "state/ftl_state_section.h"
 
 #define CMT_RECORD_BYTES (4 + 1)
 #define CMT_HEADER_BYTES (4 + 3 * 4)    /* version, ntp, nslots, used */

@@ -4,7 +4,8 @@
  * and the write-count overflow table slot by slot. mapped_bits is not saved: it follows
  * from the L2P.
  */
-#include "state/ftl_state_maps.h"
+
+#include "state/ftl_state_section.h"
 
 #include <stdlib.h>
 
@@ -12,7 +13,6 @@
 #include "flash/p2l.h"
 #include "map/page_map.h"
 #include "place/write_count.h"
-#include "state/ftl_state_section.h"
 
 #define MAP_CHUNK 4096u
 #define SLOT_RECORD_BYTES 12u

@@ -1,16 +1,17 @@
 /*
  * The sections an FTL state file holds (femu_ftl/state.h), one function pair per part of
- * the FTL in a file of its own (ftl_state_<part>.c and .h); ftl_state.c calls them in
- * order. Each load checks every size and index against the FTL it fills before it stores
- * anything that later code would index with; ftl_check() then checks that the whole holds
- * together. This header holds what they share (ftl_state_section.c): the tags, the layout
- * version, times, opening a section and its errors.
+ * the FTL in a file of its own (ftl_state_<part>.c); ftl_state.c calls them in order. Each
+ * load checks every size and index against the FTL it fills before it stores anything
+ * that later code would index with; ftl_check() then checks that the whole holds together.
+ * Besides the pairs, this header holds what they share: the tags, the layout version,
+ * times, and (ftl_state_section.c) opening a section and its errors.
  */
 #ifndef FEMU_FTL_STATE_FTL_STATE_SECTION_H
 #define FEMU_FTL_STATE_FTL_STATE_SECTION_H
 
 #include <stdint.h>
 
+#include "femu_ftl/ftl.h"
 #include "state_codec.h"
 
 #define STATE_TAG_FTL_CORE STATE_TAG('F', 'C', 'O', 'R')   /* scalars, counters, wps, GC */
@@ -27,6 +28,32 @@
 
 /* Version of each section's own layout (its first u32). */
 #define FTL_STATE_SECTION_VERSION 1u
+
+int ftl_state_save_conf(const struct ftl_config *cfg, struct state_writer *w, char *err,
+                        size_t errlen);
+
+int ftl_state_save_core(const struct ftl *ftl, struct state_writer *w, uint64_t now_ns,
+                        char *err, size_t errlen);
+int ftl_state_load_core(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
+                        char *err, size_t errlen);
+
+int ftl_state_save_maps(const struct ftl *ftl, struct state_writer *w, char *err,
+                        size_t errlen);
+int ftl_state_load_maps(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen);
+
+/* The modules, each only when configured; loaded after the maps (DFTL's directory is
+ * read from the P2L). */
+int ftl_state_save_zns(const struct ftl *ftl, struct state_writer *w, char *err,
+                       size_t errlen);
+int ftl_state_load_zns(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen);
+
+int ftl_state_save_dftl(const struct ftl *ftl, struct state_writer *w, char *err,
+                        size_t errlen);
+int ftl_state_load_dftl(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen);
+
+int ftl_state_save_wbuf(const struct ftl *ftl, struct state_writer *w, char *err,
+                        size_t errlen);
+int ftl_state_load_wbuf(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen);
 
 /*
  * Times are saved as their age at the save (now_ns - t, two's complement when t lies

@@ -8,11 +8,11 @@
  * free list and hash table (any slots hold the same order), the watermark and full mask
  * (from the configuration).
  */
-#include "state/ftl_state_wbuf.h"
+
+#include "state/ftl_state_section.h"
 
 #include "femu_ftl/error.h"
 #include "flash/ftl_handle.h"
-#include "state/ftl_state_section.h"
 #include "wbuf/write_buffer_tables.h"
 
 #define WBUF_RECORD_BYTES (2 * 4 + 8)

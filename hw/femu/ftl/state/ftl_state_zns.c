@@ -7,14 +7,14 @@
  * the FIFO's links (from its order), the engine's changed-zones list (scratch). Zones
  * keep no time of their own.
  */
-#include "state/ftl_state_zns.h"
+
+#include "state/ftl_state_section.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "femu_ftl/error.h"
 #include "flash/ftl_handle.h"
-#include "state/ftl_state_section.h"
 #include "zns/zns_tables.h"
 #include "zns/zone_state_tables.h"
 
