@@ -98,11 +98,13 @@ static int gc_move_page(struct ftl *ftl, uint32_t victim, uint32_t ppa, uint64_t
     map_invalidate(ftl, ppa);
     nand_program(ftl, ppa_lun(ftl, new_ppa), read_done);
     gc_count_move(ftl, new_ppa);
-    if (ftl->dftl && lpn < ftl->geo.logical_pages) {
-        dftl_note_update(ftl, lpn);     /* the moved page's entry changed */
-    } else if (lpn >= ftl->geo.logical_pages) {
-        /* a translation page (map GC): the directory follows it */
-        dftl_tpage_bind(ftl, (uint32_t)(lpn - ftl->geo.logical_pages), new_ppa);
+    if (ftl->dftl) {
+        if (lpn < ftl->geo.logical_pages) {
+            dftl_note_update(ftl, lpn);     /* the moved page's entry changed */
+        } else {
+            /* a translation page (map GC): the directory follows it */
+            dftl_tpage_bind(ftl, (uint32_t)(lpn - ftl->geo.logical_pages), new_ppa);
+        }
     }
     return FTL_OK;
 }
