@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ftl.h"
+#include "femu_ftl/ftl.h"
 #include "rng.h"
 
 static double wall_seconds(void)

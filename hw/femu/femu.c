@@ -40,7 +40,7 @@
 #include "ctrl/poller.h"
 #include "ctrl/regs.h"
 #include "femu.h"
-#include "ftl/io_trace.h"
+#include "femu_ftl/trace.h"
 
 #define FEMU_ERR_LEN 512
 

@@ -16,9 +16,9 @@
 #include "qemu/timer.h"
 #include "qom/object.h"
 
-#include "ftl/engine.h"
-#include "ftl/ftl.h"
-#include "ftl/stats_writer.h"
+#include "femu_ftl/engine.h"
+#include "femu_ftl/ftl.h"
+#include "femu_ftl/stats.h"
 #include "store/data_store.h"
 #include "util/completion_heap.h"
 #include "util/lba_bitmap.h"

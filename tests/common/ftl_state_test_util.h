@@ -5,8 +5,9 @@
 
 #include <string.h>
 
-#include "ftl_internal.h"
-#include "ftl_state.h"
+#include "base/max_u64.h"
+#include "map/page_map.h"
+#include "femu_ftl/state.h"
 #include "ftl_test_util.h"
 
 /* The tests' own generator, so a workload is the same on every host. */

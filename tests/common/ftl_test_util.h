@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "ftl.h"
+#include "femu_ftl/ftl.h"
 
 /* A small geometry: nchs x luns x blks lines x pgs pages, pages of secs_per_pg 512-byte
  * sectors; the logical size is the largest the GC reserve allows unless set later. */

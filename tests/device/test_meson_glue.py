@@ -2,9 +2,11 @@
 
 - the device's sources are femu.c, listed there (femu_device_sources), and the device folders
   it includes (ctrl/, cmd/, backend/), each listing its own sources in its own meson.build;
-- each library subfolder it includes (ftl/, util/, store/, nvme/) lists its own sources once,
-  in its own meson.build, for both QEMU's build and the standalone one (top-level meson.build);
-- every listed file exists, and every .c in an included subfolder is listed.
+- each library subfolder it includes (ftl/, util/, store/, nvme/, statefile/) lists its own
+  sources once, in its own meson.build, for both QEMU's build and the standalone one
+  (top-level meson.build);
+- every listed file exists, and every .c in an included subfolder (or deeper: ftl/flash/) is
+  listed.
 """
 import re
 
@@ -43,8 +45,9 @@ def test_qemu_side_lists_every_top_level_source():
 
 
 def test_every_subfolder_source_is_listed():
-    unlisted = sorted(f"{sub}/{p.name}" for sub in _subfolders()
-                      for p in (FEMU / sub).glob("*.c") if f"{sub}/{p.name}" not in _listed())
+    unlisted = sorted(f"{sub}/{p.relative_to(FEMU / sub)}" for sub in _subfolders()
+                      for p in (FEMU / sub).rglob("*.c")
+                      if f"{sub}/{p.relative_to(FEMU / sub)}" not in _listed())
     assert not unlisted, f"hw/femu/<folder>/meson.build does not list {unlisted}"
 
 

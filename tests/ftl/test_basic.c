@@ -1,5 +1,8 @@
 /* Host commands on a fresh FTL: mapping, striping, timing, trim, counters and errors. */
-#include "ftl_internal.h"
+#include "flash/geometry.h"
+#include "flash/p2l.h"
+#include "map/page_map.h"
+#include "place/write_count.h"
 #include "ftl_test_util.h"
 
 enum { RD = 40000, WR = 200000, ER = 2000000 };

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "ftl.h"
+#include "femu_ftl/ftl.h"
 
 static char err[512];
 

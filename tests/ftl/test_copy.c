@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
-#include "ftl_internal.h"
+#include "femu_ftl/engine.h"
+#include "flash/fault.h"
 #include "ftl_test_util.h"
 
 #define R_LAT 40000ull

@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "ftl_internal.h"
+#include "flash/geometry.h"
+#include "flash/line_lists.h"
+#include "map/page_map.h"
 #include "ftl_test_util.h"
 #include "rng.h"
 

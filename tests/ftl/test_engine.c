@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "ftl_internal.h"
+#include "femu_ftl/engine.h"
+#include "flash/ftl_handle.h"
 #include "ftl_test_util.h"
 
 #define S 1000000000ull

@@ -2,8 +2,11 @@
  * unrecovered read errors (which reads fail, how often, and that a seed replays them). */
 #include <stdbool.h>
 
-#include "engine.h"
-#include "ftl_internal.h"
+#include "femu_ftl/engine.h"
+#include "flash/geometry.h"
+#include "flash/line_lists.h"
+#include "flash/p2l.h"
+#include "map/page_map.h"
 #include "ftl_test_util.h"
 #include "rng.h"
 

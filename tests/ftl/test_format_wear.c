@@ -1,7 +1,9 @@
 /* Format NVM (with and without erase), verify, the engine's VERIFY and FORMAT, and the
  * wear figures kept incrementally against a brute-force scan. */
-#include "engine.h"
-#include "ftl_internal.h"
+#include "femu_ftl/engine.h"
+#include "flash/geometry.h"
+#include "map/page_map.h"
+#include "place/write_count.h"
 #include "ftl_test_util.h"
 #include "rng.h"
 

@@ -1,6 +1,10 @@
 /* Greedy GC: victim choice, thresholds, timing, paced steps, and progress at 100% logical
  * utilization in both background modes. */
-#include "ftl_internal.h"
+#include "base/max_u64.h"
+#include "flash/geometry.h"
+#include "flash/line_lists.h"
+#include "gc/gc.h"
+#include "map/page_map.h"
 #include "ftl_test_util.h"
 #include "rng.h"
 

@@ -3,7 +3,10 @@
  * greedy's on skewed and uniform traffic. Counts only: no host timing is involved. */
 #include <string.h>
 
-#include "ftl_internal.h"
+#include "flash/geometry.h"
+#include "flash/line_lists.h"
+#include "gc/gc_policy.h"
+#include "map/page_map.h"
 #include "ftl_test_util.h"
 #include "rng.h"
 

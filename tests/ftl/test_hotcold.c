@@ -1,5 +1,5 @@
 /* Hot/cold placement: classification of host and GC writes, and its effect on WAF. */
-#include "ftl_internal.h"
+#include "flash/ftl_handle.h"
 #include "ftl_test_util.h"
 #include "ftl_wp_of_lpn.h"
 #include "rng.h"

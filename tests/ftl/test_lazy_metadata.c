@@ -4,7 +4,9 @@
  * what it costs grows with the pages written; metadata stays <= 10 bytes per physical
  * page; write counts stay exact past 16 bits; ftl_check still finds broken maps.
  */
-#include "ftl_internal.h"
+#include "flash/p2l.h"
+#include "map/page_map.h"
+#include "place/write_count.h"
 #include "ftl_test_util.h"
 #include "ftl_wp_of_lpn.h"
 #include "proc_status.h"

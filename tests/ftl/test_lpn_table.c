@@ -4,7 +4,7 @@
  * enough that runs wrap around its end.
  */
 #include "check.h"
-#include "lpn_table.h"
+#include "base/lpn_table.h"
 #include "rng.h"
 
 #include <stdio.h>

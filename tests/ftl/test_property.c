@@ -6,7 +6,6 @@
  */
 #include <stdbool.h>
 
-#include "ftl_internal.h"
 #include "ftl_test_util.h"
 #include "rng.h"
 

@@ -2,8 +2,10 @@
  * write counts, mappings and latencies for the same requests afterwards), every damaged
  * or inconsistent file and every other configuration is refused with one line, a failed
  * save keeps the old file, and a young FTL's file is small. */
-#include "ftl_internal.h"
-#include "ftl_state.h"
+#include "base/max_u64.h"
+#include "map/dftl.h"
+#include "place/write_count.h"
+#include "femu_ftl/state.h"
 #include "ftl_test_util.h"
 #include "ftl_state_test_util.h"
 #include "file_test_util.h"

@@ -8,16 +8,17 @@
  * refused with one line; any one byte of it changed is refused or restores a consistent
  * FTL, never a crash (the asan build runs this too).
  */
-#include "dftl_internal.h"
-#include "engine.h"
-#include "ftl_internal.h"
-#include "ftl_state.h"
+#include "base/lru_list.h"
+#include "map/dftl_tables.h"
+#include "wbuf/write_buffer_tables.h"
+#include "zns/zns.h"
+#include "zns/zns_tables.h"
+#include "zns/zone_state_tables.h"
+#include "femu_ftl/engine.h"
+#include "femu_ftl/state.h"
 #include "ftl_test_util.h"
 #include "ftl_state_test_util.h"
 #include "file_test_util.h"
-#include "write_buffer_internal.h"
-#include "zns_internal.h"
-#include "zone_state_internal.h"
 
 #include <unistd.h>
 

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "femu_ftl/engine.h"
 #include "ftl_test_util.h"
-#include "stats_writer.h"
-#include "zns.h"
+#include "femu_ftl/stats.h"
+#include "femu_ftl/zns.h"
 
 #define S 1000000000ull
 #define MS 1000000ull

@@ -8,7 +8,8 @@
  */
 #include <string.h>
 
-#include "ftl_internal.h"
+#include "flash/line_lists.h"
+#include "gc/gc_policy.h"
 #include "ftl_test_util.h"
 #include "ftl_wp_of_lpn.h"
 #include "rng.h"

@@ -8,7 +8,6 @@
  */
 #include <math.h>
 
-#include "ftl_internal.h"
 #include "ftl_test_util.h"
 #include "rng.h"
 

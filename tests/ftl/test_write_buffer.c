@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "ftl_internal.h"
+#include "wbuf/write_buffer.h"
 #include "ftl_test_util.h"
 #include "rng.h"
 

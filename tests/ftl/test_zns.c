@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
-#include "ftl_internal.h"
+#include "femu_ftl/engine.h"
+#include "zns/zns.h"
 #include "ftl_test_util.h"
 #include "rng.h"
 

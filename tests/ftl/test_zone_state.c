@@ -9,9 +9,9 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "ftl.h"
+#include "femu_ftl/ftl.h"
 #include "rng.h"
-#include "zone_state.h"
+#include "zns/zone_state.h"
 
 enum { EMPTY = FTL_ZONE_EMPTY, IOPEN = FTL_ZONE_IMPLICIT_OPEN,
        EOPEN = FTL_ZONE_EXPLICIT_OPEN, CLOSED = FTL_ZONE_CLOSED, RONLY = FTL_ZONE_READ_ONLY,

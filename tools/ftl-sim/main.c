@@ -12,14 +12,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ftl.h"
-#include "ftl_state.h"
+#include "femu_ftl/ftl.h"
+#include "femu_ftl/state.h"
 #include "sim.h"
 #include "size.h"
-#include "stats_writer.h"
+#include "femu_ftl/stats.h"
 #include "summary.h"
 #include "workload.h"
-#include "zns.h"
+#include "femu_ftl/zns.h"
 
 #define EXIT_USAGE 2
 #define NS_PER_S 1000000000.0
@@ -76,11 +76,11 @@ static const char usage_text[] =
     "                    region: only the --size region (as fio lays out a file)\n"
     "  --io-size SIZE    bytes to transfer in the measured part (default: --size)\n"
     "  --runtime TIME    simulated duration of the measured part (e.g. 300, 5m)\n"
-    "  --trace FILE      replay a block I/O trace (format: hw/femu/ftl/io_trace.h): version 1\n"
-    "                    (S seed / W lba nsect [H|C] / R lba nsect, and untimed zone and copy\n"
-    "                    records), or version 2 or 3 (zone and copy records), which the device\n"
-    "                    records with trace_out=FILE; zone rules refusing a record count in\n"
-    "                    zone_errors and the replay goes on\n"
+    "  --trace FILE      replay a block I/O trace (format: hw/femu/ftl/include/femu_ftl/\n"
+    "                    trace.h): version 1 (S seed / W lba nsect [H|C] / R lba nsect, and\n"
+    "                    untimed zone and copy records), or version 2 or 3 (zone and copy\n"
+    "                    records), which the device records with trace_out=FILE; zone rules\n"
+    "                    refusing a record count in zone_errors and the replay goes on\n"
     "  --replay MODE     open: each request arrives at its recorded time (the default for a\n"
     "                    version-2 or -3 trace; --qd does not apply); closed: --qd requests\n"
     "                    outstanding, recorded times ignored (the only mode for version 1)\n"

@@ -11,11 +11,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "engine.h"
-#include "ftl.h"
-#include "io_trace.h"
+#include "femu_ftl/engine.h"
+#include "femu_ftl/ftl.h"
+#include "femu_ftl/trace.h"
 #include "latency_hist.h"
-#include "stats_writer.h"
+#include "femu_ftl/stats.h"
 #include "workload.h"
 
 struct sim_limits {

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "ftl.h"
+#include "femu_ftl/ftl.h"
 #include "sim.h"
 #include "workload.h"
 

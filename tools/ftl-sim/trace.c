@@ -1,6 +1,6 @@
 /*
  * trace.c - line reader and parser for block I/O traces, versions 1, 2 and 3 (see
- * trace.h; the format: hw/femu/ftl/io_trace.h).
+ * trace.h; the format: hw/femu/ftl/include/femu_ftl/trace.h).
  */
 #include "trace.h"
 

@@ -2,7 +2,7 @@
  * trace.h - reader for block I/O traces: version 1 (S / W / R records and untimed zone
  * and copy records, no times), version 2 (what the device and ftl-sim record, with
  * arrival times, namespace and stream) and version 3 (version 2 with zone and copy
- * records). The format is described once, in hw/femu/ftl/io_trace.h.
+ * records). The format is described once, in hw/femu/ftl/include/femu_ftl/trace.h.
  *
  * Lines longer than TRACE_MAX_LINE bytes are rejected, as are NUL bytes. Errors are
  * reported as "FILE:LINE: problem" in the caller's buffer and are final: after
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io_trace.h"
+#include "femu_ftl/trace.h"
 
 /* A deallocate or a copy of 256 ranges of 20-digit numbers fits. */
 #define TRACE_MAX_LINE 16384

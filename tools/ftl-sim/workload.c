@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ftl_error.h"
+#include "femu_ftl/error.h"
 #include "trace.h"
 
 

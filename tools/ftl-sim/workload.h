@@ -2,7 +2,7 @@
  * Request generators for ftl-sim: fio-like synthetic workloads (rw mode, read mix,
  * distribution, block size, region), zoned ones (appends into one zone, or sequential
  * writes zone after zone, with resets) and replay of block I/O traces
- * (hw/femu/ftl/io_trace.h).
+ * (hw/femu/ftl/include/femu_ftl/trace.h).
  */
 #ifndef FTL_SIM_WORKLOAD_H
 #define FTL_SIM_WORKLOAD_H
@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "dist.h"
-#include "engine.h"
+#include "femu_ftl/engine.h"
 #include "rng.h"
 
 enum rw_mode {

@@ -22,7 +22,7 @@
 #include "backend/ftl_thread.h"
 #include "backend/ftl_view.h"
 #include "ctrl/wake.h"
-#include "ftl/io_trace.h"
+#include "femu_ftl/trace.h"
 #include "trace.h"
 
 #define FEMU_FTL_BATCH 64

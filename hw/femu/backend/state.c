@@ -30,7 +30,7 @@
 #include "backend/state.h"
 #include "cmd/features.h"
 #include "cmd/ns_table.h"
-#include "ftl/ftl_state.h"
+#include "femu_ftl/state.h"
 
 #define FEMU_STATE_TAG_TABLE    STATE_TAG('D', 'N', 'S', 'T')
 #define FEMU_STATE_TAG_WRITTEN  STATE_TAG('D', 'W', 'R', 'T')

@@ -1,0 +1,16 @@
+/* One-line error messages into a caller's buffer. */
+#include "femu_ftl/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+int ftl_error(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}

@@ -1,0 +1,332 @@
+/* The FTL engine: see femu_ftl/engine.h. */
+#include "femu_ftl/engine.h"
+
+#include <stdlib.h>
+
+#include "femu_ftl/trace.h"
+#include "completion_heap.h"
+#include "core/copy.h"     /* Copy's pricing */
+#include "zns/zns.h"       /* the zoned namespace's flash work */
+
+#define ENGINE_ERR_LEN 256
+
+struct ftl_engine {
+    struct ftl *ftl;
+    struct ftl_stats_writer *stats;
+    struct ftl_engine_hooks hooks;
+    struct completion_heap done;
+    struct io_trace_writer *trace;
+};
+
+struct ftl_engine *ftl_engine_create(struct ftl *ftl, struct ftl_stats_writer *stats,
+                                     const struct ftl_engine_hooks *hooks)
+{
+    struct ftl_engine *e = calloc(1, sizeof(*e));
+
+    if (!e) {
+        return NULL;
+    }
+    e->ftl = ftl;
+    e->stats = stats;
+    if (hooks) {
+        e->hooks = *hooks;
+    }
+    if (!completion_heap_init(&e->done, 64)) {
+        free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void ftl_engine_destroy(struct ftl_engine *e)
+{
+    if (e) {
+        completion_heap_destroy(&e->done);
+        free(e);
+    }
+}
+
+struct ftl *ftl_engine_ftl(const struct ftl_engine *e)
+{
+    return e->ftl;
+}
+
+void ftl_engine_record(struct ftl_engine *e, struct io_trace_writer *trace)
+{
+    e->trace = trace;
+}
+
+static void engine_stats_error(struct ftl_engine *e, const char *what, const char *err)
+{
+    if (e->hooks.stats_error) {
+        e->hooks.stats_error(e->hooks.opaque, what, err);
+    }
+}
+
+/* The trace writer fails once; the run goes on without it. */
+static void engine_trace_result(struct ftl_engine *e, int rc, const char *err)
+{
+    if (rc != 0 && e->hooks.trace_error) {
+        e->hooks.trace_error(e->hooks.opaque, err);
+    }
+}
+
+static void engine_stats_advance(struct ftl_engine *e, uint64_t now_ns)
+{
+    char err[ENGINE_ERR_LEN];
+
+    if (e->stats && ftl_stats_advance(e->stats, now_ns, err, sizeof(err)) != 0) {
+        engine_stats_error(e, "writing rows", err);
+    }
+}
+
+void ftl_engine_advance(struct ftl_engine *e, uint64_t now_ns)
+{
+    char err[ENGINE_ERR_LEN];
+
+    if (e->trace) {
+        engine_trace_result(e, io_trace_write_advance(e->trace, now_ns, err, sizeof(err)),
+                            err);
+    }
+    engine_stats_advance(e, now_ns);
+}
+
+int ftl_engine_phase(struct ftl_engine *e, uint64_t now_ns, const char *phase)
+{
+    char err[ENGINE_ERR_LEN];
+
+    if (e->trace) {
+        engine_trace_result(e, io_trace_write_phase(e->trace, now_ns, phase, err,
+                                                    sizeof(err)), err);
+    }
+    if (e->stats && ftl_stats_phase(e->stats, now_ns, phase, err, sizeof(err)) != 0) {
+        engine_stats_error(e, "phases.csv", err);
+        return -1;
+    }
+    return 0;
+}
+
+static bool engine_stopping(const struct ftl_engine *e)
+{
+    return e->hooks.stop && e->hooks.stop(e->hooks.opaque);
+}
+
+/* A deallocate of several ranges: done when the last range is. */
+static int engine_trim_ranges(struct ftl_engine *e, const struct ftl_request *r,
+                              uint64_t *done_ns)
+{
+    uint64_t done = r->arrival_ns;
+
+    for (uint32_t i = 0; i < r->nranges && !engine_stopping(e); i++) {
+        struct ftl_io io = { .now_ns = r->arrival_ns, .slba = r->ranges[i].slba,
+                             .nlb = r->ranges[i].nlb };
+        uint64_t range_done = r->arrival_ns;
+
+        if (io.nlb == 0) {
+            continue;
+        }
+        int rc = ftl_trim(e->ftl, &io, &range_done);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+        done = range_done > done ? range_done : done;
+    }
+    *done_ns = done;
+    return FTL_OK;
+}
+
+/* A zone write or Zone Append: admitted here unless the caller did, then priced at the
+ * sectors it was given. */
+static int engine_zone_write(struct ftl *ftl, const struct ftl_request *r, uint64_t *done_ns)
+{
+    bool append = (r->flags & FTL_REQ_APPEND) != 0;
+    uint64_t start = append ? r->assigned : r->slba;
+
+    if (!(r->flags & FTL_REQ_ADMITTED)) {
+        int rc = ftl_zone_admit_write(ftl, r->slba, r->nlb, append, &start);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    return zns_write(ftl, start, r->nlb, append, r->arrival_ns, done_ns);
+}
+
+static int engine_zone_read(struct ftl *ftl, const struct ftl_request *r, uint64_t *done_ns)
+{
+    if (!(r->flags & FTL_REQ_ADMITTED)) {
+        int rc = ftl_zone_admit_read(ftl, r->slba, r->nlb);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    return zns_read(ftl, r->slba, r->nlb, r->arrival_ns, done_ns);
+}
+
+/* Zone Management Send: the zones the action changed (admission's list, or the caller's
+ * ranges when it admitted), each priced from the arrival; done when the last is. */
+static int engine_zone_mgmt(struct ftl *ftl, const struct ftl_request *r, uint64_t *done_ns)
+{
+    uint64_t done = r->arrival_ns, zone_done;
+    uint64_t zone_sectors = ftl_zone_size_sectors(ftl);
+
+    if (!(r->flags & FTL_REQ_ADMITTED)) {
+        uint64_t *zones = zns_changed_scratch(ftl);
+        size_t n = 0;
+        int rc = ftl_zone_admit_mgmt(ftl, r->slba, (enum ftl_zone_action)r->zone_action,
+                                     (r->flags & FTL_REQ_ZONE_ALL) != 0, zones, &n);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+        for (size_t i = 0; i < n; i++) {
+            zns_manage(ftl, (enum ftl_zone_action)r->zone_action, zones[i], r->arrival_ns,
+                       &zone_done);
+            done = zone_done > done ? zone_done : done;
+        }
+    } else {
+        for (uint32_t i = 0; i < r->nranges; i++) {
+            int rc = zns_manage(ftl, (enum ftl_zone_action)r->zone_action,
+                                r->ranges[i].slba / zone_sectors, r->arrival_ns, &zone_done);
+            if (rc != FTL_OK) {
+                return rc;
+            }
+            done = zone_done > done ? zone_done : done;
+        }
+    }
+    *done_ns = done;
+    return FTL_OK;
+}
+
+/* The zoned namespace's operations: FTL_E_INVAL on an FTL without zones. */
+static int engine_price_zoned(struct ftl_engine *e, const struct ftl_request *r,
+                              uint64_t *done_ns)
+{
+    struct ftl *ftl = e->ftl;
+
+    if (ftl_zone_count(ftl) == 0) {
+        return FTL_E_INVAL;
+    }
+    switch (r->op) {
+    case FTL_OP_ZONE_WRITE:
+        return engine_zone_write(ftl, r, done_ns);
+    case FTL_OP_ZONE_READ:
+        return engine_zone_read(ftl, r, done_ns);
+    case FTL_OP_ZONE_MGMT:
+        return engine_zone_mgmt(ftl, r, done_ns);
+    default:
+        break;
+    }
+    if (!(r->flags & FTL_REQ_ADMITTED)) {   /* a Copy in the zoned namespace */
+        int rc = ftl_zone_admit_copy(ftl, r->ranges, r->nranges, r->slba);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    return ftl_copy(ftl, r->ranges, r->nranges, r->slba, true, r->arrival_ns, done_ns);
+}
+
+static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint64_t *done_ns)
+{
+    struct ftl_io io = { .now_ns = r->arrival_ns, .slba = r->slba, .nlb = r->nlb,
+                         .stream = r->stream };
+
+    switch (r->op) {
+    case FTL_OP_READ:
+        return ftl_read(e->ftl, &io, done_ns);
+    case FTL_OP_WRITE:
+        return ftl_write(e->ftl, &io, done_ns);
+    case FTL_OP_TRIM:
+        return r->nranges ? engine_trim_ranges(e, r, done_ns) : ftl_trim(e->ftl, &io, done_ns);
+    case FTL_OP_FLUSH:
+        return ftl_flush(e->ftl, r->arrival_ns, done_ns);
+    case FTL_OP_VERIFY:
+        return ftl_verify(e->ftl, &io, done_ns);
+    case FTL_OP_FORMAT:
+        return ftl_format(e->ftl, &io, (r->flags & FTL_REQ_ERASE) != 0, done_ns);
+    case FTL_OP_ZONE_WRITE:
+    case FTL_OP_ZONE_READ:
+    case FTL_OP_ZONE_MGMT:
+        return engine_price_zoned(e, r, done_ns);
+    case FTL_OP_COPY:
+        if (r->flags & FTL_REQ_ZONED) {
+            return engine_price_zoned(e, r, done_ns);
+        }
+        return ftl_copy(e->ftl, r->ranges, r->nranges, r->slba, false, r->arrival_ns, done_ns);
+    }
+    return FTL_E_INVAL;
+}
+
+/* Tell the gc hook what GC did since *before (then the new snapshot). */
+static void engine_report_gc(struct ftl_engine *e, struct ftl_counters *before,
+                             bool background, uint64_t start_ns)
+{
+    struct ftl_counters now;
+
+    ftl_get_counters(e->ftl, &now);
+    /* Paced GC moves pages on most requests and finishes a line on few. */
+    if (now.gc_runs != before->gc_runs || now.gc_moved_pages != before->gc_moved_pages) {
+        e->hooks.gc(e->hooks.opaque, background, now.gc_runs - before->gc_runs,
+                    now.gc_moved_pages - before->gc_moved_pages,
+                    now.gc_erased_blocks - before->gc_erased_blocks, start_ns);
+    }
+    *before = now;
+}
+
+int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r, uint64_t *done_ns)
+{
+    struct ftl_counters gc_before;
+    uint64_t done = r->arrival_ns;
+
+    if (e->trace) {
+        char err[ENGINE_ERR_LEN];
+
+        engine_trace_result(e, io_trace_write_request(e->trace, r, err, sizeof(err)), err);
+    }
+    engine_stats_advance(e, r->arrival_ns);
+    if (e->hooks.gc) {
+        ftl_get_counters(e->ftl, &gc_before);
+    }
+    int rc = engine_price(e, r, &done);
+    if (e->hooks.gc) {
+        engine_report_gc(e, &gc_before, false, r->arrival_ns);
+    }
+    /* A failed flash read was still served: it took its flash time. */
+    if (rc != FTL_OK && rc != FTL_E_UNCORRECTABLE) {
+        *done_ns = r->arrival_ns;
+        return rc;
+    }
+    *done_ns = done > r->arrival_ns ? done : r->arrival_ns;
+    /* Not this request's failure: a collection that cannot run shows on the next write
+     * that needs the space. */
+    (void)ftl_background_gc(e->ftl, r->arrival_ns);
+    if (e->hooks.gc) {
+        engine_report_gc(e, &gc_before, true, r->arrival_ns);
+    }
+    return rc;
+}
+
+int ftl_engine_submit(struct ftl_engine *e, const struct ftl_request *r, void *tag,
+                      uint64_t *done_ns)
+{
+    /* Room first, so a request is never served and then lost. */
+    if (!completion_heap_reserve(&e->done, completion_heap_count(&e->done) + 1)) {
+        return FTL_E_NOMEM;
+    }
+    int rc = ftl_engine_serve(e, r, done_ns);
+    completion_heap_push(&e->done, *done_ns, tag);
+    return rc;
+}
+
+bool ftl_engine_next_due(const struct ftl_engine *e, uint64_t *due_ns)
+{
+    return completion_heap_peek(&e->done, due_ns, NULL);
+}
+
+size_t ftl_engine_queued(const struct ftl_engine *e)
+{
+    return completion_heap_count(&e->done);
+}
+
+size_t ftl_engine_pop_due(struct ftl_engine *e, uint64_t now_ns, void **tags, size_t max)
+{
+    return completion_heap_pop_due(&e->done, now_ns, tags, max);
+}

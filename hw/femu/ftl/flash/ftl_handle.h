@@ -1,0 +1,142 @@
+/*
+ * struct ftl: the one handle every layer of the FTL works on, and the records of the flash
+ * it models (lines, blocks, write pointers). Every layer keeps its state here rather than
+ * in a handle of its own, so the hot paths index the per-page arrays directly; where a
+ * field belongs to one module, its comment names it. The modules built on a table of their
+ * own (DFTL, the write buffer, the zoned namespace) keep only an opaque pointer here.
+ *
+ * Everything that says line means GC unit (flash/geometry.h: a line, or a block with
+ * gc_unit=block); line_luns is how many LUNs one spans.
+ */
+#ifndef FEMU_FTL_FLASH_FTL_HANDLE_H
+#define FEMU_FTL_FLASH_FTL_HANDLE_H
+
+#include "femu_ftl/ftl.h"
+
+/* No line: the end of a list, a write pointer without an open line, no GC in progress. */
+#define NO_LINE UINT32_MAX
+
+enum line_state {
+    LINE_FREE,      /* erased, in the free queue */
+    LINE_OPEN,      /* owned by a write pointer, being programmed */
+    LINE_FULL,      /* closed, every page valid: in the full list */
+    LINE_VICTIM,    /* closed with invalid pages: in the victim heap */
+    LINE_GC,        /* being collected (paced GC keeps one across requests: ftl->gc_line) */
+    LINE_DEAD,      /* every block factory bad: in no structure, never used */
+};
+
+struct line {
+    uint32_t valid;         /* valid pages */
+    uint32_t invalid;       /* programmed pages whose data is stale */
+    uint32_t heap_pos;      /* LINE_VICTIM: index in the victim heap */
+    uint32_t prev, next;    /* LINE_FULL: full-list neighbours (NO_LINE at the ends) */
+    uint32_t capacity;      /* pages of its good blocks: pgs_per_line without bad blocks */
+    uint64_t written_ns;    /* closed lines: when the last page was programmed (the
+                             * caller's time), the age cost-benefit GC weighs */
+    uint64_t close_seq;     /* closed lines: close order, 1 first (fifo GC) */
+    uint8_t state;          /* enum line_state */
+    uint8_t wp;             /* write pointer that opened the line (stream GC re-writes) */
+};
+
+struct block {
+    uint32_t valid;
+    uint32_t invalid;
+    uint32_t erase_count;
+};
+
+struct write_pointer {
+    uint32_t line;          /* open line or NO_LINE; an open line always has a free page */
+    uint32_t offset;        /* next page offset in the line, always on a good block */
+    uint32_t next_pool;     /* gc_unit=block: the LUN whose free list opens the next block */
+};
+
+/* The write pointer of translation pages (mapping=dftl), after the data ones. */
+#define MAP_WP FTL_MAX_WRITE_POINTERS
+
+struct lun_busy;    /* flash/timing.h: one LUN's busy intervals */
+struct wc_slot;     /* place/write_count.h: exact counts past 16 bits */
+struct dftl;        /* map/dftl_tables.h: cached mapping table, translation directory */
+struct zns;         /* zns/zns_tables.h: the zone state machine and the zones' flash record */
+struct wbuf;        /* wbuf/write_buffer_tables.h: the DRAM write buffer */
+
+struct ftl {
+    struct ftl_config cfg;
+    struct ftl_geometry geo;
+    uint32_t pgs_per_line;  /* pages per unit (geo.pgs_per_unit), narrowed for the hot paths */
+    uint32_t nunits;        /* geo.units: lines, or blocks with gc_unit=block */
+    uint32_t line_luns;     /* LUNs one unit spans: luns, or 1 with gc_unit=block */
+    bool block_mode;        /* gc_unit=block */
+    uint32_t luns;
+    uint32_t nchs;
+    uint32_t secs_per_pg;
+    /* Shift and mask replacing the hot paths' divisions when the sizes are powers of two
+     * (every shipped configuration); 0 when they are not. */
+    uint32_t line_shift, lun_mask;
+
+    uint32_t *l2p_plus1;    /* [logical_pages] ppa + 1, 0 unmapped: use l2p_get/l2p_set */
+    uint64_t *mapped_bits;  /* [mapped_words] bit lpn set iff l2p[lpn] is mapped: trim
+                             * skips unmapped runs 64 pages at a time, so a deallocate
+                             * costs the pages it unmaps, not the range it names */
+    uint64_t mapped_words;
+    uint32_t *p2l_plus1;    /* [phys_pages] lpn + 1 or marker + 1: use p2l_get/p2l_set */
+    uint16_t *write_count16;   /* [logical_pages] host writes, or WC_OVERFLOW: wc_get */
+    struct wc_slot *wc_slots;  /* write_count.c: exact counts of pages marked WC_OVERFLOW */
+    uint32_t wc_nslots, wc_used;
+    struct block *blocks;   /* [lines * luns], index line * luns + lun */
+    uint64_t *bad_bits;     /* [(blocks + 63) / 64] bit line * luns + lun: a factory bad
+                             * block, never programmed nor erased (bad_blk_pcent) */
+    struct line *lines;     /* [lines] */
+
+    /* Free units: FIFO rings (to spread erases), one pool, or one per LUN with
+     * gc_unit=block; pool p holds its ring in free_queue[p * pool_cap, (p + 1) * pool_cap). */
+    uint32_t *free_queue;
+    uint32_t *pool_head, *pool_count;   /* [npools] */
+    uint32_t npools, pool_cap;
+    uint32_t free_count;    /* all pools */
+    uint32_t full_head, full_tail, full_count;
+    /* Victim lines: a binary min-heap keyed on valid pages per free pool (one, or one per
+     * LUN with gc_unit=block); pool p's is victim_heap[p * pool_cap, + heap_count[p]). */
+    uint32_t *victim_heap;
+    uint32_t *heap_count;   /* [npools] */
+    uint32_t *gc_scratch;   /* [lines] gc_policy.c: one group's victims */
+    uint32_t victim_count;  /* all pools */
+
+    struct write_pointer wps[FTL_MAX_WRITE_POINTERS + 1];  /* data, then MAP_WP */
+    uint32_t nwps;          /* data write pointers */
+
+    /* Paced background GC (gc.c): the line being collected a few pages at a time. */
+    uint32_t gc_line;       /* in state LINE_GC, or NO_LINE */
+    uint32_t gc_cursor;     /* offset in gc_line before which no valid page is left */
+    uint32_t *gc_lun_cursor;   /* [luns] the same, counting only that LUN's pages */
+    uint32_t gc_rate_valid, gc_rate_invalid;   /* the victim's counts when chosen */
+    uint64_t gc_owed;       /* page moves host writes owe (units: gc.c) */
+    uint8_t gc_kind;        /* enum gc_kind of gc_line: which counters its work goes to */
+
+    uint64_t *lun_avail_ns; /* [luns] when each LUN is next idle */
+    uint64_t *ch_avail_ns;  /* [nchs] when each channel bus is next idle */
+    struct lun_busy *lun_busy;  /* [luns] busy intervals (timing.c) */
+
+    struct ftl_counters ctr;
+    uint64_t valid_pages;
+    uint64_t max_lpn_plus_one;
+
+    /* Wear (erase.c), kept up to date as blocks are erased so that ftl_get_wear is O(1):
+     * the minimum moves only when the last good block holding it is erased. */
+    uint32_t erase_min, erase_max;
+    uint64_t erase_min_blocks;  /* good blocks whose erase count is erase_min */
+    uint64_t erase_sum;
+    uint64_t good_blocks;
+
+    uint64_t read_error_lpn;    /* the LPN the last failed read or verify failed on */
+    uint64_t fault_rng;         /* fault.c: generator state, seeded from fault_seed */
+    uint64_t free_pages;        /* good pages of the lines in the free queue */
+    uint64_t gc_rng;            /* gc_policy.c: random and dchoice draws, from fault_seed */
+    uint64_t close_seq_next;    /* the close_seq line_close gave last (0: none yet) */
+
+    struct dftl *dftl;          /* mapping=dftl, else NULL */
+    struct wbuf *wbuf;          /* write_buffer_sectors > 0, else NULL */
+    struct zns *zns;            /* zoned=1, else NULL */
+    uint64_t *victim_hist[2];   /* [pgs_per_line + 1] victims by valid pages: data, map */
+};
+
+#endif

@@ -1,0 +1,181 @@
+/*
+ * The timing model: every LUN, and every channel bus when ch_xfer_lat > 0, is busy until
+ * a known time; an operation starts at max(request time, resource idle) and pushes the
+ * resource's idle time forward. Reads sense on the LUN then move data over the channel;
+ * programs move data over the channel then program the LUN; the LUN stays reserved while
+ * it waits for the bus because its page register is in use. A copyback senses into the
+ * LUN's register and programs from it: no channel.
+ *
+ * Busy time (ftl_lun_busy_ns): every operation occupies its LUN over [start, end) with
+ * start at or after the LUN's previous end (its idle time), so a LUN's busy time is a
+ * sequence of disjoint intervals. The last one is open: it runs from open_start to the
+ * LUN's idle time, and an operation starting right then only moves the idle time (the
+ * hot path pays one compare). An operation after a gap closes it into a FIFO of intervals
+ * not yet wholly before the last sample; a sample moves those it has passed into a sum.
+ */
+#include "flash/timing.h"
+
+#include <stdlib.h>
+
+#include "base/max_u64.h"
+
+/* Closed intervals a LUN keeps before it folds the oldest into its sum. A sample drops
+ * every interval it has passed, so this is reached only with more gaps than this between
+ * two samples, and the fold stays exact unless the next sample falls before the end of
+ * that oldest interval. Small, so a run nobody samples (ftl-bench) stays in cache. */
+#define BUSY_RING_MAX 256
+#define BUSY_RING_FIRST 16
+
+/* Room for one more interval: grow the ring, or fold its oldest into the sum. */
+static void busy_make_room(struct lun_busy *b)
+{
+    if (b->cap < BUSY_RING_MAX) {
+        uint32_t cap = b->cap ? b->cap * 2 : BUSY_RING_FIRST;
+        struct busy_interval *ring = malloc(cap * sizeof(*ring));
+        if (ring) {
+            for (uint32_t i = 0; i < b->count; i++) {
+                ring[i] = b->ring[(b->head + i) % b->cap];
+            }
+            free(b->ring);
+            b->ring = ring;
+            b->head = 0;
+            b->cap = cap;
+            return;
+        }
+        if (b->cap == 0) {
+            return;     /* nothing to fold: the caller adds to the sum directly */
+        }
+    }
+    struct busy_interval *old = &b->ring[b->head];
+    b->done_ns += old->end - old->start;
+    b->head = b->head + 1 == b->cap ? 0 : b->head + 1;
+    b->count--;
+}
+
+/* An operation starts at start, after a gap since the LUN's last end idle_ns: the open
+ * interval [open_start, idle_ns) is closed and a new one opens at start. */
+static void busy_gap(struct ftl *ftl, uint32_t lun, uint64_t idle_ns, uint64_t start)
+{
+    struct lun_busy *b = &ftl->lun_busy[lun];
+
+    if (idle_ns > b->open_start) {
+        if (b->count == b->cap) {
+            busy_make_room(b);
+        }
+        if (b->count < b->cap) {
+            uint32_t at = b->head + b->count;
+            b->ring[at >= b->cap ? at - b->cap : at] =
+                (struct busy_interval){ b->open_start, idle_ns };
+            b->count++;
+        } else {
+            b->done_ns += idle_ns - b->open_start;  /* no ring at all (out of memory) */
+        }
+    }
+    b->open_start = start;
+}
+
+uint64_t ftl_lun_busy_ns(struct ftl *ftl, uint64_t t_ns)
+{
+    uint64_t total = 0;
+
+    for (uint32_t lun = 0; lun < ftl->luns; lun++) {
+        struct lun_busy *b = &ftl->lun_busy[lun];
+        uint64_t idle = ftl->lun_avail_ns[lun];
+        while (b->count && b->ring[b->head].end <= t_ns) {
+            b->done_ns += b->ring[b->head].end - b->ring[b->head].start;
+            b->head = b->head + 1 == b->cap ? 0 : b->head + 1;
+            b->count--;
+        }
+        if (b->count == 0 && idle <= t_ns) {
+            b->done_ns += idle - b->open_start;     /* the open interval is past: keep it */
+            b->open_start = idle;                   /* open (empty) for a back-to-back op */
+        }
+        total += b->done_ns;
+        if (b->count) {
+            if (b->ring[b->head].start < t_ns) {
+                total += t_ns - b->ring[b->head].start;     /* the interval under way */
+            }
+        } else if (idle > t_ns && b->open_start < t_ns) {
+            total += t_ns - b->open_start;      /* the open interval, under way */
+        }
+    }
+    return total;
+}
+
+void busy_free(struct ftl *ftl)
+{
+    if (ftl->lun_busy) {
+        for (uint32_t lun = 0; lun < ftl->luns; lun++) {
+            free(ftl->lun_busy[lun].ring);
+        }
+        free(ftl->lun_busy);
+    }
+}
+
+size_t busy_metadata_bytes(const struct ftl *ftl)
+{
+    size_t bytes = ftl->luns * sizeof(struct lun_busy);
+    for (uint32_t lun = 0; lun < ftl->luns; lun++) {
+        bytes += ftl->lun_busy[lun].cap * sizeof(struct busy_interval);
+    }
+    return bytes;
+}
+
+static uint64_t channel_transfer(struct ftl *ftl, uint32_t lun, uint64_t ready_ns)
+{
+    uint64_t *ch = &ftl->ch_avail_ns[lun % ftl->nchs];
+    uint64_t end = max_u64(ready_ns, *ch) + ftl->cfg.ch_xfer_lat;
+    *ch = end;
+    return end;
+}
+
+/* When an operation asked for at start_ns starts on lun: once the LUN is idle. A start
+ * after the LUN's idle time leaves a gap in its busy time. */
+static inline uint64_t lun_start(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
+{
+    uint64_t idle = ftl->lun_avail_ns[lun];
+    if (start_ns > idle) {
+        busy_gap(ftl, lun, idle, start_ns);
+        return start_ns;
+    }
+    return idle;
+}
+
+uint64_t nand_read(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
+{
+    uint64_t start = lun_start(ftl, lun, start_ns);
+    uint64_t t = start + ftl->cfg.pg_rd_lat;
+    if (ftl->cfg.ch_xfer_lat) {
+        t = channel_transfer(ftl, lun, t);
+    }
+    ftl->lun_avail_ns[lun] = t;
+    return t;
+}
+
+uint64_t nand_program(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
+{
+    uint64_t start = lun_start(ftl, lun, start_ns);
+    uint64_t t = start;
+    if (ftl->cfg.ch_xfer_lat) {
+        t = channel_transfer(ftl, lun, t);
+    }
+    t += ftl->cfg.pg_wr_lat;
+    ftl->lun_avail_ns[lun] = t;
+    return t;
+}
+
+uint64_t nand_copyback(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
+{
+    uint64_t start = lun_start(ftl, lun, start_ns);
+    uint64_t t = start + ftl->cfg.pg_rd_lat + ftl->cfg.pg_wr_lat;
+    ftl->lun_avail_ns[lun] = t;
+    return t;
+}
+
+uint64_t nand_erase(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
+{
+    uint64_t start = lun_start(ftl, lun, start_ns);
+    uint64_t t = start + ftl->cfg.blk_er_lat;
+    ftl->lun_avail_ns[lun] = t;
+    return t;
+}

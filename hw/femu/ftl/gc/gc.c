@@ -1,0 +1,476 @@
+/*
+ * Garbage collection over lines. The victim is the closed line gc_policy chooses
+ * (gc_policy.c; greedy, the default, takes the fewest valid pages); its valid pages are
+ * read and re-written through the write pointers (classified like host writes), its
+ * blocks erased, and the line returns to the free queue. Foreground GC (before a host page
+ * write, free lines <= the high threshold) takes any victim and collects it whole;
+ * background GC (free lines <= the low threshold) only a victim with at least 1/8 of its
+ * pages invalid, in one of two modes:
+ *
+ * line (FEMU): the whole victim after a request. Its thousands of page moves are queued
+ * on the LUNs at once, and every host command that arrives meanwhile waits behind them.
+ *
+ * paced: the victim is collected a few pages at a time. Each host page written owes
+ * valid/invalid page moves (the victim's counts when chosen: collecting it gains
+ * `invalid` free pages for `valid` moves, so that rate keeps free space level), scaled up
+ * gently while free lines are below the threshold (twice the rate at the foreground
+ * threshold) so a deficit closes without a burst; and after every
+ * request, pages whose source and destination LUNs are idle at that instant move for free
+ * (idle flash time). Moves queue on the LUNs like host operations, so host commands and GC
+ * interleave at the flash instead of host commands waiting out a whole line.
+ */
+#include "gc/gc.h"
+
+#include "flash/erase.h"
+#include "flash/geometry.h"
+#include "flash/line_lists.h"
+#include "flash/p2l.h"
+#include "flash/timing.h"
+#include "gc/gc_policy.h"
+#include "map/dftl.h"
+#include "map/page_map.h"
+#include "map/write_pointers.h"
+#include "place/placement.h"
+
+/* A collected line is erased and freed: one GC run of its kind (a fallback run counts
+ * once for all the lines it compacts: gc_fallback). */
+static void gc_erase_line(struct ftl *ftl, uint32_t id, uint64_t now_ns)
+{
+    uint32_t blocks;
+
+    line_erase(ftl, id, now_ns, &blocks);
+    switch (ftl->gc_kind) {
+    case GC_KIND_MAP:
+        ftl->ctr.map_gc_erased_blocks += blocks;
+        ftl->ctr.map_gc_runs++;
+        break;
+    case GC_KIND_FALLBACK:
+        ftl->ctr.fallback_erased_blocks += blocks;
+        ftl->ctr.fallback_lines++;
+        break;
+    default:
+        ftl->ctr.gc_erased_blocks += blocks;
+        ftl->ctr.gc_runs++;
+        break;
+    }
+}
+
+/* One page moved by the line under collection, counted by its kind. */
+static void gc_count_move(struct ftl *ftl, uint32_t new_ppa)
+{
+    uint32_t wp = ftl->lines[ppa_line(ftl, new_ppa)].wp;
+
+    switch (ftl->gc_kind) {
+    case GC_KIND_MAP:
+        ftl->ctr.map_gc_moved_pages++;
+        return;
+    case GC_KIND_FALLBACK:
+        ftl->ctr.fallback_pages++;
+        break;
+    default:
+        ftl->ctr.nand_gc_reads++;
+        ftl->ctr.nand_gc_programs++;
+        ftl->ctr.gc_moved_pages++;
+        break;
+    }
+    if (wp < FTL_MAX_WRITE_POINTERS) {
+        ftl->ctr.wp_gc_pages[wp]++;
+    }
+}
+
+/* Whether the page at ppa holds data GC must move. */
+static bool page_is_valid(const struct ftl *ftl, uint32_t ppa)
+{
+    return p2l_get(ftl, ppa) < P2L_INVALID;
+}
+
+/* Move the valid page at ppa of the victim line to a write pointer's next page. */
+static int gc_move_page(struct ftl *ftl, uint32_t victim, uint32_t ppa, uint64_t now_ns)
+{
+    uint32_t lpn = p2l_get(ftl, ppa);
+    uint32_t wp = placement_for_gc(ftl, lpn, victim);
+    uint32_t new_ppa;
+
+    if (!wp_place(ftl, wp, true, lpn, &new_ppa, now_ns)) {
+        return FTL_E_NOSPC;  /* only on an inconsistent geometry */
+    }
+    uint64_t read_done = nand_read(ftl, ppa_lun(ftl, ppa), now_ns);
+    map_invalidate(ftl, ppa);
+    nand_program(ftl, ppa_lun(ftl, new_ppa), read_done);
+    gc_count_move(ftl, new_ppa);
+    if (ftl->dftl) {
+        if (lpn < ftl->geo.logical_pages) {
+            dftl_note_update(ftl, lpn);     /* the moved page's entry changed */
+        } else {
+            /* a translation page (map GC): the directory follows it */
+            dftl_tpage_bind(ftl, (uint32_t)(lpn - ftl->geo.logical_pages), new_ppa);
+        }
+    }
+    return FTL_OK;
+}
+
+/* Take the victim out of the heap and start collecting it at its first page. A map line
+ * is map GC whoever asked; fallback says a starved stream's compaction asked. */
+static void gc_begin(struct ftl *ftl, uint32_t victim, bool fallback)
+{
+    struct line *l = &ftl->lines[victim];
+    bool map = l->wp == MAP_WP;
+
+    ftl->gc_kind = map ? GC_KIND_MAP : fallback ? GC_KIND_FALLBACK : GC_KIND_DATA;
+    ftl->victim_hist[map][l->valid]++;
+    if (map) {
+        ftl->ctr.map_gc_victim_valid_pages += l->valid;
+    } else {
+        ftl->ctr.gc_victim_valid_pages += l->valid;
+    }
+    victim_remove(ftl, victim);
+    l->state = LINE_GC;
+    ftl->gc_line = victim;
+    ftl->gc_cursor = 0;
+    for (uint32_t lun = 0; lun < ftl->line_luns; lun++) {
+        /* A bad block has no page to move: its cursor starts at the end. (Only paced
+         * GC uses them, and only in line mode, where a line spans every LUN.) */
+        bool bad = block_index_is_bad(ftl, unit_block_index(ftl, victim, lun));
+        ftl->gc_lun_cursor[lun] = bad ? ftl->pgs_per_line : lun;
+    }
+    ftl->gc_rate_valid = l->valid;
+    ftl->gc_rate_invalid = l->invalid;
+    ftl->gc_owed = 0;
+}
+
+/* The next valid page of the line under collection (advancing the cursor to it), or false
+ * when none is left. */
+static bool gc_next_page(struct ftl *ftl, uint32_t *ppa)
+{
+    uint32_t base = ftl->gc_line * ftl->pgs_per_line;
+
+    if (ftl->lines[ftl->gc_line].valid == 0) {
+        return false;
+    }
+    while (ftl->gc_cursor < ftl->pgs_per_line && !page_is_valid(ftl, base + ftl->gc_cursor)) {
+        ftl->gc_cursor++;
+    }
+    *ppa = base + ftl->gc_cursor;
+    return ftl->gc_cursor < ftl->pgs_per_line;
+}
+
+/* The next valid page of the line under collection on one LUN (advancing that LUN's
+ * cursor to it), or false when that LUN has none left. */
+static bool gc_next_page_on(struct ftl *ftl, uint32_t lun, uint32_t *ppa)
+{
+    uint32_t base = ftl->gc_line * ftl->pgs_per_line;
+    uint32_t *cursor = &ftl->gc_lun_cursor[lun];
+
+    while (*cursor < ftl->pgs_per_line && !page_is_valid(ftl, base + *cursor)) {
+        *cursor += ftl->luns;
+    }
+    *ppa = base + *cursor;
+    return *cursor < ftl->pgs_per_line;
+}
+
+/* The LUN the write pointer wp programs next. */
+static uint32_t wp_next_lun(const struct ftl *ftl, uint32_t wp)
+{
+    const struct write_pointer *w = &ftl->wps[wp];
+
+    return w->line == NO_LINE ? 0 : ppa_lun(ftl, w->offset);
+}
+
+/* The LUN a page GC moves now would be programmed on. */
+static uint32_t gc_destination_lun(const struct ftl *ftl, uint32_t ppa)
+{
+    return wp_next_lun(ftl, placement_for_gc(ftl, p2l_get(ftl, ppa), ftl->gc_line));
+}
+
+/*
+ * The page paced GC moves next: preferably one on the LUN it will be programmed on, so
+ * the read and the program queue on one LUN back to back (a copyback). A page read on
+ * another LUN would leave the programming LUN idle until that read, queued behind the
+ * other LUN's backlog, is done; those gaps, not the moves, would then bound throughput.
+ * Only hot/cold placement needs a page to know its write pointer; the others know it from
+ * the line.
+ */
+static bool gc_pick_page(struct ftl *ftl, uint32_t *ppa)
+{
+    uint32_t want;
+
+    if (ftl->lines[ftl->gc_line].valid == 0) {
+        return false;
+    }
+    if (ftl->cfg.placement == FTL_PLACEMENT_HOTCOLD) {
+        uint32_t probe;
+
+        if (!gc_next_page(ftl, &probe)) {
+            return false;
+        }
+        want = gc_destination_lun(ftl, probe);
+    } else {
+        want = wp_next_lun(ftl, placement_for_gc(ftl, 0, ftl->gc_line));
+    }
+    for (uint32_t i = 0, lun = want; i < ftl->luns; i++) {
+        if (gc_next_page_on(ftl, lun, ppa)) {
+            return true;
+        }
+        lun = lun + 1 == ftl->luns ? 0 : lun + 1;
+    }
+    return false;  /* unreachable: the line has a valid page */
+}
+
+/* Erase the line under collection once nothing valid is left in it. */
+static void gc_finish_if_empty(struct ftl *ftl, uint64_t now_ns)
+{
+    if (ftl->gc_line != NO_LINE && ftl->lines[ftl->gc_line].valid == 0) {
+        gc_erase_line(ftl, ftl->gc_line, now_ns);
+        ftl->gc_line = NO_LINE;
+    }
+}
+
+/* After a GC step: the translation pages of moved entries no CMT slot held are rewritten
+ * (dftl, one read-modify-write per page touched), then the line, if emptied, is erased. */
+static void gc_step_done(struct ftl *ftl, uint64_t now_ns)
+{
+    if (ftl->dftl) {
+        dftl_write_pending(ftl, true, now_ns);
+    }
+    gc_finish_if_empty(ftl, now_ns);
+}
+
+/* Move up to max pages of the line under collection, in offset order (whole-line GC) or
+ * LUN-matched (paced); fewer when it empties. */
+static int gc_move_pages(struct ftl *ftl, uint64_t max, bool matched, uint64_t now_ns)
+{
+    uint32_t ppa;
+
+    for (uint64_t moved = 0; moved < max &&
+         (matched ? gc_pick_page(ftl, &ppa) : gc_next_page(ftl, &ppa)); moved++) {
+        int rc = gc_move_page(ftl, ftl->gc_line, ppa, now_ns);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    gc_step_done(ftl, now_ns);
+    return FTL_OK;
+}
+
+static int gc_collect(struct ftl *ftl, uint32_t victim, bool fallback, uint64_t now_ns)
+{
+    if (ftl->gc_line != NO_LINE && ftl->gc_line != victim) {
+        return FTL_E_INVAL;  /* one line under collection at a time */
+    }
+    if (ftl->gc_line == NO_LINE) {
+        gc_begin(ftl, victim, fallback);
+    }
+    int rc = gc_move_pages(ftl, UINT64_MAX, false, now_ns);
+    if (rc != FTL_OK && ftl->gc_line != NO_LINE) {
+        /* Only reachable on an inconsistent geometry: file the line back, report. */
+        line_close(ftl, ftl->gc_line, now_ns);
+        ftl->gc_line = NO_LINE;
+    }
+    return rc;
+}
+
+int gc_collect_line(struct ftl *ftl, uint32_t victim, uint64_t now_ns)
+{
+    return gc_collect(ftl, victim, false, now_ns);
+}
+
+/*
+ * The defragmenting fallback of a stream without a victim line: every victim line of the
+ * other data streams is compacted (its valid pages go back to their own stream's write
+ * pointer) so their invalid pages become free lines the starved stream can open. One run,
+ * however many lines. Returns FTL_E_NOSPC when there was nothing to compact.
+ */
+static int gc_fallback(struct ftl *ftl, uint32_t stream, uint64_t now_ns)
+{
+    uint32_t n = 0, all = victims_list(ftl, GC_ANY_LUN, ftl->gc_scratch);
+
+    for (uint32_t k = 0; k < all; k++) {
+        uint32_t id = ftl->gc_scratch[k];
+        uint32_t wp = ftl->lines[id].wp;
+        if (wp != stream && wp != MAP_WP) {
+            ftl->gc_scratch[n++] = id;
+        }
+    }
+    if (n == 0) {
+        return FTL_E_NOSPC;
+    }
+    ftl->ctr.fallback_runs++;
+    for (uint32_t i = 0; i < n; i++) {
+        /* collecting one line never removes another from the victims: moved pages land
+         * in open lines, and no other collection runs meanwhile */
+        int rc = gc_collect(ftl, ftl->gc_scratch[i], true, now_ns);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    return FTL_OK;
+}
+
+/* With gc_unit=block: the LUN with the fewest free blocks, the bank that needs space. */
+static uint32_t neediest_lun(const struct ftl *ftl)
+{
+    uint32_t best = 0;
+    for (uint32_t p = 1; p < ftl->npools; p++) {
+        if (ftl->pool_count[p] < ftl->pool_count[best]) {
+            best = p;
+        }
+    }
+    return best;
+}
+
+/* The policy's victim among the group's lines; with gc_unit=block among the blocks of the
+ * LUN that needs space most, or of any LUN when it has none. */
+static uint32_t policy_victim_in_neediest_lun(struct ftl *ftl, uint64_t now_ns,
+                                              uint32_t group)
+{
+    if (ftl->block_mode) {
+        uint32_t victim = gc_policy_victim(ftl, now_ns, group, neediest_lun(ftl));
+        if (victim != NO_LINE) {
+            return victim;
+        }
+    }
+    return gc_policy_victim(ftl, now_ns, group, GC_ANY_LUN);
+}
+
+/*
+ * The next foreground victim for a host page of `stream` in *victim; NO_LINE after a
+ * fallback run (look again). FTL_E_NOSPC when nothing can be collected.
+ */
+static int foreground_victim(struct ftl *ftl, uint64_t now_ns, uint32_t stream,
+                             uint32_t *victim)
+{
+    *victim = ftl->gc_line;     /* what paced GC started is the best victim it knew */
+    if (*victim != NO_LINE) {
+        return FTL_OK;
+    }
+    uint32_t group = GC_ANY_GROUP;
+    if (ftl->cfg.placement == FTL_PLACEMENT_STREAM) {
+        group = stream;
+        if (!gc_group_has_victim(ftl, stream)) {
+            int rc = gc_fallback(ftl, stream, now_ns);
+            if (rc != FTL_E_NOSPC) {
+                return rc;
+            }
+            /* nothing to compact: only a map line can still help */
+        }
+    }
+    *victim = policy_victim_in_neediest_lun(ftl, now_ns, group);
+    return *victim == NO_LINE ? FTL_E_NOSPC : FTL_OK;
+}
+
+int gc_foreground(struct ftl *ftl, uint64_t now_ns, uint32_t stream)
+{
+    /* Each round gains at least one free page, so the loop ends; the bound only guards
+     * against a broken invariant turning into a hang. */
+    uint64_t rounds = 0;
+    while (ftl->free_count <= ftl->geo.gc_thres_lines_high) {
+        uint32_t victim;
+        if (++rounds > ftl->geo.phys_pages) {
+            return FTL_E_NOSPC;
+        }
+        int rc = foreground_victim(ftl, now_ns, stream, &victim);
+        if (rc == FTL_OK && victim != NO_LINE) {
+            rc = gc_collect_line(ftl, victim, now_ns);
+        }
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    return FTL_OK;
+}
+
+/* The background victim when one is due: free lines at or below the threshold and the
+ * line the policy chooses at least 1/8 invalid (of its good pages: bad blocks hold
+ * nothing). */
+static uint32_t background_victim(struct ftl *ftl, uint64_t now_ns)
+{
+    if (ftl->free_count > ftl->geo.gc_thres_lines) {
+        return NO_LINE;
+    }
+    uint32_t victim = policy_victim_in_neediest_lun(ftl, now_ns, GC_ANY_GROUP);
+    if (victim == NO_LINE || ftl->lines[victim].invalid < ftl->lines[victim].capacity / 8) {
+        return NO_LINE;
+    }
+    return victim;
+}
+
+/* Free lines between the two thresholds: the deficit that doubles paced GC's rate. */
+static uint64_t gc_deficit_span(const struct ftl *ftl)
+{
+    uint64_t span = ftl->geo.gc_thres_lines - ftl->geo.gc_thres_lines_high;
+    return span ? span : 1;
+}
+
+void gc_host_page_written(struct ftl *ftl)
+{
+    if (ftl->gc_line == NO_LINE) {
+        return;
+    }
+    uint64_t deficit = 0;
+    if (ftl->free_count < ftl->geo.gc_thres_lines) {
+        deficit = ftl->geo.gc_thres_lines - ftl->free_count;
+    }
+    /* valid/invalid x (1 + deficit/span), in units of 1 / (invalid x span). */
+    ftl->gc_owed += (uint64_t)ftl->gc_rate_valid * (gc_deficit_span(ftl) + deficit);
+}
+
+/* Pages whose source and destination LUNs are idle at now_ns, at most one per LUN. */
+static int gc_fill_idle(struct ftl *ftl, uint64_t now_ns)
+{
+    uint32_t ppa;
+
+    for (uint32_t moved = 0; moved < ftl->luns && ftl->gc_line != NO_LINE &&
+         gc_pick_page(ftl, &ppa); moved++) {
+        if (ftl->lun_avail_ns[ppa_lun(ftl, ppa)] > now_ns ||
+            ftl->lun_avail_ns[gc_destination_lun(ftl, ppa)] > now_ns) {
+            break;
+        }
+        int rc = gc_move_page(ftl, ftl->gc_line, ppa, now_ns);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    gc_step_done(ftl, now_ns);
+    return FTL_OK;
+}
+
+static int gc_paced(struct ftl *ftl, uint64_t now_ns)
+{
+    uint64_t runs = ftl->ctr.gc_runs;
+    int rc = FTL_OK;
+
+    gc_finish_if_empty(ftl, now_ns);   /* host overwrites may have emptied it */
+    if (ftl->gc_line == NO_LINE) {
+        uint32_t victim = background_victim(ftl, now_ns);
+        if (victim == NO_LINE) {
+            return 0;
+        }
+        gc_begin(ftl, victim, false);
+    }
+    uint64_t unit = (uint64_t)ftl->gc_rate_invalid * gc_deficit_span(ftl);
+    if (unit && ftl->gc_owed >= unit) {
+        uint64_t moves = ftl->gc_owed / unit;
+        ftl->gc_owed %= unit;
+        rc = gc_move_pages(ftl, moves, true, now_ns);
+    }
+    if (rc == FTL_OK) {
+        rc = gc_fill_idle(ftl, now_ns);
+    }
+    if (rc != FTL_OK) {
+        return rc;
+    }
+    return (int)(ftl->ctr.gc_runs - runs);
+}
+
+int ftl_background_gc(struct ftl *ftl, uint64_t now_ns)
+{
+    if (ftl->cfg.gc_mode == FTL_GC_PACED) {
+        return gc_paced(ftl, now_ns);
+    }
+    uint32_t victim = background_victim(ftl, now_ns);
+    if (victim == NO_LINE) {
+        return 0;
+    }
+    int rc = gc_collect_line(ftl, victim, now_ns);
+    return rc == FTL_OK ? 1 : rc;
+}

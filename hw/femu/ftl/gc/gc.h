@@ -1,0 +1,21 @@
+/* Garbage collection (gc.c): foreground, whole lines, and paced GC's share of host writes;
+ * background GC is public (ftl_background_gc). */
+#ifndef FEMU_FTL_GC_GC_H
+#define FEMU_FTL_GC_GC_H
+
+#include "flash/ftl_handle.h"
+
+/* Why a line is being collected: whose counters its work goes to. */
+enum gc_kind {
+    GC_KIND_DATA,       /* data GC: gc_runs, gc_moved_pages, ... */
+    GC_KIND_MAP,        /* a map line (translation pages): map_gc_* */
+    GC_KIND_FALLBACK,   /* the defragmenting fallback of a starved stream: fallback_* */
+};
+
+int gc_collect_line(struct ftl *ftl, uint32_t victim, uint64_t now_ns);
+/* Foreground GC before a host page of `stream` (placement=stream: its lines, else any). */
+int gc_foreground(struct ftl *ftl, uint64_t now_ns, uint32_t stream);
+/* A host page was programmed: paced GC owes the line under collection its share of moves. */
+void gc_host_page_written(struct ftl *ftl);
+
+#endif

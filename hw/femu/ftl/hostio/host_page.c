@@ -1,0 +1,86 @@
+/*
+ * One host page's way to flash and back, shared by the direct write path (ftl.c), the
+ * write buffer's flushes (write_buffer.c) and reads: foreground GC when free lines run
+ * low, the DFTL lookup, placement, the map and the page program; a read with its fault
+ * dice.
+ */
+#include "hostio/host_page.h"
+
+#include "base/max_u64.h"
+#include "flash/fault.h"
+#include "flash/geometry.h"
+#include "flash/timing.h"
+#include "gc/gc.h"
+#include "map/dftl.h"
+#include "map/page_map.h"
+#include "map/write_pointers.h"
+#include "place/placement.h"
+#include "place/write_count.h"
+
+bool flash_read_page(struct ftl *ftl, uint32_t lpn, uint64_t now_ns, uint64_t *done)
+{
+    uint64_t ready = ftl->dftl ? dftl_lookup(ftl, lpn, false, now_ns) : now_ns;
+    uint32_t ppa = l2p_get(ftl, lpn);
+
+    *done = max_u64(*done, ready);
+    if (ppa == L2P_UNMAPPED) {
+        return false;   /* never written or trimmed: no flash access, nothing to fail */
+    }
+    *done = max_u64(*done, nand_read(ftl, ppa_lun(ftl, ppa), ready));
+    ftl->ctr.nand_user_reads++;
+    if (ftl->cfg.read_uncor_ppm && fault_read_fails(ftl)) {
+        ftl->ctr.read_errors++;
+        return true;
+    }
+    return false;
+}
+
+bool host_page_accepted(struct ftl *ftl, uint32_t lpn, struct host_page_undo *undo)
+{
+    undo->max_before = ftl->max_lpn_plus_one;
+    /* The hot/cold classifier counts this write, so the count goes up before placement. */
+    if (!wc_increment(ftl, lpn, &undo->count_before)) {
+        return false;   /* the write-count overflow table could not grow */
+    }
+    ftl->ctr.host_write_pages++;
+    if (lpn + 1 > ftl->max_lpn_plus_one) {
+        ftl->max_lpn_plus_one = lpn + 1;
+    }
+    return true;
+}
+
+void host_page_withdrawn(struct ftl *ftl, uint32_t lpn, const struct host_page_undo *undo)
+{
+    wc_set(ftl, lpn, undo->count_before);   /* a lower count never needs a new slot */
+    ftl->ctr.host_write_pages--;
+    ftl->max_lpn_plus_one = undo->max_before;
+}
+
+int host_program_page(struct ftl *ftl, uint32_t lpn, uint32_t stream, uint64_t now_ns,
+                      uint64_t data_ready_ns, uint64_t *done)
+{
+    /* Per page, not per command: a long command cannot drain the reserve. */
+    if (ftl->free_count <= ftl->geo.gc_thres_lines_high) {
+        int rc = gc_foreground(ftl, now_ns, stream);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    /* The new location does not depend on the old entry: the program need not wait for
+     * a CMT miss, but the command completes only when both are done. */
+    uint64_t mapped = ftl->dftl ? dftl_lookup(ftl, lpn, true, now_ns) : now_ns;
+    uint32_t old = l2p_get(ftl, lpn);
+    uint32_t wp = placement_for_host(ftl, lpn, stream);
+    uint32_t ppa;
+    if (!wp_place(ftl, wp, true, lpn, &ppa, now_ns)) {
+        return FTL_E_NOSPC;
+    }
+    if (old != L2P_UNMAPPED) {
+        map_invalidate(ftl, old);
+    }
+    *done = max_u64(*done, max_u64(mapped, nand_program(ftl, ppa_lun(ftl, ppa), data_ready_ns)));
+    ftl->ctr.nand_user_programs++;
+    gc_host_page_written(ftl);
+    ftl->ctr.wp_host_pages[ftl->lines[ppa_line(ftl, ppa)].wp]++;
+    return FTL_OK;
+}

@@ -1,0 +1,208 @@
+/*
+ * FTL configuration: FEMU's parameter names and defaults, one parser for every host
+ * (config files, ftl-sim --set, the QEMU device's properties), and validation that names
+ * the bad key.
+ */
+#ifndef FEMU_FTL_CONFIG_H
+#define FEMU_FTL_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ftl_placement {
+    FTL_PLACEMENT_SINGLE,   /* one write pointer, as FEMU */
+    FTL_PLACEMENT_HOTCOLD,  /* hot and cold write pointers, split on the per-LPN write count */
+    FTL_PLACEMENT_STREAM,   /* one write pointer per host stream id */
+};
+
+enum ftl_gc_mode {
+    FTL_GC_PACED,   /* background GC moves pages in steps paced by host writes and idle LUNs */
+    FTL_GC_LINE,    /* background GC collects a whole line after a request, as FEMU */
+};
+
+/* How GC chooses its victim among the closed lines holding an invalid page. */
+enum ftl_gc_policy {
+    FTL_GC_GREEDY,          /* fewest valid pages, as FEMU */
+    FTL_GC_COST_BENEFIT,    /* largest (1 - u) / 2u x age (Rosenblum and Ousterhout) */
+    FTL_GC_RANDOM,          /* uniform */
+    FTL_GC_FIFO,            /* closed first */
+    FTL_GC_DCHOICE,         /* fewest valid pages of gc_dchoice_d uniform picks */
+};
+
+/* What GC collects and allocation opens: FEMU's lines striped over every LUN, or single
+ * blocks within a LUN (bank), as the lab's DFTL does. */
+enum ftl_gc_unit {
+    FTL_GC_UNIT_LINE,
+    FTL_GC_UNIT_BLOCK,
+};
+
+/* How logical pages map to physical ones. */
+enum ftl_mapping {
+    FTL_MAPPING_PAGE,   /* the whole page map in RAM, as FEMU */
+    FTL_MAPPING_DFTL,   /* DFTL (Gupta et al., ASPLOS'09): a cached mapping table of
+                         * cmt_entries entries over translation pages kept on flash */
+};
+
+struct ftl_config {
+    /* geometry */
+    uint64_t secsz;             /* bytes per sector */
+    uint64_t secs_per_pg;       /* sectors per flash page */
+    uint64_t pgs_per_blk;       /* pages per block */
+    uint64_t blks_per_pl;       /* blocks per plane */
+    uint64_t pls_per_lun;       /* planes per LUN */
+    uint64_t luns_per_ch;       /* LUNs per channel */
+    uint64_t nchs;              /* channels */
+    uint64_t devsz_mb;          /* logical capacity, MiB (config files: ssd_size) */
+    /* latencies, ns */
+    uint64_t pg_rd_lat, pg_wr_lat, blk_er_lat, ch_xfer_lat;
+    /* GC thresholds, percent of lines in use */
+    uint64_t gc_thres_pcent, gc_thres_pcent_high;
+    enum ftl_gc_mode gc_mode;
+    enum ftl_gc_policy gc_policy;
+    uint64_t gc_dchoice_d;      /* dchoice: lines sampled per choice */
+    enum ftl_gc_unit gc_unit;   /* line (FEMU) or block: the unit GC and allocation use */
+    /* placement */
+    enum ftl_placement placement;
+    uint64_t hot_threshold;     /* hotcold: hot when write count > hot_threshold */
+    uint64_t nstreams;          /* stream: number of streams (write pointers) */
+    /* media */
+    uint64_t pe_cycles;         /* rated program/erase cycles of a block (wear reports) */
+    /* fault injection, deterministic for a given fault_seed and call sequence */
+    uint64_t read_uncor_ppm;    /* chance, per million, that a host flash page read fails */
+    uint64_t fault_seed;        /* seeds the FTL's own generator (read faults, bad blocks) */
+    uint64_t bad_blk_pcent;     /* factory bad blocks: this percent of each LUN's blocks */
+    /* mapping */
+    enum ftl_mapping mapping;
+    uint64_t cmt_entries;       /* dftl: entries the cached mapping table holds */
+    /* write buffer (DRAM in front of the flash) */
+    uint64_t write_buffer_sectors;  /* 0: no buffer */
+    uint64_t buf_wr_lat;        /* ns a write into the buffer takes */
+    uint64_t buf_flush_pcent;   /* flush LRU pages while the buffer is fuller than this */
+    /* zoned namespace (femu_ftl/zns.h) beside the conventional one */
+    uint64_t zoned;             /* 0 or 1 (text: off/on, 0/1) */
+    uint64_t zones;             /* zones; with zoned=1, > 0 */
+    uint64_t zone_luns;         /* LUNs one zone stripes over (0: all); divides the LUNs */
+    uint64_t zone_cap;          /* bytes writable per zone (text: K/M/G suffixes); whole
+                                 * blocks on each of its LUNs; 0: one block per LUN */
+    uint64_t zone_size;         /* bytes of LBA space per zone, >= zone_cap (text: K/M/G);
+                                 * 0: zone_cap rounded up to a power of two */
+    uint64_t max_open;          /* open zones at most (0: no limit) */
+    uint64_t max_active;        /* open + closed zones at most (0: no limit) */
+};
+
+/* Derived geometry. A line is block index b taken across every LUN of every channel. */
+struct ftl_geometry {
+    uint64_t page_bytes;        /* secsz * secs_per_pg */
+    uint64_t luns;              /* nchs * luns_per_ch */
+    uint64_t blks_per_lun;      /* blks_per_pl * pls_per_lun */
+    uint64_t lines;             /* blks_per_lun, less zone_rows when zoned */
+    uint64_t pgs_per_line;      /* luns * pgs_per_blk */
+    uint64_t blocks;            /* luns * blks_per_lun */
+    uint64_t phys_pages;        /* lines * pgs_per_line */
+    uint64_t logical_pages;     /* devsz_mb MiB / page_bytes */
+    uint64_t logical_sectors;   /* logical_pages * secs_per_pg */
+    uint64_t units;             /* GC units: lines, or blocks with gc_unit=block */
+    uint64_t pgs_per_unit;      /* pgs_per_line, or pgs_per_blk with gc_unit=block */
+    uint64_t gc_thres_lines;    /* background GC when free units <= this */
+    uint64_t gc_thres_lines_high; /* foreground GC when free units <= this */
+    uint64_t write_pointers;    /* 1, 2 or nstreams */
+    uint64_t bad_blocks_per_lun;    /* blks_per_lun * bad_blk_pcent / 100, rounded down */
+    uint64_t good_pages;        /* phys_pages less the pages of factory bad blocks */
+    uint64_t entries_per_tpage; /* dftl: 4-byte map entries in one translation page */
+    uint64_t translation_pages; /* dftl: translation pages covering the logical pages; 0
+                                 * with page mapping */
+    uint64_t map_write_pointers;    /* 1 with dftl (translation pages have their own), else 0 */
+    /* zoned=1 (zeros otherwise). Zones take the top zone_rows block rows of every LUN:
+     * zone z stripes over LUN group z % zone_groups (LUNs [g * zone_luns, +zone_luns)),
+     * block rows lines + (z / zone_groups) * zone_blocks_per_lun onwards; its pages go
+     * LUN first (page p on LUN p % zone_luns), so consecutive pages pipeline. The
+     * conventional FTL's lines are the rows below: lines = blks_per_lun - zone_rows. */
+    uint64_t zone_luns;
+    uint64_t zone_groups;           /* luns / zone_luns */
+    uint64_t zone_blocks_per_lun;   /* blocks of one zone on each of its LUNs */
+    uint64_t zone_rows;
+    uint64_t zone_sectors;          /* zone_size / secsz */
+    uint64_t zone_cap_sectors;      /* zone_cap / secsz */
+    uint64_t zoned_sectors;         /* zones * zone_sectors: the zoned namespace */
+};
+
+/* FEMU's defaults: 16 GiB raw, 12288 MiB logical. */
+void ftl_config_defaults(struct ftl_config *cfg);
+
+/*
+ * Set one key from text. Keys are the FEMU names (plus ssd_size as an alias of devsz_mb,
+ * gc_mode, gc_policy, gc_dchoice_d, placement, hot_threshold, nstreams). Returns 0, or -1 with a one-line reason
+ * naming the key in err. Does not check cross-key constraints: see ftl_config_validate().
+ */
+int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
+                   char *err, size_t errlen);
+
+/*
+ * Read a `key=value  # comment` file on top of cfg. Returns 0, or -1 with
+ * "FILE:LINE: reason" in err (nothing changed). A key may appear once per file.
+ * `include PATH` reads another file at that point (PATH relative to the including file's
+ * directory; at most FTL_CONFIG_MAX_INCLUDE_DEPTH deep; a cycle is refused). Keys apply
+ * in the order read: a later line or file overrides an earlier one.
+ */
+int ftl_config_load_file(struct ftl_config *cfg, const char *path, char *err, size_t errlen);
+
+#define FTL_CONFIG_MAX_INCLUDE_DEPTH 8
+#define FTL_CONFIG_ORIGIN_KEYS 64   /* keys tracked (more than the table has) */
+#define FTL_CONFIG_ORIGIN_LEN 512
+
+/* Where each key got its value while files were combined: "FILE:LINE" by key index
+ * (ftl_config_key order); "" when no file set it. Zero it before the first file. */
+struct ftl_config_origins {
+    char where[FTL_CONFIG_ORIGIN_KEYS][FTL_CONFIG_ORIGIN_LEN];
+};
+
+/* ftl_config_load_file, noting in origins (NULL: not tracked) the file and line that set
+ * each key. Call it once per file, in order: later files override earlier ones. */
+int ftl_config_combine_file(struct ftl_config *cfg, struct ftl_config_origins *origins,
+                            const char *path, char *err, size_t errlen);
+/* Record that something else set key (e.g. "--set"; NULL or "": forget the origin). */
+void ftl_config_origin_note(struct ftl_config_origins *origins, const char *key,
+                            const char *where);
+/* Where key was set last, or NULL. */
+const char *ftl_config_origin_of(const struct ftl_config_origins *origins, const char *key);
+/*
+ * ftl_config_validate, with the refused key's origin in front of the message:
+ * "FILE:LINE: KEY: reason" when a file set that key last, else "KEY: reason".
+ */
+int ftl_config_validate_combined(const struct ftl_config *cfg,
+                                 const struct ftl_config_origins *origins,
+                                 struct ftl_geometry *geo, char *err, size_t errlen);
+
+/*
+ * Check every value and every cross-key constraint; fill geo when geo is not NULL.
+ * Returns 0, or -1 with "KEY: reason" in err.
+ */
+int ftl_config_validate(const struct ftl_config *cfg, struct ftl_geometry *geo,
+                        char *err, size_t errlen);
+
+/* Largest devsz_mb the rest of cfg allows (0 if none): the smallest legal over-provisioning. */
+uint64_t ftl_config_max_devsz_mb(const struct ftl_config *cfg);
+
+/* Iterate over the keys (canonical names, in a stable order). NULL past the end. */
+const char *ftl_config_key(size_t index);
+/* One-line description of a key, or NULL if unknown. */
+const char *ftl_config_key_help(const char *key);
+/* Current value of a key as text (placement and gc_mode as names). -1 for an unknown key. */
+int ftl_config_get(const struct ftl_config *cfg, const char *key, char *buf, size_t buflen);
+
+const char *ftl_placement_name(enum ftl_placement placement);
+const char *ftl_gc_mode_name(enum ftl_gc_mode mode);
+const char *ftl_gc_policy_name(enum ftl_gc_policy policy);
+const char *ftl_mapping_name(enum ftl_mapping mapping);
+const char *ftl_gc_unit_name(enum ftl_gc_unit unit);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

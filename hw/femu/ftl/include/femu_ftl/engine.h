@@ -1,0 +1,163 @@
+/*
+ * The FTL engine: everything between a host command and the FTL that the device and
+ * ftl-sim would otherwise each write: dispatch by operation, the ranges of a deallocate,
+ * flush, when background GC runs and the statistics tick. Its drivers stay thin: the
+ * device's FTL thread feeds it from a ring with a real clock (its poller serves a read
+ * directly when nothing is queued before it), ftl-sim from a workload with a simulated one.
+ *
+ * The order completions leave in is the caller's. ftl_engine_serve returns a request's
+ * completion time and forgets it; ftl_engine_submit and ftl_engine_pop_due add a queue
+ * that hands completions back in time order, for a caller without one: ftl-sim uses it.
+ * The device does not: it calls ftl_engine_serve only, and its poller (femu_poller.c)
+ * orders completions in a heap of its own, which also holds the commands that never reach
+ * the FTL (admin commands, asynchronous events, commands failed at fetch).
+ *
+ * Plain C11 like the FTL: no QEMU header, no globals, no threads, no clock of its own.
+ * Every call takes the caller's time in ns; times must not go backwards.
+ *
+ * Background GC policy: after every request, whatever its kind, the engine gives the FTL
+ * its background GC step at the request's arrival time (ftl_background_gc: a whole line
+ * with gc_mode=line, as FEMU's FTL loop after each request; the owed and idle-LUN page
+ * moves with gc_mode=paced). So a read-only phase still lets GC catch up, and the device
+ * and ftl-sim collect at exactly the same points of a request sequence.
+ */
+#ifndef FEMU_FTL_ENGINE_H
+#define FEMU_FTL_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "femu_ftl/ftl.h"
+#include "femu_ftl/stats.h"
+#include "femu_ftl/zns.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ftl_engine;
+
+enum ftl_op {
+    FTL_OP_READ,
+    FTL_OP_WRITE,
+    FTL_OP_TRIM,    /* deallocate: one range, or `ranges` when nranges > 0 */
+    FTL_OP_FLUSH,   /* ftl_flush: drains the write buffer (without one: at arrival) */
+    FTL_OP_VERIFY,  /* ftl_verify */
+    FTL_OP_FORMAT,  /* ftl_format over slba/nlb; erase when flags has FTL_REQ_ERASE */
+    /* Zoned namespace (femu_ftl/zns.h): slba/nlb are zoned sectors. Without
+     * FTL_REQ_ADMITTED the engine first admits the request (ftl_zone_admit_*) and fails it
+     * with the admission's status; with it, the caller admitted it when it received it. */
+    FTL_OP_ZONE_WRITE,  /* a write at the write pointer, or with FTL_REQ_APPEND a Zone
+                         * Append to the zone starting at slba (admitted: at assigned) */
+    FTL_OP_ZONE_READ,
+    FTL_OP_ZONE_MGMT,   /* zone_action on the zone at slba, or every zone with
+                         * FTL_REQ_ZONE_ALL; admitted: ranges list the zones the action
+                         * changed (slba = zone start, nlb = zone size) */
+    /* Simple Copy: ranges (the sources) to slba, nlb the total; in the zoned namespace
+     * with FTL_REQ_ZONED (the destination admitted like a write), else through the
+     * conventional FTL. Copyback where source and destination page share a LUN. */
+    FTL_OP_COPY,
+};
+
+#define FTL_REQ_ERASE 1u    /* FTL_OP_FORMAT: Secure Erase Setting 1 (user data erase) */
+#define FTL_REQ_ADMITTED 2u /* FTL_OP_ZONE_* / COPY: admission already done by the caller */
+#define FTL_REQ_APPEND 4u   /* FTL_OP_ZONE_WRITE: a Zone Append */
+#define FTL_REQ_ZONE_ALL 8u /* FTL_OP_ZONE_MGMT: Select All */
+#define FTL_REQ_ZONED 16u   /* FTL_OP_COPY: addresses are in the zoned namespace */
+
+struct ftl_request {
+    enum ftl_op op;
+    uint64_t arrival_ns;    /* when the command reached the device */
+    uint64_t slba, nlb;     /* READ, WRITE, and TRIM with nranges == 0 */
+    uint32_t stream;        /* WRITE with placement=stream */
+    uint32_t nsid;          /* the namespace addressed (recorded in traces; 0 means 1) */
+    uint32_t flags;         /* FTL_REQ_* */
+    const struct ftl_range *ranges;   /* TRIM: Dataset Management ranges; COPY: sources;
+                                       * admitted ZONE_MGMT: the zones changed */
+    uint32_t nranges;
+    uint32_t zone_action;   /* ZONE_MGMT: enum ftl_zone_action */
+    uint64_t assigned;      /* admitted ZONE_WRITE with FTL_REQ_APPEND: the first sector
+                             * the append was given (slba stays the zone start) */
+};
+
+/* Optional callbacks; any may be NULL. */
+struct ftl_engine_hooks {
+    void *opaque;
+    /* Give up between deallocate ranges (the device is stopping): the rest is not done. */
+    bool (*stop)(void *opaque);
+    /* A statistics file could not be written (what: which step). The run goes on. */
+    void (*stats_error)(void *opaque, const char *what, const char *err);
+    /* The recording (ftl_engine_record) failed; it stops, the run goes on. Once. */
+    void (*trace_error)(void *opaque, const char *err);
+    /*
+     * GC ran for a request: foreground (inside a write that needed space) or background
+     * (the collection after it), with what it did; its flash work starts at start_ns.
+     */
+    void (*gc)(void *opaque, bool background, uint64_t lines, uint64_t moved_pages,
+               uint64_t erased_blocks, uint64_t start_ns);
+};
+
+/*
+ * An engine over ftl (borrowed, not freed) and stats (borrowed; NULL: no statistics).
+ * Returns NULL only when out of memory.
+ */
+struct ftl_engine *ftl_engine_create(struct ftl *ftl, struct ftl_stats_writer *stats,
+                                     const struct ftl_engine_hooks *hooks);
+void ftl_engine_destroy(struct ftl_engine *e);
+
+struct ftl *ftl_engine_ftl(const struct ftl_engine *e);
+
+struct io_trace_writer;
+/*
+ * Record into trace (borrowed; NULL: stop recording) every request served, every phase
+ * and every idle advance of the statistics, so that a replay reproduces this run.
+ */
+void ftl_engine_record(struct ftl_engine *e, struct io_trace_writer *trace);
+
+/*
+ * Write the statistics rows of every interval that ended at or before now_ns. submit
+ * does this itself; a driver calls it when time passes without requests.
+ */
+void ftl_engine_advance(struct ftl_engine *e, uint64_t now_ns);
+
+/*
+ * Serve one request: the statistics first catch up with its arrival, then the FTL prices
+ * it, then background GC gets its chance. On FTL_OK *done_ns is its completion time
+ * (>= arrival); on an error the FTL's status is returned and *done_ns is the arrival time,
+ * except FTL_E_UNCORRECTABLE (a read or verify whose flash read failed): that request was
+ * served like any other, *done_ns is when its flash reads ended, background GC ran after
+ * it, and ftl_read_error_lpn() names the page. A deallocate stopped by the stop hook
+ * returns FTL_OK for the ranges it did.
+ */
+int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r, uint64_t *done_ns);
+
+/*
+ * serve, then keep the completion (whatever its status) in the engine's queue with the
+ * caller's tag until ftl_engine_pop_due hands it back. Returns the FTL status, or
+ * FTL_E_NOMEM (nothing served, nothing queued) when the queue cannot grow.
+ */
+int ftl_engine_submit(struct ftl_engine *e, const struct ftl_request *r, void *tag,
+                      uint64_t *done_ns);
+
+/* The earliest queued completion time; false when nothing is queued. */
+bool ftl_engine_next_due(const struct ftl_engine *e, uint64_t *due_ns);
+size_t ftl_engine_queued(const struct ftl_engine *e);
+
+/*
+ * Take, in completion order (ties in submission order), up to max tags whose completion
+ * time is at or before now_ns; returns how many.
+ */
+size_t ftl_engine_pop_due(struct ftl_engine *e, uint64_t now_ns, void **tags, size_t max);
+
+/*
+ * Record that a phase starts at now_ns (rows up to now are written first). Returns -1
+ * when phases.csv could not be written (also reported through the stats_error hook).
+ */
+int ftl_engine_phase(struct ftl_engine *e, uint64_t now_ns, const char *phase);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

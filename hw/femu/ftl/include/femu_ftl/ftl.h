@@ -1,0 +1,274 @@
+/*
+ * femu blackbox FTL: page-mapped flash translation layer with greedy GC over lines.
+ *
+ * Plain C11, no QEMU header, no global state, no threads, no clock of its own: every call
+ * that costs flash time takes the caller's current time in ns and returns the time the
+ * work completes. The QEMU device, ftl-sim and the tests share this library.
+ *
+ * Single-threaded: one caller at a time per handle.
+ */
+#ifndef FEMU_FTL_H
+#define FEMU_FTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "femu_ftl/config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ftl;
+
+/* Status codes; hosts map them to their own errors (the device to NVMe status codes). */
+enum ftl_status {
+    FTL_OK = 0,
+    FTL_E_RANGE = -1,   /* LBA range outside the logical capacity */
+    FTL_E_NOSPC = -2,   /* no free line could be produced (should not happen on a valid geometry) */
+    FTL_E_INVAL = -3,   /* malformed request (zero length, bad stream id) */
+    FTL_E_NOMEM = -4,   /* out of memory (a write count past 16 bits could not be kept) */
+    FTL_E_UNCORRECTABLE = -5,   /* read/verify: a flash page failed (read_uncor_ppm); the
+                                 * flash time was spent, *done_ns is set; see
+                                 * ftl_read_error_lpn() */
+    /* Zoned namespace admission (femu_ftl/zns.h), one per NVMe status of the same name. */
+    FTL_E_ZONE_BOUNDARY = -6,       /* Zone Boundary Error */
+    FTL_E_ZONE_FULL = -7,           /* Zone Is Full */
+    FTL_E_ZONE_READ_ONLY = -8,      /* Zone Is Read Only */
+    FTL_E_ZONE_OFFLINE = -9,        /* Zone Is Offline */
+    FTL_E_ZONE_INVALID_WRITE = -10, /* Zone Invalid Write (not at the write pointer) */
+    FTL_E_TOO_MANY_ACTIVE = -11,    /* Too Many Active Zones */
+    FTL_E_TOO_MANY_OPEN = -12,      /* Too Many Open Zones */
+    FTL_E_ZONE_TRANSITION = -13,    /* Invalid Zone State Transition */
+};
+
+/* One range of sectors (a deallocate's, a Copy's source); nlb 0 is skipped. */
+struct ftl_range {
+    uint64_t slba;
+    uint64_t nlb;
+};
+
+const char *ftl_status_str(int status);
+
+/* One host command, in the host's sectors of `secsz` bytes. */
+struct ftl_io {
+    uint64_t now_ns;    /* time the FTL receives the command */
+    uint64_t slba;      /* first sector */
+    uint64_t nlb;       /* number of sectors, > 0 */
+    uint32_t stream;    /* placement=stream: host stream id (< nstreams); else ignored */
+};
+
+/*
+ * Create an FTL for a configuration that ftl_config_validate() accepts; on failure
+ * returns NULL with a one-line reason in err.
+ */
+struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen);
+void ftl_destroy(struct ftl *ftl);
+
+/* The configuration and geometry the FTL was created with. */
+const struct ftl_config *ftl_config_of(const struct ftl *ftl);
+const struct ftl_geometry *ftl_geometry_of(const struct ftl *ftl);
+
+/*
+ * Host commands. On FTL_OK *done_ns is the completion time (>= io->now_ns). A range error
+ * changes nothing. Writes run foreground GC first when free lines are at or below the high
+ * threshold, so they may complete much later than their own page programs. A write
+ * returns FTL_E_NOMEM, with the pages before the failing one done, only when the table
+ * of exact write counts past 65,534 cannot grow.
+ */
+int ftl_read(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
+int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
+/* Deallocate (TRIM): unmaps every page wholly inside the range. Costs no flash time. */
+int ftl_trim(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
+
+/*
+ * Verify: the flash reads ftl_read would do (same timing, same fault injection), counted
+ * as a verify, not a host read; no data moves anywhere.
+ */
+int ftl_verify(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
+
+/*
+ * After ftl_read or ftl_verify returned FTL_E_UNCORRECTABLE: the logical page whose flash
+ * read failed (the first one, in LPN order). The device marks that page's sectors
+ * uncorrectable; the FTL itself keeps no marks, so a later read rolls the dice again.
+ */
+uint64_t ftl_read_error_lpn(const struct ftl *ftl);
+
+/*
+ * Format NVM over a page-aligned sector range (slba and nlb multiples of secs_per_pg):
+ * every page in it is unmapped. With erase (Secure Erase Setting 1, user data erase)
+ * their per-LPN write counts go back to 0 as well, and every closed line left without a
+ * valid page is erased now and freed (its blocks' erase counts go up); the command
+ * completes when those erases do. Without erase it costs no flash time. FTL_E_INVAL for
+ * an unaligned range.
+ */
+int ftl_format(struct ftl *ftl, const struct ftl_io *io, bool erase, uint64_t *done_ns);
+
+/*
+ * Background GC, run after each request: when free lines are at or below the background
+ * threshold and the best victim has at least 1/8 of its pages invalid, collect it. With
+ * gc_mode=line (FEMU) the whole line now; with gc_mode=paced (the default) the page moves
+ * the host writes since the last call owe, plus those whose LUNs are idle at now_ns, and
+ * the line stays under collection across calls (gc.c tells how). GC flash operations start
+ * no earlier than now_ns and occupy the LUNs, delaying later host I/O. Returns the number
+ * of lines finished (erased and freed), < 0 on error.
+ */
+int ftl_background_gc(struct ftl *ftl, uint64_t now_ns);
+
+/* Cumulative counters; per-interval values are differences of two snapshots. */
+#define FTL_MAX_WRITE_POINTERS 16
+
+struct ftl_counters {
+    uint64_t host_read_cmds, host_write_cmds, host_trim_cmds;
+    uint64_t host_read_pages, host_write_pages, host_trim_pages;
+    uint64_t host_read_bytes, host_write_bytes;
+    uint64_t gc_runs, gc_erased_blocks, gc_moved_pages;
+    uint64_t nand_user_reads, nand_gc_reads;
+    uint64_t nand_user_programs, nand_gc_programs;
+    uint64_t nand_erases;
+    uint64_t host_verify_cmds;
+    uint64_t read_errors;           /* flash page reads that failed (read_uncor_ppm) */
+    uint64_t format_cmds, format_erased_blocks;
+    uint64_t wp_host_pages[FTL_MAX_WRITE_POINTERS];
+    uint64_t wp_gc_pages[FTL_MAX_WRITE_POINTERS];
+    uint64_t host_flush_cmds;
+    /* mapping=dftl. map_reads / map_writes are translation-page reads and programs for
+     * CMT misses, write-backs of evicted dirty entries and data GC's mapping updates;
+     * map GC's own moves are map_gc_moved_pages. */
+    uint64_t map_reads, map_writes;
+    uint64_t map_gc_runs, map_gc_moved_pages, map_gc_erased_blocks;
+    uint64_t cmt_hits, cmt_misses;
+    uint64_t cmt_writebacks;        /* evictions of a dirty entry (each one map_write) */
+    uint64_t gc_map_updates;        /* translation pages data GC rewrote for moved pages
+                                     * whose entries were not cached (in map_writes) */
+    /* write buffer */
+    uint64_t buf_read_hits;         /* pages a read found wholly in the buffer */
+    uint64_t buf_absorbed_sectors;  /* host sectors that rewrote a buffered sector */
+    uint64_t buf_flushed_pages;     /* pages the buffer wrote to flash */
+    uint64_t buf_fill_reads;        /* flash reads completing a page flushed with holes */
+    /* placement=stream: the defragmenting fallback of a stream without a victim line */
+    uint64_t fallback_runs, fallback_lines, fallback_pages, fallback_erased_blocks;
+    /* valid pages of the victims when chosen (data GC and fallback; map GC) */
+    uint64_t gc_victim_valid_pages, map_gc_victim_valid_pages;
+    /* zoned namespace: commands served, and their flash pages */
+    uint64_t zone_write_cmds, zone_append_cmds, zone_read_cmds;
+    uint64_t zone_programs;         /* pages programmed by zone writes and appends */
+    uint64_t zone_reads;            /* pages sensed by zone reads */
+    uint64_t zone_resets, zone_finishes;    /* zones reset / finished (Select All: each) */
+    uint64_t zone_erased_blocks;    /* blocks erased by zone resets */
+    /* Copy (both namespaces). A destination page whose source page sits on the same LUN
+     * moves by copyback (read into the LUN's register, program: one nand_copybacks);
+     * otherwise by a read, two channel transfers and a program (nand_copy_reads and
+     * nand_copy_programs); a source page not on flash costs a program only. copy_pages
+     * counts destination pages. A conventional Copy writes its destination pages through
+     * placement like host writes (write pointer, GC, write counts; not host_write_pages)
+     * with copyback where the new page lands on the source's LUN; with mapping=dftl both
+     * entries are looked up as a read and a write would, and it bypasses a write buffer
+     * (buffered destination pages are dropped, buffered source pages cost a program). */
+    uint64_t copy_cmds, copy_pages;
+    uint64_t nand_copybacks, nand_copy_reads, nand_copy_programs;
+};
+
+/*
+ * The ZNS+ artifact's NAND_read and NAND_write, in flash pages: every page sensed and
+ * shipped over the channel (host, GC, translation pages, buffer fill reads, zone reads,
+ * Copy's reads across LUNs) and every page programmed (host, GC, map, map GC, fallback,
+ * zone writes, Copy's programs across LUNs). Copyback pages are nand_copybacks
+ * (NAND_cpbk), in neither.
+ */
+uint64_t ftl_nand_reads(const struct ftl_counters *c);
+uint64_t ftl_nand_programs(const struct ftl_counters *c);
+
+/*
+ * Sum over all LUNs of the time each was busy (sensing, programming, erasing, or holding
+ * its register while waiting for the channel) in [0, t_ns): busy chips x ns. The busy
+ * chips of an interval [a, b) are (ftl_lun_busy_ns(b) - ftl_lun_busy_ns(a)) / (b - a)
+ * (ZNS+'s CH_util). Calls must not go back in time (it forgets what lies before t_ns).
+ */
+uint64_t ftl_lun_busy_ns(struct ftl *ftl, uint64_t t_ns);
+
+/* Gauges: the state now. */
+struct ftl_gauges {
+    uint32_t free_lines, victim_lines, full_lines, open_lines;    /* GC units (gc_unit) */
+    uint64_t valid_pages;       /* mapped physical pages */
+    uint64_t free_pages;        /* pages in free lines plus unwritten pages of open lines */
+    uint64_t max_written_lpn_plus_one;  /* 0 when nothing was ever written */
+};
+
+void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out);
+/*
+ * Write amplification between two snapshots: every flash page program (host data, GC,
+ * translation pages, map GC, defragmenting fallback) / host pages written. false (and
+ * *waf untouched) when the host wrote no page: WAF undefined. Without a write buffer or
+ * dftl this is FEMU's (host + GC page programs) / host page programs. Copy (both
+ * namespaces): its destination pages count as host pages (copy_pages) and its programs
+ * and copybacks as programs, so runs without Copy are unchanged; zone writes count in
+ * neither (zones have no device GC to amplify them).
+ */
+bool ftl_waf(const struct ftl_counters *before, const struct ftl_counters *after,
+             double *waf);
+void ftl_get_gauges(const struct ftl *ftl, struct ftl_gauges *out);
+
+/*
+ * Wear and media health, what SMART and the OCP log report. O(1): the FTL keeps these up
+ * to date as blocks are erased. Erase counts are over good blocks only.
+ */
+struct ftl_wear {
+    uint64_t blocks;                /* all blocks (good and bad) */
+    uint64_t bad_blocks;            /* factory bad blocks (bad_blk_pcent) */
+    uint64_t spare_blocks;          /* good blocks beyond those the logical capacity fills */
+    uint64_t spare_blocks_total;    /* the same with no bad block: blocks - needed */
+    uint32_t erase_min, erase_max;
+    uint64_t erase_sum;             /* average = erase_sum / (blocks - bad_blocks) */
+    uint64_t pe_cycles;             /* rated program/erase cycles (config pe_cycles) */
+};
+void ftl_get_wear(const struct ftl *ftl, struct ftl_wear *out);
+/* One block, named by line (its block index on every LUN) and LUN; lines from geo.lines
+ * to blks_per_lun name the zones' blocks (zoned=1). */
+uint32_t ftl_block_erase_count(const struct ftl *ftl, uint64_t line, uint32_t lun);
+bool ftl_block_is_bad(const struct ftl *ftl, uint64_t line, uint32_t lun);
+unsigned ftl_write_pointer_count(const struct ftl *ftl);
+
+/* Host write count of one logical page (saturates at UINT32_MAX). lpn must be < logical pages. */
+uint32_t ftl_lpn_write_count(const struct ftl *ftl, uint64_t lpn);
+/* Whether the logical page currently maps to a physical page. */
+bool ftl_lpn_is_mapped(const struct ftl *ftl, uint64_t lpn);
+
+/*
+ * Full consistency check of maps, counts, lists and write pointers. Returns 0 when
+ * consistent, else -1 with the first inconsistency described in err. O(physical pages).
+ */
+int ftl_check(const struct ftl *ftl, char *err, size_t errlen);
+
+/* Bytes of metadata the FTL holds (maps, per-LPN counters, blocks, lines). */
+size_t ftl_metadata_bytes(const struct ftl *ftl);
+
+/*
+ * Bytes of mapping state the modelled SSD keeps in its DRAM: the whole page map (4 bytes
+ * per logical page) with mapping=page; the CMT (8 bytes an entry: LPN and PPA) and the
+ * global translation directory (4 bytes per translation page) with dftl.
+ */
+uint64_t ftl_device_map_bytes(const struct ftl *ftl);
+
+/*
+ * Flush: write every buffered page to flash (write_buffer_sectors > 0; without a buffer
+ * nothing is volatile). *done_ns is when the last program ends (now_ns if none).
+ */
+int ftl_flush(struct ftl *ftl, uint64_t now_ns, uint64_t *done_ns);
+
+/* Sectors in the write buffer now. */
+uint64_t ftl_buffered_sectors(const struct ftl *ftl);
+
+/*
+ * How many GC victims had each count of valid pages when chosen: counts[v] for v in
+ * [0, *n), *n = pages per line + 1. map: map GC's victims, else data GC's (fallback
+ * included). The array belongs to the FTL and changes as it runs.
+ */
+const uint64_t *ftl_victim_histogram(const struct ftl *ftl, bool map, size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,145 @@
+/*
+ * femu_ftl/trace.h - the block I/O trace that ftl-sim replays and the FTL engine records.
+ *
+ * Text, one record per line, fields separated by blanks; '#' starts a comment (at the
+ * start of a line or after a blank), blank lines are skipped, LF or CRLF endings.
+ * lba and nsect count 512-byte sectors, whatever the device's sector size.
+ *
+ * Version 1 (hand-written and generated traces; no times: closed-loop replay only):
+ *   S seed                   seed of the generator that made the trace
+ *   W lba nsect [H|C]        write; optional stream tag C (cold: stream 0) or H (hot:
+ *                            stream 1), the placement stream with placement=stream
+ *   R lba nsect              read
+ * and, for hand-written zone compaction traces, version 3's zone and copy records without
+ * their time and nsid (nsid 2, the device's zoned namespace, for ZW ZA ZR ZM and a zoned
+ * C; 1 for a conventional C):
+ *   ZW lba nsect   ZA zslba nsect   ZR lba nsect   ZM action zslba all
+ *   C dest zoned lba nsect [lba nsect]...
+ *
+ * Version 2 (what the device records with trace_out=FILE, and ftl-sim --trace-out):
+ *   V 2                      the first record: the version; the rest follows it
+ *   W t lba nsect nsid stream       write (Write Zeroes too: the FTL sees a write)
+ *   R t lba nsect nsid              read
+ *   D t nsid lba nsect [lba nsect]...   deallocate, one record for all ranges of a
+ *                                   Dataset Management command (up to 256)
+ *   F t nsid                 flush
+ *   Y t lba nsect nsid       verify (the flash reads of a read, no data moved)
+ *   X t nsid lba nsect erase     format NVM of the namespace's sectors; erase is 1 for a
+ *                            user data erase (Secure Erase Setting 1), else 0
+ *   P t name                 a statistics phase starts (phases.csv), name without blanks
+ *   A t                      the statistics were brought up to t between requests (the
+ *                            device was idle past a second boundary)
+ *   E t                      the recording ended (the statistics were closed) at t
+ *
+ * Version 3 ("V 3" first) is version 2 plus the zoned namespace's commands and Copy
+ * (femu_ftl/zns.h, femu_ftl/engine.h), addresses in 512-byte sectors of the namespace named:
+ *   ZW t lba nsect nsid      zone write at the write pointer
+ *   ZA t zslba nsect nsid    Zone Append to the zone starting at zslba (the device records
+ *                            an append it admitted this way too, not at the LBA it was
+ *                            given: a replay admits it again and it lands at the same LBA)
+ *   ZR t lba nsect nsid      zone read
+ *   ZM t nsid action zslba all   Zone Management Send: action open, close, finish, reset
+ *                            or offline, on the zone starting at zslba, or with all 1 on
+ *                            every zone it applies to (Select All; zslba is then ignored)
+ *   C t nsid dest zoned lba nsect [lba nsect]...   Copy of the source ranges (up to 256)
+ *                            to dest: zoned 1 in the zoned namespace (dest admitted as a
+ *                            write there), 0 through the conventional FTL
+ * A replay lets the FTL admit each zone record (the zone rules of femu_ftl/zns.h); a
+ * record the rules refuse is counted (ftl-sim's zone_errors) and the replay goes on.
+ * t is the arrival time in ns since the recording's origin: the device's statistics
+ * start (realize), ftl-sim's start of the run. Records are in the order the FTL served
+ * them; a record's t may be earlier than the one before it (the device stamps a command
+ * when it fetches it, and serves it a little later). nsid is the namespace the command
+ * addressed; lba is the FTL's logical sector. stream is the write's placement stream.
+ *
+ * Replayed open-loop at the recorded times, a version-2 trace gives the FTL exactly the
+ * calls it had when recorded: the same counters, statistics rows and per-LPN counts.
+ */
+#ifndef FEMU_IO_TRACE_H
+#define FEMU_IO_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "femu_ftl/engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IO_TRACE_VERSION 3          /* the newest version: what readers know */
+#define IO_TRACE_SECTOR 512u        /* unit of lba and nsect */
+#define IO_TRACE_MAX_RANGES 256     /* ranges of one D record (NVMe's limit) */
+#define IO_TRACE_MAX_PHASE 63       /* bytes of a phase name */
+
+struct io_trace_writer;
+
+/*
+ * Create path (truncating it) and write the version line and a comment naming who
+ * recorded it (recorder: e.g. "femu device"). Times are written relative to origin_ns;
+ * secsz is the caller's sector size in bytes. NULL with a reason in err on failure.
+ */
+struct io_trace_writer *io_trace_writer_open(const char *path, const char *recorder,
+                                             uint64_t origin_ns, uint64_t secsz,
+                                             char *err, size_t errlen);
+
+/*
+ * io_trace_writer_open for a given version: 2 (what io_trace_writer_open writes, which
+ * readers of conventional recordings expect) or 3, which a recording of zone commands or
+ * Copy needs; a version-2 writer given one fails (the first failure, as below).
+ */
+struct io_trace_writer *io_trace_writer_open_version(const char *path, const char *recorder,
+                                                     uint64_t origin_ns, uint64_t secsz,
+                                                     int version, char *err, size_t errlen);
+
+/*
+ * Record one request as the engine serves it, a phase, or an idle advance of the
+ * statistics (written only when it crosses a second boundary since the last record).
+ * Return 0, or -1 with a reason in err the first time writing fails; after a failure the
+ * writer records nothing more and later calls return 0 (the caller reports once).
+ */
+int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *r,
+                           char *err, size_t errlen);
+int io_trace_write_phase(struct io_trace_writer *w, uint64_t now_ns, const char *name,
+                         char *err, size_t errlen);
+int io_trace_write_advance(struct io_trace_writer *w, uint64_t now_ns, char *err,
+                           size_t errlen);
+
+/* ZM's action names: enum ftl_zone_action values and back (NULL / -1 when unknown). */
+static inline const char *io_trace_zone_action_name(uint32_t action)
+{
+    switch (action) {
+    case FTL_ZONE_ACTION_OPEN: return "open";
+    case FTL_ZONE_ACTION_CLOSE: return "close";
+    case FTL_ZONE_ACTION_FINISH: return "finish";
+    case FTL_ZONE_ACTION_RESET: return "reset";
+    case FTL_ZONE_ACTION_OFFLINE: return "offline";
+    }
+    return NULL;
+}
+
+static inline int io_trace_zone_action_parse(const char *name, uint32_t *action)
+{
+    static const uint32_t actions[] = { FTL_ZONE_ACTION_OPEN, FTL_ZONE_ACTION_CLOSE,
+                                        FTL_ZONE_ACTION_FINISH, FTL_ZONE_ACTION_RESET,
+                                        FTL_ZONE_ACTION_OFFLINE };
+    for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++) {
+        if (strcmp(name, io_trace_zone_action_name(actions[i])) == 0) {
+            *action = actions[i];
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Write the end record at end_ns, flush and close; 0 or -1 with a reason. NULL is fine. */
+int io_trace_writer_close(struct io_trace_writer *w, uint64_t end_ns, char *err,
+                          size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

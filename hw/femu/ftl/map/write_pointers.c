@@ -1,0 +1,57 @@
+/*
+ * Write pointers: N of them for data (placement.c chooses one per page) and MAP_WP for
+ * translation pages, each owning its own open line. A page goes to the next good page
+ * of its write pointer's line (FEMU's striping: channel first, then LUN, then page); a
+ * line that fills up is closed, and a write pointer without a line opens a free one.
+ */
+#include "map/write_pointers.h"
+
+#include "flash/geometry.h"
+#include "flash/line_lists.h"
+#include "map/page_map.h"
+
+/* Open a free line for wp; with gc_unit=block a block from the LUN after the one it
+ * filled last, so a write pointer moves bank by bank. */
+static bool wp_open_line(struct ftl *ftl, uint32_t wp)
+{
+    uint32_t line = free_queue_pop(ftl, ftl->wps[wp].next_pool);
+    if (line == NO_LINE) {
+        return false;
+    }
+    uint32_t next_pool = unit_pool(ftl, line) + 1;
+    ftl->lines[line].state = LINE_OPEN;
+    ftl->lines[line].wp = (uint8_t)wp;
+    /* A free line has a good block (lines of bad blocks only are never freed). */
+    ftl->wps[wp] = (struct write_pointer){ .line = line, .offset = line_next_good(ftl, line, 0),
+                                           .next_pool = next_pool == ftl->npools ? 0
+                                                                                 : next_pool };
+    return true;
+}
+
+bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_t *ppa,
+              uint64_t now_ns)
+{
+    if (ftl->wps[wp].line == NO_LINE && !wp_open_line(ftl, wp)) {
+        if (!fallback) {
+            return false;
+        }
+        /* No free line: GC may borrow any open line; a valid geometry guarantees room. */
+        uint32_t other = 0;
+        while (other < ftl->nwps && ftl->wps[other].line == NO_LINE) {
+            other++;
+        }
+        if (other == ftl->nwps) {
+            return false;
+        }
+        wp = other;
+    }
+    struct write_pointer *w = &ftl->wps[wp];
+    *ppa = w->line * ftl->pgs_per_line + w->offset;
+    map_bind(ftl, lpn, *ppa);  /* before a close, so the line is filed with its final count */
+    w->offset = line_next_good(ftl, w->line, w->offset + 1);    /* past bad blocks */
+    if (w->offset == ftl->pgs_per_line) {
+        line_close(ftl, w->line, now_ns);
+        w->line = NO_LINE;
+    }
+    return true;
+}

@@ -1,0 +1,13 @@
+/* The write pointers (write_pointers.c): programming the next page of one. */
+#ifndef FEMU_FTL_MAP_WRITE_POINTERS_H
+#define FEMU_FTL_MAP_WRITE_POINTERS_H
+
+#include "flash/ftl_handle.h"
+
+/* Program lpn into the next page of write pointer wp (FEMU striping) and map it there;
+ * a line that fills up is closed. With fallback, use another write pointer's open line
+ * when no free line is left. Returns false (nothing changed) when no page is free. */
+bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_t *ppa,
+              uint64_t now_ns);
+
+#endif

@@ -1,0 +1,398 @@
+/* CSV views of the FTL counters: column meanings are documented in STATS.md. */
+#include "femu_ftl/stats.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "femu_ftl/error.h"
+#include "femu_ftl/zns.h"
+
+#define NS_PER_S 1000000000ull
+#define MIB 1048576.0
+
+#define NS_PER_TENTH (NS_PER_S / 10)
+
+enum stats_file {
+    FILE_IOPS, FILE_THROUGHPUT, FILE_GC, FILE_WAF, FILE_STATISTICS, FILE_STATS, FILE_PHASES,
+    FILE_VICTIMS, FILE_NAND, FILE_CH_UTIL, FILE_ZONES, NFILES
+};
+
+static const char *const file_names[NFILES] = {
+    "IOPSData.csv", "throughputData.csv", "GCData.csv", "WAFData.csv", "statistics.csv",
+    "stats.csv", "phases.csv", "gc_victims.csv", "nand.csv", "ch_util.csv", "zones.csv",
+};
+
+/* Every row interval ends on a 0.1 s boundary, so the tenth clock drives the others. */
+enum stats_clock { CLOCK_TENTH, CLOCK_SECOND, CLOCK_TEN_SECONDS, NCLOCKS };
+
+struct interval_clock {
+    uint64_t length_ns;
+    uint64_t started_ns;        /* start of the interval being accumulated */
+    uint64_t busy_at_start;     /* ftl_lun_busy_ns(started_ns) */
+    struct ftl_counters at_start;
+};
+
+/* The interval one row covers. */
+struct interval {
+    double end_s, len_s;
+    const struct ftl_counters *a, *b;   /* counters at its start and at its end */
+    uint64_t busy_ns;                   /* busy-LUN time inside it */
+};
+
+struct ftl_stats_writer {
+    struct ftl *ftl;
+    uint64_t origin_ns;
+    FILE *files[NFILES];        /* FILE_ZONES only for a zoned FTL */
+    struct interval_clock clocks[NCLOCKS];
+    unsigned nwps;
+};
+
+static double seconds(uint64_t ns)
+{
+    return (double)ns / (double)NS_PER_S;
+}
+
+static bool is_zoned(const struct ftl_stats_writer *w)
+{
+    return ftl_zone_count(w->ftl) > 0;
+}
+
+static void write_headers(struct ftl_stats_writer *w)
+{
+    fputs("time,read,write\n", w->files[FILE_IOPS]);
+    fputs("time,readThroughput,writeThroughput\n", w->files[FILE_THROUGHPUT]);
+    fputs("time,reclaimedBlocks\n", w->files[FILE_GC]);
+    fputs("time,GCWrite\n", w->files[FILE_WAF]);
+    fputs("seconds,iops,waf\n", w->files[FILE_STATISTICS]);
+    fputs("time_s,phase\n", w->files[FILE_PHASES]);
+    FILE *f = w->files[FILE_STATS];
+    fputs("time_s,interval_s,host_read_cmds,host_write_cmds,host_trim_cmds,"
+          "host_read_pages,host_write_pages,host_trim_pages,host_read_bytes,host_write_bytes,"
+          "read_mib_s,write_mib_s,iops,gc_runs,gc_erased_blocks,gc_moved_pages,"
+          "nand_user_reads,nand_gc_reads,nand_user_programs,nand_gc_programs,nand_erases,"
+          "waf,free_lines,victim_lines,full_lines,open_lines,valid_pages", f);
+    for (unsigned i = 0; i < w->nwps; i++) {
+        fprintf(f, ",wp%u_host_pages,wp%u_gc_pages", i, i);
+    }
+    fputs(",map_reads,map_writes,map_gc_runs,map_gc_moved_pages,cmt_hits,cmt_misses,"
+          "cmt_hit_rate,buf_read_hits,buf_absorbed_sectors,buf_flushed_pages,buf_fill_reads,"
+          "fallback_runs,fallback_pages,gc_victim_valid_pages,map_gc_victim_valid_pages,"
+          "cmt_writebacks,gc_map_updates\n", f);
+    fputs("valid_pages,data_victims,map_victims\n", w->files[FILE_VICTIMS]);
+    fputs("time_s,interval_s,NAND_read,NAND_write,NAND_cpbk,copy_cmds,copy_pages,"
+          "zone_resets,zone_finishes,zone_appends,zone_writes,zone_reads,zone_write_pages,"
+          "zone_read_pages,zone_erased_blocks,CH_util,zones_empty,zones_implicit_open,"
+          "zones_explicit_open,zones_closed,zones_full,zones_read_only,zones_offline\n",
+          w->files[FILE_NAND]);
+    fputs("time_s,busy_chips\n", w->files[FILE_CH_UTIL]);
+    if (w->files[FILE_ZONES]) {
+        fputs("zone,start,cap,wp,state\n", w->files[FILE_ZONES]);
+    }
+}
+
+/* The victims by valid pages, at the end of the run (the histogram is cumulative). */
+static void write_victims(struct ftl_stats_writer *w)
+{
+    size_t n;
+    const uint64_t *data = ftl_victim_histogram(w->ftl, false, &n);
+    const uint64_t *map = ftl_victim_histogram(w->ftl, true, &n);
+    for (size_t v = 0; v < n; v++) {
+        fprintf(w->files[FILE_VICTIMS], "%zu,%llu,%llu\n", v, (unsigned long long)data[v],
+                (unsigned long long)map[v]);
+    }
+}
+
+/* Every zone as the run leaves it: what the write-pointer map draws. */
+static void write_zones(struct ftl_stats_writer *w)
+{
+    uint64_t zones = ftl_zone_count(w->ftl);
+    for (uint64_t z = 0; z < zones; z++) {
+        struct ftl_zone_info info;
+        ftl_zone_get(w->ftl, z, &info);
+        fprintf(w->files[FILE_ZONES], "%llu,%llu,%llu,%llu,%s\n", (unsigned long long)z,
+                (unsigned long long)info.start, (unsigned long long)info.cap,
+                (unsigned long long)info.wp, ftl_zone_state_name(info.state));
+    }
+}
+
+struct ftl_stats_writer *ftl_stats_open(const char *dir, struct ftl *ftl, uint64_t start_ns,
+                                        char *err, size_t errlen)
+{
+    struct ftl_stats_writer *w = calloc(1, sizeof(*w));
+    if (!w) {
+        ftl_error(err, errlen, "out of memory");
+        return NULL;
+    }
+    w->ftl = ftl;
+    w->origin_ns = start_ns;
+    w->nwps = ftl_write_pointer_count(ftl);
+    struct ftl_counters now;
+    ftl_get_counters(ftl, &now);
+    /* busy time before the statistics start is not theirs; this also sets where the
+     * FTL may forget busy time (ftl_lun_busy_ns is only called forward from here) */
+    uint64_t busy = ftl_lun_busy_ns(ftl, start_ns);
+    static const uint64_t lengths[NCLOCKS] = { NS_PER_TENTH, NS_PER_S, 10 * NS_PER_S };
+    for (int c = 0; c < NCLOCKS; c++) {
+        w->clocks[c] = (struct interval_clock){ lengths[c], start_ns, busy, now };
+    }
+    for (int i = 0; i < NFILES; i++) {
+        if (i == FILE_ZONES && !is_zoned(w)) {
+            continue;
+        }
+        char path[4096];
+        if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file_names[i]) >= sizeof(path)) {
+            ftl_error(err, errlen, "stats dir '%s': path too long", dir);
+            ftl_stats_close(w, start_ns, NULL, 0);
+            return NULL;
+        }
+        w->files[i] = fopen(path, "w");
+        if (!w->files[i]) {
+            ftl_error(err, errlen, "stats dir: cannot create %s: %s", path, strerror(errno));
+            ftl_stats_close(w, start_ns, NULL, 0);
+            return NULL;
+        }
+    }
+    write_headers(w);
+    return w;
+}
+
+/* Interval WAF: empty (undefined) when the host wrote nothing. */
+static void print_waf(FILE *f, const struct ftl_counters *a, const struct ftl_counters *b)
+{
+    double waf;
+
+    if (ftl_waf(a, b, &waf)) {
+        fprintf(f, "%.4f", waf);
+    }
+}
+
+static void write_stats_row(struct ftl_stats_writer *w, const struct interval *iv)
+{
+    const struct ftl_counters *a = iv->a, *b = iv->b;
+    double len_s = iv->len_s;
+    uint64_t reads = b->host_read_cmds - a->host_read_cmds;
+    uint64_t writes = b->host_write_cmds - a->host_write_cmds;
+    double read_mib = (double)(b->host_read_bytes - a->host_read_bytes) / MIB / len_s;
+    double write_mib = (double)(b->host_write_bytes - a->host_write_bytes) / MIB / len_s;
+
+    fprintf(w->files[FILE_IOPS], "%.3f,%llu,%llu\n", iv->end_s, (unsigned long long)reads,
+            (unsigned long long)writes);
+    fprintf(w->files[FILE_THROUGHPUT], "%.3f,%.4f,%.4f\n", iv->end_s, read_mib, write_mib);
+
+    struct ftl_gauges g;
+    ftl_get_gauges(w->ftl, &g);
+    FILE *f = w->files[FILE_STATS];
+#define D(field) (unsigned long long)(b->field - a->field)
+    fprintf(f, "%.3f,%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.4f,%.4f,%.2f,"
+            "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,",
+            iv->end_s, len_s, D(host_read_cmds), D(host_write_cmds), D(host_trim_cmds),
+            D(host_read_pages), D(host_write_pages), D(host_trim_pages), D(host_read_bytes),
+            D(host_write_bytes), read_mib, write_mib, (double)(reads + writes) / len_s,
+            D(gc_runs), D(gc_erased_blocks), D(gc_moved_pages), D(nand_user_reads),
+            D(nand_gc_reads), D(nand_user_programs), D(nand_gc_programs), D(nand_erases));
+    print_waf(f, a, b);
+    fprintf(f, ",%u,%u,%u,%u,%llu", g.free_lines, g.victim_lines, g.full_lines, g.open_lines,
+            (unsigned long long)g.valid_pages);
+    for (unsigned i = 0; i < w->nwps; i++) {
+        fprintf(f, ",%llu,%llu", D(wp_host_pages[i]), D(wp_gc_pages[i]));
+    }
+    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,", D(map_reads), D(map_writes), D(map_gc_runs),
+            D(map_gc_moved_pages), D(cmt_hits), D(cmt_misses));
+    if (b->cmt_hits + b->cmt_misses > a->cmt_hits + a->cmt_misses) {
+        fprintf(f, "%.4f", (double)(b->cmt_hits - a->cmt_hits) /
+                           (double)(b->cmt_hits + b->cmt_misses - a->cmt_hits - a->cmt_misses));
+    }
+    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", D(buf_read_hits),
+            D(buf_absorbed_sectors), D(buf_flushed_pages), D(buf_fill_reads), D(fallback_runs),
+            D(fallback_pages), D(gc_victim_valid_pages), D(map_gc_victim_valid_pages),
+            D(cmt_writebacks), D(gc_map_updates));
+#undef D
+}
+
+/* The ZNS+ view of the second: flash pages, copies, zone commands, busy chips, zones. */
+static void write_nand_row(struct ftl_stats_writer *w, const struct interval *iv)
+{
+    const struct ftl_counters *a = iv->a, *b = iv->b;
+    uint64_t states[FTL_ZONE_STATES] = { 0 };
+    if (is_zoned(w)) {
+        ftl_zone_state_counts(w->ftl, states);
+    }
+    FILE *f = w->files[FILE_NAND];
+#define D(field) (unsigned long long)(b->field - a->field)
+    fprintf(f, "%.3f,%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,"
+            "%.4f", iv->end_s, iv->len_s,
+            (unsigned long long)(ftl_nand_reads(b) - ftl_nand_reads(a)),
+            (unsigned long long)(ftl_nand_programs(b) - ftl_nand_programs(a)),
+            D(nand_copybacks), D(copy_cmds), D(copy_pages), D(zone_resets), D(zone_finishes),
+            D(zone_append_cmds), D(zone_write_cmds), D(zone_read_cmds), D(zone_programs),
+            D(zone_reads), D(zone_erased_blocks), (double)iv->busy_ns / 1e9 / iv->len_s);
+#undef D
+    static const uint8_t order[] = { FTL_ZONE_EMPTY, FTL_ZONE_IMPLICIT_OPEN,
+                                     FTL_ZONE_EXPLICIT_OPEN, FTL_ZONE_CLOSED, FTL_ZONE_FULL,
+                                     FTL_ZONE_READ_ONLY, FTL_ZONE_OFFLINE };
+    for (size_t i = 0; i < sizeof(order); i++) {
+        fprintf(f, ",%llu", (unsigned long long)states[order[i]]);
+    }
+    fputc('\n', f);
+}
+
+static void write_second_row(struct ftl_stats_writer *w, const struct interval *iv)
+{
+    write_stats_row(w, iv);
+    write_nand_row(w, iv);
+}
+
+static void write_ten_second_row(struct ftl_stats_writer *w, const struct interval *iv)
+{
+    const struct ftl_counters *a = iv->a, *b = iv->b;
+    uint64_t cmds = (b->host_read_cmds - a->host_read_cmds) +
+                    (b->host_write_cmds - a->host_write_cmds);
+    uint64_t gc_pages = b->nand_gc_programs - a->nand_gc_programs;
+
+    fprintf(w->files[FILE_GC], "%.3f,%llu\n", iv->end_s,
+            (unsigned long long)(b->gc_erased_blocks - a->gc_erased_blocks));
+    fprintf(w->files[FILE_WAF], "%.3f,%llu\n", iv->end_s, (unsigned long long)gc_pages);
+    FILE *f = w->files[FILE_STATISTICS];
+    fprintf(f, "%.3f,%.2f,", iv->end_s, (double)cmds / iv->len_s);
+    print_waf(f, a, b);
+    fputc('\n', f);
+}
+
+/* Busy chips of 0.1 s: ZNS+'s CH_util at a finer grain. */
+static void write_tenth_row(struct ftl_stats_writer *w, const struct interval *iv)
+{
+    fprintf(w->files[FILE_CH_UTIL], "%.3f,%.4f\n", iv->end_s,
+            (double)iv->busy_ns / 1e9 / iv->len_s);
+}
+
+typedef void (*row_writer)(struct ftl_stats_writer *, const struct interval *);
+
+static const row_writer row_writers[NCLOCKS] = {
+    write_tenth_row, write_second_row, write_ten_second_row,
+};
+
+/* Write clock c's row for the interval ending at end_ns and start the next one there. */
+static void end_interval(struct ftl_stats_writer *w, int c, uint64_t end_ns, uint64_t busy,
+                         const struct ftl_counters *now)
+{
+    struct interval_clock *clk = &w->clocks[c];
+    struct interval iv = {
+        .end_s = seconds(end_ns - w->origin_ns), .len_s = seconds(end_ns - clk->started_ns),
+        .a = &clk->at_start, .b = now, .busy_ns = busy - clk->busy_at_start,
+    };
+    row_writers[c](w, &iv);
+    clk->started_ns = end_ns;
+    clk->busy_at_start = busy;
+    clk->at_start = *now;  /* idle intervals after the first get zero rows */
+}
+
+/*
+ * Rows for every interval ended by now_ns, in time order so that ftl_lun_busy_ns only
+ * moves forward; with partial, also the intervals in progress, ending them at now_ns.
+ */
+static void emit_rows(struct ftl_stats_writer *w, uint64_t now_ns, bool partial)
+{
+    struct ftl_counters now;
+    ftl_get_counters(w->ftl, &now);
+    struct interval_clock *tenth = &w->clocks[CLOCK_TENTH];
+    while (now_ns >= tenth->started_ns + tenth->length_ns) {
+        uint64_t end = tenth->started_ns + tenth->length_ns;
+        uint64_t busy = ftl_lun_busy_ns(w->ftl, end);
+        for (int c = 0; c < NCLOCKS; c++) {
+            if (w->clocks[c].started_ns + w->clocks[c].length_ns == end) {
+                end_interval(w, c, end, busy, &now);
+            }
+        }
+    }
+    /* a time before the last 0.1 s boundary written would take busy time back */
+    if (!partial || now_ns < w->clocks[CLOCK_TENTH].started_ns) {
+        return;
+    }
+    uint64_t busy = ftl_lun_busy_ns(w->ftl, now_ns);
+    for (int c = 0; c < NCLOCKS; c++) {
+        if (now_ns > w->clocks[c].started_ns) {
+            end_interval(w, c, now_ns, busy, &now);
+        }
+    }
+}
+
+static int flush_all(struct ftl_stats_writer *w, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (int i = 0; i < NFILES; i++) {
+        if (w->files[i] && (fflush(w->files[i]) || ferror(w->files[i]))) {
+            rc = ftl_error(err, errlen, "writing %s failed: %s", file_names[i],
+                            strerror(errno));
+            clearerr(w->files[i]);
+        }
+    }
+    return rc;
+}
+
+int ftl_stats_advance(struct ftl_stats_writer *w, uint64_t now_ns, char *err, size_t errlen)
+{
+    const struct interval_clock *tenth = &w->clocks[CLOCK_TENTH];
+    if (now_ns < tenth->started_ns + tenth->length_ns) {
+        return 0;  /* the common case: nothing to write yet */
+    }
+    emit_rows(w, now_ns, false);
+    return flush_all(w, err, errlen);
+}
+
+int ftl_stats_phase(struct ftl_stats_writer *w, uint64_t now_ns, const char *phase,
+                    char *err, size_t errlen)
+{
+    fprintf(w->files[FILE_PHASES], "%.3f,%s\n", seconds(now_ns - w->origin_ns), phase);
+    return flush_all(w, err, errlen);
+}
+
+int ftl_stats_close(struct ftl_stats_writer *w, uint64_t now_ns, char *err, size_t errlen)
+{
+    if (!w) {
+        return 0;
+    }
+    int rc = 0;
+    bool complete = true;
+    for (int i = 0; i < NFILES; i++) {
+        complete &= w->files[i] != NULL || (i == FILE_ZONES && !is_zoned(w));
+    }
+    if (complete) {
+        emit_rows(w, now_ns, true);
+        write_victims(w);
+        if (w->files[FILE_ZONES]) {
+            write_zones(w);
+        }
+        rc = flush_all(w, err, errlen);
+    }
+    for (int i = 0; i < NFILES; i++) {
+        if (w->files[i] && fclose(w->files[i]) && rc == 0) {
+            rc = ftl_error(err, errlen, "closing %s failed: %s", file_names[i],
+                            strerror(errno));
+        }
+    }
+    free(w);
+    return rc;
+}
+
+int ftl_stats_write_lpn_counts(const struct ftl *ftl, const char *path, char *err,
+                               size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        return ftl_error(err, errlen, "cannot create %s: %s", path, strerror(errno));
+    }
+    struct ftl_gauges g;
+    ftl_get_gauges(ftl, &g);
+    fputs("LPN,Access_Count\n", f);
+    for (uint64_t lpn = 0; lpn < g.max_written_lpn_plus_one; lpn++) {
+        fprintf(f, "%llu,%u\n", (unsigned long long)lpn, ftl_lpn_write_count(ftl, lpn));
+    }
+    bool failed = ferror(f) != 0;
+    if (fclose(f) || failed) {
+        return ftl_error(err, errlen, "writing %s failed: %s", path, strerror(errno));
+    }
+    return 0;
+}

@@ -1,0 +1,94 @@
+/*
+ * Saving and restoring a whole FTL (femu_ftl/state.h): CONF, then the core sections, the maps
+ * and each configured module's own. A restore fills an FTL fresh from ftl_create(),
+ * checks every index as it goes and runs ftl_check() on the result, so a file that
+ * passed its CRCs but does not hold together is refused, never half used.
+ */
+#include "femu_ftl/state.h"
+
+#include "femu_ftl/error.h"
+#include "state_codec.h"
+#include "flash/ftl_handle.h"
+#include "state/ftl_state_section.h"
+
+/* What this build cannot save or restore yet; NULL when it can. */
+static const char *unsupported(void)
+{
+    if (!state_host_is_little_endian()) {
+        return "state files need a little-endian host";
+    }
+    return NULL;
+}
+
+int ftl_state_save(const struct ftl *ftl, struct state_writer *w, uint64_t now_ns,
+                   char *err, size_t errlen)
+{
+    const char *why = unsupported();
+    if (why) {
+        return ftl_error(err, errlen, "%s", why);
+    }
+    if (ftl_state_save_conf(&ftl->cfg, w, err, errlen) ||
+        ftl_state_save_core(ftl, w, now_ns, err, errlen) ||
+        ftl_state_save_maps(ftl, w, err, errlen) ||
+        (ftl->zns && ftl_state_save_zns(ftl, w, err, errlen)) ||
+        (ftl->dftl && ftl_state_save_dftl(ftl, w, err, errlen)) ||
+        (ftl->wbuf && ftl_state_save_wbuf(ftl, w, err, errlen))) {
+        return -1;
+    }
+    return 0;
+}
+
+int ftl_state_load(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
+                   char *err, size_t errlen)
+{
+    const char *path = state_reader_path(r);
+    const char *why = unsupported();
+    if (why) {
+        return ftl_error(err, errlen, "%s: %s", path, why);
+    }
+    if (ftl_state_load_core(ftl, r, now_ns, err, errlen) ||
+        ftl_state_load_maps(ftl, r, err, errlen) ||
+        (ftl->zns && ftl_state_load_zns(ftl, r, err, errlen)) ||
+        (ftl->dftl && ftl_state_load_dftl(ftl, r, err, errlen)) ||
+        (ftl->wbuf && ftl_state_load_wbuf(ftl, r, err, errlen))) {
+        return -1;
+    }
+    char what[384];
+    if (ftl_check(ftl, what, sizeof(what))) {
+        return ftl_error(err, errlen, "%s: inconsistent state: %s", path, what);
+    }
+    return 0;
+}
+
+int ftl_state_save_file(const struct ftl *ftl, const char *path, const char *producer,
+                        uint64_t now_ns, char *err, size_t errlen)
+{
+    struct state_writer *w = state_writer_open(path, err, errlen);
+    if (!w) {
+        return -1;
+    }
+    char why[384];
+    if (state_writer_meta(w, producer, false) ||
+        ftl_state_save(ftl, w, now_ns, why, sizeof(why))) {
+        const char *failure = state_writer_error(w);
+        ftl_error(err, errlen, "%s: %s", path, failure ? failure : why);
+        state_writer_abort(w);
+        return -1;
+    }
+    return state_writer_commit(w, err, errlen);
+}
+
+int ftl_state_load_file(struct ftl *ftl, const char *path, uint64_t now_ns,
+                        char *err, size_t errlen)
+{
+    struct state_reader *r = state_reader_open(path, err, errlen);
+    if (!r) {
+        return -1;
+    }
+    int rc = ftl_state_check_config(r, &ftl->cfg, err, errlen);
+    if (rc == 0) {
+        rc = ftl_state_load(ftl, r, now_ns, err, errlen);
+    }
+    state_reader_close(r);
+    return rc;
+}

@@ -1,0 +1,395 @@
+/*
+ * The page-mapped FTL's own state apart from the maps: scalars, counters, write pointers
+ * and paced GC (FCOR), blocks (FBLK), lines (FLIN), free rings and victim heaps (FQUE).
+ * Lists keep their order: the free rings from their heads, the heaps in array order (the
+ * exact victim order), the full list through the lines' links.
+ */
+
+#include "state/ftl_state_section.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "femu_ftl/error.h"
+#include "flash/ftl_handle.h"
+#include "gc/gc.h"
+
+#define NCOUNTERS (sizeof(struct ftl_counters) / sizeof(uint64_t))
+_Static_assert(sizeof(struct ftl_counters) == NCOUNTERS * sizeof(uint64_t),
+               "ftl_counters holds only uint64_t fields");
+
+#define LINE_RECORD_BYTES (6 * 4 + 2 * 8 + 2)
+#define BLOCK_RECORD_BYTES (3 * 4)
+
+/* ---- FCOR ---- */
+
+/* What the section is for: a file of another geometry is refused before anything. */
+static void put_geometry(struct state_buf *b, const struct ftl *ftl)
+{
+    state_buf_u64(b, ftl->nunits);
+    state_buf_u64(b, ftl->luns);
+    state_buf_u64(b, ftl->pgs_per_line);
+    state_buf_u64(b, ftl->geo.phys_pages);
+    state_buf_u64(b, ftl->geo.logical_pages);
+    state_buf_u64(b, ftl->geo.blocks);
+    state_buf_u64(b, ftl->npools);
+    state_buf_u64(b, ftl->nwps);
+}
+
+static int save_scalars(const struct ftl *ftl, struct state_writer *w, char *err,
+                        size_t errlen)
+{
+    struct state_buf b = { 0 };
+    uint64_t counters[NCOUNTERS];
+    memcpy(counters, &ftl->ctr, sizeof(counters));
+
+    state_buf_u32(&b, FTL_STATE_SECTION_VERSION);
+    put_geometry(&b, ftl);
+    state_buf_u32(&b, (uint32_t)NCOUNTERS);
+    for (size_t i = 0; i < NCOUNTERS; i++) {
+        state_buf_u64(&b, counters[i]);
+    }
+    state_buf_u64(&b, ftl->valid_pages);
+    state_buf_u64(&b, ftl->max_lpn_plus_one);
+    state_buf_u32(&b, ftl->erase_min);
+    state_buf_u32(&b, ftl->erase_max);
+    state_buf_u64(&b, ftl->erase_min_blocks);
+    state_buf_u64(&b, ftl->erase_sum);
+    state_buf_u64(&b, ftl->good_blocks);
+    state_buf_u64(&b, ftl->read_error_lpn);
+    state_buf_u64(&b, ftl->fault_rng);
+    state_buf_u64(&b, ftl->gc_rng);
+    state_buf_u64(&b, ftl->free_pages);
+    state_buf_u64(&b, ftl->close_seq_next);
+    state_buf_u32(&b, ftl->free_count);
+    state_buf_u32(&b, ftl->full_head);
+    state_buf_u32(&b, ftl->full_tail);
+    state_buf_u32(&b, ftl->full_count);
+    state_buf_u32(&b, ftl->victim_count);
+    for (uint32_t i = 0; i <= MAP_WP; i++) {
+        state_buf_u32(&b, ftl->wps[i].line);
+        state_buf_u32(&b, ftl->wps[i].offset);
+        state_buf_u32(&b, ftl->wps[i].next_pool);
+    }
+    state_buf_u32(&b, ftl->gc_line);
+    state_buf_u32(&b, ftl->gc_cursor);
+    state_buf_u32(&b, ftl->gc_rate_valid);
+    state_buf_u32(&b, ftl->gc_rate_invalid);
+    state_buf_u64(&b, ftl->gc_owed);
+    state_buf_u8(&b, ftl->gc_kind);
+    for (uint32_t lun = 0; lun < ftl->luns; lun++) {
+        state_buf_u32(&b, ftl->gc_lun_cursor[lun]);
+    }
+    for (int map = 0; map < 2; map++) {
+        for (uint32_t v = 0; v <= ftl->pgs_per_line; v++) {
+            state_buf_u64(&b, ftl->victim_hist[map][v]);
+        }
+    }
+    return state_buf_section(&b, w, STATE_TAG_FTL_CORE, err, errlen);
+}
+
+static uint64_t scalars_bytes(const struct ftl *ftl)
+{
+    return 4 + 8 * 8 + 4 + 8 * NCOUNTERS + 2 * 8 + 2 * 4 + 8 * 8 + 5 * 4 +
+           (MAP_WP + 1) * 12 + 4 * 4 + 8 + 1 + 4 * (uint64_t)ftl->luns +
+           2 * 8 * ((uint64_t)ftl->pgs_per_line + 1);
+}
+
+static bool line_or_none(const struct ftl *ftl, uint32_t line)
+{
+    return line == NO_LINE || line < ftl->nunits;
+}
+
+static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen)
+{
+    const uint32_t tag = STATE_TAG_FTL_CORE;
+    struct state_cursor c;
+    if (state_section_open(r, tag, scalars_bytes(ftl), 0, &c, err, errlen)) {
+        return -1;
+    }
+    struct state_buf mine = { 0 };
+    put_geometry(&mine, ftl);
+    bool same = !mine.failed && memcmp(c.p + c.pos, mine.p, mine.len) == 0;
+    c.pos += 8 * 8;
+    free(mine.p);
+    if (!same) {
+        state_cursor_free(&c);
+        return state_section_error(r, tag, err, errlen, "another geometry");
+    }
+    if (state_cur_u32(&c) != NCOUNTERS) {
+        state_cursor_free(&c);
+        return state_section_error(r, tag, err, errlen, "another set of counters");
+    }
+    uint64_t counters[NCOUNTERS];
+    for (size_t i = 0; i < NCOUNTERS; i++) {
+        counters[i] = state_cur_u64(&c);
+    }
+    memcpy(&ftl->ctr, counters, sizeof(counters));
+    ftl->valid_pages = state_cur_u64(&c);
+    ftl->max_lpn_plus_one = state_cur_u64(&c);
+    ftl->erase_min = state_cur_u32(&c);
+    ftl->erase_max = state_cur_u32(&c);
+    ftl->erase_min_blocks = state_cur_u64(&c);
+    ftl->erase_sum = state_cur_u64(&c);
+    uint64_t good_blocks = state_cur_u64(&c);
+    ftl->read_error_lpn = state_cur_u64(&c);
+    ftl->fault_rng = state_cur_u64(&c);
+    ftl->gc_rng = state_cur_u64(&c);
+    ftl->free_pages = state_cur_u64(&c);
+    ftl->close_seq_next = state_cur_u64(&c);
+    ftl->free_count = state_cur_u32(&c);
+    ftl->full_head = state_cur_u32(&c);
+    ftl->full_tail = state_cur_u32(&c);
+    ftl->full_count = state_cur_u32(&c);
+    ftl->victim_count = state_cur_u32(&c);
+    for (uint32_t i = 0; i <= MAP_WP; i++) {
+        ftl->wps[i].line = state_cur_u32(&c);
+        ftl->wps[i].offset = state_cur_u32(&c);
+        ftl->wps[i].next_pool = state_cur_u32(&c);
+    }
+    ftl->gc_line = state_cur_u32(&c);
+    ftl->gc_cursor = state_cur_u32(&c);
+    ftl->gc_rate_valid = state_cur_u32(&c);
+    ftl->gc_rate_invalid = state_cur_u32(&c);
+    ftl->gc_owed = state_cur_u64(&c);
+    ftl->gc_kind = state_cur_u8(&c);
+    for (uint32_t lun = 0; lun < ftl->luns; lun++) {
+        ftl->gc_lun_cursor[lun] = state_cur_u32(&c);
+    }
+    for (int map = 0; map < 2; map++) {
+        for (uint32_t v = 0; v <= ftl->pgs_per_line; v++) {
+            ftl->victim_hist[map][v] = state_cur_u64(&c);
+        }
+    }
+    state_cursor_free(&c);
+
+    /* What later code indexes with, before ftl_check() looks at the whole. */
+    if (good_blocks != ftl->good_blocks) {
+        return state_section_error(r, tag, err, errlen, "%llu good blocks, the bad block "
+                                   "choice gives %llu", (unsigned long long)good_blocks,
+                                   (unsigned long long)ftl->good_blocks);
+    }
+    if (!line_or_none(ftl, ftl->full_head) || !line_or_none(ftl, ftl->full_tail)) {
+        return state_section_error(r, tag, err, errlen, "full list ends out of range");
+    }
+    for (uint32_t i = 0; i <= MAP_WP; i++) {
+        const struct write_pointer *wp = &ftl->wps[i];
+        if (!line_or_none(ftl, wp->line) || wp->next_pool >= ftl->npools ||
+            (wp->line != NO_LINE && wp->offset >= ftl->pgs_per_line)) {
+            return state_section_error(r, tag, err, errlen, "write pointer %u (line %u, "
+                                       "offset %u, pool %u) out of range", i, wp->line,
+                                       wp->offset, wp->next_pool);
+        }
+    }
+    if (!line_or_none(ftl, ftl->gc_line) || ftl->gc_cursor > ftl->pgs_per_line ||
+        ftl->gc_kind > GC_KIND_FALLBACK) {
+        return state_section_error(r, tag, err, errlen, "paced GC (line %u, cursor %u, "
+                                   "kind %u) out of range", ftl->gc_line, ftl->gc_cursor,
+                                   ftl->gc_kind);
+    }
+    for (uint32_t lun = 0; lun < ftl->luns; lun++) {
+        /* a LUN's cursor steps by luns and may stop up to luns - 1 past the end */
+        if (ftl->gc_lun_cursor[lun] >= (uint64_t)ftl->pgs_per_line + ftl->luns) {
+            return state_section_error(r, tag, err, errlen, "GC cursor of LUN %u (%u) out "
+                                       "of range", lun, ftl->gc_lun_cursor[lun]);
+        }
+    }
+    return 0;
+}
+
+/* ---- FBLK ---- */
+
+static int save_blocks(const struct ftl *ftl, struct state_writer *w, char *err,
+                       size_t errlen)
+{
+    struct state_buf b = { 0 };
+    state_buf_u32(&b, FTL_STATE_SECTION_VERSION);
+    for (uint64_t i = 0; i < ftl->geo.blocks; i++) {
+        state_buf_u32(&b, ftl->blocks[i].valid);
+        state_buf_u32(&b, ftl->blocks[i].invalid);
+        state_buf_u32(&b, ftl->blocks[i].erase_count);
+    }
+    for (uint64_t i = 0; i < (ftl->geo.blocks + 63) / 64; i++) {
+        state_buf_u64(&b, ftl->bad_bits[i]);
+    }
+    return state_buf_section(&b, w, STATE_TAG_FTL_BLKS, err, errlen);
+}
+
+static int load_blocks(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen)
+{
+    const uint32_t tag = STATE_TAG_FTL_BLKS;
+    uint64_t nblocks = ftl->geo.blocks, words = (nblocks + 63) / 64;
+    struct state_cursor c;
+    if (state_section_open(r, tag, 4 + nblocks * BLOCK_RECORD_BYTES + words * 8, 0, &c, err,
+                           errlen)) {
+        return -1;
+    }
+    for (uint64_t i = 0; i < nblocks; i++) {
+        ftl->blocks[i].valid = state_cur_u32(&c);
+        ftl->blocks[i].invalid = state_cur_u32(&c);
+        ftl->blocks[i].erase_count = state_cur_u32(&c);
+    }
+    int rc = 0;
+    for (uint64_t i = 0; i < words && rc == 0; i++) {
+        /* bad blocks follow from fault_seed: the file must agree with this build */
+        if (state_cur_u64(&c) != ftl->bad_bits[i]) {
+            rc = state_section_error(r, tag, err, errlen, "bad blocks %llu..%llu differ from "
+                                     "those fault_seed gives", (unsigned long long)(i * 64),
+                                     (unsigned long long)(i * 64 + 63));
+        }
+    }
+    state_cursor_free(&c);
+    return rc;
+}
+
+/* ---- FLIN ---- */
+
+static int save_lines(const struct ftl *ftl, struct state_writer *w, uint64_t now_ns,
+                      char *err, size_t errlen)
+{
+    struct state_buf b = { 0 };
+    state_buf_u32(&b, FTL_STATE_SECTION_VERSION);
+    for (uint32_t i = 0; i < ftl->nunits; i++) {
+        const struct line *l = &ftl->lines[i];
+        state_buf_u32(&b, l->valid);
+        state_buf_u32(&b, l->invalid);
+        state_buf_u32(&b, l->heap_pos);
+        state_buf_u32(&b, l->prev);
+        state_buf_u32(&b, l->next);
+        state_buf_u32(&b, l->capacity);
+        state_buf_u64(&b, state_time_age(now_ns, l->written_ns));
+        state_buf_u64(&b, l->close_seq);
+        state_buf_u8(&b, l->state);
+        state_buf_u8(&b, l->wp);
+    }
+    return state_buf_section(&b, w, STATE_TAG_FTL_LINE, err, errlen);
+}
+
+static int load_lines(struct ftl *ftl, struct state_reader *r, uint64_t now_ns, char *err,
+                      size_t errlen)
+{
+    const uint32_t tag = STATE_TAG_FTL_LINE;
+    struct state_cursor c;
+    if (state_section_open(r, tag, 4 + (uint64_t)ftl->nunits * LINE_RECORD_BYTES, 0, &c, err,
+                           errlen)) {
+        return -1;
+    }
+    int rc = 0;
+    uint32_t heap_room = ftl->pool_cap ? ftl->pool_cap : 1;
+    for (uint32_t i = 0; i < ftl->nunits && rc == 0; i++) {
+        struct line *l = &ftl->lines[i];
+        uint32_t capacity = l->capacity;    /* from the bad blocks, at create */
+        l->valid = state_cur_u32(&c);
+        l->invalid = state_cur_u32(&c);
+        l->heap_pos = state_cur_u32(&c);
+        l->prev = state_cur_u32(&c);
+        l->next = state_cur_u32(&c);
+        l->capacity = state_cur_u32(&c);
+        l->written_ns = state_time_rebase(now_ns, state_cur_u64(&c));
+        l->close_seq = state_cur_u64(&c);
+        l->state = state_cur_u8(&c);
+        l->wp = state_cur_u8(&c);
+        if (l->capacity != capacity) {
+            rc = state_section_error(r, tag, err, errlen, "line %u capacity %u, its good "
+                                     "blocks hold %u", i, l->capacity, capacity);
+        } else if (l->state > LINE_DEAD || l->wp > MAP_WP || l->heap_pos >= heap_room ||
+                   !line_or_none(ftl, l->prev) || !line_or_none(ftl, l->next)) {
+            rc = state_section_error(r, tag, err, errlen, "line %u (state %u, write pointer "
+                                     "%u, heap_pos %u, links %u/%u) out of range", i,
+                                     l->state, l->wp, l->heap_pos, l->prev, l->next);
+        }
+    }
+    state_cursor_free(&c);
+    return rc;
+}
+
+/* ---- FQUE ---- */
+
+static int save_queues(const struct ftl *ftl, struct state_writer *w, char *err,
+                       size_t errlen)
+{
+    struct state_buf b = { 0 };
+    state_buf_u32(&b, FTL_STATE_SECTION_VERSION);
+    for (uint32_t p = 0; p < ftl->npools; p++) {
+        const uint32_t *ring = ftl->free_queue + (size_t)p * ftl->pool_cap;
+        state_buf_u32(&b, ftl->pool_count[p]);
+        for (uint32_t i = 0; i < ftl->pool_count[p]; i++) {
+            state_buf_u32(&b, ring[(ftl->pool_head[p] + (uint64_t)i) % ftl->pool_cap]);
+        }
+    }
+    for (uint32_t p = 0; p < ftl->npools; p++) {
+        const uint32_t *heap = ftl->victim_heap + (size_t)p * ftl->pool_cap;
+        state_buf_u32(&b, ftl->heap_count[p]);
+        for (uint32_t i = 0; i < ftl->heap_count[p]; i++) {
+            state_buf_u32(&b, heap[i]);
+        }
+    }
+    return state_buf_section(&b, w, STATE_TAG_FTL_QUES, err, errlen);
+}
+
+/* count entries of lines < nunits into out (room for pool_cap); -1 when out of range. */
+static int load_line_list(struct ftl *ftl, struct state_cursor *c, uint32_t *out,
+                          uint32_t *count)
+{
+    *count = state_cur_u32(c);
+    if (c->overrun || *count > ftl->pool_cap) {
+        return -1;
+    }
+    for (uint32_t i = 0; i < *count; i++) {
+        out[i] = state_cur_u32(c);
+        if (c->overrun || out[i] >= ftl->nunits) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int load_queues(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen)
+{
+    const uint32_t tag = STATE_TAG_FTL_QUES;
+    uint64_t max = 4 + 8 * (uint64_t)ftl->npools + 8 * (uint64_t)ftl->nunits;
+    struct state_cursor c;
+    if (state_section_open(r, tag, 0, max, &c, err, errlen)) {
+        return -1;
+    }
+    int rc = 0;
+    for (uint32_t p = 0; p < ftl->npools && rc == 0; p++) {
+        ftl->pool_head[p] = 0;
+        if (load_line_list(ftl, &c, ftl->free_queue + (size_t)p * ftl->pool_cap,
+                           &ftl->pool_count[p])) {
+            rc = state_section_error(r, tag, err, errlen, "free pool %u out of range", p);
+        }
+    }
+    for (uint32_t p = 0; p < ftl->npools && rc == 0; p++) {
+        if (load_line_list(ftl, &c, ftl->victim_heap + (size_t)p * ftl->pool_cap,
+                           &ftl->heap_count[p])) {
+            rc = state_section_error(r, tag, err, errlen, "victim heap %u out of range", p);
+        }
+    }
+    if (rc == 0 && c.pos != c.len) {
+        rc = state_section_error(r, tag, err, errlen, "%zu bytes after the lists",
+                                 c.len - c.pos);
+    }
+    state_cursor_free(&c);
+    return rc;
+}
+
+int ftl_state_save_core(const struct ftl *ftl, struct state_writer *w, uint64_t now_ns,
+                        char *err, size_t errlen)
+{
+    if (save_scalars(ftl, w, err, errlen) || save_blocks(ftl, w, err, errlen) ||
+        save_lines(ftl, w, now_ns, err, errlen) || save_queues(ftl, w, err, errlen)) {
+        return -1;
+    }
+    return 0;
+}
+
+int ftl_state_load_core(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
+                        char *err, size_t errlen)
+{
+    if (load_scalars(ftl, r, err, errlen) || load_blocks(ftl, r, err, errlen) ||
+        load_lines(ftl, r, now_ns, err, errlen) || load_queues(ftl, r, err, errlen)) {
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,85 @@
+/*
+ * The sections an FTL state file holds (femu_ftl/state.h), one function pair per part of
+ * the FTL in a file of its own (ftl_state_<part>.c); ftl_state.c calls them in order. Each
+ * load checks every size and index against the FTL it fills before it stores anything
+ * that later code would index with; ftl_check() then checks that the whole holds together.
+ * Besides the pairs, this header holds what they share: the tags, the layout version,
+ * times, and (ftl_state_section.c) opening a section and its errors.
+ */
+#ifndef FEMU_FTL_STATE_FTL_STATE_SECTION_H
+#define FEMU_FTL_STATE_FTL_STATE_SECTION_H
+
+#include <stdint.h>
+
+#include "femu_ftl/ftl.h"
+#include "state_codec.h"
+
+#define STATE_TAG_FTL_CORE STATE_TAG('F', 'C', 'O', 'R')   /* scalars, counters, wps, GC */
+#define STATE_TAG_FTL_BLKS STATE_TAG('F', 'B', 'L', 'K')   /* blocks and bad blocks */
+#define STATE_TAG_FTL_LINE STATE_TAG('F', 'L', 'I', 'N')   /* lines (GC units) */
+#define STATE_TAG_FTL_QUES STATE_TAG('F', 'Q', 'U', 'E')   /* free rings, victim heaps */
+#define STATE_TAG_FTL_L2P  STATE_TAG('F', 'L', '2', 'P')   /* sparse l2p_plus1 */
+#define STATE_TAG_FTL_P2L  STATE_TAG('F', 'P', '2', 'L')   /* sparse p2l_plus1 */
+#define STATE_TAG_FTL_WCNT STATE_TAG('F', 'W', 'C', 'N')   /* sparse write_count16 */
+#define STATE_TAG_FTL_WCOV STATE_TAG('F', 'W', 'C', 'O')   /* write-count overflow slots */
+#define STATE_TAG_FTL_ZONE STATE_TAG('Z', 'O', 'N', 'E')   /* zones (zoned=1) */
+#define STATE_TAG_FTL_DFTL STATE_TAG('D', 'F', 'T', 'L')   /* the CMT (mapping=dftl) */
+#define STATE_TAG_FTL_WBUF STATE_TAG('W', 'B', 'U', 'F')   /* buffered pages */
+
+/* Version of each section's own layout (its first u32). */
+#define FTL_STATE_SECTION_VERSION 1u
+
+int ftl_state_save_conf(const struct ftl_config *cfg, struct state_writer *w, char *err,
+                        size_t errlen);
+
+int ftl_state_save_core(const struct ftl *ftl, struct state_writer *w, uint64_t now_ns,
+                        char *err, size_t errlen);
+int ftl_state_load_core(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
+                        char *err, size_t errlen);
+
+int ftl_state_save_maps(const struct ftl *ftl, struct state_writer *w, char *err,
+                        size_t errlen);
+int ftl_state_load_maps(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen);
+
+/* The modules, each only when configured; loaded after the maps (DFTL's directory is
+ * read from the P2L). */
+int ftl_state_save_zns(const struct ftl *ftl, struct state_writer *w, char *err,
+                       size_t errlen);
+int ftl_state_load_zns(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen);
+
+int ftl_state_save_dftl(const struct ftl *ftl, struct state_writer *w, char *err,
+                        size_t errlen);
+int ftl_state_load_dftl(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen);
+
+int ftl_state_save_wbuf(const struct ftl *ftl, struct state_writer *w, char *err,
+                        size_t errlen);
+int ftl_state_load_wbuf(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen);
+
+/*
+ * Times are saved as their age at the save (now_ns - t, two's complement when t lies
+ * ahead of now_ns) and re-based on the restore's now_ns, clamped to [0, UINT64_MAX].
+ */
+static inline uint64_t state_time_age(uint64_t now_ns, uint64_t t)
+{
+    return now_ns - t;
+}
+
+static inline uint64_t state_time_rebase(uint64_t now_ns, uint64_t age)
+{
+    if ((int64_t)age >= 0) {
+        return now_ns >= age ? now_ns - age : 0;
+    }
+    uint64_t ahead = 0 - age;
+    return now_ns <= UINT64_MAX - ahead ? now_ns + ahead : UINT64_MAX;
+}
+
+/* Section tag read whole into c (state_cursor_load's sizes) with its layout version, the
+ * first u32, checked: -1 with a reason, and nothing to free, when either is wrong. */
+int state_section_open(struct state_reader *r, uint32_t tag, uint64_t expected, uint64_t max,
+                       struct state_cursor *c, char *err, size_t errlen);
+
+/* "PATH: section TAG: " + message, always -1. */
+int state_section_error(struct state_reader *r, uint32_t tag, char *err, size_t errlen,
+                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+#endif

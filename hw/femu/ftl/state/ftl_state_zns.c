@@ -1,0 +1,202 @@
+/*
+ * The zoned namespace (ZONE): per zone its state, admission's write pointer (sectors
+ * written), its resets and the flash record (sectors that reached the device), then the
+ * implicitly opened zones oldest first, the order in which max_open closes them.
+ *
+ * Derived, not saved: the zones per state and the open / active counts (from the states),
+ * the FIFO's links (from its order), the engine's changed-zones list (scratch). Zones
+ * keep no time of their own.
+ */
+
+#include "state/ftl_state_section.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "femu_ftl/error.h"
+#include "flash/ftl_handle.h"
+#include "zns/zns_tables.h"
+#include "zns/zone_state_tables.h"
+
+#define ZONE_RECORD_BYTES (1 + 3 * 8)
+#define ZONE_HEADER_BYTES (4 + 3 * 8 + 4)   /* version, geometry, FIFO length */
+
+static void put_geometry(struct state_buf *b, const struct zone_state *zs)
+{
+    state_buf_u64(b, zs->p.zones);
+    state_buf_u64(b, zs->p.zone_sectors);
+    state_buf_u64(b, zs->p.cap_sectors);
+}
+
+int ftl_state_save_zns(const struct ftl *ftl, struct state_writer *w, char *err,
+                       size_t errlen)
+{
+    const struct zns *z = ftl->zns;
+    const struct zone_state *zs = z->state;
+    struct state_buf b = { 0 };
+
+    state_buf_u32(&b, FTL_STATE_SECTION_VERSION);
+    put_geometry(&b, zs);
+    for (uint64_t i = 0; i < zs->p.zones; i++) {
+        state_buf_u8(&b, zs->state[i]);
+        state_buf_u64(&b, zs->written[i]);
+        state_buf_u64(&b, zs->resets[i]);
+        state_buf_u64(&b, z->zones[i].written);
+    }
+    uint32_t nimp = 0;
+    for (uint32_t i = zs->imp_prev ? zs->imp_head : NO_ZONE; i != NO_ZONE;
+         i = zs->imp_next[i]) {
+        nimp++;
+    }
+    state_buf_u32(&b, nimp);
+    for (uint32_t i = zs->imp_prev ? zs->imp_head : NO_ZONE; i != NO_ZONE;
+         i = zs->imp_next[i]) {
+        state_buf_u32(&b, i);
+    }
+    return state_buf_section(&b, w, STATE_TAG_FTL_ZONE, err, errlen);
+}
+
+static bool state_known(uint8_t st)
+{
+    switch (st) {
+    case FTL_ZONE_EMPTY:
+    case FTL_ZONE_IMPLICIT_OPEN:
+    case FTL_ZONE_EXPLICIT_OPEN:
+    case FTL_ZONE_CLOSED:
+    case FTL_ZONE_READ_ONLY:
+    case FTL_ZONE_FULL:
+    case FTL_ZONE_OFFLINE:
+        return true;
+    }
+    return false;
+}
+
+static bool state_open(uint8_t st)
+{
+    return st == FTL_ZONE_IMPLICIT_OPEN || st == FTL_ZONE_EXPLICIT_OPEN;
+}
+
+/*
+ * A zone only leaves the writable states through the reset that wears it out (resets
+ * reaching reset_limit makes it read only, and only a read-only zone goes offline), and
+ * a worn zone is never reset again: so it is read only or offline exactly when worn.
+ * zone_state_check() does not know the reset counts; the restore checks this here.
+ */
+static bool wear_agrees(const struct zone_state *zs, uint8_t st, uint64_t resets)
+{
+    bool worn = zs->p.reset_limit && resets >= zs->p.reset_limit;
+    return worn == (st == FTL_ZONE_READ_ONLY || st == FTL_ZONE_OFFLINE);
+}
+
+/* The zones' records; states, counts and the open / active figures follow. */
+static int load_zones(struct ftl *ftl, struct state_reader *r, struct state_cursor *c,
+                      char *err, size_t errlen)
+{
+    const uint32_t tag = STATE_TAG_FTL_ZONE;
+    struct zone_state *zs = ftl->zns->state;
+    uint64_t cap = zs->p.cap_sectors;
+
+    for (int s = 0; s < FTL_ZONE_STATES; s++) {
+        zs->counts[s] = 0;
+    }
+    zs->open = zs->active = 0;
+    for (uint64_t i = 0; i < zs->p.zones; i++) {
+        uint8_t st = state_cur_u8(c);
+        uint64_t written = state_cur_u64(c), resets = state_cur_u64(c);
+        uint64_t flash = state_cur_u64(c);
+        if (!state_known(st)) {
+            return state_section_error(r, tag, err, errlen, "zone %llu: state 0x%x is not "
+                                       "a zone state", (unsigned long long)i, st);
+        }
+        if (written > cap || flash > cap) {
+            return state_section_error(r, tag, err, errlen, "zone %llu: %llu sectors "
+                                       "written, %llu on flash, past its capacity %llu",
+                                       (unsigned long long)i, (unsigned long long)written,
+                                       (unsigned long long)flash, (unsigned long long)cap);
+        }
+        if (!wear_agrees(zs, st, resets)) {
+            return state_section_error(r, tag, err, errlen, "zone %llu: %s after %llu "
+                                       "resets of %llu", (unsigned long long)i,
+                                       ftl_zone_state_name(st), (unsigned long long)resets,
+                                       (unsigned long long)zs->p.reset_limit);
+        }
+        zs->state[i] = st;
+        zs->written[i] = written;
+        zs->resets[i] = resets;
+        ftl->zns->zones[i].written = flash;
+        zs->counts[st]++;
+        zs->open += state_open(st);
+        zs->active += state_open(st) || st == FTL_ZONE_CLOSED;
+    }
+    return 0;
+}
+
+/* The implicitly-open FIFO, oldest first: every implicitly open zone once. */
+static int load_fifo(struct zone_state *zs, struct state_reader *r, struct state_cursor *c,
+                     char *err, size_t errlen)
+{
+    const uint32_t tag = STATE_TAG_FTL_ZONE;
+    uint32_t nimp = state_cur_u32(c);
+    uint64_t want = zs->imp_prev ? zs->counts[FTL_ZONE_IMPLICIT_OPEN] : 0;
+
+    if (nimp != want || c->len - c->pos != 4 * (uint64_t)nimp) {
+        return state_section_error(r, tag, err, errlen, "%u implicitly open zones listed "
+                                   "in %zu bytes, the states give %llu", nimp,
+                                   c->len - c->pos, (unsigned long long)want);
+    }
+    zs->imp_head = zs->imp_tail = NO_ZONE;
+    for (uint64_t i = 0; zs->imp_prev && i < zs->p.zones; i++) {
+        zs->imp_prev[i] = zs->imp_next[i] = NO_ZONE;
+    }
+    for (uint32_t k = 0; k < nimp; k++) {
+        uint32_t z = state_cur_u32(c);
+        /* a zone already listed has a predecessor, or is the head */
+        if (z >= zs->p.zones || zs->state[z] != FTL_ZONE_IMPLICIT_OPEN ||
+            zs->imp_prev[z] != NO_ZONE || z == zs->imp_head) {
+            return state_section_error(r, tag, err, errlen, "implicitly-open list entry %u "
+                                       "(zone %u) is not an implicitly open zone listed "
+                                       "once", k, z);
+        }
+        zs->imp_prev[z] = zs->imp_tail;
+        if (zs->imp_tail == NO_ZONE) {
+            zs->imp_head = z;
+        } else {
+            zs->imp_next[zs->imp_tail] = z;
+        }
+        zs->imp_tail = z;
+    }
+    return 0;
+}
+
+int ftl_state_load_zns(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen)
+{
+    const uint32_t tag = STATE_TAG_FTL_ZONE;
+    struct zone_state *zs = ftl->zns->state;
+    uint64_t zones = zs->p.zones;
+    uint64_t max = ZONE_HEADER_BYTES + zones * (ZONE_RECORD_BYTES + 4);
+    struct state_cursor c;
+
+    if (state_section_open(r, tag, 0, max, &c, err, errlen)) {
+        return -1;
+    }
+    int rc = 0;
+    if (c.len < ZONE_HEADER_BYTES + zones * ZONE_RECORD_BYTES) {
+        rc = state_section_error(r, tag, err, errlen, "%zu bytes, too short for %llu zones",
+                                 c.len, (unsigned long long)zones);
+    }
+    struct state_buf mine = { 0 };
+    put_geometry(&mine, zs);
+    if (rc == 0 && (mine.failed || memcmp(c.p + c.pos, mine.p, mine.len) != 0)) {
+        rc = state_section_error(r, tag, err, errlen, "another zone geometry");
+    }
+    free(mine.p);
+    c.pos += 3 * 8;
+    if (rc == 0) {
+        rc = load_zones(ftl, r, &c, err, errlen);
+    }
+    if (rc == 0) {
+        rc = load_fifo(zs, r, &c, err, errlen);
+    }
+    state_cursor_free(&c);
+    return rc;
+}

@@ -1,0 +1,23 @@
+/* The DRAM write buffer (write_buffer.c; write_buffer_sectors > 0): only called when
+ * ftl->wbuf is set. */
+#ifndef FEMU_FTL_WBUF_WRITE_BUFFER_H
+#define FEMU_FTL_WBUF_WRITE_BUFFER_H
+
+#include "flash/ftl_handle.h"
+
+int wbuf_init(struct ftl *ftl);             /* FTL_OK or FTL_E_NOMEM */
+void wbuf_free(struct ftl *ftl);
+/* A host write into the buffer (range checked by the caller); flushes LRU pages past the
+ * watermark. *done_ns: buf_wr_lat after arrival, or when the flushes that made room end. */
+int wbuf_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
+/* Whether every sector of lpn set in mask (bit i: sector i of the page) is buffered. */
+bool wbuf_covers(const struct ftl *ftl, uint32_t lpn, uint64_t mask);
+/* Write every buffered page to flash; *done_ns when the last program ends. */
+int wbuf_flush_all(struct ftl *ftl, uint64_t now_ns, uint64_t *done_ns);
+/* Forget buffered pages in [start, end) (trim, format): their data is gone. */
+void wbuf_drop(struct ftl *ftl, uint64_t start, uint64_t end);
+uint64_t wbuf_sectors(const struct ftl *ftl);
+int wbuf_check(const struct ftl *ftl, char *err, size_t errlen);
+size_t wbuf_metadata_bytes(const struct ftl *ftl);
+
+#endif

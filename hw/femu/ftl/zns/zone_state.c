@@ -1,0 +1,620 @@
+/*
+ * The zone state machine of the NVMe Zoned Namespace Command Set (revision 1.1 section
+ * numbers below): one state byte, write pointer and reset count per zone in flat arrays,
+ * the open / active resource counts, and a FIFO of the implicitly opened zones so the
+ * controller can close the one opened longest ago when a zone needs an open resource
+ * (2.1.1.4.1: "The controller may transition zones in the ZSIO:Implicitly Opened state to
+ * the ZSC:Closed state for resource management purposes").
+ *
+ * Every entry point checks everything first and changes state only once it knows it will
+ * succeed, so an error leaves the zones as they were.
+ */
+#include "zns/zone_state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "femu_ftl/ftl.h"
+#include "zns/zone_state_tables.h"
+
+static bool is_open(uint8_t s)
+{
+    return s == FTL_ZONE_IMPLICIT_OPEN || s == FTL_ZONE_EXPLICIT_OPEN;
+}
+
+static bool is_active(uint8_t s)
+{
+    return is_open(s) || s == FTL_ZONE_CLOSED;
+}
+
+static uint64_t zone_start(const struct zone_state *zs, uint64_t zone)
+{
+    return zone * zs->p.zone_sectors;
+}
+
+/* ---- the implicitly-open FIFO ---- */
+
+static void imp_append(struct zone_state *zs, uint32_t z)
+{
+    zs->imp_prev[z] = zs->imp_tail;
+    zs->imp_next[z] = NO_ZONE;
+    if (zs->imp_tail == NO_ZONE) {
+        zs->imp_head = z;
+    } else {
+        zs->imp_next[zs->imp_tail] = z;
+    }
+    zs->imp_tail = z;
+}
+
+static void imp_remove(struct zone_state *zs, uint32_t z)
+{
+    uint32_t prev = zs->imp_prev[z], next = zs->imp_next[z];
+    if (prev == NO_ZONE) {
+        zs->imp_head = next;
+    } else {
+        zs->imp_next[prev] = next;
+    }
+    if (next == NO_ZONE) {
+        zs->imp_tail = prev;
+    } else {
+        zs->imp_prev[next] = prev;
+    }
+    zs->imp_prev[z] = zs->imp_next[z] = NO_ZONE;
+}
+
+/*
+ * The one place a zone changes state: the resource counts follow from the states left and
+ * entered (2.1.1.4.1 a-g: active = implicitly / explicitly open + closed, open = the two
+ * open states), so no transition can forget one.
+ */
+static void set_state(struct zone_state *zs, uint64_t zone, uint8_t to)
+{
+    uint8_t from = zs->state[zone];
+    if (from == to) {
+        return;
+    }
+    zs->counts[from]--;
+    zs->counts[to]++;
+    if (is_open(from)) {
+        zs->open--;
+    }
+    if (is_open(to)) {
+        zs->open++;
+    }
+    if (is_active(from)) {
+        zs->active--;
+    }
+    if (is_active(to)) {
+        zs->active++;
+    }
+    if (zs->imp_prev) {
+        if (from == FTL_ZONE_IMPLICIT_OPEN) {
+            imp_remove(zs, (uint32_t)zone);
+        }
+        if (to == FTL_ZONE_IMPLICIT_OPEN) {
+            imp_append(zs, (uint32_t)zone);
+        }
+    }
+    zs->state[zone] = to;
+}
+
+/* ---- life ---- */
+
+static bool params_valid(const struct zone_state_params *p)
+{
+    if (!p || p->zones == 0 || p->zones >= NO_ZONE || p->zone_sectors == 0 ||
+        p->cap_sectors == 0 || p->cap_sectors > p->zone_sectors ||
+        p->zones > UINT64_MAX / p->zone_sectors) {
+        return false;
+    }
+    return !(p->max_open && p->max_active && p->max_open > p->max_active);
+}
+
+struct zone_state *zone_state_create(const struct zone_state_params *p)
+{
+    if (!params_valid(p)) {
+        return NULL;
+    }
+    struct zone_state *zs = calloc(1, sizeof(*zs));
+    if (!zs) {
+        return NULL;
+    }
+    zs->p = *p;
+    zs->sectors = p->zones * p->zone_sectors;
+    size_t n = (size_t)p->zones;
+    zs->state = malloc(n);
+    zs->written = calloc(n, sizeof(*zs->written));
+    zs->resets = calloc(n, sizeof(*zs->resets));
+    bool ok = zs->state && zs->written && zs->resets;
+    if (ok && p->max_open) {
+        zs->imp_prev = calloc(n, sizeof(*zs->imp_prev));
+        zs->imp_next = calloc(n, sizeof(*zs->imp_next));
+        ok = zs->imp_prev && zs->imp_next;
+    }
+    if (!ok) {
+        zone_state_destroy(zs);
+        return NULL;
+    }
+    for (size_t z = 0; z < n; z++) {
+        zs->state[z] = FTL_ZONE_EMPTY;
+        if (zs->imp_prev) {
+            zs->imp_prev[z] = zs->imp_next[z] = NO_ZONE;
+        }
+    }
+    zs->imp_head = zs->imp_tail = NO_ZONE;
+    zs->counts[FTL_ZONE_EMPTY] = p->zones;
+    return zs;
+}
+
+void zone_state_destroy(struct zone_state *zs)
+{
+    if (!zs) {
+        return;
+    }
+    free(zs->state);
+    free(zs->written);
+    free(zs->resets);
+    free(zs->imp_prev);
+    free(zs->imp_next);
+    free(zs);
+}
+
+/* ---- queries ---- */
+
+void zone_state_get(const struct zone_state *zs, uint64_t zone, struct ftl_zone_info *out)
+{
+    if (zone >= zs->p.zones) {
+        *out = (struct ftl_zone_info){ 0 };
+        return;
+    }
+    uint64_t start = zone_start(zs, zone);
+    *out = (struct ftl_zone_info){ .start = start, .cap = zs->p.cap_sectors,
+                                   .wp = start + zs->written[zone],
+                                   .state = zs->state[zone] };
+}
+
+void zone_state_counts(const struct zone_state *zs, uint64_t counts[FTL_ZONE_STATES])
+{
+    for (int s = 0; s < FTL_ZONE_STATES; s++) {
+        counts[s] = zs->counts[s];
+    }
+}
+
+uint32_t zone_state_open(const struct zone_state *zs)
+{
+    return zs->open;
+}
+
+uint32_t zone_state_active(const struct zone_state *zs)
+{
+    return zs->active;
+}
+
+uint64_t zone_state_resets(const struct zone_state *zs, uint64_t zone)
+{
+    return zone < zs->p.zones ? zs->resets[zone] : 0;
+}
+
+/* ---- resources ---- */
+
+/*
+ * Whether a zone in state `from` may enter an open state (2.1.1.4.1): from empty it needs
+ * an active and an open resource, from closed an open one. When the open resources are
+ * all taken, *victim is the implicitly open zone to close for room (else NO_ZONE). Checks
+ * active first: closing a zone frees no active resource, and with max_active ==
+ * max_open a full open count is a full active count, which the spec reports as Too Many
+ * Active Zones.
+ */
+static int plan_open(const struct zone_state *zs, uint8_t from, uint32_t *victim)
+{
+    *victim = NO_ZONE;
+    if (is_open(from)) {
+        return FTL_OK;
+    }
+    if (from == FTL_ZONE_EMPTY && zs->p.max_active && zs->active >= zs->p.max_active) {
+        return FTL_E_TOO_MANY_ACTIVE;
+    }
+    if (zs->p.max_open && zs->open >= zs->p.max_open) {
+        if (zs->imp_head == NO_ZONE) {
+            return FTL_E_TOO_MANY_OPEN;
+        }
+        *victim = zs->imp_head;
+    }
+    return FTL_OK;
+}
+
+static void close_victim(struct zone_state *zs, uint32_t victim)
+{
+    if (victim != NO_ZONE) {
+        set_state(zs, victim, FTL_ZONE_CLOSED);
+    }
+}
+
+/* ---- writes and reads ---- */
+
+int zone_state_write(struct zone_state *zs, uint64_t slba, uint64_t nlb, bool append,
+                     uint64_t *assigned)
+{
+    if (nlb == 0) {
+        return FTL_E_INVAL;
+    }
+    if (slba >= zs->sectors) {
+        return FTL_E_RANGE;
+    }
+    uint64_t zone = slba / zs->p.zone_sectors;
+    uint64_t start = zone_start(zs, zone);
+    if (append ? slba != start : nlb > zs->sectors - slba) {
+        return append ? FTL_E_INVAL : FTL_E_RANGE;
+    }
+    uint8_t st = zs->state[zone];
+    switch (st) {
+    case FTL_ZONE_FULL:
+        return FTL_E_ZONE_FULL;
+    case FTL_ZONE_READ_ONLY:
+        return FTL_E_ZONE_READ_ONLY;
+    case FTL_ZONE_OFFLINE:
+        return FTL_E_ZONE_OFFLINE;
+    default:
+        break;
+    }
+    uint64_t wp = start + zs->written[zone];
+    if (!append && slba != wp) {
+        return FTL_E_ZONE_INVALID_WRITE;
+    }
+    /* also catches a write running into the next zone: cap <= zone size */
+    if (nlb > zs->p.cap_sectors - zs->written[zone]) {
+        return FTL_E_ZONE_BOUNDARY;
+    }
+    uint32_t victim;
+    int rc = plan_open(zs, st, &victim);
+    if (rc != FTL_OK) {
+        return rc;
+    }
+    close_victim(zs, victim);
+    if (st == FTL_ZONE_EMPTY || st == FTL_ZONE_CLOSED) {
+        set_state(zs, zone, FTL_ZONE_IMPLICIT_OPEN);
+    }
+    zs->written[zone] += nlb;
+    if (zs->written[zone] == zs->p.cap_sectors) {
+        set_state(zs, zone, FTL_ZONE_FULL);
+    }
+    if (assigned) {
+        *assigned = wp;
+    }
+    return FTL_OK;
+}
+
+static int range_check(const struct zone_state *zs, uint64_t slba, uint64_t nlb)
+{
+    if (nlb == 0) {
+        return FTL_E_INVAL;
+    }
+    if (slba >= zs->sectors || nlb > zs->sectors - slba) {
+        return FTL_E_RANGE;
+    }
+    return FTL_OK;
+}
+
+/* A read of an in-range [slba, slba + nlb): Zone Is Offline when it touches an offline
+ * zone (2.1.1.2.1.2); it may cross zones (we report Read Across Zone Boundaries). */
+static int offline_check(const struct zone_state *zs, uint64_t slba, uint64_t nlb)
+{
+    if (zs->counts[FTL_ZONE_OFFLINE] == 0) {
+        return FTL_OK;
+    }
+    uint64_t last = (slba + nlb - 1) / zs->p.zone_sectors;
+    for (uint64_t z = slba / zs->p.zone_sectors; z <= last; z++) {
+        if (zs->state[z] == FTL_ZONE_OFFLINE) {
+            return FTL_E_ZONE_OFFLINE;
+        }
+    }
+    return FTL_OK;
+}
+
+int zone_state_read(const struct zone_state *zs, uint64_t slba, uint64_t nlb)
+{
+    int rc = range_check(zs, slba, nlb);
+    return rc != FTL_OK ? rc : offline_check(zs, slba, nlb);
+}
+
+int zone_state_copy(struct zone_state *zs, const struct ftl_range *src, uint32_t nsrc,
+                    uint64_t dest)
+{
+    if (!src || nsrc == 0) {
+        return FTL_E_INVAL;
+    }
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < nsrc; i++) {
+        int rc = range_check(zs, src[i].slba, src[i].nlb);
+        if (rc == FTL_OK) {
+            rc = offline_check(zs, src[i].slba, src[i].nlb);
+        }
+        if (rc != FTL_OK) {
+            return rc;
+        }
+        /* saturate: a total past the namespace is out of range at any destination */
+        total = src[i].nlb > zs->sectors - total ? zs->sectors + 1 : total + src[i].nlb;
+    }
+    if (total > zs->sectors) {
+        return FTL_E_RANGE;
+    }
+    return zone_state_write(zs, dest, total, false, NULL);
+}
+
+/* ---- Zone Management Send (3.4.3.1) ---- */
+
+/* The zones one command changed, noted in increasing order; zones may be NULL (count only). */
+struct changed {
+    uint64_t *zones;
+    size_t n;
+};
+
+static void note_changed(struct changed *c, uint64_t zone)
+{
+    if (c->zones) {
+        c->zones[c->n] = zone;
+    }
+    c->n++;
+}
+
+/* 3.4.3.1.4, plus the wear rule: the reset that brings the zone's erases to reset_limit
+ * leaves it read only (entered "by mechanisms outside the scope", 2.1.1.3). */
+static void reset_zone(struct zone_state *zs, uint64_t zone)
+{
+    if (zs->resets[zone] < UINT64_MAX) {
+        zs->resets[zone]++;
+    }
+    zs->written[zone] = 0;
+    bool worn = zs->p.reset_limit && zs->resets[zone] >= zs->p.reset_limit;
+    set_state(zs, zone, worn ? FTL_ZONE_READ_ONLY : FTL_ZONE_EMPTY);
+}
+
+static void finish_zone(struct zone_state *zs, uint64_t zone)
+{
+    zs->written[zone] = zs->p.cap_sectors;
+    set_state(zs, zone, FTL_ZONE_FULL);
+}
+
+/*
+ * One zone. Read-only and offline zones answer Invalid Zone State Transition to open,
+ * close, finish and reset, as 3.4.3.1.1-4 say (Zone Is Read Only / Offline are the write
+ * statuses). Close leaves an unwritten zone closed, not empty: 2.1.1.3.2-3 and 3.4.3.1.1
+ * name ZSC:Closed as the only target (ZBC's close-to-empty rule is not in ZNS).
+ */
+static int mgmt_one(struct zone_state *zs, uint64_t zone, enum ftl_zone_action action,
+                    struct changed *c)
+{
+    uint8_t st = zs->state[zone];
+    bool writable = st == FTL_ZONE_EMPTY || is_active(st);
+    switch (action) {
+    case FTL_ZONE_ACTION_OPEN: {
+        if (st == FTL_ZONE_EXPLICIT_OPEN) {
+            return FTL_OK;
+        }
+        if (!writable) {
+            return FTL_E_ZONE_TRANSITION;
+        }
+        uint32_t victim;
+        int rc = plan_open(zs, st, &victim);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+        close_victim(zs, victim);
+        set_state(zs, zone, FTL_ZONE_EXPLICIT_OPEN);
+        if (victim != NO_ZONE && victim < zone) {
+            note_changed(c, victim);
+        }
+        note_changed(c, zone);
+        if (victim != NO_ZONE && victim > zone) {
+            note_changed(c, victim);
+        }
+        return FTL_OK;
+    }
+    case FTL_ZONE_ACTION_CLOSE:
+        if (st == FTL_ZONE_CLOSED) {
+            return FTL_OK;
+        }
+        if (!is_open(st)) {
+            return FTL_E_ZONE_TRANSITION;
+        }
+        set_state(zs, zone, FTL_ZONE_CLOSED);
+        note_changed(c, zone);
+        return FTL_OK;
+    case FTL_ZONE_ACTION_FINISH:
+        /* from empty too, without resources: 2.1.1.4.1 g */
+        if (st == FTL_ZONE_FULL) {
+            return FTL_OK;
+        }
+        if (!writable) {
+            return FTL_E_ZONE_TRANSITION;
+        }
+        finish_zone(zs, zone);
+        note_changed(c, zone);
+        return FTL_OK;
+    case FTL_ZONE_ACTION_RESET:
+        if (st == FTL_ZONE_EMPTY) {
+            return FTL_OK;
+        }
+        if (!is_active(st) && st != FTL_ZONE_FULL) {
+            return FTL_E_ZONE_TRANSITION;
+        }
+        reset_zone(zs, zone);
+        note_changed(c, zone);
+        return FTL_OK;
+    case FTL_ZONE_ACTION_OFFLINE:
+        if (st == FTL_ZONE_OFFLINE) {
+            return FTL_OK;
+        }
+        if (st != FTL_ZONE_READ_ONLY) {
+            return FTL_E_ZONE_TRANSITION;
+        }
+        set_state(zs, zone, FTL_ZONE_OFFLINE);
+        note_changed(c, zone);
+        return FTL_OK;
+    }
+    return FTL_E_INVAL;
+}
+
+/* Whether Select All applies `action` to a zone in state st (3.4.3.1.1-5). */
+static bool selected(enum ftl_zone_action action, uint8_t st)
+{
+    switch (action) {
+    case FTL_ZONE_ACTION_OPEN:
+        return st == FTL_ZONE_CLOSED;
+    case FTL_ZONE_ACTION_CLOSE:
+        return is_open(st);
+    case FTL_ZONE_ACTION_FINISH:
+        return is_active(st);
+    case FTL_ZONE_ACTION_RESET:
+        return is_active(st) || st == FTL_ZONE_FULL;
+    case FTL_ZONE_ACTION_OFFLINE:
+        return st == FTL_ZONE_READ_ONLY;
+    }
+    return false;
+}
+
+/*
+ * Select All. Only opening needs resources: every closed zone takes an open one (no
+ * active one, it has it), and when they do not all fit nothing is opened (3.4.3.1.3).
+ * Closing implicitly open zones to make room would only make more closed zones to open.
+ */
+static int mgmt_all(struct zone_state *zs, enum ftl_zone_action action, struct changed *c)
+{
+    if (action == FTL_ZONE_ACTION_OPEN && zs->p.max_open &&
+        zs->counts[FTL_ZONE_CLOSED] > (uint64_t)(zs->p.max_open - zs->open)) {
+        return FTL_E_TOO_MANY_OPEN;
+    }
+    for (uint64_t z = 0; z < zs->p.zones; z++) {
+        uint8_t st = zs->state[z];
+        if (!selected(action, st)) {
+            continue;
+        }
+        switch (action) {
+        case FTL_ZONE_ACTION_OPEN:
+            set_state(zs, z, FTL_ZONE_EXPLICIT_OPEN);
+            break;
+        case FTL_ZONE_ACTION_CLOSE:
+            set_state(zs, z, FTL_ZONE_CLOSED);
+            break;
+        case FTL_ZONE_ACTION_FINISH:
+            finish_zone(zs, z);
+            break;
+        case FTL_ZONE_ACTION_RESET:
+            reset_zone(zs, z);
+            break;
+        case FTL_ZONE_ACTION_OFFLINE:
+            set_state(zs, z, FTL_ZONE_OFFLINE);
+            break;
+        }
+        note_changed(c, z);
+    }
+    return FTL_OK;
+}
+
+static bool action_valid(enum ftl_zone_action action)
+{
+    return action >= FTL_ZONE_ACTION_CLOSE && action <= FTL_ZONE_ACTION_OFFLINE;
+}
+
+int zone_state_mgmt(struct zone_state *zs, uint64_t slba, enum ftl_zone_action action,
+                    bool all, uint64_t *zones, size_t *nzones)
+{
+    struct changed c = { .zones = zones, .n = 0 };
+    int rc;
+    if (!action_valid(action)) {
+        rc = FTL_E_INVAL;
+    } else if (all) {
+        rc = mgmt_all(zs, action, &c);
+    } else if (slba >= zs->sectors) {
+        rc = FTL_E_RANGE;
+    } else if (slba % zs->p.zone_sectors != 0) {
+        rc = FTL_E_INVAL;
+    } else {
+        rc = mgmt_one(zs, slba / zs->p.zone_sectors, action, &c);
+    }
+    if (nzones) {
+        *nzones = rc == FTL_OK ? c.n : 0;
+    }
+    return rc;
+}
+
+/* ---- consistency ---- */
+
+/* Whether a zone in state st may have `written` sectors below its write pointer. */
+static bool written_valid(const struct zone_state *zs, uint8_t st, uint64_t written)
+{
+    uint64_t cap = zs->p.cap_sectors;
+    switch (st) {
+    case FTL_ZONE_EMPTY:
+    case FTL_ZONE_READ_ONLY:
+    case FTL_ZONE_OFFLINE:
+        return written == 0;
+    case FTL_ZONE_IMPLICIT_OPEN:    /* opened by writing at least one sector */
+        return written >= 1 && written < cap;
+    case FTL_ZONE_EXPLICIT_OPEN:
+    case FTL_ZONE_CLOSED:
+        return written < cap;
+    case FTL_ZONE_FULL:
+        return written == cap;
+    }
+    return false;   /* not a state */
+}
+
+#define CHECK_FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+static int check_imp_fifo(const struct zone_state *zs, char *err, size_t errlen)
+{
+    uint64_t n = 0;
+    uint32_t prev = NO_ZONE;
+    for (uint32_t z = zs->imp_head; z != NO_ZONE; z = zs->imp_next[z]) {
+        if (z >= zs->p.zones || n >= zs->p.zones) {
+            CHECK_FAIL("implicitly-open FIFO is broken at zone %u", z);
+        }
+        if (zs->state[z] != FTL_ZONE_IMPLICIT_OPEN || zs->imp_prev[z] != prev) {
+            CHECK_FAIL("implicitly-open FIFO holds zone %u in state 0x%x (prev %u)", z,
+                       zs->state[z], zs->imp_prev[z]);
+        }
+        prev = z;
+        n++;
+    }
+    if (prev != zs->imp_tail || n != zs->counts[FTL_ZONE_IMPLICIT_OPEN]) {
+        CHECK_FAIL("implicitly-open FIFO has %llu zones ending at %u, state counts %llu "
+                   "ending at %u", (unsigned long long)n, prev,
+                   (unsigned long long)zs->counts[FTL_ZONE_IMPLICIT_OPEN], zs->imp_tail);
+    }
+    return 0;
+}
+
+int zone_state_check(const struct zone_state *zs, char *err, size_t errlen)
+{
+    uint64_t counts[FTL_ZONE_STATES] = { 0 };
+    uint64_t open = 0, active = 0;
+    for (uint64_t z = 0; z < zs->p.zones; z++) {
+        uint8_t st = zs->state[z];
+        if (!written_valid(zs, st, zs->written[z])) {
+            CHECK_FAIL("zone %llu in state 0x%x has %llu of %llu sectors written",
+                       (unsigned long long)z, st, (unsigned long long)zs->written[z],
+                       (unsigned long long)zs->p.cap_sectors);
+        }
+        counts[st]++;
+        open += is_open(st);
+        active += is_active(st);
+    }
+    for (int s = 0; s < FTL_ZONE_STATES; s++) {
+        if (counts[s] != zs->counts[s]) {
+            CHECK_FAIL("%llu zones in state 0x%x, counted %llu",
+                       (unsigned long long)counts[s], s, (unsigned long long)zs->counts[s]);
+        }
+    }
+    if (open != zs->open || active != zs->active) {
+        CHECK_FAIL("open %llu active %llu, counted open %u active %u",
+                   (unsigned long long)open, (unsigned long long)active, zs->open,
+                   zs->active);
+    }
+    if ((zs->p.max_open && open > zs->p.max_open) ||
+        (zs->p.max_active && active > zs->p.max_active)) {
+        CHECK_FAIL("open %llu active %llu past the limits %u / %u", (unsigned long long)open,
+                   (unsigned long long)active, zs->p.max_open, zs->p.max_active);
+    }
+    return zs->imp_prev ? check_imp_fifo(zs, err, errlen) : 0;
+}
