@@ -4,7 +4,7 @@ buffer that is host pages plus GC moves; with them the flash programs are counte
 themselves (buffer flushes, GC and fallback moves, translation pages and map GC moves,
 see flash_programs)."""
 
-# stats.csv columns whose sum is every flash page program (hw/femu/ftl/ftl.c, ftl_waf)
+# stats.csv columns whose sum is every flash page program (hw/femu/ftl/core/ftl_query.c, ftl_waf)
 PROGRAM_COLUMNS = ("nand_user_programs", "nand_gc_programs", "map_writes",
                    "map_gc_moved_pages", "fallback_pages")
 

@@ -1,4 +1,4 @@
-"""The DFTL study's traces: version-1 block traces (hw/femu/ftl/io_trace.h) of 4 KiB writes
+"""The DFTL study's traces: version-1 block traces (hw/femu/ftl/include/femu_ftl/trace.h) of 4 KiB writes
 tagged H (hot) or C (cold), plus some reads, made from a seed and sized from the device's
 logical capacity.
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-SECTOR_BYTES = 512           # io_trace.h: lba and nsect count 512-byte sectors
+SECTOR_BYTES = 512           # femu_ftl/trace.h: lba and nsect count 512-byte sectors
 IO_BYTES = 4096              # every request moves 4 KiB
 IO_SECTORS = IO_BYTES // SECTOR_BYTES
 KINDS = ("interleaved", "phased", "mistagged")

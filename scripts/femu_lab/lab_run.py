@@ -33,7 +33,7 @@ from .live_progress import LiveProgress
 from .workloads import Workload
 
 BOOT_AND_SETUP_ALLOWANCE_S = 900   # guest job timeout beyond the workload's timed runs
-TRACE_FILE = "io.trace"        # --record: what the device served (hw/femu/ftl/io_trace.h)
+TRACE_FILE = "io.trace"        # --record: what the device served (hw/femu/ftl/include/femu_ftl/trace.h)
 
 
 class LabRunError(RuntimeError):

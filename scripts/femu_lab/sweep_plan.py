@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Sequence, Tuple
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.+=,-]")
-# ftl-sim's one key alias (hw/femu/ftl/ftl_config_file.c): both spell the logical size.
+# ftl-sim's one key alias (hw/femu/ftl/config/ftl_config_file.c): both spell the logical size.
 _ALIASES = {"ssd_size": "devsz_mb"}
 
 

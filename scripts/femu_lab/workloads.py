@@ -180,7 +180,7 @@ def _trace_end_ns(path: Path) -> int:
     with open(path, "rb") as f:
         if f.readline().split() not in ([b"V", b"2"], [b"V", b"3"]):
             raise WorkloadError(f"{path} is not a recorded trace (a version-2 or -3 trace "
-                                "starts with 'V 2' or 'V 3'; see hw/femu/ftl/io_trace.h)")
+                                "starts with 'V 2' or 'V 3'; see hw/femu/ftl/include/femu_ftl/trace.h)")
         f.seek(0, 2)
         f.seek(max(0, f.tell() - 4096))
         lines = [line.split() for line in f.read().decode("ascii", "replace").splitlines()]

@@ -1,5 +1,5 @@
 /*
- * FTL results (enum ftl_status, ftl/ftl.h) as NVMe statuses: the one map the device has.
+ * FTL results (enum ftl_status, femu_ftl/ftl.h) as NVMe statuses: the one map the device has.
  *
  * An error the guest's input caused gets its NVMe status with DNR, since the same command
  * would fail the same way: a range or field the FTL refuses, every zone rule (each FTL

@@ -1,7 +1,7 @@
 /*
  * Device state files: what one holds and how realize restores it (state_in=FILE).
  *
- * Besides the FTL's sections (ftl/ftl_state.h) a state the device writes has its own:
+ * Besides the FTL's sections (femu_ftl/state.h) a state the device writes has its own:
  *   DNST  the namespace table (allocated, attached, zoned, extent, LBA format, UUID and
  *         SMART counters of each NSID), the controller's SMART counters, ns_created
  *   DWRT  the `written` map (NUSE), one bit per FTL sector, sparse

@@ -5,7 +5,7 @@
  * (cmd/cmd_tables.c) with the NVM command set's Flush and Copy. Write Uncorrectable is not
  * in it.
  *
- * The FTL decides every zone rule (ftl_zone_admit_*, hw/femu/ftl/zns.h): states, write
+ * The FTL decides every zone rule (ftl_zone_admit_*, femu_ftl/zns.h): states, write
  * pointers, the open and active limits, the status of each violation. The poller asks it
  * when it fetches a command, holding engine_lock (the FTL thread holds it while serving),
  * and before any data moves, so a refused command changes nothing and commands are

@@ -1,6 +1,6 @@
 /*
  * Device state files: a versioned, checksummed container of named sections, written
- * atomically. The FTL (ftl_state.h) and the device's data store each add their sections;
+ * atomically. The FTL (femu_ftl/state.h) and the device's data store each add their sections;
  * ftl-sim writes and reads the same files.
  *
  * Layout (little-endian, fixed-width fields):
