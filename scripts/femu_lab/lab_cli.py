@@ -104,7 +104,7 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--qemu", type=Path, default=setup_steps.QEMU, metavar="PATH",
                         help="QEMU with femu (default: build it into build-femu/)")
     add_slurm_arguments(parser.add_argument_group(
-        "Slurm", "one array job, one task per point (README: Running sweeps on Slurm)"))
+        "Slurm", "one array job, one task per point (docs/slurm.md)"))
 
 
 def add_slurm_arguments(group) -> None:
