@@ -31,9 +31,9 @@ block_lbas=$((4096 / LBA_BYTES))
 # (MDTS), a Zone Append may carry (ZASL) or the driver maps from nvme-cli's buffer, one
 # segment per 4 KiB page (max_segments; a larger buffer fails with "Invalid argument").
 chunk_bytes=$((256 << 10))
-for queue_limit in $(($(cat "/sys/block/$ZNAME/queue/max_hw_sectors_kb") * 1024)) \
-                   "$(cat "/sys/block/$ZNAME/queue/zone_append_max_bytes")" \
-                   $(( ($(cat "/sys/block/$ZNAME/queue/max_segments") - 1) * 4096 )); do
+for queue_limit in $(($(cat "$ZSYS/queue/max_hw_sectors_kb") * 1024)) \
+                   "$(cat "$ZSYS/queue/zone_append_max_bytes")" \
+                   $(( ($(cat "$ZSYS/queue/max_segments") - 1) * 4096 )); do
     [ "$queue_limit" -gt 0 ] && [ "$queue_limit" -lt "$chunk_bytes" ] && chunk_bytes=$queue_limit
 done
 

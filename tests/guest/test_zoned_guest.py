@@ -14,8 +14,11 @@ CONVENTIONAL_MIB = 64
 JOB = r"""
 set -eu
 out=$FEMU_OUT
-cat /sys/block/nvme0n2/queue/zoned >"$out/zoned.txt"
-cat /sys/block/nvme0n2/queue/scheduler >"$out/scheduler.txt"
+# Namespace 2's sysfs folder: Linux 6.x may name its disk nvme0n1 (init renumbers only the
+# device nodes in /dev).
+for disk in /sys/block/nvme0n*; do [ "$(cat "$disk/nsid")" = 2 ] && zsys=$disk; done
+cat "$zsys/queue/zoned" >"$out/zoned.txt"
+cat "$zsys/queue/scheduler" >"$out/scheduler.txt"
 blkzone report --count 3 /dev/nvme0n2 >"$out/blkzone.txt"
 head -c 4096 /dev/urandom >/tmp/block
 # Two appends of 4 KiB into zone 1 (512-byte LBAs: it starts at LBA 8192).

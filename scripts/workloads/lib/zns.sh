@@ -2,37 +2,47 @@
 # the conventional one ($DEV), its geometry, and zone reports saved into the results.
 ZDEV=/dev/nvme0n2
 ZNAME=${ZDEV#/dev/}
+# Its sysfs folder (zns_setup sets it): Linux 6.x names the disks in the order its parallel
+# namespace scan finished, so the folder of namespace 2 need not be nvme0n2 (the guest's
+# init makes the device node /dev/nvme0n2 namespace 2 whatever the kernel's name).
+ZSYS=/sys/block/$ZNAME
 
-# zns_setup: waits for the zoned namespace (the driver may add it after nvme0n1), checks
+# zns_setup: waits (10 s at most) for the zoned namespace to be there as a host-managed
+# disk (the driver may add it after nvme0n1, and set its model after adding it), checks
 # it is host-managed with mq-deadline (init sets it; Linux needs it for zoned writes at a
 # queue depth above one), and sets ZONE_SECTORS, ZONE_CAP, NR_ZONES, MAX_OPEN, MAX_ACTIVE
 # and LBA_BYTES. Zone geometry in 512-byte sectors, as the block layer counts.
 zns_setup() {
+    # Linux 6.12 can show the disk before it has read the zones: "none" until then.
     waited=0
-    while [ ! -e "/sys/block/$ZNAME/queue/zoned" ] && [ "$waited" -lt 100 ]; do
-        usleep 100000
+    model=missing
+    while [ "$model" != host-managed ] && [ "$waited" -lt 100 ]; do
+        [ "$waited" -gt 0 ] && usleep 100000
+        for disk in /sys/block/nvme0n*; do
+            [ "$(cat "$disk/nsid" 2>/dev/null)" = 2 ] && ZSYS=$disk
+        done
+        model=$(cat "$ZSYS/queue/zoned" 2>/dev/null || echo missing)
         waited=$((waited + 1))
     done
-    model=$(cat "/sys/block/$ZNAME/queue/zoned" 2>/dev/null || echo missing)
     if [ "$model" != host-managed ]; then
         say "error: $ZDEV is not a host-managed zoned disk ($model): run with a zoned" \
             "configuration, e.g. --config conf/zns-lab.conf"
         exit 1
     fi
-    if ! grep -q '\[mq-deadline\]' "/sys/block/$ZNAME/queue/scheduler"; then
-        echo mq-deadline >"/sys/block/$ZNAME/queue/scheduler"
+    if ! grep -q '\[mq-deadline\]' "$ZSYS/queue/scheduler"; then
+        echo mq-deadline >"$ZSYS/queue/scheduler"
     fi
-    ZONE_SECTORS=$(cat "/sys/block/$ZNAME/queue/chunk_sectors")
-    NR_ZONES=$(cat "/sys/block/$ZNAME/queue/nr_zones")
-    MAX_OPEN=$(cat "/sys/block/$ZNAME/queue/max_open_zones")
-    MAX_ACTIVE=$(cat "/sys/block/$ZNAME/queue/max_active_zones")
-    LBA_BYTES=$(cat "/sys/block/$ZNAME/queue/logical_block_size")
+    ZONE_SECTORS=$(cat "$ZSYS/queue/chunk_sectors")
+    NR_ZONES=$(cat "$ZSYS/queue/nr_zones")
+    MAX_OPEN=$(cat "$ZSYS/queue/max_open_zones")
+    MAX_ACTIVE=$(cat "$ZSYS/queue/max_active_zones")
+    LBA_BYTES=$(cat "$ZSYS/queue/logical_block_size")
     # Zone capacity: the first zone's, from the report (every zone has the same).
     ZONE_CAP=$(blkzone report --count 1 "$ZDEV" | sed -n 's/.* cap 0x\([0-9a-f]*\),.*/\1/p')
     ZONE_CAP=$((0x$ZONE_CAP))
     say "zoned $ZDEV: $NR_ZONES zones of $((ZONE_SECTORS / 2048)) MiB" \
         "(capacity $((ZONE_CAP / 2048)) MiB), max open $MAX_OPEN, max active $MAX_ACTIVE," \
-        "$LBA_BYTES-byte LBAs, scheduler $(cat "/sys/block/$ZNAME/queue/scheduler")"
+        "$LBA_BYTES-byte LBAs, scheduler $(cat "$ZSYS/queue/scheduler")"
 }
 
 # zone_reports NAME: blkzone's and nvme-cli's zone reports as they are now, into
