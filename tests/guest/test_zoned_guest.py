@@ -14,22 +14,24 @@ CONVENTIONAL_MIB = 64
 JOB = r"""
 set -eu
 out=$FEMU_OUT
-# Namespace 2's sysfs folder: Linux 6.x may name its disk nvme0n1 (init renumbers only the
-# device nodes in /dev).
-for disk in /sys/block/nvme0n*; do [ "$(cat "$disk/nsid")" = 2 ] && zsys=$disk; done
-cat "$zsys/queue/zoned" >"$out/zoned.txt"
-cat "$zsys/queue/scheduler" >"$out/scheduler.txt"
-blkzone report --count 3 /dev/nvme0n2 >"$out/blkzone.txt"
+# Each namespace's disk: Linux 6.x names them in the order its parallel scan finished.
+for disk in /sys/block/nvme0n*; do
+    case "$(cat "$disk/nsid")" in 1) conv=/dev/${disk##*/} ;; 2) zdev=/dev/${disk##*/} ;; esac
+done
+echo "$conv" >"$out/conventional.txt"
+cat "/sys/block/${zdev#/dev/}/queue/zoned" >"$out/zoned.txt"
+cat "/sys/block/${zdev#/dev/}/queue/scheduler" >"$out/scheduler.txt"
+blkzone report --count 3 "$zdev" >"$out/blkzone.txt"
 head -c 4096 /dev/urandom >/tmp/block
 # Two appends of 4 KiB into zone 1 (512-byte LBAs: it starts at LBA 8192).
-nvme zns zone-append /dev/nvme0n2 --zslba=8192 --data-size=4096 --data=/tmp/block >"$out/append.txt"
-nvme zns zone-append /dev/nvme0n2 --zslba=8192 --data-size=4096 --data=/tmp/block >>"$out/append.txt"
-nvme zns report-zones /dev/nvme0n2 --descs=3 >"$out/report-zones.txt"
-blkzone reset --offset 8192 --count 1 /dev/nvme0n2
-nvme zns report-zones /dev/nvme0n2 --descs=3 >"$out/after-reset.txt"
+nvme zns zone-append "$zdev" --zslba=8192 --data-size=4096 --data=/tmp/block >"$out/append.txt"
+nvme zns zone-append "$zdev" --zslba=8192 --data-size=4096 --data=/tmp/block >>"$out/append.txt"
+nvme zns report-zones "$zdev" --descs=3 >"$out/report-zones.txt"
+blkzone reset --offset 8192 --count 1 "$zdev"
+nvme zns report-zones "$zdev" --descs=3 >"$out/after-reset.txt"
 modprobe f2fs
-mkfs.f2fs -f -m -c /dev/nvme0n2 /dev/nvme0n1 >"$out/mkfs.txt"
-mount -t f2fs /dev/nvme0n1 /mnt/nvme0n1
+mkfs.f2fs -f -m -c "$zdev" "$conv" >"$out/mkfs.txt"
+mount -t f2fs "$conv" /mnt/nvme0n1
 head -c $((48 << 20)) /dev/urandom >/tmp/data
 cp /tmp/data /mnt/nvme0n1/data
 sync
@@ -70,4 +72,6 @@ def test_zoned_tools_and_f2fs_on_qemus_zoned_namespace(boot, zoned_stock_nvme):
     assert re.search(r"SLBA: 0x2000\s+WP: 0x2000\s", reset) and "State: 0x10" in reset, reset
     assert "Host-managed zoned block device" in result.text("mkfs.txt")
     assert result.text("cmp.txt").strip() == "same"
-    assert result.text("mounts.txt").startswith("/dev/nvme0n1 /mnt/nvme0n1 f2fs")
+    conventional = result.text("conventional.txt").strip()
+    assert conventional in ("/dev/nvme0n1", "/dev/nvme0n2")
+    assert result.text("mounts.txt").startswith(f"{conventional} /mnt/nvme0n1 f2fs")

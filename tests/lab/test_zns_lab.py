@@ -27,7 +27,7 @@ def test_zoned_workloads_are_in_the_library_with_the_zoned_helpers(name):
     assert "conf/zns-lab.conf" in workload.description
     assert workloads.LIBRARY / "lib" / "zns.sh" in workload.includes
     script = workload.guest_script(workload.runtime, precondition=False)
-    assert "ZDEV=/dev/nvme0n2" in script and "\nzns_setup\n" in script
+    assert "ZDEV=$(ns_dev 2)" in script and "\nzns_setup\n" in script
     assert "\nphase workload\n" in script and script.rstrip().endswith("finish_workload")
 
 

@@ -2,7 +2,19 @@
 # Gives the body $DEV, $MNT and the helpers below; RUNTIME, ARG, PRECONDITION and
 # WORKLOAD are set by the host above this text.
 set -eu
-DEV=/dev/nvme0n1
+# ns_dev NSID: the block device of namespace NSID on nvme0. Linux 6.x names the disks in
+# the order its parallel namespace scan finished, so with several namespaces nvme0n1 need
+# not be namespace 1.
+ns_dev() {
+    for disk in /sys/block/nvme0n*; do
+        if [ "$(cat "$disk/nsid" 2>/dev/null)" = "$1" ]; then
+            echo "/dev/${disk##*/}"
+            return 0
+        fi
+    done
+    echo "/dev/nvme0n$1"
+}
+DEV=$(ns_dev 1)
 MNT=/mnt/nvme0n1
 say() { echo "femu-workload: $*"; }
 

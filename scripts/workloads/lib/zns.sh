@@ -1,14 +1,12 @@
 # Zoned-namespace workloads: the zoned disk (nsid 2, /dev/nvme0n2, host-managed) beside
 # the conventional one ($DEV), its geometry, and zone reports saved into the results.
-ZDEV=/dev/nvme0n2
+# Namespace 2's disk and its sysfs folder (ns_dev: Linux 6.x may name it nvme0n1).
+ZDEV=$(ns_dev 2)
 ZNAME=${ZDEV#/dev/}
-# Its sysfs folder (zns_setup sets it): Linux 6.x names the disks in the order its parallel
-# namespace scan finished, so the folder of namespace 2 need not be nvme0n2 (the guest's
-# init makes the device node /dev/nvme0n2 namespace 2 whatever the kernel's name).
 ZSYS=/sys/block/$ZNAME
 
 # zns_setup: waits (10 s at most) for the zoned namespace to be there as a host-managed
-# disk (the driver may add it after nvme0n1, and set its model after adding it), checks
+# disk (the driver may add it after namespace 1, and set its model after adding it), checks
 # it is host-managed with mq-deadline (init sets it; Linux needs it for zoned writes at a
 # queue depth above one), and sets ZONE_SECTORS, ZONE_CAP, NR_ZONES, MAX_OPEN, MAX_ACTIVE
 # and LBA_BYTES. Zone geometry in 512-byte sectors, as the block layer counts.
@@ -18,9 +16,9 @@ zns_setup() {
     model=missing
     while [ "$model" != host-managed ] && [ "$waited" -lt 100 ]; do
         [ "$waited" -gt 0 ] && usleep 100000
-        for disk in /sys/block/nvme0n*; do
-            [ "$(cat "$disk/nsid" 2>/dev/null)" = 2 ] && ZSYS=$disk
-        done
+        ZDEV=$(ns_dev 2)
+        ZNAME=${ZDEV#/dev/}
+        ZSYS=/sys/block/$ZNAME
         model=$(cat "$ZSYS/queue/zoned" 2>/dev/null || echo missing)
         waited=$((waited + 1))
     done
