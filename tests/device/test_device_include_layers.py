@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from femu_device import REPO_ROOT
+from graph_circles import circles
 
 pytestmark = pytest.mark.unit
 
@@ -71,37 +72,6 @@ def module_graph(root: Path):
             if target is not None and module_of(root, target) != source:
                 deps.add(module_of(root, target))
     return graph
-
-
-def circles(graph):
-    """The strongly connected components of more than one module (Tarjan)."""
-    index, low, stack, on_stack, found = {}, {}, [], set(), []
-
-    def visit(node):
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for dep in sorted(graph.get(node, ())):
-            if dep not in index:
-                visit(dep)
-                low[node] = min(low[node], low[dep])
-            elif dep in on_stack:
-                low[node] = min(low[node], index[dep])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return found
 
 
 def test_no_include_circle_in_the_device():

@@ -21,6 +21,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from graph_circles import circles as find_circles
 
 pytestmark = pytest.mark.unit
 
@@ -94,37 +95,6 @@ def module_graph(includes):
         edges = graph.setdefault(module_of(source), set())
         edges.update(module_of(t) for t in targets if module_of(t) != module_of(source))
     return graph
-
-
-def find_circles(graph):
-    """The strongly connected components of more than one module (Tarjan), each sorted."""
-    index, low, stack, on_stack, circles = {}, {}, [], set(), []
-
-    def visit(node):
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for succ in sorted(graph.get(node, ())):
-            if succ not in index:
-                visit(succ)
-                low[node] = min(low[node], low[succ])
-            elif succ in on_stack:
-                low[node] = min(low[node], index[succ])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                circles.append(sorted(component))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return circles
 
 
 def layer_violations(edges, layers):
