@@ -52,12 +52,32 @@ def parse_window(text):
 def find_window(run, explicit=None):
     """The benchmark window of ``run``; ``explicit`` (a Window) is checked and clipped.
 
-    A window holding no whole statistics interval is an error (AnalysisError), so
-    nothing downstream plots or summarises an empty selection.
+    A workload phase shorter than the statistics intervals around it (a fixed-size job
+    that finished between two 1 s rows) is widened to the smallest span of whole
+    intervals that covers it, and says so in its source; any other window holding no
+    whole statistics interval is an error (AnalysisError), so nothing downstream plots or
+    summarises an empty selection.
     """
     window = _find(run, explicit)
+    if window.source == "phases" and not series.rows_within(run, window):
+        window = _widen_to_intervals(run, window)
     series.require_rows(run, window)
     return window
+
+
+def _widen_to_intervals(run, window):
+    """``window`` stretched to the last interval start at or before its start and the first
+    interval end at or after its end, over every time-series file of the run; ``window``
+    itself when no interval covers it."""
+    starts, ends = [], []
+    for frame in (getattr(run, key) for key in series.SERIES_FILES):
+        if frame is None or not len(frame):
+            continue
+        starts.extend(frame["start_s"][frame["start_s"] <= window.start_s])
+        ends.extend(frame["time_s"][frame["time_s"] >= window.end_s])
+    if not starts or not ends:
+        return window
+    return Window(float(max(starts)), float(min(ends)), "phases, widened to whole intervals")
 
 
 def _find(run, explicit):

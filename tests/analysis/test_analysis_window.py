@@ -21,6 +21,20 @@ def test_phase_markers_give_the_workload_window(workload_run):
     assert start > 0  # the precondition ran before: the window is not the whole run
 
 
+def test_a_phase_shorter_than_an_interval_is_widened_to_the_intervals_around_it(sim_root,
+                                                                                tmp_path):
+    """A fixed-size job that ran from 5.03 s to 6.944 s holds no whole 1 s row; its window
+    becomes 5:7 s, the two rows it touches, and its source says it was widened."""
+    iops = pd.read_csv(sim_root / "plain" / "randrw" / "IOPSData.csv")
+    iops.to_csv(tmp_path / "IOPSData.csv", index=False)
+    assert iops["time"].max() >= 7
+    pd.DataFrame({"time_s": [0.5, 5.03, 6.944], "phase": ["prepare", "workload", "end"]}
+                 ).to_csv(tmp_path / "phases.csv", index=False)
+    window = find_window(load_run(tmp_path))
+    assert (window.start_s, window.end_s) == (5.0, 7.0)
+    assert window.source == "phases, widened to whole intervals"
+
+
 def test_sustained_io_covers_the_workload_without_markers(sim_root, run_copy):
     original = sim_root / "plain" / "randrw"
     start, end = _phases(original)
