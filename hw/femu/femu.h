@@ -119,26 +119,17 @@ typedef struct FemuCQueue {
     struct FemuRequest *held_head, *held_tail;  /* due completions waiting for room (FIFO) */
 } FemuCQueue;
 
-/* What the FTL thread does with a request. */
-typedef enum FemuFtlOp {
-    FEMU_OP_NONE,               /* complete at once (errors, admin) */
-    FEMU_OP_READ,
-    FEMU_OP_WRITE,
-    FEMU_OP_TRIM,               /* one range in io */
-    FEMU_OP_DSM,                /* ranges[] */
-    FEMU_OP_FLUSH,              /* drains the FTL's write buffer (write_buffer_sectors) */
-    FEMU_OP_LPN_DUMP,           /* write lpn_access_count.csv */
-    FEMU_OP_PHASE,              /* phases.csv marker */
-    FEMU_OP_FORMAT,             /* Format NVM: ranges[], ftl_flags */
-    FEMU_OP_VERIFY,             /* Verify: the flash reads of a read, no data moves */
-    /* Zoned namespace (cmd/zns.c): admitted at fetch; io.slba/nlb are zoned sectors */
-    FEMU_OP_ZONE_WRITE,         /* Write, Write Zeroes, Zone Append (assigned) */
-    FEMU_OP_ZONE_READ,          /* Read, Compare, Verify */
-    FEMU_OP_ZONE_MGMT,          /* Zone Management Send: zone_action on ranges[] */
-    FEMU_OP_COPY,               /* Copy (cmd/copy.c): ranges[] (the sources) to io.slba,
-                                 * io.nlb in all; ftl_flags FTL_REQ_ZONED|ADMITTED when
-                                 * zoned (zoned sectors) */
-} FemuFtlOp;
+/*
+ * What the FTL thread does with a request. FTL work is described by the request's
+ * struct ftl_request (femu_ftl/engine.h: one vocabulary with ftl-sim); the rest is the
+ * device's own.
+ */
+typedef enum FemuWork {
+    FEMU_WORK_NONE,             /* complete at once (errors, admin) */
+    FEMU_WORK_FTL,              /* the engine serves ftl (FTL_OP_FORMAT: once per range) */
+    FEMU_WORK_LPN_DUMP,         /* write lpn_access_count.csv */
+    FEMU_WORK_PHASE,            /* phases.csv marker */
+} FemuWork;
 
 typedef struct FemuRequest {
     uint16_t sqid, cid;
@@ -151,16 +142,18 @@ typedef struct FemuRequest {
     uint16_t status;            /* NVMe status without phase, DNR included */
     uint32_t result;            /* CQE DW0 */
     uint32_t result_hi;         /* CQE DW1 (a Zone Append's LBA, bits 63:32) */
-    FemuFtlOp op;
-    struct ftl_io io;
+    FemuWork work;
+    /*
+     * FEMU_WORK_FTL: what the engine serves. For every request ftl.arrival_ns is when the
+     * poller fetched it. ftl.ranges, when set, is g_new memory the request owns
+     * (femu_req_free frees it): FTL_OP_TRIM's Dataset Management ranges, FTL_OP_COPY's
+     * sources, FTL_OP_ZONE_MGMT's zones, and FTL_OP_FORMAT's namespaces (each range
+     * formatted by itself). In the zoned namespace (cmd/zns.c) the zone operations are
+     * admitted at fetch (FTL_REQ_ADMITTED) and slba/nlb are zoned sectors.
+     */
+    struct ftl_request ftl;
     uint64_t done_ns;
-    struct ftl_range *ranges;   /* FEMU_OP_DSM / FORMAT, owned by the request */
-    uint32_t ftl_flags;         /* FTL_REQ_* for the FTL request */
-    uint32_t nsid;              /* the namespace the FTL request is for (traces) */
     bool keep_on_reset;         /* the FTL does it even if a reset drops the completion */
-    uint32_t nranges;
-    uint32_t zone_action;       /* FEMU_OP_ZONE_MGMT: enum ftl_zone_action */
-    uint64_t assigned;          /* FEMU_OP_ZONE_WRITE with FTL_REQ_APPEND: first sector */
     char phase[17];
     /* What a read, Compare or Verify completes with when the FTL serves it without error:
      * Unrecovered Read Error for marked LBAs, Compare Failure; 0 for success. */
@@ -172,6 +165,13 @@ typedef struct FemuRequest {
      * one (the free list, its CQ's held completions, the LPN dump waiters or riders). */
     struct FemuRequest *list_next;
 } FemuRequest;
+
+/* Make req FTL work of kind op; the command fills in the rest of req->ftl. */
+static inline void femu_req_ftl(FemuRequest *req, enum ftl_op op)
+{
+    req->work = FEMU_WORK_FTL;
+    req->ftl.op = op;
+}
 
 /* The controller's state (ctrl/ctrl_state.c lists the transitions and their CSTS). */
 typedef enum FemuCtrlState {

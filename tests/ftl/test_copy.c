@@ -18,8 +18,12 @@
 
 static int serve(struct ftl_engine *e, struct ftl_request req, uint64_t *done)
 {
-    uint64_t ignored;
-    return ftl_engine_serve(e, &req, done ? done : &ignored);
+    struct ftl_served served;
+    int rc = ftl_engine_serve(e, &req, &served);
+    if (done) {
+        *done = served.done_ns;
+    }
+    return rc;
 }
 
 /* L-LUN zones of one block per LUN over 2L channels of one LUN each (zone groups 0 and

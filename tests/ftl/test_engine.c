@@ -28,24 +28,24 @@ static void test_dispatch(void)
     struct ftl *ftl = make_ftl(&cfg);
     struct ftl_engine *e = ftl_engine_create(ftl, NULL, NULL);
     CHECK(e != NULL && ftl_engine_ftl(e) == ftl);
-    uint64_t done = 0;
+    struct ftl_served done = { 0 };
 
     struct ftl_request w = req(FTL_OP_WRITE, 100, 0, 4);
     CHECK_EQ_U64(ftl_engine_serve(e, &w, &done), FTL_OK);
-    CHECK(done >= 100 + cfg.pg_wr_lat);
-    struct ftl_request r = req(FTL_OP_READ, done, 0, 1);
-    uint64_t read_done;
+    CHECK(done.done_ns >= 100 + cfg.pg_wr_lat);
+    struct ftl_request r = req(FTL_OP_READ, done.done_ns, 0, 1);
+    struct ftl_served read_done;
     CHECK_EQ_U64(ftl_engine_serve(e, &r, &read_done), FTL_OK);
-    CHECK(read_done >= done + cfg.pg_rd_lat);
+    CHECK(read_done.done_ns >= done.done_ns + cfg.pg_rd_lat);
     struct ftl_request f = req(FTL_OP_FLUSH, 777 * S, 0, 0);
     CHECK_EQ_U64(ftl_engine_serve(e, &f, &done), FTL_OK);
-    CHECK_EQ_U64(done, 777 * S);       /* no volatile cache: nothing to wait for */
+    CHECK_EQ_U64(done.done_ns, 777 * S);       /* no volatile cache: nothing to wait for */
 
     /* An error leaves the FTL unchanged and completes at arrival. */
     uint64_t logical_sectors = ftl_geometry_of(ftl)->logical_sectors;
     struct ftl_request bad = req(FTL_OP_WRITE, 900 * S, logical_sectors - 1, 2);
     CHECK_EQ_U64(ftl_engine_serve(e, &bad, &done), (uint64_t)FTL_E_RANGE);
-    CHECK_EQ_U64(done, 900 * S);
+    CHECK_EQ_U64(done.done_ns, 900 * S);
 
     struct ftl_counters c;
     ftl_get_counters(ftl, &c);
@@ -72,7 +72,7 @@ static void test_trim_ranges(void)
     struct stop_after stop = { 0, 2 };
     struct ftl_engine_hooks hooks = { .opaque = &stop, .stop = stop_after_n };
     struct ftl_engine *e = ftl_engine_create(ftl, NULL, &hooks);
-    uint64_t done;
+    struct ftl_served done;
 
     CHECK(write_pages(ftl, 0, 0, 16, NULL) == FTL_OK);
     /* Three ranges, the middle one empty; the stop hook lets two range checks through. */
@@ -82,7 +82,7 @@ static void test_trim_ranges(void)
     CHECK_EQ_U64(ftl_engine_serve(e, &t, &done), FTL_OK);
     CHECK(!ftl_lpn_is_mapped(ftl, 0) && !ftl_lpn_is_mapped(ftl, 1));
     CHECK(ftl_lpn_is_mapped(ftl, 8));   /* the third range came after the stop */
-    CHECK_EQ_U64(done, 5 * S);
+    CHECK_EQ_U64(done.done_ns, 5 * S);
 
     /* Without a stop every non-empty range is done; a single range works too. */
     stop.allow = 100;
@@ -99,43 +99,29 @@ static void test_trim_ranges(void)
     ftl_destroy(ftl);
 }
 
-struct gc_seen {
-    unsigned calls, background;
-    uint64_t lines, moved, erased, start;
-};
-
-static void record_gc(void *opaque, bool background, uint64_t lines, uint64_t moved,
-                      uint64_t erased, uint64_t start_ns)
+/* Whether a request's figures say GC ran (as the device traces it). */
+static bool gc_ran(const struct ftl_gc_work *w)
 {
-    struct gc_seen *seen = opaque;
-
-    seen->calls++;
-    seen->background += background;
-    seen->lines += lines;
-    seen->moved += moved;
-    seen->erased += erased;
-    seen->start = start_ns;
+    return w->lines || w->moved_pages;
 }
 
-/* Four full lines, line 2 half invalid (a victim), and an engine reporting GC to seen. */
-static struct ftl *ftl_with_victim_mode(struct gc_seen *seen, struct ftl_engine **engine,
-                                        enum ftl_gc_mode mode)
+/* Four full lines, line 2 half invalid (a victim), and an engine over them. */
+static struct ftl *ftl_with_victim_mode(struct ftl_engine **engine, enum ftl_gc_mode mode)
 {
     struct ftl_config cfg = lines8();
     cfg.gc_mode = mode;
     struct ftl *ftl = make_ftl(&cfg);
-    struct ftl_engine_hooks hooks = { .opaque = seen, .gc = record_gc };
 
-    *engine = ftl_engine_create(ftl, NULL, &hooks);
+    *engine = ftl_engine_create(ftl, NULL, NULL);
     CHECK(write_pages(ftl, 0, 0, 32, NULL) == FTL_OK);
     CHECK(write_pages(ftl, 0, 16, 4, NULL) == FTL_OK);
     return ftl;
 }
 
-/* Whole-line background GC: the hook hears of one run per request. */
-static struct ftl *ftl_with_victim(struct gc_seen *seen, struct ftl_engine **engine)
+/* Whole-line background GC: one run per request. */
+static struct ftl *ftl_with_victim(struct ftl_engine **engine)
 {
-    return ftl_with_victim_mode(seen, engine, FTL_GC_LINE);
+    return ftl_with_victim_mode(engine, FTL_GC_LINE);
 }
 
 /* Background GC gets its chance after a read as after a write (FEMU's loop does so). */
@@ -144,71 +130,66 @@ static void test_background_gc_after_any_request(void)
     static const enum ftl_op kinds[] = { FTL_OP_READ, FTL_OP_FLUSH, FTL_OP_WRITE };
 
     for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-        struct gc_seen seen = { 0 };
         struct ftl_engine *e;
-        struct ftl *ftl = ftl_with_victim(&seen, &e);
-        uint64_t done;
+        struct ftl *ftl = ftl_with_victim(&e);
+        struct ftl_served served;
 
         ftl->geo.gc_thres_lines = ftl->free_count;           /* background GC now due */
         struct ftl_request r = req(kinds[k], S, 40, 1);
-        CHECK_EQ_U64(ftl_engine_serve(e, &r, &done), FTL_OK);
+        CHECK_EQ_U64(ftl_engine_serve(e, &r, &served), FTL_OK);
         struct ftl_counters c;
         ftl_get_counters(ftl, &c);
         CHECK_EQ_U64(c.gc_runs, 1);
-        /* The hook heard of it once, as background GC, with the FTL's own figures. */
-        CHECK_EQ_U64(seen.calls, 1);
-        CHECK_EQ_U64(seen.background, 1);
-        CHECK_EQ_U64(seen.lines, 1);
-        CHECK_EQ_U64(seen.moved, c.gc_moved_pages);
-        CHECK_EQ_U64(seen.erased, c.gc_erased_blocks);
-        CHECK_EQ_U64(seen.start, S);
+        /* Returned as background GC, with the FTL's own figures; none inside the request. */
+        CHECK(!gc_ran(&served.fg));
+        CHECK_EQ_U64(served.bg.lines, 1);
+        CHECK_EQ_U64(served.bg.moved_pages, c.gc_moved_pages);
+        CHECK_EQ_U64(served.bg.erased_blocks, c.gc_erased_blocks);
         CHECK_CONSISTENT(ftl);
         ftl_engine_destroy(e);
         ftl_destroy(ftl);
     }
 }
 
-/* Paced GC's page moves are reported as background GC even before a line is finished. */
+/* Paced GC's page moves are returned as background GC even before a line is finished. */
 static void test_paced_gc_reported(void)
 {
-    struct gc_seen seen = { 0 };
     struct ftl_engine *e;
-    struct ftl *ftl = ftl_with_victim_mode(&seen, &e, FTL_GC_PACED);
-    uint64_t done;
+    struct ftl *ftl = ftl_with_victim_mode(&e, FTL_GC_PACED);
+    struct ftl_served served;
 
     ftl->geo.gc_thres_lines = ftl->free_count;           /* background GC now due */
     struct ftl_request r = req(FTL_OP_READ, S, 40, 1);
-    CHECK_EQ_U64(ftl_engine_serve(e, &r, &done), FTL_OK);
+    CHECK_EQ_U64(ftl_engine_serve(e, &r, &served), FTL_OK);
     struct ftl_counters c;
     ftl_get_counters(ftl, &c);
     CHECK(c.gc_moved_pages > 0);
     CHECK_EQ_U64(c.gc_runs, 0);
-    CHECK_EQ_U64(seen.calls, 1);
-    CHECK_EQ_U64(seen.background, 1);
-    CHECK_EQ_U64(seen.lines, 0);
-    CHECK_EQ_U64(seen.moved, c.gc_moved_pages);
+    CHECK(!gc_ran(&served.fg));
+    CHECK(gc_ran(&served.bg));
+    CHECK_EQ_U64(served.bg.lines, 0);
+    CHECK_EQ_U64(served.bg.moved_pages, c.gc_moved_pages);
     CHECK_CONSISTENT(ftl);
     ftl_engine_destroy(e);
     ftl_destroy(ftl);
 }
 
-/* Foreground GC inside a write is reported as such, before any background collection. */
+/* Foreground GC inside a write is returned as such, apart from any background collection. */
 static void test_foreground_gc_reported(void)
 {
-    struct gc_seen seen = { 0 };
     struct ftl_engine *e;
-    struct ftl *ftl = ftl_with_victim(&seen, &e);
-    uint64_t done;
+    struct ftl *ftl = ftl_with_victim(&e);
+    struct ftl_served served;
 
     ftl->geo.gc_thres_lines = 0;                         /* no background GC */
     ftl->geo.gc_thres_lines_high = ftl->free_count;      /* the next write must collect */
     struct ftl_request w = req(FTL_OP_WRITE, 2 * S, 40, 1);
-    CHECK_EQ_U64(ftl_engine_serve(e, &w, &done), FTL_OK);
-    CHECK(seen.calls >= 1);
-    CHECK_EQ_U64(seen.background, 0);
+    CHECK_EQ_U64(ftl_engine_serve(e, &w, &served), FTL_OK);
+    CHECK(gc_ran(&served.fg));
+    CHECK(!gc_ran(&served.bg));
     struct ftl_counters c;
     ftl_get_counters(ftl, &c);
-    CHECK_EQ_U64(seen.lines, c.gc_runs);
+    CHECK_EQ_U64(served.fg.lines, c.gc_runs);
     CHECK(c.gc_runs >= 1);
     CHECK_CONSISTENT(ftl);
     ftl_engine_destroy(e);
@@ -221,7 +202,8 @@ static void test_completion_order(void)
     struct ftl *ftl = make_ftl(&cfg);
     struct ftl_engine *e = ftl_engine_create(ftl, NULL, NULL);
     int tags[5];
-    uint64_t done[5], due;
+    struct ftl_served done[5];
+    uint64_t due;
 
     CHECK(!ftl_engine_next_due(e, &due));
     /* A write (slow), a read of never-written space (free) and flushes at one time. */
@@ -238,8 +220,9 @@ static void test_completion_order(void)
     /* Equal completion times leave in submission order. */
     CHECK_EQ_U64(ftl_engine_pop_due(e, 10, out, 8), 3);
     CHECK(out[0] == &tags[1] && out[1] == &tags[2] && out[2] == &tags[3]);
-    CHECK(done[0] > 10 && done[4] > done[0]);    /* the read waits for the program */
-    CHECK_EQ_U64(ftl_engine_pop_due(e, done[0] - 1, out, 8), 0);
+    /* the read waits for the program */
+    CHECK(done[0].done_ns > 10 && done[4].done_ns > done[0].done_ns);
+    CHECK_EQ_U64(ftl_engine_pop_due(e, done[0].done_ns - 1, out, 8), 0);
     CHECK_EQ_U64(ftl_engine_pop_due(e, UINT64_MAX, out, 1), 1);
     CHECK(out[0] == &tags[0]);
     CHECK_EQ_U64(ftl_engine_pop_due(e, UINT64_MAX, out, 8), 1);
@@ -290,14 +273,13 @@ static void test_stats_tick(void)
     struct ftl_stats_writer *w = ftl_stats_open(dir, ftl, 0, err, sizeof(err));
     CHECK(w != NULL);
     struct ftl_engine *e = ftl_engine_create(ftl, w, &hooks);
-    uint64_t done;
 
     struct ftl_request a = req(FTL_OP_WRITE, S / 2, 0, 1);
-    CHECK_EQ_U64(ftl_engine_serve(e, &a, &done), FTL_OK);
+    CHECK_EQ_U64(ftl_engine_serve(e, &a, NULL), FTL_OK);
     snprintf(path, sizeof(path), "%s/IOPSData.csv", dir);
     CHECK(count_lines(path) <= 1);               /* at most the header: no second has ended */
     struct ftl_request b = req(FTL_OP_READ, 3 * S + 1, 0, 1);
-    CHECK_EQ_U64(ftl_engine_serve(e, &b, &done), FTL_OK);
+    CHECK_EQ_U64(ftl_engine_serve(e, &b, NULL), FTL_OK);
     CHECK_EQ_U64(count_lines(path), 4);          /* seconds 1, 2 and 3 */
     ftl_engine_advance(e, 5 * S);                /* idle time still gets rows */
     CHECK_EQ_U64(count_lines(path), 6);

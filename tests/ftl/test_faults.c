@@ -250,10 +250,11 @@ static void test_read_always_fails(void)
     struct ftl_request rq = { .op = FTL_OP_READ, .arrival_ns = 10ull * LATER, .slba = 0,
                               .nlb = 8 };
     int tag;
-    CHECK(ftl_engine_submit(e, &rq, &tag, &done) == FTL_E_UNCORRECTABLE);
-    CHECK_EQ_U64(done, 10ull * LATER + RD);
+    struct ftl_served served;
+    CHECK(ftl_engine_submit(e, &rq, &tag, &served) == FTL_E_UNCORRECTABLE);
+    CHECK_EQ_U64(served.done_ns, 10ull * LATER + RD);
     uint64_t due = 0;
-    CHECK(ftl_engine_next_due(e, &due) && due == done);
+    CHECK(ftl_engine_next_due(e, &due) && due == served.done_ns);
     ftl_engine_destroy(e);
     ftl_destroy(ftl);
     ftl_destroy(clean);

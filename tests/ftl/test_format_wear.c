@@ -270,22 +270,22 @@ static void test_engine_ops(void)
     struct ftl_config cfg = tiny();
     struct ftl *ftl = make_ftl(&cfg);
     struct ftl_engine *e = ftl_engine_create(ftl, NULL, NULL);
-    uint64_t done;
+    struct ftl_served done;
     CHECK(e != NULL);
     struct ftl_request w = { .op = FTL_OP_WRITE, .arrival_ns = 0, .slba = 0,
                              .nlb = 16 * 8 * 2 };
     CHECK(ftl_engine_serve(e, &w, &done) == FTL_OK);
     struct ftl_request v = { .op = FTL_OP_VERIFY, .arrival_ns = LATER, .slba = 0, .nlb = 8 };
     CHECK(ftl_engine_serve(e, &v, &done) == FTL_OK);
-    CHECK_EQ_U64(done, LATER + RD);
+    CHECK_EQ_U64(done.done_ns, LATER + RD);
     struct ftl_request f = { .op = FTL_OP_FORMAT, .arrival_ns = 2ull * LATER, .slba = 0,
                              .nlb = 16 * 8, .flags = FTL_REQ_ERASE };
     CHECK(ftl_engine_serve(e, &f, &done) == FTL_OK);
-    CHECK_EQ_U64(done, 2ull * LATER + ER);
+    CHECK_EQ_U64(done.done_ns, 2ull * LATER + ER);
     f.flags = 0;
     f.slba = 16 * 8;
     CHECK(ftl_engine_serve(e, &f, &done) == FTL_OK);
-    CHECK_EQ_U64(done, 2ull * LATER);
+    CHECK_EQ_U64(done.done_ns, 2ull * LATER);
     f.slba = 3;
     CHECK(ftl_engine_serve(e, &f, &done) == FTL_E_INVAL);
     struct ftl_counters c;

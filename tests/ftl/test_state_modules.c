@@ -126,9 +126,9 @@ static void run_workload(struct ftl *ftl, uint64_t seed, uint32_t n, uint32_t re
             req.op = kind < 130 ? FTL_OP_WRITE : kind < 185 ? FTL_OP_READ
                    : kind < 199 ? FTL_OP_TRIM : FTL_OP_FLUSH;
         }
-        uint64_t done = now;
-        out[i].rc = ftl_engine_serve(e, &req, &done);
-        out[i].latency = done - now;
+        struct ftl_served served = { .done_ns = now };
+        out[i].rc = ftl_engine_serve(e, &req, &served);
+        out[i].latency = served.done_ns - now;
         out[i].zones = zone_digest(ftl);
         now += 2000 + below(&s, cfg->pg_wr_lat / 4 + 1);
     }

@@ -65,8 +65,12 @@ static void rig_close(struct rig *r)
 
 static int serve(struct rig *r, struct ftl_request req, uint64_t *done)
 {
-    uint64_t ignored;
-    return ftl_engine_serve(r->engine, &req, done ? done : &ignored);
+    struct ftl_served served;
+    int rc = ftl_engine_serve(r->engine, &req, &served);
+    if (done) {
+        *done = served.done_ns;
+    }
+    return rc;
 }
 
 /* A write of npages pages at the zone's write pointer (admitted by the engine). */

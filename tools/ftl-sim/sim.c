@@ -11,7 +11,7 @@
 /* What the loop remembers of a request until the engine hands it back. */
 struct inflight {
     uint64_t issued_ns, bytes;
-    enum request_op op;
+    enum ftl_op op;
     bool refused;           /* the zone rules refused it (no flash work) */
     struct inflight *next_free;
 };
@@ -119,51 +119,41 @@ int sim_run_mark(struct sim_run *run, uint64_t now_ns, const char *phase, char *
     return run_failure(run, err, errlen);
 }
 
-static const char *op_name(enum request_op op)
+static const char *op_name(enum ftl_op op)
 {
-    static const char *const names[] = { [REQ_READ] = "read", [REQ_WRITE] = "write",
-                                         [REQ_TRIM] = "deallocate", [REQ_FLUSH] = "flush",
-                                         [REQ_VERIFY] = "verify", [REQ_FORMAT] = "format",
-                                         [REQ_ZONE_WRITE] = "zone write",
-                                         [REQ_ZONE_READ] = "zone read",
-                                         [REQ_ZONE_MGMT] = "zone management",
-                                         [REQ_COPY] = "copy" };
+    static const char *const names[] = { [FTL_OP_READ] = "read", [FTL_OP_WRITE] = "write",
+                                         [FTL_OP_TRIM] = "deallocate",
+                                         [FTL_OP_FLUSH] = "flush",
+                                         [FTL_OP_VERIFY] = "verify",
+                                         [FTL_OP_FORMAT] = "format",
+                                         [FTL_OP_ZONE_WRITE] = "zone write",
+                                         [FTL_OP_ZONE_READ] = "zone read",
+                                         [FTL_OP_ZONE_MGMT] = "zone management",
+                                         [FTL_OP_COPY] = "copy" };
     return names[op];
 }
 
 /* Zone commands and copies into the zoned namespace, which the engine admits first. */
-static bool admitted_by_engine(const struct request *req)
+static bool admitted_by_engine(const struct ftl_request *r)
 {
-    return req->op == REQ_ZONE_WRITE || req->op == REQ_ZONE_READ ||
-           req->op == REQ_ZONE_MGMT || (req->op == REQ_COPY && (req->flags & FTL_REQ_ZONED));
+    return r->op == FTL_OP_ZONE_WRITE || r->op == FTL_OP_ZONE_READ ||
+           r->op == FTL_OP_ZONE_MGMT || (r->op == FTL_OP_COPY && (r->flags & FTL_REQ_ZONED));
 }
 
 /* Hand one request to the engine at arrival_ns. */
 static int issue(struct ftl_engine *engine, const struct request *req, uint64_t arrival_ns,
                  uint64_t secsz, struct inflight *slot, char *err, size_t errlen)
 {
-    static const enum ftl_op ops[] = { [REQ_READ] = FTL_OP_READ, [REQ_WRITE] = FTL_OP_WRITE,
-                                       [REQ_TRIM] = FTL_OP_TRIM, [REQ_FLUSH] = FTL_OP_FLUSH,
-                                       [REQ_VERIFY] = FTL_OP_VERIFY,
-                                       [REQ_FORMAT] = FTL_OP_FORMAT,
-                                       [REQ_ZONE_WRITE] = FTL_OP_ZONE_WRITE,
-                                       [REQ_ZONE_READ] = FTL_OP_ZONE_READ,
-                                       [REQ_ZONE_MGMT] = FTL_OP_ZONE_MGMT,
-                                       [REQ_COPY] = FTL_OP_COPY };
-    /* FTL_REQ_ADMITTED stays clear: the engine applies the zone rules itself */
-    struct ftl_request r = { .op = ops[req->op], .arrival_ns = arrival_ns, .slba = req->slba,
-                             .nlb = req->nlb, .stream = req->stream, .nsid = req->nsid,
-                             .flags = req->flags, .ranges = req->ranges,
-                             .nranges = req->nranges, .zone_action = req->zone_action };
-    uint64_t done;
-    bool moves_data = req->op == REQ_READ || req->op == REQ_WRITE ||
-                      req->op == REQ_ZONE_READ || req->op == REQ_ZONE_WRITE;
-    *slot = (struct inflight){ .issued_ns = arrival_ns, .op = req->op,
-                               .bytes = moves_data ? req->nlb * secsz : 0 };
-    int status = ftl_engine_submit(engine, &r, slot, &done);
+    struct ftl_request r = req->ftl;
+    r.arrival_ns = arrival_ns;
+    bool moves_data = r.op == FTL_OP_READ || r.op == FTL_OP_WRITE ||
+                      r.op == FTL_OP_ZONE_READ || r.op == FTL_OP_ZONE_WRITE;
+    *slot = (struct inflight){ .issued_ns = arrival_ns, .op = r.op,
+                               .bytes = moves_data ? r.nlb * secsz : 0 };
+    int status = ftl_engine_submit(engine, &r, slot, NULL);
     /* A zone command the zone rules refuse completes at once with its status, as in the
      * device: counted (zone_errors), and the run goes on. */
-    if (status != FTL_OK && status != FTL_E_NOMEM && admitted_by_engine(req)) {
+    if (status != FTL_OK && status != FTL_E_NOMEM && admitted_by_engine(&r)) {
         slot->refused = true;
         slot->bytes = 0;
         return 0;
@@ -171,8 +161,8 @@ static int issue(struct ftl_engine *engine, const struct request *req, uint64_t 
     /* A read that hit an injected flash error (read_uncor_ppm) completes like any other:
      * the device returns an error status for it, the run goes on; read_errors counts. */
     if (status != FTL_OK && status != FTL_E_UNCORRECTABLE) {
-        snprintf(err, errlen, "%s of sectors %llu+%llu failed: %s", op_name(req->op),
-                 (unsigned long long)req->slba, (unsigned long long)req->nlb,
+        snprintf(err, errlen, "%s of sectors %llu+%llu failed: %s", op_name(r.op),
+                 (unsigned long long)r.slba, (unsigned long long)r.nlb,
                  ftl_status_str(status));
         return -1;
     }
@@ -206,11 +196,6 @@ static void show_progress(const struct sim_limits *limits, uint64_t elapsed_ns,
     }
 }
 
-static bool is_request(enum request_op op)
-{
-    return op != REQ_PHASE && op != REQ_ADVANCE && op != REQ_END;
-}
-
 /*
  * A recorded statistics event. Closed loop, its time means nothing: phases start now,
  * advances and the end are dropped. Open loop, each happens at its recorded time.
@@ -220,11 +205,11 @@ static void replay_event(struct sim_run *run, const struct request *req, bool op
 {
     uint64_t at = open_loop ? start_ns + req->time_ns : now_ns;
 
-    switch (req->op) {
-    case REQ_PHASE:
+    switch (req->event) {
+    case REPLAY_PHASE:
         ftl_engine_phase(run->engine, at, req->phase);
         break;
-    case REQ_ADVANCE:
+    case REPLAY_ADVANCE:
         if (open_loop) {
             ftl_engine_advance(run->engine, at);
         }
@@ -246,20 +231,20 @@ static void count_done(struct sim_phase_result *out, const struct inflight *done
     }
     latency_hist_add(&out->latency, due - done->issued_ns);
     switch (done->op) {
-    case REQ_WRITE:
-    case REQ_ZONE_WRITE:
+    case FTL_OP_WRITE:
+    case FTL_OP_ZONE_WRITE:
         out->writes++;
         out->write_bytes += done->bytes;
         break;
-    case REQ_READ:
-    case REQ_ZONE_READ:
+    case FTL_OP_READ:
+    case FTL_OP_ZONE_READ:
         out->reads++;
         out->read_bytes += done->bytes;
         break;
-    case REQ_COPY:
+    case FTL_OP_COPY:
         out->copies++;
         break;
-    case REQ_ZONE_MGMT:
+    case FTL_OP_ZONE_MGMT:
         out->zone_mgmts++;
         break;
     default:
@@ -296,7 +281,7 @@ int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
             issuing = got > 0;
             have_next = got > 0;
         }
-        if (have_next && !is_request(next.op)) {
+        if (have_next && next.event != REPLAY_NONE) {
             replay_event(run, &next, open_loop, out->start_ns, now, out);
             have_next = false;
             rc = run_failure(run, err, errlen);

@@ -175,16 +175,16 @@ static int zone_record(struct workload *w, const struct trace_record *rec,
     struct ftl_range r = { 0 };
     switch (rec->op) {
     case TRACE_ZONE_MGMT:
-        req->zone_action = rec->zone_action;
-        req->flags = rec->all ? FTL_REQ_ZONE_ALL : 0;
+        req->ftl.zone_action = rec->zone_action;
+        req->ftl.flags = rec->all ? FTL_REQ_ZONE_ALL : 0;
         if (!rec->all && to_device_sectors(w, rec, rec->lba, 0, &r, err, errlen)) {
             return -1;
         }
-        req->slba = r.slba;
+        req->ftl.slba = r.slba;
         return 0;
     case TRACE_COPY: {
         uint64_t total = 0;
-        req->flags = rec->zoned ? FTL_REQ_ZONED : 0;
+        req->ftl.flags = rec->zoned ? FTL_REQ_ZONED : 0;
         for (uint32_t i = 0; i < rec->nranges; i++) {
             total += w->ranges[i].nlb;  /* each range is inside the namespace: no overflow */
         }
@@ -192,30 +192,31 @@ static int zone_record(struct workload *w, const struct trace_record *rec,
         if (to_device_sectors(w, rec, rec->lba, dest_sectors, &r, err, errlen)) {
             return -1;
         }
-        req->slba = r.slba;
-        req->nlb = total;
+        req->ftl.slba = r.slba;
+        req->ftl.nlb = total;
         return 0;
     }
     default:
-        req->flags = rec->op == TRACE_ZONE_APPEND ? FTL_REQ_APPEND : 0;
+        req->ftl.flags = rec->op == TRACE_ZONE_APPEND ? FTL_REQ_APPEND : 0;
         if (to_device_sectors(w, rec, rec->lba, rec->nsect, &r, err, errlen)) {
             return -1;
         }
-        req->slba = r.slba;
-        req->nlb = r.nlb;
+        req->ftl.slba = r.slba;
+        req->ftl.nlb = r.nlb;
         return 0;
     }
 }
 
 static int next_from_trace(struct workload *w, struct request *req, char *err, size_t errlen)
 {
-    static const enum request_op ops[] = {
-        [TRACE_WRITE] = REQ_WRITE, [TRACE_READ] = REQ_READ, [TRACE_DEALLOCATE] = REQ_TRIM,
-        [TRACE_FLUSH] = REQ_FLUSH, [TRACE_PHASE] = REQ_PHASE, [TRACE_ADVANCE] = REQ_ADVANCE,
-        [TRACE_END] = REQ_END, [TRACE_VERIFY] = REQ_VERIFY, [TRACE_FORMAT] = REQ_FORMAT,
-        [TRACE_ZONE_WRITE] = REQ_ZONE_WRITE, [TRACE_ZONE_APPEND] = REQ_ZONE_WRITE,
-        [TRACE_ZONE_READ] = REQ_ZONE_READ, [TRACE_ZONE_MGMT] = REQ_ZONE_MGMT,
-        [TRACE_COPY] = REQ_COPY,
+    /* The FTL operation of each request record (ZA: a zone write with FTL_REQ_APPEND). */
+    static const enum ftl_op ops[] = {
+        [TRACE_WRITE] = FTL_OP_WRITE, [TRACE_READ] = FTL_OP_READ,
+        [TRACE_DEALLOCATE] = FTL_OP_TRIM, [TRACE_FLUSH] = FTL_OP_FLUSH,
+        [TRACE_VERIFY] = FTL_OP_VERIFY, [TRACE_FORMAT] = FTL_OP_FORMAT,
+        [TRACE_ZONE_WRITE] = FTL_OP_ZONE_WRITE, [TRACE_ZONE_APPEND] = FTL_OP_ZONE_WRITE,
+        [TRACE_ZONE_READ] = FTL_OP_ZONE_READ, [TRACE_ZONE_MGMT] = FTL_OP_ZONE_MGMT,
+        [TRACE_COPY] = FTL_OP_COPY,
     };
     struct trace_record rec;
     for (;;) {
@@ -235,18 +236,32 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
         return ftl_error(err, errlen, "%s:%lu: stream %d is not below nstreams (%u)",
                          w->spec.trace_path, rec.line, rec.stream, w->spec.nstreams);
     }
-    *req = (struct request){ .op = ops[rec.op], .nsid = rec.nsid,
-                             .stream = rec.stream > 0 ? (uint32_t)rec.stream : 0,
-                             .time_ns = rec.time_ns, .phase = rec.phase,
-                             .flags = rec.erase ? FTL_REQ_ERASE : 0 };
+    switch (rec.op) {
+    case TRACE_PHASE:
+    case TRACE_ADVANCE:
+    case TRACE_END:
+        *req = (struct request){ .time_ns = rec.time_ns, .phase = rec.phase,
+                                 .event = rec.op == TRACE_PHASE ? REPLAY_PHASE
+                                        : rec.op == TRACE_ADVANCE ? REPLAY_ADVANCE
+                                                                  : REPLAY_END };
+        return 1;
+    default:
+        break;
+    }
+    *req = (struct request){
+        .ftl = { .op = ops[rec.op], .nsid = rec.nsid,
+                 .stream = rec.stream > 0 ? (uint32_t)rec.stream : 0,
+                 .flags = rec.erase ? FTL_REQ_ERASE : 0 },
+        .time_ns = rec.time_ns,
+    };
     if (rec.op == TRACE_WRITE || rec.op == TRACE_READ || rec.op == TRACE_VERIFY ||
         rec.op == TRACE_FORMAT) {
         struct ftl_range r;
         if (to_device_sectors(w, &rec, rec.lba, rec.nsect, &r, err, errlen)) {
             return -1;
         }
-        req->slba = r.slba;
-        req->nlb = r.nlb;
+        req->ftl.slba = r.slba;
+        req->ftl.nlb = r.nlb;
     }
     for (uint32_t i = 0; i < rec.nranges; i++) {
         if (to_device_sectors(w, &rec, rec.ranges[i].lba, rec.ranges[i].nsect,
@@ -254,20 +269,20 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
             return -1;
         }
     }
-    req->ranges = w->ranges;
-    req->nranges = rec.nranges;
+    req->ftl.ranges = w->ranges;
+    req->ftl.nranges = rec.nranges;
     if (record_zoned(&rec) || rec.op == TRACE_COPY) {
         return zone_record(w, &rec, req, err, errlen) ? -1 : 1;
     }
     return 1;
 }
 
-static void zone_request(struct request *req, enum request_op op, uint64_t slba,
-                         uint64_t nlb, uint32_t flags, uint32_t action)
+static void zone_request(struct request *req, enum ftl_op op, uint64_t slba, uint64_t nlb,
+                         uint32_t flags, uint32_t action)
 {
     /* nsid 2: the zoned namespace's in the device (the first conventional one is 1) */
-    *req = (struct request){ .op = op, .slba = slba, .nlb = nlb, .nsid = 2, .flags = flags,
-                             .zone_action = action };
+    *req = (struct request){ .ftl = { .op = op, .slba = slba, .nlb = nlb, .nsid = 2,
+                                      .flags = flags, .zone_action = action } };
 }
 
 /* zone-append: appends of bs into one zone; a reset when the next would not fit. */
@@ -276,11 +291,11 @@ static void next_zone_append(struct workload *w, struct request *req)
     uint64_t start = w->zone * w->spec.layout.zone_sectors;
     if (w->zone_blocks == w->blocks_per_zone) {
         w->zone_blocks = 0;
-        zone_request(req, REQ_ZONE_MGMT, start, 0, 0, FTL_ZONE_ACTION_RESET);
+        zone_request(req, FTL_OP_ZONE_MGMT, start, 0, 0, FTL_ZONE_ACTION_RESET);
         return;
     }
     w->zone_blocks++;
-    zone_request(req, REQ_ZONE_WRITE, start, w->spec.bs / w->secsz, FTL_REQ_APPEND, 0);
+    zone_request(req, FTL_OP_ZONE_WRITE, start, w->spec.bs / w->secsz, FTL_REQ_APPEND, 0);
 }
 
 /*
@@ -294,7 +309,7 @@ static void next_zone_write(struct workload *w, struct request *req)
     if (w->zone_blocks == w->blocks_per_zone) {
         if (!w->zone_finished && z->cap_sectors % bs) {
             w->zone_finished = true;
-            zone_request(req, REQ_ZONE_MGMT, w->zone * z->zone_sectors, 0, 0,
+            zone_request(req, FTL_OP_ZONE_MGMT, w->zone * z->zone_sectors, 0, 0,
                          FTL_ZONE_ACTION_FINISH);
             return;
         }
@@ -307,10 +322,10 @@ static void next_zone_write(struct workload *w, struct request *req)
     uint64_t start = w->zone * z->zone_sectors;
     if (w->zone_needs_reset) {
         w->zone_needs_reset = false;
-        zone_request(req, REQ_ZONE_MGMT, start, 0, 0, FTL_ZONE_ACTION_RESET);
+        zone_request(req, FTL_OP_ZONE_MGMT, start, 0, 0, FTL_ZONE_ACTION_RESET);
         return;
     }
-    zone_request(req, REQ_ZONE_WRITE, start + w->zone_blocks * bs, bs, 0, 0);
+    zone_request(req, FTL_OP_ZONE_WRITE, start + w->zone_blocks * bs, bs, 0, 0);
     w->zone_blocks++;
 }
 
@@ -335,21 +350,22 @@ int workload_next(struct workload *w, struct request *req, char *err, size_t err
     } else {
         block = dist_next(w->dist, &w->rng);
     }
+    enum ftl_op op;
     switch (rw) {
     case RW_RANDWRITE:
     case RW_WRITE:
-        req->op = REQ_WRITE;
+        op = FTL_OP_WRITE;
         break;
     case RW_RANDRW:
-        req->op = rng_below(&w->rng, 100) < w->spec.rwmixread ? REQ_READ : REQ_WRITE;
+        op = rng_below(&w->rng, 100) < w->spec.rwmixread ? FTL_OP_READ : FTL_OP_WRITE;
         break;
     default:
-        req->op = REQ_READ;
+        op = FTL_OP_READ;
         break;
     }
-    *req = (struct request){ .op = req->op, .slba = block * (w->spec.bs / w->secsz),
-                             .nlb = w->spec.bs / w->secsz, .nsid = 1,
-                             .stream = w->spec.stream };
+    *req = (struct request){ .ftl = { .op = op, .slba = block * (w->spec.bs / w->secsz),
+                                      .nlb = w->spec.bs / w->secsz, .nsid = 1,
+                                      .stream = w->spec.stream } };
     return 1;
 }
 

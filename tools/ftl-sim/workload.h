@@ -43,32 +43,25 @@ struct workload_spec {
     struct zone_layout layout;  /* the FTL's zoned namespace (filled by the caller) */
 };
 
-/* What a workload yields: requests for the FTL, and (from a version-2 trace) the
- * recorded run's statistics events. */
-enum request_op {
-    REQ_READ, REQ_WRITE, REQ_TRIM, REQ_FLUSH,
-    REQ_VERIFY,     /* a read's flash reads, no data moved */
-    REQ_FORMAT,     /* format NVM of slba/nlb; flags FTL_REQ_ERASE for a user data erase */
-    REQ_ZONE_WRITE, /* zoned sectors; a Zone Append to the zone at slba with FTL_REQ_APPEND */
-    REQ_ZONE_READ,
-    REQ_ZONE_MGMT,  /* zone_action on the zone at slba, every zone with FTL_REQ_ZONE_ALL */
-    REQ_COPY,       /* ranges to slba, nlb in all; zoned sectors with FTL_REQ_ZONED */
-    REQ_PHASE,      /* a statistics phase starts: phase */
-    REQ_ADVANCE,    /* the statistics were brought up to time_ns between requests */
-    REQ_END,        /* the recording ended at time_ns */
+/*
+ * What a workload yields: requests for the FTL, and (from a version-2 trace) the recorded
+ * run's statistics events, which are not FTL work.
+ */
+enum replay_event {
+    REPLAY_NONE,        /* not an event: ftl is a request */
+    REPLAY_PHASE,       /* a statistics phase starts: phase */
+    REPLAY_ADVANCE,     /* the statistics were brought up to time_ns between requests */
+    REPLAY_END,         /* the recording ended at time_ns */
 };
 
 struct request {
-    enum request_op op;
-    uint64_t slba, nlb;         /* in the device's sectors */
-    uint32_t stream;
-    uint32_t nsid;
-    uint32_t flags;             /* FTL_REQ_* */
-    uint32_t zone_action;       /* REQ_ZONE_MGMT: enum ftl_zone_action */
-    uint64_t time_ns;           /* version-2 trace: arrival since the recording's origin */
-    const struct ftl_range *ranges;   /* REQ_TRIM, REQ_COPY: nranges, in device sectors */
-    uint32_t nranges;
-    const char *phase;          /* REQ_PHASE */
+    enum replay_event event;
+    /* REPLAY_NONE: the request (femu_ftl/engine.h), in the device's sectors; the FTL
+     * admits zone requests itself (FTL_REQ_ADMITTED clear). arrival_ns is the loop's to
+     * set. */
+    struct ftl_request ftl;
+    uint64_t time_ns;           /* version-2 trace: when, since the recording's origin */
+    const char *phase;          /* REPLAY_PHASE */
 };
 
 struct workload;

@@ -64,17 +64,11 @@ static void femu_ftl_trace_error(void *opaque, const char *err)
     femu_trace_error(opaque, err);
 }
 
-static void femu_ftl_gc(void *opaque, bool background, uint64_t lines, uint64_t moved,
-                        uint64_t erased, uint64_t start_ns)
-{
-    trace_femu_gc(background ? "background" : "foreground", lines, moved, erased, start_ns);
-}
-
 bool femu_ftl_engine_create(FemuCtrl *n)
 {
     const struct ftl_engine_hooks hooks = {
         .opaque = n, .stop = femu_ftl_stopping, .stats_error = femu_ftl_stats_error,
-        .trace_error = femu_ftl_trace_error, .gc = femu_ftl_gc,
+        .trace_error = femu_ftl_trace_error,
     };
 
     n->engine = ftl_engine_create(n->ftl, n->stats, &hooks);
@@ -99,111 +93,115 @@ static void femu_lpn_dump(FemuCtrl *n, FemuRequest *req)
 /* Flash work of a command a controller reset dropped: nobody waits for it any more. */
 static bool femu_ftl_stale(FemuCtrl *n, const FemuRequest *req)
 {
-    /* A format or a namespace delete is never skipped: the namespace map changed already. */
-    return (req->op == FEMU_OP_READ || req->op == FEMU_OP_WRITE || req->op == FEMU_OP_TRIM ||
-            req->op == FEMU_OP_DSM || req->op == FEMU_OP_FLUSH || req->op == FEMU_OP_VERIFY ||
-            req->op == FEMU_OP_COPY || req->op == FEMU_OP_ZONE_READ) &&
+    enum ftl_op op = req->ftl.op;
+
+    /* A format, a namespace delete (keep_on_reset), zone writes and zone management
+     * (admitted at fetch) are never skipped: the namespace map or the zones changed
+     * already. */
+    return req->work == FEMU_WORK_FTL &&
+           (op == FTL_OP_READ || op == FTL_OP_WRITE || op == FTL_OP_TRIM ||
+            op == FTL_OP_FLUSH || op == FTL_OP_VERIFY || op == FTL_OP_COPY ||
+            op == FTL_OP_ZONE_READ) &&
            !req->keep_on_reset && req->epoch != qatomic_read(&n->epoch);
 }
 
-/* The engine's view of a command the FTL prices. */
-static struct ftl_request femu_ftl_request(const FemuRequest *req)
+/* One engine call: its completion time in *done_ns, the GC it caused traced. */
+static int femu_ftl_serve(FemuCtrl *n, const struct ftl_request *r, uint64_t *done_ns)
 {
-    static const enum ftl_op ops[] = {
-        [FEMU_OP_READ] = FTL_OP_READ, [FEMU_OP_WRITE] = FTL_OP_WRITE,
-        [FEMU_OP_TRIM] = FTL_OP_TRIM, [FEMU_OP_DSM] = FTL_OP_TRIM,
-        [FEMU_OP_FLUSH] = FTL_OP_FLUSH, [FEMU_OP_FORMAT] = FTL_OP_FORMAT,
-        [FEMU_OP_VERIFY] = FTL_OP_VERIFY, [FEMU_OP_COPY] = FTL_OP_COPY,
-        [FEMU_OP_ZONE_WRITE] = FTL_OP_ZONE_WRITE, [FEMU_OP_ZONE_READ] = FTL_OP_ZONE_READ,
-        [FEMU_OP_ZONE_MGMT] = FTL_OP_ZONE_MGMT,
-    };
-    struct ftl_request r = {
-        .op = ops[req->op], .arrival_ns = req->io.now_ns, .slba = req->io.slba,
-        .nlb = req->io.nlb, .stream = req->io.stream, .nsid = req->nsid,
-        .flags = req->ftl_flags, .zone_action = req->zone_action, .assigned = req->assigned,
-    };
+    struct ftl_served served;
+    int rc = ftl_engine_serve(n->engine, r, &served);
 
-    if (req->op == FEMU_OP_DSM || req->op == FEMU_OP_COPY || req->op == FEMU_OP_ZONE_MGMT) {
-        r.ranges = req->ranges;
-        r.nranges = req->nranges;
+    if (served.fg.lines || served.fg.moved_pages) {
+        trace_femu_gc("foreground", served.fg.lines, served.fg.moved_pages,
+                      served.fg.erased_blocks, r->arrival_ns);
     }
-    return r;
+    if (served.bg.lines || served.bg.moved_pages) {
+        trace_femu_gc("background", served.bg.lines, served.bg.moved_pages,
+                      served.bg.erased_blocks, r->arrival_ns);
+    }
+    *done_ns = served.done_ns;
+    return rc;
+}
+
+/* Format NVM: one FTL format per namespace (a range each); done with the last erase. */
+static void femu_ftl_format(FemuCtrl *n, FemuRequest *req, uint64_t *done_ns)
+{
+    struct ftl_request r = req->ftl;
+
+    r.ranges = NULL;
+    r.nranges = 0;
+    for (uint32_t i = 0; i < req->ftl.nranges && req->status == NVME_SUCCESS; i++) {
+        uint64_t range_done;
+
+        r.slba = req->ftl.ranges[i].slba;
+        r.nlb = req->ftl.ranges[i].nlb;
+        req->status = femu_ftl_status(femu_ftl_serve(n, &r, &range_done));
+        *done_ns = MAX(*done_ns, range_done);
+    }
+}
+
+/* FTL work other than a format. Zone operations were admitted at fetch (cmd/zns.c): the
+ * engine does the flash work of what the poller already decided; a failure here would be
+ * the FTL's own. */
+static void femu_ftl_work(FemuCtrl *n, FemuRequest *req, uint64_t *done_ns)
+{
+    int rc = femu_ftl_serve(n, &req->ftl, done_ns);
+
+    if (rc == FTL_E_UNCORRECTABLE) {    /* a conventional read's or verify's page */
+        req->media_error = true;    /* the poller marks the page (femu_media_done) */
+        req->error_lpn = ftl_read_error_lpn(n->ftl);
+    }
+    /* Served: what the poller found at fetch (marked LBAs, a miscompare) stands, unless
+     * the FTL failed the request itself. */
+    req->status = rc == FTL_OK ? req->status_on_done : femu_ftl_status(rc);
 }
 
 static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
 {
-    uint64_t done = req->io.now_ns;
+    uint64_t done = req->ftl.arrival_ns;
 
     if (femu_ftl_stale(n, req)) {
         req->done_ns = now;   /* the poller drops it */
         return;
     }
-    switch (req->op) {
-    case FEMU_OP_READ:
-    case FEMU_OP_WRITE:
-    case FEMU_OP_TRIM:
-    case FEMU_OP_DSM:
-    case FEMU_OP_FLUSH:
-    case FEMU_OP_VERIFY:
-    case FEMU_OP_COPY:
-    /* Admitted at fetch (cmd/zns.c): the engine does the flash work of what the poller
-     * already decided; a failure here would be the FTL's own. */
-    case FEMU_OP_ZONE_WRITE:
-    case FEMU_OP_ZONE_READ:
-    case FEMU_OP_ZONE_MGMT: {
-        struct ftl_request r = femu_ftl_request(req);
-        int rc = ftl_engine_serve(n->engine, &r, &done);
-
-        if (rc == FTL_E_UNCORRECTABLE) {    /* a conventional read's or verify's page */
-            req->media_error = true;    /* the poller marks the page (femu_media_done) */
-            req->error_lpn = ftl_read_error_lpn(n->ftl);
-        }
-        /* Served: what the poller found at fetch (marked LBAs, a miscompare) stands,
-         * unless the FTL failed the request itself. */
-        req->status = rc == FTL_OK ? req->status_on_done : femu_ftl_status(rc);
-        break;
-    }
-    case FEMU_OP_FORMAT:
-        /* One FTL format per namespace; the command ends with the last erase. */
-        for (uint32_t i = 0; i < req->nranges && req->status == NVME_SUCCESS; i++) {
-            struct ftl_request r = femu_ftl_request(req);
-            uint64_t range_done;
-
-            r.slba = req->ranges[i].slba;
-            r.nlb = req->ranges[i].nlb;
-            req->status = femu_ftl_status(ftl_engine_serve(n->engine, &r, &range_done));
-            done = MAX(done, range_done);
+    switch (req->work) {
+    case FEMU_WORK_FTL:
+        if (req->ftl.op == FTL_OP_FORMAT) {
+            femu_ftl_format(n, req, &done);
+        } else {
+            femu_ftl_work(n, req, &done);
         }
         break;
-    case FEMU_OP_LPN_DUMP:
+    case FEMU_WORK_LPN_DUMP:
         if (req->drain) {
             /* a shutdown: nothing may stay in the write buffer */
             struct ftl_request flush = { .op = FTL_OP_FLUSH, .arrival_ns = now, .nsid = 1 };
             uint64_t flushed;
 
-            ftl_engine_serve(n->engine, &flush, &flushed);
+            femu_ftl_serve(n, &flush, &flushed);
         }
         if (n->stats_dir) {
             femu_lpn_dump(n, req);
         }
         done = now;
         break;
-    case FEMU_OP_PHASE:
-        if (ftl_engine_phase(n->engine, req->io.now_ns, req->phase) != 0) {
+    case FEMU_WORK_PHASE:
+        if (ftl_engine_phase(n->engine, req->ftl.arrival_ns, req->phase) != 0) {
             req->status = NVME_INTERNAL_DEV_ERROR;
         }
         done = now;
         break;
-    case FEMU_OP_NONE:
+    case FEMU_WORK_NONE:
         break;
     }
-    req->done_ns = MAX(done, req->io.now_ns);
+    req->done_ns = MAX(done, req->ftl.arrival_ns);
     femu_ftl_view_publish(n);
 }
 
 bool femu_ftl_serve_inline(FemuCtrl *n, FemuRequest *req)
 {
-    if (req->op != FEMU_OP_READ || qemu_mutex_trylock(&n->engine_lock) != 0) {
+    if (req->work != FEMU_WORK_FTL || req->ftl.op != FTL_OP_READ ||
+        qemu_mutex_trylock(&n->engine_lock) != 0) {
         return false;
     }
     /* The poller is the ring's only producer: empty now means nothing earlier waits. */
@@ -266,7 +264,7 @@ static void femu_ftl_sleep(FemuCtrl *n)
 static void femu_ftl_finish(FemuCtrl *n)
 {
     char err[FEMU_ERR_LEN];
-    FemuRequest dump = { .op = FEMU_OP_LPN_DUMP };
+    FemuRequest dump = { .work = FEMU_WORK_LPN_DUMP };
     uint64_t now = femu_now_ns();
 
     qemu_mutex_lock(&n->engine_lock);

@@ -21,7 +21,7 @@ void femu_lpn_dump_submit(FemuCtrl *n, FemuRequest *req)
 {
     FemuRequest **tail = &n->dump_waiting;
 
-    req->op = FEMU_OP_LPN_DUMP;
+    req->work = FEMU_WORK_LPN_DUMP;
     if (!n->lpn_dump_busy) {
         femu_lpn_dump_start(n, req);
         return;

@@ -91,7 +91,7 @@ uint16_t femu_vendor_lpn_dump(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     if (!n->stats_dir) {
         return femu_dnr(NVME_INVALID_FIELD);
     }
-    req->op = FEMU_OP_LPN_DUMP;
+    req->work = FEMU_WORK_LPN_DUMP;
     return NVME_SUCCESS;
 }
 
@@ -119,7 +119,7 @@ uint16_t femu_vendor_phase(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
         }
     }
     memcpy(req->phase, name, sizeof(req->phase));
-    req->op = FEMU_OP_PHASE;
+    req->work = FEMU_WORK_PHASE;
     n->phase_markers++;
     return NVME_SUCCESS;
 }

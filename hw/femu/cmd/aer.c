@@ -14,7 +14,7 @@ static void femu_aer_complete(FemuCtrl *n, FemuRequest *req, uint32_t result)
 {
     req->status = NVME_SUCCESS;
     req->result = result;
-    req->op = FEMU_OP_NONE;
+    req->work = FEMU_WORK_NONE;
     req->done_ns = femu_now_ns();
     completion_heap_push(&n->heap, req->done_ns, req);
     n->aer_outstanding--;

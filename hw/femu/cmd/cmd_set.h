@@ -21,8 +21,8 @@
 #define FEMU_EFF_CSE_NS     (1u << 16)      /* CSE 001b: submit alone for the namespace */
 
 /*
- * A command: NVME_SUCCESS (req->op says what the FTL thread does next, FEMU_OP_NONE to
- * complete at once), NVME_NO_COMPLETE (the request is held: an AER), or an error status.
+ * A command: NVME_SUCCESS (req->work says what the FTL thread does next, FEMU_WORK_NONE
+ * to complete at once), NVME_NO_COMPLETE (the request is held: an AER), or an error status.
  * An I/O command gets the namespace its NSID names, or NULL for NSID FFFFFFFFh.
  */
 typedef uint16_t FemuAdminFn(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);

@@ -128,11 +128,11 @@ static bool femu_copy_unreadable(FemuCtrl *n, FemuNamespace *ns, const struct ft
         if (femu_media_marked(n, ns, src[i].slba, src[i].nlb, &lba)) {
             req->status_on_done = femu_dnr(NVME_UNRECOVERED_READ);
             req->error_lba = lba;
-            req->io.slba = femu_copy_ftl_sector(ns, src[i].slba);
-            req->io.nlb = src[i].nlb << ns->lba_shift;
-            req->nsid = ns->nsid;
-            req->op = ns->zoned ? FEMU_OP_ZONE_READ : FEMU_OP_VERIFY;
-            req->ftl_flags = ns->zoned ? FTL_REQ_ADMITTED : 0;
+            req->ftl.slba = femu_copy_ftl_sector(ns, src[i].slba);
+            req->ftl.nlb = src[i].nlb << ns->lba_shift;
+            req->ftl.nsid = ns->nsid;
+            femu_req_ftl(req, ns->zoned ? FTL_OP_ZONE_READ : FTL_OP_VERIFY);
+            req->ftl.flags = ns->zoned ? FTL_REQ_ADMITTED : 0;
             return true;
         }
     }
@@ -245,7 +245,7 @@ static uint16_t femu_copy_admit_zoned(FemuCtrl *n, const FemuNamespace *ns,
     if (rc != FTL_OK) {
         return femu_ftl_status(rc);
     }
-    req->ftl_flags = FTL_REQ_ZONED | FTL_REQ_ADMITTED;
+    req->ftl.flags = FTL_REQ_ZONED | FTL_REQ_ADMITTED;
     req->keep_on_reset = true;
     return NVME_SUCCESS;
 }
@@ -289,12 +289,12 @@ uint16_t femu_copy(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuReque
     if (status == NVME_SUCCESS) {
         femu_copy_scatter(n, ns, femu_ns_sector(ns, sdlba), &data);
         femu_smart_write(n, ns, 0);    /* a host write command, of no host data */
-        req->ranges = g_steal_pointer(&ranges);
-        req->nranges = nr;
-        req->io.slba = femu_copy_ftl_sector(ns, sdlba);
-        req->io.nlb = total << ns->lba_shift;
-        req->nsid = ns->nsid;
-        req->op = FEMU_OP_COPY;
+        req->ftl.ranges = g_steal_pointer(&ranges);   /* owned by the request: freed with it */
+        req->ftl.nranges = nr;
+        req->ftl.slba = femu_copy_ftl_sector(ns, sdlba);
+        req->ftl.nlb = total << ns->lba_shift;
+        req->ftl.nsid = ns->nsid;
+        femu_req_ftl(req, FTL_OP_COPY);
     }
     femu_copy_data_free(&data);
     return status;

@@ -186,7 +186,7 @@ static void femu_media_page_failed(FemuCtrl *n, const FemuNamespace *ns, FemuReq
     }
     femu_media_mark(n, first, MIN(per_page, n->capacity_sectors - first));
     if (ns && first < ns->base_sector + ns->sectors && first + per_page > ns->base_sector) {
-        uint64_t sector = MAX(MAX(first, req->io.slba), ns->base_sector);
+        uint64_t sector = MAX(MAX(first, req->ftl.slba), ns->base_sector);
 
         req->error_lba = (sector - ns->base_sector) >> ns->lba_shift;
     }
@@ -194,7 +194,7 @@ static void femu_media_page_failed(FemuCtrl *n, const FemuNamespace *ns, FemuReq
 
 void femu_media_done(FemuCtrl *n, FemuRequest *req)
 {
-    FemuNamespace *ns = femu_media_ns(n, req->nsid);
+    FemuNamespace *ns = femu_media_ns(n, req->ftl.nsid);
     uint16_t code = req->status & 0x7ff;     /* SCT and SC, without DNR */
 
     if (req->media_error) {
@@ -204,8 +204,8 @@ void femu_media_done(FemuCtrl *n, FemuRequest *req)
         return;
     }
     qemu_log_mask(LOG_GUEST_ERROR, "femu: sqid %u cid %u nsid %u: status 0x%x after the "
-                  "flash work\n", req->sqid, req->cid, req->nsid, req->status);
-    femu_error_log_add(n, req, req->nsid, req->error_lba);
+                  "flash work\n", req->sqid, req->cid, req->ftl.nsid, req->status);
+    femu_error_log_add(n, req, req->ftl.nsid, req->error_lba);
     if (code == NVME_UNRECOVERED_READ) {
         n->smart.media_errors++;
         if (ns) {

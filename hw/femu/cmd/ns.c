@@ -327,6 +327,7 @@ static void femu_ns_detach_one(FemuCtrl *n, FemuNamespace *ns)
 static uint16_t femu_ns_delete(FemuCtrl *n, uint32_t nsid, FemuRequest *req)
 {
     uint32_t first = nsid, last = nsid, nranges = 0;
+    struct ftl_range *ranges;
 
     if (nsid == NVME_NSID_BROADCAST) {
         first = 1;
@@ -336,7 +337,8 @@ static uint16_t femu_ns_delete(FemuCtrl *n, uint32_t nsid, FemuRequest *req)
     } else if (n->ns[nsid].zoned) {
         return femu_dnr(NVME_INVALID_FIELD);       /* the FTL's zones stay */
     }
-    req->ranges = g_new(struct ftl_range, FEMU_MAX_NAMESPACES);
+    ranges = g_new(struct ftl_range, FEMU_MAX_NAMESPACES);
+    req->ftl.ranges = ranges;      /* owned by the request: freed with it */
     for (uint32_t id = first; id <= last; id++) {
         FemuNamespace *ns = &n->ns[id];
 
@@ -345,13 +347,15 @@ static uint16_t femu_ns_delete(FemuCtrl *n, uint32_t nsid, FemuRequest *req)
         }
         femu_ns_detach_one(n, ns);
         femu_ns_forget_data(n, ns->base_sector, ns->sectors);
-        req->ranges[nranges++] = (struct ftl_range){ ns->base_sector, ns->sectors };
+        ranges[nranges++] = (struct ftl_range){ ns->base_sector, ns->sectors };
         ns->allocated = false;
     }
     /* The FTL unmaps the space, in order behind the I/O fetched before. */
-    req->op = nranges ? FEMU_OP_DSM : FEMU_OP_NONE;
-    req->nranges = nranges;
-    req->nsid = nsid == NVME_NSID_BROADCAST ? 0 : nsid;
+    if (nranges) {
+        femu_req_ftl(req, FTL_OP_TRIM);
+    }
+    req->ftl.nranges = nranges;
+    req->ftl.nsid = nsid == NVME_NSID_BROADCAST ? 0 : nsid;
     req->keep_on_reset = true;
     return NVME_SUCCESS;
 }
@@ -435,6 +439,7 @@ uint16_t femu_format_nvm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     unsigned ses = (dw10 >> 9) & 0x7;
     uint64_t bytes[FEMU_MAX_LBAF];
     uint32_t first = nsid, last = nsid, nranges = 0;
+    struct ftl_range *ranges;
 
     if (nsid == NVME_NSID_BROADCAST) {
         first = 1;
@@ -450,7 +455,8 @@ uint16_t femu_format_nvm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     if (ses > FEMU_FORMAT_SES_USER) {
         return femu_dnr(NVME_INVALID_FIELD);      /* no cryptographic erase */
     }
-    req->ranges = g_new(struct ftl_range, FEMU_MAX_NAMESPACES);
+    ranges = g_new(struct ftl_range, FEMU_MAX_NAMESPACES);
+    req->ftl.ranges = ranges;      /* owned by the request: freed with it */
     for (uint32_t id = first; id <= last; id++) {
         FemuNamespace *ns = femu_ns_active(n, id);
         unsigned old = ns ? ns->flbas : 0;
@@ -460,13 +466,15 @@ uint16_t femu_format_nvm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
         }
         femu_ns_forget_data(n, ns->base_sector, ns->sectors);
         femu_ns_set_format(n, ns, lbaf);
-        req->ranges[nranges++] = (struct ftl_range){ ns->base_sector, ns->sectors };
+        ranges[nranges++] = (struct ftl_range){ ns->base_sector, ns->sectors };
         if (old != lbaf) {
             femu_ns_changed(n, id);         /* its LBA size changed */
         }
     }
-    req->op = nranges ? FEMU_OP_FORMAT : FEMU_OP_NONE;
-    req->nranges = nranges;
-    req->ftl_flags = ses == FEMU_FORMAT_SES_USER ? FTL_REQ_ERASE : 0;
+    if (nranges) {
+        femu_req_ftl(req, FTL_OP_FORMAT);
+    }
+    req->ftl.nranges = nranges;
+    req->ftl.flags = ses == FEMU_FORMAT_SES_USER ? FTL_REQ_ERASE : 0;
     return NVME_SUCCESS;
 }

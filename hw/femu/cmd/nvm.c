@@ -34,9 +34,9 @@ static bool femu_lba_range_ok(const FemuNamespace *ns, uint64_t slba, uint64_t n
 static void femu_io_range(FemuRequest *req, const FemuNamespace *ns, uint64_t slba,
                           uint64_t nlb)
 {
-    req->io.slba = femu_ns_sector(ns, slba);
-    req->io.nlb = nlb << ns->lba_shift;
-    req->nsid = ns->nsid;
+    req->ftl.slba = femu_ns_sector(ns, slba);
+    req->ftl.nlb = nlb << ns->lba_shift;
+    req->ftl.nsid = ns->nsid;
 }
 
 static uint8_t *femu_ns_data(FemuCtrl *n, const FemuNamespace *ns, uint64_t slba)
@@ -80,7 +80,7 @@ static uint16_t femu_io_rw(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
         return femu_dnr(NVME_LBA_RANGE);
     }
     if (write) {   /* the directive fields are reserved on reads */
-        status = femu_stream_of(n, cmd, &req->io.stream);
+        status = femu_stream_of(n, cmd, &req->ftl.stream);
         if (status) {
             return status;
         }
@@ -93,7 +93,7 @@ static uint16_t femu_io_rw(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
         femu_io_fail_on_done(req, marked_lba);
         femu_io_range(req, ns, slba, nlb);
         femu_smart_read(n, ns, 0, true);
-        req->op = FEMU_OP_READ;
+        femu_req_ftl(req, FTL_OP_READ);
         return NVME_SUCCESS;
     }
     /* Beyond MDTS: Invalid Field, from the PRP walker before any memory is touched. */
@@ -104,13 +104,13 @@ static uint16_t femu_io_rw(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     }
     femu_io_range(req, ns, slba, nlb);
     if (write) {
-        lba_bitmap_set(&n->written, req->io.slba, req->io.nlb);
-        femu_media_clear(n, req->io.slba, req->io.nlb);
+        lba_bitmap_set(&n->written, req->ftl.slba, req->ftl.nlb);
+        femu_media_clear(n, req->ftl.slba, req->ftl.nlb);
         femu_smart_write(n, ns, bytes);
     } else {
         femu_smart_read(n, ns, bytes, true);
     }
-    req->op = write ? FEMU_OP_WRITE : FEMU_OP_READ;
+    femu_req_ftl(req, write ? FTL_OP_WRITE : FTL_OP_READ);
     return NVME_SUCCESS;
 }
 
@@ -192,7 +192,7 @@ uint16_t femu_nvm_compare(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     }
     femu_io_range(req, ns, slba, nlb);
     femu_smart_read(n, ns, bytes, true);
-    req->op = FEMU_OP_READ;
+    femu_req_ftl(req, FTL_OP_READ);
     return NVME_SUCCESS;
 }
 
@@ -228,7 +228,7 @@ uint16_t femu_nvm_verify(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     }
     femu_io_range(req, ns, slba, nlb);
     femu_smart_read(n, ns, bytes, false);
-    req->op = FEMU_OP_VERIFY;
+    femu_req_ftl(req, FTL_OP_VERIFY);
     return NVME_SUCCESS;
 }
 
@@ -248,9 +248,9 @@ uint16_t femu_nvm_write_uncor(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd
         return femu_dnr(NVME_LBA_RANGE);
     }
     femu_io_range(req, ns, slba, nlb);
-    femu_media_mark(n, req->io.slba, req->io.nlb);
-    lba_bitmap_set(&n->written, req->io.slba, req->io.nlb);
-    return NVME_SUCCESS;    /* req->op stays FEMU_OP_NONE */
+    femu_media_mark(n, req->ftl.slba, req->ftl.nlb);
+    lba_bitmap_set(&n->written, req->ftl.slba, req->ftl.nlb);
+    return NVME_SUCCESS;    /* req->work stays FEMU_WORK_NONE */
 }
 
 uint16_t femu_nvm_write_zeroes(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
@@ -264,14 +264,14 @@ uint16_t femu_nvm_write_zeroes(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cm
         return femu_dnr(NVME_LBA_RANGE);
     }
     femu_io_range(req, ns, slba, nlb);
-    data_store_discard(n->store, req->io.slba * n->secsz, req->io.nlb * n->secsz);
-    femu_media_clear(n, req->io.slba, req->io.nlb);
+    data_store_discard(n->store, req->ftl.slba * n->secsz, req->ftl.nlb * n->secsz);
+    femu_media_clear(n, req->ftl.slba, req->ftl.nlb);
     if (deallocate) {
-        lba_bitmap_clear(&n->written, req->io.slba, req->io.nlb);
+        lba_bitmap_clear(&n->written, req->ftl.slba, req->ftl.nlb);
     } else {
-        lba_bitmap_set(&n->written, req->io.slba, req->io.nlb);   /* written, with zeroes */
+        lba_bitmap_set(&n->written, req->ftl.slba, req->ftl.nlb);   /* written, with zeroes */
     }
-    req->op = deallocate ? FEMU_OP_TRIM : FEMU_OP_WRITE;
+    femu_req_ftl(req, deallocate ? FTL_OP_TRIM : FTL_OP_WRITE);
     return NVME_SUCCESS;
 }
 
@@ -304,6 +304,7 @@ uint16_t femu_nvm_dsm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRe
     uint32_t nr = (le32_to_cpu(cmd->cdw10) & 0xff) + 1;
     bool deallocate = le32_to_cpu(cmd->cdw11) & NVME_DSMGMT_AD;
     NvmeDsmRange ranges[FEMU_DMRL];
+    struct ftl_range *dealloc;
     uint16_t status;
 
     if (!deallocate) {
@@ -319,7 +320,8 @@ uint16_t femu_nvm_dsm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRe
     if (status) {
         return femu_dnr(status);
     }
-    req->ranges = g_new(struct ftl_range, nr);
+    dealloc = g_new(struct ftl_range, nr);
+    req->ftl.ranges = dealloc;     /* owned by the request: freed with it */
     for (uint32_t i = 0; i < nr; i++) {
         uint64_t first = femu_ns_sector(ns, le64_to_cpu(ranges[i].slba));
         uint64_t count = (uint64_t)le32_to_cpu(ranges[i].nlb) << ns->lba_shift;
@@ -327,11 +329,11 @@ uint16_t femu_nvm_dsm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRe
         data_store_discard(n->store, first * n->secsz, count * n->secsz);
         lba_bitmap_clear(&n->written, first, count);
         femu_media_clear(n, first, count);
-        req->ranges[i] = (struct ftl_range){ .slba = first, .nlb = count };
+        dealloc[i] = (struct ftl_range){ .slba = first, .nlb = count };
     }
-    req->nsid = ns->nsid;
-    req->op = FEMU_OP_DSM;
-    req->nranges = nr;
+    req->ftl.nsid = ns->nsid;
+    femu_req_ftl(req, FTL_OP_TRIM);
+    req->ftl.nranges = nr;
     return NVME_SUCCESS;
 }
 
@@ -339,7 +341,7 @@ uint16_t femu_nvm_dsm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRe
  * drains the FTL's write buffer. ns NULL: NSID FFFFFFFFh, every namespace. */
 uint16_t femu_nvm_flush(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRequest *req)
 {
-    req->op = FEMU_OP_FLUSH;
-    req->nsid = ns ? ns->nsid : 0;
+    femu_req_ftl(req, FTL_OP_FLUSH);
+    req->ftl.nsid = ns ? ns->nsid : 0;
     return NVME_SUCCESS;
 }

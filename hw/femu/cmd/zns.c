@@ -110,12 +110,12 @@ static uint16_t femu_zns_write_at(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd 
     }
     lba_bitmap_set(&n->written, first, sectors);
     femu_media_clear(n, first, sectors);
-    req->io.slba = append ? femu_zns_sector(ns, slba) : assigned;
-    req->io.nlb = sectors;
-    req->assigned = assigned;
-    req->nsid = ns->nsid;
-    req->op = FEMU_OP_ZONE_WRITE;
-    req->ftl_flags = FTL_REQ_ADMITTED | (append ? FTL_REQ_APPEND : 0);
+    req->ftl.slba = append ? femu_zns_sector(ns, slba) : assigned;
+    req->ftl.nlb = sectors;
+    req->ftl.assigned = assigned;
+    req->ftl.nsid = ns->nsid;
+    femu_req_ftl(req, FTL_OP_ZONE_WRITE);
+    req->ftl.flags = FTL_REQ_ADMITTED | (append ? FTL_REQ_APPEND : 0);
     req->keep_on_reset = true;
     if (append) {
         uint64_t lba = femu_zns_lba(ns, assigned);
@@ -166,10 +166,10 @@ static uint16_t femu_zns_read_as(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *
         return femu_ftl_status(rc);
     }
     status = nvm_cmd(n, ns, cmd, req);
-    if (status == NVME_SUCCESS && req->op != FEMU_OP_NONE) {
-        req->op = FEMU_OP_ZONE_READ;
-        req->io.slba -= ns->base_sector;
-        req->ftl_flags = FTL_REQ_ADMITTED;
+    if (status == NVME_SUCCESS && req->work != FEMU_WORK_NONE) {
+        femu_req_ftl(req, FTL_OP_ZONE_READ);
+        req->ftl.slba -= ns->base_sector;
+        req->ftl.flags = FTL_REQ_ADMITTED;
     }
     return status;
 }
@@ -210,6 +210,7 @@ uint16_t femu_zns_mgmt_send(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     bool all = dw13 & FEMU_ZNS_SELECT_ALL;
     uint64_t slba = femu_cmd_slba(cmd), zone_sectors = ftl_zone_size_sectors(n->ftl);
     g_autofree uint64_t *changed = NULL;
+    struct ftl_range *zones;
     size_t count = 0;
     int rc;
 
@@ -238,22 +239,23 @@ uint16_t femu_zns_mgmt_send(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
         return femu_ftl_status(rc);
     }
     /* The FTL thread hears of every action, changes or not, so a recording replays. */
-    req->ranges = g_new(struct ftl_range, MAX(count, 1));
+    zones = g_new(struct ftl_range, MAX(count, 1));
+    req->ftl.ranges = zones;       /* owned by the request: freed with it */
     for (size_t i = 0; i < count; i++) {
         uint64_t start = changed[i] * zone_sectors;
 
-        req->ranges[i] = (struct ftl_range){ .slba = start, .nlb = zone_sectors };
+        zones[i] = (struct ftl_range){ .slba = start, .nlb = zone_sectors };
         if (zsa == FTL_ZONE_ACTION_RESET || zsa == FTL_ZONE_ACTION_OFFLINE) {
             femu_zns_forget(n, ns, start, zone_sectors);
         }
     }
-    req->nranges = count;
-    req->zone_action = zsa;
-    req->io.slba = all ? 0 : femu_zns_sector(ns, slba);
-    req->io.nlb = zone_sectors;
-    req->nsid = ns->nsid;
-    req->op = FEMU_OP_ZONE_MGMT;
-    req->ftl_flags = FTL_REQ_ADMITTED | (all ? FTL_REQ_ZONE_ALL : 0);
+    req->ftl.nranges = count;
+    req->ftl.zone_action = zsa;
+    req->ftl.slba = all ? 0 : femu_zns_sector(ns, slba);
+    req->ftl.nlb = zone_sectors;
+    req->ftl.nsid = ns->nsid;
+    femu_req_ftl(req, FTL_OP_ZONE_MGMT);
+    req->ftl.flags = FTL_REQ_ADMITTED | (all ? FTL_REQ_ZONE_ALL : 0);
     req->keep_on_reset = true;
     return NVME_SUCCESS;
 }

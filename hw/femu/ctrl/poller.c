@@ -44,7 +44,7 @@ static void femu_execute(FemuCtrl *n, uint16_t qid, const NvmeCmd *cmd, FemuRequ
     req->cid = le16_to_cpu(cmd->cid);
     req->sq_gen = n->sq[qid].gen;
     req->epoch = n->epoch;
-    req->io.now_ns = femu_now_ns();
+    req->ftl.arrival_ns = femu_now_ns();
 
     if (cmd->flags & (FEMU_CMD_FUSE_MASK | FEMU_CMD_PSDT_MASK)) {
         req->status = femu_dnr(NVME_INVALID_FIELD);   /* no fused commands, PRPs only */
@@ -62,23 +62,23 @@ static void femu_execute(FemuCtrl *n, uint16_t qid, const NvmeCmd *cmd, FemuRequ
                       "0x%x\n", qid, req->cid, cmd->opcode, le32_to_cpu(cmd->nsid),
                       req->status);
         femu_error_log_add(n, req, le32_to_cpu(cmd->nsid), qid ? slba : 0);
-        req->op = FEMU_OP_NONE;
+        req->work = FEMU_WORK_NONE;
     }
-    if (req->op == FEMU_OP_LPN_DUMP) {
+    if (req->work == FEMU_WORK_LPN_DUMP) {
         femu_lpn_dump_submit(n, req);
         return;
     }
-    if (req->op != FEMU_OP_NONE && femu_ftl_serve_inline(n, req)) {
+    if (req->work != FEMU_WORK_NONE && femu_ftl_serve_inline(n, req)) {
         femu_media_done(n, req);
         completion_heap_push(&n->heap, req->done_ns, req);
         return;
     }
-    if (req->op != FEMU_OP_NONE) {
+    if (req->work != FEMU_WORK_NONE) {
         spsc_ring_push(n->to_ftl, req);   /* cannot fail: the ring holds the whole pool */
         femu_ftl_kick(n);
         return;
     }
-    req->done_ns = req->io.now_ns;
+    req->done_ns = req->ftl.arrival_ns;
     completion_heap_push(&n->heap, req->done_ns, req);   /* room for the whole pool too */
 }
 
@@ -120,7 +120,7 @@ static unsigned femu_drain_ftl(FemuCtrl *n)
         for (size_t i = 0; i < count; i++) {
             FemuRequest *req = items[i];
 
-            if (req->op == FEMU_OP_LPN_DUMP) {
+            if (req->work == FEMU_WORK_LPN_DUMP) {
                 if (femu_lpn_dump_returned(n, req)) {
                     femu_ctrl_shutdown_saved(n);
                 }
@@ -151,7 +151,7 @@ static void femu_post(FemuCtrl *n, FemuCQueue *cq, FemuRequest *req)
     uint16_t status = femu_cq_post(n, cq, &cqe);
 
     trace_femu_cqe_post((uint16_t)(cq - n->cq), req->sqid, req->cid, req->status,
-                        femu_now_ns() - req->io.now_ns);
+                        femu_now_ns() - req->ftl.arrival_ns);
     femu_req_free(n, req);
     if (status != NVME_SUCCESS) {
         femu_ctrl_fatal(n);   /* later items of this pass are stale now and get freed */

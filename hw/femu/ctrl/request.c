@@ -10,6 +10,17 @@
 
 #include "ctrl/request.h"
 
+/*
+ * The ranges a command gave its FTL work (femu.h): always its own g_new memory, const only
+ * for the engine's sake.
+ */
+static void femu_req_free_ranges(FemuRequest *req)
+{
+    g_free((struct ftl_range *)req->ftl.ranges);
+    req->ftl.ranges = NULL;
+    req->ftl.nranges = 0;
+}
+
 void femu_req_pool_init(FemuCtrl *n)
 {
     n->pool = g_new0(FemuRequest, FEMU_MAX_INFLIGHT);
@@ -24,7 +35,7 @@ void femu_req_pool_destroy(FemuCtrl *n)
 {
     if (n->pool) {
         for (unsigned i = 0; i < FEMU_MAX_INFLIGHT; i++) {
-            g_free(n->pool[i].ranges);
+            femu_req_free_ranges(&n->pool[i]);
         }
         g_free(n->pool);
         n->pool = NULL;
@@ -46,8 +57,7 @@ FemuRequest *femu_req_alloc(FemuCtrl *n)
 
 void femu_req_free(FemuCtrl *n, FemuRequest *req)
 {
-    g_free(req->ranges);
-    req->ranges = NULL;
+    femu_req_free_ranges(req);
     req->list_next = n->free_requests;
     n->free_requests = req;
 }

@@ -255,64 +255,65 @@ static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint6
     return FTL_E_INVAL;
 }
 
-/* Tell the gc hook what GC did since *before (then the new snapshot). */
-static void engine_report_gc(struct ftl_engine *e, struct ftl_counters *before,
-                             bool background, uint64_t start_ns)
+/* What GC did between two snapshots of the FTL's counters. */
+static struct ftl_gc_work engine_gc_between(const struct ftl_counters *before,
+                                            const struct ftl_counters *after)
 {
-    struct ftl_counters now;
-
-    ftl_get_counters(e->ftl, &now);
-    /* Paced GC moves pages on most requests and finishes a line on few. */
-    if (now.gc_runs != before->gc_runs || now.gc_moved_pages != before->gc_moved_pages) {
-        e->hooks.gc(e->hooks.opaque, background, now.gc_runs - before->gc_runs,
-                    now.gc_moved_pages - before->gc_moved_pages,
-                    now.gc_erased_blocks - before->gc_erased_blocks, start_ns);
-    }
-    *before = now;
+    return (struct ftl_gc_work){
+        .lines = after->gc_runs - before->gc_runs,
+        .moved_pages = after->gc_moved_pages - before->gc_moved_pages,
+        .erased_blocks = after->gc_erased_blocks - before->gc_erased_blocks,
+    };
 }
 
-int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r, uint64_t *done_ns)
+int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r,
+                     struct ftl_served *out)
 {
-    struct ftl_counters gc_before;
+    struct ftl_served ignored;
+    struct ftl_counters before, priced, collected;
     uint64_t done = r->arrival_ns;
 
+    if (!out) {
+        out = &ignored;
+    }
+    *out = (struct ftl_served){ .done_ns = r->arrival_ns };
     if (e->trace) {
         char err[ENGINE_ERR_LEN];
 
         engine_trace_result(e, io_trace_write_request(e->trace, r, err, sizeof(err)), err);
     }
     engine_stats_advance(e, r->arrival_ns);
-    if (e->hooks.gc) {
-        ftl_get_counters(e->ftl, &gc_before);
-    }
+    ftl_get_counters(e->ftl, &before);
     int rc = engine_price(e, r, &done);
-    if (e->hooks.gc) {
-        engine_report_gc(e, &gc_before, false, r->arrival_ns);
-    }
+    ftl_get_counters(e->ftl, &priced);
+    out->fg = engine_gc_between(&before, &priced);
     /* A failed flash read was still served: it took its flash time. */
     if (rc != FTL_OK && rc != FTL_E_UNCORRECTABLE) {
-        *done_ns = r->arrival_ns;
         return rc;
     }
-    *done_ns = done > r->arrival_ns ? done : r->arrival_ns;
+    out->done_ns = done > r->arrival_ns ? done : r->arrival_ns;
     /* Not this request's failure: a collection that cannot run shows on the next write
      * that needs the space. */
     (void)ftl_background_gc(e->ftl, r->arrival_ns);
-    if (e->hooks.gc) {
-        engine_report_gc(e, &gc_before, true, r->arrival_ns);
-    }
+    ftl_get_counters(e->ftl, &collected);
+    out->bg = engine_gc_between(&priced, &collected);
     return rc;
 }
 
 int ftl_engine_submit(struct ftl_engine *e, const struct ftl_request *r, void *tag,
-                      uint64_t *done_ns)
+                      struct ftl_served *out)
 {
+    struct ftl_served served;
+
     /* Room first, so a request is never served and then lost. */
     if (!completion_heap_reserve(&e->done, completion_heap_count(&e->done) + 1)) {
         return FTL_E_NOMEM;
     }
-    int rc = ftl_engine_serve(e, r, done_ns);
-    completion_heap_push(&e->done, *done_ns, tag);
+    int rc = ftl_engine_serve(e, r, &served);
+    completion_heap_push(&e->done, served.done_ns, tag);
+    if (out) {
+        *out = served;
+    }
     return rc;
 }
 

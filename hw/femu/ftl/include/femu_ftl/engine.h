@@ -5,12 +5,18 @@
  * device's FTL thread feeds it from a ring with a real clock (its poller serves a read
  * directly when nothing is queued before it), ftl-sim from a workload with a simulated one.
  *
- * The order completions leave in is the caller's. ftl_engine_serve returns a request's
- * completion time and forgets it; ftl_engine_submit and ftl_engine_pop_due add a queue
- * that hands completions back in time order, for a caller without one: ftl-sim uses it.
- * The device does not: it calls ftl_engine_serve only, and its poller (femu_poller.c)
- * orders completions in a heap of its own, which also holds the commands that never reach
- * the FTL (admin commands, asynchronous events, commands failed at fetch).
+ * The engine serves requests and computes their completion times; the order completions
+ * leave in is the host's. ftl_engine_serve returns a request's completion time (and the GC
+ * it caused) and forgets it. ftl_engine_submit and ftl_engine_pop_due add a queue that
+ * hands completions back in time order, for a host without one: ftl-sim's loop
+ * (tools/ftl-sim/sim.c) uses it, and the engine's unit tests. The device does not: its FTL
+ * thread (backend/ftl_thread.c) calls ftl_engine_serve only, and its poller
+ * (ctrl/poller.c) orders completions in a heap of its own, which also holds the commands
+ * that never reach the FTL (admin commands, asynchronous events, commands failed at fetch).
+ *
+ * struct ftl_request is the one description of FTL work: the device's request
+ * (FemuRequest) and ftl-sim's (struct request) each embed one, and what they do besides
+ * (the device's LPN dump and phase marker, a trace's statistics events) is their own tag.
  *
  * Plain C11 like the FTL: no QEMU header, no globals, no threads, no clock of its own.
  * Every call takes the caller's time in ns; times must not go backwards.
@@ -90,12 +96,6 @@ struct ftl_engine_hooks {
     void (*stats_error)(void *opaque, const char *what, const char *err);
     /* The recording (ftl_engine_record) failed; it stops, the run goes on. Once. */
     void (*trace_error)(void *opaque, const char *err);
-    /*
-     * GC ran for a request: foreground (inside a write that needed space) or background
-     * (the collection after it), with what it did; its flash work starts at start_ns.
-     */
-    void (*gc)(void *opaque, bool background, uint64_t lines, uint64_t moved_pages,
-               uint64_t erased_blocks, uint64_t start_ns);
 };
 
 /*
@@ -121,24 +121,44 @@ void ftl_engine_record(struct ftl_engine *e, struct io_trace_writer *trace);
  */
 void ftl_engine_advance(struct ftl_engine *e, uint64_t now_ns);
 
+/* What GC did while the engine served one request. */
+struct ftl_gc_work {
+    uint64_t lines;         /* victim lines (or units) finished */
+    uint64_t moved_pages;   /* valid pages moved */
+    uint64_t erased_blocks;
+};
+
+/*
+ * What serving one request came to. GC ran when lines or moved_pages is not 0 (paced GC
+ * moves pages on most requests and finishes a line on few); its flash work starts at the
+ * request's arrival.
+ */
+struct ftl_served {
+    uint64_t done_ns;           /* the completion time (see ftl_engine_serve) */
+    struct ftl_gc_work fg;      /* foreground: inside the request (a write needing space) */
+    struct ftl_gc_work bg;      /* background: the collection after it; 0 on an error */
+};
+
 /*
  * Serve one request: the statistics first catch up with its arrival, then the FTL prices
- * it, then background GC gets its chance. On FTL_OK *done_ns is its completion time
- * (>= arrival); on an error the FTL's status is returned and *done_ns is the arrival time,
- * except FTL_E_UNCORRECTABLE (a read or verify whose flash read failed): that request was
- * served like any other, *done_ns is when its flash reads ended, background GC ran after
- * it, and ftl_read_error_lpn() names the page. A deallocate stopped by the stop hook
- * returns FTL_OK for the ranges it did.
+ * it, then background GC gets its chance. On FTL_OK out->done_ns is its completion time
+ * (>= arrival); on an error the FTL's status is returned and out->done_ns is the arrival
+ * time, except FTL_E_UNCORRECTABLE (a read or verify whose flash read failed): that
+ * request was served like any other, out->done_ns is when its flash reads ended,
+ * background GC ran after it, and ftl_read_error_lpn() names the page. A deallocate
+ * stopped by the stop hook returns FTL_OK for the ranges it did. out may be NULL.
  */
-int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r, uint64_t *done_ns);
+int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r,
+                     struct ftl_served *out);
 
 /*
  * serve, then keep the completion (whatever its status) in the engine's queue with the
  * caller's tag until ftl_engine_pop_due hands it back. Returns the FTL status, or
- * FTL_E_NOMEM (nothing served, nothing queued) when the queue cannot grow.
+ * FTL_E_NOMEM (nothing served, nothing queued) when the queue cannot grow. out may be
+ * NULL.
  */
 int ftl_engine_submit(struct ftl_engine *e, const struct ftl_request *r, void *tag,
-                      uint64_t *done_ns);
+                      struct ftl_served *out);
 
 /* The earliest queued completion time; false when nothing is queued. */
 bool ftl_engine_next_due(const struct ftl_engine *e, uint64_t *due_ns);
