@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one test entry (README.md, .ci/run): installs what is missing, builds the
 # QEMU-free C parts twice (release, and debug with ASan+UBSan), runs their unit
-# and property tests, then every pytest suite under tests/. Arguments go to pytest:
+# and property tests, builds and runs the libFuzzer targets (clang, FUZZ_SECONDS each,
+# default 10), then every pytest suite under tests/. Arguments go to pytest:
 # `tests/run.sh -m unit` is the quick tier (pytest markers unit, qtest, vm, build; see
 # tests/conftest.py), which leaves the ASan+UBSan build and its C tests to the full run and
 # runs its tests on two workers (pytest-xdist -n 2; a later -n of yours wins). Without
@@ -12,22 +13,26 @@ cd "$root"
 
 scripts/install-deps.sh
 
-build_and_test() {  # build_and_test DIR [meson setup options...]
-    local dir=$1; shift
+build_and_test() {  # build_and_test DIR SUITE [meson setup options...]
+    local dir=$1 suite=$2; shift 2
     if [[ ! -e "$dir/build.ninja" ]]; then
         meson setup "$dir" "$@"
     fi
     meson compile -C "$dir"
-    meson test -C "$dir" --suite unit --print-errorlogs
+    meson test -C "$dir" --suite "$suite" --print-errorlogs
 }
-build_and_test build/release --buildtype=release
+build_and_test build/release unit --buildtype=release
 quick=no
 for ((i = 1; i < $#; i++)); do
     [[ ${!i} == -m && ${@:i+1:1} == unit ]] && quick=yes
 done
 workers=()
 if [[ $quick == no ]]; then
-    build_and_test build/asan --buildtype=debug -Db_lto=false -Db_sanitize=address,undefined
+    build_and_test build/asan unit --buildtype=debug -Db_lto=false -Db_sanitize=address,undefined
+    # The libFuzzer targets (tests/fuzz/targets): every seed replayed, then a few seconds
+    # of fuzzing each, under ASan+UBSan.
+    CC=clang build_and_test build/fuzz fuzz --buildtype=debug -Db_lto=false \
+        -Db_sanitize=address,undefined -Dfuzz=true
 else
     workers=(-n 2)
 fi

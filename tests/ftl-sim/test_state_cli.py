@@ -2,6 +2,7 @@
 left off (GC from the first request), the summary names both files, and a file that
 cannot be used is one line and exit status 2 before anything runs."""
 import json
+import os
 
 import pytest
 
@@ -65,7 +66,25 @@ def test_unusable_states_are_one_line(run_ftl_sim, tmp_path, aged):
     garbage.write_bytes(b"not a state file at all" * 10)
     cut = tmp_path / "cut.state"
     cut.write_bytes(state.read_bytes()[:-100])
+    # A header, then 64 GiB of holes: every 20 zero bytes would be an empty section. The
+    # reader refuses the first section header it does not know, reading nothing more.
+    holes = tmp_path / "holes.state"
+    holes.write_bytes(state.read_bytes()[:24])
+    os.truncate(holes, 64 << 30)
+    # The first section (META) claiming 1 TiB of holes, then an end record (CRCs wrong):
+    # refused by its length, never read.
+    huge = tmp_path / "huge.state"
+    first = bytearray(state.read_bytes()[:40])
+    first[32:40] = (1 << 40).to_bytes(8, "little")
+    with open(huge, "wb") as out:
+        out.write(first)
+        out.seek(40 + (1 << 40) + 4)
+        out.write(b"END \0\0\0\0" + (4).to_bytes(8, "little") + bytes(8))
     cases = [
+        ([*SMALL, "--state-in", holes],
+         "corrupt (section ????: not a section of this configuration's state)"),
+        ([*SMALL, "--state-in", huge],
+         "corrupt (section META: 1099511627776 bytes, this configuration's state has at most"),
         ([*SMALL, "--state-in", tmp_path / "missing.state"], "missing.state"),
         ([*SMALL, "--state-in", garbage], "not a femu state file"),
         ([*SMALL, "--state-in", cut], "truncated"),

@@ -16,6 +16,21 @@
 static char dir[] = "/tmp/femu-test-state-file-XXXXXX";
 static char path[256];
 
+/* The sample's sections and their most bytes: 200 blocks of 4000 in BIG, the 1 MiB
+ * sparse region in chunks of 512. */
+static struct state_section_limit sample_limits[3];
+
+/* Open and verify whole, as a restore does; NULL with err set when either refuses. */
+static struct state_reader *open_sample(const char *p, char *err, size_t errlen)
+{
+    struct state_reader *r = state_reader_open(p, sample_limits, 3, err, errlen);
+    if (r && state_reader_verify(r, err, errlen)) {
+        state_reader_close(r);
+        return NULL;
+    }
+    return r;
+}
+
 static void test_crc(void)
 {
     CHECK_EQ_U64(state_crc32c(0, "123456789", 9), 0xE3069283u);
@@ -68,7 +83,7 @@ static void test_round_trip(void)
 {
     char err[256] = "";
     write_sample(path, 200);
-    struct state_reader *r = state_reader_open(path, err, sizeof(err));
+    struct state_reader *r = open_sample(path, err, sizeof(err));
     CHECK(r != NULL);
     if (!r) {
         fprintf(stderr, "    %s\n", err);
@@ -128,7 +143,7 @@ static void test_sparse_pieces(void)
     }
     CHECK(state_writer_end(w) == 0);
     CHECK(state_writer_commit(w, err, sizeof(err)) == 0);
-    struct state_reader *r = state_reader_open(path, err, sizeof(err));
+    struct state_reader *r = open_sample(path, err, sizeof(err));
     CHECK(r != NULL);
     unsigned char *got = calloc(bytes, 1);
     /* read run by run, as the data store does */
@@ -162,12 +177,129 @@ static void test_sparse_hostile(void)
     struct state_writer *w = state_writer_open(path, err, sizeof(err));
     CHECK(state_writer_section(w, TAG_SPRS, payload, sizeof(payload)) == 0);
     CHECK(state_writer_commit(w, err, sizeof(err)) == 0);
-    struct state_reader *r = state_reader_open(path, err, sizeof(err));
+    struct state_reader *r = open_sample(path, err, sizeof(err));
     CHECK(r != NULL);
     unsigned char buf[4096];
     CHECK(state_reader_sparse(r, TAG_SPRS, buf, sizeof(buf), err, sizeof(err)) == -1);
     CHECK_CONTAINS(err, "outside");
     state_reader_close(r);
+}
+
+/* Write a file of a header, the sections given (tag, length, payload bytes of that
+ * length or NULL for zeroes), CRCs right, and the end record. */
+static void write_raw(const char *p, const uint32_t *tags, const uint64_t *lens, size_t n)
+{
+    FILE *f = fopen(p, "wb");
+    unsigned char h[24] = "FEMUSTAT";
+    h[8] = 1;
+    h[12] = 24;
+    uint32_t file_crc = state_crc32c(0, h, sizeof(h));
+    fwrite(h, 1, sizeof(h), f);
+    for (size_t i = 0; i <= n; i++) {
+        uint32_t tag = i < n ? tags[i] : STATE_TAG_END;
+        uint64_t len = i < n ? lens[i] : 4;
+        unsigned char sh[16] = { 0 }, payload[64] = { 0 }, crc[4];
+        for (int b = 0; b < 4; b++) {
+            sh[b] = (unsigned char)(tag >> (8 * b));
+            if (i == n) {
+                payload[b] = (unsigned char)(file_crc >> (8 * b));
+            }
+        }
+        for (int b = 0; b < 8; b++) {
+            sh[8 + b] = (unsigned char)(len >> (8 * b));
+        }
+        CHECK(len <= sizeof(payload));
+        uint32_t c = state_crc32c(0, payload, (size_t)len);
+        for (int b = 0; b < 4; b++) {
+            crc[b] = (unsigned char)(c >> (8 * b));
+        }
+        file_crc = state_crc32c(file_crc, sh, 16);
+        file_crc = state_crc32c(file_crc, payload, (size_t)len);
+        file_crc = state_crc32c(file_crc, crc, 4);
+        fwrite(sh, 1, 16, f);
+        fwrite(payload, 1, (size_t)len, f);
+        fwrite(crc, 1, 4, f);
+    }
+    fclose(f);
+}
+
+/*
+ * A file is held to the caller's sections before a payload is read: an unknown tag, a tag
+ * twice, a section longer than its limit are refused by their headers, so a sparse file
+ * of zeroes (every 20 zero bytes would be an empty section) or a huge section with a
+ * wrong CRC costs a few reads, not a scan of the whole file.
+ */
+static void test_limits(void)
+{
+    char err[256] = "", p[300];
+    snprintf(p, sizeof(p), "%s/hostile", dir);
+
+    /* header, then 4 GiB of zeroes (a hole: nothing on disk) */
+    write_whole(p, "FEMUSTAT\1\0\0\0\x18\0\0\0\0\0\0\0\0\0\0\0", 24);
+    CHECK(truncate(p, (off_t)4 << 30) == 0);
+    CHECK(open_sample(p, err, sizeof(err)) == NULL);
+    CHECK_CONTAINS(err, "corrupt (section ????: not a section of this configuration's state)");
+
+    /* one section claiming 4 GiB, with a wrong CRC: refused by its length, never read */
+    unsigned char big[24 + 16] = "FEMUSTAT\1\0\0\0\x18";
+    memcpy(big + 24, "BIG ", 4);
+    big[24 + 8 + 4] = 1;    /* length 1 << 32 */
+    write_whole(p, big, sizeof(big));
+    unsigned char end[24] = "END ";
+    end[8] = 4;             /* payload 4 bytes; the CRCs are wrong, never looked at */
+    FILE *f = fopen(p, "r+b");
+    CHECK(f && fseeko(f, ((off_t)1 << 32) + 24 + 16 + 4, SEEK_SET) == 0 &&
+          fwrite(end, 1, sizeof(end), f) == sizeof(end));
+    if (f) {
+        fclose(f);
+    }
+    CHECK(open_sample(p, err, sizeof(err)) == NULL);
+    CHECK_CONTAINS(err, "corrupt (section BIG : 4294967296 bytes, this configuration's "
+                   "state has at most 800000)");
+    /* opened without the whole check, the section is held to its limit at its seek */
+    struct state_reader *r = state_reader_open(p, sample_limits, 3, err, sizeof(err));
+    CHECK(r != NULL);
+    CHECK(r && state_reader_seek(r, TAG_BIG, err, sizeof(err)) == -1);
+    CHECK_CONTAINS(err, "section BIG : 4294967296 bytes");
+    state_reader_close(r);
+
+    /* a tag twice, an unknown tag, each with its CRCs right */
+    uint32_t twice[] = { TAG_AAAA, TAG_AAAA };
+    uint64_t lens[] = { 5, 5 };
+    write_raw(p, twice, lens, 2);
+    CHECK(open_sample(p, err, sizeof(err)) == NULL);
+    CHECK_CONTAINS(err, "corrupt (section AAAA twice)");
+    uint32_t unknown[] = { TAG_AAAA, STATE_TAG('Z', 'Z', 'Z', 'Z') };
+    write_raw(p, unknown, lens, 2);
+    CHECK(open_sample(p, err, sizeof(err)) == NULL);
+    CHECK_CONTAINS(err, "corrupt (section ZZZZ: not a section of this configuration's state)");
+    uint32_t meta_twice[] = { STATE_TAG_META, STATE_TAG_META };
+    write_raw(p, meta_twice, lens, 2);
+    CHECK(open_sample(p, err, sizeof(err)) == NULL);
+    CHECK_CONTAINS(err, "corrupt (section META twice)");
+    /* the same sections, each once, are read */
+    write_raw(p, unknown, lens, 1);
+    r = open_sample(p, err, sizeof(err));
+    CHECK(r != NULL);
+    state_reader_close(r);
+    /* a section at its limit is read; one byte more is not */
+    uint32_t small[] = { TAG_AAAA };
+    uint64_t at_limit[] = { 16 }, past[] = { 17 };
+    write_raw(p, small, at_limit, 1);
+    r = open_sample(p, err, sizeof(err));
+    CHECK(r != NULL);
+    state_reader_close(r);
+    write_raw(p, small, past, 1);
+    CHECK(open_sample(p, err, sizeof(err)) == NULL);
+    CHECK_CONTAINS(err, "section AAAA: 17 bytes, this configuration's state has at most 16");
+    unlink(p);
+
+    /* the sparse bound: header, every byte, a run header per chunk */
+    CHECK_EQ_U64(state_sparse_max_len(0, 4096), 16);
+    CHECK_EQ_U64(state_sparse_max_len(4096, 4096), 16 + 16 + 4096);
+    CHECK_EQ_U64(state_sparse_max_len(5000, 4096), 16 + 2 * 16 + 5000);
+    CHECK_EQ_U64(state_sparse_max_len(UINT64_MAX, 1), UINT64_MAX);
+    CHECK_EQ_U64(state_sparse_max_len(UINT64_MAX - 100, 1 << 12), UINT64_MAX);
 }
 
 /* Open a copy of the sample cut or changed; returns whether it was refused, err set. */
@@ -176,7 +308,7 @@ static bool refused(const unsigned char *bytes, size_t size, char *err, size_t e
     char copy[300];
     snprintf(copy, sizeof(copy), "%s/copy", dir);
     write_whole(copy, bytes, size);
-    struct state_reader *r = state_reader_open(copy, err, errlen);
+    struct state_reader *r = open_sample(copy, err, errlen);
     state_reader_close(r);
     unlink(copy);
     return r == NULL && err[0] && !strchr(err, '\n');
@@ -246,15 +378,15 @@ static void test_truncated_and_corrupt(void)
 static void test_bad_paths(void)
 {
     char err[256] = "", p[300];
-    CHECK(state_reader_open(dir, err, sizeof(err)) == NULL);
+    CHECK(open_sample(dir, err, sizeof(err)) == NULL);
     CHECK_CONTAINS(err, "is a directory");
     snprintf(p, sizeof(p), "%s/missing", dir);
-    CHECK(state_reader_open(p, err, sizeof(err)) == NULL);
+    CHECK(open_sample(p, err, sizeof(err)) == NULL);
     CHECK_CONTAINS(err, "No such file");
     if (geteuid() != 0) {   /* root reads anything */
         write_sample(p, 1);
         chmod(p, 0);
-        CHECK(state_reader_open(p, err, sizeof(err)) == NULL);
+        CHECK(open_sample(p, err, sizeof(err)) == NULL);
         CHECK_CONTAINS(err, "Permission denied");
         unlink(p);
     }
@@ -301,7 +433,7 @@ static void test_atomic(void)
     CHECK(state_writer_section(b, TAG_AAAA, "b", 1) == 0);
     CHECK(state_writer_commit(a, err, sizeof(err)) == 0);
     CHECK(state_writer_commit(b, err, sizeof(err)) == 0);
-    struct state_reader *r = state_reader_open(path, err, sizeof(err));
+    struct state_reader *r = open_sample(path, err, sizeof(err));
     char c = 0;
     CHECK(r && state_reader_seek(r, TAG_AAAA, err, sizeof(err)) == 0 &&
           state_reader_read(r, &c, 1, err, sizeof(err)) == 0 && c == 'b');
@@ -318,6 +450,10 @@ int main(void)
         return 1;
     }
     snprintf(path, sizeof(path), "%s/test.state", dir);
+    sample_limits[0] = (struct state_section_limit){ TAG_AAAA, 16 };
+    sample_limits[1] = (struct state_section_limit){ TAG_BIG, 200 * 4000 };
+    sample_limits[2] = (struct state_section_limit){
+        TAG_SPRS, state_sparse_max_len(1 << 20, 512) };
     test_crc();
     test_round_trip();
     test_sparse_pieces();
@@ -325,6 +461,7 @@ int main(void)
     test_truncated_and_corrupt();
     test_bad_paths();
     test_atomic();
+    test_limits();
     unlink(path);
     CHECK(rmdir(dir) == 0);
     return check_summary();

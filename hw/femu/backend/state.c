@@ -470,13 +470,33 @@ static void femu_restore_mark_mapped(FemuCtrl *n)
     }
 }
 
+/* What this device's state file can hold: the FTL's sections and the device's own, each
+ * no bigger than this configuration makes it (the reader refuses anything else unread). */
+static size_t femu_restore_limits(FemuCtrl *n, struct state_section_limit *out)
+{
+    uint64_t map_bytes = femu_map_bytes(n->capacity_sectors + n->zoned_sectors);
+    size_t k = ftl_state_limits(n->ftl, out);
+
+    out[k++] = (struct state_section_limit){ FEMU_STATE_TAG_TABLE, FEMU_STATE_TABLE_BYTES };
+    out[k++] = (struct state_section_limit){
+        FEMU_STATE_TAG_WRITTEN, state_sparse_max_len(map_bytes, FEMU_STATE_MAP_CHUNK) };
+    out[k++] = (struct state_section_limit){
+        FEMU_STATE_TAG_UNCORR, state_sparse_max_len(map_bytes, FEMU_STATE_MAP_CHUNK) };
+    out[k++] = (struct state_section_limit){
+        FEMU_STATE_TAG_DATA,
+        state_sparse_max_len(data_store_size(n->store), femu_data_chunk(n)) };
+    return k;
+}
+
 static bool femu_restore_run(FemuRestore *rs)
 {
     FemuCtrl *n = rs->n;
+    struct state_section_limit limits[FTL_STATE_MAX_SECTIONS + 4];
     char data[16];
     bool present;
 
-    rs->r = state_reader_open(rs->path, rs->err, sizeof(rs->err));
+    rs->r = state_reader_open(rs->path, limits, femu_restore_limits(n, limits), rs->err,
+                              sizeof(rs->err));
     if (!rs->r) {
         return false;
     }
@@ -485,7 +505,9 @@ static bool femu_restore_run(FemuRestore *rs)
         return femu_restore_fail(rs, "META has no data=present or data=absent");
     }
     present = strcmp(data, "present") == 0;
-    if (ftl_state_check_config(rs->r, &n->ftl_config, rs->err, sizeof(rs->err)) != 0) {
+    /* the configuration first: a file of another one says which key differs */
+    if (ftl_state_check_config(rs->r, &n->ftl_config, rs->err, sizeof(rs->err)) != 0 ||
+        state_reader_verify(rs->r, rs->err, sizeof(rs->err)) != 0) {
         return false;
     }
     /* The device's sections first: the cheap checks before the FTL's big ones. */

@@ -12,9 +12,11 @@
  *     end      a section tagged STATE_TAG_END whose 4-byte payload is the CRC-32C of every
  *              byte before its own header: a file without it is truncated
  *
- * A section is read only after its CRC matched; state_reader_open() checks every section's
- * CRC and the end record before it returns, so a truncated or corrupt file is refused
- * before anything is restored from it.
+ * A section is read only after its size passed the caller's limit and its CRC matched;
+ * state_reader_open() checks the section headers (tags the caller knows, each once),
+ * state_reader_verify() every section and the end record, so a truncated, corrupt or
+ * oversized file is refused before anything is restored from it, in time bounded by the
+ * caller's configuration rather than by the file.
  *
  * Plain C11 + POSIX, no QEMU header, no global state.
  */
@@ -99,12 +101,50 @@ int state_writer_meta(struct state_writer *w, const char *producer, bool data_pr
 struct state_reader;
 
 /*
- * Open path and verify it whole: magic, version (another version is refused, naming both),
- * every section's CRC and the end record. NULL with a one-line reason in err:
- * "PATH: not a femu state file", "PATH: truncated", "PATH: corrupt (section META: CRC
- * mismatch)", "PATH: state format version 7, this femu reads version 1", ...
+ * A section a reader accepts: its tag, at most once, with a payload of at most max_len
+ * bytes. The caller knows its configuration, so it knows how big each of its sections
+ * can be; a file is held to that before a byte of any payload is read.
  */
-struct state_reader *state_reader_open(const char *path, char *err, size_t errlen);
+struct state_section_limit {
+    uint32_t tag;
+    uint64_t max_len;
+};
+
+/* META's payload is a few key=value lines: never more than this. */
+#define STATE_META_MAX_BYTES (UINT64_C(1) << 20)
+
+/*
+ * The most a sparse section (state_writer_sparse) of a region of `bytes` bytes stored in
+ * chunks of at least min_chunk bytes can hold: its header, every byte once, and a run
+ * header for every chunk. Saturates at UINT64_MAX.
+ */
+uint64_t state_sparse_max_len(uint64_t bytes, uint64_t min_chunk);
+
+/*
+ * Open path: the header and every section header, without reading a payload: each tag is
+ * META, END or one of limits[0..nlimits) (the array is not kept), none twice, each inside
+ * the file, the end record last; then META, checked like any section. NULL with a
+ * one-line reason in err: "PATH: not a femu state file", "PATH: truncated", "PATH:
+ * corrupt (section ABCD: not a section of this configuration's state)", "PATH: corrupt
+ * (section FL2P twice)", "PATH: state format version 7, this femu reads version 1", ...
+ *
+ * A section is checked against its limit, then its CRC, before its first byte is handed
+ * out (state_reader_seek); state_reader_verify() checks them all and the end record. So
+ * a caller can read a small section (the configuration) and say what differs before it
+ * verifies the rest, and a huge section is refused by its length, never read.
+ */
+struct state_reader *state_reader_open(const char *path,
+                                       const struct state_section_limit *limits,
+                                       size_t nlimits, char *err, size_t errlen);
+
+/*
+ * Every section within its limit and matching its CRC, and the end record holding the
+ * CRC of everything before it: 0, or -1 with "PATH: corrupt (section FCOR: CRC
+ * mismatch)", "PATH: corrupt (section FCOR: 900 bytes, this configuration's state has at
+ * most 812)", "PATH: corrupt (end record: file CRC mismatch)". Call it before restoring
+ * anything, so a damaged file is refused before it is half used.
+ */
+int state_reader_verify(struct state_reader *r, char *err, size_t errlen);
 void state_reader_close(struct state_reader *r);
 
 /* The path given to state_reader_open() (for messages). */

@@ -1,9 +1,9 @@
 /*
- * Reading state files (state_file.h). Opening scans the whole file once: every section's
- * header must lie inside the file, its payload must match its CRC, and the end record
- * must hold the CRC of everything before it and be the last thing in the file. Only then
- * is the reader handed out, with an index of the sections; reads afterwards are bounded
- * by the current section.
+ * Reading state files (state_file.h). Opening reads the section headers alone (a tag the
+ * caller knows, once, inside the file, the end record last), so the scan ends after a few
+ * reads whatever the file holds, and verifies META. A payload is read only after its
+ * section passed its size limit and its CRC: at the first seek, or for all of them and the
+ * end record in state_reader_verify(). Reads are bounded by the current section.
  */
 #include "state_file.h"
 #include "state_file_io.h"
@@ -22,16 +22,41 @@ struct section_entry {
     uint32_t tag;
     uint64_t offset;    /* of the payload */
     uint64_t len;
+    uint64_t max_len;   /* the caller's limit */
+    bool verified;      /* within its limit, CRC matched */
 };
 
 struct state_reader {
     int fd;
     char *path;
+    uint64_t size;
     struct section_entry *sections;
     size_t nsections, cap;
     uint64_t cur, cur_end;  /* the current section's next byte and its end */
     char *meta;             /* the META payload, NUL-terminated, or NULL */
+    unsigned char *buf;     /* SCAN_BUF_BYTES for CRCs */
 };
+
+static struct section_entry *find_section(const struct state_reader *r, uint32_t tag)
+{
+    for (size_t i = 0; i < r->nsections; i++) {
+        if (r->sections[i].tag == tag) {
+            return &r->sections[i];
+        }
+    }
+    return NULL;
+}
+
+/* A fuzzing build (tests/fuzz/targets) takes any CRC, so that mutated payloads reach the
+ * section loaders; every other build checks them. */
+static bool crc_checks_off(void)
+{
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+    return true;
+#else
+    return false;
+#endif
+}
 
 /* Exactly len bytes at offset; -1 with errno set (0 for end of file). */
 static int read_at(int fd, void *buf, size_t len, uint64_t offset)
@@ -52,21 +77,6 @@ static int read_at(int fd, void *buf, size_t len, uint64_t offset)
         offset += (uint64_t)n;
         len -= (size_t)n;
     }
-    return 0;
-}
-
-static int add_section(struct state_reader *r, uint32_t tag, uint64_t offset, uint64_t len)
-{
-    if (r->nsections == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 16;
-        struct section_entry *s = realloc(r->sections, cap * sizeof(*s));
-        if (!s) {
-            return -1;
-        }
-        r->sections = s;
-        r->cap = cap;
-    }
-    r->sections[r->nsections++] = (struct section_entry){ tag, offset, len };
     return 0;
 }
 
@@ -101,8 +111,7 @@ static int read_error(const struct state_reader *r, char *err, size_t errlen)
 }
 
 /* The file header: magic, version, header size, reserved. */
-static int scan_header(struct state_reader *r, uint64_t size, uint32_t *file_crc,
-                       char *err, size_t errlen)
+static int scan_header(struct state_reader *r, uint64_t size, char *err, size_t errlen)
 {
     unsigned char h[STATE_HEADER_BYTES];
     size_t have = size < sizeof(h) ? (size_t)size : sizeof(h);
@@ -133,17 +142,44 @@ static int scan_header(struct state_reader *r, uint64_t size, uint32_t *file_crc
         snprintf(err, errlen, "%s: corrupt (file header)", r->path);
         return -1;
     }
-    *file_crc = state_crc32c(0, h, sizeof(h));
     return 0;
 }
 
-/* Every section up to and including the end record. */
-static int scan_sections(struct state_reader *r, uint64_t size, uint32_t file_crc,
-                         unsigned char *buf, char *err, size_t errlen)
+/* Limits of tag: META's fixed one, the caller's, or NULL for a tag the caller has not. */
+static bool section_limit(const struct state_section_limit *limits, size_t nlimits,
+                          uint32_t tag, uint64_t *max_len)
+{
+    if (tag == STATE_TAG_META) {
+        *max_len = STATE_META_MAX_BYTES;
+        return true;
+    }
+    for (size_t i = 0; i < nlimits; i++) {
+        if (limits[i].tag == tag) {
+            *max_len = limits[i].max_len;
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * Every section header up to the end record, no payload read: known tags, each once, each
+ * inside the file. Fills r->sections (at most one entry per limit plus META, so the scan
+ * ends after a few reads however the file was made).
+ */
+static int scan_headers(struct state_reader *r, const struct state_section_limit *limits,
+                        size_t nlimits, char *err, size_t errlen)
 {
     char name[5];
+    uint64_t size = r->size;
+    r->cap = nlimits + 1;
+    r->sections = calloc(r->cap, sizeof(*r->sections));
+    if (!r->sections) {
+        snprintf(err, errlen, "%s: out of memory", r->path);
+        return -1;
+    }
     for (uint64_t at = STATE_HEADER_BYTES;;) {
-        unsigned char h[STATE_SECTION_HEADER_BYTES], c[4];
+        unsigned char h[STATE_SECTION_HEADER_BYTES];
         if (size - at < sizeof(h)) {
             snprintf(err, errlen, "%s: truncated (no end record)", r->path);
             return -1;
@@ -152,11 +188,20 @@ static int scan_sections(struct state_reader *r, uint64_t size, uint32_t file_cr
             return read_error(r, err, errlen);
         }
         uint32_t tag = state_get_le32(h);
-        uint64_t len = state_get_le64(h + 8);
+        uint64_t len = state_get_le64(h + 8), max_len = 4;
         uint64_t payload = at + sizeof(h);
         state_tag_name(tag, name);
         if (state_get_le32(h + 4) != 0) {
             snprintf(err, errlen, "%s: corrupt (section %s: header)", r->path, name);
+            return -1;
+        }
+        if (tag != STATE_TAG_END && !section_limit(limits, nlimits, tag, &max_len)) {
+            snprintf(err, errlen, "%s: corrupt (section %s: not a section of this "
+                     "configuration's state)", r->path, name);
+            return -1;
+        }
+        if (find_section(r, tag)) {
+            snprintf(err, errlen, "%s: corrupt (section %s twice)", r->path, name);
             return -1;
         }
         if (len > size - payload || size - payload - len < 4) {
@@ -164,26 +209,10 @@ static int scan_sections(struct state_reader *r, uint64_t size, uint32_t file_cr
                      "before)", r->path, name, (unsigned long long)len);
             return -1;
         }
-        uint32_t before = file_crc, crc;
-        file_crc = state_crc32c(file_crc, h, sizeof(h));
-        if (crc_payload(r->fd, buf, payload, len, &crc, &file_crc) ||
-            read_at(r->fd, c, 4, payload + len)) {
-            return read_error(r, err, errlen);
-        }
-        if (state_get_le32(c) != crc) {
-            snprintf(err, errlen, "%s: corrupt (section %s: CRC mismatch)", r->path, name);
-            return -1;
-        }
-        file_crc = state_crc32c(file_crc, c, 4);
         at = payload + len + 4;
         if (tag == STATE_TAG_END) {
-            unsigned char v[4];
-            if (len != 4 || read_at(r->fd, v, 4, payload)) {
+            if (len != 4) {
                 snprintf(err, errlen, "%s: corrupt (end record)", r->path);
-                return -1;
-            }
-            if (state_get_le32(v) != before) {
-                snprintf(err, errlen, "%s: corrupt (end record: file CRC mismatch)", r->path);
                 return -1;
             }
             if (at != size) {
@@ -193,33 +222,86 @@ static int scan_sections(struct state_reader *r, uint64_t size, uint32_t file_cr
             }
             return 0;
         }
-        if (add_section(r, tag, payload, len)) {
-            snprintf(err, errlen, "%s: out of memory", r->path);
-            return -1;
-        }
+        r->sections[r->nsections++] =
+            (struct section_entry){ tag, payload, len, max_len, false };
     }
 }
 
-static const struct section_entry *find_section(const struct state_reader *r, uint32_t tag)
+/* A section's size against its limit (before a byte of it is read), then its CRC. */
+static int verify_section(struct state_reader *r, struct section_entry *s, uint32_t *file_crc,
+                          char *err, size_t errlen)
 {
+    char name[5];
+    unsigned char c[4];
+    uint32_t crc, unused = 0;
+    state_tag_name(s->tag, name);
+    if (s->len > s->max_len) {
+        snprintf(err, errlen, "%s: corrupt (section %s: %llu bytes, this configuration's "
+                 "state has at most %llu)", r->path, name, (unsigned long long)s->len,
+                 (unsigned long long)s->max_len);
+        return -1;
+    }
+    if (crc_payload(r->fd, r->buf, s->offset, s->len, &crc, file_crc ? file_crc : &unused) ||
+        read_at(r->fd, c, 4, s->offset + s->len)) {
+        return read_error(r, err, errlen);
+    }
+    if (state_get_le32(c) != crc && !crc_checks_off()) {
+        snprintf(err, errlen, "%s: corrupt (section %s: CRC mismatch)", r->path, name);
+        return -1;
+    }
+    if (file_crc) {
+        *file_crc = state_crc32c(*file_crc, c, 4);
+    }
+    s->verified = true;
+    return 0;
+}
+
+int state_reader_verify(struct state_reader *r, char *err, size_t errlen)
+{
+    unsigned char h[STATE_HEADER_BYTES];
+    if (read_at(r->fd, h, sizeof(h), 0)) {
+        return read_error(r, err, errlen);
+    }
+    uint32_t file_crc = state_crc32c(0, h, sizeof(h));
     for (size_t i = 0; i < r->nsections; i++) {
-        if (r->sections[i].tag == tag) {
-            return &r->sections[i];
+        struct section_entry *s = &r->sections[i];
+        unsigned char sh[STATE_SECTION_HEADER_BYTES];
+        if (read_at(r->fd, sh, sizeof(sh), s->offset - sizeof(sh))) {
+            return read_error(r, err, errlen);
+        }
+        file_crc = state_crc32c(file_crc, sh, sizeof(sh));
+        if (verify_section(r, s, &file_crc, err, errlen)) {
+            return -1;
         }
     }
-    return NULL;
+    /* the end record: header, 4-byte payload (file_crc), its CRC */
+    unsigned char end[STATE_SECTION_HEADER_BYTES + 8];
+    if (read_at(r->fd, end, sizeof(end), r->size - sizeof(end))) {
+        return read_error(r, err, errlen);
+    }
+    if (crc_checks_off()) {
+        return 0;
+    }
+    if (state_get_le32(end + STATE_SECTION_HEADER_BYTES + 4) !=
+        state_crc32c(0, end + STATE_SECTION_HEADER_BYTES, 4)) {
+        snprintf(err, errlen, "%s: corrupt (section END : CRC mismatch)", r->path);
+        return -1;
+    }
+    if (state_get_le32(end + STATE_SECTION_HEADER_BYTES) != file_crc) {
+        snprintf(err, errlen, "%s: corrupt (end record: file CRC mismatch)", r->path);
+        return -1;
+    }
+    return 0;
 }
 
 /* META is small text: kept in memory for state_reader_meta. */
 static int load_meta(struct state_reader *r, char *err, size_t errlen)
 {
-    const struct section_entry *s = find_section(r, STATE_TAG_META);
+    struct section_entry *s = find_section(r, STATE_TAG_META);
     if (!s) {
         return 0;
     }
-    if (s->len > (1u << 20)) {
-        snprintf(err, errlen, "%s: corrupt (section META: %llu bytes)", r->path,
-                 (unsigned long long)s->len);
+    if (verify_section(r, s, NULL, err, errlen)) {
         return -1;
     }
     r->meta = malloc((size_t)s->len + 1);
@@ -234,20 +316,22 @@ static int load_meta(struct state_reader *r, char *err, size_t errlen)
     return 0;
 }
 
-struct state_reader *state_reader_open(const char *path, char *err, size_t errlen)
+struct state_reader *state_reader_open(const char *path,
+                                       const struct state_section_limit *limits,
+                                       size_t nlimits, char *err, size_t errlen)
 {
     struct state_reader *r = calloc(1, sizeof(*r));
-    unsigned char *buf = malloc(SCAN_BUF_BYTES);
-    if (!r || !buf || !(r->path = strdup(path))) {
+    if (!r || !(r->buf = malloc(SCAN_BUF_BYTES)) || !(r->path = strdup(path))) {
         snprintf(err, errlen, "%s: out of memory", path);
-        free(buf);
+        if (r) {
+            free(r->buf);
+        }
         free(r);
         return NULL;
     }
     r->fd = open(path, O_RDONLY);
     struct stat st;
     int rc = -1;
-    uint32_t file_crc = 0;
     if (r->fd < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
     } else if (fstat(r->fd, &st)) {
@@ -256,11 +340,11 @@ struct state_reader *state_reader_open(const char *path, char *err, size_t errle
         snprintf(err, errlen, "%s: is a directory, not a state file", path);
     } else if (!S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "%s: not a regular file", path);
-    } else if (scan_header(r, (uint64_t)st.st_size, &file_crc, err, errlen) == 0 &&
-               scan_sections(r, (uint64_t)st.st_size, file_crc, buf, err, errlen) == 0) {
+    } else if ((r->size = (uint64_t)st.st_size,
+                scan_header(r, r->size, err, errlen) == 0) &&
+               scan_headers(r, limits, nlimits, err, errlen) == 0) {
         rc = load_meta(r, err, errlen);
     }
-    free(buf);
     if (rc) {
         state_reader_close(r);
         return NULL;
@@ -278,6 +362,7 @@ void state_reader_close(struct state_reader *r)
     }
     free(r->sections);
     free(r->meta);
+    free(r->buf);
     free(r->path);
     free(r);
 }
@@ -298,10 +383,13 @@ bool state_reader_has(const struct state_reader *r, uint32_t tag, uint64_t *len)
 
 int state_reader_seek(struct state_reader *r, uint32_t tag, char *err, size_t errlen)
 {
-    const struct section_entry *s = find_section(r, tag);
+    struct section_entry *s = find_section(r, tag);
     char name[5];
     if (!s) {
         snprintf(err, errlen, "%s: no %s section", r->path, state_tag_name(tag, name));
+        return -1;
+    }
+    if (!s->verified && verify_section(r, s, NULL, err, errlen)) {
         return -1;
     }
     r->cur = s->offset;
@@ -348,6 +436,17 @@ int state_reader_read(struct state_reader *r, void *buf, uint64_t len, char *err
 }
 
 /* ---- sparse sections ---- */
+
+uint64_t state_sparse_max_len(uint64_t bytes, uint64_t min_chunk)
+{
+    min_chunk = min_chunk ? min_chunk : 1;
+    uint64_t chunks = bytes / min_chunk + (bytes % min_chunk != 0);
+    uint64_t max = 16;
+    if (chunks > (UINT64_MAX - max) / 16 || bytes > UINT64_MAX - max - 16 * chunks) {
+        return UINT64_MAX;
+    }
+    return max + 16 * chunks + bytes;
+}
 
 int state_reader_sparse_header(struct state_reader *r, uint64_t *bytes, uint64_t *chunk,
                                char *err, size_t errlen)

@@ -20,6 +20,17 @@ static const char *unsupported(void)
     return NULL;
 }
 
+size_t ftl_state_limits(const struct ftl *ftl, struct state_section_limit *out)
+{
+    size_t n = ftl_state_conf_limits(out);
+    n += ftl_state_core_limits(ftl, out + n);
+    n += ftl_state_maps_limits(ftl, out + n);
+    n += ftl->zns ? ftl_state_zns_limits(ftl, out + n) : 0;
+    n += ftl->dftl ? ftl_state_dftl_limits(ftl, out + n) : 0;
+    n += ftl->wbuf ? ftl_state_wbuf_limits(ftl, out + n) : 0;
+    return n;
+}
+
 int ftl_state_save(const struct ftl *ftl, struct state_writer *w, uint64_t now_ns,
                    char *err, size_t errlen)
 {
@@ -81,11 +92,15 @@ int ftl_state_save_file(const struct ftl *ftl, const char *path, const char *pro
 int ftl_state_load_file(struct ftl *ftl, const char *path, uint64_t now_ns,
                         char *err, size_t errlen)
 {
-    struct state_reader *r = state_reader_open(path, err, errlen);
+    struct state_section_limit limits[FTL_STATE_MAX_SECTIONS];
+    size_t nlimits = ftl_state_limits(ftl, limits);
+    struct state_reader *r = state_reader_open(path, limits, nlimits, err, errlen);
     if (!r) {
         return -1;
     }
+    /* the configuration first: a file of another one says which key differs */
     int rc = ftl_state_check_config(r, &ftl->cfg, err, errlen);
+    rc = rc ? rc : state_reader_verify(r, err, errlen);
     if (rc == 0) {
         rc = ftl_state_load(ftl, r, now_ns, err, errlen);
     }

@@ -56,6 +56,12 @@ int ftl_state_save_conf(const struct ftl_config *cfg, struct state_writer *w, ch
     return 0;
 }
 
+size_t ftl_state_conf_limits(struct state_section_limit *out)
+{
+    out[0] = (struct state_section_limit){ STATE_TAG_CONF, CONF_MAX_BYTES };
+    return 1;
+}
+
 /* The CONF text, NUL-terminated; NULL with a reason. */
 static char *conf_text(struct state_reader *r, char *err, size_t errlen)
 {

@@ -95,6 +95,32 @@ static uint64_t scalars_bytes(const struct ftl *ftl)
            2 * 8 * ((uint64_t)ftl->pgs_per_line + 1);
 }
 
+static uint64_t blocks_bytes(const struct ftl *ftl)
+{
+    uint64_t nblocks = ftl->geo.blocks, words = (nblocks + 63) / 64;
+    return 4 + nblocks * BLOCK_RECORD_BYTES + words * 8;
+}
+
+static uint64_t lines_bytes(const struct ftl *ftl)
+{
+    return 4 + (uint64_t)ftl->nunits * LINE_RECORD_BYTES;
+}
+
+/* At most: every pool's ring and every line in one queue or heap. */
+static uint64_t queues_max_bytes(const struct ftl *ftl)
+{
+    return 4 + 8 * (uint64_t)ftl->npools + 8 * (uint64_t)ftl->nunits;
+}
+
+size_t ftl_state_core_limits(const struct ftl *ftl, struct state_section_limit *out)
+{
+    out[0] = (struct state_section_limit){ STATE_TAG_FTL_CORE, scalars_bytes(ftl) };
+    out[1] = (struct state_section_limit){ STATE_TAG_FTL_BLKS, blocks_bytes(ftl) };
+    out[2] = (struct state_section_limit){ STATE_TAG_FTL_LINE, lines_bytes(ftl) };
+    out[3] = (struct state_section_limit){ STATE_TAG_FTL_QUES, queues_max_bytes(ftl) };
+    return 4;
+}
+
 static bool line_or_none(const struct ftl *ftl, uint32_t line)
 {
     return line == NO_LINE || line < ftl->nunits;
@@ -220,8 +246,7 @@ static int load_blocks(struct ftl *ftl, struct state_reader *r, char *err, size_
     const uint32_t tag = STATE_TAG_FTL_BLKS;
     uint64_t nblocks = ftl->geo.blocks, words = (nblocks + 63) / 64;
     struct state_cursor c;
-    if (state_section_open(r, tag, 4 + nblocks * BLOCK_RECORD_BYTES + words * 8, 0, &c, err,
-                           errlen)) {
+    if (state_section_open(r, tag, blocks_bytes(ftl), 0, &c, err, errlen)) {
         return -1;
     }
     for (uint64_t i = 0; i < nblocks; i++) {
@@ -270,7 +295,7 @@ static int load_lines(struct ftl *ftl, struct state_reader *r, uint64_t now_ns, 
 {
     const uint32_t tag = STATE_TAG_FTL_LINE;
     struct state_cursor c;
-    if (state_section_open(r, tag, 4 + (uint64_t)ftl->nunits * LINE_RECORD_BYTES, 0, &c, err,
+    if (state_section_open(r, tag, lines_bytes(ftl), 0, &c, err,
                            errlen)) {
         return -1;
     }
@@ -347,9 +372,8 @@ static int load_line_list(struct ftl *ftl, struct state_cursor *c, uint32_t *out
 static int load_queues(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen)
 {
     const uint32_t tag = STATE_TAG_FTL_QUES;
-    uint64_t max = 4 + 8 * (uint64_t)ftl->npools + 8 * (uint64_t)ftl->nunits;
     struct state_cursor c;
-    if (state_section_open(r, tag, 0, max, &c, err, errlen)) {
+    if (state_section_open(r, tag, 0, queues_max_bytes(ftl), &c, err, errlen)) {
         return -1;
     }
     int rc = 0;

@@ -93,14 +93,24 @@ static int load_cmt(struct ftl *ftl, struct state_reader *r, struct state_cursor
     return 0;
 }
 
+static uint64_t dftl_max_bytes(const struct ftl *ftl)
+{
+    return CMT_HEADER_BYTES + (uint64_t)ftl->dftl->nslots * CMT_RECORD_BYTES;
+}
+
+size_t ftl_state_dftl_limits(const struct ftl *ftl, struct state_section_limit *out)
+{
+    out[0] = (struct state_section_limit){ STATE_TAG_FTL_DFTL, dftl_max_bytes(ftl) };
+    return 1;
+}
+
 int ftl_state_load_dftl(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen)
 {
     const uint32_t tag = STATE_TAG_FTL_DFTL;
     struct dftl *d = ftl->dftl;
-    uint64_t max = CMT_HEADER_BYTES + (uint64_t)d->nslots * CMT_RECORD_BYTES;
     struct state_cursor c;
 
-    if (state_section_open(r, tag, 0, max, &c, err, errlen)) {
+    if (state_section_open(r, tag, 0, dftl_max_bytes(ftl), &c, err, errlen)) {
         return -1;
     }
     uint32_t ntp = state_cur_u32(&c), nslots = state_cur_u32(&c), used = state_cur_u32(&c);

@@ -61,15 +61,38 @@ int ftl_state_save_maps(const struct ftl *ftl, struct state_writer *w, char *err
     return save_overflow(ftl, w, err, errlen);
 }
 
+/* The overflow table is at most half full, with no more entries than logical pages:
+ * twice those slots. */
+static uint64_t overflow_max_slots(const struct ftl *ftl)
+{
+    uint64_t logical = ftl->geo.logical_pages;
+    return 2 * logical < UINT32_MAX ? 2 * logical : UINT32_MAX;
+}
+
+static uint64_t overflow_max_bytes(const struct ftl *ftl)
+{
+    return 12 + (overflow_max_slots(ftl) / 2) * SLOT_RECORD_BYTES;
+}
+
+size_t ftl_state_maps_limits(const struct ftl *ftl, struct state_section_limit *out)
+{
+    const struct ftl_geometry *g = &ftl->geo;
+    out[0] = (struct state_section_limit){
+        STATE_TAG_FTL_L2P, state_sparse_max_len(g->logical_pages * 4, MAP_CHUNK) };
+    out[1] = (struct state_section_limit){
+        STATE_TAG_FTL_P2L, state_sparse_max_len(g->phys_pages * 4, MAP_CHUNK) };
+    out[2] = (struct state_section_limit){
+        STATE_TAG_FTL_WCNT, state_sparse_max_len(g->logical_pages * 2, MAP_CHUNK) };
+    out[3] = (struct state_section_limit){ STATE_TAG_FTL_WCOV, overflow_max_bytes(ftl) };
+    return 4;
+}
+
 static int load_overflow(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen)
 {
     const uint32_t tag = STATE_TAG_FTL_WCOV;
-    uint64_t logical = ftl->geo.logical_pages;
-    /* at most half full, and no more entries than logical pages: twice those slots */
-    uint64_t max_slots = 2 * logical < UINT32_MAX ? 2 * logical : UINT32_MAX;
-    uint64_t max_bytes = 12 + (max_slots / 2) * SLOT_RECORD_BYTES;
+    uint64_t logical = ftl->geo.logical_pages, max_slots = overflow_max_slots(ftl);
     struct state_cursor c;
-    if (state_section_open(r, tag, 0, max_bytes, &c, err, errlen)) {
+    if (state_section_open(r, tag, 0, overflow_max_bytes(ftl), &c, err, errlen)) {
         return -1;
     }
     uint32_t nslots = state_cur_u32(&c), used = state_cur_u32(&c);

@@ -29,6 +29,18 @@
 /* Version of each section's own layout (its first u32). */
 #define FTL_STATE_SECTION_VERSION 1u
 
+/*
+ * Each part's sections and the most bytes each can hold in this FTL (femu_ftl/state.h's
+ * ftl_state_limits): written into out, returning how many. The loaders hold a section to
+ * the same size, so a file is refused by its headers before a payload is read.
+ */
+size_t ftl_state_conf_limits(struct state_section_limit *out);
+size_t ftl_state_core_limits(const struct ftl *ftl, struct state_section_limit *out);
+size_t ftl_state_maps_limits(const struct ftl *ftl, struct state_section_limit *out);
+size_t ftl_state_zns_limits(const struct ftl *ftl, struct state_section_limit *out);
+size_t ftl_state_dftl_limits(const struct ftl *ftl, struct state_section_limit *out);
+size_t ftl_state_wbuf_limits(const struct ftl *ftl, struct state_section_limit *out);
+
 int ftl_state_save_conf(const struct ftl_config *cfg, struct state_writer *w, char *err,
                         size_t errlen);
 

@@ -70,14 +70,24 @@ static int load_entries(struct ftl *ftl, struct state_reader *r, struct state_cu
     return 0;
 }
 
+static uint64_t wbuf_max_bytes(const struct ftl *ftl)
+{
+    return WBUF_HEADER_BYTES + (uint64_t)ftl->wbuf->nentries * WBUF_RECORD_BYTES;
+}
+
+size_t ftl_state_wbuf_limits(const struct ftl *ftl, struct state_section_limit *out)
+{
+    out[0] = (struct state_section_limit){ STATE_TAG_FTL_WBUF, wbuf_max_bytes(ftl) };
+    return 1;
+}
+
 int ftl_state_load_wbuf(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen)
 {
     const uint32_t tag = STATE_TAG_FTL_WBUF;
     struct wbuf *b = ftl->wbuf;
-    uint64_t max = WBUF_HEADER_BYTES + (uint64_t)b->nentries * WBUF_RECORD_BYTES;
     struct state_cursor c;
 
-    if (state_section_open(r, tag, 0, max, &c, err, errlen)) {
+    if (state_section_open(r, tag, 0, wbuf_max_bytes(ftl), &c, err, errlen)) {
         return -1;
     }
     uint32_t nentries = state_cur_u32(&c), pages = state_cur_u32(&c);

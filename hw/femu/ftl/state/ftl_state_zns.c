@@ -168,15 +168,25 @@ static int load_fifo(struct zone_state *zs, struct state_reader *r, struct state
     return 0;
 }
 
+static uint64_t zns_max_bytes(const struct ftl *ftl)
+{
+    return ZONE_HEADER_BYTES + ftl->zns->state->p.zones * (ZONE_RECORD_BYTES + 4);
+}
+
+size_t ftl_state_zns_limits(const struct ftl *ftl, struct state_section_limit *out)
+{
+    out[0] = (struct state_section_limit){ STATE_TAG_FTL_ZONE, zns_max_bytes(ftl) };
+    return 1;
+}
+
 int ftl_state_load_zns(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen)
 {
     const uint32_t tag = STATE_TAG_FTL_ZONE;
     struct zone_state *zs = ftl->zns->state;
     uint64_t zones = zs->p.zones;
-    uint64_t max = ZONE_HEADER_BYTES + zones * (ZONE_RECORD_BYTES + 4);
     struct state_cursor c;
 
-    if (state_section_open(r, tag, 0, max, &c, err, errlen)) {
+    if (state_section_open(r, tag, 0, zns_max_bytes(ftl), &c, err, errlen)) {
         return -1;
     }
     int rc = 0;

@@ -34,6 +34,16 @@ extern "C" {
 
 #define STATE_TAG_CONF STATE_TAG('C', 'O', 'N', 'F')   /* text: every ftl_config key */
 
+/* Room ftl_state_limits needs: CONF, four core sections, four maps, zones, DFTL, buffer. */
+#define FTL_STATE_MAX_SECTIONS 12
+
+/*
+ * The sections ftl's state can hold and the most bytes each can have, into out (room for
+ * FTL_STATE_MAX_SECTIONS); returns how many. Give them to state_reader_open() (with the
+ * caller's own sections) so that a file is held to this configuration before it is read.
+ */
+size_t ftl_state_limits(const struct ftl *ftl, struct state_section_limit *out);
+
 /* Whether a restore accepts a different value of this config key. */
 bool ftl_state_key_may_differ(const char *key);
 
