@@ -86,6 +86,10 @@ def test_deallocate_flush_and_idle_records(run_ftl_sim, tmp_path):
     (["--qd", "4"], "V 2\nW 0 0 8 1 0\n", ["--qd applies to closed-loop replay"]),
     ([], "V 2\nW 0 0 8 1\n", [":2:", "W: too few fields"]),
     ([], "V 2\nR 0 99999999 8 1\n", [":2:", "beyond the device"]),
+    # 2^55 + 8 sectors: times 512 it wraps to 4 KiB; refused, not replayed as a small write
+    ([], "V 2\nW 0 0 36028797018963976 1 0\n", [":2:", "beyond the device"]),
+    ([], "W 0 36028797018963976\n", [":1:", "beyond the device"]),
+    ([], "W 36028797018963960 16\n", [":1:", "beyond the device"]),
     ([], "V 9\n", [":1:", "version 9 is not supported"]),
 ])
 def test_replay_errors_are_one_line(run_ftl_sim, tmp_path, args, content, words):

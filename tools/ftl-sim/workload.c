@@ -155,9 +155,15 @@ static int to_device_sectors(const struct workload *w, const struct trace_record
     bool zoned = record_zoned(rec);
     uint64_t limit = zoned ? w->spec.layout.zones * w->spec.layout.zone_sectors
                            : w->capacity_sectors;
-    uint64_t start = lba * IO_TRACE_SECTOR, end = (lba + nsect) * IO_TRACE_SECTOR;
-    uint64_t first = start / w->secsz, last = (end + w->secsz - 1) / w->secsz;
-    if (lba > UINT64_MAX / IO_TRACE_SECTOR - nsect || last > limit) {
+    /* in range before any arithmetic: a count near 2^64 / 512 must not wrap to a small one */
+    uint64_t max_sectors = UINT64_MAX / IO_TRACE_SECTOR - w->secsz;
+    uint64_t first = 0, last = 0;
+    bool fits = nsect <= max_sectors && lba <= max_sectors - nsect;
+    if (fits) {
+        first = lba * IO_TRACE_SECTOR / w->secsz;
+        last = ((lba + nsect) * IO_TRACE_SECTOR + w->secsz - 1) / w->secsz;
+    }
+    if (!fits || last > limit) {
         return ftl_error(err, errlen, "%s:%lu: sectors %llu..%llu are beyond the %s's "
                     "%llu 512-byte sectors", w->spec.trace_path, rec->line,
                     (unsigned long long)lba, (unsigned long long)(lba + nsect - 1),
