@@ -81,11 +81,26 @@ def test_deallocate_flush_and_idle_records(run_ftl_sim, tmp_path):
     assert times == ["1.000", "2.000", "3.000"]   # the recording's end, not the last completion
 
 
+def test_days_of_idle_time_are_one_row(run_ftl_sim, tmp_path):
+    """Twelve idle days between two writes (issue 29: a 10^17 ns jump wrote hundreds of
+    MiB of zero rows and never ended): the statistics hold one row for the idle stretch."""
+    trace = tmp_path / "gap.trace"
+    trace.write_text("V 2\nW 0 0 8 1 0\nW 1000000000000000 8 8 1 0\n")
+    run_ftl_sim(*SMALL, "--trace", trace, "--stats-dir", tmp_path / "s")
+    rows = list(csv.DictReader(open(tmp_path / "s" / "stats.csv")))
+    assert len(rows) < 20
+    assert sum(int(r["host_write_cmds"]) for r in rows) == 2
+    assert max(float(r["interval_s"]) for r in rows) > 999_000   # the idle row
+    assert float(rows[-1]["time_s"]) == pytest.approx(1_000_001, abs=1)
+
+
 @pytest.mark.parametrize("args,content,words", [
     (["--replay", "open"], "W 0 8\n", ["--replay open", "no arrival times"]),
     (["--qd", "4"], "V 2\nW 0 0 8 1 0\n", ["--qd applies to closed-loop replay"]),
     ([], "V 2\nW 0 0 8 1\n", [":2:", "W: too few fields"]),
     ([], "V 2\nR 0 99999999 8 1\n", [":2:", "beyond the device"]),
+    ([], "V 2\nW 0 0 8 1 0\nW 100000000000000000 0 8 1 0\n",
+     [":3:", "time 100000000000000000 ns is beyond the latest a trace may hold"]),
     # 2^55 + 8 sectors: times 512 it wraps to 4 KiB; refused, not replayed as a small write
     ([], "V 2\nW 0 0 36028797018963976 1 0\n", [":2:", "beyond the device"]),
     ([], "W 0 36028797018963976\n", [":1:", "beyond the device"]),

@@ -342,8 +342,51 @@ static void test_lab_files(void)
     remove_dir();
 }
 
+/*
+ * Three idle days (a trace's jump, a guest left alone) are one row per file after the
+ * last 10 s interval with work, not 2.6 million rows of 0.1 s: a write at 0.5 s, nothing
+ * until 259200.25 s, a write, close at 259201.25 s.
+ */
+static void test_idle_days(void)
+{
+    make_dir();
+    struct ftl_config cfg = small_config(2, 2, 64, 64, 8);
+    cfg.devsz_mb = 4;
+    struct ftl *ftl = make_ftl(&cfg);
+    struct ftl_stats_writer *w = ftl_stats_open(dir, ftl, 0, err, sizeof(err));
+    CHECK(w != NULL);
+    uint64_t done, later = 259200 * S + S / 4;
+    write_pages(ftl, S / 2, 0, 1, &done);
+    CHECK(ftl_stats_advance(w, later, err, sizeof(err)) == 0);
+    write_pages(ftl, later, 1, 1, &done);
+    CHECK(ftl_stats_close(w, later + S, err, sizeof(err)) == 0);
+
+    static char buf[1 << 16];
+    /* seconds 1-10, the idle row to 259200, the second of the write, the partial one */
+    CHECK_EQ_U64(read_file("IOPSData.csv", buf, sizeof(buf)), 14);
+    CHECK(!strcmp(line_n(buf, 1), "1.000,0,1"));
+    CHECK(!strcmp(line_n(buf, 10), "10.000,0,0"));
+    CHECK(!strcmp(line_n(buf, 11), "259200.000,0,0"));
+    CHECK(!strcmp(line_n(buf, 12), "259201.000,0,1"));
+    CHECK(!strcmp(line_n(buf, 13), "259201.250,0,0"));
+    CHECK_EQ_U64(read_file("stats.csv", buf, sizeof(buf)), 14);
+    /* a 259190 s interval with nothing in it: zero counts and rates, no WAF */
+    CHECK_ROW(line_n(buf, 11), "259200.000,259190.000,0,0,0,0,0,0,0,0,0.0000,0.0000,0.00,"
+              "0,0,0,0,0,0,0,0,,", ",,0,0,0,0,0,0,0,0,0,0");
+    CHECK_EQ_U64(read_file("statistics.csv", buf, sizeof(buf)), 4);
+    CHECK(!strcmp(line_n(buf, 2), "259200.000,0.00,"));
+    CHECK_EQ_U64(read_file("nand.csv", buf, sizeof(buf)), 14);
+    /* 0.1 s rows: 100 to 10 s, one idle row, 12 to 259201.2, the partial one */
+    CHECK_EQ_U64(read_file("ch_util.csv", buf, sizeof(buf)), 115);
+    CHECK(!strcmp(line_n(buf, 101), "259200.000,0.0000"));
+    CHECK(!strcmp(line_n(buf, 102), "259200.100,0.0000"));
+    ftl_destroy(ftl);
+    remove_dir();
+}
+
 int main(void)
 {
+    test_idle_days();
     test_lab_files();
     test_busy_chips();
     test_zones();

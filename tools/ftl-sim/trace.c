@@ -220,6 +220,18 @@ static int parse_u64(struct trace_reader *t, const char *field,
         } \
     } while (0)
 
+/* A record's arrival time, at most IO_TRACE_MAX_TIME_NS. */
+static int parse_time(struct trace_reader *t, const char *field, uint64_t *time_ns,
+                      char *err, size_t errlen)
+{
+    NUMBER(field, "time", time_ns);
+    if (*time_ns > IO_TRACE_MAX_TIME_NS) {
+        return fail(t, err, errlen, "time %llu ns is beyond the latest a trace may hold "
+                    "(2^53 ns, 104 days)", (unsigned long long)*time_ns);
+    }
+    return 0;
+}
+
 static int check_range(struct trace_reader *t, const char *op, uint64_t lba, uint64_t nsect,
                        char *err, size_t errlen)
 {
@@ -412,7 +424,9 @@ static int parse_v3_zone(struct trace_reader *t, char **f, int n, struct trace_r
     if (n < 3) {
         return fail(t, err, errlen, "%s: too few fields (%s)", f[0], v3_usage + 2);
     }
-    NUMBER(f[1], "time", &r->time_ns);
+    if (parse_time(t, f[1], &r->time_ns, err, errlen) != 0) {
+        return -1;
+    }
     if (nsid_last) {
         /* the body is lba nsect, then the nsid: parse the body first for its messages */
         if (n < 5) {
@@ -455,7 +469,9 @@ static int parse_v2(struct trace_reader *t, char **f, int n, struct trace_record
     if (op != 'D' && n > want) {
         return fail(t, err, errlen, "%c: trailing junk '%.32s'", op, f[want]);
     }
-    NUMBER(f[1], "time", &r->time_ns);
+    if (parse_time(t, f[1], &r->time_ns, err, errlen) != 0) {
+        return -1;
+    }
     switch (op) {
     case 'W':
     case 'R':

@@ -290,6 +290,39 @@ static void end_interval(struct ftl_stats_writer *w, int c, uint64_t end_ns, uin
 }
 
 /*
+ * An idle stretch: when every clock starts on the same 10 s boundary with nothing done since
+ * (counters and busy LUN time unchanged) and the next event is at least IDLE_ROW_NS away,
+ * one row per file covers the idle time up to the last 10 s boundary before now_ns,
+ * instead of a row every 0.1 s. A trace may leave the device idle for days, and a row per
+ * 0.1 s of that would be gigabytes of zeroes; idle stretches of ordinary runs (seconds,
+ * minutes) keep their rows.
+ */
+#define IDLE_ROW_NS (3600 * NS_PER_S)
+
+static void collapse_idle(struct ftl_stats_writer *w, uint64_t now_ns,
+                          const struct ftl_counters *now)
+{
+    const struct interval_clock *ten = &w->clocks[CLOCK_TEN_SECONDS];
+    uint64_t start = ten->started_ns;
+    if (now_ns < start || now_ns - start < IDLE_ROW_NS + ten->length_ns) {
+        return;
+    }
+    for (int c = 0; c < NCLOCKS; c++) {
+        if (w->clocks[c].started_ns != start) {
+            return;
+        }
+    }
+    uint64_t end = start + (now_ns - start) / ten->length_ns * ten->length_ns;
+    uint64_t busy = ftl_lun_busy_ns(w->ftl, end);
+    if (busy != ten->busy_at_start || memcmp(now, &ten->at_start, sizeof(*now)) != 0) {
+        return;
+    }
+    for (int c = 0; c < NCLOCKS; c++) {
+        end_interval(w, c, end, busy, now);
+    }
+}
+
+/*
  * Rows for every interval ended by now_ns, in time order so that ftl_lun_busy_ns only
  * moves forward; with partial, also the intervals in progress, ending them at now_ns.
  */
@@ -299,6 +332,10 @@ static void emit_rows(struct ftl_stats_writer *w, uint64_t now_ns, bool partial)
     ftl_get_counters(w->ftl, &now);
     struct interval_clock *tenth = &w->clocks[CLOCK_TENTH];
     while (now_ns >= tenth->started_ns + tenth->length_ns) {
+        collapse_idle(w, now_ns, &now);
+        if (now_ns < tenth->started_ns + tenth->length_ns) {
+            break;
+        }
         uint64_t end = tenth->started_ns + tenth->length_ns;
         uint64_t busy = ftl_lun_busy_ns(w->ftl, end);
         for (int c = 0; c < NCLOCKS; c++) {

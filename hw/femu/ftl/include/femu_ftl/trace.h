@@ -73,6 +73,10 @@ extern "C" {
 #define IO_TRACE_SECTOR 512u        /* unit of lba and nsect */
 #define IO_TRACE_MAX_RANGES 256     /* ranges of one D record (NVMe's limit) */
 #define IO_TRACE_MAX_PHASE 63       /* bytes of a phase name */
+/* Latest arrival a version-2 or -3 record may carry: 2^53 ns (104 days), far beyond any
+ * recording, and below where time in seconds stops being exact in a double or an
+ * arrival plus a latency could wrap. */
+#define IO_TRACE_MAX_TIME_NS (UINT64_C(1) << 53)
 
 struct io_trace_writer;
 
