@@ -311,6 +311,27 @@ def test_format_checks(start):
     assert identify_ns(nvme, 2, CNS_ALLOCATED_NS)[26] == 0         # detached: untouched
 
 
+def test_format_that_would_leave_no_lba_is_invalid_format(start):
+    """A 7-LBA namespace (3.5 KiB) formatted to 4 KiB LBAs would have NSZE 0 (issue 29,
+    fault 4: it succeeded, and every state file saved afterwards was refused). Invalid
+    Format, nothing changed; a broadcast Format that would do it to one namespace changes
+    none."""
+    nvme = start("namespaces=0").nvme
+    ready(nvme, io_queues=0)
+    assert create_ns(nvme, 64).dw0 == 1 and attach(nvme, 1).ok     # 32 KiB
+    cqe = create_ns(nvme, 7)
+    assert cqe.ok and cqe.dw0 == 2
+    assert attach(nvme, 2).ok
+    assert format_nvm(nvme, 2, lbaf=1).code == SC_INVALID_FORMAT
+    assert format_nvm(nvme, BROADCAST, lbaf=1).code == SC_INVALID_FORMAT
+    for nsid in (1, 2):
+        assert identify_ns(nvme, nsid)[26] == 0                    # FLBAS unchanged
+    assert u64(identify_ns(nvme, 2), 0) == 7                       # NSZE
+    assert format_nvm(nvme, 2, lbaf=0).ok                          # its own format: fine
+    assert format_nvm(nvme, 1, lbaf=1).ok                          # 8 LBAs of 4 KiB
+    assert u64(identify_ns(nvme, 1), 0) == 8
+
+
 def test_format_while_io_queues_are_busy(start):
     """Writes in flight when a Format arrives all complete; afterwards NUSE matches what
     reads back, and every block holds either zeroes or exactly what was written."""

@@ -455,6 +455,15 @@ uint16_t femu_format_nvm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     if (ses > FEMU_FORMAT_SES_USER) {
         return femu_dnr(NVME_INVALID_FIELD);      /* no cryptographic erase */
     }
+    /* Every namespace keeps at least one LBA in the new format, or none is formatted: a
+     * namespace of NSZE 0 would be useless and no state file could hold it. */
+    for (uint32_t id = first; id <= last; id++) {
+        FemuNamespace *ns = femu_ns_active(n, id);
+
+        if (ns && !ns->zoned && ns->bytes < bytes[lbaf]) {
+            return femu_dnr(NVME_INVALID_FORMAT);
+        }
+    }
     ranges = g_new(struct ftl_range, FEMU_MAX_NAMESPACES);
     req->ftl.ranges = ranges;      /* owned by the request: freed with it */
     for (uint32_t id = first; id <= last; id++) {
