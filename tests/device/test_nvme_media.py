@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from nvme_qtest import (ADM_AER, ADM_GET_LBA_STATUS, IO_COMPARE, IO_READ, IO_VERIFY, IO_WRITE,
+from nvme_qtest import (ADM_AER, ADM_GET_LBA_STATUS, ADM_GET_LOG, IO_COMPARE, IO_READ, IO_VERIFY, IO_WRITE,
                         IO_WRITE_UNCOR, PAGE, SC_COMPARE_FAILURE, SC_DATA_TRANSFER_ERROR,
                         SC_INVALID_FIELD, SC_INVALID_NS, SC_LBA_OUT_OF_RANGE,
                         SC_UNRECOVERED_READ, Command, femu_only, nvme_qemu, pattern, ready,
@@ -544,6 +544,21 @@ def test_lba_status_information_alert(fresh):
     assert write_uncor(nvme, sq, 90, 1).ok
     cqe = nvme.wait(nvme.asq, cid)
     assert cqe.ok and cqe.dw0 >> 8 == 0x05 | LOG_LBA_STATUS << 8
+
+
+def test_a_failed_lba_status_read_changes_nothing(fresh):
+    """A read without RAE that cannot reach the host (its PRP is the device's registers)
+    neither drops the page kept for RAE reads nor re-arms the alert (issue 29, fault 5)."""
+    nvme, sq = fresh.nvme, fresh.sq
+    assert write_uncor(nvme, sq, 50, 1).ok
+    kept = lba_status_log(nvme, rae=True)
+    assert write_uncor(nvme, sq, 60, 1).ok                      # not in the kept page
+    cqe = nvme.admin(Command(ADM_GET_LOG, nsid=0xFFFFFFFF, prp1=nvme.bar0 + 0x1000,
+                             cdw10=LOG_LBA_STATUS | (512 // 4 - 1) << 16))
+    assert cqe.code == SC_DATA_TRANSFER_ERROR
+    assert lba_status_log(nvme, rae=True) == kept               # still the kept page
+    _, elements = lba_status_log(nvme)                          # read: a fresh page
+    assert elements[1][2] == [(50, 1), (60, 1)]
 
 
 def test_lba_status_log_offset_reads_the_rest(fresh):

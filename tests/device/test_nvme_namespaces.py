@@ -5,8 +5,8 @@ import struct
 
 import pytest
 
-from nvme_qtest import (IO_READ, IO_WRITE, PAGE, Command, femu_only, nvme_qemu,  # noqa: F401
-                        pattern, ready, start)
+from nvme_qtest import (ADM_GET_LOG, IO_READ, IO_WRITE, PAGE, SC_DATA_TRANSFER_ERROR,  # noqa: F401
+                        Command, femu_only, nvme_qemu, pattern, ready, start)
 
 pytestmark = femu_only()
 
@@ -268,6 +268,23 @@ def test_no_event_when_notices_are_off(start):
     nvme.assert_no_completion(nvme.asq, cid, 0.2)
     _, log = nvme.get_log(LOG_CHANGED_NS, PAGE)
     assert nsid_list(log) == [2]                                # the list still knows
+
+
+def test_a_changed_list_the_host_never_got_is_kept(start):
+    """Get Log Page 04h (no RAE) into the device's own registers fails with Data Transfer
+    Error; the list is not consumed by it (issue 29, fault 5: it was cleared before the
+    copy, and the host never learned which namespace changed)."""
+    nvme = start("namespaces=2").nvme
+    ready(nvme, io_queues=0)
+    assert attach(nvme, 2, detach=True).ok
+    numd = PAGE // 4 - 1
+    cqe = nvme.admin(Command(ADM_GET_LOG, nsid=0xFFFFFFFF, prp1=nvme.bar0 + 0x1000,
+                             cdw10=LOG_CHANGED_NS | numd << 16))
+    assert cqe.code == SC_DATA_TRANSFER_ERROR
+    cqe, log = nvme.get_log(LOG_CHANGED_NS, PAGE)
+    assert cqe.ok and nsid_list(log) == [2]
+    _, log = nvme.get_log(LOG_CHANGED_NS, PAGE)
+    assert nsid_list(log) == []                                 # that read consumed it
 
 
 def test_format_changes_lba_size_and_keeps_the_neighbour(start):

@@ -5,9 +5,11 @@
  *
  * Get Log Page is driven by one table indexed by Log Page Identifier. A row names the
  * function that builds the page into a heap buffer of the page's own size, and the size
- * when it is fixed: then the offset is checked before the page is built, so a page that
- * clears something when read (the Changed Namespace List without RAE) is not consumed by
- * a command that fails. The offset and length rules are applied once, for every page.
+ * when it is fixed. Building changes nothing; a page whose reading changes the device
+ * (the Changed Namespace List and LBA Status Information without RAE clear and re-arm,
+ * with RAE the latter is kept) names a second function, called only once the page has
+ * reached the host, so a command that fails (a bad offset, a PRP the device cannot
+ * write) consumes nothing. The offset and length rules are applied once, for every page.
  */
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
@@ -44,13 +46,9 @@ typedef struct FemuLogPage {
     size_t size;
     /* NVME_SUCCESS, or the status for an NSID (or other field) the page refuses. */
     uint16_t (*build)(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data);
+    /* Optional: what reading the page does, after it was copied to the host. */
+    void (*read)(FemuCtrl *n, const FemuLogArgs *args, const FemuLogData *data);
 } FemuLogPage;
-
-
-
-
-
-
 
 /* 01h Error Information (cmd/error_log.c). */
 static uint16_t femu_log_error_info(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
@@ -78,8 +76,14 @@ static uint16_t femu_log_fw_slot(FemuCtrl *n, const FemuLogArgs *args, FemuLogDa
 /* 04h Changed Namespace List (cmd/ns.c): read without RAE, it clears and re-arms. */
 static uint16_t femu_log_changed_ns(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
-    data->size = femu_ns_changed_log(n, data->buf, data->size, args->rae);
+    data->size = femu_ns_changed_log(n, data->buf, data->size);
     return NVME_SUCCESS;
+}
+
+static void femu_log_changed_ns_read(FemuCtrl *n, const FemuLogArgs *args,
+                                     const FemuLogData *data)
+{
+    femu_ns_changed_log_read(n, args->rae);
 }
 
 /* 05h Commands Supported and Effects of the command set CSI names (cmd/cmd_set.c). */
@@ -94,6 +98,12 @@ static uint16_t femu_log_lba_status(FemuCtrl *n, const FemuLogArgs *args, FemuLo
 {
     data->size = femu_lba_status_log(n, &data->buf, args->rae);
     return NVME_SUCCESS;
+}
+
+static void femu_log_lba_status_read(FemuCtrl *n, const FemuLogArgs *args,
+                                     const FemuLogData *data)
+{
+    femu_lba_status_log_read(n, args->rae, data->buf, data->size);
 }
 
 /* C0h: OCP SMART / Health Information Extended (cmd/ocp_log.c). Not admin opcode C0h. */
@@ -111,9 +121,12 @@ static const FemuLogPage femu_log_pages[256] = {
     [NVME_LOG_FW_SLOT_INFO] = { .size = sizeof(NvmeFwSlotInfoLog), .build = femu_log_fw_slot },
     [NVME_LOG_CHANGED_NSLIST] = {
         .size = FEMU_CHANGED_NS_LOG_BYTES, .build = femu_log_changed_ns,
+        .read = femu_log_changed_ns_read,
     },
     [NVME_LOG_CMD_EFFECTS] = { .size = sizeof(NvmeEffectsLog), .build = femu_log_effects },
-    [FEMU_LOG_LBA_STATUS] = { .build = femu_log_lba_status },
+    [FEMU_LOG_LBA_STATUS] = {
+        .build = femu_log_lba_status, .read = femu_log_lba_status_read,
+    },
     [FEMU_LOG_OCP_SMART] = { .size = FEMU_OCP_SMART_LOG_BYTES, .build = femu_log_ocp_smart },
 };
 
@@ -154,6 +167,9 @@ uint16_t femu_get_log_page(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 
         status = femu_dma_prp(n, cmd, data.buf + offset, len, UINT64_MAX, FEMU_TO_GUEST);
         status = status ? femu_dnr(status) : NVME_SUCCESS;
+    }
+    if (status == NVME_SUCCESS && page->read) {
+        page->read(n, &args, &data);
     }
     g_free(data.buf);
     return status;

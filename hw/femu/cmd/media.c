@@ -379,14 +379,22 @@ static size_t femu_lslog_build(FemuCtrl *n, uint8_t **buf)
  */
 size_t femu_lba_status_log(FemuCtrl *n, uint8_t **buf, bool rae)
 {
-    if (rae) {
-        if (!n->lba_status_frozen) {
-            n->lba_status_frozen_size = femu_lslog_build(n, &n->lba_status_frozen);
-        }
+    if (rae && n->lba_status_frozen) {
         *buf = g_memdup2(n->lba_status_frozen, n->lba_status_frozen_size);
         return n->lba_status_frozen_size;
     }
-    femu_media_reset(n);
-    n->lba_status_alert_gen = n->lba_status_gen;    /* the host sees it in this read */
     return femu_lslog_build(n, buf);
+}
+
+void femu_lba_status_log_read(FemuCtrl *n, bool rae, const uint8_t *buf, size_t size)
+{
+    if (rae) {
+        if (!n->lba_status_frozen) {        /* later RAE reads see this same page */
+            n->lba_status_frozen = g_memdup2(buf, size);
+            n->lba_status_frozen_size = size;
+        }
+        return;
+    }
+    femu_media_reset(n);
+    n->lba_status_alert_gen = n->lba_status_gen;    /* the host saw it in this read */
 }

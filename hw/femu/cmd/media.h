@@ -18,8 +18,12 @@ bool femu_media_marked(FemuCtrl *n, const FemuNamespace *ns, uint64_t slba, uint
 /* A request the FTL served is back: marks, error log, media error count. */
 void femu_media_done(FemuCtrl *n, FemuRequest *req);
 uint16_t femu_get_lba_status(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
-/* The LBA Status Information log page (*buf from g_malloc); returns its size. */
+/* The LBA Status Information log page (*buf from g_malloc), built without changing
+ * anything (with rae, the page an earlier RAE read kept, if any); returns its size. */
 size_t femu_lba_status_log(FemuCtrl *n, uint8_t **buf, bool rae);
+/* The host got that page: with rae it is kept for the next RAE reads; without, the
+ * alert is re-armed and nothing is kept. */
+void femu_lba_status_log_read(FemuCtrl *n, bool rae, const uint8_t *buf, size_t size);
 /* Controller reset and unrealize: no alert outstanding, no page kept for RAE reads. */
 void femu_media_reset(FemuCtrl *n);
 

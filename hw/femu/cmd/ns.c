@@ -239,7 +239,7 @@ static void femu_ns_changed(FemuCtrl *n, uint32_t nsid)
     }
 }
 
-size_t femu_ns_changed_log(FemuCtrl *n, uint8_t *buf, size_t len, bool rae)
+size_t femu_ns_changed_log(FemuCtrl *n, uint8_t *buf, size_t len)
 {
     size_t entries = 0;
 
@@ -249,11 +249,15 @@ size_t femu_ns_changed_log(FemuCtrl *n, uint8_t *buf, size_t len, bool rae)
             stl_le_p(buf + 4 * entries++, nsid);
         }
     }
+    return FEMU_CHANGED_NS_MAX * 4;
+}
+
+void femu_ns_changed_log_read(FemuCtrl *n, bool rae)
+{
     if (!rae) {
         n->ns_changed = 0;
         n->ns_event_masked = false;
     }
-    return FEMU_CHANGED_NS_MAX * 4;
 }
 
 void femu_ns_reset(FemuCtrl *n)
