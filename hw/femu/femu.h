@@ -335,6 +335,11 @@ struct FemuCtrl {
     FemuSmart smart;
     FemuRequest *pool;                  /* ctrl/request.c */
     FemuRequest *free_requests;
+    /* The pool's last entry, kept for a shutdown's save: CC.SHN is honoured even when
+     * the guest holds every other request (never-consumed CQs). */
+    FemuRequest *shutdown_req;
+    bool shutdown_req_busy;
+    bool shutdown_retry;                /* a shutdown waits for shutdown_req to come back */
     struct completion_heap heap;
     struct prp_segments segs;
 
@@ -379,14 +384,27 @@ struct FemuCtrl {
     /* State files (backend/state.c, backend/state_save.c). */
     bool state_ready;                   /* realize succeeded: a save has a device to save */
     bool state_final_saved;             /* state_out written at exit or unplug */
-    /* QMP save-state: the main loop asks under save_lock, the poller saves and answers. */
+    /* QMP save-state: the main loop asks under save_lock and returns; the poller starts
+     * the save and reports how it ended in save_status (qom-get save-state-status). */
     QemuMutex save_lock;
-    QemuCond save_cond;
-    char *save_path;                    /* under save_lock */
-    bool save_asked;                    /* atomic: a save waits for the poller */
-    bool save_done;                     /* under save_lock */
-    int save_rc;                        /* under save_lock: 0, or -1 with save_err */
-    char save_err[512];
+    char *save_path;                    /* under save_lock: the path QMP asked for */
+    bool save_asked;                    /* atomic: a QMP save waits for the poller */
+    char save_status[600];              /* under save_lock */
+    /* A save in progress (poller; one at a time): the worker thread writes the file while
+     * the poller fetches nothing, so the data store and the FTL stay as they were. */
+    bool save_running;
+    bool save_for_qmp;                  /* poller: the running save is QMP's */
+    FemuRequest *save_req;              /* the C2h it completes, or NULL */
+    struct FemuStateSnapshot *save_snap;    /* the poller's part, taken at the start */
+    char *save_job_path;
+    QemuThread save_thread;
+    bool save_job_done;                 /* atomic: the worker finished */
+    int save_job_rc;                    /* worker, read after save_job_done */
+    char save_job_err[512];
+    /* x-save-hold (tests): the worker waits under save_lock until it is cleared, so a test
+     * can act while a save is provably in progress. */
+    bool save_hold;
+    QemuCond save_hold_cond;
 };
 
 #endif

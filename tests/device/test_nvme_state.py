@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from femu_lab.soak_qmp import Qmp, QmpError, qmp_args
-from nvme_qtest import (IO_READ, IO_WRITE, SC_INVALID_FIELD, SMALL_GEOMETRY, Command,
-                        Machine, femu_only, nvme_qemu, pattern, ready)  # noqa: F401
+from nvme_qtest import (CSTS, IO_READ, IO_WRITE, SC_INVALID_FIELD, SMALL_GEOMETRY, Command,
+                        Machine, femu_only, nvme_qemu, pattern, ready, wait_for)  # noqa: F401
 from femu_device import LAUNCH_TIMEOUT, MACHINE
 from state_file_codec import as_ftl_sim, build, parse
 import test_nvme_zns as zns
@@ -204,6 +204,15 @@ def test_vendor_save_failure_is_internal_error(boot, tmp_path):
     assert "state_out" in machine.qt.close()
 
 
+def qmp_save_status(qmp, path):
+    """save-state-status once the save of path has ended, polled with a deadline."""
+    def ended():
+        status = qmp.execute("qom-get", path="/machine/peripheral/femu0",
+                             property="save-state-status")
+        return None if status == f"saving {path}" else status
+    return wait_for(ended, what=f"the QMP save of {path}", timeout=60)
+
+
 def test_qmp_save_state(boot, tmp_path):
     socket_path, state = tmp_path / "qmp.sock", tmp_path / "qmp.state"
     machine = boot("id=femu0", qmp=socket_path)
@@ -213,6 +222,9 @@ def test_qmp_save_state(boot, tmp_path):
     with Qmp(socket_path, connect_timeout=30) as qmp:
         qmp.execute("qom-set", path="/machine/peripheral/femu0", property="save-state",
                     value=str(state))
+        # qom-set returns at once (the main loop never waits for a save); the status says
+        # when the file is written
+        assert qmp_save_status(qmp, state) == f"saved {state}"
         with pytest.raises(QmpError, match="save-state: no path given and no state_out"):
             qmp.execute("qom-set", path="/machine/peripheral/femu0",
                         property="save-state", value="")
@@ -225,6 +237,41 @@ def test_qmp_save_state(boot, tmp_path):
     nvme = boot(f"state_in={state}").nvme
     sq = ready(nvme)[0]
     assert read(nvme, sq, 1, 24, 16) == pattern(16 * LBA, 9)
+
+
+def femu_prop(qmp, name):
+    return qmp.execute("qom-get", path="/machine/peripheral/femu0", property=name)
+
+
+def test_resets_and_qmp_are_served_while_a_save_is_written(boot, tmp_path):
+    """C2h then CC.EN=0 froze the VM until the save was written (issue 29, fault 3: 7.5 to
+    8.8 s on a 1 GiB device, vCPUs, main loop and monitor stopped). With the save held
+    before it writes anything (x-save-hold), the register write returns, the controller
+    resets, QMP answers (a second save is refused, not queued behind the first); let go,
+    the save is written and restores what was there when the C2h arrived."""
+    socket_path, state = tmp_path / "qmp.sock", tmp_path / "held.state"
+    machine = boot(f"id=femu0,state_out={state},x-save-hold=on", qmp=socket_path)
+    nvme = machine.nvme
+    sq = ready(nvme)[0]
+    write(nvme, sq, 1, 40, pattern(8 * LBA, 4))
+    with Qmp(socket_path, connect_timeout=30) as qmp:
+        nvme.submit(nvme.asq, Command(VENDOR_SAVE_STATE))
+        wait_for(lambda: femu_prop(qmp, "save-state-status") == f"saving {state}",
+                 what="the C2h save to start")
+        nvme.disable()                                  # CC.EN=0 during the save
+        assert not nvme.readl(CSTS) & 1
+        with pytest.raises(QmpError, match="a save is already under way"):
+            qmp.execute("qom-set", path="/machine/peripheral/femu0",
+                        property="save-state", value=str(tmp_path / "second.state"))
+        assert not state.exists()                       # still held: nothing written
+        qmp.execute("qom-set", path="/machine/peripheral/femu0", property="x-save-hold",
+                    value=False)
+        assert qmp_save_status(qmp, state) == f"saved {state}"
+    sq = ready(nvme)[0]                                 # the device goes on
+    write(nvme, sq, 1, 40, pattern(8 * LBA, 5))
+    machine.qt.close()
+    nvme = boot(f"state_in={state}").nvme
+    assert read(nvme, ready(nvme)[0], 1, 40, 8) == pattern(8 * LBA, 4)
 
 
 def test_zoned_round_trip(boot, tmp_path):

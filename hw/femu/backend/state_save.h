@@ -10,7 +10,10 @@
 bool femu_state_check_out(FemuCtrl *n, Error **errp);  /* realize: state_out's folder */
 /* Poller: vendor C2h (the command's fields are not used: the guest names no path). */
 uint16_t femu_state_vendor_save(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
-bool femu_state_poll(FemuCtrl *n);                      /* poller: a QMP save waiting */
+/* Poller, every pass: finish a save the worker wrote, start one QMP asked for. */
+bool femu_state_poll(FemuCtrl *n);
+/* Stopping the threads, the poller gone: wait for a save still being written. */
+void femu_state_save_join(FemuCtrl *n);
 void femu_state_save_final(FemuCtrl *n);                /* threads stopped */
 void femu_state_instance_init(FemuCtrl *n);
 void femu_state_instance_finalize(FemuCtrl *n);

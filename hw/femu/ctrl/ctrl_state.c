@@ -166,6 +166,7 @@ static void femu_ctrl_reset(FemuCtrl *n)
     femu_ns_reset(n);
     femu_media_reset(n);
     n->shutdown_seq++;   /* a save still running no longer completes a shutdown */
+    n->shutdown_retry = false;
     femu_features_reset(n);
     femu_csts_set(n, 0);
     qemu_bh_schedule(n->irq_bh);   /* the pin level may drop */
@@ -174,28 +175,51 @@ static void femu_ctrl_reset(FemuCtrl *n)
 
 /* CC.SHN 0->1: drain the FTL's write buffer (write_buffer_sectors) and save the per-LPN
  * counts (with stats_dir), then report the shutdown done. */
-static void femu_ctrl_shutdown(FemuCtrl *n)
+/* Start the current shutdown's save with req (the buffer drained, the per-LPN counts). */
+static void femu_ctrl_shutdown_save(FemuCtrl *n, FemuRequest *req)
 {
-    /* the configuration never changes after realize: safe to read from this thread */
     bool buffered = ftl_config_of(n->ftl)->write_buffer_sectors > 0;
-    FemuRequest *req = n->stats_dir || buffered ? femu_req_alloc(n) : NULL;
 
-    trace_femu_shutdown(req != NULL);
-    if (n->state == FEMU_CTRL_READY) {
-        femu_ctrl_enter(n, FEMU_CTRL_SHUTTING_DOWN);
-    }
-    n->shutdown_seq++;
-    if (!req) {
-        femu_csts_set_shst(n, NVME_CSTS_SHST_COMPLETE);
-        return;
-    }
-    /* Complete once the FTL thread has drained the buffer and saved the per-LPN counts. */
-    femu_csts_set_shst(n, NVME_CSTS_SHST_PROGRESS);
     memset(req, 0, sizeof(*req));
     req->internal = true;
     req->drain = buffered;
     req->shutdown_seq = n->shutdown_seq;
     femu_lpn_dump_submit(n, req);
+}
+
+static void femu_ctrl_shutdown(FemuCtrl *n)
+{
+    /* the configuration never changes after realize: safe to read from this thread */
+    bool save = n->stats_dir || ftl_config_of(n->ftl)->write_buffer_sectors > 0;
+    FemuRequest *req = save ? femu_req_alloc_shutdown(n) : NULL;
+
+    trace_femu_shutdown(save);
+    if (n->state == FEMU_CTRL_READY) {
+        femu_ctrl_enter(n, FEMU_CTRL_SHUTTING_DOWN);
+    }
+    n->shutdown_seq++;
+    n->shutdown_retry = false;
+    if (!save) {
+        femu_csts_set_shst(n, NVME_CSTS_SHST_COMPLETE);
+        return;
+    }
+    /* Complete once the FTL thread has drained the buffer and saved the per-LPN counts;
+     * with every request out (the reserved one for an earlier shutdown), once that one is
+     * back (femu_ctrl_shutdown_retry). */
+    femu_csts_set_shst(n, NVME_CSTS_SHST_PROGRESS);
+    if (!req) {
+        n->shutdown_retry = true;
+        return;
+    }
+    femu_ctrl_shutdown_save(n, req);
+}
+
+void femu_ctrl_shutdown_retry(FemuCtrl *n)
+{
+    if (n->shutdown_retry && !n->shutdown_req_busy) {
+        n->shutdown_retry = false;
+        femu_ctrl_shutdown_save(n, femu_req_alloc_shutdown(n));
+    }
 }
 
 /* CC.SHN 1->0: back to normal operation; a save still running must not report "complete". */
@@ -205,6 +229,7 @@ static void femu_ctrl_shutdown_cancel(FemuCtrl *n)
         femu_ctrl_enter(n, FEMU_CTRL_READY);
     }
     n->shutdown_seq++;
+    n->shutdown_retry = false;
     femu_csts_set_shst(n, NVME_CSTS_SHST_NORMAL);
 }
 

@@ -10,6 +10,9 @@ bool femu_ctrl_poll(FemuCtrl *n);           /* poller: run what CC/reset asked f
 bool femu_ctrl_work_pending(FemuCtrl *n);   /* poller: a CC write or reset waits */
 void femu_ctrl_fatal(FemuCtrl *n);          /* poller */
 void femu_ctrl_shutdown_saved(FemuCtrl *n); /* poller: the current shutdown's save is done */
+/* poller: a shutdown that found every request out starts its save once the reserved one
+ * is back */
+void femu_ctrl_shutdown_retry(FemuCtrl *n);
 
 /* Poller: whether the controller fetches and completes commands. */
 static inline bool femu_ctrl_serving(FemuCtrl *n)

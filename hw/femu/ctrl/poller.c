@@ -93,7 +93,7 @@ static unsigned femu_fetch(FemuCtrl *n, uint16_t qid)
     }
     trace_femu_fetch(qid, sq->head, tail);
     while (sq->valid && sq->head != tail && fetched < FEMU_FETCH_BURST &&
-           femu_req_available(n)) {
+           femu_may_fetch(n)) {
         NvmeCmd cmd;
 
         if (femu_dma_read(n, sq->dma_addr + (uint64_t)sq->head * sizeof(cmd), &cmd,
@@ -124,6 +124,7 @@ static unsigned femu_drain_ftl(FemuCtrl *n)
                 if (femu_lpn_dump_returned(n, req)) {
                     femu_ctrl_shutdown_saved(n);
                 }
+                femu_ctrl_shutdown_retry(n);    /* the reserved request may be back */
             } else if (req->epoch != n->epoch) {
                 femu_req_free(n, req);   /* from before a reset */
             } else {
@@ -224,7 +225,7 @@ static bool femu_poller_has_work(FemuCtrl *n)
     for (unsigned qid = 0; qid <= n->queues; qid++) {
         FemuCQueue *cq = &n->cq[qid];
 
-        if ((femu_req_available(n) && femu_sq_pending(n, qid, NULL)) ||
+        if ((femu_may_fetch(n) && femu_sq_pending(n, qid, NULL)) ||
             (cq->valid && cq->held_head && !femu_cq_full(n, cq))) {
             return true;
         }
@@ -366,6 +367,7 @@ void femu_threads_stop(FemuCtrl *n)
         event_notifier_set(&n->poller_wake);
         event_notifier_set(&n->ftl_wake);
         qemu_thread_join(&n->poller);
+        femu_state_save_join(n);        /* it holds engine_lock: before the FTL thread */
         qemu_thread_join(&n->ftl_thread);
         n->threads_running = false;
     }

@@ -311,7 +311,7 @@ bool femu_arm_eventidx(FemuCtrl *n)
     for (unsigned qid = 1; qid <= n->queues && !work; qid++) {
         FemuCQueue *cq = &n->cq[qid];
 
-        work = (femu_req_available(n) && femu_sq_pending(n, qid, NULL)) ||
+        work = (femu_may_fetch(n) && femu_sq_pending(n, qid, NULL)) ||
                (cq->valid && cq->held_head && !femu_cq_full(n, cq));
     }
     return work;

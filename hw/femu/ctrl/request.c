@@ -24,10 +24,13 @@ static void femu_req_free_ranges(FemuRequest *req)
 void femu_req_pool_init(FemuCtrl *n)
 {
     n->pool = g_new0(FemuRequest, FEMU_MAX_INFLIGHT);
-    for (unsigned i = 0; i < FEMU_MAX_INFLIGHT; i++) {
+    for (unsigned i = 0; i < FEMU_MAX_INFLIGHT - 1; i++) {
         n->pool[i].list_next = n->free_requests;
         n->free_requests = &n->pool[i];
     }
+    n->shutdown_req = &n->pool[FEMU_MAX_INFLIGHT - 1];
+    n->shutdown_req_busy = false;
+    n->shutdown_retry = false;
 }
 
 /* Once the threads are stopped: every request goes, wherever it was. */
@@ -40,6 +43,7 @@ void femu_req_pool_destroy(FemuCtrl *n)
         g_free(n->pool);
         n->pool = NULL;
         n->free_requests = NULL;
+        n->shutdown_req = NULL;
     }
     n->dump_waiting = n->dump_riders = NULL;   /* pool entries, gone with it */
     n->aer_waiting = NULL;
@@ -55,9 +59,22 @@ FemuRequest *femu_req_alloc(FemuCtrl *n)
     return req;
 }
 
+FemuRequest *femu_req_alloc_shutdown(FemuCtrl *n)
+{
+    if (!n->shutdown_req_busy) {
+        n->shutdown_req_busy = true;
+        return n->shutdown_req;
+    }
+    return femu_req_alloc(n);
+}
+
 void femu_req_free(FemuCtrl *n, FemuRequest *req)
 {
     femu_req_free_ranges(req);
+    if (req == n->shutdown_req) {
+        n->shutdown_req_busy = false;   /* back to its own slot, not the free list */
+        return;
+    }
     req->list_next = n->free_requests;
     n->free_requests = req;
 }
