@@ -13,6 +13,7 @@ from nvme_qtest import (CSTS, IO_READ, IO_WRITE, SC_INVALID_FIELD, SMALL_GEOMETR
                         Machine, femu_only, nvme_qemu, pattern, ready, wait_for)  # noqa: F401
 from femu_device import LAUNCH_TIMEOUT, MACHINE
 from state_file_codec import as_ftl_sim, build, parse
+import test_nvme_namespaces as nsm
 import test_nvme_zns as zns
 
 pytestmark = femu_only()
@@ -272,6 +273,33 @@ def test_resets_and_qmp_are_served_while_a_save_is_written(boot, tmp_path):
     machine.qt.close()
     nvme = boot(f"state_in={state}").nvme
     assert read(nvme, ready(nvme)[0], 1, 40, 8) == pattern(8 * LBA, 4)
+
+
+def test_a_read_failing_as_its_namespace_is_deleted_leaves_a_restorable_state(boot,
+                                                                                 tmp_path):
+    """Issue 29, suspected: a failed flash read the FTL thread returns after its namespace
+    was deleted marked the page's sectors, now outside every namespace, and the state saved
+    afterwards was refused at restore. Every read fails here (read_uncor_ppm); 256 writes
+    ahead of it keep the FTL thread busy, so the Namespace Management delete behind it is
+    fetched while the read still waits for the FTL. Marks stay inside namespaces, so the
+    state restores."""
+    state = tmp_path / "deleted.state"
+    machine = boot(f"namespaces=2,read_uncor_ppm=1000000,state_out={state}")
+    nvme = machine.nvme
+    sq = ready(nvme, size=512)[0]
+    write(nvme, sq, 2, 0, pattern(8 * LBA, 6))
+    xfer = nvme.transfer(8 * LBA)
+    for i in range(256):
+        nvme.submit(sq, nvme.rw(sq, IO_WRITE, 8 * i, 8, xfer, nsid=1), ring=False)
+    read_cid = nvme.submit(sq, nvme.rw(sq, IO_READ, 0, 8, xfer, nsid=2))
+    assert nsm.delete_ns(nvme, 2).ok
+    nvme.wait(sq, read_cid)                     # failed, or refused: nsid 2 is gone
+    assert vendor_save(nvme).ok
+    machine.qt.close()
+    nvme = boot(f"namespaces=2,state_in={state}").nvme
+    ready(nvme, io_queues=0)
+    _, active = nvme.identify(CNS_ACTIVE_LIST)
+    assert struct.unpack_from("<2I", active) == (1, 0)
 
 
 def test_zoned_round_trip(boot, tmp_path):

@@ -172,24 +172,28 @@ static FemuNamespace *femu_media_ns(FemuCtrl *n, uint32_t nsid)
 }
 
 /*
- * The FTL failed to read flash page error_lpn for req: every sector of that page is marked
- * (the FTL keeps no marks of its own), and the error is logged with the first LBA of the
- * command that lies in the page.
+ * The FTL failed to read flash page error_lpn for req: the sectors of that page inside
+ * the request's namespace are marked (the FTL keeps no marks of its own), and the error is
+ * logged with the first LBA of the command that lies in the page. A namespace deleted
+ * while the read was with the FTL thread gets no marks: sectors outside every namespace
+ * must hold none (a state file with them could not be restored).
  */
 static void femu_media_page_failed(FemuCtrl *n, const FemuNamespace *ns, FemuRequest *req)
 {
     uint64_t per_page = n->ftl_config.secs_per_pg;
     uint64_t first = req->error_lpn * per_page;
+    uint64_t start, end;
 
-    if (first >= n->capacity_sectors) {
+    if (!ns || ns->zoned || first >= n->capacity_sectors) {
         return;
     }
-    femu_media_mark(n, first, MIN(per_page, n->capacity_sectors - first));
-    if (ns && first < ns->base_sector + ns->sectors && first + per_page > ns->base_sector) {
-        uint64_t sector = MAX(MAX(first, req->ftl.slba), ns->base_sector);
-
-        req->error_lba = (sector - ns->base_sector) >> ns->lba_shift;
+    start = MAX(first, ns->base_sector);
+    end = MIN(first + per_page, ns->base_sector + ns->sectors);
+    if (start >= end) {
+        return;
     }
+    femu_media_mark(n, start, end - start);
+    req->error_lba = (MAX(start, req->ftl.slba) - ns->base_sector) >> ns->lba_shift;
 }
 
 void femu_media_done(FemuCtrl *n, FemuRequest *req)
