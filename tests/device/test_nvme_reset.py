@@ -1,8 +1,10 @@
 """Controller reset (CC.EN 1 -> 0) with commands in flight: dropped, never completed into
 the queues created after the reset; the controller works afterwards."""
+import csv
+import struct
 import time
 
-from nvme_qtest import (ACQ, ADM_AER, ASQ, CC, CSTS, CSTS_CFS, IO_WRITE, SC_INVALID_QID, Command,
+from nvme_qtest import (ACQ, ADM_AER, ASQ, CC, CSTS, CSTS_CFS, IO_DSM, IO_WRITE, SC_INVALID_QID, Command,
                         femu_only, nvme_qemu, pattern, ready, start)  # noqa: F401
 
 SETTLE = 0.5      # long after every dropped command's flash latency has passed
@@ -113,3 +115,28 @@ def test_aer_limit_starts_over_after_reset(start):
     assert nvme.identify(1)[0].ok
     fifth = nvme.admin(Command(ADM_AER))
     assert (fifth.code, fifth.dnr) == (0x105, True)
+
+
+def test_writes_and_deallocates_a_reset_drops_still_reach_the_ftl(start, tmp_path):
+    """Issue 29, suspected: a Deallocate (or a write) fetched before a reset has changed
+    the data store already; the FTL thread skipped it once the reset made it stale, and the
+    FTL went on mapping pages the store had discarded. 256 writes of a page each, then a
+    Deallocate of the first 128 pages, reset at once: whatever part was fetched, the FTL's
+    valid pages are the pages the device counts as written (NUSE)."""
+    stats = tmp_path / "stats"
+    machine = start(f"stats_dir={stats}")
+    nvme = machine.nvme
+    sq = ready(nvme, size=512)[0]
+    xfer = nvme.transfer(4096)
+    for i in range(256):
+        nvme.submit(sq, nvme.rw(sq, IO_WRITE, 8 * i, 8, xfer), ring=False)
+    table = nvme.buffer(struct.pack("<IIQ", 0, 1024, 0))
+    nvme.submit(sq, Command(IO_DSM, nsid=1, prp1=table, cdw10=0, cdw11=1 << 2))
+    nvme.disable()                                        # at once: most still queued
+    ready(nvme, io_queues=0)
+    _, ident = nvme.identify(0x00, nsid=1)
+    nuse = struct.unpack_from("<Q", ident, 16)[0]
+    machine.qt.terminate()                                # the statistics close
+    with open(stats / "stats.csv") as f:
+        valid_pages = int(list(csv.DictReader(f))[-1]["valid_pages"])
+    assert valid_pages * 8 == nuse

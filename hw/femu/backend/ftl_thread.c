@@ -95,12 +95,12 @@ static bool femu_ftl_stale(FemuCtrl *n, const FemuRequest *req)
 {
     enum ftl_op op = req->ftl.op;
 
-    /* A format, a namespace delete (keep_on_reset), zone writes and zone management
-     * (admitted at fetch) are never skipped: the namespace map or the zones changed
-     * already. */
+    /* Only work that changed nothing at fetch is skipped. A write (its data is in the
+     * store), a deallocate (the store discarded it), a format, a namespace delete, zone
+     * writes and zone management (admitted at fetch) are served anyway: the FTL must map
+     * what the store holds. */
     return req->work == FEMU_WORK_FTL &&
-           (op == FTL_OP_READ || op == FTL_OP_WRITE || op == FTL_OP_TRIM ||
-            op == FTL_OP_FLUSH || op == FTL_OP_VERIFY || op == FTL_OP_COPY ||
+           (op == FTL_OP_READ || op == FTL_OP_FLUSH || op == FTL_OP_VERIFY ||
             op == FTL_OP_ZONE_READ) &&
            !req->keep_on_reset && req->epoch != qatomic_read(&n->epoch);
 }
