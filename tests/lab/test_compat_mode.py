@@ -1,6 +1,6 @@
 """Compat mode (run-blackbox.sh IMAGE [STATS_DIR]): the image and port checks, the
 QEMU command line, and end-to-end boots of a bootable qcow2 / raw disk of the femu
-guest (tests/lab/boot_disk.py) that must come up with ssh on the forwarded port,
+guest (tests/support/boot_disk.py) that must come up with ssh on the forwarded port,
 see the femu disk, and power off from the console with nothing left running.
 """
 import os
