@@ -45,8 +45,9 @@ time.sleep(600)
 def test_launched_command_dies_with_the_harness():
     # the folder holding the femu_lab package: one level up per dot of the module's name
     scripts = Path(vm.__file__).resolve().parents[vm.__name__.count(".")]
+    path = os.pathsep.join(filter(None, [str(scripts), os.environ.get("PYTHONPATH")]))
     harness = subprocess.Popen([sys.executable, "-c", HARNESS], stdout=subprocess.PIPE,
-                               text=True, env=dict(os.environ, PYTHONPATH=str(scripts)))
+                               text=True, env=dict(os.environ, PYTHONPATH=path))
     child = None
     try:
         child = int(harness.stdout.readline())
