@@ -40,23 +40,24 @@ def run_ftl_sim(ftl_sim):
     return run
 
 
-# Every test belongs to exactly one tier, selected with -m (tests/run.sh -m unit):
-TIERS = {
-    "unit": "fast host-side tests: pure Python, ftl-sim runs, file checks (tests/run.sh -m unit)",
-    "qtest": "drive the femu device in QEMU over qtest/QMP, no guest (builds QEMU first)",
-    "vm": "boot a Linux guest (or build its image) under QEMU",
-    "build": "run femu-compile.sh / QEMU builds and check what they leave",
-}
+# Every test belongs to exactly one tier, selected with -m (tests/run.sh -m unit). The tiers
+# are registered, each with what it needs, as markers in pyproject.toml ([tool.pytest.
+# ini_options], run with --strict-markers). unit needs the venv and the C build of
+# tests/run.sh only: no VM, no QEMU, no Slurm, no network, no root.
+TIERS = ("unit", "integration", "slurm", "qtest", "vm", "build")
 # Assigned from the fixtures a test uses, unless the test or its module names a tier itself
-# (pytestmark = pytest.mark.build): a guest fixture makes it vm, a QEMU fixture qtest, and
-# everything else is unit.
+# (pytestmark = pytest.mark.build): a guest fixture makes it vm, the Slurm cluster slurm, a
+# QEMU fixture qtest, and everything else is unit.
 VM_FIXTURES = {"image", "guest", "femu_qemu", "femu_ready"}
+SLURM_FIXTURES = {"slurm_cluster"}
 QTEST_FIXTURES = {"qemu", "nvme_qemu", "launch", "qmp"}
 
 
 def pytest_configure(config):
-    for name, text in TIERS.items():
-        config.addinivalue_line("markers", f"{name}: {text}")
+    registered = {line.split(":")[0].strip() for line in config.getini("markers")}
+    unregistered = [name for name in TIERS if name not in registered]
+    if unregistered:
+        raise pytest.UsageError(f"tiers {unregistered} are not markers in pyproject.toml")
     # Guest boots take their accelerator from FEMU_ACCEL (else auto: KVM only where the
     # probe shows a guest runs under it); a misspelt value stops the run here, not in a VM.
     from femu_lab import accel
@@ -70,6 +71,8 @@ def _tier(item) -> str:
     fixtures = set(item.fixturenames)
     if fixtures & VM_FIXTURES:
         return "vm"
+    if fixtures & SLURM_FIXTURES:
+        return "slurm"
     if fixtures & QTEST_FIXTURES:
         return "qtest"
     return "unit"
@@ -81,6 +84,6 @@ def pytest_collection_modifyitems(config, items):
         named = {mark.name for mark in item.iter_markers() if mark.name in TIERS}
         if len(named) > 1:
             raise pytest.UsageError(f"{item.nodeid} is marked {sorted(named)}: "
-                                    "one of unit, qtest, vm, build")
+                                    f"one of {', '.join(TIERS)}")
         if not named:
             item.add_marker(_tier(item))

@@ -2,9 +2,9 @@
 build-femu/femu-compile.sh, and launchers with a bounded lifetime.
 
 Every launch has a timeout and QEMU is always reaped (subprocess.run kills and waits on
-timeout; the QMP helper does the same in a finally block).
+timeout; the QMP sessions of tests/support/qmp_machine.py have a watchdog and reap QEMU
+when they end).
 """
-import json
 import subprocess
 from pathlib import Path
 from typing import List
@@ -12,6 +12,8 @@ from typing import List
 import pytest
 
 from femu_device import LAUNCH_TIMEOUT, MACHINE, QEMU, run_femu_compile
+from nvme_qtest import nvme_qemu  # noqa: F401  (fixture: FEMU_QEMU, else the built qemu)
+from qmp_machine import qmp_machine
 
 
 @pytest.fixture(scope="session")
@@ -34,24 +36,13 @@ def launch(qemu):
 
 
 @pytest.fixture
-def qmp(qemu):
+def qmp(nvme_qemu):
     """qmp(device_options, commands) -> list of QMP replies (one per command, in order)
-    from a paused machine; the last command sent is always `quit`."""
+    from a paused machine (qemu.qmp's client); the last command sent is always `quit`."""
     def run(device: str, commands: List[dict], timeout: float = LAUNCH_TIMEOUT):
-        lines = [{"execute": "qmp_capabilities"}, *commands, {"execute": "quit"}]
-        cmd = [str(qemu), *MACHINE, "-S", "-qmp", "stdio", "-device", device]
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        try:
-            out, err = proc.communicate("".join(json.dumps(c) + "\n" for c in lines),
-                                        timeout=timeout)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-        assert proc.returncode == 0, f"QEMU exited {proc.returncode}: {err.strip()}"
-        replies = [json.loads(line) for line in out.splitlines() if line.strip()]
-        answers = [r for r in replies if "return" in r or "error" in r]
-        # answers[0] is qmp_capabilities', the last is quit's
-        return answers[1:1 + len(commands)]
+        with qmp_machine(nvme_qemu, [*MACHINE, "-S", "-device", device], timeout) as machine:
+            replies = machine.commands(commands)
+            status = machine.quit()
+            assert status == 0, f"QEMU exited {status}: {machine.stderr().strip()}"
+        return replies
     return run

@@ -3,7 +3,11 @@
 12 GiB default configuration, for one or more QEMU binaries (e.g. today's and an older
 build, to compare):
 
-    .venv/bin/python tests/device/stop_figures.py build-femu/qemu-system-x86_64 [OLD_QEMU...]
+    PYTHONPATH=tests/support .venv/bin/python tests/device/stop_figures.py \
+        build-femu/qemu-system-x86_64 [OLD_QEMU...]
+
+(run from the repository's root: tests/support holds the qtest driver nvme_qtest; the
+device tests it borrows from sit beside this script, on Python's path as its folder).
 
 Workloads: `full` = 64 DSMs of 256 ranges each spanning the whole namespace (refused
 by the DSM limits since they exist), `limit` = 64 DSMs of 255 ranges within the limits.
@@ -16,13 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from femu_lab.qtest import QTest                       # noqa: E402
-from nvme_qtest import CC, CSTS, CSTS_RDY, RAM_MB, Nvme, PciFunction, ready  # noqa: E402
-from test_nvme_bounded import (DEFAULT_GEOMETRY, DEFAULT_NSZE, GIB_LBAS, dsm,  # noqa: E402
-                               submit_batch)
-from test_nvme_dma_safety import MMCONFIG, ROOT_PORT_SLOT  # noqa: E402
+from femu_lab.qtest import QTest
+from nvme_qtest import CC, CSTS, CSTS_RDY, RAM_MB, Nvme, PciFunction, ready
+from test_nvme_bounded import DEFAULT_GEOMETRY, DEFAULT_NSZE, GIB_LBAS, dsm, submit_batch
+from test_nvme_dma_safety import MMCONFIG, ROOT_PORT_SLOT
 
 GEOMETRY = "secsz=512,secs_per_pg=8,pls_per_lun=1," + DEFAULT_GEOMETRY
 SLOT_POWER_OFF = 0x0700

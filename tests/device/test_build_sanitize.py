@@ -2,6 +2,8 @@
 that the release build's stay as they were. Nothing is built."""
 import subprocess
 
+import pytest
+
 from femu_device import BUILD_FEMU, REPO_ROOT
 from femu_build import __main__ as femu_compile
 from femu_build import qemu_build
@@ -39,6 +41,7 @@ def test_sanitize_adds_asan_and_ubsan_to_the_release_options():
     assert qemu_build.SANITIZE.build_dir != qemu_build.RELEASE.build_dir
 
 
+@pytest.mark.integration   # runs git
 def test_sanitize_outputs_are_git_ignored():
     names = ["build-femu/qemu-build-sanitize/x.o", "build-femu/qemu-system-x86_64-sanitize"]
     proc = subprocess.run(["git", "check-ignore", "--no-index", *names], cwd=REPO_ROOT,

@@ -1,12 +1,12 @@
 """The femu device type: it is listed, its properties carry FEMU's names and defaults,
 and realize resolves defaults < config=FILE < explicit properties."""
-import json
 import re
 import subprocess
 
 import pytest
 
-from femu_device import MACHINE
+from femu_device import LAUNCH_TIMEOUT, MACHINE
+from qmp_machine import qmp_machine
 
 # FEMU's names and defaults (SPEC.md), plus the controller properties.
 FTL_DEFAULTS = {
@@ -51,31 +51,17 @@ def test_ftl_properties_have_femu_names_and_defaults(qemu):
     assert props["gc_mode"][0] == "str"
 
 
-def test_a_one_tib_device_starts_small(qemu):
+def test_a_one_tib_device_starts_small(nvme_qemu):
     """1 TiB logical (FEMU's geometry with 21,846 lines): realize allocates the FTL's maps
     zeroed and touches none of them, so QEMU's resident memory stays far below the maps'
     2.5 GiB (a count of bytes, not a time)."""
-    cmd = [str(qemu), *MACHINE, "-S", "-qmp", "stdio", "-device",
-           "femu,blks_per_pl=21846,devsz_mb=1048576"]
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        proc.stdin.write('{"execute": "qmp_capabilities"}\n{"execute": "query-status"}\n')
-        proc.stdin.flush()
-        answers = 0
-        while answers < 2:   # the greeting, then one answer per command: realize is done
-            line = proc.stdout.readline()
-            assert line, f"QEMU exited: {proc.stderr.read().strip()}"
-            answers += '"return"' in line
-        with open(f"/proc/{proc.pid}/status") as status:
+    args = [*MACHINE, "-S", "-device", "femu,blks_per_pl=21846,devsz_mb=1048576"]
+    with qmp_machine(nvme_qemu, args, LAUNCH_TIMEOUT) as machine:
+        # the greeting, then an answer to a command: realize is done
+        assert "return" in machine.command({"execute": "query-status"})
+        with open(f"/proc/{machine.proc.pid}/status") as status:
             rss_kib = next(int(l.split()[1]) for l in status if l.startswith("VmRSS:"))
-        proc.stdin.write('{"execute": "quit"}\n')
-        proc.stdin.flush()
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        machine.quit()
     assert rss_kib < 256 * 1024, f"QEMU holds {rss_kib} KiB after realizing a 1 TiB femu"
 
 
@@ -104,16 +90,17 @@ def test_config_file_alone(qmp, repo_root):
     assert [r.get("return") for r in replies] == [2, 64, 768]
 
 
-def test_global_counts_as_explicit(qemu, repo_root, tmp_path):
+def test_global_counts_as_explicit(nvme_qemu, repo_root, tmp_path):
     conf = repo_root / "conf" / "lab-1g.conf"
-    cmd = [str(qemu), "-M", "q35", "-accel", "tcg", "-nodefaults", "-display", "none", "-S",
-           "-global", "femu.nchs=4", "-device", f"femu,id=ssd,config={conf}",
-           "-qmp", "stdio"]
-    script = ('{"execute":"qmp_capabilities"}\n{"execute":"qom-get","arguments":'
-              '{"path":"/machine/peripheral/ssd","property":"nchs"}}\n{"execute":"quit"}\n')
-    proc = subprocess.run(cmd, input=script, capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    assert '{"return": 4}' in proc.stdout
+    args = ["-M", "q35", "-accel", "tcg", "-nodefaults", "-display", "none", "-S",
+            "-global", "femu.nchs=4", "-device", f"femu,id=ssd,config={conf}"]
+    with qmp_machine(nvme_qemu, args, timeout=60) as machine:
+        reply = machine.command({"execute": "qom-get", "arguments": {
+            "path": "/machine/peripheral/ssd", "property": "nchs"}})
+        returncode = machine.quit()
+        stderr = machine.stderr()
+    assert returncode == 0, stderr
+    assert reply == {"return": 4}
 
 
 def test_properties_are_fixed_after_realize(qmp):
@@ -145,7 +132,7 @@ def test_realizes_on_pcie_and_conventional_buses(qemu, machine):
     assert "Class 0264: PCI device 8086:5845" in proc.stdout, proc.stdout
 
 
-def test_failed_hotplug_leaves_qemu_running(qemu, repo_root):
+def test_failed_hotplug_leaves_qemu_running(nvme_qemu, repo_root):
     # A realize error at run time (device_add) must come back as a QMP error, clean up,
     # and leave QEMU able to add a good device afterwards.
     conf = repo_root / "conf" / "lab-1g.conf"
@@ -155,14 +142,12 @@ def test_failed_hotplug_leaves_qemu_running(qemu, repo_root):
                                                  "config": str(conf)}},
         {"execute": "qom-get", "arguments": {"path": "/machine/peripheral/good",
                                               "property": "nchs"}},
-        {"execute": "quit"},
     ]
-    cmd = [str(qemu), "-M", "pc", "-accel", "tcg", "-nodefaults", "-display", "none", "-S",
-           "-qmp", "stdio"]
-    script = "".join(json.dumps(c) + "\n" for c in [{"execute": "qmp_capabilities"}, *commands])
-    proc = subprocess.run(cmd, input=script, capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    answers = [json.loads(l) for l in proc.stdout.splitlines()
-               if '"return"' in l or '"error"' in l][1:]
+    args = ["-M", "pc", "-accel", "tcg", "-nodefaults", "-display", "none", "-S"]
+    with qmp_machine(nvme_qemu, args, timeout=60) as machine:
+        answers = machine.commands(commands)
+        returncode = machine.quit()           # then `quit`
+        stderr = machine.stderr()
+    assert returncode == 0, stderr
     assert "nchs: 0 is out of range" in answers[0]["error"]["desc"]
     assert answers[1] == {"return": {}} and answers[2] == {"return": 2}

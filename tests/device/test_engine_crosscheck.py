@@ -14,11 +14,11 @@
    phases.
 """
 import csv
+import math
 import random
-import time
 
 from nvme_qtest import (IO_FLUSH, IO_READ, IO_WRITE_ZEROES, Command, femu_only,  # noqa: F401
-                        nvme_qemu, ready, start)
+                        nvme_qemu, ready, start, wait_for)
 from test_nvme_stats import phase
 
 pytestmark = femu_only()
@@ -142,6 +142,22 @@ def commands(nvme, sq, seed=3, mixed=900):
         yield batch
 
 
+def idle_second_boundary(stats):
+    """Let the device pass a whole-second boundary with nothing to do, so its trace gets an
+    A record. This is elapsed time the device must see, so it is waited for by what the
+    device writes, not slept: the FTL thread's idle pass that writes the A record (the
+    first whole second since the last record, here the phase marker) ends the statistics
+    second in the same pass, and stats.csv gains the row ending on that boundary."""
+    def times(name, phase=None):   # time_s of the complete rows (the device is writing)
+        return [float(r["time_s"]) for r in rows(stats / name)
+                if r.get("time_s") and None not in r.values() and r.get("phase", phase) == phase]
+
+    marked = wait_for(lambda: times("phases.csv", "mixed"), what="the phase row of 'mixed'")
+    boundary = math.floor(marked[-1]) + 1
+    wait_for(lambda: any(t >= boundary for t in times("stats.csv")), timeout=10,
+             what=f"the stats.csv row ending at {boundary} s")
+
+
 def record(start, tmp_path):
     """Drive the device with stats_dir and trace_out; return what was sent, by kind."""
     props = ",".join(f"{k}={v}" for k, v in GEOMETRY.items())
@@ -155,7 +171,7 @@ def record(start, tmp_path):
     for n, batch in enumerate(commands(nvme, sq)):
         if n == LOGICAL_PAGES // 4:
             assert phase(nvme, b"mixed").ok
-            time.sleep(1.2)   # an idle second boundary: the trace's A record
+            idle_second_boundary(stats)   # the trace's A record
         cids = []
         for kind, cmd in batch:
             sent[kind] += 1

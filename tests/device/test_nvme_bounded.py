@@ -8,8 +8,8 @@ from typing import List
 
 from nvme_qtest import (ADM_IDENTIFY, ADM_VENDOR_LPN_COUNTS, ADM_VENDOR_PHASE, CC, CSTS,
                         CSTS_RDY, IO_DSM, SC_INVALID_FIELD, SC_LBA_OUT_OF_RANGE, Command,
-                        femu_only, nvme_qemu, pattern, ready, start,  # noqa: F401
-                        thread_cpu_seconds)
+                        POLL_SLEEP, femu_only, nvme_qemu, pattern, ready, start,  # noqa: F401
+                        thread_cpu_seconds, trace_args, traced, wait_for)
 
 pytestmark = femu_only()
 
@@ -89,17 +89,21 @@ def queue_heavy_dsms(nvme, sq, count: int = 64) -> None:
     submit_batch(nvme, sq, cmds)
 
 
-def machine_with_dsms_queued(start):
+def machine_with_dsms_queued(start, tmp_path):
     """A 12 GiB default device whose FTL thread has 64 DSMs to get through."""
-    machine = start(DEFAULT_GEOMETRY)
+    log = tmp_path / "femu-trace.log"
+    machine = start(DEFAULT_GEOMETRY, extra=trace_args(log, "femu_cmd"))
     sq = ready(machine.nvme, size=128)[0]
     queue_heavy_dsms(machine.nvme, sq)
-    time.sleep(0.2)                                        # fetched, with the FTL thread
+    # fetched, with the FTL thread: the poller traces femu_cmd for each DSM it has taken
+    # (refused, or handed to the FTL thread)
+    wait_for(lambda: traced(log, "femu_cmd sqid 1 cid ") >= 64, timeout=30,
+             what="femu_cmd trace events of the 64 DSMs")
     return machine
 
 
-def test_qemu_exits_promptly_with_dsms_queued(start):
-    machine = machine_with_dsms_queued(start)
+def test_qemu_exits_promptly_with_dsms_queued(start, tmp_path):
+    machine = machine_with_dsms_queued(start, tmp_path)
     began = time.monotonic()
     machine.qt.terminate(timeout=60)
     took = time.monotonic() - began
@@ -107,8 +111,8 @@ def test_qemu_exits_promptly_with_dsms_queued(start):
     assert machine.qt.returncode == 0 and took < EXIT_DEADLINE
 
 
-def test_reset_is_prompt_with_dsms_queued(start):
-    nvme = machine_with_dsms_queued(start).nvme
+def test_reset_is_prompt_with_dsms_queued(start, tmp_path):
+    nvme = machine_with_dsms_queued(start, tmp_path).nvme
     began = time.monotonic()
     nvme.disable()
     sq = ready(nvme)[0]
@@ -174,6 +178,22 @@ def _shst(nvme) -> int:
     return (nvme.readl(CSTS) >> 2) & 3
 
 
+def shst_stays_normal_until_the_save_is_back(nvme, timeout: float = 120) -> None:
+    """Poll SHST, which must stay 0, until the withdrawn shutdown's save of the per-LPN
+    counts has come back to the poller. Dumps run one at a time and in order, so a vendor
+    C0h dump sent now completes only after that save was answered: its CQE is the end of
+    the watch (a deadline bounds it), not a wait of fixed length."""
+    cid = nvme.submit(nvme.asq, Command(ADM_VENDOR_LPN_COUNTS))
+    deadline = time.monotonic() + timeout
+    while (0, cid) not in nvme.done:
+        assert _shst(nvme) == 0
+        assert time.monotonic() < deadline, f"no C0h completion within {timeout} s"
+        nvme.reap(nvme.asq.cq)
+        time.sleep(POLL_SLEEP)
+    assert nvme.done.pop((0, cid)).ok
+    assert _shst(nvme) == 0
+
+
 def test_no_stale_shutdown_complete_after_reset(start, tmp_path):
     """CC.SHN starts a save of 3 M per-LPN counts; a reset before it ends must not see
     SHST "complete" appear later, on the re-enabled controller."""
@@ -184,10 +204,7 @@ def test_no_stale_shutdown_complete_after_reset(start, tmp_path):
     nvme.writel(CC, nvme.readl(CC) | 1 << 14)               # normal shutdown
     nvme.writel(CC, 0)                                      # reset at once
     ready(nvme, io_queues=0)
-    deadline = time.monotonic() + 3
-    while time.monotonic() < deadline:
-        assert _shst(nvme) == 0
-        time.sleep(0.01)
+    shst_stays_normal_until_the_save_is_back(nvme)
 
 
 def test_no_stale_shutdown_complete_after_shn_cleared(start, tmp_path):
@@ -199,9 +216,6 @@ def test_no_stale_shutdown_complete_after_shn_cleared(start, tmp_path):
     nvme.writel(CC, cc | 1 << 14)
     nvme.writel(CC, cc)                                     # shutdown withdrawn
     nvme.wait_csts(0xC, 0)                                  # the poller has seen it
-    deadline = time.monotonic() + 3
-    while time.monotonic() < deadline:
-        assert _shst(nvme) == 0
-        time.sleep(0.01)
+    shst_stays_normal_until_the_save_is_back(nvme)
     nvme.writel(CC, cc | 1 << 14)                           # a real one still completes
     nvme.wait_csts(0xC, 0x8, timeout=60)

@@ -2,12 +2,12 @@
 that land on MMIO (femu's own BAR, another device's registers, PCIe config space through
 MMCONFIG) or on nothing get the spec's error, and no register behind them changes."""
 import struct
-import time
 
 from femu_lab.qtest import QTest
 from nvme_qtest import (CC, CSTS, CSTS_CFS, CSTS_RDY, IO_READ, IO_WRITE, RAM_MB, SC_INVALID_FIELD,
                         SC_DATA_TRANSFER_ERROR, SMALL_GEOMETRY, ADM_DBBUF, Command, Nvme,
-                        PciFunction, femu_only, nvme_qemu, pattern, ready, start)  # noqa: F401
+                        PciFunction, femu_only, nvme_qemu, pattern, ready, start,  # noqa: F401
+                        trace_args, traced, wait_for)
 
 pytestmark = femu_only()
 
@@ -59,15 +59,19 @@ def test_admin_queue_on_mmio_fails_the_enable(start):
     assert csts & CSTS_CFS and not csts & CSTS_RDY
 
 
-def test_completion_queue_lost_mid_flight_sets_cfs(start):
+def test_completion_queue_lost_mid_flight_sets_cfs(start, tmp_path):
     """Bus mastering switched off while a write is with the flash: posting its CQE fails,
     which is fatal (CSTS.CFS) rather than silently lost."""
-    machine = start("pg_wr_lat=300000000")             # 300 ms: time to pull the plug
+    log = tmp_path / "femu-trace.log"
+    machine = start("pg_wr_lat=300000000",             # 300 ms: time to pull the plug
+                    extra=trace_args(log, "femu_cmd"))
     nvme = machine.nvme
     sq = ready(nvme)[0]
     xfer = nvme.transfer(4096)
-    nvme.submit(sq, nvme.rw(sq, IO_WRITE, 0, 8, xfer))
-    time.sleep(0.05)                                    # fetched, data moved
+    cid = nvme.submit(sq, nvme.rw(sq, IO_WRITE, 0, 8, xfer))
+    # fetched, data moved: the poller traces femu_cmd once the write's data is in
+    wait_for(lambda: traced(log, f"femu_cmd sqid 1 cid {cid} opcode 0x1 "), timeout=10,
+             what="the write's femu_cmd trace event")
     nvme.pci.writew(0x04, nvme.pci.readw(0x04) & ~0x4)
     nvme.wait_csts(CSTS_CFS, CSTS_CFS, timeout=10)
 

@@ -1,14 +1,13 @@
 """Spec details: the Streams directive is checked on writes only, NUSE counts the LBAs
 holding data exactly, deallocating never-written space allocates no host memory, and a
 realize that fails leaks no file descriptor, thread or mapping."""
-import json
 import struct
-import subprocess
 from pathlib import Path
 
-from femu_device import MACHINE
+from femu_device import LAUNCH_TIMEOUT, MACHINE
 from nvme_qtest import (IO_READ, SMALL_GEOMETRY, femu_only, nvme_qemu, pattern, ready,  # noqa: F401
                         start)
+from qmp_machine import qmp_machine
 
 pytestmark = femu_only()
 
@@ -73,30 +72,13 @@ def test_deallocating_unwritten_space_allocates_nothing(start):
 
 def _qmp_session(qemu: Path, commands, pid_probe):
     """Run QMP commands one by one on a paused machine; pid_probe(pid) after each."""
-    proc = subprocess.Popen([str(qemu), *MACHINE, "-S", "-qmp", "stdio", "-device",
-                             "pcie-root-port,id=rp0,bus=pcie.0,addr=0x5,chassis=1"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
     probes = []
-    try:
-        def send(cmd):
-            proc.stdin.write(json.dumps(cmd) + "\n")
-            proc.stdin.flush()
-            while True:
-                reply = json.loads(proc.stdout.readline())
-                if "return" in reply or "error" in reply:
-                    return reply
-        json.loads(proc.stdout.readline())                  # greeting
-        send({"execute": "qmp_capabilities"})
+    args = [*MACHINE, "-S", "-device", "pcie-root-port,id=rp0,bus=pcie.0,addr=0x5,chassis=1"]
+    with qmp_machine(qemu, args, 5 * LAUNCH_TIMEOUT) as machine:   # 31 realizes at most
         for cmd in commands:
-            reply = send(cmd)
-            probes.append((reply, pid_probe(proc.pid)))
-        send({"execute": "quit"})
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+            reply = machine.command(cmd)
+            probes.append((reply, pid_probe(machine.proc.pid)))
+        machine.quit()
     return probes
 
 

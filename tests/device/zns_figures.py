@@ -1,7 +1,9 @@
 """Figures (a benchmark, not a test) for the zoned namespace, measured on the device over
 qtest (no guest: the host loop is this script), each beside the FTL model's number:
 
-    .venv/bin/python tests/device/zns_figures.py [QEMU]
+    PYTHONPATH=tests/support .venv/bin/python tests/device/zns_figures.py [QEMU]
+
+(from the repository's root: tests/support holds the qtest driver nvme_qtest).
 
 append:  Zone Append IOPS at QD 1/4/16/32 into one zone, for zones striped over 4 and 8
          LUNs (1 ms page program, so the host loop's own overhead stays small); the model's
@@ -23,9 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from nvme_qtest import IO_READ, IO_WRITE, Command, Machine  # noqa: E402
+from nvme_qtest import IO_READ, IO_WRITE, Command, Machine
 
 REPO = Path(__file__).resolve().parents[2]
 IO_ZONE_SEND, IO_ZONE_APPEND, IO_COPY = 0x79, 0x7D, 0x19

@@ -3,7 +3,6 @@ the session builds with femu-compile.sh (tests/device/conftest.py's `qemu` fixtu
 loaded here under a name of its own since both files are called conftest.py)."""
 import importlib.util
 
-import nvmefuzz   # noqa: F401  (puts tests/device on sys.path)
 from nvmefuzz import REPO_ROOT
 from nvme_qtest import nvme_qemu  # noqa: F401  (fixture)
 

@@ -22,7 +22,8 @@ def test_fixed_seeds_pass_the_oracle(nvme_qemu, tmp_path):
             replay.save(path, {"seed": seed, "kind": f.kind, "message": f.message,
                                "deadline": DEADLINE}, cut)
             failed.append(f"seed {seed}: {f.kind} at record {f.index}: {f.message}\n"
-                          f"  replay: {path}\n  minimise: tests/fuzz/nvme_fuzz.py --qemu "
+                          f"  replay: {path}\n  minimise: PYTHONPATH=tests/support "
+                          f".venv/bin/python -m nvmefuzz --qemu "
                           f"{nvme_qemu} --first-seed {seed} --seeds 1 --commands "
                           f"{COMMANDS_PER_SEED} --minimize")
     assert not failed, "\n".join(failed)
@@ -48,6 +49,7 @@ def test_dftl_buffer_block_seeds_pass_the_oracle(nvme_qemu, tmp_path):
                                "deadline": DEADLINE, "props": FTL_VARIANT},
                         result.records[:f.index + 1])
             failed.append(f"seed {seed}: {f.kind} at record {f.index}: {f.message}\n"
-                          f"  replay: tests/fuzz/nvme_fuzz.py --qemu {nvme_qemu} "
+                          f"  replay: PYTHONPATH=tests/support .venv/bin/python -m "
+                          f"nvmefuzz --qemu {nvme_qemu} "
                           f"--replay {path}")
     assert not failed, "\n".join(failed)

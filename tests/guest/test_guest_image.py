@@ -5,7 +5,7 @@ import stat
 
 from femu_guest import image as guest_image
 from femu_guest.image import tools_for
-from test_guest_builder_parts import read_cpio
+from cpio_reader import read_cpio
 
 
 def files_of(image) -> dict:

@@ -30,9 +30,10 @@ def _wait_gone(pid: int) -> bool:
     return False
 
 
+# Runs in a child Python given the folder this femu_lab comes from as PYTHONPATH, so that it
+# imports the same femu_lab as the test.
 HARNESS = """
-import subprocess, sys, time
-sys.path.insert(0, sys.argv[1])
+import subprocess, time
 from femu_lab import vm
 proc = subprocess.Popen(vm.guarded(["sleep", "600"]), stdin=subprocess.DEVNULL,
                         start_new_session=True)
@@ -42,9 +43,11 @@ time.sleep(600)
 
 
 def test_launched_command_dies_with_the_harness():
-    scripts = Path(vm.__file__).resolve().parents[1]
-    harness = subprocess.Popen([sys.executable, "-c", HARNESS, str(scripts)],
-                               stdout=subprocess.PIPE, text=True)
+    # the folder holding the femu_lab package: one level up per dot of the module's name
+    scripts = Path(vm.__file__).resolve().parents[vm.__name__.count(".")]
+    path = os.pathsep.join(filter(None, [str(scripts), os.environ.get("PYTHONPATH")]))
+    harness = subprocess.Popen([sys.executable, "-c", HARNESS], stdout=subprocess.PIPE,
+                               text=True, env=dict(os.environ, PYTHONPATH=path))
     child = None
     try:
         child = int(harness.stdout.readline())

@@ -1,12 +1,11 @@
 """Compat mode (run-blackbox.sh IMAGE [STATS_DIR]): the image and port checks, the
 QEMU command line, and end-to-end boots of a bootable qcow2 / raw disk of the femu
-guest (tests/lab/boot_disk.py) that must come up with ssh on the forwarded port,
+guest (tests/support/boot_disk.py) that must come up with ssh on the forwarded port,
 see the femu disk, and power off from the console with nothing left running.
 """
 import os
 import socket
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -15,13 +14,12 @@ from typing import List
 import pytest
 
 import boot_disk
+from cpio_reader import read_cpio
 from femu_guest import image as guest_image
 from femu_lab import compat, devconfig
 from femu_lab.paths import QEMU as FEMU_QEMU
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO_ROOT / "tests" / "guest"))   # the guest tests' cpio reader
-from test_guest_builder_parts import read_cpio  # noqa: E402
 
 WRAPPER = REPO_ROOT / "build-femu" / "run-blackbox.sh"
 BANNER_WAIT_SECONDS = 180
@@ -66,6 +64,7 @@ def test_raw_image_without_boot_sector(tmp_path):
     assert "boot signature" in _one_line_error(image)
 
 
+@pytest.mark.integration   # runs qemu-img
 def test_formats_recognised(tmp_path):
     qcow2 = tmp_path / "disk.qcow2"
     subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", str(qcow2), "16M"], check=True)
@@ -121,6 +120,7 @@ def test_bad_image_stops_before_anything(tmp_path, lab_config):
     assert not stats.exists()
 
 
+@pytest.mark.integration   # runs qemu-img
 def test_busy_port_stops_before_anything(tmp_path, lab_config):
     image = tmp_path / "disk.qcow2"
     subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", str(image), "16M"], check=True)
@@ -134,6 +134,7 @@ def test_busy_port_stops_before_anything(tmp_path, lab_config):
     assert not stats.exists()
 
 
+@pytest.mark.integration   # runs qemu-img
 def test_missing_qemu(tmp_path, lab_config):
     image = tmp_path / "disk.qcow2"
     subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", str(image), "16M"], check=True)

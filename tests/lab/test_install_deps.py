@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.unit
+# Runs the shell entry points (with stand-ins for apt, sudo and pip), so not unit.
+pytestmark = pytest.mark.integration
 
 REPO = Path(__file__).resolve().parents[2]
 LOG = "build/logs/install-deps.log"

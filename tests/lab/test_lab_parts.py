@@ -136,6 +136,7 @@ def test_run_blackbox_usage_errors_are_one_line_exit_2(capsys, args, message):
     assert message in lines[0]
 
 
+@pytest.mark.integration   # the real run-blackbox.sh, which runs scripts/install-deps.sh
 def test_run_blackbox_refuses_an_existing_out_folder(tmp_path):
     proc = run_blackbox("--out", str(tmp_path))
     assert proc.returncode == 2 and f"--out {tmp_path} already exists" in proc.stderr
@@ -143,6 +144,7 @@ def test_run_blackbox_refuses_an_existing_out_folder(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("run-blackbox.sh: error: "), proc.stderr
 
 
+@pytest.mark.integration   # the real run-blackbox.sh, which runs scripts/install-deps.sh
 def test_run_blackbox_lists_the_workloads():
     proc = run_blackbox("--list-workloads")
     assert proc.returncode == 0

@@ -4,15 +4,13 @@ starts within a time-bound run depends on the host's speed: tests/lab/test_sweep
 GC with a workload bound by the amount it writes.)"""
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from femu_lab.paths import QEMU
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "guest"))
-from femu_fixtures import SMALL_SSD  # noqa: E402  96 MiB logical, GC after a few seconds
+from femu_fixtures import SMALL_SSD  # 96 MiB logical, GC after a few seconds (tests/support)
 
 SMALL = [arg for key, value in SMALL_SSD.items() for arg in ("--set", f"{key}={value}")]
 DEVICE_FILES = ["IOPSData.csv", "throughputData.csv", "GCData.csv", "WAFData.csv",

@@ -88,6 +88,7 @@ def test_bad_sweeps_exit_2_with_one_line_before_anything_runs(capsys, sim_runs, 
     assert not out.exists() and sim_runs() == []
 
 
+@pytest.mark.integration   # scripts/femu-lab, which runs scripts/install-deps.sh
 def test_commands_other_than_sweep(repo_root):
     """Through the scripts/femu-lab wrapper: the workload list, run-blackbox's errors."""
     wrapper = str(repo_root / "scripts" / "femu-lab")

@@ -2,16 +2,13 @@
 prelude's phase-marker encoding (run on the host with a stand-in nvme command)."""
 import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from femu_lab import workloads
 from femu_lab.workloads import WorkloadError
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "guest"))
-from femu_fixtures import phase_cdws  # noqa: E402  the device tests' reference encoding
+from femu_fixtures import phase_cdws  # the device tests' reference encoding (tests/support)
 
 
 def test_every_library_workload_parses_and_describes_itself():

@@ -244,6 +244,7 @@ def test_zns_confs_validate_with_the_zoned_keys(in_repo, conf, expected):
     assert config.logical_bytes >= 32 << 20
 
 
+@pytest.mark.integration   # the real run-blackbox.sh, which runs scripts/install-deps.sh
 def test_run_blackbox_takes_the_zoned_config_and_workload(in_repo, tmp_path):
     """Everything checked before a VM boots: the config, the workload, then --out (an
     existing folder, so the run stops there with exit status 2)."""

@@ -6,16 +6,13 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from femu_lab import slurm_executor, slurm_queue
 from femu_lab.paths import QEMU
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lab"))
-# tests/lab/lab_calls.py
-from lab_calls import GC_BY_SIZE, LAB_1G, SMALL_SIM, SMALL_VM, read_csv, sweep  # noqa: E402
+from lab_calls import GC_BY_SIZE, LAB_1G, SMALL_SIM, SMALL_VM, read_csv, sweep  # tests/support
 
 # As tests/lab/test_sweep.py's QUICK: a 48 MiB-logical device that gc-randwrite covers
 # whole, so each point simulates and plots in a fraction of a second.

@@ -8,7 +8,7 @@ LAB_1G = "conf/lab-1g.conf"
 # With LAB_1G: 64 MiB raw, 48 MiB logical (as tests/ftl-sim/test_ftl_sim_cli.py uses), so
 # an ftl-sim point or ageing pass takes a fraction of a second.
 SMALL_SIM = ["--set", "luns_per_ch=2", "--set", "pgs_per_blk=64", "--set", "ssd_size=48"]
-# The device of tests/guest/femu_fixtures.py (SMALL_SSD): 96 MiB logical on 160 MiB of
+# The device of femu_fixtures.py (SMALL_SSD): 96 MiB logical on 160 MiB of
 # flash with short program/erase latencies, so GC starts within seconds under TCG.
 SMALL_VM = [f"--set={key}={value}" for key, value in dict(
     nchs=2, luns_per_ch=4, pgs_per_blk=64, blks_per_pl=80, pls_per_lun=1, secsz=512,

@@ -1,9 +1,11 @@
-#!/usr/bin/env python3
-"""Fuzz the femu NVMe controller over qtest (tests/fuzz/README.md).
+"""Fuzz the femu NVMe controller over qtest (tests/fuzz/README.md). From the repository's
+root, with tests/support on the import path:
 
-  .venv/bin/python tests/fuzz/nvme_fuzz.py --qemu build-femu/qemu-system-x86_64 \\
-      --seeds 10 --first-seed 1 --commands 10000 [--minimize]
-  .venv/bin/python tests/fuzz/nvme_fuzz.py --qemu ... --replay /tmp/fuzz-findings/X.jsonl
+  PYTHONPATH=tests/support .venv/bin/python -m nvmefuzz \\
+      --qemu build-femu/qemu-system-x86_64 --seeds 10 --first-seed 1 --commands 10000 \\
+      [--minimize]
+  PYTHONPATH=tests/support .venv/bin/python -m nvmefuzz --qemu ... \\
+      --replay /tmp/fuzz-findings/X.jsonl
 """
 import argparse
 import json
@@ -11,14 +13,14 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from nvmefuzz import campaign, replay
+from nvmefuzz.target import DEVICE_PROPS
 
-from nvmefuzz import campaign, replay  # noqa: E402
-from nvmefuzz.target import DEVICE_PROPS  # noqa: E402
+COMMAND = "PYTHONPATH=tests/support .venv/bin/python -m nvmefuzz"
 
 
 def _args(argv):
-    p = argparse.ArgumentParser(prog="nvme_fuzz.py", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m nvmefuzz", description=__doc__.split("\n")[0])
     p.add_argument("--qemu", type=Path, required=True, help="qemu-system-x86_64 with femu")
     p.add_argument("--seeds", type=int, default=1, help="how many seeds (default 1)")
     p.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
@@ -68,7 +70,7 @@ def _replay(args) -> int:
 def main(argv=None) -> int:
     args = _args(argv)
     if not args.qemu.exists():
-        print(f"nvme_fuzz: {args.qemu}: no such binary", file=sys.stderr)
+        print(f"nvmefuzz: {args.qemu}: no such binary", file=sys.stderr)
         return 2
     if args.replay:
         return _replay(args)
@@ -88,7 +90,7 @@ def main(argv=None) -> int:
         campaign.keep_finding(result, args.qemu, args.findings, args.minimize,
                               args.min_deadline, args.min_budget, _say)
         _say(f"seed {seed}: replay ({result.minimized} records): {result.replay_file}")
-        _say(f"  run it: {sys.argv[0]} --qemu {args.qemu} --replay {result.replay_file}")
+        _say(f"  run it: {COMMAND} --qemu {args.qemu} --replay {result.replay_file}")
         if result.minimized is not None and result.minimized <= 40:
             for line in result.replay_file.read_text().splitlines()[1:]:
                 _say("    " + line[:300])

@@ -742,13 +742,27 @@ def pattern(nbytes: int, seed: int) -> bytes:
     return b"".join(struct.pack("<II", seed, i) for i in range(0, nbytes, 8))[:nbytes]
 
 
+def trace_args(log: Path, *events: str) -> List[str]:
+    """QEMU options sending the named trace events (e.g. femu_cmd) to log: QEMU writes
+    each line out as it logs it, so a test can poll the file while QEMU runs."""
+    return [*(arg for event in events for arg in ("-trace", event)), "-D", str(log)]
+
+
+def traced(log: Path, line_start: str) -> int:
+    """How many lines of the trace log start with line_start (0 before the file exists)."""
+    if not log.exists():
+        return 0
+    return sum(line.startswith(line_start) for line in log.read_text().splitlines())
+
+
 @pytest.fixture
 def start(nvme_qemu, tmp_path):
-    """start(props="") -> a Machine (not yet enabled); every one is killed at the end."""
+    """start(props="", extra=()) -> a Machine (not yet enabled) with QEMU options extra;
+    every one is killed at the end."""
     machines: List[Machine] = []
 
-    def run(props: str = "", target: str = TARGET) -> Machine:
-        machines.append(Machine(nvme_qemu, tmp_path, props, target=target))
+    def run(props: str = "", target: str = TARGET, extra: Sequence[str] = ()) -> Machine:
+        machines.append(Machine(nvme_qemu, tmp_path, props, target=target, extra=extra))
         return machines[-1]
     yield run
     for machine in machines:

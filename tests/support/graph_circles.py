@@ -1,7 +1,7 @@
 """Circles in a module graph, for the tests that check the include / call layering of the
 FTL (tests/ftl/test_include_layers.py) and of the device
-(tests/device/test_device_include_layers.py). tests/ is on the import path through
-tests/conftest.py."""
+(tests/device/test_device_include_layers.py). tests/support is on the import path through
+pyproject.toml (pythonpath)."""
 
 
 def circles(graph):
