@@ -6,8 +6,9 @@ below sits far from both, so host speed does not decide the outcome."""
 import base64
 import time
 
-from nvme_qtest import (CSTS_RDY, IO_FLUSH, IO_WRITE, Command, femu_only, nvme_qemu,  # noqa: F401
-                        ready, start, thread_cpu_seconds)
+from nvme_qtest import (CC, CSTS_RDY, IO_FLUSH, IO_WRITE, Command, femu_only,  # noqa: F401
+                        nvme_qemu, ready, start, thread_cpu_seconds, trace_args, traced,
+                        wait_for)
 
 pytestmark = femu_only()
 
@@ -67,6 +68,28 @@ def test_exhausted_request_pool_with_shadow_doorbells_sleeps(start):
         nvme.ring_sq(sq)
     assert poller_share(machine) < MAX_SHARE
     assert nvme.readl(0x1C) & CSTS_RDY
+
+
+def test_shutdown_with_every_request_held_still_saves(start, tmp_path):
+    """Issue 29, fault 6: with the request pool exhausted by completions a 2-entry CQ never
+    takes, CC.SHN reported "shutdown complete" at once, without the save of the per-LPN
+    counts (and without draining a write buffer). The pool keeps one request for it: the
+    shutdown completes once lpn_access_count.csv is written."""
+    queues, stats, log = 9, tmp_path / "stats", tmp_path / "trace.log"
+    machine = start(f"queues={queues},stats_dir={stats}", extra=trace_args(log, "femu_cmd"))
+    nvme = machine.nvme
+    ready(nvme, io_queues=0)
+    assert nvme.create_cq(1, 2)[0].ok
+    sqs = [nvme.create_sq(q, 2048, 1)[1] for q in range(1, queues + 1)]
+    for sq in sqs:                               # 9 x 2047 Flushes > the pool
+        fill_sq_with_flushes(nvme, sq, 2047)
+        nvme.ring_sq(sq)
+    # every request the guest can have is fetched: the pool's 16383 held, one posted
+    wait_for(lambda: traced(log, "femu_cmd sqid ") >= 16384, timeout=120,
+             what="the request pool to run out")
+    nvme.writel(CC, nvme.readl(CC) | 1 << 14)    # normal shutdown
+    nvme.wait_csts(0xC, 0x8, timeout=60)         # SHST complete
+    assert (stats / "lpn_access_count.csv").exists()
 
 
 def queue_writes(nvme, sq, count: int) -> None:
