@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from femu_analysis.cli_args import UsageError, whole_number
+from femu_common.cli_args import UsageError, whole_number
 from femu_guest import image as guest_image
-from femu_guest.progress import Progress
+from femu_common.progress import Progress
 
 from . import (bench_devices, bench_jobs, bench_sim, bench_stats, bench_table, devconfig, paths,
                setup_steps, vm)

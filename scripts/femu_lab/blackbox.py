@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-from femu_analysis.cli_args import OneLineParser, UsageError, whole_number
+from femu_common.cli_args import OneLineParser, UsageError, whole_number
 
 from . import accel, aged, compat, devconfig, lab_run, paths, setup_steps, workloads, zns_report
 from .aged import AgedError

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 from femu_guest import image as guest_image
-from femu_guest.progress import Progress
+from femu_common.progress import Progress
 
 from .bench_host import cpu_percent, cpu_ticks, find_qemu_pid, sample_cpu_percent  # noqa: F401
 from .paths import QEMU as FEMU_QEMU, REPO_ROOT

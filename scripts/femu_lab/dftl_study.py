@@ -31,7 +31,7 @@ from typing import Dict, List, Mapping, Tuple
 
 from tqdm import tqdm
 
-from femu_analysis.cli_args import UsageError, whole_number
+from femu_common.cli_args import UsageError, whole_number
 
 from . import devconfig, dftl_report, dftl_traces, paths
 from .bench_sim import SimError

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-from femu_analysis.cli_args import OneLineParser, UsageError, whole_number
+from femu_common.cli_args import OneLineParser, UsageError, whole_number
 
 from . import (accel, aged, bench, blackbox, devconfig, dftl_study, lab_run, lab_sweep, setup_steps,
                slurm_checks, slurm_executor, slurm_status, workloads)

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
-from femu_build.steps import duration
+from femu_common.progress import duration
 from femu_guest import DEFAULT_RELEASE, RELEASES
 from femu_guest import image as guest_image
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from femu_guest.image import ensure_image
-from femu_guest.progress import Progress
+from femu_common.progress import Progress
 
 from . import accel, paths, setup_steps, soak_guest
 from .soak_boot import BootOutcome, BootPlan, run_boot

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Union
 
 from femu_guest.image import ensure_image, load_manifest
-from femu_guest.progress import Progress
+from femu_common.progress import Progress
 
 from . import accel, results
 

@@ -139,7 +139,8 @@ def test_a_first_run_shows_one_line_per_step_and_logs_the_rest(repo):
     assert steps[1] == f"apt-get install {missing} packages (named in the log)"
     assert steps[2:] == ["python venv .venv", "pip: upgrade pip", "pip: scripts/deps/analysis.pip",
                          "pip: scripts/deps/test.pip",
-                         "pip: analysis build-femu scripts/guest scripts (editable)"]
+                         "pip: scripts/common analysis build-femu scripts/guest scripts "
+                         "(editable)"]
     log = (repo / LOG).read_text()
     assert "apt chatter" in log and "pip chatter" in log
     assert "chatter" not in proc.stderr
