@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from femu_lab.qtest import QTest                       # noqa: E402
+from femu_lab.vm.qtest import QTest  # noqa: E402
 from nvme_qtest import CC, CSTS, CSTS_RDY, RAM_MB, Nvme, PciFunction, ready  # noqa: E402
 from test_nvme_bounded import (DEFAULT_GEOMETRY, DEFAULT_NSZE, GIB_LBAS, dsm,  # noqa: E402
                                submit_batch)

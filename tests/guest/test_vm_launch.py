@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from femu_lab import vm
+from femu_lab.vm import launch as vm
 
 EVENT_DEADLINE = 60   # an upper bound on waiting for a process to go, not a measurement
 
@@ -33,7 +33,7 @@ def _wait_gone(pid: int) -> bool:
 HARNESS = """
 import subprocess, sys, time
 sys.path.insert(0, sys.argv[1])
-from femu_lab import vm
+from femu_lab.vm import launch as vm
 proc = subprocess.Popen(vm.guarded(["sleep", "600"]), stdin=subprocess.DEVNULL,
                         start_new_session=True)
 print(proc.pid, flush=True)
@@ -42,7 +42,7 @@ time.sleep(600)
 
 
 def test_launched_command_dies_with_the_harness():
-    scripts = Path(vm.__file__).resolve().parents[1]
+    scripts = Path(vm.__file__).resolve().parents[2]
     harness = subprocess.Popen([sys.executable, "-c", HARNESS, str(scripts)],
                                stdout=subprocess.PIPE, text=True)
     child = None

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from femu_lab import slurm_executor, slurm_queue
+from femu_lab.slurm import executor as slurm_executor, queue as slurm_queue
 from femu_lab.paths import QEMU
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lab"))
