@@ -65,7 +65,7 @@ log_shown=$root/$log
 [[ $log_shown == "$caller_dir"/* ]] && log_shown=${log_shown#"$caller_dir"/}
 log_started=false
 now_ms() { local t=${EPOCHREALTIME//[!0-9]/}; echo $((10#$t / 1000)); }
-duration() {  # milliseconds -> '8.2 s', '42 s', '3 min 12 s' (femu_build.steps.duration)
+duration() {  # milliseconds -> '8.2 s', '42 s', '3 min 12 s' (femu_common.progress.duration)
     local ms=$1 tenths seconds
     if ((ms < 9950)); then
         tenths=$(((ms + 50) / 100))

@@ -21,18 +21,18 @@ from femu_common.cli_args import OneLineParser, UsageError, whole_number
 
 from . import devconfig, setup_steps, workloads
 from .bench import runner as bench
-from .dftl import study as dftl_study
-from .run import aged, blackbox, vm_run as lab_run
-from .slurm import checks as slurm_checks, executor as slurm_executor, status as slurm_status
-from .sweep import runner as lab_sweep
-from .vm import accel
-from .run.aged import AgedError, AgeFailed
-from .ftl_sim import SimError
 from .devconfig import ConfigError
+from .dftl import study as dftl_study
+from .ftl_sim import SimError
+from .run import aged, blackbox, vm_run as lab_run
+from .run.aged import AgedError, AgeFailed
+from .slurm import checks as slurm_checks, executor as slurm_executor, status as slurm_status
 from .slurm.queue import QueueError
+from .sweep import runner as lab_sweep
 from .sweep.checks import CheckError
 from .sweep.folder import FolderError
 from .sweep.plan import PlanError, parse_sets
+from .vm import accel
 from .workloads import WorkloadError
 
 PROG = "femu-lab"

@@ -22,13 +22,13 @@ import time
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-from femu_guest import image as guest_image
 from femu_common.progress import Progress
+from femu_guest import image as guest_image
 
-from .host import cpu_percent, cpu_ticks, find_qemu_pid, sample_cpu_percent  # noqa: F401
 from ..paths import QEMU as FEMU_QEMU, REPO_ROOT
 from ..vm.launch import (JOB_START_MARKER, VmSpec, femu_args, make_backing_file, run,
                          stock_nvme_args)
+from .host import cpu_percent, cpu_ticks, find_qemu_pid, sample_cpu_percent  # noqa: F401
 
 DEFAULT_CONFIG = REPO_ROOT / "conf" / "lab-1g.conf"
 SETTLE_SECONDS = 5            # after the job starts, before the first CPU sample

@@ -18,17 +18,17 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from femu_common.cli_args import UsageError, whole_number
-from femu_guest import image as guest_image
 from femu_common.progress import Progress
+from femu_guest import image as guest_image
 
 from .. import devconfig, paths, setup_steps
+from ..file_tail import FileTail
+from ..vm import launch as vm
 from . import (devices as bench_devices, jobs as bench_jobs, sim as bench_sim,
                stats as bench_stats, table as bench_table)
-from ..vm import launch as vm
 from .host import find_qemu_pid, sample_cpu_percent
 from .jobs import BenchTimes
 from .stats import Geometry
-from ..file_tail import FileTail
 
 PROG = "femu-lab bench"
 DEFAULT_CONFIG = paths.REPO_ROOT / "conf" / "lab-1g.conf"

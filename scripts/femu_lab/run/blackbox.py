@@ -20,13 +20,13 @@ from typing import List, Optional
 from femu_common.cli_args import OneLineParser, UsageError, whole_number
 
 from .. import devconfig, paths, setup_steps, workloads
-from . import aged, compat, vm_run as lab_run
-from ..vm import accel
-from ..zns import report as zns_report
-from .aged import AgedError
 from ..devconfig import ConfigError
-from .report import headline
+from ..vm import accel
 from ..workloads import WorkloadError
+from ..zns import report as zns_report
+from . import aged, compat, vm_run as lab_run
+from .aged import AgedError
+from .report import headline
 
 PROG = "run-blackbox.sh"
 LAB_CONFIG = paths.REPO_ROOT / "conf" / "lab-1g.conf"

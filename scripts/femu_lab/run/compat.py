@@ -16,8 +16,8 @@ import threading
 from pathlib import Path
 from typing import List, Optional
 
-from ..vm import accel, launch as vm
 from ..devconfig import DeviceConfig
+from ..vm import accel, launch as vm
 
 QCOW2_MAGIC = b"QFI\xfb"
 SECTOR_BYTES = 512

@@ -10,14 +10,12 @@ commands of the last second from nand.csv:
     [  0:50 elapsed] workload 8/60 s | 0.0k IOPS | 2.1k zone cmds/s | GC 0 blocks erased
 """
 import csv
-import sys
-import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, TextIO
 
 from femu_analysis.waf import PROGRAM_COLUMNS, waf
+from femu_common.progress import LiveLine, clock_text
 
 # nand.csv's zoned commands (stats.csv counts the conventional namespace's only).
 ZONE_COMMANDS = ("zone_writes", "zone_appends", "zone_reads")
@@ -79,8 +77,7 @@ def snapshot(stats_dir: Path) -> Snapshot:
 
 
 def describe(shot: Snapshot, elapsed: float, runtime_total: int) -> str:
-    minutes, seconds = divmod(int(elapsed), 60)
-    text = f"[{minutes:3d}:{seconds:02d} elapsed] "
+    text = f"[{clock_text(elapsed)} elapsed] "
     if shot.phase == "workload":
         text += f"workload {shot.phase_seconds:.0f}/{runtime_total} s"
     elif shot.phase == "booting":
@@ -96,35 +93,12 @@ def describe(shot: Snapshot, elapsed: float, runtime_total: int) -> str:
     return text + f" | GC {shot.erased_blocks} blocks erased"
 
 
-class LiveProgress(threading.Thread):
-    """Prints the line every `interval` s: in place on a terminal, else every `every` s."""
+class LiveProgress(LiveLine):
+    """Prints the line every `interval` s: in place on a terminal, else every `every` s
+    (femu_common.progress.LiveLine)."""
 
-    def __init__(self, stats_dir: Path, runtime_total: int, stream: TextIO = sys.stderr,
+    def __init__(self, stats_dir: Path, runtime_total: int, stream: Optional[TextIO] = None,
                  interval: float = 2.0, every: float = 10.0):
-        super().__init__(daemon=True)
-        self.stats_dir, self.runtime_total, self.stream = stats_dir, runtime_total, stream
-        self.interval, self.every = interval, every
-        self.started = time.monotonic()
-        self._stop_event = threading.Event()
-        self.last_line = ""
-
-    def run(self) -> None:
-        tty = self.stream.isatty()
-        last_print = 0.0
-        while not self._stop_event.wait(self.interval):
-            elapsed = time.monotonic() - self.started
-            self.last_line = describe(snapshot(self.stats_dir), elapsed, self.runtime_total)
-            if tty:
-                self.stream.write("\r" + self.last_line.ljust(100)[:100])
-                self.stream.flush()
-            elif elapsed - last_print >= self.every:
-                self.stream.write(self.last_line + "\n")
-                self.stream.flush()
-                last_print = elapsed
-
-    def stop(self) -> None:
-        self._stop_event.set()
-        self.join(timeout=5)
-        if self.stream.isatty():
-            self.stream.write("\n")
-            self.stream.flush()
+        super().__init__(lambda elapsed: describe(snapshot(stats_dir), elapsed, runtime_total),
+                         stream, interval, every)
+        self.stats_dir, self.runtime_total = stats_dir, runtime_total

@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Optional, Sequence, Type
 
-from ..vm import accel, launch as vm
-from ..zns import report as zns_report
 from ..devconfig import DeviceConfig
-from .report import ReportError, analyse, name_summaries
-from .live_progress import LiveProgress
+from ..vm import accel, launch as vm
 from ..workloads import Workload
+from ..zns import report as zns_report
+from .live_progress import LiveProgress
+from .report import ReportError, analyse, name_summaries
 
 BOOT_AND_SETUP_ALLOWANCE_S = 900   # guest job timeout beyond the workload's timed runs
 TRACE_FILE = "io.trace"        # --record: what the device served (hw/femu/ftl/include/femu_ftl/trace.h)

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, List, Optional, Sequence
 
+from femu_common import command
+
 from .. import paths
 from ..sweep.checks import CheckError
 
@@ -73,15 +75,9 @@ def check_commands() -> None:
 def query(args: Sequence[str]) -> str:
     """A Slurm command's output; its failure as one CheckError line."""
     try:
-        proc = subprocess.run(list(args), capture_output=True, text=True,
-                              timeout=SLURM_QUERY_TIMEOUT_S)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise CheckError(f"{args[0]} failed: {error}") from None
-    if proc.returncode != 0:
-        lines = proc.stderr.strip().splitlines()
-        raise CheckError(f"{' '.join(args)} failed (exit status {proc.returncode}): "
-                         f"{lines[-1] if lines else 'no message'}")
-    return proc.stdout
+        return command.run(args, " ".join(args), timeout=SLURM_QUERY_TIMEOUT_S).stdout
+    except command.CommandError as error:
+        raise CheckError(str(error)) from None
 
 
 def partition_nodes(partition: Optional[str]) -> tuple:

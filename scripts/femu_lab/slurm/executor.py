@@ -8,20 +8,21 @@ rest are submitted again. Task logs: SWEEP/slurm/JOB_INDEX.log.
 """
 import os
 import shlex
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Callable, Dict, List
 
+from femu_common import command
+
 from .. import paths, setup_steps
-from . import queue as slurm_queue, request as slurm_request
-from ..sweep import folder as sweep_folder, runner as lab_sweep
 from ..run.report import headline
-from .checks import SlurmOptions
-from .queue import FAILED_STATES, QueueError
+from ..sweep import folder as sweep_folder, runner as lab_sweep
 from ..sweep.folder import DONE
 from ..sweep.report import PointOutcome
+from . import queue as slurm_queue, request as slurm_request
+from .checks import SlurmOptions
+from .queue import FAILED_STATES, QueueError
 
 POLL_SECONDS = 5.0           # between squeue polls; FEMU_SLURM_POLL overrides (tests: 1)
 SQUEUE_RETRIES = 60          # consecutive squeue failures tolerated while waiting
@@ -86,11 +87,14 @@ def submit(sweep, options: SlurmOptions, indices: List[int]) -> str:
                       "\"$SLURM_ARRAY_TASK_ID\"\n")
     script.chmod(0o755)
     args = sbatch_args(sweep.folder, options, indices) + [str(script)]
-    proc = subprocess.run(args, capture_output=True, text=True)
+    try:
+        proc = command.run(args, "sbatch", check=False)
+    except command.CommandError as error:
+        raise SubmitError(str(error)) from None
     job = proc.stdout.strip().split(";")[0]
     if proc.returncode != 0 or not job.isdigit():
-        lines = (proc.stderr or proc.stdout).strip().splitlines()
-        raise SubmitError(f"sbatch failed: {lines[-1] if lines else proc.returncode}")
+        raise SubmitError(f"sbatch failed: "
+                          f"{command.last_line(proc.stderr, proc.stdout) or proc.returncode}")
     slurm_queue.add_job(sweep.folder, job, indices)
     return job
 
@@ -200,11 +204,12 @@ def offer_cancel(waiting: Dict[int, str], ask: Callable[[str], str] = input,
         except (EOFError, KeyboardInterrupt):
             answer = ""
         if answer.strip().lower() in ("y", "yes"):
-            proc = subprocess.run(["scancel", *jobs], capture_output=True, text=True)
-            if proc.returncode == 0:
+            try:
+                command.run(["scancel", *jobs])
                 lab_sweep.say(f"cancelled job {', '.join(jobs)}")
                 return True
-            lab_sweep.say(f"scancel failed: {proc.stderr.strip() or proc.returncode}")
+            except command.CommandError as error:
+                lab_sweep.say(str(error))
             return False
     lab_sweep.say(f"job {', '.join(jobs)} keeps running ({len(waiting)} task(s) left); "
                   f"to cancel it: {command}")

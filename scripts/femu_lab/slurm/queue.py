@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from femu_common import command
+
 from .request import slurm_dir
 
 JOBS_FILE = "jobs.json"
@@ -76,8 +78,11 @@ def squeue_states(job_ids: Iterable[str]) -> Dict[TaskKey, TaskState]:
     ids = sorted(set(job_ids))
     if not ids:
         return {}
-    proc = subprocess.run(["squeue", "-h", "-r", "-t", "all", "-j", ",".join(ids),
-                           "-o", "%F|%K|%T|%N|%M|%r"], capture_output=True, text=True)
+    try:
+        proc = command.run(["squeue", "-h", "-r", "-t", "all", "-j", ",".join(ids),
+                            "-o", "%F|%K|%T|%N|%M|%r"], check=False)
+    except command.CommandError as error:
+        raise QueueError(str(error)) from None
     if proc.returncode != 0:
         if "Invalid job id" in proc.stderr:
             return {}
@@ -132,5 +137,4 @@ def log_tail(path: Path, lines: int = 5) -> List[str]:
 
 
 def _last_line(proc: subprocess.CompletedProcess) -> str:
-    lines = (proc.stderr or proc.stdout).strip().splitlines()
-    return lines[-1] if lines else f"exit status {proc.returncode}"
+    return command.last_line(proc.stderr, proc.stdout) or f"exit status {proc.returncode}"

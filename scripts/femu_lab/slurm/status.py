@@ -7,11 +7,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
-from . import queue as slurm_queue
-from ..sweep import folder as sweep_folder
 from ..run.report import headline
-from .queue import QueueError, TaskState
+from ..sweep import folder as sweep_folder
 from ..sweep.folder import DONE, FAILED, INCOMPLETE, FolderError
+from . import queue as slurm_queue
+from .queue import QueueError, TaskState
 
 
 def status(folder: Path, out: Callable[[str], None], say: Callable[[str], None]) -> int:

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import List, Optional
 
 from .. import setup_steps
-from . import request as slurm_request
-from ..sweep import checks as sweep_checks, folder as sweep_folder, runner as lab_sweep
 from ..devconfig import ConfigError
+from ..sweep import checks as sweep_checks, folder as sweep_folder, runner as lab_sweep
 from ..sweep.folder import DONE
 from ..workloads import WorkloadError
+from . import request as slurm_request
 
 
 def say(message: str) -> None:

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
-from . import guest as soak_guest
-from ..vm import accel, launch as vm
 from ..file_tail import FileTail
+from ..vm import accel, launch as vm
+from . import guest as soak_guest
 from .console import JOB_START, ConsoleFacts, parse
 from .qmp import Qmp, QmpError, qmp_args
 

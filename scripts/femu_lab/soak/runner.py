@@ -26,12 +26,12 @@ import traceback
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from femu_guest.image import ensure_image
 from femu_common.progress import Progress
+from femu_guest.image import ensure_image
 
 from .. import paths, setup_steps
-from . import guest as soak_guest
 from ..vm import accel
+from . import guest as soak_guest
 from .boot import BootOutcome, BootPlan, run_boot
 from .console import ConsoleFacts
 from .table import PatternTotals, table

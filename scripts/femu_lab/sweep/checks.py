@@ -3,19 +3,18 @@ surface hours into a VM sweep: every point's device configuration (the same ftl-
 validation the device runs), that the workload fits every point's device, that the
 simulator can run the workload, and that a swept setting actually changes something.
 """
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from femu_common.cli_args import size_bytes
+
 from .. import devconfig
 from ..devconfig import ConfigError, DeviceConfig
-from .plan import Point, SweepPlan
 from ..workloads import Workload
+from .plan import Point, SweepPlan
 
 MIB = 1 << 20
-_SIZE = re.compile(r"^(\d+)([kmgt]?)(?:i?b)?$", re.IGNORECASE)
-_SCALE = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
 class CheckError(ValueError):
@@ -63,9 +62,9 @@ def sim_region_bytes(workload: Workload) -> Optional[int]:
     args = workload.simulator_args()
     for index, arg in enumerate(args[:-1]):
         if arg == "--size":
-            match = _SIZE.match(args[index + 1])
-            if match:
-                return int(match.group(1)) * _SCALE[match.group(2).lower()]
+            size = size_bytes(args[index + 1], fractions=False)
+            if size is not None:
+                return int(size)
     return None
 
 

@@ -14,8 +14,8 @@ from typing import Dict, List, Optional
 
 from .. import paths
 from ..run import vm_run as lab_run
-from .plan import SweepPlan
 from ..workloads import Workload
+from .plan import SweepPlan
 
 SWEEP_FILE = "sweep.json"
 LOCK_FILE = ".sweep.lock"

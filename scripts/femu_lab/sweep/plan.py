@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Sequence, Tuple
 
+from femu_common.cli_args import key_value
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.+=,-]")
 # ftl-sim's one key alias (hw/femu/ftl/config/ftl_config_file.c): both spell the logical size.
 _ALIASES = {"ssd_size": "devsz_mb"}
@@ -63,10 +65,10 @@ def parse_sets(items: Sequence[str]) -> SweepPlan:
     plan = SweepPlan()
     seen: Dict[str, Tuple[str, bool]] = {}        # canonical key -> (spelling, swept)
     for item in items:
-        key, sep, text = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
+        pair = key_value(item)
+        if pair is None:
             raise PlanError(f"--set: expected KEY=VALUE or KEY=V1,V2,..., got '{item}'")
+        key, text = pair
         values = [value.strip() for value in text.split(",")]
         if not text.strip():
             raise PlanError(f"--set {key}: empty value list")

@@ -17,13 +17,13 @@ from typing import Callable, Dict, List, Optional
 
 from .. import devconfig, paths, setup_steps
 from ..run import aged, sim_run, vm_run as lab_run
-from . import checks as sweep_checks, folder as sweep_folder, report as sweep_report
 from ..vm import accel
+from ..workloads import Workload
+from . import checks as sweep_checks, folder as sweep_folder, report as sweep_report
 from .checks import PlannedPoint
 from .folder import DONE, NEW
 from .plan import SweepPlan
 from .report import PointOutcome
-from ..workloads import Workload
 
 RESULTS_ROOT = paths.REPO_ROOT / "results"
 ENGINES = ("vm", "sim")

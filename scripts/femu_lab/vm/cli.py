@@ -17,6 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from femu_common.cli_args import size_bytes
 from femu_guest import RELEASES
 from femu_guest import image as guest_image
 
@@ -26,11 +27,11 @@ from .launch import VmError, VmSpec, interactive, make_backing_file, run, stock_
 
 
 def _size(text: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-    text = text.strip().upper().rstrip("B").rstrip("I")
-    if text and text[-1] in units:
-        return int(float(text[:-1]) * units[text[-1]])
-    return int(text)
+    """'1G', '512M', '1.5GiB', '4096' -> bytes (argparse names the option when not)."""
+    size = size_bytes(text)
+    if size is None:
+        raise ValueError(text)
+    return int(size)
 
 
 def _add_machine_options(parser: argparse.ArgumentParser) -> None:

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Union
 
-from femu_guest.image import ensure_image, load_manifest
 from femu_common.progress import Progress
+from femu_guest.image import ensure_image, load_manifest
 
 from . import accel, results
 

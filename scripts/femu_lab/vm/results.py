@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List
 
+from femu_common.cli_args import key_value
+
 _BEGIN = re.compile(rb"^--- femu-result begin name=(\S+) bytes=(\d+) ---\n", re.MULTILINE)
 _END = b"\n--- femu-result end name=%s ---\n"
 COMPLETE_LINE = b"--- femu-results complete ---"
@@ -62,9 +64,9 @@ def parse(stream: bytes) -> ParsedResults:
 def parse_status(content: bytes) -> Dict[str, str]:
     status = {}
     for line in content.decode(errors="replace").splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            status[key.strip()] = value.strip()
+        pair = key_value(line)
+        if pair is not None:
+            status[pair[0]] = pair[1]
     return status
 
 
