@@ -194,7 +194,7 @@ def offer_cancel(waiting: Dict[int, str], ask: Callable[[str], str] = input,
     jobs = sorted(set(waiting.values()))
     if not jobs:
         return False
-    command = "scancel " + " ".join(jobs)
+    cancel = "scancel " + " ".join(jobs)
     if interactive is None:
         interactive = sys.stdin is not None and sys.stdin.isatty()
     if interactive:
@@ -212,5 +212,5 @@ def offer_cancel(waiting: Dict[int, str], ask: Callable[[str], str] = input,
                 lab_sweep.say(str(error))
             return False
     lab_sweep.say(f"job {', '.join(jobs)} keeps running ({len(waiting)} task(s) left); "
-                  f"to cancel it: {command}")
+                  f"to cancel it: {cancel}")
     return False

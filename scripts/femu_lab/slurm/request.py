@@ -79,7 +79,8 @@ def read(folder: Path) -> Dict[str, object]:
 def sweep_request(record: Dict[str, object]):
     """The lab_sweep.SweepRequest the record describes, checked against this node's
     configuration file."""
-    from ..sweep import runner as lab_sweep  # lab_sweep imports the executors: import it when needed
+    # the sweep runner imports the executors: import it when needed
+    from ..sweep import runner as lab_sweep
     config_path = Path(record["config_path"])
     text = devconfig.load(config_path, {}).text
     if hashlib.sha256(text.encode()).hexdigest() != record["config_sha256"]:
