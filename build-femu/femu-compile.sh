@@ -6,7 +6,8 @@
 #                     hooks, configs/devices/x86_64-softmmu/femu.mak)
 #   QEMU_TARBALL=FILE unpack that tarball instead of Debian's qemu source package
 # Re-running after editing hw/femu rebuilds only what changed. The work is done by the
-# femu_build Python package beside this script; this wrapper only installs the packages.
+# femu_build Python package beside this script (with femu_common from scripts/common, the
+# shared standard-library helpers); this wrapper only installs the packages.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 
@@ -14,4 +15,5 @@ here="$(cd "$(dirname "$0")" && pwd)"
 # Debian's python3 (not a pyenv or venv one): QEMU's configure builds its venv from it.
 python=/usr/bin/python3
 [[ -x $python ]] || python=python3
-PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" exec "$python" -B -m femu_build "$@"
+common="$(cd "$here/../scripts/common" && pwd)"
+PYTHONPATH="$here:$common${PYTHONPATH:+:$PYTHONPATH}" exec "$python" -B -m femu_build "$@"

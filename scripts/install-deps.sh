@@ -5,21 +5,22 @@
 #   scripts/install-deps.sh [--apt-only] [--venv DIR] [LIST...]
 #
 # Debian packages: those named in scripts/deps/LIST.apt; without LIST every *.apt list but
-# the ones installed only when named (listed below), only the missing ones, through
-# sudo when not root. Then, unless --apt-only, a Python venv (default .venv) with
-# scripts/deps/*.pip and the repository's Python packages, installed editable in one pip
-# call so that femu-lab's dependencies on the others are met from their folders, never
-# from an index: analysis/ (femu-analysis), build-femu/ (femu-build), scripts/guest/
-# (femu-guest), scripts/ (femu-lab). The venv is redone only when a requirement list or a
-# pyproject.toml changed. apt's and pip's output goes to build/logs/install-deps.log; the
-# terminal shows one line per step with its time, and for a failed step the log's last
-# lines and one line naming the step and the log. Nothing at all when nothing is missing.
+# the ones installed only when named (listed below), only the missing ones, through sudo
+# when not root. Then, unless --apt-only, a Python venv (default .venv) with scripts/deps/
+# *.pip and the repository's Python packages, installed editable in one pip call so that
+# their dependencies on each other are met from their folders, never from an index:
+# scripts/common/ (femu-common), analysis/ (femu-analysis), build-femu/ (femu-build),
+# scripts/guest/ (femu-guest), scripts/ (femu-lab). The venv is redone only when a
+# requirement list or a pyproject.toml changed. apt's and pip's output goes to
+# build/logs/install-deps.log; the terminal shows one line per step with its time, and for
+# a failed step the log's last lines and one line naming the step and the log. Nothing at
+# all when nothing is missing.
 set -euo pipefail
 caller_dir=$PWD
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 deps=scripts/deps
-python_packages=(analysis build-femu scripts/guest scripts)
+python_packages=(scripts/common analysis build-femu scripts/guest scripts)
 # Lists installed only when named: slurm is a whole single-node Slurm cluster (munge,
 # slurmctld, slurmd), which only tests/slurm needs (its fixture runs
 # `scripts/install-deps.sh --apt-only slurm`); a sweep's --executor slurm runs where Slurm
@@ -35,7 +36,7 @@ while (($#)); do
     case $1 in
         --apt-only) apt_only=true ;;
         --venv) venv=${2:?--venv needs a folder}; shift ;;
-        -h|--help) sed -n '2,16s/^# \{0,1\}//p' "$0"
+        -h|--help) sed -n '2,17s/^# \{0,1\}//p' "$0"
                    echo "Lists installed only when named: ${ON_REQUEST[*]}."; exit 0 ;;
         -*) echo "install-deps: error: unknown option '$1' (see $0 --help)" >&2; exit 2 ;;
         *) [[ -e $deps/$1.apt ]] || { echo "install-deps: error: no list $deps/$1.apt" >&2
@@ -64,7 +65,7 @@ log_shown=$root/$log
 [[ $log_shown == "$caller_dir"/* ]] && log_shown=${log_shown#"$caller_dir"/}
 log_started=false
 now_ms() { local t=${EPOCHREALTIME//[!0-9]/}; echo $((10#$t / 1000)); }
-duration() {  # milliseconds -> '8.2 s', '42 s', '3 min 12 s' (femu_build.steps.duration)
+duration() {  # milliseconds -> '8.2 s', '42 s', '3 min 12 s' (femu_common.progress.duration)
     local ms=$1 tenths seconds
     if ((ms < 9950)); then
         tenths=$(((ms + 50) / 100))

@@ -60,7 +60,7 @@ def pytest_configure(config):
         raise pytest.UsageError(f"tiers {unregistered} are not markers in pyproject.toml")
     # Guest boots take their accelerator from FEMU_ACCEL (else auto: KVM only where the
     # probe shows a guest runs under it); a misspelt value stops the run here, not in a VM.
-    from femu_lab import accel
+    from femu_lab.vm import accel
     try:
         accel.requested()
     except accel.AccelError as error:

@@ -11,10 +11,10 @@ User errors (bad folder, malformed CSV, bad option) print one line and exit with
 import pathlib
 import sys
 
-from tqdm import tqdm
+from femu_common.cli_args import OneLineParser, UsageError
+from femu_common.progress import counted
 
 from . import plots, sweep, table
-from .cli_args import OneLineParser, UsageError
 from .errors import AnalysisError
 from .loader import load_run
 from .summary import summarize, write_summaries
@@ -125,8 +125,7 @@ def _summary(args):
 
 def _load_all(paths):
     _check_dirs(paths)
-    return [load_run(path) for path in tqdm(paths, desc="loading runs", unit="run",
-                                            disable=None)]
+    return [load_run(path) for path in counted(paths, "loading runs", "run")]
 
 
 def _check_dirs(paths):

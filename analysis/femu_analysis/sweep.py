@@ -6,11 +6,11 @@ ioengine) come from the folder's ``params.json`` when it names them, else from t
 options in the JSON (job over global options); a run without an ioengine anywhere used
 fio's default, psync.
 """
-import re
-
 import pandas as pd
 from matplotlib.ticker import NullLocator
-from tqdm import tqdm
+
+from femu_common.cli_args import size_bytes
+from femu_common.progress import counted
 
 from . import style
 from .errors import AnalysisError
@@ -23,14 +23,12 @@ METRICS = (  # (file stem, column, y label)
     ("sweep_bandwidth", "bandwidth_mib_s", "bandwidth (MB/s)"),
     ("sweep_latency", "mean_latency_us", "mean latency (us)"),
 )
-_SIZE = re.compile(r"^\s*([0-9.]+)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
-_SCALE = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
 
 def sweep_table(run_dirs, param):
     """One row per fio result: run, param, value (sortable number or None), ioengine, metrics."""
     rows = []
-    for run_dir in tqdm(run_dirs, desc="reading fio results", unit="run", disable=None):
+    for run_dir in counted(run_dirs, "reading fio results", "run"):
         run = load_run(run_dir, need_series=False)
         if not run.metadata.fio:
             raise AnalysisError(f"{run.path}: no fio JSON result in the folder")
@@ -54,13 +52,8 @@ def parameter_number(value):
     """4 -> 4.0, '200M' -> 209715200.0, '16k' -> 16384.0; None when not a number or size."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
-    match = _SIZE.match(str(value))
-    if not match:
-        return None
-    try:
-        return float(match.group(1)) * _SCALE[match.group(2).lower()]
-    except ValueError:
-        return None
+    number = size_bytes(str(value))
+    return None if number is None else float(number)
 
 
 def sweep_figures(table, param, title_suffix=""):

@@ -10,6 +10,8 @@ import subprocess
 from pathlib import Path
 from typing import List, Optional, Tuple
 
+from femu_common import command
+
 from .steps import BuildError, Step, say, skipped
 
 SOURCE_RELEASE = "trixie"          # the Debian release whose qemu is 10.0.x
@@ -20,24 +22,18 @@ ARCHIVE_KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")
 
 def _run(args: List[str], what: str, **kwargs) -> subprocess.CompletedProcess:
     try:
-        proc = subprocess.run(args, capture_output=True, text=True, **kwargs)
-    except OSError as exc:
-        raise BuildError(f"{what}: cannot run {args[0]}: {exc.strerror}") from exc
-    if proc.returncode != 0:
-        last = (proc.stderr.strip() or proc.stdout.strip() or "no output").splitlines()[-1]
-        raise BuildError(f"{what} failed (exit {proc.returncode}): {last}")
-    return proc
+        return command.run(args, what, **kwargs)
+    except command.CommandError as error:
+        raise BuildError(error.saying(what, none="no output")) from None
 
 
 def as_root(args: List[str], what: str) -> List[str]:
-    """args as they must run to act as root: unchanged for root, else through sudo (as
-    scripts/install-deps.sh does)."""
-    if os.geteuid() == 0:
-        return list(args)
-    if shutil.which("sudo") is not None:
-        return ["sudo", *args]
-    raise BuildError(f"{what} needs root, and sudo is not installed: run "
-                     f"build-femu/femu-compile.sh as root once")
+    """args as they must run to act as root (femu_common.command.as_root)."""
+    try:
+        return command.as_root(args, what, hint=": run build-femu/femu-compile.sh as root "
+                                                "once")
+    except command.CommandError as error:
+        raise BuildError(str(error)) from None
 
 
 # One index apt knows: repository URI, the release as the sources entry names it (a

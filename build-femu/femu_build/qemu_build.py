@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import List, NamedTuple, Optional, Tuple
 
+from femu_common import command
+
 from . import overlay
 from .steps import BuildError, Step, say, skipped
 
@@ -197,8 +199,8 @@ def link_output(build_dir: Path, output: Path) -> str:
     except OSError:
         shutil.copy2(built, fresh)
     os.replace(fresh, output)   # atomic: a running test never sees a half-written binary
-    proc = subprocess.run([str(output), "--version"], capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise BuildError(f"{output} --version failed (exit {proc.returncode}): "
-                         f"{proc.stderr.strip()[:200]}")
+    try:
+        proc = command.run([output, "--version"], f"{output} --version")
+    except command.CommandError as error:
+        raise BuildError(str(error)[:400]) from None
     return proc.stdout.splitlines()[0] if proc.stdout else "?"

@@ -8,9 +8,10 @@ import hashlib
 import os
 import re
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+from femu_common import command
 
 from . import debsrc
 from .steps import BuildError, Step, skipped
@@ -57,12 +58,11 @@ def _unpack(tarball: Path, dest: Path, digest: str) -> None:
     shutil.rmtree(partial, ignore_errors=True)
     shutil.rmtree(dest, ignore_errors=True)
     partial.mkdir(parents=True)
-    proc = subprocess.run(["tar", "-xf", str(tarball), "-C", str(partial)],
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
+    try:
+        command.run(["tar", "-xf", tarball, "-C", partial], "tar")
+    except command.CommandError as error:
         shutil.rmtree(partial, ignore_errors=True)
-        last = (proc.stderr.strip() or "no output").splitlines()[-1]
-        raise BuildError(f"cannot unpack {tarball}: {last}")
+        raise BuildError(f"cannot unpack {tarball}: {error.reason or 'no output'}") from None
     tops = [p for p in partial.iterdir()]
     if len(tops) != 1 or not tops[0].is_dir():
         shutil.rmtree(partial, ignore_errors=True)

@@ -6,9 +6,10 @@ with pip, checked against the SHA-256 sums below, and copied into the tree.
 """
 import hashlib
 import shutil
-import subprocess
 import sys
 from pathlib import Path
+
+from femu_common import command
 
 from .steps import BuildError, Step, skipped
 
@@ -31,10 +32,11 @@ def _download(cache: Path) -> None:
     args = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
             "--require-hashes", "--disable-pip-version-check", "-q", "-d", str(cache),
             "-r", str(requirements)]
-    proc = subprocess.run(args, capture_output=True, text=True)
-    if proc.returncode != 0:
-        last = (proc.stderr.strip() or proc.stdout.strip() or "no output").splitlines()[-1]
-        raise BuildError(f"pip download of {', '.join(n for n, _, _ in PINNED)} failed: {last}")
+    try:
+        command.run(args, "pip download")
+    except command.CommandError as error:
+        raise BuildError(f"pip download of {', '.join(n for n, _, _ in PINNED)} failed: "
+                         f"{error.reason or 'no output'}") from None
 
 
 def install(tree: Path, cache: Path) -> None:

@@ -4,12 +4,14 @@ and validation the device runs), so a results folder records exactly what ran an
 key fails in one line before any VM boots.
 """
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
+from femu_common.cli_args import key_value
+
 from . import paths
+from .ftl_sim import CommandError, ftl_sim_reason, run_ftl_sim
 
 DEFAULT_CONFIG = paths.REPO_ROOT / "conf" / "lab-1g.conf"
 
@@ -53,11 +55,10 @@ def parse_overrides(items: Sequence[str]) -> Dict[str, str]:
     """['hot_threshold=6', ...] -> {'hot_threshold': '6'}; one-line ConfigError otherwise."""
     overrides: Dict[str, str] = {}
     for item in items:
-        key, sep, value = item.partition("=")
-        key, value = key.strip(), value.strip()
-        if not sep or not key or not value:
+        pair = key_value(item)
+        if pair is None or not pair[1]:
             raise ConfigError(f"--set: expected key=value, got '{item}'")
-        overrides[key] = value
+        overrides[pair[0]] = pair[1]
     return overrides
 
 
@@ -74,11 +75,10 @@ def load(config: Optional[Path], overrides: Mapping[str, str],
         args += ["--config", str(config)]
     for key, value in overrides.items():
         args += ["--set", f"{key}={value}"]
-    proc = subprocess.run(args, capture_output=True, text=True)
-    if proc.returncode != 0:
-        message = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else \
-            f"ftl-sim exit status {proc.returncode}"
-        raise ConfigError(message.removeprefix("ftl-sim: ").replace(" (see ftl-sim --help)", ""))
+    try:
+        proc = run_ftl_sim(args)
+    except CommandError as error:
+        raise ConfigError(ftl_sim_reason(error)) from None
     values, logical_bytes = _parse(proc.stdout)
     return DeviceConfig(source=Path(config) if config else None, overrides=dict(overrides),
                         text=proc.stdout, values=values, logical_bytes=logical_bytes)

@@ -14,11 +14,12 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
-from femu_build.steps import duration
+from femu_common.progress import duration
 from femu_guest import DEFAULT_RELEASE, RELEASES
 from femu_guest import image as guest_image
 
-from . import accel, devconfig, paths
+from . import devconfig, paths
+from .vm import accel
 
 QEMU = paths.QEMU
 QUIET_SECONDS = 5    # an up-to-date check that runs longer is rebuilding: show it

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from femu_lab.qtest import QTest
+from femu_lab.vm.qtest import QTest
 from nvme_qtest import CC, CSTS, CSTS_RDY, RAM_MB, Nvme, PciFunction, ready
 from test_nvme_bounded import DEFAULT_GEOMETRY, DEFAULT_NSZE, GIB_LBAS, dsm, submit_batch
 from test_nvme_dma_safety import MMCONFIG, ROOT_PORT_SLOT

@@ -1,7 +1,7 @@
 """The femu device seen from the PCI bus, driven through QEMU's qtest protocol (no guest)."""
 import pytest
 
-from femu_lab.qtest import QTest, QTestError
+from femu_lab.vm.qtest import QTest, QTestError
 
 SLOT = 4
 

@@ -3,7 +3,7 @@ that land on MMIO (femu's own BAR, another device's registers, PCIe config space
 MMCONFIG) or on nothing get the spec's error, and no register behind them changes."""
 import struct
 
-from femu_lab.qtest import QTest
+from femu_lab.vm.qtest import QTest
 from nvme_qtest import (CC, CSTS, CSTS_CFS, CSTS_RDY, IO_READ, IO_WRITE, RAM_MB, SC_INVALID_FIELD,
                         SC_DATA_TRANSFER_ERROR, SMALL_GEOMETRY, ADM_DBBUF, Command, Nvme,
                         PciFunction, femu_only, nvme_qemu, pattern, ready, start,  # noqa: F401

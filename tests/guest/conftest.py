@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from femu_guest import image as guest_image
-from femu_lab import vm
+from femu_lab.vm import launch as vm
 
 BACKING_BYTES = 256 << 20
 

@@ -1,8 +1,8 @@
-"""Units of femu_lab.device_figures that need no guest."""
+"""Units of femu_lab.bench.device_figures that need no guest."""
 import json
 
-from femu_lab import device_figures as figures
-from femu_lab.vm import femu_args
+from femu_lab.bench import device_figures as figures
+from femu_lab.vm.launch import femu_args
 
 
 def test_cpu_ticks_counts_fields_after_the_command_name():

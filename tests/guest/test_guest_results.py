@@ -1,7 +1,7 @@
 """The result framing: split, binary safety, damage detection, safe names."""
 import pytest
 
-from femu_lab import results
+from femu_lab.vm import results
 
 
 def frame(name: str, content: bytes) -> bytes:

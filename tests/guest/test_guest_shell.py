@@ -5,7 +5,7 @@ import select
 import threading
 import time
 
-from femu_lab import vm
+from femu_lab.vm import launch as vm
 
 DEADLINE_SECONDS = 300      # for the whole exchange; a TCG boot takes seconds
 PROMPT = b"femu-guest:/"    # scripts/guest/profile's PS1 (the shell starts in /)

@@ -6,7 +6,7 @@ probe's reason, and every other guest test runs under TCG as usual."""
 import pytest
 
 from femu_fixtures import SMALL_SSD, femu_qemu  # noqa: F401 - fixture
-from femu_lab import accel, vm
+from femu_lab.vm import accel, launch as vm
 
 pytestmark = pytest.mark.vm
 

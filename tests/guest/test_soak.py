@@ -13,8 +13,8 @@ the soak counts it, this test boots once more."""
 import pytest
 
 from femu_fixtures import femu_qemu  # noqa: F401
-from femu_lab import soak_guest
-from femu_lab.soak_boot import BootPlan, run_boot
+from femu_lab.soak import guest as soak_guest
+from femu_lab.soak.boot import BootPlan, run_boot
 
 
 def _only_a_guest_kernel_stall(outcome) -> bool:

@@ -2,8 +2,8 @@
 judging the reboot count, the table, the command line's errors."""
 import pytest
 
-from femu_lab import soak, soak_guest
-from femu_lab.soak_console import parse
+from femu_lab.soak import guest as soak_guest, runner as soak
+from femu_lab.soak.console import parse
 
 CONSOLE = """\
 femu-guest: job start at 5.1s uptime (timeout 900s)
@@ -86,8 +86,8 @@ def test_all_means_every_pattern_once():
 
 
 def test_only_a_boot_that_never_started_is_blamed_on_a_rebuilt_binary(tmp_path):
-    from femu_lab.soak_boot import BootOutcome
-    from femu_lab.soak_console import ConsoleFacts
+    from femu_lab.soak.boot import BootOutcome
+    from femu_lab.soak.console import ConsoleFacts
 
     def outcome(guest_boots, code, failed=True):
         o = BootOutcome("reboot", tmp_path, 1.0, code, ConsoleFacts(guest_boots=guest_boots))
@@ -102,7 +102,7 @@ def test_only_a_boot_that_never_started_is_blamed_on_a_rebuilt_binary(tmp_path):
 
 
 def test_host_side_stops_a_stalled_or_rebooting_guest(tmp_path):
-    from femu_lab.soak_boot import _HostSide
+    from femu_lab.soak.boot import _HostSide
     stall = "[  45.1] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:"
 
     def host(expected_boots=1):

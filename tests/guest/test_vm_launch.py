@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from femu_lab import vm
+from femu_lab.vm import launch as vm
 
 EVENT_DEADLINE = 60   # an upper bound on waiting for a process to go, not a measurement
 
@@ -34,7 +34,7 @@ def _wait_gone(pid: int) -> bool:
 # imports the same femu_lab as the test.
 HARNESS = """
 import subprocess, time
-from femu_lab import vm
+from femu_lab.vm import launch as vm
 proc = subprocess.Popen(vm.guarded(["sleep", "600"]), stdin=subprocess.DEVNULL,
                         start_new_session=True)
 print(proc.pid, flush=True)

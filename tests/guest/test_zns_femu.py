@@ -9,7 +9,8 @@ import subprocess
 import pytest
 
 from femu_fixtures import driver_trouble, femu_qemu  # noqa: F401
-from femu_lab import paths, vm, workloads
+from femu_lab import paths, workloads
+from femu_lab.vm import launch as vm
 
 pytestmark = pytest.mark.vm
 

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from femu_lab import vm
+from femu_lab.vm import launch as vm
 
 ZONE_MIB = 4
 ZONES = 64

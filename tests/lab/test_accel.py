@@ -1,4 +1,4 @@
-"""The accelerator choice (femu_lab.accel): the probe boot against a stand-in QEMU in each
+"""The accelerator choice (femu_lab.vm.accel): the probe boot against a stand-in QEMU in each
 way a broken KVM shows itself, the cached verdict, FEMU_ACCEL and --accel on every entry
 point. Nothing here needs KVM or a guest: the probe's guest kernel is a dummy file."""
 import argparse
@@ -6,7 +6,11 @@ import argparse
 import pytest
 
 import kvm_standin
-from femu_lab import accel, blackbox, bench, lab_cli, setup_steps, soak, vm_cli
+from femu_lab import cli as lab_cli, setup_steps
+from femu_lab.bench import runner as bench
+from femu_lab.run import blackbox
+from femu_lab.soak import runner as soak
+from femu_lab.vm import accel, cli as vm_cli
 
 pytestmark = pytest.mark.unit
 
@@ -255,7 +259,7 @@ def test_bench_takes_the_guest_options():
 def test_a_tcg_boot_gets_the_kernel_arguments_its_image_needs(tmp_path):
     """trixie's kernel needs tsc=unstable under TCG (femu_guest.image.TCG_APPEND): the
     harness reads it from the manifest beside the kernel; KVM boots go without it."""
-    from femu_lab import vm
+    from femu_lab.vm import launch as vm
     kernel, initramfs = tmp_path / "vmlinux", tmp_path / "initramfs.cpio"
     (tmp_path / "manifest.json").write_text('{"tcg_append": "tsc=unstable"}')
     spec = vm.VmSpec(job="true", kernel_append="femu.wait_nvme=5")

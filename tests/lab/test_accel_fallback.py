@@ -10,7 +10,8 @@ import pytest
 import kvm_standin
 from lab_calls import SMALL_VM
 from femu_guest import image as guest_image
-from femu_lab import accel, blackbox, vm
+from femu_lab.run import blackbox
+from femu_lab.vm import accel, launch as vm
 
 pytestmark = pytest.mark.vm
 JOB = "echo ran-under-tcg > \"$FEMU_OUT/where.txt\"\n"

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from femu_lab import aged, devconfig, workloads
+from femu_lab import devconfig, workloads
+from femu_lab.run import aged
 from femu_lab.paths import QEMU
 from lab_calls import LAB_1G, SMALL_SIM, SMALL_VM, lab
 
@@ -28,7 +29,7 @@ def aged_small(tmp_path_factory, ftl_sim, repo_root):
     """The small device aged by femu-lab age: (state path, stderr lines)."""
     folder = tmp_path_factory.mktemp("aged")
     state = folder / "small.state"
-    proc = subprocess.run([sys.executable, "-m", "femu_lab.lab_cli", "age", "--config",
+    proc = subprocess.run([sys.executable, "-m", "femu_lab.cli", "age", "--config",
                            LAB_1G, *SMALL_SIM, "--passes", "3", "-o", str(state)],
                           capture_output=True, text=True, cwd=repo_root,
                           stdin=subprocess.DEVNULL)

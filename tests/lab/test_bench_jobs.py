@@ -9,8 +9,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from femu_lab import bench, bench_devices, bench_host, bench_jobs, lab_cli
-from femu_lab.bench_jobs import BenchTimes
+from femu_lab import cli as lab_cli
+from femu_lab.bench import (devices as bench_devices, host as bench_host, jobs as bench_jobs,
+                            runner as bench)
+from femu_lab.bench.jobs import BenchTimes
 
 LAB_1G_VALUES = {"secsz": "512", "secs_per_pg": "8", "pgs_per_blk": "256", "blks_per_pl": "64",
                  "pls_per_lun": "1", "luns_per_ch": "8", "nchs": "2", "devsz_mb": "768",

@@ -2,9 +2,9 @@
 stats.csv, the row's figures and bound, and one real (simulated-time) ftl-sim run."""
 import pytest
 
-from femu_lab import bench_sim
-from femu_lab.bench_sim import SimError
-from femu_lab.bench_stats import Geometry, flash_time_bound_iops
+from femu_lab.bench import sim as bench_sim
+from femu_lab.bench.sim import SimError
+from femu_lab.bench.stats import Geometry, flash_time_bound_iops
 
 LAB_1G = Geometry(luns=16, page_bytes=4096, pg_rd_lat_ns=40000, pg_wr_lat_ns=200000)
 

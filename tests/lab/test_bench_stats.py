@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from femu_lab import bench_stats as stats
-from femu_lab.bench_stats import FioReportError, Geometry
+from femu_lab.bench import stats
+from femu_lab.bench.stats import FioReportError, Geometry
 
 LAB_1G = Geometry(luns=16, page_bytes=4096, pg_rd_lat_ns=40000, pg_wr_lat_ns=200000)
 

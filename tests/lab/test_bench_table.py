@@ -1,7 +1,7 @@
 """femu-lab bench's table: columns, ratios, '-' for what was not measured, the ceiling,
 the ftl-sim row with its bound and the PASS / FAIL lines."""
-from femu_lab import bench_table
-from femu_lab.bench_stats import Check, Geometry
+from femu_lab.bench import table as bench_table
+from femu_lab.bench.stats import Check, Geometry
 
 LAB_1G = Geometry(luns=16, page_bytes=4096, pg_rd_lat_ns=40000, pg_wr_lat_ns=200000)
 

@@ -16,7 +16,8 @@ import pytest
 import boot_disk
 from cpio_reader import read_cpio
 from femu_guest import image as guest_image
-from femu_lab import compat, devconfig
+from femu_lab import devconfig
+from femu_lab.run import compat
 from femu_lab.paths import QEMU as FEMU_QEMU
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -8,8 +8,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from femu_lab import dftl_report, dftl_study, dftl_traces, lab_cli
-from femu_lab.dftl_traces import IO_SECTORS, TraceError, TraceShape, generate
+from femu_lab import cli as lab_cli
+from femu_lab.dftl import report as dftl_report, study as dftl_study, traces as dftl_traces
+from femu_lab.dftl.traces import IO_SECTORS, TraceError, TraceShape, generate
 
 # A small logical space (8 MiB: 2048 slots) keeps the generator tests quick.
 SHAPE = TraceShape.for_capacity(8 << 20)

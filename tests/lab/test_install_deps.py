@@ -68,7 +68,7 @@ def repo(tmp_path):
         (root / script).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / script, root / script)
     shutil.copytree(REPO / "scripts" / "deps", root / "scripts" / "deps")
-    for package in ("analysis", "build-femu", "scripts/guest", "scripts"):
+    for package in ("scripts/common", "analysis", "build-femu", "scripts/guest", "scripts"):
         (root / package).mkdir(parents=True, exist_ok=True)
         (root / package / "pyproject.toml").write_text(f"# {package}\n")
     bin_dir = tmp_path / "bin"
@@ -140,7 +140,8 @@ def test_a_first_run_shows_one_line_per_step_and_logs_the_rest(repo):
     assert steps[1] == f"apt-get install {missing} packages (named in the log)"
     assert steps[2:] == ["python venv .venv", "pip: upgrade pip", "pip: scripts/deps/analysis.pip",
                          "pip: scripts/deps/test.pip",
-                         "pip: analysis build-femu scripts/guest scripts (editable)"]
+                         "pip: scripts/common analysis build-femu scripts/guest scripts "
+                         "(editable)"]
     log = (repo / LOG).read_text()
     assert "apt chatter" in log and "pip chatter" in log
     assert "chatter" not in proc.stderr
@@ -220,7 +221,7 @@ def test_run_blackbox_first_run_lines(repo):
     assert lines[0] == HEADER and TOTAL.match(lines[-1])
     assert all(START.match(line) or DONE.match(line) for line in lines[1:-1])
     assert "install" not in proc.stdout
-    assert calls(repo)[-1] == "python -m femu_lab.blackbox --list-workloads"
+    assert calls(repo)[-1] == "python -m femu_lab.run.blackbox --list-workloads"
 
     proc = run(repo, "--list-workloads", script="build-femu/run-blackbox.sh")
     assert (proc.returncode, proc.stderr) == (0, "")       # later runs: not a word

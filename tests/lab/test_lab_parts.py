@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from femu_lab import blackbox, devconfig, lab_run, live_progress, workloads
+from femu_lab import devconfig, workloads
+from femu_lab.run import blackbox, live_progress, vm_run as lab_run
 from femu_lab.devconfig import ConfigError
 
 LAB_1G = "conf/lab-1g.conf"
@@ -107,7 +108,7 @@ def run_blackbox(*args):
 
 
 def blackbox_main(capsys, *args):
-    """What the script execs, femu_lab.blackbox.main(ARGS), in this process: status and
+    """What the script execs, femu_lab.run.blackbox.main(ARGS), in this process: status and
     output as run_blackbox returns them, without a new Python importing pandas and
     matplotlib for each command line (the tests after this one run the script itself)."""
     capsys.readouterr()
@@ -154,7 +155,7 @@ def test_run_blackbox_lists_the_workloads():
 
 
 def test_sysbench_rates_are_read_from_its_report(tmp_path):
-    from femu_lab.lab_report import sysbench_rates
+    from femu_lab.run.report import sysbench_rates
     report = tmp_path / "sysbench.txt"
     report.write_text("File operations:\n    reads/s:                      1234.56\n"
                       "    writes/s:                     823.04\n    fsyncs/s:  2633.8\n\n"

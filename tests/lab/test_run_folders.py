@@ -7,7 +7,8 @@ import shutil
 
 import pytest
 
-from femu_lab import devconfig, lab_run, sim_run, workloads
+from femu_lab import devconfig, workloads
+from femu_lab.run import sim_run, vm_run as lab_run
 from lab_calls import LAB_1G, SMALL_SIM
 
 pytestmark = pytest.mark.unit

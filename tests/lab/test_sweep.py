@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from femu_lab import sweep_folder, sweep_plan, workloads
+from femu_lab import workloads
+from femu_lab.sweep import folder as sweep_folder, plan as sweep_plan
 from femu_lab.paths import QEMU
 from lab_calls import GC_BY_SIZE, LAB_1G, SMALL_SIM, SMALL_VM, read_csv, sweep
 

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from femu_lab import lab_cli, workloads
-from femu_lab.blackbox import main as blackbox_main
+from femu_lab import cli as lab_cli, workloads
+from femu_lab.run.blackbox import main as blackbox_main
 from lab_calls import LAB_1G, SMALL_SIM
 
 

@@ -7,7 +7,8 @@ import subprocess
 
 import pytest
 
-from femu_lab import devconfig, workloads, zns_report
+from femu_lab import devconfig, workloads
+from femu_lab.zns import report as zns_report
 
 ZNS_WORKLOADS = ("zns-fio", "zns-f2fs", "zns-compaction")
 PLANNER = workloads.LIBRARY / "lib" / "zns-compaction.sh"
@@ -258,7 +259,7 @@ def test_run_blackbox_takes_the_zoned_config_and_workload(in_repo, tmp_path):
 
 
 def test_live_progress_shows_the_zone_commands_of_the_last_second(tmp_path):
-    from femu_lab import live_progress
+    from femu_lab.run import live_progress
     (tmp_path / "stats.csv").write_text(
         "time_s,interval_s,host_write_pages,gc_moved_pages,gc_erased_blocks,iops\n"
         "1.0,1,0,0,0,0\n2.0,1,0,0,0,0\n")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from femu_lab import slurm_checks
-from femu_lab.sweep_checks import CheckError
+from femu_lab.slurm import checks as slurm_checks
+from femu_lab.sweep.checks import CheckError
 from slurm_install import ensure_slurm
 
 HERE = {"login1", "login1.cluster.example", "localhost", "127.0.0.1", "::1"}

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from femu_lab import slurm_executor, slurm_queue
+from femu_lab.slurm import executor as slurm_executor, queue as slurm_queue
 from femu_lab.paths import QEMU
 
 from lab_calls import GC_BY_SIZE, LAB_1G, SMALL_SIM, SMALL_VM, read_csv, sweep  # tests/support

@@ -12,7 +12,7 @@ from typing import Dict, List
 
 import pytest
 
-from femu_lab import vm
+from femu_lab.vm import launch as vm
 from femu_lab.paths import QEMU as FEMU_QEMU
 
 DEVSZ_MB = 96

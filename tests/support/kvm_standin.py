@@ -15,7 +15,7 @@ Modes under KVM:
 import shlex
 from pathlib import Path
 
-from femu_lab import accel
+from femu_lab.vm import accel
 
 MODES = {
     "error": 'printf "%s\\n" "KVM internal error. Suberror: 1" "emulation failure" >&2\n'

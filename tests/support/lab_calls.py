@@ -2,7 +2,7 @@
 and the small devices those tests sweep."""
 import csv
 
-from femu_lab import lab_cli
+from femu_lab import cli as lab_cli
 
 LAB_1G = "conf/lab-1g.conf"
 # With LAB_1G: 64 MiB raw, 48 MiB logical (as tests/ftl-sim/test_ftl_sim_cli.py uses), so

@@ -22,7 +22,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import pytest
 
-from femu_lab.qtest import QTest
+from femu_lab.vm.qtest import QTest
 
 PAGE = 4096
 SLOT = 4

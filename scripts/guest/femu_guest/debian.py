@@ -15,11 +15,12 @@ mirror name is written anywhere in the project.
 """
 import os
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Tuple
+
+from femu_common import command
 
 
 class AptError(RuntimeError):
@@ -33,10 +34,10 @@ SUITE_SUFFIXES = ("", "-updates", "-security")
 
 
 def _run(args: List[str], **kwargs) -> str:
-    proc = subprocess.run(args, capture_output=True, text=True, **kwargs)
-    if proc.returncode != 0:
-        raise AptError(f"{' '.join(args[:3])}... failed ({proc.returncode}): {proc.stderr.strip()}")
-    return proc.stdout
+    try:
+        return command.run(args, f"{' '.join(args[:3])}...", **kwargs).stdout
+    except command.CommandError as error:
+        raise AptError(str(error)) from None
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from femu_common.progress import Progress
+
 from . import debian, kernel, paths
 from .cpio import CpioWriter
 from .package_view import MERGED_DIRS, PackageView, normalize
-from .progress import Progress
 from .releases import DEFAULT_RELEASE, RELEASES, check_release
 
 # Tool packages and the files (normalized paths, globs allowed) taken from each.

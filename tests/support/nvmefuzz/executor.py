@@ -26,7 +26,7 @@ import time
 from collections import defaultdict
 from typing import Dict, List, Tuple
 
-from femu_lab.qtest import QTestError
+from femu_lab.vm.qtest import QTestError
 from nvme_qtest import CAP, VS, need_event
 
 from . import judge as judging

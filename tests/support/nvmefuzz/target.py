@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Optional
 
 import nvme_qtest
-from femu_lab.qtest import QTest
+from femu_lab.vm.qtest import QTest
 
 from .layout import MMCONFIG
 

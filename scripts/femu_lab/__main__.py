@@ -1,0 +1,6 @@
+"""`python -m femu_lab`: the `femu-lab` command line (femu_lab.cli)."""
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,12 @@
+"""Figures of the device beside QEMU's stock NVMe device (and upstream FEMU).
+
+  runner            `femu-lab bench`: the boots, the table, the JSON
+  devices           the devices compared and their QEMU arguments
+  jobs              the guest's fio job list and its console steps
+  host              QEMU's CPU use, from the host
+  sim               the ftl-sim row
+  stats             medians, checks, the flash-time bound
+  table             the table
+  device_figures    `python -m femu_lab.bench.device_figures idle-cpu|latency`
+  stock_nvme_bench  `python -m femu_lab.bench.stock_nvme_bench`: the stock device alone
+"""

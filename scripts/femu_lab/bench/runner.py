@@ -1,0 +1,329 @@
+"""femu-lab bench: femu against QEMU's stock nvme (and upstream FEMU, given its binary)
+on the same guest, one boot per device per round, the devices interleaved; every boot
+runs the whole job list (bench_jobs); then the table with ratios (bench_table), the
+ftl-sim row for the write step (bench_sim) and the QD1 latency checks.
+
+Prints figures; asserts nothing; not a CI test. Progress goes to stderr, the table to
+stdout. A failed boot is reported and the others still run (exit status 1).
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from femu_common.cli_args import UsageError, whole_number
+from femu_common.progress import Progress
+from femu_guest import image as guest_image
+
+from .. import devconfig, paths, setup_steps
+from ..file_tail import FileTail
+from ..vm import launch as vm
+from . import (devices as bench_devices, jobs as bench_jobs, sim as bench_sim,
+               stats as bench_stats, table as bench_table)
+from .host import find_qemu_pid, sample_cpu_percent
+from .jobs import BenchTimes
+from .stats import Geometry
+
+PROG = "femu-lab bench"
+DEFAULT_CONFIG = paths.REPO_ROOT / "conf" / "lab-1g.conf"
+HEARTBEAT_SECONDS = 30
+
+
+class BenchError(RuntimeError):
+    """One boot failed; the message is one line (plus, where there is one, a log tail)."""
+
+
+# ---- command line -------------------------------------------------------------------
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, metavar="FILE",
+                        help="femu's SSD configuration (default conf/lab-1g.conf); stock "
+                             "nvme and FEMU get its logical size, FEMU its geometry")
+    parser.add_argument("--set", action="append", default=[], dest="overrides",
+                        metavar="KEY=VALUE", help="override one configuration key (repeatable)")
+    parser.add_argument("--qemu", type=Path, default=paths.QEMU, metavar="PATH",
+                        help="QEMU with femu, also used for stock nvme (default: the built "
+                             "build-femu/qemu-system-x86_64)")
+    parser.add_argument("--femu-upstream", type=Path, metavar="PATH",
+                        help="upstream FEMU's qemu-system-x86_64: adds the FEMU column")
+    parser.add_argument("--rounds", type=whole_number(1, 100), default=1, metavar="N",
+                        help="boots per device, interleaved (default 1); the table shows "
+                             "medians")
+    parser.add_argument("--runtime", type=whole_number(1, 24 * 3600), default=30,
+                        metavar="SECONDS", help="randwrite after the fill, and ftl-sim's "
+                                                "simulated run (default 30)")
+    parser.add_argument("--read-runtime", type=whole_number(1, 24 * 3600), default=15,
+                        metavar="SECONDS", help="each randread job, after a 2 s ramp "
+                                                "(default 15)")
+    parser.add_argument("--idle-seconds", type=whole_number(1, 3600), default=20,
+                        metavar="SECONDS", help="idle CPU sample (default 20)")
+    parser.add_argument("--smp", type=whole_number(1, 64), default=2, metavar="N",
+                        help="guest vCPUs (default 2)")
+    parser.add_argument("--mem", type=whole_number(256, 1 << 20), default=1024, metavar="MIB",
+                        help="guest memory in MiB (default 1024)")
+    setup_steps.add_guest_arguments(parser)
+    parser.add_argument("--ftl-sim", type=Path, metavar="PATH",
+                        help="ftl-sim binary (default build/release/tools/ftl-sim/ftl-sim)")
+    parser.add_argument("--json", type=Path, metavar="OUT",
+                        help="save every figure (per boot, medians, ftl-sim) as JSON")
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="keep each boot's folder (console, job.log, fio reports) here")
+
+
+def parser_texts() -> dict:
+    return dict(description=__doc__.split("\n\n")[0].strip(),
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+                epilog="example:\n  femu-lab bench --rounds 2 --json bench.json\n"
+                       "  femu-lab bench --femu-upstream ~/FEMU/build-femu/"
+                       "qemu-system-x86_64")
+
+
+# ---- one boot ----------------------------------------------------------------------
+
+class ConsoleSteps:
+    """The `femu-bench: step NAME` lines that have appeared in a growing console log."""
+
+    def __init__(self, path: Path):
+        self.tail = FileTail(path)
+
+    def new(self) -> List[str]:
+        marker = bench_jobs.MARKER
+        return [line[line.find(marker) + len(marker):].strip()
+                for line in self.tail.lines() if marker in line]
+
+
+@dataclass
+class Boot:
+    device: str
+    round: int
+    folder: Path
+    figures: Dict[str, object] = field(default_factory=dict)
+    error: Optional[str] = None
+    notes: List[str] = field(default_factory=list)
+    accel: str = ""
+    wall_seconds: float = 0.0
+    load_at_start: float = 0.0
+
+
+def run_boot(device: bench_devices.Device, round_index: int, folder: Path, times: BenchTimes,
+             image, args, log: Progress) -> Boot:
+    boot = Boot(device.name, round_index, folder, load_at_start=os.getloadavg()[0])
+    folder.mkdir(parents=True, exist_ok=True)
+    spec = vm.VmSpec(job=bench_jobs.guest_script(times), qemu=str(device.qemu),
+                     kernel=image.kernel, initramfs=image.initramfs,
+                     device_args=device.arguments(folder), cpus=args.smp,
+                     memory_mb=args.mem, accel=args.accel,
+                     firmware_dirs=list(device.firmware_dirs),
+                     job_timeout=bench_jobs.job_timeout(times))
+    holder: Dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            holder["result"] = vm.run(spec, folder, quiet=True)
+        except Exception as error:   # reported below, in this thread
+            holder["error"] = error
+
+    started = time.monotonic()
+    runner = threading.Thread(target=target, daemon=True)
+    runner.start()
+    steps = ConsoleSteps(folder / "console.log")
+    step, step_started, heartbeat = "boot", started, started
+    idle: Optional[float] = None
+    try:
+        while runner.is_alive():
+            pending = steps.new()
+            while pending:
+                name = pending.pop(0)
+                step, step_started = name, time.monotonic()
+                heartbeat = step_started
+                log(f"{device.name}: {name}")
+                if name == "idle":
+                    idle = _sample_idle(device, folder, times, boot, log)
+                    later = steps.new()
+                    if later and idle is not None:
+                        # the guest went on before the sample ended: not idle throughout
+                        boot.notes.append(f"idle CPU sample overlapped step {later[0]}: "
+                                          "not counted")
+                        idle = None
+                    pending += later
+            now = time.monotonic()
+            if now - heartbeat >= HEARTBEAT_SECONDS:
+                log(f"{device.name}: {step}, {now - step_started:.0f} s into it")
+                heartbeat = now
+            runner.join(timeout=1)
+    finally:
+        # On Ctrl-C, no join: QEMU dies with this process (vm.guarded).
+        if not runner.is_alive():
+            image_file = folder / bench_devices.STOCK_IMAGE
+            if image_file.exists():
+                image_file.unlink()   # as large as the device: never kept
+    boot.wall_seconds = time.monotonic() - started
+    if "error" in holder:
+        boot.error = f"{type(holder['error']).__name__}: {holder['error']}"
+        return boot
+    result: vm.RunResult = holder["result"]
+    boot.accel = result.accel
+    if not result.ok:
+        tail = result.text("job.log").strip().splitlines()[-3:] if "job.log" in result.files \
+            else []
+        boot.error = result.summary() + ("; job.log ends: " + " | ".join(tail) if tail else "")
+        return boot
+    try:
+        boot.figures = bench_stats.boot_figures(result.files, idle)
+    except bench_stats.FioReportError as error:
+        boot.error = str(error)
+    return boot
+
+
+def _sample_idle(device, folder: Path, times: BenchTimes, boot: Boot,
+                 log: Progress) -> Optional[float]:
+    """QEMU's CPU while the guest sleeps: wait for the guest to settle, then sample."""
+    time.sleep(bench_jobs.IDLE_SETTLE_SECONDS)
+    pid = find_qemu_pid(str(folder.resolve()) + "/", program=str(device.qemu))
+    if pid is None:
+        boot.notes.append("idle CPU: QEMU process not found")
+        return None
+    log(f"{device.name}: guest idle; sampling QEMU pid {pid} for {times.idle} s")
+    try:
+        return sample_cpu_percent(pid, times.idle)
+    except (OSError, ValueError) as error:
+        boot.notes.append(f"idle CPU: {error}")
+        return None
+
+
+# ---- the whole benchmark -------------------------------------------------------------
+
+def check_arguments(args) -> None:
+    if not args.qemu.exists():
+        raise UsageError(f"{args.qemu} is missing: build it with build-femu/femu-compile.sh "
+                         "or give --qemu PATH")
+    if args.femu_upstream is not None and not args.femu_upstream.is_file():
+        raise UsageError(f"--femu-upstream {args.femu_upstream}: no such file")
+    problem = bench_devices.firmware_problem() if args.femu_upstream is not None else None
+    if problem:
+        raise UsageError(f"--femu-upstream: {problem}")
+
+
+def run(args, prog: str = PROG) -> int:
+    check_arguments(args)
+    args.qemu = args.qemu.resolve()
+    if args.femu_upstream is not None:
+        args.femu_upstream = args.femu_upstream.resolve()
+    ftl_sim = (args.ftl_sim or devconfig.ftl_sim_path()).resolve()
+    config_path = args.config.resolve()
+    config = devconfig.load(config_path, devconfig.parse_overrides(args.overrides), ftl_sim)
+    geometry = Geometry.from_config(config.values)
+    times = BenchTimes(idle=args.idle_seconds, read=args.read_runtime, write=args.runtime)
+    log = Progress("bench")
+    with tempfile.TemporaryDirectory(prefix="femu-bench-") as tmp:
+        root = (args.keep or Path(tmp)).resolve()
+        root.mkdir(parents=True, exist_ok=True)
+        config.write(root / "config.conf")   # the record; the devices get the file itself
+        log(f"ftl-sim: randwrite 4k QD32 after a sequential fill, {args.runtime} s simulated")
+        sim = bench_sim.run(ftl_sim, config_path, config.overrides, args.runtime,
+                            root / "ftl-sim", geometry)
+        image = guest_image.ensure_image(quiet=True, release=args.guest_release)
+        setup_steps.choose_accel(args.accel, args.qemu, image, log)
+        devices = {d.name: d for d in bench_devices.devices(
+            config_path, config.overrides, config.values, config.logical_bytes, args.qemu,
+            args.femu_upstream)}
+        skipped = bench_devices.femu_only_settings(config.values) if args.femu_upstream else []
+        boots: List[Boot] = []
+        order = bench_devices.boot_order(list(devices), args.rounds)
+        total = sum(len(names) for names in order)
+        for round_index, names in enumerate(order, 1):
+            for name in names:
+                log(f"boot {len(boots) + 1}/{total}: round {round_index}, {name} "
+                    f"({devices[name].qemu})")
+                folder = root / f"round{round_index}-{name}"
+                boot = run_boot(devices[name], round_index, folder, times, image, args, log)
+                boots.append(boot)
+                for note in boot.notes:
+                    log(f"{name}: note: {note}")
+                if boot.error:
+                    log(f"{name}: FAILED: {boot.error}")
+                else:
+                    log(f"{name}: done in {boot.wall_seconds:.0f} s")
+        report = build_report(args, config, geometry, times, sim, boots, skipped)
+        print("\n".join(report_lines(report, geometry, args)))
+        if args.json:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(report, indent=2, default=str) + "\n")
+            log(f"figures saved in {args.json}")
+    return 1 if any(boot.error for boot in boots) else 0
+
+
+def build_report(args, config, geometry: Geometry, times: BenchTimes, sim: dict,
+                 boots: List[Boot], skipped: List[str]) -> dict:
+    medians = {}
+    for name in bench_table.DEVICES:
+        good = [boot.figures for boot in boots if boot.device == name and not boot.error]
+        if good:
+            medians[name] = bench_stats.median_figures(good)
+    checks = []
+    if "femu" in medians and "stock" in medians:
+        checks = bench_stats.latency_checks(medians["femu"], medians["stock"], geometry)
+    return {
+        "command": sys.argv,
+        "host": {"cores": os.cpu_count(), "accel": sorted({b.accel for b in boots if b.accel})},
+        "config": {"file": str(config.source), "overrides": config.overrides,
+                   "values": config.values, "logical_bytes": config.logical_bytes},
+        "times": {"idle_s": times.idle, "read_s": times.read, "write_s": times.write,
+                  "ramp_s": bench_jobs.RAMP_SECONDS},
+        "binaries": {"femu": str(args.qemu), "stock": str(args.qemu),
+                     "FEMU": str(args.femu_upstream) if args.femu_upstream else None},
+        "femu_settings_not_given_to_FEMU": skipped,
+        "fill_ceiling_mib_s": bench_stats.fill_ceiling_mib_s(geometry),
+        "boots": [{"device": b.device, "round": b.round, "figures": b.figures,
+                   "error": b.error, "notes": b.notes, "accel": b.accel,
+                   "wall_seconds": round(b.wall_seconds, 1),
+                   "load_at_start": round(b.load_at_start, 2)} for b in boots],
+        "medians": medians,
+        "ftl_sim": sim,
+        "checks": [{"what": c.what, "value_us": c.value, "limit_us": c.limit,
+                    "formula": c.formula, "passed": c.passed} for c in checks],
+    }
+
+
+def report_lines(report: dict, geometry: Geometry, args) -> List[str]:
+    boots = report["boots"]
+    loads = ", ".join(f"{b['device']} {b['load_at_start']:.2f}" for b in boots)
+    accel = "/".join(report["host"]["accel"]) or "?"
+    rounds = args.rounds
+    lines = ["",
+             f"femu-lab bench: {Path(report['config']['file']).name}, logical "
+             f"{report['config']['logical_bytes'] // bench_devices.MIB} MiB; {rounds} round"
+             f"{'s' if rounds > 1 else ''}, {args.smp} vCPU, {accel}, "
+             f"{report['host']['cores']} host cores; host load at each boot: {loads}",
+             f"runtimes: idle sample {report['times']['idle_s']} s, reads "
+             f"{report['times']['read_s']} s (+{report['times']['ramp_s']} s ramp), randwrite "
+             f"{report['times']['write_s']} s; femu and stock QEMU {args.qemu}"
+             + (f"; FEMU {args.femu_upstream}" if args.femu_upstream else "; FEMU not run "
+                "(--femu-upstream PATH)"),
+             ""]
+    if rounds > 1:
+        lines.insert(-1, "figures are medians over the rounds (every boot's in --json)")
+    lines += bench_table.table(report["medians"])
+    lines += ["", bench_table.ceiling_line(geometry)]
+    femu = report["medians"].get("femu") or {}
+    lines += bench_table.sim_lines(report["ftl_sim"], geometry, report["times"]["write_s"],
+                                   femu.get("write_iops"))
+    checks = [bench_stats.Check(c["what"], c["value_us"], c["limit_us"], c["formula"])
+              for c in report["checks"]]
+    if checks:
+        lines += [""] + bench_table.check_lines(checks)
+    if report["femu_settings_not_given_to_FEMU"]:
+        lines.append("FEMU ran without " + ", ".join(report["femu_settings_not_given_to_FEMU"])
+                     + " (no such FEMU property)")
+    for boot in boots:
+        for note in boot["notes"]:
+            lines.append(f"note: round {boot['round']} {boot['device']}: {note}")
+        if boot["error"]:
+            lines.append(f"FAILED: round {boot['round']} {boot['device']}: {boot['error']}")
+    return lines

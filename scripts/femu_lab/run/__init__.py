@@ -1,0 +1,10 @@
+"""One lab run: run-blackbox.sh and `femu-lab run`.
+
+  blackbox     the command line (both names), its checks, the run it starts
+  vm_run       one run in the VM: its results folder, the guest job, the analysis
+  sim_run      one run through ftl-sim in simulated time (a sweep's --engine sim point)
+  report       a run folder's figures, summaries and headline
+  live_progress  the progress line a run prints while the device works
+  aged         `femu-lab age`: an aged FTL state a run starts from (--aged)
+  compat       FEMU-compatible mode: the user's own disk image with the femu SSD
+"""

@@ -1,0 +1,232 @@
+"""run-blackbox.sh: the lab's main job.
+
+    run-blackbox.sh [--config FILE] [--set KEY=VALUE]... [--workload NAME|FILE]
+                    [--runtime SECONDS] [--precondition | --aged STATE] [--record]
+                    [--smp N] [--mem MIB] [--out DIR]
+    run-blackbox.sh [--config FILE] [--set KEY=VALUE]... [--smp N] [--mem MIB]
+                    [--ssh-port PORT] IMAGE [STATS_DIR]          (FEMU-compatible mode)
+
+Without IMAGE: builds whatever is missing, boots the femu guest on a femu SSD, runs the
+workload and leaves results/<timestamp>-<workload>/ (its path is the last line printed).
+With IMAGE: boots that qcow2/raw disk as the OS disk beside a femu SSD, ssh forwarded
+from localhost:PORT, the serial console on this terminal, statistics into STATS_DIR.
+Bad arguments: one line, exit status 2; a failed run: one line, exit status 1.
+"""
+import argparse
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+from femu_common.cli_args import OneLineParser, UsageError, whole_number
+
+from .. import devconfig, paths, setup_steps, workloads
+from ..devconfig import ConfigError
+from ..vm import accel
+from ..workloads import WorkloadError
+from ..zns import report as zns_report
+from . import aged, compat, vm_run as lab_run
+from .aged import AgedError
+from .report import headline
+
+PROG = "run-blackbox.sh"
+LAB_CONFIG = paths.REPO_ROOT / "conf" / "lab-1g.conf"
+COMPAT_CONFIG = paths.REPO_ROOT / "conf" / "femu-default.conf"
+DEFAULT_WORKLOAD = "gc-randwrite"
+RESULTS_ROOT = paths.REPO_ROOT / "results"
+MIB = 1 << 20
+
+
+def parser_texts() -> dict:
+    """description, epilog and formatter of run-blackbox.sh's help (femu-lab run's too)."""
+    return dict(description=__doc__.split("\n\n")[2].strip(),
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+                epilog="Workloads: " + ", ".join(workloads.library_names()) +
+                       " (NAME:ARG for zipf, pareto, normal; --list-workloads describes them)")
+
+
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    parser = OneLineParser(prog=prog, **parser_texts())
+    add_arguments(parser)
+    return parser
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """run-blackbox.sh's options, on its own parser or on femu-lab's `run` subcommand."""
+    parser.add_argument("image_args", nargs="*", metavar="IMAGE [STATS_DIR]",
+                        help="FEMU-compatible mode: boot this OS disk image")
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="SSD configuration (default conf/lab-1g.conf; "
+                             "conf/femu-default.conf with IMAGE)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        dest="overrides", help="override one configuration key (repeatable)")
+    parser.add_argument("--workload", default=DEFAULT_WORKLOAD, metavar="NAME|FILE",
+                        help=f"workload from scripts/workloads or a file (default "
+                             f"{DEFAULT_WORKLOAD})")
+    parser.add_argument("--runtime", type=whole_number(1, 7 * 24 * 3600), metavar="SECONDS",
+                        help="seconds of each timed run (default: the workload's)")
+    parser.add_argument("--precondition", action="store_true",
+                        help="fill the whole device with sequential writes first")
+    parser.add_argument("--aged", type=Path, metavar="STATE",
+                        help="start the SSD from this state file (femu-lab age makes one in "
+                             "seconds with ftl-sim; the device's state_out= saves one): the "
+                             "run starts in steady state")
+    parser.add_argument("--record", action="store_true",
+                        help="record the requests the SSD served into io.trace in the results "
+                             "folder, for ftl-sim --trace to replay under other settings")
+    parser.add_argument("--smp", type=whole_number(1, 64), default=2, metavar="N",
+                        help="guest vCPUs (default 2)")
+    parser.add_argument("--mem", type=whole_number(1, 1 << 20), metavar="MIB",
+                        help="guest memory in MiB (default 1024; 2048 with IMAGE)")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="results folder (default results/<timestamp>-<workload>)")
+    setup_steps.add_guest_arguments(parser)
+    parser.add_argument("--qemu", type=Path, default=setup_steps.QEMU, metavar="PATH",
+                        help="QEMU with femu (default: build it into build-femu/)")
+    parser.add_argument("--ssh-port", type=whole_number(1, 65535), default=8080, metavar="PORT",
+                        help="IMAGE mode: host port forwarded to the guest's ssh (8080)")
+    parser.add_argument("--list-workloads", action="store_true",
+                        help="describe the workload library and exit")
+
+
+def list_workloads() -> str:
+    lines = []
+    for name in workloads.library_names():
+        workload = workloads.resolve(name)
+        needs = f", needs {workload.needs_mib} MiB" if workload.needs_mib else ""
+        runs = f" x {workload.runs} runs" if workload.runs > 1 else ""
+        lines.append(f"{workload.name:<16} {workload.runtime} s{runs}{needs}: "
+                     f"{workload.description}")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
+    return run(args)
+
+
+def run(args: argparse.Namespace, prog: str = PROG) -> int:
+    """Runs parsed arguments; prog names the command in messages (femu-lab run calls this
+    too)."""
+    try:
+        if args.list_workloads:
+            print(list_workloads())
+            return 0
+        if len(args.image_args) > 2:
+            raise UsageError(f"unexpected argument '{args.image_args[2]}' "
+                             "(IMAGE [STATS_DIR] at most)")
+        if args.image_args and args.record:
+            raise UsageError("--record is for lab runs (without IMAGE): add "
+                             "trace_out=FILE to the device by hand in FEMU-compatible mode")
+        if args.image_args and args.aged:
+            raise UsageError("--aged is for lab runs (without IMAGE): add state_in=FILE to "
+                             "the device by hand in FEMU-compatible mode")
+        if args.aged and args.precondition:
+            raise UsageError("--aged and --precondition exclude each other: the state is the "
+                             "preconditioning")
+        if args.image_args:
+            return _compat_mode(args)
+        return _lab_mode(args)
+    except (UsageError, ConfigError, WorkloadError, AgedError, accel.AccelError) as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    except lab_run.LabRunInterrupted as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return 130
+    except (setup_steps.SetupError, lab_run.LabRunError) as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _lab_mode(args) -> int:
+    accel.preflight(args.accel)
+    workload = workloads.resolve(args.workload)
+    workload.require_guest()
+    runtime = args.runtime or workload.runtime
+    overrides = devconfig.parse_overrides(args.overrides)
+    setup_steps.ensure_ftl_sim()
+    config = devconfig.load(args.config or LAB_CONFIG, overrides)
+    if workload.needs_mib * MIB > config.logical_bytes:
+        raise UsageError(f"workload '{workload.name}' needs {workload.needs_mib} MiB but "
+                         f"{config.name} holds {config.logical_bytes // MIB} MiB "
+                         "(try --config conf/lab-4g.conf)")
+    if args.out is not None and args.out.exists():
+        raise UsageError(f"--out {args.out} already exists")
+    state = _aged_state(args.aged, config)
+    qemu = setup_steps.ensure_qemu(args.qemu)
+    image = setup_steps.ensure_guest(release=args.guest_release)
+    setup_steps.choose_accel(args.accel, qemu, image)
+    folder = args.out or lab_run.fresh_name(lab_run.default_folder(RESULTS_ROOT, workload))
+    total = workload.total_seconds(runtime)
+    settings = " with " + " ".join(f"{k}={v}" for k, v in overrides.items()) if overrides else ""
+    start = ", preconditioned" if args.precondition else ""
+    if state is not None:
+        start = f", from the aged state {args.aged}"
+    _say(f"{workload.name} for {total} s on {config.name}{settings}{start}; "
+         f"results in {_shown(folder.resolve())}")
+    request = lab_run.LabRequest(
+        workload=workload, config=config, folder=folder.resolve(), qemu=qemu.resolve(),
+        runtime=runtime, precondition=args.precondition, smp=args.smp,
+        mem_mb=args.mem or 1024, accel=args.accel, live=True, record=args.record,
+        aged=state, kernel=image.kernel, initramfs=image.initramfs)
+    result = lab_run.run(request)
+    _say(headline(result.figures))
+    zns_text = zns_report.report_text(result.folder)
+    if zns_text:
+        print(zns_text, file=sys.stderr, flush=True)
+    shown = _shown(result.folder)
+    _say(f"plots: {shown / 'plots'}")
+    if args.record:
+        _say(f"trace: {shown / lab_run.TRACE_FILE} (replay: ftl-sim --config "
+             f"{shown / 'config.conf'} --trace {shown / lab_run.TRACE_FILE} --stats-dir DIR)")
+    print(shown)
+    return 0
+
+
+def _aged_state(path: Optional[Path], config) -> Optional[Path]:
+    """--aged's file, checked against the run's configuration before anything boots."""
+    if path is None:
+        return None
+    meta = aged.check_state(path, config)
+    if meta.get("data") == "absent":
+        _say(f"{path} was aged by {meta.get('producer', 'ftl-sim')}: it holds no data, so "
+             "LBAs the ageing wrote read as zeroes (the FTL's state is complete)")
+    return path.resolve()
+
+
+def _shown(path: Path) -> Path:
+    """path relative to the working folder when it lies inside it (results/...)."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
+def _compat_mode(args) -> int:
+    accel.preflight(args.accel)
+    image = Path(args.image_args[0])
+    stats_dir = Path(args.image_args[1]) if len(args.image_args) > 1 else None
+    overrides = devconfig.parse_overrides(args.overrides)
+    setup_steps.ensure_ftl_sim()
+    config = devconfig.load(args.config or COMPAT_CONFIG, overrides)
+    qemu = setup_steps.ensure_qemu(args.qemu)
+    try:
+        return compat.run_image(image, stats_dir, config=config, qemu=qemu, smp=args.smp,
+                                mem_mb=args.mem or 2048, ssh_port=args.ssh_port,
+                                accel=args.accel)
+    except compat.CompatError as error:
+        raise UsageError(str(error)) from None
+
+
+def _say(message: str) -> None:
+    print(f"{PROG.removesuffix('.sh')}: {message}", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""The analysis step of a lab run: femu_analysis's plots and summary for the folder, and
+the headline figures (device IOPS and WAF over the benchmark window beside fio's IOPS).
+Imported only after a run succeeded: it needs pandas and matplotlib from the venv.
+"""
+import json
+import re
+from pathlib import Path
+from typing import Dict, Optional
+
+from femu_analysis import plots, sweep
+from femu_analysis.summary import summarize, write_summaries
+from femu_analysis.errors import AnalysisError
+from femu_analysis.fio import fio_result
+from femu_analysis.loader import load_run
+from femu_analysis.window import find_window
+
+from ..workloads import Workload
+
+
+class ReportError(RuntimeError):
+    pass
+
+
+def analyse(folder: Path, workload: Workload) -> Dict[str, object]:
+    """Write folder/plots and return the figures; ReportError (one line) on bad data."""
+    out = folder / "plots"
+    try:
+        run = load_run(folder)
+        window = find_window(run, None)
+        plots.plot_run(run, window, out)
+        summary = summarize(run, window)
+        write_summaries([summary], out)
+        # A run that wrote only to the zoned namespace has no per-LPN counts (they are
+        # the conventional FTL's): no CDF then.
+        if run.lpn_access is not None and len(run.lpn_access):
+            plots.plot_cdf(run, out)
+        if workload.sweep_param:
+            sweep.plot_sweep([folder], workload.sweep_param, out)
+        fio_iops = _fio_iops(run.metadata.fio)
+        fio_writes = _fio_total(run.metadata.fio, "write")
+    except AnalysisError as error:
+        raise ReportError(f"analysis of {folder.name}: {error}") from None
+    iops = summary.get("iops") or {}
+    figures: Dict[str, object] = {
+        "title": summary.get("title"),
+        "window_s": [window.start_s, window.end_s],
+        "window_source": window.source,
+        "device_iops_mean": iops.get("mean"),
+        "device_read_iops_mean": iops.get("read_mean"),
+        "device_write_iops_mean": iops.get("write_mean"),
+        "waf": summary.get("waf"),
+        "gc_erased_blocks": (summary.get("erased_blocks") or {}).get("total"),
+        "gc_moved_pages": (summary.get("moved_pages") or {}).get("total"),
+        "fio_iops": fio_iops,
+    }
+    if fio_iops and iops.get("mean"):
+        figures["device_vs_fio_iops"] = iops["mean"] / fio_iops
+    if fio_writes is not None and run.stats is not None:
+        # Counts, not rates: the window's edges cut seconds, a count over the run does not.
+        figures["fio_write_ios"] = fio_writes
+        figures["device_write_commands"] = int(run.stats["host_write_cmds"].sum())
+    figures.update(sysbench_rates(folder / "sysbench.txt"))
+    return figures
+
+
+def name_summaries(work: Path, dest: Path) -> None:
+    """A run is built in work (NAME.incomplete) and becomes dest (NAME, or NAME.failed):
+    the summaries in work name dest instead, before the rename. femu-plot's
+    plots/summary.json and summary.md (the run's name and path) and ftl-sim's summary.json
+    (its config file's path); either may be absent."""
+    def retarget(value):
+        if isinstance(value, dict):
+            return {key: retarget(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [retarget(item) for item in value]
+        if isinstance(value, str) and (value == str(work) or value.startswith(f"{work}/")):
+            return str(dest) + value[len(str(work)):]
+        return value
+
+    plots = work / "plots" / "summary.json"
+    if plots.exists():
+        document = json.loads(plots.read_text())
+        summaries = document if isinstance(document, list) else [document]
+        for summary in summaries:
+            if summary.get("run") == work.name:
+                summary["run"] = dest.name
+        write_summaries([retarget(summary) for summary in summaries], plots.parent)
+    simulator = work / "summary.json"
+    if simulator.exists():
+        document = retarget(json.loads(simulator.read_text()))
+        simulator.write_text(json.dumps(document, indent=2) + "\n")
+
+
+_SYSBENCH_RATE = re.compile(r"^\s*(reads|writes|fsyncs)/s:\s*([0-9.]+)\s*$", re.MULTILINE)
+
+
+def sysbench_rates(path: Path) -> Dict[str, float]:
+    """sysbench fileio's 'reads/s:', 'writes/s:', 'fsyncs/s:' lines, when the run has them."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return {}
+    return {f"sysbench_{kind}_per_s": float(value) for kind, value in _SYSBENCH_RATE.findall(text)}
+
+
+def _fio_iops(results) -> Optional[float]:
+    """fio's IOPS when the run has exactly one fio result (studies have many)."""
+    if len(results) != 1:
+        return None
+    path, document = results[0]
+    return fio_result(document, path)["iops"]
+
+
+def _fio_total(results, direction: str) -> Optional[int]:
+    """I/Os fio completed in one direction over all its results and jobs."""
+    if not results:
+        return None
+    return sum(int((job.get(direction) or {}).get("total_ios", 0))
+               for _, document in results for job in document.get("jobs") or [])
+
+
+def headline(figures: Dict[str, object]) -> str:
+    parts = []
+    if figures.get("device_iops_mean") is not None:
+        parts.append(f"device {figures['device_iops_mean']:.0f} IOPS")
+    if figures.get("fio_iops"):
+        parts.append(f"fio {figures['fio_iops']:.0f} IOPS")
+    if figures.get("waf") is not None:
+        parts.append(f"WAF {figures['waf']:.2f}")
+    if figures.get("gc_erased_blocks") is not None:
+        parts.append(f"GC erased {figures['gc_erased_blocks']:.0f} blocks")
+    window = figures.get("window_s")
+    if window:
+        parts.append(f"window {window[0]:.0f}-{window[1]:.0f} s")
+    return ", ".join(parts)

@@ -1,0 +1,108 @@
+"""SWEEP/slurm/request.json: everything a Slurm task needs to run one point of a sweep,
+written by the submitting command and read by each task on its node, so a task needs
+only the shared sweep folder and the repository checkout (at the same path everywhere).
+
+Paths are absolute. The configuration file's text is recorded too: a task whose node
+reads a different file at that path refuses to run rather than run another device.
+"""
+import hashlib
+import json
+from pathlib import Path
+from typing import Dict
+
+from .. import devconfig, paths, workloads
+from ..sweep.plan import SweepPlan
+
+SLURM_DIR = "slurm"
+REQUEST_FILE = "request.json"
+
+
+class RequestError(ValueError):
+    """request.json is missing, unreadable, or does not match this node's files."""
+
+
+def slurm_dir(sweep_folder: Path) -> Path:
+    return sweep_folder / SLURM_DIR
+
+
+def task_python() -> Path:
+    """The repository's venv python (scripts/install-deps.sh makes it), by absolute path:
+    a task's shell on the node has no activated venv."""
+    return paths.REPO_ROOT / ".venv" / "bin" / "python"
+
+
+def write(sweep, folder: Path) -> Path:
+    """Record sweep (a lab_sweep.Sweep) into folder/slurm/request.json, atomically."""
+    request = sweep.request
+    workload = request.workload
+    config_text = devconfig.load(request.config_path, {}).text
+    record = {
+        "workload": {"name": workload.name, "path": str(Path(workload.path).resolve()),
+                     "arg": workload.arg, "trace": workload.trace is not None},
+        "config_path": str(Path(request.config_path).resolve()),
+        "config_text": config_text,
+        "config_sha256": hashlib.sha256(config_text.encode()).hexdigest(),
+        "plan": {"keys": list(request.plan.keys), "fixed": dict(request.plan.fixed),
+                 "axes": [[key, list(values)] for key, values in request.plan.axes]},
+        "runtime": request.runtime,
+        "precondition": request.precondition,
+        "engine": request.engine,
+        "smp": request.smp,
+        "mem_mb": request.mem_mb,
+        "accel": request.accel,
+        "guest_release": request.guest_release,
+        "qemu": str(Path(request.qemu).resolve()),
+        "qemu_given": Path(request.qemu) != Path(_default_qemu()),
+        "aged": str(request.aged) if request.aged is not None else None,
+        "python": str(task_python()),
+        "repo_root": str(paths.REPO_ROOT),
+    }
+    directory = slurm_dir(folder)
+    directory.mkdir(parents=True, exist_ok=True)
+    temporary = directory / (REQUEST_FILE + ".tmp")
+    temporary.write_text(json.dumps(record, indent=2) + "\n")
+    temporary.rename(directory / REQUEST_FILE)
+    return directory / REQUEST_FILE
+
+
+def read(folder: Path) -> Dict[str, object]:
+    path = slurm_dir(folder) / REQUEST_FILE
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise RequestError(f"{path}: unreadable ({error})") from None
+    if not isinstance(record, dict):
+        raise RequestError(f"{path}: not a sweep request")
+    return record
+
+
+def sweep_request(record: Dict[str, object]):
+    """The lab_sweep.SweepRequest the record describes, checked against this node's
+    configuration file."""
+    # the sweep runner imports the executors: import it when needed
+    from ..sweep import runner as lab_sweep
+    config_path = Path(record["config_path"])
+    text = devconfig.load(config_path, {}).text
+    if hashlib.sha256(text.encode()).hexdigest() != record["config_sha256"]:
+        raise RequestError(f"{config_path} on this node differs from the one the sweep was "
+                           "submitted with (the repository must be the same on every node)")
+    spec = record["workload"]
+    path = Path(spec["path"])
+    if spec["trace"]:
+        workload = workloads.from_trace(path)
+    else:
+        workload = workloads.parse(path, spec["name"], spec["arg"])   # name as recorded
+    plan = SweepPlan(keys=list(record["plan"]["keys"]), fixed=dict(record["plan"]["fixed"]),
+                     axes=[(key, list(values)) for key, values in record["plan"]["axes"]])
+    qemu = Path(record["qemu"]) if record["qemu_given"] else _default_qemu()
+    return lab_sweep.SweepRequest(
+        workload=workload, config_path=config_path, plan=plan, runtime=record["runtime"],
+        precondition=record["precondition"], engine=record["engine"], jobs=1,
+        smp=record["smp"], mem_mb=record["mem_mb"], accel=record["accel"], qemu=qemu,
+        aged=Path(record["aged"]) if record["aged"] else None,
+        guest_release=record.get("guest_release"))
+
+
+def _default_qemu() -> Path:
+    from .. import setup_steps
+    return setup_steps.QEMU

@@ -1,0 +1,110 @@
+"""What a sweep varies: its `--set` items split into fixed overrides and swept axes, and
+the points of the axes' cross product with the folder names they get.
+
+`--set KEY=V1,V2,...`: one value is a fixed override (as in `femu-lab run`), several make
+KEY an axis. Points follow the axes in the order given (the first axis varies slowest)
+and each axis's values in the order given, so a sweep runs and tabulates as it was typed.
+"""
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Sequence, Tuple
+
+from femu_common.cli_args import key_value
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.+=,-]")
+# ftl-sim's one key alias (hw/femu/ftl/config/ftl_config_file.c): both spell the logical size.
+_ALIASES = {"ssd_size": "devsz_mb"}
+
+
+class PlanError(ValueError):
+    """A malformed --set; the message is one line naming the item."""
+
+
+@dataclass(frozen=True)
+class Point:
+    settings: Tuple[Tuple[str, str], ...]   # (swept key, this point's value), axis order
+    overrides: Tuple[Tuple[str, str], ...]  # every --set of this point, in the order given
+
+    @property
+    def name(self) -> str:
+        """The point's folder name, e.g. hot_threshold=6,placement=hotcold."""
+        return _UNSAFE.sub("-", ",".join(f"{key}={value}" for key, value in self.settings))
+
+    @property
+    def label(self) -> str:
+        """The legend and log label, e.g. 'hot_threshold=6, placement=hotcold'."""
+        return ", ".join(f"{key}={value}" for key, value in self.settings)
+
+
+@dataclass
+class SweepPlan:
+    keys: List[str] = field(default_factory=list)                 # every key, --set order
+    fixed: Dict[str, str] = field(default_factory=dict)           # one-value keys
+    axes: List[Tuple[str, List[str]]] = field(default_factory=list)
+
+    @property
+    def swept_keys(self) -> List[str]:
+        return [key for key, _ in self.axes]
+
+    def given(self, key: str) -> bool:
+        return key in self.keys
+
+    def points(self) -> List[Point]:
+        points = []
+        for values in itertools.product(*(values for _, values in self.axes)):
+            chosen = dict(zip(self.swept_keys, values))
+            points.append(Point(
+                settings=tuple(zip(self.swept_keys, values)),
+                overrides=tuple((key, chosen.get(key, self.fixed.get(key)))
+                                for key in self.keys)))
+        return points
+
+
+def parse_sets(items: Sequence[str]) -> SweepPlan:
+    plan = SweepPlan()
+    seen: Dict[str, Tuple[str, bool]] = {}        # canonical key -> (spelling, swept)
+    for item in items:
+        pair = key_value(item)
+        if pair is None:
+            raise PlanError(f"--set: expected KEY=VALUE or KEY=V1,V2,..., got '{item}'")
+        key, text = pair
+        values = [value.strip() for value in text.split(",")]
+        if not text.strip():
+            raise PlanError(f"--set {key}: empty value list")
+        if "" in values:
+            raise PlanError(f"--set {key}: empty value in '{text.strip()}'")
+        repeated = next((v for i, v in enumerate(values) if v in values[:i]), None)
+        if repeated is not None:
+            raise PlanError(f"--set {key}: value '{repeated}' given twice")
+        swept = len(values) > 1
+        canonical = _ALIASES.get(key, key)
+        if canonical in seen:
+            earlier, earlier_swept = seen[canonical]
+            if swept or earlier_swept:
+                also = "" if earlier == key else f" (also as {earlier})"
+                raise PlanError(f"--set {key}: swept key given twice{also}; "
+                                f"list every value in one --set {key}=V1,V2,...")
+            plan.keys.remove(earlier)     # a fixed key given again: the last one wins
+            del plan.fixed[earlier]
+        seen[canonical] = (key, swept)
+        plan.keys.append(key)
+        if swept:
+            plan.axes.append((key, values))
+        else:
+            plan.fixed[key] = values[0]
+    if not plan.axes:
+        raise PlanError("nothing to sweep: give a --set KEY=V1,V2,... with several values "
+                        "(one run is 'femu-lab run')")
+    _check_names(plan.points())
+    return plan
+
+
+def _check_names(points: List[Point]) -> None:
+    """Values that differ only in characters a folder name replaces would share a folder."""
+    by_name: Dict[str, Point] = {}
+    for point in points:
+        other = by_name.setdefault(point.name, point)
+        if other is not point:
+            raise PlanError(f"--set: points '{other.label}' and '{point.label}' would share "
+                            f"the folder {point.name}")
