@@ -3,6 +3,7 @@ the checks before a run starts from a state (missing, not a state, truncated, an
 configuration: one line, exit 2, nothing booted), ftl-sim sweeps from a state, and one
 short VM run from an aged state in which GC runs from the first writes."""
 import json
+import os
 import subprocess
 import sys
 
@@ -84,6 +85,32 @@ def test_unusable_state_files_are_one_line(aged_small, tmp_path, damage, message
     with pytest.raises(aged.AgedError, match=message) as caught:
         aged.check_state(bad, small_config())
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("damage, message", [
+    # issue 29, fault 7: META claiming 8 GiB was read whole (MemoryError, a traceback)
+    ("meta-8g", "corrupt (section META: 8589934592 bytes, at most 1048576)"),
+    # a header, then zeroes: every 16 zero bytes were an empty section, for ever
+    ("zeroes", "corrupt (no META section first)"),
+    ("version", "state format version 9, this femu reads version 1"),
+])
+def test_hostile_state_headers_cost_two_reads(aged_small, tmp_path, damage, message):
+    state, _, _ = aged_small
+    head = bytearray(state.read_bytes()[:40])
+    bad = tmp_path / "bad.state"
+    if damage == "meta-8g":
+        head[32:40] = (8 << 30).to_bytes(8, "little")
+        bad.write_bytes(bytes(head))
+        os.truncate(bad, 16 << 30)                      # a hole: nothing on disk
+    elif damage == "zeroes":
+        bad.write_bytes(bytes(head[:24]))
+        os.truncate(bad, 64 << 30)
+    else:
+        head[8:12] = (9).to_bytes(4, "little")
+        bad.write_bytes(bytes(head))
+    with pytest.raises(aged.AgedError) as caught:
+        aged.read_meta(bad)
+    assert str(caught.value) == f"{bad}: {message}"
 
 
 def test_run_blackbox_refuses_a_bad_aged_state_before_booting(capsys, aged_small, tmp_path):

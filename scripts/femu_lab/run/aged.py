@@ -32,12 +32,13 @@ from ..devconfig import DeviceConfig
 from ..ftl_sim import CommandError, ftl_sim_reason, run_ftl_sim
 from ..workloads import Workload
 
+# The container (hw/femu/statefile/state_file.h): what read_meta needs of it.
 MAGIC = b"FEMUSTAT"
-HEADER = struct.Struct("<8sII Q")        # magic, format version, header bytes, reserved
+STATE_VERSION = 1
+HEADER = struct.Struct("<8sIIQ")         # magic, format version, header bytes, reserved
 SECTION = struct.Struct("<IIQ")          # tag, reserved, payload bytes
-CRC_BYTES = 4
 META_TAG = struct.unpack("<I", b"META")[0]
-END_TAG = struct.unpack("<I", b"END ")[0]
+META_MAX_BYTES = 1 << 20                 # STATE_META_MAX_BYTES
 
 
 class AgedError(ValueError):
@@ -69,27 +70,37 @@ class AgeResult:
 
 
 def read_meta(path: Path) -> Dict[str, str]:
-    """The META section's key=value pairs; AgedError when path is not a state file. Walks
-    the section headers only (the device and ftl-sim verify the checksums)."""
+    """The META section's key=value pairs; AgedError when path is not a state file. Reads
+    the header and the first section only, META in every file femu writes, held to the
+    size the device's reader allows (the device and ftl-sim verify the checksums), so a
+    damaged or hostile file costs two short reads."""
     try:
         with open(path, "rb") as f:
             head = f.read(HEADER.size)
-            if len(head) < HEADER.size or head[:8] != MAGIC:
+            if len(head) < len(MAGIC) or head[:len(MAGIC)] != MAGIC:
                 raise AgedError(f"{path}: not a femu state file")
-            _, _, header_bytes, _ = HEADER.unpack(head)
-            f.seek(header_bytes)
-            while True:
-                raw = f.read(SECTION.size)
-                if len(raw) < SECTION.size:
-                    raise AgedError(f"{path}: truncated")
-                tag, _, length = SECTION.unpack(raw)
-                if tag == META_TAG:
-                    text = f.read(length).decode("utf-8", errors="replace")
-                    return dict(line.split("=", 1) for line in text.splitlines()
-                                if "=" in line)
-                if tag == END_TAG:
-                    return {}
-                f.seek(length + CRC_BYTES, 1)
+            if len(head) < HEADER.size:
+                raise AgedError(f"{path}: truncated")
+            _, version, header_bytes, _ = HEADER.unpack(head)
+            if version != STATE_VERSION:
+                raise AgedError(f"{path}: state format version {version}, this femu reads "
+                                f"version {STATE_VERSION}")
+            if header_bytes != HEADER.size:
+                raise AgedError(f"{path}: corrupt (file header)")
+            raw = f.read(SECTION.size)
+            if len(raw) < SECTION.size:
+                raise AgedError(f"{path}: truncated")
+            tag, _, length = SECTION.unpack(raw)
+            if tag != META_TAG:
+                raise AgedError(f"{path}: corrupt (no META section first)")
+            if length > META_MAX_BYTES:
+                raise AgedError(f"{path}: corrupt (section META: {length} bytes, at most "
+                                f"{META_MAX_BYTES})")
+            text = f.read(length)
+            if len(text) < length:
+                raise AgedError(f"{path}: truncated")
+            return dict(line.split("=", 1) for line in
+                        text.decode("utf-8", errors="replace").splitlines() if "=" in line)
     except OSError as error:
         raise AgedError(f"{path}: {error.strerror or error}") from None
 
