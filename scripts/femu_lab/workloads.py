@@ -8,8 +8,10 @@ comment lines carry `# key: value` headers:
     # runs: 1                 timed runs in the job (studies run several), for the ETA
     # needs-mib: 2400         logical capacity the workload needs (checked before boot)
     # arg: 1.2                default for NAME:ARG (e.g. zipf:1.2 -> file zipf.sh, ARG=1.2)
-    # include: lib/hotcold.sh shell code inlined before the body (relative to the library)
-    # sim: --rw randwrite ... the same workload for ftl-sim (--engine sim); $ARG expands
+    # include: lib/hotcold.sh shell code inlined before the body (relative to the library,
+                              and inside it)
+    # sim: --rw randwrite ... the same workload for ftl-sim (--engine sim); $ARG expands;
+                              only the workload options of SIM_OPTIONS
     # sweep-param: numjobs    the parameter a study varies (its plots use it)
 
 Other comment lines are prose. The body runs in the guest under `set -eu` after
@@ -35,6 +37,11 @@ _HEADER = re.compile(r"^#\s*([a-z][a-z-]*):\s*(.*?)\s*$")
 _KNOWN = {"description", "runtime", "runs", "needs-mib", "arg", "include", "sim",
           "sweep-param"}
 _ARG = re.compile(r"^[A-Za-z0-9_.+-]+$")
+# What a '# sim:' line may set: ftl-sim's workload options, nothing that names a file
+# (--trace-out, --stats-dir, --summary, --state-in/out, --trace, --config would let a
+# workload file read or overwrite any host file the user can).
+SIM_OPTIONS = {"--rw", "--rwmixread", "--dist", "--bs", "--qd", "--size", "--precondition",
+               "--io-size", "--runtime", "--seed", "--stream", "--zone"}
 TRACE_SUFFIX = ".trace"
 NS_PER_S = 1_000_000_000
 _TIMED_RECORDS = {"W", "R", "D", "F", "Y", "X", "P", "A", "E", "ZW", "ZA", "ZR", "ZM", "C"}
@@ -148,11 +155,19 @@ def parse(path: Path, name: str, arg: str) -> Workload:
         return value
 
     includes = []
+    library = LIBRARY.resolve()
     for item in headers.get("include", []):
-        include = (path.parent / item).resolve()
+        # relative to the library, and inside it: an include is copied into the guest job
+        # and the results, so it must never reach another host file
+        include = (library / item).resolve()
+        if library not in include.parents:
+            raise WorkloadError(f"{path}: include '{item}' is outside the workload library "
+                                f"({LIBRARY})")
         if not include.is_file():
             raise WorkloadError(f"{path}: include '{item}' does not exist")
         includes.append(include)
+    for sim in headers.get("sim", []):
+        _check_sim_line(path, sim)
     default_arg = headers.get("arg", [""])[-1]
     return Workload(
         name=name if (arg or not default_arg) else f"{name}:{default_arg}",
@@ -162,6 +177,26 @@ def parse(path: Path, name: str, arg: str) -> Workload:
         needs_mib=number_of("needs-mib", 0, 0), includes=includes,
         sim_args=headers.get("sim", [None])[-1], sweep_param=headers.get("sweep-param", [None])[-1],
         body="\n".join(lines[body_start:]))
+
+
+def _check_sim_line(path: Path, line: str) -> None:
+    """WorkloadError unless every option of a '# sim:' line is one of SIM_OPTIONS."""
+    try:
+        words = shlex.split(line)
+    except ValueError as error:
+        raise WorkloadError(f"{path}: '# sim:' line: {error}") from None
+    expects_value = False
+    for word in words:
+        if word.startswith("-"):
+            option = word.split("=", 1)[0]
+            if option not in SIM_OPTIONS:
+                raise WorkloadError(f"{path}: '# sim:' option {option} is not allowed (a "
+                                    f"workload sets only {', '.join(sorted(SIM_OPTIONS))})")
+            expects_value = "=" not in word
+        elif expects_value:
+            expects_value = False
+        else:
+            raise WorkloadError(f"{path}: '# sim:' line: '{word}' is not an option's value")
 
 
 def from_trace(path: Path) -> Workload:

@@ -81,6 +81,14 @@ def test_bad_names_are_one_line_errors(spec, message):
     ("# runtime: soon", "'soon' is not a whole number"),
     ("# runs: 0", "must be at least 1"),
     ("# include: lib/missing.sh", "include 'lib/missing.sh' does not exist"),
+    # issue 29, fault 8: includes and '# sim:' options could reach any host file
+    ("# include: /etc/passwd", "include '/etc/passwd' is outside the workload library"),
+    ("# include: ../../../../../etc/passwd", "is outside the workload library"),
+    ("# sim: --rw write --trace-out /tmp/anything", "option --trace-out is not allowed"),
+    ("# sim: --rw=write --state-out=/tmp/x", "option --state-out is not allowed"),
+    ("# sim: --rw write --config /etc/passwd", "option --config is not allowed"),
+    ("# sim: --rw write stray", "'stray' is not an option's value"),
+    ("# sim: --rw 'write", "'# sim:' line: No closing quotation"),
 ])
 def test_bad_headers(tmp_path, header, message):
     path = tmp_path / "bad.sh"
