@@ -3,6 +3,7 @@ and node lists (a multi-node partition cannot be faked on one host), the syntax 
 and --slurm-mem, the line for missing Slurm commands; and when the cluster fixture installs
 Slurm's packages (slurm_install.py, with a stand-in installer)."""
 import argparse
+import json
 import shutil
 from pathlib import Path
 
@@ -120,3 +121,61 @@ def test_a_failed_slurm_install_is_the_fixtures_failure(tmp_path):
     assert first == ("install-deps.sh --apt-only slurm failed (exit status 1): Slurm's "
                      "packages are in scripts/deps/slurm.apt")
     assert rest[-1] == "[install-deps] error: apt-get install failed"
+
+
+def test_a_percent_in_the_sweep_folder_stays_one_in_the_task_logs():
+    """sbatch reads % in --output as a pattern (issue 29, suspected: a '%' in --out put the
+    task logs elsewhere); the folder's own % is written %%, the job and index stay patterns."""
+    from femu_lab.slurm import executor
+    options = argparse.Namespace(sbatch_flags=lambda: [])
+    args = executor.sbatch_args(Path("/scratch/me/100%done"), options, [0, 1])
+    assert "--output=/scratch/me/100%%done/slurm/%A_%a.log" in args
+    assert "--error=/scratch/me/100%%done/slurm/%A_%a.log" in args
+
+
+def _request(tmp_path, **changes):
+    """A sweep folder holding a request.json with every field, changed by changes."""
+    record = {
+        "workload": {"name": "w", "path": str(tmp_path / "w.sh"), "arg": "", "trace": False},
+        "config_path": str(tmp_path / "c.conf"), "config_text": "", "config_sha256": "0",
+        "plan": {"keys": [], "fixed": {}, "axes": []}, "runtime": 1, "precondition": False,
+        "engine": "sim", "smp": 1, "mem_mb": 512, "accel": "tcg", "guest_release": None,
+        "qemu": str(tmp_path / "qemu"), "qemu_given": False, "aged": None,
+    }
+    record.update(changes)
+    folder = tmp_path / "sweep"
+    (folder / "slurm").mkdir(parents=True, exist_ok=True)
+    path = folder / "slurm" / "request.json"
+    path.write_text(json.dumps(record))
+    path.chmod(0o644)
+    return folder, path
+
+
+def test_a_task_trusts_request_json_only_as_far_as_its_owner(tmp_path):
+    """Issue 29, suspected and confirmed: a task ran whatever request.json in the shared
+    folder named, the QEMU binary included, and a field missing was a traceback."""
+    from femu_lab.slurm import request
+    folder, path = _request(tmp_path)
+    assert request.read(folder)["engine"] == "sim"
+    path.chmod(0o666)
+    with pytest.raises(request.RequestError, match="writable by others"):
+        request.read(folder)
+    folder, path = _request(tmp_path, qemu_given=True)
+    qemu = tmp_path / "qemu"
+    qemu.write_text("#!/bin/sh\n")
+    qemu.chmod(0o777)
+    with pytest.raises(request.RequestError, match="QEMU the sweep names is writable by others"):
+        request.read(folder)
+    qemu.chmod(0o755)
+    assert request.read(folder)["qemu_given"] is True
+    for changes, message in [({"smp": "1"}, "field smp has the wrong type"),
+                             ({"smp": True}, "field smp has the wrong type"),
+                             ({"workload": {"name": "w"}}, "field workload.path is missing")]:
+        folder, _ = _request(tmp_path, **changes)
+        with pytest.raises(request.RequestError, match=message):
+            request.read(folder)
+    record = json.loads(path.read_text())
+    del record["qemu"]
+    path.write_text(json.dumps(record))
+    with pytest.raises(request.RequestError, match="field qemu is missing"):
+        request.read(folder)

@@ -100,7 +100,8 @@ def submit(sweep, options: SlurmOptions, indices: List[int]) -> str:
 
 
 def sbatch_args(folder: Path, options: SlurmOptions, indices: List[int]) -> List[str]:
-    log = str(slurm_request.slurm_dir(folder) / "%A_%a.log")
+    # sbatch reads % in --output as a pattern: the folder's own % must be %% to stay one
+    log = str(slurm_request.slurm_dir(folder)).replace("%", "%%") + "/%A_%a.log"
     args = ["sbatch", "--parsable", f"--array={array_spec(indices)}",
             f"--job-name=femu-sweep-{folder.name}", f"--output={log}", f"--error={log}",
             f"--chdir={paths.REPO_ROOT}"]

@@ -4,9 +4,16 @@ only the shared sweep folder and the repository checkout (at the same path every
 
 Paths are absolute. The configuration file's text is recorded too: a task whose node
 reads a different file at that path refuses to run rather than run another device.
+
+A task runs what the file names (QEMU, the workload), so it trusts the file only as far
+as its owner: request.json and a QEMU it names must belong to the user the task runs as
+(or root) and be writable by nobody else, as ssh treats its own files; and every field
+must be there with its type, or the task stops with one line.
 """
 import hashlib
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Dict
 
@@ -61,18 +68,60 @@ def write(sweep, folder: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     temporary = directory / (REQUEST_FILE + ".tmp")
     temporary.write_text(json.dumps(record, indent=2) + "\n")
+    temporary.chmod(0o644)          # whatever the umask: tasks refuse a file others may write
     temporary.rename(directory / REQUEST_FILE)
     return directory / REQUEST_FILE
 
 
+# Every field a task reads, and its type (None: may be null).
+FIELDS = {
+    "workload": dict, "config_path": str, "config_text": str, "config_sha256": str,
+    "plan": dict, "runtime": (int, type(None)), "precondition": bool, "engine": str,
+    "smp": int, "mem_mb": int, "accel": str, "guest_release": (str, type(None)),
+    "qemu": str, "qemu_given": bool, "aged": (str, type(None)),
+}
+WORKLOAD_FIELDS = {"name": str, "path": str, "arg": str, "trace": bool}
+PLAN_FIELDS = {"keys": list, "fixed": dict, "axes": list}
+
+
+def check_owned(path: Path, what: str) -> None:
+    """RequestError unless path belongs to this user (or root) and no one else may write
+    it: a task runs what the shared folder names only if its owner could have put it there."""
+    try:
+        info = path.stat()
+    except OSError as error:
+        raise RequestError(f"{path}: {error.strerror or error}") from None
+    if info.st_uid not in (os.getuid(), 0):
+        raise RequestError(f"{path}: {what} belongs to user {info.st_uid}, not to this task's "
+                           f"user {os.getuid()}")
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise RequestError(f"{path}: {what} is writable by others (chmod go-w)")
+
+
+def _check_fields(path: Path, record: Dict[str, object], fields: Dict[str, object],
+                  where: str = "") -> None:
+    for key, kind in fields.items():
+        if key not in record:
+            raise RequestError(f"{path}: field {where}{key} is missing")
+        # bool is an int in Python: a count must not be true or false
+        if not isinstance(record[key], kind) or (kind is int and isinstance(record[key], bool)):
+            raise RequestError(f"{path}: field {where}{key} has the wrong type")
+
+
 def read(folder: Path) -> Dict[str, object]:
     path = slurm_dir(folder) / REQUEST_FILE
+    check_owned(path, "the sweep request")
     try:
         record = json.loads(path.read_text())
     except (OSError, ValueError) as error:
         raise RequestError(f"{path}: unreadable ({error})") from None
     if not isinstance(record, dict):
         raise RequestError(f"{path}: not a sweep request")
+    _check_fields(path, record, FIELDS)
+    _check_fields(path, record["workload"], WORKLOAD_FIELDS, "workload.")
+    _check_fields(path, record["plan"], PLAN_FIELDS, "plan.")
+    if record["qemu_given"]:
+        check_owned(Path(record["qemu"]), "the QEMU the sweep names")
     return record
 
 
