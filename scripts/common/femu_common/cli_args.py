@@ -35,17 +35,27 @@ class OneLineParser(argparse.ArgumentParser):
         return self
 
 
-def whole_number(low: int, high: int):
-    """An argparse type: a whole number in [low, high]."""
-    def convert(text: str) -> int:
+def _ranged(kind, what: str, low, high):
+    """An argparse type: text read by kind (int, float), in [low, high]."""
+    def convert(text: str):
         try:
-            value = int(text)
+            value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+            raise argparse.ArgumentTypeError(f"'{text}' is not {what}") from None
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{value} is not between {low} and {high}")
+            raise argparse.ArgumentTypeError(f"{value:g} is not between {low:g} and {high:g}")
         return value
     return convert
+
+
+def whole_number(low: int, high: int):
+    """An argparse type: a whole number in [low, high]."""
+    return _ranged(int, "a whole number", low, high)
+
+
+def number(low: float, high: float):
+    """An argparse type: a number (a fraction too) in [low, high]."""
+    return _ranged(float, "a number", low, high)
 
 
 def size_bytes(text: str, fractions: bool = True) -> Optional[float]:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Tuple
 
-from femu_common.cli_args import UsageError, whole_number
+from femu_common.cli_args import UsageError, number, whole_number
 from femu_common.progress import counted
 
 from .. import devconfig, paths
@@ -60,18 +60,6 @@ def builds(buffer_sectors: int) -> List[Build]:
 
 # ---- command line -------------------------------------------------------------------
 
-def _fraction(low: float, high: float):
-    def convert(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{value:g} is not between {low:g} and {high:g}")
-        return value
-    return convert
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, metavar="FILE",
                         help="SSD configuration (default conf/lab-dftl.conf)")
@@ -81,13 +69,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "a key a build sets itself keeps the build's value there)")
     parser.add_argument("--seed", type=whole_number(0, 2**32 - 1), default=1, metavar="N",
                         help="seed of the traces (default 1)")
-    parser.add_argument("--capacity-writes", type=_fraction(1.0, 100.0), default=4.0,
+    parser.add_argument("--capacity-writes", type=number(1.0, 100.0), default=4.0,
                         metavar="X", help="writes of each trace, in multiples of the logical "
                                           "capacity (default 4; 1 to 100)")
-    parser.add_argument("--hot-fraction", type=_fraction(0.01, 0.9), default=0.15,
+    parser.add_argument("--hot-fraction", type=number(0.01, 0.9), default=0.15,
                         metavar="F", help="share of the logical space in the hot set "
                                           "(default 0.15)")
-    parser.add_argument("--read-fraction", type=_fraction(0.0, 0.9), default=0.1,
+    parser.add_argument("--read-fraction", type=number(0.0, 0.9), default=0.1,
                         metavar="F", help="share of the requests that are reads (default 0.1)")
     parser.add_argument("--buffer-sectors", type=whole_number(8, 2**31),
                         default=DEFAULT_BUFFER_SECTORS, metavar="N",
