@@ -43,7 +43,9 @@ def _ranged(kind, what: str, low, high):
         except ValueError:
             raise argparse.ArgumentTypeError(f"'{text}' is not {what}") from None
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{value:g} is not between {low:g} and {high:g}")
+            show = (lambda v: f"{v:g}") if kind is float else str
+            raise argparse.ArgumentTypeError(f"{show(value)} is not between {show(low)} and "
+                                             f"{show(high)}")
         return value
     return convert
 
