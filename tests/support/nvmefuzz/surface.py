@@ -208,7 +208,9 @@ class Surface:
 
     def _io_data(self, sq, rng, opcode: int, nsid: int, slba: int, data: bytes) -> Cqe:
         page = self.m.page_size
-        ptr = prp.build(Picker(rng, self.nvme.bars.values()), prp.Scratch(), page, len(data))
+        # every data page new (taken): a page named twice would hold only its last piece
+        ptr = prp.build(Picker(rng, self.nvme.bars.values()), prp.Scratch(), page, len(data),
+                        taken=set())
         self._lay(ptr, data, page)
         cmd = Command(opcode, nsid=nsid, prp1=ptr.prp1, prp2=ptr.prp2,
                       cdw10=slba & 0xFFFF_FFFF, cdw11=slba >> 32, cdw12=len(data) // 512 - 1)
@@ -216,7 +218,8 @@ class Surface:
 
     def _read_lbas(self, sq, rng, nsid: int, slba: int, nlb: int) -> bytes:
         page = self.m.page_size
-        ptr = prp.build(Picker(rng, self.nvme.bars.values()), prp.Scratch(), page, nlb * 512)
+        ptr = prp.build(Picker(rng, self.nvme.bars.values()), prp.Scratch(), page, nlb * 512,
+                        taken=set())
         self._lay(ptr, b"\xA5" * (nlb * 512), page)
         cmd = Command(0x02, nsid=nsid, prp1=ptr.prp1, prp2=ptr.prp2,
                       cdw10=slba & 0xFFFF_FFFF, cdw11=slba >> 32, cdw12=nlb - 1)
