@@ -195,3 +195,25 @@ def test_copy_templates_are_judged_and_zone_receive_is_a_host_write():
     into_queue = {"p1cls": "queue", "cls": ["queue"], "exp": "ok", "why": "w"}
     assert judge.judge(into_queue, False, 0x7A, 0, 0)[0] == "chaos"
     assert judge.judge({"p1cls": "mmio", "cls": ["mmio"]}, False, 0x19, 0, 0)[1] == "fail"
+
+
+def test_format_to_an_lba_larger_than_the_namespace_fails():
+    """femu keeps at least one LBA in the new format: a 512-byte namespace cannot become
+    one of 4 KiB LBAs (Invalid Format; campaign seed 58)."""
+    rules, cmds = _Rules(), _generator(3).cmds
+    create = cmds.ns_create()
+    ident = bytearray(4096)
+    struct.pack_into("<QQ", ident, 0, 1, 1)          # one LBA of 512 bytes
+    create.mem = [(create.cmd.prp1, bytes(ident))]
+    create.cmd.cdw11 = 0
+    assert _sub(rules, create)[0] == "ok"
+    attach = cmds.ns_attach()
+    attach.cmd.nsid, attach.cmd.cdw10 = 3, 0
+    attach.mem = [(attach.cmd.prp1, struct.pack("<HH", 1, 0).ljust(4096, b"\0"))]
+    assert _sub(rules, attach)[0] == "ok"
+    fmt = cmds.format_nvm()
+    fmt.cmd.nsid, fmt.cmd.cdw10 = 3, 1                # LBA format 1: 4 KiB
+    assert _sub(rules, fmt)[0] == "fail"
+    fmt.cmd.cdw10 = 0
+    assert _sub(rules, fmt)[0] == "ok"
+    assert judge.writes_host(True, 0x06) and not judge.writes_host(True, 0x05)

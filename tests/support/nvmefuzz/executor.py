@@ -41,7 +41,7 @@ from .completions import Completions
 from .controller import ControllerActions
 from .failure import Failure
 from .integrity import Integrity
-from .layout import DBBUF_EVENTIDX, DBBUF_SHADOW
+from .layout import DBBUF_EVENTIDX, DBBUF_SHADOW, slot_owner
 from .model import Model, Namespaces, Pending
 from .ns_rules import NsRules
 from .queue_rules import QueueRules
@@ -161,6 +161,11 @@ class Executor(QueueRules, NsRules, Completions, ControllerActions, Integrity, S
         cdw10, cdw11 = struct.unpack_from("<II", raw, 40)
         admin = sq.qid == 0
         hazard, exp, why = judging.judge(rec, admin, opcode, flags, cdw11, cdw10)
+        if hazard is None and not flags and judging.writes_host(admin, opcode) and \
+                any(slot_owner(p) >= 0 for p in struct.unpack_from("<QQ", raw, 24)):
+            # A queue create's pointer (its slot) under an opcode mutated into one that
+            # writes guest memory: an Identify into a live CQ ring (campaign seed 9)
+            hazard = "chaos"
         create = None
         trusted = m.trusted           # before this entry's own hazards
         if admin and opcode in (0x00, 0x01, 0x04, 0x05):

@@ -29,6 +29,11 @@ def transfers(admin: bool, opcode: int, cdw11: int, cdw10: int = 0) -> bool:
         (opcode == 0x09 and bool(cdw11 & 4))
 
 
+def writes_host(admin: bool, opcode: int) -> bool:
+    """Whether the command writes guest memory through its data pointers."""
+    return opcode in (ADMIN_HOST_WRITES if admin else IO_HOST_WRITES)
+
+
 def judge(rec: dict, admin: bool, opcode: int, flags: int, cdw11: int, cdw10: int = 0
           ) -> Tuple[Optional[str], Optional[str], str]:
     """(hazard, expectation, why) for a 'sub' record; hazard is 'chaos' when the device

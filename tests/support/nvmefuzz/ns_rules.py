@@ -206,6 +206,10 @@ class NsRules:
             return "fail", "Format NVM of an inactive namespace", None
         if pred.ns[nsid].zoned:
             return "fail", "Format NVM of the zoned namespace", None
+        new = (cdw10 & 0xF) | ((cdw10 >> 12) & 3) << 4
+        if new < len(LBAF_BYTES) and pred.ns[nsid].nbytes < LBAF_BYTES[new]:
+            # femu keeps at least one LBA in the new format (ns.c), else Invalid Format
+            return "fail", "Format NVM to an LBA larger than the namespace", None
         lbaf = sel | ((cdw10 >> 12) & 3) << 4
         if lbaf >= len(LBAF_BYTES) or (cdw10 >> 5) & 7:
             return "fail", "Format NVM: LBA format beyond NLBAF, or PI", None
