@@ -142,3 +142,78 @@ def test_judge_holds_new_transfers_to_memory():
     assert judge.judge(mmio, True, 0x0D, 0, 0, 0)[1] == "fail"        # create's structure
     assert judge.judge(mmio, True, 0x0D, 0, 0, 1)[1] is None          # delete reads nothing
     assert judge.judge({"p1cls": "queue", "cls": ["queue"]}, True, 0x86, 0, 0)[0] == "chaos"
+
+
+# -- the zoned namespace, Copy, saves
+
+def test_variant_from_device_properties():
+    from nvmefuzz import campaign, variant
+    plain = variant.parse(campaign.DEVICE_PROPS)
+    assert plain.zoned is None and not plain.save and plain.css == 0
+    zns = variant.parse(campaign.zns_props(1))          # ZONE_LIMITS[1]: (2, 3)
+    assert zns.save and zns.css == 6
+    assert (zns.zoned.nsid, zns.zoned.zones, zns.zoned.zone_lbas) == (3, 8, 4096)
+    assert (zns.zoned.max_open, zns.zoned.max_active) == (2, 3)
+    assert variant.parse(campaign.zns_props(0)).zoned.max_open == 0
+
+
+def _zoned_rules():
+    from nvmefuzz import campaign, variant
+    zoned = variant.parse(campaign.zns_props(0)).zoned
+    rules = _Rules()
+    rules.m = Model(16, 81920, 1 << 20,
+                    Namespaces(CAPACITY, (40, 8), (zoned.nsid, zoned.nsze)))
+    rules.m.enabled = True
+    return rules, zoned
+
+
+def test_zoned_namespace_is_neither_deleted_nor_detached_nor_formatted():
+    rules, zoned = _zoned_rules()
+    cmds = _generator(3).cmds
+    for make, cdw10 in ((cmds.ns_delete, 1), (cmds.ns_attach, 1), (cmds.format_nvm, 0)):
+        sqe = make()
+        sqe.cmd.nsid, sqe.cmd.cdw10 = zoned.nsid, cdw10
+        assert _sub(rules, sqe)[0] == "fail", make.__name__
+    table = rules.m.ns_pred
+    assert table.free_nsid() == 4 and table.extent(32768) == 98304   # not in its way
+
+
+def test_copy_templates_are_judged_and_zone_receive_is_a_host_write():
+    gen = _generator(5)
+    seen = {"ok": 0, "fail": 0}
+    for _ in range(400):
+        sqe = gen.cmds.copy()
+        assert sqe.cmd.opcode == 0x19 and sqe.cmd.nsid == 1
+        seen[sqe.exp or "none"] = seen.get(sqe.exp or "none", 0) + 1
+        if sqe.exp == "ok":
+            table = sqe.mem[0][1]
+            ranges = [struct.unpack_from("<QH", table, 32 * i + 8)
+                      for i in range((sqe.cmd.cdw12 & 0xFF) + 1)]
+            assert len(ranges) <= 128 and sum(n + 1 for _, n in ranges) <= 4096
+            assert all(s + n + 1 <= 81920 for s, n in ranges)
+    assert seen["ok"] > 200 and seen["fail"] > 40
+    into_queue = {"p1cls": "queue", "cls": ["queue"], "exp": "ok", "why": "w"}
+    assert judge.judge(into_queue, False, 0x7A, 0, 0)[0] == "chaos"
+    assert judge.judge({"p1cls": "mmio", "cls": ["mmio"]}, False, 0x19, 0, 0)[1] == "fail"
+
+
+def test_format_to_an_lba_larger_than_the_namespace_fails():
+    """femu keeps at least one LBA in the new format: a 512-byte namespace cannot become
+    one of 4 KiB LBAs (Invalid Format; campaign seed 58)."""
+    rules, cmds = _Rules(), _generator(3).cmds
+    create = cmds.ns_create()
+    ident = bytearray(4096)
+    struct.pack_into("<QQ", ident, 0, 1, 1)          # one LBA of 512 bytes
+    create.mem = [(create.cmd.prp1, bytes(ident))]
+    create.cmd.cdw11 = 0
+    assert _sub(rules, create)[0] == "ok"
+    attach = cmds.ns_attach()
+    attach.cmd.nsid, attach.cmd.cdw10 = 3, 0
+    attach.mem = [(attach.cmd.prp1, struct.pack("<HH", 1, 0).ljust(4096, b"\0"))]
+    assert _sub(rules, attach)[0] == "ok"
+    fmt = cmds.format_nvm()
+    fmt.cmd.nsid, fmt.cmd.cdw10 = 3, 1                # LBA format 1: 4 KiB
+    assert _sub(rules, fmt)[0] == "fail"
+    fmt.cmd.cdw10 = 0
+    assert _sub(rules, fmt)[0] == "ok"
+    assert judge.writes_host(True, 0x06) and not judge.writes_host(True, 0x05)

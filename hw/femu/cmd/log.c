@@ -165,7 +165,8 @@ uint16_t femu_get_log_page(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     if (status == NVME_SUCCESS) {
         uint64_t len = MIN(numd * 4, data.size - offset);
 
-        status = femu_dma_prp(n, cmd, data.buf + offset, len, UINT64_MAX, FEMU_TO_GUEST);
+        status = femu_dma_prp_part(n, cmd, data.buf + offset, len, numd * 4, UINT64_MAX,
+                                   FEMU_TO_GUEST);
         status = status ? femu_dnr(status) : NVME_SUCCESS;
     }
     if (status == NVME_SUCCESS && page->read) {

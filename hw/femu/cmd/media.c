@@ -287,10 +287,10 @@ uint16_t femu_get_lba_status(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     }
     stl_le_p(buf, count);
     buf[4] = complete ? FEMU_CMPC_COMPLETE : FEMU_CMPC_INCOMPLETE;
-    status = femu_dma_prp(n, cmd, buf,
-                          MIN(want, FEMU_LBA_STATUS_HEADER +
-                                    (uint64_t)count * FEMU_LBA_STATUS_DESC),
-                          UINT64_MAX, FEMU_TO_GUEST);
+    status = femu_dma_prp_part(n, cmd, buf,
+                               MIN(want, FEMU_LBA_STATUS_HEADER +
+                                         (uint64_t)count * FEMU_LBA_STATUS_DESC),
+                               want, UINT64_MAX, FEMU_TO_GUEST);
     g_free(buf);
     return status ? femu_dnr(status) : NVME_SUCCESS;
 }

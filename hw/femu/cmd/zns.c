@@ -334,8 +334,9 @@ uint16_t femu_zns_mgmt_recv(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     }
     qemu_mutex_unlock(&n->engine_lock);
     stq_le_p(buf, partial ? returned : matched);
-    status = femu_dma_prp(n, cmd, buf, MIN(len, FEMU_ZNS_REPORT_HEADER +
-                                                returned * FEMU_ZNS_DESCRIPTOR),
-                          UINT64_MAX, FEMU_TO_GUEST);
+    /* Only the bytes built move, but the PRPs name NUMD's buffer (PRP2 a list or not). */
+    status = femu_dma_prp_part(n, cmd, buf, MIN(len, FEMU_ZNS_REPORT_HEADER +
+                                                     returned * FEMU_ZNS_DESCRIPTOR),
+                               len, femu_max_transfer(n), FEMU_TO_GUEST);
     return status ? femu_dnr(status) : NVME_SUCCESS;
 }

@@ -131,15 +131,38 @@ static uint16_t femu_prp_segments(FemuCtrl *n, const NvmeCmd *cmd, uint64_t len,
 uint16_t femu_dma_prp(FemuCtrl *n, const NvmeCmd *cmd, void *buf, uint64_t len,
                       uint64_t max_len, FemuDmaDir dir)
 {
-    uint16_t status = femu_prp_segments(n, cmd, len, max_len);
+    return femu_dma_prp_part(n, cmd, buf, len, len, max_len, dir);
+}
+
+/*
+ * The first len bytes of a data buffer of buf_len bytes (len <= buf_len). Whether PRP2
+ * names the second page or a PRP list depends on the buffer the command names, not on
+ * how much of it is filled: a short log or report into a buffer of more than two pages
+ * must go to the list's first page, not into the host's PRP list. The PRPs are read as
+ * far as a transfer that needs the list (its first two entries), never further.
+ */
+uint16_t femu_dma_prp_part(FemuCtrl *n, const NvmeCmd *cmd, void *buf, uint64_t len,
+                           uint64_t buf_len, uint64_t max_len, FemuDmaDir dir)
+{
+    uint64_t page = n->page_size;
+    uint64_t first = page - (le64_to_cpu(cmd->dptr.prp1) & (page - 1));
+    uint64_t map_len = len;
+    uint16_t status;
     uint8_t *pos = buf;
 
-    for (size_t i = 0; status == NVME_SUCCESS && i < n->segs.count; i++) {
-        const struct prp_segment *seg = &n->segs.seg[i];
+    if (len > first && len <= first + page && buf_len > first + page) {
+        map_len = first + page + 1;     /* <= buf_len: PRP2 is read as the list it is */
+    }
+    status = femu_prp_segments(n, cmd, map_len, max_len);
 
-        status = dir == FEMU_TO_GUEST ? femu_dma_write(n, seg->addr, pos, seg->len)
-                                      : femu_dma_read(n, seg->addr, pos, seg->len);
-        pos += seg->len;
+    for (size_t i = 0; status == NVME_SUCCESS && len && i < n->segs.count; i++) {
+        const struct prp_segment *seg = &n->segs.seg[i];
+        uint64_t piece = MIN(seg->len, len);
+
+        status = dir == FEMU_TO_GUEST ? femu_dma_write(n, seg->addr, pos, piece)
+                                      : femu_dma_read(n, seg->addr, pos, piece);
+        pos += piece;
+        len -= piece;
     }
     return status;
 }

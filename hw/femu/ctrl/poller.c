@@ -92,8 +92,11 @@ static unsigned femu_fetch(FemuCtrl *n, uint16_t qid)
         return 0;
     }
     trace_femu_fetch(qid, sq->head, tail);
+    /* A CC write (a reset above all) waits for the command being run, not for the pass:
+     * 64 SQEs from each of 64 queues, each up to MDTS of data, is a long time for a
+     * register write that must return at once. */
     while (sq->valid && sq->head != tail && fetched < FEMU_FETCH_BURST &&
-           femu_may_fetch(n)) {
+           femu_may_fetch(n) && !femu_ctrl_work_pending(n)) {
         NvmeCmd cmd;
 
         if (femu_dma_read(n, sq->dma_addr + (uint64_t)sq->head * sizeof(cmd), &cmd,

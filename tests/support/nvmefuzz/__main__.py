@@ -46,6 +46,11 @@ def _args(argv):
                         "db-live, cc-en, cfg, ...), a pointer class (layout.py: rom, "
                         "mmio, unassigned, ram, queue, edge, zero), or dbbuf-trust (the "
                         "host always rewrites the shadows after Doorbell Buffer Config)")
+    p.add_argument("--variant", choices=["default", "ftl", "zns"], default="default",
+                   help="device properties: default; ftl (DFTL, one-page CMT, small write "
+                        "buffer, block GC); zns (the zoned namespace under a zone limit "
+                        "setting picked by the seed, a state_out and a QMP monitor: zone "
+                        "commands, Copy into zones, C2h and QMP saves)")
     p.add_argument("--json", type=Path, help="also write the figures here")
     return p.parse_args(argv)
 
@@ -78,7 +83,8 @@ def main(argv=None) -> int:
     figures = campaign.Figures()
     started = time.monotonic()
     for seed in range(args.first_seed, args.first_seed + args.seeds):
-        result = campaign.run_seed(args.qemu, seed, args.commands, args.deadline, skip)
+        result = campaign.run_seed(args.qemu, seed, args.commands, args.deadline, skip,
+                                   props=campaign.variant_props(args.variant, seed))
         figures.add(result)
         rate = result.sent / result.seconds if result.seconds else 0
         if result.failure is None:
@@ -100,6 +106,15 @@ def main(argv=None) -> int:
             "qemu": str(args.qemu), "seeds": figures.seeds, "commands": figures.commands,
             "flood_commands": figures.flood,
             "fuzz_seconds": figures.seconds, **figures.by_category,
+            "variant": args.variant,
+            "max_register_write_ms": round(figures.max_reg * 1000, 2),
+            "max_register_write": figures.max_reg_what,
+            "register_writes": figures.reg_writes,
+            "max_qmp_command_ms": round(figures.max_qmp * 1000, 2),
+            "max_qmp_command": figures.max_qmp_what,
+            "qmp_commands": figures.qmp_commands,
+            "register_writes_over_100ms": figures.reg_slow,
+            "qmp_commands_over_100ms": figures.qmp_slow,
             "failures": [{"seed": r.seed, "kind": r.failure.kind, "message": r.failure.message,
                           "replay": str(r.replay_file)} for r in figures.results if r.failure]},
             indent=1))

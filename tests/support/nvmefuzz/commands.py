@@ -29,6 +29,8 @@ MAX_NSID = 32
 GUARDED_ADMIN = (0x0D, 0x15, 0x80)
 GUARDED_IO = (0x04,)
 NAME_CHARS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
+# Copy limits femu reports for 512-byte LBAs (Identify Namespace MSRC (0-based), MSSRL, MCL)
+COPY_MSRC, COPY_MSSRL, COPY_MCL = 127, 1024, 4096
 
 
 @dataclass
@@ -48,10 +50,12 @@ class Sqe:
 class Commands:
     """Builds entries against the host's current view (page size, namespace size)."""
 
-    def __init__(self, picker: Picker, model, trust_dbbuf: bool = True):
+    def __init__(self, picker: Picker, model, trust_dbbuf: bool = True, variant=None):
         self.picker, self.rng, self.model = picker, picker.rng, model
         self.trust_dbbuf = trust_dbbuf
         self.scratch = prp.Scratch()
+        self.zoned = variant.zoned if variant is not None else None
+        self.save = bool(variant is not None and variant.save)
 
     # -- helpers
 
@@ -100,7 +104,8 @@ class Commands:
         table = self.model.ns if committed else self.model.ns_pred
         if table is None:
             return []
-        return sorted(q for q, ns in table.ns.items() if q >= 2 and (want is None or want(ns)))
+        return sorted(q for q, ns in table.ns.items()
+                      if q >= 2 and not ns.zoned and (want is None or want(ns)))
 
     def _other_nsid(self, want=None, committed: bool = False) -> int:
         """A namespace >= 2 (mostly one that fits `want`), now and then any NSID but 1
@@ -509,6 +514,180 @@ class Commands:
         for addr, n, chunk in _segments(ptr, self.model.page_size, table):
             sqe.mem.append((addr, chunk))
         return sqe
+
+    # -- Copy, the zoned namespace, the state save
+
+    def copy(self) -> Sqe:
+        """Copy (19h, descriptor format 0) inside namespace 1: within MSRC, MSSRL and MCL
+        and the namespace it succeeds (namespace 1 has no uncorrectable LBAs); now and
+        then one thing the device must refuse (a range or the destination past the end or
+        wrapping, too many ranges, a range or the whole over its limit, a descriptor
+        format other than 0 (the cross-namespace formats 2 and 3 included), PRINFO,
+        STCW)."""
+        r, nsze = self.rng, self.model.nsze
+        count = r.choice([1, 1, 2, 3, 8, r.randint(1, COPY_MSRC + 1)])
+        ranges = []
+        budget = COPY_MCL
+        for _ in range(count):
+            nlb = min(budget - (count - len(ranges) - 1), r.choice(
+                [1, 8, 64, r.randint(1, COPY_MSSRL)]), COPY_MSSRL)
+            nlb = max(1, nlb)
+            budget -= nlb
+            ranges.append([r.randrange(nsze - nlb + 1), nlb])
+        total = sum(n for _, n in ranges)
+        sdlba = r.choice([0, nsze - total, r.randrange(nsze - total + 1)])
+        nr, cdw12_extra = count - 1, 0
+        exp, why = "ok", "Copy inside namespace 1 within MSRC, MSSRL and MCL"
+        if budget < 0 or total > COPY_MCL:
+            exp, why = None, ""
+        if r.random() < 0.2:
+            exp, why = "fail", "Copy the device must refuse: "
+            which = r.choice(["src-end", "src-wrap", "dst-end", "dst-wrap", "msrc",
+                              "mssrl", "mcl", "format", "prinfo", "stcw"])
+            why += which
+            if which == "src-end":
+                ranges[-1][0] = nsze - ranges[-1][1] + r.randint(1, 8)
+            elif which == "src-wrap":
+                ranges[-1][0] = 2**64 - r.randint(1, ranges[-1][1])
+            elif which == "dst-end":
+                sdlba = nsze - total + r.randint(1, 8)
+            elif which == "dst-wrap":
+                sdlba = 2**64 - r.randint(1, 8)
+            elif which == "msrc":
+                ranges = (ranges * (COPY_MSRC + 2))[:COPY_MSRC + 2]
+                ranges = [[s_, 1] for s_, _ in ranges]
+                nr = len(ranges) - 1
+            elif which == "mssrl":
+                ranges[0][1] = COPY_MSSRL + r.randint(1, 64)
+                ranges[0][0] = r.randrange(nsze - ranges[0][1])
+            elif which == "mcl":
+                ranges = [[r.randrange(nsze - COPY_MSSRL), COPY_MSSRL] for _ in range(5)]
+                nr = 4
+            elif which == "format":
+                cdw12_extra |= r.choice([1, 2, 3, 0xF]) << 8
+            elif which == "prinfo":
+                cdw12_extra |= r.choice([1 << 12, 8 << 12, 1 << 26, 8 << 26])
+            else:
+                cdw12_extra |= 1 << 24
+        return self._copy_sqe(1, sdlba, ranges, nr, cdw12_extra, exp, why, "copy")
+
+    def _copy_sqe(self, nsid, sdlba, ranges, nr, cdw12_extra, exp, why, tag) -> Sqe:
+        # At most one page of entries (the scratch page): 129 ranges for a too-large NR
+        # need not all be there, the device refuses NR first or cannot read them.
+        table = b"".join(struct.pack("<8xQH14x", s_ & 0xFFFF_FFFF_FFFF_FFFF,
+                                     (n - 1) & 0xFFFF) for s_, n in ranges)[:4096]
+        cmd = Command(0x19, nsid=nsid, cdw10=sdlba & 0xFFFF_FFFF,
+                      cdw11=(sdlba >> 32) & 0xFFFF_FFFF, cdw12=nr | cdw12_extra)
+        sqe = self._host_page(table, tag, cmd)
+        sqe.exp, sqe.why = exp, why
+        return sqe
+
+    def copy_other(self) -> Sqe:
+        """Copy on another namespace (>= 2: formatted, detached, deleted, or the zoned
+        one), into a zone at (or near) its write pointer, sources anywhere: the host
+        cannot know the zone states or the LBA formats, so only refusals that hold
+        whatever they are are expected (too many ranges, another descriptor format)."""
+        r, z = self.rng, self.zoned
+        if z is not None and r.random() < 0.7:
+            nsid, nsze = z.nsid, z.nsze
+            zone = r.randrange(z.zones)
+            sdlba = self._wp_hint(zone) + r.choice([0, 0, 0, 1, -1, z.zone_lbas])
+        else:
+            nsid, nsze = self._other_nsid(lambda ns: ns.attached, committed=True), 16384
+            sdlba = r.randrange(nsze)
+        count = r.choice([1, 1, 2, 4])
+        ranges = [[r.randrange(nsze), r.choice([1, 8, 16, 64])] for _ in range(count)]
+        nr, extra, exp, why = count - 1, 0, None, ""
+        if r.random() < 0.1:
+            extra, exp, why = r.choice([1, 2, 3]) << 8, "fail", "Copy descriptor format not 0"
+        return self._copy_sqe(nsid, sdlba, ranges, nr, extra, exp, why, "copy-ns")
+
+    def _wp_hint(self, zone: int) -> int:
+        """Where the host last saw the zone's write pointer (zcheck), else its start."""
+        z = self.zoned
+        return self.model.zone_wp.get(zone, zone * z.zone_lbas)
+
+    def zone_send(self) -> Sqe:
+        """Zone Management Send: close, finish, open, reset, offline on a zone or with
+        Select All. Whether it succeeds rests on the zone states, which the host does not
+        follow: only what is refused whatever they are is expected (another ZSA, ZRWA,
+        an SLBA that is no zone start or past the namespace without Select All)."""
+        r, z = self.rng, self.zoned
+        zsa = r.choice([1, 2, 3, 4, 4, 5, 1, 3])
+        select_all = r.random() < 0.15
+        slba = r.randrange(z.zones) * z.zone_lbas
+        exp, why = None, ""
+        roll = r.random()
+        if roll < 0.06:
+            zsa, exp, why = r.choice([0x00, 0x06, 0x10, 0x11, 0xFF]), "fail", "ZSA not 1-5"
+        elif roll < 0.09:
+            zsa |= 1 << 9
+            exp, why = "fail", "ZRWA set"
+        elif roll < 0.15:
+            slba += r.choice([1, z.zone_lbas - 1, r.randrange(1, z.zone_lbas)])
+            if not select_all:
+                exp, why = "fail", "Zone Management Send SLBA not a zone start"
+        elif roll < 0.18:
+            slba = z.nsze + r.choice([0, z.zone_lbas, 2**40])
+            if not select_all:
+                exp, why = "fail", "Zone Management Send SLBA past the namespace"
+        cmd = Command(0x79, nsid=z.nsid, cdw10=slba & 0xFFFF_FFFF, cdw11=slba >> 32,
+                      cdw13=zsa | int(select_all) << 8)
+        return Sqe(cmd, exp=exp, why=why, tag="zsend")
+
+    def zone_recv(self) -> Sqe:
+        """Report Zones from any LBA, any filter, partial or not, any length: a
+        well-formed one succeeds whatever the zones are."""
+        r, z = self.rng, self.zoned
+        nbytes = r.choice([64, 128, 200, 512, 4096, 64 * (z.zones + 1), 8192,
+                           r.randrange(4, 16384, 4)])
+        slba = r.choice([0, r.randrange(z.zones) * z.zone_lbas, r.randrange(z.nsze),
+                         z.nsze - 1])
+        zrasf, zra, partial = r.randrange(8), 0, r.randrange(2)
+        exp, why = "ok", "well-formed Report Zones"
+        roll = r.random()
+        if roll < 0.04:
+            zrasf, exp, why = r.randint(8, 255), "fail", "Report Zones filter beyond 7"
+        elif roll < 0.08:
+            zra, exp, why = r.choice([1, 2, 0xFF]), "fail", "Zone Receive Action not 0"
+        elif roll < 0.12:
+            slba, exp, why = z.nsze + r.choice([0, 1, 2**33]), "fail", "SLBA past the namespace"
+        cmd = Command(0x7A, nsid=z.nsid, cdw10=slba & 0xFFFF_FFFF, cdw11=slba >> 32,
+                      cdw12=nbytes // 4 - 1, cdw13=zra | zrasf << 8 | partial << 16)
+        sqe = Sqe(cmd, transfer=True, exp=exp, why=why, tag="zrecv")
+        return self._with_data(sqe, nbytes)
+
+    def zone_append(self) -> Sqe:
+        """Zone Append to a zone start (success rests on the zone), or to an LBA that is
+        no zone start (Invalid Field whatever the zones are)."""
+        r, z = self.rng, self.zoned
+        nlb = r.choice([1, 1, 8, 16, 64, r.randint(1, 256)])
+        zslba = r.randrange(z.zones) * z.zone_lbas
+        exp, why = None, ""
+        if r.random() < 0.08:
+            zslba += r.randrange(1, z.zone_lbas)
+            exp, why = "fail", "Zone Append ZSLBA not a zone start"
+        cmd = Command(0x7D, nsid=z.nsid, cdw10=zslba, cdw12=nlb - 1)
+        sqe = Sqe(cmd, transfer=True, exp=exp, why=why, tag="zappend")
+        return self._with_data(sqe, nlb * LBA)
+
+    def zone_write(self) -> Sqe:
+        """Write or Write Zeroes on the zoned namespace at the write pointer the host
+        last saw, or just off it, or a Read anywhere in it: no expectation."""
+        r, z = self.rng, self.zoned
+        zone = r.randrange(z.zones)
+        slba = self._wp_hint(zone) + r.choice([0, 0, 0, 8, -1, 1, r.randrange(z.zone_lbas)])
+        slba = max(0, slba)
+        nlb = r.choice([1, 8, 8, 16, 64, r.randint(1, 256)])
+        opcode = r.choice([0x01, 0x01, 0x01, 0x08, 0x02])
+        cmd = Command(opcode, nsid=z.nsid, cdw10=slba, cdw12=nlb - 1)
+        sqe = Sqe(cmd, tag="zwrite")
+        return self._with_data(sqe, nlb * LBA) if opcode != 0x08 else sqe
+
+    def vendor_save(self) -> Sqe:
+        """C2h: save the device state to state_out. The executor judges it (success with
+        a state_out and no QMP save under way; Invalid Field without one)."""
+        return Sqe(Command(0xC2, nsid=self.rng.choice([0, 0, 1, BROADCAST])), tag="c2h")
 
     # -- mutation and noise
 

@@ -60,7 +60,7 @@ class Completions:
                 raise Failure("no-dnr", f"{cqe} (opcode {p.opcode:#04x}): an error without "
                               "DNR (CONTROLLER.md: every error completes with DNR set)")
         self.statuses[(p.tag.split(":")[0].split("/")[0], cqe.code)] += 1
-        if p.tag in ("verify", "nsfix"):
+        if p.tag in ("verify", "nsfix", "zcheck"):
             self.last_cqe[key] = cqe
         if p.sqid == 0 and p.opcode == 0x0C and m.trusted:
             self._check_aer(p, cqe)

@@ -33,8 +33,8 @@ class ControllerActions:
         stores register dwords, and takes doorbells as single dwords only."""
         self._flush_mem()
         off, width, value = rec["off"], rec["w"], rec["v"]
-        self.qt.command(f"write{'bwlq'[width.bit_length() - 1]} "
-                        f"{self.nvme.bar0 + off:#x} {value:#x}")
+        self.t.reg_command(f"write{'bwlq'[width.bit_length() - 1]} "
+                           f"{self.nvme.bar0 + off:#x} {value:#x}")
         for piece_off, size in _pieces(off, width):
             piece = (value >> (8 * (piece_off - off))) & ((1 << (8 * size)) - 1)
             if size < 4:
@@ -206,7 +206,7 @@ class ControllerActions:
         self.nvme.writel(AQA, (acqs - 1) << 16 | (asqs - 1))
         self.nvme.writeq(ASQ, sq_slot(0))
         self.nvme.writeq(ACQ, cq_slot(0))
-        return 1 | mps << 7 | CC_IOQES
+        return 1 | mps << 7 | CC_IOQES | self.variant.css << 4
 
     def _ready(self, rec: dict, cc: int, what: str) -> None:
         """After CC.EN = 1 with good values: RDY, nothing else, registers as written."""

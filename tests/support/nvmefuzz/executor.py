@@ -16,6 +16,11 @@ Records (JSON objects, key "a"):
   mmio     a write to the MSI-X BAR;  msix  MSI-X on (vectors programmed) or off
   verify   write a pattern, read it back through other PRPs, compare (integrity.py)
   pam_cfs  a CQ whose memory stops being RAM must make the controller fatal (scenarios.py)
+  zcheck   the zones as Report Zones gives them, and a write, append and stray write the
+           host can judge from that (surface.py)
+  qsave    a QMP save-state during I/O, maybe held while registers, QMP and a reset must
+           still be served (surface.py)
+  shnpool  CC.SHN with the request pool exhausted: SHST completes, the counts are saved
   stop     SIGTERM, QEMU must exit cleanly
 
 This file: dispatch, guest memory, submission and doorbells. queue_rules.py,
@@ -26,6 +31,7 @@ import time
 from collections import defaultdict
 from typing import Dict, List, Tuple
 
+from femu_lab.soak.qmp import QmpError
 from femu_lab.vm.qtest import QTestError
 from nvme_qtest import CAP, VS, need_event
 
@@ -35,11 +41,12 @@ from .completions import Completions
 from .controller import ControllerActions
 from .failure import Failure
 from .integrity import Integrity
-from .layout import DBBUF_EVENTIDX, DBBUF_SHADOW
+from .layout import DBBUF_EVENTIDX, DBBUF_SHADOW, slot_owner
 from .model import Model, Namespaces, Pending
 from .ns_rules import NsRules
 from .queue_rules import QueueRules
 from .scenarios import Scenarios
+from .surface import Surface
 from .target import NAMESPACES_MIB, Target, sanitizer_report
 
 CAPACITY = (64 << 20) // 512    # SMALL_GEOMETRY: devsz_mb=64 of 512-byte sectors
@@ -48,13 +55,19 @@ MDTS_BYTES = 4096 << 8          # target.DEVICE_PROPS mdts=8
 QUEUES = 16                     # target.DEVICE_PROPS queues=16
 
 
-class Executor(QueueRules, NsRules, Completions, ControllerActions, Integrity, Scenarios):
+class Executor(QueueRules, NsRules, Completions, ControllerActions, Integrity, Scenarios,
+               Surface):
     """One target, one host model; `run` one record at a time."""
 
     def __init__(self, target: Target, deadline: float = 10.0):
         self.t, self.qt, self.nvme = target, target.qt, target.nvme
         self.deadline = deadline
-        self.m = Model(QUEUES, NSZE, MDTS_BYTES, Namespaces(CAPACITY, NAMESPACES_MIB))
+        self.variant = target.variant
+        zoned = self.variant.zoned
+        self.m = Model(QUEUES, NSZE, MDTS_BYTES, Namespaces(
+            CAPACITY, NAMESPACES_MIB, (zoned.nsid, zoned.nsze) if zoned else None))
+        self.stalls = target.stalls
+        self.saves = 0            # C2h and QMP saves that completed
         self.mem_ops: List[Tuple[int, object]] = []   # (addr, bytes | zero length)
         self.next_cid: Dict[int, int] = defaultdict(lambda: 1)
         self.ghosts = set()       # commands of deleted SQs: may still complete, harmlessly
@@ -75,13 +88,13 @@ class Executor(QueueRules, NsRules, Completions, ControllerActions, Integrity, S
     # ------------------------------------------------------------------ entry point
 
     def run(self, rec: dict, index: int = 0) -> None:
-        self.index = index
+        self.index = self.stalls.record = index
         try:
             getattr(self, "do_" + rec["a"])(rec)
         except Failure as failure:
             failure.index = index
             raise
-        except QTestError as exc:
+        except (QTestError, QmpError) as exc:
             raise self._lost(str(exc)) from None
         except OSError as exc:     # /proc gone: QEMU died under us
             raise self._lost(str(exc)) from None
@@ -148,6 +161,11 @@ class Executor(QueueRules, NsRules, Completions, ControllerActions, Integrity, S
         cdw10, cdw11 = struct.unpack_from("<II", raw, 40)
         admin = sq.qid == 0
         hazard, exp, why = judging.judge(rec, admin, opcode, flags, cdw11, cdw10)
+        if hazard is None and not flags and judging.writes_host(admin, opcode) and \
+                any(slot_owner(p) >= 0 for p in struct.unpack_from("<QQ", raw, 24)):
+            # A queue create's pointer (its slot) under an opcode mutated into one that
+            # writes guest memory: an Identify into a live CQ ring (campaign seed 9)
+            hazard = "chaos"
         create = None
         trusted = m.trusted           # before this entry's own hazards
         if admin and opcode in (0x00, 0x01, 0x04, 0x05):
@@ -155,6 +173,13 @@ class Executor(QueueRules, NsRules, Completions, ControllerActions, Integrity, S
         exp, why, ns_create, nsdep = self._ns_sub(rec, admin, opcode, flags, raw, cdw10,
                                                   cdw11, exp, why)
         create = create or ns_create
+        if admin and opcode == 0xC2 and rec.get("tag") == "c2h" and not flags:
+            # Vendor C2h: a save to state_out; Invalid Field without one. While a QMP save
+            # is under way it may be refused: no expectation then.
+            if not self.variant.save:
+                exp, why = "fail", "C2h without a state_out"
+            elif not self.qsave_busy:
+                exp, why = "ok", "C2h with a state_out"
         if not admin and m.recreate_queued(sq.qid):
             # Behind a queued delete and re-create of its qid, this could land in either.
             self._scramble(f"submission to SQ {sq.qid} while it is being re-created",

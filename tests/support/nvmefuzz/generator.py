@@ -8,6 +8,7 @@ from typing import Iterator, Optional, Set
 from .commands import Commands, to_record
 from .layout import Picker, cq_slot, sq_slot
 from .model import Model
+from .variant import Variant
 
 # How often things happen. A batch is a run of records ending in a sync.
 P_REGISTER = 0.03          # per command: a register access in between
@@ -16,16 +17,23 @@ P_AER_STORM = 0.03         # per batch
 P_NSFIX = 0.7              # per batch, while the namespaces are unknown or may be damaged
 P_MUTATE_ADMIN, P_MUTATE_IO = 0.3, 0.25
 P_NOISE_ADMIN, P_NOISE_IO = 0.15, 0.08
+P_SHNPOOL = 0.003          # per batch, once a seed: CC.SHN with the request pool out
+P_QSAVE = 0.02             # per batch, with a state_out: a QMP save during I/O
+P_ZCHECK = 0.06            # per batch, with the zoned namespace: the zone check
 ADMIN_SIZES = [2, 4, 16, 32, 64, 64, 256, 1024, 2048]
 SHADOW_EVENTS = ("disable", "shutdown", "toggle", "toggles")
 
 
 class Generator:
-    def __init__(self, rng: random.Random, model: Model, bars, skip: Set[str] = frozenset()):
+    def __init__(self, rng: random.Random, model: Model, bars, skip: Set[str] = frozenset(),
+                 variant: Optional[Variant] = None):
         self.rng, self.m, self.skip = rng, model, set(skip)
+        self.variant = variant or Variant()
         self.picker = Picker(rng, bars, self.skip)
-        self.cmds = Commands(self.picker, model, trust_dbbuf="dbbuf-trust" not in self.skip)
+        self.cmds = Commands(self.picker, model, trust_dbbuf="dbbuf-trust" not in self.skip,
+                             variant=self.variant)
         self.flooded = False
+        self.shn_done = False
         self.ns_checked = False
 
     # ------------------------------------------------------------------ batches
@@ -49,6 +57,12 @@ class Generator:
             self.flooded = True     # once a seed at most: 20k commands of one kind
             yield from self.flood()
             return
+        if "shnpool" not in self.skip and not self.shn_done and r.random() < P_SHNPOOL:
+            self.shn_done = True    # once a seed at most: 18k Flushes, CC.SHN
+            yield {"a": "shnpool", "wait": r.choice([0.3, 1.0, 1.0, 2.0])}
+            yield from self.resync()
+            yield {"a": "sync"}
+            return
         n = r.choices([r.randint(1, 3), r.randint(4, 48), r.randint(64, 256)],
                       [15, 75, 10])[0]
         storm = "aer" not in self.skip and r.random() < P_AER_STORM
@@ -69,7 +83,13 @@ class Generator:
         if r.random() < 0.01:
             yield {"a": "ring"}
             yield {"a": "idle"}
+        if self.variant.save and "qsave" not in self.skip and r.random() < P_QSAVE:
+            yield {"a": "qsave", "hold": r.random() < 0.5, "reset": r.random() < 0.3,
+                   "n": r.randint(1, 8)}
         yield {"a": "sync"}
+        if self.variant.zoned and "zcheck" not in self.skip and r.random() < P_ZCHECK:
+            yield {"a": "zcheck", "seed": r.getrandbits(31),
+                   "nlb": r.choice([1, 8, 16, 64, r.randint(1, 2048)])}
         if "pam_cfs" not in self.skip and r.random() < 0.01:
             yield {"a": "pam_cfs", "qid": r.randint(1, m.queues)}
         yield from self.nsfix()
@@ -127,7 +147,8 @@ class Generator:
         elif why == "MPS 5":
             cc |= r.randint(5, 15) << 7
         elif why == "CSS 1":
-            cc |= r.choice([1, 2, 6]) << 4
+            # 110b is a command set femu offers with zoned=on (then 111b is refused)
+            cc |= r.choice([1, 2, 7 if self.variant.zoned else 6]) << 4
         elif why == "AMS 1":
             cc |= r.choice([1, 7]) << 11
         elif why == "ASQ in MMIO":
@@ -194,9 +215,9 @@ class Generator:
              c.get_features, c.set_features, c.aer, c.abort, c.dbbuf, c.vendor_dump,
              c.vendor_phase, c.get_log_any, c.features_any, c.vendor_any, c.dbbuf_any,
              c.ns_create, c.ns_delete, c.ns_attach, c.format_nvm, c.get_lba_status,
-             c.set_queues],
+             c.set_queues, c.vendor_save],
             [7, 7, 3, 3, 6, 5, 4, 4, 2, 2, 3, 1, 2, 2, 2, 1, 1,
-             2, 2, 3, 2, 2, 1])[0]
+             2, 2, 3, 2, 2, 1, 1 if self.variant.save else 0.2])[0]
         if make == c.aer and "aer" in self.skip:
             make = c.abort
         sqe = make()
@@ -208,9 +229,13 @@ class Generator:
         r, c = self.rng, self.cmds
         if r.random() < P_NOISE_IO:
             return c.protect(c.noise(admin=False), admin=False)
-        make = r.choices([c.rw, c.flush, c.write_zeroes, c.dsm, c.verify, c.compare,
-                          c.write_uncor, c.io_other],
-                         [60, 6, 8, 8, 4, 3, 3, 3])[0]
+        makers = [c.rw, c.flush, c.write_zeroes, c.dsm, c.verify, c.compare,
+                  c.write_uncor, c.io_other, c.copy, c.copy_other]
+        weights = [60, 6, 8, 8, 4, 3, 3, 3, 4, 1]
+        if self.variant.zoned:      # the zoned namespace: a third of the I/O
+            makers += [c.zone_send, c.zone_recv, c.zone_append, c.zone_write]
+            weights += [8, 6, 8, 18]
+        make = r.choices(makers, weights)[0]
         sqe = make()
         sqe = c.mutate(sqe) if r.random() < P_MUTATE_IO else sqe
         return c.protect(sqe, admin=False)

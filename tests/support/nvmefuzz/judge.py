@@ -12,7 +12,7 @@ from typing import Optional, Tuple
 
 # Get Log Page, Identify, Doorbell Buffer Config, Get LBA Status
 ADMIN_HOST_WRITES = {0x02, 0x06, 0x7C, 0x86}
-IO_HOST_WRITES = {0x02}                   # Read
+IO_HOST_WRITES = {0x02, 0x7A}             # Read, Zone Management Receive
 NOT_MEMORY = ("mmio", "unassigned")
 UNKNOWN_LIST = ("ram", "queue", "edge", "zero", "rom")   # a list whose entries nobody chose
 
@@ -20,11 +20,18 @@ UNKNOWN_LIST = ("ram", "queue", "edge", "zero", "rom")   # a list whose entries 
 def transfers(admin: bool, opcode: int, cdw11: int, cdw10: int = 0) -> bool:
     """Whether success means the device moved data through PRP1 (so PRP1 was memory):
     Get Log Page, Identify, Get LBA Status, Namespace Attachment (its controller list)
-    and a Namespace Management create (the host's structure); Write, Read, Compare and a
-    deallocating Dataset Management."""
+    and a Namespace Management create (the host's structure); Write, Read, Compare, a
+    deallocating Dataset Management, Copy (its source ranges), Zone Management Receive
+    (the report) and Zone Append."""
     if admin:
         return opcode in (0x02, 0x06, 0x15, 0x86) or (opcode == 0x0D and cdw10 & 0xF == 0)
-    return opcode in (0x01, 0x02, 0x05) or (opcode == 0x09 and bool(cdw11 & 4))
+    return opcode in (0x01, 0x02, 0x05, 0x19, 0x7A, 0x7D) or \
+        (opcode == 0x09 and bool(cdw11 & 4))
+
+
+def writes_host(admin: bool, opcode: int) -> bool:
+    """Whether the command writes guest memory through its data pointers."""
+    return opcode in (ADMIN_HOST_WRITES if admin else IO_HOST_WRITES)
 
 
 def judge(rec: dict, admin: bool, opcode: int, flags: int, cdw11: int, cdw10: int = 0

@@ -25,6 +25,8 @@ class Ns:
     nbytes: int                # the bytes it addresses (NSZE x LBA size at creation)
     lba: int = SECTOR          # LBA size in bytes
     attached: bool = False
+    zoned: bool = False        # the zoned namespace: outside the conventional capacity,
+                               # never deleted, detached or formatted (CONTROLLER.md)
 
     @property
     def nsze(self) -> int:
@@ -36,7 +38,8 @@ class Namespaces:
     fit in whole flash pages, so the model keeps every extent and can say what a create
     gets. NSID 1 is the fuzzer's data namespace and nothing generated may change it."""
 
-    def __init__(self, capacity: int, sizes_mib: Tuple[int, ...]):
+    def __init__(self, capacity: int, sizes_mib: Tuple[int, ...],
+                 zoned: Optional[Tuple[int, int]] = None):
         self.capacity = capacity                   # FTL sectors
         self.ns: Dict[int, Ns] = {}
         base = 0
@@ -44,6 +47,9 @@ class Namespaces:
             sectors = -(-(mib << 20) // (SECTOR * PAGE_SECTORS)) * PAGE_SECTORS
             self.ns[i + 1] = Ns(base, sectors, sectors * SECTOR, attached=True)
             base += sectors
+        if zoned is not None:                      # (NSID, NSZE): after the capacity
+            nsid, nsze = zoned
+            self.ns[nsid] = Ns(capacity, 0, nsze * SECTOR, attached=True, zoned=True)
 
     def copy(self) -> "Namespaces":
         return copy.deepcopy(self)
@@ -61,6 +67,8 @@ class Namespaces:
         while moved and candidate + sectors <= self.capacity:
             moved = False
             for ns in self.ns.values():
+                if ns.zoned:
+                    continue
                 if ns.base < candidate + sectors and candidate < ns.base + ns.sectors:
                     candidate, moved = ns.base + ns.sectors, True
         return candidate if candidate + sectors <= self.capacity else None
@@ -134,6 +142,11 @@ class Model:
         self.ns: Optional[Namespaces] = namespaces
         self.ns_pred: Optional[Namespaces] = namespaces.copy() if namespaces else None
         self.ns_capacity = namespaces.capacity if namespaces else 0
+        zoned = [(q, ns.nbytes // ns.lba) for q, ns in (namespaces.ns.items()
+                                                         if namespaces else ()) if ns.zoned]
+        self.zoned_table = zoned[0] if zoned else None     # (NSID, NSZE) of the zoned ns
+        self.zoned_nsid = zoned[0][0] if zoned else None
+        self.zone_wp: Dict[int, int] = {}    # zone -> write pointer zcheck last saw
         # Namespace commands in submission order: seq -> [effect, succeeded or None].
         self.ns_log: Dict[int, list] = {}
         self.ns_seq = 0

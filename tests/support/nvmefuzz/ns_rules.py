@@ -61,6 +61,8 @@ class NsRules:
             if tag == "setfeat-nq":
                 return (*self._queues_rule(), None, False)
             table = m.ns_pred
+            if table is not None and nsid in table.ns and table.ns[nsid].zoned:
+                table = None        # the zoned namespace: no rule the host relies on
             if table is not None:
                 if tag == "lbastat-ns":
                     ns = table.active(nsid)
@@ -89,6 +91,8 @@ class NsRules:
             return "fail", "I/O to a valid but inactive namespace"
         if not _valid(nsid):
             return "fail", "I/O to an invalid NSID"
+        if m.ns.ns[nsid].zoned:
+            return "fail", "Write Uncorrectable on the zoned namespace (Invalid Opcode)"
         slba = struct.unpack_from("<Q", raw, 40)[0]
         nlb = (struct.unpack_from("<I", raw, 48)[0] & 0xFFFF) + 1
         if slba + nlb <= m.ns.ns[nsid].nsze:
@@ -162,6 +166,8 @@ class NsRules:
                     return "fail", "Namespace Management delete of an invalid NSID", None
                 if nsid not in pred.ns:
                     return "fail", "Namespace Management delete of an unallocated NSID", None
+                if pred.ns[nsid].zoned:
+                    return "fail", "delete of the zoned namespace", None
                 return "ok", "delete of an allocated namespace", ("delete", nsid)
             if sel != 0:
                 return "fail", "Namespace Management SEL not 0 or 1", None
@@ -190,12 +196,20 @@ class NsRules:
                 return "ok", "attach of an allocated, detached namespace", ("attach", nsid)
             if not ns.attached:
                 return "fail", "detach of a detached namespace", None
+            if ns.zoned:
+                return "fail", "detach of the zoned namespace", None
             return "ok", "detach of an attached namespace", ("detach", nsid)
         # Format NVM
         if not _valid(nsid):
             return "fail", "Format NVM of an invalid NSID", None
         if pred.active(nsid) is None:
             return "fail", "Format NVM of an inactive namespace", None
+        if pred.ns[nsid].zoned:
+            return "fail", "Format NVM of the zoned namespace", None
+        new = (cdw10 & 0xF) | ((cdw10 >> 12) & 3) << 4
+        if new < len(LBAF_BYTES) and pred.ns[nsid].nbytes < LBAF_BYTES[new]:
+            # femu keeps at least one LBA in the new format (ns.c), else Invalid Format
+            return "fail", "Format NVM to an LBA larger than the namespace", None
         lbaf = sel | ((cdw10 >> 12) & 3) << 4
         if lbaf >= len(LBAF_BYTES) or (cdw10 >> 5) & 7:
             return "fail", "Format NVM: LBA format beyond NLBAF, or PI", None
@@ -330,6 +344,8 @@ class NsRules:
                                    Command(0x06, nsid=0, cdw10=0x10), read=True)
         allocated = [q for q in struct.unpack("<1024I", page) if q]
         for nsid in allocated:
+            if nsid == m.zoned_nsid:
+                continue            # the zoned namespace stays (and cannot be deleted)
             if nsid >= 2 or not shape_ok:
                 self._nsfix_must(f"delete namespace {nsid}",
                                  Command(0x0D, nsid=nsid, cdw10=1))
@@ -346,7 +362,7 @@ class NsRules:
             ctrl = struct.pack("<HH", 1, 0).ljust(4096, b"\0")
             self._nsfix_must(f"attach namespace {nsid}", Command(0x15, nsid=nsid, cdw10=0),
                              data=ctrl)
-        m.ns = Namespaces(m.ns_capacity, NAMESPACES_MIB)
+        m.ns = Namespaces(m.ns_capacity, NAMESPACES_MIB, m.zoned_table)
         m.ns_pred = m.ns.copy()
         m.ns_dirty = False
         self.ns_rebuilds += 1

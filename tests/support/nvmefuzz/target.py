@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Optional
 
 import nvme_qtest
+from femu_lab.soak.qmp import Qmp, QmpError, qmp_args
 from femu_lab.vm.qtest import QTest
 
+from . import variant as variants
 from .layout import MMCONFIG
 
 # Small flash latencies: completions come back in microseconds of real time, so the
@@ -24,6 +26,7 @@ from .layout import MMCONFIG
 NAMESPACES_MIB = (40, 8)
 DEVICE_PROPS = ("queues=16,mdts=8,pg_rd_lat=2000,pg_wr_lat=5000,blk_er_lat=20000,"
                 "ch_xfer_lat=0,namespaces=" + ":".join(map(str, NAMESPACES_MIB)))
+SLOW = 0.1                # a register write or QMP command this long is counted as a stall
 REPLY_TIMEOUT = 10.0      # a qtest command QEMU does not answer in this long is a hang
 EXIT_TIMEOUT = 20.0       # SIGTERM to exit: femu's exit handlers write the statistics
 # For a sanitizer build (ignored by a release one). Leak detection on: each seed ends with
@@ -98,22 +101,104 @@ class FuzzQTest(QTest):
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+class Stalls:
+    """The longest wall time (seconds) a BAR0 register write and a QMP command took, as
+    the host saw it (a qtest or QMP round trip included), and what it was. CONTROLLER.md:
+    neither may wait for a save or any other slow operation."""
+
+    def __init__(self):
+        self.reg, self.reg_what, self.regs = 0.0, "", 0
+        self.qmp, self.qmp_what, self.qmps = 0.0, "", 0
+        self.record = -1        # the record being run (set by the executor)
+        self.reg_slow = self.qmp_slow = 0      # how many took SLOW seconds or more
+
+    def add_reg(self, seconds: float, what: str) -> None:
+        self.regs += 1
+        self.reg_slow += seconds >= SLOW
+        if seconds > self.reg:
+            self.reg, self.reg_what = seconds, f"record {self.record}: {what}"
+
+    def add_qmp(self, seconds: float, what: str) -> None:
+        self.qmps += 1
+        self.qmp_slow += seconds >= SLOW
+        if seconds > self.qmp:
+            self.qmp, self.qmp_what = seconds, f"record {self.record}: {what}"
+
+
+class _TimedNvme:
+    """Times every register write of an nvme_qtest.Nvme (writel/writeq: CC, AQA, the
+    doorbells...); everything else is the Nvme's own."""
+
+    def __init__(self, nvme, stalls: Stalls):
+        self._nvme, self._stalls = nvme, stalls
+
+    def __getattr__(self, name):
+        return getattr(self._nvme, name)
+
+    def _timed(self, method, off: int, value: int):
+        start = time.monotonic()
+        method(off, value)
+        self._stalls.add_reg(time.monotonic() - start, f"BAR0 {off:#x} = {value:#x}")
+
+    def writel(self, off: int, value: int) -> None:
+        self._timed(self._nvme.writel, off, value)
+
+    def writeq(self, off: int, value: int) -> None:
+        self._timed(self._nvme.writeq, off, value)
+
+
 class Target:
-    """A started machine: qt (FuzzQTest), nvme (nvme_qtest.Nvme, BARs mapped), stats_dir."""
+    """A started machine: qt (FuzzQTest), nvme (nvme_qtest.Nvme, BARs mapped, register
+    writes timed), stats_dir; with a save variant (variant.py) also state_out and qmp."""
 
     def __init__(self, qemu: Path, reply_timeout: float = REPLY_TIMEOUT,
                  props: str = DEVICE_PROPS):
         self.workdir = Path(tempfile.mkdtemp(prefix="femu-fuzz-"))
         self.stats_dir = self.workdir / "stats"
+        self.variant = variants.parse(props)
+        self.stalls = Stalls()
+        self.state_out = self.workdir / "state.bin"
+        self.qmp_socket = self.workdir / "qmp.sock"
+        self._qmp: Optional[Qmp] = None
+        extra = []
+        if self.variant.save:
+            props = props.replace(f"state_out={variants.STATE_MARK}",
+                                  f"state_out={self.state_out}")
+            props += f",id={variants.DEVICE_ID}"
+            extra = qmp_args(self.qmp_socket)
         device = nvme_qtest.device_args(self.workdir, f"{props},stats_dir={self.stats_dir}",
                                         target="femu")
-        self.qt = FuzzQTest(qemu, ["-m", str(nvme_qtest.RAM_MB), *device], reply_timeout)
+        self.qt = FuzzQTest(qemu, ["-m", str(nvme_qtest.RAM_MB), *extra, *device],
+                            reply_timeout)
         try:
             self.enable_mmconfig()
-            self.nvme = nvme_qtest.Nvme(self.qt)
+            self.nvme = _TimedNvme(nvme_qtest.Nvme(self.qt), self.stalls)
+            if self.variant.save:
+                self._qmp = Qmp(self.qmp_socket, connect_timeout=30, alive=self.alive)
         except BaseException:
             self.close()
             raise
+
+    def qmp(self, command: str, **arguments):
+        """One QMP command, timed: (its return value, or None; the error text, or None).
+        A reply later than REPLY_TIMEOUT raises QmpError (a hang)."""
+        start = time.monotonic()
+        try:
+            return self._qmp.execute(command, timeout=REPLY_TIMEOUT, **arguments), None
+        except QmpError as error:
+            if not str(error).startswith(f"{command}: ") or "(QEMU exited?)" in str(error) \
+                    or "nothing within" in str(error):
+                raise       # no reply (a hang) or no QEMU: not an answer
+            return None, str(error)
+        finally:
+            self.stalls.add_qmp(time.monotonic() - start,
+                                f"{command} {arguments.get('property', '')}".strip())
+
+    def reg_command(self, text: str) -> None:
+        """A raw qtest register write (any width, any offset), timed."""
+        start = time.monotonic()
+        self.qt.command(text)
+        self.stalls.add_reg(time.monotonic() - start, text)
 
     def enable_mmconfig(self) -> None:
         """Program the q35 MCH's PCIEXBAR (config 0x60) as firmware would, so the
@@ -142,6 +227,12 @@ class Target:
         return code, self.qt.close()
 
     def close(self) -> str:
+        if self._qmp is not None:
+            qmp, self._qmp = self._qmp, None
+            try:
+                qmp.close()
+            except Exception:       # QEMU gone already: nothing to close
+                pass
         text = self.qt.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
         return text

@@ -1,0 +1,66 @@
+"""What a device property string turns on in the fuzzer, so that a replay file (whose
+header keeps the properties) runs with the same features as the seed that made it.
+
+- `zoned=on`: the zoned namespace (CONTROLLER.md, "Zoned namespace"): it takes the NSID
+  after the conventional ones, the controller is enabled with CC.CSS = 110b so it is
+  active, and zone commands, Copy into zones and the zone check (`zcheck`) are generated.
+- `state_out=@`: a state file in the seed's temporary folder (target.py puts the path in
+  place of '@'), QEMU gets a QMP monitor and the device an id: vendor C2h and QMP
+  `save-state` (`qsave`) are generated.
+"""
+from dataclasses import dataclass
+from typing import Dict, Optional
+
+import nvme_qtest
+
+STATE_MARK = "@"            # state_out=@: the target's own folder
+DEVICE_ID = "femu0"
+QOM_PATH = f"/machine/peripheral/{DEVICE_ID}"
+
+
+def props_dict(props: str) -> Dict[str, str]:
+    """Key -> value of SMALL_GEOMETRY then props (a later key wins, as in QEMU)."""
+    out = {}
+    for part in f"{nvme_qtest.SMALL_GEOMETRY},{props}".split(","):
+        if "=" in part:
+            key, value = part.split("=", 1)
+            out[key] = value
+    return out
+
+
+@dataclass(frozen=True)
+class Zoned:
+    nsid: int
+    zones: int
+    zone_lbas: int          # ZSZE = ZCAP, in 512-byte LBAs
+    max_open: int           # 0: no limit
+    max_active: int
+
+    @property
+    def nsze(self) -> int:
+        return self.zones * self.zone_lbas
+
+
+@dataclass(frozen=True)
+class Variant:
+    zoned: Optional[Zoned] = None
+    save: bool = False      # a state_out, a QMP monitor
+
+    @property
+    def css(self) -> int:
+        return 6 if self.zoned else 0
+
+
+def parse(props: str) -> Variant:
+    d = props_dict(props)
+    zoned = None
+    if d.get("zoned") == "on":
+        conventional = len([x for x in d.get("namespaces", "1").split(":") if x])
+        if "namespaces" in d and ":" not in d["namespaces"] and d["namespaces"].isdigit() \
+                and int(d["namespaces"]) < 16:
+            conventional = int(d["namespaces"])       # namespaces=N: N equal ones
+        luns = int(d["nchs"]) * int(d["luns_per_ch"])
+        zone = int(d.get("zone_luns", luns)) * int(d["pgs_per_blk"]) * int(d["secs_per_pg"])
+        zoned = Zoned(conventional + 1, int(d.get("zones", 16)), zone,
+                      int(d.get("max_open", 0)), int(d.get("max_active", 0)))
+    return Variant(zoned, d.get("state_out") == STATE_MARK)
