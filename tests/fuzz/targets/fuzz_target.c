@@ -7,9 +7,15 @@
 
 #include "femu_ftl/config.h"
 
+static char path[64];
+
+static void remove_input_file(void)
+{
+    unlink(path);
+}
+
 const char *fuzz_input_file(const uint8_t *data, size_t size)
 {
-    static char path[64];
     if (!path[0]) {
         snprintf(path, sizeof(path), "/tmp/femu-fuzz-%ld-XXXXXX", (long)getpid());
         int fd = mkstemp(path);
@@ -18,6 +24,7 @@ const char *fuzz_input_file(const uint8_t *data, size_t size)
             abort();
         }
         close(fd);
+        atexit(remove_input_file);     /* libFuzzer ends with exit() */
     }
     FILE *f = fopen(path, "wb");
     if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f)) {
