@@ -44,7 +44,7 @@ def test_fio_json_comes_home(boot):
 
 def test_sysbench_fileio_on_ext4(boot):
     result = boot(SYSBENCH_JOB)
-    assert result.ok, result.text("job.log")
+    assert result.ok, result.summary()
     text = result.text("sysbench.txt")
     assert "File operations:" in text and "reads/s:" in text
     print(text[text.index("File operations:"):][:400])

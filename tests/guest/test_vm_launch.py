@@ -124,6 +124,26 @@ def test_a_boot_that_started_its_job_is_never_stopped_as_hung(tmp_path, monkeypa
     assert boot.host_timed_out and not boot.hung      # it ran to the host timeout instead
 
 
+def test_a_guest_kernel_crash_before_the_job_is_a_failed_boot(tmp_path):
+    """A TCG guest that Oopses and panics while it boots (CI saw an int3 Oops in
+    run_timer_softirq, then 'Kernel panic - not syncing') exits before its job: booted
+    again, as a hung boot is. A crash once the job runs is the job's, and the last boot is
+    not watched."""
+    crash = ("[    0.944870] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n"
+             "[    0.948159] Kernel panic - not syncing: Fatal exception in interrupt\n")
+    exits = [sys.executable, "-c", f"import sys; sys.stdout.write({crash!r})"]
+    boot = vm._boot(exits, tmp_path / "c.log", vm.VmSpec(job="true"), EVENT_DEADLINE, True,
+                    False, lambda _: None)
+    assert boot.crashed == "[    0.944870] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI"
+    assert not boot.hung and not boot.host_timed_out
+    started = [sys.executable, "-c", "import sys; sys.stdout.write("
+               f"{vm.JOB_START_MARKER.decode() + chr(10) + crash!r})"]
+    assert vm._boot(started, tmp_path / "d.log", vm.VmSpec(job="true"), EVENT_DEADLINE,
+                    True, False, lambda _: None).crashed is None
+    assert vm._boot(exits, tmp_path / "e.log", vm.VmSpec(job="true"), EVENT_DEADLINE,
+                    False, False, lambda _: None).crashed is None
+
+
 def test_the_last_boot_is_not_watched(tmp_path, monkeypatch):
     monkeypatch.setattr(vm, "BOOT_DEADLINE_SECONDS", 1)
     boot = vm._boot(_console_script("booting\n"), tmp_path / "c.log", vm.VmSpec(job="true"),

@@ -28,6 +28,8 @@ DEFAULT_APPEND = "console=ttyS0 panic=-1 quiet mitigations=off"
 BOOT_MARGIN_SECONDS = 120      # host deadline = guest job timeout + this
 BOOT_DEADLINE_SECONDS = 300    # no job start by then: a hung boot, booted again
 BOOT_ATTEMPTS = 2
+# Console lines of a guest kernel that crashed (an Oops comes first, a panic may follow).
+GUEST_CRASH_MARKS = (b"Kernel panic - not syncing", b"] Oops: ")
 # Under KVM the guest starts its job in a few seconds; one that has not within this
 # deadline is a KVM that cannot run it (silent guests on some nested hosts).
 KVM_JOB_START_SECONDS = 60
@@ -234,6 +236,7 @@ class _ConsoleReader(threading.Thread):
         self.stream, self.log_path, self.echo = stream, log_path, echo
         self.job_started_at: Optional[float] = None
         self.kvm_failure: Optional[str] = None   # QEMU's line saying KVM failed
+        self.guest_crash: Optional[str] = None   # the guest kernel's Oops or panic line
         self.last_line = ""
 
     def run(self) -> None:
@@ -245,6 +248,8 @@ class _ConsoleReader(threading.Thread):
                     self.job_started_at = time.monotonic()
                 if self.kvm_failure is None:
                     self.kvm_failure = accel.kvm_failure_in(line)
+                if self.guest_crash is None and any(mark in line for mark in GUEST_CRASH_MARKS):
+                    self.guest_crash = line.decode(errors="replace").strip()
                 text = line.decode(errors="replace").rstrip()
                 if text:
                     self.last_line = text
@@ -270,6 +275,7 @@ class _Boot:
     reader: _ConsoleReader
     host_timed_out: bool = False
     hung: bool = False                 # no job start within BOOT_DEADLINE_SECONDS (watch)
+    crashed: Optional[str] = None      # the guest kernel crashed before its job (watch)
     kvm_failure: Optional[str] = None  # the guest could not run under KVM: why
 
 
@@ -317,6 +323,9 @@ def _boot(cmd, console_log: Path, spec: VmSpec, timeout: float, watch: bool, kvm
         reap(proc)
         reader.join(timeout=10)
         proc.stdout.close()
+    if (watch and not kvm and reader.job_started_at is None and not boot.host_timed_out
+            and reader.guest_crash is not None):
+        boot.crashed = reader.guest_crash
     if kvm and boot.kvm_failure is None and reader.job_started_at is None \
             and not boot.host_timed_out:
         # QEMU exited on its own before the job: after a KVM failure report, or aborting
@@ -374,14 +383,21 @@ def run(spec: VmSpec, out_dir: Path, quiet: bool = False) -> RunResult:
             results_raw.write_bytes(b"")
             accelerator = "tcg"
             continue
-        if not boot.hung:
+        if not boot.hung and boot.crashed is None:
             break
         # A TCG guest kernel now and then stalls early in boot (RCU stalls, its timers never
-        # fire) while the host is busy; the job never started, so nothing is lost by booting
-        # it again.
-        log(f"the guest did not start its job within {BOOT_DEADLINE_SECONDS}s "
-            f"(console: {boot.reader.last_line[:100]}): booting again")
-        console_log.rename(console_log.with_name(f"console-hung-boot-{attempt}.log"))
+        # fire) while the host is busy, or crashes in its own code (an int3 Oops while it
+        # patches its text on two vCPUs); the job never started, so nothing is lost by
+        # booting it again.
+        if boot.hung:
+            log(f"the guest did not start its job within {BOOT_DEADLINE_SECONDS}s "
+                f"(console: {boot.reader.last_line[:100]}): booting again")
+            kept = f"console-hung-boot-{attempt}.log"
+        else:
+            log(f"the guest kernel crashed before its job ({boot.crashed[:100]}): "
+                "booting again")
+            kept = f"console-crashed-boot-{attempt}.log"
+        console_log.rename(console_log.with_name(kept))
         results_raw.write_bytes(b"")
         attempt += 1
     wall = time.monotonic() - started

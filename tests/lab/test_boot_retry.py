@@ -1,0 +1,42 @@
+"""A guest kernel that crashes before its job starts is booted once more: with a stand-in
+QEMU whose first boot prints a guest Oops and panic and exits (as CI saw a TCG guest do,
+an int3 Oops in run_timer_softirq), the run boots the real QEMU again, keeps the first
+console, and its job runs."""
+import shutil
+import stat
+
+import pytest
+
+from femu_guest import image as guest_image
+from femu_lab.vm import launch as vm
+
+pytestmark = pytest.mark.vm
+JOB = "echo ran > \"$FEMU_OUT/where.txt\"\n"
+CRASH = ("[    0.944870] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n"
+         "[    0.948159] Kernel panic - not syncing: Fatal exception in interrupt\n")
+
+
+def crash_once(path, real_qemu):
+    """A stand-in QEMU: the first call prints CRASH and exits 0, later ones exec real_qemu."""
+    path.write_text(f"""#!/bin/sh
+if [ ! -e "{path}.booted" ]; then
+    touch "{path}.booted"
+    printf '%s' '{CRASH}'
+    exit 0
+fi
+exec "{real_qemu}" "$@"
+""")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def test_a_boot_whose_kernel_crashed_is_booted_again(tmp_path):
+    image = guest_image.ensure_image(quiet=True)
+    qemu = crash_once(tmp_path / "qemu", shutil.which("qemu-system-x86_64"))
+    spec = vm.VmSpec(job=JOB, qemu=str(qemu), kernel=image.kernel, initramfs=image.initramfs,
+                     job_timeout=120, accel="tcg")
+    result = vm.run(spec, tmp_path / "out", quiet=True)
+    assert result.ok, result.summary()
+    assert result.text("where.txt").strip() == "ran"
+    kept = (tmp_path / "out" / "console-crashed-boot-1.log").read_text()
+    assert "Kernel panic - not syncing" in kept
