@@ -1,6 +1,8 @@
 """Combining configuration files: --config more than once (later keys win), `include PATH`
 lines, the NAND media profiles in conf/nand, and the one-line error that names the file and
 line that set a refused key last."""
+import os
+
 import pytest
 
 GEOMETRIES = ("conf/lab-1g.conf", "conf/femu-default.conf")
@@ -116,14 +118,27 @@ def test_a_conflict_names_the_file_and_line_that_set_the_key(run_ftl_sim, tmp_pa
     ({"a.conf": "include b.conf\n", "b.conf": "nchs=2\nnchs=4\n"}, "b.conf:2",
      "nchs: set twice in this file (included from "),
     ({"a.conf": "include missing.conf\n"}, "a.conf:1", "include missing.conf: cannot open"),
+    # found by fuzz-conf: an include of a device or a FIFO read for ever or blocked
+    ({"a.conf": "include /dev/zero\n"}, "", "/dev/zero: not a regular file (included "),
+    ({"a.conf": "include fifo\n", "fifo": None}, "", "fifo: not a regular file (included "),
+    ({"a.conf": "include sub\n", "sub": {}}, "", "sub: not a regular file (included "),
+    ({"a.conf": "include big.conf\n", "big.conf": "# x\n" * 300_000}, "",
+     "big.conf: 1200000 bytes, more than a configuration file holds (1048576) (included "),
 ])
 def test_include_errors_are_one_line(run_ftl_sim, tmp_path, files, where, message):
     for name, text in files.items():
-        (tmp_path / name).write_text(text)
+        if text is None:
+            os.mkfifo(tmp_path / name)
+        elif isinstance(text, dict):
+            (tmp_path / name).mkdir()
+        else:
+            (tmp_path / name).write_text(text)
     proc = run_ftl_sim("--config", tmp_path / "a.conf", check=False)
     assert proc.returncode == 2
     lines = proc.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"ftl-sim: {tmp_path}/{where}: {message}")
+    start = f"ftl-sim: {tmp_path}/{where}: {message}" if where else "ftl-sim: "
+    assert len(lines) == 1 and lines[0].startswith(start), lines
+    assert message in lines[0]
 
 
 def test_summary_lists_the_config_files(run_ftl_sim, tmp_path):

@@ -8,13 +8,19 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_LINE 1024
+/* A configuration is a few hundred lines at most; a bigger file is not one (and /dev/zero
+ * or a FIFO named by an include must not keep the reader busy or blocked). */
+#define MAX_FILE_BYTES (1024 * 1024)
 #define MAX_KEYS_PER_FILE 64
 #define MAX_PATH 4096
 
@@ -200,11 +206,37 @@ static bool is_include(const char *line)
     return strncmp(line, "include", 7) == 0 && isspace((unsigned char)line[7]);
 }
 
+/* The file opened for reading: a regular file of at most MAX_FILE_BYTES, opened without
+ * blocking (a FIFO would wait for a writer); NULL with the reason in l->err. */
+static FILE *open_config(struct loader *l, const char *path)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        file_fail(l->err, l->errlen, path, 0, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        file_fail(l->err, l->errlen, path, 0, "not a regular file");
+    } else if (st.st_size > MAX_FILE_BYTES) {
+        file_fail(l->err, l->errlen, path, 0, "%lld bytes, more than a configuration file "
+                  "holds (%d)", (long long)st.st_size, MAX_FILE_BYTES);
+    } else {
+        FILE *f = fdopen(fd, "r");
+        if (f) {
+            return f;
+        }
+        file_fail(l->err, l->errlen, path, 0, "cannot open: %s", strerror(errno));
+    }
+    close(fd);
+    return NULL;
+}
+
 static int load(struct loader *l, const struct open_file *file)
 {
-    FILE *f = fopen(file->path, "r");
+    FILE *f = open_config(l, file->path);
     if (!f) {
-        return file_fail(l->err, l->errlen, file->path, 0, "cannot open: %s", strerror(errno));
+        return -1;
     }
     char seen[MAX_KEYS_PER_FILE][32];
     unsigned nseen = 0;
