@@ -22,11 +22,8 @@ class Integrity:
     def do_verify(self, rec: dict) -> None:
         m = self.m
         self.do_sync({})
-        sqs = m.usable_sqs()
-        if not m.trusted or not m.enabled or not sqs or any(p.owed for p in m.pending.values()):
-            return
-        sq = sqs[rec["seed"] % len(sqs)]
-        if m.room(sq) < 2:
+        sq = m.quiet_sq(rec["seed"])
+        if sq is None or m.room(sq) < 2:
             return
         rng = random.Random(rec["seed"])
         picker, scratch = Picker(rng, self.nvme.bars.values()), prp.Scratch()

@@ -269,3 +269,13 @@ class Model:
         """I/O SQs the host can submit to: its own rings, on a CQ it can reap."""
         return [sq for q, sq in sorted(self.sqs.items())
                 if q and sq.ours and sq.cqid in self.cqs and self.cqs[sq.cqid].ours]
+
+    def quiet_sq(self, seed: int):
+        """For a check that needs the device quiet (call after a sync): an I/O SQ picked
+        by seed when the model trusts the device, it is enabled and nothing is owed, else
+        None."""
+        sqs = self.usable_sqs()
+        if not self.trusted or not self.enabled or not sqs or \
+                any(p.owed for p in self.pending.values()):
+            return None
+        return sqs[seed % len(sqs)]

@@ -115,12 +115,10 @@ class Surface:
         z = self.variant.zoned
         if z is None:
             return
-        m = self.m
         self.do_sync({})
-        sqs = m.usable_sqs()
-        if not m.trusted or not m.enabled or not sqs or any(p.owed for p in m.pending.values()):
+        sq = self.m.quiet_sq(rec["seed"])
+        if sq is None:
             return
-        sq = sqs[rec["seed"] % len(sqs)]
         try:
             self._zcheck(sq, z, rec)
         except _Stop:
