@@ -28,6 +28,7 @@ static struct ftl_config two_streams_config(void)
     cfg.devsz_mb = 1;
     cfg.placement = FTL_PLACEMENT_STREAM;
     cfg.nstreams = 2;
+    cfg.gc_scope = FTL_GC_SCOPE_STREAM;     /* the lab's rule, which these tests pin */
     cfg.gc_mode = FTL_GC_LINE;
     return cfg;
 }
@@ -235,6 +236,7 @@ static void property_run(bool dftl, bool buffer, uint64_t seed)
     cfg.devsz_mb = 1;
     cfg.placement = FTL_PLACEMENT_STREAM;
     cfg.nstreams = nstreams;
+    cfg.gc_scope = FTL_GC_SCOPE_STREAM;
     cfg.gc_mode = rng_below(&rng, 2) ? FTL_GC_LINE : FTL_GC_PACED;
     if (cfg.gc_mode == FTL_GC_LINE && rng_below(&rng, 2)) {
         cfg.gc_unit = FTL_GC_UNIT_BLOCK;

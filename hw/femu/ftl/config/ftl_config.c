@@ -34,6 +34,17 @@ static const char *const placement_names[] = {
     [FTL_PLACEMENT_SINGLE] = "single",
     [FTL_PLACEMENT_HOTCOLD] = "hotcold",
     [FTL_PLACEMENT_STREAM] = "stream",
+    [FTL_PLACEMENT_FDP] = "fdp",
+};
+
+static const char *const gc_scope_names[] = {
+    [FTL_GC_SCOPE_GLOBAL] = "global",
+    [FTL_GC_SCOPE_STREAM] = "stream",
+};
+
+static const char *const ruh_type_names[] = {
+    [FTL_RUH_PERSISTENT] = "persistent",
+    [FTL_RUH_INITIAL] = "initial",
 };
 
 static const char *const gc_mode_names[] = {
@@ -95,9 +106,21 @@ static const struct config_key config_keys[] = {
          "on every LUN, as FEMU) | block (one block of one LUN: per-LUN free lists, "
          "victims from the LUN shortest of free blocks, write pointers moving bank by "
          "bank; needs gc_mode=line)"),
-    NKEY(placement, placement_names, "write placement: single | hotcold | stream"),
+    NKEY(placement, placement_names, "write placement: single | hotcold | stream | fdp "
+         "(Flexible Data Placement: one write pointer per reclaim unit handle)"),
     UKEY(hot_threshold, 0, UINT32_MAX, "hotcold: a page is hot when its write count exceeds this"),
     UKEY(nstreams, 1, 16, "stream: number of host streams, one write pointer each"),
+    NKEY(gc_scope, gc_scope_names, "victims with several write pointers: global (each "
+         "handle's best by gc_policy, then the one most worth collecting; moved pages stay "
+         "in their handle) | stream (foreground GC takes the writing stream's only, with "
+         "the defragmenting fallback: the multi-stream DFTL lab's rule)"),
+    UKEY(fdp_ruhs, 1, 16, "fdp: reclaim unit handles, one write pointer each (15 at most "
+         "with fdp_ruh_type=initial, whose GC takes one more)"),
+    NKEY(fdp_ruh_type, ruh_type_names, "fdp: persistent (persistently isolated: GC keeps "
+         "a handle's pages in its own reclaim units) | initial (initially isolated: GC "
+         "moves every handle's pages into shared units)"),
+    UKEY(fdp_ru_time_limit_s, 0, 1u << 30, "fdp: a reclaim unit open longer than this many "
+         "seconds is closed as it is at its handle's next write (0: no limit)"),
     UKEY(pe_cycles, 1, UINT32_MAX, "rated program/erase cycles per block (wear and "
          "percentage used in SMART)"),
     UKEY(read_uncor_ppm, 0, 1000000, "chance in a million that a host read or verify of a "
@@ -139,6 +162,8 @@ void ftl_config_defaults(struct ftl_config *cfg)
         .gc_thres_pcent = 75, .gc_thres_pcent_high = 95, .gc_mode = FTL_GC_PACED,
         .gc_policy = FTL_GC_GREEDY, .gc_dchoice_d = 2, .gc_unit = FTL_GC_UNIT_LINE,
         .placement = FTL_PLACEMENT_SINGLE, .hot_threshold = 0, .nstreams = 2,
+        .gc_scope = FTL_GC_SCOPE_GLOBAL, .fdp_ruhs = 8, .fdp_ruh_type = FTL_RUH_PERSISTENT,
+        .fdp_ru_time_limit_s = 0,
         .pe_cycles = 3000, .read_uncor_ppm = 0, .fault_seed = 1, .bad_blk_pcent = 0,
         .mapping = FTL_MAPPING_PAGE, .cmt_entries = 65536,
         .write_buffer_sectors = 0, .buf_wr_lat = 1000, .buf_flush_pcent = 100,
@@ -169,7 +194,7 @@ const char *ftl_config_key_help(const char *key)
 
 const char *ftl_placement_name(enum ftl_placement placement)
 {
-    return (unsigned)placement <= FTL_PLACEMENT_STREAM ? placement_names[placement] : "?";
+    return (unsigned)placement <= FTL_PLACEMENT_FDP ? placement_names[placement] : "?";
 }
 
 const char *ftl_gc_mode_name(enum ftl_gc_mode mode)
@@ -187,6 +212,16 @@ const char *ftl_gc_unit_name(enum ftl_gc_unit unit)
     return (unsigned)unit <= FTL_GC_UNIT_BLOCK ? gc_unit_names[unit] : "?";
 }
 
+const char *ftl_gc_scope_name(enum ftl_gc_scope scope)
+{
+    return (unsigned)scope <= FTL_GC_SCOPE_STREAM ? gc_scope_names[scope] : "?";
+}
+
+const char *ftl_ruh_type_name(enum ftl_ruh_type type)
+{
+    return (unsigned)type <= FTL_RUH_INITIAL ? ruh_type_names[type] : "?";
+}
+
 const char *ftl_mapping_name(enum ftl_mapping mapping)
 {
     return (unsigned)mapping <= FTL_MAPPING_DFTL ? mapping_names[mapping] : "?";
@@ -197,7 +232,9 @@ _Static_assert(sizeof(enum ftl_placement) == sizeof(unsigned) &&
                sizeof(enum ftl_gc_mode) == sizeof(unsigned) &&
                sizeof(enum ftl_gc_policy) == sizeof(unsigned) &&
                sizeof(enum ftl_mapping) == sizeof(unsigned) &&
-               sizeof(enum ftl_gc_unit) == sizeof(unsigned), "enum keys are unsigned-sized");
+               sizeof(enum ftl_gc_unit) == sizeof(unsigned) &&
+               sizeof(enum ftl_gc_scope) == sizeof(unsigned) &&
+               sizeof(enum ftl_ruh_type) == sizeof(unsigned), "enum keys are unsigned-sized");
 
 static unsigned named_get(const struct ftl_config *cfg, const struct config_key *k)
 {
@@ -471,6 +508,14 @@ static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
     case FTL_PLACEMENT_SINGLE: g->write_pointers = 1; break;
     case FTL_PLACEMENT_HOTCOLD: g->write_pointers = 2; break;
     case FTL_PLACEMENT_STREAM: g->write_pointers = cfg->nstreams; break;
+    case FTL_PLACEMENT_FDP:
+        g->write_pointers = cfg->fdp_ruhs + (cfg->fdp_ruh_type == FTL_RUH_INITIAL);
+        if (g->write_pointers > 16) {
+            return ftl_error(err, errlen, "fdp_ruhs: %" PRIu64 " initially isolated handles "
+                             "and their GC write pointer are more than the FTL's 16 write "
+                             "pointers (at most 15 handles)", cfg->fdp_ruhs);
+        }
+        break;
     }
     g->map_write_pointers = cfg->mapping == FTL_MAPPING_DFTL;
     bool blocks = cfg->gc_unit == FTL_GC_UNIT_BLOCK;

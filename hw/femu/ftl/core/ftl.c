@@ -15,6 +15,7 @@
 #include "hostio/host_page.h"
 #include "map/dftl.h"
 #include "map/page_map.h"
+#include "place/placement.h"
 #include "place/write_count.h"
 #include "wbuf/write_buffer.h"
 #include "zns/zns.h"
@@ -81,7 +82,7 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     ftl->pool_count = alloc_array(ftl->npools, sizeof(uint32_t));
     ftl->heap_count = alloc_array(ftl->npools, sizeof(uint32_t));
     ftl->victim_heap = alloc_array(geo.units, sizeof(uint32_t));
-    ftl->gc_scratch = alloc_array(geo.units, sizeof(uint32_t));
+    ftl->gc_scratch = alloc_array(2 * geo.units, sizeof(uint32_t));  /* gc_policy.c */
     ftl->lun_avail_ns = alloc_array(geo.luns, sizeof(uint64_t));
     ftl->ch_avail_ns = alloc_array(cfg->nchs, sizeof(uint64_t));
     ftl->gc_lun_cursor = alloc_array(geo.luns, sizeof(uint32_t));
@@ -232,7 +233,8 @@ int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
     if (rc != FTL_OK) {
         return rc;
     }
-    if (ftl->cfg.placement == FTL_PLACEMENT_STREAM && io->stream >= ftl->nwps) {
+    uint32_t handles = placement_host_handles(ftl);
+    if (handles && io->stream >= handles) {
         return FTL_E_INVAL;
     }
     ftl->ctr.host_write_cmds++;

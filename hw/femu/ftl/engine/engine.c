@@ -251,6 +251,8 @@ static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint6
             return engine_price_zoned(e, r, done_ns);
         }
         return ftl_copy(e->ftl, r->ranges, r->nranges, r->slba, false, r->arrival_ns, done_ns);
+    case FTL_OP_RUH_UPDATE:
+        return ftl_fdp_ruh_update(e->ftl, r->stream, r->arrival_ns, NULL);
     }
     return FTL_E_INVAL;
 }

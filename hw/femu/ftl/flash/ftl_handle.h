@@ -11,6 +11,7 @@
 #ifndef FEMU_FTL_FLASH_FTL_HANDLE_H
 #define FEMU_FTL_FLASH_FTL_HANDLE_H
 
+#include "femu_ftl/fdp.h"
 #include "femu_ftl/ftl.h"
 
 /* No line: the end of a list, a write pointer without an open line, no GC in progress. */
@@ -48,6 +49,7 @@ struct write_pointer {
     uint32_t line;          /* open line or NO_LINE; an open line always has a free page */
     uint32_t offset;        /* next page offset in the line, always on a good block */
     uint32_t next_pool;     /* gc_unit=block: the LUN whose free list opens the next block */
+    uint64_t opened_ns;     /* when line got its first page (FDP's RU time limit) */
 };
 
 /* The write pointer of translation pages (mapping=dftl), after the data ones. */
@@ -98,7 +100,7 @@ struct ftl {
      * LUN with gc_unit=block); pool p's is victim_heap[p * pool_cap, + heap_count[p]). */
     uint32_t *victim_heap;
     uint32_t *heap_count;   /* [npools] */
-    uint32_t *gc_scratch;   /* [lines] gc_policy.c: one group's victims */
+    uint32_t *gc_scratch;   /* [2 x lines] gc_policy.c: victims by group */
     uint32_t victim_count;  /* all pools */
 
     struct write_pointer wps[FTL_MAX_WRITE_POINTERS + 1];  /* data, then MAP_WP */
@@ -137,6 +139,11 @@ struct ftl {
     struct wbuf *wbuf;          /* write_buffer_sectors > 0, else NULL */
     struct zns *zns;            /* zoned=1, else NULL */
     uint64_t *victim_hist[2];   /* [pgs_per_line + 1] victims by valid pages: data, map */
+
+    /* placement=fdp (place/fdp.c): events not yet taken, a ring from fdp_event_head */
+    struct ftl_fdp_event fdp_events[FTL_FDP_EVENT_RING];
+    uint32_t fdp_event_head, fdp_event_count;
+    uint64_t fdp_events_lost;
 };
 
 #endif

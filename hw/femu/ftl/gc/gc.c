@@ -344,7 +344,7 @@ static int foreground_victim(struct ftl *ftl, uint64_t now_ns, uint32_t stream,
         return FTL_OK;
     }
     uint32_t group = GC_ANY_GROUP;
-    if (ftl->cfg.placement == FTL_PLACEMENT_STREAM) {
+    if (placement_host_handles(ftl) && ftl->cfg.gc_scope == FTL_GC_SCOPE_STREAM) {
         group = stream;
         if (!gc_group_has_victim(ftl, stream)) {
             int rc = gc_fallback(ftl, stream, now_ns);

@@ -5,8 +5,20 @@
  * the others scan the heap's array, O(victim lines) per choice, which is cheap because
  * a choice is made once per collected line and lines are few. The heap's array order is
  * a function of the call sequence, so random draws over it are deterministic too.
- * Per-stream GC (placement=stream) chooses among one stream's lines and the map lines;
+ * Per-stream GC (gc_scope=stream) chooses among one stream's lines and the map lines;
  * with gc_unit=block the choice is among one LUN's blocks.
+ *
+ * With write pointers the host chooses (streams, FDP handles) and gc_scope=global, each
+ * write pointer's lines are a group: the policy picks each group's victim, and among those
+ * the cost-benefit score picks (ties: the lower write pointer). Within a group greedy is
+ * best, but across groups fewest-valid is not: a hot handle's lines empty fast and a cold
+ * one's slowly, and greedy, taking whichever is emptiest now, collects every group at the
+ * same valid fraction, which splits the spare space by data size as if the data were
+ * mixed. Weighing the space freed by how long the line's data has stayed put collects cold
+ * lines at a higher valid fraction and hot ones at a lower, the split that minimises the
+ * total copying (hot data gets the spare, as the hot/cold analysis of greedy FTLs shows:
+ * tests/ftl/test_fdp_model.c). With one group (one handle in use) this is the policy
+ * itself, victim for victim.
  */
 #include "gc/gc_policy.h"
 
@@ -14,6 +26,7 @@
 
 #include "flash/fault.h"
 #include "flash/line_lists.h"
+#include "place/placement.h"
 
 /*
  * The lines a choice is made among: the whole heap's array, or (per-stream GC) the lines
@@ -192,8 +205,62 @@ bool gc_group_has_victim(const struct ftl *ftl, uint32_t wp)
     return false;
 }
 
+/* A write pointer's index among the groups: data ones, then the map's. */
+static uint32_t group_slot(const struct ftl *ftl, uint32_t id)
+{
+    uint32_t wp = ftl->lines[id].wp;
+    return wp == MAP_WP ? FTL_MAX_WRITE_POINTERS : wp;
+}
+
+/*
+ * gc_scope=global with host-chosen write pointers: each group's pick, then the best of
+ * those by cost-benefit. NO_LINE with *single set when the victims are all in one group
+ * (the caller then asks the policy over them all, as without groups).
+ */
+static uint32_t pick_across_groups(struct ftl *ftl, uint64_t now_ns, uint32_t lun,
+                                   bool *single)
+{
+    uint32_t all = victims_list(ftl, lun, ftl->gc_scratch), groups = 0;
+    uint32_t count[FTL_MAX_WRITE_POINTERS + 1] = { 0 }, start[FTL_MAX_WRITE_POINTERS + 2];
+    uint32_t *sorted = ftl->gc_scratch + all;   /* gc_scratch holds 2 x units */
+
+    for (uint32_t k = 0; k < all; k++) {
+        groups += count[group_slot(ftl, ftl->gc_scratch[k])]++ == 0;
+    }
+    *single = groups <= 1;
+    if (*single) {
+        return NO_LINE;
+    }
+    /* each group's lines together, in heap array order (draws stay deterministic) */
+    start[0] = 0;
+    for (uint32_t g = 0; g <= FTL_MAX_WRITE_POINTERS; g++) {
+        start[g + 1] = start[g] + count[g];
+    }
+    for (uint32_t k = 0; k < all; k++) {
+        sorted[start[group_slot(ftl, ftl->gc_scratch[k])]++] = ftl->gc_scratch[k];
+    }
+    uint32_t picks[FTL_MAX_WRITE_POINTERS + 1], npicks = 0, begin = 0;
+    for (uint32_t g = 0; g <= FTL_MAX_WRITE_POINTERS; g++) {
+        if (count[g]) {
+            struct candidates c = { sorted + begin, count[g], false };
+            picks[npicks++] = pickers[ftl->cfg.gc_policy](ftl, &c, now_ns);
+        }
+        begin += count[g];
+    }
+    struct candidates across = { picks, npicks, false };
+    return pick_cost_benefit(ftl, &across, now_ns);
+}
+
 uint32_t gc_policy_victim(struct ftl *ftl, uint64_t now_ns, uint32_t group, uint32_t lun)
 {
+    if (group == GC_ANY_GROUP && ftl->cfg.gc_scope == FTL_GC_SCOPE_GLOBAL &&
+        placement_host_handles(ftl)) {
+        bool single;
+        uint32_t victim = pick_across_groups(ftl, now_ns, lun, &single);
+        if (!single) {
+            return victim;
+        }
+    }
     /* one pool, no filter: the heap itself */
     struct candidates c = { ftl->victim_heap, ftl->victim_count, true };
 

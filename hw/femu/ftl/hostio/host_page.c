@@ -14,6 +14,7 @@
 #include "map/dftl.h"
 #include "map/page_map.h"
 #include "map/write_pointers.h"
+#include "place/fdp.h"
 #include "place/placement.h"
 #include "place/write_count.h"
 
@@ -59,6 +60,9 @@ void host_page_withdrawn(struct ftl *ftl, uint32_t lpn, const struct host_page_u
 int host_program_page(struct ftl *ftl, uint32_t lpn, uint32_t stream, uint64_t now_ns,
                       uint64_t data_ready_ns, uint64_t *done)
 {
+    if (ftl->cfg.placement == FTL_PLACEMENT_FDP) {
+        fdp_before_host_page(ftl, stream, now_ns);  /* before GC: it may take a free unit */
+    }
     /* Per page, not per command: a long command cannot drain the reserve. */
     if (ftl->free_count <= ftl->geo.gc_thres_lines_high) {
         int rc = gc_foreground(ftl, now_ns, stream);

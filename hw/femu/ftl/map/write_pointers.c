@@ -8,11 +8,12 @@
 
 #include "flash/geometry.h"
 #include "flash/line_lists.h"
+#include "flash/p2l.h"
 #include "map/page_map.h"
 
 /* Open a free line for wp; with gc_unit=block a block from the LUN after the one it
  * filled last, so a write pointer moves bank by bank. */
-static bool wp_open_line(struct ftl *ftl, uint32_t wp)
+static bool wp_open_line(struct ftl *ftl, uint32_t wp, uint64_t now_ns)
 {
     uint32_t line = free_queue_pop(ftl, ftl->wps[wp].next_pool);
     if (line == NO_LINE) {
@@ -24,14 +25,15 @@ static bool wp_open_line(struct ftl *ftl, uint32_t wp)
     /* A free line has a good block (lines of bad blocks only are never freed). */
     ftl->wps[wp] = (struct write_pointer){ .line = line, .offset = line_next_good(ftl, line, 0),
                                            .next_pool = next_pool == ftl->npools ? 0
-                                                                                 : next_pool };
+                                                                                 : next_pool,
+                                           .opened_ns = now_ns };
     return true;
 }
 
 bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_t *ppa,
               uint64_t now_ns)
 {
-    if (ftl->wps[wp].line == NO_LINE && !wp_open_line(ftl, wp)) {
+    if (ftl->wps[wp].line == NO_LINE && !wp_open_line(ftl, wp, now_ns)) {
         if (!fallback) {
             return false;
         }
@@ -54,4 +56,26 @@ bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_
         w->line = NO_LINE;
     }
     return true;
+}
+
+uint64_t wp_close_early(struct ftl *ftl, uint32_t wp, uint64_t now_ns)
+{
+    struct write_pointer *w = &ftl->wps[wp];
+    uint64_t unwritten = 0;
+
+    if (w->line == NO_LINE) {
+        return 0;
+    }
+    struct line *l = &ftl->lines[w->line];
+    for (uint32_t off = w->offset; off < ftl->pgs_per_line;
+         off = line_next_good(ftl, w->line, off + 1)) {
+        uint32_t ppa = w->line * ftl->pgs_per_line + off;
+        p2l_set(ftl, ppa, P2L_INVALID);
+        ppa_block(ftl, ppa)->invalid++;
+        l->invalid++;
+        unwritten++;
+    }
+    line_close(ftl, w->line, now_ns);
+    w->line = NO_LINE;
+    return unwritten;
 }

@@ -10,4 +10,9 @@
 bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_t *ppa,
               uint64_t now_ns);
 
+/* Close wp's open line as it is (FDP: a reclaim unit closed before it is full): its
+ * unwritten good pages are never programmed and count as invalid, so GC reclaims them
+ * like stale data. Returns those pages; 0, changing nothing, when wp has no open line. */
+uint64_t wp_close_early(struct ftl *ftl, uint32_t wp, uint64_t now_ns);
+
 #endif

@@ -13,6 +13,7 @@
 
 #include "femu_ftl/error.h"
 #include "flash/ftl_handle.h"
+#include "place/placement.h"
 #include "wbuf/write_buffer_tables.h"
 
 #define WBUF_RECORD_BYTES (2 * 4 + 8)
@@ -42,7 +43,7 @@ static bool entry_valid(const struct ftl *ftl, const struct wbuf_entry *e)
 {
     const struct wbuf *b = ftl->wbuf;
     return e->lpn < ftl->geo.logical_pages && e->mask && !(e->mask & ~b->full_mask) &&
-           (ftl->cfg.placement != FTL_PLACEMENT_STREAM || e->stream < ftl->nwps) &&
+           (!placement_host_handles(ftl) || e->stream < placement_host_handles(ftl)) &&
            lpn_table_get(&b->where, e->lpn) == LPN_TABLE_NONE;
 }
 

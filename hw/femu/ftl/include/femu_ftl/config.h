@@ -18,6 +18,21 @@ enum ftl_placement {
     FTL_PLACEMENT_SINGLE,   /* one write pointer, as FEMU */
     FTL_PLACEMENT_HOTCOLD,  /* hot and cold write pointers, split on the per-LPN write count */
     FTL_PLACEMENT_STREAM,   /* one write pointer per host stream id */
+    FTL_PLACEMENT_FDP,      /* one write pointer per FDP reclaim unit handle (femu_ftl/fdp.h) */
+};
+
+/* Which victims GC weighs when there are several write pointers (streams, FDP handles). */
+enum ftl_gc_scope {
+    FTL_GC_SCOPE_GLOBAL,    /* every handle's: each handle's best victim by gc_policy, and
+                             * among those the most worth collecting (gc_policy.c) */
+    FTL_GC_SCOPE_STREAM,    /* foreground GC only the writing stream's, with the
+                             * defragmenting fallback (the multi-stream DFTL lab's rule) */
+};
+
+/* How GC treats the pages of an FDP reclaim unit handle (NVMe's RUH types). */
+enum ftl_ruh_type {
+    FTL_RUH_PERSISTENT,     /* persistently isolated: moved pages stay in their handle */
+    FTL_RUH_INITIAL,        /* initially isolated: GC may mix handles (one GC write pointer) */
 };
 
 enum ftl_gc_mode {
@@ -70,6 +85,10 @@ struct ftl_config {
     enum ftl_placement placement;
     uint64_t hot_threshold;     /* hotcold: hot when write count > hot_threshold */
     uint64_t nstreams;          /* stream: number of streams (write pointers) */
+    enum ftl_gc_scope gc_scope; /* victims across write pointers: global | stream */
+    uint64_t fdp_ruhs;          /* fdp: reclaim unit handles (write pointers) */
+    enum ftl_ruh_type fdp_ruh_type;
+    uint64_t fdp_ru_time_limit_s;   /* fdp: close an RU open longer than this (0: never) */
     /* media */
     uint64_t pe_cycles;         /* rated program/erase cycles of a block (wear reports) */
     /* fault injection, deterministic for a given fault_seed and call sequence */
@@ -110,7 +129,8 @@ struct ftl_geometry {
     uint64_t pgs_per_unit;      /* pgs_per_line, or pgs_per_blk with gc_unit=block */
     uint64_t gc_thres_lines;    /* background GC when free units <= this */
     uint64_t gc_thres_lines_high; /* foreground GC when free units <= this */
-    uint64_t write_pointers;    /* 1, 2 or nstreams */
+    uint64_t write_pointers;    /* 1, 2, nstreams, or fdp_ruhs (+ 1: the GC write pointer
+                                 * of initially isolated handles) */
     uint64_t bad_blocks_per_lun;    /* blks_per_lun * bad_blk_pcent / 100, rounded down */
     uint64_t good_pages;        /* phys_pages less the pages of factory bad blocks */
     uint64_t entries_per_tpage; /* dftl: 4-byte map entries in one translation page */
@@ -200,6 +220,8 @@ const char *ftl_gc_mode_name(enum ftl_gc_mode mode);
 const char *ftl_gc_policy_name(enum ftl_gc_policy policy);
 const char *ftl_mapping_name(enum ftl_mapping mapping);
 const char *ftl_gc_unit_name(enum ftl_gc_unit unit);
+const char *ftl_gc_scope_name(enum ftl_gc_scope scope);
+const char *ftl_ruh_type_name(enum ftl_ruh_type type);
 
 #ifdef __cplusplus
 }

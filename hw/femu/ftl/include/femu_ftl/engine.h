@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "femu_ftl/fdp.h"
 #include "femu_ftl/ftl.h"
 #include "femu_ftl/stats.h"
 #include "femu_ftl/zns.h"
@@ -64,6 +65,9 @@ enum ftl_op {
      * with FTL_REQ_ZONED (the destination admitted like a write), else through the
      * conventional FTL. Copyback where source and destination page share a LUN. */
     FTL_OP_COPY,
+    /* FDP's Reclaim Unit Handle Update of handle `stream` (femu_ftl/fdp.h,
+     * ftl_fdp_ruh_update); no flash time */
+    FTL_OP_RUH_UPDATE,
 };
 
 #define FTL_REQ_ERASE 1u    /* FTL_OP_FORMAT: Secure Erase Setting 1 (user data erase) */
@@ -76,7 +80,8 @@ struct ftl_request {
     enum ftl_op op;
     uint64_t arrival_ns;    /* when the command reached the device */
     uint64_t slba, nlb;     /* READ, WRITE, and TRIM with nranges == 0 */
-    uint32_t stream;        /* WRITE with placement=stream */
+    uint32_t stream;        /* WRITE: the stream (placement=stream) or reclaim unit handle
+                             * (placement=fdp); RUH_UPDATE: the handle */
     uint32_t nsid;          /* the namespace addressed (recorded in traces; 0 means 1) */
     uint32_t flags;         /* FTL_REQ_* */
     const struct ftl_range *ranges;   /* TRIM: Dataset Management ranges; COPY: sources;

@@ -56,7 +56,8 @@ struct ftl_io {
     uint64_t now_ns;    /* time the FTL receives the command */
     uint64_t slba;      /* first sector */
     uint64_t nlb;       /* number of sectors, > 0 */
-    uint32_t stream;    /* placement=stream: host stream id (< nstreams); else ignored */
+    uint32_t stream;    /* placement=stream: host stream id (< nstreams); placement=fdp:
+                         * reclaim unit handle (< fdp_ruhs); else ignored */
 };
 
 /*
@@ -168,6 +169,10 @@ struct ftl_counters {
      * (buffered destination pages are dropped, buffered source pages cost a program). */
     uint64_t copy_cmds, copy_pages;
     uint64_t nand_copybacks, nand_copy_reads, nand_copy_programs;
+    /* placement=fdp (femu_ftl/fdp.h): reclaim units closed before they were full, by a
+     * Reclaim Unit Handle Update or by fdp_ru_time_limit_s, and the pages they left
+     * unwritten */
+    uint64_t fdp_ru_updates, fdp_ru_time_limits, fdp_unwritten_pages;
 };
 
 /*
