@@ -30,6 +30,7 @@
 #include "backend/ftl_view.h"
 #include "backend/state.h"
 #include "backend/state_save.h"
+#include "cmd/fdp.h"
 #include "cmd/features.h"
 #include "cmd/media.h"
 #include "cmd/ns.h"
@@ -407,6 +408,7 @@ static void femu_release(FemuCtrl *n)
     lba_bitmap_destroy(&n->uncorrectable);
     femu_media_reset(n);                /* the LBA status page kept for RAE reads */
     femu_ftl_view_destroy(n);
+    femu_fdp_release(n);
     ftl_destroy(n->ftl);
     n->ftl = NULL;
 }
@@ -428,9 +430,14 @@ static void femu_realize(PCIDevice *pci_dev, Error **errp)
     femu_features_reset(n);
     n->smart.power_on_ns = femu_now_ns();
     femu_irq_init(n);
-    /* state_in after the namespaces exist and before the statistics take their baseline */
-    if (!femu_init_media(n, errp) || !femu_state_restore(n, errp) ||
-        !femu_init_pci(n, errp) ||
+    /* state_in after the namespaces exist and before the statistics take their baseline;
+     * FDP once the namespaces are final */
+    if (!femu_init_media(n, errp) || !femu_state_restore(n, errp)) {
+        femu_release(n);
+        return;
+    }
+    femu_fdp_realize(n);
+    if (!femu_init_pci(n, errp) ||
         !femu_open_stats(n, errp) || !femu_open_trace(n, errp) ||
         !femu_threads_start(n, errp)) {
         femu_release(n);

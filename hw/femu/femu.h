@@ -85,6 +85,12 @@ static inline uint16_t femu_dnr(uint16_t status)
 #define FEMU_CNTLID             0       /* the one controller of the subsystem */
 #define FEMU_MAX_LBAF           2       /* LBA formats: the FTL sector, and 4 KiB */
 
+/* Flexible Data Placement (FemuFdp below): the endurance group and its limits. */
+#define FEMU_ENDGID             1       /* the one endurance group */
+#define FEMU_FDP_MAX_RUHS       FTL_MAX_WRITE_POINTERS
+#define FEMU_FDP_MAX_EVENTS     63      /* FDP events kept per list (the log's room) */
+#define FEMU_FDP_EVENT_BYTES    64      /* one FDP Event data structure */
+
 /* Room for every FTL key (ftl_config_key()); checked when the class is built. */
 #define FEMU_FTL_KEYS_MAX       48
 
@@ -161,6 +167,16 @@ typedef struct FemuRequest {
     bool media_error;           /* the FTL failed a flash page read: error_lpn (cmd/media.c) */
     uint64_t error_lpn;
     uint64_t error_lba;         /* the namespace LBA an error after fetch is logged with */
+    /*
+     * FDP (cmd/fdp*.c, backend/fdp_ftl.c). ruh_update: the handles an FTL_OP_RUH_UPDATE
+     * request closes, one engine request each (a Reclaim Unit Handle Update's, or every
+     * handle for a controller reset's, which is internal). fdp_named: the handles the
+     * command named through a placement handle of its namespace, fdp_phndl[ruh] each, for
+     * the events the FTL raises while serving it.
+     */
+    uint32_t ruh_update;
+    uint32_t fdp_named;
+    uint8_t fdp_phndl[FEMU_FDP_MAX_RUHS];
     /* Last, kept by femu_execute's reset: the next request of the one list holding this
      * one (the free list, its CQ's held completions, the LPN dump waiters or riders). */
     struct FemuRequest *list_next;
@@ -190,6 +206,36 @@ typedef struct FemuIrqfd {
     int virq;                   /* KVM route, -1 until the vector is first unmasked */
     bool active;                /* under lock: wired to KVM (the vector is unmasked) */
 } FemuIrqfd;
+
+/* Events of one kind (host or controller), oldest first, the oldest dropped when full. */
+typedef struct FemuFdpEventList {
+    uint8_t records[FEMU_FDP_MAX_EVENTS][FEMU_FDP_EVENT_BYTES];
+    unsigned first, count;
+} FemuFdpEventList;
+
+/*
+ * Flexible Data Placement (cmd/fdp*.c, backend/fdp_ftl.c). With placement=fdp the device
+ * has one endurance group with one reclaim group, and its reclaim unit handles (RUHs) are
+ * the FTL's (femu_ftl/fdp.h); the conventional namespaces belong to the group.
+ */
+typedef struct FemuFdp {
+    bool supported;             /* realize: placement=fdp (CTRATT.FDPS) */
+    bool enabled;               /* poller: FDPE of feature 1Dh (on at power-on) */
+    uint32_t ruhs;              /* NRUH: the FTL's handles */
+    uint64_t ru_bytes;          /* RUNS: a reclaim unit (the FTL's GC unit) in bytes */
+    /* Feature 1Eh: bit (1 << event type) per RUH, set by the poller, read by whoever
+     * raises an event (atomic). Endurance group state: a controller reset keeps it. */
+    uint32_t event_enable[FEMU_FDP_MAX_RUHS];
+    /* The event lists: the poller adds Invalid Placement Identifier events, the FTL thread
+     * the events the FTL raised, the poller reads them for log 23h. */
+    QemuMutex lock;
+    bool lock_init;
+    FemuFdpEventList host_events;   /* femu raises no controller event */
+    /* Event timestamps count milliseconds from the last controller reset (atomic). */
+    uint64_t clock_base_ns;
+    /* The FTL counters log 22h counts from: a configuration change clears the figures. */
+    uint64_t base_host_bytes, base_copy_pages, base_programs, base_erases;
+} FemuFdp;
 
 /*
  * Get/Set Features values as Set Features stored them (CDW11 bits), reset to defaults by
@@ -237,6 +283,11 @@ typedef struct FemuNamespace {
     uint32_t dmrsl;             /* DSM: LBAs per range, and in all ranges (DMSL) */
     uint8_t uuid[16];
     FemuSmart smart;
+    /* FDP (cmd/fdp.c): the placement handle list, placement handle i -> RUH phndl_ruh[i];
+     * phndl_chosen when the controller chose its one handle (created without a list) */
+    uint8_t nphndls;
+    uint8_t phndl_ruh[FEMU_FDP_MAX_RUHS];
+    bool phndl_chosen;
 } FemuNamespace;
 
 /* FTL counters and wear as the FTL thread last published them (backend/ftl_view.c). */
@@ -331,6 +382,7 @@ struct FemuCtrl {
     FemuRequest *dump_riders;           /* answered together with the dump in flight */
     unsigned phase_markers;
     FemuFeatures features;
+    FemuFdp fdp;                        /* cmd/fdp.c */
     FemuErrorLog errlog;
     FemuSmart smart;
     FemuRequest *pool;                  /* ctrl/request.c */

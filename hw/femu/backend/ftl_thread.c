@@ -18,6 +18,7 @@
 
 #include <poll.h>
 
+#include "backend/fdp_ftl.h"
 #include "backend/ftl_status.h"
 #include "backend/ftl_thread.h"
 #include "backend/ftl_view.h"
@@ -140,6 +141,23 @@ static void femu_ftl_format(FemuCtrl *n, FemuRequest *req, uint64_t *done_ns)
     }
 }
 
+/* FDP's Reclaim Unit Handle Update: one FTL_OP_RUH_UPDATE per handle (cmd/fdp_io.c, or
+ * every handle for a controller reset's, cmd/fdp.c); no flash time. */
+static void femu_ftl_ruh_update(FemuCtrl *n, FemuRequest *req, uint64_t *done_ns)
+{
+    struct ftl_request r = req->ftl;
+
+    for (uint32_t ruh = 0; ruh < FEMU_FDP_MAX_RUHS && req->status == NVME_SUCCESS; ruh++) {
+        uint64_t done;
+
+        if (req->ruh_update >> ruh & 1) {
+            r.stream = ruh;
+            req->status = femu_ftl_status(femu_ftl_serve(n, &r, &done));
+            *done_ns = MAX(*done_ns, done);
+        }
+    }
+}
+
 /* FTL work other than a format. Zone operations were admitted at fetch (cmd/zns.c): the
  * engine does the flash work of what the poller already decided; a failure here would be
  * the FTL's own. */
@@ -168,8 +186,13 @@ static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
     case FEMU_WORK_FTL:
         if (req->ftl.op == FTL_OP_FORMAT) {
             femu_ftl_format(n, req, &done);
+        } else if (req->ftl.op == FTL_OP_RUH_UPDATE) {
+            femu_ftl_ruh_update(n, req, &done);
         } else {
             femu_ftl_work(n, req, &done);
+        }
+        if (n->fdp.supported) {
+            femu_fdp_ftl_events(n, req);
         }
         break;
     case FEMU_WORK_LPN_DUMP:

@@ -13,6 +13,12 @@ static bool femu_cmd_supported(uint32_t effects)
     return effects & NVME_CMD_EFF_CSUPP;
 }
 
+/* An I/O command set's row as the controller offers it now: its effects, or 0. */
+static uint32_t femu_io_effects(FemuCtrl *n, const FemuIoCmd *io)
+{
+    return io->offered && !io->offered(n) ? 0 : io->effects;
+}
+
 uint16_t femu_admin_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     const FemuAdminCmd *admin = &femu_admin_cmds[cmd->opcode];
@@ -41,7 +47,8 @@ uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     FemuNamespace *ns;
     uint16_t status;
 
-    if (!femu_cmd_supported(nvm->effects | femu_zoned_cmds[cmd->opcode].effects)) {
+    if (!femu_cmd_supported(femu_io_effects(n, nvm) |
+                            femu_io_effects(n, &femu_zoned_cmds[cmd->opcode]))) {
         return femu_dnr(NVME_INVALID_OPCODE);
     }
     if (nsid == NVME_NSID_BROADCAST && nvm->all_namespaces) {
@@ -52,7 +59,7 @@ uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
         return status;
     }
     io = &femu_io_set(ns)[cmd->opcode];
-    if (!femu_cmd_supported(io->effects)) {
+    if (!femu_cmd_supported(femu_io_effects(n, io))) {
         return femu_dnr(NVME_INVALID_OPCODE);
     }
     return io->run(n, ns, cmd, req);
@@ -75,7 +82,7 @@ uint16_t femu_cmd_effects_log(FemuCtrl *n, uint8_t csi, NvmeEffectsLog *log)
     }
     for (unsigned op = 0; op < FEMU_OPCODES; op++) {
         log->acs[op] = cpu_to_le32(femu_admin_cmds[op].effects);
-        log->iocs[op] = cpu_to_le32(io[op].effects);
+        log->iocs[op] = cpu_to_le32(femu_io_effects(n, &io[op]));
     }
     return NVME_SUCCESS;
 }

@@ -38,6 +38,9 @@ typedef struct FemuIoCmd {
     uint32_t effects;
     FemuIoFn *run;
     bool all_namespaces;    /* NSID FFFFFFFFh is every namespace (the NVM set's row says) */
+    /* A command of an optional capability (FDP's): supported only while this says so;
+     * NULL: always. Dispatch and log page 05h both ask. */
+    bool (*offered)(FemuCtrl *n);
 } FemuIoCmd;
 
 #define FEMU_OPCODES 256

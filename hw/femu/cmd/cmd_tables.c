@@ -11,6 +11,8 @@
 #include "cmd/cmd.h"
 #include "cmd/cmd_set.h"
 #include "cmd/copy.h"
+#include "cmd/fdp.h"
+#include "cmd/fdp_io.h"
 #include "cmd/features.h"
 #include "cmd/identify.h"
 #include "cmd/log.h"
@@ -52,6 +54,13 @@ const FemuIoCmd femu_nvm_cmds[FEMU_OPCODES] = {
     [NVME_CMD_DSM] = { FEMU_EFF_LBA, femu_nvm_dsm },
     [NVME_CMD_VERIFY] = { FEMU_EFF_SUPP, femu_nvm_verify },
     [NVME_CMD_COPY] = { FEMU_EFF_LBA, femu_copy },
+    /* Flexible Data Placement (placement=fdp) */
+    [FEMU_CMD_IO_MGMT_RECV] = {
+        FEMU_EFF_SUPP, femu_fdp_io_mgmt_recv, .offered = femu_fdp_offered,
+    },
+    [FEMU_CMD_IO_MGMT_SEND] = {
+        FEMU_EFF_SUPP, femu_fdp_io_mgmt_send, .offered = femu_fdp_offered,
+    },
 };
 
 /* The zoned namespace: no Write Uncorrectable, DSM has no effect, the zone commands

@@ -3,7 +3,9 @@
  * the field a feature lives in, the CDW11 bits Set Features stores, the CDW11 bits that
  * pick an element of the field (temperature threshold, interrupt vector), whether the
  * feature is namespace specific (then the element is the NSID), the value checks and the
- * defaults a controller reset brings back. Nothing is saveable.
+ * defaults a controller reset brings back. Nothing is saveable. A feature that is more than
+ * a CDW11 value (Flexible Data Placement's 1Dh and 1Eh, cmd/fdp_features.c) names its own
+ * Get and Set functions, and whether the controller offers it.
  *
  * NSID rules (NVMe base specification): a namespace-specific feature takes an active
  * NSID (Get and Set) or FFFFFFFFh (Set only: every namespace); a valid NSID that is not
@@ -13,6 +15,8 @@
  */
 #include "qemu/osdep.h"
 
+#include "cmd/fdp.h"
+#include "cmd/fdp_features.h"
 #include "cmd/features.h"
 #include "cmd/ns_table.h"
 
@@ -34,6 +38,11 @@ typedef struct FemuFeature {
     /* A value the controller computes instead of storing (Set returns it too). */
     uint32_t (*computed)(FemuCtrl *n);
     uint32_t defaults[2];   /* of elements 0 and 1; other elements default to 0 */
+    /* A feature with functions of its own: they check everything but SEL 3, SV and a
+     * Set's NSID rule (for a feature that is not namespace specific). */
+    uint16_t (*get)(FemuCtrl *n, const NvmeCmd *cmd, unsigned sel, FemuRequest *req);
+    uint16_t (*set)(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
+    bool (*offered)(FemuCtrl *n);      /* NULL: always; false: as an unknown FID */
 } FemuFeature;
 
 /* Temperature threshold: the composite sensor (TMPSEL 0), over or under (THSEL 0/1). */
@@ -121,6 +130,14 @@ static const FemuFeature femu_features[] = {
     [FEMU_FEAT_LBA_STATUS_ATTRS] = {
         .supported = true, .computed = femu_feature_lba_status_attrs,
     },
+    [FEMU_FEAT_FDP] = {
+        .supported = true, .get = femu_fdp_get_feature, .set = femu_fdp_set_feature,
+        .offered = femu_fdp_offered,
+    },
+    [FEMU_FEAT_FDP_EVENTS] = {
+        .supported = true, .ns_specific = true, .get = femu_fdp_get_events_feature,
+        .set = femu_fdp_set_events_feature, .offered = femu_fdp_offered,
+    },
 };
 
 QEMU_BUILD_BUG_ON(sizeof(((FemuFeatures *)NULL)->err_rec) !=
@@ -170,7 +187,8 @@ void femu_features_ns_reset(FemuCtrl *n, uint32_t nsid)
 static uint32_t femu_feature_capabilities(const FemuFeature *feature)
 {
     return (feature->ns_specific ? NVME_FEAT_CAP_NS : 0) |
-           (feature->writable || feature->computed ? NVME_FEAT_CAP_CHANGE : 0);
+           (feature->writable || feature->computed || feature->set ?
+            NVME_FEAT_CAP_CHANGE : 0);
 }
 
 /*
@@ -184,9 +202,9 @@ static const FemuFeature *femu_feature_find(FemuCtrl *n, uint8_t fid, uint32_t d
     const FemuFeature *feature = fid < ARRAY_SIZE(femu_features) ? &femu_features[fid] : NULL;
 
     *index = 0;
-    if (!feature || !feature->supported ||
+    if (!feature || !feature->supported || (feature->offered && !feature->offered(n)) ||
         (feature->element && !feature->element(n, dw11, index)) ||
-        (!feature->computed && *index >= feature->elements)) {
+        (!feature->computed && !feature->get && *index >= feature->elements)) {
         return NULL;
     }
     return feature;
@@ -228,6 +246,9 @@ uint16_t femu_get_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     feature = femu_feature_find(n, dw10 & 0xff, sel == 3 ? 0 : dw11, &index);
     if (!feature) {
         return femu_dnr(NVME_INVALID_FIELD);
+    }
+    if (feature->get && sel != 3) {
+        return feature->get(n, cmd, sel, req);
     }
     if (feature->ns_specific) {
         /* FFFFFFFFh names no one value: Invalid Namespace or Format, as for NSID 0. */
@@ -288,6 +309,11 @@ uint16_t femu_set_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     }
     if (dw10 >> 31) {
         return femu_dnr(NVME_FID_NOT_SAVEABLE);
+    }
+    if (feature->set) {
+        status = feature->ns_specific ? NVME_SUCCESS :
+                 femu_feature_set_nsid(n, feature, le32_to_cpu(cmd->nsid), &index, &all);
+        return status ? status : feature->set(n, cmd, req);
     }
     status = femu_feature_set_nsid(n, feature, le32_to_cpu(cmd->nsid), &index, &all);
     if (status == NVME_SUCCESS && feature->allowed) {

@@ -10,6 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/copy.h"
+#include "cmd/fdp.h"
 #include "cmd/identify.h"
 #include "cmd/ns_table.h"
 #include "ctrl/dma.h"
@@ -21,6 +22,7 @@
 #define FEMU_LPA_CMD_EFFECTS            (1u << 1)
 #define FEMU_LPA_EXTENDED_DATA          (1u << 2)
 #define FEMU_ID_CNS_IO_CMD_SETS         0x1c    /* I/O Command Set data structure */
+#define FEMU_CTRATT_FDPS                (1u << 19)  /* Flexible Data Placement */
 
 /* A 128-bit little-endian capacity field. */
 static void femu_put_u128(uint8_t *field, uint64_t value)
@@ -46,6 +48,12 @@ static void femu_identify_ctrl(FemuCtrl *n, NvmeIdCtrl *id)
     /* namespace attribute notices, LBA status information alerts */
     id->oaes = cpu_to_le32(NVME_OAES_NS_ATTR | FEMU_OAES_LBA_STATUS_INFO);
     id->cntrltype = 1;                              /* I/O controller */
+    if (femu_fdp_offered(n)) {
+        /* FDP in endurance group 1 (cmd/fdp.c); no Endurance Group Information log, so
+         * CTRATT.EGS stays clear */
+        id->ctratt = cpu_to_le32(FEMU_CTRATT_FDPS);
+        id->endgidmax = cpu_to_le16(FEMU_ENDGID);
+    }
     id->oacs = cpu_to_le16(NVME_OACS_FORMAT | NVME_OACS_NMS | NVME_OACS_DBCS |
                            FEMU_OACS_GET_LBA_STATUS);
     id->acl = FEMU_ACL;
@@ -116,6 +124,9 @@ static void femu_identify_ns(FemuCtrl *n, const FemuNamespace *ns, NvmeIdNs *id)
     id->npdg = cpu_to_le16(lbas_per_pg - 1);
     id->npda = cpu_to_le16(lbas_per_pg - 1);
     femu_put_u128(id->nvmcap, ns->nsze * ns->lba_bytes);
+    if (femu_fdp_offered(n) && femu_fdp_in_group(ns)) {
+        id->endgid = cpu_to_le16(FEMU_ENDGID);
+    }
     femu_copy_limits(ns, id);
 }
 

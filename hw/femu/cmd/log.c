@@ -17,6 +17,9 @@
 #include "cmd/cmd.h"
 #include "cmd/cmd_set.h"
 #include "cmd/error_log.h"
+#include "cmd/fdp.h"
+#include "cmd/fdp_events.h"
+#include "cmd/fdp_log.h"
 #include "cmd/log.h"
 #include "cmd/media.h"
 #include "cmd/ns.h"
@@ -32,6 +35,8 @@ typedef struct FemuLogArgs {
     uint32_t nsid;
     bool rae;
     uint8_t csi;        /* CDW14[31:24]: the command set of a command set specific page */
+    uint8_t lsp;        /* CDW10[14:8]: Log Specific Parameter */
+    uint16_t lsi;       /* CDW11[31:16]: Log Specific Identifier (an endurance group) */
 } FemuLogArgs;
 
 /* A page as built: heap memory the dispatcher frees. */
@@ -48,6 +53,8 @@ typedef struct FemuLogPage {
     uint16_t (*build)(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data);
     /* Optional: what reading the page does, after it was copied to the host. */
     void (*read)(FemuCtrl *n, const FemuLogArgs *args, const FemuLogData *data);
+    /* Optional: whether the controller offers the page now (else Invalid Log Page). */
+    bool (*offered)(FemuCtrl *n);
 } FemuLogPage;
 
 /* 01h Error Information (cmd/error_log.c). */
@@ -113,6 +120,27 @@ static uint16_t femu_log_ocp_smart(FemuCtrl *n, const FemuLogArgs *args, FemuLog
     return NVME_SUCCESS;
 }
 
+/* 20h-23h: Flexible Data Placement (cmd/fdp_log.c), with placement=fdp. */
+static uint16_t femu_log_fdp_configs(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
+{
+    return femu_fdp_configs_log(n, args->lsi, &data->buf, &data->size);
+}
+
+static uint16_t femu_log_fdp_usage(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
+{
+    return femu_fdp_usage_log(n, args->lsi, &data->buf, &data->size);
+}
+
+static uint16_t femu_log_fdp_stats(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
+{
+    return femu_fdp_stats_log(n, args->lsi, data->buf);
+}
+
+static uint16_t femu_log_fdp_events(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
+{
+    return femu_fdp_events_log_page(n, args->lsi, args->lsp, data->buf);
+}
+
 static const FemuLogPage femu_log_pages[256] = {
     [NVME_LOG_ERROR_INFO] = {
         .size = sizeof(NvmeErrorLog) * (FEMU_ELPE + 1), .build = femu_log_error_info,
@@ -126,6 +154,16 @@ static const FemuLogPage femu_log_pages[256] = {
     [NVME_LOG_CMD_EFFECTS] = { .size = sizeof(NvmeEffectsLog), .build = femu_log_effects },
     [FEMU_LOG_LBA_STATUS] = {
         .build = femu_log_lba_status, .read = femu_log_lba_status_read,
+    },
+    [FEMU_LOG_FDP_CONFIGS] = { .build = femu_log_fdp_configs, .offered = femu_fdp_offered },
+    [FEMU_LOG_FDP_RUH_USAGE] = { .build = femu_log_fdp_usage, .offered = femu_fdp_offered },
+    [FEMU_LOG_FDP_STATS] = {
+        .size = FEMU_FDP_STATS_LOG_BYTES, .build = femu_log_fdp_stats,
+        .offered = femu_fdp_offered,
+    },
+    [FEMU_LOG_FDP_EVENTS] = {
+        .size = FEMU_FDP_EVENTS_LOG_BYTES, .build = femu_log_fdp_events,
+        .offered = femu_fdp_offered,
     },
     [FEMU_LOG_OCP_SMART] = { .size = FEMU_OCP_SMART_LOG_BYTES, .build = femu_log_ocp_smart },
 };
@@ -144,12 +182,13 @@ uint16_t femu_get_log_page(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     const FemuLogPage *page = &femu_log_pages[dw10 & 0xff];
     const FemuLogArgs args = {
         .nsid = le32_to_cpu(cmd->nsid), .rae = dw10 & FEMU_GET_LOG_RAE,
-        .csi = femu_cdw(cmd, 14) >> 24,
+        .csi = femu_cdw(cmd, 14) >> 24, .lsp = (dw10 >> 8) & 0x7f,
+        .lsi = femu_cdw(cmd, 11) >> 16,
     };
     FemuLogData data = { .size = page->size };
     uint16_t status;
 
-    if (!page->build) {
+    if (!page->build || (page->offered && !page->offered(n))) {
         return femu_dnr(NVME_INVALID_LOG_ID);
     }
     if (page->size) {

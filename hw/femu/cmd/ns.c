@@ -26,6 +26,7 @@
 
 #include "cmd/aer.h"
 #include "cmd/cmd.h"
+#include "cmd/fdp.h"
 #include "cmd/features.h"
 #include "cmd/ns.h"
 #include "cmd/ns_table.h"
@@ -272,6 +273,7 @@ static uint16_t femu_ns_create(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req
     g_autofree NvmeIdNs *id = g_new0(NvmeIdNs, 1);
     uint64_t bytes[FEMU_MAX_LBAF], nsze, ncap, sectors, base;
     unsigned flbas, shift;
+    FemuFdpHandles handles;
     uint32_t nsid;
     uint16_t status;
 
@@ -298,6 +300,11 @@ static uint16_t femu_ns_create(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req
     if (ncap != nsze) {
         return femu_dnr(FEMU_NS_THIN_PROV_UNSUPPORTED);
     }
+    /* FDP: ENDGID and the placement handle list (cmd/fdp.c) */
+    status = femu_fdp_ns_handles(n, (const uint8_t *)id, flbas, &handles);
+    if (status) {
+        return status;
+    }
     shift = ctz64(bytes[flbas] / n->secsz);
     if (nsze > n->capacity_sectors >> shift) {
         return femu_dnr(FEMU_NS_INSUFFICIENT_CAPACITY);
@@ -312,6 +319,7 @@ static uint16_t femu_ns_create(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req
         return femu_dnr(FEMU_NS_INSUFFICIENT_CAPACITY);
     }
     femu_ns_init(n, &n->ns[nsid], nsid, base, sectors, flbas);
+    femu_fdp_ns_apply(&n->ns[nsid], &handles);
     n->ns[nsid].bytes = nsze * bytes[flbas];    /* as asked; the rest of its last page */
     femu_ns_set_format(n, &n->ns[nsid], flbas); /* is never addressed */
     femu_ns_forget_data(n, base, sectors);   /* a fresh namespace reads zeroes */

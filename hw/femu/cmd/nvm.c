@@ -14,6 +14,7 @@
 #include "qemu/osdep.h"
 
 #include "cmd/cmd.h"
+#include "cmd/fdp.h"
 #include "cmd/media.h"
 #include "cmd/ns_table.h"
 #include "cmd/nvm.h"
@@ -44,7 +45,8 @@ static uint8_t *femu_ns_data(FemuCtrl *n, const FemuNamespace *ns, uint64_t slba
     return data_store_at(n->store, femu_ns_sector(ns, slba) * n->secsz);
 }
 
-/* placement=stream: the Streams directive's identifier picks the write pointer. */
+/* placement=stream: the Streams directive's identifier picks the write pointer.
+ * (placement=fdp: the Data Placement directive, cmd/fdp.c.) */
 static uint16_t femu_stream_of(FemuCtrl *n, const NvmeCmd *cmd, uint32_t *stream)
 {
     uint32_t dtype = (le32_to_cpu(cmd->cdw12) >> 20) & 0xf;
@@ -74,6 +76,7 @@ static uint16_t femu_io_rw(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     uint64_t slba = femu_cmd_slba(cmd);
     uint32_t nlb = femu_cmd_nlb(cmd);
     uint64_t bytes = nlb * ns->lba_bytes, marked_lba;
+    FemuFdpPlacement place = { 0 };
     uint16_t status;
 
     if (!femu_lba_range_ok(ns, slba, nlb)) {
@@ -81,6 +84,9 @@ static uint16_t femu_io_rw(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     }
     if (write) {   /* the directive fields are reserved on reads */
         status = femu_stream_of(n, cmd, &req->ftl.stream);
+        if (status == NVME_SUCCESS) {
+            status = femu_fdp_place(n, ns, cmd, &place);
+        }
         if (status) {
             return status;
         }
@@ -104,6 +110,7 @@ static uint16_t femu_io_rw(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     }
     femu_io_range(req, ns, slba, nlb);
     if (write) {
+        femu_fdp_placed(n, ns, &place, req);
         lba_bitmap_set(&n->written, req->ftl.slba, req->ftl.nlb);
         femu_media_clear(n, req->ftl.slba, req->ftl.nlb);
         femu_smart_write(n, ns, bytes);
@@ -253,17 +260,32 @@ uint16_t femu_nvm_write_uncor(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd
     return NVME_SUCCESS;    /* req->work stays FEMU_WORK_NONE */
 }
 
+/*
+ * Write Zeroes: with DEAC a deallocate, else a write of zeroes, placed as a Write is
+ * (DTYPE and DSPEC as for Write: placement=fdp, cmd/fdp.c).
+ */
 uint16_t femu_nvm_write_zeroes(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
                                FemuRequest *req)
 {
     uint64_t slba = femu_cmd_slba(cmd);
     uint32_t nlb = femu_cmd_nlb(cmd);
     bool deallocate = le32_to_cpu(cmd->cdw12) & (1u << 25);
+    FemuFdpPlacement place = { 0 };
+    uint16_t status;
 
     if (!femu_lba_range_ok(ns, slba, nlb)) {
         return femu_dnr(NVME_LBA_RANGE);
     }
+    if (!deallocate) {
+        status = femu_fdp_place(n, ns, cmd, &place);
+        if (status) {
+            return status;
+        }
+    }
     femu_io_range(req, ns, slba, nlb);
+    if (!deallocate) {
+        femu_fdp_placed(n, ns, &place, req);
+    }
     data_store_discard(n->store, req->ftl.slba * n->secsz, req->ftl.nlb * n->secsz);
     femu_media_clear(n, req->ftl.slba, req->ftl.nlb);
     if (deallocate) {

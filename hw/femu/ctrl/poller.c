@@ -128,8 +128,10 @@ static unsigned femu_drain_ftl(FemuCtrl *n)
                     femu_ctrl_shutdown_saved(n);
                 }
                 femu_ctrl_shutdown_retry(n);    /* the reserved request may be back */
-            } else if (req->epoch != n->epoch) {
-                femu_req_free(n, req);   /* from before a reset */
+            } else if (req->internal || req->epoch != n->epoch) {
+                /* no completion: a controller reset's RUH update (cmd/fdp.c), or a
+                 * request from before a reset */
+                femu_req_free(n, req);
             } else {
                 femu_media_done(n, req);     /* failed flash reads, errors after fetch */
                 completion_heap_push(&n->heap, req->done_ns, req);

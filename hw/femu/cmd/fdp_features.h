@@ -1,0 +1,22 @@
+/*
+ * Features 1Dh Flexible Data Placement and 1Eh FDP Events (cmd/fdp_features.c, poller),
+ * rows of the features table (cmd/features.c) with functions of their own: one is the
+ * endurance group's, the other takes a data buffer.
+ */
+#ifndef HW_FEMU_CMD_FDP_FEATURES_H
+#define HW_FEMU_CMD_FDP_FEATURES_H
+
+#include "femu.h"
+
+#define FEMU_FEAT_FDP           0x1d
+#define FEMU_FEAT_FDP_EVENTS    0x1e
+
+/* Get Features with SEL 0 (current), 1 (default) or 2 (saved: the default). */
+uint16_t femu_fdp_get_feature(FemuCtrl *n, const NvmeCmd *cmd, unsigned sel,
+                              FemuRequest *req);
+uint16_t femu_fdp_set_feature(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
+uint16_t femu_fdp_get_events_feature(FemuCtrl *n, const NvmeCmd *cmd, unsigned sel,
+                                     FemuRequest *req);
+uint16_t femu_fdp_set_events_feature(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
+
+#endif
