@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from nvme_qtest import (ADM_GET_LOG, ADM_GET_FEATURES, ADM_IDENTIFY, ADM_SET_FEATURES, IO_READ,
+from nvme_qtest import (ADM_GET_LOG, ADM_GET_FEATURES, ADM_SET_FEATURES, IO_READ,
                         IO_WRITE, IO_WRITE_ZEROES, PAGE, SC_FEATURE_NOT_SAVEABLE,
                         SC_INVALID_FIELD, SC_INVALID_LOG_PAGE, SC_INVALID_NS,
                         SC_INVALID_OPCODE, Command, femu_only, nvme_qemu, pattern, ready,
@@ -625,3 +625,28 @@ def test_create_without_a_list_when_every_handle_is_the_hosts(start):
     assert create_ns(nvme, 1024, handles_list=[0, 1, 2, 3]).ok
     cqe = create_ns(nvme, 1024)                                # no handle left to choose
     assert cqe.code == SC_INVALID_PHL and cqe.dnr
+
+
+# ---------------------------------------------------------------- configurations
+
+@pytest.mark.parametrize("props", ["placement=fdp,fdp_ruhs=17", "placement=fdp,fdp_ruhs=0",
+                                   "placement=fdp,fdp_ruh_type=initial,fdp_ruhs=16",
+                                   "placement=fdp,fdp_ruh_type=sometimes"])
+def test_bad_fdp_configuration_fails_realize_with_one_line(launch, props):
+    proc = launch(f"femu,{props}")
+    assert proc.returncode == 1, f"exit {proc.returncode}: {proc.stderr}"
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "fdp_ruh" in lines[0], proc.stderr
+
+
+def test_zoned_namespace_is_outside_the_endurance_group(start):
+    nvme = start(f"{FDP},pgs_per_blk=64,devsz_mb=24,zoned=on,zones=16").nvme
+    ready(nvme, io_queues=0)
+    _, ns1 = nvme.identify(0, nsid=1)
+    assert struct.unpack_from("<H", ns1, 102)[0] == 1
+    assert allocated(nvme) == [1, 2]
+    _, zoned = nvme.identify(0x11, nsid=2)             # allocated: CC.CSS selects NVM only
+    assert struct.unpack_from("<H", zoned, 102)[0] == 0
+    assert set_fdp(nvme, False).code == SC_CMD_SEQ_ERROR
+    assert nvme.admin(Command(ADM_NS_MGMT, nsid=1, cdw10=1)).ok
+    assert set_fdp(nvme, False).ok                     # the zoned namespace does not count
