@@ -650,3 +650,43 @@ def test_zoned_namespace_is_outside_the_endurance_group(start):
     assert set_fdp(nvme, False).code == SC_CMD_SEQ_ERROR
     assert nvme.admin(Command(ADM_NS_MGMT, nsid=1, cdw10=1)).ok
     assert set_fdp(nvme, False).ok                     # the zoned namespace does not count
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_random_fdp_commands_always_complete(start, seed):
+    """Random fields in every FDP command: each completes, and the device still serves
+    I/O and its logs afterwards."""
+    nvme, sq = fdp_machine(start)
+    rng = random.Random(seed)
+    buf = nvme.transfer(2 * PAGE, scatter=False)
+    nvme.fill(buf, bytes(rng.getrandbits(8) for _ in range(2 * PAGE)))
+
+    def u32():
+        return rng.choice([0, 1, 2, 0xFFFF, 0x10000, 0xFFFFFFFF, rng.getrandbits(32)])
+
+    for _ in range(400):
+        kind = rng.randrange(5)
+        nsid = rng.choice([0, 1, 2, 33, BROADCAST])
+        fields = dict(nsid=nsid, prp1=buf.prp1, prp2=buf.prp2, cdw11=u32(), cdw12=u32(),
+                      cdw13=u32())
+        if kind == 0:
+            cmd = Command(ADM_GET_LOG, cdw10=rng.choice([0x20, 0x21, 0x22, 0x23]) |
+                          (u32() & 0xFFFFFF00), **fields)
+        elif kind in (1, 2):
+            cmd = Command(rng.choice([ADM_GET_FEATURES, ADM_SET_FEATURES]),
+                          cdw10=rng.choice([FID_FDP, FID_FDP_EVENTS]) | (u32() & 0xFFFFFF00),
+                          **fields)
+        else:
+            opcode = rng.choice([IO_MGMT_RECV, IO_MGMT_SEND, IO_WRITE])
+            if opcode == IO_WRITE:
+                fields["cdw12"] = (fields["cdw12"] & 0xFFF00000) | rng.randrange(16)
+            cmd = Command(opcode, cdw10=u32(), **fields)
+        target = nvme.asq if kind < 3 else sq
+        cqe = nvme.run(target, cmd)
+        assert cqe.code in (0, SC_INVALID_FIELD, SC_INVALID_NS, SC_CMD_SEQ_ERROR,
+                            SC_FDP_DISABLED, SC_FEATURE_NOT_SAVEABLE, 0x10F, 0x080, 0x004), \
+            str(cqe)
+    nvme.disable()
+    sq = ready(nvme)[0]
+    assert write(nvme, sq, 0, pattern(4096, 1), pid=0).ok
+    assert log_ok(nvme, LID_CONFIGS, 96)[16 + 2] & 0x80
