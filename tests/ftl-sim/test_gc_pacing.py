@@ -62,8 +62,7 @@ def test_line_gc_is_femus_burst_and_victims_are_the_same(run_ftl_sim, tmp_path):
     assert line["iops"] < 0.5 * flash_time_bound(line)
     assert line["p99_latency_us"] > 5 * paced["p99_latency_us"]
     assert min(seconds) < 0.5 * sum(seconds) / len(seconds)
-    # Same victim rule: the same host writes cost about the same GC work either way;
-    # paced a little less, as host writes supersede some of a victim's pages before GC
-    # reaches them.
+    # Same collections: paced GC changes when the flash works, not what it writes (only
+    # the order of a victim's moves differs, LUN by LUN), so the same WAF within 3 %.
     assert line["host_write_pages"] == paced["host_write_pages"]
-    assert 0.9 * line["waf"] <= paced["waf"] <= line["waf"]
+    assert paced["waf"] == pytest.approx(line["waf"], rel=0.03)

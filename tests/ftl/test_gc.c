@@ -147,6 +147,18 @@ static struct ftl *paced_victim(uint32_t *victim)
     return ftl;
 }
 
+/* Moves paced GC still owes the flash. */
+static uint32_t owed_moves(const struct ftl *ftl)
+{
+    return ftl->gc_debt_moves;
+}
+
+/* Erases paced GC still owes (after the moves of their unit). */
+static uint32_t owed_erases(const struct ftl *ftl)
+{
+    return ftl->gc_debt_count - ftl->gc_debt_moves;
+}
+
 static void test_paced_idle_fill(void)
 {
     uint32_t victim, old_ppa[4];
@@ -158,26 +170,31 @@ static void test_paced_idle_fill(void)
     for (int i = 0; i < 4; i++) {
         old_ppa[i] = l2p_get(ftl, 20 + i);
     }
-    /* Every LUN idle: one page per LUN moves, the line stays under collection. */
-    CHECK_EQ_U64(ftl_background_gc(ftl, idle), 0);
+    /* The collection is line GC's, done in the maps at once: 4 pages moved, the line
+     * erased and freed. Every LUN idle: one move per LUN is charged now, 2 are owed. */
+    CHECK_EQ_U64(ftl_background_gc(ftl, idle), 1);
     struct ftl_counters c;
-    ftl_get_counters(ftl, &c);
-    CHECK_EQ_U64(c.gc_moved_pages, 2);
-    CHECK_EQ_U64(ftl->lines[victim].state, LINE_GC);
-    CHECK_EQ_U64(ftl->lines[victim].valid, 2);
-    CHECK_CONSISTENT(ftl);
-    /* Same instant: both LUNs are now busy with those moves, nothing owed, nothing moves. */
-    CHECK_EQ_U64(ftl_background_gc(ftl, idle), 0);
-    ftl_get_counters(ftl, &c);
-    CHECK_EQ_U64(c.gc_moved_pages, 2);
-    /* Once they are idle again the rest moves and the line is erased and freed. */
-    uint64_t later = idle + 10 * ftl_config_of(ftl)->pg_wr_lat;
-    CHECK_EQ_U64(ftl_background_gc(ftl, later), 1);
     ftl_get_counters(ftl, &c);
     CHECK_EQ_U64(c.gc_moved_pages, 4);
     CHECK_EQ_U64(c.gc_runs, 1);
     CHECK_EQ_U64(ftl->lines[victim].state, LINE_FREE);
     CHECK_EQ_U64(ftl->gc_line, NO_LINE);
+    CHECK_EQ_U64(owed_moves(ftl), 2);
+    CHECK_EQ_U64(owed_erases(ftl), 2);       /* the line's two blocks, after the moves */
+    CHECK_CONSISTENT(ftl);
+    /* Same instant: both LUNs are now busy with those moves, nothing owed, nothing more. */
+    CHECK_EQ_U64(ftl_background_gc(ftl, idle), 0);
+    CHECK_EQ_U64(owed_moves(ftl), 2);
+    /* Once they are idle again the rest is charged, then the erases. */
+    uint64_t later = idle + 10 * ftl_config_of(ftl)->pg_wr_lat;
+    CHECK_EQ_U64(ftl_background_gc(ftl, later), 0);
+    CHECK_EQ_U64(owed_moves(ftl), 0);
+    CHECK_EQ_U64(owed_erases(ftl), 0);
+    for (uint32_t lun = 0; lun < ftl->luns; lun++) {
+        /* read + program, then the erase */
+        CHECK(ftl->lun_avail_ns[lun] >= later + ftl_config_of(ftl)->pg_rd_lat +
+              ftl_config_of(ftl)->pg_wr_lat + ftl_config_of(ftl)->blk_er_lat);
+    }
     /* Each page was read and programmed on one LUN (a copyback): no cross-LUN wait. */
     for (int i = 0; i < 4; i++) {
         CHECK(ftl_lpn_is_mapped(ftl, 20 + (uint64_t)i));
@@ -191,42 +208,44 @@ static void test_paced_host_writes_owe_moves(void)
 {
     uint32_t victim;
     struct ftl *ftl = paced_victim(&victim);
-    struct ftl_counters c;
 
-    /* Start the collection while the LUNs are busy (nothing moves for free), then every
-     * host page owes valid/invalid = 4/4 = 1 move, paid at the next chance. */
+    /* Collect while the LUNs are busy (nothing is charged for free): 4 moves owed, and
+     * every host page owes valid/invalid = 4/4 = 1 of them, charged at the next chance. */
     uint64_t busy = 0;
-    CHECK_EQ_U64(ftl_background_gc(ftl, busy), 0);
-    ftl_get_counters(ftl, &c);
-    CHECK_EQ_U64(c.gc_moved_pages, 0);
-    CHECK_EQ_U64(ftl->lines[victim].state, LINE_GC);
-    CHECK(write_pages(ftl, busy, 0, 3, NULL) == FTL_OK);   /* lpn 0..2: not in the victim */
-    CHECK_EQ_U64(ftl_background_gc(ftl, busy), 0);
-    ftl_get_counters(ftl, &c);
-    CHECK_EQ_U64(c.gc_moved_pages, 3);
-    CHECK_CONSISTENT(ftl);
-    /* A host overwrite of the last valid page empties the line: erased without a move. */
-    CHECK(write_pages(ftl, busy, 23, 1, NULL) == FTL_OK);
-    ftl_get_counters(ftl, &c);
-    CHECK_EQ_U64(c.gc_moved_pages, 3);
     CHECK_EQ_U64(ftl_background_gc(ftl, busy), 1);
-    CHECK_EQ_U64(ftl->lines[victim].state, LINE_FREE);
+    CHECK_EQ_U64(owed_moves(ftl), 4);
+    /* no further collection (free lines stay above it): only the debt is paid */
+    ftl->geo.gc_thres_lines = ftl->geo.gc_thres_lines_high;
+    CHECK(ftl->free_count > ftl->geo.gc_thres_lines + 1);
+    CHECK(write_pages(ftl, busy, 0, 3, NULL) == FTL_OK);   /* lpn 0..2 */
+    CHECK_EQ_U64(ftl_background_gc(ftl, busy), 0);
+    CHECK_EQ_U64(owed_moves(ftl), 1);
+    CHECK_EQ_U64(owed_erases(ftl), 2);
+    CHECK_CONSISTENT(ftl);
+    CHECK(write_pages(ftl, busy, 3, 1, NULL) == FTL_OK);
+    CHECK_EQ_U64(ftl_background_gc(ftl, busy), 0);
+    CHECK_EQ_U64(owed_moves(ftl), 0);
+    CHECK_EQ_U64(owed_erases(ftl), 0);               /* charged once the moves were */
     CHECK_CONSISTENT(ftl);
     ftl_destroy(ftl);
 }
 
-/* Foreground GC first finishes the line paced GC started, then takes other victims. */
-static void test_foreground_finishes_paced_line(void)
+/* Foreground GC first charges what paced GC owes, as line GC would have done it by now. */
+static void test_foreground_settles_paced_debt(void)
 {
     uint32_t victim;
     struct ftl *ftl = paced_victim(&victim);
 
-    CHECK_EQ_U64(ftl_background_gc(ftl, 0), 0);
-    CHECK_EQ_U64(ftl->lines[victim].state, LINE_GC);
+    CHECK_EQ_U64(ftl_background_gc(ftl, 0), 1);
+    CHECK_EQ_U64(owed_moves(ftl), 4);
+    CHECK(write_pages(ftl, 0, 0, 2, NULL) == FTL_OK);  /* a victim for foreground GC */
+    uint64_t before = ftl->lun_avail_ns[0];
     ftl->geo.gc_thres_lines_high = ftl->free_count;
     CHECK_EQ_U64(gc_foreground(ftl, 0, 0), FTL_OK);
-    CHECK_EQ_U64(ftl->lines[victim].state, LINE_FREE);
-    CHECK_EQ_U64(ftl->gc_line, NO_LINE);
+    CHECK_EQ_U64(owed_moves(ftl), 0);
+    CHECK_EQ_U64(owed_erases(ftl), 0);
+    CHECK(ftl->lun_avail_ns[0] >= before + 2 * (ftl_config_of(ftl)->pg_rd_lat +
+                                               ftl_config_of(ftl)->pg_wr_lat));
     for (uint64_t lpn = 20; lpn < 24; lpn++) {
         CHECK(ftl_lpn_is_mapped(ftl, lpn));
     }
@@ -270,7 +289,7 @@ int main(void)
     test_gc_occupies_luns();
     test_paced_idle_fill();
     test_paced_host_writes_owe_moves();
-    test_foreground_finishes_paced_line();
+    test_foreground_settles_paced_debt();
     test_full_utilization();
     return check_summary();
 }

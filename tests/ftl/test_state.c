@@ -64,7 +64,7 @@ static void check_same(const struct ftl *a, const struct ftl *b, const char *wha
     CHECK_CONSISTENT(b);
 }
 
-/* Saves made while paced GC had a line half collected. */
+/* Saves made while paced GC owed the flash some of a collection's moves. */
 static unsigned saved_mid_gc;
 
 /*
@@ -84,7 +84,7 @@ static void round_trip(const struct ftl_config *cfg, const char *name, uint32_t 
     uint32_t hot = (uint32_t)(x->geo.logical_pages / 3);
     CHECK(wc_set(x, hot, 70000 + wc_get(x, hot)) && wc_set(y, hot, 70000 + wc_get(y, hot)));
     x->max_lpn_plus_one = y->max_lpn_plus_one = max_u64(x->max_lpn_plus_one, hot + 1);
-    saved_mid_gc += y->gc_line != NO_LINE;
+    saved_mid_gc += y->gc_debt_moves > 0;
     uint64_t t2 = idle_time(x) + SEC;
     CHECK_EQ_U64(idle_time(y) + SEC, t2);
     if (!check_record(ftl_state_save_file(y, path, "test", t2, err, sizeof(err)) == 0,

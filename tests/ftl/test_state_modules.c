@@ -548,7 +548,7 @@ static void check_section_damage(const struct ftl_config *cfg, uint32_t tag)
     snprintf(want, sizeof(want), "no %s section", name);
     check_refused(cfg, orig, size, tag, EDIT_DROP, want, __LINE__);
     snprintf(want, sizeof(want), "section %s", name);
-    check_refused(cfg, orig, size, tag, EDIT_AT(0, 4, 2), "layout version 2", __LINE__);
+    check_refused(cfg, orig, size, tag, EDIT_AT(0, 4, 99), "layout version 99", __LINE__);
     check_refused(cfg, orig, size, tag, EDIT_PAD(1), want, __LINE__);
     uint64_t cut_refused = 0, cuts = 0;
     for (uint64_t cut = 0; cut < len; cut += cut < 64 ? 1 : len / 37 + 1, cuts++) {

@@ -352,7 +352,9 @@ static void property_run(bool dftl, bool buffer, uint64_t seed)
     CHECK_EQ_U64(misplaced, 0);
     struct ftl_counters c = counters(ftl);
     CHECK(c.gc_runs > 0);
-    CHECK(c.fallback_runs > 0);
+    /* paced GC's background collections keep the streams fed: the fallback is for line
+     * GC's runs to exercise */
+    CHECK(c.fallback_runs > 0 || cfg.gc_mode == FTL_GC_PACED);
     printf("  %u streams, %s, gc_mode=%s, gc_unit=%s, buffer %llu sectors: %llu requests "
            "checked, %llu mapping comparisons; %llu GC runs, %llu fallback runs (%llu pages), "
            "%llu map GC runs\n", nstreams, ftl_mapping_name(cfg.mapping),

@@ -12,6 +12,7 @@
 #include "flash/fault.h"
 #include "flash/line_lists.h"
 #include "flash/timing.h"
+#include "gc/gc_debt.h"
 #include "hostio/host_page.h"
 #include "map/dftl.h"
 #include "map/page_map.h"
@@ -85,13 +86,16 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     ftl->gc_scratch = alloc_array(2 * geo.units, sizeof(uint32_t));  /* gc_policy.c */
     ftl->lun_avail_ns = alloc_array(geo.luns, sizeof(uint64_t));
     ftl->ch_avail_ns = alloc_array(cfg->nchs, sizeof(uint64_t));
+    ftl->gc_debt = alloc_array(GC_DEBT_UNITS * (geo.pgs_per_unit + geo.luns),
+                               sizeof(*ftl->gc_debt));
+    ftl->gc_erase_luns = alloc_array(geo.luns, sizeof(uint32_t));
     ftl->gc_lun_cursor = alloc_array(geo.luns, sizeof(uint32_t));
     ftl->lun_busy = alloc_array(geo.luns, sizeof(struct lun_busy));
     if (!ftl->l2p_plus1 || !ftl->p2l_plus1 || !ftl->mapped_bits || !ftl->write_count16 ||
         !ftl->blocks || !ftl->bad_bits || !ftl->lines ||
         !ftl->free_queue || !ftl->pool_head || !ftl->pool_count || !ftl->victim_heap ||
         !ftl->heap_count || !ftl->gc_scratch || !ftl->lun_avail_ns || !ftl->ch_avail_ns ||
-        !ftl->gc_lun_cursor || !ftl->lun_busy || !alloc_victim_hist(ftl) ||
+        !ftl->gc_debt || !ftl->gc_erase_luns || !ftl->gc_lun_cursor || !ftl->lun_busy || !alloc_victim_hist(ftl) ||
         (cfg->zoned && zns_init(ftl) != FTL_OK) ||
         (cfg->mapping == FTL_MAPPING_DFTL && dftl_init(ftl) != FTL_OK) ||
         (cfg->write_buffer_sectors && wbuf_init(ftl) != FTL_OK)) {
@@ -131,6 +135,8 @@ void ftl_destroy(struct ftl *ftl)
     free(ftl->gc_scratch);
     free(ftl->lun_avail_ns);
     free(ftl->ch_avail_ns);
+    free(ftl->gc_debt);
+    free(ftl->gc_erase_luns);
     free(ftl->gc_lun_cursor);
     busy_free(ftl);
     zns_free(ftl);
@@ -377,12 +383,6 @@ static uint64_t erase_empty_lines(struct ftl *ftl, uint64_t now_ns)
 
     while ((id = victim_peek(ftl)) != NO_LINE && ftl->lines[id].valid == 0) {
         victim_remove(ftl, id);
-        done = max_u64(done, line_erase(ftl, id, now_ns, &blocks));
-        ftl->ctr.format_erased_blocks += blocks;
-    }
-    id = ftl->gc_line;
-    if (id != NO_LINE && ftl->lines[id].valid == 0) {
-        ftl->gc_line = NO_LINE;
         done = max_u64(done, line_erase(ftl, id, now_ns, &blocks));
         ftl->ctr.format_erased_blocks += blocks;
     }

@@ -75,32 +75,58 @@ void block_erased(struct ftl *ftl, uint64_t index)
     }
 }
 
-uint64_t line_erase(struct ftl *ftl, uint32_t id, uint64_t now_ns, uint32_t *blocks)
+/* Block k of unit id is erased (a good one: true, its LUN in *lun). */
+static bool unit_block_erased(struct ftl *ftl, uint32_t id, uint32_t k, uint32_t *lun)
 {
-    uint32_t erased = 0;
-    uint64_t done = now_ns;
+    uint64_t index = unit_block_index(ftl, id, k);
+    struct block *blk = &ftl->blocks[index];
 
-    for (uint32_t k = 0; k < ftl->line_luns; k++) {
-        uint64_t index = unit_block_index(ftl, id, k);
-        struct block *blk = &ftl->blocks[index];
-
-        if (block_index_is_bad(ftl, index)) {
-            continue;   /* never programmed, never erased */
-        }
-        done = max_u64(done, nand_erase(ftl, unit_block_lun(ftl, id, k), now_ns));
-        blk->valid = 0;
-        blk->invalid = 0;
-        block_erased(ftl, index);
-        erased++;
+    if (block_index_is_bad(ftl, index)) {
+        return false;   /* never programmed, never erased */
     }
+    *lun = unit_block_lun(ftl, id, k);
+    blk->valid = 0;
+    blk->invalid = 0;
+    block_erased(ftl, index);
+    ftl->ctr.nand_erases++;
+    return true;
+}
+
+/* Every page of unit id is erased: it goes back to the free queue. */
+static void unit_erased(struct ftl *ftl, uint32_t id)
+{
     uint64_t base = (uint64_t)id * ftl->pgs_per_line;
     for (uint32_t off = 0; off < ftl->pgs_per_line; off++) {
         p2l_set(ftl, base + off, P2L_FREE);
     }
     ftl->lines[id].valid = 0;
     ftl->lines[id].invalid = 0;
-    ftl->ctr.nand_erases += erased;
     free_queue_push(ftl, id);
+}
+
+uint32_t line_erase_untimed(struct ftl *ftl, uint32_t id, uint32_t *luns)
+{
+    uint32_t erased = 0;
+
+    for (uint32_t k = 0; k < ftl->line_luns; k++) {
+        erased += unit_block_erased(ftl, id, k, &luns[erased]);
+    }
+    unit_erased(ftl, id);
+    return erased;
+}
+
+uint64_t line_erase(struct ftl *ftl, uint32_t id, uint64_t now_ns, uint32_t *blocks)
+{
+    uint64_t done = now_ns;
+    uint32_t erased = 0, lun;
+
+    for (uint32_t k = 0; k < ftl->line_luns; k++) {
+        if (unit_block_erased(ftl, id, k, &lun)) {
+            done = max_u64(done, nand_erase(ftl, lun, now_ns));
+            erased++;
+        }
+    }
+    unit_erased(ftl, id);
     *blocks = erased;
     return done;
 }

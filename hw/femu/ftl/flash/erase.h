@@ -15,6 +15,9 @@ void wear_init(struct ftl *ftl);
  * and put it in the free queue. Returns when the last erase ends (now_ns if none);
  * *blocks gets the number of blocks erased. Counts nand_erases, not who asked. */
 uint64_t line_erase(struct ftl *ftl, uint32_t id, uint64_t now_ns, uint32_t *blocks);
+/* line_erase without the flash time: the caller charges nand_erase on each LUN it gets
+ * in luns[] (line_luns entries at most); returns how many. */
+uint32_t line_erase_untimed(struct ftl *ftl, uint32_t id, uint32_t *luns);
 /* A good block (index line * luns + lun) was erased: its erase count and the wear. */
 void block_erased(struct ftl *ftl, uint64_t index);
 

@@ -22,7 +22,7 @@ enum line_state {
     LINE_OPEN,      /* owned by a write pointer, being programmed */
     LINE_FULL,      /* closed, every page valid: in the full list */
     LINE_VICTIM,    /* closed with invalid pages: in the victim heap */
-    LINE_GC,        /* being collected (paced GC keeps one across requests: ftl->gc_line) */
+    LINE_GC,        /* being collected (ftl->gc_line, inside one GC call) */
     LINE_DEAD,      /* every block factory bad: in no structure, never used */
 };
 
@@ -106,13 +106,20 @@ struct ftl {
     struct write_pointer wps[FTL_MAX_WRITE_POINTERS + 1];  /* data, then MAP_WP */
     uint32_t nwps;          /* data write pointers */
 
-    /* Paced background GC (gc.c): the line being collected a few pages at a time. */
-    uint32_t gc_line;       /* in state LINE_GC, or NO_LINE */
-    uint32_t gc_cursor;     /* offset in gc_line before which no valid page is left */
-    uint32_t *gc_lun_cursor;   /* [luns] the same, counting only that LUN's pages */
-    uint32_t gc_rate_valid, gc_rate_invalid;   /* the victim's counts when chosen */
+    /* The unit being collected (gc.c): NO_LINE between calls, since a collection is
+     * done in the maps at once; gc_kind says whose counters its work goes to. */
+    uint32_t gc_line;
+    uint8_t gc_kind;        /* enum gc_kind */
+    /* Paced GC's debt (gc/gc_debt.c): a ring of gc_debt_count operations from
+     * gc_debt_head (gc_debt_capacity() slots), gc_debt_moves of them page moves. */
+    struct gc_debt_op { uint32_t src, dst; } *gc_debt;
+    uint32_t gc_debt_head, gc_debt_count, gc_debt_moves;
+    uint32_t *gc_erase_luns;    /* [luns] gc.c: the LUNs of a deferred erase */
+    bool gc_deferring;      /* a collection in progress records its flash work as debt */
+    uint32_t *gc_lun_cursor;    /* [luns] gc.c: each LUN's next page of gc_line to look at */
+    /* the owed moves per host page: gc_rate_valid / gc_rate_invalid (gc.c) */
+    uint32_t gc_rate_valid, gc_rate_invalid;
     uint64_t gc_owed;       /* page moves host writes owe (units: gc.c) */
-    uint8_t gc_kind;        /* enum gc_kind of gc_line: which counters its work goes to */
 
     uint64_t *lun_avail_ns; /* [luns] when each LUN is next idle */
     uint64_t *ch_avail_ns;  /* [nchs] when each channel bus is next idle */

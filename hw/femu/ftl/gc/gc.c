@@ -4,20 +4,28 @@
  * read and re-written through the write pointers (classified like host writes), its
  * blocks erased, and the line returns to the free queue. Foreground GC (before a host page
  * write, free lines <= the high threshold) takes any victim and collects it whole;
- * background GC (free lines <= the low threshold) only a victim with at least 1/8 of its
- * pages invalid, in one of two modes:
+ * background GC (free lines <= the low threshold, after each request) only a victim with
+ * at least 1/8 of its pages invalid, in one of two modes:
  *
- * line (FEMU): the whole victim after a request. Its thousands of page moves are queued
- * on the LUNs at once, and every host command that arrives meanwhile waits behind them.
+ * line (FEMU): the whole victim's flash work is queued on the LUNs at once, and every
+ * host command that arrives meanwhile waits behind its thousands of page moves.
  *
- * paced: the victim is collected a few pages at a time. Each host page written owes
- * valid/invalid page moves (the victim's counts when chosen: collecting it gains
- * `invalid` free pages for `valid` moves, so that rate keeps free space level), scaled up
- * gently while free lines are below the threshold (twice the rate at the foreground
- * threshold) so a deficit closes without a burst; and after every
- * request, pages whose source and destination LUNs are idle at that instant move for free
- * (idle flash time). Moves queue on the LUNs like host operations, so host commands and GC
- * interleave at the flash instead of host commands waiting out a whole line.
+ * paced: the same collections at the same points, victim for victim (the maps change at
+ * once, as with line GC), but their flash time is charged later (gc_debt.c): each host
+ * page written owes the last victim's valid/invalid page moves (collecting it gains
+ * `invalid` free pages for `valid` moves, so that rate keeps free space level), more while
+ * debt piles up; after every request, moves whose source and destination LUNs are idle at
+ * that instant are charged for free (idle flash time); a victim's pages move LUN by LUN
+ * (read and program on one LUN); and foreground GC, or a burst of collections beyond what
+ * the debt holds, charges what is owed at once. So paced GC changes when the flash is
+ * busy, not what it writes: its WAF is line GC's. (An earlier paced GC moved a unit's
+ * pages a few at a time between host pages, which interleaved GC's survivors, mostly
+ * cold, with fresh host data in the same open unit; on skewed traffic that cost up to a
+ * third more WAF than line GC, which writes them in one run.) A collection's moved pages
+ * take their new places at once, so their programs may run after host pages placed
+ * behind them in the same block, and a freed unit may in principle be reopened before its
+ * owed erase runs: the model keeps the order of work on each LUN, not NAND's in-order
+ * programming within a block.
  */
 #include "gc/gc.h"
 
@@ -26,6 +34,7 @@
 #include "flash/line_lists.h"
 #include "flash/p2l.h"
 #include "flash/timing.h"
+#include "gc/gc_debt.h"
 #include "gc/gc_policy.h"
 #include "map/dftl.h"
 #include "map/page_map.h"
@@ -38,7 +47,14 @@ static void gc_erase_line(struct ftl *ftl, uint32_t id, uint64_t now_ns)
 {
     uint32_t blocks;
 
-    line_erase(ftl, id, now_ns, &blocks);
+    if (ftl->gc_deferring) {
+        blocks = line_erase_untimed(ftl, id, ftl->gc_erase_luns);
+        for (uint32_t i = 0; i < blocks; i++) {
+            gc_debt_push(ftl, ftl->gc_erase_luns[i], GC_DEBT_ERASE);
+        }
+    } else {
+        line_erase(ftl, id, now_ns, &blocks);
+    }
     switch (ftl->gc_kind) {
     case GC_KIND_MAP:
         ftl->ctr.map_gc_erased_blocks += blocks;
@@ -94,9 +110,12 @@ static int gc_move_page(struct ftl *ftl, uint32_t victim, uint32_t ppa, uint64_t
     if (!wp_place(ftl, wp, true, lpn, &new_ppa, now_ns)) {
         return FTL_E_NOSPC;  /* only on an inconsistent geometry */
     }
-    uint64_t read_done = nand_read(ftl, ppa_lun(ftl, ppa), now_ns);
+    if (ftl->gc_deferring) {
+        gc_debt_push(ftl, ppa_lun(ftl, ppa), ppa_lun(ftl, new_ppa));
+    } else {
+        nand_program(ftl, ppa_lun(ftl, new_ppa), nand_read(ftl, ppa_lun(ftl, ppa), now_ns));
+    }
     map_invalidate(ftl, ppa);
-    nand_program(ftl, ppa_lun(ftl, new_ppa), read_done);
     gc_count_move(ftl, new_ppa);
     if (ftl->dftl) {
         if (lpn < ftl->geo.logical_pages) {
@@ -126,37 +145,19 @@ static void gc_begin(struct ftl *ftl, uint32_t victim, bool fallback)
     victim_remove(ftl, victim);
     l->state = LINE_GC;
     ftl->gc_line = victim;
-    ftl->gc_cursor = 0;
-    for (uint32_t lun = 0; lun < ftl->line_luns; lun++) {
-        /* A bad block has no page to move: its cursor starts at the end. (Only paced
-         * GC uses them, and only in line mode, where a line spans every LUN.) */
-        bool bad = block_index_is_bad(ftl, unit_block_index(ftl, victim, lun));
-        ftl->gc_lun_cursor[lun] = bad ? ftl->pgs_per_line : lun;
-    }
-    ftl->gc_rate_valid = l->valid;
-    ftl->gc_rate_invalid = l->invalid;
-    ftl->gc_owed = 0;
 }
 
-/* The next valid page of the line under collection (advancing the cursor to it), or false
- * when none is left. */
-static bool gc_next_page(struct ftl *ftl, uint32_t *ppa)
+/* The LUN the write pointer wp programs next. */
+static uint32_t wp_next_lun(const struct ftl *ftl, uint32_t wp)
 {
-    uint32_t base = ftl->gc_line * ftl->pgs_per_line;
+    const struct write_pointer *w = &ftl->wps[wp];
 
-    if (ftl->lines[ftl->gc_line].valid == 0) {
-        return false;
-    }
-    while (ftl->gc_cursor < ftl->pgs_per_line && !page_is_valid(ftl, base + ftl->gc_cursor)) {
-        ftl->gc_cursor++;
-    }
-    *ppa = base + ftl->gc_cursor;
-    return ftl->gc_cursor < ftl->pgs_per_line;
+    return w->line == NO_LINE ? 0 : ppa_lun(ftl, w->offset);
 }
 
 /* The next valid page of the line under collection on one LUN (advancing that LUN's
  * cursor to it), or false when that LUN has none left. */
-static bool gc_next_page_on(struct ftl *ftl, uint32_t lun, uint32_t *ppa)
+static bool next_valid_on(struct ftl *ftl, uint32_t lun, uint32_t *ppa)
 {
     uint32_t base = ftl->gc_line * ftl->pgs_per_line;
     uint32_t *cursor = &ftl->gc_lun_cursor[lun];
@@ -168,47 +169,33 @@ static bool gc_next_page_on(struct ftl *ftl, uint32_t lun, uint32_t *ppa)
     return *cursor < ftl->pgs_per_line;
 }
 
-/* The LUN the write pointer wp programs next. */
-static uint32_t wp_next_lun(const struct ftl *ftl, uint32_t wp)
-{
-    const struct write_pointer *w = &ftl->wps[wp];
-
-    return w->line == NO_LINE ? 0 : ppa_lun(ftl, w->offset);
-}
-
-/* The LUN a page GC moves now would be programmed on. */
-static uint32_t gc_destination_lun(const struct ftl *ftl, uint32_t ppa)
-{
-    return wp_next_lun(ftl, placement_for_gc(ftl, p2l_get(ftl, ppa), ftl->gc_line));
-}
-
 /*
- * The page paced GC moves next: preferably one on the LUN it will be programmed on, so
- * the read and the program queue on one LUN back to back (a copyback). A page read on
- * another LUN would leave the programming LUN idle until that read, queued behind the
- * other LUN's backlog, is done; those gaps, not the moves, would then bound throughput.
- * Only hot/cold placement needs a page to know its write pointer; the others know it from
- * the line.
+ * The page paced GC moves next: one on the LUN it will be programmed on, so its read and
+ * program queue on one LUN back to back. A page read on another LUN would leave the
+ * programming LUN idle until that read, queued behind the other LUN's backlog, is done;
+ * those gaps, not the moves, would then bound throughput. Only hot/cold placement needs a
+ * page to know its write pointer (the first valid one in offset order is asked); the
+ * others know it from the line. Which pages move is line GC's choice; only the order
+ * differs. (A line spans every LUN: paced GC needs gc_unit=line.)
  */
-static bool gc_pick_page(struct ftl *ftl, uint32_t *ppa)
+static bool pick_lun_matched(struct ftl *ftl, uint32_t *ppa)
 {
-    uint32_t want;
+    uint32_t base = ftl->gc_line * ftl->pgs_per_line, want;
 
     if (ftl->lines[ftl->gc_line].valid == 0) {
         return false;
     }
     if (ftl->cfg.placement == FTL_PLACEMENT_HOTCOLD) {
-        uint32_t probe;
-
-        if (!gc_next_page(ftl, &probe)) {
-            return false;
+        uint32_t off = 0;
+        while (!page_is_valid(ftl, base + off)) {
+            off++;      /* the line has a valid page */
         }
-        want = gc_destination_lun(ftl, probe);
+        want = wp_next_lun(ftl, placement_for_gc(ftl, p2l_get(ftl, base + off), ftl->gc_line));
     } else {
         want = wp_next_lun(ftl, placement_for_gc(ftl, 0, ftl->gc_line));
     }
     for (uint32_t i = 0, lun = want; i < ftl->luns; i++) {
-        if (gc_next_page_on(ftl, lun, ppa)) {
+        if (next_valid_on(ftl, lun, ppa)) {
             return true;
         }
         lun = lun + 1 == ftl->luns ? 0 : lun + 1;
@@ -216,51 +203,49 @@ static bool gc_pick_page(struct ftl *ftl, uint32_t *ppa)
     return false;  /* unreachable: the line has a valid page */
 }
 
-/* Erase the line under collection once nothing valid is left in it. */
-static void gc_finish_if_empty(struct ftl *ftl, uint64_t now_ns)
+/* Move every valid page of the line under collection (in offset order, or LUN-matched
+ * when paced GC defers the flash work), then rewrite the translation pages of moved
+ * entries no CMT slot held (dftl, one read-modify-write per page touched) and erase the
+ * line. */
+static int gc_move_all(struct ftl *ftl, uint64_t now_ns)
 {
-    if (ftl->gc_line != NO_LINE && ftl->lines[ftl->gc_line].valid == 0) {
-        gc_erase_line(ftl, ftl->gc_line, now_ns);
-        ftl->gc_line = NO_LINE;
+    uint32_t base = ftl->gc_line * ftl->pgs_per_line, ppa;
+    bool matched = ftl->gc_deferring && !ftl->block_mode;
+
+    for (uint32_t lun = 0; matched && lun < ftl->luns; lun++) {
+        /* a bad block has no page to move: its cursor starts at the end */
+        bool bad = block_index_is_bad(ftl, unit_block_index(ftl, ftl->gc_line, lun));
+        ftl->gc_lun_cursor[lun] = bad ? ftl->pgs_per_line : lun;
     }
-}
-
-/* After a GC step: the translation pages of moved entries no CMT slot held are rewritten
- * (dftl, one read-modify-write per page touched), then the line, if emptied, is erased. */
-static void gc_step_done(struct ftl *ftl, uint64_t now_ns)
-{
-    if (ftl->dftl) {
-        dftl_write_pending(ftl, true, now_ns);
-    }
-    gc_finish_if_empty(ftl, now_ns);
-}
-
-/* Move up to max pages of the line under collection, in offset order (whole-line GC) or
- * LUN-matched (paced); fewer when it empties. */
-static int gc_move_pages(struct ftl *ftl, uint64_t max, bool matched, uint64_t now_ns)
-{
-    uint32_t ppa;
-
-    for (uint64_t moved = 0; moved < max &&
-         (matched ? gc_pick_page(ftl, &ppa) : gc_next_page(ftl, &ppa)); moved++) {
+    for (uint32_t off = 0; ftl->lines[ftl->gc_line].valid; off++) {
+        if (matched) {
+            if (!pick_lun_matched(ftl, &ppa)) {
+                break;
+            }
+        } else if (off == ftl->pgs_per_line) {
+            break;
+        } else if (page_is_valid(ftl, base + off)) {
+            ppa = base + off;
+        } else {
+            continue;
+        }
         int rc = gc_move_page(ftl, ftl->gc_line, ppa, now_ns);
         if (rc != FTL_OK) {
             return rc;
         }
     }
-    gc_step_done(ftl, now_ns);
+    if (ftl->dftl) {
+        dftl_write_pending(ftl, true, now_ns);
+    }
+    gc_erase_line(ftl, ftl->gc_line, now_ns);
+    ftl->gc_line = NO_LINE;
     return FTL_OK;
 }
 
 static int gc_collect(struct ftl *ftl, uint32_t victim, bool fallback, uint64_t now_ns)
 {
-    if (ftl->gc_line != NO_LINE && ftl->gc_line != victim) {
-        return FTL_E_INVAL;  /* one line under collection at a time */
-    }
-    if (ftl->gc_line == NO_LINE) {
-        gc_begin(ftl, victim, fallback);
-    }
-    int rc = gc_move_pages(ftl, UINT64_MAX, false, now_ns);
+    gc_begin(ftl, victim, fallback);
+    int rc = gc_move_all(ftl, now_ns);
     if (rc != FTL_OK && ftl->gc_line != NO_LINE) {
         /* Only reachable on an inconsistent geometry: file the line back, report. */
         line_close(ftl, ftl->gc_line, now_ns);
@@ -339,10 +324,7 @@ static uint32_t policy_victim_in_neediest_lun(struct ftl *ftl, uint64_t now_ns,
 static int foreground_victim(struct ftl *ftl, uint64_t now_ns, uint32_t stream,
                              uint32_t *victim)
 {
-    *victim = ftl->gc_line;     /* what paced GC started is the best victim it knew */
-    if (*victim != NO_LINE) {
-        return FTL_OK;
-    }
+    *victim = NO_LINE;
     uint32_t group = GC_ANY_GROUP;
     if (placement_host_handles(ftl) && ftl->cfg.gc_scope == FTL_GC_SCOPE_STREAM) {
         group = stream;
@@ -367,6 +349,9 @@ int gc_foreground(struct ftl *ftl, uint64_t now_ns, uint32_t stream)
         uint32_t victim;
         if (++rounds > ftl->geo.phys_pages) {
             return FTL_E_NOSPC;
+        }
+        if (rounds == 1) {
+            gc_settle(ftl, now_ns);     /* paced GC's owed work first, as line GC did it */
         }
         int rc = foreground_victim(ftl, now_ns, stream, &victim);
         if (rc == FTL_OK && victim != NO_LINE) {
@@ -394,72 +379,55 @@ static uint32_t background_victim(struct ftl *ftl, uint64_t now_ns)
     return victim;
 }
 
-/* Free lines between the two thresholds: the deficit that doubles paced GC's rate. */
-static uint64_t gc_deficit_span(const struct ftl *ftl)
-{
-    uint64_t span = ftl->geo.gc_thres_lines - ftl->geo.gc_thres_lines_high;
-    return span ? span : 1;
-}
-
 void gc_host_page_written(struct ftl *ftl)
 {
-    if (ftl->gc_line == NO_LINE) {
+    if (ftl->gc_debt_moves == 0) {
         return;
     }
-    uint64_t deficit = 0;
-    if (ftl->free_count < ftl->geo.gc_thres_lines) {
-        deficit = ftl->geo.gc_thres_lines - ftl->free_count;
-    }
-    /* valid/invalid x (1 + deficit/span), in units of 1 / (invalid x span). */
-    ftl->gc_owed += (uint64_t)ftl->gc_rate_valid * (gc_deficit_span(ftl) + deficit);
+    /* valid/invalid x (1 + debt/cap), in units of 1 / (invalid x cap) */
+    uint64_t cap = (uint64_t)GC_DEBT_UNITS * ftl->pgs_per_line;
+    ftl->gc_owed += (uint64_t)ftl->gc_rate_valid * (cap + ftl->gc_debt_moves);
 }
 
-/* Pages whose source and destination LUNs are idle at now_ns, at most one per LUN. */
-static int gc_fill_idle(struct ftl *ftl, uint64_t now_ns)
+void gc_settle(struct ftl *ftl, uint64_t now_ns)
 {
-    uint32_t ppa;
-
-    for (uint32_t moved = 0; moved < ftl->luns && ftl->gc_line != NO_LINE &&
-         gc_pick_page(ftl, &ppa); moved++) {
-        if (ftl->lun_avail_ns[ppa_lun(ftl, ppa)] > now_ns ||
-            ftl->lun_avail_ns[gc_destination_lun(ftl, ppa)] > now_ns) {
-            break;
-        }
-        int rc = gc_move_page(ftl, ftl->gc_line, ppa, now_ns);
-        if (rc != FTL_OK) {
-            return rc;
-        }
-    }
-    gc_step_done(ftl, now_ns);
-    return FTL_OK;
+    gc_debt_charge(ftl, UINT64_MAX, now_ns);
 }
 
+/*
+ * After a request: the moves host writes owe and those idle LUNs take, then line GC's
+ * decision, whose flash work joins the debt. Each host page owes the last victim's
+ * valid/invalid moves (what keeps free space level), more as debt piles up (twice that
+ * with the FIFO full): line GC collects in bursts (while free lines are short and victims
+ * qualify, one after every request), which the debt absorbs and pays off over the host
+ * writes that follow. A burst longer than the FIFO is charged at once, oldest first.
+ */
 static int gc_paced(struct ftl *ftl, uint64_t now_ns)
 {
-    uint64_t runs = ftl->ctr.gc_runs;
-    int rc = FTL_OK;
-
-    gc_finish_if_empty(ftl, now_ns);   /* host overwrites may have emptied it */
-    if (ftl->gc_line == NO_LINE) {
-        uint32_t victim = background_victim(ftl, now_ns);
-        if (victim == NO_LINE) {
-            return 0;
-        }
-        gc_begin(ftl, victim, false);
-    }
-    uint64_t unit = (uint64_t)ftl->gc_rate_invalid * gc_deficit_span(ftl);
+    uint64_t unit = (uint64_t)ftl->gc_rate_invalid * GC_DEBT_UNITS * ftl->pgs_per_line;
     if (unit && ftl->gc_owed >= unit) {
         uint64_t moves = ftl->gc_owed / unit;
         ftl->gc_owed %= unit;
-        rc = gc_move_pages(ftl, moves, true, now_ns);
+        gc_debt_charge(ftl, moves, now_ns);
     }
-    if (rc == FTL_OK) {
-        rc = gc_fill_idle(ftl, now_ns);
+    gc_debt_charge_idle(ftl, now_ns);
+    uint32_t victim = background_victim(ftl, now_ns);
+    if (victim == NO_LINE) {
+        return 0;
     }
+    uint32_t gained = ftl->lines[victim].invalid, valid = ftl->lines[victim].valid;
+    gc_debt_make_room(ftl, now_ns);
+    ftl->gc_deferring = true;
+    int rc = gc_collect_line(ftl, victim, now_ns);
+    ftl->gc_deferring = false;
     if (rc != FTL_OK) {
+        gc_settle(ftl, now_ns);
         return rc;
     }
-    return (int)(ftl->ctr.gc_runs - runs);
+    ftl->gc_rate_valid = valid;
+    ftl->gc_rate_invalid = gained;
+    gc_debt_charge_idle(ftl, now_ns);    /* idle LUNs start on it now */
+    return 1;
 }
 
 int ftl_background_gc(struct ftl *ftl, uint64_t now_ns)

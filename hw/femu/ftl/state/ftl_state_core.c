@@ -13,6 +13,7 @@
 #include "femu_ftl/error.h"
 #include "flash/ftl_handle.h"
 #include "gc/gc.h"
+#include "gc/gc_debt.h"
 
 #define NCOUNTERS (sizeof(struct ftl_counters) / sizeof(uint64_t))
 _Static_assert(sizeof(struct ftl_counters) == NCOUNTERS * sizeof(uint64_t),
@@ -20,6 +21,7 @@ _Static_assert(sizeof(struct ftl_counters) == NCOUNTERS * sizeof(uint64_t),
 
 #define LINE_RECORD_BYTES (6 * 4 + 2 * 8 + 2)
 #define BLOCK_RECORD_BYTES (3 * 4)
+#define FDP_EVENT_BYTES (2 * 8 + 2 * 4 + 1)
 
 /* ---- FCOR ---- */
 
@@ -70,28 +72,45 @@ static int save_scalars(const struct ftl *ftl, struct state_writer *w, char *err
         state_buf_u32(&b, ftl->wps[i].line);
         state_buf_u32(&b, ftl->wps[i].offset);
         state_buf_u32(&b, ftl->wps[i].next_pool);
+        state_buf_u64(&b, ftl->wps[i].opened_ns);
     }
-    state_buf_u32(&b, ftl->gc_line);
-    state_buf_u32(&b, ftl->gc_cursor);
+    /* paced GC's debt */
     state_buf_u32(&b, ftl->gc_rate_valid);
     state_buf_u32(&b, ftl->gc_rate_invalid);
     state_buf_u64(&b, ftl->gc_owed);
-    state_buf_u8(&b, ftl->gc_kind);
-    for (uint32_t lun = 0; lun < ftl->luns; lun++) {
-        state_buf_u32(&b, ftl->gc_lun_cursor[lun]);
+    state_buf_u32(&b, ftl->gc_debt_count);     /* the operations end the section */
+    /* FDP events not yet taken, oldest first */
+    state_buf_u32(&b, ftl->fdp_event_count);
+    state_buf_u64(&b, ftl->fdp_events_lost);
+    for (uint32_t i = 0; i < FTL_FDP_EVENT_RING; i++) {
+        const struct ftl_fdp_event *e =
+            &ftl->fdp_events[(ftl->fdp_event_head + i) % FTL_FDP_EVENT_RING];
+        bool used = i < ftl->fdp_event_count;
+        state_buf_u64(&b, used ? e->time_ns : 0);
+        state_buf_u64(&b, used ? e->unwritten_pages : 0);
+        state_buf_u32(&b, used ? e->ruh : 0);
+        state_buf_u32(&b, used ? e->ru : 0);
+        state_buf_u8(&b, used ? e->type : 0);
     }
     for (int map = 0; map < 2; map++) {
         for (uint32_t v = 0; v <= ftl->pgs_per_line; v++) {
             state_buf_u64(&b, ftl->victim_hist[map][v]);
         }
     }
+    for (uint32_t i = 0; i < ftl->gc_debt_count; i++) {     /* oldest first */
+        const struct gc_debt_op *op = &ftl->gc_debt[(ftl->gc_debt_head + i) %
+                                                    gc_debt_capacity(ftl)];
+        state_buf_u32(&b, op->src);
+        state_buf_u32(&b, op->dst);
+    }
     return state_buf_section(&b, w, STATE_TAG_FTL_CORE, err, errlen);
 }
 
+/* The section without paced GC's debt, which ends it (8 bytes an operation). */
 static uint64_t scalars_bytes(const struct ftl *ftl)
 {
     return 4 + 8 * 8 + 4 + 8 * NCOUNTERS + 2 * 8 + 2 * 4 + 8 * 8 + 5 * 4 +
-           (MAP_WP + 1) * 12 + 4 * 4 + 8 + 1 + 4 * (uint64_t)ftl->luns +
+           (MAP_WP + 1) * 20 + 2 * 4 + 8 + 4 + 4 + 8 + FTL_FDP_EVENT_RING * FDP_EVENT_BYTES +
            2 * 8 * ((uint64_t)ftl->pgs_per_line + 1);
 }
 
@@ -114,7 +133,8 @@ static uint64_t queues_max_bytes(const struct ftl *ftl)
 
 size_t ftl_state_core_limits(const struct ftl *ftl, struct state_section_limit *out)
 {
-    out[0] = (struct state_section_limit){ STATE_TAG_FTL_CORE, scalars_bytes(ftl) };
+    out[0] = (struct state_section_limit){ STATE_TAG_FTL_CORE, scalars_bytes(ftl) +
+                                           8 * (uint64_t)gc_debt_capacity(ftl) };
     out[1] = (struct state_section_limit){ STATE_TAG_FTL_BLKS, blocks_bytes(ftl) };
     out[2] = (struct state_section_limit){ STATE_TAG_FTL_LINE, lines_bytes(ftl) };
     out[3] = (struct state_section_limit){ STATE_TAG_FTL_QUES, queues_max_bytes(ftl) };
@@ -130,7 +150,8 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size
 {
     const uint32_t tag = STATE_TAG_FTL_CORE;
     struct state_cursor c;
-    if (state_section_open(r, tag, scalars_bytes(ftl), 0, &c, err, errlen)) {
+    if (state_section_open(r, tag, 0, scalars_bytes(ftl) + 8 * (uint64_t)gc_debt_capacity(ftl),
+                           &c, err, errlen)) {
         return -1;
     }
     struct state_buf mine = { 0 };
@@ -172,20 +193,43 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size
         ftl->wps[i].line = state_cur_u32(&c);
         ftl->wps[i].offset = state_cur_u32(&c);
         ftl->wps[i].next_pool = state_cur_u32(&c);
+        ftl->wps[i].opened_ns = state_cur_u64(&c);
     }
-    ftl->gc_line = state_cur_u32(&c);
-    ftl->gc_cursor = state_cur_u32(&c);
     ftl->gc_rate_valid = state_cur_u32(&c);
     ftl->gc_rate_invalid = state_cur_u32(&c);
     ftl->gc_owed = state_cur_u64(&c);
-    ftl->gc_kind = state_cur_u8(&c);
-    for (uint32_t lun = 0; lun < ftl->luns; lun++) {
-        ftl->gc_lun_cursor[lun] = state_cur_u32(&c);
+    ftl->gc_debt_head = 0;
+    ftl->gc_debt_count = state_cur_u32(&c);
+    ftl->gc_debt_moves = 0;
+    ftl->fdp_event_head = 0;
+    ftl->fdp_event_count = state_cur_u32(&c);
+    ftl->fdp_events_lost = state_cur_u64(&c);
+    bool events_ok = ftl->fdp_event_count <= FTL_FDP_EVENT_RING;
+    for (uint32_t i = 0; i < FTL_FDP_EVENT_RING; i++) {
+        struct ftl_fdp_event *e = &ftl->fdp_events[i];
+        e->time_ns = state_cur_u64(&c);
+        e->unwritten_pages = state_cur_u64(&c);
+        e->ruh = state_cur_u32(&c);
+        e->ru = state_cur_u32(&c);
+        e->type = state_cur_u8(&c);
+        events_ok &= i >= ftl->fdp_event_count ||
+                     (e->ruh < ftl->nwps && e->ru < ftl->nunits &&
+                      e->unwritten_pages <= ftl->pgs_per_line &&
+                      e->type <= FTL_FDP_EVENT_RU_TIME_LIMIT);
     }
     for (int map = 0; map < 2; map++) {
         for (uint32_t v = 0; v <= ftl->pgs_per_line; v++) {
             ftl->victim_hist[map][v] = state_cur_u64(&c);
         }
+    }
+    bool debt_ok = !c.overrun && ftl->gc_debt_count <= gc_debt_capacity(ftl) &&
+                   c.len - c.pos == 8 * (uint64_t)ftl->gc_debt_count;
+    for (uint32_t i = 0; debt_ok && i < ftl->gc_debt_count; i++) {
+        struct gc_debt_op *op = &ftl->gc_debt[i];
+        op->src = state_cur_u32(&c);    /* one read a statement: the order is the file's */
+        op->dst = state_cur_u32(&c);
+        debt_ok &= op->src < ftl->luns && (op->dst < ftl->luns || op->dst == GC_DEBT_ERASE);
+        ftl->gc_debt_moves += op->dst != GC_DEBT_ERASE;
     }
     state_cursor_free(&c);
 
@@ -207,18 +251,13 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size
                                        wp->offset, wp->next_pool);
         }
     }
-    if (!line_or_none(ftl, ftl->gc_line) || ftl->gc_cursor > ftl->pgs_per_line ||
-        ftl->gc_kind > GC_KIND_FALLBACK) {
-        return state_section_error(r, tag, err, errlen, "paced GC (line %u, cursor %u, "
-                                   "kind %u) out of range", ftl->gc_line, ftl->gc_cursor,
-                                   ftl->gc_kind);
+    if (!debt_ok) {
+        return state_section_error(r, tag, err, errlen, "paced GC's owed work (%u "
+                                   "operations) out of range", ftl->gc_debt_count);
     }
-    for (uint32_t lun = 0; lun < ftl->luns; lun++) {
-        /* a LUN's cursor steps by luns and may stop up to luns - 1 past the end */
-        if (ftl->gc_lun_cursor[lun] >= (uint64_t)ftl->pgs_per_line + ftl->luns) {
-            return state_section_error(r, tag, err, errlen, "GC cursor of LUN %u (%u) out "
-                                       "of range", lun, ftl->gc_lun_cursor[lun]);
-        }
+    if (!events_ok) {
+        return state_section_error(r, tag, err, errlen, "FDP events (%u) out of range",
+                                   ftl->fdp_event_count);
     }
     return 0;
 }
