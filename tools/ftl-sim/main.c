@@ -230,9 +230,6 @@ static void check_fdp_options(const struct options *o)
     if (w->trace_path) {
         usage_error("%s: tags synthetic writes (a trace carries its own handles)", opt);
     }
-    if (o->stream_set) {
-        usage_error("--stream: placement=fdp takes its handle from --fdp");
-    }
     if (w->hot_split && w->dist.kind != DIST_HOTCOLD) {
         usage_error("--fdp-hot: needs --dist hotcold:H:W (the hot part's writes go to the "
                     "handle)");
