@@ -5,6 +5,7 @@
     femu-plot cdf RUN_DIR
     femu-plot sweep RUN_DIR... --param NAME
     femu-plot summary RUN_DIR...
+    femu-plot fdp RUN_A RUN_B [--label TEXT]...
 
 User errors (bad folder, malformed CSV, bad option) print one line and exit with status 2.
 """
@@ -14,14 +15,14 @@ import sys
 from femu_common.cli_args import OneLineParser, UsageError
 from femu_common.progress import counted
 
-from . import plots, sweep, table
+from . import fdp_plots, plots, sweep, table
 from .errors import AnalysisError
 from .loader import load_run
 from .summary import summarize, write_summaries
 from .window import find_window, parse_window
 
 PROG = "femu-plot"
-SUBCOMMANDS = ("plot", "compare", "cdf", "sweep", "summary")
+SUBCOMMANDS = ("plot", "compare", "cdf", "sweep", "summary", "fdp")
 
 
 def build_parser():
@@ -57,6 +58,12 @@ def build_parser():
     sweep_command.add_argument("--param", required=True, metavar="NAME")
     command("summary", "table of IOPS, MB/s, GC work and WAF over the window; writes "
             "summary.json and summary.md", many=True, formats=False)
+    fdp = command("fdp", "two runs side by side (e.g. fdp-separation with and without "
+                  "placement IDs): WAF over time and media writes per reclaim unit handle",
+                  many=True)
+    fdp.add_argument("--label", action="append", default=[], metavar="TEXT",
+                     help="legend label, once per run in order (default: the settings "
+                          "that differ between the runs)")
     return parser
 
 
@@ -79,7 +86,7 @@ def main(argv=None):
 def _dispatch(args):
     """Dispatch; returns the files written."""
     return {"plot": _plot, "compare": _compare, "cdf": _cdf, "sweep": _sweep,
-            "summary": _summary}[args.command](args)
+            "summary": _summary, "fdp": _fdp}[args.command](args)
 
 
 def _plot(args):
@@ -99,6 +106,19 @@ def _compare(args):
     windows = [find_window(run, explicit) for run in runs]
     labels = args.label or plots.distinguishing_labels(runs)
     return plots.plot_compare(runs, windows, labels, args.metric, _out_for(args), args.format)
+
+
+def _fdp(args):
+    if len(args.runs) != 2:
+        raise AnalysisError(f"fdp compares two runs (with and without placement), got "
+                            f"{len(args.runs)}")
+    if args.label and len(args.label) != 2:
+        raise AnalysisError(f"--label given {len(args.label)} times for 2 runs")
+    runs = _load_all(args.runs)
+    explicit = parse_window(args.window)
+    windows = [find_window(run, explicit) for run in runs]
+    labels = args.label or plots.distinguishing_labels(runs)
+    return fdp_plots.plot_fdp_compare(runs, windows, labels, _out_for(args), args.format)
 
 
 def _cdf(args):

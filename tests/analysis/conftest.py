@@ -13,8 +13,15 @@ import json
 import pathlib
 import shutil
 import subprocess
+import sys
 
 import pytest
+
+# The analysis package of this checkout, not the one the venv installed (editable, maybe
+# from another checkout: a worktree shares the main one's venv).
+ANALYSIS = pathlib.Path(__file__).resolve().parents[2] / "analysis"
+if str(ANALYSIS) not in sys.path:
+    sys.path.insert(0, str(ANALYSIS))
 
 FIXTURES = pathlib.Path(__file__).resolve().parent / "fixtures"
 RUNTIME_S = 40  # simulated seconds of workload: four 10 s statistics rows

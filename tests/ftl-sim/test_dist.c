@@ -79,7 +79,7 @@ static void test_parse_ok(void)
 
 static void expect_bad(const char *text, int line)
 {
-    struct dist_spec s = { DIST_ZIPF, 42.0, 0.5 };
+    struct dist_spec s = { DIST_ZIPF, 42.0, 0.5, 0.0 };
     char err[256] = "";
     int rc = dist_parse(text, &s, err, sizeof(err));
 
@@ -149,7 +149,7 @@ static void test_parse_bad(void)
 
 static void test_create_errors(void)
 {
-    struct dist_spec s = { DIST_ZIPF, 1.2, -1.0 };
+    struct dist_spec s = { DIST_ZIPF, 1.2, -1.0, 0.0 };
     char err[256] = "";
 
     CHECK(dist_create(&s, 0, err, sizeof(err)) == NULL);
@@ -257,7 +257,7 @@ static void test_uniform(void)
 
     /* the full 64-bit range works for random */
     {
-        struct dist_spec s = { DIST_RANDOM, 0.0, -1.0 };
+        struct dist_spec s = { DIST_RANDOM, 0.0, -1.0, 0.0 };
         struct dist *big = dist_create(&s, UINT64_MAX, NULL, 0);
         int high = 0;
 
@@ -280,7 +280,7 @@ static void test_zipf_exact_small(void)
     enum { N = 7, SAMPLES = 700000 };
 
     for (size_t t = 0; t < sizeof(thetas) / sizeof(thetas[0]); t++) {
-        struct dist_spec s = { DIST_ZIPF, thetas[t], -1.0 };
+        struct dist_spec s = { DIST_ZIPF, thetas[t], -1.0, 0.0 };
         struct dist *d = dist_create(&s, N, NULL, 0);
         uint64_t count[N] = { 0 };
         double z = 0.0;
@@ -325,7 +325,7 @@ static void test_zipf_large(void)
     double share[2];
 
     for (int t = 0; t < 2; t++) {
-        struct dist_spec s = { DIST_ZIPF, thetas[t], -1.0 };
+        struct dist_spec s = { DIST_ZIPF, thetas[t], -1.0, 0.0 };
         struct dist *d = dist_create(&s, N, NULL, 0);
         unsigned char *hot = calloc(N, 1);
         uint64_t c1 = 0, c2 = 0, c10 = 0, in_top = 0;
@@ -429,7 +429,7 @@ static void test_pareto(void)
     rng_seed(&r, 5);
     for (int t = 0; t < 5; t++) {
         double h = hs[t];
-        struct dist_spec s = { DIST_PARETO, h, -1.0 };
+        struct dist_spec s = { DIST_PARETO, h, -1.0, 0.0 };
         struct dist *d = dist_create(&s, N, NULL, 0);
         uint64_t hot_frac = (uint64_t)((h < 0.5 ? h : 1 - h) * N);
         uint64_t in_hot = 0, in_top1 = 0;

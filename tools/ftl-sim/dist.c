@@ -43,6 +43,9 @@ struct dist {
     double pareto_pow;
     /* normal */
     uint64_t jitter;   /* width of fio's uniform jitter, 0 = none */
+    /* hotcold: items [0, hot) get the share of hits */
+    uint64_t hot;
+    double hot_share;  /* 0..1 */
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -129,6 +132,18 @@ static int check_spec(const struct dist_spec *spec, const char *pfx,
                             v);
         }
         break;
+    case DIST_HOTCOLD:
+        if (!(v > 0.0 && v < 100.0)) {
+            return bad_spec(err, errlen, pfx, text,
+                            "hotcold H (percent of the items) must be in "
+                            "(0, 100) (got %g)", v);
+        }
+        if (!(spec->share >= 0.0 && spec->share <= 100.0)) {
+            return bad_spec(err, errlen, pfx, text,
+                            "hotcold W (percent of the I/Os) must be in "
+                            "[0, 100] (got %g)", spec->share);
+        }
+        return 0;
     default:
         return bad_spec(err, errlen, pfx, text, "unknown distribution kind");
     }
@@ -139,18 +154,48 @@ static int check_spec(const struct dist_spec *spec, const char *pfx,
     return 0;
 }
 
+/* hotcold:H:W, both values required. */
+static int parse_hotcold(const char *text, const char *colon,
+                         struct dist_spec *out, char *err, size_t errlen)
+{
+    const char *pfx = "--dist: ";
+    struct dist_spec spec = { .kind = DIST_HOTCOLD, .center = -1.0 };
+    const char *second = colon ? strchr(colon + 1, ':') : NULL;
+
+    if (second == NULL) {
+        return bad_spec(err, errlen, pfx, text, "want hotcold:H:W (H percent "
+                        "of the region gets W percent of the I/Os)");
+    }
+    if (strchr(second + 1, ':') != NULL) {
+        return bad_spec(err, errlen, pfx, text,
+                        "too many values (want hotcold:H:W)");
+    }
+    if (parse_number(colon + 1, (size_t)(second - colon - 1),
+                     &spec.param) != 0) {
+        return bad_spec(err, errlen, pfx, text, "hotcold H is not a number");
+    }
+    if (parse_number(second + 1, strlen(second + 1), &spec.share) != 0) {
+        return bad_spec(err, errlen, pfx, text, "hotcold W is not a number");
+    }
+    if (check_spec(&spec, pfx, text, err, errlen) != 0) {
+        return -1;
+    }
+    *out = spec;
+    return 0;
+}
+
 int dist_parse(const char *text, struct dist_spec *out, char *err,
                size_t errlen)
 {
     const char *pfx = "--dist: ";   /* ftl-sim's option for this text */
-    struct dist_spec spec = { DIST_RANDOM, 0.0, -1.0 };
+    struct dist_spec spec = { .kind = DIST_RANDOM, .param = 0.0, .center = -1.0 };
     const char *colon, *value, *colon2;
     size_t name_len;
     const char *what;
 
     if (text == NULL || text[0] == '\0') {
         set_err(err, errlen, "%sempty distribution (want random, "
-                "zipf:THETA, pareto:H or normal[:DEV])", pfx);
+                "zipf:THETA, pareto:H, normal[:DEV] or hotcold:H:W)", pfx);
         return -1;
     }
     colon = strchr(text, ':');
@@ -174,13 +219,15 @@ int dist_parse(const char *text, struct dist_spec *out, char *err,
         spec.kind = DIST_NORMAL;
         spec.param = NORMAL_DEFAULT_DEV;
         what = "normal deviation";
+    } else if (name_len == 7 && strncmp(text, "hotcold", 7) == 0) {
+        return parse_hotcold(text, colon, out, err, errlen);
     } else if ((name_len == 5 && strncmp(text, "zoned", 5) == 0) ||
                (name_len == 9 && strncmp(text, "zoned_abs", 9) == 0)) {
         return bad_spec(err, errlen, pfx, text,
                         "zoned distributions are not supported");
     } else {
         return bad_spec(err, errlen, pfx, text, "unknown distribution "
-                        "(want random, zipf, pareto or normal)");
+                        "(want random, zipf, pareto, normal or hotcold)");
     }
 
     if (colon) {
@@ -235,6 +282,9 @@ const char *dist_name(const struct dist_spec *spec, char *buf, size_t len)
     case DIST_NORMAL:
         name = "normal";
         break;
+    case DIST_HOTCOLD:
+        snprintf(buf, len, "hotcold:%.10g:%.10g", spec->param, spec->share);
+        return buf;
     default:
         snprintf(buf, len, "?");
         return buf;
@@ -298,7 +348,7 @@ uint64_t dist_scatter(const struct dist *d, uint64_t raw)
     uint64_t n = d->n;
     uint64_t off, item;
 
-    if (d->kind == DIST_RANDOM || n <= 1) {
+    if (d->kind == DIST_RANDOM || d->kind == DIST_HOTCOLD || n <= 1) {
         return n <= 1 ? 0 : raw % n;
     }
     raw %= n;
@@ -425,6 +475,11 @@ uint64_t dist_next_raw(const struct dist *d, struct rng *r)
         }
         return v < n ? v : n - 1;
     }
+    case DIST_HOTCOLD:
+        if (d->hot == n || rng_unit(r) < d->hot_share) {
+            return rng_below(r, d->hot);
+        }
+        return d->hot + rng_below(r, n - d->hot);
     case DIST_RANDOM:
     default:
         return rng_below(r, n);
@@ -437,6 +492,11 @@ uint64_t dist_next(const struct dist *d, struct rng *r)
         return rng_below(r, d->n);
     }
     return dist_scatter(d, dist_next_raw(d, r));
+}
+
+uint64_t dist_hot_items(const struct dist *d)
+{
+    return d->kind == DIST_HOTCOLD ? d->hot : 0;
 }
 
 uint64_t dist_nitems(const struct dist *d)
@@ -491,6 +551,16 @@ struct dist *dist_create(const struct dist_spec *spec, uint64_t nitems,
         d->jitter = w < (double)(nitems / 2) ? (uint64_t)w : nitems / 2;
         d->peak = nitems / 2;
         break;
+    }
+    case DIST_HOTCOLD: {
+        double hot = floor((double)nitems * spec->param / 100.0 + 0.5);
+
+        d->hot = hot < 1.0 ? 1 : (uint64_t)hot;
+        if (nitems > 1 && d->hot >= nitems) {
+            d->hot = nitems - 1;
+        }
+        d->hot_share = spec->share / 100.0;
+        return d;
     }
     case DIST_RANDOM:
     default:

@@ -28,6 +28,16 @@
  *                          16.7% (DEV >= 50).  Like fio, the bell shapes
  *                          popularity; the items themselves are scattered
  *                          (below), so offsets are not bell-shaped.
+ *   hotcold:H:W            not fio's (fio has no such spelling; its nearest,
+ *                          zoned:W/H:..., is not supported here): H percent
+ *                          of the items, the first (lowest) ones, receive W
+ *                          percent of the hits, uniform within each part.
+ *                          0 < H < 100, 0 <= W <= 100, both required; the
+ *                          hot part is round(nitems * H / 100) items, at
+ *                          least 1 and, with 2 items or more, at most
+ *                          nitems - 1. No scatter: dist_hot_items() says
+ *                          where the hot part ends (ftl-sim --fdp-hot puts
+ *                          its writes on their own FDP handle).
  *
  * Placement (fio scatters the hot items rather than putting them at the
  * lowest offsets): the raw value is mapped to an item by a bijection,
@@ -57,12 +67,15 @@ enum dist_kind {
     DIST_ZIPF,
     DIST_PARETO,
     DIST_NORMAL,
+    DIST_HOTCOLD,
 };
 
 struct dist_spec {
     enum dist_kind kind;
-    double param;   /* zipf theta, pareto H, normal DEV (%); 0 for random */
-    double center;  /* 0..1, or negative when not given (fio's default) */
+    double param;   /* zipf theta, pareto H, normal DEV (%), hotcold H (% of the
+                     * items); 0 for random */
+    double center;  /* 0..1, or negative when not given (fio's default); hotcold: -1 */
+    double share;   /* hotcold: W, the percent of hits the hot part gets; else 0 */
 };
 
 /* Largest nitems for the non-uniform kinds (ranks are computed in doubles). */
@@ -95,6 +108,9 @@ uint64_t dist_next_raw(const struct dist *d, struct rng *r);
 /* The bijection from raw values to items (raw >= nitems is reduced
  * mod nitems first). */
 uint64_t dist_scatter(const struct dist *d, uint64_t raw);
+
+/* hotcold: the items of the hot part, [0, dist_hot_items); 0 for the other kinds. */
+uint64_t dist_hot_items(const struct dist *d);
 
 /* Number of items the sampler was created for. */
 uint64_t dist_nitems(const struct dist *d);

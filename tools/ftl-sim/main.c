@@ -43,6 +43,7 @@ struct options {
     const char *state_out;  /* --state-out: saved at the end */
     uint64_t check_every;
     bool stream_set;        /* --stream was given */
+    bool fdp_set;           /* --fdp was given */
     bool zone_set;          /* --zone was given */
     int print_config;
     enum { REPLAY_AUTO, REPLAY_OPEN, REPLAY_CLOSED } replay;
@@ -51,9 +52,11 @@ struct options {
 
 static const char usage_text[] =
     "usage: ftl-sim [--config FILE]... [--set key=value]... [--rw MODE] [--rwmixread PCT]\n"
-    "               [--dist random|zipf:THETA|pareto:H|normal:DEV] [--bs SIZE] [--qd N]\n"
+    "               [--dist random|zipf:THETA|pareto:H|normal:DEV|hotcold:H:W] [--bs SIZE]\n"
+    "               [--qd N]\n"
     "               [--size SIZE] [--precondition none|seq|region] [--io-size SIZE | --runtime TIME]\n"
-    "               [--trace FILE [--replay open|closed]] [--seed N] [--stream N] [--zone N]\n"
+    "               [--trace FILE [--replay open|closed]] [--seed N] [--stream N]\n"
+    "               [--fdp N [--fdp-hot N]] [--zone N]\n"
     "               [--stats-dir DIR]\n"
     "               [--summary FILE.json] [--trace-out FILE] [--check-every N] [--print-config]\n"
     "               [--state-in FILE] [--state-out FILE]\n"
@@ -68,7 +71,9 @@ static const char usage_text[] =
     "                    reset when full) or zone-write (writes of --bs at the write pointer,\n"
     "                    zone after zone from --zone, each reset before it is written again)\n"
     "  --rwmixread PCT   percent reads for randrw (default 50)\n"
-    "  --dist SPEC       offset distribution, fio's --random_distribution spelling\n"
+    "  --dist SPEC       offset distribution, fio's --random_distribution spelling, or\n"
+    "                    hotcold:H:W (not fio's): the first H%% of the region gets W%% of\n"
+    "                    the I/Os, uniform within each part\n"
     "  --bs SIZE         block size, fio spelling (default 4k)\n"
     "  --qd N            requests kept outstanding (default 1)\n"
     "  --size SIZE       region of the device the I/O covers (default: all of it)\n"
@@ -78,19 +83,25 @@ static const char usage_text[] =
     "  --runtime TIME    simulated duration of the measured part (e.g. 300, 5m)\n"
     "  --trace FILE      replay a block I/O trace (format: hw/femu/ftl/include/femu_ftl/\n"
     "                    trace.h): version 1 (S seed / W lba nsect [H|C] / R lba nsect, and\n"
-    "                    untimed zone and copy records), or version 2 or 3 (zone and copy\n"
-    "                    records), which the device records with trace_out=FILE; zone rules\n"
-    "                    refusing a record count in zone_errors and the replay goes on\n"
+    "                    untimed zone and copy records), or version 2, 3 (zone and copy\n"
+    "                    records) or 4 (FDP handle updates), which the device records with\n"
+    "                    trace_out=FILE; zone rules refusing a record count in zone_errors\n"
+    "                    and the replay goes on\n"
     "  --replay MODE     open: each request arrives at its recorded time (the default for a\n"
-    "                    version-2 or -3 trace; --qd does not apply); closed: --qd requests\n"
+    "                    version-2 to -4 trace; --qd does not apply); closed: --qd requests\n"
     "                    outstanding, recorded times ignored (the only mode for version 1)\n"
     "  --seed N          random seed (default 1)\n"
     "  --stream N        placement=stream: the stream of the synthetic writes (default 0)\n"
+    "  --fdp N           placement=fdp: the reclaim unit handle of the synthetic writes and\n"
+    "                    of --precondition's (default 0)\n"
+    "  --fdp-hot N       placement=fdp with --dist hotcold: the hot part's writes (and its\n"
+    "                    preconditioning) go to handle N, the cold part's to --fdp's\n"
     "  --zone N          zone-append: the zone; zone-write: the first zone (default 0)\n"
     "  --stats-dir DIR   write the CSV statistics here (created if missing)\n"
     "  --summary FILE    write a JSON summary of the measured part\n"
     "  --trace-out FILE  record the requests this run serves as a version-2 trace (version 3\n"
-    "                    with a zoned namespace, or replaying a version-1 or -3 trace)\n"
+    "                    with a zoned namespace, or replaying a version-1 or -3 trace;\n"
+    "                    version 4 with placement=fdp)\n"
     "  --check-every N   run the FTL's invariant checker every N requests (slow; debugging)\n"
     "  --state-in FILE   start from a state file (an aged device: a run's --state-out or the\n"
     "                    device's state_out=) restored at simulated time 0, instead of an\n"
@@ -157,7 +168,7 @@ static bool folder_of_exists(const char *file)
 enum { OPT_CONFIG = 256, OPT_SET, OPT_RW, OPT_RWMIX, OPT_DIST, OPT_BS, OPT_QD, OPT_SIZE,
        OPT_PRECOND, OPT_IOSIZE, OPT_RUNTIME, OPT_TRACE, OPT_SEED, OPT_STATS, OPT_SUMMARY,
        OPT_CHECK, OPT_PRINT_CONFIG, OPT_REPLAY, OPT_TRACE_OUT, OPT_STREAM, OPT_ZONE,
-       OPT_STATE_IN, OPT_STATE_OUT, OPT_HELP };
+       OPT_STATE_IN, OPT_STATE_OUT, OPT_FDP, OPT_FDP_HOT, OPT_HELP };
 
 static const struct option long_options[] = {
     { "config", required_argument, NULL, OPT_CONFIG },
@@ -174,6 +185,8 @@ static const struct option long_options[] = {
     { "trace", required_argument, NULL, OPT_TRACE },
     { "seed", required_argument, NULL, OPT_SEED },
     { "stream", required_argument, NULL, OPT_STREAM },
+    { "fdp", required_argument, NULL, OPT_FDP },
+    { "fdp-hot", required_argument, NULL, OPT_FDP_HOT },
     { "zone", required_argument, NULL, OPT_ZONE },
     { "stats-dir", required_argument, NULL, OPT_STATS },
     { "summary", required_argument, NULL, OPT_SUMMARY },
@@ -196,6 +209,38 @@ static void check_config(const struct options *o)
     char err[1024];
     if (ftl_config_validate_combined(&o->cfg, &o->origins, NULL, err, sizeof(err))) {
         usage_error("configuration: %s", err);
+    }
+}
+
+/* --fdp and --fdp-hot: placement=fdp, synthetic writes, handles that exist. */
+static void check_fdp_options(const struct options *o)
+{
+    bool fdp = o->cfg.placement == FTL_PLACEMENT_FDP;
+    const struct workload_spec *w = &o->workload;
+    const char *opt = o->fdp_set ? "--fdp" : "--fdp-hot";
+
+    if (!o->fdp_set && !w->hot_split) {
+        return;
+    }
+    if (!fdp) {
+        usage_error("%s: picks a reclaim unit handle under placement=fdp (--set "
+                    "placement=fdp; the configuration has placement=%s)", opt,
+                    ftl_placement_name(o->cfg.placement));
+    }
+    if (w->trace_path) {
+        usage_error("%s: tags synthetic writes (a trace carries its own handles)", opt);
+    }
+    if (w->hot_split && w->dist.kind != DIST_HOTCOLD) {
+        usage_error("--fdp-hot: needs --dist hotcold:H:W (the hot part's writes go to the "
+                    "handle)");
+    }
+    if (w->stream >= o->cfg.fdp_ruhs) {
+        usage_error("--fdp: %u is not below fdp_ruhs (%llu)", w->stream,
+                    (unsigned long long)o->cfg.fdp_ruhs);
+    }
+    if (w->hot_split && w->hot_stream >= o->cfg.fdp_ruhs) {
+        usage_error("--fdp-hot: %u is not below fdp_ruhs (%llu)", w->hot_stream,
+                    (unsigned long long)o->cfg.fdp_ruhs);
     }
 }
 
@@ -269,6 +314,14 @@ static void parse_options(int argc, char **argv, struct options *o)
             o->workload.stream = (uint32_t)parse_count("--stream", optarg, 0, 15);
             o->stream_set = true;
             break;
+        case OPT_FDP:
+            o->workload.stream = (uint32_t)parse_count("--fdp", optarg, 0, 15);
+            o->fdp_set = true;
+            break;
+        case OPT_FDP_HOT:
+            o->workload.hot_stream = (uint32_t)parse_count("--fdp-hot", optarg, 0, 15);
+            o->workload.hot_split = true;
+            break;
         case OPT_ZONE:
             o->workload.zone = parse_count("--zone", optarg, 0, UINT64_MAX);
             o->zone_set = true;
@@ -340,7 +393,11 @@ static void parse_options(int argc, char **argv, struct options *o)
         usage_error("--stream: %u is not below nstreams (%llu)", o->workload.stream,
                     (unsigned long long)o->cfg.nstreams);
     }
-    o->workload.nstreams = streams ? (uint32_t)o->cfg.nstreams : 0;
+    check_fdp_options(o);
+    bool fdp = o->cfg.placement == FTL_PLACEMENT_FDP;
+    o->workload.nstreams = streams ? (uint32_t)o->cfg.nstreams
+                           : fdp ? (uint32_t)o->cfg.fdp_ruhs : 0;
+    o->workload.fdp = fdp;
     bool zoned_mode = rw_mode_zoned(o->workload.rw) && !o->workload.trace_path;
     if (o->zone_set && !zoned_mode) {
         usage_error("--zone: picks the zone of --rw zone-append or zone-write");
@@ -351,8 +408,11 @@ static void parse_options(int argc, char **argv, struct options *o)
     }
 }
 
-static int run_precondition(struct sim_run *run, const struct options *o, uint64_t *now,
-                            char *err, size_t errlen)
+/* The fill writes on --fdp's handle, its hot part (--fdp-hot) on that one: each class
+ * starts in its own reclaim units, as the workload will write it. */
+static int run_precondition(struct sim_run *run, const struct options *o,
+                            const struct workload *main_w, uint64_t *now, char *err,
+                            size_t errlen)
 {
     struct ftl *ftl = ftl_engine_ftl(run->engine);
     const struct ftl_geometry *g = ftl_geometry_of(ftl);
@@ -360,6 +420,12 @@ static int run_precondition(struct sim_run *run, const struct options *o, uint64
                                                             : g->logical_pages * g->page_bytes;
     struct workload_spec seq = { .rw = RW_WRITE, .bs = g->page_bytes, .region_bytes = bytes,
                                  .seed = o->workload.seed };
+    if (o->fdp_set || o->workload.hot_split) {
+        seq.stream = o->workload.stream;
+        seq.hot_split = o->workload.hot_split;
+        seq.hot_stream = o->workload.hot_stream;
+        seq.hot_sectors = workload_hot_sectors(main_w);
+    }
     dist_parse("random", &seq.dist, err, errlen);
     struct workload *w = workload_create(&seq, o->cfg.secsz, g->logical_sectors, err, errlen);
     if (!w) {
@@ -433,17 +499,18 @@ static int print_config(const struct ftl_config *cfg)
 }
 
 /*
- * The version a recording needs: 3 when zone or copy requests may come (a zoned namespace,
- * or a replayed trace of version 1 or 3, which may hold them), else 2, which readers of
- * conventional recordings expect.
+ * The version a recording needs: 4 with FDP handles (their updates), 3 when zone or copy
+ * requests may come (a zoned namespace, or a replayed trace of version 1, 3 or 4, which
+ * may hold them), else 2, which readers of conventional recordings expect.
  */
 static int trace_out_version(const struct options *o, const struct workload *w)
 {
     int replayed = workload_trace_version(w);
-    return o->cfg.zoned || replayed == 1 || replayed == 3 ? 3 : 2;
+    return io_trace_version_for(o->cfg.zoned || replayed == 1 || replayed >= 3,
+                                o->cfg.placement == FTL_PLACEMENT_FDP);
 }
 
-/* Open-loop replay for a version-2 or -3 trace unless --replay closed; version 1 has no
+/* Open-loop replay for a version-2 to -4 trace unless --replay closed; version 1 has no
  * times. */
 static bool choose_open_loop(const struct options *o, const struct workload *w)
 {
@@ -552,7 +619,7 @@ int main(int argc, char **argv)
     rc = sim_run_init(&run, ftl, stats, trace, err, sizeof(err));
     if (rc == 0 && o.precondition != PRECONDITION_NONE) {
         rc = sim_run_mark(&run, now, "precondition", err, sizeof(err));
-        rc = rc ? rc : run_precondition(&run, &o, &now, err, sizeof(err));
+        rc = rc ? rc : run_precondition(&run, &o, w, &now, err, sizeof(err));
     }
     double precondition_s = (double)now / NS_PER_S;
     measured = calloc(1, sizeof(*measured));

@@ -129,7 +129,8 @@ static const char *op_name(enum ftl_op op)
                                          [FTL_OP_ZONE_WRITE] = "zone write",
                                          [FTL_OP_ZONE_READ] = "zone read",
                                          [FTL_OP_ZONE_MGMT] = "zone management",
-                                         [FTL_OP_COPY] = "copy" };
+                                         [FTL_OP_COPY] = "copy",
+                                         [FTL_OP_RUH_UPDATE] = "reclaim unit handle update" };
     return names[op];
 }
 
@@ -167,6 +168,24 @@ static int issue(struct ftl_engine *engine, const struct request *req, uint64_t 
         return -1;
     }
     return 0;
+}
+
+/* Take the FTL's FDP events as a host would after each command, and count them. */
+static void take_fdp_events(struct ftl *ftl, struct sim_phase_result *out)
+{
+    struct ftl_fdp_event events[16];
+    size_t n;
+    uint64_t lost = 0;
+
+    do {
+        n = ftl_fdp_take_events(ftl, events, sizeof(events) / sizeof(events[0]), &lost);
+        out->fdp_events_lost += lost;
+        for (size_t i = 0; i < n; i++) {
+            if (events[i].type <= FTL_FDP_EVENT_RU_TIME_LIMIT) {
+                out->fdp_events[events[i].type]++;
+            }
+        }
+    } while (n == sizeof(events) / sizeof(events[0]));
 }
 
 static double wall_seconds(void)
@@ -247,6 +266,9 @@ static void count_done(struct sim_phase_result *out, const struct inflight *done
     case FTL_OP_ZONE_MGMT:
         out->zone_mgmts++;
         break;
+    case FTL_OP_RUH_UPDATE:
+        out->ruh_updates++;
+        break;
     default:
         break;
     }
@@ -258,7 +280,7 @@ int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
 {
     struct ftl *ftl = ftl_engine_ftl(run->engine);
     uint64_t secsz = ftl_config_of(ftl)->secsz;
-    bool open_loop = limits->open_loop;
+    bool open_loop = limits->open_loop, fdp = ftl_fdp_ruhs(ftl) > 0;
     memset(out, 0, sizeof(*out));
     latency_hist_init(&out->latency);
     out->start_ns = *now_ns;
@@ -308,6 +330,9 @@ int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
                 run_failure(run, err, errlen) != 0) {
                 rc = -1;
                 break;
+            }
+            if (fdp) {
+                take_fdp_events(ftl, out);
             }
             now = arrival > now ? arrival : now;
             outstanding++;

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "summary_placement.h"
+
 static void json_string(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -261,13 +263,9 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     json_wear(f, ftl);
     json_issue15_counters(f, ftl, m);
     json_zns_counters(f, m);
-    fputs("  \"write_pointers\": [", f);
-    for (unsigned i = 0; i < ftl_write_pointer_count(ftl); i++) {
-        fprintf(f, "%s{\"host_pages\": %llu, \"gc_pages\": %llu}", i ? ", " : "",
-                DELTA(wp_host_pages[i]), DELTA(wp_gc_pages[i]));
-    }
+    summary_json_placement(f, ftl, m);
 #undef DELTA
-    fputs("],\n  \"waf\": ", f);
+    fputs("  \"waf\": ", f);
     if (host_writes) {
         fprintf(f, "%.4f\n}\n", phase_waf(m));
     } else {
@@ -303,10 +301,7 @@ static void print_issue15_counters(FILE *f, const struct ftl *ftl,
     fprintf(f, "valid pages per GC victim: data %.2f, map %.2f\n",
             mean_of(RAW(gc_victim_valid_pages), RAW(gc_runs) + RAW(fallback_lines)),
             mean_of(RAW(map_gc_victim_valid_pages), RAW(map_gc_runs)));
-    for (unsigned i = 0; i < ftl_write_pointer_count(ftl); i++) {
-        fprintf(f, "stream %u: %llu host pages, %llu GC pages\n", i, DELTA(wp_host_pages[i]),
-                DELTA(wp_gc_pages[i]));
-    }
+    summary_print_placement(f, ftl, m);
     fprintf(f, "WAF: %.4f (all flash programs / host pages)\n", phase_waf(m));
 #undef RAW
 #undef DELTA

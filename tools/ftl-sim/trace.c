@@ -1,5 +1,5 @@
 /*
- * trace.c - line reader and parser for block I/O traces, versions 1, 2 and 3 (see
+ * trace.c - line reader and parser for block I/O traces, versions 1 to 4 (see
  * trace.h; the format: hw/femu/ftl/include/femu_ftl/trace.h).
  */
 #include "trace.h"
@@ -19,14 +19,14 @@ struct trace_reader {
     FILE *f;
     int close_f;            /* 0 for stdin */
     int state;              /* 0 reading, 1 at EOF, -1 failed */
-    int version;            /* 1, 2 or 3 */
+    int version;            /* 1 to 4 */
     bool ended;             /* version 2: the E record was read */
     int ahead_rc;           /* the first record, read by trace_open: 1, 0 or -1 ... */
     bool ahead_pending;     /* ... until trace_next hands it out */
     struct trace_record ahead;
     unsigned long line;
     char *path;
-    char msg[320];          /* the final error, repeated on later calls */
+    char msg[480];          /* the final error, repeated on later calls */
     char buf[TRACE_MAX_LINE + 1];
     struct trace_range ranges[IO_TRACE_MAX_RANGES];
     char phase[IO_TRACE_MAX_PHASE + 1];
@@ -46,7 +46,7 @@ static void copy_msg(const char *msg, char *err, size_t errlen)
 static int fail(struct trace_reader *t, char *err, size_t errlen,
                 const char *fmt, ...)
 {
-    char why[200];
+    char why[400];
     va_list ap;
 
     va_start(ap, fmt);
@@ -303,6 +303,44 @@ static int parse_format(struct trace_reader *t, char **f, struct trace_record *r
 static const char v3_usage[] = "; version 3: ZW t lba nsect nsid, ZA t zslba nsect nsid, "
                                "ZR t lba nsect nsid, ZM t nsid action zslba all, "
                                "C t nsid dest zoned lba nsect...";
+static const char v4_usage[] = "; version 4: U t nsid ruh";
+
+/* A W record's placement (stream or reclaim unit handle) or a U record's handle. */
+static int parse_placement(struct trace_reader *t, const char *op, const char *field,
+                           const char *what, int *out, char *err, size_t errlen)
+{
+    uint64_t v;
+
+    if (parse_u64(t, field, what, &v, err, errlen) != 0) {
+        return -1;
+    }
+    if (v > INT32_MAX) {
+        return fail(t, err, errlen, "%s: %s %.32s is too large", op, what, field);
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/* U t nsid ruh: a Reclaim Unit Handle Update (version 4). */
+static int parse_ruh_update(struct trace_reader *t, char **f, int n, struct trace_record *r,
+                            char *err, size_t errlen)
+{
+    if (t->ended) {
+        return fail(t, err, errlen, "U after the end record E");
+    }
+    if (n < 4) {
+        return fail(t, err, errlen, "U: too few fields (want U t nsid ruh)");
+    }
+    if (n > 4) {
+        return fail(t, err, errlen, "U: trailing junk '%.32s'", f[4]);
+    }
+    r->op = TRACE_RUH_UPDATE;
+    if (parse_time(t, f[1], &r->time_ns, err, errlen) != 0 ||
+        parse_nsid(t, f[2], &r->nsid, err, errlen) != 0) {
+        return -1;
+    }
+    return parse_placement(t, "U", f[3], "ruh", &r->stream, err, errlen);
+}
 
 /* The zone and copy records' op, or -1. */
 static int zone_op(const char *name)
@@ -455,10 +493,13 @@ static int parse_v2(struct trace_reader *t, char **f, int n, struct trace_record
     if (t->version >= 3 && zone_op(f[0]) >= 0) {
         return parse_v3_zone(t, f, n, r, err, errlen);
     }
+    if (t->version >= 4 && strcmp(f[0], "U") == 0) {
+        return parse_ruh_update(t, f, n, r, err, errlen);
+    }
 
     if (want == 0) {
-        return fail(t, err, errlen, "unknown op '%.32s' (%s%s)", f[0], v2_usage,
-                    t->version >= 3 ? v3_usage : "");
+        return fail(t, err, errlen, "unknown op '%.32s' (%s%s%s)", f[0], v2_usage,
+                    t->version >= 3 ? v3_usage : "", t->version >= 4 ? v4_usage : "");
     }
     if (t->ended) {
         return fail(t, err, errlen, "%c after the end record E", op);
@@ -475,27 +516,24 @@ static int parse_v2(struct trace_reader *t, char **f, int n, struct trace_record
     switch (op) {
     case 'W':
     case 'R':
-    case 'Y': {
-        uint64_t stream = 0;
-
+    case 'Y':
         r->op = op == 'W' ? TRACE_WRITE : op == 'R' ? TRACE_READ : TRACE_VERIFY;
         NUMBER(f[2], "lba", &r->lba);
         NUMBER(f[3], "nsect", &r->nsect);
         if (parse_nsid(t, f[4], &r->nsid, err, errlen) != 0) {
             return -1;
         }
-        if (op == 'W') {
-            NUMBER(f[5], "stream", &stream);
-            if (stream > INT32_MAX) {
-                return fail(t, err, errlen, "W: stream %.32s is too large", f[5]);
-            }
+        r->stream = 0;
+        /* version 4 names the field for what it also is: an FDP handle */
+        if (op == 'W' && parse_placement(t, "W", f[5], t->version >= 4 ? "placement"
+                                                                        : "stream",
+                                         &r->stream, err, errlen) != 0) {
+            return -1;
         }
-        r->stream = (int)stream;
         if (r->nsect == 0) {
             return fail(t, err, errlen, "%c: nsect is 0", op);
         }
         return check_range(t, f[0], r->lba, r->nsect, err, errlen);
-    }
     case 'D':
         r->op = TRACE_DEALLOCATE;
         if (parse_nsid(t, f[2], &r->nsid, err, errlen) != 0) {
@@ -593,7 +631,7 @@ static int parse_version(struct trace_reader *t, char **f, int n, char *err, siz
     uint64_t v;
 
     if (n != 2) {
-        return fail(t, err, errlen, "V: want 'V 2' or 'V 3'");
+        return fail(t, err, errlen, "V: want 'V 2', 'V 3' or 'V 4'");
     }
     NUMBER(f[1], "version", &v);
     if (v < 2 || v > IO_TRACE_VERSION) {

@@ -1,8 +1,9 @@
 /*
  * trace.h - reader for block I/O traces: version 1 (S / W / R records and untimed zone
  * and copy records, no times), version 2 (what the device and ftl-sim record, with
- * arrival times, namespace and stream) and version 3 (version 2 with zone and copy
- * records). The format is described once, in hw/femu/ftl/include/femu_ftl/trace.h.
+ * arrival times, namespace and stream), version 3 (version 2 with zone and copy
+ * records) and version 4 (version 3 with FDP's reclaim unit handle updates). The format is
+ * described once, in hw/femu/ftl/include/femu_ftl/trace.h.
  *
  * Lines longer than TRACE_MAX_LINE bytes are rejected, as are NUL bytes. Errors are
  * reported as "FILE:LINE: problem" in the caller's buffer and are final: after
@@ -37,6 +38,7 @@ enum trace_op {
     TRACE_ZONE_READ,
     TRACE_ZONE_MGMT,
     TRACE_COPY,
+    TRACE_RUH_UPDATE,       /* version 4 */
 };
 
 struct trace_range {
@@ -54,7 +56,8 @@ struct trace_record {
     bool erase;             /* X: a user data erase */
     uint64_t seed;          /* S only */
     int stream;             /* W: version 1: 0 = C (cold), 1 = H (hot), -1 = untagged;
-                               version 2: the stream number */
+                               versions 2 to 4: the stream number (or FDP handle);
+                               U: the reclaim unit handle */
     uint64_t time_ns;       /* version 2: arrival time since the recording's origin */
     uint32_t nsid;          /* version 2 and 3 W, R, D, F, Y, X, ZW, ZA, ZR, ZM, C;
                              * version 1: 2 for zone records and a zoned C, else 1 */
@@ -75,7 +78,7 @@ struct trace_reader *trace_open(const char *path, char *err, size_t errlen);
 int trace_next(struct trace_reader *t, struct trace_record *rec, char *err,
                size_t errlen);
 
-/* 1, 2 or 3: known from the first record, which trace_open() reads ahead. */
+/* 1 to 4: known from the first record, which trace_open() reads ahead. */
 int trace_version(const struct trace_reader *t);
 
 /* Close the reader and free it; NULL is fine. */

@@ -13,6 +13,7 @@ struct workload {
     struct workload_spec spec;
     uint64_t secsz, capacity_sectors;
     uint64_t nblocks;           /* bs-sized blocks in the region */
+    uint64_t hot_sectors;       /* writes below this sector go to spec.hot_stream (0: none) */
     uint64_t seq_next;          /* next block for sequential modes */
     struct dist *dist;
     struct rng rng;
@@ -120,6 +121,9 @@ struct workload *workload_create(const struct workload_spec *spec, uint64_t secs
         w->nblocks = spec->region_bytes / spec->bs;
         w->dist = dist_create(&spec->dist, w->nblocks, err, errlen);
         if (w->dist) {
+            w->hot_sectors = !spec->hot_split ? 0
+                             : spec->hot_sectors ? spec->hot_sectors
+                             : dist_hot_items(w->dist) * (spec->bs / secsz);
             return w;
         }
     }
@@ -135,6 +139,28 @@ bool workload_timed(const struct workload *w)
 int workload_trace_version(const struct workload *w)
 {
     return w->trace ? trace_version(w->trace) : 0;
+}
+
+uint64_t workload_hot_sectors(const struct workload *w)
+{
+    return w->hot_sectors;
+}
+
+/* A write's stream or a U record's handle must exist: the placement's count names it. */
+static int check_handle(const struct workload *w, const struct trace_record *rec,
+                        char *err, size_t errlen)
+{
+    if (!w->spec.nstreams || rec->stream < (int)w->spec.nstreams) {
+        return 0;
+    }
+    if (w->spec.fdp) {
+        return ftl_error(err, errlen, "%s:%lu: %s handle %d is not below fdp_ruhs (%u)",
+                         w->spec.trace_path, rec->line,
+                         rec->op == TRACE_RUH_UPDATE ? "reclaim unit" : "the write's",
+                         rec->stream, w->spec.nstreams);
+    }
+    return ftl_error(err, errlen, "%s:%lu: stream %d is not below nstreams (%u)",
+                     w->spec.trace_path, rec->line, rec->stream, w->spec.nstreams);
 }
 
 /* Whether a trace record addresses the zoned namespace (else the conventional space). */
@@ -222,7 +248,7 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
         [TRACE_VERIFY] = FTL_OP_VERIFY, [TRACE_FORMAT] = FTL_OP_FORMAT,
         [TRACE_ZONE_WRITE] = FTL_OP_ZONE_WRITE, [TRACE_ZONE_APPEND] = FTL_OP_ZONE_WRITE,
         [TRACE_ZONE_READ] = FTL_OP_ZONE_READ, [TRACE_ZONE_MGMT] = FTL_OP_ZONE_MGMT,
-        [TRACE_COPY] = FTL_OP_COPY,
+        [TRACE_COPY] = FTL_OP_COPY, [TRACE_RUH_UPDATE] = FTL_OP_RUH_UPDATE,
     };
     struct trace_record rec;
     for (;;) {
@@ -230,17 +256,19 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
         if (rc <= 0) {
             return rc;
         }
-        if (rec.op != TRACE_SEED) {
-            break;  /* a seed line only names the generator's seed: nothing to replay */
+        /* a seed line only names the generator's seed: nothing to replay; a RUH update
+         * without FDP handles names a handle that does not exist: nothing to do */
+        if (rec.op != TRACE_SEED && (rec.op != TRACE_RUH_UPDATE || w->spec.fdp)) {
+            break;
         }
     }
     if (record_zoned(&rec) && w->spec.layout.zones == 0) {
         return ftl_error(err, errlen, "%s:%lu: a zone record needs a zoned namespace "
                          "(zoned=1 and its zone keys)", w->spec.trace_path, rec.line);
     }
-    if (rec.op == TRACE_WRITE && w->spec.nstreams && rec.stream >= (int)w->spec.nstreams) {
-        return ftl_error(err, errlen, "%s:%lu: stream %d is not below nstreams (%u)",
-                         w->spec.trace_path, rec.line, rec.stream, w->spec.nstreams);
+    if ((rec.op == TRACE_WRITE || rec.op == TRACE_RUH_UPDATE) &&
+        check_handle(w, &rec, err, errlen) != 0) {
+        return -1;
     }
     switch (rec.op) {
     case TRACE_PHASE:
@@ -369,9 +397,12 @@ int workload_next(struct workload *w, struct request *req, char *err, size_t err
         op = FTL_OP_READ;
         break;
     }
-    *req = (struct request){ .ftl = { .op = op, .slba = block * (w->spec.bs / w->secsz),
-                                      .nlb = w->spec.bs / w->secsz, .nsid = 1,
-                                      .stream = w->spec.stream } };
+    uint64_t slba = block * (w->spec.bs / w->secsz);
+    bool hot = slba < w->hot_sectors;
+    *req = (struct request){ .ftl = { .op = op, .slba = slba, .nlb = w->spec.bs / w->secsz,
+                                      .nsid = 1,
+                                      .stream = hot ? w->spec.hot_stream
+                                                    : w->spec.stream } };
     return 1;
 }
 

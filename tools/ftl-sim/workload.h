@@ -36,9 +36,19 @@ struct workload_spec {
     uint64_t region_bytes;      /* I/O stays in [0, region_bytes) */
     uint64_t seed;
     const char *trace_path;     /* replay this trace instead (NULL: synthetic) */
-    uint32_t stream;            /* synthetic writes: their placement stream (--stream) */
+    uint32_t stream;            /* synthetic writes: their placement stream (--stream) or
+                                 * FDP reclaim unit handle (--fdp) */
+    bool hot_split;             /* synthetic writes below hot_sectors go to hot_stream
+                                 * instead (--fdp-hot) */
+    uint32_t hot_stream;
+    uint64_t hot_sectors;       /* with hot_split: where the hot part ends, in device
+                                 * sectors; 0: the end of the distribution's hot part
+                                 * (--dist hotcold) */
     uint32_t nstreams;          /* placement=stream: a trace's write streams must be below
-                                 * this (0: not checked, tags are ignored) */
+                                 * this; placement=fdp: its handles (0: not checked, tags
+                                 * are ignored) */
+    bool fdp;                   /* placement=fdp: a trace's U records are replayed (under
+                                 * another placement they are dropped) */
     uint64_t zone;              /* zone-append: the zone; zone-write: the first (--zone) */
     struct zone_layout layout;  /* the FTL's zoned namespace (filled by the caller) */
 };
@@ -71,8 +81,11 @@ struct workload *workload_create(const struct workload_spec *spec, uint64_t secs
                                  uint64_t capacity_sectors, char *err, size_t errlen);
 /* true for a version-2 or -3 trace: its records carry arrival times (open-loop replay). */
 bool workload_timed(const struct workload *w);
-/* The replayed trace's version (1 to 3), 0 for a synthetic workload. */
+/* The replayed trace's version (1 to 4), 0 for a synthetic workload. */
 int workload_trace_version(const struct workload *w);
+/* Where the hot part of a synthetic workload ends, in device sectors: the writes that
+ * spec.hot_stream takes (0 without hot_split). */
+uint64_t workload_hot_sectors(const struct workload *w);
 /* A zoned mode (zone-append, zone-write). */
 bool rw_mode_zoned(enum rw_mode rw);
 /* Zoned modes: the bytes of whole bs blocks one zone takes (before its reset). */

@@ -1,4 +1,4 @@
-/* Recording a version-2 or version-3 I/O trace: see femu_ftl/trace.h. */
+/* Recording a version-2, -3 or -4 I/O trace: see femu_ftl/trace.h. */
 #include "femu_ftl/trace.h"
 
 #include <errno.h>
@@ -19,7 +19,7 @@ struct io_trace_writer {
     uint64_t origin_ns;
     uint64_t secsz;         /* bytes per caller sector, a multiple of 512 */
     uint64_t latest_ns;     /* the latest time recorded (advances are relative to it) */
-    int version;            /* 2, or 3: zone and copy records too */
+    int version;            /* 2; 3: zone and copy records too; 4: and RUH updates */
     bool failed;
 };
 
@@ -49,8 +49,9 @@ struct io_trace_writer *io_trace_writer_open_version(const char *path, const cha
                                                      uint64_t origin_ns, uint64_t secsz,
                                                      int version, char *err, size_t errlen)
 {
-    if (version != 2 && version != 3) {
-        ftl_error(err, errlen, "trace version %d: this writer writes 2 or 3", version);
+    if (version < 2 || version > IO_TRACE_VERSION) {
+        ftl_error(err, errlen, "trace version %d: this writer writes 2 to %d", version,
+                  IO_TRACE_VERSION);
         return NULL;
     }
     if (secsz == 0 || secsz % IO_TRACE_SECTOR) {
@@ -148,16 +149,25 @@ static bool is_v3_op(enum ftl_op op)
            op == FTL_OP_COPY;
 }
 
+/* The oldest version that has a record for op. */
+static int version_of_op(enum ftl_op op)
+{
+    return op == FTL_OP_RUH_UPDATE ? 4 : is_v3_op(op) ? 3 : 2;
+}
+
 int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *r,
                            char *err, size_t errlen)
 {
     if (w->failed) {
         return 0;
     }
-    if (is_v3_op(r->op) && w->version < 3) {
+    int needs = version_of_op(r->op);
+    if (needs > w->version) {
         w->failed = true;
-        return ftl_error(err, errlen, "%s: a zone or copy command needs a version-3 trace "
-                         "(io_trace_writer_open_version)", w->path);
+        return ftl_error(err, errlen, "%s: %s needs a version-%d trace "
+                         "(io_trace_writer_open_version)", w->path,
+                         needs == 3 ? "a zone or copy command"
+                                    : "a reclaim unit handle update", needs);
     }
     uint64_t t = since_origin(w, r->arrival_ns), scale = w->secsz / IO_TRACE_SECTOR;
     uint32_t nsid = r->nsid ? r->nsid : 1;
@@ -193,6 +203,10 @@ int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *
         printed = fprintf(w->f, "X %" PRIu64 " %" PRIu32 " %" PRIu64 " %" PRIu64 " %d\n", t,
                           nsid, r->slba * scale, r->nlb * scale,
                           (r->flags & FTL_REQ_ERASE) ? 1 : 0);
+        break;
+    case FTL_OP_RUH_UPDATE:
+        printed = fprintf(w->f, "U %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", t, nsid,
+                          r->stream);
         break;
     default:
         printed = write_v3_request(w, r, t, scale, nsid);

@@ -77,6 +77,10 @@ static void write_headers(struct ftl_stats_writer *w)
     for (unsigned i = 0; i < w->nwps; i++) {
         fprintf(f, ",wp%u_host_pages,wp%u_gc_pages", i, i);
     }
+    for (unsigned i = 0; i < w->nwps; i++) {
+        fprintf(f, ",wp%u_media_pages,wp%u_waf", i, i);
+    }
+    fputs(",fdp_ru_updates,fdp_ru_time_limits,fdp_unwritten_pages", f);
     fputs(",map_reads,map_writes,map_gc_runs,map_gc_moved_pages,cmt_hits,cmt_misses,"
           "cmt_hit_rate,buf_read_hits,buf_absorbed_sectors,buf_flushed_pages,buf_fill_reads,"
           "fallback_runs,fallback_pages,gc_victim_valid_pages,map_gc_victim_valid_pages,"
@@ -169,6 +173,20 @@ static void print_waf(FILE *f, const struct ftl_counters *a, const struct ftl_co
     }
 }
 
+/* Each write pointer's media pages (host + GC pages programmed into its units) and WAF. */
+static void write_media_columns(const struct ftl_stats_writer *w, FILE *f,
+                                const struct ftl_counters *a, const struct ftl_counters *b)
+{
+    for (unsigned i = 0; i < w->nwps; i++) {
+        uint64_t host = b->wp_host_pages[i] - a->wp_host_pages[i];
+        uint64_t media = host + (b->wp_gc_pages[i] - a->wp_gc_pages[i]);
+        fprintf(f, ",%llu,", (unsigned long long)media);
+        if (host) {
+            fprintf(f, "%.4f", (double)media / (double)host);
+        }
+    }
+}
+
 static void write_stats_row(struct ftl_stats_writer *w, const struct interval *iv)
 {
     const struct ftl_counters *a = iv->a, *b = iv->b;
@@ -199,6 +217,9 @@ static void write_stats_row(struct ftl_stats_writer *w, const struct interval *i
     for (unsigned i = 0; i < w->nwps; i++) {
         fprintf(f, ",%llu,%llu", D(wp_host_pages[i]), D(wp_gc_pages[i]));
     }
+    write_media_columns(w, f, a, b);
+    fprintf(f, ",%llu,%llu,%llu", D(fdp_ru_updates), D(fdp_ru_time_limits),
+            D(fdp_unwritten_pages));
     fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,", D(map_reads), D(map_writes), D(map_gc_runs),
             D(map_gc_moved_pages), D(cmt_hits), D(cmt_misses));
     if (b->cmt_hits + b->cmt_misses > a->cmt_hits + a->cmt_misses) {

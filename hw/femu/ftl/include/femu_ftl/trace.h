@@ -46,11 +46,23 @@
  *                            write there), 0 through the conventional FTL
  * A replay lets the FTL admit each zone record (the zone rules of femu_ftl/zns.h); a
  * record the rules refuse is counted (ftl-sim's zone_errors) and the replay goes on.
+ *
+ * Version 4 ("V 4" first) is version 3 plus Flexible Data Placement (femu_ftl/fdp.h):
+ *   W t lba nsect nsid placement    as in version 2; placement is the write's stream id,
+ *                            or its reclaim unit handle with placement=fdp (the FTL's
+ *                            ftl_request.stream either way)
+ *   U t nsid ruh             Reclaim Unit Handle Update of handle ruh (FTL_OP_RUH_UPDATE):
+ *                            its open reclaim unit is closed as it is
+ * A recording made with placement=fdp is version 4 (io_trace_version_for). ftl-sim
+ * replays U through the engine; under another placement it drops U records (there is no
+ * handle to update), so an FDP recording also replays without placement for comparison.
  * t is the arrival time in ns since the recording's origin: the device's statistics
  * start (realize), ftl-sim's start of the run. Records are in the order the FTL served
  * them; a record's t may be earlier than the one before it (the device stamps a command
  * when it fetches it, and serves it a little later). nsid is the namespace the command
- * addressed; lba is the FTL's logical sector. stream is the write's placement stream.
+ * addressed; lba is the FTL's logical sector. stream is the write's placement stream
+ * (version 1's tags: C is 0 and H is 1, streams under placement=stream and reclaim unit
+ * handles under placement=fdp).
  *
  * Replayed open-loop at the recorded times, a version-2 trace gives the FTL exactly the
  * calls it had when recorded: the same counters, statistics rows and per-LPN counts.
@@ -69,11 +81,11 @@
 extern "C" {
 #endif
 
-#define IO_TRACE_VERSION 3          /* the newest version: what readers know */
+#define IO_TRACE_VERSION 4          /* the newest version: what readers know */
 #define IO_TRACE_SECTOR 512u        /* unit of lba and nsect */
 #define IO_TRACE_MAX_RANGES 256     /* ranges of one D record (NVMe's limit) */
 #define IO_TRACE_MAX_PHASE 63       /* bytes of a phase name */
-/* Latest arrival a version-2 or -3 record may carry: 2^53 ns (104 days), far beyond any
+/* Latest arrival a version-2, -3 or -4 record may carry: 2^53 ns (104 days), far beyond any
  * recording, and below where time in seconds stops being exact in a double or an
  * arrival plus a latency could wrap. */
 #define IO_TRACE_MAX_TIME_NS (UINT64_C(1) << 53)
@@ -91,12 +103,25 @@ struct io_trace_writer *io_trace_writer_open(const char *path, const char *recor
 
 /*
  * io_trace_writer_open for a given version: 2 (what io_trace_writer_open writes, which
- * readers of conventional recordings expect) or 3, which a recording of zone commands or
- * Copy needs; a version-2 writer given one fails (the first failure, as below).
+ * readers of conventional recordings expect), 3, which a recording of zone commands or
+ * Copy needs, or 4, which a Reclaim Unit Handle Update (FTL_OP_RUH_UPDATE) needs; a
+ * writer given a request its version has no record for fails (the first failure, as
+ * below). io_trace_version_for picks the version.
  */
 struct io_trace_writer *io_trace_writer_open_version(const char *path, const char *recorder,
                                                      uint64_t origin_ns, uint64_t secsz,
                                                      int version, char *err, size_t errlen);
+
+/*
+ * The version a recording needs: the oldest holding every record it may be given. 4 when
+ * the FTL has reclaim unit handles (placement=fdp: U records), else 3 when zone commands
+ * or Copy may come (a zoned namespace, a device whose guest may send Copy, a replayed
+ * trace that may hold them), else 2.
+ */
+static inline int io_trace_version_for(bool zone_or_copy, bool fdp)
+{
+    return fdp ? 4 : zone_or_copy ? 3 : 2;
+}
 
 /*
  * Record one request as the engine serves it, a phase, or an idle advance of the

@@ -1,0 +1,102 @@
+/* Per write pointer and FDP figures of the measured phase (summary_placement.h). */
+#include "summary_placement.h"
+
+#include <stdbool.h>
+
+#include "femu_ftl/fdp.h"
+
+/* One write pointer's pages over the phase. */
+struct wp_pages {
+    uint64_t host, gc, media;
+};
+
+static struct wp_pages wp_pages_of(const struct sim_phase_result *m, unsigned i)
+{
+    struct wp_pages p = { .host = m->after.wp_host_pages[i] - m->before.wp_host_pages[i],
+                          .gc = m->after.wp_gc_pages[i] - m->before.wp_gc_pages[i] };
+    p.media = p.host + p.gc;
+    return p;
+}
+
+/* What a write pointer is called: an FDP handle, the GC write pointer of initially isolated
+ * handles, or (any other placement) a stream as before. */
+static void wp_name(const struct ftl *ftl, unsigned i, char *buf, size_t len)
+{
+    uint32_t ruhs = ftl_fdp_ruhs(ftl);
+    if (ruhs && i >= ruhs) {
+        snprintf(buf, len, "GC write pointer %u", i);
+    } else {
+        snprintf(buf, len, "%s %u", ruhs ? "handle" : "stream", i);
+    }
+}
+
+#define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
+
+static unsigned long long events_taken(const struct sim_phase_result *m)
+{
+    unsigned long long n = 0;
+    for (size_t t = 0; t < sizeof(m->fdp_events) / sizeof(m->fdp_events[0]); t++) {
+        n += m->fdp_events[t];
+    }
+    return n;
+}
+
+void summary_json_placement(FILE *f, const struct ftl *ftl, const struct sim_phase_result *m)
+{
+    uint64_t page = ftl_geometry_of(ftl)->page_bytes;
+    char name[48];
+    fputs("  \"write_pointers\": [", f);
+    for (unsigned i = 0; i < ftl_write_pointer_count(ftl); i++) {
+        struct wp_pages p = wp_pages_of(m, i);
+        wp_name(ftl, i, name, sizeof(name));
+        fprintf(f, "%s{\"name\": \"%s\", \"host_pages\": %llu, \"gc_pages\": %llu, "
+                "\"host_bytes\": %llu, \"media_pages\": %llu, \"media_bytes\": %llu, "
+                "\"waf\": ", i ? ", " : "", name, (unsigned long long)p.host,
+                (unsigned long long)p.gc, (unsigned long long)(p.host * page),
+                (unsigned long long)p.media, (unsigned long long)(p.media * page));
+        if (p.host) {
+            fprintf(f, "%.4f}", (double)p.media / (double)p.host);
+        } else {
+            fputs("null}", f);
+        }
+    }
+    const struct ftl_config *cfg = ftl_config_of(ftl);
+    fprintf(f, "],\n  \"fdp\": {\"ruhs\": %u, \"ruh_type\": \"%s\", \"ru_pages\": %llu, "
+            "\"ruh_updates\": %llu, \"ru_updates\": %llu, \"ru_time_limits\": %llu, "
+            "\"unwritten_pages\": %llu, \"events_taken\": %llu, "
+            "\"events_not_fully_written\": %llu, \"events_time_limit\": %llu, "
+            "\"events_lost\": %llu},\n",
+            ftl_fdp_ruhs(ftl), ftl_ruh_type_name(cfg->fdp_ruh_type),
+            (unsigned long long)(ftl_fdp_ruhs(ftl) ? ftl_fdp_ru_pages(ftl) : 0),
+            (unsigned long long)m->ruh_updates, DELTA(fdp_ru_updates),
+            DELTA(fdp_ru_time_limits), DELTA(fdp_unwritten_pages), events_taken(m),
+            (unsigned long long)m->fdp_events[FTL_FDP_EVENT_RU_NOT_FULLY_WRITTEN],
+            (unsigned long long)m->fdp_events[FTL_FDP_EVENT_RU_TIME_LIMIT],
+            (unsigned long long)m->fdp_events_lost);
+}
+
+void summary_print_placement(FILE *f, const struct ftl *ftl, const struct sim_phase_result *m)
+{
+    double mib = (double)ftl_geometry_of(ftl)->page_bytes / 1048576.0;
+    char name[48];
+    for (unsigned i = 0; i < ftl_write_pointer_count(ftl); i++) {
+        struct wp_pages p = wp_pages_of(m, i);
+        wp_name(ftl, i, name, sizeof(name));
+        fprintf(f, "%s: %llu host pages, %llu GC pages; media %llu pages (%.1f MiB), WAF ",
+                name, (unsigned long long)p.host, (unsigned long long)p.gc,
+                (unsigned long long)p.media, (double)p.media * mib);
+        if (p.host) {
+            fprintf(f, "%.3f\n", (double)p.media / (double)p.host);
+        } else {
+            fputs("undefined\n", f);
+        }
+    }
+    if (!ftl_fdp_ruhs(ftl)) {
+        return;
+    }
+    fprintf(f, "FDP: %u handles (%s), %llu RU updates, %llu time limits, %llu unwritten "
+            "pages; %llu events taken, %llu lost\n", ftl_fdp_ruhs(ftl),
+            ftl_ruh_type_name(ftl_config_of(ftl)->fdp_ruh_type), DELTA(fdp_ru_updates),
+            DELTA(fdp_ru_time_limits), DELTA(fdp_unwritten_pages), events_taken(m),
+            (unsigned long long)m->fdp_events_lost);
+}
