@@ -363,9 +363,11 @@ static bool femu_open_trace(FemuCtrl *n, Error **errp)
         error_setg(errp, "trace_out: empty path");
         return false;
     }
-    /* Version 3: the guest may send Copy (either namespace) and zone commands. */
+    /* The guest may send Copy (either namespace) and zone commands: version 3, or 4 with
+     * FDP's reclaim unit handle updates. */
+    int version = io_trace_version_for(true, n->ftl_config.placement == FTL_PLACEMENT_FDP);
     n->trace = io_trace_writer_open_version(n->trace_out, "the femu device",
-                                            n->stats_start_ns, n->ftl_config.secsz, 3,
+                                            n->stats_start_ns, n->ftl_config.secsz, version,
                                             err, sizeof(err));
     if (!n->trace) {
         error_setg(errp, "trace_out: %s", err);

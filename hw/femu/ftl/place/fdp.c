@@ -7,8 +7,6 @@
  */
 #include "place/fdp.h"
 
-#include "flash/geometry.h"
-#include "flash/line_lists.h"
 #include "map/write_pointers.h"
 
 uint32_t ftl_fdp_ruhs(const struct ftl *ftl)
@@ -33,11 +31,9 @@ int ftl_fdp_ruh_status(const struct ftl *ftl, uint32_t ruh, struct ftl_ruh_statu
         *out = (struct ftl_ruh_status){ .ru = UINT32_MAX, .available_pages = ftl->pgs_per_line };
         return FTL_OK;
     }
-    uint64_t left = 0;
-    for (uint32_t off = w->offset; off < ftl->pgs_per_line;
-         off = line_next_good(ftl, w->line, off + 1)) {
-        left++;
-    }
+    /* an open line's programmed pages are its valid and invalid ones: O(1) */
+    const struct line *l = &ftl->lines[w->line];
+    uint64_t left = l->capacity - l->valid - l->invalid;
     *out = (struct ftl_ruh_status){ .ru = w->line, .available_pages = left,
                                     .opened_ns = w->opened_ns };
     return FTL_OK;
