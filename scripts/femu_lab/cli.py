@@ -8,6 +8,8 @@
     femu-lab workloads                          describe the workload library
     femu-lab bench [--femu-upstream PATH] ...   femu vs stock nvme (vs FEMU): figures
     femu-lab dftl-study [--seed N] [-o DIR] ... DFTL, write buffer and streams in ftl-sim
+    femu-lab fdp-lab [--hot-handle N] [-o DIR] ... fdp-separation with and without FDP
+                                                placement identifiers, side by side
 
 Bad arguments: one line on stderr, exit status 2. A sweep whose points all finished
 exits 0, one with failed points 1 (after the others ran and the table was written).
@@ -23,6 +25,7 @@ from . import devconfig, setup_steps, workloads
 from .bench import runner as bench
 from .devconfig import ConfigError
 from .dftl import study as dftl_study
+from .fdp import lab as fdp_lab
 from .ftl_sim import SimError
 from .run import aged, blackbox, vm_run as lab_run
 from .run.aged import AgedError, AgeFailed
@@ -36,7 +39,7 @@ from .vm import accel
 from .workloads import WorkloadError
 
 PROG = "femu-lab"
-COMMANDS = ("sweep", "run", "age", "workloads", "bench", "dftl-study")
+COMMANDS = ("sweep", "run", "age", "workloads", "bench", "dftl-study", "fdp-lab")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -73,6 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
     dftl_study.add_arguments(commands.add_parser(
         "dftl-study", help="DFTL, write buffer and multi-stream on three traces, in ftl-sim: "
                            "a table and figures", **dftl_study.parser_texts()))
+    fdp_lab.add_arguments(commands.add_parser(
+        "fdp-lab", help="FDP: fdp-separation with and without placement identifiers (aged "
+                        "states, VM runs, ftl-sim replays, femu-plot fdp, a table)",
+        **fdp_lab.parser_texts()))
     return parser
 
 
@@ -171,6 +178,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             return bench.run(args, prog=f"{PROG} bench")
         if args.command == "dftl-study":
             return dftl_study.run(args, prog=f"{PROG} dftl-study")
+        if args.command == "fdp-lab":
+            return fdp_lab.run(args, prog=f"{PROG} fdp-lab")
         return _sweep(args)
     except (UsageError, PlanError, ConfigError, WorkloadError, CheckError,
             FolderError, AgedError, accel.AccelError) as error:

@@ -19,7 +19,7 @@ lib/prelude.sh, with RUNTIME, ARG, PRECONDITION and WORKLOAD set, and must call 
 starts. Dropping a file into the folder adds a workload.
 
 A recorded I/O trace (FILE.trace: run-blackbox.sh --record's io.trace, or ftl-sim
---trace-out) is a workload too, for ftl-sim only: it replays the recorded requests at their
+--trace-out; version 2, 3, or 4 under placement=fdp) is a workload too, for ftl-sim only: it replays the recorded requests at their
 recorded times, so a sweep runs the one block stream of a VM run under every setting.
 """
 import math
@@ -41,10 +41,11 @@ _ARG = re.compile(r"^[A-Za-z0-9_.+-]+$")
 # (--trace-out, --stats-dir, --summary, --state-in/out, --trace, --config would let a
 # workload file read or overwrite any host file the user can).
 SIM_OPTIONS = {"--rw", "--rwmixread", "--dist", "--bs", "--qd", "--size", "--precondition",
-               "--io-size", "--runtime", "--seed", "--stream", "--zone"}
+               "--io-size", "--runtime", "--seed", "--stream", "--zone", "--fdp", "--fdp-hot"}
 TRACE_SUFFIX = ".trace"
 NS_PER_S = 1_000_000_000
-_TIMED_RECORDS = {"W", "R", "D", "F", "Y", "X", "P", "A", "E", "ZW", "ZA", "ZR", "ZM", "C"}
+_TIMED_RECORDS = {"W", "R", "D", "F", "Y", "X", "P", "A", "E", "ZW", "ZA", "ZR", "ZM", "C",
+                  "U"}
 
 
 class WorkloadError(ValueError):
@@ -213,9 +214,10 @@ def from_trace(path: Path) -> Workload:
 def _trace_end_ns(path: Path) -> int:
     """The time of the last record (the end record, in a complete recording)."""
     with open(path, "rb") as f:
-        if f.readline().split() not in ([b"V", b"2"], [b"V", b"3"]):
-            raise WorkloadError(f"{path} is not a recorded trace (a version-2 or -3 trace "
-                                "starts with 'V 2' or 'V 3'; see hw/femu/ftl/include/femu_ftl/trace.h)")
+        if f.readline().split() not in ([b"V", b"2"], [b"V", b"3"], [b"V", b"4"]):
+            raise WorkloadError(f"{path} is not a recorded trace (a version-2, -3 or -4 "
+                                "trace starts with 'V 2', 'V 3' or 'V 4'; see "
+                                "hw/femu/ftl/include/femu_ftl/trace.h)")
         f.seek(0, 2)
         f.seek(max(0, f.tell() - 4096))
         lines = [line.split() for line in f.read().decode("ascii", "replace").splitlines()]

@@ -23,6 +23,7 @@ from .. import devconfig, paths, setup_steps, workloads
 from ..devconfig import ConfigError
 from ..vm import accel
 from ..workloads import WorkloadError
+from ..fdp import report as fdp_report
 from ..zns import report as zns_report
 from . import aged, compat, vm_run as lab_run
 from .aged import AgedError
@@ -180,6 +181,9 @@ def _lab_mode(args) -> int:
     zns_text = zns_report.report_text(result.folder)
     if zns_text:
         print(zns_text, file=sys.stderr, flush=True)
+    fdp_text = fdp_report.report_text(result.folder)
+    if fdp_text:
+        print(fdp_text, file=sys.stderr, flush=True)
     shown = _shown(result.folder)
     _say(f"plots: {shown / 'plots'}")
     if args.record:

@@ -15,6 +15,8 @@ a failed run is left as NAME.failed for a post-mortem. Layout of a finished fold
     plots/               femu-plot's plots, summary.json and summary.md
     result.json          the headline figures (device IOPS and WAF, fio IOPS, timings)
     zns-phases.csv       a run that used zones or Copy: nand.csv's figures per phase
+    fdp.json             a run that saved the FDP statistics log (fdp-separation): its WAF
+                         from the log and from stats.csv, media writes per handle
 """
 import json
 import os
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Callable, Dict, Optional, Sequence, Type
 
 from ..devconfig import DeviceConfig
+from ..fdp import report as fdp_report
 from ..vm import accel, launch as vm
 from ..workloads import Workload
 from ..zns import report as zns_report
@@ -194,6 +197,12 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
     zns_phases = zns_report.record(work)
     if zns_phases is not None:
         figures["zns_phases"] = zns_phases
+    try:
+        fdp = fdp_report.record(work)
+    except fdp_report.FdpReportError as error:
+        raise ReportError(str(error)) from None
+    if fdp is not None:
+        figures["fdp"] = fdp
     figures.update({"accel": result.accel, "accel_fallback": result.accel_fallback,
                     "wall_seconds": round(wall, 1),
                     "boot_to_job_seconds": result.boot_to_job_seconds,
