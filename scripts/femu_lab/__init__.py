@@ -12,6 +12,7 @@
   bench/       `femu-lab bench` and the device figures beside QEMU's stock NVMe
   dftl/        `femu-lab dftl-study`
   zns/         the zoned namespace's figures of a run
+  fdp/         a run's FDP figures (fdp.report) and `femu-lab fdp-lab` (fdp.lab)
 
 Shared by several of them: paths (where things live), devconfig (an SSD configuration,
 checked by ftl-sim), ftl_sim (the one way ftl-sim is run), workloads (the workload
