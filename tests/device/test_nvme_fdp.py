@@ -354,6 +354,29 @@ def csv_rows(path):
         yield from csv.DictReader(f)
 
 
+def test_statistics_count_copybacks_as_media_writes(start, tmp_path):
+    """Copy's destination pages are host bytes (HBMW) and programs (MBMW) alike, those a
+    copyback programs (source and destination on one LUN) included: with no GC, MBMW =
+    HBMW. (The fuzzer's fdp variant found MBMW < HBMW: copybacks were left out, so MBMW /
+    HBMW was not the FTL's WAF.)"""
+    stats_dir = tmp_path / "stats"
+    machine = start(f"{FDP},stats_dir={stats_dir}")
+    nvme = machine.nvme
+    sq = ready(nvme)[0]
+    for i in range(8):                       # pages 0-7 on handle 0: LUNs 0, 1, 2, 3, ...
+        assert write(nvme, sq, 8 * i, pattern(4096, i), pid=0).ok
+    for i in range(8):                       # each to the next page of handle 0: same LUN
+        addr = nvme.buffer(struct.pack("<8xQH14x", 8 * i, 7))
+        cqe = nvme.run(sq, Command(0x19, nsid=1, prp1=addr, cdw10=8 * (1024 + i)))
+        assert cqe.ok, str(cqe)
+    hbmw, mbmw, mbe = stats(nvme)
+    assert hbmw == 16 * 4096
+    assert mbmw == hbmw                      # one program per host and per copied page
+    machine.qt.terminate()
+    nand = list(csv_rows(stats_dir / "nand.csv"))
+    assert sum(int(r["NAND_cpbk"]) for r in nand) > 0      # copybacks did happen
+
+
 # ---------------------------------------------------------------- RUH status and update
 
 def test_ruh_status_lists_the_namespace_handles(start):

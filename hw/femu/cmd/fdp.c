@@ -263,6 +263,11 @@ void femu_fdp_placed(FemuCtrl *n, const FemuNamespace *ns, const FemuFdpPlacemen
     }
 }
 
+uint64_t femu_fdp_media_pages(const struct ftl_counters *ctr)
+{
+    return ftl_nand_programs(ctr) + ctr->nand_copybacks;
+}
+
 /* A new configuration (or none): no event, no statistic of the old one survives, and no
  * event type stays enabled. */
 void femu_fdp_configured(FemuCtrl *n, bool enable)
@@ -273,7 +278,7 @@ void femu_fdp_configured(FemuCtrl *n, bool enable)
     n->fdp.enabled = enable;
     n->fdp.base_host_bytes = view.ctr.host_write_bytes;
     n->fdp.base_copy_pages = view.ctr.copy_pages;
-    n->fdp.base_programs = ftl_nand_programs(&view.ctr);
+    n->fdp.base_programs = femu_fdp_media_pages(&view.ctr);
     n->fdp.base_erases = view.ctr.nand_erases;
     femu_fdp_events_clear(n);
     femu_fdp_events_disable_all(n);

@@ -51,6 +51,10 @@ uint16_t femu_fdp_place(FemuCtrl *n, const FemuNamespace *ns, const NvmeCmd *cmd
 void femu_fdp_placed(FemuCtrl *n, const FemuNamespace *ns, const FemuFdpPlacement *place,
                      FemuRequest *req);
 
+/* Flash pages programmed, as the FTL's WAF counts them (log 22h's MBMW): every program
+ * ftl_nand_programs counts and Copy's copybacks, which program a page too. */
+uint64_t femu_fdp_media_pages(const struct ftl_counters *ctr);
+
 /* Set Features 1Dh took effect: events and statistics start afresh. */
 void femu_fdp_configured(FemuCtrl *n, bool enable);
 /* Controller reset: every handle's open RU is closed through the FTL (and reported). */

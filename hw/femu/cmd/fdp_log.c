@@ -13,8 +13,9 @@
  *        handle list names it; also the lists realize gives), 2 controller specified.
  *   22h  HBMW: bytes the host wrote (the FTL's host_write_bytes, plus Copy's destination
  *        pages); MBMW: every flash page programmed (ftl_nand_programs: host, GC, map,
- *        Copy) x page size; MBE: blocks erased x block size. 128 bits each, counted since
- *        the configuration was (re)enabled. Over an interval MBMW / HBMW is the FTL's WAF.
+ *        Copy; and Copy's copybacks) x page size; MBE: blocks erased x block size. 128
+ *        bits each, counted since the configuration was (re)enabled. Over an interval
+ *        MBMW / HBMW is the FTL's WAF (ftl_waf counts copybacks as programs too).
  *   23h  LSP bit 0 set: the host events (cmd/fdp_events.c); clear: the controller
  *        events, of which femu has none.
  */
@@ -176,7 +177,7 @@ uint16_t femu_fdp_stats_log(FemuCtrl *n, uint16_t lsi, uint8_t *buf)
     /* HBMW: host bytes and Copy's pages (which the FTL's WAF counts as host pages) */
     femu_fdp_put_bytes(log->hbmw, 1, view.ctr.host_write_bytes - n->fdp.base_host_bytes +
                        (view.ctr.copy_pages - n->fdp.base_copy_pages) * page);
-    femu_fdp_put_bytes(log->mbmw, ftl_nand_programs(&view.ctr) - n->fdp.base_programs,
+    femu_fdp_put_bytes(log->mbmw, femu_fdp_media_pages(&view.ctr) - n->fdp.base_programs,
                        page);
     femu_fdp_put_bytes(log->mbe, view.ctr.nand_erases - n->fdp.base_erases, block);
     return NVME_SUCCESS;
