@@ -81,3 +81,36 @@ def test_zoned_copy_save_seeds_pass_the_oracle(nvme_qemu, tmp_path):
                           f"nvmefuzz --qemu {nvme_qemu} --replay {path}")
     assert not failed, "\n".join(failed)
     assert qmp, "no QMP command was sent: the save variant did not run"
+
+
+# Flexible Data Placement (the fdp variant, campaign.fdp_props): FDP logs, features 1Dh/1Eh,
+# I/O Management and writes with DTYPE/DSPEC in the random stream, judged against the host
+# model; the FDP check (configuration log, usage, statistics, RUH status, updates and
+# placed writes exact to the page, events) and configuration changes with every namespace
+# deleted and made again with placement handle lists. The seeds (campaign.fdp_props): one
+# persistently isolated handle with a 3 s time limit; 15 initially isolated handles, GC
+# from 20% of the flash used; 8 initially isolated with a 1 s limit; 2 persistently
+# isolated. GC runs in each; 10-20 s on a release binary.
+FDP_SEEDS = (309, 305, 317, 311)
+FDP_COMMANDS = 3000
+
+
+def test_fdp_seeds_pass_the_oracle(nvme_qemu, tmp_path):
+    failed, checks = [], {}
+    for seed in FDP_SEEDS:
+        props = campaign.fdp_props(seed)
+        result = campaign.run_seed(nvme_qemu, seed, FDP_COMMANDS, DEADLINE, props=props)
+        for key, value in (result.fdp or {}).items():
+            checks[key] = checks.get(key, 0) + value
+        f = result.failure
+        if f is not None:
+            path = tmp_path / f"seed{seed}-{f.kind}.jsonl"
+            replay.save(path, {"seed": seed, "kind": f.kind, "message": f.message,
+                               "deadline": DEADLINE, "props": props},
+                        result.records[:f.index + 1])
+            failed.append(f"seed {seed}: {f.kind} at record {f.index}: {f.message}\n"
+                          f"  replay: PYTHONPATH=tests/support .venv/bin/python -m nvmefuzz "
+                          f"--qemu {nvme_qemu} --replay {path}")
+    assert not failed, "\n".join(failed)
+    assert checks.get("checks") and checks.get("changes"), \
+        f"the FDP check or a configuration change never ran: {checks}"

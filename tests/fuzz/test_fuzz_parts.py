@@ -11,6 +11,7 @@ from nvmefuzz.generator import Generator
 from nvmefuzz.layout import Picker
 from nvmefuzz.model import Model, Namespaces
 from nvmefuzz.ns_rules import NsRules
+from nvme_qtest import Command
 
 
 def test_ddmin_finds_the_two_records_that_matter():
@@ -217,3 +218,165 @@ def test_format_to_an_lba_larger_than_the_namespace_fails():
     fmt.cmd.cdw10 = 0
     assert _sub(rules, fmt)[0] == "ok"
     assert judge.writes_host(True, 0x06) and not judge.writes_host(True, 0x05)
+
+
+# -- Flexible Data Placement (the fdp variant)
+
+def _fdp_rules(seed=0):
+    from nvmefuzz import campaign, variant
+    from nvmefuzz.fdp_rules import FdpRules
+
+    class Rules(NsRules, FdpRules):
+        pass
+
+    rules = Rules()
+    rules.variant = variant.parse(campaign.fdp_props(seed))
+    fdp = rules.variant.fdp
+    rules.m = Model(16, 81920, 1 << 20, Namespaces(CAPACITY, (40, 8), None, fdp.ruhs))
+    rules.m.enabled = True
+    return rules, fdp
+
+
+def _judge(rules, cmd, mem=(), admin=True, tag="", own=False):
+    """What the executor expects of an entry: (expectation, why, create, nsdep, DW0)."""
+    rec = {"a": "sub", "q": 0 if admin else 1, "sqe": cmd.pack(0).hex(), "tag": tag,
+           "mem": [[a, bytes(d).hex()] for a, d in mem]}
+    if own:
+        rec["own"] = 1
+    raw = bytearray(cmd.pack(0))
+    cdw10, cdw11 = struct.unpack_from("<II", raw, 40)
+    exp, why, create, nsdep = rules._ns_sub(rec, admin, raw[0], 0, raw, cdw10, cdw11, None, "")
+    exp, why, fdpdep, dw0 = rules._fdp_sub(rec, admin, raw[0], raw, cdw10, cdw11, exp, why)
+    if create is not None and "ns_seq" in create:      # completed as judged, in order
+        effect = create["effect"] or ("", 0)
+        rules._ns_done(type("P", (), {"create": create})(),
+                       type("C", (), {"code": 0 if exp == "ok" else 2, "dw0": effect[1]})())
+    return exp, why, create, nsdep or fdpdep, dw0
+
+
+def _create(rules, nsze, lbaf=0, handles=None, count=None, endgid=0):
+    ident = bytearray(4096)
+    struct.pack_into("<QQ", ident, 0, nsze, nsze)
+    ident[26] = lbaf
+    struct.pack_into("<H", ident, 102, endgid)
+    handles = handles or []
+    struct.pack_into("<H", ident, 392, len(handles) if count is None else count)
+    for i, h in enumerate(handles):
+        struct.pack_into("<H", ident, 512 + 2 * i, h)
+    addr = 0x0A00_0000
+    return _judge(rules, Command(0x0D, prp1=addr, cdw10=0), [(addr, bytes(ident))])
+
+
+def _set_fdp(rules, cdw12, nsid=0, endgid=1, sv=0):
+    return _judge(rules, Command(0x09, nsid=nsid, cdw10=0x1D | sv << 31, cdw11=endgid,
+                                 cdw12=cdw12))[0]
+
+
+def test_fdp_variant_from_device_properties():
+    from nvmefuzz import campaign, variant
+    assert variant.parse(campaign.DEVICE_PROPS).fdp is None
+    seen = set()
+    for seed in range(42):
+        fdp = variant.parse(campaign.fdp_props(seed)).fdp
+        seen.add((fdp.ruhs, fdp.persistent, fdp.time_limit_s > 0, fdp.ru_pages))
+        assert fdp.ruhs <= (16 if fdp.persistent else 15) and not fdp.write_buffer
+        assert fdp.ru_pages == (128 if seed % 3 == 1 else 512)    # a block, or a line
+    assert len({s[:2] for s in seen}) >= 12 and {s[2] for s in seen} == {True, False}
+    fdp = variant.parse(campaign.fdp_props(0)).fdp                 # 4 handles
+    assert (fdp.ruhs, fdp.persistent, fdp.time_limit_s, fdp.ru_bytes) == (4, True, 0, 2 << 20)
+    assert [fdp.log_bytes(lid) for lid in (0x20, 0x21, 0x22, 0x23)] == [96, 40, 64, 4096]
+
+
+def test_fdp_handles_attributes_and_the_controllers_choice():
+    table = Namespaces(CAPACITY, (40, 8), None, 4)
+    assert table.ns[1].handles == table.ns[2].handles == (0, 1, 2, 3)
+    assert [table.ruha(h) for h in range(4)] == [1, 1, 1, 1] and table.choose() is None
+    table.apply(("delete", 1))
+    table.apply(("delete", 2))
+    assert table.choose() == 0 and not table.conventional()
+    table.apply(("create", 1, 0, 8, 4096, 512, (2,), True))      # the controller's choice
+    table.apply(("create", 2, 8, 8, 4096, 4096, (0, 3), False))
+    assert [table.ruha(h) for h in range(4)] == [1, 0, 2, 1] and table.choose() == 2
+    assert table.format_shared(2, 512) and not table.format_shared(3, 512)
+    table.fdp_stats = (1, 2, 3)
+    table.apply(("fdp", 0))
+    assert not table.fdp_on and table.fdp_stats is None
+
+
+def test_fdp_create_lists_are_judged_like_the_device():
+    rules, fdp = _fdp_rules(0)                  # 4 handles, every one listed by 1 and 2
+    assert _create(rules, 8)[0] == 0x02A                     # no handle left to choose
+    assert _create(rules, 8, handles=[1, 1])[0] == 0x02A     # twice
+    assert _create(rules, 8, handles=[4])[0] == 0x02A        # past NRUH
+    assert _create(rules, 8, handles=[0], count=5)[0] == 0x02A
+    assert _create(rules, 8, handles=[1], endgid=2)[0] == 0x002
+    assert _create(rules, 8, lbaf=1, handles=[1])[0] == 0x10A    # shared in 512 B LBAs
+    exp, why, create, _, _ = _create(rules, 8, handles=[3, 1])
+    assert exp == "ok" and create["effect"][6:] == ((3, 1), False), why
+    assert rules.m.ns.ns[3].handles == (3, 1)
+
+
+def test_fdp_configuration_changes_only_without_namespaces():
+    rules, fdp = _fdp_rules(0)
+    assert _set_fdp(rules, 0) == 0x00C              # namespaces present: no change
+    assert _set_fdp(rules, 1) == "ok"               # the value FDP has
+    assert _set_fdp(rules, 0, sv=1) == 0x10D
+    assert _set_fdp(rules, 0, nsid=5) == 0x10F and _set_fdp(rules, 0, nsid=33) == 0x00B
+    assert _set_fdp(rules, 0, endgid=2) == 0x002 and _set_fdp(rules, 1 | 1 << 8) == 0x002
+    assert rules.m.ns_pred.fdp_on
+    for nsid in (1, 2):
+        assert _judge(rules, Command(0x0D, nsid=nsid, cdw10=1), own=True)[0] == "ok"
+    assert _set_fdp(rules, 0) == "ok" and not rules.m.ns.fdp_on
+    exp, _, create, _, _ = _create(rules, 8, handles=[9, 9])       # fields unused now
+    assert exp == "ok" and create["effect"][6:] == ((), False)
+    assert _create(rules, 8, endgid=3)[0] == 0x002                 # but ENDGID is read
+
+
+def test_fdp_commands_are_judged_against_the_model():
+    rules, fdp = _fdp_rules(0)
+    log = lambda lid, lsi=1, off=0: _judge(rules, Command(   # noqa: E731
+        0x02, cdw10=lid | 15 << 16, cdw11=lsi << 16, cdw12=off), tag="fdp-log")[0]
+    assert log(0x20) == log(0x23) == "ok" and log(0x21, lsi=0) == 0x002
+    assert log(0x22, lsi=0, off=64) == 0x002 and log(0x20, off=96) == 0x002
+    get = lambda cdw10, cdw11=1, nsid=0: _judge(rules, Command(    # noqa: E731
+        0x0A, nsid=nsid, cdw10=cdw10, cdw11=cdw11), tag="fdp-getfeat")
+    assert get(0x1D)[::4] == ("ok", 1) and get(0x31D)[::4] == ("ok", 4)
+    assert get(0x1E, 255 << 16, nsid=1)[::4] == ("ok", 4)
+    assert get(0x1E, 4 | 2 << 16, nsid=1)[0] == 0x002          # a handle 1 lacks
+    assert get(0x31E, nsid=0)[0] == 0x00B and get(0x41D)[0] == 0x002
+    io = lambda opcode, cdw10, cdw11=0, nsid=1, mem=(): _judge(    # noqa: E731
+        rules, Command(opcode, nsid=nsid, prp1=0x0A00_0000, cdw10=cdw10, cdw11=cdw11),
+        mem, admin=False, tag={0x12: "iomr", 0x1D: "ioms"}.get(opcode, "pwrite"))[:4:3]
+    assert io(0x12, 1, 3) == ("ok", True) and io(0x12, 1, 1 << 18) == (0x002, True)
+    assert io(0x12, 7) == (0x002, True) and io(0x12, 1, nsid=9) == (0x002, True)
+    pids = [(0x0A00_0000, struct.pack("<2H", 3, 4).ljust(4096, b"\0"))]
+    assert io(0x1D, 1 | 1 << 16, mem=pids)[0] == 0x002         # PID 4: not of namespace 1
+    assert io(0x1D, 1 | 4 << 16, mem=pids)[0] == 0x002         # NPID past MAXPIDS
+    assert io(0x1D, 1, mem=pids)[0] == "ok"
+    write = lambda dtype: _judge(rules, Command(                 # noqa: E731
+        0x01, nsid=1, cdw12=dtype << 20, cdw13=9 << 16), admin=False, tag="pwrite")[0]
+    assert write(2) == write(0) == "ok" and write(1) == write(3) == 0x002
+    rules.m.ns.fdp_on = False
+    assert write(2) == 0x002 and write(1) == "ok" and io(0x12, 1, 3)[0] == 0x029
+
+
+def test_fdp_entries_are_seeded_and_spare_namespace_1():
+    from nvmefuzz import campaign, variant
+
+    def entries(seed):
+        v = variant.parse(campaign.fdp_props(seed))
+        model = Model(16, 81920, 1 << 20, Namespaces(CAPACITY, (40, 8), None, v.fdp.ruhs))
+        gen = Generator(random.Random(seed), model, [(0xE0000000, 0x4000)], variant=v)
+        out, tags = [], set()
+        for _ in range(3000):
+            for admin, sqe in ((True, gen.admin_command()), (False, gen.io_command())):
+                if sqe.cmd.opcode in (GUARDED_ADMIN if admin else GUARDED_IO):
+                    assert sqe.cmd.nsid & 0xFFFF_FFFF not in (1, 0xFFFF_FFFF), sqe.tag
+                tags.add(sqe.tag.split(":")[0].split("/")[0])
+                out.append(to_record(0, sqe))
+        return out, tags
+
+    first, tags = entries(7)
+    assert first == entries(7)[0] != entries(8)[0]
+    assert {"fdp-log", "fdp-getfeat", "fdp-setfeat", "fdp-cfg", "iomr", "ioms", "pwrite",
+            "pwz"} <= tags

@@ -46,11 +46,14 @@ def _args(argv):
                         "db-live, cc-en, cfg, ...), a pointer class (layout.py: rom, "
                         "mmio, unassigned, ram, queue, edge, zero), or dbbuf-trust (the "
                         "host always rewrites the shadows after Doorbell Buffer Config)")
-    p.add_argument("--variant", choices=["default", "ftl", "zns"], default="default",
+    p.add_argument("--variant", choices=["default", "ftl", "zns", "fdp"], default="default",
                    help="device properties: default; ftl (DFTL, one-page CMT, small write "
                         "buffer, block GC); zns (the zoned namespace under a zone limit "
                         "setting picked by the seed, a state_out and a QMP monitor: zone "
-                        "commands, Copy into zones, C2h and QMP saves)")
+                        "commands, Copy into zones, C2h and QMP saves); fdp (placement=fdp "
+                        "on a smaller flash, handles, their type and a time limit picked "
+                        "by the seed: the FDP logs, features, I/O Management, placed "
+                        "writes, handle lists, the FDP check and configuration changes)")
     p.add_argument("--json", type=Path, help="also write the figures here")
     return p.parse_args(argv)
 
@@ -88,7 +91,11 @@ def main(argv=None) -> int:
         figures.add(result)
         rate = result.sent / result.seconds if result.seconds else 0
         if result.failure is None:
-            _say(f"seed {seed}: ok, {result.sent} commands, {rate:.0f}/s")
+            extra = f", GC {result.gc_runs}" if result.gc_runs else ""
+            if result.fdp:
+                extra += (f", FDP checks {result.fdp['checks']} ({result.fdp['exact']} exact),"
+                          f" changes {result.fdp['changes']}")
+            _say(f"seed {seed}: ok, {result.sent} commands, {rate:.0f}/s{extra}")
             continue
         f = result.failure
         _say(f"seed {seed}: FAIL {f.kind} ({f.category}) at record {f.index} after "
@@ -115,6 +122,9 @@ def main(argv=None) -> int:
             "qmp_commands": figures.qmp_commands,
             "register_writes_over_100ms": figures.reg_slow,
             "qmp_commands_over_100ms": figures.qmp_slow,
+            "gc_seeds": figures.gc_seeds, "gc_runs": figures.gc_runs,
+            "non_flood_commands": figures.commands - figures.flood,
+            **({"fdp": figures.fdp} if figures.fdp else {}),
             "failures": [{"seed": r.seed, "kind": r.failure.kind, "message": r.failure.message,
                           "replay": str(r.replay_file)} for r in figures.results if r.failure]},
             indent=1))

@@ -1,6 +1,7 @@
 """Runs seeds: each on a fresh QEMU, records generated and executed one by one until the
 command budget is spent, then a final sync, an idle check and a SIGTERM exit. A failure
 is minimised (optional) and saved as a replay file; the campaign goes on."""
+import csv
 import random
 import time
 from dataclasses import dataclass, field
@@ -29,7 +30,34 @@ def zns_props(seed: int) -> str:
     return DEVICE_PROPS + ",zoned=on,zones=8" + limits + ",state_out=@"
 
 
+# fdp: Flexible Data Placement on a smaller flash (52 lines of 2 MiB under the same 64 MiB
+# of namespaces) so GC runs within a seed; the seed picks the handles, their type (16
+# handles only persistently isolated: initial ones take a GC write pointer more), a time
+# limit now and then, line or block reclaim units, and how early GC starts.
+FDP_RUHS = [4, 1, 8, 2, 16, 3, 15]
+FDP_TIME_LIMITS = [0, 0, 1, 0, 3]
+FDP_GC_THRES = [75, 40, 20]
+
+
+def fdp_props(seed: int) -> str:
+    ruhs = FDP_RUHS[seed % len(FDP_RUHS)]
+    initial = (seed // len(FDP_RUHS)) % 2 == 1
+    if initial and ruhs == 16:
+        ruhs = 15
+    props = (f",placement=fdp,blks_per_pl=52,fdp_ruhs={ruhs},"
+             f"fdp_ruh_type={'initial' if initial else 'persistent'},"
+             f"gc_thres_pcent={FDP_GC_THRES[(seed // 3) % len(FDP_GC_THRES)]}")
+    limit = FDP_TIME_LIMITS[seed % len(FDP_TIME_LIMITS)]
+    if limit:
+        props += f",fdp_ru_time_limit_s={limit}"
+    if seed % 3 == 1:
+        props += ",gc_unit=block,gc_mode=line"
+    return DEVICE_PROPS + props
+
+
 def variant_props(name: str, seed: int) -> str:
+    if name == "fdp":
+        return fdp_props(seed)
     return {"default": DEVICE_PROPS, "ftl": FTL_VARIANT}.get(name) or zns_props(seed)
 
 FINALE = [{"a": "sync"}, {"a": "ring"}, {"a": "idle"}, {"a": "stop"}]
@@ -47,6 +75,8 @@ class SeedResult:
     minimized: Optional[int] = None     # records in the minimised replay
     props: str = DEVICE_PROPS
     stalls: Optional[object] = None     # target.Stalls: the longest register write, QMP
+    gc_runs: int = 0                    # collections the FTL made (stats.csv at the exit)
+    fdp: Optional[dict] = None          # with FDP: checks done, exact ones, changes made
 
 
 @dataclass
@@ -63,6 +93,9 @@ class Figures:
     qmp_commands: int = 0
     reg_slow: int = 0               # register writes / QMP commands of 100 ms or more
     qmp_slow: int = 0
+    gc_seeds: int = 0               # seeds in which the FTL collected
+    gc_runs: int = 0
+    fdp: dict = field(default_factory=dict)     # FDP checks, exact ones, changes (summed)
     by_category: dict = field(default_factory=lambda: {"crash": 0, "hang": 0,
                                                        "sanitizer": 0, "oracle": 0})
     results: List[SeedResult] = field(default_factory=list)
@@ -73,6 +106,10 @@ class Figures:
         self.flood += result.flood
         self.seconds += result.seconds
         self.results.append(result)
+        self.gc_seeds += result.gc_runs > 0
+        self.gc_runs += result.gc_runs
+        for key, value in (result.fdp or {}).items():
+            self.fdp[key] = self.fdp.get(key, 0) + value
         st = result.stalls
         if st is not None:
             self.reg_writes += st.regs
@@ -96,7 +133,11 @@ class Figures:
                 f"{self.max_reg * 1000:.1f} ms of {self.reg_writes} ({self.reg_slow} of "
                 f">= 100 ms; {self.max_reg_what}), longest QMP command "
                 f"{self.max_qmp * 1000:.1f} ms of {self.qmp_commands} ({self.qmp_slow} of "
-                f">= 100 ms; {self.max_qmp_what or 'none'})")
+                f">= 100 ms; {self.max_qmp_what or 'none'}); GC ran in {self.gc_seeds} of "
+                f"{self.seeds} seeds ({self.gc_runs} collections)" +
+                (f"; FDP checks {self.fdp.get('checks', 0)} ({self.fdp.get('exact', 0)} "
+                 f"update/write checks exact to the page), configuration changes "
+                 f"{self.fdp.get('changes', 0)}" if self.fdp else ""))
 
 
 def run_seed(qemu: Path, seed: int, commands: int, deadline: float = 10.0,
@@ -121,9 +162,24 @@ def run_seed(qemu: Path, seed: int, commands: int, deadline: float = 10.0,
     except Failure as exc:
         failure = exc
     finally:
+        gc_runs = _gc_runs(target.stats_dir / "stats.csv")
         target.close()
+    fdp = None
+    if ex is not None and target.variant.fdp is not None:
+        fdp = {"checks": ex.fdpchecks, "exact": ex.fdp_exact, "changes": ex.fdp_changes}
     return SeedResult(seed, ex.sent if ex else 0, time.monotonic() - started, records, failure,
-                      ex.flood_sent if ex else 0, props=props, stalls=target.stalls)
+                      ex.flood_sent if ex else 0, props=props, stalls=target.stalls,
+                      gc_runs=gc_runs, fdp=fdp)
+
+
+def _gc_runs(path: Path) -> int:
+    """The collections stats.csv counts (written each second and at the exit); 0 when it
+    is not there or cannot be read."""
+    try:
+        with open(path, newline="") as f:
+            return sum(int(row.get("gc_runs") or 0) for row in csv.DictReader(f))
+    except (OSError, ValueError):
+        return 0
 
 
 def same_failure(qemu: Path, kind: str, deadline: float, runs: int = 2,

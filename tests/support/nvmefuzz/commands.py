@@ -56,6 +56,7 @@ class Commands:
         self.scratch = prp.Scratch()
         self.zoned = variant.zoned if variant is not None else None
         self.save = bool(variant is not None and variant.save)
+        self.fdp = variant.fdp if variant is not None else None
 
     # -- helpers
 
@@ -307,9 +308,14 @@ class Commands:
         data = bytearray(4096)
         struct.pack_into("<QQ", data, 0, nsze, ncap)
         data[26], data[29], data[30] = flbas, dps, nmic
+        if self.fdp is not None:
+            self.placement_fields(data, self.model.ns_pred)
         cmd = Command(0x0D, nsid=r.choice([0, 0, 0, self._nsid()]), cdw10=0,
                       cdw11=0 if r.random() < 0.95 else r.randint(1, 255) << 24)
         return self._host_page(data, "ns-create", cmd)
+
+    def placement_fields(self, data: bytearray, table) -> None:
+        placement_fields(self.rng, self.fdp.ruhs, data, table)
 
     def ns_delete(self) -> Sqe:
         nsid = self._other_nsid()
@@ -689,6 +695,147 @@ class Commands:
         a state_out and no QMP save under way; Invalid Field without one)."""
         return Sqe(Command(0xC2, nsid=self.rng.choice([0, 0, 1, BROADCAST])), tag="c2h")
 
+    # -- Flexible Data Placement (placement=fdp; the executor judges these: fdp_rules.py)
+
+    def _fdp_nsid(self, committed: bool = False) -> int:
+        """Mostly an active namespace the model knows (1 most often), now and then an
+        inactive, invalid or broadcast NSID."""
+        r = self.rng
+        table = self.model.ns if committed else self.model.ns_pred
+        active = table.active_ids() if table is not None else [1]
+        roll = r.random()
+        if roll < 0.55 and 1 in active:
+            return 1
+        if roll < 0.9 and active:
+            return r.choice(active)
+        return r.choice([0, 0xFFFF_FFFF, r.randint(2, MAX_NSID), MAX_NSID + 1,
+                         r.getrandbits(32)])
+
+    def _phndl(self, nsid: int, committed: bool = False) -> int:
+        """A placement handle of the namespace (mostly), or one past its list."""
+        r = self.rng
+        table = self.model.ns if committed else self.model.ns_pred
+        ns = table.ns.get(nsid) if table is not None else None
+        count = len(ns.handles) if ns is not None else self.fdp.ruhs
+        if r.random() < 0.85 and count:
+            return r.randrange(count)
+        return r.choice([count, count + 1, self.fdp.ruhs, 0xFFFF, r.getrandbits(16)])
+
+    def fdp_log(self) -> Sqe:
+        """Log 20h-23h: any offset (mostly dword aligned and inside the page), any length
+        (PRPs for all of it), LSP (23h: bit 0 picks host events), LSI mostly 1 (the
+        endurance group), RAE, any NSID (unused)."""
+        r = self.rng
+        lid = r.choice([0x20, 0x21, 0x22, 0x22, 0x23, 0x23])
+        size = self.fdp.log_bytes(lid)
+        offset = 0 if r.random() < 0.6 else r.choice(
+            [r.randrange(0, size, 4), r.randrange(size + 64), size, 4096, 2**32, 2**63,
+             r.randrange(1, 8)])
+        numd = r.choice([1, 2, 16, size // 4, size // 4 + 1, 1024, r.randint(1, 4096)])
+        lsi = 1 if r.random() < 0.85 else r.choice([0, 2, 0xFFFF, r.getrandbits(16)])
+        lsp = r.choice([0, 1, 1, r.randrange(128)])
+        cmd = Command(0x02, nsid=r.choice([0, 1, BROADCAST, r.getrandbits(32)]),
+                      cdw10=lid | lsp << 8 | r.randrange(2) << 15 | ((numd - 1) & 0xFFFF) << 16,
+                      cdw11=(numd - 1) >> 16 | lsi << 16, cdw12=offset & 0xFFFF_FFFF,
+                      cdw13=offset >> 32)
+        return self._with_data(Sqe(cmd, transfer=True, tag="fdp-log"), numd * 4)
+
+    def fdp_get_feature(self) -> Sqe:
+        """Get Features 1Dh (ENDGID mostly 1) or 1Eh (a namespace and placement handle,
+        NOET 0-255), any SEL (4-7 are refused), DW0 judged."""
+        r = self.rng
+        sel = r.choice([0, 0, 0, 1, 2, 3]) if r.random() < 0.95 else r.randint(4, 7)
+        if r.random() < 0.4:
+            endgid = 1 if r.random() < 0.85 else r.choice([0, 2, 0xFFFF])
+            cmd = Command(0x0A, nsid=r.choice([0, 1, BROADCAST]), cdw10=0x1D | sel << 8,
+                          cdw11=endgid | r.getrandbits(16) << 16)
+            return Sqe(cmd, tag="fdp-getfeat")
+        nsid = self._fdp_nsid()
+        noet = r.choice([0, 1, 2, 3, 4, 5, 255, r.randrange(256)])
+        cmd = Command(0x0A, nsid=nsid, cdw10=0x1E | sel << 8,
+                      cdw11=self._phndl(nsid) | noet << 16)
+        return self._host_page(bytes(4096), "fdp-getfeat", cmd)
+
+    def fdp_set_feature(self) -> Sqe:
+        """Set Features 1Eh: enable or disable the NOET event types of the data buffer
+        (types 0-3, now and then one femu does not raise) on a namespace's placement
+        handle; or 1Dh (FDP off or on, configuration index, ENDGID, SV, an NSID), which
+        changes nothing while a namespace exists (Command Sequence Error for a change)."""
+        r = self.rng
+        sv = int(r.random() < 0.04) << 31
+        if r.random() < 0.25:
+            endgid = 1 if r.random() < 0.85 else r.choice([0, 2, 0xFFFF])
+            cdw12 = r.choice([0, 1, 1]) | (0 if r.random() < 0.9 else r.randrange(256)) << 8
+            cmd = Command(0x09, nsid=r.choice([0, 0, BROADCAST, 1, MAX_NSID + 1]),
+                          cdw10=0x1D | sv, cdw11=endgid, cdw12=cdw12)
+            return Sqe(cmd, tag="fdp-cfg")
+        nsid = self._fdp_nsid()
+        noet = r.choice([0, 1, 1, 2, 4, r.randint(1, 255)])
+        types = [r.randrange(4) for _ in range(noet)]
+        if noet and r.random() < 0.1:
+            types[r.randrange(noet)] = r.choice([4, 5, 0x80, 0xFF])
+        cmd = Command(0x09, nsid=nsid, cdw10=0x1E | sv, cdw11=self._phndl(nsid) | noet << 16,
+                      cdw12=r.choice([0, 1, 1, r.getrandbits(32)]))
+        return self._host_page(bytes(types).ljust(4096, b"\0"), "fdp-setfeat", cmd)
+
+    def io_mgmt_recv(self) -> Sqe:
+        """I/O Management Receive: MO 1 (RUH Status) mostly, 0 (nothing) or another; NUMD
+        up to past MDTS; PRPs for what fits."""
+        r = self.rng
+        mo = r.choice([1, 1, 1, 1, 0]) if r.random() < 0.95 else r.randint(2, 255)
+        numd = r.choice([1, 4, 8, 12, 16 + 8 * r.randrange(17), 1024,
+                         r.randint(1, 4096)])
+        if r.random() < 0.04:
+            numd = self.model.mdts_bytes // 4 + r.choice([1, 1024, 2**20])
+        cmd = Command(0x12, nsid=self._fdp_nsid(committed=True),
+                      cdw10=mo | (r.getrandbits(16) << 16 if r.random() < 0.2 else 0),
+                      cdw11=numd - 1)
+        sqe = Sqe(cmd, transfer=True, tag="iomr")
+        return self._with_data(sqe, min(numd * 4, 64 << 10))
+
+    def io_mgmt_send(self) -> Sqe:
+        """I/O Management Send MO 1 (RUH Update): NPID + 1 placement identifiers, mostly
+        handles of the namespace (maybe twice), now and then one it lacks or an NPID past
+        MAXPIDS; MO 0 or another."""
+        r = self.rng
+        nsid = self._fdp_nsid(committed=True)
+        mo = 1 if r.random() < 0.9 else r.choice([0, 0, 2, r.randrange(256)])
+        count = r.choice([1, 1, 2, 3, r.randint(1, self.fdp.ruhs)])
+        pids = [self._phndl(nsid, committed=True) for _ in range(count)]
+        npid = count - 1
+        if r.random() < 0.05:
+            npid = r.choice([self.fdp.ruhs, self.fdp.ruhs + 1, 0xFFFF])
+        data = struct.pack(f"<{len(pids)}H", *pids).ljust(4096, b"\0")
+        cmd = Command(0x1D, nsid=nsid, cdw10=mo | npid << 16)
+        return self._host_page(data, "ioms", cmd)
+
+    def _dtype(self) -> Tuple[int, int]:
+        """(CDW12 DTYPE bits, CDW13 DSPEC bits): DTYPE 0, 1 (Streams), 2 (Data Placement)
+        mostly, or another; DSPEC a handle (mostly below NRUH) or anything."""
+        r = self.rng
+        dtype = r.choice([0, 2, 2, 2, 1]) if r.random() < 0.9 else r.randint(3, 15)
+        dspec = r.randrange(self.fdp.ruhs) if r.random() < 0.8 else r.choice(
+            [self.fdp.ruhs, 0xFFFF, r.getrandbits(16)])
+        return dtype << 20, dspec << 16
+
+    def placed_write(self) -> Sqe:
+        """A Write of namespace 1 with DTYPE and DSPEC (judged: fdp_rules.py)."""
+        sqe = self.rw(0x01)
+        dtype, dspec = self._dtype()
+        sqe.cmd.cdw12 |= dtype
+        sqe.cmd.cdw13 |= dspec
+        sqe.exp, sqe.why, sqe.tag = None, "", "pwrite"
+        return sqe
+
+    def placed_wz(self) -> Sqe:
+        """Write Zeroes of namespace 1 with DTYPE and DSPEC (with DEAC they are unused)."""
+        sqe = self.write_zeroes()
+        dtype, dspec = self._dtype()
+        sqe.cmd.cdw12 |= dtype
+        sqe.cmd.cdw13 |= dspec
+        sqe.exp, sqe.why, sqe.tag = None, "", "pwz"
+        return sqe
+
     # -- mutation and noise
 
     def mutate(self, sqe: Sqe) -> Sqe:
@@ -741,6 +888,38 @@ class Commands:
         sqe.list_class = c2
         sqe.prp1_class, sqe.prp2_class = c1, c2
         return sqe
+
+
+def placement_fields(r, ruhs: int, data: bytearray, table) -> None:
+    """FDP fields of a create's host structure: ENDGID (bytes 103:102: 0 mostly, the
+    group now and then, rarely another), NPHNDLS (393:392) and the placement handle list
+    from byte 512: mostly handles the controller did not choose (table: the namespaces as
+    the create will find them, None: unknown), in any order; NPHNDLS 0 (the controller's
+    handle); now and then a list the device must refuse (a handle twice, one past NRUH,
+    the controller's, NPHNDLS past NRUH)."""
+    endgid = r.choice([0, 0, 0, 0, 1, 1]) if r.random() < 0.97 else r.choice(
+        [2, 0xFFFF, r.getrandbits(16)])
+    struct.pack_into("<H", data, 102, endgid)
+    free = [h for h in range(ruhs) if table is None or table.ruha(h) != 2]
+    roll = r.random()
+    handles = [] if roll < 0.2 or not free else r.sample(free, r.randint(1, len(free)))
+    count = len(handles)
+    if roll > 0.9:
+        which = r.choice(["dup", "range", "chosen", "count", "count"])
+        if which == "dup" and handles:
+            handles.append(r.choice(handles))
+        elif which == "range":
+            handles.append(r.choice([ruhs, ruhs + 1, 0xFF, 0xFFFF, r.getrandbits(16)]))
+        elif which == "chosen" and table is not None and table.choose() is not None:
+            handles.append(table.choose())
+        elif which == "count":
+            handles += [r.randrange(ruhs) for _ in range(r.randint(1, 4))]
+        count = len(handles)
+        if which == "count":
+            count = r.choice([ruhs + 1, 128, 129, 0xFFFF, count])
+    struct.pack_into("<H", data, 392, count)
+    for i, h in enumerate(handles):
+        struct.pack_into("<H", data, 512 + 2 * i, h & 0xFFFF)
 
 
 def to_record(sqid: int, sqe: Sqe) -> dict:

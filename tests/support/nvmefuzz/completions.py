@@ -60,13 +60,20 @@ class Completions:
                 raise Failure("no-dnr", f"{cqe} (opcode {p.opcode:#04x}): an error without "
                               "DNR (CONTROLLER.md: every error completes with DNR set)")
         self.statuses[(p.tag.split(":")[0].split("/")[0], cqe.code)] += 1
-        if p.tag in ("verify", "nsfix", "zcheck"):
+        if p.tag in ("verify", "nsfix", "zcheck", "fdpcheck", "fdpcfg") or \
+                p.tag.startswith("fdpq:"):
             self.last_cqe[key] = cqe
         if p.sqid == 0 and p.opcode == 0x0C and m.trusted:
             self._check_aer(p, cqe)
+        if isinstance(p.expect, int) and cqe.code != p.expect:
+            raise Failure("status", f"opcode {p.opcode:#04x} on SQ {p.sqid} (record "
+                          f"{p.index}): {cqe}; expected status {p.expect:#05x} ({p.why})")
         if p.expect == "ok" and cqe.code:
             raise Failure("status", f"opcode {p.opcode:#04x} on SQ {p.sqid} (record "
                           f"{p.index}): {cqe}; expected success ({p.why})")
+        if p.dw0 is not None and not cqe.code and m.trusted and cqe.dw0 != p.dw0:
+            raise Failure("status", f"opcode {p.opcode:#04x} on SQ {p.sqid} (record "
+                          f"{p.index}): {cqe}; expected DW0 {p.dw0:#x} ({p.why})")
         if p.expect == "fail" and not cqe.code:
             raise Failure("status", f"opcode {p.opcode:#04x} on SQ {p.sqid} (record "
                           f"{p.index}) succeeded; expected an error ({p.why}): {cqe}")

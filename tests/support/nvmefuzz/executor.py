@@ -21,6 +21,10 @@ Records (JSON objects, key "a"):
   qsave    a QMP save-state during I/O, maybe held while registers, QMP and a reset must
            still be served (surface.py)
   shnpool  CC.SHN with the request pool exhausted: SHST completes, the counts are saved
+  fdpcheck the FDP logs, features, handle status, updates and placed writes on a quiet
+           device, judged exactly (fdp_surface.py)
+  fdpcfg   FDP off or on (feature 1Dh) with and without namespaces, and the namespaces
+           made again with placement handle lists (fdp_surface.py)
   stop     SIGTERM, QEMU must exit cleanly
 
 This file: dispatch, guest memory, submission and doorbells. queue_rules.py,
@@ -40,6 +44,8 @@ from . import prp
 from .completions import Completions
 from .controller import ControllerActions
 from .failure import Failure
+from .fdp_rules import FdpRules
+from .fdp_surface import FdpSurface
 from .integrity import Integrity
 from .layout import DBBUF_EVENTIDX, DBBUF_SHADOW, slot_owner
 from .model import Model, Namespaces, Pending
@@ -56,16 +62,17 @@ QUEUES = 16                     # target.DEVICE_PROPS queues=16
 
 
 class Executor(QueueRules, NsRules, Completions, ControllerActions, Integrity, Scenarios,
-               Surface):
+               Surface, FdpRules, FdpSurface):
     """One target, one host model; `run` one record at a time."""
 
     def __init__(self, target: Target, deadline: float = 10.0):
         self.t, self.qt, self.nvme = target, target.qt, target.nvme
         self.deadline = deadline
         self.variant = target.variant
-        zoned = self.variant.zoned
+        zoned, fdp = self.variant.zoned, self.variant.fdp
         self.m = Model(QUEUES, NSZE, MDTS_BYTES, Namespaces(
-            CAPACITY, NAMESPACES_MIB, (zoned.nsid, zoned.nsze) if zoned else None))
+            CAPACITY, NAMESPACES_MIB, (zoned.nsid, zoned.nsze) if zoned else None,
+            fdp.ruhs if fdp else 0))
         self.stalls = target.stalls
         self.saves = 0            # C2h and QMP saves that completed
         self.mem_ops: List[Tuple[int, object]] = []   # (addr, bytes | zero length)
@@ -160,8 +167,9 @@ class Executor(QueueRules, NsRules, Completions, ControllerActions, Integrity, S
         opcode, flags = raw[0], raw[1] & 0xC3
         cdw10, cdw11 = struct.unpack_from("<II", raw, 40)
         admin = sq.qid == 0
-        hazard, exp, why = judging.judge(rec, admin, opcode, flags, cdw11, cdw10)
-        if hazard is None and not flags and judging.writes_host(admin, opcode) and \
+        fdp = self.variant.fdp is not None
+        hazard, exp, why = judging.judge(rec, admin, opcode, flags, cdw11, cdw10, fdp)
+        if hazard is None and not flags and judging.writes_host(admin, opcode, fdp) and \
                 any(slot_owner(p) >= 0 for p in struct.unpack_from("<QQ", raw, 24)):
             # A queue create's pointer (its slot) under an opcode mutated into one that
             # writes guest memory: an Identify into a live CQ ring (campaign seed 9)
@@ -173,6 +181,11 @@ class Executor(QueueRules, NsRules, Completions, ControllerActions, Integrity, S
         exp, why, ns_create, nsdep = self._ns_sub(rec, admin, opcode, flags, raw, cdw10,
                                                   cdw11, exp, why)
         create = create or ns_create
+        dw0 = None
+        if fdp and not flags:
+            exp, why, fdpdep, dw0 = self._fdp_sub(rec, admin, opcode, raw, cdw10, cdw11,
+                                                  exp, why)
+            nsdep = nsdep or fdpdep
         if admin and opcode == 0xC2 and rec.get("tag") == "c2h" and not flags:
             # Vendor C2h: a save to state_out; Invalid Field without one. While a QMP save
             # is under way it may be refused: no expectation then.
@@ -199,7 +212,7 @@ class Executor(QueueRules, NsRules, Completions, ControllerActions, Integrity, S
         # is kept when this entry itself is what makes the view untrustworthy.
         owed = m.trusted and m.enabled and not (admin and opcode == 0x0C)
         m.add(Pending(sq.qid, cid, opcode, self.index, exp if trusted else None, why, owed,
-                      create, rec.get("tag", ""), nsdep))
+                      create, rec.get("tag", ""), nsdep, dw0 if trusted else None))
         self.sent += 1
         self.flood_sent += rec.get("tag") == "flood"
         if hazard:

@@ -20,6 +20,8 @@ P_NOISE_ADMIN, P_NOISE_IO = 0.15, 0.08
 P_SHNPOOL = 0.003          # per batch, once a seed: CC.SHN with the request pool out
 P_QSAVE = 0.02             # per batch, with a state_out: a QMP save during I/O
 P_ZCHECK = 0.06            # per batch, with the zoned namespace: the zone check
+P_FDPCHECK = 0.08          # per batch, with FDP: the FDP check
+P_FDPCFG = 0.015           # per batch, with FDP: FDP off or on, the namespaces made again
 ADMIN_SIZES = [2, 4, 16, 32, 64, 64, 256, 1024, 2048]
 SHADOW_EVENTS = ("disable", "shutdown", "toggle", "toggles")
 
@@ -90,6 +92,10 @@ class Generator:
         if self.variant.zoned and "zcheck" not in self.skip and r.random() < P_ZCHECK:
             yield {"a": "zcheck", "seed": r.getrandbits(31),
                    "nlb": r.choice([1, 8, 16, 64, r.randint(1, 2048)])}
+        if self.variant.fdp and "fdpcheck" not in self.skip and r.random() < P_FDPCHECK:
+            yield {"a": "fdpcheck", "seed": r.getrandbits(31)}
+        if self.variant.fdp and "fdpcfg" not in self.skip and r.random() < P_FDPCFG:
+            yield {"a": "fdpcfg", "seed": r.getrandbits(31)}
         if "pam_cfs" not in self.skip and r.random() < 0.01:
             yield {"a": "pam_cfs", "qid": r.randint(1, m.queues)}
         yield from self.nsfix()
@@ -210,14 +216,17 @@ class Generator:
         r, c = self.rng, self.cmds
         if r.random() < P_NOISE_ADMIN:
             return c.protect(c.noise(admin=True), admin=True)
-        make = r.choices(
-            [c.create_cq, c.create_sq, c.delete_sq, c.delete_cq, c.identify, c.get_log,
-             c.get_features, c.set_features, c.aer, c.abort, c.dbbuf, c.vendor_dump,
-             c.vendor_phase, c.get_log_any, c.features_any, c.vendor_any, c.dbbuf_any,
-             c.ns_create, c.ns_delete, c.ns_attach, c.format_nvm, c.get_lba_status,
-             c.set_queues, c.vendor_save],
-            [7, 7, 3, 3, 6, 5, 4, 4, 2, 2, 3, 1, 2, 2, 2, 1, 1,
-             2, 2, 3, 2, 2, 1, 1 if self.variant.save else 0.2])[0]
+        makers = [c.create_cq, c.create_sq, c.delete_sq, c.delete_cq, c.identify, c.get_log,
+                  c.get_features, c.set_features, c.aer, c.abort, c.dbbuf, c.vendor_dump,
+                  c.vendor_phase, c.get_log_any, c.features_any, c.vendor_any, c.dbbuf_any,
+                  c.ns_create, c.ns_delete, c.ns_attach, c.format_nvm, c.get_lba_status,
+                  c.set_queues, c.vendor_save]
+        weights = [7, 7, 3, 3, 6, 5, 4, 4, 2, 2, 3, 1, 2, 2, 2, 1, 1,
+                   2, 2, 3, 2, 2, 1, 1 if self.variant.save else 0.2]
+        if self.variant.fdp:        # FDP: logs 20h-23h, features 1Dh/1Eh
+            makers += [c.fdp_log, c.fdp_get_feature, c.fdp_set_feature]
+            weights += [8, 6, 6]
+        make = r.choices(makers, weights)[0]
         if make == c.aer and "aer" in self.skip:
             make = c.abort
         sqe = make()
@@ -235,6 +244,9 @@ class Generator:
         if self.variant.zoned:      # the zoned namespace: a third of the I/O
             makers += [c.zone_send, c.zone_recv, c.zone_append, c.zone_write]
             weights += [8, 6, 8, 18]
+        if self.variant.fdp:        # FDP: I/O Management, writes with DTYPE and DSPEC
+            makers += [c.io_mgmt_recv, c.io_mgmt_send, c.placed_write, c.placed_wz]
+            weights += [8, 8, 25, 5]
         make = r.choices(makers, weights)[0]
         sqe = make()
         sqe = c.mutate(sqe) if r.random() < P_MUTATE_IO else sqe

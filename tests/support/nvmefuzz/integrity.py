@@ -34,7 +34,7 @@ class Integrity:
         back = prp.build(picker, scratch, m.page_size, nbytes, taken=taken)
         self._lay(out, data, m.page_size)
         self._lay(back, b"\xA5" * nbytes, m.page_size)
-        write = self._io(sq, 0x01, rec["slba"], rec["nlb"], out)
+        write = self._io(sq, 0x01, rec["slba"], rec["nlb"], out, *self._placement_dw(rng))
         read = self._io(sq, 0x02, rec["slba"], rec["nlb"], back)
         if write.code or read.code:
             raise Failure("status", f"verify write/read of {rec['nlb']} blocks at "
@@ -60,9 +60,23 @@ class Integrity:
                           f"{differ} (want Compare Failure {SC_COMPARE_FAILURE:#x}); "
                           f"Verify: {verify} (want success)")
 
-    def _io(self, sq, opcode: int, slba: int, nlb: int, ptr: prp.Pointers) -> Cqe:
+    def _placement_dw(self, rng: random.Random):
+        """With FDP, the write's (CDW12 DTYPE, CDW13 DSPEC) bits: while FDP is on, DTYPE 2
+        with any placement identifier (one the namespace lacks goes to handle 0), or 0;
+        while off, a DTYPE other than 2; (0, 0) without FDP or when the host does not
+        know its state."""
+        table = self.m.ns
+        if self.variant.fdp is None or table is None or self.m.ns_admin_busy():
+            return 0, 0
+        if table.fdp_on:
+            dtype = rng.choice([0, 2, 2])
+            return dtype << 20, rng.choice([0, 1, rng.getrandbits(16)]) << 16
+        return rng.choice([0, 1, 3]) << 20, rng.getrandbits(16) << 16
+
+    def _io(self, sq, opcode: int, slba: int, nlb: int, ptr: prp.Pointers, dtype: int = 0,
+            dspec: int = 0) -> Cqe:
         cmd = Command(opcode, nsid=1, prp1=ptr.prp1, prp2=ptr.prp2, cdw10=slba & 0xFFFF_FFFF,
-                      cdw11=slba >> 32, cdw12=nlb - 1)
+                      cdw11=slba >> 32, cdw12=nlb - 1 | dtype, cdw13=dspec)
         rec = {"a": "sub", "q": sq.qid, "sqe": cmd.pack(0).hex(), "tag": "verify",
                "mem": [[a, d.hex()] for a, d in ptr.mem]}
         cid = self.next_cid[sq.qid]

@@ -13,6 +13,9 @@ from typing import Optional, Tuple
 # Get Log Page, Identify, Doorbell Buffer Config, Get LBA Status
 ADMIN_HOST_WRITES = {0x02, 0x06, 0x7C, 0x86}
 IO_HOST_WRITES = {0x02, 0x7A}             # Read, Zone Management Receive
+# With FDP also Get Features (1Eh returns its descriptors in the data buffer) and I/O
+# Management Receive (the RUH Status)
+FDP_ADMIN_HOST_WRITES, FDP_IO_HOST_WRITES = {0x0A}, {0x12}
 NOT_MEMORY = ("mmio", "unassigned")
 UNKNOWN_LIST = ("ram", "queue", "edge", "zero", "rom")   # a list whose entries nobody chose
 
@@ -29,17 +32,20 @@ def transfers(admin: bool, opcode: int, cdw11: int, cdw10: int = 0) -> bool:
         (opcode == 0x09 and bool(cdw11 & 4))
 
 
-def writes_host(admin: bool, opcode: int) -> bool:
-    """Whether the command writes guest memory through its data pointers."""
+def writes_host(admin: bool, opcode: int, fdp: bool = False) -> bool:
+    """Whether the command writes guest memory through its data pointers (fdp: with
+    placement=fdp)."""
+    if fdp and opcode in (FDP_ADMIN_HOST_WRITES if admin else FDP_IO_HOST_WRITES):
+        return True
     return opcode in (ADMIN_HOST_WRITES if admin else IO_HOST_WRITES)
 
 
-def judge(rec: dict, admin: bool, opcode: int, flags: int, cdw11: int, cdw10: int = 0
-          ) -> Tuple[Optional[str], Optional[str], str]:
+def judge(rec: dict, admin: bool, opcode: int, flags: int, cdw11: int, cdw10: int = 0,
+          fdp: bool = False) -> Tuple[Optional[str], Optional[str], str]:
     """(hazard, expectation, why) for a 'sub' record; hazard is 'chaos' when the device
     may write guest RAM the host relies on."""
     classes = set(rec.get("cls", ()))
-    writes = opcode in (ADMIN_HOST_WRITES if admin else IO_HOST_WRITES)
+    writes = writes_host(admin, opcode, fdp)
     hazard = None
     if writes and not flags and (classes & {"ram", "queue"} or
                                  rec.get("lcls") in UNKNOWN_LIST):

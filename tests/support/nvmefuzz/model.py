@@ -27,6 +27,8 @@ class Ns:
     attached: bool = False
     zoned: bool = False        # the zoned namespace: outside the conventional capacity,
                                # never deleted, detached or formatted (CONTROLLER.md)
+    handles: Tuple[int, ...] = ()   # FDP: placement handle i -> reclaim unit handle
+    chosen: bool = False       # FDP: its one handle was the controller's choice
 
     @property
     def nsze(self) -> int:
@@ -36,16 +38,29 @@ class Ns:
 class Namespaces:
     """The namespaces of the device, exactly (NSID -> Ns): capacity is handed out first
     fit in whole flash pages, so the model keeps every extent and can say what a create
-    gets. NSID 1 is the fuzzer's data namespace and nothing generated may change it."""
+    gets. NSID 1 is the fuzzer's data namespace and nothing generated may change it.
+
+    With FDP (fdp_ruhs handles) the table also holds whether FDP is enabled (feature 1Dh,
+    which changes only while no conventional namespace exists, so it is ordered with the
+    namespace commands) and each namespace's placement handle list: realize gives every
+    namespace every handle."""
 
     def __init__(self, capacity: int, sizes_mib: Tuple[int, ...],
-                 zoned: Optional[Tuple[int, int]] = None):
+                 zoned: Optional[Tuple[int, int]] = None, fdp_ruhs: int = 0,
+                 fdp_on: bool = True):
         self.capacity = capacity                   # FTL sectors
+        self.fdp_ruhs = fdp_ruhs                   # 0: FDP not offered
+        self.fdp_on = bool(fdp_ruhs) and fdp_on
+        # log 22h (HBMW, MBMW, MBE) as last read: they never go down until the
+        # configuration changes (then they start afresh, and so does this)
+        self.fdp_stats: Optional[Tuple[int, int, int]] = None
         self.ns: Dict[int, Ns] = {}
         base = 0
+        every = tuple(range(fdp_ruhs)) if self.fdp_on else ()
         for i, mib in enumerate(sizes_mib):
             sectors = -(-(mib << 20) // (SECTOR * PAGE_SECTORS)) * PAGE_SECTORS
-            self.ns[i + 1] = Ns(base, sectors, sectors * SECTOR, attached=True)
+            self.ns[i + 1] = Ns(base, sectors, sectors * SECTOR, attached=True,
+                                handles=every)
             base += sectors
         if zoned is not None:                      # (NSID, NSZE): after the capacity
             nsid, nsze = zoned
@@ -76,12 +91,48 @@ class Namespaces:
     def free_nsid(self) -> Optional[int]:
         return next((q for q in range(1, MAX_NSID + 1) if q not in self.ns), None)
 
+    # -- FDP (CONTROLLER.md, "Flexible Data Placement"; cmd/fdp.c)
+
+    def conventional(self) -> List[int]:
+        """The namespaces of the endurance group: allocated and not zoned."""
+        return sorted(q for q, ns in self.ns.items() if not ns.zoned)
+
+    def ruha(self, ruh: int) -> int:
+        """Log 21h's attribute of a handle: 0 no namespace lists it, 1 a namespace's list
+        names it, 2 the controller chose it (the last namespace by NSID decides, as in
+        femu_fdp_ruh_usage)."""
+        usage = 0
+        for q in self.conventional():
+            ns = self.ns[q]
+            if ruh in ns.handles:
+                usage = 2 if ns.chosen else 1
+        return usage
+
+    def choose(self) -> Optional[int]:
+        """The handle a create without a list gets: the one the controller chose before,
+        else the lowest no namespace uses; None when every handle is the host's."""
+        usage = [self.ruha(h) for h in range(self.fdp_ruhs)]
+        for want in (2, 0):
+            if want in usage:
+                return usage.index(want)
+        return None
+
+    def format_shared(self, ruh: int, lba: int) -> bool:
+        """Namespaces sharing a handle have one LBA format."""
+        return all(self.ns[q].lba == lba for q in self.conventional()
+                   if ruh in self.ns[q].handles)
+
     # The effects of commands that succeeded (the rules are in ns_rules.py).
     def apply(self, effect: tuple) -> None:
         kind, nsid = effect[0], effect[1]
         if kind == "create":
-            _, _, base, sectors, nbytes, lba = effect
-            self.ns[nsid] = Ns(base, sectors, nbytes, lba)
+            base, sectors, nbytes, lba = effect[2:6]
+            handles, chosen = effect[6:8] if len(effect) > 6 else ((), False)
+            self.ns[nsid] = Ns(base, sectors, nbytes, lba, handles=tuple(handles),
+                               chosen=chosen)
+        elif kind == "fdp":                 # Set Features 1Dh changed FDP (nsid: 0/1)
+            self.fdp_on = bool(nsid)
+            self.fdp_stats = None
         elif kind == "delete":
             self.ns.pop(nsid, None)
         elif kind in ("attach", "detach"):
@@ -129,6 +180,8 @@ class Pending:
     create: Optional[dict] = None  # queue create/delete parameters, applied on success
     tag: str = ""              # what the generator made it as (for statistics)
     nsdep: bool = False        # I/O whose expectation rests on namespaces other than 1
+                               # (or on FDP's state)
+    dw0: Optional[int] = None  # what DW0 of a success must be (FDP's Get Features)
 
 
 class Model:

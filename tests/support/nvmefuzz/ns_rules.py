@@ -17,6 +17,7 @@ from nvme_qtest import Command
 
 from .commands import BROADCAST, LBA, MAX_NSID
 from .failure import Failure
+from .fdp_rules import handles_rule
 from .layout import META_BASE, META_END
 from .model import LBAF_BYTES, NS_OPCODES, PAGE_SECTORS, SECTOR, Namespaces
 from .target import NAMESPACES_MIB
@@ -38,6 +39,8 @@ class NsRules:
         commands are judged here; a few templates (by their exact tag: not mutated) get
         an expectation from the namespace model."""
         m = self.m
+        if admin and opcode == 0x09 and cdw10 & 0xFF == 0x1D and self.variant.fdp:
+            return self._fdp_config_sub(rec, flags, raw, cdw10, cdw11, exp, why)
         if admin and opcode in NS_OPCODES:
             m.aer_events.add(AER_NS_NOTICE)     # an AER may complete with it from now on
             for p in m.pending.values():    # I/O judged against the namespaces as they
@@ -135,7 +138,7 @@ class NsRules:
         if verdict == "ok":
             pred.apply(effect)
             return "ok", why, effect
-        return "fail", why, ()          # () : nothing changes
+        return verdict, why, ()         # "fail" or a status code; () : nothing changes
 
     def _host_struct(self, raw, rec) -> Optional[bytes]:
         """The 4 KiB the device will read through PRP1: a page of the scratch arena this
@@ -155,9 +158,10 @@ class NsRules:
         """CONTROLLER.md's rules for 0Dh, 15h and 80h against `pred`: (verdict, why,
         effect); verdict None when the host cannot tell (then no effect is known)."""
         sel = cdw10 & 0xF
-        if nsid == 1 or nsid == BROADCAST:
+        if (nsid == 1 and not rec.get("own")) or nsid == BROADCAST:
             # Never generated (Commands.protect); a replay that has one leaves the
-            # namespaces unknown and namespace 1 to be checked.
+            # namespaces unknown and namespace 1 to be checked. ("own": the FDP
+            # configuration change deletes and makes namespace 1 again, judged as any.)
             self.m.ns_dirty = True
             return None, "", None
         if opcode == 0x0D:
@@ -230,6 +234,11 @@ class NsRules:
         if ncap != nsze:
             return "fail", "create thin provisioned", None
         lba = LBAF_BYTES[lbaf]
+        placed = ((), False)
+        if pred.fdp_ruhs:       # FDP: ENDGID and the placement handle list, exactly
+            verdict, why, placed = handles_rule(pred, pred.fdp_ruhs, data, lba)
+            if verdict != "ok":
+                return verdict, why, None
         per_lba = lba // SECTOR
         if nsze > pred.capacity // per_lba:
             return "fail", "create larger than the capacity", None
@@ -241,7 +250,7 @@ class NsRules:
         if base is None:
             return "fail", "create with no free extent that large", None
         return ("ok", f"create of {nsze} LBAs of {lba} B (first fit at sector {base})",
-                ("create", nsid, base, sectors, nsze * lba, lba))
+                ("create", nsid, base, sectors, nsze * lba, lba, *placed))
 
     # ------------------------------------------------------------------ completion
 
@@ -339,7 +348,15 @@ class NsRules:
             m.ns_dirty = False
             return
         # Rebuild: every namespace >= 2 deleted (1 too, if it is not what it should be),
-        # then 1 (if need be) and 2 created and attached as at realize, first fit.
+        # then 1 (if need be) and 2 created and attached as at realize, first fit. With
+        # FDP, 1 goes too (its placement handles are unknown), FDP stays as it is (Get
+        # Features 1Dh says which), and both get every handle, as at realize.
+        fdp = self.variant.fdp
+        fdp_on = False
+        if fdp is not None:
+            cqe, _ = self._nsfix_must("Get Features 1Dh", Command(0x0A, cdw10=0x1D, cdw11=1))
+            fdp_on = bool(cqe.dw0 & 1)
+            shape_ok = False
         _, page = self._nsfix_must("Identify allocated namespaces",
                                    Command(0x06, nsid=0, cdw10=0x10), read=True)
         allocated = [q for q in struct.unpack("<1024I", page) if q]
@@ -354,6 +371,9 @@ class NsRules:
             lbas = (NAMESPACES_MIB[nsid - 1] << 20) // LBA
             ident = bytearray(4096)
             struct.pack_into("<QQ", ident, 0, lbas, lbas)
+            if fdp_on:
+                struct.pack_into("<H", ident, 392, fdp.ruhs)
+                struct.pack_into(f"<{fdp.ruhs}H", ident, 512, *range(fdp.ruhs))
             cqe, _ = self._nsfix_must(f"create namespace {nsid}", Command(0x0D, cdw10=0),
                                       data=bytes(ident))
             if cqe.dw0 != nsid:
@@ -362,7 +382,8 @@ class NsRules:
             ctrl = struct.pack("<HH", 1, 0).ljust(4096, b"\0")
             self._nsfix_must(f"attach namespace {nsid}", Command(0x15, nsid=nsid, cdw10=0),
                              data=ctrl)
-        m.ns = Namespaces(m.ns_capacity, NAMESPACES_MIB, m.zoned_table)
+        m.ns = Namespaces(m.ns_capacity, NAMESPACES_MIB, m.zoned_table,
+                          fdp.ruhs if fdp else 0, fdp_on)
         m.ns_pred = m.ns.copy()
         m.ns_dirty = False
         self.ns_rebuilds += 1

@@ -7,6 +7,10 @@ header keeps the properties) runs with the same features as the seed that made i
 - `state_out=@`: a state file in the seed's temporary folder (target.py puts the path in
   place of '@'), QEMU gets a QMP monitor and the device an id: vendor C2h and QMP
   `save-state` (`qsave`) are generated.
+- `placement=fdp`: Flexible Data Placement (CONTROLLER.md, "Flexible Data Placement"):
+  the FDP logs, features 1Dh/1Eh, I/O Management, writes with DTYPE and DSPEC, creates
+  with placement handle lists, the FDP check (`fdpcheck`) and the configuration change
+  with every namespace deleted and made again (`fdpcfg`) are generated.
 """
 from dataclasses import dataclass
 from typing import Dict, Optional
@@ -42,9 +46,33 @@ class Zoned:
 
 
 @dataclass(frozen=True)
+class Fdp:
+    ruhs: int               # reclaim unit handles (NRUH), placement handles at realize
+    persistent: bool        # fdp_ruh_type: RUHT 2 (persistently isolated), else 1
+    time_limit_s: int       # fdp_ru_time_limit_s (ERUTL; 0: none)
+    ru_pages: int           # pages of a reclaim unit (a line, or a block with gc_unit=block)
+    page_bytes: int
+    write_buffer: bool      # write_buffer_sectors > 0: FDPA.FDPVWC, HBMW may lead MBMW
+
+    @property
+    def ru_bytes(self) -> int:
+        return self.ru_pages * self.page_bytes
+
+    @property
+    def dsze(self) -> int:
+        """Log 20h's configuration descriptor with its RUH descriptors, 8-byte padded."""
+        return (64 + 4 * self.ruhs + 7) // 8 * 8
+
+    def log_bytes(self, lid: int) -> int:
+        """The size of FDP log page lid (20h-23h)."""
+        return {0x20: 16 + self.dsze, 0x21: 8 + 8 * self.ruhs, 0x22: 64, 0x23: 4096}[lid]
+
+
+@dataclass(frozen=True)
 class Variant:
     zoned: Optional[Zoned] = None
     save: bool = False      # a state_out, a QMP monitor
+    fdp: Optional[Fdp] = None
 
     @property
     def css(self) -> int:
@@ -63,4 +91,12 @@ def parse(props: str) -> Variant:
         zone = int(d.get("zone_luns", luns)) * int(d["pgs_per_blk"]) * int(d["secs_per_pg"])
         zoned = Zoned(conventional + 1, int(d.get("zones", 16)), zone,
                       int(d.get("max_open", 0)), int(d.get("max_active", 0)))
-    return Variant(zoned, d.get("state_out") == STATE_MARK)
+    fdp = None
+    if d.get("placement") == "fdp":
+        luns = int(d["nchs"]) * int(d["luns_per_ch"])
+        pages = int(d["pgs_per_blk"]) * (1 if d.get("gc_unit") == "block" else luns)
+        fdp = Fdp(int(d.get("fdp_ruhs", 8)), d.get("fdp_ruh_type", "persistent") != "initial",
+                  int(d.get("fdp_ru_time_limit_s", 0)), pages,
+                  int(d["secsz"]) * int(d["secs_per_pg"]),
+                  int(d.get("write_buffer_sectors", 0)) > 0)
+    return Variant(zoned, d.get("state_out") == STATE_MARK, fdp)
