@@ -232,7 +232,8 @@ def test_three_builds_and_their_ftl_sim_command(tmp_path):
     builds = dftl_study.builds(4096)
     assert [build.name for build in builds] == ["dftl", "dftl+buffer", "dftl+buffer+streams"]
     assert dict(builds[2].overrides) == {"write_buffer_sectors": "4096",
-                                         "placement": "stream", "nstreams": "2"}
+                                         "placement": "stream", "nstreams": "2",
+                                         "gc_scope": "stream"}
     args = dftl_study.command(tmp_path / "ftl-sim", tmp_path / "c.conf",
                               dict(builds[1].overrides), tmp_path / "t.trace", tmp_path / "r")
     assert args[1:] == ["--config", str(tmp_path / "c.conf"), "--set",

@@ -5,7 +5,9 @@ ftl-sim on three builds of the same configuration:
 
     dftl                  the configuration as it is (conf/lab-dftl.conf: mapping=dftl)
     dftl+buffer           + write_buffer_sectors=N (--buffer-sectors, default 8192: 4 MiB)
-    dftl+buffer+streams   + placement=stream nstreams=2 (the trace's C/H tag is the stream)
+    dftl+buffer+streams   + placement=stream nstreams=2 gc_scope=stream (the trace's C/H
+                          tag is the stream; GC takes the lab's per-stream rule with its
+                          defragmenting fallback)
 
     ftl-sim --config C [--set K=V]... --trace T --summary S.json --stats-dir D
 
@@ -55,7 +57,8 @@ def builds(buffer_sectors: int) -> List[Build]:
     return [Build("dftl", ()),
             Build("dftl+buffer", buffer),
             Build("dftl+buffer+streams", buffer + (("placement", "stream"),
-                                                   ("nstreams", "2")))]
+                                                   ("nstreams", "2"),
+                                                   ("gc_scope", "stream")))]
 
 
 # ---- command line -------------------------------------------------------------------
@@ -225,7 +228,8 @@ def notes(args, config: DeviceConfig) -> List[str]:
             f"written in 4 KiB writes, hot set {args.hot_fraction:g} of the space, "
             f"{args.read_fraction:g} of the requests reads",
             f"buffered builds: write_buffer_sectors={args.buffer_sectors}; streams: "
-            "placement=stream nstreams=2 (C = stream 0, H = stream 1)",
+            "placement=stream nstreams=2 gc_scope=stream (C = stream 0, H = stream 1; "
+            "per-stream victims with the defragmenting fallback)",
             "WAF = every flash program (host, GC, translation pages, map GC, fallback) / "
             "host pages; mean valid pages per data victim includes fallback victims"]
 

@@ -8,11 +8,11 @@
 #include <string.h>
 
 #include "base/max_u64.h"
+#include "flash/debt.h"
 #include "flash/erase.h"
 #include "flash/fault.h"
 #include "flash/line_lists.h"
 #include "flash/timing.h"
-#include "gc/gc_debt.h"
 #include "hostio/host_page.h"
 #include "map/dftl.h"
 #include "map/page_map.h"

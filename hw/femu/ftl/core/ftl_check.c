@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "femu_ftl/error.h"
+#include "flash/debt.h"
 #include "flash/erase.h"
 #include "flash/geometry.h"
 #include "flash/p2l.h"
@@ -300,6 +301,15 @@ static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, siz
         if ((w >= ftl->nwps && !(w == MAP_WP && ftl->dftl)) || id >= nlines || seen[id]++ ||
             ftl->lines[id].state != LINE_OPEN || ftl->wps[w].offset >= ftl->pgs_per_line) {
             return ftl_error(err, errlen, "write pointer %u (line %u) is wrong", w, id);
+        }
+    }
+    for (uint32_t k = 0; k < ftl->gc_debt_count; k++) {
+        const struct gc_debt_op *op = &ftl->gc_debt[(ftl->gc_debt_head + k) %
+                                                    debt_capacity(ftl)];
+        if (op->dst == GC_DEBT_ERASE && (op->unit >= nlines || !ftl->lines[op->unit].erase_owed ||
+                                         ftl->lines[op->unit].state != LINE_FREE)) {
+            return ftl_error(err, errlen, "an owed erase of unit %u, not a free unit marked "
+                             "owed", op->unit);
         }
     }
     uint32_t gc = ftl->gc_line;

@@ -1,32 +1,46 @@
 /*
- * Paced GC's debt: what collections done in the maps still owe the flash (gc_debt.h). A
+ * Flash work owed: what collections done in the maps still owe the flash (debt.h). A
  * ring of operations from gc_debt_head; gc_debt_moves counts the moves among them. The
  * order of moves is only their timing, so a move whose LUNs are idle may be taken out of
  * order; an erase is charged only in order, after every move before it (its unit's pages
  * are read before the block is erased).
  */
-#include "gc/gc_debt.h"
+#include "flash/debt.h"
 
 #include "flash/timing.h"
 
 static struct gc_debt_op *op_at(struct ftl *ftl, uint32_t i)
 {
-    return &ftl->gc_debt[(ftl->gc_debt_head + i) % gc_debt_capacity(ftl)];
+    return &ftl->gc_debt[(ftl->gc_debt_head + i) % debt_capacity(ftl)];
 }
 
-void gc_debt_push(struct ftl *ftl, uint32_t src, uint32_t dst)
+void debt_push_move(struct ftl *ftl, uint32_t src, uint32_t dst, uint8_t kind, uint32_t wp)
 {
-    /* gc_debt_make_room left room for a whole unit before its collection began */
-    *op_at(ftl, ftl->gc_debt_count++) = (struct gc_debt_op){ src, dst };
-    ftl->gc_debt_moves += dst != GC_DEBT_ERASE;
+    /* debt_make_room left room for a whole unit before its collection began */
+    *op_at(ftl, ftl->gc_debt_count++) = (struct gc_debt_op){ src, dst,
+                                                             (uint32_t)kind << 8 | wp };
+    ftl->gc_debt_moves++;
+}
+
+void debt_push_erase(struct ftl *ftl, uint32_t lun, uint32_t unit)
+{
+    *op_at(ftl, ftl->gc_debt_count++) = (struct gc_debt_op){ lun, GC_DEBT_ERASE, unit };
+    ftl->gc_debt_units += !ftl->lines[unit].erase_owed;
+    ftl->lines[unit].erase_owed = true;
 }
 
 static void charge(struct ftl *ftl, struct gc_debt_op op, uint64_t now_ns)
 {
     if (op.dst == GC_DEBT_ERASE) {
         nand_erase(ftl, op.src, now_ns);
+        /* its unit's erases are together: the last one clears the mark */
+        ftl->lines[op.unit].erase_owed = ftl->gc_debt_count &&
+                                         op_at(ftl, 0)->dst == GC_DEBT_ERASE &&
+                                         op_at(ftl, 0)->unit == op.unit;
+        ftl->gc_debt_units -= !ftl->lines[op.unit].erase_owed;
     } else {
         nand_program(ftl, op.dst, nand_read(ftl, op.src, now_ns));
+        count_gc_move(ftl, (uint8_t)(op.unit >> 8), op.unit & 0xff);
         ftl->gc_debt_moves--;
     }
 }
@@ -35,12 +49,12 @@ static void charge(struct ftl *ftl, struct gc_debt_op op, uint64_t now_ns)
 static void charge_head(struct ftl *ftl, uint64_t now_ns)
 {
     struct gc_debt_op op = *op_at(ftl, 0);
-    ftl->gc_debt_head = (ftl->gc_debt_head + 1) % gc_debt_capacity(ftl);
+    ftl->gc_debt_head = (ftl->gc_debt_head + 1) % debt_capacity(ftl);
     ftl->gc_debt_count--;
     charge(ftl, op, now_ns);
 }
 
-void gc_debt_charge(struct ftl *ftl, uint64_t max, uint64_t now_ns)
+void debt_charge(struct ftl *ftl, uint64_t max, uint64_t now_ns)
 {
     uint64_t moves = 0;
 
@@ -53,7 +67,7 @@ void gc_debt_charge(struct ftl *ftl, uint64_t max, uint64_t now_ns)
     }
 }
 
-void gc_debt_charge_idle(struct ftl *ftl, uint64_t now_ns)
+void debt_charge_idle(struct ftl *ftl, uint64_t now_ns)
 {
     uint32_t window = 4 * ftl->luns, charged = 0, i = 0;
 
@@ -87,11 +101,21 @@ void gc_debt_charge_idle(struct ftl *ftl, uint64_t now_ns)
     }
 }
 
-void gc_debt_make_room(struct ftl *ftl, uint64_t now_ns)
+void debt_make_room(struct ftl *ftl, uint64_t now_ns)
 {
     uint32_t unit = ftl->pgs_per_line + ftl->line_luns;
 
-    while (ftl->gc_debt_count + unit > gc_debt_capacity(ftl)) {
+    while (ftl->gc_debt_count + unit > debt_capacity(ftl)) {
         charge_head(ftl, now_ns);
+    }
+}
+
+void debt_settle_through(struct ftl *ftl, uint32_t unit, uint64_t now_ns)
+{
+    while (ftl->lines[unit].erase_owed && ftl->gc_debt_count) {
+        charge_head(ftl, now_ns);
+    }
+    if (!ftl->gc_debt_count) {
+        ftl->gc_owed = 0;
     }
 }

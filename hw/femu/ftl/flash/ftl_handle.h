@@ -37,6 +37,7 @@ struct line {
     uint64_t close_seq;     /* closed lines: close order, 1 first (fifo GC) */
     uint8_t state;          /* enum line_state */
     uint8_t wp;             /* write pointer that opened the line (stream GC re-writes) */
+    bool erase_owed;        /* free in the maps, its erase still owed (flash/debt.c) */
 };
 
 struct block {
@@ -54,6 +55,13 @@ struct write_pointer {
 
 /* The write pointer of translation pages (mapping=dftl), after the data ones. */
 #define MAP_WP FTL_MAX_WRITE_POINTERS
+
+/* Why a line is being collected: whose counters its work goes to (gc.c, flash/debt.c). */
+enum gc_kind {
+    GC_KIND_DATA,       /* data GC: gc_runs, gc_moved_pages, ... */
+    GC_KIND_MAP,        /* a map line (translation pages): map_gc_* */
+    GC_KIND_FALLBACK,   /* the defragmenting fallback of a starved stream: fallback_* */
+};
 
 struct lun_busy;    /* flash/timing.h: one LUN's busy intervals */
 struct wc_slot;     /* place/write_count.h: exact counts past 16 bits */
@@ -110,14 +118,18 @@ struct ftl {
      * done in the maps at once; gc_kind says whose counters its work goes to. */
     uint32_t gc_line;
     uint8_t gc_kind;        /* enum gc_kind */
-    /* Paced GC's debt (gc/gc_debt.c): a ring of gc_debt_count operations from
-     * gc_debt_head (gc_debt_capacity() slots), gc_debt_moves of them page moves. */
-    struct gc_debt_op { uint32_t src, dst; } *gc_debt;
+    /* Paced GC's debt (flash/debt.c): a ring of gc_debt_count operations from
+     * gc_debt_head (debt_capacity() slots), gc_debt_moves of them page moves. */
+    struct gc_debt_op {
+        uint32_t src, dst;
+        uint32_t unit;      /* an erase: the unit; a move: gc_kind << 8 | write pointer */
+    } *gc_debt;
     uint32_t gc_debt_head, gc_debt_count, gc_debt_moves;
+    uint32_t gc_debt_units;     /* units whose erase is owed (erase_owed set) */
     uint32_t *gc_erase_luns;    /* [luns] gc.c: the LUNs of a deferred erase */
     bool gc_deferring;      /* a collection in progress records its flash work as debt */
     uint32_t *gc_lun_cursor;    /* [luns] gc.c: each LUN's next page of gc_line to look at */
-    /* the owed moves per host page: gc_rate_valid / gc_rate_invalid (gc.c) */
+    /* the last background victim's counts: gc.c's rate of owed moves per host page */
     uint32_t gc_rate_valid, gc_rate_invalid;
     uint64_t gc_owed;       /* page moves host writes owe (units: gc.c) */
 

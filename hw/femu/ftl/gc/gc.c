@@ -11,30 +11,30 @@
  * host command that arrives meanwhile waits behind its thousands of page moves.
  *
  * paced: the same collections at the same points, victim for victim (the maps change at
- * once, as with line GC), but their flash time is charged later (gc_debt.c): each host
- * page written owes the last victim's valid/invalid page moves (collecting it gains
- * `invalid` free pages for `valid` moves, so that rate keeps free space level), more while
- * debt piles up; after every request, moves whose source and destination LUNs are idle at
+ * once, as with line GC), but their flash time is charged later (flash/debt.c), and
+ * counted when charged: each host page written owes the last victim's valid/invalid page
+ * moves (collecting it gains `invalid` free pages for `valid` moves, so that rate keeps
+ * free space level) plus the debt over the free pages ahead of the first freed unit whose
+ * erase is owed; after every request, moves whose source and destination LUNs are idle at
  * that instant are charged for free (idle flash time); a victim's pages move LUN by LUN
- * (read and program on one LUN); and foreground GC, or a burst of collections beyond what
- * the debt holds, charges what is owed at once. So paced GC changes when the flash is
- * busy, not what it writes: its WAF is line GC's. (An earlier paced GC moved a unit's
- * pages a few at a time between host pages, which interleaved GC's survivors, mostly
- * cold, with fresh host data in the same open unit; on skewed traffic that cost up to a
- * third more WAF than line GC, which writes them in one run.) A collection's moved pages
- * take their new places at once, so their programs may run after host pages placed
- * behind them in the same block, and a freed unit may in principle be reopened before its
- * owed erase runs: the model keeps the order of work on each LUN, not NAND's in-order
- * programming within a block.
+ * (read and program on one LUN); and opening a unit whose erase is owed, foreground GC,
+ * or a burst of collections beyond what the debt holds charges what is owed at once. So
+ * paced GC changes when the flash is busy, not what it writes: its WAF is line GC's. (An
+ * earlier paced GC moved a unit's pages a few at a time between host pages, which
+ * interleaved GC's survivors, mostly cold, with fresh host data in the same open unit; on
+ * skewed traffic that cost up to a third more WAF than line GC, which writes them in one
+ * run.) A collection's moved pages take their new places at once, so their programs may
+ * run after host pages placed behind them in the same block: the model keeps the order of
+ * work on each LUN, not NAND's in-order programming within a block.
  */
 #include "gc/gc.h"
 
+#include "flash/debt.h"
 #include "flash/erase.h"
 #include "flash/geometry.h"
 #include "flash/line_lists.h"
 #include "flash/p2l.h"
 #include "flash/timing.h"
-#include "gc/gc_debt.h"
 #include "gc/gc_policy.h"
 #include "map/dftl.h"
 #include "map/page_map.h"
@@ -50,7 +50,7 @@ static void gc_erase_line(struct ftl *ftl, uint32_t id, uint64_t now_ns)
     if (ftl->gc_deferring) {
         blocks = line_erase_untimed(ftl, id, ftl->gc_erase_luns);
         for (uint32_t i = 0; i < blocks; i++) {
-            gc_debt_push(ftl, ftl->gc_erase_luns[i], GC_DEBT_ERASE);
+            debt_push_erase(ftl, ftl->gc_erase_luns[i], id);
         }
     } else {
         line_erase(ftl, id, now_ns, &blocks);
@@ -71,29 +71,6 @@ static void gc_erase_line(struct ftl *ftl, uint32_t id, uint64_t now_ns)
     }
 }
 
-/* One page moved by the line under collection, counted by its kind. */
-static void gc_count_move(struct ftl *ftl, uint32_t new_ppa)
-{
-    uint32_t wp = ftl->lines[ppa_line(ftl, new_ppa)].wp;
-
-    switch (ftl->gc_kind) {
-    case GC_KIND_MAP:
-        ftl->ctr.map_gc_moved_pages++;
-        return;
-    case GC_KIND_FALLBACK:
-        ftl->ctr.fallback_pages++;
-        break;
-    default:
-        ftl->ctr.nand_gc_reads++;
-        ftl->ctr.nand_gc_programs++;
-        ftl->ctr.gc_moved_pages++;
-        break;
-    }
-    if (wp < FTL_MAX_WRITE_POINTERS) {
-        ftl->ctr.wp_gc_pages[wp]++;
-    }
-}
-
 /* Whether the page at ppa holds data GC must move. */
 static bool page_is_valid(const struct ftl *ftl, uint32_t ppa)
 {
@@ -110,13 +87,14 @@ static int gc_move_page(struct ftl *ftl, uint32_t victim, uint32_t ppa, uint64_t
     if (!wp_place(ftl, wp, true, lpn, &new_ppa, now_ns)) {
         return FTL_E_NOSPC;  /* only on an inconsistent geometry */
     }
+    uint32_t new_wp = ftl->lines[ppa_line(ftl, new_ppa)].wp;
     if (ftl->gc_deferring) {
-        gc_debt_push(ftl, ppa_lun(ftl, ppa), ppa_lun(ftl, new_ppa));
+        debt_push_move(ftl, ppa_lun(ftl, ppa), ppa_lun(ftl, new_ppa), ftl->gc_kind, new_wp);
     } else {
         nand_program(ftl, ppa_lun(ftl, new_ppa), nand_read(ftl, ppa_lun(ftl, ppa), now_ns));
+        count_gc_move(ftl, ftl->gc_kind, new_wp);
     }
     map_invalidate(ftl, ppa);
-    gc_count_move(ftl, new_ppa);
     if (ftl->dftl) {
         if (lpn < ftl->geo.logical_pages) {
             dftl_note_update(ftl, lpn);     /* the moved page's entry changed */
@@ -379,44 +357,52 @@ static uint32_t background_victim(struct ftl *ftl, uint64_t now_ns)
     return victim;
 }
 
+/* Owed moves are counted in 1/2^16 of a move. */
+#define OWED_SHIFT 16
+
 void gc_host_page_written(struct ftl *ftl)
 {
-    if (ftl->gc_debt_moves == 0) {
+    if (ftl->gc_debt_moves == 0 || ftl->gc_rate_invalid == 0) {
         return;
     }
-    /* valid/invalid x (1 + debt/cap), in units of 1 / (invalid x cap) */
-    uint64_t cap = (uint64_t)GC_DEBT_UNITS * ftl->pgs_per_line;
-    ftl->gc_owed += (uint64_t)ftl->gc_rate_valid * (cap + ftl->gc_debt_moves);
+    /*
+     * The last victim's valid/invalid (what keeps free space level), plus the debt over
+     * the free pages the host can write before it reaches a unit whose erase is owed
+     * (freed units queue behind the others): the debt is paid by then, so opening that
+     * unit finds nothing owed and no host write waits out a burst.
+     */
+    uint64_t owed_pages = (uint64_t)ftl->gc_debt_units * ftl->pgs_per_line;
+    uint64_t ahead = ftl->free_pages > owed_pages ? ftl->free_pages - owed_pages : 0;
+    ahead = ahead > ftl->pgs_per_line ? ahead : ftl->pgs_per_line;
+    ftl->gc_owed += ((uint64_t)ftl->gc_rate_valid << OWED_SHIFT) / ftl->gc_rate_invalid +
+                    ((uint64_t)ftl->gc_debt_moves << OWED_SHIFT) / ahead;
 }
 
 void gc_settle(struct ftl *ftl, uint64_t now_ns)
 {
-    gc_debt_charge(ftl, UINT64_MAX, now_ns);
+    debt_charge(ftl, UINT64_MAX, now_ns);
 }
 
 /*
  * After a request: the moves host writes owe and those idle LUNs take, then line GC's
- * decision, whose flash work joins the debt. Each host page owes the last victim's
- * valid/invalid moves (what keeps free space level), more as debt piles up (twice that
- * with the FIFO full): line GC collects in bursts (while free lines are short and victims
- * qualify, one after every request), which the debt absorbs and pays off over the host
- * writes that follow. A burst longer than the FIFO is charged at once, oldest first.
+ * decision, whose flash work joins the debt. Line GC collects in bursts (while free lines
+ * are short and victims qualify, one after every request); the debt absorbs them as far
+ * as erased units last (gc_host_page_written's rate) and its room allows.
  */
 static int gc_paced(struct ftl *ftl, uint64_t now_ns)
 {
-    uint64_t unit = (uint64_t)ftl->gc_rate_invalid * GC_DEBT_UNITS * ftl->pgs_per_line;
-    if (unit && ftl->gc_owed >= unit) {
-        uint64_t moves = ftl->gc_owed / unit;
-        ftl->gc_owed %= unit;
-        gc_debt_charge(ftl, moves, now_ns);
+    if (ftl->gc_owed >= (UINT64_C(1) << OWED_SHIFT)) {
+        uint64_t moves = ftl->gc_owed >> OWED_SHIFT;
+        ftl->gc_owed &= (UINT64_C(1) << OWED_SHIFT) - 1;
+        debt_charge(ftl, moves, now_ns);
     }
-    gc_debt_charge_idle(ftl, now_ns);
+    debt_charge_idle(ftl, now_ns);
     uint32_t victim = background_victim(ftl, now_ns);
     if (victim == NO_LINE) {
         return 0;
     }
     uint32_t gained = ftl->lines[victim].invalid, valid = ftl->lines[victim].valid;
-    gc_debt_make_room(ftl, now_ns);
+    debt_make_room(ftl, now_ns);
     ftl->gc_deferring = true;
     int rc = gc_collect_line(ftl, victim, now_ns);
     ftl->gc_deferring = false;
@@ -426,7 +412,7 @@ static int gc_paced(struct ftl *ftl, uint64_t now_ns)
     }
     ftl->gc_rate_valid = valid;
     ftl->gc_rate_invalid = gained;
-    gc_debt_charge_idle(ftl, now_ns);    /* idle LUNs start on it now */
+    debt_charge_idle(ftl, now_ns);    /* idle LUNs start on it now */
     return 1;
 }
 

@@ -5,13 +5,6 @@
 
 #include "flash/ftl_handle.h"
 
-/* Why a line is being collected: whose counters its work goes to. */
-enum gc_kind {
-    GC_KIND_DATA,       /* data GC: gc_runs, gc_moved_pages, ... */
-    GC_KIND_MAP,        /* a map line (translation pages): map_gc_* */
-    GC_KIND_FALLBACK,   /* the defragmenting fallback of a starved stream: fallback_* */
-};
-
 int gc_collect_line(struct ftl *ftl, uint32_t victim, uint64_t now_ns);
 /* Foreground GC before a host page of `stream` (with host-chosen write pointers and
  * gc_scope=stream: that stream's lines, else any). */

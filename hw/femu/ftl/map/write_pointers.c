@@ -6,6 +6,7 @@
  */
 #include "map/write_pointers.h"
 
+#include "flash/debt.h"
 #include "flash/geometry.h"
 #include "flash/line_lists.h"
 #include "flash/p2l.h"
@@ -19,6 +20,8 @@ static bool wp_open_line(struct ftl *ftl, uint32_t wp, uint64_t now_ns)
     if (line == NO_LINE) {
         return false;
     }
+    /* free in the maps, but paced GC may still owe its erase (and the moves before it) */
+    debt_settle_through(ftl, line, now_ns);
     uint32_t next_pool = unit_pool(ftl, line) + 1;
     ftl->lines[line].state = LINE_OPEN;
     ftl->lines[line].wp = (uint8_t)wp;

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "femu_ftl/error.h"
+#include "flash/debt.h"
 #include "flash/ftl_handle.h"
 #include "gc/gc.h"
-#include "gc/gc_debt.h"
 
 #define NCOUNTERS (sizeof(struct ftl_counters) / sizeof(uint64_t))
 _Static_assert(sizeof(struct ftl_counters) == NCOUNTERS * sizeof(uint64_t),
@@ -22,6 +22,7 @@ _Static_assert(sizeof(struct ftl_counters) == NCOUNTERS * sizeof(uint64_t),
 #define LINE_RECORD_BYTES (6 * 4 + 2 * 8 + 2)
 #define BLOCK_RECORD_BYTES (3 * 4)
 #define FDP_EVENT_BYTES (2 * 8 + 2 * 4 + 1)
+#define DEBT_OP_BYTES (3 * 4)
 
 /* ---- FCOR ---- */
 
@@ -99,14 +100,15 @@ static int save_scalars(const struct ftl *ftl, struct state_writer *w, char *err
     }
     for (uint32_t i = 0; i < ftl->gc_debt_count; i++) {     /* oldest first */
         const struct gc_debt_op *op = &ftl->gc_debt[(ftl->gc_debt_head + i) %
-                                                    gc_debt_capacity(ftl)];
+                                                    debt_capacity(ftl)];
         state_buf_u32(&b, op->src);
         state_buf_u32(&b, op->dst);
+        state_buf_u32(&b, op->unit);
     }
     return state_buf_section(&b, w, STATE_TAG_FTL_CORE, err, errlen);
 }
 
-/* The section without paced GC's debt, which ends it (8 bytes an operation). */
+/* The section without paced GC's debt, which ends it (DEBT_OP_BYTES an operation). */
 static uint64_t scalars_bytes(const struct ftl *ftl)
 {
     return 4 + 8 * 8 + 4 + 8 * NCOUNTERS + 2 * 8 + 2 * 4 + 8 * 8 + 5 * 4 +
@@ -134,7 +136,7 @@ static uint64_t queues_max_bytes(const struct ftl *ftl)
 size_t ftl_state_core_limits(const struct ftl *ftl, struct state_section_limit *out)
 {
     out[0] = (struct state_section_limit){ STATE_TAG_FTL_CORE, scalars_bytes(ftl) +
-                                           8 * (uint64_t)gc_debt_capacity(ftl) };
+                                           DEBT_OP_BYTES * (uint64_t)debt_capacity(ftl) };
     out[1] = (struct state_section_limit){ STATE_TAG_FTL_BLKS, blocks_bytes(ftl) };
     out[2] = (struct state_section_limit){ STATE_TAG_FTL_LINE, lines_bytes(ftl) };
     out[3] = (struct state_section_limit){ STATE_TAG_FTL_QUES, queues_max_bytes(ftl) };
@@ -150,7 +152,8 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size
 {
     const uint32_t tag = STATE_TAG_FTL_CORE;
     struct state_cursor c;
-    if (state_section_open(r, tag, 0, scalars_bytes(ftl) + 8 * (uint64_t)gc_debt_capacity(ftl),
+    if (state_section_open(r, tag, 0, scalars_bytes(ftl) +
+                           DEBT_OP_BYTES * (uint64_t)debt_capacity(ftl),
                            &c, err, errlen)) {
         return -1;
     }
@@ -222,14 +225,22 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size
             ftl->victim_hist[map][v] = state_cur_u64(&c);
         }
     }
-    bool debt_ok = !c.overrun && ftl->gc_debt_count <= gc_debt_capacity(ftl) &&
-                   c.len - c.pos == 8 * (uint64_t)ftl->gc_debt_count;
+    bool debt_ok = !c.overrun && ftl->gc_debt_count <= debt_capacity(ftl) &&
+                   c.len - c.pos == DEBT_OP_BYTES * (uint64_t)ftl->gc_debt_count;
     for (uint32_t i = 0; debt_ok && i < ftl->gc_debt_count; i++) {
         struct gc_debt_op *op = &ftl->gc_debt[i];
         op->src = state_cur_u32(&c);    /* one read a statement: the order is the file's */
         op->dst = state_cur_u32(&c);
-        debt_ok &= op->src < ftl->luns && (op->dst < ftl->luns || op->dst == GC_DEBT_ERASE);
-        ftl->gc_debt_moves += op->dst != GC_DEBT_ERASE;
+        op->unit = state_cur_u32(&c);
+        bool erase = op->dst == GC_DEBT_ERASE;
+        debt_ok &= op->src < ftl->luns && (op->dst < ftl->luns || erase) &&
+                   (erase ? op->unit < ftl->nunits
+                          : (op->unit & 0xff) <= MAP_WP && op->unit >> 8 <= GC_KIND_FALLBACK);
+        if (debt_ok && erase) {
+            ftl->gc_debt_units += !ftl->lines[op->unit].erase_owed;
+            ftl->lines[op->unit].erase_owed = true;
+        }
+        ftl->gc_debt_moves += !erase;
     }
     state_cursor_free(&c);
 
