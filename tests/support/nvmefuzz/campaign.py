@@ -136,7 +136,8 @@ class Figures:
                 f">= 100 ms; {self.max_qmp_what or 'none'}); GC ran in {self.gc_seeds} of "
                 f"{self.seeds} seeds ({self.gc_runs} collections)" +
                 (f"; FDP checks {self.fdp.get('checks', 0)} ({self.fdp.get('exact', 0)} "
-                 f"update/write checks exact to the page), configuration changes "
+                 f"update/write checks exact to the page, {self.fdp.get('time_limits', 0)} "
+                 f"time limits waited out), configuration changes "
                  f"{self.fdp.get('changes', 0)}" if self.fdp else ""))
 
 
@@ -166,7 +167,8 @@ def run_seed(qemu: Path, seed: int, commands: int, deadline: float = 10.0,
         target.close()
     fdp = None
     if ex is not None and target.variant.fdp is not None:
-        fdp = {"checks": ex.fdpchecks, "exact": ex.fdp_exact, "changes": ex.fdp_changes}
+        fdp = {"checks": ex.fdpchecks, "exact": ex.fdp_exact, "changes": ex.fdp_changes,
+               "time_limits": ex.fdp_time_limits}
     return SeedResult(seed, ex.sent if ex else 0, time.monotonic() - started, records, failure,
                       ex.flood_sent if ex else 0, props=props, stalls=target.stalls,
                       gc_runs=gc_runs, fdp=fdp)

@@ -42,6 +42,7 @@ tried first now and then, a third namespace sometimes), each judged against the 
 """
 import random
 import struct
+import time
 from typing import Dict, List, Optional, Tuple
 
 from nvme_qtest import Command, Cqe
@@ -51,14 +52,16 @@ from .commands import placement_fields
 from .failure import Failure
 from .fdp_rules import EVENT_TYPES, SC_FDP_DISABLED, SC_INVALID_FIELD
 from .integrity import pattern
-from .layout import Picker
+from .layout import Picker, cq_slot, sq_slot
 from .surface import _Stop
 from .target import NAMESPACES_MIB
 
 PIV, NSIDV, LV = 1, 2, 4
-EVT_NOT_FULLY_WRITTEN, EVT_INVALID_PID = 0, 3
+EVT_NOT_FULLY_WRITTEN, EVT_TIME_LIMIT, EVT_RESET, EVT_INVALID_PID = 0, 1, 2, 3
 MAX_EVENTS = 63
 LBA = 512
+P_TIME_LIMIT = 0.15        # of FDP checks with a time limit: wait it out (1-3 s)
+P_RESET = 0.2              # of FDP checks: a controller reset at the end
 
 
 def u128(data: bytes, off: int) -> int:
@@ -70,6 +73,7 @@ class FdpSurface:
     fdpchecks = 0          # FDP checks that went all the way
     fdp_exact = 0          # of their update and write checks, those judged to the page
     fdp_changes = 0        # FDP configuration changes made (fdpcfg)
+    fdp_time_limits = 0    # time limits waited out and judged
 
     # ------------------------------------------------------------------ one command now
 
@@ -359,6 +363,10 @@ class FdpSurface:
             self._bad_update(sq, rng, nsid, ns, full)
         self._update(sq, rng, nsid, ns)
         self._placed_write(sq, rng, table)
+        if self.variant.fdp.time_limit_s and rng.random() < P_TIME_LIMIT:
+            self._time_limit(sq, rng, table)
+        if rng.random() < P_RESET:
+            self._reset(sq, rng, table)
 
     def _fdp_off_checks(self, sq, rng: random.Random) -> None:
         """FDP disabled: the logs but 20h, 1Eh and I/O Management say so (judged by
@@ -534,6 +542,120 @@ class FdpSurface:
             at = next(i for i in range(len(got)) if got[i] != data[i])
             raise Failure("data", f"{nlb} LBAs at {slba} written with DTYPE 2 PID {pid} "
                           f"read back different, first at byte {at}")
+
+    def _time_limit(self, sq, rng: random.Random, table) -> None:
+        """fdp_ru_time_limit_s: a handle's RU opened by a write (after an update closed
+        the one it had) has EARUTR 0 once the limit passed, keeps its pages, and the next
+        write closes it first: one Reclaim Unit Time Limit Exceeded event (type 01h
+        enabled alone on the handle) with the RU's unwritten pages, the PID and the NSID
+        of that write, which goes to a new RU."""
+        f = self.variant.fdp
+        ns = table.ns[1]
+        pid = rng.randrange(len(ns.handles))
+        self._set_events(1, pid, list(range(EVENT_TYPES)), False)
+        self._set_events(1, pid, [EVT_TIME_LIMIT], True)
+        self._must(f"RUH Update of PID {pid}", self._ioms(sq, 1, [pid], 0))
+        first = rng.choice([1, 8, 64, rng.randint(1, 256)])     # within MDTS
+        slba = rng.randrange(0, self.m.nsze - 8 * first, 8)
+        stats = self._stats(table)
+        self._must(f"a write of {first} pages with PID {pid}",
+                   self._pwrite(sq, rng, slba, 8 * first, 2, pid, 0x01)[0])
+        opened = self._ruh_status(sq, 1, ns)[pid]
+        programs = self._stats(table)[1] - stats[1]
+        time.sleep(f.time_limit_s + 0.2)
+        aged = self._ruh_status(sq, 1, ns)[pid]
+        open_ru = opened[3] * LBA // f.page_bytes < f.ru_pages    # else no RU is open
+        if (open_ru and aged[2] != 0) or aged[3] != opened[3]:
+            raise Failure("fdp", f"PID {pid} {f.time_limit_s + 0.2:g} s after its RU opened "
+                          f"(limit {f.time_limit_s} s): EARUTR {aged[2]}, RUAMW {aged[3]}; "
+                          f"want 0 and RUAMW {opened[3]} as it was")
+        events = self._events()
+        stats = self._stats(table)
+        second = rng.choice([1, 8, rng.randint(1, 256)])
+        slba = rng.randrange(0, self.m.nsze - 8 * second, 8)
+        cqe, data = self._pwrite(sq, rng, slba, 8 * second, 2, pid, 0x01)
+        self._must(f"a write of {second} pages with PID {pid} past the time limit", cqe)
+        after = self._ruh_status(sq, 1, ns)[pid]
+        now = self._stats(table)
+        full = f.ru_pages
+        if programs == first * f.page_bytes and now[1] - stats[1] == second * f.page_bytes:
+            self.fdp_exact += 1
+            want = (full - second) % full or full
+            if after[3] * LBA // f.page_bytes != want:
+                raise Failure("fdp", f"a write of {second} pages past the time limit: PID "
+                              f"{pid} has {after[3] * LBA // f.page_bytes} pages left, want "
+                              f"{want} (a new RU)")
+            unwritten = (full - first) % full
+            new = [(EVT_TIME_LIMIT, PIV | NSIDV | LV, pid, 1, ns.handles[pid], unwritten)]
+            if not unwritten:       # the first write filled its RU: nothing to close
+                new = []
+            self._events_after(events, new, self._events(), "a write past the time limit")
+        if self._read_back(sq, rng, slba, 8 * second) != data:
+            raise Failure("data", f"{8 * second} LBAs at {slba} written past the time limit "
+                          "read back different")
+        self.fdp_time_limits += 1
+
+    def _reset(self, sq, rng: random.Random, table) -> None:
+        """A controller reset closes every open RU (femu's model), queued behind the work
+        before it: after it (and an I/O queue pair made again, and a Flush behind it),
+        namespace 1's handles have no open RU, and with type 02h enabled on one of them
+        (set before) an RU it held with data was reported once, NSID and PID reserved,
+        with RUAMW's pages unwritten. Other handles may report too (their enables are
+        the random stream's), with type 02h only; the enables stay set across the reset."""
+        f, m = self.variant.fdp, self.m
+        ns = table.ns[1]
+        pid = rng.randrange(len(ns.handles))
+        self._set_events(1, pid, list(range(EVENT_TYPES)), False)
+        self._set_events(1, pid, [EVT_RESET], True)
+        before = self._ruh_status(sq, 1, ns)
+        events = self._events()
+        stats = self._stats(table)
+        self.do_disable({})
+        self.do_enable({"asqs": 64, "acqs": 64, "mps": 0})
+        for cmd in (Command(0x05, prp1=cq_slot(1), cdw10=1 | 63 << 16, cdw11=1),
+                    Command(0x01, prp1=sq_slot(1), cdw10=1 | 63 << 16, cdw11=1 | 1 << 16)):
+            self.do_sub({"a": "sub", "q": 0, "sqe": cmd.pack(0).hex(), "tag": "fdpcheck",
+                         "exp": "ok", "why": "an I/O queue pair on a fresh controller"})
+        self.do_sync({})
+        sq = m.sqs.get(1)
+        if sq is None or not m.trusted:
+            raise _Stop()
+        self._must("Flush after a controller reset", self._fdp_now(sq, Command(0x00, nsid=1)))
+        after = self._ruh_status(sq, 1, ns)
+        now = self._stats(table)
+        got = self._events()
+        if self._get_events(1, pid) != {t: int(t == EVT_RESET) for t in range(EVENT_TYPES)}:
+            raise Failure("fdp", f"the event enables of namespace 1 handle {pid} did not "
+                          "survive a controller reset")
+        if got[:len(events)] == events:
+            new = got[len(events):]
+        elif len(got) == MAX_EVENTS:
+            new = None          # old ones dropped: find the new ones by their type only
+        else:
+            raise Failure("fdp", f"a controller reset changed the events before it "
+                              f"({len(events)} then, {len(got)} now)")
+        if new is not None and any(e[0] != 2 for e in new):
+            raise Failure("fdp", f"a controller reset raised events other than type 02h: "
+                          f"{[e[0] for e in new]}")
+        if now[1] != stats[1]:
+            return              # GC after a handle's close moved pages: no exact figures
+        self.fdp_exact += 1
+        full = f.ru_bytes // ns.lba
+        if any(ruamw != full for *_, ruamw in after):
+            raise Failure("fdp", f"after a controller reset namespace 1's handles {after}: "
+                          f"want no RU open (RUAMW {full})")
+        if new is None:
+            return
+        ruh = ns.handles[pid]
+        mine = [e for e in new if e[34] == ruh]
+        want = [] if before[pid][3] == full else [
+            (2, LV, 0, 0, ruh, before[pid][3] * ns.lba // f.page_bytes)]
+        seen = [(e[0], e[1], struct.unpack_from("<H", e, 2)[0],
+                 struct.unpack_from("<I", e, 12)[0], e[34],
+                 struct.unpack_from("<Q", e, 40)[0]) for e in mine]
+        if seen != want:
+            raise Failure("fdp", f"a controller reset, handle {ruh} (PID {pid}, RUAMW "
+                          f"{before[pid][3]} of {full}): events {seen}, want {want}")
 
     def _read_back(self, sq, rng: random.Random, slba: int, nlb: int) -> bytes:
         page = self.m.page_size
