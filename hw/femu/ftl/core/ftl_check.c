@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "femu_ftl/error.h"
 #include "flash/debt.h"
@@ -292,6 +293,15 @@ static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, siz
     if (victims != ftl->victim_count) {
         return ftl_error(err, errlen, "victim heaps hold %u lines, count says %u", victims,
                          ftl->victim_count);
+    }
+    uint32_t by_wp[MAP_WP + 1] = { 0 };
+    for (uint32_t p = 0; p < ftl->npools; p++) {
+        for (uint32_t pos = 0; pos < ftl->heap_count[p]; pos++) {
+            by_wp[ftl->lines[ftl->victim_heap[(size_t)p * ftl->pool_cap + pos]].wp]++;
+        }
+    }
+    if (memcmp(by_wp, ftl->victims_by_wp, sizeof(by_wp)) != 0) {
+        return ftl_error(err, errlen, "victim counts by write pointer are wrong");
     }
     for (uint32_t w = 0; w <= MAP_WP; w++) {
         uint32_t id = ftl->wps[w].line;

@@ -110,6 +110,7 @@ struct ftl {
     uint32_t *heap_count;   /* [npools] */
     uint32_t *gc_scratch;   /* [2 x lines] gc_policy.c: victims by group */
     uint32_t victim_count;  /* all pools */
+    uint32_t victims_by_wp[MAP_WP + 1];    /* of them, those each write pointer opened */
 
     struct write_pointer wps[FTL_MAX_WRITE_POINTERS + 1];  /* data, then MAP_WP */
     uint32_t nwps;          /* data write pointers */

@@ -6,6 +6,8 @@
  */
 #include "flash/line_lists.h"
 
+#include <string.h>
+
 #include "flash/geometry.h"
 
 void lines_init(struct ftl *ftl)
@@ -27,6 +29,7 @@ void lines_init(struct ftl *ftl)
     ftl->full_head = ftl->full_tail = NO_LINE;
     ftl->full_count = 0;
     ftl->victim_count = 0;
+    memset(ftl->victims_by_wp, 0, sizeof(ftl->victims_by_wp));
     for (uint32_t p = 0; p < ftl->npools; p++) {
         ftl->heap_count[p] = 0;
     }
@@ -163,6 +166,7 @@ static void victim_insert(struct ftl *ftl, uint32_t id)
     heap_place(ftl, h, (*h.count)++, id);
     heap_sift_up(ftl, h, *h.count - 1);
     ftl->victim_count++;
+    ftl->victims_by_wp[ftl->lines[id].wp]++;
 }
 
 uint32_t victim_peek_pool(const struct ftl *ftl, uint32_t pool)
@@ -188,6 +192,7 @@ void victim_remove(struct ftl *ftl, uint32_t id)
     uint32_t pos = ftl->lines[id].heap_pos;
     uint32_t last = h.ids[--*h.count];
     ftl->victim_count--;
+    ftl->victims_by_wp[ftl->lines[id].wp]--;
     if (last != id) {
         heap_place(ftl, h, pos, last);
         heap_sift_up(ftl, h, pos);

@@ -220,14 +220,23 @@ static uint32_t group_slot(const struct ftl *ftl, uint32_t id)
 static uint32_t pick_across_groups(struct ftl *ftl, uint64_t now_ns, uint32_t lun,
                                    bool *single)
 {
-    uint32_t all = victims_list(ftl, lun, ftl->gc_scratch), groups = 0;
+    uint32_t groups = 0;
+    for (uint32_t w = 0; w <= MAP_WP; w++) {
+        groups += ftl->victims_by_wp[w] != 0;
+    }
+    *single = groups <= 1;      /* O(write pointers): the common case of one handle in use */
+    if (*single) {
+        return NO_LINE;
+    }
+    uint32_t all = victims_list(ftl, lun, ftl->gc_scratch);
     uint32_t count[FTL_MAX_WRITE_POINTERS + 1] = { 0 }, start[FTL_MAX_WRITE_POINTERS + 2];
     uint32_t *sorted = ftl->gc_scratch + all;   /* gc_scratch holds 2 x units */
 
+    groups = 0;
     for (uint32_t k = 0; k < all; k++) {
         groups += count[group_slot(ftl, ftl->gc_scratch[k])]++ == 0;
     }
-    *single = groups <= 1;
+    *single = groups <= 1;      /* one LUN's victims may be one group's */
     if (*single) {
         return NO_LINE;
     }

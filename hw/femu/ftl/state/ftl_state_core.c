@@ -445,6 +445,13 @@ static int load_queues(struct ftl *ftl, struct state_reader *r, char *err, size_
                                  c.len - c.pos);
     }
     state_cursor_free(&c);
+    /* the victims' count by write pointer follows from the heaps and the lines */
+    memset(ftl->victims_by_wp, 0, sizeof(ftl->victims_by_wp));
+    for (uint32_t p = 0; rc == 0 && p < ftl->npools; p++) {
+        for (uint32_t k = 0; k < ftl->heap_count[p]; k++) {
+            ftl->victims_by_wp[ftl->lines[ftl->victim_heap[(size_t)p * ftl->pool_cap + k]].wp]++;
+        }
+    }
     return rc;
 }
 
