@@ -61,6 +61,19 @@ static void test_config_keys(void)
     CHECK(strncmp(err, "fdp_ruh_type: ", 14) == 0);
     CHECK(ftl_config_set(&cfg, "gc_scope", "stream", err, sizeof(err)) == 0 &&
           cfg.gc_scope == FTL_GC_SCOPE_STREAM);
+    /* the reclaim unit is the GC unit: naming it is allowed, naming another size is not */
+    cfg = fdp_config(4, FTL_RUH_PERSISTENT, FTL_GC_PACED);
+    cfg.fdp_ru_size = 4 * 8 * 512;              /* a line: 4 LUNs x 8 pages of 512 bytes */
+    CHECK_EQ_U64(ftl_config_validate(&cfg, &g, err, sizeof(err)), 0);
+    cfg.fdp_ru_size = 8 * 512;                  /* a block */
+    CHECK(ftl_config_validate(&cfg, &g, err, sizeof(err)) != 0);
+    CHECK(strncmp(err, "fdp_ru_size: 4096 bytes is not", 30) == 0 && !strchr(err, '\n'));
+    cfg.gc_unit = FTL_GC_UNIT_BLOCK;
+    cfg.gc_mode = FTL_GC_LINE;
+    cfg.devsz_mb = ftl_config_max_devsz_mb(&cfg);
+    CHECK_EQ_U64(ftl_config_validate(&cfg, &g, err, sizeof(err)), 0);
+    CHECK(ftl_config_set(&cfg, "fdp_nrg", "2", err, sizeof(err)) != 0);
+    CHECK(strncmp(err, "fdp_nrg: ", 9) == 0);
     /* a handle past fdp_ruhs is refused, nothing written */
     cfg = fdp_config(3, FTL_RUH_INITIAL, FTL_GC_PACED);
     struct ftl *ftl = make_ftl(&cfg);
@@ -254,6 +267,34 @@ static void test_ruh_update(void)
     ftl_destroy(ftl);
 }
 
+/* Deallocate and Format unmap pages: no handle's reclaim unit changes. */
+static void test_trim_and_format_keep_units(void)
+{
+    struct ftl_config cfg = fdp_config(2, FTL_RUH_PERSISTENT, FTL_GC_LINE);
+    struct ftl *ftl = make_ftl(&cfg);
+    struct ftl_ruh_status before[2], after[2];
+    uint64_t done, spp = cfg.secs_per_pg;
+
+    CHECK_EQ_U64(write_on(ftl, 10, 0, 5, 0), FTL_OK);
+    CHECK_EQ_U64(write_on(ftl, 20, 5, 3, 1), FTL_OK);
+    for (uint32_t h = 0; h < 2; h++) {
+        CHECK_EQ_U64(ftl_fdp_ruh_status(ftl, h, &before[h]), FTL_OK);
+    }
+    struct ftl_io trim = page_io(ftl, 30, 0, 6, 0);     /* handle 0's pages and one of 1's */
+    CHECK_EQ_U64(ftl_trim(ftl, &trim, &done), FTL_OK);
+    struct ftl_io all = { .now_ns = 40, .slba = 0, .nlb = 8 * spp };
+    CHECK_EQ_U64(ftl_format(ftl, &all, false, &done), FTL_OK);
+    CHECK_EQ_U64(ftl_format(ftl, &all, true, &done), FTL_OK);
+    for (uint32_t h = 0; h < 2; h++) {
+        CHECK_EQ_U64(ftl_fdp_ruh_status(ftl, h, &after[h]), FTL_OK);
+        CHECK_EQ_U64(after[h].ru, before[h].ru);
+        CHECK_EQ_U64(after[h].available_pages, before[h].available_pages);
+    }
+    CHECK_EQ_U64(counters(ftl).fdp_ru_updates, 0);
+    CHECK_CONSISTENT(ftl);
+    ftl_destroy(ftl);
+}
+
 /* An RU open past fdp_ru_time_limit_s is closed at its handle's next write. */
 static void test_time_limit(void)
 {
@@ -314,6 +355,7 @@ int main(void)
     test_one_handle_is_single();
     test_isolation();
     test_ruh_update();
+    test_trim_and_format_keep_units();
     test_time_limit();
     test_event_ring();
     return check_summary();

@@ -121,6 +121,11 @@ static const struct config_key config_keys[] = {
          "moves every handle's pages into shared units)"),
     UKEY(fdp_ru_time_limit_s, 0, 1u << 30, "fdp: a reclaim unit open longer than this many "
          "seconds is closed as it is at its handle's next write (0: no limit)"),
+    BKEY(fdp_ru_size, "fdp: bytes of a reclaim unit (K/M/G suffixes), which is the GC unit: "
+         "a line, or a block with gc_unit=block; 0 takes the geometry's, another size is "
+         "refused"),
+    UKEY(fdp_nrg, 1, 1, "fdp: reclaim groups: 1 (one group over every LUN; Linux needs "
+         "NRG = 1 too)"),
     UKEY(pe_cycles, 1, UINT32_MAX, "rated program/erase cycles per block (wear and "
          "percentage used in SMART)"),
     UKEY(read_uncor_ppm, 0, 1000000, "chance in a million that a host read or verify of a "
@@ -163,7 +168,7 @@ void ftl_config_defaults(struct ftl_config *cfg)
         .gc_policy = FTL_GC_GREEDY, .gc_dchoice_d = 2, .gc_unit = FTL_GC_UNIT_LINE,
         .placement = FTL_PLACEMENT_SINGLE, .hot_threshold = 0, .nstreams = 2,
         .gc_scope = FTL_GC_SCOPE_GLOBAL, .fdp_ruhs = 8, .fdp_ruh_type = FTL_RUH_PERSISTENT,
-        .fdp_ru_time_limit_s = 0,
+        .fdp_ru_time_limit_s = 0, .fdp_ru_size = 0, .fdp_nrg = 1,
         .pe_cycles = 3000, .read_uncor_ppm = 0, .fault_seed = 1, .bad_blk_pcent = 0,
         .mapping = FTL_MAPPING_PAGE, .cmt_entries = 65536,
         .write_buffer_sectors = 0, .buf_wr_lat = 1000, .buf_flush_pcent = 100,
@@ -645,6 +650,21 @@ static int check_mapping(const struct ftl_config *cfg, struct ftl_geometry *g,
     return 0;
 }
 
+/* fdp: a reclaim unit is a GC unit; a configuration that names another size is wrong. */
+static int check_fdp(const struct ftl_config *cfg, const struct ftl_geometry *g,
+                     char *err, size_t errlen)
+{
+    uint64_t ru = g->pgs_per_unit * g->page_bytes;     /* < 2^32 pages of <= 2^26 bytes */
+    if (cfg->placement != FTL_PLACEMENT_FDP || cfg->fdp_ru_size == 0 ||
+        cfg->fdp_ru_size == ru) {
+        return 0;
+    }
+    return ftl_error(err, errlen, "fdp_ru_size: %" PRIu64 " bytes is not this geometry's "
+                     "reclaim unit, its GC unit (%s of %" PRIu64 " pages): %" PRIu64 " bytes",
+                     cfg->fdp_ru_size, cfg->gc_unit == FTL_GC_UNIT_BLOCK ? "a block" : "a line",
+                     g->pgs_per_unit, ru);
+}
+
 /* The buffer keeps one bit per sector of a page and fits inside the device. */
 static int check_write_buffer(const struct ftl_config *cfg, const struct ftl_geometry *g,
                               char *err, size_t errlen)
@@ -702,7 +722,7 @@ int ftl_config_validate(const struct ftl_config *cfg, struct ftl_geometry *geo,
         return -1;
     }
     g.logical_sectors = g.logical_pages * cfg->secs_per_pg;
-    if (check_write_buffer(cfg, &g, err, errlen)) {
+    if (check_write_buffer(cfg, &g, err, errlen) || check_fdp(cfg, &g, err, errlen)) {
         return -1;
     }
     if (geo) {

@@ -25,7 +25,7 @@ bool ftl_state_key_may_differ(const char *key)
     static const char *const keys[] = {
         "pg_rd_lat", "pg_wr_lat", "blk_er_lat", "ch_xfer_lat", "buf_wr_lat",
         "read_uncor_ppm", "gc_policy", "gc_dchoice_d", "gc_thres_pcent",
-        "gc_thres_pcent_high", "hot_threshold",
+        "gc_thres_pcent_high", "hot_threshold", "gc_scope", "fdp_ru_time_limit_s",
     };
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         if (strcmp(key, keys[i]) == 0) {

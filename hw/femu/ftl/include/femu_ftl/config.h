@@ -89,6 +89,9 @@ struct ftl_config {
     uint64_t fdp_ruhs;          /* fdp: reclaim unit handles (write pointers) */
     enum ftl_ruh_type fdp_ruh_type;
     uint64_t fdp_ru_time_limit_s;   /* fdp: close an RU open longer than this (0: never) */
+    uint64_t fdp_ru_size;       /* fdp: bytes of a reclaim unit, which must be the GC unit's
+                                 * (0: whatever the geometry gives; text: K/M/G) */
+    uint64_t fdp_nrg;           /* fdp: reclaim groups; 1, the only number modelled */
     /* media */
     uint64_t pe_cycles;         /* rated program/erase cycles of a block (wear reports) */
     /* fault injection, deterministic for a given fault_seed and call sequence */
