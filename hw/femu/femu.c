@@ -339,7 +339,6 @@ static bool femu_open_stats(FemuCtrl *n, Error **errp)
 {
     char err[FEMU_ERR_LEN];
 
-    n->stats_start_ns = femu_now_ns();
     if (!n->stats_dir) {
         return true;
     }
@@ -433,7 +432,9 @@ static void femu_realize(PCIDevice *pci_dev, Error **errp)
     n->smart.power_on_ns = femu_now_ns();
     femu_irq_init(n);
     /* state_in after the namespaces exist and before the statistics take their baseline;
-     * FDP once the namespaces are final */
+     * FDP once the namespaces are final. The statistics' origin (a recording's time 0) is
+     * the instant the state is restored at. */
+    n->stats_start_ns = femu_now_ns();
     if (!femu_init_media(n, errp) || !femu_state_restore(n, errp)) {
         femu_release(n);
         return;

@@ -516,7 +516,9 @@ static bool femu_restore_run(FemuRestore *rs)
                     !femu_restore_map(rs, FEMU_STATE_TAG_UNCORR, &n->uncorrectable))) {
         return false;
     }
-    if (ftl_state_load(n->ftl, rs->r, femu_now_ns(), rs->err, sizeof(rs->err)) != 0) {
+    /* at the statistics' and a recording's origin: a replay restores at its time 0, and
+     * the ages cost-benefit GC weighs must agree with it to the nanosecond */
+    if (ftl_state_load(n->ftl, rs->r, n->stats_start_ns, rs->err, sizeof(rs->err)) != 0) {
         if (strncmp(rs->err, rs->path, strlen(rs->path)) != 0) {
             g_autofree char *reason = g_strdup(rs->err);
 
