@@ -219,6 +219,16 @@ class Executor(QueueRules, NsRules, Completions, ControllerActions, Integrity, S
             self._scramble(f"{rec.get('tag', '')} writes guest RAM the host uses",
                            keep=(sq.qid, cid))
 
+    def _retire(self, sq, slot: int) -> None:
+        """Zero an admin SQ slot whose command has completed. Every entry left in a ring
+        may run again when a doorbell value the host never meant makes the device fetch
+        old slots (chaos), so the host's own commands that delete or attach namespace 1
+        (nsfix, the FDP configuration change) must not stay there: nothing generated
+        names namespace 1, and the checks rely on its staying active. Zeroes are a Delete
+        I/O SQ of queue 0: refused, harmless."""
+        if self.m.sqs.get(sq.qid) is sq:
+            self._write(sq.addr + slot * 64, bytes(64))
+
     def _scramble(self, why: str, keep=None, io_only: bool = False) -> None:
         """Queue rings may no longer hold what the host wrote: nothing is owed, and no
         completion can be held against the device (except, for `keep`, the status the

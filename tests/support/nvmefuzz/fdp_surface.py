@@ -84,7 +84,7 @@ class FdpSurface:
         m = self.m
         if sq is None or sq.qid not in m.sqs or m.room(sq) < 1 or not m.trusted:
             raise _Stop()
-        cid = self.next_cid[sq.qid]
+        cid, slot = self.next_cid[sq.qid], sq.tail
         rec = {"a": "sub", "q": sq.qid, "sqe": cmd.pack(0).hex(), "tag": tag,
                "mem": [[a, bytes(d).hex()] for a, d in mem]}
         if own:
@@ -92,6 +92,8 @@ class FdpSurface:
         self.do_sub(rec)
         self.do_sync({})
         cqe = self.last_cqe.pop((sq.qid, cid), None)
+        if cqe is not None and own and cmd.nsid == 1:
+            self._retire(sq, slot)      # a delete of namespace 1 must not run again
         if cqe is None or not m.trusted:
             raise _Stop()
         return cqe

@@ -289,12 +289,16 @@ class NsRules:
         cmd.prp1 = addr
         mem = [[addr, (data or bytes(4096)).hex()]] if data is not None or read else []
         cid = self.next_cid[0]
+        sq = m.sqs.get(0)
+        slot = sq.tail if sq is not None else 0
         self.do_sub({"a": "sub", "q": 0, "sqe": cmd.pack(0).hex(), "tag": "nsfix",
                      "mem": mem})
         self.do_sync({})
         cqe = self.last_cqe.pop((0, cid), None)
         if cqe is None:
             return None, b""
+        if cmd.opcode in NS_OPCODES and cmd.nsid in (1, BROADCAST):
+            self._retire(sq, slot)          # a delete of namespace 1 must not run again
         return cqe, self._read(addr, 4096) if read else b""
 
     def _nsfix_must(self, what: str, cmd: Command, data: Optional[bytes] = None,
