@@ -281,6 +281,7 @@ def test_fdp_variant_from_device_properties():
         seen.add((fdp.ruhs, fdp.persistent, fdp.time_limit_s > 0, fdp.ru_pages))
         assert fdp.ruhs <= (16 if fdp.persistent else 15) and not fdp.write_buffer
         assert fdp.ru_pages == (128 if seed % 3 == 1 else 512)    # a block, or a line
+        assert fdp.gc_counted == (seed % 3 != 0)                  # line GC, or paced
     assert len({s[:2] for s in seen}) >= 12 and {s[2] for s in seen} == {True, False}
     fdp = variant.parse(campaign.fdp_props(0)).fdp                 # 4 handles
     assert (fdp.ruhs, fdp.persistent, fdp.time_limit_s, fdp.ru_bytes) == (4, True, 0, 2 << 20)

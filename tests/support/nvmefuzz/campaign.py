@@ -33,7 +33,9 @@ def zns_props(seed: int) -> str:
 # fdp: Flexible Data Placement on a smaller flash (52 lines of 2 MiB under the same 64 MiB
 # of namespaces) so GC runs within a seed; the seed picks the handles, their type (16
 # handles only persistently isolated: initial ones take a GC write pointer more), a time
-# limit now and then, line or block reclaim units, and how early GC starts.
+# limit now and then, line or block reclaim units, paced or line GC (the exact handle
+# checks need line GC: paced GC counts a moved page when it charges its flash time), and
+# how early GC starts.
 FDP_RUHS = [4, 1, 8, 2, 16, 3, 15]
 FDP_TIME_LIMITS = [0, 0, 1, 0, 3]
 FDP_GC_THRES = [75, 40, 20]
@@ -52,6 +54,8 @@ def fdp_props(seed: int) -> str:
         props += f",fdp_ru_time_limit_s={limit}"
     if seed % 3 == 1:
         props += ",gc_unit=block,gc_mode=line"
+    elif seed % 3 == 2:
+        props += ",gc_mode=line"
     return DEVICE_PROPS + props
 
 

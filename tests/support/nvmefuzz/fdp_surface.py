@@ -25,6 +25,9 @@ update of every handle included) has been served. Then:
   media was written meanwhile (GC after the update: MBMW moved); each named handle whose
   RU held data raises Reclaim Unit Not Fully Written where that type is enabled (set
   first, on or off, per handle), with the unwritten pages RUAMW said;
+- the exact handle figures rest on MBMW showing every page placed: line GC counts a
+  moved page when it places it, paced GC (`gc_mode=paced`, the default) when it charges
+  the move's flash time later, so with paced GC they are not judged (`Fdp.gc_counted`);
 - a Write or Write Zeroes of namespace 1 with DTYPE 2 and a placement identifier, valid
   or not: HBMW grows by its bytes; when the media was written by it alone, the handle it
   names (handle 0 for an identifier the namespace lacks) lost its pages and no other
@@ -442,7 +445,7 @@ class FdpSurface:
         now = self._stats(self.m.ns)
         if now[0] != stats[0]:
             raise Failure("fdp", f"an RUH Update changed HBMW {stats[0]} -> {now[0]}")
-        if now[1] == stats[1]:      # no page programmed since: exact
+        if now[1] == stats[1] and f.gc_counted:     # no page programmed since: exact
             self.fdp_exact += 1
             for pid, (_, ruhid, _, ruamw) in enumerate(after):
                 want = full if pid in pids else before[pid][3]
@@ -450,7 +453,7 @@ class FdpSurface:
                     raise Failure("fdp", f"after an RUH Update of PIDs {pids} of namespace "
                                   f"{nsid}: PID {pid} RUAMW {ruamw}, want {want} "
                                   f"(before: {before})")
-        if now[1] != stats[1]:
+        if now[1] != stats[1] or not f.gc_counted:
             # GC ran after a handle's update and may have opened (and the next update
             # closed) an RU: the events are only checked well-formed
             self._events()
@@ -519,7 +522,7 @@ class FdpSurface:
         if now[1] - stats[1] < pages * f.page_bytes:
             raise Failure("fdp", f"a write of {pages} pages moved MBMW by only "
                           f"{now[1] - stats[1]}")
-        if now[1] - stats[1] == pages * f.page_bytes:     # only this write's pages
+        if now[1] - stats[1] == pages * f.page_bytes and f.gc_counted:  # its pages alone
             self.fdp_exact += 1
             full = f.ru_pages
             for p, (_, ruhid, _, ruamw) in enumerate(after):
@@ -580,7 +583,8 @@ class FdpSurface:
         after = self._ruh_status(sq, 1, ns)[pid]
         now = self._stats(table)
         full = f.ru_pages
-        if programs == first * f.page_bytes and now[1] - stats[1] == second * f.page_bytes:
+        if programs == first * f.page_bytes and now[1] - stats[1] == second * f.page_bytes \
+                and f.gc_counted:
             self.fdp_exact += 1
             want = (full - second) % full or full
             if after[3] * LBA // f.page_bytes != want:
@@ -639,7 +643,7 @@ class FdpSurface:
         if new is not None and any(e[0] != 2 for e in new):
             raise Failure("fdp", f"a controller reset raised events other than type 02h: "
                           f"{[e[0] for e in new]}")
-        if now[1] != stats[1]:
+        if now[1] != stats[1] or not f.gc_counted:
             return              # GC after a handle's close moved pages: no exact figures
         self.fdp_exact += 1
         full = f.ru_bytes // ns.lba

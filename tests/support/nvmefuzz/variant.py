@@ -53,6 +53,8 @@ class Fdp:
     ru_pages: int           # pages of a reclaim unit (a line, or a block with gc_unit=block)
     page_bytes: int
     write_buffer: bool      # write_buffer_sectors > 0: FDPA.FDPVWC, HBMW may lead MBMW
+    gc_counted: bool = True     # GC's moved pages are in MBMW when placed (gc_mode=line);
+                                # paced GC counts them when it charges their flash time
 
     @property
     def ru_bytes(self) -> int:
@@ -98,5 +100,6 @@ def parse(props: str) -> Variant:
         fdp = Fdp(int(d.get("fdp_ruhs", 8)), d.get("fdp_ruh_type", "persistent") != "initial",
                   int(d.get("fdp_ru_time_limit_s", 0)), pages,
                   int(d["secsz"]) * int(d["secs_per_pg"]),
-                  int(d.get("write_buffer_sectors", 0)) > 0)
+                  int(d.get("write_buffer_sectors", 0)) > 0,
+                  d.get("gc_mode", "paced") == "line")
     return Variant(zoned, d.get("state_out") == STATE_MARK, fdp)
