@@ -23,8 +23,9 @@
  *
  * Background GC policy: after every request, whatever its kind, the engine gives the FTL
  * its background GC step at the request's arrival time (ftl_background_gc: a whole line
- * with gc_mode=line, as FEMU's FTL loop after each request; the owed and idle-LUN page
- * moves with gc_mode=paced). So a read-only phase still lets GC catch up, and the device
+ * with gc_mode=line, as FEMU's FTL loop after each request; with gc_mode=paced the same
+ * collection, its page moves owed and charged as host writes go on and in idle LUN
+ * time). So a read-only phase still lets GC catch up, and the device
  * and ftl-sim collect at exactly the same points of a request sequence.
  */
 #ifndef FEMU_FTL_ENGINE_H
@@ -135,8 +136,8 @@ struct ftl_gc_work {
 
 /*
  * What serving one request came to. GC ran when lines or moved_pages is not 0 (paced GC
- * moves pages on most requests and finishes a line on few); its flash work starts at the
- * request's arrival.
+ * collects a line on few requests and charges owed page moves, counted then, on most);
+ * its flash work starts at the request's arrival.
  */
 struct ftl_served {
     uint64_t done_ns;           /* the completion time (see ftl_engine_serve) */

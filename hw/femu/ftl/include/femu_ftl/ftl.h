@@ -109,11 +109,11 @@ int ftl_format(struct ftl *ftl, const struct ftl_io *io, bool erase, uint64_t *d
 /*
  * Background GC, run after each request: when free lines are at or below the background
  * threshold and the best victim has at least 1/8 of its pages invalid, collect it. With
- * gc_mode=line (FEMU) the whole line now; with gc_mode=paced (the default) the page moves
- * the host writes since the last call owe, plus those whose LUNs are idle at now_ns, and
- * the line stays under collection across calls (gc.c tells how). GC flash operations start
+ * gc_mode=line (FEMU) its flash work is queued on the LUNs now; with gc_mode=paced (the
+ * default) the same collection is made in the maps now and its flash work is owed, paid
+ * as host writes go on and in idle LUN time (gc.c tells how). GC flash operations start
  * no earlier than now_ns and occupy the LUNs, delaying later host I/O. Returns the number
- * of lines finished (erased and freed), < 0 on error.
+ * of lines collected, < 0 on error.
  */
 int ftl_background_gc(struct ftl *ftl, uint64_t now_ns);
 
