@@ -86,8 +86,7 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     ftl->gc_scratch = alloc_array(2 * geo.units, sizeof(uint32_t));  /* gc_policy.c */
     ftl->lun_avail_ns = alloc_array(geo.luns, sizeof(uint64_t));
     ftl->ch_avail_ns = alloc_array(cfg->nchs, sizeof(uint64_t));
-    ftl->gc_debt = alloc_array(GC_DEBT_UNITS * (geo.pgs_per_unit + geo.luns),
-                               sizeof(*ftl->gc_debt));
+    ftl->gc_debt = alloc_array(debt_capacity(ftl), sizeof(*ftl->gc_debt));
     ftl->gc_erase_luns = alloc_array(geo.luns, sizeof(uint32_t));
     ftl->gc_lun_cursor = alloc_array(geo.luns, sizeof(uint32_t));
     ftl->lun_busy = alloc_array(geo.luns, sizeof(struct lun_busy));
@@ -95,7 +94,8 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
         !ftl->blocks || !ftl->bad_bits || !ftl->lines ||
         !ftl->free_queue || !ftl->pool_head || !ftl->pool_count || !ftl->victim_heap ||
         !ftl->heap_count || !ftl->gc_scratch || !ftl->lun_avail_ns || !ftl->ch_avail_ns ||
-        !ftl->gc_debt || !ftl->gc_erase_luns || !ftl->gc_lun_cursor || !ftl->lun_busy || !alloc_victim_hist(ftl) ||
+        !ftl->gc_debt || !ftl->gc_erase_luns || !ftl->gc_lun_cursor || !ftl->lun_busy ||
+        !alloc_victim_hist(ftl) ||
         (cfg->zoned && zns_init(ftl) != FTL_OK) ||
         (cfg->mapping == FTL_MAPPING_DFTL && dftl_init(ftl) != FTL_OK) ||
         (cfg->write_buffer_sectors && wbuf_init(ftl) != FTL_OK)) {

@@ -45,13 +45,16 @@ static void charge(struct ftl *ftl, struct gc_debt_op op, uint64_t now_ns)
     }
 }
 
-/* Charge the head and drop it. */
+/* Charge the head and drop it; with nothing left owed, nothing is owed toward it. */
 static void charge_head(struct ftl *ftl, uint64_t now_ns)
 {
     struct gc_debt_op op = *op_at(ftl, 0);
     ftl->gc_debt_head = (ftl->gc_debt_head + 1) % debt_capacity(ftl);
     ftl->gc_debt_count--;
     charge(ftl, op, now_ns);
+    if (!ftl->gc_debt_count) {
+        ftl->gc_owed = 0;
+    }
 }
 
 void debt_charge(struct ftl *ftl, uint64_t max, uint64_t now_ns)
@@ -61,9 +64,6 @@ void debt_charge(struct ftl *ftl, uint64_t max, uint64_t now_ns)
     while (ftl->gc_debt_count && (moves < max || op_at(ftl, 0)->dst == GC_DEBT_ERASE)) {
         moves += op_at(ftl, 0)->dst != GC_DEBT_ERASE;
         charge_head(ftl, now_ns);
-    }
-    if (!ftl->gc_debt_count) {
-        ftl->gc_owed = 0;
     }
 }
 
@@ -96,9 +96,6 @@ void debt_charge_idle(struct ftl *ftl, uint64_t now_ns)
     while (ftl->gc_debt_count && op_at(ftl, 0)->dst == GC_DEBT_ERASE) {
         charge_head(ftl, now_ns);
     }
-    if (!ftl->gc_debt_count) {
-        ftl->gc_owed = 0;
-    }
 }
 
 void debt_make_room(struct ftl *ftl, uint64_t now_ns)
@@ -114,8 +111,5 @@ void debt_settle_through(struct ftl *ftl, uint32_t unit, uint64_t now_ns)
 {
     while (ftl->lines[unit].erase_owed && ftl->gc_debt_count) {
         charge_head(ftl, now_ns);
-    }
-    if (!ftl->gc_debt_count) {
-        ftl->gc_owed = 0;
     }
 }

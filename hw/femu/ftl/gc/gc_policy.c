@@ -17,7 +17,7 @@
  * mixed. Weighing the space freed by how long the line's data has stayed put collects cold
  * lines at a higher valid fraction and hot ones at a lower, the split that minimises the
  * total copying (hot data gets the spare, as the hot/cold analysis of greedy FTLs shows:
- * tests/ftl/test_fdp_model.c). With one group (one handle in use) this is the policy
+ * tests/ftl-sim/test_fdp_model.py). With one group (one handle in use) this is the policy
  * itself, victim for victim.
  */
 #include "gc/gc_policy.h"
@@ -205,13 +205,6 @@ bool gc_group_has_victim(const struct ftl *ftl, uint32_t wp)
     return false;
 }
 
-/* A write pointer's index among the groups: data ones, then the map's. */
-static uint32_t group_slot(const struct ftl *ftl, uint32_t id)
-{
-    uint32_t wp = ftl->lines[id].wp;
-    return wp == MAP_WP ? FTL_MAX_WRITE_POINTERS : wp;
-}
-
 /*
  * gc_scope=global with host-chosen write pointers: each group's pick, then the best of
  * those by cost-benefit. NO_LINE with *single set when the victims are all in one group
@@ -229,12 +222,13 @@ static uint32_t pick_across_groups(struct ftl *ftl, uint64_t now_ns, uint32_t lu
         return NO_LINE;
     }
     uint32_t all = victims_list(ftl, lun, ftl->gc_scratch);
-    uint32_t count[FTL_MAX_WRITE_POINTERS + 1] = { 0 }, start[FTL_MAX_WRITE_POINTERS + 2];
+    /* a group is a write pointer, the map's (MAP_WP) last */
+    uint32_t count[MAP_WP + 1] = { 0 }, start[MAP_WP + 2];
     uint32_t *sorted = ftl->gc_scratch + all;   /* gc_scratch holds 2 x units */
 
     groups = 0;
     for (uint32_t k = 0; k < all; k++) {
-        groups += count[group_slot(ftl, ftl->gc_scratch[k])]++ == 0;
+        groups += count[ftl->lines[ftl->gc_scratch[k]].wp]++ == 0;
     }
     *single = groups <= 1;      /* one LUN's victims may be one group's */
     if (*single) {
@@ -242,14 +236,14 @@ static uint32_t pick_across_groups(struct ftl *ftl, uint64_t now_ns, uint32_t lu
     }
     /* each group's lines together, in heap array order (draws stay deterministic) */
     start[0] = 0;
-    for (uint32_t g = 0; g <= FTL_MAX_WRITE_POINTERS; g++) {
+    for (uint32_t g = 0; g <= MAP_WP; g++) {
         start[g + 1] = start[g] + count[g];
     }
     for (uint32_t k = 0; k < all; k++) {
-        sorted[start[group_slot(ftl, ftl->gc_scratch[k])]++] = ftl->gc_scratch[k];
+        sorted[start[ftl->lines[ftl->gc_scratch[k]].wp]++] = ftl->gc_scratch[k];
     }
-    uint32_t picks[FTL_MAX_WRITE_POINTERS + 1], npicks = 0, begin = 0;
-    for (uint32_t g = 0; g <= FTL_MAX_WRITE_POINTERS; g++) {
+    uint32_t picks[MAP_WP + 1], npicks = 0, begin = 0;
+    for (uint32_t g = 0; g <= MAP_WP; g++) {
         if (count[g]) {
             struct candidates c = { sorted + begin, count[g], false };
             picks[npicks++] = pickers[ftl->cfg.gc_policy](ftl, &c, now_ns);
