@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "temp_file.h"
 #include "trace.h"
 
 static char tmp_path[4096];
@@ -14,23 +15,7 @@ static char tmp_path[4096];
 /* Write len bytes to a fresh temporary file; returns its path. */
 static const char *write_tmp(const char *data, size_t len)
 {
-    const char *dir = getenv("TMPDIR");
-    FILE *f;
-    int fd;
-
-    snprintf(tmp_path, sizeof(tmp_path), "%s/sim-trace-XXXXXX",
-             dir && dir[0] ? dir : "/tmp");
-    fd = mkstemp(tmp_path);
-    if (fd < 0) {
-        perror("mkstemp");
-        exit(2);
-    }
-    f = fdopen(fd, "w");
-    if (f == NULL || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
-        perror("write temp file");
-        exit(2);
-    }
-    return tmp_path;
+    return write_temp_file(tmp_path, sizeof(tmp_path), "sim-trace", data, len);
 }
 
 static const char *write_str(const char *s)

@@ -8,30 +8,14 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "temp_file.h"
 #include "trace.h"
 
 static char tmp_path[4096];
 
 static const char *write_str(const char *s)
 {
-    const char *dir = getenv("TMPDIR");
-    size_t len = strlen(s);
-    FILE *f;
-    int fd;
-
-    snprintf(tmp_path, sizeof(tmp_path), "%s/sim-trace4-XXXXXX",
-             dir && dir[0] ? dir : "/tmp");
-    fd = mkstemp(tmp_path);
-    if (fd < 0) {
-        perror("mkstemp");
-        exit(2);
-    }
-    f = fdopen(fd, "w");
-    if (f == NULL || fwrite(s, 1, len, f) != len || fclose(f) != 0) {
-        perror("write temp file");
-        exit(2);
-    }
-    return tmp_path;
+    return write_temp_file(tmp_path, sizeof(tmp_path), "sim-trace4", s, strlen(s));
 }
 
 /* The file yields n_ok records, then one error line "PATH:LINE: ...what...". */
