@@ -65,6 +65,11 @@ static const char *const gc_unit_names[] = {
     [FTL_GC_UNIT_BLOCK] = "block",
 };
 
+static const char *const slc_when_full_names[] = {
+    [FTL_SLC_DIRECT] = "direct",
+    [FTL_SLC_FOLD] = "fold",
+};
+
 static const char *const mapping_names[] = {
     [FTL_MAPPING_PAGE] = "page",
     [FTL_MAPPING_DFTL] = "dftl",
@@ -154,6 +159,23 @@ static const struct config_key config_keys[] = {
          "(0: zone_cap rounded up to a power of two)"),
     UKEY(max_open, 0, UINT32_MAX, "zoned: open zones at most (0: no limit)"),
     UKEY(max_active, 0, UINT32_MAX, "zoned: open and closed zones at most (0: no limit)"),
+    UKEY(cell_bits, 0, 4, "bits per cell of the media: 1 SLC, 2 MLC, 3 TLC, 4 QLC (0: not "
+         "stated)"),
+    UKEY(slc_pg_rd_lat, 0, MAX_LATENCY_NS, "page read latency of a block used in SLC mode, "
+         "ns (0: not given)"),
+    UKEY(slc_pg_wr_lat, 0, MAX_LATENCY_NS, "page program latency of a block used in SLC "
+         "mode, ns (0: not given)"),
+    UKEY(slc_blk_er_lat, 0, MAX_LATENCY_NS, "erase latency of a block used in SLC mode, ns "
+         "(0: not given)"),
+    SKEY(slc_cache, "pseudo-SLC write cache: off | on (host pages go to units used in SLC "
+         "mode, 1/cell_bits of their pages, while it has room, and are folded later; needs "
+         "cell_bits >= 2 and the slc_* latencies)"),
+    UKEY(slc_static_units, 0, UINT32_MAX, "slc_cache: GC units the cache may always use"),
+    UKEY(slc_dynamic_pcent, 0, 100, "slc_cache: percent of the free user space (logical "
+         "pages not valid) the cache may also use, in whole units"),
+    NKEY(slc_when_full, slc_when_full_names, "slc_cache: a host write finding the cache "
+         "full goes direct (to a normal unit at pg_wr_lat: the write cliff) | fold (the "
+         "oldest SLC unit is folded first, then the write goes to the cache)"),
 };
 
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
@@ -227,6 +249,11 @@ const char *ftl_ruh_type_name(enum ftl_ruh_type type)
     return (unsigned)type <= FTL_RUH_INITIAL ? ruh_type_names[type] : "?";
 }
 
+const char *ftl_slc_when_full_name(enum ftl_slc_when_full when)
+{
+    return (unsigned)when <= FTL_SLC_FOLD ? slc_when_full_names[when] : "?";
+}
+
 const char *ftl_mapping_name(enum ftl_mapping mapping)
 {
     return (unsigned)mapping <= FTL_MAPPING_DFTL ? mapping_names[mapping] : "?";
@@ -239,7 +266,8 @@ _Static_assert(sizeof(enum ftl_placement) == sizeof(unsigned) &&
                sizeof(enum ftl_mapping) == sizeof(unsigned) &&
                sizeof(enum ftl_gc_unit) == sizeof(unsigned) &&
                sizeof(enum ftl_gc_scope) == sizeof(unsigned) &&
-               sizeof(enum ftl_ruh_type) == sizeof(unsigned), "enum keys are unsigned-sized");
+               sizeof(enum ftl_ruh_type) == sizeof(unsigned) &&
+               sizeof(enum ftl_slc_when_full) == sizeof(unsigned), "enum keys are unsigned-sized");
 
 static unsigned named_get(const struct ftl_config *cfg, const struct config_key *k)
 {
@@ -488,6 +516,46 @@ static int derive_zones(const struct ftl_config *cfg, struct ftl_geometry *g,
     return 0;
 }
 
+/* slc_cache=on: what the cache needs (bits per cell, the SLC latencies) and supports;
+ * the SLC unit's size and the cache's reserve in g. */
+static int derive_slc(const struct ftl_config *cfg, struct ftl_geometry *g, char *err,
+                      size_t errlen)
+{
+    if (!cfg->slc_cache) {
+        return 0;
+    }
+    if (cfg->cell_bits < 2) {
+        return ftl_error(err, errlen, "cell_bits: slc_cache=on needs media of 2 to 4 bits "
+                         "per cell (cell_bits is %" PRIu64 ")", cfg->cell_bits);
+    }
+    const char *missing = !cfg->slc_pg_rd_lat ? "slc_pg_rd_lat" :
+                          !cfg->slc_pg_wr_lat ? "slc_pg_wr_lat" :
+                          !cfg->slc_blk_er_lat ? "slc_blk_er_lat" : NULL;
+    if (missing) {
+        return ftl_error(err, errlen, "%s: slc_cache=on with a profile without the SLC "
+                         "latencies (slc_pg_rd_lat, slc_pg_wr_lat, slc_blk_er_lat)", missing);
+    }
+    if (cfg->pgs_per_blk < cfg->cell_bits) {
+        return ftl_error(err, errlen, "pgs_per_blk: %" PRIu64 " pages hold no whole SLC page "
+                         "at %" PRIu64 " bits per cell", cfg->pgs_per_blk, cfg->cell_bits);
+    }
+    if (cfg->placement == FTL_PLACEMENT_STREAM || cfg->placement == FTL_PLACEMENT_FDP) {
+        return ftl_error(err, errlen, "placement: slc_cache=on supports placement=single or "
+                         "hotcold (one cache has no stream or reclaim unit of its own)");
+    }
+    if (cfg->zoned) {
+        return ftl_error(err, errlen, "zoned: slc_cache=on is not modelled with a zoned "
+                         "namespace");
+    }
+    if (cfg->mapping == FTL_MAPPING_DFTL) {
+        return ftl_error(err, errlen, "mapping: slc_cache=on is not modelled with dftl");
+    }
+    g->slc_pgs_per_blk = cfg->pgs_per_blk / cfg->cell_bits;
+    g->slc_pgs_per_unit = g->slc_pgs_per_blk * (g->pgs_per_unit / cfg->pgs_per_blk);
+    g->slc_reserved_units = 1 + cfg->slc_static_units;
+    return 0;
+}
+
 /* The physical layout, checked for overflow step by step. */
 static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
                          char *err, size_t errlen)
@@ -546,7 +614,7 @@ static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
                     "lower threshold", cfg->gc_thres_pcent_high, g->units,
                     blocks ? "blocks" : "lines", blocks ? "block" : "line");
     }
-    return 0;
+    return derive_slc(cfg, g, err, errlen);
 }
 
 /*
@@ -556,11 +624,14 @@ static int derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,
  * fewer than P valid pages, and moving them fits in the >= 1 free line kept back. With
  * factory bad blocks the closed lines hold at least the good pages less h + k whole
  * lines, so the same bound is taken over good pages (`good`, the geometry's or
- * phys_pages to ask what it would be without bad blocks).
+ * phys_pages to ask what it would be without bad blocks). With slc_cache=on its open
+ * unit and its static units are kept back too (slc_reserved_units): closed SLC units are
+ * no victims, but foreground writes fold them before GC runs, so only those stay.
  */
 static uint64_t max_logical_pages(const struct ftl_geometry *g, uint64_t good)
 {
-    uint64_t open = g->write_pointers + g->map_write_pointers;
+    /* the SLC cache's open unit and static units count as more open units */
+    uint64_t open = g->write_pointers + g->map_write_pointers + g->slc_reserved_units;
     uint64_t reserved = (g->gc_thres_lines_high + open) * g->pgs_per_unit;
     if (g->units <= g->gc_thres_lines_high + open || good <= reserved) {
         return 0;
@@ -587,6 +658,41 @@ static bool fits_without_zones(const struct ftl_config *cfg, const struct ftl_ge
     return g->logical_pages <= limit;
 }
 
+/* The logical pages fit beside the GC reserve with the SLC cache's reserve of `units`. */
+static bool fits_with_slc_units(const struct ftl_geometry *g, uint64_t units)
+{
+    struct ftl_geometry with = *g;
+    with.slc_reserved_units = units;
+    uint64_t limit = max_logical_pages(&with, with.phys_pages);
+    limit -= limit > g->translation_pages ? g->translation_pages : limit;
+    return g->logical_pages <= limit;
+}
+
+/* The logical capacity does not fit beside the GC reserve: -1 naming slc_static_units
+ * or slc_cache when the cache's reserve is what makes it not fit, else 0 (another key
+ * is to blame). */
+static int check_slc_room(const struct ftl_config *cfg, const struct ftl_geometry *g,
+                          char *err, size_t errlen)
+{
+    if (!g->slc_reserved_units || !fits_with_slc_units(g, 0)) {
+        return 0;
+    }
+    if (fits_with_slc_units(g, 1)) {
+        uint64_t most = 0;
+        while (fits_with_slc_units(g, most + 2)) {  /* the open unit, then static ones */
+            most++;
+        }
+        return ftl_error(err, errlen, "slc_static_units: %" PRIu64 " static units (%" PRIu64
+                         " pages each, taken from the over-provisioning) are a cache larger "
+                         "than the free space can ever hold beside %" PRIu64 " MiB and the GC "
+                         "reserve: at most %" PRIu64, cfg->slc_static_units, g->pgs_per_unit,
+                         cfg->devsz_mb, most);
+    }
+    return ftl_error(err, errlen, "slc_cache: the cache's open unit leaves too little "
+                     "over-provisioning for %" PRIu64 " MiB and the GC reserve",
+                     cfg->devsz_mb);
+}
+
 /* The logical capacity fits the good blocks with the GC reserve; the message names the
  * key to change: devsz_mb, or bad_blk_pcent when only the bad blocks make it too big. */
 static int check_over_provisioning(const struct ftl_config *cfg, const struct ftl_geometry *g,
@@ -611,6 +717,9 @@ static int check_over_provisioning(const struct ftl_config *cfg, const struct ft
                          PRIu64 " MiB and the GC reserve (at most %" PRIu64 " MiB)",
                          g->zone_rows, g->blks_per_lun, g->lines, cfg->devsz_mb,
                          (uint64_t)(limit * g->page_bytes / MIB));
+    }
+    if (g->logical_pages > limit && check_slc_room(cfg, g, err, errlen)) {
+        return -1;
     }
     if (g->logical_pages > limit) {
         return ftl_error(err, errlen, "devsz_mb: %" PRIu64 " MiB leaves too little over-provisioning "

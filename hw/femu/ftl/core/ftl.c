@@ -111,6 +111,9 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     for (uint32_t i = 0; i <= MAP_WP; i++) {
         ftl->wps[i] = (struct write_pointer){ .line = NO_LINE, .offset = 0 };
     }
+    ftl->slc_wp = (struct write_pointer){ .line = NO_LINE, .offset = 0 };
+    /* SLC pages are the first slc_pgs_per_blk of each block: offsets below this */
+    ftl->slc_end = (uint32_t)(geo.slc_pgs_per_blk * ftl->line_luns);
     return ftl;
 }
 

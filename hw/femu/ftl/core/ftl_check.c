@@ -19,6 +19,7 @@
 #include "flash/erase.h"
 #include "flash/geometry.h"
 #include "flash/p2l.h"
+#include "flash/slc.h"
 #include "map/dftl.h"
 #include "map/page_map.h"
 #include "place/write_count.h"
@@ -251,6 +252,48 @@ static int check_free_pools(const struct ftl *ftl, uint8_t *seen, char *err, siz
     return 0;
 }
 
+/* The SLC cache: its write pointer's open unit, and the FIFO of closed SLC units in close
+ * order, whose oldest has no valid page before the fold cursor (folding moved them). */
+static int check_slc_structures(const struct ftl *ftl, uint8_t *seen, char *err,
+                                size_t errlen)
+{
+    uint32_t nlines = ftl->nunits, id = ftl->slc_wp.line;
+    if (!ftl->cfg.slc_cache && (id != NO_LINE || ftl->slc_head != NO_LINE ||
+                                ftl->slc_count)) {
+        return ftl_error(err, errlen, "SLC units with slc_cache=off");
+    }
+    if (id != NO_LINE && (id >= nlines || seen[id]++ || ftl->lines[id].state != LINE_OPEN ||
+                          !ftl->lines[id].slc || ftl->slc_wp.offset >= ftl->slc_end)) {
+        return ftl_error(err, errlen, "the SLC write pointer (line %u, offset %u) is wrong",
+                         id, ftl->slc_wp.offset);
+    }
+    uint32_t count = 0, prev = NO_LINE;
+    uint64_t seq = 0;
+    for (id = ftl->slc_head; id != NO_LINE; id = ftl->lines[id].next) {
+        const struct line *l = id < nlines ? &ftl->lines[id] : NULL;
+        if (!l || seen[id]++ || l->state != LINE_SLC || !l->slc || l->prev != prev ||
+            l->close_seq <= seq || ++count > nlines) {
+            return ftl_error(err, errlen, "SLC FIFO broken at line %u", id);
+        }
+        seq = l->close_seq;
+        prev = id;
+    }
+    if (count != ftl->slc_count || prev != ftl->slc_tail) {
+        return ftl_error(err, errlen, "SLC FIFO holds %u units, count says %u", count,
+                         ftl->slc_count);
+    }
+    if (ftl->slc_fold_off > ftl->slc_end || (ftl->slc_head == NO_LINE && ftl->slc_fold_off)) {
+        return ftl_error(err, errlen, "SLC fold cursor %u is wrong", ftl->slc_fold_off);
+    }
+    for (uint32_t off = 0; off < ftl->slc_fold_off; off++) {
+        if (p2l_get(ftl, (uint64_t)ftl->slc_head * ftl->pgs_per_line + off) < P2L_INVALID) {
+            return ftl_error(err, errlen, "SLC unit %u: page %u is valid behind the fold "
+                             "cursor %u", ftl->slc_head, off, ftl->slc_fold_off);
+        }
+    }
+    return 0;
+}
+
 static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, size_t errlen)
 {
     uint32_t nlines = ftl->nunits;
@@ -322,6 +365,9 @@ static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, siz
                              "owed", op->unit);
         }
     }
+    if (check_slc_structures(ftl, seen, err, errlen)) {
+        return -1;
+    }
     uint32_t gc = ftl->gc_line;
     if (gc != NO_LINE && (gc >= nlines || seen[gc]++ || ftl->lines[gc].state != LINE_GC)) {
         return ftl_error(err, errlen, "the line under paced GC (%u) is wrong", gc);
@@ -345,6 +391,17 @@ static int check_line(const struct ftl *ftl, uint32_t id, char *err, size_t errl
     }
     const struct line *l = &ftl->lines[id];
     uint8_t state = l->state;
+    bool slc_open = state == LINE_OPEN && id == ftl->slc_wp.line;
+    if (l->slc != (state == LINE_SLC || slc_open)) {
+        return ftl_error(err, errlen, "line %u (state %u): SLC mode %d", id, state, l->slc);
+    }
+    if (slc_open) {
+        if (first_free != ftl->slc_wp.offset) {
+            return ftl_error(err, errlen, "open SLC line %u: first erased good page %u, "
+                             "write pointer at %u", id, first_free, ftl->slc_wp.offset);
+        }
+        return 0;
+    }
     if (state == LINE_OPEN) {
         if (l->wp >= ftl->nwps && !(l->wp == MAP_WP && ftl->dftl)) {
             return ftl_error(err, errlen, "open line %u names write pointer %u", id, l->wp);
@@ -358,14 +415,16 @@ static int check_line(const struct ftl *ftl, uint32_t id, char *err, size_t errl
         }
         return 0;
     }
-    bool closed = state == LINE_FULL || state == LINE_VICTIM;
+    bool closed = state == LINE_FULL || state == LINE_VICTIM || state == LINE_SLC;
     if (closed && (l->close_seq == 0 || l->close_seq > ftl->close_seq_next)) {
         /* fifo GC orders victims by it: every closed line has one, given by line_close */
         return ftl_error(err, errlen, "closed line %u: close order %llu, last given %llu", id,
                          (unsigned long long)l->close_seq,
                          (unsigned long long)ftl->close_seq_next);
     }
-    uint32_t expected = state == LINE_FREE || state == LINE_DEAD ? 0 : l->capacity;
+    /* a closed SLC unit: every SLC page of its good blocks (the first ones) */
+    uint32_t expected = state == LINE_FREE || state == LINE_DEAD ? 0 :
+                        state == LINE_SLC ? slc_unit_capacity(ftl, id) : l->capacity;
     if (programmed != expected) {
         return ftl_error(err, errlen, "line %u (state %u): %u pages programmed, expected %u",
                    id, state, programmed, expected);

@@ -3,7 +3,9 @@
 #include "femu_ftl/ftl.h"
 
 #include "femu_ftl/zns.h"
+#include "flash/slc.h"
 #include "flash/timing.h"
+#include "gc/slc_fold.h"
 #include "map/dftl.h"
 #include "map/page_map.h"
 #include "place/write_count.h"
@@ -65,7 +67,8 @@ bool ftl_waf(const struct ftl_counters *before, const struct ftl_counters *after
     uint64_t host = DIFF(host_write_pages) + DIFF(copy_pages);
     uint64_t programs = DIFF(nand_user_programs) + DIFF(nand_gc_programs) + DIFF(map_writes) +
                         DIFF(map_gc_moved_pages) + DIFF(fallback_pages) +
-                        DIFF(nand_copy_programs) + DIFF(nand_copybacks);
+                        DIFF(nand_copy_programs) + DIFF(nand_copybacks) +
+                        DIFF(slc_folded_pages);     /* a folded page is programmed again */
 #undef DIFF
     if (host == 0) {
         return false;
@@ -95,6 +98,15 @@ void ftl_get_gauges(const struct ftl *ftl, struct ftl_gauges *out)
         .free_pages = ftl->free_pages + open_free,
         .max_written_lpn_plus_one = ftl->max_lpn_plus_one,
     };
+    if (ftl->cfg.slc_cache) {
+        out->slc_cap_pages = slc_capacity_pages(ftl);
+        out->slc_used_pages = slc_used_pages(ftl);
+        if (ftl->slc_wp.line != NO_LINE) {
+            const struct line *l = &ftl->lines[ftl->slc_wp.line];
+            out->open_lines++;
+            out->free_pages += slc_unit_capacity(ftl, ftl->slc_wp.line) - l->valid - l->invalid;
+        }
+    }
 }
 
 void ftl_get_wear(const struct ftl *ftl, struct ftl_wear *out)
@@ -168,12 +180,13 @@ uint64_t ftl_nand_reads(const struct ftl_counters *c)
 {
     /* GC's three kinds each read and program a moved page */
     return c->nand_user_reads + c->nand_gc_reads + c->map_gc_moved_pages + c->fallback_pages +
-           c->map_reads + c->buf_fill_reads + c->zone_reads + c->nand_copy_reads;
+           c->map_reads + c->buf_fill_reads + c->zone_reads + c->nand_copy_reads +
+           c->slc_folded_pages;
 }
 
 uint64_t ftl_nand_programs(const struct ftl_counters *c)
 {
     return c->nand_user_programs + c->nand_gc_programs + c->map_writes +
            c->map_gc_moved_pages + c->fallback_pages + c->zone_programs +
-           c->nand_copy_programs;
+           c->nand_copy_programs + c->slc_folded_pages;
 }

@@ -285,6 +285,9 @@ int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r,
         engine_trace_result(e, io_trace_write_request(e->trace, r, err, sizeof(err)), err);
     }
     engine_stats_advance(e, r->arrival_ns);
+    /* slc_cache: the idle flash time before this arrival folds SLC units (nothing when
+     * off); after the request, ftl_background_gc takes what the request left idle */
+    (void)ftl_background_fold(e->ftl, r->arrival_ns);
     ftl_get_counters(e->ftl, &before);
     int rc = engine_price(e, r, &done);
     ftl_get_counters(e->ftl, &priced);

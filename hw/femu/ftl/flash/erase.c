@@ -9,6 +9,7 @@
 #include "flash/geometry.h"
 #include "flash/line_lists.h"
 #include "flash/p2l.h"
+#include "flash/slc.h"
 #include "flash/timing.h"
 
 void wear_scan(const struct ftl *ftl, struct wear_figures *out)
@@ -122,7 +123,7 @@ uint64_t line_erase(struct ftl *ftl, uint32_t id, uint64_t now_ns, uint32_t *blo
 
     for (uint32_t k = 0; k < ftl->line_luns; k++) {
         if (unit_block_erased(ftl, id, k, &lun)) {
-            done = max_u64(done, nand_erase(ftl, lun, now_ns));
+            done = max_u64(done, nand_erase_lat(ftl, lun, now_ns, unit_erase_lat(ftl, id)));
             erased++;
         }
     }

@@ -24,13 +24,15 @@ enum line_state {
     LINE_VICTIM,    /* closed with invalid pages: in the victim heap */
     LINE_GC,        /* being collected (ftl->gc_line, inside one GC call) */
     LINE_DEAD,      /* every block factory bad: in no structure, never used */
+    LINE_SLC,       /* closed in SLC mode (slc_cache): in the SLC FIFO, never a victim */
 };
 
 struct line {
     uint32_t valid;         /* valid pages */
     uint32_t invalid;       /* programmed pages whose data is stale */
     uint32_t heap_pos;      /* LINE_VICTIM: index in the victim heap */
-    uint32_t prev, next;    /* LINE_FULL: full-list neighbours (NO_LINE at the ends) */
+    uint32_t prev, next;    /* LINE_FULL: full-list neighbours, LINE_SLC: SLC FIFO
+                             * neighbours (NO_LINE at the ends) */
     uint32_t capacity;      /* pages of its good blocks: pgs_per_line without bad blocks */
     uint64_t written_ns;    /* closed lines: when the last page was programmed (the
                              * caller's time), the age cost-benefit GC weighs */
@@ -38,6 +40,7 @@ struct line {
     uint8_t state;          /* enum line_state */
     uint8_t wp;             /* write pointer that opened the line (stream GC re-writes) */
     bool erase_owed;        /* free in the maps, its erase still owed (flash/debt.c) */
+    bool slc;               /* used in SLC mode: the SLC write pointer's, or LINE_SLC */
 };
 
 struct block {
@@ -137,6 +140,15 @@ struct ftl {
     uint64_t *lun_avail_ns; /* [luns] when each LUN is next idle */
     uint64_t *ch_avail_ns;  /* [nchs] when each channel bus is next idle */
     struct lun_busy *lun_busy;  /* [luns] busy intervals (timing.c) */
+
+    /* slc_cache=on (flash/slc.h, gc/slc_fold.c): the SLC write pointer; the closed SLC
+     * units oldest first (close order) through their prev/next links; the next page
+     * offset of the oldest one folding looks at. slc_end is the offset past a unit's SLC
+     * pages (slc_pgs_per_blk x line_luns: FEMU's striping keeps them first), 0 when off. */
+    struct write_pointer slc_wp;
+    uint32_t slc_head, slc_tail, slc_count;
+    uint32_t slc_fold_off;
+    uint32_t slc_end;
 
     struct ftl_counters ctr;
     uint64_t valid_pages;

@@ -34,6 +34,9 @@ void lines_init(struct ftl *ftl)
         ftl->heap_count[p] = 0;
     }
     ftl->close_seq_next = 0;
+    ftl->slc_head = ftl->slc_tail = NO_LINE;
+    ftl->slc_count = 0;
+    ftl->slc_fold_off = 0;
 }
 
 uint32_t free_queue_pop(struct ftl *ftl, uint32_t pool)
@@ -51,6 +54,17 @@ uint32_t free_queue_pop(struct ftl *ftl, uint32_t pool)
     ftl->free_count--;
     ftl->free_pages -= ftl->lines[line].capacity;
     return line;
+}
+
+uint32_t free_queue_peek(const struct ftl *ftl, uint32_t pool)
+{
+    if (ftl->free_count == 0) {
+        return NO_LINE;
+    }
+    while (ftl->pool_count[pool] == 0) {
+        pool = pool + 1 == ftl->npools ? 0 : pool + 1;
+    }
+    return ftl->free_queue[pool * ftl->pool_cap + ftl->pool_head[pool]];
 }
 
 void free_queue_push(struct ftl *ftl, uint32_t line)
@@ -97,6 +111,44 @@ static void full_list_remove(struct ftl *ftl, uint32_t id)
     }
     l->prev = l->next = NO_LINE;
     ftl->full_count--;
+}
+
+/* ---- the SLC FIFO: closed SLC units in close order, linked like the full list ---- */
+
+void slc_line_close(struct ftl *ftl, uint32_t id, uint64_t now_ns)
+{
+    struct line *l = &ftl->lines[id];
+    l->written_ns = now_ns;
+    l->close_seq = ++ftl->close_seq_next;
+    l->state = LINE_SLC;
+    l->prev = ftl->slc_tail;
+    l->next = NO_LINE;
+    if (ftl->slc_tail != NO_LINE) {
+        ftl->lines[ftl->slc_tail].next = id;
+    } else {
+        ftl->slc_head = id;
+    }
+    ftl->slc_tail = id;
+    ftl->slc_count++;
+}
+
+uint32_t slc_pop_oldest(struct ftl *ftl)
+{
+    uint32_t id = ftl->slc_head;
+    if (id == NO_LINE) {
+        return NO_LINE;
+    }
+    struct line *l = &ftl->lines[id];
+    ftl->slc_head = l->next;
+    if (l->next != NO_LINE) {
+        ftl->lines[l->next].prev = NO_LINE;
+    } else {
+        ftl->slc_tail = NO_LINE;
+    }
+    l->prev = l->next = NO_LINE;
+    ftl->slc_count--;
+    ftl->slc_fold_off = 0;      /* the next one is folded from its first page */
+    return id;
 }
 
 /* ---- victim heaps: one per free pool, pool p's in victim_heap[p * pool_cap, ...) ---- */

@@ -13,6 +13,13 @@ void lines_init(struct ftl *ftl);
  * every pool is empty. */
 uint32_t free_queue_pop(struct ftl *ftl, uint32_t pool);
 void free_queue_push(struct ftl *ftl, uint32_t line);
+/* The unit free_queue_pop(pool) would return, left in the queue. */
+uint32_t free_queue_peek(const struct ftl *ftl, uint32_t pool);
+/* An SLC unit full (open -> LINE_SLC): the youngest of the SLC FIFO. */
+void slc_line_close(struct ftl *ftl, uint32_t line, uint64_t now_ns);
+/* Take the oldest closed SLC unit out of the FIFO (NO_LINE: none); its state is the
+ * caller's to set, and the fold cursor starts over. */
+uint32_t slc_pop_oldest(struct ftl *ftl);
 /* open -> full list or victim heap; now_ns: when its last page was programmed */
 void line_close(struct ftl *ftl, uint32_t line, uint64_t now_ns);
 uint32_t victim_peek(const struct ftl *ftl);         /* fewest valid of all; NO_LINE: none */

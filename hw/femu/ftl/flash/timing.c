@@ -141,10 +141,10 @@ static inline uint64_t lun_start(struct ftl *ftl, uint32_t lun, uint64_t start_n
     return idle;
 }
 
-uint64_t nand_read(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
+uint64_t nand_read_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t lat)
 {
     uint64_t start = lun_start(ftl, lun, start_ns);
-    uint64_t t = start + ftl->cfg.pg_rd_lat;
+    uint64_t t = start + lat;
     if (ftl->cfg.ch_xfer_lat) {
         t = channel_transfer(ftl, lun, t);
     }
@@ -152,16 +152,34 @@ uint64_t nand_read(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
     return t;
 }
 
-uint64_t nand_program(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
+uint64_t nand_program_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t lat)
 {
     uint64_t start = lun_start(ftl, lun, start_ns);
     uint64_t t = start;
     if (ftl->cfg.ch_xfer_lat) {
         t = channel_transfer(ftl, lun, t);
     }
-    t += ftl->cfg.pg_wr_lat;
+    t += lat;
     ftl->lun_avail_ns[lun] = t;
     return t;
+}
+
+uint64_t nand_erase_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t lat)
+{
+    uint64_t start = lun_start(ftl, lun, start_ns);
+    uint64_t t = start + lat;
+    ftl->lun_avail_ns[lun] = t;
+    return t;
+}
+
+uint64_t nand_read(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
+{
+    return nand_read_lat(ftl, lun, start_ns, ftl->cfg.pg_rd_lat);
+}
+
+uint64_t nand_program(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
+{
+    return nand_program_lat(ftl, lun, start_ns, ftl->cfg.pg_wr_lat);
 }
 
 uint64_t nand_copyback(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
@@ -174,8 +192,5 @@ uint64_t nand_copyback(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
 
 uint64_t nand_erase(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
 {
-    uint64_t start = lun_start(ftl, lun, start_ns);
-    uint64_t t = start + ftl->cfg.blk_er_lat;
-    ftl->lun_avail_ns[lun] = t;
-    return t;
+    return nand_erase_lat(ftl, lun, start_ns, ftl->cfg.blk_er_lat);
 }

@@ -21,6 +21,11 @@ struct lun_busy {
 uint64_t nand_read(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
 uint64_t nand_program(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
 uint64_t nand_erase(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
+/* The same at another latency (a block used in SLC mode: flash/slc.h). An operation asked
+ * for at a start_ns before the LUN's idle time starts at that idle time. */
+uint64_t nand_read_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t lat);
+uint64_t nand_program_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t lat);
+uint64_t nand_erase_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t lat);
 /* Copyback: sense into the LUN's register and program from it, no channel transfer. */
 uint64_t nand_copyback(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
 void busy_free(struct ftl *ftl);

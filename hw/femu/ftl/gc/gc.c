@@ -36,6 +36,7 @@
 #include "flash/p2l.h"
 #include "flash/timing.h"
 #include "gc/gc_policy.h"
+#include "gc/slc_fold.h"
 #include "map/dftl.h"
 #include "map/page_map.h"
 #include "map/write_pointers.h"
@@ -320,6 +321,14 @@ static int foreground_victim(struct ftl *ftl, uint64_t now_ns, uint32_t stream,
 
 int gc_foreground(struct ftl *ftl, uint64_t now_ns, uint32_t stream)
 {
+    /* Folding an SLC unit frees almost a whole unit, and GC never sees SLC units: fold
+     * first, collect normal victims only if still short. */
+    if (ftl->cfg.slc_cache) {
+        int rc = slc_relieve(ftl, now_ns);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
     /* Each round gains at least one free page, so the loop ends; the bound only guards
      * against a broken invariant turning into a hang. */
     uint64_t rounds = 0;
@@ -418,6 +427,7 @@ static int gc_paced(struct ftl *ftl, uint64_t now_ns)
 
 int ftl_background_gc(struct ftl *ftl, uint64_t now_ns)
 {
+    (void)ftl_background_fold(ftl, now_ns);     /* LUNs the request left idle */
     if (ftl->cfg.gc_mode == FTL_GC_PACED) {
         return gc_paced(ftl, now_ns);
     }

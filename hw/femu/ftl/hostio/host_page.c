@@ -9,8 +9,10 @@
 #include "base/max_u64.h"
 #include "flash/fault.h"
 #include "flash/geometry.h"
+#include "flash/slc.h"
 #include "flash/timing.h"
 #include "gc/gc.h"
+#include "gc/slc_fold.h"
 #include "map/dftl.h"
 #include "map/page_map.h"
 #include "map/write_pointers.h"
@@ -27,7 +29,7 @@ bool flash_read_page(struct ftl *ftl, uint32_t lpn, uint64_t now_ns, uint64_t *d
     if (ppa == L2P_UNMAPPED) {
         return false;   /* never written or trimmed: no flash access, nothing to fail */
     }
-    *done = max_u64(*done, nand_read(ftl, ppa_lun(ftl, ppa), ready));
+    *done = max_u64(*done, nand_read_lat(ftl, ppa_lun(ftl, ppa), ready, page_read_lat(ftl, ppa)));
     ftl->ctr.nand_user_reads++;
     if (ftl->cfg.read_uncor_ppm && fault_read_fails(ftl)) {
         ftl->ctr.read_errors++;
@@ -70,21 +72,38 @@ int host_program_page(struct ftl *ftl, uint32_t lpn, uint32_t stream, uint64_t n
             return rc;
         }
     }
+    /* The cache first: with slc_when_full=fold it may fold, moving this LPN's old page. */
+    bool slc = false;
+    if (ftl->cfg.slc_cache) {
+        int rc;
+        slc = slc_admit(ftl, now_ns, &rc);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
     /* The new location does not depend on the old entry: the program need not wait for
      * a CMT miss, but the command completes only when both are done. */
     uint64_t mapped = ftl->dftl ? dftl_lookup(ftl, lpn, true, now_ns) : now_ns;
     uint32_t old = l2p_get(ftl, lpn);
     uint32_t wp = placement_for_host(ftl, lpn, stream);
     uint32_t ppa;
-    if (!wp_place(ftl, wp, true, lpn, &ppa, now_ns)) {
+    if (slc ? !slc_place(ftl, lpn, &ppa, now_ns) : !wp_place(ftl, wp, true, lpn, &ppa, now_ns)) {
         return FTL_E_NOSPC;
     }
     if (old != L2P_UNMAPPED) {
         map_invalidate(ftl, old);
     }
-    *done = max_u64(*done, max_u64(mapped, nand_program(ftl, ppa_lun(ftl, ppa), data_ready_ns)));
+    uint64_t lat = slc ? ftl->cfg.slc_pg_wr_lat : ftl->cfg.pg_wr_lat;
+    *done = max_u64(*done, max_u64(mapped, nand_program_lat(ftl, ppa_lun(ftl, ppa),
+                                                            data_ready_ns, lat)));
     ftl->ctr.nand_user_programs++;
+    if (slc) {
+        ftl->ctr.slc_host_pages++;
+    } else if (ftl->cfg.slc_cache) {
+        ftl->ctr.slc_direct_pages++;    /* the cache had no room: the write cliff */
+    }
     gc_host_page_written(ftl);
-    ftl->ctr.wp_host_pages[ftl->lines[ppa_line(ftl, ppa)].wp]++;
+    /* an SLC unit records write pointer 0: count the page where placement put it */
+    ftl->ctr.wp_host_pages[slc ? wp : ftl->lines[ppa_line(ftl, ppa)].wp]++;
     return FTL_OK;
 }

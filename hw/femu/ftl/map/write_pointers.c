@@ -12,11 +12,12 @@
 #include "flash/p2l.h"
 #include "map/page_map.h"
 
-/* Open a free line for wp; with gc_unit=block a block from the LUN after the one it
- * filled last, so a write pointer moves bank by bank. */
-static bool wp_open_line(struct ftl *ftl, uint32_t wp, uint64_t now_ns)
+/* Open a free line for write pointer w (number wp: the line records it); with
+ * gc_unit=block a block from the LUN after the one it filled last, so a write pointer
+ * moves bank by bank. */
+static bool open_line(struct ftl *ftl, struct write_pointer *w, uint32_t wp, uint64_t now_ns)
 {
-    uint32_t line = free_queue_pop(ftl, ftl->wps[wp].next_pool);
+    uint32_t line = free_queue_pop(ftl, w->next_pool);
     if (line == NO_LINE) {
         return false;
     }
@@ -26,11 +27,15 @@ static bool wp_open_line(struct ftl *ftl, uint32_t wp, uint64_t now_ns)
     ftl->lines[line].state = LINE_OPEN;
     ftl->lines[line].wp = (uint8_t)wp;
     /* A free line has a good block (lines of bad blocks only are never freed). */
-    ftl->wps[wp] = (struct write_pointer){ .line = line, .offset = line_next_good(ftl, line, 0),
-                                           .next_pool = next_pool == ftl->npools ? 0
-                                                                                 : next_pool,
-                                           .opened_ns = now_ns };
+    *w = (struct write_pointer){ .line = line, .offset = line_next_good(ftl, line, 0),
+                                 .next_pool = next_pool == ftl->npools ? 0 : next_pool,
+                                 .opened_ns = now_ns };
     return true;
+}
+
+static bool wp_open_line(struct ftl *ftl, uint32_t wp, uint64_t now_ns)
+{
+    return open_line(ftl, &ftl->wps[wp], wp, now_ns);
 }
 
 bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_t *ppa,
@@ -81,4 +86,26 @@ uint64_t wp_close_early(struct ftl *ftl, uint32_t wp, uint64_t now_ns)
     line_close(ftl, w->line, now_ns);
     w->line = NO_LINE;
     return unwritten;
+}
+
+bool slc_place(struct ftl *ftl, uint32_t lpn, uint32_t *ppa, uint64_t now_ns)
+{
+    struct write_pointer *w = &ftl->slc_wp;
+
+    /* its pages count for write pointer 0 (placement's for GC moves, its wp field) */
+    if (w->line == NO_LINE) {
+        if (!open_line(ftl, w, 0, now_ns)) {
+            return false;
+        }
+        ftl->lines[w->line].slc = true;
+    }
+    *ppa = w->line * ftl->pgs_per_line + w->offset;
+    map_bind(ftl, lpn, *ppa);
+    /* the first good page of a block is an SLC page, so an open unit has one ahead */
+    w->offset = line_next_good(ftl, w->line, w->offset + 1);
+    if (w->offset >= ftl->slc_end) {
+        slc_line_close(ftl, w->line, now_ns);
+        w->line = NO_LINE;
+    }
+    return true;
 }

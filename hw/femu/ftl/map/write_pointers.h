@@ -13,6 +13,12 @@ bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_
 /* Close wp's open line as it is (FDP: a reclaim unit closed before it is full): its
  * unwritten good pages are never programmed and count as invalid, so GC reclaims them
  * like stale data. Returns those pages; 0, changing nothing, when wp has no open line. */
+/* slc_cache: program lpn into the next SLC page of the SLC write pointer (opening a free
+ * unit in SLC mode when it has none) and map it there; a unit whose SLC pages are all
+ * written joins the SLC FIFO. Whether the cache has room is the caller's (gc/slc_fold.c)
+ * question. false (nothing changed) when no unit is free. */
+bool slc_place(struct ftl *ftl, uint32_t lpn, uint32_t *ppa, uint64_t now_ns);
+
 uint64_t wp_close_early(struct ftl *ftl, uint32_t wp, uint64_t now_ns);
 
 #endif

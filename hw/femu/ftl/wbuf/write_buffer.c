@@ -18,6 +18,7 @@
 
 #include "femu_ftl/error.h"
 #include "flash/geometry.h"
+#include "flash/slc.h"
 #include "flash/timing.h"
 #include "hostio/host_page.h"
 #include "map/dftl.h"
@@ -118,7 +119,7 @@ static int flush_entry(struct ftl *ftl, uint32_t i, uint64_t now_ns, uint64_t *d
         uint64_t mapped = ftl->dftl ? dftl_lookup(ftl, e->lpn, false, now_ns) : now_ns;
         uint32_t ppa = l2p_get(ftl, e->lpn);
         if (ppa != L2P_UNMAPPED) {
-            data_ready = nand_read(ftl, ppa_lun(ftl, ppa), mapped);
+            data_ready = nand_read_lat(ftl, ppa_lun(ftl, ppa), mapped, page_read_lat(ftl, ppa));
             ftl->ctr.buf_fill_reads++;
         }
     }

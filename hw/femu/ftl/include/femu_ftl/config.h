@@ -56,6 +56,12 @@ enum ftl_gc_unit {
     FTL_GC_UNIT_BLOCK,
 };
 
+/* slc_cache: what a host write does when the SLC cache has no room (docs/ftl.md). */
+enum ftl_slc_when_full {
+    FTL_SLC_DIRECT,     /* straight to the placement's write pointer at pg_wr_lat: the cliff */
+    FTL_SLC_FOLD,       /* fold the oldest SLC unit first, then write to the cache */
+};
+
 /* How logical pages map to physical ones. */
 enum ftl_mapping {
     FTL_MAPPING_PAGE,   /* the whole page map in RAM, as FEMU */
@@ -115,6 +121,15 @@ struct ftl_config {
                                  * 0: zone_cap rounded up to a power of two */
     uint64_t max_open;          /* open zones at most (0: no limit) */
     uint64_t max_active;        /* open + closed zones at most (0: no limit) */
+    /* media: bits per cell (1-4; 0 = not stated) and SLC-mode latencies, ns (0 = not given) */
+    uint64_t cell_bits;
+    uint64_t slc_pg_rd_lat, slc_pg_wr_lat, slc_blk_er_lat;
+    /* pseudo-SLC write cache (docs/ftl.md): host pages go to units used in SLC mode while
+     * it has room, and are folded into normal units later */
+    uint64_t slc_cache;         /* 0 or 1 (text: off/on) */
+    uint64_t slc_static_units;  /* GC units always usable in SLC mode */
+    uint64_t slc_dynamic_pcent; /* percent of the free user space usable in SLC mode */
+    enum ftl_slc_when_full slc_when_full;
 };
 
 /* Derived geometry. A line is block index b taken across every LUN of every channel. */
@@ -152,6 +167,13 @@ struct ftl_geometry {
     uint64_t zone_sectors;          /* zone_size / secsz */
     uint64_t zone_cap_sectors;      /* zone_cap / secsz */
     uint64_t zoned_sectors;         /* zones * zone_sectors: the zoned namespace */
+    /* slc_cache=on (zeros otherwise): a unit in SLC mode programs the first
+     * slc_pgs_per_blk = pgs_per_blk / cell_bits pages of each of its blocks, so it holds
+     * slc_pgs_per_unit pages; slc_reserved_units is what the cache takes from the
+     * over-provisioning for good (its open unit and the static units) */
+    uint64_t slc_pgs_per_blk;
+    uint64_t slc_pgs_per_unit;
+    uint64_t slc_reserved_units;
 };
 
 /* FEMU's defaults: 16 GiB raw, 12288 MiB logical. */
@@ -225,6 +247,7 @@ const char *ftl_mapping_name(enum ftl_mapping mapping);
 const char *ftl_gc_unit_name(enum ftl_gc_unit unit);
 const char *ftl_gc_scope_name(enum ftl_gc_scope scope);
 const char *ftl_ruh_type_name(enum ftl_ruh_type type);
+const char *ftl_slc_when_full_name(enum ftl_slc_when_full when);
 
 #ifdef __cplusplus
 }

@@ -117,6 +117,15 @@ int ftl_format(struct ftl *ftl, const struct ftl_io *io, bool erase, uint64_t *d
  */
 int ftl_background_gc(struct ftl *ftl, uint64_t now_ns);
 
+/*
+ * slc_cache=on: fold pages of the oldest closed SLC units into normal units on flash time
+ * that was idle before now_ns (each operation starts only on LUNs idle before now_ns, at
+ * their idle time: a drive folding while the host is idle), as long as closed SLC units
+ * and idle time remain. The engine calls it before each request and ftl_background_gc
+ * after. Returns the pages folded; 0, doing nothing, with slc_cache=off.
+ */
+int ftl_background_fold(struct ftl *ftl, uint64_t now_ns);
+
 /* Cumulative counters; per-interval values are differences of two snapshots. */
 #define FTL_MAX_WRITE_POINTERS 16
 
@@ -173,6 +182,12 @@ struct ftl_counters {
      * Reclaim Unit Handle Update or by fdp_ru_time_limit_s, and the pages they left
      * unwritten */
     uint64_t fdp_ru_updates, fdp_ru_time_limits, fdp_unwritten_pages;
+    /* slc_cache=on (docs/ftl.md): host pages the cache absorbed (programmed in SLC mode),
+     * host pages written past it to a normal unit while it was full (the write cliff),
+     * pages folded from SLC units into normal ones (each an SLC read and a program), the
+     * blocks erased by folding, and the SLC units a host write had to fold (foreground) */
+    uint64_t slc_host_pages, slc_direct_pages, slc_folded_pages, slc_fold_erases;
+    uint64_t slc_fg_fold_units;
 };
 
 /*
@@ -199,6 +214,9 @@ struct ftl_gauges {
     uint64_t valid_pages;       /* mapped physical pages */
     uint64_t free_pages;        /* pages in free lines plus unwritten pages of open lines */
     uint64_t max_written_lpn_plus_one;  /* 0 when nothing was ever written */
+    /* slc_cache=on (0 otherwise): the cache's capacity now, the units its rule allows
+     * times the pages of an SLC unit, and the valid pages in SLC units */
+    uint64_t slc_cap_pages, slc_used_pages;
 };
 
 void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out);
