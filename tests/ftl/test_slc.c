@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "femu_ftl/state.h"
 #include "flash/geometry.h"
@@ -19,7 +20,6 @@
 #include "map/page_map.h"
 #include "ftl_state_test_util.h"
 #include "ftl_test_util.h"
-#include "temp_file.h"
 
 #define MS 1000000ull
 #define SLC_RD 30000ull
@@ -193,6 +193,90 @@ static void test_when_full_fold(void)
     ftl_destroy(ftl);
 }
 
+/* One step of the mixed workload: a write of 1-4 pages (mostly into a hot eighth, so
+ * pages are overwritten and GC has victims), a read, or a trim; the background step after
+ * it; then a gap, sometimes long enough to fold. */
+static void mixed_step(struct ftl *ftl, uint64_t *rng, uint64_t *now, uint64_t *bad_rc)
+{
+    uint64_t pages = ftl->geo.logical_pages, r = next_rand(rng);
+    uint64_t len = 1 + r % 4;
+    uint64_t lpn = r % 8 < 6 ? next_rand(rng) % (pages / 8) : next_rand(rng) % pages;
+    if (lpn + len > pages) {
+        lpn = pages - len;
+    }
+    struct ftl_io io = page_io(ftl, *now, lpn, len, 0);
+    uint64_t done, kind = next_rand(rng) % 16;
+    ftl_background_fold(ftl, *now);     /* the idle time before it, as the engine does */
+    int rc = kind < 11 ? ftl_write(ftl, &io, &done) :
+             kind < 14 ? ftl_read(ftl, &io, &done) : ftl_trim(ftl, &io, &done);
+    *bad_rc += rc != FTL_OK;
+    ftl_background_gc(ftl, *now);
+    *now += next_rand(rng) % 64 == 0 ? 100 * MS : 100000 + next_rand(rng) % 400000;
+}
+
+/*
+ * 5. A random mixed workload (overwrites, trims, reads, idle gaps) on a device filled to
+ * 90%, GC only at the foreground threshold, so foreground GC, foreground and background
+ * folding all run: ftl_check is clean
+ * after every step. Halfway a state file is saved, restored into a fresh FTL, and both run
+ * the rest: they end alike (1 LUN, saved when it is idle: the restore spends no idle time
+ * before it, and neither does the original at that instant).
+ */
+static void test_random_consistent(void)
+{
+    struct ftl_config cfg = tlc_config(1, 40);
+    cfg.gc_thres_pcent = 90;    /* GC only at the foreground threshold: folds come first */
+    struct ftl *a = make_ftl(&cfg);
+    char err[512] = "", dir[] = "/tmp/femu-test-slc-XXXXXX", path[300];
+    uint64_t rng = 7, now = 0, bad_rc = 0, unclean = 0;
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof(path), "%s/state", dir);
+    CHECK(write_pages(a, 0, 0, a->geo.logical_pages * 9 / 10, NULL) == FTL_OK);
+    /* save with closed SLC units, so the file carries the FIFO */
+    for (int i = 0; i < 3000 || (a->slc_count == 0 && i < 6000); i++) {
+        mixed_step(a, &rng, &now, &bad_rc);
+        unclean += ftl_check(a, err, sizeof(err)) != 0;
+    }
+    now = idle_time(a);
+    uint64_t saved_units = a->slc_count;
+    CHECK(ftl_state_save_file(a, path, "test", now, err, sizeof(err)) == 0);
+    struct ftl *b = load_or_null(&cfg, path, now, err, sizeof(err));
+    if (!check_record(b != NULL, __FILE__, __LINE__, "restore")) {
+        fprintf(stderr, "    %s\n", err);
+        return;
+    }
+    uint64_t rng_b = rng, now_b = now, bad_b = 0;
+    for (int i = 0; i < 3000; i++) {
+        mixed_step(a, &rng, &now, &bad_rc);
+        mixed_step(b, &rng_b, &now_b, &bad_b);
+        unclean += ftl_check(a, err, sizeof(err)) != 0;
+        unclean += ftl_check(b, err, sizeof(err)) != 0;
+    }
+    CHECK_EQ_U64(bad_rc, 0);
+    CHECK_EQ_U64(bad_b, 0);
+    CHECK_EQ_U64(unclean, 0);
+    if (unclean) {
+        fprintf(stderr, "    %s\n", err);
+    }
+    check_core_same(a, b, "slc round trip");
+    CHECK_EQ_U64(a->lun_avail_ns[0], b->lun_avail_ns[0]);
+    struct ftl_counters c = counters(a);
+    /* every mechanism ran (some units folded in the background), and the file carried
+     * closed SLC units */
+    CHECK(c.slc_host_pages > 0 && c.slc_direct_pages > 0 && c.gc_runs > 0);
+    CHECK(c.slc_fg_fold_units > 0 && c.slc_fold_erases > c.slc_fg_fold_units);
+    CHECK(saved_units > 0);
+    fprintf(stderr, "random: %llu cached, %llu direct, %llu folded (%llu units in the "
+            "foreground), %llu GC runs, %llu units closed at the save\n",
+            (unsigned long long)c.slc_host_pages, (unsigned long long)c.slc_direct_pages,
+            (unsigned long long)c.slc_folded_pages, (unsigned long long)c.slc_fg_fold_units,
+            (unsigned long long)c.gc_runs, (unsigned long long)saved_units);
+    ftl_destroy(a);
+    ftl_destroy(b);
+    remove(path);
+    remove(dir);
+}
+
 /* 6. What the cache needs and supports: one line naming the key. */
 static void test_bad_input(void)
 {
@@ -252,6 +336,7 @@ int main(void)
     test_idle_refill();
     test_dynamic_rule();
     test_when_full_fold();
+    test_random_consistent();
     test_bad_input();
     return check_summary();
 }

@@ -234,11 +234,11 @@ static void put32(unsigned char *p, uint32_t v)
     }
 }
 
-/* FLIN: line 3's heap_pos (each record 42 bytes after the u32 version). */
+/* FLIN: line 3's heap_pos (each record 43 bytes after the u32 version: layout 3). */
 static void bad_heap_pos(unsigned char *payload, uint64_t len)
 {
     (void)len;
-    put32(payload + 4 + 3 * 42 + 8, 99999);
+    put32(payload + 4 + 3 * 43 + 8, 99999);
 }
 
 /* FQUE: the first free ring entry names a line that does not exist. */

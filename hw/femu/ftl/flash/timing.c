@@ -141,6 +141,19 @@ static inline uint64_t lun_start(struct ftl *ftl, uint32_t lun, uint64_t start_n
     return idle;
 }
 
+void timing_restart(struct ftl *ftl, uint64_t now_ns)
+{
+    for (uint32_t lun = 0; lun < ftl->luns; lun++) {
+        if (ftl->lun_avail_ns[lun] < now_ns) {
+            busy_gap(ftl, lun, ftl->lun_avail_ns[lun], now_ns);
+            ftl->lun_avail_ns[lun] = now_ns;
+        }
+    }
+    for (uint32_t ch = 0; ch < ftl->nchs; ch++) {
+        ftl->ch_avail_ns[ch] = max_u64(ftl->ch_avail_ns[ch], now_ns);
+    }
+}
+
 uint64_t nand_read_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t lat)
 {
     uint64_t start = lun_start(ftl, lun, start_ns);

@@ -28,6 +28,10 @@ uint64_t nand_program_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint
 uint64_t nand_erase_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t lat);
 /* Copyback: sense into the LUN's register and program from it, no channel transfer. */
 uint64_t nand_copyback(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
+/* The flash starts (again) at now_ns, a restore's time: every LUN and channel idle from
+ * then, none before, so no idle time before the restore is spent (background folding
+ * only uses idle time a LUN had). */
+void timing_restart(struct ftl *ftl, uint64_t now_ns);
 void busy_free(struct ftl *ftl);
 size_t busy_metadata_bytes(const struct ftl *ftl);
 

@@ -7,6 +7,7 @@
 #include "femu_ftl/state.h"
 
 #include "femu_ftl/error.h"
+#include "flash/timing.h"
 #include "state_codec.h"
 #include "flash/ftl_handle.h"
 #include "state/ftl_state_section.h"
@@ -68,6 +69,7 @@ int ftl_state_load(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
     if (ftl_check(ftl, what, sizeof(what))) {
         return ftl_error(err, errlen, "%s: inconsistent state: %s", path, what);
     }
+    timing_restart(ftl, now_ns);    /* the flash idles from the restore on, not before */
     return 0;
 }
 

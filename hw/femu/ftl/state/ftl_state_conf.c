@@ -26,10 +26,27 @@ bool ftl_state_key_may_differ(const char *key)
         "pg_rd_lat", "pg_wr_lat", "blk_er_lat", "ch_xfer_lat", "buf_wr_lat",
         "read_uncor_ppm", "gc_policy", "gc_dchoice_d", "gc_thres_pcent",
         "gc_thres_pcent_high", "hot_threshold", "gc_scope", "fdp_ru_time_limit_s",
+        "slc_pg_rd_lat", "slc_pg_wr_lat", "slc_blk_er_lat",
     };
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         if (strcmp(key, keys[i]) == 0) {
             return true;
+        }
+    }
+    return false;
+}
+
+/* Keys newer than the state files of layout version 2: such a file may lack them when
+ * this device runs without the SLC cache, which is what the older build modelled. */
+static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
+{
+    static const char *const keys[] = {
+        "cell_bits", "slc_pg_rd_lat", "slc_pg_wr_lat", "slc_blk_er_lat", "slc_cache",
+        "slc_static_units", "slc_dynamic_pcent", "slc_when_full",
+    };
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        if (strcmp(key, keys[i]) == 0) {
+            return !cfg->slc_cache;
         }
     }
     return false;
@@ -158,7 +175,7 @@ int ftl_state_check_config(struct state_reader *r, const struct ftl_config *cfg,
         }
     }
     for (size_t i = 0; rc == 0 && i < nkeys; i++) {
-        if (!seen[i]) {
+        if (!seen[i] && !key_may_be_missing(cfg, ftl_config_key(i))) {
             snprintf(err, errlen, "%s: recorded without %s (another build's state)", path,
                      ftl_config_key(i));
             rc = -1;

@@ -7,6 +7,7 @@
 
 #include "state/ftl_state_section.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,11 @@
 _Static_assert(sizeof(struct ftl_counters) == NCOUNTERS * sizeof(uint64_t),
                "ftl_counters holds only uint64_t fields");
 
-#define LINE_RECORD_BYTES (6 * 4 + 2 * 8 + 2)
+/* Version 2 files end the counters before the SLC cache's. */
+#define NCOUNTERS_V2 (offsetof(struct ftl_counters, slc_host_pages) / sizeof(uint64_t))
+
+#define LINE_RECORD_BYTES (6 * 4 + 2 * 8 + 2 + 1)  /* version 2: without the SLC mode byte */
+#define SLC_SCALAR_BYTES (3 * 4 + 8 + 4 * 4)     /* the SLC write pointer, FIFO, cursor */
 #define BLOCK_RECORD_BYTES (3 * 4)
 #define FDP_EVENT_BYTES (2 * 8 + 2 * 4 + 1)
 #define DEBT_OP_BYTES (3 * 4)
@@ -98,6 +103,15 @@ static int save_scalars(const struct ftl *ftl, struct state_writer *w, char *err
             state_buf_u64(&b, ftl->victim_hist[map][v]);
         }
     }
+    /* the SLC cache (version 3): the closed units' order follows their links */
+    state_buf_u32(&b, ftl->slc_wp.line);
+    state_buf_u32(&b, ftl->slc_wp.offset);
+    state_buf_u32(&b, ftl->slc_wp.next_pool);
+    state_buf_u64(&b, ftl->slc_wp.opened_ns);
+    state_buf_u32(&b, ftl->slc_head);
+    state_buf_u32(&b, ftl->slc_tail);
+    state_buf_u32(&b, ftl->slc_count);
+    state_buf_u32(&b, ftl->slc_fold_off);
     for (uint32_t i = 0; i < ftl->gc_debt_count; i++) {     /* oldest first */
         const struct gc_debt_op *op = &ftl->gc_debt[(ftl->gc_debt_head + i) %
                                                     debt_capacity(ftl)];
@@ -108,12 +122,13 @@ static int save_scalars(const struct ftl *ftl, struct state_writer *w, char *err
     return state_buf_section(&b, w, STATE_TAG_FTL_CORE, err, errlen);
 }
 
-/* The section without paced GC's debt, which ends it (DEBT_OP_BYTES an operation). */
+/* The section without paced GC's debt, which ends it (DEBT_OP_BYTES an operation), in
+ * this build's layout. */
 static uint64_t scalars_bytes(const struct ftl *ftl)
 {
     return 4 + 8 * 8 + 4 + 8 * NCOUNTERS + 2 * 8 + 2 * 4 + 8 * 8 + 5 * 4 +
            (MAP_WP + 1) * 20 + 2 * 4 + 8 + 4 + 4 + 8 + FTL_FDP_EVENT_RING * FDP_EVENT_BYTES +
-           2 * 8 * ((uint64_t)ftl->pgs_per_line + 1);
+           2 * 8 * ((uint64_t)ftl->pgs_per_line + 1) + SLC_SCALAR_BYTES;
 }
 
 static uint64_t blocks_bytes(const struct ftl *ftl)
@@ -148,15 +163,40 @@ static bool line_or_none(const struct ftl *ftl, uint32_t line)
     return line == NO_LINE || line < ftl->nunits;
 }
 
+/* The SLC cache's scalars (version 3), each held to this FTL: nothing with slc_cache=off,
+ * else indices and offsets within the units (ftl_check checks the FIFO itself). */
+static bool load_slc_scalars(struct ftl *ftl, struct state_cursor *c)
+{
+    ftl->slc_wp.line = state_cur_u32(c);
+    ftl->slc_wp.offset = state_cur_u32(c);
+    ftl->slc_wp.next_pool = state_cur_u32(c);
+    ftl->slc_wp.opened_ns = state_cur_u64(c);
+    ftl->slc_head = state_cur_u32(c);
+    ftl->slc_tail = state_cur_u32(c);
+    ftl->slc_count = state_cur_u32(c);
+    ftl->slc_fold_off = state_cur_u32(c);
+    bool any = ftl->slc_wp.line != NO_LINE || ftl->slc_head != NO_LINE ||
+               ftl->slc_tail != NO_LINE || ftl->slc_count || ftl->slc_fold_off;
+    if (!ftl->cfg.slc_cache) {
+        return !any;
+    }
+    return line_or_none(ftl, ftl->slc_wp.line) && line_or_none(ftl, ftl->slc_head) &&
+           line_or_none(ftl, ftl->slc_tail) && ftl->slc_wp.next_pool < ftl->npools &&
+           (ftl->slc_wp.line == NO_LINE || ftl->slc_wp.offset < ftl->slc_end) &&
+           ftl->slc_count <= ftl->nunits && ftl->slc_fold_off <= ftl->slc_end;
+}
+
 static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen)
 {
     const uint32_t tag = STATE_TAG_FTL_CORE;
     struct state_cursor c;
-    if (state_section_open(r, tag, 0, scalars_bytes(ftl) +
-                           DEBT_OP_BYTES * (uint64_t)debt_capacity(ftl),
-                           &c, err, errlen)) {
+    uint32_t version;
+    if (state_section_open_version(r, tag, 0, scalars_bytes(ftl) +
+                                   DEBT_OP_BYTES * (uint64_t)debt_capacity(ftl),
+                                   &c, &version, err, errlen)) {
         return -1;
     }
+    size_t ncounters = version >= 3 ? NCOUNTERS : NCOUNTERS_V2;
     struct state_buf mine = { 0 };
     put_geometry(&mine, ftl);
     bool same = !mine.failed && memcmp(c.p + c.pos, mine.p, mine.len) == 0;
@@ -166,12 +206,12 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size
         state_cursor_free(&c);
         return state_section_error(r, tag, err, errlen, "another geometry");
     }
-    if (state_cur_u32(&c) != NCOUNTERS) {
+    if (state_cur_u32(&c) != ncounters) {
         state_cursor_free(&c);
         return state_section_error(r, tag, err, errlen, "another set of counters");
     }
-    uint64_t counters[NCOUNTERS];
-    for (size_t i = 0; i < NCOUNTERS; i++) {
+    uint64_t counters[NCOUNTERS] = { 0 };   /* an older file's end before the SLC ones */
+    for (size_t i = 0; i < ncounters; i++) {
         counters[i] = state_cur_u64(&c);
     }
     memcpy(&ftl->ctr, counters, sizeof(counters));
@@ -225,6 +265,12 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size
             ftl->victim_hist[map][v] = state_cur_u64(&c);
         }
     }
+    if (version < 3) {      /* before the SLC cache: no unit in SLC mode */
+        ftl->slc_wp = (struct write_pointer){ .line = NO_LINE };
+        ftl->slc_head = ftl->slc_tail = NO_LINE;
+        ftl->slc_count = ftl->slc_fold_off = 0;
+    }
+    bool slc_ok = version < 3 || load_slc_scalars(ftl, &c);
     bool debt_ok = !c.overrun && ftl->gc_debt_count <= debt_capacity(ftl) &&
                    c.len - c.pos == DEBT_OP_BYTES * (uint64_t)ftl->gc_debt_count;
     for (uint32_t i = 0; debt_ok && i < ftl->gc_debt_count; i++) {
@@ -261,6 +307,13 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size
                                        "offset %u, pool %u) out of range", i, wp->line,
                                        wp->offset, wp->next_pool);
         }
+    }
+    if (!slc_ok) {
+        return state_section_error(r, tag, err, errlen, "the SLC cache (write pointer %u "
+                                   "offset %u, FIFO %u..%u of %u units, fold cursor %u) out "
+                                   "of range or with slc_cache=off", ftl->slc_wp.line,
+                                   ftl->slc_wp.offset, ftl->slc_head, ftl->slc_tail,
+                                   ftl->slc_count, ftl->slc_fold_off);
     }
     if (!debt_ok) {
         return state_section_error(r, tag, err, errlen, "paced GC's owed work (%u "
@@ -336,6 +389,7 @@ static int save_lines(const struct ftl *ftl, struct state_writer *w, uint64_t no
         state_buf_u64(&b, l->close_seq);
         state_buf_u8(&b, l->state);
         state_buf_u8(&b, l->wp);
+        state_buf_u8(&b, l->slc);
     }
     return state_buf_section(&b, w, STATE_TAG_FTL_LINE, err, errlen);
 }
@@ -345,11 +399,17 @@ static int load_lines(struct ftl *ftl, struct state_reader *r, uint64_t now_ns, 
 {
     const uint32_t tag = STATE_TAG_FTL_LINE;
     struct state_cursor c;
-    if (state_section_open(r, tag, lines_bytes(ftl), 0, &c, err,
-                           errlen)) {
+    uint32_t version;
+    if (state_section_open_version(r, tag, 0, lines_bytes(ftl), &c, &version, err, errlen)) {
         return -1;
     }
     int rc = 0;
+    uint32_t record = LINE_RECORD_BYTES - (version < 3);  /* version 2: no SLC mode */
+    if (c.len != 4 + (uint64_t)ftl->nunits * record) {
+        rc = state_section_error(r, tag, err, errlen, "%zu bytes, %u lines of version %u "
+                                 "take %llu", c.len, ftl->nunits, version,
+                                 (unsigned long long)(4 + (uint64_t)ftl->nunits * record));
+    }
     uint32_t heap_room = ftl->pool_cap ? ftl->pool_cap : 1;
     for (uint32_t i = 0; i < ftl->nunits && rc == 0; i++) {
         struct line *l = &ftl->lines[i];
@@ -364,14 +424,17 @@ static int load_lines(struct ftl *ftl, struct state_reader *r, uint64_t now_ns, 
         l->close_seq = state_cur_u64(&c);
         l->state = state_cur_u8(&c);
         l->wp = state_cur_u8(&c);
+        uint8_t slc = version >= 3 ? state_cur_u8(&c) : 0;
+        l->slc = slc == 1;
         if (l->capacity != capacity) {
             rc = state_section_error(r, tag, err, errlen, "line %u capacity %u, its good "
                                      "blocks hold %u", i, l->capacity, capacity);
-        } else if (l->state > LINE_DEAD || l->wp > MAP_WP || l->heap_pos >= heap_room ||
-                   !line_or_none(ftl, l->prev) || !line_or_none(ftl, l->next)) {
+        } else if (l->state > LINE_SLC || l->wp > MAP_WP || l->heap_pos >= heap_room ||
+                   !line_or_none(ftl, l->prev) || !line_or_none(ftl, l->next) || slc > 1 ||
+                   (slc && !ftl->cfg.slc_cache)) {
             rc = state_section_error(r, tag, err, errlen, "line %u (state %u, write pointer "
-                                     "%u, heap_pos %u, links %u/%u) out of range", i,
-                                     l->state, l->wp, l->heap_pos, l->prev, l->next);
+                                     "%u, heap_pos %u, links %u/%u, SLC %u) out of range", i,
+                                     l->state, l->wp, l->heap_pos, l->prev, l->next, slc);
         }
     }
     state_cursor_free(&c);

@@ -26,8 +26,11 @@
 #define STATE_TAG_FTL_DFTL STATE_TAG('D', 'F', 'T', 'L')   /* the CMT (mapping=dftl) */
 #define STATE_TAG_FTL_WBUF STATE_TAG('W', 'B', 'U', 'F')   /* buffered pages */
 
-/* Version of each section's own layout (its first u32). */
-#define FTL_STATE_SECTION_VERSION 2u
+/* Version of each section's own layout (its first u32). 3 added the SLC cache (FCOR: its
+ * counters, write pointer, FIFO and fold cursor; FLIN: each unit's SLC mode); a version 2
+ * file still loads, its units all normal. Other sections are the same in both. */
+#define FTL_STATE_SECTION_VERSION 3u
+#define FTL_STATE_SECTION_VERSION_OLDEST 2u
 
 /*
  * Each part's sections and the most bytes each can hold in this FTL (femu_ftl/state.h's
@@ -89,6 +92,10 @@ static inline uint64_t state_time_rebase(uint64_t now_ns, uint64_t age)
  * first u32, checked: -1 with a reason, and nothing to free, when either is wrong. */
 int state_section_open(struct state_reader *r, uint32_t tag, uint64_t expected, uint64_t max,
                        struct state_cursor *c, char *err, size_t errlen);
+/* The same, with the layout version read into *version (oldest to current). */
+int state_section_open_version(struct state_reader *r, uint32_t tag, uint64_t expected,
+                               uint64_t max, struct state_cursor *c, uint32_t *version,
+                               char *err, size_t errlen);
 
 /* "PATH: section TAG: " + message, always -1. */
 int state_section_error(struct state_reader *r, uint32_t tag, char *err, size_t errlen,
