@@ -82,6 +82,41 @@ static void json_victims(FILE *f, const struct ftl *ftl, bool map)
     fputc(']', f);
 }
 
+/* The SLC cache's counters of the phase and its size at the end (slc_cache=on only). */
+static void print_slc_counters(FILE *f, const struct ftl *ftl, const struct sim_phase_result *m)
+{
+#define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
+    struct ftl_gauges g;
+    if (!ftl_config_of(ftl)->slc_cache) {
+        return;
+    }
+    ftl_get_gauges(ftl, &g);
+    fprintf(f, "SLC cache: %llu host pages absorbed, %llu written direct (cache full), "
+            "%llu folded (%llu blocks erased, %llu units folded in the foreground)\n",
+            DELTA(slc_host_pages), DELTA(slc_direct_pages), DELTA(slc_folded_pages),
+            DELTA(slc_fold_erases), DELTA(slc_fg_fold_units));
+    fprintf(f, "SLC cache size: %llu pages, %llu in use\n",
+            (unsigned long long)g.slc_cap_pages, (unsigned long long)g.slc_used_pages);
+#undef DELTA
+}
+
+static void json_slc_counters(FILE *f, const struct ftl *ftl, const struct sim_phase_result *m)
+{
+#define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
+    struct ftl_gauges g;
+    if (!ftl_config_of(ftl)->slc_cache) {
+        return;
+    }
+    ftl_get_gauges(ftl, &g);
+    fprintf(f, "  \"slc_host_pages\": %llu,\n  \"slc_direct_pages\": %llu,\n"
+            "  \"slc_folded_pages\": %llu,\n  \"slc_fold_erases\": %llu,\n"
+            "  \"slc_fg_fold_units\": %llu,\n  \"slc_cap_pages\": %llu,\n"
+            "  \"slc_used_pages\": %llu,\n", DELTA(slc_host_pages), DELTA(slc_direct_pages),
+            DELTA(slc_folded_pages), DELTA(slc_fold_erases), DELTA(slc_fg_fold_units),
+            (unsigned long long)g.slc_cap_pages, (unsigned long long)g.slc_used_pages);
+#undef DELTA
+}
+
 /* Mapping, write buffer, fallback and victim counters of the phase. */
 static void json_issue15_counters(FILE *f, const struct ftl *ftl,
                                   const struct sim_phase_result *m)
@@ -262,6 +297,7 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
             DELTA(format_cmds), DELTA(format_erased_blocks));
     json_wear(f, ftl);
     json_issue15_counters(f, ftl, m);
+    json_slc_counters(f, ftl, m);
     json_zns_counters(f, m);
     summary_json_placement(f, ftl, m);
 #undef DELTA
@@ -302,6 +338,7 @@ static void print_issue15_counters(FILE *f, const struct ftl *ftl,
             mean_of(RAW(gc_victim_valid_pages), RAW(gc_runs) + RAW(fallback_lines)),
             mean_of(RAW(map_gc_victim_valid_pages), RAW(map_gc_runs)));
     summary_print_placement(f, ftl, m);
+    print_slc_counters(f, ftl, m);
     fprintf(f, "WAF: %.4f (all flash programs / host pages)\n", phase_waf(m));
 #undef RAW
 #undef DELTA

@@ -60,6 +60,13 @@ static bool is_zoned(const struct ftl_stats_writer *w)
     return ftl_zone_count(w->ftl) > 0;
 }
 
+/* The SLC cache's columns end stats.csv only when it is on: files of runs without it
+ * stay as they were. */
+static bool has_slc_cache(const struct ftl_stats_writer *w)
+{
+    return ftl_config_of(w->ftl)->slc_cache != 0;
+}
+
 static void write_headers(struct ftl_stats_writer *w)
 {
     fputs("time,read,write\n", w->files[FILE_IOPS]);
@@ -84,7 +91,12 @@ static void write_headers(struct ftl_stats_writer *w)
     fputs(",map_reads,map_writes,map_gc_runs,map_gc_moved_pages,cmt_hits,cmt_misses,"
           "cmt_hit_rate,buf_read_hits,buf_absorbed_sectors,buf_flushed_pages,buf_fill_reads,"
           "fallback_runs,fallback_pages,gc_victim_valid_pages,map_gc_victim_valid_pages,"
-          "cmt_writebacks,gc_map_updates\n", f);
+          "cmt_writebacks,gc_map_updates", f);
+    if (has_slc_cache(w)) {
+        fputs(",slc_host_pages,slc_direct_pages,slc_folded_pages,slc_fold_erases,"
+              "slc_fg_fold_units,slc_cap_pages,slc_used_pages", f);
+    }
+    fputc('\n', f);
     fputs("valid_pages,data_victims,map_victims\n", w->files[FILE_VICTIMS]);
     fputs("time_s,interval_s,NAND_read,NAND_write,NAND_cpbk,copy_cmds,copy_pages,"
           "zone_resets,zone_finishes,zone_appends,zone_writes,zone_reads,zone_write_pages,"
@@ -226,10 +238,17 @@ static void write_stats_row(struct ftl_stats_writer *w, const struct interval *i
         fprintf(f, "%.4f", (double)(b->cmt_hits - a->cmt_hits) /
                            (double)(b->cmt_hits + b->cmt_misses - a->cmt_hits - a->cmt_misses));
     }
-    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", D(buf_read_hits),
+    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu", D(buf_read_hits),
             D(buf_absorbed_sectors), D(buf_flushed_pages), D(buf_fill_reads), D(fallback_runs),
             D(fallback_pages), D(gc_victim_valid_pages), D(map_gc_victim_valid_pages),
             D(cmt_writebacks), D(gc_map_updates));
+    if (has_slc_cache(w)) {
+        fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu", D(slc_host_pages),
+                D(slc_direct_pages), D(slc_folded_pages), D(slc_fold_erases),
+                D(slc_fg_fold_units), (unsigned long long)g.slc_cap_pages,
+                (unsigned long long)g.slc_used_pages);
+    }
+    fputc('\n', f);
 #undef D
 }
 
