@@ -6,7 +6,9 @@
  * victim heap is a heap; pages of bad blocks are never programmed; the wear figures match
  * the erase counts; dftl's directory and CMT and the write buffer are consistent; the
  * zone state machine is, and the zones' flash record stays within their capacity on
- * blocks that hold no conventional page.
+ * blocks that hold no conventional page; SLC units (slc_cache) hold exactly their SLC
+ * pages when closed, sit in the SLC FIFO in close order, and none of the oldest one's
+ * pages before the fold cursor is valid.
  */
 #include "femu_ftl/ftl.h"
 

@@ -222,7 +222,7 @@ struct ftl_gauges {
 void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out);
 /*
  * Write amplification between two snapshots: every flash page program (host data, GC,
- * translation pages, map GC, defragmenting fallback) / host pages written. false (and
+ * translation pages, map GC, defragmenting fallback, SLC folds) / host pages written. false (and
  * *waf untouched) when the host wrote no page: WAF undefined. Without a write buffer or
  * dftl this is FEMU's (host + GC page programs) / host page programs. Copy (both
  * namespaces): its destination pages count as host pages (copy_pages) and its programs
