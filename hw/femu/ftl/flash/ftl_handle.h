@@ -33,7 +33,9 @@ struct line {
     uint32_t prev, next;    /* LINE_FULL: full-list neighbours (NO_LINE at the ends) */
     uint32_t capacity;      /* pages of its good blocks: pgs_per_line without bad blocks */
     uint64_t written_ns;    /* closed lines: when the last page was programmed (the
-                             * caller's time), the age cost-benefit GC weighs */
+                             * caller's time), the age cost-benefit GC weighs; after a
+                             * restore it may lie before the clock's 0 (wrapped), so
+                             * it is compared by signed difference */
     uint64_t close_seq;     /* closed lines: close order, 1 first (fifo GC) */
     uint8_t state;          /* enum line_state */
     uint8_t wp;             /* write pointer that opened the line (stream GC re-writes) */
