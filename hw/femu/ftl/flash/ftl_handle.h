@@ -161,6 +161,11 @@ struct ftl {
     struct wbuf *wbuf;          /* write_buffer_sectors > 0, else NULL */
     struct zns *zns;            /* zoned=1, else NULL */
     uint64_t *victim_hist[2];   /* [pgs_per_line + 1] victims by valid pages: data, map */
+    /* read_retry.c: when each block ([blocks]) got its first page since its erase, and
+     * host page reads by age class (expected steps, whole) x steps taken, each
+     * [read_retry_max + 1] */
+    uint64_t *block_programmed_ns;
+    uint64_t *retry_hist;
 
     /* placement=fdp (place/fdp.c): events not yet taken, a ring from fdp_event_head */
     struct ftl_fdp_event fdp_events[FTL_FDP_EVENT_RING];

@@ -143,8 +143,13 @@ static inline uint64_t lun_start(struct ftl *ftl, uint32_t lun, uint64_t start_n
 
 uint64_t nand_read(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
 {
+    return nand_read_sensing(ftl, lun, start_ns, ftl->cfg.pg_rd_lat);
+}
+
+uint64_t nand_read_sensing(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t sense_ns)
+{
     uint64_t start = lun_start(ftl, lun, start_ns);
-    uint64_t t = start + ftl->cfg.pg_rd_lat;
+    uint64_t t = start + sense_ns;
     if (ftl->cfg.ch_xfer_lat) {
         t = channel_transfer(ftl, lun, t);
     }

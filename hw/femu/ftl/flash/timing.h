@@ -19,6 +19,8 @@ struct lun_busy {
 
 /* Each returns the operation's end time. */
 uint64_t nand_read(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
+/* A read whose sensing takes sense_ns (retries: more than pg_rd_lat), then the channel. */
+uint64_t nand_read_sensing(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t sense_ns);
 uint64_t nand_program(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
 uint64_t nand_erase(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
 /* Copyback: sense into the LUN's register and program from it, no channel transfer. */

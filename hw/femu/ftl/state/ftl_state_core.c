@@ -1,6 +1,7 @@
 /*
  * The page-mapped FTL's own state apart from the maps: scalars, counters, write pointers
- * and paced GC (FCOR), blocks (FBLK), lines (FLIN), free rings and victim heaps (FQUE).
+ * and paced GC (FCOR), blocks with their first program's time and the read-retry
+ * histogram (FBLK), lines (FLIN), free rings and victim heaps (FQUE).
  * Lists keep their order: the free rings from their heads, the heaps in array order (the
  * exact victim order), the full list through the lines' links.
  */
@@ -20,7 +21,7 @@ _Static_assert(sizeof(struct ftl_counters) == NCOUNTERS * sizeof(uint64_t),
                "ftl_counters holds only uint64_t fields");
 
 #define LINE_RECORD_BYTES (6 * 4 + 2 * 8 + 2)
-#define BLOCK_RECORD_BYTES (3 * 4)
+#define BLOCK_RECORD_BYTES (3 * 4 + 8)
 #define FDP_EVENT_BYTES (2 * 8 + 2 * 4 + 1)
 #define DEBT_OP_BYTES (3 * 4)
 
@@ -119,7 +120,8 @@ static uint64_t scalars_bytes(const struct ftl *ftl)
 static uint64_t blocks_bytes(const struct ftl *ftl)
 {
     uint64_t nblocks = ftl->geo.blocks, words = (nblocks + 63) / 64;
-    return 4 + nblocks * BLOCK_RECORD_BYTES + words * 8;
+    uint64_t hist = (ftl->cfg.read_retry_max + 1) * (ftl->cfg.read_retry_max + 1);
+    return 4 + nblocks * BLOCK_RECORD_BYTES + words * 8 + hist * 8;
 }
 
 static uint64_t lines_bytes(const struct ftl *ftl)
@@ -275,8 +277,8 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size
 
 /* ---- FBLK ---- */
 
-static int save_blocks(const struct ftl *ftl, struct state_writer *w, char *err,
-                       size_t errlen)
+static int save_blocks(const struct ftl *ftl, struct state_writer *w, uint64_t now_ns,
+                       char *err, size_t errlen)
 {
     struct state_buf b = { 0 };
     state_buf_u32(&b, FTL_STATE_SECTION_VERSION);
@@ -284,14 +286,21 @@ static int save_blocks(const struct ftl *ftl, struct state_writer *w, char *err,
         state_buf_u32(&b, ftl->blocks[i].valid);
         state_buf_u32(&b, ftl->blocks[i].invalid);
         state_buf_u32(&b, ftl->blocks[i].erase_count);
+        state_buf_u64(&b, state_time_age(now_ns, ftl->block_programmed_ns[i]));
     }
     for (uint64_t i = 0; i < (ftl->geo.blocks + 63) / 64; i++) {
         state_buf_u64(&b, ftl->bad_bits[i]);
     }
+    size_t n;
+    const uint64_t *hist = ftl_read_retry_histogram(ftl, &n);
+    for (size_t i = 0; i < n * n; i++) {
+        state_buf_u64(&b, hist[i]);
+    }
     return state_buf_section(&b, w, STATE_TAG_FTL_BLKS, err, errlen);
 }
 
-static int load_blocks(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen)
+static int load_blocks(struct ftl *ftl, struct state_reader *r, uint64_t now_ns, char *err,
+                       size_t errlen)
 {
     const uint32_t tag = STATE_TAG_FTL_BLKS;
     uint64_t nblocks = ftl->geo.blocks, words = (nblocks + 63) / 64;
@@ -303,6 +312,7 @@ static int load_blocks(struct ftl *ftl, struct state_reader *r, char *err, size_
         ftl->blocks[i].valid = state_cur_u32(&c);
         ftl->blocks[i].invalid = state_cur_u32(&c);
         ftl->blocks[i].erase_count = state_cur_u32(&c);
+        ftl->block_programmed_ns[i] = state_time_rebase(now_ns, state_cur_u64(&c));
     }
     int rc = 0;
     for (uint64_t i = 0; i < words && rc == 0; i++) {
@@ -312,6 +322,11 @@ static int load_blocks(struct ftl *ftl, struct state_reader *r, char *err, size_
                                      "those fault_seed gives", (unsigned long long)(i * 64),
                                      (unsigned long long)(i * 64 + 63));
         }
+    }
+    /* counts: any value is a count; the size was checked with the section's */
+    uint64_t hist = (ftl->cfg.read_retry_max + 1) * (ftl->cfg.read_retry_max + 1);
+    for (uint64_t i = 0; i < hist; i++) {
+        ftl->retry_hist[i] = state_cur_u64(&c);
     }
     state_cursor_free(&c);
     return rc;
@@ -458,7 +473,7 @@ static int load_queues(struct ftl *ftl, struct state_reader *r, char *err, size_
 int ftl_state_save_core(const struct ftl *ftl, struct state_writer *w, uint64_t now_ns,
                         char *err, size_t errlen)
 {
-    if (save_scalars(ftl, w, err, errlen) || save_blocks(ftl, w, err, errlen) ||
+    if (save_scalars(ftl, w, err, errlen) || save_blocks(ftl, w, now_ns, err, errlen) ||
         save_lines(ftl, w, now_ns, err, errlen) || save_queues(ftl, w, err, errlen)) {
         return -1;
     }
@@ -468,7 +483,7 @@ int ftl_state_save_core(const struct ftl *ftl, struct state_writer *w, uint64_t 
 int ftl_state_load_core(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
                         char *err, size_t errlen)
 {
-    if (load_scalars(ftl, r, err, errlen) || load_blocks(ftl, r, err, errlen) ||
+    if (load_scalars(ftl, r, err, errlen) || load_blocks(ftl, r, now_ns, err, errlen) ||
         load_lines(ftl, r, now_ns, err, errlen) || load_queues(ftl, r, err, errlen)) {
         return -1;
     }

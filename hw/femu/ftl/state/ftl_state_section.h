@@ -27,7 +27,7 @@
 #define STATE_TAG_FTL_WBUF STATE_TAG('W', 'B', 'U', 'F')   /* buffered pages */
 
 /* Version of each section's own layout (its first u32). */
-#define FTL_STATE_SECTION_VERSION 2u
+#define FTL_STATE_SECTION_VERSION 3u
 
 /*
  * Each part's sections and the most bytes each can hold in this FTL (femu_ftl/state.h's
