@@ -58,7 +58,8 @@ uint32_t read_retry_steps(struct ftl *ftl, uint32_t ppa, uint64_t now_ns)
     uint32_t unit = ppa_line(ftl, ppa);
     uint64_t index = unit_block_index(ftl, unit, ppa_lun(ftl, ppa));
     uint64_t programmed = ftl->block_programmed_ns[index];
-    uint64_t age = now_ns > programmed ? now_ns - programmed : 0;
+    /* the signed difference: a restored block may date from before the clock's 0 */
+    uint64_t age = (int64_t)(now_ns - programmed) > 0 ? now_ns - programmed : 0;
     uint64_t x = read_retry_expected(cfg, ftl->blocks[index].erase_count, age);
     uint64_t steps = x / FIXED_ONE;
     uint64_t frac = x % FIXED_ONE;

@@ -40,8 +40,8 @@ static void put_geometry(struct state_buf *b, const struct ftl *ftl)
     state_buf_u64(b, ftl->nwps);
 }
 
-static int save_scalars(const struct ftl *ftl, struct state_writer *w, char *err,
-                        size_t errlen)
+static int save_scalars(const struct ftl *ftl, struct state_writer *w, uint64_t now_ns,
+                        char *err, size_t errlen)
 {
     struct state_buf b = { 0 };
     uint64_t counters[NCOUNTERS];
@@ -74,7 +74,7 @@ static int save_scalars(const struct ftl *ftl, struct state_writer *w, char *err
         state_buf_u32(&b, ftl->wps[i].line);
         state_buf_u32(&b, ftl->wps[i].offset);
         state_buf_u32(&b, ftl->wps[i].next_pool);
-        state_buf_u64(&b, ftl->wps[i].opened_ns);
+        state_buf_u64(&b, state_time_age(now_ns, ftl->wps[i].opened_ns));
     }
     /* paced GC's debt */
     state_buf_u32(&b, ftl->gc_rate_valid);
@@ -88,7 +88,7 @@ static int save_scalars(const struct ftl *ftl, struct state_writer *w, char *err
         const struct ftl_fdp_event *e =
             &ftl->fdp_events[(ftl->fdp_event_head + i) % FTL_FDP_EVENT_RING];
         bool used = i < ftl->fdp_event_count;
-        state_buf_u64(&b, used ? e->time_ns : 0);
+        state_buf_u64(&b, used ? state_time_age(now_ns, e->time_ns) : 0);
         state_buf_u64(&b, used ? e->unwritten_pages : 0);
         state_buf_u32(&b, used ? e->ruh : 0);
         state_buf_u32(&b, used ? e->ru : 0);
@@ -150,7 +150,8 @@ static bool line_or_none(const struct ftl *ftl, uint32_t line)
     return line == NO_LINE || line < ftl->nunits;
 }
 
-static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen)
+static int load_scalars(struct ftl *ftl, struct state_reader *r, uint64_t now_ns, char *err,
+                        size_t errlen)
 {
     const uint32_t tag = STATE_TAG_FTL_CORE;
     struct state_cursor c;
@@ -198,7 +199,7 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size
         ftl->wps[i].line = state_cur_u32(&c);
         ftl->wps[i].offset = state_cur_u32(&c);
         ftl->wps[i].next_pool = state_cur_u32(&c);
-        ftl->wps[i].opened_ns = state_cur_u64(&c);
+        ftl->wps[i].opened_ns = state_time_rebase(now_ns, state_cur_u64(&c));
     }
     ftl->gc_rate_valid = state_cur_u32(&c);
     ftl->gc_rate_invalid = state_cur_u32(&c);
@@ -212,7 +213,7 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size
     bool events_ok = ftl->fdp_event_count <= FTL_FDP_EVENT_RING;
     for (uint32_t i = 0; i < FTL_FDP_EVENT_RING; i++) {
         struct ftl_fdp_event *e = &ftl->fdp_events[i];
-        e->time_ns = state_cur_u64(&c);
+        e->time_ns = state_time_rebase(now_ns, state_cur_u64(&c));
         e->unwritten_pages = state_cur_u64(&c);
         e->ruh = state_cur_u32(&c);
         e->ru = state_cur_u32(&c);
@@ -473,7 +474,7 @@ static int load_queues(struct ftl *ftl, struct state_reader *r, char *err, size_
 int ftl_state_save_core(const struct ftl *ftl, struct state_writer *w, uint64_t now_ns,
                         char *err, size_t errlen)
 {
-    if (save_scalars(ftl, w, err, errlen) || save_blocks(ftl, w, now_ns, err, errlen) ||
+    if (save_scalars(ftl, w, now_ns, err, errlen) || save_blocks(ftl, w, now_ns, err, errlen) ||
         save_lines(ftl, w, now_ns, err, errlen) || save_queues(ftl, w, err, errlen)) {
         return -1;
     }
@@ -483,7 +484,7 @@ int ftl_state_save_core(const struct ftl *ftl, struct state_writer *w, uint64_t 
 int ftl_state_load_core(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
                         char *err, size_t errlen)
 {
-    if (load_scalars(ftl, r, err, errlen) || load_blocks(ftl, r, now_ns, err, errlen) ||
+    if (load_scalars(ftl, r, now_ns, err, errlen) || load_blocks(ftl, r, now_ns, err, errlen) ||
         load_lines(ftl, r, now_ns, err, errlen) || load_queues(ftl, r, err, errlen)) {
         return -1;
     }
