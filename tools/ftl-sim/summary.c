@@ -247,8 +247,10 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     fprintf(f, ", \"bs\": %llu, \"size\": %llu, \"qd\": %u, \"precondition\": ",
             (unsigned long long)w->bs, (unsigned long long)w->region_bytes, run->qd);
     json_string(f, run->precondition);
-    fprintf(f, ", \"io_size\": %llu, \"runtime_s\": %.3f, \"seed\": %llu, \"trace\": ",
-            (unsigned long long)run->io_bytes, run->runtime_s, (unsigned long long)w->seed);
+    fprintf(f, ", \"io_size\": %llu, \"runtime_s\": %.3f, \"idle_every\": %llu, "
+            "\"idle_s\": %.3f, \"seed\": %llu, \"trace\": ", (unsigned long long)run->io_bytes,
+            run->runtime_s, (unsigned long long)run->idle_every_bytes, run->idle_s,
+            (unsigned long long)w->seed);
     if (w->trace_path) {
         json_string(f, w->trace_path);
     } else {
