@@ -91,6 +91,21 @@ void femu_fdp_event_enable(FemuCtrl *n, uint32_t ruh, uint8_t type, bool enable)
     qatomic_set(&n->fdp.event_enable[ruh], mask);
 }
 
+void femu_fdp_event_enables_set(FemuCtrl *n, uint32_t ruh, uint32_t mask)
+{
+    qatomic_set(&n->fdp.event_enable[ruh], mask);
+}
+
+uint32_t femu_fdp_event_handles(FemuCtrl *n, uint8_t type)
+{
+    uint32_t handles = 0;
+
+    for (uint32_t ruh = 0; ruh < n->fdp.ruhs; ruh++) {
+        handles |= (uint32_t)femu_fdp_event_enabled(n, ruh, type) << ruh;
+    }
+    return handles;
+}
+
 void femu_fdp_events_disable_all(FemuCtrl *n)
 {
     for (unsigned ruh = 0; ruh < FEMU_FDP_MAX_RUHS; ruh++) {
@@ -103,7 +118,7 @@ void femu_fdp_events_reset_clock(FemuCtrl *n)
     qatomic_set(&n->fdp.clock_base_ns, femu_now_ns());
 }
 
-static void femu_fdp_event_record(FemuCtrl *n, const FemuFdpEventInfo *ev, FemuFdpEvent *e)
+static void femu_fdp_event_build(FemuCtrl *n, const FemuFdpEventInfo *ev, FemuFdpEvent *e)
 {
     uint64_t base = qatomic_read(&n->fdp.clock_base_ns);
     uint64_t ms = ev->time_ns > base ? (ev->time_ns - base) / SCALE_MS : 0;
@@ -126,25 +141,35 @@ static void femu_fdp_event_record(FemuCtrl *n, const FemuFdpEventInfo *ev, FemuF
     e->vs_unwritten_pages = cpu_to_le64(ev->unwritten_pages);
 }
 
-void femu_fdp_event_add(FemuCtrl *n, const FemuFdpEventInfo *ev)
+/* Append one record (list lock held); when full the oldest goes. */
+static void femu_fdp_event_append(FemuFdpEventList *list, const void *record)
 {
-    FemuFdpEventList *list = &n->fdp.host_events;
-    FemuFdpEvent record;
     unsigned at;
 
-    if (!femu_fdp_event_enabled(n, ev->ruh, ev->type)) {
-        return;
-    }
-    femu_fdp_event_record(n, ev, &record);
-    qemu_mutex_lock(&n->fdp.lock);
-    if (list->count == FEMU_FDP_MAX_EVENTS) {      /* full: the oldest goes */
+    if (list->count == FEMU_FDP_MAX_EVENTS) {
         list->first = (list->first + 1) % FEMU_FDP_MAX_EVENTS;
         list->count--;
     }
     at = (list->first + list->count) % FEMU_FDP_MAX_EVENTS;
-    memcpy(list->records[at], &record, sizeof(record));
+    memcpy(list->records[at], record, FEMU_FDP_EVENT_BYTES);
     list->count++;
+}
+
+void femu_fdp_event_put(FemuCtrl *n, const FemuFdpEventInfo *ev)
+{
+    FemuFdpEvent record;
+
+    femu_fdp_event_build(n, ev, &record);
+    qemu_mutex_lock(&n->fdp.lock);
+    femu_fdp_event_append(&n->fdp.host_events, &record);
     qemu_mutex_unlock(&n->fdp.lock);
+}
+
+void femu_fdp_event_add(FemuCtrl *n, const FemuFdpEventInfo *ev)
+{
+    if (femu_fdp_event_enabled(n, ev->ruh, ev->type)) {
+        femu_fdp_event_put(n, ev);
+    }
 }
 
 void femu_fdp_events_clear(FemuCtrl *n)
@@ -173,3 +198,4 @@ void femu_fdp_events_log(FemuCtrl *n, bool host, uint8_t *buf)
     }
     header->nfdpe = cpu_to_le32(count);
 }
+

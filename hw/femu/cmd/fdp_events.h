@@ -36,12 +36,18 @@ void femu_fdp_events_destroy(FemuCtrl *n);
 
 bool femu_fdp_event_supported(uint8_t type);
 bool femu_fdp_event_enabled(FemuCtrl *n, uint32_t ruh, uint8_t type);
-/* Poller: feature 1Eh's Set; a configuration change disables every type. */
+/* Poller: feature 1Eh's Set; a configuration change disables every type; a reset or a
+ * power-on sets a handle's whole mask (bit 1 << type). */
 void femu_fdp_event_enable(FemuCtrl *n, uint32_t ruh, uint8_t type, bool enable);
 void femu_fdp_events_disable_all(FemuCtrl *n);
+void femu_fdp_event_enables_set(FemuCtrl *n, uint32_t ruh, uint32_t mask);
+/* The handles (bit 1 << RUH) that have type enabled now. */
+uint32_t femu_fdp_event_handles(FemuCtrl *n, uint8_t type);
 
 /* Record ev if its type is enabled on its handle (any thread). */
 void femu_fdp_event_add(FemuCtrl *n, const FemuFdpEventInfo *ev);
+/* Record ev: its type was enabled on its handle when it happened (the caller checked). */
+void femu_fdp_event_put(FemuCtrl *n, const FemuFdpEventInfo *ev);
 /* Poller: a configuration change forgets every event; a controller reset restarts the
  * timestamps' clock. */
 void femu_fdp_events_clear(FemuCtrl *n);

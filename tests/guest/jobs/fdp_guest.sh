@@ -89,9 +89,8 @@ run events-text nvme fdp events $ctrl -e 1 -E
 run events-ctrl nvme fdp events $ctrl -e 1 -o json
 
 # FDP cannot be turned off while a namespace is in the endurance group: Set Features 1Dh
-# (CDW11 endurance group 1, CDW12 FDPE 0) says Command Sequence Error. nvme-cli's `fdp
-# feature -d` always sets the Save bit, which femu refuses for 1Dh (Feature Identifier
-# Not Saveable).
+# (CDW11 endurance group 1, CDW12 FDPE 0) says Command Sequence Error, and so does
+# nvme-cli's `fdp feature -d`, which always sets the Save bit (1Dh is saveable).
 run disable-set-feature nvme admin-passthru $ctrl --opcode=0x09 --cdw10=0x1d --cdw11=1 \
     --cdw12=0
 run disable nvme fdp feature $ctrl -e 1 -d
