@@ -230,7 +230,7 @@ typedef struct FemuFdp {
      * raises an event (atomic). A controller reset brings back the saved ones. */
     uint32_t event_enable[FEMU_FDP_MAX_RUHS];
     /* Features 1Dh and 1Eh as saved (Set Features with SV; cmd/fdp_features.c): what a
-     * controller reset starts from. Poller. */
+     * controller reset or a restored state starts from. Poller; kept in state files. */
     bool saved_enabled;
     uint32_t saved_event_enable[FEMU_FDP_MAX_RUHS];
     /* The event lists: the poller adds Invalid Placement Identifier events, the FTL thread

@@ -40,14 +40,20 @@ void femu_fdp_realize(FemuCtrl *n)
     fdp->supported = fdp->ruhs > 0;
     fdp->enabled = fdp->saved_enabled = fdp->supported;
     femu_fdp_events_init(n);
+    femu_fdp_handles_every(n);
+}
+
+void femu_fdp_handles_every(FemuCtrl *n)
+{
+    FemuFdpHandles all = { .nphndls = n->fdp.ruhs };
+
+    for (uint32_t ruh = 0; ruh < n->fdp.ruhs; ruh++) {
+        all.ruh[ruh] = ruh;
+    }
     for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
         FemuNamespace *ns = &n->ns[nsid];
-        FemuFdpHandles all = { .nphndls = fdp->ruhs };
 
-        for (uint32_t ruh = 0; ruh < fdp->ruhs; ruh++) {
-            all.ruh[ruh] = ruh;
-        }
-        femu_fdp_ns_apply(ns, femu_fdp_in_group(ns) && fdp->enabled ? &all : NULL);
+        femu_fdp_ns_apply(ns, femu_fdp_in_group(ns) && n->fdp.enabled ? &all : NULL);
     }
 }
 

@@ -15,9 +15,11 @@
 #define FEMU_RUHA_HOST          1       /* named by a namespace's placement handle list */
 #define FEMU_RUHA_CONTROLLER    2       /* chosen by the controller for a namespace */
 
-/* Realize, once the namespaces exist (state_in restored): FDP on with placement=fdp,
- * configuration 0 (also as saved), every conventional namespace given every handle. */
+/* Realize, once namespaces= made the namespaces (before state_in is restored): FDP on
+ * with placement=fdp, configuration 0 (also as saved), every conventional namespace given
+ * every handle (femu_fdp_handles_every: also for a state file without FDP's section). */
 void femu_fdp_realize(FemuCtrl *n);
+void femu_fdp_handles_every(FemuCtrl *n);
 void femu_fdp_release(FemuCtrl *n);
 
 /* Whether the controller offers FDP at all (CTRATT.FDPS): gates commands, logs, features. */

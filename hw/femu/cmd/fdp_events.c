@@ -12,10 +12,12 @@
  *
  * An event is recorded only when its type is enabled, when it happens, on the handle it
  * is about. The list keeps the 63 latest (the log page's room), oldest first; when full
- * the oldest goes. The lists and enables are volatile: not in state files.
+ * the oldest goes. State files keep the list (backend/state.c, checked here on restore)
+ * and the saved enables; the current enables are what a reset or a power-on makes them.
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
+#include "qemu/cutils.h"
 
 #include "cmd/fdp_events.h"
 
@@ -199,3 +201,65 @@ void femu_fdp_events_log(FemuCtrl *n, bool host, uint8_t *buf)
     header->nfdpe = cpu_to_le32(count);
 }
 
+/*
+ * A record as femu writes one (femu_fdp_event_build): a type femu raises; LV always, PIV
+ * and NSIDV only, with the PID and NSID 0 when not valid and an NSID femu has when valid
+ * (a Controller Level Reset event has neither); the handle one of this configuration's,
+ * reclaim group 0; the timestamp's attributes, the type specific and reserved bytes 0;
+ * the vendor specific RU and its unwritten pages: none for an Invalid Placement
+ * Identifier; for an RU closed early, an RU, and at least one page but fewer than it has.
+ */
+const char *femu_fdp_event_check(FemuCtrl *n, const uint8_t *record)
+{
+    FemuFdpEvent e;
+    uint64_t ru_pages = n->fdp.ru_bytes / n->geometry.page_bytes, unwritten;
+    uint32_t nsid;
+    uint16_t pid;
+
+    memcpy(&e, record, sizeof(e));
+    nsid = le32_to_cpu(e.nsid);
+    pid = le16_to_cpu(e.pid);
+    if (!femu_fdp_event_supported(e.type)) {
+        return "an event type femu does not raise";
+    }
+    if (!(e.flags & FEMU_FDP_EVENT_LV) ||
+        e.flags & ~(FEMU_FDP_EVENT_PIV | FEMU_FDP_EVENT_NSIDV | FEMU_FDP_EVENT_LV) ||
+        (e.type == FEMU_FDP_EVT_CTRL_RESET && e.flags != FEMU_FDP_EVENT_LV) ||
+        (e.type == FEMU_FDP_EVT_INVALID_PID &&
+         e.flags != (FEMU_FDP_EVENT_PIV | FEMU_FDP_EVENT_NSIDV | FEMU_FDP_EVENT_LV))) {
+        return "its flags (FDPEF)";
+    }
+    if ((!(e.flags & FEMU_FDP_EVENT_PIV) && pid) ||
+        (!(e.flags & FEMU_FDP_EVENT_NSIDV) && nsid) ||
+        ((e.flags & FEMU_FDP_EVENT_NSIDV) && (nsid == 0 || nsid > FEMU_MAX_NAMESPACES))) {
+        return "its PID or NSID against its flags";
+    }
+    if (le64_to_cpu(e.timestamp) & ~FEMU_TIMESTAMP_MS_MASK) {
+        return "its timestamp attributes";
+    }
+    if (e.rgid || e.ruhid >= n->fdp.ruhs) {
+        return "its reclaim group or unit handle (RGID, RUHID)";
+    }
+    if (!buffer_is_zero(e.type_specific, sizeof(e.type_specific)) ||
+        !buffer_is_zero(e.reserved35, sizeof(e.reserved35)) ||
+        !buffer_is_zero(e.vs_reserved, sizeof(e.vs_reserved))) {
+        return "type specific or reserved bytes not 0";
+    }
+    unwritten = le64_to_cpu(e.vs_unwritten_pages);
+    if (e.type == FEMU_FDP_EVT_INVALID_PID ?
+        le32_to_cpu(e.vs_ru) != UINT32_MAX || unwritten :
+        le32_to_cpu(e.vs_ru) == UINT32_MAX || unwritten == 0 || unwritten >= ru_pages) {
+        return "its vendor specific RU and unwritten pages";
+    }
+    return NULL;
+}
+
+void femu_fdp_events_restore(FemuCtrl *n, const uint8_t *records, unsigned count)
+{
+    qemu_mutex_lock(&n->fdp.lock);
+    n->fdp.host_events.first = n->fdp.host_events.count = 0;
+    for (unsigned i = 0; i < count; i++) {
+        femu_fdp_event_append(&n->fdp.host_events, records + i * FEMU_FDP_EVENT_BYTES);
+    }
+    qemu_mutex_unlock(&n->fdp.lock);
+}

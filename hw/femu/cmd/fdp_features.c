@@ -31,8 +31,9 @@
  * (none while FDP is off). 1Dh's value may change only while no namespace exists in the
  * group, so a reset applies a saved 1Dh that differs from the current one only when the
  * group is empty, as a configuration change like a Set's; while namespaces exist they
- * keep the configuration they were made under, and the saved value waits for a reset
- * that finds the group empty. femu never changes a configuration under its namespaces.
+ * keep the configuration they were made under, and the saved value waits for a reset (or
+ * a restored state, a power-on: backend/state.c keeps both values) that finds the group
+ * empty. femu never changes a configuration under its namespaces.
  *
  * A reset also closes every open RU (cmd/fdp.c). Its Controller Level Reset events are
  * recorded on the handles that had that type enabled when the reset came, so a host that

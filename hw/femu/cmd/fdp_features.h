@@ -21,7 +21,7 @@ uint16_t femu_fdp_get_events_feature(FemuCtrl *n, const NvmeCmd *cmd, unsigned s
 uint16_t femu_fdp_set_events_feature(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 
 /* 1Dh and 1Eh take their saved values, 1Dh only while the group has no namespace (a
- * controller reset): true when that changed the configuration. */
+ * restored state, at realize, and a reset): true when that changed the configuration. */
 bool femu_fdp_features_load_saved(FemuCtrl *n);
 /* Controller reset: the saved values, and every handle's open RU closed (cmd/fdp.c). */
 void femu_fdp_features_reset(FemuCtrl *n);
