@@ -23,7 +23,8 @@ from typing import Dict, List
 
 import pytest
 
-from femu_fixtures import PAGE_BYTES, boot_femu, driver_trouble, femu_qemu, read_csv  # noqa: F401
+from femu_fixtures import (PAGE_BYTES, boot_femu, driver_trouble, femu_qemu,  # noqa: F401
+                           job_with_steps, read_csv)
 
 pytestmark = pytest.mark.vm
 
@@ -75,7 +76,7 @@ STATUS_LINE = re.compile(r"NVMe status: (?P<text>[^\n]*)\((?P<code>0x[0-9a-fA-F]
 
 
 def job_text() -> str:
-    return "".join(f"{key}={value}\n" for key, value in VARIABLES.items()) + JOB.read_text()
+    return job_with_steps(JOB, VARIABLES)
 
 
 class FdpRun:
