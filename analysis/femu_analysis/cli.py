@@ -6,6 +6,7 @@
     femu-plot sweep RUN_DIR... --param NAME
     femu-plot summary RUN_DIR...
     femu-plot fdp RUN_A RUN_B [--label TEXT]...
+    femu-plot read-latency RUN_DIR... [--label TEXT]...
 
 User errors (bad folder, malformed CSV, bad option) print one line and exit with status 2.
 """
@@ -15,14 +16,14 @@ import sys
 from femu_common.cli_args import OneLineParser, UsageError
 from femu_common.progress import counted
 
-from . import fdp_plots, plots, sweep, table
+from . import fdp_plots, plots, retry_plots, sweep, table
 from .errors import AnalysisError
 from .loader import load_run
 from .summary import summarize, write_summaries
 from .window import find_window, parse_window
 
 PROG = "femu-plot"
-SUBCOMMANDS = ("plot", "compare", "cdf", "sweep", "summary", "fdp")
+SUBCOMMANDS = ("plot", "compare", "cdf", "sweep", "summary", "fdp", "read-latency")
 
 
 def build_parser():
@@ -64,6 +65,12 @@ def build_parser():
     fdp.add_argument("--label", action="append", default=[], metavar="TEXT",
                      help="legend label, once per run in order (default: the settings "
                           "that differ between the runs)")
+    latency = command("read-latency", "CDFs of the flash read sense time by block age "
+                      "(read_retries.csv of runs with the read-retry model on)", many=True,
+                      window=False)
+    latency.add_argument("--label", action="append", default=[], metavar="TEXT",
+                         help="legend label, once per run in order (default: the folder "
+                              "names)")
     return parser
 
 
@@ -86,7 +93,7 @@ def main(argv=None):
 def _dispatch(args):
     """Dispatch; returns the files written."""
     return {"plot": _plot, "compare": _compare, "cdf": _cdf, "sweep": _sweep,
-            "summary": _summary, "fdp": _fdp}[args.command](args)
+            "summary": _summary, "fdp": _fdp, "read-latency": _read_latency}[args.command](args)
 
 
 def _plot(args):
@@ -119,6 +126,14 @@ def _fdp(args):
     windows = [find_window(run, explicit) for run in runs]
     labels = args.label or plots.distinguishing_labels(runs)
     return fdp_plots.plot_fdp_compare(runs, windows, labels, _out_for(args), args.format)
+
+
+def _read_latency(args):
+    if args.label and len(args.label) != len(args.runs):
+        raise AnalysisError(f"--label given {len(args.label)} times for {len(args.runs)} runs")
+    _check_dirs(args.runs)
+    labels = args.label or [pathlib.Path(path).name for path in args.runs]
+    return retry_plots.plot_read_latency(args.runs, labels, _out_for(args), args.format)
 
 
 def _cdf(args):

@@ -431,15 +431,19 @@ static void femu_realize(PCIDevice *pci_dev, Error **errp)
     femu_features_reset(n);
     n->smart.power_on_ns = femu_now_ns();
     femu_irq_init(n);
-    /* state_in after the namespaces exist and before the statistics take their baseline;
-     * FDP once the namespaces are final. The statistics' origin (a recording's time 0) is
-     * the instant the state is restored at. */
+    /* state_in after the namespaces exist (and FDP with them, which the state may
+     * replace) and before the statistics take their baseline. The statistics' origin (a
+     * recording's time 0) is the instant the state is restored at. */
     n->stats_start_ns = femu_now_ns();
-    if (!femu_init_media(n, errp) || !femu_state_restore(n, errp)) {
+    if (!femu_init_media(n, errp)) {
         femu_release(n);
         return;
     }
     femu_fdp_realize(n);
+    if (!femu_state_restore(n, errp)) {
+        femu_release(n);
+        return;
+    }
     if (!femu_init_pci(n, errp) ||
         !femu_open_stats(n, errp) || !femu_open_trace(n, errp) ||
         !femu_threads_start(n, errp)) {

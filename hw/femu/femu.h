@@ -172,11 +172,14 @@ typedef struct FemuRequest {
      * request closes, one engine request each (a Reclaim Unit Handle Update's, or every
      * handle for a controller reset's, which is internal). fdp_named: the handles the
      * command named through a placement handle of its namespace, fdp_phndl[ruh] each, for
-     * the events the FTL raises while serving it.
+     * the events the FTL raises while serving it. fdp_reset_report: a controller reset's
+     * update: the handles whose Controller Level Reset event was enabled when the reset
+     * came (the reset brings back the saved enables before the FTL serves the update).
      */
     uint32_t ruh_update;
     uint32_t fdp_named;
     uint8_t fdp_phndl[FEMU_FDP_MAX_RUHS];
+    uint32_t fdp_reset_report;
     /* Last, kept by femu_execute's reset: the next request of the one list holding this
      * one (the free list, its CQ's held completions, the LPN dump waiters or riders). */
     struct FemuRequest *list_next;
@@ -224,8 +227,12 @@ typedef struct FemuFdp {
     uint32_t ruhs;              /* NRUH: the FTL's handles */
     uint64_t ru_bytes;          /* RUNS: a reclaim unit (the FTL's GC unit) in bytes */
     /* Feature 1Eh: bit (1 << event type) per RUH, set by the poller, read by whoever
-     * raises an event (atomic). Endurance group state: a controller reset keeps it. */
+     * raises an event (atomic). A controller reset brings back the saved ones. */
     uint32_t event_enable[FEMU_FDP_MAX_RUHS];
+    /* Features 1Dh and 1Eh as saved (Set Features with SV; cmd/fdp_features.c): what a
+     * controller reset or a restored state starts from. Poller; kept in state files. */
+    bool saved_enabled;
+    uint32_t saved_event_enable[FEMU_FDP_MAX_RUHS];
     /* The event lists: the poller adds Invalid Placement Identifier events, the FTL thread
      * the events the FTL raised, the poller reads them for log 23h. */
     QemuMutex lock;

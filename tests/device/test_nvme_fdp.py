@@ -1,7 +1,8 @@
 """Flexible Data Placement (placement=fdp) over qtest: Identify, the Commands Supported and
 Effects log, log pages 20h-23h (fields, the endurance group in LSI, partial reads), features
-1Dh and 1Eh, I/O Management Receive (RUH Status) and Send (RUH Update), writes naming a
-placement identifier, the events the device records, and what a device without FDP says."""
+1Dh and 1Eh (their saved values, and what a controller reset makes of them), I/O Management
+Receive (RUH Status) and Send (RUH Update), writes naming a placement identifier, the
+events the device records, and what a device without FDP says."""
 import random
 import struct
 
@@ -58,9 +59,10 @@ def get_fdp(nvme, endgid=1, sel=0):
     return nvme.admin(Command(ADM_GET_FEATURES, cdw10=FID_FDP | sel << 8, cdw11=endgid))
 
 
-def set_events(nvme, types, enable, phndl=0, nsid=1):
+def set_events(nvme, types, enable, phndl=0, nsid=1, save=False):
     addr = nvme.buffer(bytes(types).ljust(PAGE, b"\0"))
-    return nvme.admin(Command(ADM_SET_FEATURES, nsid=nsid, prp1=addr, cdw10=FID_FDP_EVENTS,
+    return nvme.admin(Command(ADM_SET_FEATURES, nsid=nsid, prp1=addr,
+                              cdw10=FID_FDP_EVENTS | int(save) << 31,
                               cdw11=phndl | len(types) << 16, cdw12=int(enable)))
 
 
@@ -72,9 +74,15 @@ def get_events(nvme, phndl=0, nsid=1, noet=255, sel=0):
     return cqe, {raw[2 * i]: raw[2 * i + 1] & 1 for i in range(cqe.dw0 if cqe.ok else 0)}
 
 
-def enable_events(nvme, types, phndl=0, nsid=1):
-    cqe = set_events(nvme, types, True, phndl, nsid)
+def enable_events(nvme, types, phndl=0, nsid=1, save=False):
+    cqe = set_events(nvme, types, True, phndl, nsid, save)
     assert cqe.ok, str(cqe)
+
+
+def reset(nvme):
+    """A controller reset (CC.EN 1 -> 0), then enabled again with one I/O queue pair."""
+    nvme.disable()
+    return ready(nvme)[0]
 
 
 def ruh_status(nvme, sq, nsid=1, length=PAGE, mo=1):
@@ -496,15 +504,17 @@ def test_fdp_feature_get_and_rules(start):
     assert got.ok and got.dw0 == 1                             # FDPE, configuration 0
     assert get_fdp(nvme, sel=1).dw0 == 1
     caps = nvme.admin(Command(ADM_GET_FEATURES, cdw10=FID_FDP | 3 << 8))
-    assert caps.ok and caps.dw0 == 0b100                       # changeable
+    assert caps.ok and caps.dw0 == 0b101                       # changeable, saveable
     for endgid in (0, 2):
         assert get_fdp(nvme, endgid=endgid).code == SC_INVALID_FIELD
         assert set_fdp(nvme, True, endgid=endgid).code == SC_INVALID_FIELD
-    assert set_fdp(nvme, True, save=True).code == SC_FEATURE_NOT_SAVEABLE
+        assert set_fdp(nvme, True, endgid=endgid, save=True).code == SC_INVALID_FIELD
+    assert set_fdp(nvme, True, save=True).ok                   # unchanged: saved
     assert set_fdp(nvme, True).ok                              # unchanged: fine
-    cqe = set_fdp(nvme, False)                                 # namespace 1 exists
-    assert cqe.code == SC_CMD_SEQ_ERROR and cqe.dnr
-    assert get_fdp(nvme).dw0 == 1
+    for save in (False, True):
+        cqe = set_fdp(nvme, False, save=save)                  # namespace 1 exists
+        assert cqe.code == SC_CMD_SEQ_ERROR and cqe.dnr
+    assert get_fdp(nvme).dw0 == 1 and get_fdp(nvme, sel=2).dw0 == 1    # nothing changed
 
 
 def test_fdp_off_and_on_again(start):
@@ -543,6 +553,53 @@ def test_fdp_off_and_on_again(start):
     assert got[0] == (2, 0, RU_BYTES // LBA) and got[1][0] == 0
 
 
+def test_fdp_feature_saved_value_and_resets(start):
+    """SV sets the saved value too, SEL 2 reads it (the default, on, until one is saved);
+    a controller reset makes the saved value current when the group has no namespace."""
+    nvme, sq = fdp_machine(start)
+    assert get_fdp(nvme, sel=2).dw0 == 1                       # nothing saved: the default
+    delete_all(nvme)
+    assert set_fdp(nvme, False, save=True).ok
+    assert [get_fdp(nvme, sel=sel).dw0 for sel in (0, 1, 2)] == [0, 1, 0]
+    assert set_fdp(nvme, True).ok                              # current only
+    assert [get_fdp(nvme, sel=sel).dw0 for sel in (0, 1, 2)] == [1, 1, 0]
+    sq = reset(nvme)                                           # no namespace: the saved value
+    assert [get_fdp(nvme, sel=sel).dw0 for sel in (0, 2)] == [0, 0]
+    assert get_log(nvme, LID_STATS, 64)[0].code == SC_FDP_DISABLED
+    assert set_fdp(nvme, True, save=True).ok
+    assert [get_fdp(nvme, sel=sel).dw0 for sel in (0, 2)] == [1, 1]
+    sq = reset(nvme)
+    assert [get_fdp(nvme, sel=sel).dw0 for sel in (0, 2)] == [1, 1]
+    assert stats(nvme) == (0, 0, 0)
+
+
+def test_a_reset_keeps_the_configuration_its_namespaces_were_made_under(start):
+    """FDP saved off, on for now, a namespace made with two handles: a reset cannot take
+    the saved value (1Dh changes only without namespaces), so FDP stays on and the
+    namespace keeps its handles, its data and the statistics; once it is deleted the next
+    reset turns FDP off."""
+    nvme, sq = fdp_machine(start)
+    delete_all(nvme)
+    assert set_fdp(nvme, False, save=True).ok and set_fdp(nvme, True).ok
+    cqe = create_ns(nvme, 2048, handles_list=[2, 1])
+    assert cqe.ok and attach(nvme, cqe.dw0).ok
+    nsid = cqe.dw0
+    assert write(nvme, sq, 0, pattern(4096, 6), pid=1, nsid=nsid).ok
+    before = stats(nvme)
+    sq = reset(nvme)
+    assert [get_fdp(nvme, sel=sel).dw0 for sel in (0, 2)] == [1, 0]
+    got = handles(nvme, sq, nsid=nsid)
+    assert [got[p][0] for p in (0, 1)] == [2, 1]
+    assert usage(nvme) == [0, 1, 1, 0] and stats(nvme) == before
+    xfer = nvme.transfer(4096)
+    assert nvme.run(sq, nvme.rw(sq, IO_READ, 0, 8, xfer, nsid=nsid)).ok
+    assert nvme.contents(xfer) == pattern(4096, 6)
+    delete_all(nvme)
+    assert get_fdp(nvme).dw0 == 1                              # deleting changes nothing
+    reset(nvme)
+    assert [get_fdp(nvme, sel=sel).dw0 for sel in (0, 2)] == [0, 0]
+
+
 # ---------------------------------------------------------------- feature 1Eh, events
 
 def test_events_feature_enables_and_gates_events(start):
@@ -550,7 +607,7 @@ def test_events_feature_enables_and_gates_events(start):
     cqe, state = get_events(nvme, phndl=1)
     assert cqe.ok and cqe.dw0 == 4 and state == {0: 0, 1: 0, 2: 0, 3: 0}
     caps = nvme.admin(Command(ADM_GET_FEATURES, nsid=1, cdw10=FID_FDP_EVENTS | 3 << 8))
-    assert caps.ok and caps.dw0 == 0b110                       # namespace specific, changeable
+    assert caps.ok and caps.dw0 == 0b111          # namespace specific, changeable, saveable
     enable_events(nvme, [EVT_NOT_FULLY_WRITTEN, EVT_INVALID_PID], phndl=1)
     assert get_events(nvme, phndl=1)[1] == {0: 1, 1: 0, 2: 0, 3: 1}
     assert get_events(nvme, phndl=1, sel=1)[1] == {0: 0, 1: 0, 2: 0, 3: 0}   # default
@@ -570,6 +627,81 @@ def test_events_feature_enables_and_gates_events(start):
         assert cqe.code == SC_INVALID_FIELD and cqe.dnr, str(cqe)
     assert get_events(nvme, phndl=1)[1] == {0: 0, 1: 0, 2: 0, 3: 1}          # unchanged
     assert set_events(nvme, [0], True, nsid=BROADCAST).code == SC_INVALID_NS
+
+
+def test_events_feature_saved_enables(start):
+    """SV saves the listed types' enables (the others keep their saved state); SEL 2 reads
+    them, SEL 1 the default (none); namespaces sharing a handle share them."""
+    nvme, sq = fdp_machine(start)
+    enable_events(nvme, [EVT_NOT_FULLY_WRITTEN, EVT_INVALID_PID], phndl=1)       # current
+    enable_events(nvme, [EVT_TIME_LIMIT, EVT_INVALID_PID], phndl=1, save=True)
+    assert get_events(nvme, phndl=1)[1] == {0: 1, 1: 1, 2: 0, 3: 1}
+    assert get_events(nvme, phndl=1, sel=2)[1] == {0: 0, 1: 1, 2: 0, 3: 1}
+    assert get_events(nvme, phndl=1, sel=1)[1] == {0: 0, 1: 0, 2: 0, 3: 0}
+    assert set_events(nvme, [EVT_INVALID_PID], False, phndl=1, save=True).ok
+    assert get_events(nvme, phndl=1)[1] == {0: 1, 1: 1, 2: 0, 3: 0}
+    assert get_events(nvme, phndl=1, sel=2)[1] == {0: 0, 1: 1, 2: 0, 3: 0}
+    assert get_events(nvme, phndl=0, sel=2)[1] == {0: 0, 1: 0, 2: 0, 3: 0}   # its own
+    cqe = set_events(nvme, [EVT_RESET, 0x80], True, phndl=2, save=True)      # refused whole
+    assert cqe.code == SC_INVALID_FIELD
+    assert get_events(nvme, phndl=2, sel=2)[1] == {0: 0, 1: 0, 2: 0, 3: 0}
+    delete_all(nvme)
+    first, second = create_ns(nvme, 1024, handles_list=[3]), create_ns(nvme, 1024,
+                                                                       handles_list=[0, 3])
+    assert first.ok and second.ok and attach(nvme, first.dw0).ok and attach(nvme, second.dw0).ok
+    enable_events(nvme, [EVT_RESET], phndl=0, nsid=first.dw0, save=True)     # RUH 3
+    assert get_events(nvme, phndl=1, nsid=second.dw0, sel=2)[1][EVT_RESET] == 1
+
+
+def test_a_reset_brings_back_the_saved_enables(start):
+    """After a controller reset every handle's enables are the saved ones. The reset's own
+    Controller Level Reset events follow the enables the handles had when it came: a type
+    enabled without SV still reports that reset, not the next."""
+    nvme, sq = fdp_machine(start)
+    enable_events(nvme, [EVT_RESET], phndl=0)                                 # current only
+    enable_events(nvme, [EVT_RESET, EVT_INVALID_PID], phndl=2, save=True)
+    enable_events(nvme, [EVT_NOT_FULLY_WRITTEN], phndl=3)
+    for pid in (0, 2, 3):
+        assert write(nvme, sq, 8 * pid, pattern(4096, pid), pid=pid).ok
+    sq = reset(nvme)
+    got = wait_for(lambda: len(events(nvme)) == 2 and events(nvme), what="reset events")
+    assert sorted((e["type"], e["ruhid"]) for e in got) == [(EVT_RESET, 0), (EVT_RESET, 2)]
+    assert get_events(nvme, phndl=0)[1] == {0: 0, 1: 0, 2: 0, 3: 0}
+    assert get_events(nvme, phndl=2)[1] == {0: 0, 1: 0, 2: 1, 3: 1}
+    assert get_events(nvme, phndl=3)[1] == {0: 0, 1: 0, 2: 0, 3: 0}
+    for pid in (0, 2):
+        assert write(nvme, sq, 64 + 8 * pid, pattern(4096, pid), pid=pid).ok
+    sq = reset(nvme)
+    got = wait_for(lambda: len(events(nvme)) == 3 and events(nvme), what="reset events")
+    assert (got[2]["type"], got[2]["ruhid"]) == (EVT_RESET, 2)     # handle 0 no more
+
+
+def test_a_configuration_change_clears_current_enables_not_saved_ones(start):
+    nvme, sq = fdp_machine(start)
+    enable_events(nvme, [EVT_INVALID_PID], phndl=1, save=True)
+    delete_all(nvme)
+    assert set_fdp(nvme, False).ok and set_fdp(nvme, True).ok
+    cqe = create_ns(nvme, 1024, handles_list=[1])
+    assert cqe.ok and attach(nvme, cqe.dw0).ok
+    assert get_events(nvme, nsid=cqe.dw0)[1] == {0: 0, 1: 0, 2: 0, 3: 0}
+    assert get_events(nvme, nsid=cqe.dw0, sel=2)[1] == {0: 0, 1: 0, 2: 0, 3: 1}
+    reset(nvme)
+    assert get_events(nvme, nsid=cqe.dw0)[1] == {0: 0, 1: 0, 2: 0, 3: 1}
+
+
+@pytest.mark.parametrize("fid,value,nsid", [(0x01, 0x0203, 0), (0x02, 0, 0), (0x04, 300, 0),
+                                            (0x05, 10, 1), (0x06, 0, 0), (0x07, 0, 0),
+                                            (0x08, 0x0101, 0), (0x0A, 1, 0), (0x0B, 0, 0),
+                                            (0x15, 0, 0)])
+def test_other_features_are_not_saveable(start, fid, value, nsid):
+    """Only 1Dh and 1Eh take SV: every other feature refuses it and keeps its value."""
+    nvme, _ = fdp_machine(start, queues=0)
+    caps = nvme.admin(Command(ADM_GET_FEATURES, nsid=nsid, cdw10=fid | 3 << 8))
+    assert caps.ok and not caps.dw0 & 1
+    before = nvme.admin(Command(ADM_GET_FEATURES, nsid=nsid, cdw10=fid)).dw0
+    cqe = nvme.admin(Command(ADM_SET_FEATURES, nsid=nsid, cdw10=fid | 1 << 31, cdw11=value))
+    assert cqe.code == SC_FEATURE_NOT_SAVEABLE and cqe.dnr, str(cqe)
+    assert nvme.admin(Command(ADM_GET_FEATURES, nsid=nsid, cdw10=fid)).dw0 == before
 
 
 def test_events_keep_the_latest_63(start):
@@ -707,8 +839,7 @@ def test_random_fdp_commands_always_complete(start, seed):
         target = nvme.asq if kind < 3 else sq
         cqe = nvme.run(target, cmd)
         assert cqe.code in (0, SC_INVALID_FIELD, SC_INVALID_NS, SC_CMD_SEQ_ERROR,
-                            SC_FDP_DISABLED, SC_FEATURE_NOT_SAVEABLE, 0x10F, 0x080, 0x004), \
-            str(cqe)
+                            SC_FDP_DISABLED, 0x10F, 0x080, 0x004), str(cqe)   # SV taken
     nvme.disable()
     sq = ready(nvme)[0]
     assert write(nvme, sq, 0, pattern(4096, 1), pid=0).ok

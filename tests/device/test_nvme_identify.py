@@ -41,8 +41,9 @@ def test_controller_fields(shared):
     assert data[512] == 0x66 and data[513] == 0x44                # SQES, CQES
     assert u32(data, 516) == 32                                   # NN
     assert u32(data, 540) == 32                                   # MNAN
-    # ONCS: Compare, Write Uncorrectable, DSM, Write Zeroes, Verify, Copy
-    assert u16(data, 520) == 0x18F
+    # ONCS: Compare, Write Uncorrectable, DSM, Write Zeroes, Save and Select Feature
+    # Support (every SEL; SV where a feature is saveable), Verify, Copy
+    assert u16(data, 520) == 0x19F
     assert data[524] == 0                                         # FNA: per namespace
     assert data[525] == 0x07                                      # VWC
     assert u32(data, 536) == 0                                    # SGLS

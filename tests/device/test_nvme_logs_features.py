@@ -150,7 +150,8 @@ def test_write_cache_default_and_number_of_queues(start):
 @pytest.mark.parametrize("fid", [0x01, 0x02, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B])
 def test_get_supported_capabilities(shared, fid):
     got = shared.nvme.get_features(fid, sel=3, cdw11=0, nsid=nsid_for(fid))
-    # changeable, namespace specific only for error recovery, never saveable
+    # changeable, namespace specific only for error recovery, not saveable (only FDP's
+    # features are: test_nvme_fdp.py)
     assert got.ok and got.dw0 == (0b110 if fid in NS_SPECIFIC else 0b100), str(got)
 
 

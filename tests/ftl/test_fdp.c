@@ -5,9 +5,11 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "femu_ftl/fdp.h"
 #include "femu_ftl/ftl.h"
+#include "femu_ftl/state.h"
 #include "flash/ftl_handle.h"
 #include "ftl_test_util.h"
 #include "ftl_wp_of_lpn.h"
@@ -326,6 +328,45 @@ static void test_time_limit(void)
     ftl_destroy(ftl);
 }
 
+/* A state file keeps an open RU's age and its events' ages: saved at 12 s with the RU
+ * opened at 5 s and limit 10 s, restored at the clock's 0 (as ftl-sim does), the RU is
+ * 7 s old there and past its limit after 3 s more; the event taken before the save
+ * (raised at 11 s) reads 1 s before the clock's 0. */
+static void test_time_limit_survives_a_restore_at_zero(void)
+{
+    struct ftl_config cfg = fdp_config(2, FTL_RUH_PERSISTENT, FTL_GC_LINE);
+    cfg.fdp_ru_time_limit_s = 10;
+    struct ftl *ftl = make_ftl(&cfg);
+    struct ftl_ruh_status st;
+    struct ftl_fdp_event ev[2];
+    char path[] = "/tmp/femu-fdp-age-XXXXXX", err[256];
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+
+    CHECK_EQ_U64(write_on(ftl, 5 * SEC, 0, 3, 0), FTL_OK);
+    CHECK_EQ_U64(write_on(ftl, 11 * SEC, 100, 1, 1), FTL_OK);
+    CHECK_EQ_U64(ftl_fdp_ruh_update(ftl, 1, 11 * SEC, NULL), FTL_OK);
+    CHECK(ftl_state_save_file(ftl, path, "test", 12 * SEC, err, sizeof(err)) == 0);
+    struct ftl *back = make_ftl(&cfg);
+    CHECK(ftl_state_load_file(back, path, 0, err, sizeof(err)) == 0);
+    CHECK_EQ_U64(ftl_fdp_take_events(back, ev, 2, NULL), 1);
+    CHECK_EQ_U64(ev[0].time_ns, (uint64_t)0 - SEC);
+    CHECK_EQ_U64(ftl_fdp_ruh_status(back, 0, &st), FTL_OK);
+    uint32_t first = st.ru;
+    CHECK_EQ_U64(write_on(back, 3 * SEC, 3, 1, 0), FTL_OK);     /* 10 s: at the limit */
+    CHECK_EQ_U64(ftl_fdp_ruh_status(back, 0, &st), FTL_OK);
+    CHECK_EQ_U64(st.ru, first);
+    CHECK_EQ_U64(write_on(back, 3 * SEC + 1, 4, 1, 0), FTL_OK); /* past it */
+    CHECK_EQ_U64(ftl_fdp_ruh_status(back, 0, &st), FTL_OK);
+    CHECK(st.ru != first);
+    CHECK_EQ_U64(counters(back).fdp_ru_time_limits, 1);
+    CHECK_CONSISTENT(back);
+    ftl_destroy(back);
+    ftl_destroy(ftl);
+    remove(path);
+}
+
 /* The event ring keeps the newest FTL_FDP_EVENT_RING and counts what it dropped. */
 static void test_event_ring(void)
 {
@@ -357,6 +398,7 @@ int main(void)
     test_ruh_update();
     test_trim_and_format_keep_units();
     test_time_limit();
+    test_time_limit_survives_a_restore_at_zero();
     test_event_ring();
     return check_summary();
 }

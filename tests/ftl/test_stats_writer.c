@@ -372,7 +372,7 @@ static void test_idle_days(void)
     CHECK_EQ_U64(read_file("stats.csv", buf, sizeof(buf)), 14);
     /* a 259190 s interval with nothing in it: zero counts and rates, no WAF */
     CHECK_ROW(line_n(buf, 11), "259200.000,259190.000,0,0,0,0,0,0,0,0,0.0000,0.0000,0.00,"
-              "0,0,0,0,0,0,0,0,,", ",,0,0,0,0,0,0,0,0,0,0");
+              "0,0,0,0,0,0,0,0,,", ",,0,0,0,0,0,0,0,0,0,0,0,0");
     CHECK_EQ_U64(read_file("statistics.csv", buf, sizeof(buf)), 4);
     CHECK(!strcmp(line_n(buf, 2), "259200.000,0.00,"));
     CHECK_EQ_U64(read_file("nand.csv", buf, sizeof(buf)), 14);

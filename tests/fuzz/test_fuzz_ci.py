@@ -10,23 +10,32 @@ COMMANDS_PER_SEED = 2600         # 8 x 2600 > 2*10^4, not counting pool floods
 DEADLINE = 10.0
 
 
-def test_fixed_seeds_pass_the_oracle(nvme_qemu, tmp_path):
-    failed, total = [], 0
-    for seed in SEEDS:
-        result = campaign.run_seed(nvme_qemu, seed, COMMANDS_PER_SEED, DEADLINE)
-        total += result.sent - result.flood
+def run_seeds(nvme_qemu, tmp_path, seeds, commands, props_of=None):
+    """Run each seed (props_of(seed) the device properties, None the defaults) and fail
+    naming every failing seed with the command that replays it; return the results."""
+    results, failed = [], []
+    for seed in seeds:
+        props = props_of(seed) if props_of else None
+        extra = {"props": props} if props else {}
+        result = campaign.run_seed(nvme_qemu, seed, commands, DEADLINE, **extra)
+        results.append(result)
         f = result.failure
         if f is not None:
-            cut = result.records[:f.index + 1]
             path = tmp_path / f"seed{seed}-{f.kind}.jsonl"
             replay.save(path, {"seed": seed, "kind": f.kind, "message": f.message,
-                               "deadline": DEADLINE}, cut)
+                               "deadline": DEADLINE, **extra}, result.records[:f.index + 1])
+            fuzz = f"PYTHONPATH=tests/support .venv/bin/python -m nvmefuzz --qemu {nvme_qemu}"
             failed.append(f"seed {seed}: {f.kind} at record {f.index}: {f.message}\n"
-                          f"  replay: {path}\n  minimise: PYTHONPATH=tests/support "
-                          f".venv/bin/python -m nvmefuzz --qemu "
-                          f"{nvme_qemu} --first-seed {seed} --seeds 1 --commands "
-                          f"{COMMANDS_PER_SEED} --minimize")
+                          f"  replay: {fuzz} --replay {path}" +
+                          ("" if props else f"\n  minimise: {fuzz} --first-seed {seed} "
+                           f"--seeds 1 --commands {commands} --minimize"))
     assert not failed, "\n".join(failed)
+    return results
+
+
+def test_fixed_seeds_pass_the_oracle(nvme_qemu, tmp_path):
+    results = run_seeds(nvme_qemu, tmp_path, SEEDS, COMMANDS_PER_SEED)
+    total = sum(result.sent - result.flood for result in results)
     assert total >= 20000, f"only {total} commands sent"
 
 
@@ -38,21 +47,7 @@ VARIANT_SEEDS = range(101, 104)
 
 
 def test_dftl_buffer_block_seeds_pass_the_oracle(nvme_qemu, tmp_path):
-    failed = []
-    for seed in VARIANT_SEEDS:
-        result = campaign.run_seed(nvme_qemu, seed, COMMANDS_PER_SEED, DEADLINE,
-                                   props=FTL_VARIANT)
-        f = result.failure
-        if f is not None:
-            path = tmp_path / f"seed{seed}-{f.kind}.jsonl"
-            replay.save(path, {"seed": seed, "kind": f.kind, "message": f.message,
-                               "deadline": DEADLINE, "props": FTL_VARIANT},
-                        result.records[:f.index + 1])
-            failed.append(f"seed {seed}: {f.kind} at record {f.index}: {f.message}\n"
-                          f"  replay: PYTHONPATH=tests/support .venv/bin/python -m "
-                          f"nvmefuzz --qemu {nvme_qemu} "
-                          f"--replay {path}")
-    assert not failed, "\n".join(failed)
+    run_seeds(nvme_qemu, tmp_path, VARIANT_SEEDS, COMMANDS_PER_SEED, lambda seed: FTL_VARIANT)
 
 
 # The issue-29 surface: the zoned namespace under a zone limit setting the seed picks
@@ -65,22 +60,9 @@ ZNS_COMMANDS = 1500
 
 
 def test_zoned_copy_save_seeds_pass_the_oracle(nvme_qemu, tmp_path):
-    failed, qmp = [], 0
-    for seed in ZNS_SEEDS:
-        props = campaign.zns_props(seed)
-        result = campaign.run_seed(nvme_qemu, seed, ZNS_COMMANDS, DEADLINE, props=props)
-        qmp += result.stalls.qmps
-        f = result.failure
-        if f is not None:
-            path = tmp_path / f"seed{seed}-{f.kind}.jsonl"
-            replay.save(path, {"seed": seed, "kind": f.kind, "message": f.message,
-                               "deadline": DEADLINE, "props": props},
-                        result.records[:f.index + 1])
-            failed.append(f"seed {seed}: {f.kind} at record {f.index}: {f.message}\n"
-                          f"  replay: PYTHONPATH=tests/support .venv/bin/python -m "
-                          f"nvmefuzz --qemu {nvme_qemu} --replay {path}")
-    assert not failed, "\n".join(failed)
-    assert qmp, "no QMP command was sent: the save variant did not run"
+    results = run_seeds(nvme_qemu, tmp_path, ZNS_SEEDS, ZNS_COMMANDS, campaign.zns_props)
+    assert sum(result.stalls.qmps for result in results), \
+        "no QMP command was sent: the save variant did not run"
 
 
 # Flexible Data Placement (the fdp variant, campaign.fdp_props): FDP logs, features 1Dh/1Eh,
@@ -96,21 +78,9 @@ FDP_COMMANDS = 3000
 
 
 def test_fdp_seeds_pass_the_oracle(nvme_qemu, tmp_path):
-    failed, checks = [], {}
-    for seed in FDP_SEEDS:
-        props = campaign.fdp_props(seed)
-        result = campaign.run_seed(nvme_qemu, seed, FDP_COMMANDS, DEADLINE, props=props)
+    checks = {}
+    for result in run_seeds(nvme_qemu, tmp_path, FDP_SEEDS, FDP_COMMANDS, campaign.fdp_props):
         for key, value in (result.fdp or {}).items():
             checks[key] = checks.get(key, 0) + value
-        f = result.failure
-        if f is not None:
-            path = tmp_path / f"seed{seed}-{f.kind}.jsonl"
-            replay.save(path, {"seed": seed, "kind": f.kind, "message": f.message,
-                               "deadline": DEADLINE, "props": props},
-                        result.records[:f.index + 1])
-            failed.append(f"seed {seed}: {f.kind} at record {f.index}: {f.message}\n"
-                          f"  replay: PYTHONPATH=tests/support .venv/bin/python -m nvmefuzz "
-                          f"--qemu {nvme_qemu} --replay {path}")
-    assert not failed, "\n".join(failed)
     assert checks.get("checks") and checks.get("changes"), \
         f"the FDP check or a configuration change never ran: {checks}"

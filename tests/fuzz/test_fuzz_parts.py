@@ -321,7 +321,7 @@ def test_fdp_configuration_changes_only_without_namespaces():
     rules, fdp = _fdp_rules(0)
     assert _set_fdp(rules, 0) == 0x00C              # namespaces present: no change
     assert _set_fdp(rules, 1) == "ok"               # the value FDP has
-    assert _set_fdp(rules, 0, sv=1) == 0x10D
+    assert _set_fdp(rules, 0, sv=1) == 0x00C        # saveable, but still no change
     assert _set_fdp(rules, 0, nsid=5) == 0x10F and _set_fdp(rules, 0, nsid=33) == 0x00B
     assert _set_fdp(rules, 0, endgid=2) == 0x002 and _set_fdp(rules, 1 | 1 << 8) == 0x002
     assert rules.m.ns_pred.fdp_on
@@ -333,6 +333,34 @@ def test_fdp_configuration_changes_only_without_namespaces():
     assert _create(rules, 8, endgid=3)[0] == 0x002                 # but ENDGID is read
 
 
+def test_fdp_saved_value_follows_sv_and_resets():
+    """1Dh is saveable: SV saves the value (also an unchanged one), a refused change saves
+    nothing, SEL 2 is judged against the saved value; a controller reset makes it current
+    only while no namespace of the group pins the current one."""
+    rules, fdp = _fdp_rules(0)
+    get = lambda sel: _judge(rules, Command(0x0A, cdw10=0x1D | sel << 8, cdw11=1),  # noqa
+                             tag="fdp-getfeat")
+    assert get(3)[::4] == ("ok", 0b101) and get(2)[::4] == ("ok", 1)
+    assert _judge(rules, Command(0x0A, nsid=1, cdw10=0x31E), tag="fdp-getfeat")[4] == 0b111
+    assert _set_fdp(rules, 0, sv=1) == 0x00C and rules.m.ns.fdp_saved
+    for nsid in (1, 2):
+        assert _judge(rules, Command(0x0D, nsid=nsid, cdw10=1), own=True)[0] == "ok"
+    assert _set_fdp(rules, 0, sv=1) == "ok"
+    assert (rules.m.ns.fdp_on, rules.m.ns.fdp_saved) == (False, False)
+    assert get(2)[::4] == ("ok", 0) and get(1)[::4] == ("ok", 1)
+    assert _set_fdp(rules, 1) == "ok"                # current only
+    assert (rules.m.ns.fdp_on, rules.m.ns.fdp_saved) == (True, False)
+    rules.m.ns.fdp_stats = (1, 2, 3)
+    rules.m.forget_queues()                          # a reset, the group empty: saved
+    assert not rules.m.ns.fdp_on and not rules.m.ns_pred.fdp_on
+    assert rules.m.ns.fdp_stats is None
+    assert _set_fdp(rules, 1) == "ok"
+    assert _create(rules, 8, handles=[1])[0] == "ok"
+    rules.m.forget_queues()                          # a namespace pins FDP on
+    assert rules.m.ns.fdp_on and not rules.m.ns.fdp_saved
+    assert _set_fdp(rules, 1, sv=1) == "ok" and rules.m.ns.fdp_saved      # unchanged, saved
+
+
 def test_fdp_commands_are_judged_against_the_model():
     rules, fdp = _fdp_rules(0)
     log = lambda lid, lsi=1, off=0: _judge(rules, Command(   # noqa: E731
@@ -341,7 +369,7 @@ def test_fdp_commands_are_judged_against_the_model():
     assert log(0x22, lsi=0, off=64) == 0x002 and log(0x20, off=96) == 0x002
     get = lambda cdw10, cdw11=1, nsid=0: _judge(rules, Command(    # noqa: E731
         0x0A, nsid=nsid, cdw10=cdw10, cdw11=cdw11), tag="fdp-getfeat")
-    assert get(0x1D)[::4] == ("ok", 1) and get(0x31D)[::4] == ("ok", 4)
+    assert get(0x1D)[::4] == ("ok", 1) and get(0x31D)[::4] == ("ok", 5)     # saveable
     assert get(0x1E, 255 << 16, nsid=1)[::4] == ("ok", 4)
     assert get(0x1E, 4 | 2 << 16, nsid=1)[0] == 0x002          # a handle 1 lacks
     assert get(0x31E, nsid=0)[0] == 0x00B and get(0x41D)[0] == 0x002

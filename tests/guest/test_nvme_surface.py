@@ -29,7 +29,7 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 
 from femu_fixtures import (DEVSZ_MB, PAGE_BYTES, boot_femu, driver_trouble,  # noqa: F401
-                           femu_qemu, read_csv)
+                           femu_qemu, job_with_steps, read_csv)
 
 pytestmark = pytest.mark.vm
 
@@ -177,9 +177,7 @@ class GuestRun:
 
 
 def load_job(part: str, **variables) -> str:
-    header = "".join(f"{key}={value}\n" for key, value in
-                     dict(PART=part, MIB=MIB, **variables).items())
-    return header + JOB.read_text()
+    return job_with_steps(JOB, dict(PART=part, MIB=MIB, **variables))
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,16 @@ SMALL_SSD = dict(nchs=2, luns_per_ch=4, pgs_per_blk=64, blks_per_pl=80, pls_per_
 PAGE_BYTES = SMALL_SSD["secsz"] * SMALL_SSD["secs_per_pg"]
 
 
+GUEST_JOBS = Path(__file__).resolve().parents[1] / "guest" / "jobs"
+
+
+def job_with_steps(job: Path, variables: Dict[str, object]) -> str:
+    """A guest job's text: its variables, the steps' preamble (jobs/steps.sh: say, run,
+    ns_disk), then the job."""
+    return ("".join(f"{key}={value}\n" for key, value in variables.items())
+            + (GUEST_JOBS / "steps.sh").read_text() + job.read_text())
+
+
 def read_csv(path: Path) -> List[Dict[str, str]]:
     with open(path, newline="") as f:
         return list(csv.DictReader(f))

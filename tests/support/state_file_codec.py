@@ -6,7 +6,7 @@ import struct
 
 HEADER = struct.Struct("<8sIIQ")          # magic, version, header bytes, reserved
 SECTION = struct.Struct("<4sIQ")          # tag, reserved, payload bytes
-DEVICE_TAGS = {b"DNST", b"DWRT", b"DUNC", b"DATA"}   # the device's sections, not the FTL's
+DEVICE_TAGS = {b"DNST", b"DWRT", b"DUNC", b"DATA", b"DFDP"}   # the device's, not the FTL's
 
 
 def _crc32c_table():

@@ -36,6 +36,8 @@ struct options {
     enum { PRECONDITION_NONE, PRECONDITION_SEQ, PRECONDITION_REGION } precondition;
     uint64_t io_bytes;
     double runtime_s;
+    uint64_t idle_every_bytes;  /* --idle SIZE:TIME */
+    double idle_s;
     const char *stats_dir;
     const char *summary_path;
     const char *trace_out;
@@ -55,7 +57,7 @@ static const char usage_text[] =
     "               [--dist random|zipf:THETA|pareto:H|normal:DEV|hotcold:H:W] [--bs SIZE]\n"
     "               [--qd N]\n"
     "               [--size SIZE] [--precondition none|seq|region] [--io-size SIZE | --runtime TIME]\n"
-    "               [--trace FILE [--replay open|closed]] [--seed N] [--stream N]\n"
+    "               [--idle SIZE:TIME] [--trace FILE [--replay open|closed]] [--seed N] [--stream N]\n"
     "               [--fdp N [--fdp-hot N]] [--zone N]\n"
     "               [--stats-dir DIR]\n"
     "               [--summary FILE.json] [--trace-out FILE] [--check-every N] [--print-config]\n"
@@ -81,6 +83,9 @@ static const char usage_text[] =
     "                    region: only the --size region (as fio lays out a file)\n"
     "  --io-size SIZE    bytes to transfer in the measured part (default: --size)\n"
     "  --runtime TIME    simulated duration of the measured part (e.g. 300, 5m)\n"
+    "  --idle SIZE:TIME  after every SIZE issued in the measured part, wait for the requests\n"
+    "                    in flight, then leave the device idle for TIME (e.g. 1g:30s: the\n"
+    "                    write cliff's recovery); closed loop only\n"
     "  --trace FILE      replay a block I/O trace (format: hw/femu/ftl/include/femu_ftl/\n"
     "                    trace.h): version 1 (S seed / W lba nsect [H|C] / R lba nsect, and\n"
     "                    untimed zone and copy records), or version 2, 3 (zone and copy\n"
@@ -165,10 +170,29 @@ static bool folder_of_exists(const char *file)
     return stat(folder, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* --idle SIZE:TIME: both parts given, SIZE > 0, TIME in (0, 10^7] seconds. */
+static void parse_idle(struct options *o, const char *text)
+{
+    char size[64], err[256];
+    const char *colon = strchr(text, ':');
+    if (!colon || (size_t)(colon - text) >= sizeof(size)) {
+        usage_error("--idle: expected SIZE:TIME (e.g. 1g:30s), got '%s'", text);
+    }
+    memcpy(size, text, (size_t)(colon - text));
+    size[colon - text] = '\0';
+    o->idle_every_bytes = parse_size_opt("--idle", size);   /* refuses 0 */
+    if (parse_duration_s(colon + 1, &o->idle_s, err, sizeof(err))) {
+        usage_error("--idle: %s", err);
+    }
+    if (!(o->idle_s > 0) || o->idle_s > 1e7) {
+        usage_error("--idle: TIME must be between 0 and 10^7 seconds");
+    }
+}
+
 enum { OPT_CONFIG = 256, OPT_SET, OPT_RW, OPT_RWMIX, OPT_DIST, OPT_BS, OPT_QD, OPT_SIZE,
        OPT_PRECOND, OPT_IOSIZE, OPT_RUNTIME, OPT_TRACE, OPT_SEED, OPT_STATS, OPT_SUMMARY,
        OPT_CHECK, OPT_PRINT_CONFIG, OPT_REPLAY, OPT_TRACE_OUT, OPT_STREAM, OPT_ZONE,
-       OPT_STATE_IN, OPT_STATE_OUT, OPT_FDP, OPT_FDP_HOT, OPT_HELP };
+       OPT_STATE_IN, OPT_STATE_OUT, OPT_FDP, OPT_FDP_HOT, OPT_IDLE, OPT_HELP };
 
 static const struct option long_options[] = {
     { "config", required_argument, NULL, OPT_CONFIG },
@@ -182,6 +206,7 @@ static const struct option long_options[] = {
     { "precondition", required_argument, NULL, OPT_PRECOND },
     { "io-size", required_argument, NULL, OPT_IOSIZE },
     { "runtime", required_argument, NULL, OPT_RUNTIME },
+    { "idle", required_argument, NULL, OPT_IDLE },
     { "trace", required_argument, NULL, OPT_TRACE },
     { "seed", required_argument, NULL, OPT_SEED },
     { "stream", required_argument, NULL, OPT_STREAM },
@@ -308,6 +333,7 @@ static void parse_options(int argc, char **argv, struct options *o)
                 usage_error("--runtime: must be between 0 and 10^7 seconds");
             }
             break;
+        case OPT_IDLE: parse_idle(o, optarg); break;
         case OPT_TRACE: o->workload.trace_path = optarg; break;
         case OPT_SEED: o->workload.seed = parse_count("--seed", optarg, 0, UINT64_MAX); break;
         case OPT_STREAM:
@@ -352,6 +378,10 @@ static void parse_options(int argc, char **argv, struct options *o)
     }
     if (o->io_bytes && o->runtime_s > 0) {
         usage_error("--io-size and --runtime exclude each other");
+    }
+    if (o->idle_every_bytes && o->workload.trace_path && o->replay != REPLAY_CLOSED) {
+        usage_error("--idle: a trace replayed open-loop keeps its own idle times (add "
+                    "--replay closed)");
     }
     if (o->replay != REPLAY_AUTO && !o->workload.trace_path) {
         usage_error("--replay needs --trace");
@@ -632,7 +662,9 @@ int main(int argc, char **argv)
                                      .runtime_ns = (uint64_t)(o.runtime_s * NS_PER_S),
                                      .check_every = o.check_every,
                                      .progress = isatty(STDERR_FILENO),
-                                     .open_loop = open_loop };
+                                     .open_loop = open_loop,
+                                     .idle_every_bytes = o.idle_every_bytes,
+                                     .idle_ns = (uint64_t)(o.idle_s * NS_PER_S) };
         /* A recorded run brings its own phases. */
         rc = open_loop ? 0 : sim_run_mark(&run, now, "workload", err, sizeof(err));
         rc = rc ? rc : sim_run_phase(&run, w, o.qd, &limits, &now, measured, err,
@@ -663,6 +695,7 @@ int main(int argc, char **argv)
         summary_print_text(stdout, ftl, measured);
         struct run_description run_desc = {
             .workload = &o.workload, .qd = o.qd,
+            .idle_every_bytes = o.idle_every_bytes, .idle_s = o.idle_s,
             .precondition = o.precondition == PRECONDITION_SEQ ? "seq"
                             : o.precondition == PRECONDITION_REGION ? "region" : "none", .io_bytes = o.io_bytes,
             .runtime_s = o.runtime_s, .config_paths = o.config_paths,

@@ -287,6 +287,7 @@ int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
     ftl_get_counters(ftl, &out->before);
     struct slot_pool pool = { 0 };
     uint64_t now = *now_ns, issued_bytes = 0, stalled = 0, requests = 0;
+    uint64_t idle_at = limits->idle_every_bytes;    /* the next pause, in issued bytes */
     unsigned outstanding = 0;
     double last_shown = wall_seconds();
     bool issuing = true, shown = false, have_next = false;
@@ -316,9 +317,20 @@ int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
                           (limits->runtime_ns && arrival - out->start_ns >= limits->runtime_ns))) {
             issuing = have_next = false;
         }
+        /* A pause: once every request issued before it has completed, the device is left
+         * alone for idle_ns (its statistics rows come as the clock passes them). */
+        bool pausing = !open_loop && idle_at && issued_bytes >= idle_at;
+        if (pausing && outstanding == 0) {
+            now += limits->idle_ns;
+            ftl_engine_advance(run->engine, now);
+            idle_at = issued_bytes + limits->idle_every_bytes;
+            rc = run_failure(run, err, errlen);
+            continue;
+        }
         /* Issue when there is room (closed loop) or when nothing completes before the
          * request arrives (open loop); otherwise take the next completion. */
-        if (have_next && (open_loop ? !any_due || due > arrival : outstanding < qd)) {
+        if (have_next && !pausing &&
+            (open_loop ? !any_due || due > arrival : outstanding < qd)) {
             struct inflight *slot = slot_get(&pool);
             if (!slot) {
                 snprintf(err, errlen, "out of memory");

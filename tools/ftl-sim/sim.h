@@ -24,6 +24,9 @@ struct sim_limits {
     uint64_t check_every;   /* run the FTL invariant checker every N requests (0: never) */
     bool progress;          /* show simulated time on stderr now and then */
     bool open_loop;         /* issue at the trace's arrival times (qd is ignored) */
+    /* closed loop: after every idle_every_bytes issued, wait for every outstanding
+     * request, then leave the device idle for idle_ns (0: never) */
+    uint64_t idle_every_bytes, idle_ns;
 };
 
 struct sim_phase_result {

@@ -201,6 +201,34 @@ static double erase_average(const struct ftl_wear *w)
     return good ? (double)w->erase_sum / (double)good : 0.0;
 }
 
+/* Read retries: the phase's counts, and the whole run's histogram of host page reads by
+ * the model's age class (row) and retry steps taken (column), with each step count's
+ * sense time. */
+static void json_read_retries(FILE *f, const struct ftl *ftl, const struct sim_phase_result *m)
+{
+#define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
+    const struct ftl_config *cfg = ftl_config_of(ftl);
+    size_t n;
+    const uint64_t *h = ftl_read_retry_histogram(ftl, &n);
+    fprintf(f, "  \"read_retries\": %llu,\n  \"retried_reads\": %llu,\n",
+            DELTA(read_retries), DELTA(retried_reads));
+    fputs("  \"read_retry_histogram\": {\"sense_us\": [", f);
+    for (size_t k = 0; k < n; k++) {
+        fprintf(f, "%s%.3f", k ? ", " : "",
+                (double)(cfg->pg_rd_lat + k * cfg->read_retry_lat) / 1e3);
+    }
+    fputs("], \"reads_by_age_class\": [", f);
+    for (size_t c = 0; c < n; c++) {
+        fputs(c ? ", [" : "[", f);
+        for (size_t k = 0; k < n; k++) {
+            fprintf(f, "%s%llu", k ? ", " : "", (unsigned long long)h[c * n + k]);
+        }
+        fputs("]", f);
+    }
+    fputs("]},\n", f);
+#undef DELTA
+}
+
 /* Wear at the end of the run (not a difference: the device's state). */
 static void json_wear(FILE *f, const struct ftl *ftl)
 {
@@ -254,8 +282,10 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     fprintf(f, ", \"bs\": %llu, \"size\": %llu, \"qd\": %u, \"precondition\": ",
             (unsigned long long)w->bs, (unsigned long long)w->region_bytes, run->qd);
     json_string(f, run->precondition);
-    fprintf(f, ", \"io_size\": %llu, \"runtime_s\": %.3f, \"seed\": %llu, \"trace\": ",
-            (unsigned long long)run->io_bytes, run->runtime_s, (unsigned long long)w->seed);
+    fprintf(f, ", \"io_size\": %llu, \"runtime_s\": %.3f, \"idle_every\": %llu, "
+            "\"idle_s\": %.3f, \"seed\": %llu, \"trace\": ", (unsigned long long)run->io_bytes,
+            run->runtime_s, (unsigned long long)run->idle_every_bytes, run->idle_s,
+            (unsigned long long)w->seed);
     if (w->trace_path) {
         json_string(f, w->trace_path);
     } else {
@@ -295,6 +325,7 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     fprintf(f, "  \"verify_cmds\": %llu,\n  \"read_errors\": %llu,\n  \"format_cmds\": %llu,\n"
             "  \"format_erased_blocks\": %llu,\n", DELTA(host_verify_cmds), DELTA(read_errors),
             DELTA(format_cmds), DELTA(format_erased_blocks));
+    json_read_retries(f, ftl, m);
     json_wear(f, ftl);
     json_issue15_counters(f, ftl, m);
     json_slc_counters(f, ftl, m);

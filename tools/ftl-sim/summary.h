@@ -14,6 +14,8 @@ struct run_description {
     const char *precondition;       /* "none" or "seq" */
     uint64_t io_bytes;              /* 0 when limited by runtime */
     double runtime_s;               /* 0 when limited by io_size */
+    uint64_t idle_every_bytes;      /* --idle: a pause after every this many bytes (0: none) */
+    double idle_s;                  /* --idle: each pause's length */
     const char *const *config_paths;    /* the --config files in order (none: FEMU defaults) */
     unsigned nconfigs;
     double precondition_s;          /* simulated time spent preconditioning */

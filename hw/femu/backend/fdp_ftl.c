@@ -8,8 +8,10 @@
  * namespace and the placement identifier it named the handle by, a write's time limit
  * event likewise; a controller reset's update (an internal request) turns each into a
  * Controller Level Reset Modified Reclaim Unit Handles event, whose NSID and PID are
- * reserved. An event about a handle the request did not name has no NSID or PID (a
- * buffered page flushed later, say). cmd/fdp_events.c records what is enabled.
+ * reserved, recorded where that type was enabled when the reset came (the request says
+ * where: the reset has brought back the saved enables since). An event about a handle
+ * the request did not name has no NSID or PID (a buffered page flushed later, say).
+ * cmd/fdp_events.c records what is enabled.
  *
  * A handle's status is read by the poller holding engine_lock, as zone admissions are
  * (cmd/zns.c): it waits at most for the batch the FTL thread is serving, and sees every
@@ -35,8 +37,14 @@ void femu_fdp_ftl_events(FemuCtrl *n, const FemuRequest *req)
         };
 
         if (reset && e->type == FTL_FDP_EVENT_RU_NOT_FULLY_WRITTEN) {
+            /* enabled or not as the handle was when the reset came */
             ev.type = FEMU_FDP_EVT_CTRL_RESET;
-        } else if (e->ruh < FEMU_FDP_MAX_RUHS && (req->fdp_named >> e->ruh & 1)) {
+            if (e->ruh < FEMU_FDP_MAX_RUHS && (req->fdp_reset_report >> e->ruh & 1)) {
+                femu_fdp_event_put(n, &ev);
+            }
+            continue;
+        }
+        if (e->ruh < FEMU_FDP_MAX_RUHS && (req->fdp_named >> e->ruh & 1)) {
             ev.nsid = req->ftl.nsid;
             ev.pid_valid = true;
             ev.pid = req->fdp_phndl[e->ruh];

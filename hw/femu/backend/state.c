@@ -9,8 +9,13 @@
  *   DATA  the data store, sparse: only chunks holding a non-zero byte are stored, and only
  *         chunks with a written sector are even read, so a save of a large, mostly empty
  *         device reads and writes little
- * Power-on hours, features, logs and events are not state of the medium: a restored
- * device starts them afresh, as after a power cycle.
+ *   DFDP  with placement=fdp, Flexible Data Placement's endurance group: features 1Dh
+ *         (current and saved) and 1Eh (the saved enables), each namespace's placement
+ *         handle list, the FDP statistics' origin and the FDP events log
+ * A restored device is a device powered on again: power-on hours, features, the other
+ * logs and events start afresh; FDP's saveable features take their saved values as after
+ * a reset (cmd/fdp_features.c: 1Dh only where no namespace pins the current one), and
+ * FDP's statistics and events log go on where they were.
  *
  * A restore takes the saved namespace table, whatever namespaces= says (the table is part
  * of the medium: a guest may have created or formatted namespaces), after checking it
@@ -28,6 +33,9 @@
 
 #include "backend/ftl_view.h"
 #include "backend/state.h"
+#include "cmd/fdp.h"
+#include "cmd/fdp_events.h"
+#include "cmd/fdp_features.h"
 #include "cmd/features.h"
 #include "cmd/ns_table.h"
 #include "femu_ftl/state.h"
@@ -42,6 +50,18 @@
 #define FEMU_STATE_TABLE_BYTES  \
     (8 + FEMU_STATE_SMART_BYTES + FEMU_MAX_NAMESPACES * FEMU_STATE_NS_BYTES)
 #define FEMU_STATE_MAP_CHUNK    4096    /* bytes of a packed map stored or skipped whole */
+
+/*
+ * DFDP, little endian: u32 version, u32 NRUH, u32 NSIDs, u8 FDPE, u8 FDPCIDX, u8 saved
+ * FDPE, u8 saved FDPCIDX, the statistics' origin (four u64: host bytes, Copy pages, media
+ * pages programmed, blocks erased: the FTL's counters at the last configuration change),
+ * then a u32 of saved 1Eh enables per RUH (bit 1 << event type), then per NSID its
+ * placement handle list (u8 NPHNDLS, u8 chosen by the controller, NRUH bytes: the RUHs,
+ * 0 after the list), then u32 NUMFDPE and the host events as log 23h holds them.
+ */
+#define FEMU_STATE_TAG_FDP      STATE_TAG('D', 'F', 'D', 'P')
+#define FEMU_STATE_FDP_VERSION  1
+#define FEMU_STATE_FDP_HEAD     48
 
 /* ---- Packed sector maps ---- */
 
@@ -145,12 +165,77 @@ static uint8_t *femu_table_encode(FemuCtrl *n)
     return table;
 }
 
+/* ---- Flexible Data Placement ---- */
+
+/* DFDP up to its events: the features, the statistics' origin, the handle lists. */
+static size_t femu_fdp_head_bytes(uint32_t ruhs)
+{
+    return FEMU_STATE_FDP_HEAD + 4 * ruhs + FEMU_MAX_NAMESPACES * (2 + ruhs);
+}
+
+static size_t femu_fdp_max_bytes(uint32_t ruhs)
+{
+    return femu_fdp_head_bytes(ruhs) + 4 + FEMU_FDP_MAX_EVENTS * FEMU_FDP_EVENT_BYTES;
+}
+
+static uint8_t *femu_fdp_encode(FemuCtrl *n)
+{
+    const FemuFdp *fdp = &n->fdp;
+    uint8_t *head = g_malloc0(femu_fdp_head_bytes(fdp->ruhs)), *p = head;
+
+    stl_le_p(p, FEMU_STATE_FDP_VERSION);
+    stl_le_p(p + 4, fdp->ruhs);
+    stl_le_p(p + 8, FEMU_MAX_NAMESPACES);
+    p[12] = fdp->enabled;
+    p[14] = fdp->saved_enabled;         /* FDPCIDX 0 both: one configuration */
+    stq_le_p(p + 16, fdp->base_host_bytes);
+    stq_le_p(p + 24, fdp->base_copy_pages);
+    stq_le_p(p + 32, fdp->base_programs);
+    stq_le_p(p + 40, fdp->base_erases);
+    p += FEMU_STATE_FDP_HEAD;
+    for (uint32_t ruh = 0; ruh < fdp->ruhs; ruh++, p += 4) {
+        stl_le_p(p, fdp->saved_event_enable[ruh]);
+    }
+    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++, p += 2 + fdp->ruhs) {
+        const FemuNamespace *ns = &n->ns[nsid];
+
+        if (femu_fdp_in_group(ns)) {    /* a deleted namespace's list is left behind */
+            p[0] = ns->nphndls;
+            p[1] = ns->phndl_chosen;
+            memcpy(p + 2, ns->phndl_ruh, ns->nphndls);
+        }
+    }
+    return head;
+}
+
+/* The events go in as the writer finds them: the FTL raises those of the requests it
+ * serves for the save, after the instant the poller copied the rest. */
+static int femu_fdp_write(FemuCtrl *n, struct state_writer *w, const FemuStateSnapshot *s)
+{
+    g_autofree uint8_t *log = g_malloc(FEMU_FDP_EVENTS_LOG_BYTES);
+    uint32_t count;
+    int rc;
+
+    femu_fdp_events_log(n, true, log);
+    count = ldl_le_p(log);
+    rc = state_writer_begin(w, FEMU_STATE_TAG_FDP);
+    rc = rc ? rc : state_writer_append(w, s->fdp, s->fdp_len);
+    rc = rc ? rc : state_writer_append(w, log, 4);
+    rc = rc ? rc : state_writer_append(w, log + FEMU_FDP_EVENT_BYTES,
+                                       (uint64_t)count * FEMU_FDP_EVENT_BYTES);
+    return rc ? rc : state_writer_end(w);
+}
+
 bool femu_state_snapshot(FemuCtrl *n, FemuStateSnapshot *s)
 {
     memset(s, 0, sizeof(*s));
     s->sectors = n->capacity_sectors + n->zoned_sectors;
     s->table = femu_table_encode(n);
     s->table_len = FEMU_STATE_TABLE_BYTES;
+    if (n->fdp.supported) {
+        s->fdp = femu_fdp_encode(n);
+        s->fdp_len = femu_fdp_head_bytes(n->fdp.ruhs);
+    }
     s->written = femu_map_pack(&n->written, s->sectors);
     s->uncorrectable = femu_map_pack(&n->uncorrectable, s->sectors);
     if (!s->written || !s->uncorrectable) {
@@ -163,6 +248,7 @@ bool femu_state_snapshot(FemuCtrl *n, FemuStateSnapshot *s)
 void femu_state_snapshot_free(FemuStateSnapshot *s)
 {
     g_free(s->table);
+    g_free(s->fdp);
     g_free(s->written);
     g_free(s->uncorrectable);
     memset(s, 0, sizeof(*s));
@@ -225,6 +311,9 @@ int femu_state_write(FemuCtrl *n, const char *path, const FemuStateSnapshot *s,
                                        FEMU_STATE_MAP_CHUNK);
     rc = rc ? rc : state_writer_sparse(w, FEMU_STATE_TAG_UNCORR, s->uncorrectable,
                                        map_bytes, FEMU_STATE_MAP_CHUNK);
+    if (s->fdp) {
+        rc = rc ? rc : femu_fdp_write(n, w, s);
+    }
     rc = rc ? rc : femu_state_write_data(n, w, s);
     return state_writer_commit(w, err, errlen);   /* says why any call above failed */
 }
@@ -450,6 +539,167 @@ static bool femu_restore_data(FemuRestore *rs)
     return more == 0;
 }
 
+/* One NSID's placement handle list in DFDP (p: NPHNDLS, chosen, NRUH bytes) against the
+ * restored namespace and FDP's state; *chosen_ruh gathers the controller's choice. */
+static bool femu_restore_fdp_list(FemuRestore *rs, const uint8_t *p, uint32_t nsid,
+                                  bool enabled, int *chosen_ruh)
+{
+    uint32_t ruhs = rs->n->fdp.ruhs, seen = 0;
+    bool in_group = femu_fdp_in_group(&rs->n->ns[nsid]);
+
+    if (p[1] > 1 || (p[1] && p[0] != 1)) {
+        return femu_restore_fail(rs, "section DFDP: namespace %u: chosen %u with %u "
+                                 "placement handles (the controller chooses one)", nsid,
+                                 p[1], p[0]);
+    }
+    if (p[0] > ruhs) {
+        return femu_restore_fail(rs, "section DFDP: namespace %u: %u placement handles, "
+                                 "NRUH is %u", nsid, p[0], ruhs);
+    }
+    if (in_group && enabled ? p[0] == 0 : p[0] != 0) {
+        return femu_restore_fail(rs, "section DFDP: namespace %u: %u placement handles, "
+                                 "want %s", nsid, p[0], in_group && enabled ?
+                                 "at least one (a namespace of the endurance group, FDP on)" :
+                                 "none (no namespace of the endurance group, or FDP off)");
+    }
+    for (uint32_t i = 0; i < ruhs; i++) {
+        uint8_t ruh = p[2 + i];
+
+        if (i >= p[0] ? ruh != 0 : ruh >= ruhs || (seen >> ruh & 1)) {
+            return femu_restore_fail(rs, "section DFDP: namespace %u: placement handle %u "
+                                     "names RUH %u (NRUH %u, each once, 0 past the list)",
+                                     nsid, i, ruh, ruhs);
+        }
+        seen |= i < p[0] ? 1u << ruh : 0;
+    }
+    if (p[1] && *chosen_ruh >= 0 && *chosen_ruh != p[2]) {
+        return femu_restore_fail(rs, "section DFDP: namespace %u: the controller's handle "
+                                 "RUH %u, another namespace's is RUH %d (one for all)",
+                                 nsid, p[2], *chosen_ruh);
+    }
+    if (p[1]) {
+        *chosen_ruh = p[2];
+    }
+    return true;
+}
+
+/*
+ * DFDP against this device and the restored namespaces (section layout above), then in
+ * place. NRUH and the NSIDs this device's; FDPE 0 or 1, FDPCIDX 0; the statistics'
+ * origin not past the FTL's restored counters; saved enables of types 00h-03h; the lists
+ * as Namespace Management makes them (the controller's one handle shared by every
+ * namespace it chose for and listed by no other); events femu could have recorded, none
+ * with FDP off.
+ */
+static bool femu_restore_fdp(FemuRestore *rs)
+{
+    FemuCtrl *n = rs->n;
+    FemuFdp *fdp = &n->fdp;
+    size_t head = femu_fdp_head_bytes(fdp->ruhs);
+    g_autofree uint8_t *buf = NULL;
+    struct ftl_counters ctr;
+    uint64_t len, bases[4], counters[4];
+    uint32_t count, stored_ruhs;
+    const uint8_t *p;
+    int chosen_ruh = -1;
+    static const char *const base_names[] = {
+        "host bytes", "Copy pages", "media pages", "erased blocks",
+    };
+
+    if (!state_reader_has(rs->r, FEMU_STATE_TAG_FDP, &len)) {
+        femu_fdp_handles_every(n);          /* a state of before DFDP: as realize makes it */
+        return true;
+    }
+    buf = g_malloc(len);
+    if (state_reader_seek(rs->r, FEMU_STATE_TAG_FDP, rs->err, sizeof(rs->err)) != 0 ||
+        state_reader_read(rs->r, buf, len, rs->err, sizeof(rs->err)) != 0) {
+        return false;
+    }
+    if (len < FEMU_STATE_FDP_HEAD || ldl_le_p(buf) != FEMU_STATE_FDP_VERSION) {
+        return femu_restore_fail(rs, "section DFDP: %s", len < FEMU_STATE_FDP_HEAD ?
+                                 "shorter than its header" : "not version 1");
+    }
+    stored_ruhs = ldl_le_p(buf + 4);
+    if (stored_ruhs != fdp->ruhs || ldl_le_p(buf + 8) != FEMU_MAX_NAMESPACES) {
+        return femu_restore_fail(rs, "section DFDP: NRUH %u and %u NSIDs, this device has "
+                                 "%u and %d", stored_ruhs, ldl_le_p(buf + 8), fdp->ruhs,
+                                 FEMU_MAX_NAMESPACES);
+    }
+    count = len >= head + 4 ? ldl_le_p(buf + head) : 0;
+    if (len < head + 4 || count > FEMU_FDP_MAX_EVENTS ||
+        len != head + 4 + (uint64_t)count * FEMU_FDP_EVENT_BYTES) {
+        return femu_restore_fail(rs, "section DFDP: %" PRIu64 " bytes with NUMFDPE %u "
+                                 "(at most %d events of %d bytes after %zu)", len, count,
+                                 FEMU_FDP_MAX_EVENTS, FEMU_FDP_EVENT_BYTES, head + 4);
+    }
+    if (buf[12] > 1 || buf[14] > 1 || buf[13] || buf[15]) {
+        return femu_restore_fail(rs, "section DFDP: feature 1Dh FDPE %u FDPCIDX %u, saved "
+                                 "FDPE %u FDPCIDX %u (FDPE 0 or 1, one configuration)",
+                                 buf[12], buf[13], buf[14], buf[15]);
+    }
+    ftl_get_counters(n->ftl, &ctr);
+    counters[0] = ctr.host_write_bytes;
+    counters[1] = ctr.copy_pages;
+    counters[2] = femu_fdp_media_pages(&ctr);
+    counters[3] = ctr.nand_erases;
+    for (unsigned i = 0; i < ARRAY_SIZE(bases); i++) {
+        bases[i] = ldq_le_p(buf + 16 + 8 * i);
+        if (bases[i] > counters[i]) {
+            return femu_restore_fail(rs, "section DFDP: the statistics count %s from %"
+                                     PRIu64 ", the FTL has %" PRIu64, base_names[i],
+                                     bases[i], counters[i]);
+        }
+    }
+    p = buf + FEMU_STATE_FDP_HEAD;
+    for (uint32_t ruh = 0; ruh < fdp->ruhs; ruh++, p += 4) {
+        if (ldl_le_p(p) >> FEMU_FDP_EVT_TYPES) {
+            return femu_restore_fail(rs, "section DFDP: saved event enables %#x of RUH %u "
+                                     "(types 00h-03h only)", ldl_le_p(p), ruh);
+        }
+    }
+    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++, p += 2 + fdp->ruhs) {
+        if (!femu_restore_fdp_list(rs, p, nsid, buf[12], &chosen_ruh)) {
+            return false;
+        }
+    }
+    p = buf + FEMU_STATE_FDP_HEAD + 4 * fdp->ruhs;
+    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++, p += 2 + fdp->ruhs) {
+        if (chosen_ruh >= 0 && !p[1] && memchr(p + 2, chosen_ruh, p[0])) {
+            return femu_restore_fail(rs, "section DFDP: namespace %u lists RUH %d, the "
+                                     "controller's choice for others", nsid, chosen_ruh);
+        }
+    }
+    if (count && !buf[12]) {
+        return femu_restore_fail(rs, "section DFDP: %u events with FDP off", count);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        const char *why = femu_fdp_event_check(n, buf + head + 4 + i * FEMU_FDP_EVENT_BYTES);
+
+        if (why) {
+            return femu_restore_fail(rs, "section DFDP: event %u: %s", i, why);
+        }
+    }
+    /* Valid: in place (the saved features take effect once the FTL's view is out). */
+    fdp->enabled = buf[12];
+    fdp->saved_enabled = buf[14];
+    fdp->base_host_bytes = bases[0];
+    fdp->base_copy_pages = bases[1];
+    fdp->base_programs = bases[2];
+    fdp->base_erases = bases[3];
+    p = buf + FEMU_STATE_FDP_HEAD;
+    for (uint32_t ruh = 0; ruh < fdp->ruhs; ruh++, p += 4) {
+        fdp->saved_event_enable[ruh] = ldl_le_p(p);
+    }
+    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++, p += 2 + fdp->ruhs) {
+        FemuFdpHandles list = { .nphndls = p[0], .chosen = p[1] };
+
+        memcpy(list.ruh, p + 2, p[0]);
+        femu_fdp_ns_apply(&n->ns[nsid], &list);
+    }
+    femu_fdp_events_restore(n, buf + head + 4, count);
+    return true;
+}
+
 /* A state with no data (ftl-sim's): what the FTL maps counts as written, reading zeroes. */
 static void femu_restore_mark_mapped(FemuCtrl *n)
 {
@@ -485,13 +735,17 @@ static size_t femu_restore_limits(FemuCtrl *n, struct state_section_limit *out)
     out[k++] = (struct state_section_limit){
         FEMU_STATE_TAG_DATA,
         state_sparse_max_len(data_store_size(n->store), femu_data_chunk(n)) };
+    if (n->fdp.supported) {
+        out[k++] = (struct state_section_limit){
+            FEMU_STATE_TAG_FDP, femu_fdp_max_bytes(n->fdp.ruhs) };
+    }
     return k;
 }
 
 static bool femu_restore_run(FemuRestore *rs)
 {
     FemuCtrl *n = rs->n;
-    struct state_section_limit limits[FTL_STATE_MAX_SECTIONS + 4];
+    struct state_section_limit limits[FTL_STATE_MAX_SECTIONS + 5];
     char data[16];
     bool present;
 
@@ -527,7 +781,11 @@ static bool femu_restore_run(FemuRestore *rs)
         return false;
     }
     if (present) {
-        return femu_restore_data(rs);
+        return femu_restore_fdp(rs) && femu_restore_data(rs);
+    }
+    if (state_reader_has(rs->r, FEMU_STATE_TAG_FDP, NULL)) {
+        return femu_restore_fail(rs, "section DFDP in a state without the device's "
+                                 "sections (data=absent)");
     }
     femu_restore_mark_mapped(n);
     warn_report("femu: state_in %s was made by ftl-sim: it holds no data, written LBAs "
@@ -554,5 +812,6 @@ bool femu_state_restore(FemuCtrl *n, Error **errp)
         return false;
     }
     femu_ftl_view_publish(n);   /* the logs report the restored counters at once */
+    femu_fdp_features_load_saved(n);    /* a power-on: FDP's saved features */
     return true;
 }

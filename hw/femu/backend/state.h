@@ -24,6 +24,8 @@ typedef struct FemuStateSnapshot {
     uint8_t *uncorrectable;
     uint8_t *table;             /* the namespace table section, encoded */
     size_t table_len;
+    uint8_t *fdp;               /* with FDP: its section up to the events, encoded */
+    size_t fdp_len;
 } FemuStateSnapshot;
 
 /* Realize: restore state_in (after the namespaces, before the threads start). */

@@ -38,16 +38,22 @@ void femu_fdp_realize(FemuCtrl *n)
     fdp->ruhs = ftl_fdp_ruhs(n->ftl);
     fdp->ru_bytes = ftl_fdp_ru_pages(n->ftl) * n->geometry.page_bytes;
     fdp->supported = fdp->ruhs > 0;
-    fdp->enabled = fdp->supported;
+    fdp->enabled = fdp->saved_enabled = fdp->supported;
     femu_fdp_events_init(n);
+    femu_fdp_handles_every(n);
+}
+
+void femu_fdp_handles_every(FemuCtrl *n)
+{
+    FemuFdpHandles all = { .nphndls = n->fdp.ruhs };
+
+    for (uint32_t ruh = 0; ruh < n->fdp.ruhs; ruh++) {
+        all.ruh[ruh] = ruh;
+    }
     for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
         FemuNamespace *ns = &n->ns[nsid];
-        FemuFdpHandles all = { .nphndls = fdp->ruhs };
 
-        for (uint32_t ruh = 0; ruh < fdp->ruhs; ruh++) {
-            all.ruh[ruh] = ruh;
-        }
-        femu_fdp_ns_apply(ns, femu_fdp_in_group(ns) && fdp->enabled ? &all : NULL);
+        femu_fdp_ns_apply(ns, femu_fdp_in_group(ns) && n->fdp.enabled ? &all : NULL);
     }
 }
 
@@ -64,6 +70,16 @@ bool femu_fdp_offered(FemuCtrl *n)
 bool femu_fdp_in_group(const FemuNamespace *ns)
 {
     return ns->allocated && !ns->zoned;
+}
+
+bool femu_fdp_group_has_namespaces(FemuCtrl *n)
+{
+    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
+        if (femu_fdp_in_group(&n->ns[nsid])) {
+            return true;
+        }
+    }
+    return false;
 }
 
 bool femu_fdp_handle(const FemuNamespace *ns, uint32_t phndl, uint32_t *ruh)
@@ -285,20 +301,19 @@ void femu_fdp_configured(FemuCtrl *n, bool enable)
 }
 
 /*
- * Controller reset (femu's model: NVMe lets a controller level reset modify reclaim unit
- * handles): every handle's open RU is closed as it is, through an FTL_OP_RUH_UPDATE of
- * every handle, served after the work queued before the reset. The FTL reports each
- * closed RU, recorded as Controller Level Reset Modified Reclaim Unit Handles
- * (backend/fdp_ftl.c). The request is internal: no completion. When every request is in
- * flight (the guest holds them all in full CQs) there is none to send and the RUs stay
- * open.
+ * Controller reset with FDP on (femu's model: NVMe lets a controller level reset modify
+ * reclaim unit handles): every handle's open RU is closed as it is, through an
+ * FTL_OP_RUH_UPDATE of every handle, served after the work queued before the reset. The
+ * FTL reports each closed RU, recorded as Controller Level Reset Modified Reclaim Unit
+ * Handles on the handles of report (backend/fdp_ftl.c). The request is internal: no
+ * completion. When every request is in flight (the guest holds them all in full CQs)
+ * there is none to send and the RUs stay open.
  */
-void femu_fdp_reset(FemuCtrl *n)
+void femu_fdp_reset_handles(FemuCtrl *n, uint32_t report)
 {
-    FemuRequest *req;
+    FemuRequest *req = femu_req_alloc(n);
 
-    femu_fdp_events_reset_clock(n);
-    if (!n->fdp.enabled || !(req = femu_req_alloc(n))) {
+    if (!req) {
         return;
     }
     memset(req, 0, offsetof(FemuRequest, list_next));
@@ -308,6 +323,7 @@ void femu_fdp_reset(FemuCtrl *n)
     req->ftl.arrival_ns = femu_now_ns();
     femu_req_ftl(req, FTL_OP_RUH_UPDATE);
     req->ruh_update = (uint32_t)((UINT64_C(1) << n->fdp.ruhs) - 1);
+    req->fdp_reset_report = report;
     spsc_ring_push(n->to_ftl, req);     /* the ring holds the whole pool */
     femu_ftl_kick(n);
 }

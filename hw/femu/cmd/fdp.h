@@ -15,15 +15,19 @@
 #define FEMU_RUHA_HOST          1       /* named by a namespace's placement handle list */
 #define FEMU_RUHA_CONTROLLER    2       /* chosen by the controller for a namespace */
 
-/* Realize, once the namespaces exist (state_in restored): FDP on with placement=fdp,
- * configuration 0, every conventional namespace given every handle. */
+/* Realize, once namespaces= made the namespaces (before state_in is restored): FDP on
+ * with placement=fdp, configuration 0 (also as saved), every conventional namespace given
+ * every handle (femu_fdp_handles_every: also for a state file without FDP's section). */
 void femu_fdp_realize(FemuCtrl *n);
+void femu_fdp_handles_every(FemuCtrl *n);
 void femu_fdp_release(FemuCtrl *n);
 
 /* Whether the controller offers FDP at all (CTRATT.FDPS): gates commands, logs, features. */
 bool femu_fdp_offered(FemuCtrl *n);
 /* A namespace of the endurance group: allocated and conventional. */
 bool femu_fdp_in_group(const FemuNamespace *ns);
+/* The group has one (attached or not): 1Dh's value cannot change. */
+bool femu_fdp_group_has_namespaces(FemuCtrl *n);
 uint8_t femu_fdp_ruh_usage(FemuCtrl *n, uint32_t ruh);
 /* The handle a namespace's placement handle names; false for one it does not have. */
 bool femu_fdp_handle(const FemuNamespace *ns, uint32_t phndl, uint32_t *ruh);
@@ -57,7 +61,8 @@ uint64_t femu_fdp_media_pages(const struct ftl_counters *ctr);
 
 /* Set Features 1Dh took effect: events and statistics start afresh. */
 void femu_fdp_configured(FemuCtrl *n, bool enable);
-/* Controller reset: every handle's open RU is closed through the FTL (and reported). */
-void femu_fdp_reset(FemuCtrl *n);
+/* Controller reset with FDP on: every handle's open RU is closed through the FTL, the
+ * handles of report (bit 1 << RUH) reporting it (cmd/fdp_features.c decides). */
+void femu_fdp_reset_handles(FemuCtrl *n, uint32_t report);
 
 #endif

@@ -12,10 +12,12 @@
  *
  * An event is recorded only when its type is enabled, when it happens, on the handle it
  * is about. The list keeps the 63 latest (the log page's room), oldest first; when full
- * the oldest goes. The lists and enables are volatile: not in state files.
+ * the oldest goes. State files keep the list (backend/state.c, checked here on restore)
+ * and the saved enables; the current enables are what a reset or a power-on makes them.
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
+#include "qemu/cutils.h"
 
 #include "cmd/fdp_events.h"
 
@@ -91,6 +93,21 @@ void femu_fdp_event_enable(FemuCtrl *n, uint32_t ruh, uint8_t type, bool enable)
     qatomic_set(&n->fdp.event_enable[ruh], mask);
 }
 
+void femu_fdp_event_enables_set(FemuCtrl *n, uint32_t ruh, uint32_t mask)
+{
+    qatomic_set(&n->fdp.event_enable[ruh], mask);
+}
+
+uint32_t femu_fdp_event_handles(FemuCtrl *n, uint8_t type)
+{
+    uint32_t handles = 0;
+
+    for (uint32_t ruh = 0; ruh < n->fdp.ruhs; ruh++) {
+        handles |= (uint32_t)femu_fdp_event_enabled(n, ruh, type) << ruh;
+    }
+    return handles;
+}
+
 void femu_fdp_events_disable_all(FemuCtrl *n)
 {
     for (unsigned ruh = 0; ruh < FEMU_FDP_MAX_RUHS; ruh++) {
@@ -103,7 +120,7 @@ void femu_fdp_events_reset_clock(FemuCtrl *n)
     qatomic_set(&n->fdp.clock_base_ns, femu_now_ns());
 }
 
-static void femu_fdp_event_record(FemuCtrl *n, const FemuFdpEventInfo *ev, FemuFdpEvent *e)
+static void femu_fdp_event_build(FemuCtrl *n, const FemuFdpEventInfo *ev, FemuFdpEvent *e)
 {
     uint64_t base = qatomic_read(&n->fdp.clock_base_ns);
     uint64_t ms = ev->time_ns > base ? (ev->time_ns - base) / SCALE_MS : 0;
@@ -126,25 +143,35 @@ static void femu_fdp_event_record(FemuCtrl *n, const FemuFdpEventInfo *ev, FemuF
     e->vs_unwritten_pages = cpu_to_le64(ev->unwritten_pages);
 }
 
-void femu_fdp_event_add(FemuCtrl *n, const FemuFdpEventInfo *ev)
+/* Append one record (list lock held); when full the oldest goes. */
+static void femu_fdp_event_append(FemuFdpEventList *list, const void *record)
 {
-    FemuFdpEventList *list = &n->fdp.host_events;
-    FemuFdpEvent record;
     unsigned at;
 
-    if (!femu_fdp_event_enabled(n, ev->ruh, ev->type)) {
-        return;
-    }
-    femu_fdp_event_record(n, ev, &record);
-    qemu_mutex_lock(&n->fdp.lock);
-    if (list->count == FEMU_FDP_MAX_EVENTS) {      /* full: the oldest goes */
+    if (list->count == FEMU_FDP_MAX_EVENTS) {
         list->first = (list->first + 1) % FEMU_FDP_MAX_EVENTS;
         list->count--;
     }
     at = (list->first + list->count) % FEMU_FDP_MAX_EVENTS;
-    memcpy(list->records[at], &record, sizeof(record));
+    memcpy(list->records[at], record, FEMU_FDP_EVENT_BYTES);
     list->count++;
+}
+
+void femu_fdp_event_put(FemuCtrl *n, const FemuFdpEventInfo *ev)
+{
+    FemuFdpEvent record;
+
+    femu_fdp_event_build(n, ev, &record);
+    qemu_mutex_lock(&n->fdp.lock);
+    femu_fdp_event_append(&n->fdp.host_events, &record);
     qemu_mutex_unlock(&n->fdp.lock);
+}
+
+void femu_fdp_event_add(FemuCtrl *n, const FemuFdpEventInfo *ev)
+{
+    if (femu_fdp_event_enabled(n, ev->ruh, ev->type)) {
+        femu_fdp_event_put(n, ev);
+    }
 }
 
 void femu_fdp_events_clear(FemuCtrl *n)
@@ -172,4 +199,67 @@ void femu_fdp_events_log(FemuCtrl *n, bool host, uint8_t *buf)
         qemu_mutex_unlock(&n->fdp.lock);
     }
     header->nfdpe = cpu_to_le32(count);
+}
+
+/*
+ * A record as femu writes one (femu_fdp_event_build): a type femu raises; LV always, PIV
+ * and NSIDV only, with the PID and NSID 0 when not valid and an NSID femu has when valid
+ * (a Controller Level Reset event has neither); the handle one of this configuration's,
+ * reclaim group 0; the timestamp's attributes, the type specific and reserved bytes 0;
+ * the vendor specific RU and its unwritten pages: none for an Invalid Placement
+ * Identifier; for an RU closed early, an RU, and at least one page but fewer than it has.
+ */
+const char *femu_fdp_event_check(FemuCtrl *n, const uint8_t *record)
+{
+    FemuFdpEvent e;
+    uint64_t ru_pages = n->fdp.ru_bytes / n->geometry.page_bytes, unwritten;
+    uint32_t nsid;
+    uint16_t pid;
+
+    memcpy(&e, record, sizeof(e));
+    nsid = le32_to_cpu(e.nsid);
+    pid = le16_to_cpu(e.pid);
+    if (!femu_fdp_event_supported(e.type)) {
+        return "an event type femu does not raise";
+    }
+    if (!(e.flags & FEMU_FDP_EVENT_LV) ||
+        e.flags & ~(FEMU_FDP_EVENT_PIV | FEMU_FDP_EVENT_NSIDV | FEMU_FDP_EVENT_LV) ||
+        (e.type == FEMU_FDP_EVT_CTRL_RESET && e.flags != FEMU_FDP_EVENT_LV) ||
+        (e.type == FEMU_FDP_EVT_INVALID_PID &&
+         e.flags != (FEMU_FDP_EVENT_PIV | FEMU_FDP_EVENT_NSIDV | FEMU_FDP_EVENT_LV))) {
+        return "its flags (FDPEF)";
+    }
+    if ((!(e.flags & FEMU_FDP_EVENT_PIV) && pid) ||
+        (!(e.flags & FEMU_FDP_EVENT_NSIDV) && nsid) ||
+        ((e.flags & FEMU_FDP_EVENT_NSIDV) && (nsid == 0 || nsid > FEMU_MAX_NAMESPACES))) {
+        return "its PID or NSID against its flags";
+    }
+    if (le64_to_cpu(e.timestamp) & ~FEMU_TIMESTAMP_MS_MASK) {
+        return "its timestamp attributes";
+    }
+    if (e.rgid || e.ruhid >= n->fdp.ruhs) {
+        return "its reclaim group or unit handle (RGID, RUHID)";
+    }
+    if (!buffer_is_zero(e.type_specific, sizeof(e.type_specific)) ||
+        !buffer_is_zero(e.reserved35, sizeof(e.reserved35)) ||
+        !buffer_is_zero(e.vs_reserved, sizeof(e.vs_reserved))) {
+        return "type specific or reserved bytes not 0";
+    }
+    unwritten = le64_to_cpu(e.vs_unwritten_pages);
+    if (e.type == FEMU_FDP_EVT_INVALID_PID ?
+        le32_to_cpu(e.vs_ru) != UINT32_MAX || unwritten :
+        le32_to_cpu(e.vs_ru) == UINT32_MAX || unwritten == 0 || unwritten >= ru_pages) {
+        return "its vendor specific RU and unwritten pages";
+    }
+    return NULL;
+}
+
+void femu_fdp_events_restore(FemuCtrl *n, const uint8_t *records, unsigned count)
+{
+    qemu_mutex_lock(&n->fdp.lock);
+    n->fdp.host_events.first = n->fdp.host_events.count = 0;
+    for (unsigned i = 0; i < count; i++) {
+        femu_fdp_event_append(&n->fdp.host_events, records + i * FEMU_FDP_EVENT_BYTES);
+    }
+    qemu_mutex_unlock(&n->fdp.lock);
 }

@@ -36,12 +36,18 @@ void femu_fdp_events_destroy(FemuCtrl *n);
 
 bool femu_fdp_event_supported(uint8_t type);
 bool femu_fdp_event_enabled(FemuCtrl *n, uint32_t ruh, uint8_t type);
-/* Poller: feature 1Eh's Set; a configuration change disables every type. */
+/* Poller: feature 1Eh's Set; a configuration change disables every type; a reset or a
+ * power-on sets a handle's whole mask (bit 1 << type). */
 void femu_fdp_event_enable(FemuCtrl *n, uint32_t ruh, uint8_t type, bool enable);
 void femu_fdp_events_disable_all(FemuCtrl *n);
+void femu_fdp_event_enables_set(FemuCtrl *n, uint32_t ruh, uint32_t mask);
+/* The handles (bit 1 << RUH) that have type enabled now. */
+uint32_t femu_fdp_event_handles(FemuCtrl *n, uint8_t type);
 
 /* Record ev if its type is enabled on its handle (any thread). */
 void femu_fdp_event_add(FemuCtrl *n, const FemuFdpEventInfo *ev);
+/* Record ev: its type was enabled on its handle when it happened (the caller checked). */
+void femu_fdp_event_put(FemuCtrl *n, const FemuFdpEventInfo *ev);
 /* Poller: a configuration change forgets every event; a controller reset restarts the
  * timestamps' clock. */
 void femu_fdp_events_clear(FemuCtrl *n);
@@ -49,5 +55,11 @@ void femu_fdp_events_reset_clock(FemuCtrl *n);
 
 /* Log page 23h into buf (FEMU_FDP_EVENTS_LOG_BYTES): host events, or controller events. */
 void femu_fdp_events_log(FemuCtrl *n, bool host, uint8_t *buf);
+
+/* State files (backend/state.c): why a stored event record (FEMU_FDP_EVENT_BYTES) is not
+ * one femu could have written, or NULL; and the host events list replaced by count such
+ * records, oldest first (realize). */
+const char *femu_fdp_event_check(FemuCtrl *n, const uint8_t *record);
+void femu_fdp_events_restore(FemuCtrl *n, const uint8_t *records, unsigned count);
 
 #endif

@@ -1,25 +1,44 @@
 /*
  * Features 1Dh (Flexible Data Placement) and 1Eh (FDP Events), poller thread. Both are
- * offered only with placement=fdp (else Invalid Field, as any unknown FID) and, like
- * every femu feature, none is saveable (SV set: Feature Identifier Not Saveable).
+ * offered only with placement=fdp (else Invalid Field, as any unknown FID), and both are
+ * saveable (NVMe base specification 2.1: "This Feature shall be saveable"): Set Features
+ * with SV sets the current and the saved value, without it the current value only; Get
+ * Features SEL 2 returns the saved value (the default until one is saved), SEL 3 says
+ * saveable and changeable (1Eh also namespace specific).
  *
  * 1Dh is the endurance group's: CDW11 bits 15:0 ENDGID (the group, 1, or Invalid Field);
  * the value, CDW12 of Set and DW0 of Get, has FDPE in bit 0 and FDPCIDX in bits 15:8.
  * FDP is on in configuration 0 at power-on, which is also its default. A Set that changes
- * the value while a namespace exists in the group is Command Sequence Error and changes
- * nothing (NVMe base specification 2.1; QEMU's hw/nvme answers the same); one that does
- * not change it succeeds at once. A change clears the FDP events, the statistics (log
- * 22h counts afresh) and every event enable. A controller reset keeps the value: it is
- * the group's, and its namespaces were made under it.
+ * the current value while a namespace exists in the group is Command Sequence Error and
+ * changes nothing, the saved value neither (NVMe base specification 2.1; QEMU's hw/nvme
+ * answers the same); one that does not change it succeeds at once (and saves with SV). A
+ * change clears the FDP events, the statistics (log 22h counts afresh) and every current
+ * event enable; the saved enables stay (one configuration: a saved enable names the same
+ * handle whenever FDP is on).
  *
  * 1Eh is a reclaim unit handle's, named by a namespace's placement handle: NSID (an
  * active namespace), CDW11 bits 15:0 PHNDL (one the namespace has, else Invalid Field),
  * bits 23:16 NOET. Set enables (CDW12 bit 0 FDPEE 1) or disables the NOET event types
- * of its data buffer, one byte each; one femu does not raise is Invalid Field and nothing
- * changes. Get returns up to NOET descriptors of the types femu raises, two bytes each
- * (type, bit 0 enabled), ascending, and their count in DW0. With FDP disabled both are
- * FDP Disabled. Namespaces sharing a handle share its enables; a controller reset keeps
- * them (the handle's, like 1Dh), a configuration change clears them.
+ * of its data buffer, one byte each, in the current enables and with SV in the saved ones
+ * too (the types not listed keep theirs); one femu does not raise is Invalid Field and
+ * nothing changes. Get returns up to NOET descriptors of the types femu raises, two bytes
+ * each (type, bit 0 enabled), ascending, and their count in DW0. With FDP disabled both
+ * are FDP Disabled. Namespaces sharing a handle share its enables.
+ *
+ * Resets. femu is an NVM subsystem of one controller, so after a Controller Level Reset
+ * a saveable feature's current value is its saved value (NVMe base specification 2.1,
+ * Feature Values). For 1Eh that is plain: every handle's enables become the saved ones
+ * (none while FDP is off). 1Dh's value may change only while no namespace exists in the
+ * group, so a reset applies a saved 1Dh that differs from the current one only when the
+ * group is empty, as a configuration change like a Set's; while namespaces exist they
+ * keep the configuration they were made under, and the saved value waits for a reset (or
+ * a restored state, a power-on: backend/state.c keeps both values) that finds the group
+ * empty. femu never changes a configuration under its namespaces.
+ *
+ * A reset also closes every open RU (cmd/fdp.c). Its Controller Level Reset events are
+ * recorded on the handles that had that type enabled when the reset came, so a host that
+ * enabled them without saving still learns what the reset did; none when the reset
+ * changed the configuration (the new one's events start empty).
  */
 #include "qemu/osdep.h"
 
@@ -34,32 +53,35 @@
 #define FEMU_FDP_FEAT_CIDX_SHIFT    8
 #define FEMU_FDP_EVENTS_FDPEE       (1u << 0)
 #define FEMU_FDP_EVENT_DESC_BYTES   2
+#define FEMU_FEAT_SEL_CURRENT       0
+#define FEMU_FEAT_SEL_SAVED         2
 
 static bool femu_fdp_endgid_ok(const NvmeCmd *cmd)
 {
     return (femu_cdw(cmd, 11) & 0xffff) == FEMU_ENDGID;
 }
 
+/* Set Features' SV (CDW10 bit 31): the saved value too. */
+static bool femu_fdp_save(const NvmeCmd *cmd)
+{
+    return femu_cdw(cmd, 10) >> 31;
+}
+
 uint16_t femu_fdp_get_feature(FemuCtrl *n, const NvmeCmd *cmd, unsigned sel,
                               FemuRequest *req)
 {
+    bool enabled = true;        /* the default (SEL 1) is FDP on */
+
     if (!femu_fdp_endgid_ok(cmd)) {
         return femu_dnr(NVME_INVALID_FIELD);
     }
-    /* Configuration 0 (FDPCIDX 0) either way; the default is FDP on. */
-    req->result = sel == 0 && !n->fdp.enabled ? 0 : FEMU_FDP_FEAT_FDPE;
-    return NVME_SUCCESS;
-}
-
-/* A conventional namespace exists in the group (attached or not). */
-static bool femu_fdp_group_has_namespaces(FemuCtrl *n)
-{
-    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
-        if (femu_fdp_in_group(&n->ns[nsid])) {
-            return true;
-        }
+    if (sel == FEMU_FEAT_SEL_CURRENT) {
+        enabled = n->fdp.enabled;
+    } else if (sel == FEMU_FEAT_SEL_SAVED) {
+        enabled = n->fdp.saved_enabled;
     }
-    return false;
+    req->result = enabled ? FEMU_FDP_FEAT_FDPE : 0;     /* FDPCIDX 0: one configuration */
+    return NVME_SUCCESS;
 }
 
 uint16_t femu_fdp_set_feature(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
@@ -71,13 +93,15 @@ uint16_t femu_fdp_set_feature(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     if (!femu_fdp_endgid_ok(cmd) || (enable && cidx != 0)) {
         return femu_dnr(NVME_INVALID_FIELD);       /* one group, one configuration */
     }
-    if (enable == n->fdp.enabled) {
-        return NVME_SUCCESS;
+    if (enable != n->fdp.enabled) {
+        if (femu_fdp_group_has_namespaces(n)) {
+            return femu_dnr(NVME_CMD_SEQ_ERROR);
+        }
+        femu_fdp_configured(n, enable);
     }
-    if (femu_fdp_group_has_namespaces(n)) {
-        return femu_dnr(NVME_CMD_SEQ_ERROR);
+    if (femu_fdp_save(cmd)) {
+        n->fdp.saved_enabled = enable;
     }
-    femu_fdp_configured(n, enable);
     return NVME_SUCCESS;
 }
 
@@ -100,6 +124,15 @@ static uint16_t femu_fdp_events_target(FemuCtrl *n, const NvmeCmd *cmd, uint32_t
     return NVME_SUCCESS;
 }
 
+/* Whether type is enabled on ruh in the value SEL picks (the default: none). */
+static bool femu_fdp_event_selected(FemuCtrl *n, uint32_t ruh, uint8_t type, unsigned sel)
+{
+    if (sel == FEMU_FEAT_SEL_CURRENT) {
+        return femu_fdp_event_enabled(n, ruh, type);
+    }
+    return sel == FEMU_FEAT_SEL_SAVED && (n->fdp.saved_event_enable[ruh] >> type & 1);
+}
+
 uint16_t femu_fdp_get_events_feature(FemuCtrl *n, const NvmeCmd *cmd, unsigned sel,
                                      FemuRequest *req)
 {
@@ -113,7 +146,7 @@ uint16_t femu_fdp_get_events_feature(FemuCtrl *n, const NvmeCmd *cmd, unsigned s
     }
     for (uint8_t type = 0; type < FEMU_FDP_EVT_TYPES && count < noet; type++, count++) {
         descs[2 * count] = type;
-        descs[2 * count + 1] = sel == 0 && femu_fdp_event_enabled(n, ruh, type);
+        descs[2 * count + 1] = femu_fdp_event_selected(n, ruh, type, sel);
     }
     if (count) {
         status = femu_dma_prp(n, cmd, descs, count * FEMU_FDP_EVENT_DESC_BYTES, UINT64_MAX,
@@ -130,8 +163,9 @@ uint16_t femu_fdp_set_events_feature(FemuCtrl *n, const NvmeCmd *cmd, FemuReques
 {
     unsigned noet = (femu_cdw(cmd, 11) >> 16) & 0xff;
     bool enable = femu_cdw(cmd, 12) & FEMU_FDP_EVENTS_FDPEE;
+    bool save = femu_fdp_save(cmd);
     uint8_t types[256];
-    uint32_t ruh;
+    uint32_t ruh, *saved;
     uint16_t status = femu_fdp_events_target(n, cmd, &ruh);
 
     if (status || noet == 0) {
@@ -146,8 +180,41 @@ uint16_t femu_fdp_set_events_feature(FemuCtrl *n, const NvmeCmd *cmd, FemuReques
             return femu_dnr(NVME_INVALID_FIELD);
         }
     }
+    saved = &n->fdp.saved_event_enable[ruh];
     for (unsigned i = 0; i < noet; i++) {
         femu_fdp_event_enable(n, ruh, types[i], enable);
+        if (save) {
+            *saved = enable ? *saved | 1u << types[i] : *saved & ~(1u << types[i]);
+        }
     }
     return NVME_SUCCESS;
+}
+
+bool femu_fdp_features_load_saved(FemuCtrl *n)
+{
+    bool changed = n->fdp.saved_enabled != n->fdp.enabled &&
+                   !femu_fdp_group_has_namespaces(n);
+
+    if (changed) {
+        femu_fdp_configured(n, n->fdp.saved_enabled);
+    }
+    for (uint32_t ruh = 0; ruh < n->fdp.ruhs; ruh++) {
+        femu_fdp_event_enables_set(n, ruh,
+                                   n->fdp.enabled ? n->fdp.saved_event_enable[ruh] : 0);
+    }
+    return changed;
+}
+
+void femu_fdp_features_reset(FemuCtrl *n)
+{
+    uint32_t report = femu_fdp_event_handles(n, FEMU_FDP_EVT_CTRL_RESET);
+    bool was_enabled = n->fdp.enabled;
+
+    femu_fdp_events_reset_clock(n);
+    if (femu_fdp_features_load_saved(n)) {
+        report = 0;
+    }
+    if (was_enabled) {
+        femu_fdp_reset_handles(n, report);
+    }
 }

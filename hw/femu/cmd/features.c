@@ -2,10 +2,12 @@
  * Get Features and Set Features (poller thread), driven by one table indexed by FID:
  * the field a feature lives in, the CDW11 bits Set Features stores, the CDW11 bits that
  * pick an element of the field (temperature threshold, interrupt vector), whether the
- * feature is namespace specific (then the element is the NSID), the value checks and the
- * defaults a controller reset brings back. Nothing is saveable. A feature that is more than
- * a CDW11 value (Flexible Data Placement's 1Dh and 1Eh, cmd/fdp_features.c) names its own
- * Get and Set functions, and whether the controller offers it.
+ * feature is namespace specific (then the element is the NSID), whether it is saveable,
+ * the value checks and the defaults a controller reset brings back. A feature that is
+ * more than a CDW11 value (Flexible Data Placement's 1Dh and 1Eh, cmd/fdp_features.c)
+ * names its own Get and Set functions, and whether the controller offers it; only such a
+ * feature is saveable (1Dh and 1Eh are: NVMe 2.1 says they shall be), its functions keep
+ * the saved value. Set Features with SV on any other is Feature Identifier Not Saveable.
  *
  * NSID rules (NVMe base specification): a namespace-specific feature takes an active
  * NSID (Get and Set) or FFFFFFFFh (Set only: every namespace); a valid NSID that is not
@@ -25,6 +27,9 @@
 typedef struct FemuFeature {
     bool supported;
     bool ns_specific;       /* a value per namespace: the field's element is the NSID */
+    /* SV accepted (SEL 3 bit 0): the feature's own get and set keep a saved value, which
+     * SEL 2 returns and a controller reset brings back (cmd/fdp_features.c). */
+    bool saveable;
     size_t field;           /* offset in FemuFeatures of a uint32_t or an array of them */
     unsigned elements;      /* uint32_t values in the field */
     uint32_t writable;      /* CDW11 bits Set Features stores; Get returns them */
@@ -131,12 +136,13 @@ static const FemuFeature femu_features[] = {
         .supported = true, .computed = femu_feature_lba_status_attrs,
     },
     [FEMU_FEAT_FDP] = {
-        .supported = true, .get = femu_fdp_get_feature, .set = femu_fdp_set_feature,
-        .offered = femu_fdp_offered,
+        .supported = true, .saveable = true, .get = femu_fdp_get_feature,
+        .set = femu_fdp_set_feature, .offered = femu_fdp_offered,
     },
     [FEMU_FEAT_FDP_EVENTS] = {
-        .supported = true, .ns_specific = true, .get = femu_fdp_get_events_feature,
-        .set = femu_fdp_set_events_feature, .offered = femu_fdp_offered,
+        .supported = true, .ns_specific = true, .saveable = true,
+        .get = femu_fdp_get_events_feature, .set = femu_fdp_set_events_feature,
+        .offered = femu_fdp_offered,
     },
 };
 
@@ -182,11 +188,11 @@ void femu_features_ns_reset(FemuCtrl *n, uint32_t nsid)
     }
 }
 
-/* Supported capabilities (SEL 11b): bit 0 saveable (never), 1 namespace specific,
- * 2 changeable. */
+/* Supported capabilities (SEL 11b): bit 0 saveable, 1 namespace specific, 2 changeable. */
 static uint32_t femu_feature_capabilities(const FemuFeature *feature)
 {
-    return (feature->ns_specific ? NVME_FEAT_CAP_NS : 0) |
+    return (feature->saveable ? NVME_FEAT_CAP_SAVE : 0) |
+           (feature->ns_specific ? NVME_FEAT_CAP_NS : 0) |
            (feature->writable || feature->computed || feature->set ?
             NVME_FEAT_CAP_CHANGE : 0);
 }
@@ -263,7 +269,7 @@ uint16_t femu_get_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
         req->result = femu_feature_get(n, feature, dw11, index, &n->features);
         break;
     case 1:         /* default */
-    case 2:         /* saved: nothing is saveable, so the default */
+    case 2:         /* saved: the table's features are not saveable, so the default */
         femu_features_defaults(&defaults);
         req->result = femu_feature_get(n, feature, dw11, index, &defaults);
         break;
@@ -307,7 +313,7 @@ uint16_t femu_set_features(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     if (!feature) {
         return femu_dnr(NVME_INVALID_FIELD);
     }
-    if (dw10 >> 31) {
+    if ((dw10 >> 31) && !feature->saveable) {
         return femu_dnr(NVME_FID_NOT_SAVEABLE);
     }
     if (feature->set) {

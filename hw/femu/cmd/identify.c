@@ -72,8 +72,11 @@ static void femu_identify_ctrl(FemuCtrl *n, NvmeIdCtrl *id)
     id->sqes = 0x66;
     id->cqes = 0x44;
     id->nn = cpu_to_le32(FEMU_MAX_NAMESPACES);
+    /* SSFS (NVME_ONCS_FEATURES): Get Features takes every SEL, and Set Features' SV is
+     * taken by the saveable features (FDP's) */
     id->oncs = cpu_to_le16(NVME_ONCS_COMPARE | NVME_ONCS_WRITE_UNCORR | NVME_ONCS_DSM |
-                           NVME_ONCS_WRITE_ZEROES | NVME_ONCS_VERIFY | NVME_ONCS_COPY);
+                           NVME_ONCS_WRITE_ZEROES | NVME_ONCS_FEATURES | NVME_ONCS_VERIFY |
+                           NVME_ONCS_COPY);
     id->ocfs = cpu_to_le16(NVME_OCFS_COPY_FORMAT_0);    /* Copy: source range format 0 */
     id->fna = 0;        /* Format and its secure erase act on one namespace; no crypto */
     id->vwc = 0x07;                                 /* present; flush accepts all NSIDs */

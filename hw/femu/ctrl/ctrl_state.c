@@ -39,7 +39,7 @@
 
 #include "backend/lpn_dump.h"
 #include "cmd/aer.h"
-#include "cmd/fdp.h"
+#include "cmd/fdp_features.h"
 #include "cmd/features.h"
 #include "cmd/media.h"
 #include "cmd/ns.h"
@@ -155,8 +155,9 @@ static void femu_ctrl_enable(FemuCtrl *n)
     femu_csts_set(n, NVME_CSTS_READY);
 }
 
-/* Controller reset: queues, held AERs, features and status go back to their defaults;
- * with FDP on, every handle's open RU is closed (cmd/fdp.c). */
+/* Controller reset: queues, held AERs, features and status go back to their defaults
+ * (FDP's saveable features to their saved values); with FDP on, every handle's open RU
+ * is closed (cmd/fdp_features.c, cmd/fdp.c). */
 static void femu_ctrl_reset(FemuCtrl *n)
 {
     femu_ctrl_enter(n, FEMU_CTRL_RESETTING);
@@ -167,7 +168,7 @@ static void femu_ctrl_reset(FemuCtrl *n)
     femu_aer_reset(n);
     femu_ns_reset(n);
     femu_media_reset(n);
-    femu_fdp_reset(n);
+    femu_fdp_features_reset(n);
     n->shutdown_seq++;   /* a save still running no longer completes a shutdown */
     n->shutdown_retry = false;
     femu_features_reset(n);

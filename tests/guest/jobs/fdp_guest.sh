@@ -2,31 +2,11 @@
 # FDP writes (io_uring_cmd on the namespace's generic character device) against a femu
 # device with placement=fdp. The test prepends the variables it names below (the writes'
 # offsets and sizes, the handles), so every number lives in one place: the test.
-#
-# Every step leaves one line in $FEMU_OUT/steps.txt (and on the console):
-#     STEP <name> rc=<exit status>
-# and the command's stdout / stderr in $FEMU_OUT/<name>.out / <name>.err. The job never
-# stops at a failing step (no set -e) and always ends with "STEP end rc=0"; the test
-# decides which exit statuses are right.
-
-out=$FEMU_OUT
-ctrl=/dev/nvme0
-steps=$out/steps.txt
-: >"$steps"
-
-say() { echo "STEP $*" | tee -a "$steps"; }
-
-run() {  # run NAME CMD...: CMD's stdout to NAME.out, stderr to NAME.err
-    name=$1; shift
-    "$@" >"$out/$name.out" 2>"$out/$name.err"
-    say "$name rc=$?"
-}
+# The steps' preamble (say, run, ns_disk) is jobs/steps.sh.
 
 # Namespace 1's block device and its generic character device (the same instance
 # numbers: nvme0nX and ng0nX).
-for disk in /sys/block/nvme0n*; do
-    [ "$(cat "$disk/nsid")" = 1 ] && dev=/dev/${disk##*/}
-done
+dev=/dev/$(ns_disk 1)
 ng=/dev/ng0n${dev##*/nvme0n}
 
 # fio_fdp NAME OFFSET SIZE FIO-OPTIONS...: sequential 4 KiB writes through io_uring_cmd.
@@ -89,9 +69,8 @@ run events-text nvme fdp events $ctrl -e 1 -E
 run events-ctrl nvme fdp events $ctrl -e 1 -o json
 
 # FDP cannot be turned off while a namespace is in the endurance group: Set Features 1Dh
-# (CDW11 endurance group 1, CDW12 FDPE 0) says Command Sequence Error. nvme-cli's `fdp
-# feature -d` always sets the Save bit, which femu refuses for 1Dh (Feature Identifier
-# Not Saveable).
+# (CDW11 endurance group 1, CDW12 FDPE 0) says Command Sequence Error, and so does
+# nvme-cli's `fdp feature -d`, which always sets the Save bit (1Dh is saveable).
 run disable-set-feature nvme admin-passthru $ctrl --opcode=0x09 --cdw10=0x1d --cdw11=1 \
     --cdw12=0
 run disable nvme fdp feature $ctrl -e 1 -d

@@ -2,38 +2,7 @@
 # namespaces, Format NVM, Compare / Verify / Write Uncorrectable, the media logs, features
 # and the OCP SMART log. The test prepends the variables it names below (PART=surface or
 # PART=wear, sizes and LBAs), so every number lives in one place: the test.
-#
-# Every step leaves one line in $FEMU_OUT/steps.txt (and on the console):
-#     STEP <name> rc=<exit status> [key=value ...]
-# and the command's stdout / stderr in $FEMU_OUT/<name>.out / <name>.err. The job never
-# stops at a failing step (no set -e) and always ends with "STEP end rc=0"; the test
-# decides which exit statuses are right.
-
-out=$FEMU_OUT
-ctrl=/dev/nvme0
-steps=$out/steps.txt
-: >"$steps"
-
-say() { echo "STEP $*" | tee -a "$steps"; }
-
-run() {  # run NAME CMD...: CMD's stdout to NAME.out, stderr to NAME.err
-    name=$1; shift
-    "$@" >"$out/$name.out" 2>"$out/$name.err"
-    rc=$?
-    say "$name rc=$rc"
-    return $rc
-}
-
-ns_disk() {  # ns_disk NSID: the block device (nvme0nX) showing that NSID, if any
-    for d in /sys/block/nvme0n*; do
-        [ -e "$d/nsid" ] || continue
-        if [ "$(cat "$d/nsid")" = "$1" ]; then
-            basename "$d"
-            return 0
-        fi
-    done
-    return 1
-}
+# The steps' preamble (say, run, ns_disk) is jobs/steps.sh.
 
 disks() {  # every nvme0n* block device as name:nsid, comma separated
     list=

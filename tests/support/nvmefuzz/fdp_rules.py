@@ -3,14 +3,17 @@ judged at submission from the host model (CONTROLLER.md, "Flexible Data Placemen
 (placement=fdp)"; hw/femu/cmd/fdp*.c), exactly where the contract is exact: the status
 code, and the DW0 of Get Features. A mixin of Executor (executor.py).
 
-Whether FDP is enabled and each namespace's placement handle list live in the namespace
-table (model.Namespaces): feature 1Dh changes only while the endurance group has no
-namespace, so a Set Features 1Dh is ordered with the namespace commands (ns_log), judged
-against the namespaces the admin queue will have reached, whatever made it (template,
-mutation or noise: every field of it is judged). Admin commands are judged against the
-prediction (the admin queue runs in order); I/O (I/O Management, writes with DTYPE) against
-the committed table while no namespace command or 1Dh is queued (I/O races the admin
-queue), and a namespace command submitted later drops those expectations (nsdep).
+Whether FDP is enabled (and saved enabled: 1Dh is saveable, and a controller reset makes
+the saved value current while the group has no namespace) and each namespace's placement
+handle list live in the namespace table (model.Namespaces): feature 1Dh changes only while
+the endurance group has no namespace, so a Set Features 1Dh is ordered with the namespace
+commands (ns_log), judged against the namespaces the admin queue will have reached,
+whatever made it (template, mutation or noise: every field of it is judged). 1Eh's enables
+(current and saved) are not modelled: fdp_surface.py sets and reads them itself. Admin
+commands are judged against the prediction (the admin queue runs in order); I/O (I/O
+Management, writes with DTYPE) against the committed table while no namespace command or
+1Dh is queued (I/O races the admin queue), and a namespace command submitted later drops
+those expectations (nsdep).
 
 Only the FDP templates, by their exact tag (not mutated), are judged here: a mutated
 field would need the device's whole order of checks.
@@ -18,7 +21,7 @@ field would need the device's whole order of checks.
 import struct
 from typing import Optional, Tuple
 
-from nvme_qtest import SC_FEATURE_NOT_SAVEABLE, SC_INVALID_FIELD, SC_INVALID_NS
+from nvme_qtest import SC_INVALID_FIELD, SC_INVALID_NS
 
 from .commands import BROADCAST, MAX_NSID
 
@@ -28,7 +31,7 @@ SC_INVALID_PHL = 0x02A         # Invalid Placement Handle List
 SC_INVALID_FORMAT = 0x10A
 SC_FEAT_NOT_NS_SPEC = 0x10F
 FID_FDP, FID_FDP_EVENTS = 0x1D, 0x1E
-FEAT_CAP_NS, FEAT_CAP_CHANGE = 1 << 1, 1 << 2
+FEAT_CAP_SAVE, FEAT_CAP_NS, FEAT_CAP_CHANGE = 1 << 0, 1 << 1, 1 << 2
 EVENT_TYPES = 4                # femu raises host event types 00h-03h
 ENDGID = 1
 
@@ -48,9 +51,9 @@ def ns_status(table, nsid: int) -> Optional[int]:
 def config_rule(table, nsid: int, cdw10: int, cdw11: int, cdw12: int
                 ) -> Tuple[object, str, tuple]:
     """Set Features 1Dh against the namespaces as the command finds them: (status ("ok"
-    or a code), why, effect (("fdp", 0|1) for a change, () for none))."""
-    if cdw10 >> 31:
-        return SC_FEATURE_NOT_SAVEABLE, "Set Features 1Dh with SV (nothing is saveable)", ()
+    or a code), why, effect (("fdp", 0|1, SV 0|1) for a change or a save, () for none)).
+    SV saves the value too (1Dh is saveable); a refused change saves nothing."""
+    save = cdw10 >> 31
     if nsid not in (0, BROADCAST):
         if nsid > MAX_NSID:
             return SC_INVALID_NS, "Set Features 1Dh naming an invalid NSID", ()
@@ -59,11 +62,12 @@ def config_rule(table, nsid: int, cdw10: int, cdw11: int, cdw12: int
     if cdw11 & 0xFFFF != ENDGID or (enable and (cdw12 >> 8) & 0xFF):
         return SC_INVALID_FIELD, "Set Features 1Dh: ENDGID not 1, or FDPCIDX not 0", ()
     if enable == table.fdp_on:
-        return "ok", "Set Features 1Dh to the value FDP has", ()
+        return "ok", "Set Features 1Dh to the value FDP has", \
+            ("fdp", int(enable), 1) if save else ()
     if table.conventional():
         return SC_CMD_SEQ_ERROR, ("Set Features 1Dh changing FDP while the endurance "
                                   "group has a namespace"), ()
-    return "ok", "Set Features 1Dh with no namespace", ("fdp", int(enable))
+    return "ok", "Set Features 1Dh with no namespace", ("fdp", int(enable), save)
 
 
 def handles_rule(table, ruhs: int, data: bytes, lba: int) -> Tuple[object, str, tuple]:
@@ -219,18 +223,19 @@ class FdpRules:
             return SC_INVALID_FIELD, "Get Features SEL beyond 3", None
         if fid == FID_FDP:
             if sel == 3:
-                return "ok", "Get Features 1Dh capabilities", FEAT_CAP_CHANGE
+                return "ok", "Get Features 1Dh capabilities", FEAT_CAP_SAVE | FEAT_CAP_CHANGE
             if cdw11 & 0xFFFF != ENDGID:
                 return SC_INVALID_FIELD, "Get Features 1Dh of an ENDGID other than 1", None
-            on = table.fdp_on if sel == 0 else True
-            return "ok", "Get Features 1Dh", int(on)
+            on = (table.fdp_on, True, table.fdp_saved)[sel]    # current, default, saved
+            return "ok", f"Get Features 1Dh SEL {sel}", int(on)
         if fid != FID_FDP_EVENTS:
             return None, "", None
         if sel == 3:
             status = ns_status(table, nsid)
             if status is not None:
                 return status, "Get Features 1Eh capabilities of no active namespace", None
-            return "ok", "Get Features 1Eh capabilities", FEAT_CAP_NS | FEAT_CAP_CHANGE
+            return "ok", "Get Features 1Eh capabilities", \
+                FEAT_CAP_SAVE | FEAT_CAP_NS | FEAT_CAP_CHANGE
         if not table.fdp_on:
             return SC_FDP_DISABLED, "Get Features 1Eh with FDP disabled", None
         status = ns_status(table, nsid)
@@ -242,12 +247,11 @@ class FdpRules:
 
     def _fdp_events_set_rule(self, table, nsid: int, cdw10: int, cdw11: int, rec: dict,
                              raw: bytearray):
-        """Set Features 1Eh: SV, FDP enabled, the namespace, its handle, NOET 0 (nothing),
-        the types in the buffer (one femu does not raise: Invalid Field)."""
+        """Set Features 1Eh (SV or not: saveable): FDP enabled, the namespace, its handle,
+        NOET 0 (nothing), the types in the buffer (one femu does not raise: Invalid
+        Field)."""
         if cdw10 & 0xFF != FID_FDP_EVENTS:
             return None, ""
-        if cdw10 >> 31:
-            return SC_FEATURE_NOT_SAVEABLE, "Set Features 1Eh with SV"
         if not table.fdp_on:
             return SC_FDP_DISABLED, "Set Features 1Eh with FDP disabled"
         status = ns_status(table, nsid)

@@ -35,11 +35,12 @@ update of every handle included) has been served. Then:
   (PID as given, the RUHID used) when that type is enabled on handle 0 and none when
   not; Get Features 1Eh shows the enables as set; the data reads back.
 
-fdpcfg: FDP off or on (feature 1Dh). With namespaces present a change is Command
-Sequence Error and changes nothing (Get Features 1Dh, log 22h); then every namespace is
-deleted, wrong values are refused (SV, an NSID, ENDGID, FDPCIDX), and a change takes
-effect: log 22h starts at zero and 23h is empty, 21h names no handle (or, off, the logs
-and 1Eh are FDP Disabled). Namespaces 1 (40 MiB, 512-byte LBAs) and 2 (8 MiB, either LBA
+fdpcfg: FDP off or on (feature 1Dh), saved (SV) now and then. With namespaces present a
+change is Command Sequence Error and changes nothing (Get Features 1Dh current and saved,
+log 22h); then every namespace is deleted, wrong values are refused (an NSID, ENDGID,
+FDPCIDX), and a change takes effect: log 22h starts at zero and 23h is empty, 21h names
+no handle (or, off, the logs and 1Eh are FDP Disabled); Get Features 1Dh SEL 2 says what
+was saved last. Namespaces 1 (40 MiB, 512-byte LBAs) and 2 (8 MiB, either LBA
 format) are made again with random placement handle lists (a list the device must refuse
 tried first now and then, a third namespace sometimes), each judged against the model.
 """
@@ -125,20 +126,22 @@ class FdpSurface:
                             "fdpq:fdp-log")
         return cqe, self._read(addr, nbytes)
 
-    def _set_events(self, nsid: int, phndl: int, types: List[int], on: bool) -> None:
+    def _set_events(self, nsid: int, phndl: int, types: List[int], on: bool,
+                    save: bool = False) -> None:
         data = bytes(types).ljust(4096, b"\0")
-        cqe = self._admin(Command(0x09, nsid=nsid, cdw10=0x1E,
+        cqe = self._admin(Command(0x09, nsid=nsid, cdw10=0x1E | int(save) << 31,
                                   cdw11=phndl | len(types) << 16, cdw12=int(on)),
                           data, "fdpq:fdp-setfeat")
         self._must(f"Set Features 1Eh of namespace {nsid} handle {phndl} types {types} "
-                   f"{'on' if on else 'off'}", cqe)
+                   f"{'on' if on else 'off'}{', saved' if save else ''}", cqe)
 
-    def _get_events(self, nsid: int, phndl: int) -> Dict[int, int]:
+    def _get_events(self, nsid: int, phndl: int, sel: int = 0) -> Dict[int, int]:
         addr = self.cmds_scratch.alloc(4096, self.m.page_size)
         cqe = self._fdp_now(self.m.sqs.get(0), Command(0x0A, nsid=nsid, prp1=addr,
-                                                       cdw10=0x1E, cdw11=phndl | 255 << 16),
+                                                       cdw10=0x1E | sel << 8,
+                                                       cdw11=phndl | 255 << 16),
                             [(addr, b"\xA5" * 4096)], "fdpq:fdp-getfeat")
-        self._must(f"Get Features 1Eh of namespace {nsid} handle {phndl}", cqe)
+        self._must(f"Get Features 1Eh SEL {sel} of namespace {nsid} handle {phndl}", cqe)
         raw = self._read(addr, 16)
         if raw[8:] != b"\xA5" * 8:
             raise Failure("fdp", f"Get Features 1Eh wrote past its {cqe.dw0} descriptors: "
@@ -606,13 +609,20 @@ class FdpSurface:
         before it: after it (and an I/O queue pair made again, and a Flush behind it),
         namespace 1's handles have no open RU, and with type 02h enabled on one of them
         (set before) an RU it held with data was reported once, NSID and PID reserved,
-        with RUAMW's pages unwritten. Other handles may report too (their enables are
-        the random stream's), with type 02h only; the enables stay set across the reset."""
+        with RUAMW's pages unwritten (enabled when the reset came, saved or not). Other
+        handles may report too (their enables are the random stream's), with type 02h
+        only. After it the handle's enables are the saved ones: type 02h if it was
+        enabled with SV, none if without."""
         f, m = self.variant.fdp, self.m
         ns = table.ns[1]
         pid = rng.randrange(len(ns.handles))
-        self._set_events(1, pid, list(range(EVENT_TYPES)), False)
-        self._set_events(1, pid, [EVT_RESET], True)
+        save = rng.random() < 0.5
+        self._set_events(1, pid, list(range(EVENT_TYPES)), False, save=True)
+        self._set_events(1, pid, [EVT_RESET], True, save=save)
+        saved = {t: int(save and t == EVT_RESET) for t in range(EVENT_TYPES)}
+        if self._get_events(1, pid, sel=2) != saved:
+            raise Failure("fdp", f"Get Features 1Eh SEL 2 of namespace 1 handle {pid}: want "
+                          f"{saved} saved")
         before = self._ruh_status(sq, 1, ns)
         events = self._events()
         stats = self._stats(table)
@@ -630,9 +640,9 @@ class FdpSurface:
         after = self._ruh_status(sq, 1, ns)
         now = self._stats(table)
         got = self._events()
-        if self._get_events(1, pid) != {t: int(t == EVT_RESET) for t in range(EVENT_TYPES)}:
-            raise Failure("fdp", f"the event enables of namespace 1 handle {pid} did not "
-                          "survive a controller reset")
+        if self._get_events(1, pid) != saved:
+            raise Failure("fdp", f"after a controller reset the event enables of namespace "
+                          f"1 handle {pid} are not the saved ones {saved}")
         if got[:len(events)] == events:
             new = got[len(events):]
         elif len(got) == MAX_EVENTS:
@@ -694,9 +704,11 @@ class FdpSurface:
                       cdw11=fields.get("endgid", 1), cdw12=int(on) | fields.get("cidx", 0) << 8)
         return self._admin(cmd)
 
-    def _fdp_get(self) -> bool:
-        cqe = self._admin(Command(0x0A, cdw10=0x1D, cdw11=1), tag="fdpq:fdp-getfeat")
-        self._must("Get Features 1Dh", cqe)
+    def _fdp_get(self, sel: int = 0) -> bool:
+        """Get Features 1Dh, current or (SEL 2) saved: judged against the model too."""
+        cqe = self._admin(Command(0x0A, cdw10=0x1D | sel << 8, cdw11=1),
+                          tag="fdpq:fdp-getfeat")
+        self._must(f"Get Features 1Dh SEL {sel}", cqe)
         return bool(cqe.dw0 & 1)
 
     def _fdpcfg(self, rng: random.Random) -> None:
@@ -707,10 +719,11 @@ class FdpSurface:
             # A change with namespaces present: Command Sequence Error (fdp_rules.py
             # judges it), and nothing changes.
             stats = self._stats(m.ns) if was else None
-            self._set_fdp(not was)
-            if self._fdp_get() != was:
+            saved = self._fdp_get(sel=2)
+            self._set_fdp(not was, sv=int(rng.random() < 0.5))
+            if self._fdp_get() != was or self._fdp_get(sel=2) != saved:
                 raise Failure("fdp", "Set Features 1Dh refused with namespaces present, "
-                              "yet FDP changed")
+                              "yet FDP (or its saved value) changed")
             if was:
                 after = self._stats(m.ns)
                 if after[0] != stats[0]:
@@ -719,20 +732,22 @@ class FdpSurface:
         for nsid in m.ns.conventional():
             self._admin(Command(0x0D, nsid=nsid, cdw10=1), own=True)
         for _ in range(rng.randint(0, 3)):      # wrong values: refused, no change
-            bad = rng.choice([{"sv": 1}, {"nsid": rng.randint(1, 40)},
+            bad = rng.choice([{"nsid": rng.randint(1, 40)},
                               {"endgid": rng.choice([0, 2, 0xFFFF])}, {"cidx": 1}])
-            self._set_fdp(not was if "cidx" not in bad else True, **bad)
+            self._set_fdp(not was if "cidx" not in bad else True,
+                          sv=int(rng.random() < 0.3), **bad)
         changed = False
         for _ in range(rng.choice([1, 1, 1, 2, 3])):     # maybe off and on again
             target = not m.ns.fdp_on if rng.random() < 0.5 else want
             changed |= target != m.ns.fdp_on
-            self._set_fdp(target)
+            self._set_fdp(target, sv=int(rng.random() < 0.3))
             if self._fdp_get() != target:
                 raise Failure("fdp", f"Set Features 1Dh {int(target)} with no namespace "
                               "succeeded, yet Get Features says otherwise")
+            self._fdp_get(sel=2)        # the model says what was saved last
         if m.ns.fdp_on != want:
             changed = True
-            self._set_fdp(want)
+            self._set_fdp(want, sv=int(rng.random() < 0.3))
         if changed:
             self.fdp_changes += 1
         self._fdp_empty_checks(changed)

@@ -42,15 +42,17 @@ class Namespaces:
 
     With FDP (fdp_ruhs handles) the table also holds whether FDP is enabled (feature 1Dh,
     which changes only while no conventional namespace exists, so it is ordered with the
-    namespace commands) and each namespace's placement handle list: realize gives every
-    namespace every handle."""
+    namespace commands), its saved value (what a controller reset makes current while no
+    namespace pins the current one) and each namespace's placement handle list: realize
+    gives every namespace every handle."""
 
     def __init__(self, capacity: int, sizes_mib: Tuple[int, ...],
                  zoned: Optional[Tuple[int, int]] = None, fdp_ruhs: int = 0,
-                 fdp_on: bool = True):
+                 fdp_on: bool = True, fdp_saved: Optional[bool] = None):
         self.capacity = capacity                   # FTL sectors
         self.fdp_ruhs = fdp_ruhs                   # 0: FDP not offered
         self.fdp_on = bool(fdp_ruhs) and fdp_on
+        self.fdp_saved = self.fdp_on if fdp_saved is None else bool(fdp_ruhs) and fdp_saved
         # log 22h (HBMW, MBMW, MBE) as last read: they never go down until the
         # configuration changes (then they start afresh, and so does this)
         self.fdp_stats: Optional[Tuple[int, int, int]] = None
@@ -130,15 +132,26 @@ class Namespaces:
             handles, chosen = effect[6:8] if len(effect) > 6 else ((), False)
             self.ns[nsid] = Ns(base, sectors, nbytes, lba, handles=tuple(handles),
                                chosen=chosen)
-        elif kind == "fdp":                 # Set Features 1Dh changed FDP (nsid: 0/1)
-            self.fdp_on = bool(nsid)
-            self.fdp_stats = None
+        elif kind == "fdp":     # Set Features 1Dh: FDP now (nsid: 0/1), saved with SV
+            if bool(nsid) != self.fdp_on:
+                self.fdp_on = bool(nsid)
+                self.fdp_stats = None
+            if len(effect) > 2 and effect[2]:
+                self.fdp_saved = bool(nsid)
         elif kind == "delete":
             self.ns.pop(nsid, None)
         elif kind in ("attach", "detach"):
             self.ns[nsid].attached = kind == "attach"
         elif kind == "format":
             self.ns[nsid].lba = effect[2]
+
+
+    def controller_reset(self) -> None:
+        """A controller reset: 1Dh takes its saved value unless a namespace of the group
+        pins the current one (cmd/fdp_features.c); a change starts the statistics afresh."""
+        if self.fdp_saved != self.fdp_on and not self.conventional():
+            self.fdp_on = self.fdp_saved
+            self.fdp_stats = None
 
 
 NS_OPCODES = (0x0D, 0x15, 0x80)    # Namespace Management, Attachment, Format NVM
@@ -236,9 +249,12 @@ class Model:
     def forget_queues(self) -> None:
         """A reset: the controller forgets every queue and owes nothing. A namespace
         command it dropped may have run (a delete's unmap even survives the reset), so
-        with one in flight the namespaces are unknown."""
+        with one in flight the namespaces are unknown; else FDP takes its saved value
+        where the reset lets it (Namespaces.controller_reset)."""
         if any(done is None for _, done in self.ns_log.values()):
             self.ns = None
+        if self.ns is not None:
+            self.ns.controller_reset()
         self.ns_log = {}
         self.sqs, self.cqs, self.pending, self.per_sq, self.admin = {}, {}, {}, {}, {}
         self.dbbuf = None

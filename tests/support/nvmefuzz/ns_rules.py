@@ -354,12 +354,16 @@ class NsRules:
         # Rebuild: every namespace >= 2 deleted (1 too, if it is not what it should be),
         # then 1 (if need be) and 2 created and attached as at realize, first fit. With
         # FDP, 1 goes too (its placement handles are unknown), FDP stays as it is (Get
-        # Features 1Dh says which), and both get every handle, as at realize.
+        # Features 1Dh says which, and SEL 2 what is saved), and both get every handle,
+        # as at realize.
         fdp = self.variant.fdp
-        fdp_on = False
+        fdp_on = fdp_saved = False
         if fdp is not None:
             cqe, _ = self._nsfix_must("Get Features 1Dh", Command(0x0A, cdw10=0x1D, cdw11=1))
             fdp_on = bool(cqe.dw0 & 1)
+            cqe, _ = self._nsfix_must("Get Features 1Dh saved",
+                                      Command(0x0A, cdw10=0x1D | 2 << 8, cdw11=1))
+            fdp_saved = bool(cqe.dw0 & 1)
             shape_ok = False
         _, page = self._nsfix_must("Identify allocated namespaces",
                                    Command(0x06, nsid=0, cdw10=0x10), read=True)
@@ -387,7 +391,7 @@ class NsRules:
             self._nsfix_must(f"attach namespace {nsid}", Command(0x15, nsid=nsid, cdw10=0),
                              data=ctrl)
         m.ns = Namespaces(m.ns_capacity, NAMESPACES_MIB, m.zoned_table,
-                          fdp.ruhs if fdp else 0, fdp_on)
+                          fdp.ruhs if fdp else 0, fdp_on, fdp_saved)
         m.ns_pred = m.ns.copy()
         m.ns_dirty = False
         self.ns_rebuilds += 1

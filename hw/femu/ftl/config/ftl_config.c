@@ -12,6 +12,8 @@
 #define MIB (1024ull * 1024ull)
 /* Latencies above 100 s are surely typos; the cap also keeps time sums far from overflow. */
 #define MAX_LATENCY_NS 100000000000ull
+/* A page read with every retry step: a drive taking longer would have timed out. */
+#define MAX_READ_NS 1000000000ull
 /* 32-bit page addresses in the maps; two values are reserved as markers. */
 #define MAX_PAGES (UINT32_MAX - 2ull)
 
@@ -139,6 +141,14 @@ static const struct config_key config_keys[] = {
          "blocks are bad): the same seed and I/O give the same faults"),
     UKEY(bad_blk_pcent, 0, 50, "factory bad blocks, percent of each LUN's blocks (rounded "
          "down), never used"),
+    UKEY(read_retry_lat, 0, MAX_LATENCY_NS, "read retries: ns one retry step (a sense "
+         "with shifted thresholds and its decode) adds to a host page read (0: no retries)"),
+    UKEY(read_retry_pe_step, 0, UINT32_MAX, "read retries: erase cycles of a block per "
+         "expected retry step (0: wear adds none)"),
+    UKEY(read_retry_age_s, 0, UINT64_MAX / 1000000000u, "read retries: seconds since the "
+         "block's first program per expected retry step (0: retention adds none)"),
+    UKEY(read_retry_max, 0, 64, "read retries: steps a read takes at most (the length of "
+         "the drive's retry table)"),
     NKEY(mapping, mapping_names, "page (the whole map in RAM, as FEMU) | dftl (cached "
          "mapping table over translation pages on flash)"),
     UKEY(cmt_entries, 1, UINT32_MAX, "dftl: entries of the cached mapping table (LRU), at "
@@ -192,6 +202,8 @@ void ftl_config_defaults(struct ftl_config *cfg)
         .gc_scope = FTL_GC_SCOPE_GLOBAL, .fdp_ruhs = 8, .fdp_ruh_type = FTL_RUH_PERSISTENT,
         .fdp_ru_time_limit_s = 0, .fdp_ru_size = 0, .fdp_nrg = 1,
         .pe_cycles = 3000, .read_uncor_ppm = 0, .fault_seed = 1, .bad_blk_pcent = 0,
+        .read_retry_lat = 0, .read_retry_pe_step = 0, .read_retry_age_s = 0,
+        .read_retry_max = 8,
         .mapping = FTL_MAPPING_PAGE, .cmt_entries = 65536,
         .write_buffer_sectors = 0, .buf_wr_lat = 1000, .buf_flush_pcent = 100,
     };
@@ -408,6 +420,14 @@ static int check_ranges(const struct ftl_config *cfg, char *err, size_t errlen)
     }
     if (cfg->secsz & (cfg->secsz - 1)) {
         return ftl_error(err, errlen, "secsz: %" PRIu64 " is not a power of two", cfg->secsz);
+    }
+    /* The slowest read the model can give: every step taken, then the channel. */
+    if (cfg->read_retry_lat &&
+        cfg->pg_rd_lat + cfg->read_retry_max * cfg->read_retry_lat + cfg->ch_xfer_lat >
+        MAX_READ_NS) {
+        return ftl_error(err, errlen, "read_retry_max: %" PRIu64 " steps of read_retry_lat %"
+                         PRIu64 " ns make a page read take over a second", cfg->read_retry_max,
+                         cfg->read_retry_lat);
     }
     if (cfg->gc_thres_pcent > cfg->gc_thres_pcent_high) {
         return ftl_error(err, errlen, "gc_thres_pcent: %" PRIu64 " is above gc_thres_pcent_high (%"

@@ -90,11 +90,15 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     ftl->gc_erase_luns = alloc_array(geo.luns, sizeof(uint32_t));
     ftl->gc_lun_cursor = alloc_array(geo.luns, sizeof(uint32_t));
     ftl->lun_busy = alloc_array(geo.luns, sizeof(struct lun_busy));
+    ftl->block_programmed_ns = alloc_array(geo.blocks, sizeof(uint64_t));
+    ftl->retry_hist = alloc_array((cfg->read_retry_max + 1) * (cfg->read_retry_max + 1),
+                                  sizeof(uint64_t));
     if (!ftl->l2p_plus1 || !ftl->p2l_plus1 || !ftl->mapped_bits || !ftl->write_count16 ||
         !ftl->blocks || !ftl->bad_bits || !ftl->lines ||
         !ftl->free_queue || !ftl->pool_head || !ftl->pool_count || !ftl->victim_heap ||
         !ftl->heap_count || !ftl->gc_scratch || !ftl->lun_avail_ns || !ftl->ch_avail_ns ||
         !ftl->gc_debt || !ftl->gc_erase_luns || !ftl->gc_lun_cursor || !ftl->lun_busy ||
+        !ftl->block_programmed_ns || !ftl->retry_hist ||
         !alloc_victim_hist(ftl) ||
         (cfg->zoned && zns_init(ftl) != FTL_OK) ||
         (cfg->mapping == FTL_MAPPING_DFTL && dftl_init(ftl) != FTL_OK) ||
@@ -141,6 +145,8 @@ void ftl_destroy(struct ftl *ftl)
     free(ftl->gc_debt);
     free(ftl->gc_erase_luns);
     free(ftl->gc_lun_cursor);
+    free(ftl->block_programmed_ns);
+    free(ftl->retry_hist);
     busy_free(ftl);
     zns_free(ftl);
     free(ftl->victim_hist[0]);

@@ -190,3 +190,9 @@ uint64_t ftl_nand_programs(const struct ftl_counters *c)
            c->map_gc_moved_pages + c->fallback_pages + c->zone_programs +
            c->nand_copy_programs + c->slc_folded_pages;
 }
+
+const uint64_t *ftl_read_retry_histogram(const struct ftl *ftl, size_t *n)
+{
+    *n = ftl->cfg.read_retry_max + 1;
+    return ftl->retry_hist;
+}

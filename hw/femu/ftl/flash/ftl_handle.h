@@ -35,7 +35,9 @@ struct line {
                              * neighbours (NO_LINE at the ends) */
     uint32_t capacity;      /* pages of its good blocks: pgs_per_line without bad blocks */
     uint64_t written_ns;    /* closed lines: when the last page was programmed (the
-                             * caller's time), the age cost-benefit GC weighs */
+                             * caller's time), the age cost-benefit GC weighs; after a
+                             * restore it may lie before the clock's 0 (wrapped), so
+                             * it is compared by signed difference */
     uint64_t close_seq;     /* closed lines: close order, 1 first (fifo GC) */
     uint8_t state;          /* enum line_state */
     uint8_t wp;             /* write pointer that opened the line (stream GC re-writes) */
@@ -171,6 +173,11 @@ struct ftl {
     struct wbuf *wbuf;          /* write_buffer_sectors > 0, else NULL */
     struct zns *zns;            /* zoned=1, else NULL */
     uint64_t *victim_hist[2];   /* [pgs_per_line + 1] victims by valid pages: data, map */
+    /* read_retry.c: when each block ([blocks]) got its first page since its erase, and
+     * host page reads by age class (expected steps, whole) x steps taken, each
+     * [read_retry_max + 1] */
+    uint64_t *block_programmed_ns;
+    uint64_t *retry_hist;
 
     /* placement=fdp (place/fdp.c): events not yet taken, a ring from fdp_event_head */
     struct ftl_fdp_event fdp_events[FTL_FDP_EVENT_RING];

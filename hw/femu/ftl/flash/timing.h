@@ -21,7 +21,8 @@ struct lun_busy {
 uint64_t nand_read(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
 uint64_t nand_program(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
 uint64_t nand_erase(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
-/* The same at another latency (a block used in SLC mode: flash/slc.h). An operation asked
+/* The same at another latency (a block used in SLC mode: flash/slc.h; a read's retries:
+ * flash/read_retry.h). An operation asked
  * for at a start_ns before the LUN's idle time starts at that idle time. */
 uint64_t nand_read_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t lat);
 uint64_t nand_program_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t lat);

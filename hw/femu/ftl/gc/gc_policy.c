@@ -78,9 +78,10 @@ struct cb_score {
 static struct cb_score cb_score_of(const struct ftl *ftl, uint32_t id, uint64_t now_ns)
 {
     const struct line *l = &ftl->lines[id];
-    /* + 1: lines written at this very instant still rank by how empty they are; the cap
-     * (36 years) keeps the products below in 128 bits */
-    uint64_t age = now_ns > l->written_ns ? now_ns - l->written_ns : 0;
+    /* the signed difference: a restored line's time may lie before the clock's 0
+     * (state_time_rebase); + 1: lines written at this very instant still rank by how
+     * empty they are; the cap (36 years) keeps the products below in 128 bits */
+    uint64_t age = (int64_t)(now_ns - l->written_ns) > 0 ? now_ns - l->written_ns : 0;
     age = (age < CB_MAX_AGE_NS ? age : CB_MAX_AGE_NS) + 1;
     return (struct cb_score){ .num = (unsigned __int128)(l->capacity - l->valid) * age,
                               .den = 2 * (uint64_t)l->valid };

@@ -9,6 +9,7 @@
 #include "base/max_u64.h"
 #include "flash/fault.h"
 #include "flash/geometry.h"
+#include "flash/read_retry.h"
 #include "flash/slc.h"
 #include "flash/timing.h"
 #include "gc/gc.h"
@@ -29,7 +30,9 @@ bool flash_read_page(struct ftl *ftl, uint32_t lpn, uint64_t now_ns, uint64_t *d
     if (ppa == L2P_UNMAPPED) {
         return false;   /* never written or trimmed: no flash access, nothing to fail */
     }
-    *done = max_u64(*done, nand_read_lat(ftl, ppa_lun(ftl, ppa), ready, page_read_lat(ftl, ppa)));
+    uint64_t sense = page_read_lat(ftl, ppa) +
+                     read_retry_steps(ftl, ppa, ready) * ftl->cfg.read_retry_lat;
+    *done = max_u64(*done, nand_read_lat(ftl, ppa_lun(ftl, ppa), ready, sense));
     ftl->ctr.nand_user_reads++;
     if (ftl->cfg.read_uncor_ppm && fault_read_fails(ftl)) {
         ftl->ctr.read_errors++;

@@ -10,6 +10,7 @@
 #include "flash/geometry.h"
 #include "flash/line_lists.h"
 #include "flash/p2l.h"
+#include "flash/read_retry.h"
 #include "map/page_map.h"
 
 /* Open a free line for write pointer w (number wp: the line records it); with
@@ -57,6 +58,8 @@ bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_
     }
     struct write_pointer *w = &ftl->wps[wp];
     *ppa = w->line * ftl->pgs_per_line + w->offset;
+    const struct block *b = ppa_block(ftl, *ppa);
+    retry_note_program(ftl, (uint64_t)(b - ftl->blocks), now_ns, b->valid + b->invalid == 0);
     map_bind(ftl, lpn, *ppa);  /* before a close, so the line is filed with its final count */
     w->offset = line_next_good(ftl, w->line, w->offset + 1);    /* past bad blocks */
     if (w->offset == ftl->pgs_per_line) {

@@ -17,12 +17,13 @@
 
 enum stats_file {
     FILE_IOPS, FILE_THROUGHPUT, FILE_GC, FILE_WAF, FILE_STATISTICS, FILE_STATS, FILE_PHASES,
-    FILE_VICTIMS, FILE_NAND, FILE_CH_UTIL, FILE_ZONES, NFILES
+    FILE_VICTIMS, FILE_NAND, FILE_CH_UTIL, FILE_ZONES, FILE_RETRIES, NFILES
 };
 
 static const char *const file_names[NFILES] = {
     "IOPSData.csv", "throughputData.csv", "GCData.csv", "WAFData.csv", "statistics.csv",
     "stats.csv", "phases.csv", "gc_victims.csv", "nand.csv", "ch_util.csv", "zones.csv",
+    "read_retries.csv",
 };
 
 /* Every row interval ends on a 0.1 s boundary, so the tenth clock drives the others. */
@@ -91,7 +92,7 @@ static void write_headers(struct ftl_stats_writer *w)
     fputs(",map_reads,map_writes,map_gc_runs,map_gc_moved_pages,cmt_hits,cmt_misses,"
           "cmt_hit_rate,buf_read_hits,buf_absorbed_sectors,buf_flushed_pages,buf_fill_reads,"
           "fallback_runs,fallback_pages,gc_victim_valid_pages,map_gc_victim_valid_pages,"
-          "cmt_writebacks,gc_map_updates", f);
+          "cmt_writebacks,gc_map_updates,read_retries,retried_reads", f);
     if (has_slc_cache(w)) {
         fputs(",slc_host_pages,slc_direct_pages,slc_folded_pages,slc_fold_erases,"
               "slc_fg_fold_units,slc_cap_pages,slc_used_pages", f);
@@ -106,6 +107,40 @@ static void write_headers(struct ftl_stats_writer *w)
     fputs("time_s,busy_chips\n", w->files[FILE_CH_UTIL]);
     if (w->files[FILE_ZONES]) {
         fputs("zone,start,cap,wp,state\n", w->files[FILE_ZONES]);
+    }
+    if (w->files[FILE_RETRIES]) {
+        fputs("age_class,steps,sense_us,reads\n", w->files[FILE_RETRIES]);
+    }
+}
+
+/* Whether a file is written in this run: zones.csv with zones, read_retries.csv with the
+ * read-retry model on. */
+static bool file_wanted(const struct ftl_stats_writer *w, int i)
+{
+    if (i == FILE_ZONES) {
+        return is_zoned(w);
+    }
+    if (i == FILE_RETRIES) {
+        return ftl_config_of(w->ftl)->read_retry_lat > 0;
+    }
+    return true;
+}
+
+/* Host page reads by the retry model's age class and steps, at the end of the run (the
+ * histogram is cumulative): the rows with reads. */
+static void write_retries(struct ftl_stats_writer *w)
+{
+    const struct ftl_config *cfg = ftl_config_of(w->ftl);
+    size_t n;
+    const uint64_t *h = ftl_read_retry_histogram(w->ftl, &n);
+    for (size_t c = 0; c < n; c++) {
+        for (size_t k = 0; k < n; k++) {
+            if (h[c * n + k]) {
+                fprintf(w->files[FILE_RETRIES], "%zu,%zu,%.3f,%llu\n", c, k,
+                        (double)(cfg->pg_rd_lat + k * cfg->read_retry_lat) / 1e3,
+                        (unsigned long long)h[c * n + k]);
+            }
+        }
     }
 }
 
@@ -155,7 +190,7 @@ struct ftl_stats_writer *ftl_stats_open(const char *dir, struct ftl *ftl, uint64
         w->clocks[c] = (struct interval_clock){ lengths[c], start_ns, busy, now };
     }
     for (int i = 0; i < NFILES; i++) {
-        if (i == FILE_ZONES && !is_zoned(w)) {
+        if (!file_wanted(w, i)) {
             continue;
         }
         char path[4096];
@@ -238,10 +273,11 @@ static void write_stats_row(struct ftl_stats_writer *w, const struct interval *i
         fprintf(f, "%.4f", (double)(b->cmt_hits - a->cmt_hits) /
                            (double)(b->cmt_hits + b->cmt_misses - a->cmt_hits - a->cmt_misses));
     }
-    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu", D(buf_read_hits),
-            D(buf_absorbed_sectors), D(buf_flushed_pages), D(buf_fill_reads), D(fallback_runs),
-            D(fallback_pages), D(gc_victim_valid_pages), D(map_gc_victim_valid_pages),
-            D(cmt_writebacks), D(gc_map_updates));
+    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu",
+            D(buf_read_hits), D(buf_absorbed_sectors), D(buf_flushed_pages), D(buf_fill_reads),
+            D(fallback_runs), D(fallback_pages), D(gc_victim_valid_pages),
+            D(map_gc_victim_valid_pages), D(cmt_writebacks), D(gc_map_updates),
+            D(read_retries), D(retried_reads));
     if (has_slc_cache(w)) {
         fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu", D(slc_host_pages),
                 D(slc_direct_pages), D(slc_folded_pages), D(slc_fold_erases),
@@ -434,13 +470,16 @@ int ftl_stats_close(struct ftl_stats_writer *w, uint64_t now_ns, char *err, size
     int rc = 0;
     bool complete = true;
     for (int i = 0; i < NFILES; i++) {
-        complete &= w->files[i] != NULL || (i == FILE_ZONES && !is_zoned(w));
+        complete &= w->files[i] != NULL || !file_wanted(w, i);
     }
     if (complete) {
         emit_rows(w, now_ns, true);
         write_victims(w);
         if (w->files[FILE_ZONES]) {
             write_zones(w);
+        }
+        if (w->files[FILE_RETRIES]) {
+            write_retries(w);
         }
         rc = flush_all(w, err, errlen);
     }

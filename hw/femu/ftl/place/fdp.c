@@ -93,7 +93,8 @@ void fdp_before_host_page(struct ftl *ftl, uint32_t ruh, uint64_t now_ns)
     const struct write_pointer *w = &ftl->wps[ruh];
     uint64_t limit_ns = ftl->cfg.fdp_ru_time_limit_s * UINT64_C(1000000000);
 
-    if (limit_ns && w->line != NO_LINE && now_ns > w->opened_ns &&
+    /* the signed difference: a restored unit may have opened before the clock's 0 */
+    if (limit_ns && w->line != NO_LINE && (int64_t)(now_ns - w->opened_ns) > 0 &&
         now_ns - w->opened_ns > limit_ns) {
         fdp_close_ru(ftl, ruh, FTL_FDP_EVENT_RU_TIME_LIMIT, now_ns);
     }

@@ -21,12 +21,15 @@ bool ftl_state_key_may_differ(const char *key)
      * No state depends on latencies or on the chance of a read failing, and the GC and
      * placement decisions below only read state every configuration keeps (valid counts,
      * close order, close times, write counts): an aged device can be compared under each.
+     * The read-retry model only reads wear and block ages (read_retry_max sizes the
+     * histogram a file keeps, so it must match).
      */
     static const char *const keys[] = {
         "pg_rd_lat", "pg_wr_lat", "blk_er_lat", "ch_xfer_lat", "buf_wr_lat",
         "read_uncor_ppm", "gc_policy", "gc_dchoice_d", "gc_thres_pcent",
         "gc_thres_pcent_high", "hot_threshold", "gc_scope", "fdp_ru_time_limit_s",
-        "slc_pg_rd_lat", "slc_pg_wr_lat", "slc_blk_er_lat",
+        "slc_pg_rd_lat", "slc_pg_wr_lat", "slc_blk_er_lat", "read_retry_lat",
+        "read_retry_pe_step", "read_retry_age_s",
     };
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         if (strcmp(key, keys[i]) == 0) {
@@ -37,9 +40,13 @@ bool ftl_state_key_may_differ(const char *key)
 }
 
 /* Keys newer than the state files of layout version 2: such a file may lack them when
- * this device runs without the SLC cache, which is what the older build modelled. */
+ * this device runs without the SLC cache, which is what the older build modelled; the
+ * read-retry keys always (its blocks' ages start at the restore). */
 static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
 {
+    if (strncmp(key, "read_retry_", strlen("read_retry_")) == 0) {
+        return true;
+    }
     static const char *const keys[] = {
         "cell_bits", "slc_pg_rd_lat", "slc_pg_wr_lat", "slc_blk_er_lat", "slc_cache",
         "slc_static_units", "slc_dynamic_pcent", "slc_when_full",

@@ -1,6 +1,9 @@
 /*
  * The page-mapped FTL's own state apart from the maps: scalars, counters, write pointers
- * and paced GC (FCOR), blocks (FBLK), lines (FLIN), free rings and victim heaps (FQUE).
+ * and paced GC (FCOR), blocks with their first program's time and the read-retry
+ * histogram (FBLK), lines (FLIN), free rings and victim heaps (FQUE). Version 3 keeps the
+ * times of write pointers, FDP events and blocks as ages (state_time_age); version 2 kept
+ * write pointers' and events' times as they were and had no block times.
  * Lists keep their order: the free rings from their heads, the heaps in array order (the
  * exact victim order), the full list through the lines' links.
  */
@@ -25,7 +28,7 @@ _Static_assert(sizeof(struct ftl_counters) == NCOUNTERS * sizeof(uint64_t),
 
 #define LINE_RECORD_BYTES (6 * 4 + 2 * 8 + 2 + 1)  /* version 2: without the SLC mode byte */
 #define SLC_SCALAR_BYTES (3 * 4 + 8 + 4 * 4)     /* the SLC write pointer, FIFO, cursor */
-#define BLOCK_RECORD_BYTES (3 * 4)
+#define BLOCK_RECORD_BYTES (3 * 4 + 8)     /* version 2: without the first program's age */
 #define FDP_EVENT_BYTES (2 * 8 + 2 * 4 + 1)
 #define DEBT_OP_BYTES (3 * 4)
 
@@ -44,8 +47,8 @@ static void put_geometry(struct state_buf *b, const struct ftl *ftl)
     state_buf_u64(b, ftl->nwps);
 }
 
-static int save_scalars(const struct ftl *ftl, struct state_writer *w, char *err,
-                        size_t errlen)
+static int save_scalars(const struct ftl *ftl, struct state_writer *w, uint64_t now_ns,
+                        char *err, size_t errlen)
 {
     struct state_buf b = { 0 };
     uint64_t counters[NCOUNTERS];
@@ -78,7 +81,7 @@ static int save_scalars(const struct ftl *ftl, struct state_writer *w, char *err
         state_buf_u32(&b, ftl->wps[i].line);
         state_buf_u32(&b, ftl->wps[i].offset);
         state_buf_u32(&b, ftl->wps[i].next_pool);
-        state_buf_u64(&b, ftl->wps[i].opened_ns);
+        state_buf_u64(&b, state_time_age(now_ns, ftl->wps[i].opened_ns));
     }
     /* paced GC's debt */
     state_buf_u32(&b, ftl->gc_rate_valid);
@@ -92,7 +95,7 @@ static int save_scalars(const struct ftl *ftl, struct state_writer *w, char *err
         const struct ftl_fdp_event *e =
             &ftl->fdp_events[(ftl->fdp_event_head + i) % FTL_FDP_EVENT_RING];
         bool used = i < ftl->fdp_event_count;
-        state_buf_u64(&b, used ? e->time_ns : 0);
+        state_buf_u64(&b, used ? state_time_age(now_ns, e->time_ns) : 0);
         state_buf_u64(&b, used ? e->unwritten_pages : 0);
         state_buf_u32(&b, used ? e->ruh : 0);
         state_buf_u32(&b, used ? e->ru : 0);
@@ -107,7 +110,7 @@ static int save_scalars(const struct ftl *ftl, struct state_writer *w, char *err
     state_buf_u32(&b, ftl->slc_wp.line);
     state_buf_u32(&b, ftl->slc_wp.offset);
     state_buf_u32(&b, ftl->slc_wp.next_pool);
-    state_buf_u64(&b, ftl->slc_wp.opened_ns);
+    state_buf_u64(&b, state_time_age(now_ns, ftl->slc_wp.opened_ns));
     state_buf_u32(&b, ftl->slc_head);
     state_buf_u32(&b, ftl->slc_tail);
     state_buf_u32(&b, ftl->slc_count);
@@ -131,10 +134,16 @@ static uint64_t scalars_bytes(const struct ftl *ftl)
            2 * 8 * ((uint64_t)ftl->pgs_per_line + 1) + SLC_SCALAR_BYTES;
 }
 
+/* The read-retry histogram at FBLK's end (version 3). */
+static uint64_t retry_hist_bytes(const struct ftl *ftl)
+{
+    return 8 * (ftl->cfg.read_retry_max + 1) * (ftl->cfg.read_retry_max + 1);
+}
+
 static uint64_t blocks_bytes(const struct ftl *ftl)
 {
     uint64_t nblocks = ftl->geo.blocks, words = (nblocks + 63) / 64;
-    return 4 + nblocks * BLOCK_RECORD_BYTES + words * 8;
+    return 4 + nblocks * BLOCK_RECORD_BYTES + words * 8 + retry_hist_bytes(ftl);
 }
 
 static uint64_t lines_bytes(const struct ftl *ftl)
@@ -165,12 +174,12 @@ static bool line_or_none(const struct ftl *ftl, uint32_t line)
 
 /* The SLC cache's scalars (version 3), each held to this FTL: nothing with slc_cache=off,
  * else indices and offsets within the units (ftl_check checks the FIFO itself). */
-static bool load_slc_scalars(struct ftl *ftl, struct state_cursor *c)
+static bool load_slc_scalars(struct ftl *ftl, struct state_cursor *c, uint64_t now_ns)
 {
     ftl->slc_wp.line = state_cur_u32(c);
     ftl->slc_wp.offset = state_cur_u32(c);
     ftl->slc_wp.next_pool = state_cur_u32(c);
-    ftl->slc_wp.opened_ns = state_cur_u64(c);
+    ftl->slc_wp.opened_ns = state_time_rebase(now_ns, state_cur_u64(c));
     ftl->slc_head = state_cur_u32(c);
     ftl->slc_tail = state_cur_u32(c);
     ftl->slc_count = state_cur_u32(c);
@@ -186,7 +195,8 @@ static bool load_slc_scalars(struct ftl *ftl, struct state_cursor *c)
            ftl->slc_count <= ftl->nunits && ftl->slc_fold_off <= ftl->slc_end;
 }
 
-static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen)
+static int load_scalars(struct ftl *ftl, struct state_reader *r, uint64_t now_ns, char *err,
+                        size_t errlen)
 {
     const uint32_t tag = STATE_TAG_FTL_CORE;
     struct state_cursor c;
@@ -236,7 +246,8 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size
         ftl->wps[i].line = state_cur_u32(&c);
         ftl->wps[i].offset = state_cur_u32(&c);
         ftl->wps[i].next_pool = state_cur_u32(&c);
-        ftl->wps[i].opened_ns = state_cur_u64(&c);
+        uint64_t opened = state_cur_u64(&c);
+        ftl->wps[i].opened_ns = version >= 3 ? state_time_rebase(now_ns, opened) : opened;
     }
     ftl->gc_rate_valid = state_cur_u32(&c);
     ftl->gc_rate_invalid = state_cur_u32(&c);
@@ -250,7 +261,8 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size
     bool events_ok = ftl->fdp_event_count <= FTL_FDP_EVENT_RING;
     for (uint32_t i = 0; i < FTL_FDP_EVENT_RING; i++) {
         struct ftl_fdp_event *e = &ftl->fdp_events[i];
-        e->time_ns = state_cur_u64(&c);
+        uint64_t t = state_cur_u64(&c);
+        e->time_ns = version >= 3 ? state_time_rebase(now_ns, t) : t;
         e->unwritten_pages = state_cur_u64(&c);
         e->ruh = state_cur_u32(&c);
         e->ru = state_cur_u32(&c);
@@ -270,7 +282,7 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size
         ftl->slc_head = ftl->slc_tail = NO_LINE;
         ftl->slc_count = ftl->slc_fold_off = 0;
     }
-    bool slc_ok = version < 3 || load_slc_scalars(ftl, &c);
+    bool slc_ok = version < 3 || load_slc_scalars(ftl, &c, now_ns);
     bool debt_ok = !c.overrun && ftl->gc_debt_count <= debt_capacity(ftl) &&
                    c.len - c.pos == DEBT_OP_BYTES * (uint64_t)ftl->gc_debt_count;
     for (uint32_t i = 0; debt_ok && i < ftl->gc_debt_count; i++) {
@@ -328,8 +340,8 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, char *err, size
 
 /* ---- FBLK ---- */
 
-static int save_blocks(const struct ftl *ftl, struct state_writer *w, char *err,
-                       size_t errlen)
+static int save_blocks(const struct ftl *ftl, struct state_writer *w, uint64_t now_ns,
+                       char *err, size_t errlen)
 {
     struct state_buf b = { 0 };
     state_buf_u32(&b, FTL_STATE_SECTION_VERSION);
@@ -337,25 +349,47 @@ static int save_blocks(const struct ftl *ftl, struct state_writer *w, char *err,
         state_buf_u32(&b, ftl->blocks[i].valid);
         state_buf_u32(&b, ftl->blocks[i].invalid);
         state_buf_u32(&b, ftl->blocks[i].erase_count);
+        state_buf_u64(&b, state_time_age(now_ns, ftl->block_programmed_ns[i]));
     }
     for (uint64_t i = 0; i < (ftl->geo.blocks + 63) / 64; i++) {
         state_buf_u64(&b, ftl->bad_bits[i]);
     }
+    size_t n;
+    const uint64_t *hist = ftl_read_retry_histogram(ftl, &n);
+    for (size_t i = 0; i < n * n; i++) {
+        state_buf_u64(&b, hist[i]);
+    }
     return state_buf_section(&b, w, STATE_TAG_FTL_BLKS, err, errlen);
 }
 
-static int load_blocks(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen)
+static int load_blocks(struct ftl *ftl, struct state_reader *r, uint64_t now_ns, char *err,
+                       size_t errlen)
 {
     const uint32_t tag = STATE_TAG_FTL_BLKS;
     uint64_t nblocks = ftl->geo.blocks, words = (nblocks + 63) / 64;
     struct state_cursor c;
-    if (state_section_open(r, tag, blocks_bytes(ftl), 0, &c, err, errlen)) {
+    uint32_t version;
+    if (state_section_open_version(r, tag, 0, blocks_bytes(ftl), &c, &version, err, errlen)) {
         return -1;
+    }
+    /* version 2: no block ages (they start at the restore) and no retry histogram */
+    bool v3 = version >= 3;
+    uint64_t expected = v3 ? blocks_bytes(ftl)
+                           : 4 + nblocks * (BLOCK_RECORD_BYTES - 8) + words * 8;
+    if (c.len != expected) {
+        uint64_t len = c.len;
+        state_cursor_free(&c);
+        return state_section_error(r, tag, err, errlen, "%llu bytes, %llu blocks of version "
+                                   "%u take %llu", (unsigned long long)len,
+                                   (unsigned long long)nblocks, version,
+                                   (unsigned long long)expected);
     }
     for (uint64_t i = 0; i < nblocks; i++) {
         ftl->blocks[i].valid = state_cur_u32(&c);
         ftl->blocks[i].invalid = state_cur_u32(&c);
         ftl->blocks[i].erase_count = state_cur_u32(&c);
+        ftl->block_programmed_ns[i] = v3 ? state_time_rebase(now_ns, state_cur_u64(&c))
+                                         : now_ns;
     }
     int rc = 0;
     for (uint64_t i = 0; i < words && rc == 0; i++) {
@@ -365,6 +399,11 @@ static int load_blocks(struct ftl *ftl, struct state_reader *r, char *err, size_
                                      "those fault_seed gives", (unsigned long long)(i * 64),
                                      (unsigned long long)(i * 64 + 63));
         }
+    }
+    /* counts: any value is a count; the size was checked above */
+    uint64_t hist = v3 ? retry_hist_bytes(ftl) / 8 : 0;
+    for (uint64_t i = 0; i < hist; i++) {
+        ftl->retry_hist[i] = state_cur_u64(&c);
     }
     state_cursor_free(&c);
     return rc;
@@ -521,7 +560,7 @@ static int load_queues(struct ftl *ftl, struct state_reader *r, char *err, size_
 int ftl_state_save_core(const struct ftl *ftl, struct state_writer *w, uint64_t now_ns,
                         char *err, size_t errlen)
 {
-    if (save_scalars(ftl, w, err, errlen) || save_blocks(ftl, w, err, errlen) ||
+    if (save_scalars(ftl, w, now_ns, err, errlen) || save_blocks(ftl, w, now_ns, err, errlen) ||
         save_lines(ftl, w, now_ns, err, errlen) || save_queues(ftl, w, err, errlen)) {
         return -1;
     }
@@ -531,7 +570,7 @@ int ftl_state_save_core(const struct ftl *ftl, struct state_writer *w, uint64_t 
 int ftl_state_load_core(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
                         char *err, size_t errlen)
 {
-    if (load_scalars(ftl, r, err, errlen) || load_blocks(ftl, r, err, errlen) ||
+    if (load_scalars(ftl, r, now_ns, err, errlen) || load_blocks(ftl, r, now_ns, err, errlen) ||
         load_lines(ftl, r, now_ns, err, errlen) || load_queues(ftl, r, err, errlen)) {
         return -1;
     }

@@ -27,8 +27,11 @@
 #define STATE_TAG_FTL_WBUF STATE_TAG('W', 'B', 'U', 'F')   /* buffered pages */
 
 /* Version of each section's own layout (its first u32). 3 added the SLC cache (FCOR: its
- * counters, write pointer, FIFO and fold cursor; FLIN: each unit's SLC mode); a version 2
- * file still loads, its units all normal. Other sections are the same in both. */
+ * counters, write pointer, FIFO and fold cursor; FLIN: each unit's SLC mode), the read
+ * retries (FCOR: their counters; FBLK: each block's first program, as an age, and the
+ * histogram) and keeps write pointers' and FDP events' times as ages; a version 2 file
+ * still loads, its units all normal, its blocks programmed at the restore. Other sections
+ * are the same in both. */
 #define FTL_STATE_SECTION_VERSION 3u
 #define FTL_STATE_SECTION_VERSION_OLDEST 2u
 
@@ -72,7 +75,13 @@ int ftl_state_load_wbuf(struct ftl *ftl, struct state_reader *r, char *err, size
 
 /*
  * Times are saved as their age at the save (now_ns - t, two's complement when t lies
- * ahead of now_ns) and re-based on the restore's now_ns, clamped to [0, UINT64_MAX].
+ * ahead of now_ns) and re-based on the restore's now_ns modulo 2^64, never clamped: an
+ * age older than the restore's clock reading (ftl-sim restores at its time 0, the device
+ * at its host clock's reading) lies before that clock's 0 and wraps, and whoever reads
+ * such a time takes its signed difference from now (gc_policy.c's ages). Clamping made
+ * every restored line as young as ftl-sim's origin, while the device kept their ages, so
+ * cost-benefit (and gc_scope=global across handles, which weighs ages) chose other
+ * victims in a replay than in the recorded run.
  */
 static inline uint64_t state_time_age(uint64_t now_ns, uint64_t t)
 {
@@ -81,11 +90,7 @@ static inline uint64_t state_time_age(uint64_t now_ns, uint64_t t)
 
 static inline uint64_t state_time_rebase(uint64_t now_ns, uint64_t age)
 {
-    if ((int64_t)age >= 0) {
-        return now_ns >= age ? now_ns - age : 0;
-    }
-    uint64_t ahead = 0 - age;
-    return now_ns <= UINT64_MAX - ahead ? now_ns + ahead : UINT64_MAX;
+    return now_ns - age;
 }
 
 /* Section tag read whole into c (state_cursor_load's sizes) with its layout version, the

@@ -104,6 +104,13 @@ struct ftl_config {
     uint64_t read_uncor_ppm;    /* chance, per million, that a host flash page read fails */
     uint64_t fault_seed;        /* seeds the FTL's own generator (read faults, bad blocks) */
     uint64_t bad_blk_pcent;     /* factory bad blocks: this percent of each LUN's blocks */
+    /* read retries (flash/read_retry.c): a host page read senses again, read_retry_lat
+     * each time, as its block wears and its data ages; read_retry_lat 0 turns them off */
+    uint64_t read_retry_lat;        /* ns one retry step adds to the read */
+    uint64_t read_retry_pe_step;    /* erase cycles per expected step (0: wear adds none) */
+    uint64_t read_retry_age_s;      /* seconds since the block's first program per expected
+                                     * step (0: retention adds none) */
+    uint64_t read_retry_max;        /* steps at most (the retry table's length) */
     /* mapping */
     enum ftl_mapping mapping;
     uint64_t cmt_entries;       /* dftl: entries the cached mapping table holds */

@@ -188,6 +188,9 @@ struct ftl_counters {
      * blocks erased by folding, and the SLC units a host write had to fold (foreground) */
     uint64_t slc_host_pages, slc_direct_pages, slc_folded_pages, slc_fold_erases;
     uint64_t slc_fg_fold_units;
+    /* read retries (read_retry_lat > 0): steps taken by host page reads, and the reads
+     * that took at least one */
+    uint64_t read_retries, retried_reads;
 };
 
 /*
@@ -289,6 +292,12 @@ uint64_t ftl_buffered_sectors(const struct ftl *ftl);
  * included). The array belongs to the FTL and changes as it runs.
  */
 const uint64_t *ftl_victim_histogram(const struct ftl *ftl, bool map, size_t *n);
+/*
+ * Host page reads by the read-retry model's age class (its expected steps, whole, up to
+ * read_retry_max) and the steps they took: *n = read_retry_max + 1 and entry
+ * [class * n + steps]. A read of class c took pg_rd_lat + steps x read_retry_lat to sense.
+ */
+const uint64_t *ftl_read_retry_histogram(const struct ftl *ftl, size_t *n);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,26 @@
+/* Read retries (read_retry.c): how many times a host page read senses again. */
+#ifndef FEMU_FTL_FLASH_READ_RETRY_H
+#define FEMU_FTL_FLASH_READ_RETRY_H
+
+#include "flash/ftl_handle.h"
+
+/* Note a program of ppa at now_ns: the first since its block's erase dates the block. */
+static inline void retry_note_program(struct ftl *ftl, uint64_t block_index, uint64_t now_ns,
+                                      bool block_was_empty)
+{
+    if (block_was_empty) {
+        ftl->block_programmed_ns[block_index] = now_ns;
+    }
+}
+
+/*
+ * The retry steps a host read of the page at ppa takes at now_ns (0 when read_retry_lat
+ * is 0), counted in the counters and the histogram. Deterministic: the fractional step's
+ * draw hashes fault_seed, ppa and the read's ordinal, so it takes no generator state.
+ */
+uint32_t read_retry_steps(struct ftl *ftl, uint32_t ppa, uint64_t now_ns);
+
+/* The expected steps (in 1/65536) for a block erased `erases` times, programmed age_ns ago. */
+uint64_t read_retry_expected(const struct ftl_config *cfg, uint64_t erases, uint64_t age_ns);
+
+#endif
