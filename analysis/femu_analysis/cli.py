@@ -7,6 +7,7 @@
     femu-plot summary RUN_DIR...
     femu-plot fdp RUN_A RUN_B [--label TEXT]...
     femu-plot read-latency RUN_DIR... [--label TEXT]...
+    femu-plot write-cliff RUN_DIR... [--label TEXT]...
 
 User errors (bad folder, malformed CSV, bad option) print one line and exit with status 2.
 """
@@ -16,14 +17,15 @@ import sys
 from femu_common.cli_args import OneLineParser, UsageError
 from femu_common.progress import counted
 
-from . import fdp_plots, plots, retry_plots, sweep, table
+from . import cliff_plots, fdp_plots, plots, retry_plots, sweep, table
 from .errors import AnalysisError
 from .loader import load_run
 from .summary import summarize, write_summaries
 from .window import find_window, parse_window
 
 PROG = "femu-plot"
-SUBCOMMANDS = ("plot", "compare", "cdf", "sweep", "summary", "fdp", "read-latency")
+SUBCOMMANDS = ("plot", "compare", "cdf", "sweep", "summary", "fdp", "read-latency",
+               "write-cliff")
 
 
 def build_parser():
@@ -71,6 +73,12 @@ def build_parser():
     latency.add_argument("--label", action="append", default=[], metavar="TEXT",
                          help="legend label, once per run in order (default: the folder "
                               "names)")
+    cliff = command("write-cliff", "write throughput against data written, with the SLC "
+                    "cache's capacity and fill: where the cliff falls and what idle time "
+                    "gives back", many=True, window=False)
+    cliff.add_argument("--label", action="append", default=[], metavar="TEXT",
+                       help="legend label, once per run in order (default: the folder "
+                            "names)")
     return parser
 
 
@@ -93,7 +101,8 @@ def main(argv=None):
 def _dispatch(args):
     """Dispatch; returns the files written."""
     return {"plot": _plot, "compare": _compare, "cdf": _cdf, "sweep": _sweep,
-            "summary": _summary, "fdp": _fdp, "read-latency": _read_latency}[args.command](args)
+            "summary": _summary, "fdp": _fdp, "read-latency": _read_latency,
+            "write-cliff": _write_cliff}[args.command](args)
 
 
 def _plot(args):
@@ -134,6 +143,19 @@ def _read_latency(args):
     _check_dirs(args.runs)
     labels = args.label or [pathlib.Path(path).name for path in args.runs]
     return retry_plots.plot_read_latency(args.runs, labels, _out_for(args), args.format)
+
+
+def _write_cliff(args):
+    if args.label and len(args.label) != len(args.runs):
+        raise AnalysisError(f"--label given {len(args.label)} times for {len(args.runs)} runs")
+    runs = [load_run(path, need_series=False) for path in _existing(args.runs)]
+    labels = args.label or [run.name for run in runs]
+    return cliff_plots.plot_write_cliff(runs, labels, _out_for(args), args.format)
+
+
+def _existing(paths):
+    _check_dirs(paths)
+    return paths
 
 
 def _cdf(args):

@@ -1,0 +1,140 @@
+"""The write cliff (`femu-plot write-cliff RUN_DIR...`): write throughput per second
+against the bytes written so far, with the SLC cache's capacity and fill (stats.csv's
+slc_cap_pages and slc_used_pages when the run had slc_cache=on), one panel per run, and a
+table of its segments (write_cliff.csv, and the text printed).
+
+A segment is a stretch of seconds with writes between idle gaps (seconds without a host
+write). In each, the cliff is the first second whose throughput falls below half of the
+segment's opening throughput (the median of its first CLIFF_OPENING seconds with writes);
+the table gives the bytes written before it (the cache that segment found), the median
+throughput before and after it, and the idle time before the segment (the recovery it had).
+"""
+import numpy as np
+import pandas as pd
+
+from . import style
+from .errors import AnalysisError
+
+STEM = "write_cliff"
+GIB = float(1 << 30)
+MIB = float(1 << 20)
+CLIFF_OPENING = 3       # seconds whose median is a segment's opening throughput
+CLIFF_FRACTION = 0.5    # the cliff: throughput below this share of the opening
+
+
+def _stats(run):
+    frame = run.stats
+    needed = ("host_write_bytes", "host_write_pages", "interval_s")
+    if frame is None or any(column not in frame for column in needed):
+        raise AnalysisError(f"{run.path}: the write cliff needs stats.csv with "
+                            f"{', '.join(needed)}")
+    return frame
+
+
+def page_bytes(frame):
+    """Bytes of a flash page: host bytes over host pages (4 KiB when nothing was written)."""
+    pages = frame["host_write_pages"].sum()
+    return float(frame["host_write_bytes"].sum() / pages) if pages else 4096.0
+
+
+def segments(frame):
+    """[(idle_s before, rows)]: the runs of seconds with writes, split at idle seconds."""
+    out, idle, current = [], 0.0, []
+    for index, row in frame.iterrows():
+        if row["host_write_bytes"] > 0:
+            current.append(index)
+            continue
+        if current:
+            out.append((idle, frame.loc[current]))
+            current, idle = [], 0.0
+        idle += row["interval_s"]
+    if current:
+        out.append((idle, frame.loc[current]))
+    return out
+
+
+def cliff_table(frame):
+    """One row per segment: idle_s before it, gib_written at its start, gib_to_cliff (None
+    without a cliff), mib_s_before and mib_s_after (medians), cache_gib at its start."""
+    mib_s = frame["host_write_bytes"] / frame["interval_s"] / MIB
+    written = frame["host_write_bytes"].cumsum() / GIB
+    cache = frame["slc_cap_pages"] * page_bytes(frame) / GIB if "slc_cap_pages" in frame \
+        else None
+    rows = []
+    for idle, seg in segments(frame):
+        speed = mib_s.loc[seg.index]
+        opening = float(np.median(speed.iloc[:CLIFF_OPENING]))
+        below = speed[speed < CLIFF_FRACTION * opening]
+        start_gib = float(written.loc[seg.index[0]] - seg["host_write_bytes"].iloc[0] / GIB)
+        row = {"idle_s": idle, "gib_written": start_gib, "gib_to_cliff": None,
+               "mib_s_before": float(np.median(speed)), "mib_s_after": None,
+               "cache_gib": None if cache is None else float(cache.loc[seg.index[0]])}
+        if len(below):
+            at = speed.index.get_loc(below.index[0])
+            row["gib_to_cliff"] = float(written.loc[speed.index[at - 1]] - start_gib) \
+                if at else 0.0
+            row["mib_s_before"] = float(np.median(speed.iloc[:at])) if at else opening
+            row["mib_s_after"] = float(np.median(speed.iloc[at:]))
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["idle_s", "gib_written", "gib_to_cliff",
+                                       "mib_s_before", "mib_s_after", "cache_gib"])
+
+
+def cliff_figure(runs, labels):
+    figure, axes = style.new_figure("Write cliff: throughput against data written",
+                                    "data written (GiB)", "write throughput (MiB/s)")
+    right = None
+    for index, (run, label) in enumerate(zip(runs, labels)):
+        frame = _stats(run)
+        written = frame["host_write_bytes"].cumsum() / GIB
+        busy = frame["host_write_bytes"] > 0
+        mib_s = frame["host_write_bytes"] / frame["interval_s"] / MIB
+        color = f"C{index}"
+        axes.plot(written[busy], mib_s[busy], color=color, linewidth=1.0, marker=".",
+                  markersize=2, label=f"{label}: throughput")
+        for idle, seg in segments(frame)[1:]:
+            x = float(written.loc[seg.index[0]] - seg["host_write_bytes"].iloc[0] / GIB)
+            axes.axvline(x, color=color, linestyle=":", linewidth=0.8)
+            axes.annotate(f"idle {idle:.0f} s", (x, 0), textcoords="offset points",
+                          xytext=(2, 4), fontsize=7, color=color, rotation=90)
+        if "slc_cap_pages" in frame:
+            right = right or axes.twinx()
+            scale = page_bytes(frame) / GIB
+            right.plot(written, frame["slc_cap_pages"] * scale, color=color, linestyle="--",
+                       linewidth=1.0, label=f"{label}: cache capacity")
+            right.plot(written, frame["slc_used_pages"] * scale, color=color, linestyle="-.",
+                       linewidth=0.8, alpha=0.6, label=f"{label}: cache in use")
+    if right is not None:
+        right.set_ylabel("SLC cache (GiB)")
+        right.set_ylim(bottom=0)
+        right.legend(loc="upper right", fontsize=7)
+    axes.set_ylim(bottom=0)
+    axes.legend(loc="upper left" if right is None else "lower left", fontsize=7)
+    figure.tight_layout()
+    return figure
+
+
+def text_table(tables, labels):
+    lines = [f"{'run':20s} {'idle s':>7s} {'at GiB':>7s} {'cache GiB':>9s} {'to cliff':>9s} "
+             f"{'MiB/s before':>12s} {'MiB/s after':>11s}"]
+
+    def fmt(value, width, digits):
+        return f"{'-':>{width}s}" if value is None or pd.isna(value) \
+            else f"{value:{width}.{digits}f}"
+    for table, label in zip(tables, labels):
+        for row in table.itertuples():
+            lines.append(f"{label[:20]:20s} {row.idle_s:7.0f} {row.gib_written:7.2f} "
+                         f"{fmt(row.cache_gib, 9, 3)} {fmt(row.gib_to_cliff, 9, 3)} "
+                         f"{fmt(row.mib_s_before, 12, 1)} {fmt(row.mib_s_after, 11, 1)}")
+    return "\n".join(lines)
+
+
+def plot_write_cliff(runs, labels, out_dir, fmt="png"):
+    """Save the figure and write_cliff.csv; print the table; return the paths."""
+    tables = [cliff_table(_stats(run)) for run in runs]
+    print(text_table(tables, labels))
+    path = style.save(cliff_figure(runs, labels), out_dir, STEM, fmt)
+    csv_path = path.with_suffix(".csv")
+    pd.concat([table.assign(run=label) for table, label in zip(tables, labels)],
+              ignore_index=True).to_csv(csv_path, index=False, float_format="%.4f")
+    return [path, csv_path]

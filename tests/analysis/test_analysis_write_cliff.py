@@ -1,0 +1,67 @@
+"""femu-plot write-cliff: on a stats.csv whose cliff and idle gaps are known, the
+segments table finds each cliff where it is (the bytes written before it, the median
+throughput before and after), the cache at each segment's start, and the idle time that
+came before; a run without the columns it needs is one line and status 2."""
+import pandas as pd
+import pytest
+
+from femu_analysis import cli
+
+MIB = 1 << 20
+PAGE = 4096
+
+
+def write_run(folder, seconds, with_cache=True):
+    """seconds: [(MiB written, cache capacity pages, cache used pages)] per 1 s row."""
+    folder.mkdir(parents=True)
+    rows = []
+    for index, (mib, cap, used) in enumerate(seconds, start=1):
+        row = {"time_s": f"{index:.3f}", "interval_s": "1.000",
+               "host_write_bytes": mib * MIB, "host_write_pages": mib * MIB // PAGE,
+               "host_read_cmds": 0, "host_write_cmds": mib}
+        if with_cache:
+            row.update(slc_cap_pages=cap, slc_used_pages=used)
+        rows.append(row)
+    pd.DataFrame(rows).to_csv(folder / "stats.csv", index=False)
+    return folder
+
+
+# 4 s at 400 MiB/s (the cache: 1600 MiB), 4 s at 100 MiB/s, 5 s idle, 2 s at 400 MiB/s
+# (the folded part), then 3 s at 100 MiB/s
+CAP = 1600 * MIB // PAGE
+SECONDS = ([(400, CAP, i * 400 * MIB // PAGE) for i in range(1, 5)] + [(100, CAP, CAP)] * 4 +
+           [(0, CAP, CAP)] * 5 + [(400, 2 * CAP // 3, 0)] * 2 + [(100, 2 * CAP // 3, 0)] * 3)
+
+
+def test_cliffs_found_by_hand(tmp_path, capsys):
+    run = write_run(tmp_path / "qlc", SECONDS)
+    out = tmp_path / "plots"
+    assert cli.main(["write-cliff", str(run), "--out", str(out)]) == 0
+    assert (out / "write_cliff.png").stat().st_size > 0
+    table = pd.read_csv(out / "write_cliff.csv")
+    first, second = table.iloc[0], table.iloc[1]
+    assert first.idle_s == 0 and first.gib_written == 0
+    assert first.gib_to_cliff == pytest.approx(1600 / 1024, abs=1e-4)
+    assert first.mib_s_before == 400 and first.mib_s_after == 100
+    assert first.cache_gib == pytest.approx(1600 / 1024, abs=1e-4)
+    assert second.idle_s == 5 and second.gib_written == pytest.approx(2000 / 1024, abs=1e-4)
+    assert second.gib_to_cliff == pytest.approx(800 / 1024, abs=1e-4)
+    assert second.mib_s_before == 400 and second.mib_s_after == 100
+    assert "qlc" in capsys.readouterr().out
+
+
+def test_a_run_without_a_cache_has_no_cache_column_and_no_cliff(tmp_path):
+    run = write_run(tmp_path / "flat", [(100, 0, 0)] * 6, with_cache=False)
+    assert cli.main(["write-cliff", str(run), "--out", str(tmp_path / "p")]) == 0
+    row = pd.read_csv(tmp_path / "p" / "write_cliff.csv").iloc[0]
+    assert pd.isna(row.gib_to_cliff) and pd.isna(row.cache_gib) and row.mib_s_before == 100
+
+
+def test_missing_columns_are_one_line(tmp_path, capsys):
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    pd.DataFrame({"time_s": [1.0], "interval_s": [1.0]}).to_csv(folder / "stats.csv",
+                                                                  index=False)
+    assert cli.main(["write-cliff", str(folder)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "host_write_bytes" in err[0]
