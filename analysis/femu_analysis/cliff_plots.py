@@ -5,7 +5,8 @@ table of its segments (write_cliff.csv, and the text printed).
 
 A segment is a stretch of seconds with writes between idle gaps (seconds without a host
 write). In each, the cliff is the first second whose throughput falls below half of the
-segment's opening throughput (the median of its first CLIFF_OPENING seconds with writes);
+segment's opening throughput (the fastest of its first CLIFF_OPENING seconds with writes:
+a large cache may be written in one of them);
 the table gives the bytes written before it (the cache that segment found), the median
 throughput before and after it, and the idle time before the segment (the recovery it had).
 """
@@ -18,7 +19,7 @@ from .errors import AnalysisError
 STEM = "write_cliff"
 GIB = float(1 << 30)
 MIB = float(1 << 20)
-CLIFF_OPENING = 3       # seconds whose median is a segment's opening throughput
+CLIFF_OPENING = 3       # seconds whose fastest is a segment's opening throughput
 CLIFF_FRACTION = 0.5    # the cliff: throughput below this share of the opening
 
 
@@ -63,7 +64,7 @@ def cliff_table(frame):
     rows = []
     for idle, seg in segments(frame):
         speed = mib_s.loc[seg.index]
-        opening = float(np.median(speed.iloc[:CLIFF_OPENING]))
+        opening = float(speed.iloc[:CLIFF_OPENING].max())
         below = speed[speed < CLIFF_FRACTION * opening]
         start_gib = float(written.loc[seg.index[0]] - seg["host_write_bytes"].iloc[0] / GIB)
         row = {"idle_s": idle, "gib_written": start_gib, "gib_to_cliff": None,
@@ -90,12 +91,15 @@ def cliff_figure(runs, labels):
         busy = frame["host_write_bytes"] > 0
         mib_s = frame["host_write_bytes"] / frame["interval_s"] / MIB
         color = f"C{index}"
-        axes.plot(written[busy], mib_s[busy], color=color, linewidth=1.0, marker=".",
-                  markersize=2, label=f"{label}: throughput")
+        # each second a flat stretch over the bytes written in it
+        starts = (written - frame["host_write_bytes"] / GIB)[busy].to_numpy()
+        ends, speeds = written[busy].to_numpy(), mib_s[busy].to_numpy()
+        axes.plot(np.column_stack((starts, ends)).ravel(), np.repeat(speeds, 2), color=color,
+                  linewidth=1.0, label=f"{label}: throughput")
         for idle, seg in segments(frame)[1:]:
             x = float(written.loc[seg.index[0]] - seg["host_write_bytes"].iloc[0] / GIB)
             axes.axvline(x, color=color, linestyle=":", linewidth=0.8)
-            axes.annotate(f"idle {idle:.0f} s", (x, 0), textcoords="offset points",
+            axes.annotate(f"no writes {idle:.0f} s", (x, 0), textcoords="offset points",
                           xytext=(2, 4), fontsize=7, color=color, rotation=90)
         if "slc_cap_pages" in frame:
             right = right or axes.twinx()
