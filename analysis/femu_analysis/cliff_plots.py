@@ -7,8 +7,10 @@ A segment is a stretch of seconds with writes between idle gaps (seconds without
 write). In each, the cliff is the first second whose throughput falls below half of the
 segment's opening throughput (the fastest of its first CLIFF_OPENING seconds with writes:
 a large cache may be written in one of them);
-the table gives the bytes written before it (the cache that segment found), the median
-throughput before and after it, and the idle time before the segment (the recovery it had).
+the table gives the bytes written before it (whole seconds), the bytes the cache absorbed
+up to and with that second (slc_host_pages: exact, where a second straddles the cliff), the
+median throughput before and after it, and the idle time before the segment (the recovery
+it had).
 """
 import numpy as np
 import pandas as pd
@@ -56,7 +58,8 @@ def segments(frame):
 
 def cliff_table(frame):
     """One row per segment: idle_s before it, gib_written at its start, gib_to_cliff (None
-    without a cliff), mib_s_before and mib_s_after (medians), cache_gib at its start."""
+    without a cliff), absorbed_gib (what the cache took up to the cliff, None without
+    slc_host_pages), mib_s_before and mib_s_after (medians), cache_gib at its start."""
     mib_s = frame["host_write_bytes"] / frame["interval_s"] / MIB
     written = frame["host_write_bytes"].cumsum() / GIB
     cache = frame["slc_cap_pages"] * page_bytes(frame) / GIB if "slc_cap_pages" in frame \
@@ -68,6 +71,7 @@ def cliff_table(frame):
         below = speed[speed < CLIFF_FRACTION * opening]
         start_gib = float(written.loc[seg.index[0]] - seg["host_write_bytes"].iloc[0] / GIB)
         row = {"idle_s": idle, "gib_written": start_gib, "gib_to_cliff": None,
+               "absorbed_gib": None,
                "mib_s_before": float(np.median(speed)), "mib_s_after": None,
                "cache_gib": None if cache is None else float(cache.loc[seg.index[0]])}
         if len(below):
@@ -76,9 +80,13 @@ def cliff_table(frame):
                 if at else 0.0
             row["mib_s_before"] = float(np.median(speed.iloc[:at])) if at else opening
             row["mib_s_after"] = float(np.median(speed.iloc[at:]))
+            if "slc_host_pages" in frame:
+                absorbed = frame.loc[speed.index[:at + 1], "slc_host_pages"].sum()
+                row["absorbed_gib"] = float(absorbed * page_bytes(frame) / GIB)
         rows.append(row)
     return pd.DataFrame(rows, columns=["idle_s", "gib_written", "gib_to_cliff",
-                                       "mib_s_before", "mib_s_after", "cache_gib"])
+                                       "absorbed_gib", "mib_s_before", "mib_s_after",
+                                       "cache_gib"])
 
 
 def cliff_figure(runs, labels):
@@ -120,7 +128,7 @@ def cliff_figure(runs, labels):
 
 def text_table(tables, labels):
     lines = [f"{'run':20s} {'idle s':>7s} {'at GiB':>7s} {'cache GiB':>9s} {'to cliff':>9s} "
-             f"{'MiB/s before':>12s} {'MiB/s after':>11s}"]
+             f"{'absorbed':>9s} {'MiB/s before':>12s} {'MiB/s after':>11s}"]
 
     def fmt(value, width, digits):
         return f"{'-':>{width}s}" if value is None or pd.isna(value) \
@@ -129,6 +137,7 @@ def text_table(tables, labels):
         for row in table.itertuples():
             lines.append(f"{label[:20]:20s} {row.idle_s:7.0f} {row.gib_written:7.2f} "
                          f"{fmt(row.cache_gib, 9, 3)} {fmt(row.gib_to_cliff, 9, 3)} "
+                         f"{fmt(row.absorbed_gib, 9, 3)} "
                          f"{fmt(row.mib_s_before, 12, 1)} {fmt(row.mib_s_after, 11, 1)}")
     return "\n".join(lines)
 

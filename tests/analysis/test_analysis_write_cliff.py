@@ -12,25 +12,29 @@ PAGE = 4096
 
 
 def write_run(folder, seconds, with_cache=True):
-    """seconds: [(MiB written, cache capacity pages, cache used pages)] per 1 s row."""
+    """seconds: [(MiB written, cache capacity pages, cache used pages, MiB the cache took)]
+    per 1 s row."""
     folder.mkdir(parents=True)
     rows = []
-    for index, (mib, cap, used) in enumerate(seconds, start=1):
+    for index, (mib, cap, used, absorbed) in enumerate(seconds, start=1):
         row = {"time_s": f"{index:.3f}", "interval_s": "1.000",
                "host_write_bytes": mib * MIB, "host_write_pages": mib * MIB // PAGE,
                "host_read_cmds": 0, "host_write_cmds": mib}
         if with_cache:
-            row.update(slc_cap_pages=cap, slc_used_pages=used)
+            row.update(slc_cap_pages=cap, slc_used_pages=used,
+                       slc_host_pages=absorbed * MIB // PAGE)
         rows.append(row)
     pd.DataFrame(rows).to_csv(folder / "stats.csv", index=False)
     return folder
 
 
 # 4 s at 400 MiB/s (the cache: 1600 MiB), 4 s at 100 MiB/s, 5 s idle, 2 s at 400 MiB/s
-# (the folded part), then 3 s at 100 MiB/s
+# (the folded part) and one at 130 MiB/s of which the cache took 50, then 2 s at 100 MiB/s
 CAP = 1600 * MIB // PAGE
-SECONDS = ([(400, CAP, i * 400 * MIB // PAGE) for i in range(1, 5)] + [(100, CAP, CAP)] * 4 +
-           [(0, CAP, CAP)] * 5 + [(400, 2 * CAP // 3, 0)] * 2 + [(100, 2 * CAP // 3, 0)] * 3)
+SECONDS = ([(400, CAP, i * 400 * MIB // PAGE, 400) for i in range(1, 5)] +
+           [(100, CAP, CAP, 0)] * 4 + [(0, CAP, CAP, 0)] * 5 +
+           [(400, 2 * CAP // 3, 0, 400)] * 2 + [(130, 2 * CAP // 3, 0, 50)] +
+           [(100, 2 * CAP // 3, 0, 0)] * 2)
 
 
 def test_cliffs_found_by_hand(tmp_path, capsys):
@@ -44,17 +48,20 @@ def test_cliffs_found_by_hand(tmp_path, capsys):
     assert first.gib_to_cliff == pytest.approx(1600 / 1024, abs=1e-4)
     assert first.mib_s_before == 400 and first.mib_s_after == 100
     assert first.cache_gib == pytest.approx(1600 / 1024, abs=1e-4)
+    assert first.absorbed_gib == pytest.approx(1600 / 1024, abs=1e-4)
     assert second.idle_s == 5 and second.gib_written == pytest.approx(2000 / 1024, abs=1e-4)
     assert second.gib_to_cliff == pytest.approx(800 / 1024, abs=1e-4)
+    assert second.absorbed_gib == pytest.approx(850 / 1024, abs=1e-4)
     assert second.mib_s_before == 400 and second.mib_s_after == 100
     assert "qlc" in capsys.readouterr().out
 
 
 def test_a_run_without_a_cache_has_no_cache_column_and_no_cliff(tmp_path):
-    run = write_run(tmp_path / "flat", [(100, 0, 0)] * 6, with_cache=False)
+    run = write_run(tmp_path / "flat", [(100, 0, 0, 0)] * 6, with_cache=False)
     assert cli.main(["write-cliff", str(run), "--out", str(tmp_path / "p")]) == 0
     row = pd.read_csv(tmp_path / "p" / "write_cliff.csv").iloc[0]
-    assert pd.isna(row.gib_to_cliff) and pd.isna(row.cache_gib) and row.mib_s_before == 100
+    assert pd.isna(row.gib_to_cliff) and pd.isna(row.cache_gib) and pd.isna(row.absorbed_gib)
+    assert row.mib_s_before == 100
 
 
 def test_missing_columns_are_one_line(tmp_path, capsys):
