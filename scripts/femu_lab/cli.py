@@ -157,6 +157,22 @@ def add_age_arguments(parser: argparse.ArgumentParser) -> None:
                         help="no sequential fill of the logical space first")
     parser.add_argument("--seed", type=whole_number(0, 2 ** 63), default=1, metavar="N",
                         help="ftl-sim's random seed of the first pass (default 1)")
+    parser.add_argument("--rest", type=rest_seconds, default=0, metavar="TIME",
+                        help="leave the SSD idle this long after the last pass, before the "
+                             "save: its data ages (read retries); seconds, or with a unit "
+                             "s, m, h, d (e.g. 60d), at most 100 days")
+
+
+def rest_seconds(text: str) -> int:
+    """--rest: whole seconds, minutes, hours or days, 1 s to 100 days."""
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    number, unit = (text[:-1], text[-1]) if text[-1:] in units else (text, "s")
+    if not number.isdigit():
+        raise argparse.ArgumentTypeError(f"'{text}' is not a duration (e.g. 3600, 12h, 60d)")
+    seconds = int(number) * units[unit]
+    if not 1 <= seconds <= 100 * 86400:
+        raise argparse.ArgumentTypeError(f"{text}: must be 1 s to 100 days")
+    return seconds
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -256,7 +272,8 @@ def _age(args) -> int:
     setup_steps.ensure_ftl_sim()
     config = devconfig.load(args.config, devconfig.parse_overrides(args.overrides))
     request = aged.AgeRequest(config=config, workload=workload, out=args.out,
-                              passes=args.passes, fill=args.fill, seed=args.seed)
+                              passes=args.passes, fill=args.fill, seed=args.seed,
+                              rest_s=args.rest)
     result = aged.age(request)
     lab_sweep.say(aged.describe(result, request))
     print(result.out)

@@ -41,7 +41,8 @@ _ARG = re.compile(r"^[A-Za-z0-9_.+-]+$")
 # (--trace-out, --stats-dir, --summary, --state-in/out, --trace, --config would let a
 # workload file read or overwrite any host file the user can).
 SIM_OPTIONS = {"--rw", "--rwmixread", "--dist", "--bs", "--qd", "--size", "--precondition",
-               "--io-size", "--runtime", "--seed", "--stream", "--zone", "--fdp", "--fdp-hot"}
+               "--io-size", "--runtime", "--seed", "--stream", "--zone", "--fdp", "--fdp-hot",
+               "--idle"}
 TRACE_SUFFIX = ".trace"
 NS_PER_S = 1_000_000_000
 _TIMED_RECORDS = {"W", "R", "D", "F", "Y", "X", "P", "A", "E", "ZW", "ZA", "ZR", "ZM", "C",

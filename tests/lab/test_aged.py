@@ -61,6 +61,34 @@ def test_each_pass_continues_the_last_one(ftl_sim, tmp_path):
     assert result.state_bytes == (tmp_path / "a.state").stat().st_size > 0
 
 
+def test_rest_ages_the_data_after_the_last_pass(ftl_sim, tmp_path):
+    """--rest: the last pass pauses that long before the save, so under a read-retry model
+    of one step a day the data reads 10 days old: age class 10, capped at read_retry_max
+    (8); the simulated time includes the rest."""
+    config = small_config()
+    request = aged.AgeRequest(config=config, workload=workloads.resolve("gc-randwrite"),
+                              out=tmp_path / "rested.state", passes=1, rest_s=10 * 86400)
+    result = aged.age(request)
+    assert result.sim_seconds > 10 * 86400
+    conf = config.write(tmp_path / "c.conf")
+    subprocess.run([str(ftl_sim), "--config", conf, "--state-in", request.out,
+                    "--set", "read_retry_lat=1000", "--set", "read_retry_age_s=86400",
+                    "--rw", "randread", "--io-size", "4m", "--stats-dir", tmp_path / "st"],
+                   check=True, capture_output=True)
+    rows = (tmp_path / "st" / "read_retries.csv").read_text().splitlines()[1:]
+    classes = {int(row.split(",")[0]) for row in rows}
+    assert classes == {8}, rows      # read_retry_max (8) caps the class of 10 days
+
+
+@pytest.mark.parametrize("value, message", [("0", "must be 1 s to 100 days"),
+                                            ("101d", "must be 1 s to 100 days"),
+                                            ("soon", "is not a duration")])
+def test_age_refuses_a_bad_rest(capsys, tmp_path, value, message):
+    status, _, err = lab(capsys, "age", "--config", LAB_1G, *SMALL_SIM, "--rest", value,
+                         "-o", tmp_path / "x.state")
+    assert status == 2 and len(err) == 1 and message in err[0], err
+
+
 def test_a_state_is_checked_against_the_run_configuration(aged_small):
     state, _, _ = aged_small
     assert aged.check_state(state, small_config())["producer"] == "ftl-sim"

@@ -4,8 +4,9 @@ file before a run starts from it.
     age(request)            fill the logical space once, then `passes` times its capacity
                             of the workload's writes, each pass one ftl-sim run continuing
                             from the last one's state (--state-in / --state-out); the last
-                            state is the result. Each pass's WAF shows the approach to
-                            steady state.
+                            state is the result, after `rest_s` seconds idle when asked
+                            (data retention: the read-retry model's block ages). Each
+                            pass's WAF shows the approach to steady state.
     check_state(path, cfg)  the file is a femu state whose recorded configuration cfg
                             matches: ftl-sim restores it (every checksum, the configuration
                             and the FTL's own consistency checks, the C code the device
@@ -57,6 +58,7 @@ class AgeRequest:
     passes: int = 2           # capacities of workload writes after the fill
     fill: bool = True         # write the whole logical space sequentially first
     seed: int = 1
+    rest_s: int = 0           # idle seconds after the last pass (its data ages)
 
 
 @dataclass
@@ -141,6 +143,9 @@ def pass_command(request: AgeRequest, conf: Path, number: int, state_in: Optiona
         args += ["--state-in", str(state_in)]
     elif request.fill:
         args += ["--precondition", "seq"]
+    if request.rest_s and number == request.passes:
+        # one pause, after the pass's last write: the device rests before the save
+        args += ["--idle", f"{request.config.logical_bytes}:{request.rest_s}"]
     return args
 
 
@@ -184,7 +189,8 @@ def age(request: AgeRequest, ftl_sim: Optional[Path] = None) -> AgeResult:
 def describe(result: AgeResult, request: AgeRequest) -> str:
     fill = f"fill of {request.config.logical_bytes >> 20} MiB, then " if request.fill else ""
     wafs = ", ".join("-" if w is None else f"{w:.3f}" for w in result.pass_waf)
+    rest = f", then {request.rest_s} s idle" if request.rest_s else ""
     return (f"aged {request.config.name} in {result.host_seconds:.1f} s of host time "
             f"({result.sim_seconds:.0f} s simulated): {fill}{request.passes} x the capacity "
-            f"of {request.workload.name}; WAF by pass {wafs}; state {result.out} "
+            f"of {request.workload.name}{rest}; WAF by pass {wafs}; state {result.out} "
             f"({result.state_bytes / (1 << 20):.1f} MiB)")
