@@ -182,36 +182,52 @@ static bool pick_lun_matched(struct ftl *ftl, uint32_t *ppa)
     return false;  /* unreachable: the line has a valid page */
 }
 
-/* Move every valid page of the line under collection (in offset order, or LUN-matched
- * when paced GC defers the flash work), then rewrite the translation pages of moved
- * entries no CMT slot held (dftl, one read-modify-write per page touched) and erase the
- * line. */
-static int gc_move_all(struct ftl *ftl, uint64_t now_ns)
+/* Move the valid pages of the line under collection in offset order (line GC, and block
+ * units, whose pages all sit on one LUN). */
+static int move_in_offset_order(struct ftl *ftl, uint64_t now_ns)
 {
-    uint32_t base = ftl->gc_line * ftl->pgs_per_line, ppa;
-    bool matched = ftl->gc_deferring && !ftl->block_mode;
+    uint32_t base = ftl->gc_line * ftl->pgs_per_line;
 
-    for (uint32_t lun = 0; matched && lun < ftl->luns; lun++) {
+    for (uint32_t off = 0; off < ftl->pgs_per_line && ftl->lines[ftl->gc_line].valid; off++) {
+        if (page_is_valid(ftl, base + off)) {
+            int rc = gc_move_page(ftl, ftl->gc_line, base + off, now_ns);
+            if (rc != FTL_OK) {
+                return rc;
+            }
+        }
+    }
+    return FTL_OK;
+}
+
+/* Move them LUN-matched (paced GC deferring its flash work: pick_lun_matched). */
+static int move_lun_matched(struct ftl *ftl, uint64_t now_ns)
+{
+    uint32_t ppa;
+
+    for (uint32_t lun = 0; lun < ftl->luns; lun++) {
         /* a bad block has no page to move: its cursor starts at the end */
         bool bad = block_index_is_bad(ftl, unit_block_index(ftl, ftl->gc_line, lun));
         ftl->gc_lun_cursor[lun] = bad ? ftl->pgs_per_line : lun;
     }
-    for (uint32_t off = 0; ftl->lines[ftl->gc_line].valid; off++) {
-        if (matched) {
-            if (!pick_lun_matched(ftl, &ppa)) {
-                break;
-            }
-        } else if (off == ftl->pgs_per_line) {
-            break;
-        } else if (page_is_valid(ftl, base + off)) {
-            ppa = base + off;
-        } else {
-            continue;
-        }
+    while (pick_lun_matched(ftl, &ppa)) {
         int rc = gc_move_page(ftl, ftl->gc_line, ppa, now_ns);
         if (rc != FTL_OK) {
             return rc;
         }
+    }
+    return FTL_OK;
+}
+
+/* Move every valid page of the line under collection, then rewrite the translation pages
+ * of moved entries no CMT slot held (dftl, one read-modify-write per page touched) and
+ * erase the line. */
+static int gc_move_all(struct ftl *ftl, uint64_t now_ns)
+{
+    bool matched = ftl->gc_deferring && !ftl->block_mode;
+    int rc = matched ? move_lun_matched(ftl, now_ns) : move_in_offset_order(ftl, now_ns);
+
+    if (rc != FTL_OK) {
+        return rc;
     }
     if (ftl->dftl) {
         dftl_write_pending(ftl, true, now_ns);
