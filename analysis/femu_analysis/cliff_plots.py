@@ -4,9 +4,10 @@ slc_cap_pages and slc_used_pages when the run had slc_cache=on), one panel per r
 table of its segments (write_cliff.csv, and the text printed).
 
 A segment is a stretch of seconds with writes between idle gaps (seconds without a host
-write). In each, the cliff is the first second whose throughput falls below half of the
-segment's opening throughput (the fastest of its first CLIFF_OPENING seconds with writes:
-a large cache may be written in one of them);
+write). In each, the cliff is the first second after the segment's opening (the fastest of
+its first CLIFF_OPENING seconds with writes: a large cache may be written in one of them,
+and the first may be a sliver of a second after the gap) whose throughput falls below half
+of the opening's;
 the table gives the bytes written before it (whole seconds), the bytes the cache absorbed
 up to and with that second (slc_host_pages: exact, where a second straddles the cliff), the
 median throughput before and after it, and the idle time before the segment (the recovery
@@ -65,10 +66,15 @@ def cliff_table(frame):
     cache = frame["slc_cap_pages"] * page_bytes(frame) / GIB if "slc_cap_pages" in frame \
         else None
     rows = []
-    for idle, seg in segments(frame):
+    parts = segments(frame)
+    for number, (idle, seg) in enumerate(parts):
         speed = mib_s.loc[seg.index]
-        opening = float(speed.iloc[:CLIFF_OPENING].max())
-        below = speed[speed < CLIFF_FRACTION * opening]
+        peak = int(np.argmax(speed.iloc[:CLIFF_OPENING].to_numpy()))
+        opening = float(speed.iloc[peak])
+        # a segment's last second before an idle gap is partly idle: no cliff there
+        last = len(speed) - 1 if number + 1 < len(parts) else len(speed)
+        after = speed.iloc[peak + 1:last]
+        below = after[after < CLIFF_FRACTION * opening]
         start_gib = float(written.loc[seg.index[0]] - seg["host_write_bytes"].iloc[0] / GIB)
         row = {"idle_s": idle, "gib_written": start_gib, "gib_to_cliff": None,
                "absorbed_gib": None,
@@ -76,9 +82,8 @@ def cliff_table(frame):
                "cache_gib": None if cache is None else float(cache.loc[seg.index[0]])}
         if len(below):
             at = speed.index.get_loc(below.index[0])
-            row["gib_to_cliff"] = float(written.loc[speed.index[at - 1]] - start_gib) \
-                if at else 0.0
-            row["mib_s_before"] = float(np.median(speed.iloc[:at])) if at else opening
+            row["gib_to_cliff"] = float(written.loc[speed.index[at - 1]] - start_gib)
+            row["mib_s_before"] = float(np.median(speed.iloc[peak:at]))
             row["mib_s_after"] = float(np.median(speed.iloc[at:]))
             if "slc_host_pages" in frame:
                 absorbed = frame.loc[speed.index[:at + 1], "slc_host_pages"].sum()
