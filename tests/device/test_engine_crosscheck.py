@@ -17,6 +17,8 @@ import csv
 import math
 import random
 
+import pytest
+
 from nvme_qtest import (IO_FLUSH, IO_READ, IO_WRITE_ZEROES, Command, femu_only,  # noqa: F401
                         nvme_qemu, ready, start, wait_for)
 from test_nvme_stats import phase
@@ -27,6 +29,14 @@ pytestmark = femu_only()
 # (768 pages of 4 KiB): GC runs after a few hundred page writes.
 GEOMETRY = {"nchs": 1, "luns_per_ch": 2, "blks_per_pl": 32, "pgs_per_blk": 16,
             "devsz_mb": 3}
+# The same SSD as a consumer drive: an SLC cache of one static unit and half the free user
+# space (2 bits a cell: 8 SLC pages a block), folded in idle time and in the foreground,
+# and read retries that wear and age add (one step per 2 erases and per second): the
+# recording still replays byte for byte.
+CONSUMER = {**GEOMETRY, "cell_bits": 2, "slc_pg_rd_lat": 20000, "slc_pg_wr_lat": 100000,
+            "slc_blk_er_lat": 1000000, "slc_cache": "on", "slc_static_units": 1,
+            "slc_dynamic_pcent": 50, "read_retry_lat": 20000, "read_retry_pe_step": 2,
+            "read_retry_age_s": 1}
 # The first test's GC: decisions by counts only (see the docstring).
 COUNT_ONLY_GC = {**GEOMETRY, "gc_mode": "line"}
 LOGICAL_PAGES = 768
@@ -158,9 +168,9 @@ def idle_second_boundary(stats):
              what=f"the stats.csv row ending at {boundary} s")
 
 
-def record(start, tmp_path):
+def record(start, tmp_path, config=GEOMETRY):
     """Drive the device with stats_dir and trace_out; return what was sent, by kind."""
-    props = ",".join(f"{k}={v}" for k, v in GEOMETRY.items())
+    props = ",".join(f"{k}={v}" for k, v in config.items())
     stats, trace = tmp_path / "device", tmp_path / "run.trace"
     machine = start(f"{props},stats_dir={stats},trace_out={trace}")
     nvme = machine.nvme
@@ -186,20 +196,30 @@ def record(start, tmp_path):
     return stats, trace, sent
 
 
-def test_a_recorded_device_run_replays_to_identical_statistics(start, run_ftl_sim, tmp_path):
-    stats, trace, sent = record(start, tmp_path)
+@pytest.mark.parametrize("config", [GEOMETRY, CONSUMER], ids=["plain", "slc-retries"])
+def test_a_recorded_device_run_replays_to_identical_statistics(start, run_ftl_sim, tmp_path,
+                                                               config):
+    stats, trace, sent = record(start, tmp_path, config)
     records = [line.split()[0] for line in trace.read_text().splitlines()
                if line and not line.startswith("#")]
     assert records[0] == "V" and records[-1] == "E"
     assert {k: records.count(k) for k in sent} == sent
     assert records.count("P") == 2 and records.count("A") >= 1
 
-    sets = [arg for k, v in GEOMETRY.items() for arg in ("--set", f"{k}={v}")]
+    sets = [arg for k, v in config.items() for arg in ("--set", f"{k}={v}")]
     replay = tmp_path / "replay"
     run_ftl_sim(*sets, "--trace", trace, "--stats-dir", replay)
     totals, _, _ = figures(stats)
     assert totals["gc_runs"] > 10, "the run is meant to exercise GC"
     print(f"\nrecorded {len(records)} records; device and replay: {totals}")
-    for name in STATS_FILES:
+    names = STATS_FILES
+    if config is CONSUMER:
+        last = rows(stats / "stats.csv")
+        folded = sum(int(r["slc_folded_pages"]) for r in last)
+        absorbed = sum(int(r["slc_host_pages"]) for r in last)
+        retried = sum(int(r["read_retries"]) for r in last)
+        assert folded > 0 and absorbed > 0 and retried > 0, (folded, absorbed, retried)
+        names = (*STATS_FILES, "read_retries.csv")
+    for name in names:
         assert (replay / name).read_text() == (stats / name).read_text(), name
 
