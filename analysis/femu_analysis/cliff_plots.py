@@ -4,14 +4,14 @@ slc_cap_pages and slc_used_pages when the run had slc_cache=on), one panel per r
 table of its segments (write_cliff.csv, and the text printed).
 
 A segment is a stretch of seconds with writes between idle gaps (seconds without a host
-write). In each, the cliff is the first second after the segment's opening (the fastest of
-its first CLIFF_OPENING seconds with writes: a large cache may be written in one of them,
-and the first may be a sliver of a second after the gap) whose throughput falls below half
-of the opening's;
+write). In each, the cliff is the first second in which a host page went past the full
+cache (slc_direct_pages), or, in a run without the cache's counters, the first second after
+the segment's opening (the fastest of its first CLIFF_OPENING seconds: the first may be a
+sliver after the gap) whose throughput falls below half of the opening's;
 the table gives the bytes written before it (whole seconds), the bytes the cache absorbed
 up to and with that second (slc_host_pages: exact, where a second straddles the cliff), the
-median throughput before and after it, and the idle time before the segment (the recovery
-it had).
+fastest second up to it and the median throughput after it, and the idle time before the
+segment (the recovery it had).
 """
 import numpy as np
 import pandas as pd
@@ -57,10 +57,28 @@ def segments(frame):
     return out
 
 
+def cliff_at(frame, seg, speed, final):
+    """The position of the cliff second in the segment, or None.
+    With the cache's counters, the first second with a host page written past the full
+    cache (slc_direct_pages); without them, the first second after the opening below
+    CLIFF_FRACTION of it, never the last second before an idle gap (partly idle)."""
+    if "slc_direct_pages" in frame:
+        direct = np.flatnonzero(frame.loc[seg.index, "slc_direct_pages"].to_numpy() > 0)
+        return int(direct[0]) if len(direct) else None
+    peak = int(np.argmax(speed.iloc[:CLIFF_OPENING].to_numpy()))
+    last = len(speed) if final else len(speed) - 1
+    after = speed.iloc[peak + 1:last]
+    below = np.flatnonzero(after.to_numpy() < CLIFF_FRACTION * float(speed.iloc[peak]))
+    return peak + 1 + int(below[0]) if len(below) else None
+
+
 def cliff_table(frame):
-    """One row per segment: idle_s before it, gib_written at its start, gib_to_cliff (None
-    without a cliff), absorbed_gib (what the cache took up to the cliff, None without
-    slc_host_pages), mib_s_before and mib_s_after (medians), cache_gib at its start."""
+    """One row per segment: idle_s before it, gib_written at its start, gib_to_cliff (the
+    whole seconds before the cliff; None without one), absorbed_gib (what the cache took up
+    to and with the cliff second, None without slc_host_pages), mib_s_before (the fastest
+    second up to and with the cliff second: at a second's resolution a cache phase may
+    fill only part of one), mib_s_after (the median of the seconds after it), cache_gib at
+    its start."""
     mib_s = frame["host_write_bytes"] / frame["interval_s"] / MIB
     written = frame["host_write_bytes"].cumsum() / GIB
     cache = frame["slc_cap_pages"] * page_bytes(frame) / GIB if "slc_cap_pages" in frame \
@@ -69,24 +87,22 @@ def cliff_table(frame):
     parts = segments(frame)
     for number, (idle, seg) in enumerate(parts):
         speed = mib_s.loc[seg.index]
-        peak = int(np.argmax(speed.iloc[:CLIFF_OPENING].to_numpy()))
-        opening = float(speed.iloc[peak])
-        # a segment's last second before an idle gap is partly idle: no cliff there
-        last = len(speed) - 1 if number + 1 < len(parts) else len(speed)
-        after = speed.iloc[peak + 1:last]
-        below = after[after < CLIFF_FRACTION * opening]
+        final = number + 1 == len(parts)
+        at = cliff_at(frame, seg, speed, final)
         start_gib = float(written.loc[seg.index[0]] - seg["host_write_bytes"].iloc[0] / GIB)
         row = {"idle_s": idle, "gib_written": start_gib, "gib_to_cliff": None,
-               "absorbed_gib": None,
-               "mib_s_before": float(np.median(speed)), "mib_s_after": None,
+               "absorbed_gib": None, "mib_s_before": float(np.median(speed)),
+               "mib_s_after": None,
                "cache_gib": None if cache is None else float(cache.loc[seg.index[0]])}
-        if len(below):
-            at = speed.index.get_loc(below.index[0])
-            row["gib_to_cliff"] = float(written.loc[speed.index[at - 1]] - start_gib)
-            row["mib_s_before"] = float(np.median(speed.iloc[peak:at]))
-            row["mib_s_after"] = float(np.median(speed.iloc[at:]))
+        if at is not None:
+            last = len(speed) if final else len(speed) - 1
+            after = speed.iloc[at + 1:last] if at + 1 < last else speed.iloc[at:at + 1]
+            row["gib_to_cliff"] = float(written.loc[seg.index[at]] - start_gib -
+                                        seg["host_write_bytes"].iloc[at] / GIB)
+            row["mib_s_before"] = float(speed.iloc[:at + 1].max())
+            row["mib_s_after"] = float(np.median(after))
             if "slc_host_pages" in frame:
-                absorbed = frame.loc[speed.index[:at + 1], "slc_host_pages"].sum()
+                absorbed = frame.loc[seg.index[:at + 1], "slc_host_pages"].sum()
                 row["absorbed_gib"] = float(absorbed * page_bytes(frame) / GIB)
         rows.append(row)
     return pd.DataFrame(rows, columns=["idle_s", "gib_written", "gib_to_cliff",

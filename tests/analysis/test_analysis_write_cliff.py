@@ -22,7 +22,8 @@ def write_run(folder, seconds, with_cache=True):
                "host_read_cmds": 0, "host_write_cmds": mib}
         if with_cache:
             row.update(slc_cap_pages=cap, slc_used_pages=used,
-                       slc_host_pages=absorbed * MIB // PAGE)
+                       slc_host_pages=absorbed * MIB // PAGE,
+                       slc_direct_pages=(mib - absorbed) * MIB // PAGE)
         rows.append(row)
     pd.DataFrame(rows).to_csv(folder / "stats.csv", index=False)
     return folder
@@ -54,6 +55,14 @@ def test_cliffs_found_by_hand(tmp_path, capsys):
     assert second.absorbed_gib == pytest.approx(850 / 1024, abs=1e-4)
     assert second.mib_s_before == 400 and second.mib_s_after == 100
     assert "qlc" in capsys.readouterr().out
+
+
+def test_without_the_cache_counters_the_cliff_is_where_throughput_halves(tmp_path):
+    run = write_run(tmp_path / "other", SECONDS, with_cache=False)
+    assert cli.main(["write-cliff", str(run), "--out", str(tmp_path / "p")]) == 0
+    table = pd.read_csv(tmp_path / "p" / "write_cliff.csv")
+    assert list(table.gib_to_cliff.round(4)) == [round(1600 / 1024, 4), round(800 / 1024, 4)]
+    assert list(table.mib_s_after) == [100, 100] and table.absorbed_gib.isna().all()
 
 
 def test_a_run_without_a_cache_has_no_cache_column_and_no_cliff(tmp_path):
