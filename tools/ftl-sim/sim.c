@@ -130,7 +130,8 @@ static const char *op_name(enum ftl_op op)
                                          [FTL_OP_ZONE_READ] = "zone read",
                                          [FTL_OP_ZONE_MGMT] = "zone management",
                                          [FTL_OP_COPY] = "copy",
-                                         [FTL_OP_RUH_UPDATE] = "reclaim unit handle update" };
+                                         [FTL_OP_RUH_UPDATE] = "reclaim unit handle update",
+                                         [FTL_OP_SET_WRITE_CACHE] = "write cache switch" };
     return names[op];
 }
 
