@@ -151,7 +151,7 @@ static void test_get_and_keys(void)
         CHECK(ftl_config_set(&copy, key, buf, err, sizeof(err)) == 0);
         CHECK(memcmp(&copy, &cfg, sizeof(cfg)) == 0);
     }
-    CHECK_EQ_U64(n, 55);
+    CHECK_EQ_U64(n, 56);
     CHECK(ftl_config_get(&cfg, "placement", buf, sizeof(buf)) == 0 && !strcmp(buf, "single"));
     CHECK(ftl_config_get(&cfg, "gc_mode", buf, sizeof(buf)) == 0 && !strcmp(buf, "paced"));
     CHECK(ftl_config_set(&cfg, "gc_mode", "line", err, sizeof(err)) == 0);
@@ -584,6 +584,21 @@ static void test_nand_profiles(void)
     }
 }
 
+/* plp=on needs a write buffer: the refusal names the key; with one it is accepted. */
+static void test_plp(void)
+{
+    struct ftl_config cfg;
+    struct ftl_geometry g;
+    ftl_config_defaults(&cfg);
+    CHECK(ftl_config_set(&cfg, "plp", "on", err, sizeof(err)) == 0);
+    CHECK_EQ_U64(cfg.plp, 1);
+    CHECK(ftl_config_validate(&cfg, &g, err, sizeof(err)) == -1);
+    CHECK(strcmp(err, "plp: power-loss protection needs a write buffer "
+                 "(write_buffer_sectors > 0)") == 0);
+    cfg.write_buffer_sectors = 1024;
+    CHECK(ftl_config_validate(&cfg, &g, err, sizeof(err)) == 0);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -594,6 +609,7 @@ int main(void)
     test_bad_values();
     test_max_devsz();
     test_get_and_keys();
+    test_plp();
     test_zone_keys();
     test_zone_errors();
     test_zone_geometry();

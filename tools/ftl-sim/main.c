@@ -14,6 +14,7 @@
 
 #include "femu_ftl/ftl.h"
 #include "femu_ftl/state.h"
+#include "power_cut.h"
 #include "sim.h"
 #include "size.h"
 #include "femu_ftl/stats.h"
@@ -43,6 +44,9 @@ struct options {
     const char *trace_out;
     const char *state_in;   /* --state-in: restored before the workload */
     const char *state_out;  /* --state-out: saved at the end */
+    bool power_cut;         /* --power-cut-at was given: ... */
+    double power_cut_s;     /* ... the cut, seconds into the measured part */
+    const char *lost_out;   /* --lost-out: the lost ranges as CSV */
     uint64_t check_every;
     bool stream_set;        /* --stream was given */
     bool fdp_set;           /* --fdp was given */
@@ -61,7 +65,7 @@ static const char usage_text[] =
     "               [--fdp N [--fdp-hot N]] [--zone N]\n"
     "               [--stats-dir DIR]\n"
     "               [--summary FILE.json] [--trace-out FILE] [--check-every N] [--print-config]\n"
-    "               [--state-in FILE] [--state-out FILE]\n"
+    "               [--state-in FILE] [--state-out FILE] [--power-cut-at TIME [--lost-out FILE]]\n"
     "\n"
     "Replays a workload through the femu FTL in simulated time.\n"
     "  --config FILE     SSD configuration (key=value file, e.g. conf/lab-1g.conf);\n"
@@ -114,6 +118,12 @@ static const char usage_text[] =
     "                    read_uncor_ppm may differ); excludes --precondition\n"
     "  --state-out FILE  save the FTL's state at the end of the run (written atomically;\n"
     "                    the file holds no data: data=absent)\n"
+    "  --power-cut-at TIME  cut the power TIME into the measured part (e.g. 10s, 1500ms):\n"
+    "                    nothing arriving then or later is issued, requests in flight never\n"
+    "                    complete, and the FTL loses what the power-loss model says\n"
+    "                    (docs/ftl.md, \"Power loss\"; plp=on loses nothing acknowledged)\n"
+    "  --lost-out FILE   with --power-cut-at: the lost ranges as CSV (kind,slba,nlb; kind\n"
+    "                    buffered or torn, in the device's sectors, sorted and merged)\n"
     "  --print-config    check the configuration, print it as a config file and exit\n";
 
 static void usage_error(const char *fmt, ...)
@@ -192,7 +202,8 @@ static void parse_idle(struct options *o, const char *text)
 enum { OPT_CONFIG = 256, OPT_SET, OPT_RW, OPT_RWMIX, OPT_DIST, OPT_BS, OPT_QD, OPT_SIZE,
        OPT_PRECOND, OPT_IOSIZE, OPT_RUNTIME, OPT_TRACE, OPT_SEED, OPT_STATS, OPT_SUMMARY,
        OPT_CHECK, OPT_PRINT_CONFIG, OPT_REPLAY, OPT_TRACE_OUT, OPT_STREAM, OPT_ZONE,
-       OPT_STATE_IN, OPT_STATE_OUT, OPT_FDP, OPT_FDP_HOT, OPT_IDLE, OPT_HELP };
+       OPT_STATE_IN, OPT_STATE_OUT, OPT_FDP, OPT_FDP_HOT, OPT_IDLE, OPT_POWER_CUT,
+       OPT_LOST_OUT, OPT_HELP };
 
 static const struct option long_options[] = {
     { "config", required_argument, NULL, OPT_CONFIG },
@@ -221,6 +232,8 @@ static const struct option long_options[] = {
     { "trace-out", required_argument, NULL, OPT_TRACE_OUT },
     { "state-in", required_argument, NULL, OPT_STATE_IN },
     { "state-out", required_argument, NULL, OPT_STATE_OUT },
+    { "power-cut-at", required_argument, NULL, OPT_POWER_CUT },
+    { "lost-out", required_argument, NULL, OPT_LOST_OUT },
     { "help", no_argument, NULL, OPT_HELP },
     { NULL, 0, NULL, 0 },
 };
@@ -368,6 +381,16 @@ static void parse_options(int argc, char **argv, struct options *o)
         case OPT_TRACE_OUT: o->trace_out = optarg; break;
         case OPT_STATE_IN: o->state_in = optarg; break;
         case OPT_STATE_OUT: o->state_out = optarg; break;
+        case OPT_POWER_CUT:
+            if (parse_duration_s(optarg, &o->power_cut_s, err, sizeof(err))) {
+                usage_error("--power-cut-at: %s", err);
+            }
+            if (!(o->power_cut_s >= 0) || o->power_cut_s > 1e7) {
+                usage_error("--power-cut-at: must be between 0 and 10^7 seconds");
+            }
+            o->power_cut = true;
+            break;
+        case OPT_LOST_OUT: o->lost_out = optarg; break;
         case OPT_HELP: fputs(usage_text, stdout); exit(0);
         default:
             usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
@@ -389,6 +412,12 @@ static void parse_options(int argc, char **argv, struct options *o)
     if (o->state_in && o->precondition != PRECONDITION_NONE) {
         usage_error("--precondition and --state-in exclude each other (the state is the "
                     "preconditioning)");
+    }
+    if (o->lost_out && !o->power_cut) {
+        usage_error("--lost-out needs --power-cut-at");
+    }
+    if (o->lost_out && !folder_of_exists(o->lost_out)) {
+        usage_error("--lost-out %s: its folder does not exist", o->lost_out);
     }
     if (o->state_out && !folder_of_exists(o->state_out)) {
         usage_error("--state-out %s: its folder does not exist", o->state_out);
@@ -529,15 +558,16 @@ static int print_config(const struct ftl_config *cfg)
 }
 
 /*
- * The version a recording needs: 4 with FDP handles (their updates), 3 when zone or copy
- * requests may come (a zoned namespace, or a replayed trace of version 1, 3 or 4, which
- * may hold them), else 2, which readers of conventional recordings expect.
+ * The version a recording needs: 5 replaying a version-5 trace (FUA writes and write cache
+ * switches), 4 with FDP handles (their updates), 3 when zone or copy requests may come (a
+ * zoned namespace, or a replayed trace of version 1, 3 or 4, which may hold them), else
+ * 2, which readers of conventional recordings expect.
  */
 static int trace_out_version(const struct options *o, const struct workload *w)
 {
     int replayed = workload_trace_version(w);
-    return io_trace_version_for(o->cfg.zoned || replayed == 1 || replayed >= 3,
-                                o->cfg.placement == FTL_PLACEMENT_FDP);
+    return io_trace_version_needed(o->cfg.zoned || replayed == 1 || replayed >= 3,
+                                   o->cfg.placement == FTL_PLACEMENT_FDP, replayed >= 5);
 }
 
 /* Open-loop replay for a version-2 to -4 trace unless --replay closed; version 1 has no
@@ -577,6 +607,30 @@ static int finish_outputs(const struct options *o, struct ftl *ftl,
         rc = -1;
     }
     return rc;
+}
+
+/* --power-cut-at: the cut at the measured part's end, then --lost-out. */
+static int cut_power(const struct options *o, struct ftl *ftl, uint64_t at_ns,
+                     struct sim_power_cut *cut, char *err, size_t errlen)
+{
+    if (sim_power_cut(ftl, at_ns, o->cfg.plp != 0, cut, err, errlen)) {
+        return -1;
+    }
+    if (!o->lost_out) {
+        return 0;
+    }
+    FILE *f = fopen(o->lost_out, "w");
+    if (!f) {
+        snprintf(err, errlen, "--lost-out %s: cannot create: %s", o->lost_out,
+                 strerror(errno));
+        return -1;
+    }
+    int rc = sim_power_cut_write_csv(cut, f);
+    if (fclose(f) || rc) {
+        snprintf(err, errlen, "--lost-out %s: write failed", o->lost_out);
+        return -1;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -625,6 +679,7 @@ int main(int argc, char **argv)
     struct io_trace_writer *trace = NULL;
     struct sim_phase_result *measured = NULL;
     struct sim_run run = { 0 };
+    struct sim_power_cut cut = { 0 };
     uint64_t now = 0;
     int rc = 0;
     if (o.stats_dir && make_dirs(o.stats_dir)) {
@@ -664,13 +719,19 @@ int main(int argc, char **argv)
                                      .progress = isatty(STDERR_FILENO),
                                      .open_loop = open_loop,
                                      .idle_every_bytes = o.idle_every_bytes,
-                                     .idle_ns = (uint64_t)(o.idle_s * NS_PER_S) };
+                                     .idle_ns = (uint64_t)(o.idle_s * NS_PER_S),
+                                     .cut = o.power_cut,
+                                     .cut_ns = (uint64_t)(o.power_cut_s * NS_PER_S + 0.5) };
         /* A recorded run brings its own phases. */
         rc = open_loop ? 0 : sim_run_mark(&run, now, "workload", err, sizeof(err));
         rc = rc ? rc : sim_run_phase(&run, w, o.qd, &limits, &now, measured, err,
                                      sizeof(err));
     }
     uint64_t end = measured && measured->recorded_end ? measured->recorded_end_ns : now;
+    if (rc == 0 && o.power_cut) {
+        cut.cut_requests = measured->cut_requests;
+        rc = cut_power(&o, ftl, end, &cut, err, sizeof(err));
+    }
     if (rc == 0 && !open_loop) {
         rc = sim_run_mark(&run, end, "end", err, sizeof(err));
     }
@@ -693,6 +754,9 @@ int main(int argc, char **argv)
             printf("restored from %s\n", o.state_in);
         }
         summary_print_text(stdout, ftl, measured);
+        if (o.power_cut) {
+            sim_power_cut_text(&cut, stdout);
+        }
         struct run_description run_desc = {
             .workload = &o.workload, .qd = o.qd,
             .idle_every_bytes = o.idle_every_bytes, .idle_s = o.idle_s,
@@ -702,12 +766,14 @@ int main(int argc, char **argv)
             .nconfigs = o.nconfigs,
             .precondition_s = precondition_s,
             .state_in = o.state_in, .state_out = o.state_out,
+            .power_cut = o.power_cut ? &cut : NULL, .lost_out = o.lost_out,
         };
         if (o.summary_path && write_summary(o.summary_path, ftl, &run_desc, measured)) {
             rc = -1;
         }
     }
 done:
+    sim_power_cut_free(&cut);
     free(measured);
     workload_destroy(w);
     ftl_destroy(ftl);

@@ -130,7 +130,8 @@ static const char *op_name(enum ftl_op op)
                                          [FTL_OP_ZONE_READ] = "zone read",
                                          [FTL_OP_ZONE_MGMT] = "zone management",
                                          [FTL_OP_COPY] = "copy",
-                                         [FTL_OP_RUH_UPDATE] = "reclaim unit handle update" };
+                                         [FTL_OP_RUH_UPDATE] = "reclaim unit handle update",
+                                         [FTL_OP_SET_WRITE_CACHE] = "write cache switch" };
     return names[op];
 }
 
@@ -291,6 +292,7 @@ int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
     unsigned outstanding = 0;
     double last_shown = wall_seconds();
     bool issuing = true, shown = false, have_next = false;
+    uint64_t cut_at = limits->cut ? out->start_ns + limits->cut_ns : UINT64_MAX;
     struct request next;
     int rc = 0;
 
@@ -304,6 +306,11 @@ int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
             issuing = got > 0;
             have_next = got > 0;
         }
+        /* nothing recorded at or after the cut happens (a closed loop's events have no
+         * time of their own: they happen now, which is before the cut) */
+        if (have_next && open_loop && out->start_ns + next.time_ns >= cut_at) {
+            issuing = have_next = false;
+        }
         if (have_next && next.event != REPLAY_NONE) {
             replay_event(run, &next, open_loop, out->start_ns, now, out);
             have_next = false;
@@ -314,14 +321,15 @@ int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
                                                            : now;
         bool any_due = ftl_engine_next_due(run->engine, &due);
         if (have_next && ((limits->io_bytes && issued_bytes >= limits->io_bytes) ||
-                          (limits->runtime_ns && arrival - out->start_ns >= limits->runtime_ns))) {
+                          (limits->runtime_ns && arrival - out->start_ns >= limits->runtime_ns) ||
+                          arrival >= cut_at)) {
             issuing = have_next = false;
         }
         /* A pause: once every request issued before it has completed, the device is left
          * alone for idle_ns (its statistics rows come as the clock passes them). */
         bool pausing = !open_loop && idle_at && issued_bytes >= idle_at;
         if (pausing && outstanding == 0) {
-            now += limits->idle_ns;
+            now = now + limits->idle_ns < cut_at ? now + limits->idle_ns : cut_at;
             ftl_engine_advance(run->engine, now);
             idle_at = issued_bytes + limits->idle_every_bytes;
             rc = run_failure(run, err, errlen);
@@ -364,8 +372,8 @@ int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
             }
             continue;
         }
-        if (!any_due) {
-            break;
+        if (!any_due || due > cut_at) {
+            break;      /* done, or the rest completes after the power went */
         }
         void *tag;
         ftl_engine_pop_due(run->engine, due, &tag, 1);
@@ -387,6 +395,14 @@ int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
     }
     if (shown) {
         fputs("\r\033[K", stderr);  /* erase the progress line */
+    }
+    if (limits->cut && rc == 0) {
+        now = cut_at;   /* the run ends at the cut; what was in flight never completes */
+        void *tag;
+        while (ftl_engine_pop_due(run->engine, UINT64_MAX, &tag, 1) == 1) {
+            out->cut_requests++;
+        }
+        out->recorded_end = false;
     }
     /* A recording's statistics end where it ended, not at the last completion. */
     if (rc == 0 && !out->recorded_end) {

@@ -27,6 +27,11 @@ struct sim_limits {
     /* closed loop: after every idle_every_bytes issued, wait for every outstanding
      * request, then leave the device idle for idle_ns (0: never) */
     uint64_t idle_every_bytes, idle_ns;
+    /* --power-cut-at: the power goes at cut_ns after the phase's start: nothing arriving
+     * then or later is issued, completions after it never come, and the phase ends
+     * there (the caller cuts the FTL's power at its end_ns) */
+    bool cut;
+    uint64_t cut_ns;
 };
 
 struct sim_phase_result {
@@ -44,6 +49,8 @@ struct sim_phase_result {
     uint64_t fdp_events_lost;
     struct ftl_counters before, after;
     struct latency_hist latency;    /* every command */
+    uint64_t cut_requests;          /* limits.cut: requests issued that had not completed
+                                     * at the cut (never acknowledged) */
     bool recorded_end;              /* open loop: the trace's end record, at ... */
     uint64_t recorded_end_ns;       /* ... this simulated time */
 };

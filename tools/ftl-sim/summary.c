@@ -297,6 +297,9 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     fputs(",\n  \"state_out\": ", f);
     json_string_or_null(f, run->state_out);
     fputs(",\n", f);
+    if (run->power_cut) {
+        sim_power_cut_json(run->power_cut, run->lost_out, f);
+    }
 
 #define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
     fprintf(f, "  \"precondition_sim_time_s\": %.6f,\n", run->precondition_s);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "femu_ftl/ftl.h"
+#include "power_cut.h"
 #include "sim.h"
 #include "workload.h"
 
@@ -20,6 +21,8 @@ struct run_description {
     unsigned nconfigs;
     double precondition_s;          /* simulated time spent preconditioning */
     const char *state_in, *state_out;   /* --state-in / --state-out, NULL when unused */
+    const struct sim_power_cut *power_cut;  /* --power-cut-at (NULL: no cut) ... */
+    const char *lost_out;                   /* ... and --lost-out (NULL: none) */
 };
 
 int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_description *run,

@@ -1,5 +1,5 @@
 /*
- * trace.c - line reader and parser for block I/O traces, versions 1 to 4 (see
+ * trace.c - line reader and parser for block I/O traces, versions 1 to 5 (see
  * trace.h; the format: hw/femu/ftl/include/femu_ftl/trace.h).
  */
 #include "trace.h"
@@ -19,7 +19,7 @@ struct trace_reader {
     FILE *f;
     int close_f;            /* 0 for stdin */
     int state;              /* 0 reading, 1 at EOF, -1 failed */
-    int version;            /* 1 to 4 */
+    int version;            /* 1 to 5 */
     bool ended;             /* version 2: the E record was read */
     int ahead_rc;           /* the first record, read by trace_open: 1, 0 or -1 ... */
     bool ahead_pending;     /* ... until trace_next hands it out */
@@ -34,6 +34,8 @@ struct trace_reader {
 
 static int parse_next(struct trace_reader *t, struct trace_record *rec, char *err,
                       size_t errlen);
+static int parse_flag(struct trace_reader *t, const char *op, const char *field,
+                      const char *what, bool *out, char *err, size_t errlen);
 
 static void copy_msg(const char *msg, char *err, size_t errlen)
 {
@@ -304,6 +306,7 @@ static const char v3_usage[] = "; version 3: ZW t lba nsect nsid, ZA t zslba nse
                                "ZR t lba nsect nsid, ZM t nsid action zslba all, "
                                "C t nsid dest zoned lba nsect...";
 static const char v4_usage[] = "; version 4: U t nsid ruh";
+static const char v5_usage[] = "; version 5: W t lba nsect nsid placement fua, WC t nsid wce";
 
 /* A W record's placement (stream or reclaim unit handle) or a U record's handle. */
 static int parse_placement(struct trace_reader *t, const char *op, const char *field,
@@ -340,6 +343,27 @@ static int parse_ruh_update(struct trace_reader *t, char **f, int n, struct trac
         return -1;
     }
     return parse_placement(t, "U", f[3], "ruh", &r->stream, err, errlen);
+}
+
+/* WC t nsid wce: the volatile write cache switched on (1) or off (0) (version 5). */
+static int parse_write_cache(struct trace_reader *t, char **f, int n, struct trace_record *r,
+                             char *err, size_t errlen)
+{
+    if (t->ended) {
+        return fail(t, err, errlen, "WC after the end record E");
+    }
+    if (n < 4) {
+        return fail(t, err, errlen, "WC: too few fields (want WC t nsid wce)");
+    }
+    if (n > 4) {
+        return fail(t, err, errlen, "WC: trailing junk '%.32s'", f[4]);
+    }
+    r->op = TRACE_WRITE_CACHE;
+    if (parse_time(t, f[1], &r->time_ns, err, errlen) != 0 ||
+        parse_nsid(t, f[2], &r->nsid, err, errlen) != 0) {
+        return -1;
+    }
+    return parse_flag(t, "WC", f[3], "wce", &r->wce, err, errlen);
 }
 
 /* The zone and copy records' op, or -1. */
@@ -496,10 +520,19 @@ static int parse_v2(struct trace_reader *t, char **f, int n, struct trace_record
     if (t->version >= 4 && strcmp(f[0], "U") == 0) {
         return parse_ruh_update(t, f, n, r, err, errlen);
     }
+    if (t->version >= 5 && strcmp(f[0], "WC") == 0) {
+        return parse_write_cache(t, f, n, r, err, errlen);
+    }
+    /* version 5: a FUA write ends with the word fua */
+    if (t->version >= 5 && op == 'W' && n == 7 && strcmp(f[6], "fua") == 0) {
+        r->fua = true;
+        n = 6;
+    }
 
     if (want == 0) {
-        return fail(t, err, errlen, "unknown op '%.32s' (%s%s%s)", f[0], v2_usage,
-                    t->version >= 3 ? v3_usage : "", t->version >= 4 ? v4_usage : "");
+        return fail(t, err, errlen, "unknown op '%.32s' (%s%s%s%s)", f[0], v2_usage,
+                    t->version >= 3 ? v3_usage : "", t->version >= 4 ? v4_usage : "",
+                    t->version >= 5 ? v5_usage : "");
     }
     if (t->ended) {
         return fail(t, err, errlen, "%c after the end record E", op);
@@ -631,7 +664,7 @@ static int parse_version(struct trace_reader *t, char **f, int n, char *err, siz
     uint64_t v;
 
     if (n != 2) {
-        return fail(t, err, errlen, "V: want 'V 2', 'V 3' or 'V 4'");
+        return fail(t, err, errlen, "V: want 'V 2', 'V 3', 'V 4' or 'V 5'");
     }
     NUMBER(f[1], "version", &v);
     if (v < 2 || v > IO_TRACE_VERSION) {

@@ -2,7 +2,8 @@
  * trace.h - reader for block I/O traces: version 1 (S / W / R records and untimed zone
  * and copy records, no times), version 2 (what the device and ftl-sim record, with
  * arrival times, namespace and stream), version 3 (version 2 with zone and copy
- * records) and version 4 (version 3 with FDP's reclaim unit handle updates). The format is
+ * records), version 4 (version 3 with FDP's reclaim unit handle updates) and version 5
+ * (version 4 with FUA writes and write cache switches). The format is
  * described once, in hw/femu/ftl/include/femu_ftl/trace.h.
  *
  * Lines longer than TRACE_MAX_LINE bytes are rejected, as are NUL bytes. Errors are
@@ -39,6 +40,7 @@ enum trace_op {
     TRACE_ZONE_MGMT,
     TRACE_COPY,
     TRACE_RUH_UPDATE,       /* version 4 */
+    TRACE_WRITE_CACHE,      /* version 5: WC */
 };
 
 struct trace_range {
@@ -54,6 +56,8 @@ struct trace_record {
     bool all;               /* ZM: Select All */
     bool zoned;             /* C: in the zoned namespace */
     bool erase;             /* X: a user data erase */
+    bool fua;               /* W (version 5): Force Unit Access */
+    bool wce;               /* WC: the write cache on */
     uint64_t seed;          /* S only */
     int stream;             /* W: version 1: 0 = C (cold), 1 = H (hot), -1 = untagged;
                                versions 2 to 4: the stream number (or FDP handle);
@@ -78,7 +82,7 @@ struct trace_reader *trace_open(const char *path, char *err, size_t errlen);
 int trace_next(struct trace_reader *t, struct trace_record *rec, char *err,
                size_t errlen);
 
-/* 1 to 4: known from the first record, which trace_open() reads ahead. */
+/* 1 to 5: known from the first record, which trace_open() reads ahead. */
 int trace_version(const struct trace_reader *t);
 
 /* Close the reader and free it; NULL is fine. */

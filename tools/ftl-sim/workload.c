@@ -249,6 +249,7 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
         [TRACE_ZONE_WRITE] = FTL_OP_ZONE_WRITE, [TRACE_ZONE_APPEND] = FTL_OP_ZONE_WRITE,
         [TRACE_ZONE_READ] = FTL_OP_ZONE_READ, [TRACE_ZONE_MGMT] = FTL_OP_ZONE_MGMT,
         [TRACE_COPY] = FTL_OP_COPY, [TRACE_RUH_UPDATE] = FTL_OP_RUH_UPDATE,
+        [TRACE_WRITE_CACHE] = FTL_OP_SET_WRITE_CACHE,
     };
     struct trace_record rec;
     for (;;) {
@@ -285,7 +286,8 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
     *req = (struct request){
         .ftl = { .op = ops[rec.op], .nsid = rec.nsid,
                  .stream = rec.stream > 0 ? (uint32_t)rec.stream : 0,
-                 .flags = rec.erase ? FTL_REQ_ERASE : 0 },
+                 .flags = (rec.erase ? FTL_REQ_ERASE : 0) | (rec.fua ? FTL_REQ_FUA : 0) |
+                          (rec.wce ? FTL_REQ_WCE : 0) },
         .time_ns = rec.time_ns,
     };
     if (rec.op == TRACE_WRITE || rec.op == TRACE_READ || rec.op == TRACE_VERIFY ||

@@ -158,6 +158,9 @@ static const struct config_key config_keys[] = {
     UKEY(buf_wr_lat, 0, MAX_LATENCY_NS, "write buffer: ns a write into DRAM takes"),
     UKEY(buf_flush_pcent, 1, 100, "write buffer: flush least recently written pages while "
          "more than this percent of it is in use"),
+    SKEY(plp, "power-loss protection: off | on (a power cut programs the write buffer from "
+         "stored energy and lets programs in flight end, so nothing acknowledged is lost; "
+         "needs write_buffer_sectors > 0)"),
     SKEY(zoned, "a zoned namespace beside the conventional one: off | on (0 | 1); its zones "
          "take the top block rows of every LUN"),
     UKEY(zones, 0, UINT32_MAX - 1, "zoned: number of zones"),
@@ -799,7 +802,9 @@ static int check_write_buffer(const struct ftl_config *cfg, const struct ftl_geo
                               char *err, size_t errlen)
 {
     if (cfg->write_buffer_sectors == 0) {
-        return 0;
+        /* without a buffer nothing waits in DRAM: no energy store has anything to save */
+        return cfg->plp ? ftl_error(err, errlen, "plp: power-loss protection needs a write "
+                                    "buffer (write_buffer_sectors > 0)") : 0;
     }
     if (cfg->write_buffer_sectors > g->logical_sectors) {
         return ftl_error(err, errlen, "write_buffer_sectors: %" PRIu64 " is larger than the "

@@ -14,6 +14,7 @@
 #include "flash/line_lists.h"
 #include "flash/timing.h"
 #include "hostio/host_page.h"
+#include "hostio/inflight.h"
 #include "map/dftl.h"
 #include "map/page_map.h"
 #include "place/placement.h"
@@ -148,6 +149,7 @@ void ftl_destroy(struct ftl *ftl)
     free(ftl->block_programmed_ns);
     free(ftl->retry_hist);
     busy_free(ftl);
+    inflight_free(ftl);
     zns_free(ftl);
     free(ftl->victim_hist[0]);
     free(ftl->victim_hist[1]);
@@ -218,6 +220,7 @@ static int read_pages(struct ftl *ftl, const struct ftl_io *io, uint64_t first,
 
 int ftl_read(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
 {
+    ftl_note_time(ftl, io->now_ns);
     uint64_t first, last;
     int rc = io_pages(ftl, io, &first, &last);
     if (rc != FTL_OK) {
@@ -232,6 +235,7 @@ int ftl_read(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
 
 int ftl_verify(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
 {
+    ftl_note_time(ftl, io->now_ns);
     uint64_t first, last;
     int rc = io_pages(ftl, io, &first, &last);
     if (rc != FTL_OK) {
@@ -239,6 +243,33 @@ int ftl_verify(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
     }
     ftl->ctr.host_verify_cmds++;
     return read_pages(ftl, io, first, last, done_ns);
+}
+
+/* The pages of a write that bypasses the buffer (none, the cache off, or FUA), each
+ * programmed now: completes when the last program ends. */
+static int write_pages_through(struct ftl *ftl, const struct ftl_io *io, uint64_t first,
+                               uint64_t last, uint64_t *done_ns)
+{
+    uint64_t done = io->now_ns;
+    int rc = FTL_OK;
+    for (uint64_t lpn = first; lpn <= last; lpn++) {
+        struct host_page_undo undo;
+        if (!host_page_accepted(ftl, (uint32_t)lpn, &undo)) {
+            rc = FTL_E_NOMEM;
+            break;
+        }
+        rc = ftl->wbuf ? wbuf_write_through(ftl, (uint32_t)lpn,
+                                            page_sector_mask(ftl, lpn, io->slba, io->nlb),
+                                            io->stream, io->now_ns, &done)
+                       : host_program_page(ftl, (uint32_t)lpn, io->stream, io->now_ns,
+                                           io->now_ns, &done);
+        if (rc != FTL_OK) {
+            host_page_withdrawn(ftl, (uint32_t)lpn, &undo);
+            break;
+        }
+    }
+    *done_ns = done;
+    return rc;
 }
 
 int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
@@ -252,33 +283,42 @@ int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
     if (handles && io->stream >= handles) {
         return FTL_E_INVAL;
     }
+    ftl_note_time(ftl, io->now_ns);
     ftl->ctr.host_write_cmds++;
     ftl->ctr.host_write_bytes += io->nlb * ftl->cfg.secsz;
-    if (ftl->wbuf) {
+    if (ftl_write_cache_on(ftl) && !io->fua) {
         return wbuf_write(ftl, io, done_ns);
     }
-    uint64_t done = io->now_ns;
-    for (uint64_t lpn = first; lpn <= last; lpn++) {
-        struct host_page_undo undo;
-        if (!host_page_accepted(ftl, (uint32_t)lpn, &undo)) {
-            rc = FTL_E_NOMEM;
-            break;
-        }
-        rc = host_program_page(ftl, (uint32_t)lpn, io->stream, io->now_ns, io->now_ns, &done);
-        if (rc != FTL_OK) {
-            host_page_withdrawn(ftl, (uint32_t)lpn, &undo);
-            break;
-        }
-    }
-    *done_ns = done;
-    return rc;
+    return write_pages_through(ftl, io, first, last, done_ns);
 }
 
 int ftl_flush(struct ftl *ftl, uint64_t now_ns, uint64_t *done_ns)
 {
+    ftl_note_time(ftl, now_ns);
     ftl->ctr.host_flush_cmds++;
     *done_ns = now_ns;
     return ftl->wbuf ? wbuf_flush_all(ftl, now_ns, done_ns) : FTL_OK;
+}
+
+bool ftl_write_cache_on(const struct ftl *ftl)
+{
+    return ftl->wbuf && !ftl->write_cache_off;
+}
+
+int ftl_set_write_cache(struct ftl *ftl, bool on, uint64_t now_ns, uint64_t *done_ns)
+{
+    ftl_note_time(ftl, now_ns);
+    *done_ns = now_ns;
+    if (!ftl->wbuf) {
+        return on ? FTL_E_INVAL : FTL_OK;   /* no volatile cache to switch on */
+    }
+    /* Drained before the switch: what was acknowledged from DRAM must not stay there
+     * while writes go past it (a read would find older data on flash). */
+    int rc = on ? FTL_OK : wbuf_flush_all(ftl, now_ns, done_ns);
+    if (rc == FTL_OK) {
+        ftl->write_cache_off = !on;
+    }
+    return rc;
 }
 
 /*
@@ -309,6 +349,7 @@ static void unmap_pages(struct ftl *ftl, uint64_t start, uint64_t end)
 
 int ftl_trim(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
 {
+    ftl_note_time(ftl, io->now_ns);
     int rc = io_check(ftl, io);
     if (rc != FTL_OK) {
         return rc;
@@ -400,6 +441,7 @@ static uint64_t erase_empty_lines(struct ftl *ftl, uint64_t now_ns)
 
 int ftl_format(struct ftl *ftl, const struct ftl_io *io, bool erase, uint64_t *done_ns)
 {
+    ftl_note_time(ftl, io->now_ns);
     int rc = io_check(ftl, io);
     if (rc != FTL_OK) {
         return rc;

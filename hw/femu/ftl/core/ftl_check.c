@@ -442,6 +442,15 @@ int ftl_check(const struct ftl *ftl, char *err, size_t errlen)
         (ftl->zns && zns_check(ftl, err, errlen))) {
         return -1;
     }
+    /* switching the cache off drained it, and nothing buffers while it is off */
+    if (ftl->write_cache_off && (!ftl->wbuf || wbuf_sectors(ftl))) {
+        return ftl_error(err, errlen, "the write cache is off but %s",
+                         ftl->wbuf ? "the buffer holds sectors" : "there is no buffer");
+    }
+    if (ftl->inflight_count > ftl->inflight_cap) {
+        return ftl_error(err, errlen, "%u host programs in flight in a ring of %u",
+                         ftl->inflight_count, ftl->inflight_cap);
+    }
     uint32_t nlines = ftl->nunits;
     for (uint32_t id = 0; id < nlines; id++) {
         if (check_line(ftl, id, err, errlen)) {

@@ -6,6 +6,7 @@
 #include "flash/slc.h"
 #include "flash/timing.h"
 #include "gc/slc_fold.h"
+#include "hostio/inflight.h"
 #include "map/dftl.h"
 #include "map/page_map.h"
 #include "place/write_count.h"
@@ -158,7 +159,8 @@ size_t ftl_metadata_bytes(const struct ftl *ftl)
            2 * (g->pgs_per_unit + 1) * sizeof(uint64_t) +
            (ftl->dftl ? dftl_metadata_bytes(ftl) : 0) +
            (ftl->wbuf ? wbuf_metadata_bytes(ftl) : 0) +
-           (ftl->zns ? zns_metadata_bytes(ftl) : 0) + busy_metadata_bytes(ftl);
+           (ftl->zns ? zns_metadata_bytes(ftl) : 0) + busy_metadata_bytes(ftl) +
+           inflight_metadata_bytes(ftl);
 }
 
 uint64_t ftl_device_map_bytes(const struct ftl *ftl)

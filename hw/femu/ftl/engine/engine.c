@@ -227,7 +227,7 @@ static int engine_price_zoned(struct ftl_engine *e, const struct ftl_request *r,
 static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint64_t *done_ns)
 {
     struct ftl_io io = { .now_ns = r->arrival_ns, .slba = r->slba, .nlb = r->nlb,
-                         .stream = r->stream };
+                         .stream = r->stream, .fua = (r->flags & FTL_REQ_FUA) != 0 };
 
     switch (r->op) {
     case FTL_OP_READ:
@@ -253,6 +253,9 @@ static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint6
         return ftl_copy(e->ftl, r->ranges, r->nranges, r->slba, false, r->arrival_ns, done_ns);
     case FTL_OP_RUH_UPDATE:
         return ftl_fdp_ruh_update(e->ftl, r->stream, r->arrival_ns, NULL);
+    case FTL_OP_SET_WRITE_CACHE:
+        return ftl_set_write_cache(e->ftl, (r->flags & FTL_REQ_WCE) != 0, r->arrival_ns,
+                                   done_ns);
     }
     return FTL_E_INVAL;
 }

@@ -179,10 +179,31 @@ struct ftl {
     uint64_t *block_programmed_ns;
     uint64_t *retry_hist;
 
+    /* Power loss (core/power_cut.c). write_cache_off: the host switched the volatile write
+     * cache off (ftl_set_write_cache). newest_ns: the newest time a host command or
+     * background step gave, before which no cut may fall. inflight: host page programs
+     * that may still be in flight (hostio/inflight.c), a ring from inflight_head in issue
+     * order, pruned of those ended by the time of each new one. */
+    bool write_cache_off;
+    uint64_t newest_ns;
+    struct inflight_prog {
+        uint32_t lpn, ppa;
+        uint64_t end_ns;
+    } *inflight;
+    uint32_t inflight_head, inflight_count, inflight_cap;
+
     /* placement=fdp (place/fdp.c): events not yet taken, a ring from fdp_event_head */
     struct ftl_fdp_event fdp_events[FTL_FDP_EVENT_RING];
     uint32_t fdp_event_head, fdp_event_count;
     uint64_t fdp_events_lost;
 };
+
+/* A host command or background step at now_ns: no power cut may come before it. */
+static inline void ftl_note_time(struct ftl *ftl, uint64_t now_ns)
+{
+    if (now_ns > ftl->newest_ns) {
+        ftl->newest_ns = now_ns;
+    }
+}
 
 #endif

@@ -78,6 +78,8 @@ uint64_t ftl_lun_busy_ns(struct ftl *ftl, uint64_t t_ns)
 {
     uint64_t total = 0;
 
+    ftl_note_time(ftl, t_ns);   /* what it forgets before t_ns, a power cut cannot undo */
+
     for (uint32_t lun = 0; lun < ftl->luns; lun++) {
         struct lun_busy *b = &ftl->lun_busy[lun];
         uint64_t idle = ftl->lun_avail_ns[lun];
@@ -152,6 +154,51 @@ void timing_restart(struct ftl *ftl, uint64_t now_ns)
     for (uint32_t ch = 0; ch < ftl->nchs; ch++) {
         ftl->ch_avail_ns[ch] = max_u64(ftl->ch_avail_ns[ch], now_ns);
     }
+}
+
+/* The newest closed interval of a LUN (count > 0). */
+static struct busy_interval *busy_newest(struct lun_busy *b)
+{
+    uint32_t at = b->head + b->count - 1;
+    return &b->ring[at >= b->cap ? at - b->cap : at];
+}
+
+/* A LUN busy past now_ns stops at now_ns: its busy time after now_ns never happened. */
+static void busy_stop(struct ftl *ftl, uint32_t lun, uint64_t now_ns)
+{
+    struct lun_busy *b = &ftl->lun_busy[lun];
+
+    if (b->open_start >= now_ns) {
+        /* The open interval lies wholly ahead: the newest closed one that began before
+         * now_ns (clipped there) is open again, or nothing was busy. */
+        while (b->count && busy_newest(b)->start >= now_ns) {
+            b->count--;
+        }
+        if (b->count) {
+            struct busy_interval *last = busy_newest(b);
+            b->open_start = last->start;
+            ftl->lun_avail_ns[lun] = last->end < now_ns ? last->end : now_ns;
+            b->count--;
+            return;
+        }
+        b->open_start = now_ns;
+    }
+    ftl->lun_avail_ns[lun] = now_ns;
+}
+
+void timing_power_cut(struct ftl *ftl, uint64_t now_ns)
+{
+    for (uint32_t lun = 0; lun < ftl->luns; lun++) {
+        if (ftl->lun_avail_ns[lun] > now_ns) {
+            busy_stop(ftl, lun, now_ns);
+        }
+    }
+    for (uint32_t ch = 0; ch < ftl->nchs; ch++) {
+        if (ftl->ch_avail_ns[ch] > now_ns) {
+            ftl->ch_avail_ns[ch] = now_ns;
+        }
+    }
+    timing_restart(ftl, now_ns);
 }
 
 uint64_t nand_read_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t lat)

@@ -33,6 +33,9 @@ uint64_t nand_copyback(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
  * then, none before, so no idle time before the restore is spent (background folding
  * only uses idle time a LUN had). */
 void timing_restart(struct ftl *ftl, uint64_t now_ns);
+/* A power cut at now_ns: every operation stops there (the LUNs' busy time after it is
+ * taken back), then the flash starts again as after timing_restart(now_ns). */
+void timing_power_cut(struct ftl *ftl, uint64_t now_ns);
 void busy_free(struct ftl *ftl);
 size_t busy_metadata_bytes(const struct ftl *ftl);
 

@@ -204,6 +204,7 @@ int ftl_background_fold(struct ftl *ftl, uint64_t now_ns)
 {
     int folded = 0;
 
+    ftl_note_time(ftl, now_ns);     /* the engine calls this at every request's arrival */
     while (ftl->cfg.slc_cache && ftl->slc_count && fold_idle_step(ftl, now_ns, &folded)) {
     }
     return folded;

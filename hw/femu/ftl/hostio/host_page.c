@@ -14,6 +14,7 @@
 #include "flash/timing.h"
 #include "gc/gc.h"
 #include "gc/slc_fold.h"
+#include "hostio/inflight.h"
 #include "map/dftl.h"
 #include "map/page_map.h"
 #include "map/write_pointers.h"
@@ -65,6 +66,10 @@ void host_page_withdrawn(struct ftl *ftl, uint32_t lpn, const struct host_page_u
 int host_program_page(struct ftl *ftl, uint32_t lpn, uint32_t stream, uint64_t now_ns,
                       uint64_t data_ready_ns, uint64_t *done)
 {
+    /* Room to remember the program for a power cut, before anything changes. */
+    if (!inflight_reserve(ftl, now_ns)) {
+        return FTL_E_NOMEM;
+    }
     if (ftl->cfg.placement == FTL_PLACEMENT_FDP) {
         fdp_before_host_page(ftl, stream, now_ns);  /* before GC: it may take a free unit */
     }
@@ -97,8 +102,9 @@ int host_program_page(struct ftl *ftl, uint32_t lpn, uint32_t stream, uint64_t n
         map_invalidate(ftl, old);
     }
     uint64_t lat = slc ? ftl->cfg.slc_pg_wr_lat : ftl->cfg.pg_wr_lat;
-    *done = max_u64(*done, max_u64(mapped, nand_program_lat(ftl, ppa_lun(ftl, ppa),
-                                                            data_ready_ns, lat)));
+    uint64_t programmed = nand_program_lat(ftl, ppa_lun(ftl, ppa), data_ready_ns, lat);
+    inflight_note(ftl, lpn, ppa, programmed);
+    *done = max_u64(*done, max_u64(mapped, programmed));
     ftl->ctr.nand_user_programs++;
     if (slc) {
         ftl->ctr.slc_host_pages++;

@@ -1,4 +1,4 @@
-/* Recording a version-2, -3 or -4 I/O trace: see femu_ftl/trace.h. */
+/* Recording a version-2 to -5 I/O trace: see femu_ftl/trace.h. */
 #include "femu_ftl/trace.h"
 
 #include <errno.h>
@@ -19,7 +19,8 @@ struct io_trace_writer {
     uint64_t origin_ns;
     uint64_t secsz;         /* bytes per caller sector, a multiple of 512 */
     uint64_t latest_ns;     /* the latest time recorded (advances are relative to it) */
-    int version;            /* 2; 3: zone and copy records too; 4: and RUH updates */
+    int version;            /* 2; 3: zone and copy records too; 4: and RUH updates;
+                             * 5: and FUA writes and write cache switches */
     bool failed;
 };
 
@@ -149,10 +150,22 @@ static bool is_v3_op(enum ftl_op op)
            op == FTL_OP_COPY;
 }
 
-/* The oldest version that has a record for op. */
-static int version_of_op(enum ftl_op op)
+/* The oldest version that has a record for r: a FUA write's marker and the cache switch
+ * came in 5. */
+static int version_of_request(const struct ftl_request *r)
 {
-    return op == FTL_OP_RUH_UPDATE ? 4 : is_v3_op(op) ? 3 : 2;
+    bool fua = r->op == FTL_OP_WRITE && (r->flags & FTL_REQ_FUA);
+    if (fua || r->op == FTL_OP_SET_WRITE_CACHE) {
+        return 5;
+    }
+    return r->op == FTL_OP_RUH_UPDATE ? 4 : is_v3_op(r->op) ? 3 : 2;
+}
+
+static const char *needs_what(int version)
+{
+    return version == 3 ? "a zone or copy command"
+           : version == 4 ? "a reclaim unit handle update"
+                          : "a FUA write or a write cache switch";
 }
 
 int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *r,
@@ -161,13 +174,11 @@ int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *
     if (w->failed) {
         return 0;
     }
-    int needs = version_of_op(r->op);
+    int needs = version_of_request(r);
     if (needs > w->version) {
         w->failed = true;
         return ftl_error(err, errlen, "%s: %s needs a version-%d trace "
-                         "(io_trace_writer_open_version)", w->path,
-                         needs == 3 ? "a zone or copy command"
-                                    : "a reclaim unit handle update", needs);
+                         "(io_trace_writer_open_version)", w->path, needs_what(needs), needs);
     }
     uint64_t t = since_origin(w, r->arrival_ns), scale = w->secsz / IO_TRACE_SECTOR;
     uint32_t nsid = r->nsid ? r->nsid : 1;
@@ -177,7 +188,12 @@ int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *
     switch (r->op) {
     case FTL_OP_WRITE:
         printed = fprintf(w->f, "W %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRIu32
-                          "\n", t, r->slba * scale, r->nlb * scale, nsid, r->stream);
+                          "%s\n", t, r->slba * scale, r->nlb * scale, nsid, r->stream,
+                          (r->flags & FTL_REQ_FUA) ? " fua" : "");
+        break;
+    case FTL_OP_SET_WRITE_CACHE:
+        printed = fprintf(w->f, "WC %" PRIu64 " %" PRIu32 " %d\n", t, nsid,
+                          (r->flags & FTL_REQ_WCE) ? 1 : 0);
         break;
     case FTL_OP_READ:
         printed = fprintf(w->f, "R %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu32 "\n", t,

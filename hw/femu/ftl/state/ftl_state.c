@@ -8,6 +8,7 @@
 
 #include "femu_ftl/error.h"
 #include "flash/timing.h"
+#include "hostio/inflight.h"
 #include "state_codec.h"
 #include "flash/ftl_handle.h"
 #include "state/ftl_state_section.h"
@@ -70,6 +71,8 @@ int ftl_state_load(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
         return ftl_error(err, errlen, "%s: inconsistent state: %s", path, what);
     }
     timing_restart(ftl, now_ns);    /* the flash idles from the restore on, not before */
+    inflight_clear(ftl);            /* every program of the saved device ended */
+    ftl->newest_ns = now_ns;
     return 0;
 }
 

@@ -19,8 +19,10 @@
 #include "flash/ftl_handle.h"
 #include "gc/gc.h"
 
-#define NCOUNTERS (sizeof(struct ftl_counters) / sizeof(uint64_t))
-_Static_assert(sizeof(struct ftl_counters) == NCOUNTERS * sizeof(uint64_t),
+/* The counters a file keeps: all but the power-cut tallies at the end (ftl.h). */
+#define NCOUNTERS (offsetof(struct ftl_counters, power_cuts) / sizeof(uint64_t))
+_Static_assert(sizeof(struct ftl_counters) % sizeof(uint64_t) == 0 &&
+               offsetof(struct ftl_counters, power_cuts) % sizeof(uint64_t) == 0,
                "ftl_counters holds only uint64_t fields");
 
 /* Version 2 files end the counters before the SLC cache's. */
@@ -224,7 +226,7 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, uint64_t now_ns
     for (size_t i = 0; i < ncounters; i++) {
         counters[i] = state_cur_u64(&c);
     }
-    memcpy(&ftl->ctr, counters, sizeof(counters));
+    memcpy(&ftl->ctr, counters, sizeof(counters));   /* the power-cut tallies stay 0 */
     ftl->valid_pages = state_cur_u64(&c);
     ftl->max_lpn_plus_one = state_cur_u64(&c);
     ftl->erase_min = state_cur_u32(&c);

@@ -215,6 +215,33 @@ int wbuf_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
     return rc;
 }
 
+int wbuf_write_through(struct ftl *ftl, uint32_t lpn, uint64_t mask, uint32_t stream,
+                       uint64_t now_ns, uint64_t *done)
+{
+    struct wbuf *b = ftl->wbuf;
+    uint32_t i = lpn_table_get(&b->where, lpn);
+
+    if (i == NO_ENTRY) {
+        return host_program_page(ftl, lpn, stream, now_ns, now_ns, done);
+    }
+    (void)buffer_page(ftl, lpn, mask, stream);     /* merging needs no new slot */
+    return flush_entry(ftl, i, now_ns, done);
+}
+
+void wbuf_for_each(const struct ftl *ftl, void (*fn)(void *ctx, uint32_t lpn, uint64_t mask),
+                   void *ctx)
+{
+    const struct wbuf *b = ftl->wbuf;
+    for (uint32_t i = b->order.lru; i != NO_ENTRY; i = b->entries[i].link.newer) {
+        fn(ctx, b->entries[i].lpn, b->entries[i].mask);
+    }
+}
+
+uint32_t wbuf_pages(const struct ftl *ftl)
+{
+    return ftl->wbuf->pages;
+}
+
 bool wbuf_covers(const struct ftl *ftl, uint32_t lpn, uint64_t mask)
 {
     const struct wbuf *b = ftl->wbuf;

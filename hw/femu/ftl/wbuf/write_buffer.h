@@ -10,6 +10,18 @@ void wbuf_free(struct ftl *ftl);
 /* A host write into the buffer (range checked by the caller); flushes LRU pages past the
  * watermark. *done_ns: buf_wr_lat after arrival, or when the flushes that made room end. */
 int wbuf_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
+/* A page of a FUA write, or any write with the cache off (accepted by the caller):
+ * programmed now. A page with sectors buffered takes them along (mask merged into its
+ * entry, which is flushed: a fill read first if holes remain), so the flash copy is the
+ * newest; any other page is programmed as without a buffer. Raises *done. */
+int wbuf_write_through(struct ftl *ftl, uint32_t lpn, uint64_t mask, uint32_t stream,
+                       uint64_t now_ns, uint64_t *done);
+/* Each buffered page, least recently written first: its LPN and buffered sectors (bit i:
+ * sector i of the page). */
+void wbuf_for_each(const struct ftl *ftl, void (*fn)(void *ctx, uint32_t lpn, uint64_t mask),
+                   void *ctx);
+/* Pages buffered now. */
+uint32_t wbuf_pages(const struct ftl *ftl);
 /* Whether every sector of lpn set in mask (bit i: sector i of the page) is buffered. */
 bool wbuf_covers(const struct ftl *ftl, uint32_t lpn, uint64_t mask);
 /* Write every buffered page to flash; *done_ns when the last program ends. */

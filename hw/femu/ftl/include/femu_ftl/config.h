@@ -118,6 +118,9 @@ struct ftl_config {
     uint64_t write_buffer_sectors;  /* 0: no buffer */
     uint64_t buf_wr_lat;        /* ns a write into the buffer takes */
     uint64_t buf_flush_pcent;   /* flush LRU pages while the buffer is fuller than this */
+    uint64_t plp;               /* power-loss protection, 0 or 1 (text: off/on): what a
+                                 * host passes ftl_power_cut (docs/ftl.md, "Power loss");
+                                 * needs the buffer */
     /* zoned namespace (femu_ftl/zns.h) beside the conventional one */
     uint64_t zoned;             /* 0 or 1 (text: off/on, 0/1) */
     uint64_t zones;             /* zones; with zoned=1, > 0 */

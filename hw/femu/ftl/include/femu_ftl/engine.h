@@ -69,6 +69,9 @@ enum ftl_op {
     /* FDP's Reclaim Unit Handle Update of handle `stream` (femu_ftl/fdp.h,
      * ftl_fdp_ruh_update); no flash time */
     FTL_OP_RUH_UPDATE,
+    /* the volatile write cache (NVMe Set Features, Volatile Write Cache): on with
+     * FTL_REQ_WCE in flags, else off (ftl_set_write_cache; off drains the buffer) */
+    FTL_OP_SET_WRITE_CACHE,
 };
 
 #define FTL_REQ_ERASE 1u    /* FTL_OP_FORMAT: Secure Erase Setting 1 (user data erase) */
@@ -76,6 +79,8 @@ enum ftl_op {
 #define FTL_REQ_APPEND 4u   /* FTL_OP_ZONE_WRITE: a Zone Append */
 #define FTL_REQ_ZONE_ALL 8u /* FTL_OP_ZONE_MGMT: Select All */
 #define FTL_REQ_ZONED 16u   /* FTL_OP_COPY: addresses are in the zoned namespace */
+#define FTL_REQ_FUA 32u     /* FTL_OP_WRITE: Force Unit Access (ftl_io.fua) */
+#define FTL_REQ_WCE 64u     /* FTL_OP_SET_WRITE_CACHE: the cache on (Write Cache Enable) */
 
 struct ftl_request {
     enum ftl_op op;

@@ -58,6 +58,8 @@ struct ftl_io {
     uint64_t nlb;       /* number of sectors, > 0 */
     uint32_t stream;    /* placement=stream: host stream id (< nstreams); placement=fdp:
                          * reclaim unit handle (< fdp_ruhs); else ignored */
+    bool fua;           /* write: Force Unit Access, durable at completion (its pages bypass
+                         * the write buffer; see ftl_write) */
 };
 
 /*
@@ -76,7 +78,10 @@ const struct ftl_geometry *ftl_geometry_of(const struct ftl *ftl);
  * changes nothing. Writes run foreground GC first when free lines are at or below the high
  * threshold, so they may complete much later than their own page programs. A write
  * returns FTL_E_NOMEM, with the pages before the failing one done, only when the table
- * of exact write counts past 65,534 cannot grow.
+ * of exact write counts past 65,534 cannot grow. A write with io->fua is durable when it
+ * completes: with the write cache on, its pages bypass the buffer and are programmed now,
+ * and a page of it with sectors in the buffer takes them along (merged into one program,
+ * so the flash copy is the newest and nothing older stays behind in DRAM).
  */
 int ftl_read(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
 int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns);
@@ -191,6 +196,11 @@ struct ftl_counters {
     /* read retries (read_retry_lat > 0): steps taken by host page reads, and the reads
      * that took at least one */
     uint64_t read_retries, retried_reads;
+    /* ftl_power_cut: cuts, buffered pages that lost sectors (without plp), host pages
+     * torn (their program in flight at the cut, without plp), and buffered pages
+     * programmed from stored energy (plp). Last, and not kept in state files: a state
+     * file holds the drive, these tally an experiment on it. */
+    uint64_t power_cuts, power_cut_lost_pages, power_cut_torn_pages, power_cut_plp_pages;
 };
 
 /*
@@ -285,6 +295,53 @@ int ftl_flush(struct ftl *ftl, uint64_t now_ns, uint64_t *done_ns);
 
 /* Sectors in the write buffer now. */
 uint64_t ftl_buffered_sectors(const struct ftl *ftl);
+
+/*
+ * The volatile write cache (NVMe's Volatile Write Cache feature, WCE), on by default.
+ * With a write buffer, off drains it first (as ftl_flush: *done_ns when the last program
+ * ends) and from then on host writes bypass it, completing when programmed; on buffers
+ * them again. Without a buffer there is no volatile cache: off is accepted and changes
+ * nothing, on is FTL_E_INVAL (a device reports VWC present only with a buffer). Not kept
+ * in state files: like the feature without a saved value, it is on after a restore.
+ */
+int ftl_set_write_cache(struct ftl *ftl, bool on, uint64_t now_ns, uint64_t *done_ns);
+/* Whether host writes are buffered now: a buffer, and the cache not switched off. */
+bool ftl_write_cache_on(const struct ftl *ftl);
+
+/*
+ * Power loss (docs/ftl.md, "Power loss"). What a cut loses, host sectors of one kind:
+ * BUFFERED: acknowledged sectors still in the write buffer (they read back as the page's
+ * previous flash copy, or unwritten); TORN: a host page whose program was in flight (the
+ * whole page reads back uncorrectable until rewritten; a host marks it so).
+ */
+enum ftl_loss_kind {
+    FTL_LOSS_BUFFERED,
+    FTL_LOSS_TORN,
+};
+
+/* One lost range, reported in LPN order per kind, a page's sectors at most per call. */
+typedef void (*ftl_loss_fn)(void *ctx, enum ftl_loss_kind kind, uint64_t slba,
+                            uint64_t nlb);
+
+struct ftl_power_cut_result {
+    uint64_t buffered_pages, buffered_sectors;  /* lost from the buffer */
+    uint64_t torn_pages;                        /* programs in flight, torn */
+    uint64_t plp_pages;     /* plp: buffered pages programmed from stored energy */
+};
+
+/*
+ * Cut the power at now_ns, which must not lie before the newest time a host command or
+ * background step gave the FTL (else FTL_E_INVAL, nothing done, the reason in err when
+ * err is not NULL). Without plp every loss is reported through lost (NULL: only counted):
+ * the buffered sectors, then the torn pages; the buffer is emptied. With plp (a host
+ * passes its plp key) nothing is lost: the buffer is programmed from stored energy and
+ * programs in flight end. Either way the FTL is left as after a power-on at now_ns: the
+ * buffer empty, no operation in flight, every LUN and channel idle from now_ns (none
+ * before), the write cache on; maps, GC's owed work and DFTL's cached entries survive
+ * (a drive's journal: every program's mapping is durable). result may be NULL.
+ */
+int ftl_power_cut(struct ftl *ftl, uint64_t now_ns, bool plp, ftl_loss_fn lost, void *ctx,
+                  struct ftl_power_cut_result *result, char *err, size_t errlen);
 
 /*
  * How many GC victims had each count of valid pages when chosen: counts[v] for v in

@@ -56,6 +56,15 @@
  * A recording made with placement=fdp is version 4 (io_trace_version_for). ftl-sim
  * replays U through the engine; under another placement it drops U records (there is no
  * handle to update), so an FDP recording also replays without placement for comparison.
+ *
+ * Version 5 ("V 5" first) is version 4 plus the volatile write cache (docs/ftl.md, "Power
+ * loss"):
+ *   W t lba nsect nsid placement fua   a write with Force Unit Access (FTL_REQ_FUA) ends
+ *                            with the word fua; any other W is as in version 4
+ *   WC t nsid wce            the write cache switched on (wce 1) or off (0): Set Features
+ *                            Volatile Write Cache (FTL_OP_SET_WRITE_CACHE)
+ * A recording that may hold them is version 5 (io_trace_version_needed); without them a
+ * version-5 trace reads exactly as version 4.
  * t is the arrival time in ns since the recording's origin: the device's statistics
  * start (realize), ftl-sim's start of the run. Records are in the order the FTL served
  * them; a record's t may be earlier than the one before it (the device stamps a command
@@ -81,11 +90,11 @@
 extern "C" {
 #endif
 
-#define IO_TRACE_VERSION 4          /* the newest version: what readers know */
+#define IO_TRACE_VERSION 5          /* the newest version: what readers know */
 #define IO_TRACE_SECTOR 512u        /* unit of lba and nsect */
 #define IO_TRACE_MAX_RANGES 256     /* ranges of one D record (NVMe's limit) */
 #define IO_TRACE_MAX_PHASE 63       /* bytes of a phase name */
-/* Latest arrival a version-2, -3 or -4 record may carry: 2^53 ns (104 days), far beyond any
+/* Latest arrival a version-2 to -5 record may carry: 2^53 ns (104 days), far beyond any
  * recording, and below where time in seconds stops being exact in a double or an
  * arrival plus a latency could wrap. */
 #define IO_TRACE_MAX_TIME_NS (UINT64_C(1) << 53)
@@ -104,7 +113,8 @@ struct io_trace_writer *io_trace_writer_open(const char *path, const char *recor
 /*
  * io_trace_writer_open for a given version: 2 (what io_trace_writer_open writes, which
  * readers of conventional recordings expect), 3, which a recording of zone commands or
- * Copy needs, or 4, which a Reclaim Unit Handle Update (FTL_OP_RUH_UPDATE) needs; a
+ * Copy needs, 4, which a Reclaim Unit Handle Update (FTL_OP_RUH_UPDATE) needs, or 5, which a
+ * FUA write or a write cache switch (FTL_OP_SET_WRITE_CACHE) needs; a
  * writer given a request its version has no record for fails (the first failure, as
  * below). io_trace_version_for picks the version.
  */
@@ -121,6 +131,15 @@ struct io_trace_writer *io_trace_writer_open_version(const char *path, const cha
 static inline int io_trace_version_for(bool zone_or_copy, bool fdp)
 {
     return fdp ? 4 : zone_or_copy ? 3 : 2;
+}
+
+/*
+ * The same with the write cache: 5 when FUA writes or write cache switches may come (a
+ * host that records them, a replayed version-5 trace), else io_trace_version_for.
+ */
+static inline int io_trace_version_needed(bool zone_or_copy, bool fdp, bool write_cache)
+{
+    return write_cache ? 5 : io_trace_version_for(zone_or_copy, fdp);
 }
 
 /*

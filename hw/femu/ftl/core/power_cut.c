@@ -1,0 +1,120 @@
+/*
+ * Power loss (docs/ftl.md, "Power loss"): what a cut at an instant loses, and the FTL as
+ * after the power-on that follows. One model for the device and ftl-sim.
+ *
+ * Without power-loss protection the DRAM write buffer is gone (its sectors were
+ * acknowledged but the map never pointed at them: the page's previous flash copy is what
+ * reads back) and host page programs in flight are torn (the map, journalled when the
+ * program was issued, points at a page that reads back uncorrectable). GC moves and SLC
+ * folds lose nothing: their source stays valid until the move ends, as a drive keeps it,
+ * and the map is the drive's journal. With protection the buffer is programmed from
+ * stored energy and programs in flight end.
+ */
+#include "femu_ftl/ftl.h"
+
+#include "femu_ftl/error.h"
+#include "flash/ftl_handle.h"
+#include "flash/timing.h"
+#include "hostio/inflight.h"
+#include "wbuf/write_buffer.h"
+
+struct loss_report {
+    const struct ftl *ftl;
+    ftl_loss_fn fn;
+    void *ctx;
+    struct ftl_power_cut_result *res;
+};
+
+/* A buffered page: each run of its buffered sectors is one lost range. */
+static void report_buffered(void *ctx, uint32_t lpn, uint64_t mask)
+{
+    struct loss_report *r = ctx;
+    uint64_t spp = r->ftl->secs_per_pg, base = (uint64_t)lpn * spp;
+
+    r->res->buffered_pages++;
+    for (uint64_t s = 0; s < spp;) {
+        if (!(mask >> s & 1)) {
+            s++;
+            continue;
+        }
+        uint64_t run = s;
+        while (run < spp && (mask >> run & 1)) {
+            run++;
+        }
+        r->res->buffered_sectors += run - s;
+        if (r->fn) {
+            r->fn(r->ctx, FTL_LOSS_BUFFERED, base + s, run - s);
+        }
+        s = run;
+    }
+}
+
+/* A torn page: all its sectors read back uncorrectable. */
+static void report_torn(void *ctx, uint32_t lpn)
+{
+    struct loss_report *r = ctx;
+    uint64_t spp = r->ftl->secs_per_pg;
+
+    if (r->fn) {
+        r->fn(r->ctx, FTL_LOSS_TORN, (uint64_t)lpn * spp, spp);
+    }
+}
+
+/* Without protection: report the buffer and the torn pages, then forget both. */
+static void lose_volatile(struct ftl *ftl, uint64_t now_ns, struct loss_report *r)
+{
+    if (ftl->wbuf) {
+        wbuf_for_each(ftl, report_buffered, r);
+        wbuf_drop(ftl, 0, ftl->geo.logical_pages);
+    }
+    r->res->torn_pages = inflight_take_torn(ftl, now_ns, report_torn, r);
+    ftl->ctr.power_cut_lost_pages += r->res->buffered_pages;
+    ftl->ctr.power_cut_torn_pages += r->res->torn_pages;
+}
+
+/* With protection: the buffer is programmed on stored energy, programs in flight end.
+ * The flash time this takes lies before the power-on: timing_power_cut drops it. */
+static int save_volatile(struct ftl *ftl, uint64_t now_ns, struct ftl_power_cut_result *res)
+{
+    uint64_t done;
+    if (ftl->wbuf) {
+        uint64_t before = ftl->ctr.buf_flushed_pages;
+        int rc = wbuf_flush_all(ftl, now_ns, &done);
+        res->plp_pages = ftl->ctr.buf_flushed_pages - before;
+        ftl->ctr.power_cut_plp_pages += res->plp_pages;
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    inflight_clear(ftl);
+    return FTL_OK;
+}
+
+int ftl_power_cut(struct ftl *ftl, uint64_t now_ns, bool plp, ftl_loss_fn lost, void *ctx,
+                  struct ftl_power_cut_result *result, char *err, size_t errlen)
+{
+    struct ftl_power_cut_result ignored;
+    if (!result) {
+        result = &ignored;
+    }
+    *result = (struct ftl_power_cut_result){ 0 };
+    if (now_ns < ftl->newest_ns) {
+        ftl_error(err, errlen, "a cut time in the past: %llu ns is before %llu ns, the "
+                  "newest time the FTL was given", (unsigned long long)now_ns,
+                  (unsigned long long)ftl->newest_ns);
+        return FTL_E_INVAL;
+    }
+    struct loss_report r = { .ftl = ftl, .fn = lost, .ctx = ctx, .res = result };
+    int rc = FTL_OK;
+    if (plp) {
+        rc = save_volatile(ftl, now_ns, result);
+    } else {
+        lose_volatile(ftl, now_ns, &r);
+    }
+    /* the power-on: nothing in flight, the flash idle from now on, the cache on */
+    timing_power_cut(ftl, now_ns);
+    ftl->write_cache_off = false;
+    ftl->newest_ns = now_ns;
+    ftl->ctr.power_cuts++;
+    return rc;
+}
