@@ -428,7 +428,7 @@ static void femu_realize(PCIDevice *pci_dev, Error **errp)
         error_setg(errp, "cannot create the FTL: %s", err);
         return;
     }
-    femu_features_reset(n);
+    femu_features_init(n);
     n->smart.power_on_ns = femu_now_ns();
     femu_irq_init(n);
     /* state_in after the namespaces exist (and FDP with them, which the state may

@@ -690,7 +690,7 @@ def test_a_configuration_change_clears_current_enables_not_saved_ones(start):
 
 
 @pytest.mark.parametrize("fid,value,nsid", [(0x01, 0x0203, 0), (0x02, 0, 0), (0x04, 300, 0),
-                                            (0x05, 10, 1), (0x06, 0, 0), (0x07, 0, 0),
+                                            (0x05, 10, 1), (0x07, 0, 0),
                                             (0x08, 0x0101, 0), (0x0A, 1, 0), (0x0B, 0, 0),
                                             (0x15, 0, 0)])
 def test_other_features_are_not_saveable(start, fid, value, nsid):

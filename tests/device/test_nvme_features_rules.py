@@ -13,7 +13,7 @@ pytestmark = femu_only()
 SC_COMMAND_SEQUENCE_ERROR = 0x00C
 SC_FEATURE_NOT_NS_SPECIFIC = 0x10F
 ADM_NS_ATTACHMENT = 0x15
-FID_ERROR_RECOVERY, FID_VWC, FID_NUMBER_OF_QUEUES = 0x05, 0x06, 0x07
+FID_ERROR_RECOVERY, FID_NUMBER_OF_QUEUES, FID_WRITE_ATOMICITY = 0x05, 0x07, 0x0A
 CAP_SAVEABLE, CAP_NS_SPECIFIC, CAP_CHANGEABLE = 1 << 0, 1 << 1, 1 << 2
 BROADCAST = 0xFFFFFFFF
 
@@ -22,7 +22,6 @@ CAPABILITIES = {
     0x02: CAP_CHANGEABLE,                       # power management
     0x04: CAP_CHANGEABLE,                       # temperature threshold
     0x05: CAP_CHANGEABLE | CAP_NS_SPECIFIC,     # error recovery
-    0x06: CAP_CHANGEABLE,                       # volatile write cache
     0x07: CAP_CHANGEABLE,                       # number of queues
     0x08: CAP_CHANGEABLE,                       # interrupt coalescing
     0x09: CAP_CHANGEABLE,                       # interrupt vector configuration
@@ -147,12 +146,12 @@ def test_other_features_and_the_nsid(start):
     nvme = start("namespaces=2").nvme
     ready(nvme, io_queues=0)
     for nsid in (0, BROADCAST):
-        assert nvme.set_features(FID_VWC, 0, nsid=nsid).ok, f"NSID {nsid:#x}"
-    assert_status(nvme.set_features(FID_VWC, 1, nsid=1), SC_FEATURE_NOT_NS_SPECIFIC)
-    assert_status(nvme.set_features(FID_VWC, 1, nsid=3), SC_FEATURE_NOT_NS_SPECIFIC)
-    assert_status(nvme.set_features(FID_VWC, 1, nsid=0x21), SC_INVALID_NS)
+        assert nvme.set_features(FID_WRITE_ATOMICITY, 0, nsid=nsid).ok, f"NSID {nsid:#x}"
+    assert_status(nvme.set_features(FID_WRITE_ATOMICITY, 1, nsid=1), SC_FEATURE_NOT_NS_SPECIFIC)
+    assert_status(nvme.set_features(FID_WRITE_ATOMICITY, 1, nsid=3), SC_FEATURE_NOT_NS_SPECIFIC)
+    assert_status(nvme.set_features(FID_WRITE_ATOMICITY, 1, nsid=0x21), SC_INVALID_NS)
     for nsid in (0, 1, 3, 0x21, BROADCAST):                     # Get ignores the NSID
-        got = nvme.get_features(FID_VWC, nsid=nsid)
+        got = nvme.get_features(FID_WRITE_ATOMICITY, nsid=nsid)
         assert got.ok and got.dw0 == 0, f"NSID {nsid:#x}: {got}"
 
 

@@ -45,7 +45,7 @@ def test_controller_fields(shared):
     # Support (every SEL; SV where a feature is saveable), Verify, Copy
     assert u16(data, 520) == 0x19F
     assert data[524] == 0                                         # FNA: per namespace
-    assert data[525] == 0x07                                      # VWC
+    assert data[525] == 0x06       # VWC: Flush takes FFFFFFFFh (FB 11b), no cache (no buffer)
     assert u32(data, 536) == 0                                    # SGLS
 
 

@@ -110,7 +110,6 @@ FEATURE_VALUES = {
     0x01: 0x03030302,            # arbitration: AB 2, LPW/MPW/HPW 3
     0x04: 350,                   # temperature threshold 350 K
     0x05: 0x000A,                # error recovery: TLER 10
-    0x06: 0,                     # volatile write cache off
     0x08: 0x0A05,                # interrupt coalescing: time 10, threshold 5
     0x0A: 1,                     # write atomicity normal
     0x0B: 0x100,                 # async event config: firmware activation notices
@@ -137,17 +136,18 @@ def test_power_state_0_and_iv_config(shared):
     assert got.ok and got.dw0 & 0xFFFF == 1 and got.dw0 >> 16 & 1
 
 
-def test_write_cache_default_and_number_of_queues(start):
+def test_number_of_queues(start):
+    """(Volatile Write Cache, 06h, exists only with a write buffer:
+    test_nvme_write_cache.py.)"""
     nvme = start("queues=4").nvme
     ready(nvme, io_queues=0)
-    assert nvme.get_features(0x06).dw0 & 1 == 1
     got = nvme.get_features(0x07)
     assert got.ok and got.dw0 == 3 | 3 << 16
     got = nvme.set_features(0x07, 1 | 1 << 16)
     assert got.ok and got.dw0 == 3 | 3 << 16                      # allocated: all four
 
 
-@pytest.mark.parametrize("fid", [0x01, 0x02, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B])
+@pytest.mark.parametrize("fid", [0x01, 0x02, 0x04, 0x05, 0x07, 0x08, 0x09, 0x0A, 0x0B])
 def test_get_supported_capabilities(shared, fid):
     got = shared.nvme.get_features(fid, sel=3, cdw11=0, nsid=nsid_for(fid))
     # changeable, namespace specific only for error recovery, not saveable (only FDP's

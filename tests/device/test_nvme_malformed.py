@@ -19,7 +19,7 @@ pytestmark = femu_only()
 NSZE = (64 << 20) // 512
 NOT_MEMORY = 0x8000_0000          # in the PCI hole, nothing mapped there
 SCRATCH = 0x80_0000               # guest RAM below the harness's allocator: never a queue
-FEATURE_NOQ, FEATURE_PM, FEATURE_VWC, FEATURE_IVC = 0x07, 0x02, 0x06, 0x09
+FEATURE_NOQ, FEATURE_PM, FEATURE_VWC, FEATURE_IVC, FEATURE_WAN = 0x07, 0x02, 0x06, 0x09, 0x0A
 SC_COMMAND_SEQUENCE_ERROR = 0x00C
 
 
@@ -233,7 +233,10 @@ CASES = {
     "get_feature_unknown_00": (get_feature(0x00), SC_INVALID_FIELD),
     "get_feature_unknown_7f": (get_feature(0x7F), SC_INVALID_FIELD),
     "set_feature_unknown_7f": (set_feature(0x7F, 0), SC_INVALID_FIELD),
-    "set_feature_saved": (set_feature(FEATURE_VWC, 1, save=True), SC_FEATURE_NOT_SAVEABLE),
+    "set_feature_saved": (set_feature(FEATURE_WAN, 1, save=True), SC_FEATURE_NOT_SAVEABLE),
+    # no write buffer, so no volatile write cache: 06h is not there (test_nvme_write_cache.py)
+    "get_feature_vwc_without_cache": (get_feature(FEATURE_VWC), SC_INVALID_FIELD),
+    "set_feature_vwc_without_cache": (set_feature(FEATURE_VWC, 0), SC_INVALID_FIELD),
     "set_power_state_1": (set_feature(FEATURE_PM, 1), SC_INVALID_FIELD),
     # I/O queues exist: Number of Queues is refused whatever it asks (the values before
     # any queue: test_nvme_features_rules.py)

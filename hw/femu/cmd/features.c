@@ -9,6 +9,18 @@
  * feature is saveable (1Dh and 1Eh are: NVMe 2.1 says they shall be), its functions keep
  * the saved value. Set Features with SV on any other is Feature Identifier Not Saveable.
  *
+ * Volatile Write Cache (06h) is the FTL's write buffer (femu_ftl/ftl.h,
+ * ftl_set_write_cache): offered only when the FTL has one (write_buffer_sectors > 0, and
+ * then Identify's VWCP is set). NVMe 1.0 already told the host not to send Set or Get
+ * Features of 06h without a cache; femu answers them as an unknown FID, Invalid Field in
+ * Command. With one, WCE is on at power-on and after a controller reset (its default; not
+ * saveable), and a Set switches the FTL's cache through the engine
+ * (FTL_OP_SET_WRITE_CACHE, so a recording holds it and a replay does it again), on the FTL
+ * thread in fetch order: every command fetched after the Set finds the cache as it says.
+ * WCE 0 drains the buffer first, and the Set completes when that drain's last program
+ * ends; from then on writes complete when programmed. Get (current) returns the value the
+ * FTL follows, which the poller keeps.
+ *
  * NSID rules (NVMe base specification): a namespace-specific feature takes an active
  * NSID (Get and Set) or FFFFFFFFh (Set only: every namespace); a valid NSID that is not
  * active is Invalid Field in Command, any other Invalid Namespace or Format. Get Features
@@ -17,12 +29,17 @@
  */
 #include "qemu/osdep.h"
 
+#include "cmd/cmd.h"
 #include "cmd/fdp.h"
 #include "cmd/fdp_features.h"
 #include "cmd/features.h"
 #include "cmd/ns_table.h"
+#include "ctrl/request.h"
+#include "ctrl/wake.h"
 
 #define FEMU_FEAT_LBA_STATUS_ATTRS      0x15    /* LBA Status Information Attributes */
+#define FEMU_VWC_WCE                    (1u << 0)   /* CDW11 and DW0: Write Cache Enable */
+#define FEMU_FEAT_SEL_CURRENT           0
 
 typedef struct FemuFeature {
     bool supported;
@@ -102,6 +119,67 @@ static uint32_t femu_feature_queues(FemuCtrl *n)
     return (n->queues - 1) | (n->queues - 1) << 16;
 }
 
+/* Volatile Write Cache: there is one only with the FTL's write buffer. */
+static bool femu_feature_vwc_offered(FemuCtrl *n)
+{
+    return ftl_config_of(n->ftl)->write_buffer_sectors > 0;
+}
+
+/* The FTL request that switches its cache; the FTL thread serves it in fetch order. */
+static void femu_feature_vwc_request(FemuRequest *req, bool wce)
+{
+    femu_req_ftl(req, FTL_OP_SET_WRITE_CACHE);
+    req->ftl.flags = wce ? FTL_REQ_WCE : 0;
+}
+
+static uint16_t femu_feature_vwc_get(FemuCtrl *n, const NvmeCmd *cmd, unsigned sel,
+                                     FemuRequest *req)
+{
+    /* Default and saved (none is kept) are the power-on value: on. */
+    bool wce = sel == FEMU_FEAT_SEL_CURRENT ? n->features.vwc : true;
+
+    req->result = wce ? FEMU_VWC_WCE : 0;
+    return NVME_SUCCESS;
+}
+
+/* Completes when the FTL has switched: WCE 0 after the buffer's drain. */
+static uint16_t femu_feature_vwc_set(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+{
+    bool wce = femu_cdw(cmd, 11) & FEMU_VWC_WCE;
+
+    n->features.vwc = wce;
+    femu_feature_vwc_request(req, wce);
+    return NVME_SUCCESS;
+}
+
+/*
+ * A controller reset brings WCE's default back: the FTL's cache on again, if a Set turned
+ * it off, through an internal request served after the work queued before the reset. When
+ * every request is in flight (the guest holds them all in full CQs) there is none to send:
+ * the cache stays off and Get says so. The WCE the controller has after the reset.
+ */
+static bool femu_feature_vwc_reset(FemuCtrl *n)
+{
+    FemuRequest *req;
+
+    if (!femu_feature_vwc_offered(n) || n->features.vwc) {
+        return true;
+    }
+    req = femu_req_alloc(n);
+    if (!req) {
+        return false;
+    }
+    memset(req, 0, offsetof(FemuRequest, list_next));
+    req->internal = true;
+    req->epoch = n->epoch;
+    req->keep_on_reset = true;
+    req->ftl.arrival_ns = femu_now_ns();
+    femu_feature_vwc_request(req, true);
+    spsc_ring_push(n->to_ftl, req);     /* the ring holds the whole pool */
+    femu_ftl_kick(n);
+    return true;
+}
+
 #define FEMU_FIELD(name) .supported = true, .field = offsetof(FemuFeatures, name), \
     .elements = sizeof(((FemuFeatures *)NULL)->name) / sizeof(uint32_t)
 
@@ -120,7 +198,10 @@ static const FemuFeature femu_features[] = {
         FEMU_FIELD(err_rec), .ns_specific = true, .writable = 0xffff,
         .settable = femu_feature_no_dulbe,
     },
-    [NVME_VOLATILE_WRITE_CACHE] = { FEMU_FIELD(vwc), .writable = 1, .defaults = { 1 } },
+    [NVME_VOLATILE_WRITE_CACHE] = {
+        FEMU_FIELD(vwc), .defaults = { 1 }, .get = femu_feature_vwc_get,
+        .set = femu_feature_vwc_set, .offered = femu_feature_vwc_offered,
+    },
     [NVME_NUMBER_OF_QUEUES] = {
         .supported = true, .computed = femu_feature_queues,
         .allowed = femu_feature_queues_allowed, .settable = femu_feature_queues_asked,
@@ -167,10 +248,18 @@ static void femu_features_defaults(FemuFeatures *values)
     }
 }
 
-void femu_features_reset(FemuCtrl *n)
+void femu_features_init(FemuCtrl *n)
 {
     femu_features_defaults(&n->features);
     n->io_queues_created = false;
+}
+
+void femu_features_reset(FemuCtrl *n)
+{
+    bool wce = femu_feature_vwc_reset(n);
+
+    femu_features_init(n);
+    n->features.vwc = wce;
 }
 
 void femu_features_ns_reset(FemuCtrl *n, uint32_t nsid)

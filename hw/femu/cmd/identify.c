@@ -23,6 +23,8 @@
 #define FEMU_LPA_EXTENDED_DATA          (1u << 2)
 #define FEMU_ID_CNS_IO_CMD_SETS         0x1c    /* I/O Command Set data structure */
 #define FEMU_CTRATT_FDPS                (1u << 19)  /* Flexible Data Placement */
+#define FEMU_VWC_PRESENT                (1u << 0)   /* VWCP: a volatile write cache */
+#define FEMU_VWC_FB_BROADCAST           (3u << 1)   /* FB 11b: Flush takes FFFFFFFFh */
 
 /* A 128-bit little-endian capacity field. */
 static void femu_put_u128(uint8_t *field, uint64_t value)
@@ -79,7 +81,10 @@ static void femu_identify_ctrl(FemuCtrl *n, NvmeIdCtrl *id)
                            NVME_ONCS_COPY);
     id->ocfs = cpu_to_le16(NVME_OCFS_COPY_FORMAT_0);    /* Copy: source range format 0 */
     id->fna = 0;        /* Format and its secure erase act on one namespace; no crypto */
-    id->vwc = 0x07;                                 /* present; flush accepts all NSIDs */
+    /* FB 11b: Flush takes NSID FFFFFFFFh (without a cache it has no effect, and
+     * succeeds); VWCP: the FTL's write buffer is the volatile write cache. */
+    id->vwc = FEMU_VWC_FB_BROADCAST |
+              (ftl_config_of(n->ftl)->write_buffer_sectors ? FEMU_VWC_PRESENT : 0);
     stl_le_p((uint8_t *)id + FEMU_ID_CTRL_MNAN, FEMU_MAX_NAMESPACES);
     snprintf((char *)id->subnqn, sizeof(id->subnqn), "nqn.2026-11.io.femu:%s",
              n->serial_number);

@@ -57,6 +57,7 @@ class Commands:
         self.zoned = variant.zoned if variant is not None else None
         self.save = bool(variant is not None and variant.save)
         self.fdp = variant.fdp if variant is not None else None
+        self.write_cache = bool(variant is not None and variant.write_cache)
 
     # -- helpers
 
@@ -205,7 +206,8 @@ class Commands:
         return sqe
 
     def get_features(self) -> Sqe:
-        """Any FID and SEL. Error Recovery (05h) is namespace specific: Get names an
+        """Any FID and SEL (06h, Volatile Write Cache, fails without a write buffer).
+        Error Recovery (05h) is namespace specific: Get names an
         active namespace (1, whose state never changes; or another, judged against the
         namespaces by the executor); every other FID ignores the NSID."""
         r = self.rng
@@ -218,11 +220,14 @@ class Commands:
             if r.random() < 0.3:
                 cmd.nsid = self._other_nsid(lambda ns: ns.attached)
                 return Sqe(cmd, tag="feat-ns")
+        if fid == 0x06 and not self.write_cache:
+            return Sqe(cmd, exp="fail", why="Volatile Write Cache without a cache",
+                       tag="getfeat")
         return Sqe(cmd, exp="ok", why="well-formed Get Features", tag="getfeat")
 
     def set_features(self) -> Sqe:
         """Values femu takes (LBA Status Information Attributes, 15h: any, answered
-        with 0). Error Recovery (05h) names namespace 1 or FFFFFFFFh (every namespace),
+        with 0; Volatile Write Cache, 06h, only with a write buffer: the variant's). Error Recovery (05h) names namespace 1 or FFFFFFFFh (every namespace),
         or another namespace the executor judges; the other features take NSID 0 or
         FFFFFFFFh."""
         r = self.rng
@@ -238,6 +243,9 @@ class Commands:
             if r.random() < 0.3:
                 cmd.nsid = self._other_nsid(lambda ns: ns.attached)
                 return Sqe(cmd, tag="feat-ns")
+        if fid == 0x06 and not self.write_cache:
+            return Sqe(cmd, exp="fail", why="Volatile Write Cache without a cache",
+                       tag="setfeat")
         return Sqe(cmd, exp="ok", why="well-formed Set Features", tag="setfeat")
 
     def set_queues(self) -> Sqe:

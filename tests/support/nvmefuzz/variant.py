@@ -75,6 +75,9 @@ class Variant:
     zoned: Optional[Zoned] = None
     save: bool = False      # a state_out, a QMP monitor
     fdp: Optional[Fdp] = None
+    # write_buffer_sectors > 0: a volatile write cache (Identify VWC bit 0), so Get and
+    # Set Features of Volatile Write Cache (06h) succeed; without one they are Invalid Field
+    write_cache: bool = False
 
     @property
     def css(self) -> int:
@@ -102,4 +105,5 @@ def parse(props: str) -> Variant:
                   int(d["secsz"]) * int(d["secs_per_pg"]),
                   int(d.get("write_buffer_sectors", 0)) > 0,
                   d.get("gc_mode", "paced") == "line")
-    return Variant(zoned, d.get("state_out") == STATE_MARK, fdp)
+    return Variant(zoned, d.get("state_out") == STATE_MARK, fdp,
+                   int(d.get("write_buffer_sectors", 0)) > 0)
