@@ -1,7 +1,7 @@
 """The volatile write cache is the FTL's write buffer (write_buffer_sectors): Identify's
 VWC bit 0 says whether there is one, Volatile Write Cache (feature 06h) switches it
-through the FTL (WCE 0 drains it, then writes complete when programmed), and a
-controller reset turns it back on. Without a
+through the FTL (WCE 0 drains it, then writes complete when programmed), a controller
+reset turns it back on, and FUA writes are programmed before they complete. Without a
 buffer there is no cache: 06h is Invalid Field, as NVMe has the host not ask for it.
 
 When a page reaches flash is read from the OCP log's physical media units written (C0h
@@ -146,3 +146,28 @@ def test_a_controller_reset_turns_the_cache_back_on(start):
     assert nvme.get_features(FID_VWC).dw0 == 1
     assert write_page(nvme, sq, 0, 1).ok
     assert programmed_pages(nvme) == 0                  # buffered: the FTL's cache is on
+
+
+# ---- FUA
+
+
+def test_fua_writes_are_programmed_at_completion(start):
+    nvme = start(BUFFER).nvme
+    sq = ready(nvme)[0]
+    assert write_page(nvme, sq, 0, 1).ok and programmed_pages(nvme) == 0
+    assert write_page(nvme, sq, 1, 2, fua=True).ok and programmed_pages(nvme) == 1
+    assert write_zeroes_page(nvme, sq, 2).ok and programmed_pages(nvme) == 1
+    assert write_zeroes_page(nvme, sq, 3, fua=True).ok and programmed_pages(nvme) == 2
+    # A FUA write of one sector of a page whose other sector is buffered takes it along:
+    # one program holds both, and the buffer keeps nothing of that page.
+    one = pattern(512, 7)
+    assert nvme.write(sq, 5 * SECTORS, one).ok and programmed_pages(nvme) == 2
+    xfer = nvme.transfer(512)
+    nvme.fill(xfer, pattern(512, 8))
+    cmd = nvme.rw(sq, IO_WRITE, 5 * SECTORS + 1, 1, xfer)
+    cmd.cdw12 |= FUA
+    assert nvme.run(sq, cmd).ok and programmed_pages(nvme) == 3
+    assert nvme.run(sq, Command(IO_FLUSH, nsid=1)).ok
+    assert programmed_pages(nvme) == 5                  # pages 0 and 2; not page 5 again
+    cqe, data = nvme.read(sq, 5 * SECTORS, 2)
+    assert cqe.ok and data == one + pattern(512, 8)

@@ -25,6 +25,7 @@
 #define FEMU_RW_PRINFO_SHIFT 26  /* CDW12 bits 29:26: protection information action/check */
 #define FEMU_RW_PRINFO_MASK  0xf
 #define FEMU_RW_STC          (1u << 24)   /* CDW12: Storage Tag Check */
+#define FEMU_RW_FUA          (1u << 30)   /* CDW12: Force Unit Access */
 
 static bool femu_lba_range_ok(const FemuNamespace *ns, uint64_t slba, uint64_t nlb)
 {
@@ -38,6 +39,20 @@ static void femu_io_range(FemuRequest *req, const FemuNamespace *ns, uint64_t sl
     req->ftl.slba = femu_ns_sector(ns, slba);
     req->ftl.nlb = nlb << ns->lba_shift;
     req->ftl.nsid = ns->nsid;
+}
+
+/*
+ * A Write's or Write Zeroes' FUA: the data is programmed before the command completes
+ * (the FTL's FTL_REQ_FUA bypasses its write buffer, flushing what that page had there).
+ * Only with a write buffer: without one every write completes when programmed, and the
+ * flag would change nothing (nor fit the recording's version, femu.c).
+ */
+static void femu_io_fua(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+{
+    if ((le32_to_cpu(cmd->cdw12) & FEMU_RW_FUA) &&
+        ftl_config_of(n->ftl)->write_buffer_sectors > 0) {
+        req->ftl.flags |= FTL_REQ_FUA;
+    }
 }
 
 static uint8_t *femu_ns_data(FemuCtrl *n, const FemuNamespace *ns, uint64_t slba)
@@ -111,6 +126,7 @@ static uint16_t femu_io_rw(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     femu_io_range(req, ns, slba, nlb);
     if (write) {
         femu_fdp_placed(n, ns, &place, req);
+        femu_io_fua(n, cmd, req);
         lba_bitmap_set(&n->written, req->ftl.slba, req->ftl.nlb);
         femu_media_clear(n, req->ftl.slba, req->ftl.nlb);
         femu_smart_write(n, ns, bytes);
@@ -262,7 +278,8 @@ uint16_t femu_nvm_write_uncor(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd
 
 /*
  * Write Zeroes: with DEAC a deallocate, else a write of zeroes, placed as a Write is
- * (DTYPE and DSPEC as for Write: placement=fdp, cmd/fdp.c).
+ * (DTYPE and DSPEC as for Write: placement=fdp, cmd/fdp.c) and with its FUA. A deallocate
+ * has nothing to force: it is in the map, which survives a power cut (docs/ftl.md).
  */
 uint16_t femu_nvm_write_zeroes(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
                                FemuRequest *req)
@@ -285,6 +302,7 @@ uint16_t femu_nvm_write_zeroes(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cm
     femu_io_range(req, ns, slba, nlb);
     if (!deallocate) {
         femu_fdp_placed(n, ns, &place, req);
+        femu_io_fua(n, cmd, req);
     }
     data_store_discard(n->store, req->ftl.slba * n->secsz, req->ftl.nlb * n->secsz);
     femu_media_clear(n, req->ftl.slba, req->ftl.nlb);
