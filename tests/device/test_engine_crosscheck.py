@@ -11,7 +11,9 @@
    (trace_out=FILE, a version-2 trace with arrival times) and ftl-sim replays it open-loop
    at the recorded times. The FTL gets exactly the calls it had in the device, so every
    statistics file comes out byte for byte the same: rows, timestamps, per-LPN counts,
-   phases.
+   phases. With a write buffer the recording is version 5 and holds the guest's write
+   cache switches (Set Features 06h: WC records) and FUA writes (W ... fua), which replay
+   too.
 """
 import csv
 import math
@@ -37,6 +39,11 @@ CONSUMER = {**GEOMETRY, "cell_bits": 2, "slc_pg_rd_lat": 20000, "slc_pg_wr_lat":
             "slc_blk_er_lat": 1000000, "slc_cache": "on", "slc_static_units": 1,
             "slc_dynamic_pcent": 50, "read_retry_lat": 20000, "read_retry_pe_step": 2,
             "read_retry_age_s": 1}
+# The same SSD with a DRAM write buffer of 32 pages: a volatile write cache the guest
+# switches off and on, and FUA writes.
+WRITE_CACHE = {**GEOMETRY, "write_buffer_sectors": 256}
+FID_VWC = 0x06
+FUA = 1 << 30
 # The first test's GC: decisions by counts only (see the docstring).
 COUNT_ONLY_GC = {**GEOMETRY, "gc_mode": "line"}
 LOGICAL_PAGES = 768
@@ -168,23 +175,34 @@ def idle_second_boundary(stats):
              what=f"the stats.csv row ending at {boundary} s")
 
 
-def record(start, tmp_path, config=GEOMETRY):
-    """Drive the device with stats_dir and trace_out; return what was sent, by kind."""
+def record(start, tmp_path, config=GEOMETRY, cache=False):
+    """Drive the device with stats_dir and trace_out; return what was sent, by kind. With
+    cache, every 37th batch switches the write cache (off first) and a write in five is
+    FUA (sent["WC"], sent["fua"])."""
     props = ",".join(f"{k}={v}" for k, v in config.items())
     stats, trace = tmp_path / "device", tmp_path / "run.trace"
     machine = start(f"{props},stats_dir={stats},trace_out={trace}")
     nvme = machine.nvme
     sq = ready(nvme)[0]
     sent = {"W": 0, "R": 0, "D": 0, "F": 0}
-    rng = random.Random(5)
+    rng, fua_rng, wce = random.Random(5), random.Random(11), 1
+    if cache:
+        sent.update(WC=0, fua=0)
     assert phase(nvme, b"fill").ok
     for n, batch in enumerate(commands(nvme, sq)):
         if n == LOGICAL_PAGES // 4:
             assert phase(nvme, b"mixed").ok
             idle_second_boundary(stats)   # the trace's A record
+        if cache and n % 37 == 36:        # served between the batches around it
+            wce ^= 1
+            assert nvme.set_features(FID_VWC, wce).ok
+            sent["WC"] += 1
         cids = []
         for kind, cmd in batch:
             sent[kind] += 1
+            if cache and kind == "W" and fua_rng.random() < 0.2:
+                cmd.cdw12 |= FUA
+                sent["fua"] += 1
             if kind == "D":   # DSM takes its range table by DMA: one at a time
                 ranges = [(rng.randrange(LOGICAL_PAGES) * SECTORS_PER_PAGE, SECTORS_PER_PAGE)
                           for _ in range(rng.randint(1, 3))]
@@ -196,13 +214,21 @@ def record(start, tmp_path, config=GEOMETRY):
     return stats, trace, sent
 
 
-@pytest.mark.parametrize("config", [GEOMETRY, CONSUMER], ids=["plain", "slc-retries"])
+@pytest.mark.parametrize("config", [GEOMETRY, CONSUMER, WRITE_CACHE],
+                         ids=["plain", "slc-retries", "write-cache"])
 def test_a_recorded_device_run_replays_to_identical_statistics(start, run_ftl_sim, tmp_path,
                                                                config):
-    stats, trace, sent = record(start, tmp_path, config)
-    records = [line.split()[0] for line in trace.read_text().splitlines()
-               if line and not line.startswith("#")]
-    assert records[0] == "V" and records[-1] == "E"
+    cache = config is WRITE_CACHE
+    stats, trace, sent = record(start, tmp_path, config, cache=cache)
+    lines = [line.split() for line in trace.read_text().splitlines()
+             if line and not line.startswith("#")]
+    records = [fields[0] for fields in lines]
+    assert lines[0] == ["V", "5" if cache else "3"] and records[-1] == "E"
+    if cache:
+        fua = sum(1 for fields in lines if fields[0] == "W" and fields[-1] == "fua")
+        assert sent.pop("fua") == fua > 0 and sent["WC"] > 0
+        wce = [fields[-1] for fields in lines if fields[0] == "WC"]
+        assert wce == ["0", "1"] * (len(wce) // 2) + ["0"] * (len(wce) % 2)
     assert {k: records.count(k) for k in sent} == sent
     assert records.count("P") == 2 and records.count("A") >= 1
 
@@ -213,6 +239,11 @@ def test_a_recorded_device_run_replays_to_identical_statistics(start, run_ftl_si
     assert totals["gc_runs"] > 10, "the run is meant to exercise GC"
     print(f"\nrecorded {len(records)} records; device and replay: {totals}")
     names = STATS_FILES
+    if cache:
+        last = rows(stats / "stats.csv")
+        absorbed = sum(int(r["buf_absorbed_sectors"]) for r in last)
+        flushed = sum(int(r["buf_flushed_pages"]) for r in last)
+        assert absorbed > 0 and flushed > 0, (absorbed, flushed)
     if config is CONSUMER:
         last = rows(stats / "stats.csv")
         folded = sum(int(r["slc_folded_pages"]) for r in last)
