@@ -183,6 +183,25 @@ static void test_age_follows_erase_and_state(void)
     ftl_destroy(ftl);
 }
 
+/* A page the SLC cache took dates its block too (and senses at the SLC latency): written
+ * at 100 s, read at 130 s, 30 s of age are 3 steps (dating it from the clock's 0 would
+ * give 13). */
+static void test_slc_cache_pages_are_dated(void)
+{
+    struct ftl_config cfg = retry_config(0, 10, 16);
+    cfg.cell_bits = 2;
+    cfg.slc_pg_rd_lat = 25000;
+    cfg.slc_pg_wr_lat = 100000;
+    cfg.slc_blk_er_lat = 1000000;
+    cfg.slc_cache = 1;
+    cfg.slc_static_units = 1;
+    struct ftl *ftl = make_ftl(&cfg);
+    CHECK(write_pages(ftl, 100 * SEC, 0, 1, NULL) == FTL_OK);
+    CHECK_EQ_U64(counters(ftl).slc_host_pages, 1);
+    CHECK_EQ_U64(read_time(ftl, 0, 130 * SEC), 25000 + 3 * STEP);
+    ftl_destroy(ftl);
+}
+
 /* A model that makes a read exceed a second is refused, naming the key. */
 static void test_a_read_over_a_second_is_refused(void)
 {
@@ -214,6 +233,7 @@ int main(void)
     test_max_caps();
     test_fraction_is_a_seeded_draw();
     test_age_follows_erase_and_state();
+    test_slc_cache_pages_are_dated();
     test_a_read_over_a_second_is_refused();
     test_expected_steps();
     return check_summary();

@@ -3,13 +3,15 @@
 #define FEMU_FTL_FLASH_READ_RETRY_H
 
 #include "flash/ftl_handle.h"
+#include "flash/geometry.h"
 
-/* Note a program of ppa at now_ns: the first since its block's erase dates the block. */
-static inline void retry_note_program(struct ftl *ftl, uint64_t block_index, uint64_t now_ns,
-                                      bool block_was_empty)
+/* Note a program of ppa at now_ns, before the page is bound: the first program since its
+ * block's erase dates the block (every write pointer, the SLC cache's included). */
+static inline void retry_note_program(struct ftl *ftl, uint32_t ppa, uint64_t now_ns)
 {
-    if (block_was_empty) {
-        ftl->block_programmed_ns[block_index] = now_ns;
+    const struct block *b = ppa_block(ftl, ppa);
+    if (b->valid + b->invalid == 0) {
+        ftl->block_programmed_ns[b - ftl->blocks] = now_ns;
     }
 }
 

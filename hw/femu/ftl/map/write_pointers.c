@@ -58,8 +58,7 @@ bool wp_place(struct ftl *ftl, uint32_t wp, bool fallback, uint32_t lpn, uint32_
     }
     struct write_pointer *w = &ftl->wps[wp];
     *ppa = w->line * ftl->pgs_per_line + w->offset;
-    const struct block *b = ppa_block(ftl, *ppa);
-    retry_note_program(ftl, (uint64_t)(b - ftl->blocks), now_ns, b->valid + b->invalid == 0);
+    retry_note_program(ftl, *ppa, now_ns);
     map_bind(ftl, lpn, *ppa);  /* before a close, so the line is filed with its final count */
     w->offset = line_next_good(ftl, w->line, w->offset + 1);    /* past bad blocks */
     if (w->offset == ftl->pgs_per_line) {
@@ -103,6 +102,7 @@ bool slc_place(struct ftl *ftl, uint32_t lpn, uint32_t *ppa, uint64_t now_ns)
         ftl->lines[w->line].slc = true;
     }
     *ppa = w->line * ftl->pgs_per_line + w->offset;
+    retry_note_program(ftl, *ppa, now_ns);
     map_bind(ftl, lpn, *ppa);
     /* the first good page of a block is an SLC page, so an open unit has one ahead */
     w->offset = line_next_good(ftl, w->line, w->offset + 1);
