@@ -10,55 +10,8 @@
 #include "temp_file.h"
 #include "trace.h"
 
-static char tmp_path[4096];
-
-/* Write len bytes to a fresh temporary file; returns its path. */
-static const char *write_tmp(const char *data, size_t len)
-{
-    return write_temp_file(tmp_path, sizeof(tmp_path), "sim-trace", data, len);
-}
-
-static const char *write_str(const char *s)
-{
-    return write_tmp(s, strlen(s));
-}
-
-/* Expect the file to yield n_ok records and then an error at `line`
- * whose message contains `what`. */
-static void expect_error(const char *content, int n_ok, unsigned long line,
-                         const char *what, int src_line)
-{
-    char err[512] = "", want[600];
-    const char *path = write_str(content);
-    struct trace_reader *t = trace_open(path, err, sizeof(err));
-    struct trace_record rec;
-    int rc = -2, got = 0;
-
-    check_record(t != NULL, __FILE__, src_line, "trace_open");
-    if (t == NULL) {
-        unlink(path);
-        return;
-    }
-    while ((rc = trace_next(t, &rec, err, sizeof(err))) == 1) {
-        got++;
-    }
-    snprintf(want, sizeof(want), "%s:%lu: ", path, line);
-    if (!check_record(rc == -1 && got == n_ok && strstr(err, want) == err &&
-                      strstr(err, what) != NULL && strchr(err, '\n') == NULL,
-                      __FILE__, src_line, what))
-        fprintf(stderr, "    rc %d after %d records: '%s'\n", rc, got, err);
-    /* errors are final and repeat */
-    {
-        char again[512] = "";
-
-        check_record(trace_next(t, &rec, again, sizeof(again)) == -1 &&
-                     strcmp(again, err) == 0, __FILE__, src_line,
-                     "error repeats");
-    }
-    trace_close(t);
-    unlink(path);
-}
-#define EXPECT_ERROR(c, n, l, w) expect_error((c), (n), (l), (w), __LINE__)
+#define TRACE_TEST_PREFIX "sim-trace"
+#include "trace_test_util.h"
 
 static void test_happy_path(void)
 {

@@ -11,51 +11,8 @@
 #include "temp_file.h"
 #include "trace.h"
 
-static char tmp_path[4096];
-
-static const char *write_str(const char *s)
-{
-    return write_temp_file(tmp_path, sizeof(tmp_path), "sim-trace5", s, strlen(s));
-}
-
-/* The file yields n_ok records, then one error line "PATH:LINE: ...what...". */
-static void expect_error(const char *content, int n_ok, unsigned long line,
-                         const char *what, int src_line)
-{
-    char err[512] = "", want[600];
-    const char *path = write_str(content);
-    struct trace_reader *t = trace_open(path, err, sizeof(err));
-    struct trace_record rec;
-    int rc = -2, got = 0;
-
-    if (!check_record(t != NULL, __FILE__, src_line, "trace_open")) {
-        unlink(path);
-        return;
-    }
-    while ((rc = trace_next(t, &rec, err, sizeof(err))) == 1) {
-        got++;
-    }
-    snprintf(want, sizeof(want), "%s:%lu: ", path, line);
-    if (!check_record(rc == -1 && got == n_ok && strstr(err, want) == err &&
-                      strstr(err, what) != NULL && strchr(err, '\n') == NULL,
-                      __FILE__, src_line, what)) {
-        fprintf(stderr, "    rc %d after %d records: '%s'\n", rc, got, err);
-    }
-    trace_close(t);
-    unlink(path);
-}
-#define EXPECT_ERROR(c, n, l, w) expect_error((c), (n), (l), (w), __LINE__)
-
-/* The whole file as text (small files only). */
-static void read_text(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-    buf[n] = '\0';
-    if (f) {
-        fclose(f);
-    }
-}
+#define TRACE_TEST_PREFIX "sim-trace5"
+#include "trace_test_util.h"
 
 /* A FUA write ends with "fua", a plain one is version 4's line; WC records the switch. */
 static void test_writer_round_trip_v5(void)

@@ -1,0 +1,69 @@
+/*
+ * Helpers of ftl-sim's trace reader tests (tests/ftl-sim/test_trace*.c): a trace written
+ * to a temporary file, and the check that a file yields some records and then one error
+ * line naming the file and line. Define TRACE_TEST_PREFIX (the temporary files' name)
+ * before including; include check.h, temp_file.h and ftl-sim's trace.h first.
+ */
+#ifndef TRACE_TEST_UTIL_H
+#define TRACE_TEST_UTIL_H
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static char tmp_path[4096];
+
+/* Write len bytes to a fresh temporary file; returns its path. */
+static inline const char *write_tmp(const char *data, size_t len)
+{
+    return write_temp_file(tmp_path, sizeof(tmp_path), TRACE_TEST_PREFIX, data, len);
+}
+
+static inline const char *write_str(const char *s)
+{
+    return write_tmp(s, strlen(s));
+}
+
+/* The file yields n_ok records, then one error line "PATH:LINE: ...what...", which is
+ * final: asking again gives it again. */
+static inline void expect_error(const char *content, int n_ok, unsigned long line,
+                                const char *what, int src_line)
+{
+    char err[512] = "", want[600], again[512] = "";
+    const char *path = write_str(content);
+    struct trace_reader *t = trace_open(path, err, sizeof(err));
+    struct trace_record rec;
+    int rc = -2, got = 0;
+
+    if (!check_record(t != NULL, __FILE__, src_line, "trace_open")) {
+        unlink(path);
+        return;
+    }
+    while ((rc = trace_next(t, &rec, err, sizeof(err))) == 1) {
+        got++;
+    }
+    snprintf(want, sizeof(want), "%s:%lu: ", path, line);
+    if (!check_record(rc == -1 && got == n_ok && strstr(err, want) == err &&
+                      strstr(err, what) != NULL && strchr(err, '\n') == NULL,
+                      __FILE__, src_line, what)) {
+        fprintf(stderr, "    rc %d after %d records: '%s'\n", rc, got, err);
+    }
+    check_record(trace_next(t, &rec, again, sizeof(again)) == -1 && strcmp(again, err) == 0,
+                 __FILE__, src_line, "error repeats");
+    trace_close(t);
+    unlink(path);
+}
+#define EXPECT_ERROR(c, n, l, w) expect_error((c), (n), (l), (w), __LINE__)
+
+/* The whole file as text (small files only). */
+static inline void read_text(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+    buf[n] = '\0';
+    if (f) {
+        fclose(f);
+    }
+}
+
+#endif
