@@ -284,6 +284,14 @@ static int check_slc_structures(const struct ftl *ftl, uint8_t *seen, char *err,
         return ftl_error(err, errlen, "SLC FIFO holds %u units, count says %u", count,
                          ftl->slc_count);
     }
+    uint64_t valid = 0;
+    for (id = 0; id < nlines; id++) {
+        valid += ftl->lines[id].slc ? ftl->lines[id].valid : 0;
+    }
+    if (valid != ftl->slc_valid_pages) {
+        return ftl_error(err, errlen, "SLC units hold %llu valid pages, the gauge says %llu",
+                         (unsigned long long)valid, (unsigned long long)ftl->slc_valid_pages);
+    }
     if (ftl->slc_fold_off > ftl->slc_end || (ftl->slc_head == NO_LINE && ftl->slc_fold_off)) {
         return ftl_error(err, errlen, "SLC fold cursor %u is wrong", ftl->slc_fold_off);
     }

@@ -151,6 +151,8 @@ struct ftl {
     uint32_t slc_head, slc_tail, slc_count;
     uint32_t slc_fold_off;
     uint32_t slc_end;
+    uint64_t slc_valid_pages;   /* valid pages in SLC units (page_map.c keeps it), so the
+                                 * gauge is O(1) like the others */
 
     struct ftl_counters ctr;
     uint64_t valid_pages;

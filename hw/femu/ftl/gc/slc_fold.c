@@ -40,11 +40,7 @@ uint64_t slc_capacity_pages(const struct ftl *ftl)
 
 uint64_t slc_used_pages(const struct ftl *ftl)
 {
-    uint64_t used = ftl->slc_wp.line != NO_LINE ? ftl->lines[ftl->slc_wp.line].valid : 0;
-    for (uint32_t id = ftl->slc_head; id != NO_LINE; id = ftl->lines[id].next) {
-        used += ftl->lines[id].valid;
-    }
-    return used;
+    return ftl->slc_valid_pages;
 }
 
 /* A new SLC unit may be opened: the rule allows one more, and a free unit is left above

@@ -16,6 +16,7 @@ void map_invalidate(struct ftl *ftl, uint32_t ppa)
     ftl->lines[line].valid--;
     ftl->lines[line].invalid++;
     ftl->valid_pages--;
+    ftl->slc_valid_pages -= ftl->lines[line].slc;
     line_page_invalidated(ftl, line);
 }
 
@@ -29,7 +30,9 @@ void map_bind(struct ftl *ftl, uint32_t lpn, uint32_t ppa)
         mapped_set(ftl, lpn);
     }
     p2l_set(ftl, ppa, lpn);
+    uint32_t line = ppa_line(ftl, ppa);
     ppa_block(ftl, ppa)->valid++;
-    ftl->lines[ppa_line(ftl, ppa)].valid++;
+    ftl->lines[line].valid++;
     ftl->valid_pages++;
+    ftl->slc_valid_pages += ftl->lines[line].slc;
 }

@@ -479,6 +479,11 @@ static int load_lines(struct ftl *ftl, struct state_reader *r, uint64_t now_ns, 
         }
     }
     state_cursor_free(&c);
+    /* the SLC units' valid pages follow from the lines (ftl_check holds them together) */
+    ftl->slc_valid_pages = 0;
+    for (uint32_t i = 0; rc == 0 && i < ftl->nunits; i++) {
+        ftl->slc_valid_pages += ftl->lines[i].slc ? ftl->lines[i].valid : 0;
+    }
     return rc;
 }
 
