@@ -115,8 +115,7 @@ def _plot(args):
 
 
 def _compare(args):
-    if args.label and len(args.label) != len(args.runs):
-        raise AnalysisError(f"--label given {len(args.label)} times for {len(args.runs)} runs")
+    _check_labels(args)
     runs = _load_all(args.runs)
     explicit = parse_window(args.window)
     windows = [find_window(run, explicit) for run in runs]
@@ -138,24 +137,18 @@ def _fdp(args):
 
 
 def _read_latency(args):
-    if args.label and len(args.label) != len(args.runs):
-        raise AnalysisError(f"--label given {len(args.label)} times for {len(args.runs)} runs")
+    _check_labels(args)
     _check_dirs(args.runs)
     labels = args.label or [pathlib.Path(path).name for path in args.runs]
     return retry_plots.plot_read_latency(args.runs, labels, _out_for(args), args.format)
 
 
 def _write_cliff(args):
-    if args.label and len(args.label) != len(args.runs):
-        raise AnalysisError(f"--label given {len(args.label)} times for {len(args.runs)} runs")
-    runs = [load_run(path, need_series=False) for path in _existing(args.runs)]
+    _check_labels(args)
+    _check_dirs(args.runs)
+    runs = [load_run(path, need_series=False) for path in args.runs]
     labels = args.label or [run.name for run in runs]
     return cliff_plots.plot_write_cliff(runs, labels, _out_for(args), args.format)
-
-
-def _existing(paths):
-    _check_dirs(paths)
-    return paths
 
 
 def _cdf(args):
@@ -183,6 +176,11 @@ def _summary(args):
 def _load_all(paths):
     _check_dirs(paths)
     return [load_run(path) for path in counted(paths, "loading runs", "run")]
+
+
+def _check_labels(args):
+    if args.label and len(args.label) != len(args.runs):
+        raise AnalysisError(f"--label given {len(args.label)} times for {len(args.runs)} runs")
 
 
 def _check_dirs(paths):
