@@ -100,6 +100,56 @@ static void test_buffered_lost(void)
     ftl_destroy(ftl);
 }
 
+/* The buffered sectors of a page, as a cut would lose them: partial pages, a FUA write
+ * taking a page's buffered sectors along, a flush, beyond the logical pages. */
+static void test_buffered_mask(void)
+{
+    struct ftl_config cfg = one_lun(64);
+    struct ftl *ftl = make_ftl(&cfg);
+    uint64_t done;
+
+    wr(ftl, 1000, 1, 2, false);            /* page 0, sectors 1-2 */
+    wr(ftl, 2000, 6, 3, false);            /* page 1 sectors 2-3, page 2 sector 0 */
+    CHECK_EQ_U64(ftl_lpn_buffered_mask(ftl, 0), 0x6);
+    CHECK_EQ_U64(ftl_lpn_buffered_mask(ftl, 1), 0xc);
+    CHECK_EQ_U64(ftl_lpn_buffered_mask(ftl, 2), 0x1);
+    CHECK_EQ_U64(ftl_lpn_buffered_mask(ftl, 3), 0);
+    wr(ftl, 3000, 4, 1, true);             /* FUA on page 1: programmed with 2-3 */
+    CHECK_EQ_U64(ftl_lpn_buffered_mask(ftl, 1), 0);
+    CHECK_EQ_U64(ftl_lpn_buffered_mask(ftl, ftl_geometry_of(ftl)->logical_pages), 0);
+    CHECK(ftl_flush(ftl, 4000, &done) == FTL_OK);
+    CHECK_EQ_U64(ftl_lpn_buffered_mask(ftl, 0) | ftl_lpn_buffered_mask(ftl, 2), 0);
+    ftl_destroy(ftl);
+
+    struct ftl_config plain = one_lun(0);
+    ftl = make_ftl(&plain);
+    wr(ftl, 1000, 0, 4, false);
+    CHECK_EQ_U64(ftl_lpn_buffered_mask(ftl, 0), 0);   /* no buffer: nothing volatile */
+    ftl_destroy(ftl);
+}
+
+/* The shared lost list: buffered before torn, by LBA, touching ranges of a kind folded,
+ * ranges of different kinds kept apart. */
+static void test_loss_list(void)
+{
+    struct ftl_loss_list l = { 0 };
+
+    ftl_loss_list_add(&l, FTL_LOSS_TORN, 8, 4);
+    ftl_loss_list_add(&l, FTL_LOSS_BUFFERED, 4, 2);
+    ftl_loss_list_add(&l, FTL_LOSS_BUFFERED, 0, 4);
+    ftl_loss_list_add(&l, FTL_LOSS_TORN, 12, 4);
+    ftl_loss_list_add(&l, FTL_LOSS_BUFFERED, 9, 1);
+    ftl_loss_list_merge(&l);
+    CHECK(!l.failed);
+    CHECK_EQ_U64(l.n, 3);
+    CHECK(l.n == 3 && l.v[0].kind == FTL_LOSS_BUFFERED && l.v[0].slba == 0 && l.v[0].nlb == 6);
+    CHECK(l.n == 3 && l.v[1].kind == FTL_LOSS_BUFFERED && l.v[1].slba == 9 && l.v[1].nlb == 1);
+    CHECK(l.n == 3 && l.v[2].kind == FTL_LOSS_TORN && l.v[2].slba == 8 && l.v[2].nlb == 8);
+    CHECK(strcmp(ftl_loss_kind_name(FTL_LOSS_TORN), "torn") == 0);
+    ftl_loss_list_free(&l);
+    CHECK(l.v == NULL && l.n == 0);
+}
+
 /* Flush at 2000 programs pages 0 and 1 (ends 202000, then 402000): a cut once it has
  * completed loses only what came after it; a cut before tears the page still in flight. */
 static void test_flush_durable(void)
@@ -306,6 +356,8 @@ static void test_state_after_cut(void)
 int main(void)
 {
     test_buffered_lost();
+    test_buffered_mask();
+    test_loss_list();
     test_flush_durable();
     test_fua_durable();
     test_cache_off();

@@ -13,19 +13,12 @@
 
 #include "femu_ftl/ftl.h"
 
-struct sim_loss {
-    enum ftl_loss_kind kind;
-    uint64_t slba, nlb;     /* the device's sectors (LBAs of secsz bytes) */
-};
-
 struct sim_power_cut {
     uint64_t at_ns;             /* the cut, simulated time */
     bool plp;                   /* the configuration's plp */
     uint64_t cut_requests;      /* issued, not completed at the cut */
     struct ftl_power_cut_result res;
-    struct sim_loss *lost;      /* sorted by kind (buffered first), then slba; adjacent
-                                 * or overlapping ranges of a kind merged */
-    size_t nlost;
+    struct ftl_loss_list lost;  /* the device's sectors (LBAs of secsz bytes), merged */
 };
 
 /* Cut ftl's power at at_ns and collect what it lost. 0, or -1 with a reason. */

@@ -54,6 +54,11 @@ uint64_t ftl_buffered_sectors(const struct ftl *ftl)
     return ftl->wbuf ? wbuf_sectors(ftl) : 0;
 }
 
+uint64_t ftl_lpn_buffered_mask(const struct ftl *ftl, uint64_t lpn)
+{
+    return ftl->wbuf && lpn < ftl->geo.logical_pages ? wbuf_mask(ftl, (uint32_t)lpn) : 0;
+}
+
 void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out)
 {
     *out = ftl->ctr;

@@ -12,6 +12,8 @@
  */
 #include "femu_ftl/ftl.h"
 
+#include <stdlib.h>
+
 #include "femu_ftl/error.h"
 #include "flash/ftl_handle.h"
 #include "flash/timing.h"
@@ -117,4 +119,61 @@ int ftl_power_cut(struct ftl *ftl, uint64_t now_ns, bool plp, ftl_loss_fn lost, 
     ftl->newest_ns = now_ns;
     ftl->ctr.power_cuts++;
     return rc;
+}
+
+void ftl_loss_list_add(void *list, enum ftl_loss_kind kind, uint64_t slba, uint64_t nlb)
+{
+    struct ftl_loss_list *l = list;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        struct ftl_loss_range *v = realloc(l->v, cap * sizeof(*v));
+        if (!v) {
+            l->failed = true;
+            return;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = (struct ftl_loss_range){ .kind = kind, .slba = slba, .nlb = nlb };
+}
+
+static int by_kind_then_lba(const void *a, const void *b)
+{
+    const struct ftl_loss_range *x = a, *y = b;
+    if (x->kind != y->kind) {
+        return x->kind < y->kind ? -1 : 1;
+    }
+    return x->slba < y->slba ? -1 : x->slba > y->slba;
+}
+
+void ftl_loss_list_merge(struct ftl_loss_list *l)
+{
+    size_t out = 0;
+    if (!l->n) {
+        return;
+    }
+    qsort(l->v, l->n, sizeof(*l->v), by_kind_then_lba);
+    for (size_t i = 0; i < l->n; i++) {
+        struct ftl_loss_range *last = out ? &l->v[out - 1] : NULL;
+        if (last && last->kind == l->v[i].kind && l->v[i].slba <= last->slba + last->nlb) {
+            uint64_t end = l->v[i].slba + l->v[i].nlb;
+            if (end > last->slba + last->nlb) {
+                last->nlb = end - last->slba;
+            }
+            continue;
+        }
+        l->v[out++] = l->v[i];
+    }
+    l->n = out;
+}
+
+void ftl_loss_list_free(struct ftl_loss_list *l)
+{
+    free(l->v);
+    *l = (struct ftl_loss_list){ 0 };
+}
+
+const char *ftl_loss_kind_name(enum ftl_loss_kind kind)
+{
+    return kind == FTL_LOSS_BUFFERED ? "buffered" : "torn";
 }

@@ -242,11 +242,16 @@ uint32_t wbuf_pages(const struct ftl *ftl)
     return ftl->wbuf->pages;
 }
 
-bool wbuf_covers(const struct ftl *ftl, uint32_t lpn, uint64_t mask)
+uint64_t wbuf_mask(const struct ftl *ftl, uint32_t lpn)
 {
     const struct wbuf *b = ftl->wbuf;
     uint32_t i = lpn_table_get(&b->where, lpn);
-    return i != NO_ENTRY && (b->entries[i].mask & mask) == mask;
+    return i != NO_ENTRY ? b->entries[i].mask : 0;
+}
+
+bool wbuf_covers(const struct ftl *ftl, uint32_t lpn, uint64_t mask)
+{
+    return (wbuf_mask(ftl, lpn) & mask) == mask;
 }
 
 void wbuf_drop(struct ftl *ftl, uint64_t start, uint64_t end)

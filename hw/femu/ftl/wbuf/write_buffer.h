@@ -22,6 +22,8 @@ void wbuf_for_each(const struct ftl *ftl, void (*fn)(void *ctx, uint32_t lpn, ui
                    void *ctx);
 /* Pages buffered now. */
 uint32_t wbuf_pages(const struct ftl *ftl);
+/* The buffered sectors of lpn (0: none). */
+uint64_t wbuf_mask(const struct ftl *ftl, uint32_t lpn);
 /* Whether every sector of lpn set in mask (bit i: sector i of the page) is buffered. */
 bool wbuf_covers(const struct ftl *ftl, uint32_t lpn, uint64_t mask);
 /* Write every buffered page to flash; *done_ns when the last program ends. */

@@ -295,6 +295,10 @@ int ftl_flush(struct ftl *ftl, uint64_t now_ns, uint64_t *done_ns);
 
 /* Sectors in the write buffer now. */
 uint64_t ftl_buffered_sectors(const struct ftl *ftl);
+/* Which sectors of logical page lpn are in the write buffer now (bit i: sector i of the
+ * page; 0 without a buffer or past the logical pages): what a power cut would lose of it,
+ * so a host keeping the data can tell which of its copies is still the flash one. */
+uint64_t ftl_lpn_buffered_mask(const struct ftl *ftl, uint64_t lpn);
 
 /*
  * The volatile write cache (NVMe's Volatile Write Cache feature, WCE), on by default.
@@ -342,6 +346,26 @@ struct ftl_power_cut_result {
  */
 int ftl_power_cut(struct ftl *ftl, uint64_t now_ns, bool plp, ftl_loss_fn lost, void *ctx,
                   struct ftl_power_cut_result *result, char *err, size_t errlen);
+
+/*
+ * The lost ranges of a cut as a list, the one form the device's power_cut_lost.csv and
+ * ftl-sim's --lost-out share: ftl_loss_list_add is an ftl_loss_fn (ctx: the list);
+ * ftl_loss_list_merge sorts by kind (buffered first), then slba, and folds ranges of a
+ * kind that touch or overlap. failed: out of memory, ranges were left out.
+ */
+struct ftl_loss_range {
+    enum ftl_loss_kind kind;
+    uint64_t slba, nlb;
+};
+struct ftl_loss_list {
+    struct ftl_loss_range *v;
+    size_t n, cap;
+    bool failed;
+};
+void ftl_loss_list_add(void *list, enum ftl_loss_kind kind, uint64_t slba, uint64_t nlb);
+void ftl_loss_list_merge(struct ftl_loss_list *l);
+void ftl_loss_list_free(struct ftl_loss_list *l);
+const char *ftl_loss_kind_name(enum ftl_loss_kind kind);   /* "buffered", "torn" */
 
 /*
  * How many GC victims had each count of valid pages when chosen: counts[v] for v in
