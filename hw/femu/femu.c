@@ -28,6 +28,7 @@
 #include "system/system.h"
 
 #include "backend/ftl_view.h"
+#include "backend/power_cut.h"
 #include "backend/state.h"
 #include "backend/state_save.h"
 #include "cmd/fdp.h"
@@ -411,6 +412,7 @@ static void femu_release(FemuCtrl *n)
     lba_bitmap_destroy(&n->uncorrectable);
     femu_media_reset(n);                /* the LBA status page kept for RAE reads */
     femu_ftl_view_destroy(n);
+    femu_power_cut_release(n);
     femu_fdp_release(n);
     ftl_destroy(n->ftl);
     n->ftl = NULL;
@@ -442,7 +444,7 @@ static void femu_realize(PCIDevice *pci_dev, Error **errp)
         return;
     }
     femu_fdp_realize(n);
-    if (!femu_state_restore(n, errp)) {
+    if (!femu_power_cut_realize(n, errp) || !femu_state_restore(n, errp)) {
         femu_release(n);
         return;
     }
@@ -486,6 +488,7 @@ static void femu_instance_init(Object *obj)
     qemu_mutex_init(&n->reset_lock);
     qemu_cond_init(&n->reset_cond);
     femu_state_instance_init(n);
+    femu_power_cut_instance_init(n);
 }
 
 static void femu_instance_finalize(Object *obj)
@@ -497,6 +500,7 @@ static void femu_instance_finalize(Object *obj)
     qemu_cond_destroy(&n->reset_cond);
     qemu_mutex_destroy(&n->reset_lock);
     femu_state_instance_finalize(n);
+    femu_power_cut_instance_finalize(n);
     for (unsigned i = 0; i < FEMU_FTL_KEYS_MAX; i++) {
         g_free(n->ftl_props[i].text);
         n->ftl_props[i].text = NULL;

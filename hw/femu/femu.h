@@ -158,6 +158,9 @@ typedef struct FemuRequest {
      * admitted at fetch (FTL_REQ_ADMITTED) and slba/nlb are zoned sectors.
      */
     struct ftl_request ftl;
+    /* A write's FTL sectors as they were before it (g_malloc, freed with the request):
+     * the bytes a power cut puts back if the write is lost from the buffer. */
+    uint8_t *pre_data;
     uint64_t done_ns;
     bool keep_on_reset;         /* the FTL does it even if a reset drops the completion */
     char phase[17];
@@ -304,6 +307,32 @@ typedef struct FemuFtlView {
 } FemuFtlView;
 
 /* Newest-first error log, as Get Log Page 01h returns it. */
+/*
+ * Power loss (backend/power_cut.c). pre and masks: under engine_lock (the FTL thread, or
+ * the poller cutting). asked and armed: atomics the main loop sets and the poller takes.
+ * status, cuts: under lock.
+ */
+struct preimage_table;
+
+typedef enum FemuCutTrigger {
+    FEMU_CUT_NONE,
+    FEMU_CUT_AFTER_WRITES,      /* once `left` more writes are acknowledged */
+    FEMU_CUT_AFTER_FLUSHES,     /* once `left` more flushes are acknowledged */
+} FemuCutTrigger;
+
+typedef struct FemuPowerCut {
+    struct preimage_table *pre; /* NULL: a cut loses no buffered data (none, or plp) */
+    uint64_t *masks;            /* FTL thread: the buffered sectors before a write */
+    size_t masks_cap;
+    uint64_t no_preimage;       /* lost sectors with no kept bytes: read back as zeroes */
+    int asked;                  /* atomic: cut at the poller's next pass */
+    int armed;                  /* atomic FemuCutTrigger */
+    uint64_t left;              /* poller: acknowledgements to go */
+    QemuMutex lock;
+    char status[320];
+    uint64_t cuts;
+} FemuPowerCut;
+
 typedef struct FemuErrorLog {
     NvmeErrorLog entries[FEMU_ELPE + 1];
     unsigned next;
@@ -389,6 +418,7 @@ struct FemuCtrl {
     FemuRequest *dump_riders;           /* answered together with the dump in flight */
     unsigned phase_markers;
     FemuFeatures features;
+    FemuPowerCut power_cut;
     FemuFdp fdp;                        /* cmd/fdp.c */
     FemuErrorLog errlog;
     FemuSmart smart;

@@ -22,6 +22,7 @@
 #include "backend/ftl_status.h"
 #include "backend/ftl_thread.h"
 #include "backend/ftl_view.h"
+#include "backend/power_cut.h"
 #include "ctrl/wake.h"
 #include "femu_ftl/trace.h"
 #include "trace.h"
@@ -163,7 +164,12 @@ static void femu_ftl_ruh_update(FemuCtrl *n, FemuRequest *req, uint64_t *done_ns
  * the FTL's own. */
 static void femu_ftl_work(FemuCtrl *n, FemuRequest *req, uint64_t *done_ns)
 {
+    if (req->pre_data) {
+        femu_power_cut_before_serve(n, req);
+    }
     int rc = femu_ftl_serve(n, &req->ftl, done_ns);
+
+    femu_power_cut_after_serve(n, req);     /* the pre-images of what it buffered */
 
     if (rc == FTL_E_UNCORRECTABLE) {    /* a conventional read's or verify's page */
         req->media_error = true;    /* the poller marks the page (femu_media_done) */

@@ -13,6 +13,7 @@
  */
 #include "qemu/osdep.h"
 
+#include "backend/power_cut.h"
 #include "cmd/cmd.h"
 #include "cmd/fdp.h"
 #include "cmd/media.h"
@@ -116,6 +117,9 @@ static uint16_t femu_io_rw(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
         femu_smart_read(n, ns, 0, true);
         femu_req_ftl(req, FTL_OP_READ);
         return NVME_SUCCESS;
+    }
+    if (write) {
+        femu_power_cut_capture(n, req, femu_ns_sector(ns, slba), (uint64_t)nlb << ns->lba_shift);
     }
     /* Beyond MDTS: Invalid Field, from the PRP walker before any memory is touched. */
     status = femu_dma_prp(n, cmd, femu_ns_data(n, ns, slba), bytes, femu_max_transfer(n),
@@ -303,6 +307,7 @@ uint16_t femu_nvm_write_zeroes(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cm
     if (!deallocate) {
         femu_fdp_placed(n, ns, &place, req);
         femu_io_fua(n, cmd, req);
+        femu_power_cut_capture(n, req, req->ftl.slba, req->ftl.nlb);
     }
     data_store_discard(n->store, req->ftl.slba * n->secsz, req->ftl.nlb * n->secsz);
     femu_media_clear(n, req->ftl.slba, req->ftl.nlb);

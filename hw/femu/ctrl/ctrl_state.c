@@ -245,6 +245,20 @@ void femu_ctrl_shutdown_saved(FemuCtrl *n)
     }
 }
 
+/*
+ * After a power cut (backend/power_cut.c): the controller as at power-on, its registers
+ * cleared and every command in flight dropped unanswered; the host finds CSTS.RDY 0 and
+ * must enable it again (a rebooted guest does; a running driver resets it on timeout).
+ */
+void femu_ctrl_power_cycle(FemuCtrl *n)
+{
+    femu_regs_clear(n);
+    qatomic_set(&n->cc_changed, false);
+    n->cc_seen = 0;
+    femu_irq_forget_pending(n);
+    femu_ctrl_reset(n);
+}
+
 /* A queue the controller cannot read or write: fatal, until the host resets it. */
 void femu_ctrl_fatal(FemuCtrl *n)
 {
@@ -313,6 +327,7 @@ bool femu_ctrl_poll(FemuCtrl *n)
 bool femu_ctrl_work_pending(FemuCtrl *n)
 {
     return qatomic_read(&n->cc_changed) ||
+           (qatomic_read(&n->power_cut.asked) && !n->save_running) ||
            qatomic_read(&n->reset_requested) != n->reset_seen;
 }
 

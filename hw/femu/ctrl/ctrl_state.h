@@ -9,6 +9,7 @@ void femu_ctrl_machine_reset(FemuCtrl *n);  /* BQL: registers to reset values; w
 bool femu_ctrl_poll(FemuCtrl *n);           /* poller: run what CC/reset asked for */
 bool femu_ctrl_work_pending(FemuCtrl *n);   /* poller: a CC write or reset waits */
 void femu_ctrl_fatal(FemuCtrl *n);          /* poller */
+void femu_ctrl_power_cycle(FemuCtrl *n);    /* poller: after a power cut */
 void femu_ctrl_shutdown_saved(FemuCtrl *n); /* poller: the current shutdown's save is done */
 /* poller: a shutdown that found every request out starts its save once the reserved one
  * is back */

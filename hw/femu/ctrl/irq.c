@@ -85,11 +85,16 @@ void femu_irq_request(FemuCtrl *n, FemuCQueue *cq)
 }
 
 /* BQL, after a reset: the interrupts the poller asked for before it are void. */
-void femu_irq_discard_pending(FemuCtrl *n)
+void femu_irq_forget_pending(FemuCtrl *n)
 {
     for (unsigned word = 0; word < ARRAY_SIZE(n->irq_pending); word++) {
         qatomic_set(&n->irq_pending[word], 0);
     }
+}
+
+void femu_irq_discard_pending(FemuCtrl *n)
+{
+    femu_irq_forget_pending(n);
     femu_irq_update_pin(n);
 }
 

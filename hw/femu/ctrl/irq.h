@@ -12,5 +12,7 @@ void femu_irq_cleanup(FemuCtrl *n);
 void femu_irq_request(FemuCtrl *n, FemuCQueue *cq);    /* poller */
 void femu_irq_update_pin(FemuCtrl *n);                  /* BQL */
 void femu_irq_discard_pending(FemuCtrl *n);             /* BQL, after a reset */
+/* Poller: forget what was asked for, leaving the pin to the bottom half. */
+void femu_irq_forget_pending(FemuCtrl *n);
 
 #endif

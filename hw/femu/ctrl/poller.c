@@ -19,6 +19,7 @@
 
 #include "backend/ftl_thread.h"
 #include "backend/lpn_dump.h"
+#include "backend/power_cut.h"
 #include "backend/state_save.h"
 #include "cmd/cmd_set.h"
 #include "cmd/error_log.h"
@@ -158,6 +159,9 @@ static void femu_post(FemuCtrl *n, FemuCQueue *cq, FemuRequest *req)
 
     trace_femu_cqe_post((uint16_t)(cq - n->cq), req->sqid, req->cid, req->status,
                         femu_now_ns() - req->ftl.arrival_ns);
+    if (status == NVME_SUCCESS) {
+        femu_power_cut_acked(n, req);   /* an armed cut comes right after its Nth */
+    }
     femu_req_free(n, req);
     if (status != NVME_SUCCESS) {
         femu_ctrl_fatal(n);   /* later items of this pass are stale now and get freed */
@@ -172,7 +176,7 @@ static unsigned femu_post_held(FemuCtrl *n)
     for (unsigned qid = 0; qid <= n->queues; qid++) {
         FemuCQueue *cq = &n->cq[qid];
 
-        while (cq->valid && cq->held_head) {
+        while (cq->valid && cq->held_head && !qatomic_read(&n->power_cut.asked)) {
             FemuRequest *req = cq->held_head;
 
             if (!femu_req_stale(n, req) && femu_cq_full(n, cq)) {
@@ -196,12 +200,19 @@ static unsigned femu_complete_due(FemuCtrl *n)
     unsigned posted = femu_post_held(n);
     size_t count;
 
-    while ((count = completion_heap_pop_due(&n->heap, femu_now_ns(), items,
+    while (!qatomic_read(&n->power_cut.asked) &&
+           (count = completion_heap_pop_due(&n->heap, femu_now_ns(), items,
                                             ARRAY_SIZE(items))) > 0) {
         for (size_t i = 0; i < count; i++) {
             FemuRequest *req = items[i];
             FemuCQueue *cq;
 
+            if (qatomic_read(&n->power_cut.asked)) {
+                /* a cut came with an earlier one of the batch: nothing more is posted
+                 * (these are dropped with the power cycle's reset) */
+                completion_heap_push(&n->heap, req->done_ns, req);
+                continue;
+            }
             if (femu_req_stale(n, req)) {
                 femu_req_free(n, req);
                 continue;
@@ -307,6 +318,11 @@ static void *femu_poller_run(void *opaque)
     prctl(PR_SET_TIMERSLACK, 1UL);   /* wake for a completion when it is due, not 50 us late */
     while (!qatomic_read(&n->stop)) {
         bool work = femu_ctrl_poll(n) | femu_state_poll(n);   /* QMP save-state */
+
+        if (femu_power_cut_poll(n)) {   /* QMP power-cut: the power comes back at once */
+            femu_ctrl_power_cycle(n);
+            work = true;
+        }
 
         if (femu_ctrl_serving(n)) {
             for (unsigned qid = 0; qid <= n->queues && femu_ctrl_serving(n); qid++) {

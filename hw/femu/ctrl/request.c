@@ -19,6 +19,8 @@ static void femu_req_free_ranges(FemuRequest *req)
     g_free((struct ftl_range *)req->ftl.ranges);
     req->ftl.ranges = NULL;
     req->ftl.nranges = 0;
+    g_free(req->pre_data);      /* a write's pre-image bytes (backend/power_cut.c) */
+    req->pre_data = NULL;
 }
 
 void femu_req_pool_init(FemuCtrl *n)
