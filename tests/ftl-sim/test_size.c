@@ -141,6 +141,8 @@ int main(void)
     DUR_OK("500msec", 0.5);
     DUR_OK("250us", 250e-6);
     DUR_OK("250usec", 250e-6);
+    DUR_OK("1234567ns", 1234567e-9);
+    DUR_OK("40nsec", 40e-9);
     DUR_OK("0", 0);
     DUR_OK("1.5", 1.5);
     DUR_OK("0.5h", 1800);
@@ -157,7 +159,7 @@ int main(void)
     DUR_BAD("5 s", "unit ' s'");
     DUR_BAD("1h30m", "unit 'h30m'");
     DUR_BAD("5mins", "unit");
-    DUR_BAD("5ns", "unit");
+    DUR_BAD("5ps", "unit");
     DUR_BAD("1e3", "unit 'e3'");
     DUR_BAD("1e400", "unit");
     {

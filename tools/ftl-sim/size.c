@@ -134,6 +134,7 @@ int parse_duration_s(const char *text, double *seconds, char *err,
         { "", 1.0 }, { "s", 1.0 }, { "sec", 1.0 },
         { "ms", 1e-3 }, { "msec", 1e-3 },
         { "us", 1e-6 }, { "usec", 1e-6 },
+        { "ns", 1e-9 }, { "nsec", 1e-9 },   /* a device's cut instant, power_cuts.csv */
         { "m", 60.0 }, { "h", 3600.0 }, { "d", 86400.0 },
     };
     const char *end;
@@ -178,5 +179,5 @@ int parse_duration_s(const char *text, double *seconds, char *err,
         }
     }
     return bad_text(err, errlen, text, "unknown time unit '%.16s' (want d, "
-                    "h, m, s, ms or us)", end);
+                    "h, m, s, ms, us or ns)", end);
 }

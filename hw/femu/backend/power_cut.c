@@ -280,6 +280,9 @@ bool femu_power_cut_poll(FemuCtrl *n)
     if (n->power_cut.pre) {
         preimage_clear(n->power_cut.pre);
     }
+    /* the FTL after a cut is one a drive could power on with: checked (cuts are rare), so
+     * a fuzzer cutting mid-flight sees any inconsistency at once */
+    bool consistent = rc != FTL_OK || ftl_check(n->ftl, err, sizeof(err)) == 0;
     femu_ftl_view_publish(n);
     qemu_mutex_unlock(&n->engine_lock);
     if (rc != FTL_OK) {
@@ -293,6 +296,13 @@ bool femu_power_cut_poll(FemuCtrl *n)
     qemu_mutex_unlock(&n->power_cut.lock);
 
     uint64_t at_ns = now - n->stats_start_ns;   /* trace_out's and stats' time origin */
+    if (!consistent) {
+        error_report("femu: power cut %" PRIu64 ": the FTL fails its check: %s", cut, err);
+        femu_cut_set_status(n, "failed: cut %" PRIu64 " left an FTL that fails its check: %s",
+                            cut, err);
+        ftl_loss_list_free(&apply.lost);
+        return true;
+    }
     bool written = !n->stats_dir ||
                    femu_cut_write_files(n, cut, at_ns, &res, &apply.lost);
     femu_cut_set_status(n, "cut %" PRIu64 " at %" PRIu64 " ns: %" PRIu64 " buffered sectors "
