@@ -10,6 +10,8 @@
     femu-lab dftl-study [--seed N] [-o DIR] ... DFTL, write buffer and streams in ftl-sim
     femu-lab fdp-lab [--hot-handle N] [-o DIR] ... fdp-separation with and without FDP
                                                 placement identifiers, side by side
+    femu-lab crash [--fs ext4,f2fs] [--cuts N] ...  crash consistency: power cuts, reboots,
+                                                durable writes checked (a table)
 
 Bad arguments: one line on stderr, exit status 2. A sweep whose points all finished
 exits 0, one with failed points 1 (after the others ran and the table was written).
@@ -24,6 +26,7 @@ from femu_common.cli_args import OneLineParser, UsageError, whole_number
 from . import devconfig, setup_steps, workloads
 from .bench import runner as bench
 from .devconfig import ConfigError
+from .crash import lab as crash_lab
 from .dftl import study as dftl_study
 from .fdp import lab as fdp_lab
 from .ftl_sim import SimError
@@ -39,7 +42,7 @@ from .vm import accel
 from .workloads import WorkloadError
 
 PROG = "femu-lab"
-COMMANDS = ("sweep", "run", "age", "workloads", "bench", "dftl-study", "fdp-lab")
+COMMANDS = ("sweep", "run", "age", "workloads", "bench", "dftl-study", "fdp-lab", "crash")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,6 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
         "fdp-lab", help="FDP: fdp-separation with and without placement identifiers (aged "
                         "states, VM runs, ftl-sim replays, femu-plot fdp, a table)",
         **fdp_lab.parser_texts()))
+    crash_lab.add_arguments(commands.add_parser(
+        "crash", help="crash consistency: ext4 / F2FS x barriers x plp, power cut at random "
+                      "points, rebooted, durable writes checked (a table)",
+        **crash_lab.parser_texts()))
     return parser
 
 
@@ -196,6 +203,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             return dftl_study.run(args, prog=f"{PROG} dftl-study")
         if args.command == "fdp-lab":
             return fdp_lab.run(args, prog=f"{PROG} fdp-lab")
+        if args.command == "crash":
+            return crash_lab.run(args)
         return _sweep(args)
     except (UsageError, PlanError, ConfigError, WorkloadError, CheckError,
             FolderError, AgedError, accel.AccelError) as error:

@@ -26,7 +26,6 @@
 #include "qapi/error.h"
 #include "qapi/visitor.h"
 
-#include "backend/ftl_thread.h"
 #include "backend/ftl_view.h"
 #include "backend/power_cut.h"
 #include "store/preimage.h"
@@ -260,7 +259,12 @@ static void femu_cut_set_status(FemuCtrl *n, const char *fmt, ...)
     qemu_mutex_unlock(&n->power_cut.lock);
 }
 
-bool femu_power_cut_poll(FemuCtrl *n)
+bool femu_power_cut_due(FemuCtrl *n)
+{
+    return qatomic_read(&n->power_cut.asked) && !n->save_running;   /* a save ends first */
+}
+
+bool femu_power_cut_take(FemuCtrl *n)
 {
     struct femu_cut_apply apply = { .n = n };
     struct ftl_power_cut_result res;
@@ -268,12 +272,7 @@ bool femu_power_cut_poll(FemuCtrl *n)
     uint64_t now, cut;
     int rc;
 
-    if (!qatomic_read(&n->power_cut.asked) || n->save_running) {
-        return false;   /* a state save being written ends first */
-    }
     qatomic_set(&n->power_cut.asked, 0);
-    qemu_mutex_lock(&n->engine_lock);
-    femu_ftl_serve_queued(n);       /* everything fetched reaches the FTL, in order */
     now = femu_now_ns();
     rc = ftl_power_cut(n->ftl, now, n->ftl_config.plp, femu_cut_lost, &apply, &res, err,
                        sizeof(err));
@@ -284,7 +283,6 @@ bool femu_power_cut_poll(FemuCtrl *n)
      * a fuzzer cutting mid-flight sees any inconsistency at once */
     bool consistent = rc != FTL_OK || ftl_check(n->ftl, err, sizeof(err)) == 0;
     femu_ftl_view_publish(n);
-    qemu_mutex_unlock(&n->engine_lock);
     if (rc != FTL_OK) {
         femu_cut_set_status(n, "failed: %s", err);
         ftl_loss_list_free(&apply.lost);

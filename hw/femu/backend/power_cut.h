@@ -23,8 +23,11 @@ void femu_power_cut_before_serve(FemuCtrl *n, const FemuRequest *req);
 void femu_power_cut_after_serve(FemuCtrl *n, FemuRequest *req);
 /* Poller, posting a completion: count it toward an armed cut. */
 void femu_power_cut_acked(FemuCtrl *n, const FemuRequest *req);
-/* Poller, every pass: cut if asked (the FTL loses per the model, the store reads back what
- * flash holds, the files are written). true: the controller must now be power cycled. */
-bool femu_power_cut_poll(FemuCtrl *n);
+/* Poller, every pass: whether a cut is asked for (and no state save is being written). */
+bool femu_power_cut_due(FemuCtrl *n);
+/* Poller, holding engine_lock, every fetched request served: cut (the FTL loses per the
+ * model, the store reads back what flash holds, the files are written). true: the
+ * controller must now be power cycled. */
+bool femu_power_cut_take(FemuCtrl *n);
 
 #endif

@@ -319,8 +319,14 @@ static void *femu_poller_run(void *opaque)
     while (!qatomic_read(&n->stop)) {
         bool work = femu_ctrl_poll(n) | femu_state_poll(n);   /* QMP save-state */
 
-        if (femu_power_cut_poll(n)) {   /* QMP power-cut: the power comes back at once */
-            femu_ctrl_power_cycle(n);
+        if (femu_power_cut_due(n)) {    /* QMP power-cut: the power comes back at once */
+            qemu_mutex_lock(&n->engine_lock);
+            femu_ftl_serve_queued(n);   /* everything fetched reaches the FTL, in order */
+            bool cut = femu_power_cut_take(n);
+            qemu_mutex_unlock(&n->engine_lock);
+            if (cut) {
+                femu_ctrl_power_cycle(n);
+            }
             work = true;
         }
 
