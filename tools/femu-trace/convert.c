@@ -112,7 +112,8 @@ int convert_run(const char *in, const char *out, enum out_format to, const char 
         status = 1;
     }
     if (status == 0 && rename(tmp, out)) {
-        snprintf(err, sizeof(err), "cannot rename %s to %s: %s", tmp, out, strerror(errno));
+        snprintf(err, sizeof(err), "cannot rename %.200s to %.200s: %s", tmp, out,
+                 strerror(errno));
         status = 1;
     }
     if (status != 0) {
