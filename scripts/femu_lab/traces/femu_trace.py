@@ -27,6 +27,10 @@ class TraceToolError(RuntimeError):
     """femu-trace is missing, or failed; one line (its own last line when it said one)."""
 
 
+class TraceToolMissing(TraceToolError):
+    """femu-trace is not built (a setup problem, not a bad trace)."""
+
+
 def tool_path() -> Path:
     return devconfig.c_tool_path(NAME)
 
@@ -34,7 +38,7 @@ def tool_path() -> Path:
 def require_tool() -> Path:
     path = tool_path()
     if not path.exists():
-        raise TraceToolError(f"{path} is not built: build it with 'meson setup build/release "
+        raise TraceToolMissing(f"{path} is not built: build it with 'meson setup build/release "
                              "--buildtype=release && ninja -C build/release'")
     return path
 
