@@ -60,44 +60,54 @@ static int fail(struct trace_reader *t, char *err, size_t errlen,
     return -1;
 }
 
-struct trace_reader *trace_open(const char *path, char *err, size_t errlen)
+/* A reader over f, named name in messages; it closes f unless f is stdin. */
+static struct trace_reader *open_on(FILE *f, const char *name, char *err, size_t errlen)
 {
-    struct trace_reader *t;
-    size_t len;
+    struct trace_reader *t = calloc(1, sizeof(*t));
+    size_t len = strlen(name);
 
-    if (path == NULL || path[0] == '\0') {
-        copy_msg("no trace file given", err, errlen);
-        return NULL;
-    }
-    t = calloc(1, sizeof(*t));
-    len = strlen(path);
     if (t == NULL || (t->path = malloc(len + 1)) == NULL) {
         free(t);
+        if (f != stdin) {
+            fclose(f);
+        }
         copy_msg("out of memory opening a trace", err, errlen);
         return NULL;
     }
-    memcpy(t->path, path, len + 1);
-    if (strcmp(path, "-") == 0) {
-        t->f = stdin;
-        strcpy(t->path, "-");
-    } else {
-        t->f = fopen(path, "r");
-        t->close_f = 1;
-        if (t->f == NULL) {
-            if (err != NULL && errlen > 0) {
-                snprintf(err, errlen, "%s: cannot open: %s", path,
-                         strerror(errno));
-            }
-            free(t->path);
-            free(t);
-            return NULL;
-        }
-    }
+    memcpy(t->path, name, len + 1);
+    t->f = f;
+    t->close_f = f != stdin;
     /* The version is the first record's business: read it now, hand it out later. */
     t->version = 1;
     t->ahead_rc = parse_next(t, &t->ahead, NULL, 0);
     t->ahead_pending = true;
     return t;
+}
+
+struct trace_reader *trace_open(const char *path, char *err, size_t errlen)
+{
+    FILE *f;
+
+    if (path == NULL || path[0] == '\0') {
+        copy_msg("no trace file given", err, errlen);
+        return NULL;
+    }
+    if (strcmp(path, "-") == 0) {
+        return open_on(stdin, "-", err, errlen);
+    }
+    f = fopen(path, "r");
+    if (f == NULL) {
+        if (err != NULL && errlen > 0) {
+            snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        }
+        return NULL;
+    }
+    return open_on(f, path, err, errlen);
+}
+
+struct trace_reader *trace_open_stream(FILE *f, const char *name, char *err, size_t errlen)
+{
+    return open_on(f, name, err, errlen);
 }
 
 int trace_version(const struct trace_reader *t)

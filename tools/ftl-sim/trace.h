@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "femu_ftl/trace.h"
 
@@ -76,6 +77,10 @@ struct trace_reader;
 /* Open a trace file ("-" reads standard input).  NULL + message on
  * failure. */
 struct trace_reader *trace_open(const char *path, char *err, size_t errlen);
+
+/* The same over an open stream (e.g. a decompressing one), which the reader owns and
+ * closes; name is the file's name in messages. */
+struct trace_reader *trace_open_stream(FILE *f, const char *name, char *err, size_t errlen);
 
 /* Read the next record into *rec: 1 = record, 0 = end of file,
  * -1 = error ("FILE:LINE: ..." in err). */

@@ -1,0 +1,133 @@
+/*
+ * convert.c - femu-trace convert: each request read, folded into the device
+ * (--device-bytes with --trace-lba-map), widened to whole 512-byte sectors, its time made
+ * relative to the first request and scaled (--trace-time), then written.
+ */
+#include "convert.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "scan.h"
+
+#define SECTOR 512
+
+/* --trace-lba-map scale divides by the extent: --trace-extent, else a pre-pass. */
+static int find_extent(const char *in, struct tin_settings *s, char *err, size_t errlen)
+{
+    if (s->map.mode != TIN_MAP_SCALE || s->extent_set || !s->map.device_bytes) {
+        return 0;
+    }
+    struct tin_scan scan;
+    if (tin_scan_file(in, &s->in, &scan, err, errlen)) {
+        return -1;
+    }
+    s->map.extent = scan.extent;
+    return 0;
+}
+
+/* The conversion proper into w; 0, or 2 with err (bad input). */
+static int copy_requests(const char *in, struct tin_settings *s, struct writer *w,
+                         char *err, size_t errlen)
+{
+    struct tin_reader *r = tin_open(in, &s->in, err, errlen);
+    if (!r) {
+        return 2;
+    }
+    struct tin_record rec;
+    int rc, status = 0;
+    uint64_t any = 0;
+    while (status == 0 && (rc = tin_next(r, &rec, err, errlen)) == 1) {
+        uint64_t t, first, count;
+        int mapped = tin_map_apply(&s->map, in, &rec, err, errlen);
+        if (mapped < 0 || tin_clock_ns(&s->clock, in, &rec, &t, err, errlen)) {
+            status = 2;
+            break;
+        }
+        if (mapped > 0) {
+            continue;
+        }
+        if (rec.op != TIN_FLUSH) {
+            tin_align(rec.offset, rec.length, SECTOR, &first, &count);
+            rec.offset = first * SECTOR;
+            rec.length = count * SECTOR;
+        }
+        if (writer_request(w, &rec, t)) {
+            snprintf(err, errlen, "write failed: %s", strerror(errno));
+            status = 1;
+        }
+        any++;
+    }
+    if (status == 0 && rc < 0) {
+        status = 2;
+    }
+    if (status == 0 && any == 0) {
+        snprintf(err, errlen, "%s: no usable request in the trace", in);
+        status = 2;
+    }
+    tin_close(r);
+    return status;
+}
+
+int convert_run(const char *in, const char *out, enum out_format to, const char *fio_file,
+                struct tin_settings *s)
+{
+    char err[512], tmp[4096];
+    if (find_extent(in, s, err, sizeof(err))) {
+        fprintf(stderr, "femu-trace: %s\n", err);
+        return 2;
+    }
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", out) >= (int)sizeof(tmp)) {
+        fprintf(stderr, "femu-trace: %s: name too long\n", out);
+        return 2;
+    }
+    int fd = mkstemp(tmp);
+    if (fd >= 0) {
+        /* mkstemp's 0600 would outlive the rename: the usual mode instead */
+        mode_t mask = umask(0);
+        umask(mask);
+        fchmod(fd, 0666 & ~mask);
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        fprintf(stderr, "femu-trace: cannot create %s: %s\n", tmp, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        return 1;
+    }
+    struct writer w = { .f = f, .format = to, .fio_file = fio_file };
+    int status = writer_begin(&w, in) ? 1 : copy_requests(in, s, &w, err, sizeof(err));
+    if (status == 0 && writer_end(&w)) {
+        snprintf(err, sizeof(err), "%s: write failed", out);
+        status = 1;
+    }
+    if (fclose(f) && status == 0) {
+        snprintf(err, sizeof(err), "%s: write failed: %s", out, strerror(errno));
+        status = 1;
+    }
+    if (status == 0 && rename(tmp, out)) {
+        snprintf(err, sizeof(err), "cannot rename %s to %s: %s", tmp, out, strerror(errno));
+        status = 1;
+    }
+    if (status != 0) {
+        fprintf(stderr, "femu-trace: %s\n", err);
+        unlink(tmp);
+        return status;
+    }
+    if (w.left_out) {
+        fprintf(stderr, "femu-trace: %llu trims and flushes have no MQSim record: left out\n",
+                (unsigned long long)w.left_out);
+    }
+    if (s->map.remapped || s->map.dropped) {
+        fprintf(stderr, "femu-trace: --trace-lba-map %s: %llu requests moved, %llu longer "
+                "than the device dropped\n", tin_lba_map_name(s->map.mode),
+                (unsigned long long)s->map.remapped, (unsigned long long)s->map.dropped);
+    }
+    return 0;
+}

@@ -1,0 +1,105 @@
+/* femu_in.c - femu's trace records as trace_in records (femu_in.h). */
+#include "femu_in.h"
+
+#include <stdlib.h>
+
+struct femu_in {
+    struct trace_reader *t;
+    const char *path;           /* the caller's, for messages */
+    struct trace_record cur;    /* a D record whose ranges are being handed out */
+    uint32_t next_range;
+};
+
+struct femu_in *femu_in_open(FILE *stream, const char *path, char *err, size_t errlen)
+{
+    struct femu_in *r = calloc(1, sizeof(*r));
+    if (!r) {
+        fclose(stream);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    r->path = path;
+    r->t = trace_open_stream(stream, path, err, errlen);
+    if (!r->t) {
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* The next range of the current D record as a trim; false when there is none left. */
+static bool next_range(struct femu_in *r, struct tin_record *rec)
+{
+    if (r->cur.op != TRACE_DEALLOCATE || r->next_range >= r->cur.nranges) {
+        return false;
+    }
+    const struct trace_range *range = &r->cur.ranges[r->next_range++];
+    *rec = (struct tin_record){ .op = TIN_TRIM, .timed = trace_version(r->t) >= 2,
+                                .time_ns = r->cur.time_ns, .stream = -1, .line = r->cur.line,
+                                /* the reader checked lba + nsect fits; * 512 may not */
+                                .offset = range->lba * IO_TRACE_SECTOR,
+                                .length = range->nsect * IO_TRACE_SECTOR };
+    return true;
+}
+
+int femu_in_next(struct femu_in *r, struct tin_record *rec, char *err, size_t errlen)
+{
+    for (;;) {
+        if (next_range(r, rec)) {
+            return 1;
+        }
+        int rc = trace_next(r->t, &r->cur, err, errlen);
+        if (rc <= 0) {
+            return rc;
+        }
+        const struct trace_record *t = &r->cur;
+        r->next_range = 0;
+        *rec = (struct tin_record){ .timed = trace_version(r->t) >= 2, .time_ns = t->time_ns,
+                                    .stream = t->stream, .fua = t->fua, .line = t->line };
+        switch (t->op) {
+        case TRACE_WRITE:
+        case TRACE_READ:
+            if (t->lba > UINT64_MAX / IO_TRACE_SECTOR - t->nsect) {
+                snprintf(err, errlen, "%s:%lu: lba + nsect is beyond 2^64 bytes", r->path,
+                         t->line);
+                return -1;
+            }
+            rec->op = t->op == TRACE_WRITE ? TIN_WRITE : TIN_READ;
+            rec->offset = t->lba * IO_TRACE_SECTOR;
+            rec->length = t->nsect * IO_TRACE_SECTOR;
+            return 1;
+        case TRACE_FLUSH:
+            rec->op = TIN_FLUSH;
+            return 1;
+        case TRACE_DEALLOCATE:
+            for (uint32_t i = 0; i < t->nranges; i++) {
+                if (t->ranges[i].lba > UINT64_MAX / IO_TRACE_SECTOR - t->ranges[i].nsect) {
+                    snprintf(err, errlen, "%s:%lu: a range is beyond 2^64 bytes", r->path,
+                             t->line);
+                    return -1;
+                }
+            }
+            continue;
+        default:
+            continue;   /* not a block request */
+        }
+    }
+}
+
+struct trace_reader *femu_in_reader(struct femu_in *r)
+{
+    return r->t;
+}
+
+int femu_in_version(const struct femu_in *r)
+{
+    return trace_version(r->t);
+}
+
+void femu_in_close(struct femu_in *r)
+{
+    if (r) {
+        trace_close(r->t);
+        free(r);
+    }
+}
