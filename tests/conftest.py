@@ -28,6 +28,16 @@ def ftl_sim() -> pathlib.Path:
 
 
 @pytest.fixture(scope="session")
+def femu_trace() -> pathlib.Path:
+    """Path of the femu-trace binary built beside ftl-sim (tools/femu-trace)."""
+    path = _build_dir() / "tools" / "femu-trace" / "femu-trace"
+    if not path.exists():
+        pytest.fail(f"{path} is missing: build it with tests/run.sh "
+                    "(or meson setup build/release && meson compile -C build/release)")
+    return path
+
+
+@pytest.fixture(scope="session")
 def run_ftl_sim(ftl_sim):
     """Run ftl-sim with the given arguments; return the CompletedProcess (text mode)."""
     def run(*args, check=True):

@@ -18,7 +18,7 @@ from .. import devconfig
 
 NAME = "femu-trace"
 TARGETS = ("fio-iolog", "femu", "mqsim")        # what convert writes
-READ_FORMATS = ("auto", "femu", "msr", "spc", "blkparse", "fio-iolog", "mqsim", "disksim")
+READ_FORMATS = ("auto", "msr", "spc", "blkparse", "fio", "mqsim", "disksim", "femu")
 LBA_MAPS = ("modulo", "scale", "refuse")
 MIB = 1 << 20
 
@@ -119,8 +119,14 @@ def describe(trace: Path, summary: Dict[str, object]) -> str:
     for kind in ("trims", "flushes"):
         lines.append(f"  {kind:<8}{int(summary[kind]):>12,}  "
                      f"{_share(int(summary[kind]), records)}")
-    lines.append(f"  footprint {size_text(int(summary['footprint_bytes']))} (distinct bytes "
-                 "addressed)")
+    approximate = " (approximate)" if summary.get("footprint_approximate") else ""
+    lines.append(f"  footprint {size_text(int(summary['footprint_bytes']))} in distinct 4 KiB "
+                 f"pages{approximate}")
+    dropped = {key: int(summary.get(key) or 0)
+               for key in ("skipped_bad", "zero_length", "filtered")}
+    if any(dropped.values()):
+        lines.append("  left out: " + ", ".join(f"{count:,} {key.replace('_', ' ')}"
+                                                for key, count in dropped.items() if count))
     histogram = summary.get("size_histogram") or {}
     if histogram:
         lines.append("  request sizes (up to):")

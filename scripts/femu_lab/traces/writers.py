@@ -94,7 +94,8 @@ def write_femu(requests: Iterable[Request], out: TextIO) -> None:
     out.write(f"E {last_ns}\n")
 
 
-# The names femu-trace's --trace-format uses, and fio-iolog-v2 for the untimed iolog.
+# What generate calls each format (femu-trace's names, but fio-iolog and fio-iolog-v2 for
+# fio's timed and untimed iologs).
 WRITERS: Dict[str, Writer] = {
     "msr": write_msr,
     "spc": write_spc,
@@ -105,6 +106,5 @@ WRITERS: Dict[str, Writer] = {
     "disksim": write_disksim,
     "femu": write_femu,
 }
-# The reader that reads each one back (femu-trace's --trace-format).
-READER_FORMAT = {name: "fio-iolog" if name.startswith("fio-iolog") else name
-                 for name in WRITERS}
+# The reader that reads each one back (femu-trace's --trace-format, and its info's format).
+READER_FORMAT = {name: "fio" if name.startswith("fio-iolog") else name for name in WRITERS}
