@@ -84,7 +84,7 @@ def test_zone_write_goes_zone_after_zone_finishing_and_resetting(run_ftl_sim, tm
 
 def comparable(summary):
     return {k: v for k, v in summary.items()
-            if k not in ("workload", "config_file", "config_files")}
+            if k not in ("workload", "trace_input", "config_file", "config_files")}
 
 
 def test_a_recorded_zoned_run_replays_with_identical_counters(run_ftl_sim, tmp_path):

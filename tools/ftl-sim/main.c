@@ -21,6 +21,7 @@
 #include "summary.h"
 #include "workload.h"
 #include "femu_ftl/zns.h"
+#include "options.h"
 
 #define EXIT_USAGE 2
 #define NS_PER_S 1000000000.0
@@ -54,6 +55,7 @@ struct options {
     int print_config;
     enum { REPLAY_AUTO, REPLAY_OPEN, REPLAY_CLOSED } replay;
     int qd_given;
+    struct tin_settings trace_in;   /* --trace-format and the other --trace-* options */
 };
 
 static const char usage_text[] =
@@ -96,6 +98,20 @@ static const char usage_text[] =
     "                    records) or 4 (FDP handle updates), which the device records with\n"
     "                    trace_out=FILE; zone rules refusing a record count in zone_errors\n"
     "                    and the replay goes on\n"
+    "  --trace-format F  the trace's format: auto (the default: detected from its first\n"
+    "                    lines, named on stderr), femu, msr, spc, blkparse, fio, mqsim,\n"
+    "                    disksim; gzip and xz files are read as they are\n"
+    "  --trace-host NAME --trace-disk N   msr: one host's, one disk's requests (disk: also\n"
+    "                    MQSim's and DiskSim's device)\n"
+    "  --trace-asu stream|offset   spc: the ASU is the write's stream (modulo nstreams) or\n"
+    "                    a region of its own (ASU n at n TiB)\n"
+    "  --trace-events queue|complete   blkparse: replay Q (default) or C events\n"
+    "  --trace-sector-size N   blkparse, mqsim, disksim, spc sectors (default 512)\n"
+    "  --trace-skip-bad  count and skip bad lines (default: FILE:LINE, exit 2)\n"
+    "  --trace-lba-map refuse|modulo|scale   a request beyond the device: an error\n"
+    "                    (default), its offset modulo the capacity, or scaled by capacity /\n"
+    "                    the trace's extent (a first pass finds it, or --trace-extent BYTES)\n"
+    "  --trace-time scale=F|closed-loop   arrival times times F, or ignored (--qd)\n"
     "  --replay MODE     open: each request arrives at its recorded time (the default for a\n"
     "                    version-2 to -4 trace; --qd does not apply); closed: --qd requests\n"
     "                    outstanding, recorded times ignored (the only mode for version 1)\n"
@@ -235,6 +251,7 @@ static const struct option long_options[] = {
     { "power-cut-at", required_argument, NULL, OPT_POWER_CUT },
     { "lost-out", required_argument, NULL, OPT_LOST_OUT },
     { "help", no_argument, NULL, OPT_HELP },
+    TIN_GETOPT_OPTIONS,
     { NULL, 0, NULL, 0 },
 };
 
@@ -282,6 +299,22 @@ static void check_fdp_options(const struct options *o)
     }
 }
 
+/* The --trace-* options: with --trace, and --trace-time agreeing with --replay. */
+static void check_trace_options(struct options *o)
+{
+    const struct tin_settings *t = &o->trace_in;
+    if (!o->workload.trace_path && (tin_settings_any(t) || t->in.format != TIN_AUTO)) {
+        usage_error("--trace-* options need --trace");
+    }
+    if (t->clock.closed_loop) {
+        if (o->replay == REPLAY_OPEN) {
+            usage_error("--trace-time closed-loop and --replay open exclude each other");
+        }
+        o->replay = REPLAY_CLOSED;
+    }
+    o->workload.trace_in = t;
+}
+
 /* The configuration: defaults, then every --config in order, then every --set in order. */
 static void parse_options(int argc, char **argv, struct options *o)
 {
@@ -292,9 +325,10 @@ static void parse_options(int argc, char **argv, struct options *o)
     o->workload = (struct workload_spec){ .rw = RW_RANDWRITE, .rwmixread = 50, .bs = 4096,
                                           .seed = 1 };
     dist_parse("random", &o->workload.dist, err, sizeof(err));
-    int c;
+    int c, index;
+    tin_settings_init(&o->trace_in);
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "", long_options, &index)) != -1) {
         switch (c) {
         case OPT_CONFIG:
             if (o->nconfigs == MAX_CONFIGS) {
@@ -392,6 +426,12 @@ static void parse_options(int argc, char **argv, struct options *o)
             break;
         case OPT_LOST_OUT: o->lost_out = optarg; break;
         case OPT_HELP: fputs(usage_text, stdout); exit(0);
+        case TIN_OPT:
+            if (tin_settings_option(&o->trace_in, long_options[index].name, optarg, err,
+                                    sizeof(err))) {
+                usage_error("%s", err);
+            }
+            break;
         default:
             usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -409,6 +449,7 @@ static void parse_options(int argc, char **argv, struct options *o)
     if (o->replay != REPLAY_AUTO && !o->workload.trace_path) {
         usage_error("--replay needs --trace");
     }
+    check_trace_options(o);
     if (o->state_in && o->precondition != PRECONDITION_NONE) {
         usage_error("--precondition and --state-in exclude each other (the state is the "
                     "preconditioning)");
@@ -768,6 +809,13 @@ int main(int argc, char **argv)
             .state_in = o.state_in, .state_out = o.state_out,
             .power_cut = o.power_cut ? &cut : NULL, .lost_out = o.lost_out,
         };
+        struct trace_input_summary trace_input;
+        workload_trace_input(w, &trace_input);
+        run_desc.trace_input = trace_input.format ? &trace_input : NULL;
+        if (trace_input.format) {
+            tin_filters_text(&o.trace_in.in, run_desc.trace_filters,
+                             sizeof(run_desc.trace_filters));
+        }
         if (o.summary_path && write_summary(o.summary_path, ftl, &run_desc, measured)) {
             rc = -1;
         }

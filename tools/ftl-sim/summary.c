@@ -30,6 +30,24 @@ static void json_string_or_null(FILE *f, const char *s)
     }
 }
 
+/* What the trace reader saw: format, records, bad lines skipped, the LBA map's work. */
+static void json_trace_input(FILE *f, const struct trace_input_summary *t,
+                             const char *filters)
+{
+    const struct tin_counts *c = &t->counts;
+    fputs("  \"trace_input\": {\"format\": ", f);
+    json_string(f, t->format);
+    fprintf(f, ", \"records\": %llu, \"skipped_bad\": %llu, \"zero_length\": %llu, "
+            "\"filtered\": %llu, \"remapped\": %llu, \"dropped\": %llu, \"lba_map\": ",
+            (unsigned long long)c->records, (unsigned long long)c->bad,
+            (unsigned long long)c->zero_length, (unsigned long long)c->filtered,
+            (unsigned long long)t->remapped, (unsigned long long)t->dropped);
+    json_string_or_null(f, t->lba_map);
+    fprintf(f, ", \"sector_size\": %llu, \"filters\": ", (unsigned long long)t->sector_size);
+    json_string(f, filters);
+    fputs("},\n", f);
+}
+
 static double phase_seconds(const struct sim_phase_result *m)
 {
     return (double)(m->end_ns - m->start_ns) / 1e9;
@@ -292,6 +310,9 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
         fputs("null", f);
     }
     fputs("},\n", f);
+    if (run->trace_input) {
+        json_trace_input(f, run->trace_input, run->trace_filters);
+    }
     fputs("  \"state_in\": ", f);
     json_string_or_null(f, run->state_in);
     fputs(",\n  \"state_out\": ", f);

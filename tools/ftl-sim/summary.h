@@ -23,6 +23,8 @@ struct run_description {
     const char *state_in, *state_out;   /* --state-in / --state-out, NULL when unused */
     const struct sim_power_cut *power_cut;  /* --power-cut-at (NULL: no cut) ... */
     const char *lost_out;                   /* ... and --lost-out (NULL: none) */
+    const struct trace_input_summary *trace_input;  /* a trace's reader (NULL: none) */
+    char trace_filters[256];                /* its filters as text */
 };
 
 int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_description *run,

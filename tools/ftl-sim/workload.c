@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "femu_ftl/error.h"
+#include "scan.h"
 #include "trace.h"
 
 
@@ -17,7 +18,11 @@ struct workload {
     uint64_t seq_next;          /* next block for sequential modes */
     struct dist *dist;
     struct rng rng;
-    struct trace_reader *trace;
+    struct trace_reader *trace;     /* femu's own format (the reader tin's) */
+    struct tin_reader *tin;         /* the trace's reader, any format */
+    bool foreign;                   /* not femu's format: records from tin directly */
+    uint64_t femu_records;          /* femu's format: records read (for the summary) */
+    struct tin_settings tin_opts;   /* its options, with the device's capacity in map */
     struct ftl_range ranges[IO_TRACE_MAX_RANGES];   /* the current D or C record's */
     /* zoned modes: the zone written now, blocks of bs written into it since its reset,
      * and what it needs before the next block */
@@ -81,6 +86,56 @@ uint64_t workload_zone_bytes(const struct workload *w)
     return w->blocks_per_zone * w->spec.bs;
 }
 
+/*
+ * Another format's trace is read twice: a first pass checks every line and finds the
+ * extent --trace-lba-map scale needs before any output file exists; then the replay's.
+ */
+static int open_foreign(struct workload *w, char *err, size_t errlen)
+{
+    struct tin_settings *o = &w->tin_opts;
+    struct tin_options quiet = o->in;
+    quiet.quiet = true;
+    quiet.format = tin_format_of(w->tin);
+    tin_close(w->tin);
+    w->tin = NULL;
+    w->foreign = true;
+    o->map.device_bytes = w->capacity_sectors * w->secsz;
+    if (strcmp(w->spec.trace_path, "-") != 0) {
+        struct tin_scan scan;
+        if (tin_scan_file(w->spec.trace_path, &quiet, &scan, err, errlen)) {
+            return -1;
+        }
+        if (scan.records == 0) {
+            return ftl_error(err, errlen, "%s: no usable request in the trace",
+                             w->spec.trace_path);
+        }
+        if (!o->extent_set) {
+            o->map.extent = scan.extent;
+        }
+    } else if (o->map.mode == TIN_MAP_SCALE && !o->extent_set) {
+        return ftl_error(err, errlen, "--trace-lba-map scale: reading standard input needs "
+                         "--trace-extent BYTES");
+    }
+    w->tin = tin_open(w->spec.trace_path, &quiet, err, errlen);
+    return w->tin ? 0 : -1;
+}
+
+/* The trace, its format detected or named: femu's replayed by trace.c, others by tin. */
+static int open_trace(struct workload *w, char *err, size_t errlen)
+{
+    if (w->spec.trace_in) {
+        w->tin_opts = *w->spec.trace_in;
+    } else {
+        tin_settings_init(&w->tin_opts);
+    }
+    w->tin = tin_open(w->spec.trace_path, &w->tin_opts.in, err, errlen);
+    if (!w->tin) {
+        return -1;
+    }
+    w->trace = tin_femu_reader(w->tin);
+    return w->trace ? 0 : open_foreign(w, err, errlen);
+}
+
 struct workload *workload_create(const struct workload_spec *spec, uint64_t secsz,
                                  uint64_t capacity_sectors, char *err, size_t errlen)
 {
@@ -94,12 +149,11 @@ struct workload *workload_create(const struct workload_spec *spec, uint64_t secs
     w->capacity_sectors = capacity_sectors;
     rng_seed(&w->rng, spec->seed);
     if (spec->trace_path) {
-        w->trace = trace_open(spec->trace_path, err, errlen);
-        if (!w->trace) {
-            free(w);
-            return NULL;
+        if (open_trace(w, err, errlen) == 0) {
+            return w;
         }
-        return w;
+        workload_destroy(w);
+        return NULL;
     }
     if (rw_mode_zoned(spec->rw)) {
         if (zoned_setup(w, err, errlen) == 0) {
@@ -133,12 +187,34 @@ struct workload *workload_create(const struct workload_spec *spec, uint64_t secs
 
 bool workload_timed(const struct workload *w)
 {
+    if (w->foreign) {
+        return tin_timed(w->tin) && !w->tin_opts.clock.closed_loop;
+    }
     return w->trace && trace_version(w->trace) >= 2;
 }
 
 int workload_trace_version(const struct workload *w)
 {
-    return w->trace ? trace_version(w->trace) : 0;
+    return w->foreign ? 2 : w->trace ? trace_version(w->trace) : 0;
+}
+
+void workload_trace_input(const struct workload *w, struct trace_input_summary *out)
+{
+    *out = (struct trace_input_summary){ 0 };
+    if (!w->tin) {
+        return;
+    }
+    out->format = tin_format_name(tin_format_of(w->tin));
+    out->counts = *tin_counts_of(w->tin);
+    if (!w->foreign) {
+        out->counts.records = w->femu_records;  /* trace.c's, not tin's: every kind */
+    }
+    out->sector_size = w->tin_opts.in.sector_size ? w->tin_opts.in.sector_size : 512;
+    if (w->foreign) {
+        out->lba_map = tin_lba_map_name(w->tin_opts.map.mode);
+        out->remapped = w->tin_opts.map.remapped;
+        out->dropped = w->tin_opts.map.dropped;
+    }
 }
 
 uint64_t workload_hot_sectors(const struct workload *w)
@@ -257,6 +333,7 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
         if (rc <= 0) {
             return rc;
         }
+        w->femu_records++;
         /* a seed line only names the generator's seed: nothing to replay; a RUH update
          * without FDP handles names a handle that does not exist: nothing to do */
         if (rec.op != TRACE_SEED && (rec.op != TRACE_RUH_UPDATE || w->spec.fdp)) {
@@ -310,6 +387,46 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
     if (record_zoned(&rec) || rec.op == TRACE_COPY) {
         return zone_record(w, &rec, req, err, errlen) ? -1 : 1;
     }
+    return 1;
+}
+
+/*
+ * A request of another format's trace: folded into the device (--trace-lba-map), widened
+ * to whole device sectors, its arrival relative to the first request's (--trace-time).
+ * Its ASU or stream picks a placement stream modulo the streams there are.
+ */
+static int next_from_foreign(struct workload *w, struct request *req, char *err,
+                             size_t errlen)
+{
+    static const enum ftl_op ops[] = { [TIN_READ] = FTL_OP_READ, [TIN_WRITE] = FTL_OP_WRITE,
+                                       [TIN_TRIM] = FTL_OP_TRIM, [TIN_FLUSH] = FTL_OP_FLUSH };
+    struct tin_record rec;
+    int mapped;
+    do {
+        int rc = tin_next(w->tin, &rec, err, errlen);
+        if (rc <= 0) {
+            return rc;
+        }
+        mapped = tin_map_apply(&w->tin_opts.map, w->spec.trace_path, &rec, err, errlen);
+        if (mapped < 0) {
+            return -1;
+        }
+    } while (mapped > 0);
+    uint64_t time_ns, slba = 0, nlb = 0;
+    if (tin_clock_ns(&w->tin_opts.clock, w->spec.trace_path, &rec, &time_ns, err, errlen)) {
+        return -1;
+    }
+    if (rec.op != TIN_FLUSH) {
+        tin_align(rec.offset, rec.length, w->secsz, &slba, &nlb);
+    }
+    uint32_t stream = rec.stream > 0 && w->spec.nstreams ? (uint32_t)rec.stream %
+                                                           w->spec.nstreams : 0;
+    *req = (struct request){
+        .ftl = { .op = ops[rec.op], .slba = slba, .nlb = nlb, .nsid = 1,
+                 .stream = rec.op == TIN_WRITE ? stream : 0,
+                 .flags = rec.fua && rec.op == TIN_WRITE ? FTL_REQ_FUA : 0 },
+        .time_ns = time_ns,
+    };
     return 1;
 }
 
@@ -367,6 +484,9 @@ static void next_zone_write(struct workload *w, struct request *req)
 
 int workload_next(struct workload *w, struct request *req, char *err, size_t errlen)
 {
+    if (w->foreign) {
+        return next_from_foreign(w, req, err, errlen);
+    }
     if (w->trace) {
         return next_from_trace(w, req, err, errlen);
     }
@@ -411,7 +531,7 @@ int workload_next(struct workload *w, struct request *req, char *err, size_t err
 void workload_destroy(struct workload *w)
 {
     if (w) {
-        trace_close(w->trace);
+        tin_close(w->tin);     /* femu's reader, w->trace, with it */
         dist_destroy(w->dist);
         free(w);
     }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "dist.h"
+#include "options.h"
 #include "femu_ftl/engine.h"
 #include "rng.h"
 
@@ -36,6 +37,8 @@ struct workload_spec {
     uint64_t region_bytes;      /* I/O stays in [0, region_bytes) */
     uint64_t seed;
     const char *trace_path;     /* replay this trace instead (NULL: synthetic) */
+    const struct tin_settings *trace_in;    /* its format, filters, LBA map and clock
+                                             * (NULL: defaults; tools/trace-in/options.h) */
     uint32_t stream;            /* synthetic writes: their placement stream (--stream) or
                                  * FDP reclaim unit handle (--fdp) */
     bool hot_split;             /* synthetic writes below hot_sectors go to hot_stream
@@ -81,7 +84,17 @@ struct workload *workload_create(const struct workload_spec *spec, uint64_t secs
                                  uint64_t capacity_sectors, char *err, size_t errlen);
 /* true for a version-2 or -3 trace: its records carry arrival times (open-loop replay). */
 bool workload_timed(const struct workload *w);
-/* The replayed trace's version (1 to 4), 0 for a synthetic workload. */
+/* What the trace reader saw, for the summary (format NULL: a synthetic workload). */
+struct trace_input_summary {
+    const char *format;
+    struct tin_counts counts;
+    uint64_t remapped, dropped;     /* by --trace-lba-map */
+    const char *lba_map;            /* its mode; NULL for femu's own format */
+    uint64_t sector_size;           /* --trace-sector-size (512 by default) */
+};
+void workload_trace_input(const struct workload *w, struct trace_input_summary *out);
+/* The replayed trace's version (1 to 5; 2 for another format's trace), 0 for a synthetic
+ * workload. */
 int workload_trace_version(const struct workload *w);
 /* Where the hot part of a synthetic workload ends, in device sectors: the writes that
  * spec.hot_stream takes (0 without hot_split). */

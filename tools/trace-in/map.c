@@ -52,6 +52,10 @@ int tin_map_apply(struct tin_map *m, const char *path, struct tin_record *rec, c
         off = rec->offset % cap;
     } else {
         off = (uint64_t)((unsigned __int128)rec->offset * cap / m->extent);
+        /* as aligned as the original was (up to 4 KiB): scaling must not split pages */
+        uint64_t align = rec->offset & (~rec->offset + 1);
+        align = align == 0 || align > 4096 ? 4096 : align;
+        off -= off % align;
     }
     if (off > cap - rec->length) {
         off = cap - rec->length;    /* crossing the end: ends there instead */

@@ -16,7 +16,8 @@
 enum tin_lba_map {
     TIN_MAP_REFUSE,     /* a request beyond the device is an error */
     TIN_MAP_MODULO,     /* offset modulo the capacity */
-    TIN_MAP_SCALE,      /* offset * capacity / the trace's extent */
+    TIN_MAP_SCALE,      /* offset * capacity / the trace's extent, rounded down to the
+                         * original's alignment (up to 4 KiB) */
 };
 
 struct tin_map {

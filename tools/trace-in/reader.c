@@ -93,7 +93,8 @@ static int detect(struct tin_reader *r, char *err, size_t errlen)
                  "name it with --trace-format", r->path, len ? "none fits" : "empty file");
         return -1;
     }
-    if (!r->opt.quiet) {
+    /* femu's own traces are the tools' native input: only a foreign format is news */
+    if (!r->opt.quiet && r->format != TIN_FEMU) {
         fprintf(stderr, "trace: %s: detected format %s%s%s\n", r->path,
                 tin_format_name(r->format), source_codec(r->src) == SOURCE_PLAIN ? "" : ", ",
                 source_codec(r->src) == SOURCE_PLAIN ? ""

@@ -63,7 +63,8 @@ struct tin_counts {
 struct tin_reader;
 
 /* Open path ("-": standard input); NULL with one line in err. With TIN_AUTO the format
- * is detected from the first lines, and named on stderr unless opt->quiet. */
+ * is detected from the first lines, and named on stderr unless opt->quiet (or it is
+ * femu's own format, the tools' native one). */
 struct tin_reader *tin_open(const char *path, const struct tin_options *opt, char *err,
                             size_t errlen);
 
