@@ -17,14 +17,25 @@ def repo_root() -> pathlib.Path:
     return REPO_ROOT
 
 
-@pytest.fixture(scope="session")
-def ftl_sim() -> pathlib.Path:
-    """Path of the ftl-sim binary that tests/run.sh built (meson, build/release)."""
-    path = _build_dir() / "tools" / "ftl-sim" / "ftl-sim"
+def _built_tool(name: str) -> pathlib.Path:
+    """Path of tools/NAME as tests/run.sh built it (meson, build/release); the test fails
+    when it is missing."""
+    path = _build_dir() / "tools" / name / name
     if not path.exists():
         pytest.fail(f"{path} is missing: build it with tests/run.sh "
                     "(or meson setup build/release && meson compile -C build/release)")
     return path
+
+
+@pytest.fixture(scope="session")
+def ftl_sim() -> pathlib.Path:
+    return _built_tool("ftl-sim")
+
+
+@pytest.fixture(scope="session")
+def femu_trace() -> pathlib.Path:
+    """femu-trace, built beside ftl-sim."""
+    return _built_tool("femu-trace")
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,8 @@
                                                 placement identifiers, side by side
     femu-lab crash [--fs ext4,f2fs] [--cuts N] ...  crash consistency: power cuts, reboots,
                                                 durable writes checked (a table)
+    femu-lab trace generate|info|convert ...    real-world traces: a synthetic one in any
+                                                format, what one holds, one converted
 
 Bad arguments: one line on stderr, exit status 2. A sweep whose points all finished
 exits 0, one with failed points 1 (after the others ran and the table was written).
@@ -38,11 +40,14 @@ from .sweep import runner as lab_sweep
 from .sweep.checks import CheckError
 from .sweep.folder import FolderError
 from .sweep.plan import PlanError, parse_sets
+from .traces import cli as trace_cli
+from .traces.femu_trace import TraceToolError
 from .vm import accel
 from .workloads import WorkloadError
 
 PROG = "femu-lab"
-COMMANDS = ("sweep", "run", "age", "workloads", "bench", "dftl-study", "fdp-lab", "crash")
+COMMANDS = ("sweep", "run", "age", "workloads", "bench", "dftl-study", "fdp-lab", "crash",
+            "trace")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -87,6 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
         "crash", help="crash consistency: ext4 / F2FS x barriers x plp, power cut at random "
                       "points, rebooted, durable writes checked (a table)",
         **crash_lab.parser_texts()))
+    trace_cli.add_arguments(commands.add_parser(
+        "trace", help="real-world traces: generate a synthetic one, show what one holds "
+                      "(femu-trace info), convert one (femu-trace convert)",
+        description=trace_cli.__doc__.split("\n\n")[0].strip(),
+        formatter_class=argparse.RawDescriptionHelpFormatter))
     return parser
 
 
@@ -205,13 +215,15 @@ def main(argv: Optional[List[str]] = None) -> int:
             return fdp_lab.run(args, prog=f"{PROG} fdp-lab")
         if args.command == "crash":
             return crash_lab.run(args)
+        if args.command == "trace":
+            return trace_cli.run(args, prog=f"{PROG} trace")
         return _sweep(args)
     except (UsageError, PlanError, ConfigError, WorkloadError, CheckError,
             FolderError, AgedError, accel.AccelError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
     except (setup_steps.SetupError, lab_run.LabRunError, SimError, AgeFailed,
-            slurm_executor.SubmitError, QueueError) as error:
+            slurm_executor.SubmitError, QueueError, TraceToolError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -46,9 +46,14 @@ def c_build_dir() -> Path:
     return Path(os.environ.get("FEMU_BUILD_DIR", paths.REPO_ROOT / "build" / "release"))
 
 
+def c_tool_path(name: str) -> Path:
+    """A tool of tools/NAME as meson builds it in c_build_dir() (ftl-sim, femu-trace)."""
+    return c_build_dir() / "tools" / name / name
+
+
 def ftl_sim_path() -> Path:
     """The built ftl-sim in c_build_dir()."""
-    return c_build_dir() / "tools" / "ftl-sim" / "ftl-sim"
+    return c_tool_path("ftl-sim")
 
 
 def parse_overrides(items: Sequence[str]) -> Dict[str, str]:

@@ -3,17 +3,22 @@
     run-blackbox.sh [--config FILE] [--set KEY=VALUE]... [--workload NAME|FILE]
                     [--runtime SECONDS] [--precondition | --aged STATE] [--record]
                     [--smp N] [--mem MIB] [--out DIR]
+    run-blackbox.sh ... --trace FILE [--trace-format F] [--trace-timing timed|fast]
+                    [--trace-lba-map modulo|scale|refuse]        (a real-world trace)
     run-blackbox.sh [--config FILE] [--set KEY=VALUE]... [--smp N] [--mem MIB]
                     [--ssh-port PORT] IMAGE [STATS_DIR]          (FEMU-compatible mode)
 
 Without IMAGE: builds whatever is missing, boots the femu guest on a femu SSD, runs the
 workload and leaves results/<timestamp>-<workload>/ (its path is the last line printed).
+With --trace: fio in the guest replays the trace's requests (any format femu-trace reads)
+on the raw device instead of a workload.
 With IMAGE: boots that qcow2/raw disk as the OS disk beside a femu SSD, ssh forwarded
 from localhost:PORT, the serial console on this terminal, statistics into STATS_DIR.
 Bad arguments: one line, exit status 2; a failed run: one line, exit status 1.
 """
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 from typing import List, Optional
 
@@ -25,7 +30,8 @@ from ..vm import accel
 from ..workloads import WorkloadError
 from ..fdp import report as fdp_report
 from ..zns import report as zns_report
-from . import aged, compat, vm_run as lab_run
+from ..traces import femu_trace
+from . import aged, compat, trace_replay, vm_run as lab_run
 from .aged import AgedError
 from .report import headline
 
@@ -60,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "conf/femu-default.conf with IMAGE)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         dest="overrides", help="override one configuration key (repeatable)")
-    parser.add_argument("--workload", default=DEFAULT_WORKLOAD, metavar="NAME|FILE",
+    parser.add_argument("--workload", metavar="NAME|FILE",
                         help=f"workload from scripts/workloads or a file (default "
                              f"{DEFAULT_WORKLOAD})")
     parser.add_argument("--runtime", type=whole_number(1, 7 * 24 * 3600), metavar="SECONDS",
@@ -87,6 +93,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="IMAGE mode: host port forwarded to the guest's ssh (8080)")
     parser.add_argument("--list-workloads", action="store_true",
                         help="describe the workload library and exit")
+    replay = parser.add_argument_group(
+        "trace replay", "a real-world trace instead of a workload: femu-trace converts it to "
+        "a fio iolog on the namespace, fio replays it in the guest (docs/labs.md)")
+    replay.add_argument("--trace", type=Path, metavar="FILE",
+                        help="the trace (msr, spc, blkparse, fio iolog, mqsim, disksim, femu)")
+    replay.add_argument("--trace-format", choices=femu_trace.READ_FORMATS,
+                        help="its format (default: auto, from its content)")
+    replay.add_argument("--trace-timing", choices=trace_replay.TIMINGS, default="timed",
+                        help="timed: at the trace's arrival times (default); fast: back to "
+                             "back, in order")
+    replay.add_argument("--trace-lba-map", choices=femu_trace.LBA_MAPS, default="modulo",
+                        help="addresses past the namespace: wrapped (modulo, default), "
+                             "scaled into it, or refused")
 
 
 def list_workloads() -> str:
@@ -125,13 +144,25 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
         if args.image_args and args.aged:
             raise UsageError("--aged is for lab runs (without IMAGE): add state_in=FILE to "
                              "the device by hand in FEMU-compatible mode")
+        if args.trace is not None and args.workload is not None:
+            raise UsageError("--trace and --workload exclude each other: the trace is the "
+                             "workload")
+        if args.trace is None and (args.trace_format or args.trace_timing != "timed"
+                                   or args.trace_lba_map != "modulo"):
+            raise UsageError("--trace-format, --trace-timing and --trace-lba-map need --trace")
+        if args.trace is not None and args.image_args:
+            raise UsageError("--trace is for lab runs (without IMAGE)")
         if args.aged and args.precondition:
             raise UsageError("--aged and --precondition exclude each other: the state is the "
                              "preconditioning")
         if args.image_args:
             return _compat_mode(args)
         return _lab_mode(args)
-    except (UsageError, ConfigError, WorkloadError, AgedError, accel.AccelError) as error:
+    except femu_trace.TraceToolMissing as error:   # before TraceToolError: a setup problem
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 1
+    except (UsageError, ConfigError, WorkloadError, AgedError, accel.AccelError,
+            femu_trace.TraceToolError) as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     except lab_run.LabRunInterrupted as error:
@@ -147,12 +178,29 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
 
 def _lab_mode(args) -> int:
     accel.preflight(args.accel)
-    workload = workloads.resolve(args.workload)
-    workload.require_guest()
-    runtime = args.runtime or workload.runtime
+    workload = None
+    if args.trace is None:
+        workload = workloads.resolve(args.workload or DEFAULT_WORKLOAD)
+        workload.require_guest()
+    elif not args.trace.is_file():
+        raise UsageError(f"--trace {args.trace} does not exist")
     overrides = devconfig.parse_overrides(args.overrides)
     setup_steps.ensure_ftl_sim()
     config = devconfig.load(args.config or LAB_CONFIG, overrides)
+    if workload is not None:
+        return _lab_run(args, workload, config)
+    with tempfile.TemporaryDirectory(prefix="femu-trace-replay-") as scratch:
+        replay = trace_replay.prepare(args.trace, config, Path(scratch), args.trace_timing,
+                                      args.trace_format, args.trace_lba_map, args.runtime)
+        _say(f"{args.trace}: {replay.summary['format']} trace, "
+             f"{int(replay.summary['records']):,} requests over "
+             f"{int(replay.summary['span_ns']) / 1e9:.3f} s, replayed {args.trace_timing}")
+        return _lab_run(args, replay.workload, config, replay)
+
+
+def _lab_run(args, workload, config, replay=None) -> int:
+    runtime = args.runtime or workload.runtime
+    overrides = config.overrides
     if workload.needs_mib * MIB > config.logical_bytes:
         raise UsageError(f"workload '{workload.name}' needs {workload.needs_mib} MiB but "
                          f"{config.name} holds {config.logical_bytes // MIB} MiB "
@@ -175,7 +223,9 @@ def _lab_mode(args) -> int:
         workload=workload, config=config, folder=folder.resolve(), qemu=qemu.resolve(),
         runtime=runtime, precondition=args.precondition, smp=args.smp,
         mem_mb=args.mem or 1024, accel=args.accel, live=True, record=args.record,
-        aged=state, kernel=image.kernel, initramfs=image.initramfs)
+        aged=state, kernel=image.kernel, initramfs=image.initramfs,
+        params=replay.params if replay else {},
+        guest_files=replay.guest_files if replay else {})
     result = lab_run.run(request)
     _say(headline(result.figures))
     zns_text = zns_report.report_text(result.folder)

@@ -11,6 +11,7 @@ a failed run is left as NAME.failed for a post-mortem. Layout of a finished fold
     console.log          the guest console
     job.log, dmesg.txt   the job's output and the guest kernel log
     *.json, *.txt        fio JSON / sysbench output from the guest
+    replay.iolog.gz      a trace replay (--trace): the fio iolog the guest replayed
     IOPSData.csv ...     the device's statistics (stats.csv, phases.csv, lpn_access_count.csv)
     plots/               femu-plot's plots, summary.json and summary.md
     result.json          the headline figures (device IOPS and WAF, fio IOPS, timings)
@@ -70,6 +71,8 @@ class LabRequest:
     params: Dict[str, object] = field(default_factory=dict)   # extra labels (sweeps)
     kernel: Optional[Path] = None
     initramfs: Optional[Path] = None
+    guest_files: Dict[str, Path] = field(default_factory=dict)   # copied into the folder,
+                                   # then given to the guest (a trace replay's iolog)
 
 
 @dataclass
@@ -162,10 +165,13 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
         extra["state_in"] = request.aged
     device = vm.femu_args(config=work / "config.conf", stats_dir=work, **extra)
     timeout = job_timeout(request)
+    guest_files = {}
+    for name, path in request.guest_files.items():   # the folder keeps what the guest got
+        guest_files[name] = Path(shutil.copyfile(path, work / name))
     spec = vm.VmSpec(job=script, qemu=str(request.qemu), kernel=request.kernel,
                      initramfs=request.initramfs, memory_mb=request.mem_mb, cpus=request.smp,
                      device_args=device, job_timeout=timeout, timeout=timeout + 180,
-                     accel=request.accel)
+                     accel=request.accel, guest_files=guest_files)
     progress = LiveProgress(work, workload.total_seconds(request.runtime)) \
         if request.live else None
     started = time.monotonic()

@@ -36,6 +36,18 @@ KVM_JOB_START_SECONDS = 60
 PROGRESS_INTERVAL_SECONDS = 5
 
 
+# Files for the job travel as fw_cfg items too (a trace to replay): the guest reads one
+# at guest_file_path(NAME). fw_cfg names are at most 55 characters.
+GUEST_FILES_FW_CFG = "opt/femu/file"
+GUEST_FILE_NAME_MAX = 55 - len(GUEST_FILES_FW_CFG) - 1
+
+
+def guest_file_path(name: str) -> str:
+    """Where the guest reads the file spec.guest_files[name] (the kernel's qemu_fw_cfg
+    sysfs view)."""
+    return f"/sys/firmware/qemu_fw_cfg/by_name/{GUEST_FILES_FW_CFG}/{name}/raw"
+
+
 class VmError(RuntimeError):
     pass
 
@@ -60,6 +72,8 @@ class VmSpec:
     echo_console: bool = False           # copy the console to stderr as it arrives
     reboot: bool = False                 # a guest reboot restarts the machine (default:
                                          # QEMU exits, -no-reboot; a panic then ends the run)
+    guest_files: Dict[str, Path] = field(default_factory=dict)   # NAME -> a host file
+                                         # the job reads at guest_file_path(NAME)
 
 
 @dataclass
@@ -218,6 +232,8 @@ def build_command(spec: VmSpec, kernel: Path, initramfs: Path, accelerator: str,
                 "-serial", "chardev:results",
                 "-fw_cfg", f"name=opt/femu/job,file={_escape(str(job_file))}",
                 "-fw_cfg", f"name=opt/femu/timeout,string={int(spec.job_timeout)}"]
+        for name, path in spec.guest_files.items():
+            cmd += ["-fw_cfg", f"name={GUEST_FILES_FW_CFG}/{name},file={_escape(str(path))}"]
     return cmd + list(spec.device_args) + list(spec.extra_args)
 
 

@@ -1,0 +1,111 @@
+"""femu-trace through `femu-lab trace info | convert`: every generated format reads back
+with the generator's own counts; conversions keep the requests; a bad line is exit 2,
+FILE:LINE, and nothing written."""
+import json
+
+import pytest
+
+from femu_lab.traces import generate
+from femu_lab.traces.writers import READER_FORMAT, WRITERS
+from lab_calls import lab
+
+SEED, RECORDS, FOOTPRINT = 5, 400, 48 << 20
+
+
+@pytest.fixture(autouse=True)
+def _built(femu_trace):
+    """femu-trace must be built (tests/conftest.py fails the test otherwise)."""
+
+
+def info(capsys, path, *args):
+    status, stdout, stderr = lab(capsys, "trace", "info", path, "--json", *args)
+    assert status == 0, stderr
+    return json.loads("\n".join(stdout))
+
+
+@pytest.mark.parametrize("fmt", sorted(WRITERS))
+@pytest.mark.parametrize("suffix", ["", ".gz"])
+def test_info_agrees_with_the_generator_for_every_format(capsys, tmp_path, fmt, suffix):
+    path = tmp_path / f"trace.{fmt}{suffix}"
+    counts = generate.generate(path, fmt, RECORDS, SEED, FOOTPRINT, progress=False)
+    summary = info(capsys, path)                        # detected, not told
+    assert summary["format"] == READER_FORMAT[fmt]
+    expected = counts.as_info()
+    if fmt == "fio-iolog-v2":
+        expected["span_ns"] = 0                         # no times in a version-2 iolog
+    assert {key: summary[key] for key in expected} == expected
+    assert summary["trims"] == summary["flushes"] == 0
+    assert {int(size): n for size, n in summary["size_histogram"].items()} == counts.sizes
+
+
+def test_info_in_words(capsys, tmp_path):
+    path = tmp_path / "t.msr"
+    generate.generate(path, "msr", RECORDS, SEED, FOOTPRINT, progress=False)
+    status, stdout, _ = lab(capsys, "trace", "info", path, "--trace-format", "msr")
+    assert status == 0
+    assert stdout[0].startswith(f"{path}: msr trace, {RECORDS} records over ")
+    assert any(line.split()[:1] == ["reads"] for line in stdout)
+    assert any("footprint" in line for line in stdout)
+    assert "request sizes (up to):" in [line.strip() for line in stdout]
+
+
+def requests_of_femu(path):
+    """(op, lba, nsect) of a femu trace's R and W records, in order."""
+    return [(fields[0], int(fields[2]), int(fields[3]))
+            for fields in (line.split() for line in path.read_text().splitlines())
+            if fields[:1] in (["R"], ["W"])]
+
+
+def times_of_femu(path):
+    return [int(line.split()[1]) for line in path.read_text().splitlines()
+            if line[:2] in ("R ", "W ")]
+
+
+def test_msr_to_femu_to_fio_to_femu_keeps_the_requests(capsys, tmp_path):
+    msr = tmp_path / "t.msr"
+    generate.generate(msr, "msr", RECORDS, SEED, FOOTPRINT, progress=False)
+    first, iolog, second = tmp_path / "1.femu", tmp_path / "2.iolog", tmp_path / "3.femu"
+    for source, target, to in ((msr, first, "femu"), (first, iolog, "fio-iolog"),
+                               (iolog, second, "femu")):
+        status, _, stderr = lab(capsys, "trace", "convert", source, target, "--to", to)
+        assert status == 0, stderr
+    assert requests_of_femu(first) == requests_of_femu(second)
+    assert times_of_femu(first) == times_of_femu(second)      # µs survive the iolog
+    generated = tmp_path / "g.femu"
+    generate.generate(generated, "femu", RECORDS, SEED, FOOTPRINT, progress=False)
+    assert requests_of_femu(first) == requests_of_femu(generated)
+    assert times_of_femu(first) == times_of_femu(generated)
+    lines = iolog.read_text().splitlines()
+    assert lines[0] == "fio version 3 iolog" and lines[1].endswith("/dev/nvme0n1 add")
+
+
+def test_convert_fits_addresses_into_the_device(capsys, tmp_path):
+    msr, out = tmp_path / "t.msr", tmp_path / "t.femu"
+    generate.generate(msr, "msr", RECORDS, SEED, FOOTPRINT, progress=False)
+    device = 16 << 20
+    status, _, stderr = lab(capsys, "trace", "convert", msr, out, "--to", "femu",
+                            "--trace-lba-map", "modulo", "--device-bytes", device)
+    assert status == 0, stderr
+    assert all((lba + nsect) * 512 <= device for _, lba, nsect in requests_of_femu(out))
+    status, _, stderr = lab(capsys, "trace", "convert", msr, tmp_path / "x", "--to", "femu",
+                            "--trace-lba-map", "refuse", "--device-bytes", device)
+    assert status == 2 and not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("fmt, lines, bad_line", [
+    ("msr", ["128166372000000000,hm,0,Read,4096,4096,10",
+             "128166372000000100,hm,0,Read,4096"], 2),
+    ("spc", ["0,8,4096,r,0.000000", "0,8,4096,x,0.000001"], 2),
+    ("mqsim", ["0 0 8 8 1", "10 0 8 8 1", "20 0 eight 8 1"], 3),
+])
+def test_a_bad_line_is_exit_2_with_file_and_line_and_nothing_written(capsys, tmp_path, fmt,
+                                                                     lines, bad_line):
+    source, target = tmp_path / f"bad.{fmt}", tmp_path / "out.iolog"
+    source.write_text("\n".join(lines) + "\n")
+    for args in (["convert", source, target, "--to", "fio-iolog", "--trace-format", fmt],
+                 ["info", source, "--trace-format", fmt]):
+        status, stdout, stderr = lab(capsys, "trace", *args)
+        assert status == 2 and stdout == []
+        assert any(line.startswith(f"femu-trace: {source}:{bad_line}: ") for line in stderr), \
+            stderr
+    assert list(tmp_path.iterdir()) == [source]
