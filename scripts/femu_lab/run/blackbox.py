@@ -25,6 +25,7 @@ from typing import List, Optional
 from femu_common.cli_args import OneLineParser, UsageError, whole_number
 
 from .. import devconfig, paths, setup_steps, workloads
+from ..crash import cut_spec
 from ..devconfig import ConfigError
 from ..vm import accel
 from ..workloads import WorkloadError
@@ -93,6 +94,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="IMAGE mode: host port forwarded to the guest's ssh (8080)")
     parser.add_argument("--list-workloads", action="store_true",
                         help="describe the workload library and exit")
+    cut = parser.add_argument_group(
+        "power cut", "cut the device's power during the workload (a write buffer needed; "
+                     "docs/device.md, 'Power cuts')")
+    cut.add_argument("--power-cut", metavar="SPEC",
+                     help="at=SECONDS (into the workload), after-writes=N, after-flushes=N, "
+                          "or random[=MAX] (after 1..MAX writes, drawn under --seed)")
+    cut.add_argument("--seed", type=whole_number(0, 2 ** 63), default=1, metavar="N",
+                     help="draws --power-cut random's point (default 1)")
     replay = parser.add_argument_group(
         "trace replay", "a real-world trace instead of a workload: femu-trace converts it to "
         "a fio iolog on the namespace, fio replays it in the guest (docs/labs.md)")
@@ -152,6 +161,8 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
             raise UsageError("--trace-format, --trace-timing and --trace-lba-map need --trace")
         if args.trace is not None and args.image_args:
             raise UsageError("--trace is for lab runs (without IMAGE)")
+        if args.power_cut is not None and args.image_args:
+            raise UsageError("--power-cut is for lab runs (without IMAGE)")
         if args.aged and args.precondition:
             raise UsageError("--aged and --precondition exclude each other: the state is the "
                              "preconditioning")
@@ -162,7 +173,7 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 1
     except (UsageError, ConfigError, WorkloadError, AgedError, accel.AccelError,
-            femu_trace.TraceToolError) as error:
+            femu_trace.TraceToolError, cut_spec.CutSpecError) as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     except lab_run.LabRunInterrupted as error:
@@ -207,6 +218,10 @@ def _lab_run(args, workload, config, replay=None) -> int:
                          "(try --config conf/lab-4g.conf)")
     if args.out is not None and args.out.exists():
         raise UsageError(f"--out {args.out} already exists")
+    power_cut = None
+    if args.power_cut is not None:
+        power_cut = cut_spec.parse(args.power_cut, args.seed, runtime)
+        cut_spec.check_device(power_cut, config.values)
     state = _aged_state(args.aged, config)
     qemu = setup_steps.ensure_qemu(args.qemu)
     image = setup_steps.ensure_guest(release=args.guest_release)
@@ -225,7 +240,7 @@ def _lab_run(args, workload, config, replay=None) -> int:
         mem_mb=args.mem or 1024, accel=args.accel, live=True, record=args.record,
         aged=state, kernel=image.kernel, initramfs=image.initramfs,
         params=replay.params if replay else {},
-        guest_files=replay.guest_files if replay else {})
+        guest_files=replay.guest_files if replay else {}, power_cut=power_cut)
     result = lab_run.run(request)
     _say(headline(result.figures))
     zns_text = zns_report.report_text(result.folder)

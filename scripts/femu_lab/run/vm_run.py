@@ -18,19 +18,26 @@ a failed run is left as NAME.failed for a post-mortem. Layout of a finished fold
     zns-phases.csv       a run that used zones or Copy: nand.csv's figures per phase
     fdp.json             a run that saved the FDP statistics log (fdp-separation): its WAF
                          from the log and from stats.csv, media writes per handle
+    power_cut.txt        a run with --power-cut: the spec and the device's status line, with
+    power_cuts.csv       the device's row for the cut and the ranges it lost
+    power_cut_lost.csv   (docs/device.md, "Power cuts")
 """
 import json
 import os
 import shlex
 import shutil
 import sys
+import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Optional, Sequence, Type
 
+from ..crash.cut_spec import CutDriver, CutSpec
 from ..devconfig import DeviceConfig
 from ..fdp import report as fdp_report
+from ..soak.qmp import qmp_args
 from ..vm import accel, launch as vm
 from ..workloads import Workload
 from ..zns import report as zns_report
@@ -73,6 +80,7 @@ class LabRequest:
     initramfs: Optional[Path] = None
     guest_files: Dict[str, Path] = field(default_factory=dict)   # copied into the folder,
                                    # then given to the guest (a trace replay's iolog)
+    power_cut: Optional[CutSpec] = None   # the host cuts the device's power (crash/cut_spec)
 
 
 @dataclass
@@ -163,6 +171,10 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
     extra: Dict[str, object] = {"trace_out": work / TRACE_FILE} if request.record else {}
     if request.aged is not None:
         extra["state_in"] = request.aged
+    cut_socket: Optional[Path] = None
+    if request.power_cut is not None:
+        extra["id"] = "femu0"
+        cut_socket = Path(tempfile.mkdtemp(prefix="femu-cut-")) / "qmp.sock"
     device = vm.femu_args(config=work / "config.conf", stats_dir=work, **extra)
     timeout = job_timeout(request)
     guest_files = {}
@@ -171,19 +183,29 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
     spec = vm.VmSpec(job=script, qemu=str(request.qemu), kernel=request.kernel,
                      initramfs=request.initramfs, memory_mb=request.mem_mb, cpus=request.smp,
                      device_args=device, job_timeout=timeout, timeout=timeout + 180,
-                     accel=request.accel, guest_files=guest_files)
+                     accel=request.accel, guest_files=guest_files,
+                     extra_args=qmp_args(cut_socket) if cut_socket else [])
     progress = LiveProgress(work, workload.total_seconds(request.runtime)) \
         if request.live else None
+    running = threading.Event()
+    running.set()
+    cut = CutDriver(request.power_cut, cut_socket, work, running.is_set) \
+        if cut_socket else None
     started = time.monotonic()
     if progress:
         progress.start()
+    if cut:
+        cut.start()
     try:
         result = vm.run(spec, work / "vm", quiet=True)
     except (vm.VmError, accel.AccelError) as error:
         raise LabRunError(str(error).splitlines()[0]) from None
     finally:
+        running.clear()
         if progress:
             progress.stop()
+        if cut:
+            _finish_cut(cut, work)
     wall = time.monotonic() - started
     _record_accel(work, result)
     # Read before _collect moves the console; without a job status it ends with the
@@ -216,6 +238,15 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
                     **environment_note()})
     (work / "result.json").write_text(json.dumps(figures, indent=2) + "\n")
     return figures
+
+
+def _finish_cut(cut: CutDriver, work: Path) -> None:
+    """power_cut.txt: the spec and what the device said (or why there was no cut)."""
+    cut.stop()
+    cut.join(30)
+    shutil.rmtree(cut.socket_path.parent, ignore_errors=True)
+    outcome = cut.error and f"QMP: {cut.error}" or cut.status or "no cut: the run ended first"
+    (work / "power_cut.txt").write_text(f"spec: {cut.spec.text}\nstatus: {outcome}\n")
 
 
 def _record_accel(work: Path, result: vm.RunResult) -> None:

@@ -251,7 +251,9 @@ uint64_t wbuf_mask(const struct ftl *ftl, uint32_t lpn)
 
 bool wbuf_covers(const struct ftl *ftl, uint32_t lpn, uint64_t mask)
 {
-    return (wbuf_mask(ftl, lpn) & mask) == mask;
+    const struct wbuf *b = ftl->wbuf;
+    uint32_t i = lpn_table_get(&b->where, lpn);
+    return i != NO_ENTRY && (b->entries[i].mask & mask) == mask;
 }
 
 void wbuf_drop(struct ftl *ftl, uint64_t start, uint64_t end)
