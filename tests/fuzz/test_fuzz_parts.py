@@ -9,7 +9,7 @@ from nvmefuzz.commands import GUARDED_ADMIN, GUARDED_IO, Commands, to_record
 from nvmefuzz.controller import _pieces
 from nvmefuzz.generator import Generator
 from nvmefuzz.layout import Picker
-from nvmefuzz.model import Model, Namespaces
+from nvmefuzz.model import Cq, Model, Namespaces, Sq
 from nvmefuzz.ns_rules import NsRules
 from nvme_qtest import Command
 
@@ -409,3 +409,68 @@ def test_fdp_entries_are_seeded_and_spare_namespace_1():
     assert first == entries(7)[0] != entries(8)[0]
     assert {"fdp-log", "fdp-getfeat", "fdp-setfeat", "fdp-cfg", "iomr", "ioms", "pwrite",
             "pwz"} <= tags
+
+
+# -- power cuts (the ftl variant's write buffer)
+
+def test_a_write_buffer_brings_power_cuts_and_a_qmp_monitor():
+    from nvmefuzz import campaign, variant
+    ftl = variant.parse(campaign.ftl_props(1))
+    assert ftl.power_cut and ftl.qmp and not ftl.save and ftl.write_cache
+    assert not variant.parse(campaign.ftl_props(1) + ",plp=on").power_cut
+    for props in (campaign.DEVICE_PROPS, campaign.fdp_props(1)):
+        assert not variant.parse(props).power_cut and not variant.parse(props).qmp
+    assert variant.parse(campaign.zns_props(1)).qmp          # its save's monitor
+    assert "pg_wr_lat=500000" in campaign.ftl_props(4) and \
+        "pg_wr_lat=500000" not in campaign.ftl_props(5)
+
+
+def test_pcut_is_generated_with_a_burst_and_only_with_a_write_buffer():
+    from nvmefuzz import campaign, variant
+
+    def records(props, seed=5, batches=200):
+        model = Model(16, 81920, 1 << 20, Namespaces(CAPACITY, (40, 8)))
+        model.enabled = True
+        model.cqs = {0: Cq(0, 64, 0x100000), 1: Cq(1, 256, 0x200000)}
+        model.sqs = {0: Sq(0, 64, 0x300000, 0), 1: Sq(1, 256, 0x400000, 1)}
+        gen = Generator(random.Random(seed), model, [(0xE0000000, 0x4000)],
+                        variant=variant.parse(props))
+        out = []
+        for _ in range(batches):
+            out += list(gen.batch())
+            model.pending.clear()
+            model.per_sq.clear()
+            model.admin.clear()
+        return out
+
+    ftl = records(campaign.ftl_props(1))
+    cuts = [i for i, rec in enumerate(ftl) if rec["a"] == "pcut"]
+    assert len(cuts) >= 3 and ftl == records(campaign.ftl_props(1))
+    assert {rec["how"].split("=")[0] for rec in ftl if rec["a"] == "pcut"} >= \
+        {"now", "after-writes"}
+    burst = ftl[cuts[0] - 1]
+    assert burst["a"] == "sub" and burst["tag"] in ("write", "read", "flush", "wz")
+    assert not any(rec["a"] == "pcut" for rec in records(campaign.DEVICE_PROPS))
+
+
+def test_reads_of_torn_lbas_may_fail_with_unrecovered_read_error():
+    from nvmefuzz.power import SC_UNRECOVERED_READ, PowerCut
+
+    class Cut(PowerCut):
+        m = Model(16, 81920, 1 << 20, Namespaces(CAPACITY, (40, 8)))
+
+    cut = Cut()
+    cut.m.torn = [(800, 808)]
+    raw = lambda op, slba, nlb: bytearray(Command(       # noqa: E731
+        op, nsid=1, cdw10=slba, cdw12=nlb - 1).pack(0))
+    assert cut._torn_read(0x02, raw(0x02, 804, 1), "ok", "r")[0] == (0, SC_UNRECOVERED_READ)
+    assert cut._torn_read(0x0C, raw(0x0C, 790, 11), "ok", "v")[0] == (0, SC_UNRECOVERED_READ)
+    assert cut._torn_read(0x02, raw(0x02, 790, 10), "ok", "r")[0] == "ok"
+    assert cut._torn_read(0x01, raw(0x01, 804, 1), "ok", "w")[0] == "ok"    # a write
+    # Get LBA Status of namespace 1: marks inside the torn pages only
+    page = lambda *runs: struct.pack("<I4x", len(runs)) + b"".join(     # noqa: E731
+        struct.pack("<QI4x", s, n - 1) for s, n in runs)
+    assert cut._torn_marks_ok(page((800, 8)))
+    assert cut._torn_marks_ok(page((801, 2), (806, 1)))
+    assert not cut._torn_marks_ok(page((800, 9)))
+    assert not cut._torn_marks_ok(page((800, 8), (0, 1)))

@@ -44,8 +44,11 @@ def _args(argv):
                         "storms, templates and notice pairs), nsfix, reg, "
                         "bad_enable, setup, a register kind (generator.py: db-value, "
                         "db-live, cc-en, cfg, ...), a pointer class (layout.py: rom, "
-                        "mmio, unassigned, ram, queue, edge, zero), or dbbuf-trust (the "
-                        "host always rewrites the shadows after Doorbell Buffer Config)")
+                        "mmio, unassigned, ram, queue, edge, zero), dbbuf-trust (the "
+                        "host always rewrites the shadows after Doorbell Buffer Config), "
+                        "pcut (no power cuts), or cut-race (CSTS may read RDY for a "
+                        "moment after power-cut-status says a cut is done: the known "
+                        "finding, README)")
     p.add_argument("--variant", choices=["default", "ftl", "zns", "fdp"], default="default",
                    help="device properties: default; ftl (DFTL, one-page CMT, small write "
                         "buffer, block GC); zns (the zoned namespace under a zone limit "
@@ -92,6 +95,9 @@ def main(argv=None) -> int:
         rate = result.sent / result.seconds if result.seconds else 0
         if result.failure is None:
             extra = f", GC {result.gc_runs}" if result.gc_runs else ""
+            if result.power_cuts:
+                extra += (f", power cuts {result.power_cuts} ({result.cut_lost} sectors "
+                          f"lost, {result.cut_torn} pages torn)")
             if result.fdp:
                 extra += (f", FDP checks {result.fdp['checks']} ({result.fdp['exact']} exact),"
                           f" changes {result.fdp['changes']}")
@@ -123,6 +129,10 @@ def main(argv=None) -> int:
             "register_writes_over_100ms": figures.reg_slow,
             "qmp_commands_over_100ms": figures.qmp_slow,
             "gc_seeds": figures.gc_seeds, "gc_runs": figures.gc_runs,
+            "power_cuts": figures.power_cuts, "power_cut_seeds": figures.power_cut_seeds,
+            "power_cut_lost_sectors": figures.cut_lost,
+            "power_cut_torn_pages": figures.cut_torn,
+            "power_cut_csts_races": figures.cut_races,
             "non_flood_commands": figures.commands - figures.flood,
             **({"fdp": figures.fdp} if figures.fdp else {}),
             "failures": [{"seed": r.seed, "kind": r.failure.kind, "message": r.failure.message,

@@ -59,10 +59,22 @@ def fdp_props(seed: int) -> str:
     return DEVICE_PROPS + props
 
 
+# ftl: one seed in four programs a page in 500 us instead of 5 us, so a power cut (pcut)
+# finds programs in flight and tears pages (they read Unrecovered Read Error until
+# rewritten).
+SLOW_PROGRAM = ",pg_wr_lat=500000"
+
+
+def ftl_props(seed: int) -> str:
+    return FTL_VARIANT + (SLOW_PROGRAM if seed % 4 == 0 else "")
+
+
 def variant_props(name: str, seed: int) -> str:
     if name == "fdp":
         return fdp_props(seed)
-    return {"default": DEVICE_PROPS, "ftl": FTL_VARIANT}.get(name) or zns_props(seed)
+    if name == "ftl":
+        return ftl_props(seed)
+    return DEVICE_PROPS if name == "default" else zns_props(seed)
 
 FINALE = [{"a": "sync"}, {"a": "ring"}, {"a": "idle"}, {"a": "stop"}]
 
@@ -81,6 +93,10 @@ class SeedResult:
     stalls: Optional[object] = None     # target.Stalls: the longest register write, QMP
     gc_runs: int = 0                    # collections the FTL made (stats.csv at the exit)
     fdp: Optional[dict] = None          # with FDP: checks done, exact ones, changes made
+    power_cuts: int = 0                 # QMP power cuts made and checked (pcut)
+    cut_lost: int = 0                   # buffered sectors they lost
+    cut_torn: int = 0                   # pages they tore
+    cut_races: int = 0                  # CSTS read RDY right after "cut K" (tolerated)
 
 
 @dataclass
@@ -100,6 +116,11 @@ class Figures:
     gc_seeds: int = 0               # seeds in which the FTL collected
     gc_runs: int = 0
     fdp: dict = field(default_factory=dict)     # FDP checks, exact ones, changes (summed)
+    power_cuts: int = 0             # QMP power cuts made and checked (pcut)
+    power_cut_seeds: int = 0        # seeds that cut at least once
+    cut_lost: int = 0               # buffered sectors the cuts lost
+    cut_torn: int = 0               # pages the cuts tore
+    cut_races: int = 0              # CSTS read RDY right after "cut K" (--skip cut-race)
     by_category: dict = field(default_factory=lambda: {"crash": 0, "hang": 0,
                                                        "sanitizer": 0, "oracle": 0})
     results: List[SeedResult] = field(default_factory=list)
@@ -112,6 +133,11 @@ class Figures:
         self.results.append(result)
         self.gc_seeds += result.gc_runs > 0
         self.gc_runs += result.gc_runs
+        self.power_cuts += result.power_cuts
+        self.power_cut_seeds += result.power_cuts > 0
+        self.cut_lost += result.cut_lost
+        self.cut_torn += result.cut_torn
+        self.cut_races += result.cut_races
         for key, value in (result.fdp or {}).items():
             self.fdp[key] = self.fdp.get(key, 0) + value
         st = result.stalls
@@ -138,7 +164,11 @@ class Figures:
                 f">= 100 ms; {self.max_reg_what}), longest QMP command "
                 f"{self.max_qmp * 1000:.1f} ms of {self.qmp_commands} ({self.qmp_slow} of "
                 f">= 100 ms; {self.max_qmp_what or 'none'}); GC ran in {self.gc_seeds} of "
-                f"{self.seeds} seeds ({self.gc_runs} collections)" +
+                f"{self.seeds} seeds ({self.gc_runs} collections); power cuts "
+                f"{self.power_cuts} in {self.power_cut_seeds} seeds ({self.cut_lost} "
+                f"buffered sectors lost, {self.cut_torn} pages torn" +
+                (f", {self.cut_races} read CSTS.RDY after 'cut K' (tolerated)"
+                 if self.cut_races else "") + ")" +
                 (f"; FDP checks {self.fdp.get('checks', 0)} ({self.fdp.get('exact', 0)} "
                  f"update/write checks exact to the page, {self.fdp.get('time_limits', 0)} "
                  f"time limits waited out), configuration changes "
@@ -175,7 +205,10 @@ def run_seed(qemu: Path, seed: int, commands: int, deadline: float = 10.0,
                "time_limits": ex.fdp_time_limits}
     return SeedResult(seed, ex.sent if ex else 0, time.monotonic() - started, records, failure,
                       ex.flood_sent if ex else 0, props=props, stalls=target.stalls,
-                      gc_runs=gc_runs, fdp=fdp)
+                      gc_runs=gc_runs, fdp=fdp, power_cuts=ex.power_cuts if ex else 0,
+                      cut_lost=ex.cut_lost_sectors if ex else 0,
+                      cut_torn=ex.cut_torn_pages if ex else 0,
+                      cut_races=ex.cut_races if ex else 0)
 
 
 def _gc_runs(path: Path) -> int:

@@ -68,6 +68,10 @@ class Completions:
         if isinstance(p.expect, int) and cqe.code != p.expect:
             raise Failure("status", f"opcode {p.opcode:#04x} on SQ {p.sqid} (record "
                           f"{p.index}): {cqe}; expected status {p.expect:#05x} ({p.why})")
+        if isinstance(p.expect, tuple) and cqe.code not in p.expect:
+            raise Failure("status", f"opcode {p.opcode:#04x} on SQ {p.sqid} (record "
+                          f"{p.index}): {cqe}; expected status "
+                          f"{' or '.join(f'{c:#05x}' for c in p.expect)} ({p.why})")
         if p.expect == "ok" and cqe.code:
             raise Failure("status", f"opcode {p.opcode:#04x} on SQ {p.sqid} (record "
                           f"{p.index}): {cqe}; expected success ({p.why})")

@@ -130,8 +130,10 @@ class ControllerActions:
 
     def do_stop(self, rec: dict) -> None:
         """SIGTERM, as when a user quits: exit handlers run (statistics, the LPN dump,
-        the threads stop). QEMU must exit, cleanly and without sanitizer reports."""
+        the threads stop). QEMU must exit, cleanly and without sanitizer reports. After
+        power cuts it must first still answer, every cut counted (power.py)."""
         self.check_process()
+        self._power_final()
         code, text = self.t.stop()
         report = sanitizer_report(text)
         if report:

@@ -25,6 +25,9 @@ Records (JSON objects, key "a"):
            device, judged exactly (fdp_surface.py)
   fdpcfg   FDP off or on (feature 1Dh) with and without namespaces, and the namespaces
            made again with placement handle lists (fdp_surface.py)
+  pcut     ring, then cut the power over QMP with everything in flight: the cut is done
+           (ftl_check passed), the controller as at power-on, the host forgets what was
+           in flight as after a reset (power.py)
   stop     SIGTERM, QEMU must exit cleanly
 
 This file: dispatch, guest memory, submission and doorbells. queue_rules.py,
@@ -50,6 +53,7 @@ from .integrity import Integrity
 from .layout import DBBUF_EVENTIDX, DBBUF_SHADOW, slot_owner
 from .model import Model, Namespaces, Pending
 from .ns_rules import NsRules
+from .power import PowerCut
 from .queue_rules import QueueRules
 from .scenarios import Scenarios
 from .surface import Surface
@@ -62,7 +66,7 @@ QUEUES = 16                     # target.DEVICE_PROPS queues=16
 
 
 class Executor(QueueRules, NsRules, Completions, ControllerActions, Integrity, Scenarios,
-               Surface, FdpRules, FdpSurface):
+               Surface, FdpRules, FdpSurface, PowerCut):
     """One target, one host model; `run` one record at a time."""
 
     def __init__(self, target: Target, deadline: float = 10.0):
@@ -186,6 +190,8 @@ class Executor(QueueRules, NsRules, Completions, ControllerActions, Integrity, S
             exp, why, fdpdep, dw0 = self._fdp_sub(rec, admin, opcode, raw, cdw10, cdw11,
                                                   exp, why)
             nsdep = nsdep or fdpdep
+        if not admin and self.m.torn and exp == "ok":
+            exp, why = self._torn_read(opcode, raw, exp, why)
         if admin and opcode == 0xC2 and rec.get("tag") == "c2h" and not flags:
             # Vendor C2h: a save to state_out; Invalid Field without one. While a QMP save
             # is under way it may be refused: no expectation then.

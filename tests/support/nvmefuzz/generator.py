@@ -15,6 +15,7 @@ P_REGISTER = 0.03          # per command: a register access in between
 P_MID_FLIGHT = 0.08        # per batch: a reset, shutdown or toggle with commands in flight
 P_AER_STORM = 0.03         # per batch
 P_NSFIX = 0.7              # per batch, while the namespaces are unknown or may be damaged
+P_TORN_FIX = 0.15          # per batch, while a power cut's torn pages may be in namespace 1
 P_MUTATE_ADMIN, P_MUTATE_IO = 0.3, 0.25
 P_NOISE_ADMIN, P_NOISE_IO = 0.15, 0.08
 P_SHNPOOL = 0.003          # per batch, once a seed: CC.SHN with the request pool out
@@ -22,6 +23,8 @@ P_QSAVE = 0.02             # per batch, with a state_out: a QMP save during I/O
 P_ZCHECK = 0.06            # per batch, with the zoned namespace: the zone check
 P_FDPCHECK = 0.08          # per batch, with FDP: the FDP check
 P_FDPCFG = 0.015           # per batch, with FDP: FDP off or on, the namespaces made again
+P_PCUT = 0.05              # per batch, with a write buffer: a power cut mid-flight
+PCUT_WAITS = [0, 0, 0.0002, 0.001, 0.005]   # s between the burst's doorbells and the cut
 ADMIN_SIZES = [2, 4, 16, 32, 64, 64, 256, 1024, 2048]
 SHADOW_EVENTS = ("disable", "shutdown", "toggle", "toggles")
 
@@ -82,6 +85,9 @@ class Generator:
                 yield from self.event(r.choice(events))
                 for _ in range(r.randint(0, 8)):
                     yield from self.command()
+        if self.variant.power_cut and "pcut" not in self.skip and r.random() < P_PCUT:
+            yield from self.power_cut()
+            return                  # the next batch enables the controller again
         if r.random() < 0.01:
             yield {"a": "ring"}
             yield {"a": "idle"}
@@ -110,7 +116,8 @@ class Generator:
         lost them (executor: ns_rules.py)."""
         m = self.m
         if "nsfix" not in self.skip and (not self.ns_checked or (
-                (m.ns is None or m.ns_dirty) and self.rng.random() < P_NSFIX)):
+                (m.ns is None or m.ns_dirty) and self.rng.random() < P_NSFIX) or (
+                m.torn and self.rng.random() < P_TORN_FIX)):
             self.ns_checked = True
             yield {"a": "nsfix"}
 
@@ -178,6 +185,44 @@ class Generator:
         else:                      # several fast toggles in a row
             for _ in range(self.rng.randint(2, 6)):
                 yield {"a": "toggle", **self.admin_params()}
+
+    def power_cut(self) -> Iterator[dict]:
+        """A burst of I/O on the host's I/O queues (writes, some FUA so programs are in
+        flight, Flushes, Reads, Write Zeroes), not reaped, then the power cut (`pcut`
+        rings it first). Half the time what the batch sent is reaped and judged first;
+        else it is in flight too. The cut comes after the ring ("now"), or armed to come
+        right after the Nth acknowledged write or flush, mid-burst."""
+        r, m, c = self.rng, self.m, self.cmds
+        if r.random() < 0.5:
+            yield {"a": "sync"}
+        writes = flushes = 0
+        for _ in range(r.randint(4, 48)):
+            io = [sq for sq in m.usable_sqs()
+                  if m.room(sq) > 0 and not m.sq_changing(sq.qid)]
+            if not io:
+                break
+            sq = r.choice(io)
+            kind = r.choices(["write", "fua", "flush", "read", "wz"], [8, 3, 2, 3, 1])[0]
+            if kind in ("write", "fua"):
+                sqe = c.rw(0x01)
+                if kind == "fua":
+                    sqe.cmd.cdw12 |= 1 << 30
+                writes += 1
+            elif kind == "read":
+                sqe = c.rw(0x02)
+            else:
+                sqe = c.flush() if kind == "flush" else c.write_zeroes()
+                flushes += kind == "flush"
+            yield self.sub(sq.qid, sqe)
+        how, x = "now", r.random()
+        if x < 0.3 and writes:
+            how = f"after-writes={r.randint(1, writes)}"
+        elif x < 0.4 and flushes:
+            how = f"after-flushes={r.randint(1, flushes)}"
+        rec = {"a": "pcut", "how": how, "s": r.choice(PCUT_WAITS)}
+        if "cut-race" in self.skip:     # the known finding (power.py): tolerated
+            rec["race"] = 1
+        yield rec
 
     # ------------------------------------------------------------------ commands
 

@@ -245,6 +245,14 @@ class Model:
         # The I/O queues as they will be once the queued admin commands ran (CQ ids, SQ
         # id -> CQ id), or None when some command could go either way.
         self.pred: Optional[Tuple[set, dict]] = (set(), {})
+        # FTL sector ranges [first, end) a power cut tore (power_cut_lost.csv, kind torn):
+        # they may read back Unrecovered Read Error until rewritten. Media state: it
+        # outlives resets and cuts, and goes when nsfix finds namespace 1 without marks
+        # (or deallocates it whole).
+        self.torn: List[Tuple[int, int]] = []
+
+    def torn_overlaps(self, first: int, end: int) -> bool:
+        return any(a < end and first < b for a, b in self.torn)
 
     def forget_queues(self) -> None:
         """A reset: the controller forgets every queue and owes nothing. A namespace

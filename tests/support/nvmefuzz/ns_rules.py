@@ -333,21 +333,29 @@ class NsRules:
         nsze, flbas = struct.unpack_from("<Q", page, 0)[0], page[26] & 0xF
         shape_ok = nsze == m.nsze and flbas == 0
         marks = 0
+        torn = False
         if shape_ok:
             cqe, page = self._nsfix_must(
                 "Get LBA Status of namespace 1",
-                Command(0x86, nsid=1, cdw12=5, cdw13=0x11 << 24), read=True)
+                Command(0x86, nsid=1, cdw12=1023, cdw13=0x11 << 24), read=True)
             marks = struct.unpack_from("<I", page, 0)[0]
+            # a power cut's torn pages read uncorrectable until rewritten (power.py)
+            torn = bool(marks) and self._torn_marks_ok(page)
         if not shape_ok or marks:
-            if not m.ns_dirty:
+            if not m.ns_dirty and not torn:
                 raise Failure("namespace", f"namespace 1 is not as realized "
                               f"(namespaces=...) and no command named it since: Identify "
                               f"NSZE {nsze} FLBAS {flbas} (want {m.nsze}, 0), {marks} "
-                              f"uncorrectable range(s)")
-            self.ns_repairs += 1
+                              f"uncorrectable range(s)" +
+                              (" not all in pages a power cut tore" if m.torn else ""))
+            if not torn or m.ns_dirty:
+                self.ns_repairs += 1
         if shape_ok and marks:      # deallocate it whole: that clears every mark
             table = struct.pack("<IIQ", 0, m.nsze, 0).ljust(4096, b"\0")
             self._io_now_dsm(table)
+            self.torn_repairs += torn and not m.ns_dirty
+        if shape_ok:
+            m.torn = []             # none left in namespace 1 (the rest is not judged)
         if shape_ok and m.ns is not None:
             m.ns_dirty = False
             return
@@ -394,6 +402,7 @@ class NsRules:
                           fdp.ruhs if fdp else 0, fdp_on, fdp_saved)
         m.ns_pred = m.ns.copy()
         m.ns_dirty = False
+        m.torn = []                 # every namespace made again: their marks cleared
         self.ns_rebuilds += 1
 
     def _io_now_dsm(self, table: bytes) -> None:

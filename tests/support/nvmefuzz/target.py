@@ -149,7 +149,8 @@ class _TimedNvme:
 
 class Target:
     """A started machine: qt (FuzzQTest), nvme (nvme_qtest.Nvme, BARs mapped, register
-    writes timed), stats_dir; with a save variant (variant.py) also state_out and qmp."""
+    writes timed), stats_dir; with a save variant (variant.py) also state_out, and qmp
+    with a save or power cut variant."""
 
     def __init__(self, qemu: Path, reply_timeout: float = REPLY_TIMEOUT,
                  props: str = DEVICE_PROPS):
@@ -164,6 +165,7 @@ class Target:
         if self.variant.save:
             props = props.replace(f"state_out={variants.STATE_MARK}",
                                   f"state_out={self.state_out}")
+        if self.variant.qmp:
             props += f",id={variants.DEVICE_ID}"
             extra = qmp_args(self.qmp_socket)
         device = nvme_qtest.device_args(self.workdir, f"{props},stats_dir={self.stats_dir}",
@@ -173,7 +175,7 @@ class Target:
         try:
             self.enable_mmconfig()
             self.nvme = _TimedNvme(nvme_qtest.Nvme(self.qt), self.stalls)
-            if self.variant.save:
+            if self.variant.qmp:
                 self._qmp = Qmp(self.qmp_socket, connect_timeout=30, alive=self.alive)
         except BaseException:
             self.close()

@@ -11,6 +11,9 @@ header keeps the properties) runs with the same features as the seed that made i
   the FDP logs, features 1Dh/1Eh, I/O Management, writes with DTYPE and DSPEC, creates
   with placement handle lists, the FDP check (`fdpcheck`) and the configuration change
   with every namespace deleted and made again (`fdpcfg`) are generated.
+- `write_buffer_sectors` > 0 (and plp off): a volatile write cache, so a power cut can
+  lose acknowledged writes; QEMU gets a QMP monitor and the device an id, and power cuts
+  mid-flight (`pcut`, QMP `power-cut now`) are generated.
 """
 from dataclasses import dataclass
 from typing import Dict, Optional
@@ -78,10 +81,17 @@ class Variant:
     # write_buffer_sectors > 0: a volatile write cache (Identify VWC bit 0), so Get and
     # Set Features of Volatile Write Cache (06h) succeed; without one they are Invalid Field
     write_cache: bool = False
+    # a write buffer that a power cut can lose (plp off): QMP power cuts (`pcut`)
+    power_cut: bool = False
 
     @property
     def css(self) -> int:
         return 6 if self.zoned else 0
+
+    @property
+    def qmp(self) -> bool:
+        """QEMU gets a QMP monitor and the device the id DEVICE_ID."""
+        return self.save or self.power_cut
 
 
 def parse(props: str) -> Variant:
@@ -105,5 +115,6 @@ def parse(props: str) -> Variant:
                   int(d["secsz"]) * int(d["secs_per_pg"]),
                   int(d.get("write_buffer_sectors", 0)) > 0,
                   d.get("gc_mode", "paced") == "line")
-    return Variant(zoned, d.get("state_out") == STATE_MARK, fdp,
-                   int(d.get("write_buffer_sectors", 0)) > 0)
+    buffer = int(d.get("write_buffer_sectors", 0)) > 0
+    return Variant(zoned, d.get("state_out") == STATE_MARK, fdp, buffer,
+                   buffer and d.get("plp", "off") not in ("on", "true", "yes"))
