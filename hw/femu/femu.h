@@ -310,7 +310,7 @@ typedef struct FemuFtlView {
 /*
  * Power loss (backend/power_cut.c). pre and masks: under engine_lock (the FTL thread, or
  * the poller cutting). asked and armed: atomics the main loop sets and the poller takes.
- * status, cuts: under lock.
+ * status, cuts: under lock; taken, outcome: the poller's.
  */
 struct preimage_table;
 
@@ -328,9 +328,11 @@ typedef struct FemuPowerCut {
     int asked;                  /* atomic: cut at the poller's next pass */
     int armed;                  /* atomic FemuCutTrigger */
     uint64_t left;              /* poller: acknowledgements to go */
+    uint64_t taken;             /* poller: cuts taken */
+    char outcome[320];          /* poller: the last one's, until it is published */
     QemuMutex lock;
     char status[320];
-    uint64_t cuts;
+    uint64_t cuts;              /* published: the controller was power cycled */
 } FemuPowerCut;
 
 typedef struct FemuErrorLog {

@@ -137,3 +137,33 @@ def test_the_table(tmp_path):
     assert text.splitlines()[2].startswith("| ext4-barriers-off-plp-off | 2 | 22 | 2 |")
     lab.write_cuts(result, tmp_path)
     assert (tmp_path / "cuts.csv").read_text().splitlines()[2] == "2,12,2,repaired,20.0,b,3,"
+
+
+# ---- femu-lab run --power-cut: the spec
+
+def test_cut_specs():
+    from femu_lab.crash import cut_spec
+    assert cut_spec.parse("at=2.5", 1, runtime_s=60).at_s == 2.5
+    assert cut_spec.parse("after-writes=40", 1).device_value == "after-writes=40"
+    assert cut_spec.parse("after-flushes=3", 1).device_value == "after-flushes=3"
+    drawn = cut_spec.parse("random=50", 7)
+    assert drawn == cut_spec.parse("random=50", 7), "the same seed, the same point"
+    assert 1 <= int(drawn.device_value.split("=")[1]) <= 50
+    values = {cut_spec.parse("random", seed).device_value for seed in range(20)}
+    assert len(values) > 10 and all(v.startswith("after-writes=") for v in values)
+    for bad, message in [("at=0", "in the past"), ("at=-3", "in the past"),
+                         ("at=x", "want seconds"), ("at=90", "after the workload"),
+                         ("after-writes=0", "1 to"), ("after-flushes=", "1 to"),
+                         ("random=0", "1 to"), ("soon", "want at=SECONDS")]:
+        with pytest.raises(cut_spec.CutSpecError, match=message):
+            cut_spec.parse(bad, 1, runtime_s=60)
+    with pytest.raises(cut_spec.CutSpecError, match="no write buffer"):
+        cut_spec.check_device(drawn, {"write_buffer_sectors": "0"})
+    cut_spec.check_device(drawn, {"write_buffer_sectors": "1024"})
+
+
+def test_run_refuses_bad_power_cuts(capsys):
+    assert cli.main(["run", "--power-cut", "at=-1"]) == 2
+    assert "a cut time in the past" in capsys.readouterr().err
+    assert cli.main(["run", "--power-cut", "random"]) == 2       # lab-1g has no buffer
+    assert "no write buffer" in capsys.readouterr().err

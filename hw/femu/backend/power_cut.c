@@ -259,6 +259,28 @@ static void femu_cut_set_status(FemuCtrl *n, const char *fmt, ...)
     qemu_mutex_unlock(&n->power_cut.lock);
 }
 
+/* The outcome of the cut just taken, kept by the poller until the controller has been
+ * power cycled (femu_power_cut_publish): a host polling the status must find the
+ * controller as at power-on once it reads "cut K". */
+static void femu_cut_set_outcome(FemuCtrl *n, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+
+static void femu_cut_set_outcome(FemuCtrl *n, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(n->power_cut.outcome, sizeof(n->power_cut.outcome), fmt, ap);
+    va_end(ap);
+}
+
+void femu_power_cut_publish(FemuCtrl *n)
+{
+    qemu_mutex_lock(&n->power_cut.lock);
+    pstrcpy(n->power_cut.status, sizeof(n->power_cut.status), n->power_cut.outcome);
+    n->power_cut.cuts = n->power_cut.taken;
+    qemu_mutex_unlock(&n->power_cut.lock);
+}
+
 bool femu_power_cut_due(FemuCtrl *n)
 {
     return qatomic_read(&n->power_cut.asked) && !n->save_running;   /* a save ends first */
@@ -289,27 +311,25 @@ bool femu_power_cut_take(FemuCtrl *n)
         return false;
     }
     ftl_loss_list_merge(&apply.lost);
-    qemu_mutex_lock(&n->power_cut.lock);
-    cut = ++n->power_cut.cuts;
-    qemu_mutex_unlock(&n->power_cut.lock);
+    cut = ++n->power_cut.taken;
 
     uint64_t at_ns = now - n->stats_start_ns;   /* trace_out's and stats' time origin */
     if (!consistent) {
         error_report("femu: power cut %" PRIu64 ": the FTL fails its check: %s", cut, err);
-        femu_cut_set_status(n, "failed: cut %" PRIu64 " left an FTL that fails its check: %s",
-                            cut, err);
+        femu_cut_set_outcome(n, "failed: cut %" PRIu64 " left an FTL that fails its check: "
+                             "%s", cut, err);
         ftl_loss_list_free(&apply.lost);
         return true;
     }
     bool written = !n->stats_dir ||
                    femu_cut_write_files(n, cut, at_ns, &res, &apply.lost);
-    femu_cut_set_status(n, "cut %" PRIu64 " at %" PRIu64 " ns: %" PRIu64 " buffered sectors "
-                        "lost (%" PRIu64 " pages), %" PRIu64 " pages torn, %" PRIu64 " pages "
-                        "saved by plp, %zu lost ranges%s%s", cut, at_ns,
-                        res.buffered_sectors, res.buffered_pages, res.torn_pages,
-                        res.plp_pages, apply.lost.n, apply.lost.failed ? " (list incomplete: "
-                        "out of memory)" : "", written ? "" : " (power_cut_lost.csv could "
-                        "not be written)");
+    femu_cut_set_outcome(n, "cut %" PRIu64 " at %" PRIu64 " ns: %" PRIu64 " buffered sectors "
+                         "lost (%" PRIu64 " pages), %" PRIu64 " pages torn, %" PRIu64 " pages "
+                         "saved by plp, %zu lost ranges%s%s", cut, at_ns,
+                         res.buffered_sectors, res.buffered_pages, res.torn_pages,
+                         res.plp_pages, apply.lost.n, apply.lost.failed ? " (list "
+                         "incomplete: out of memory)" : "", written ? "" :
+                         " (power_cut_lost.csv could not be written)");
     ftl_loss_list_free(&apply.lost);
     return true;
 }

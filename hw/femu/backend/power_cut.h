@@ -29,5 +29,7 @@ bool femu_power_cut_due(FemuCtrl *n);
  * model, the store reads back what flash holds, the files are written). true: the
  * controller must now be power cycled. */
 bool femu_power_cut_take(FemuCtrl *n);
+/* Poller, once the controller is power cycled: power-cut-status and power-cuts tell it. */
+void femu_power_cut_publish(FemuCtrl *n);
 
 #endif

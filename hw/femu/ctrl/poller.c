@@ -326,6 +326,7 @@ static void *femu_poller_run(void *opaque)
             qemu_mutex_unlock(&n->engine_lock);
             if (cut) {
                 femu_ctrl_power_cycle(n);
+                femu_power_cut_publish(n);
             }
             work = true;
         }

@@ -46,9 +46,7 @@ def _args(argv):
                         "db-live, cc-en, cfg, ...), a pointer class (layout.py: rom, "
                         "mmio, unassigned, ram, queue, edge, zero), dbbuf-trust (the "
                         "host always rewrites the shadows after Doorbell Buffer Config), "
-                        "pcut (no power cuts), or cut-race (CSTS may read RDY for a "
-                        "moment after power-cut-status says a cut is done: the known "
-                        "finding, README)")
+                        "or pcut (no power cuts)")
     p.add_argument("--variant", choices=["default", "ftl", "zns", "fdp"], default="default",
                    help="device properties: default; ftl (DFTL, one-page CMT, small write "
                         "buffer, block GC); zns (the zoned namespace under a zone limit "
@@ -132,7 +130,6 @@ def main(argv=None) -> int:
             "power_cuts": figures.power_cuts, "power_cut_seeds": figures.power_cut_seeds,
             "power_cut_lost_sectors": figures.cut_lost,
             "power_cut_torn_pages": figures.cut_torn,
-            "power_cut_csts_races": figures.cut_races,
             "non_flood_commands": figures.commands - figures.flood,
             **({"fdp": figures.fdp} if figures.fdp else {}),
             "failures": [{"seed": r.seed, "kind": r.failure.kind, "message": r.failure.message,

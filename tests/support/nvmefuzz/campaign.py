@@ -96,7 +96,6 @@ class SeedResult:
     power_cuts: int = 0                 # QMP power cuts made and checked (pcut)
     cut_lost: int = 0                   # buffered sectors they lost
     cut_torn: int = 0                   # pages they tore
-    cut_races: int = 0                  # CSTS read RDY right after "cut K" (tolerated)
 
 
 @dataclass
@@ -120,7 +119,6 @@ class Figures:
     power_cut_seeds: int = 0        # seeds that cut at least once
     cut_lost: int = 0               # buffered sectors the cuts lost
     cut_torn: int = 0               # pages the cuts tore
-    cut_races: int = 0              # CSTS read RDY right after "cut K" (--skip cut-race)
     by_category: dict = field(default_factory=lambda: {"crash": 0, "hang": 0,
                                                        "sanitizer": 0, "oracle": 0})
     results: List[SeedResult] = field(default_factory=list)
@@ -137,7 +135,6 @@ class Figures:
         self.power_cut_seeds += result.power_cuts > 0
         self.cut_lost += result.cut_lost
         self.cut_torn += result.cut_torn
-        self.cut_races += result.cut_races
         for key, value in (result.fdp or {}).items():
             self.fdp[key] = self.fdp.get(key, 0) + value
         st = result.stalls
@@ -166,9 +163,7 @@ class Figures:
                 f">= 100 ms; {self.max_qmp_what or 'none'}); GC ran in {self.gc_seeds} of "
                 f"{self.seeds} seeds ({self.gc_runs} collections); power cuts "
                 f"{self.power_cuts} in {self.power_cut_seeds} seeds ({self.cut_lost} "
-                f"buffered sectors lost, {self.cut_torn} pages torn" +
-                (f", {self.cut_races} read CSTS.RDY after 'cut K' (tolerated)"
-                 if self.cut_races else "") + ")" +
+                f"buffered sectors lost, {self.cut_torn} pages torn)" +
                 (f"; FDP checks {self.fdp.get('checks', 0)} ({self.fdp.get('exact', 0)} "
                  f"update/write checks exact to the page, {self.fdp.get('time_limits', 0)} "
                  f"time limits waited out), configuration changes "
@@ -207,8 +202,7 @@ def run_seed(qemu: Path, seed: int, commands: int, deadline: float = 10.0,
                       ex.flood_sent if ex else 0, props=props, stalls=target.stalls,
                       gc_runs=gc_runs, fdp=fdp, power_cuts=ex.power_cuts if ex else 0,
                       cut_lost=ex.cut_lost_sectors if ex else 0,
-                      cut_torn=ex.cut_torn_pages if ex else 0,
-                      cut_races=ex.cut_races if ex else 0)
+                      cut_torn=ex.cut_torn_pages if ex else 0)
 
 
 def _gc_runs(path: Path) -> int:

@@ -220,8 +220,6 @@ class Generator:
         elif x < 0.4 and flushes:
             how = f"after-flushes={r.randint(1, flushes)}"
         rec = {"a": "pcut", "how": how, "s": r.choice(PCUT_WAITS)}
-        if "cut-race" in self.skip:     # the known finding (power.py): tolerated
-            rec["race"] = 1
         yield rec
 
     # ------------------------------------------------------------------ commands

@@ -46,7 +46,6 @@ class PowerCut:
     cut_lost_sectors = 0    # buffered sectors the cuts lost
     cut_torn_pages = 0      # pages torn
     torn_repairs = 0        # namespace 1 deallocated by nsfix for a cut's torn pages
-    cut_races = 0           # CSTS not yet 0 when the status said done (--skip cut-race)
 
     def _qom_get(self, prop: str):
         value, err = self.t.qmp("qom-get", path=QOM_PATH, property=prop)
@@ -81,7 +80,7 @@ class PowerCut:
             self._qom_set_cut("now")
         status, got = self._cut_done(want, armed)
         self._untaint()             # BARs moved or bus mastering off: map them again
-        self._check_power_on(got, tainted, bool(rec.get("race")))
+        self._check_power_on(got, tainted)
         found = STATUS.match(status)
         lost, torn = (int(found.group(2)), int(found.group(3))) if found else (0, 0)
         if got > want:              # a cut whose status the host did not see
@@ -140,18 +139,12 @@ class PowerCut:
             self.check_process()
             time.sleep(0.001)
 
-    def _check_power_on(self, cut: int, tainted: bool, race: bool = False) -> None:
-        """The controller as at power-on: CSTS 0; the registers the cut clears read 0
-        (unless a DMA or config write may have reached them before the cut). With race
-        (`--skip cut-race`, the known finding: the status says the cut is done before
-        the poller has power cycled the controller) CSTS may read RDY for a moment: it
-        must read 0 within the deadline."""
+    def _check_power_on(self, cut: int, tainted: bool) -> None:
+        """The controller as at power-on: CSTS 0 (the device publishes "cut K" only once
+        it has power cycled the controller); the registers the cut clears read 0 (unless
+        a DMA or config write may have reached them before the cut)."""
         nvme = self.nvme
         csts = nvme.readl(CSTS)
-        if csts and race:
-            self.cut_races += 1
-            csts = self._wait_csts(f"power cut {cut} (CSTS {csts:#x} once its status said "
-                                   "done)", lambda c: c == 0)
         if csts:
             time.sleep(0.05)
             raise Failure("cut-csts", f"CSTS {csts:#x} once power-cut-status said cut {cut} "
