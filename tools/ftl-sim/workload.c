@@ -120,6 +120,24 @@ static int open_foreign(struct workload *w, char *err, size_t errlen)
     return w->tin ? 0 : -1;
 }
 
+/*
+ * femu's own format is read once more before the replay too, for the same reason as
+ * another format's: a malformed line is reported before any output file exists (a file
+ * only: standard input cannot be read twice).
+ */
+static int check_femu(struct workload *w, char *err, size_t errlen)
+{
+    struct tin_options quiet = w->tin_opts.in;
+    struct tin_scan scan;
+
+    quiet.quiet = true;
+    quiet.format = TIN_FEMU;
+    if (strcmp(w->spec.trace_path, "-") == 0) {
+        return 0;
+    }
+    return tin_scan_file(w->spec.trace_path, &quiet, &scan, err, errlen) ? -1 : 0;
+}
+
 /* The trace, its format detected or named: femu's replayed by trace.c, others by tin. */
 static int open_trace(struct workload *w, char *err, size_t errlen)
 {
@@ -133,7 +151,7 @@ static int open_trace(struct workload *w, char *err, size_t errlen)
         return -1;
     }
     w->trace = tin_femu_reader(w->tin);
-    return w->trace ? 0 : open_foreign(w, err, errlen);
+    return w->trace ? check_femu(w, err, errlen) : open_foreign(w, err, errlen);
 }
 
 struct workload *workload_create(const struct workload_spec *spec, uint64_t secsz,
