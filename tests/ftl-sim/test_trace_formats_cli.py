@@ -170,15 +170,22 @@ def test_same_requests_in_every_format_give_the_same_counters(run_ftl_sim, tmp_p
     assert got["sim_time_s"] == pytest.approx(want["sim_time_s"])
 
 
-def test_bad_line_exits_2_naming_file_and_line_and_writes_nothing(run_ftl_sim, tmp_path):
-    path = tmp_path / "bad.csv"
-    path.write_text(msr() + f"{FILETIME_0},hm,0,Rd,0,4096,1\n" + msr(header=False))
+@pytest.mark.parametrize("name,content,line_and_error", [
+    ("bad.csv", msr() + f"{FILETIME_0},hm,0,Rd,0,4096,1\n" + msr(header=False),
+     "8: Type 'Rd' is not Read or Write"),
+    # femu's own format is checked whole before the replay too (a file, not stdin)
+    ("bad.trace", "V 2\nW 0 0 8 1 0\nW 10 8 8 1 0\nW x 8 8 1 0\n",
+     "4: time 'x' is not a decimal number")], ids=["msr", "femu"])
+def test_bad_line_exits_2_naming_file_and_line_and_writes_nothing(run_ftl_sim, tmp_path, name,
+                                                                  content, line_and_error):
+    path = tmp_path / name
+    path.write_text(content)
     stats, summ, rec = tmp_path / "stats", tmp_path / "s.json", tmp_path / "rec.trace"
     proc = run_ftl_sim(*SMALL, "--trace", path, "--stats-dir", stats, "--summary", summ,
                        "--trace-out", rec, check=False)
     assert proc.returncode == 2
     errors = [line for line in proc.stderr.splitlines() if line.startswith("ftl-sim:")]
-    assert errors == [f"ftl-sim: {path}:8: Type 'Rd' is not Read or Write"]
+    assert errors == [f"ftl-sim: {path}:{line_and_error}"]
     assert not stats.exists() and not summ.exists() and not rec.exists()
 
 
@@ -305,16 +312,3 @@ def test_unknown_content_and_empty_trace_exit_2(run_ftl_sim, tmp_path):
     assert proc.returncode == 2 and "cannot tell the trace format" in proc.stderr
     proc = run_ftl_sim(*SMALL, "--trace", empty, check=False)
     assert proc.returncode == 2 and "no usable request" in proc.stderr
-
-
-def test_a_bad_line_of_femus_own_format_writes_nothing_either(run_ftl_sim, tmp_path):
-    """The native format is checked whole before the replay too (a file, not stdin)."""
-    path = tmp_path / "bad.trace"
-    path.write_text("V 2\nW 0 0 8 1 0\nW 10 8 8 1 0\nW x 8 8 1 0\n")
-    stats, summ, rec = tmp_path / "stats", tmp_path / "s.json", tmp_path / "rec.trace"
-    proc = run_ftl_sim(*SMALL, "--trace", path, "--stats-dir", stats, "--summary", summ,
-                       "--trace-out", rec, check=False)
-    assert proc.returncode == 2
-    errors = [line for line in proc.stderr.splitlines() if line.startswith("ftl-sim:")]
-    assert errors == [f"ftl-sim: {path}:4: time 'x' is not a decimal number"]
-    assert not stats.exists() and not summ.exists() and not rec.exists()
