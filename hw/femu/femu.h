@@ -158,9 +158,11 @@ typedef struct FemuRequest {
      * admitted at fetch (FTL_REQ_ADMITTED) and slba/nlb are zoned sectors.
      */
     struct ftl_request ftl;
-    /* A write's FTL sectors as they were before it (g_malloc, freed with the request):
-     * the bytes a power cut puts back if the write is lost from the buffer. */
+    /* A write's FTL sectors [pre_first, pre_first + pre_count) as they were before it
+     * (g_malloc, freed with the request, counted in power_cut.captured): the bytes a
+     * power cut puts back if the write is lost from the buffer. */
     uint8_t *pre_data;
+    uint64_t pre_first, pre_count;
     uint64_t done_ns;
     bool keep_on_reset;         /* the FTL does it even if a reset drops the completion */
     char phase[17];
@@ -325,6 +327,8 @@ typedef struct FemuPowerCut {
     uint64_t *masks;            /* FTL thread: the buffered sectors before a write */
     size_t masks_cap;
     uint64_t no_preimage;       /* lost sectors with no kept bytes: read back as zeroes */
+    uint64_t captured;          /* atomic: bytes of requests' pre_data (a budget) */
+    uint64_t budget;            /* the most pre_data may hold at once */
     int asked;                  /* atomic: cut at the poller's next pass */
     int armed;                  /* atomic FemuCutTrigger */
     uint64_t left;              /* poller: acknowledgements to go */

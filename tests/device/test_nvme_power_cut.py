@@ -279,3 +279,28 @@ def test_ftl_sim_replaying_the_recording_loses_exactly_what_the_device_lost(
         sim = [(r["kind"], int(r["slba"]), int(r["nlb"])) for r in csv.DictReader(f)]
     print(f"\n{len(device_lost)} lost ranges at {at_ns} ns after {sent} commands")
     assert sim == device_lost
+
+
+def test_a_write_larger_than_the_buffer_keeps_the_flash_bytes_of_its_buffered_tail(device):
+    """Write Zeroes of 4096 sectors over flushed data with a 1024-sector buffer: the buffer
+    keeps only the command's tail (it evicts least recently written first), the device
+    keeps only that tail's old bytes, and a cut puts exactly those back."""
+    d = device("write_buffer_sectors=1024")
+    for lba in range(0, 4096, 64):
+        d.write(lba, 64, lba)
+    d.flush()
+    cqe = d.nvme.write_zeroes(d.sq, 0, 4096)
+    assert cqe.ok, str(cqe)
+    status = d.cut()
+    assert "kept no flash bytes" not in status
+    lost = lost_rows(d.stats)
+    assert lost and all(kind == "buffered" for kind, _, _ in lost)
+    first = lost[0][1]
+    assert sum(nlb for _, _, nlb in lost) == 4096 - first and 0 < first < 4096
+    for lba in range(0, 4096, 64):
+        data = d.readback(lba, 64)
+        for i in range(64):
+            sector = data[i * 512:(i + 1) * 512]
+            want = pattern(64 * 512, lba)[i * 512:(i + 1) * 512] if lba + i >= first \
+                else bytes(512)
+            assert sector == want, f"sector {lba + i} (lost from {first})"

@@ -33,11 +33,6 @@
 #define FEMU_CUT_ERR_LEN 256
 #define FEMU_CUT_MAX_COUNT 1000000000ull
 
-static bool femu_pre_kept(const FemuCtrl *n)
-{
-    return n->power_cut.pre != NULL;
-}
-
 bool femu_power_cut_realize(FemuCtrl *n, Error **errp)
 {
     const struct ftl_config *cfg = &n->ftl_config;
@@ -46,6 +41,8 @@ bool femu_power_cut_realize(FemuCtrl *n, Error **errp)
         return true;
     }
     n->power_cut.pre = preimage_create(n->secsz, n->ftl_config.secs_per_pg);
+    /* room for the pre-images of four buffers' worth of writes in flight, 64 MiB at least */
+    n->power_cut.budget = MAX(UINT64_C(64) << 20, 4 * cfg->write_buffer_sectors * n->secsz);
     if (!n->power_cut.pre) {
         error_setg(errp, "cannot allocate the power-loss pre-images");
         return false;
@@ -64,12 +61,28 @@ void femu_power_cut_release(FemuCtrl *n)
 
 void femu_power_cut_capture(FemuCtrl *n, FemuRequest *req, uint64_t first, uint64_t count)
 {
-    if (!femu_pre_kept(n) || count == 0) {
+    FemuPowerCut *pc = &n->power_cut;
+    /* Only the last write_buffer_sectors (and a page each side) of a write can stay in
+     * the buffer: the buffer evicts least recently written first, so what stays of one
+     * write is its tail. */
+    uint64_t tail = n->ftl_config.write_buffer_sectors + 2 * n->ftl_config.secs_per_pg;
+    uint64_t keep = MIN(count, tail), bytes = keep * n->secsz;
+
+    if (!pc->pre || count == 0) {
         return;
     }
     g_free(req->pre_data);
-    req->pre_data = g_malloc(count * n->secsz);
-    data_store_read(n->store, first * n->secsz, req->pre_data, count * n->secsz);
+    req->pre_data = NULL;
+    if (qatomic_read(&pc->captured) + bytes > pc->budget) {
+        /* a guest with that many writes in flight: they keep nothing, and a cut that
+         * loses their sectors reads back zeroes there (counted, in the status) */
+        return;
+    }
+    qatomic_add(&pc->captured, bytes);
+    req->pre_first = first + count - keep;
+    req->pre_count = keep;
+    req->pre_data = g_malloc(bytes);
+    data_store_read(n->store, req->pre_first * n->secsz, req->pre_data, bytes);
 }
 
 /* The pages [first, last] a request's FTL sectors span. */
@@ -137,17 +150,25 @@ void femu_power_cut_after_serve(FemuCtrl *n, FemuRequest *req)
                             << (lo - p * spp);
             uint64_t before = pc->masks[p - first], after = ftl_lpn_buffered_mask(n->ftl, p);
             uint64_t entered = after & ~before & mine;
+            /* the bytes kept start at pre_first (only a write's tail can stay buffered) */
+            uint64_t from = MAX(lo, req->pre_first) - p * spp;
 
             if (after == 0) {
                 preimage_drop(pc->pre, p);
+            } else if (entered & ((UINT64_C(1) << from) - 1)) {
+                /* a sector before the kept tail entered: never, by the LRU order; were it
+                 * to, a cut reads back zeroes there rather than another time's bytes */
+                preimage_drop(pc->pre, p);
             } else if (entered &&
                        !preimage_save(pc->pre, p, before == 0, entered,
-                                      req->pre_data + (lo - start) * n->secsz,
-                                      (uint32_t)(lo - p * spp))) {
+                                      req->pre_data +
+                                      (p * spp + from - req->pre_first) * n->secsz,
+                                      (uint32_t)from)) {
                 error_report_once("femu: power cut: out of memory for a pre-image: a cut "
                                   "may read back zeroes for lost sectors");
             }
         }
+        qatomic_sub(&pc->captured, req->pre_count * n->secsz);
         g_free(req->pre_data);
         req->pre_data = NULL;
     }
@@ -294,6 +315,8 @@ bool femu_power_cut_take(FemuCtrl *n)
     uint64_t now, cut;
     int rc;
 
+    uint64_t unkept = n->power_cut.no_preimage;
+
     qatomic_set(&n->power_cut.asked, 0);
     now = femu_now_ns();
     rc = ftl_power_cut(n->ftl, now, n->ftl_config.plp, femu_cut_lost, &apply, &res, err,
@@ -323,10 +346,14 @@ bool femu_power_cut_take(FemuCtrl *n)
     }
     bool written = !n->stats_dir ||
                    femu_cut_write_files(n, cut, at_ns, &res, &apply.lost);
+    unkept = n->power_cut.no_preimage - unkept;
+    g_autofree char *zeroes = unkept ? g_strdup_printf(" (%" PRIu64 " of them kept no flash "
+                                                       "bytes: they read back zeroes)", unkept)
+                                     : g_strdup("");
     femu_cut_set_outcome(n, "cut %" PRIu64 " at %" PRIu64 " ns: %" PRIu64 " buffered sectors "
-                         "lost (%" PRIu64 " pages), %" PRIu64 " pages torn, %" PRIu64 " pages "
-                         "saved by plp, %zu lost ranges%s%s", cut, at_ns,
-                         res.buffered_sectors, res.buffered_pages, res.torn_pages,
+                         "lost (%" PRIu64 " pages)%s, %" PRIu64 " pages torn, %" PRIu64
+                         " pages saved by plp, %zu lost ranges%s%s", cut, at_ns,
+                         res.buffered_sectors, res.buffered_pages, zeroes, res.torn_pages,
                          res.plp_pages, apply.lost.n, apply.lost.failed ? " (list "
                          "incomplete: out of memory)" : "", written ? "" :
                          " (power_cut_lost.csv could not be written)");

@@ -11,16 +11,19 @@
 #include "ctrl/request.h"
 
 /*
- * The ranges a command gave its FTL work (femu.h): always its own g_new memory, const only
- * for the engine's sake.
+ * What a request owns besides itself: the ranges a command gave its FTL work (femu.h,
+ * always its own g_new memory, const only for the engine's sake) and a write's pre-image.
  */
-static void femu_req_free_ranges(FemuRequest *req)
+static void femu_req_free_owned(FemuCtrl *n, FemuRequest *req)
 {
     g_free((struct ftl_range *)req->ftl.ranges);
     req->ftl.ranges = NULL;
     req->ftl.nranges = 0;
-    g_free(req->pre_data);      /* a write's pre-image bytes (backend/power_cut.c) */
-    req->pre_data = NULL;
+    if (req->pre_data) {        /* a write's pre-image bytes (backend/power_cut.c) */
+        qatomic_sub(&n->power_cut.captured, req->pre_count * n->secsz);
+        g_free(req->pre_data);
+        req->pre_data = NULL;
+    }
 }
 
 void femu_req_pool_init(FemuCtrl *n)
@@ -40,7 +43,7 @@ void femu_req_pool_destroy(FemuCtrl *n)
 {
     if (n->pool) {
         for (unsigned i = 0; i < FEMU_MAX_INFLIGHT; i++) {
-            femu_req_free_ranges(&n->pool[i]);
+            femu_req_free_owned(n, &n->pool[i]);
         }
         g_free(n->pool);
         n->pool = NULL;
@@ -72,7 +75,7 @@ FemuRequest *femu_req_alloc_shutdown(FemuCtrl *n)
 
 void femu_req_free(FemuCtrl *n, FemuRequest *req)
 {
-    femu_req_free_ranges(req);
+    femu_req_free_owned(n, req);
     if (req == n->shutdown_req) {
         n->shutdown_req_busy = false;   /* back to its own slot, not the free list */
         return;
