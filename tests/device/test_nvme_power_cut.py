@@ -304,3 +304,20 @@ def test_a_write_larger_than_the_buffer_keeps_the_flash_bytes_of_its_buffered_ta
             want = pattern(64 * 512, lba)[i * 512:(i + 1) * 512] if lba + i >= first \
                 else bytes(512)
             assert sector == want, f"sector {lba + i} (lost from {first})"
+
+
+def test_plp_with_an_energy_budget_saves_the_oldest_pages_and_loses_the_rest(device):
+    """plp_budget_pages=2: of three buffered pages the two written first are programmed
+    at the cut; the last is lost and reads back its flushed bytes."""
+    d = device(f"{BUFFER},plp=on,plp_budget_pages=2")
+    d.write(6 * SECTORS, SECTORS, 60)
+    d.flush()
+    d.write(0, SECTORS, 1)
+    d.write(3 * SECTORS, SECTORS, 2)
+    d.write(6 * SECTORS, SECTORS, 3)
+    status = d.cut()
+    assert "8 buffered sectors lost (1 pages)" in status and "2 pages saved by plp" in status
+    assert d.readback(0, SECTORS) == pattern(PAGE, 1)
+    assert d.readback(3 * SECTORS, SECTORS) == pattern(PAGE, 2)
+    assert d.readback(6 * SECTORS, SECTORS) == pattern(PAGE, 60)
+    assert lost_rows(d.stats) == [("buffered", 48, 8)]

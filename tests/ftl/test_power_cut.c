@@ -257,6 +257,44 @@ static void test_plp(void)
     ftl_destroy(ftl);
 }
 
+/* plp with an energy budget of 2 pages: the two least recently written buffered pages (1
+ * and 2, written at 2000) are programmed at the cut, page 3 (written at 3000) is lost; the
+ * FUA write in flight ends. */
+static void test_plp_budget(void)
+{
+    struct ftl_config cfg = one_lun(64);
+    cfg.plp = 1;
+    cfg.plp_budget_pages = 2;
+    struct ftl *ftl = make_ftl(&cfg);
+    struct losses ls;
+    struct ftl_power_cut_result res;
+
+    wr(ftl, 1000, 0, 4, true);
+    wr(ftl, 2000, 4, 6, false);
+    wr(ftl, 3000, 13, 1, false);
+    CHECK(cut(ftl, 4000, true, &ls, &res) == FTL_OK);
+    CHECK_EQ_U64(res.plp_pages, 2);
+    CHECK_EQ_U64(res.buffered_pages, 1);
+    CHECK_EQ_U64(res.buffered_sectors, 1);
+    CHECK_EQ_U64(res.torn_pages, 0);
+    CHECK_EQ_U64(ls.n, 1);
+    CHECK(loss_is(&ls, 0, FTL_LOSS_BUFFERED, 13, 1));
+    CHECK(ftl_lpn_is_mapped(ftl, 0) && ftl_lpn_is_mapped(ftl, 1) && ftl_lpn_is_mapped(ftl, 2));
+    CHECK(!ftl_lpn_is_mapped(ftl, 3));
+    struct ftl_counters c = counters(ftl);
+    CHECK_EQ_U64(c.power_cut_plp_pages, 2);
+    CHECK_EQ_U64(c.power_cut_lost_pages, 1);
+    CHECK_CONSISTENT(ftl);
+    ftl_destroy(ftl);
+
+    /* the key needs plp */
+    struct ftl_config bad = one_lun(64);
+    bad.plp_budget_pages = 2;
+    char err[256] = "";
+    CHECK(ftl_create(&bad, err, sizeof(err)) == NULL);
+    CHECK_CONTAINS(err, "plp_budget_pages: an energy budget needs power-loss protection");
+}
+
 /* Without a buffer: page 0 written at 1000 is in flight until 201000 and page 1 queued
  * behind it until 401000. A cut at 201000 tears page 1 only; at 200999 both; at 401000
  * none. A page trimmed or rewritten since holds no torn copy of that program. */
@@ -362,6 +400,7 @@ int main(void)
     test_fua_durable();
     test_cache_off();
     test_plp();
+    test_plp_budget();
     test_torn_exact();
     test_cut_in_past();
     test_state_after_cut();

@@ -4,7 +4,8 @@
  *
  * The store holds the newest bytes of every LBA from the moment a write is fetched; the
  * FTL knows which sectors are only in its DRAM buffer. So that a lost sector reads back
- * what flash still holds, a write fetched while pre-images are kept (a buffer, plp off)
+ * what flash still holds, a write fetched while pre-images are kept (a buffer, and plp off
+ * or with an energy budget)
  * carries the bytes it overwrites (pre_data), and the FTL thread, serving it, asks the
  * FTL which of its sectors entered the buffer (ftl_lpn_buffered_mask before and after):
  * those sectors' old bytes are their flash bytes, kept in store/preimage.c until the page
@@ -37,8 +38,8 @@ bool femu_power_cut_realize(FemuCtrl *n, Error **errp)
 {
     const struct ftl_config *cfg = &n->ftl_config;
 
-    if (cfg->write_buffer_sectors == 0 || cfg->plp) {
-        return true;
+    if (cfg->write_buffer_sectors == 0 || (cfg->plp && !cfg->plp_budget_pages)) {
+        return true;    /* a cut can lose nothing from the buffer */
     }
     n->power_cut.pre = preimage_create(n->secsz, n->ftl_config.secs_per_pg);
     /* room for the pre-images of four buffers' worth of writes in flight, 64 MiB at least */

@@ -161,6 +161,9 @@ static const struct config_key config_keys[] = {
     SKEY(plp, "power-loss protection: off | on (a power cut programs the write buffer from "
          "stored energy and lets programs in flight end, so nothing acknowledged is lost; "
          "needs write_buffer_sectors > 0)"),
+    UKEY(plp_budget_pages, 0, UINT32_MAX, "plp: pages the stored energy can program at a "
+         "cut, least recently written first; the rest of the buffer is lost (0: the whole "
+         "buffer, capacitors sized to it)"),
     SKEY(zoned, "a zoned namespace beside the conventional one: off | on (0 | 1); its zones "
          "take the top block rows of every LUN"),
     UKEY(zones, 0, UINT32_MAX - 1, "zoned: number of zones"),
@@ -801,6 +804,10 @@ static int check_fdp(const struct ftl_config *cfg, const struct ftl_geometry *g,
 static int check_write_buffer(const struct ftl_config *cfg, const struct ftl_geometry *g,
                               char *err, size_t errlen)
 {
+    if (cfg->plp_budget_pages && !cfg->plp) {
+        return ftl_error(err, errlen, "plp_budget_pages: an energy budget needs power-loss "
+                         "protection (plp=on)");
+    }
     if (cfg->write_buffer_sectors == 0) {
         /* without a buffer nothing waits in DRAM: no energy store has anything to save */
         return cfg->plp ? ftl_error(err, errlen, "plp: power-loss protection needs a write "

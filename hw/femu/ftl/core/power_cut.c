@@ -62,31 +62,40 @@ static void report_torn(void *ctx, uint32_t lpn)
     }
 }
 
-/* Without protection: report the buffer and the torn pages, then forget both. */
-static void lose_volatile(struct ftl *ftl, uint64_t now_ns, struct loss_report *r)
+/* What is left in the buffer is lost: each page's runs reported, then forgotten. */
+static void lose_buffer(struct ftl *ftl, struct loss_report *r)
 {
     if (ftl->wbuf) {
         wbuf_for_each(ftl, report_buffered, r);
         wbuf_drop(ftl, 0, ftl->geo.logical_pages);
     }
-    r->res->torn_pages = inflight_take_torn(ftl, now_ns, report_torn, r);
     ftl->ctr.power_cut_lost_pages += r->res->buffered_pages;
+}
+
+/* Without protection: report the buffer and the torn pages, then forget both. */
+static void lose_volatile(struct ftl *ftl, uint64_t now_ns, struct loss_report *r)
+{
+    lose_buffer(ftl, r);
+    r->res->torn_pages = inflight_take_torn(ftl, now_ns, report_torn, r);
     ftl->ctr.power_cut_torn_pages += r->res->torn_pages;
 }
 
-/* With protection: the buffer is programmed on stored energy, programs in flight end.
- * The flash time this takes lies before the power-on: timing_power_cut drops it. */
-static int save_volatile(struct ftl *ftl, uint64_t now_ns, struct ftl_power_cut_result *res)
+/* With protection: the buffer is programmed on stored energy, least recently written
+ * first, as far as plp_budget_pages goes (0: all of it); what the energy does not reach
+ * is lost. Programs in flight end. The flash time this takes lies before the power-on:
+ * timing_power_cut drops it. */
+static int save_volatile(struct ftl *ftl, uint64_t now_ns, struct loss_report *r)
 {
-    uint64_t done;
+    uint64_t done, budget = ftl->cfg.plp_budget_pages;
     if (ftl->wbuf) {
         uint64_t before = ftl->ctr.buf_flushed_pages;
-        int rc = wbuf_flush_all(ftl, now_ns, &done);
-        res->plp_pages = ftl->ctr.buf_flushed_pages - before;
-        ftl->ctr.power_cut_plp_pages += res->plp_pages;
+        int rc = wbuf_flush_oldest(ftl, budget ? budget : UINT64_MAX, now_ns, &done);
+        r->res->plp_pages = ftl->ctr.buf_flushed_pages - before;
+        ftl->ctr.power_cut_plp_pages += r->res->plp_pages;
         if (rc != FTL_OK) {
             return rc;
         }
+        lose_buffer(ftl, r);    /* beyond the budget */
     }
     inflight_clear(ftl);
     return FTL_OK;
@@ -109,7 +118,7 @@ int ftl_power_cut(struct ftl *ftl, uint64_t now_ns, bool plp, ftl_loss_fn lost, 
     struct loss_report r = { .ftl = ftl, .fn = lost, .ctx = ctx, .res = result };
     int rc = FTL_OK;
     if (plp) {
-        rc = save_volatile(ftl, now_ns, result);
+        rc = save_volatile(ftl, now_ns, &r);
     } else {
         lose_volatile(ftl, now_ns, &r);
     }

@@ -29,7 +29,7 @@ bool ftl_state_key_may_differ(const char *key)
         "read_uncor_ppm", "gc_policy", "gc_dchoice_d", "gc_thres_pcent",
         "gc_thres_pcent_high", "hot_threshold", "gc_scope", "fdp_ru_time_limit_s",
         "slc_pg_rd_lat", "slc_pg_wr_lat", "slc_blk_er_lat", "read_retry_lat",
-        "read_retry_pe_step", "read_retry_age_s", "plp",
+        "read_retry_pe_step", "read_retry_age_s", "plp", "plp_budget_pages",
     };
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         if (strcmp(key, keys[i]) == 0) {
@@ -45,8 +45,8 @@ bool ftl_state_key_may_differ(const char *key)
 static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
 {
     if (strncmp(key, "read_retry_", strlen("read_retry_")) == 0 ||
-        strcmp(key, "plp") == 0) {
-        return true;    /* plp is newer still; it only decides what a power cut does */
+        strcmp(key, "plp") == 0 || strcmp(key, "plp_budget_pages") == 0) {
+        return true;    /* newer still; they only decide what a power cut does */
     }
     static const char *const keys[] = {
         "cell_bits", "slc_pg_rd_lat", "slc_pg_wr_lat", "slc_blk_er_lat", "slc_cache",

@@ -145,17 +145,22 @@ static int flush_to_watermark(struct ftl *ftl, uint64_t now_ns, uint64_t *done)
     return FTL_OK;
 }
 
-int wbuf_flush_all(struct ftl *ftl, uint64_t now_ns, uint64_t *done_ns)
+int wbuf_flush_oldest(struct ftl *ftl, uint64_t pages, uint64_t now_ns, uint64_t *done_ns)
 {
     struct wbuf *b = ftl->wbuf;
     uint64_t done = now_ns;
     int rc = FTL_OK;
 
-    while (b->order.lru != NO_ENTRY && rc == FTL_OK) {
+    for (uint64_t n = 0; n < pages && b->order.lru != NO_ENTRY && rc == FTL_OK; n++) {
         rc = flush_entry(ftl, b->order.lru, now_ns, &done);
     }
     *done_ns = done;
     return rc;
+}
+
+int wbuf_flush_all(struct ftl *ftl, uint64_t now_ns, uint64_t *done_ns)
+{
+    return wbuf_flush_oldest(ftl, UINT64_MAX, now_ns, done_ns);
 }
 
 /* ---- host commands ---- */

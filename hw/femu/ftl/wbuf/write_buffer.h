@@ -26,6 +26,9 @@ uint32_t wbuf_pages(const struct ftl *ftl);
 uint64_t wbuf_mask(const struct ftl *ftl, uint32_t lpn);
 /* Whether every sector of lpn set in mask (bit i: sector i of the page) is buffered. */
 bool wbuf_covers(const struct ftl *ftl, uint32_t lpn, uint64_t mask);
+/* Write the `pages` least recently written buffered pages to flash (all there are, if
+ * fewer); *done_ns when the last program ends. */
+int wbuf_flush_oldest(struct ftl *ftl, uint64_t pages, uint64_t now_ns, uint64_t *done_ns);
 /* Write every buffered page to flash; *done_ns when the last program ends. */
 int wbuf_flush_all(struct ftl *ftl, uint64_t now_ns, uint64_t *done_ns);
 /* Forget buffered pages in [start, end) (trim, format): their data is gone. */

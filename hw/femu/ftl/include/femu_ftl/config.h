@@ -121,6 +121,8 @@ struct ftl_config {
     uint64_t plp;               /* power-loss protection, 0 or 1 (text: off/on): what a
                                  * host passes ftl_power_cut (docs/ftl.md, "Power loss");
                                  * needs the buffer */
+    uint64_t plp_budget_pages;  /* pages the stored energy programs at a cut (0: the whole
+                                 * buffer); needs plp */
     /* zoned namespace (femu_ftl/zns.h) beside the conventional one */
     uint64_t zoned;             /* 0 or 1 (text: off/on, 0/1) */
     uint64_t zones;             /* zones; with zoned=1, > 0 */

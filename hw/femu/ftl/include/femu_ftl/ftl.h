@@ -338,8 +338,9 @@ struct ftl_power_cut_result {
  * background step gave the FTL (else FTL_E_INVAL, nothing done, the reason in err when
  * err is not NULL). Without plp every loss is reported through lost (NULL: only counted):
  * the buffered sectors, then the torn pages; the buffer is emptied. With plp (a host
- * passes its plp key) nothing is lost: the buffer is programmed from stored energy and
- * programs in flight end. Either way the FTL is left as after a power-on at now_ns: the
+ * passes its plp key) the buffer is programmed from stored energy, least recently written
+ * first as far as plp_budget_pages reaches (0: all of it; the rest is lost as without
+ * plp), and programs in flight end. Either way the FTL is left as after a power-on at now_ns: the
  * buffer empty, no operation in flight, every LUN and channel idle from now_ns (none
  * before), the write cache on; maps, GC's owed work and DFTL's cached entries survive
  * (a drive's journal: every program's mapping is durable). result may be NULL.
