@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Trace input speed: writes a synthetic trace of N records (default 1 M) per format with
-# awk, then prints femu-trace info's parse rate (M records/s) per format, and ftl-sim's
-# replay rate of the MSR trace on conf/lab-1g.conf (closed loop, --qd 8, LBA map
-# modulo). With --big, also a 10 M-record MSR trace through ftl-sim end to end.
+# awk, then prints per format femu-trace info's parse rate (M records/s) and ftl-sim's
+# replay rate on conf/lab-1g.conf (closed loop, --qd 8, LBA map modulo). With --big, also
+# a 10 M-record MSR trace through ftl-sim end to end.
 # Figures only, no assertions. Usage: bench/trace_bench.sh [N] [--big]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -35,16 +35,20 @@ gen() {
             else if (fmt == "fio") printf "%d /dev/sdb %s %d %d\n", us, rd ? "read" : "write", off, size
             else if (fmt == "mqsim") printf "%d 0 %d %d %d\n", us * 1000, sec, cnt, rd
             else if (fmt == "disksim") printf "%.3f 0 %d %d %d\n", us / 1000, sec, cnt, rd
-            else if (fmt == "femu") { if (rd) printf "R %d %d %d 1\n", us * 1000, sec, cnt; else printf "W %d %d %d 1 0\n", us * 1000, sec, cnt }
+            # femu traces are recordings of a device: inside lab-1g (no LBA map applies)
+            else if (fmt == "femu") { fs = (off % 536870912) / 512; if (rd) printf "R %d %d %d 1\n", us * 1000, fs, cnt; else printf "W %d %d %d 1 0\n", us * 1000, fs, cnt }
         }
     }'
 }
 
-# seconds COMMAND...: the wall time of COMMAND (its output dropped)
+# seconds COMMAND...: the wall time of COMMAND (its output dropped; a failure ends the run)
 seconds() {
     local start end
     start=$(date +%s.%N)
-    "$@" >/dev/null 2>&1
+    if ! "$@" >/dev/null 2>"$work/err"; then
+        echo "trace_bench: failed: $* ($(tail -1 "$work/err"))" >&2
+        exit 1
+    fi
     end=$(date +%s.%N)
     awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }'
 }
@@ -63,15 +67,17 @@ done
 gzip -1 -k "$work/t.msr"
 s=$(seconds "$build/tools/femu-trace/femu-trace" info "$work/t.msr.gz" --json)
 printf "parse msr.gz    %6.2f M records/s\n" "$(rate "$n" "$s")"
-replay() {  # replay FILE RECORDS
+replay() {  # replay FILE RECORDS LABEL
     local s
     s=$(seconds "$build/tools/ftl-sim/ftl-sim" --config "$root/conf/lab-1g.conf" \
         --trace "$1" --trace-lba-map modulo --trace-time closed-loop --qd 8)
-    printf "ftl-sim replay  %6.2f M records/s (%d records in %.1f s, lab-1g, closed loop, incl. the checking pass)\n" \
-        "$(rate "$2" "$s")" "$2" "$s"
+    printf "replay %-9s %6.2f M records/s (%d records in %.1f s, lab-1g, closed loop, incl. the checking pass)\n" \
+        "$3" "$(rate "$2" "$s")" "$2" "$s"
 }
-replay "$work/t.msr" "$n"
+for fmt in msr spc blkparse fio mqsim disksim femu; do
+    replay "$work/t.$fmt" "$n" "$fmt"
+done
 if [[ $big == yes ]]; then
     gen msr 10000000 >"$work/big.msr"
-    replay "$work/big.msr" 10000000
+    replay "$work/big.msr" 10000000 "msr (10 M)"
 fi
