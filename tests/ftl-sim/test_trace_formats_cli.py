@@ -79,7 +79,7 @@ def femu(requests=REQUESTS):
     return "\n".join(lines) + "\n"
 
 
-FORMATS = {"msr": msr, "spc": spc, "blkparse": blkparse, "fio": fio_v3, "mqsim": mqsim,
+FORMATS = {"msr": msr, "spc": spc, "blkparse": blkparse, "fio-iolog": fio_v3, "mqsim": mqsim,
            "disksim": disksim, "femu": femu}
 
 
@@ -144,7 +144,7 @@ def test_fio_version2_times_are_the_sum_of_waits(femu_trace, tmp_path):
     path = tmp_path / "v2.iolog"
     path.write_text(fio_v2())
     facts = info(femu_trace, path)
-    assert facts["format"] == "fio" and facts["span_ns"] == 5000000
+    assert facts["format"] == "fio-iolog" and facts["span_ns"] == 5000000
 
 
 @pytest.mark.parametrize("compress", [gzip.compress, lzma.compress])

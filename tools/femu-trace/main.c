@@ -27,7 +27,7 @@ static const char usage_text[] =
     "          not at all\n"
     "  --device-bytes N  the device's capacity: --trace-lba-map folds requests into it\n"
     "trace options (docs/ftl-sim.md, \"Trace formats\"):\n"
-    "  --trace-format auto|msr|spc|blkparse|fio|mqsim|disksim|femu   (default auto)\n"
+    "  --trace-format auto|msr|spc|blkparse|fio-iolog|mqsim|disksim|femu   (default auto)\n"
     "  --trace-host NAME  --trace-disk N  --trace-asu stream|offset\n"
     "  --trace-events queue|complete  --trace-sector-size N  --trace-skip-bad\n"
     "  --trace-lba-map refuse|modulo|scale  --trace-extent BYTES\n"

@@ -23,13 +23,13 @@ static const struct {
     [TIN_MSR] = { "msr", msr_parse },
     [TIN_SPC] = { "spc", spc_parse },
     [TIN_BLKPARSE] = { "blkparse", blkparse_parse },
-    [TIN_FIO] = { "fio", fio_parse },
+    [TIN_FIO] = { "fio-iolog", fio_parse },
     [TIN_MQSIM] = { "mqsim", mqsim_parse },
     [TIN_DISKSIM] = { "disksim", disksim_parse },
     [TIN_FEMU] = { "femu", NULL },
 };
 
-const char tin_format_names[] = "auto, msr, spc, blkparse, fio, mqsim, disksim, femu";
+const char tin_format_names[] = "auto, msr, spc, blkparse, fio-iolog, mqsim, disksim, femu";
 
 struct tin_reader {
     char *path;
@@ -51,6 +51,10 @@ const char *tin_format_name(enum tin_format f)
 
 int tin_format_parse(const char *name, enum tin_format *out)
 {
+    if (strcmp(name, "fio") == 0) {     /* the short name people type */
+        *out = TIN_FIO;
+        return 0;
+    }
     for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
         if (strcmp(name, formats[i].name) == 0) {
             *out = (enum tin_format)i;

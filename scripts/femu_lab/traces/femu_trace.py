@@ -18,7 +18,7 @@ from .. import devconfig
 
 NAME = "femu-trace"
 TARGETS = ("fio-iolog", "femu", "mqsim")        # what convert writes
-READ_FORMATS = ("auto", "msr", "spc", "blkparse", "fio", "mqsim", "disksim", "femu")
+READ_FORMATS = ("auto", "msr", "spc", "blkparse", "fio-iolog", "mqsim", "disksim", "femu")
 LBA_MAPS = ("modulo", "scale", "refuse")
 MIB = 1 << 20
 

@@ -107,4 +107,4 @@ WRITERS: Dict[str, Writer] = {
     "femu": write_femu,
 }
 # The reader that reads each one back (femu-trace's --trace-format, and its info's format).
-READER_FORMAT = {name: "fio" if name.startswith("fio-iolog") else name for name in WRITERS}
+READER_FORMAT = {name: "fio-iolog" if name.startswith("fio-iolog") else name for name in WRITERS}
