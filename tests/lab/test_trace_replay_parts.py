@@ -44,6 +44,7 @@ def test_guest_files_travel_as_fw_cfg_items(tmp_path):
     (["--trace", "t.msr", "--workload", "gc-randwrite"], "exclude each other"),
     (["--trace-timing", "fast"], "need --trace"),
     (["--trace-format", "msr"], "need --trace"),
+    (["--trace-host", "hm"], "need --trace"),
     (["--trace", "no-such.msr"], "does not exist"),
     (["--trace", "t.msr", "--trace-timing", "slow"], "invalid choice"),
 ])

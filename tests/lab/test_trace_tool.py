@@ -109,3 +109,28 @@ def test_a_bad_line_is_exit_2_with_file_and_line_and_nothing_written(capsys, tmp
         assert any(line.startswith(f"femu-trace: {source}:{bad_line}: ") for line in stderr), \
             stderr
     assert list(tmp_path.iterdir()) == [source]
+
+
+def test_reader_options_reach_femu_trace(capsys, tmp_path):
+    """--trace-host / --trace-disk filter an MSR trace in info and convert, and the VM
+    replay's preparation passes them on too (femu_trace.reader_args, one list)."""
+    from types import SimpleNamespace
+    from femu_lab.traces import femu_trace
+    path = tmp_path / "t.csv"
+    path.write_text("Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n"
+                    "128166372000000000,hm,0,Write,0,4096,1\n"
+                    "128166372000010000,hm,1,Write,8192,4096,1\n"
+                    "128166372000020000,web,0,Read,4096,4096,1\n")
+    assert info(capsys, path)["records"] == 3
+    only = info(capsys, path, "--trace-host", "hm", "--trace-disk", "1")
+    assert (only["records"], only["writes"], only["filtered"]) == (1, 1, 2)
+    out = tmp_path / "hm1.femu"
+    status, _, stderr = lab(capsys, "trace", "convert", path, out, "--to", "femu",
+                            "--trace-host", "hm", "--trace-disk", "1")
+    assert status == 0, stderr
+    assert requests_of_femu(out) == [("W", 16, 8)]
+    parsed = SimpleNamespace(trace_host="hm", trace_disk=1, trace_asu=None,
+                             trace_events="complete", trace_sector_size=None,
+                             trace_skip_bad=True)
+    assert femu_trace.reader_args(parsed) == ["--trace-host", "hm", "--trace-disk", "1",
+                                              "--trace-events", "complete", "--trace-skip-bad"]

@@ -115,6 +115,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     replay.add_argument("--trace-lba-map", choices=femu_trace.LBA_MAPS, default="modulo",
                         help="addresses past the namespace: wrapped (modulo, default), "
                              "scaled into it, or refused")
+    femu_trace.add_reader_arguments(replay)
 
 
 def list_workloads() -> str:
@@ -157,8 +158,10 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
             raise UsageError("--trace and --workload exclude each other: the trace is the "
                              "workload")
         if args.trace is None and (args.trace_format or args.trace_timing != "timed"
-                                   or args.trace_lba_map != "modulo"):
-            raise UsageError("--trace-format, --trace-timing and --trace-lba-map need --trace")
+                                   or args.trace_lba_map != "modulo"
+                                   or femu_trace.reader_args(args)):
+            raise UsageError("--trace-format, --trace-timing, --trace-lba-map and the trace "
+                             "reader's options need --trace")
         if args.trace is not None and args.image_args:
             raise UsageError("--trace is for lab runs (without IMAGE)")
         if args.power_cut is not None and args.image_args:
@@ -202,7 +205,8 @@ def _lab_mode(args) -> int:
         return _lab_run(args, workload, config)
     with tempfile.TemporaryDirectory(prefix="femu-trace-replay-") as scratch:
         replay = trace_replay.prepare(args.trace, config, Path(scratch), args.trace_timing,
-                                      args.trace_format, args.trace_lba_map, args.runtime)
+                                      args.trace_format, args.trace_lba_map, args.runtime,
+                                      femu_trace.reader_args(args))
         _say(f"{args.trace}: {replay.summary['format']} trace, "
              f"{int(replay.summary['records']):,} requests over "
              f"{int(replay.summary['span_ns']) / 1e9:.3f} s, replayed {args.trace_timing}")

@@ -16,7 +16,7 @@ import math
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, Optional, Sequence
 
 from ..devconfig import DeviceConfig
 from ..traces import femu_trace
@@ -67,16 +67,18 @@ def _runtime(summary: Dict[str, object], timing: str) -> int:
 
 def prepare(trace: Path, config: DeviceConfig, scratch: Path, timing: str = "timed",
             trace_format: Optional[str] = None, lba_map: str = "modulo",
-            limit_s: Optional[int] = None) -> TraceReplay:
+            limit_s: Optional[int] = None, reader: Sequence[str] = ()) -> TraceReplay:
     """Convert trace into scratch/GUEST_IOLOG (the run copies it into its results folder)
-    and describe the replay as a workload; limit_s (--runtime) stops fio early.
+    and describe the replay as a workload; limit_s (--runtime) stops fio early; reader:
+    the reader's options (femu_trace.reader_args: filters, units, bad lines).
     femu_trace.TraceToolError (one line) when femu-trace refuses the trace."""
     if timing not in TIMINGS:
         raise ValueError(f"timing '{timing}' is not one of {', '.join(TIMINGS)}")
-    summary = femu_trace.info(trace, trace_format)
+    summary = femu_trace.info(trace, trace_format, reader)
     iolog = scratch / "replay.iolog"
     femu_trace.convert(trace, iolog, "fio-iolog", trace_format=trace_format,
-                       lba_map=lba_map, device_bytes=config.logical_bytes, fio_file=FIO_FILE)
+                       lba_map=lba_map, device_bytes=config.logical_bytes, fio_file=FIO_FILE,
+                       reader=reader)
     with open(iolog, "rb") as source, gzip.open(scratch / GUEST_IOLOG, "wb") as target:
         shutil.copyfileobj(source, target)
     iolog.unlink()
@@ -88,5 +90,6 @@ def prepare(trace: Path, config: DeviceConfig, scratch: Path, timing: str = "tim
         body=guest_body(timing, limit_s))
     params = {"trace": str(trace.resolve()), "trace_format": summary.get("format"),
               "trace_timing": timing, "trace_lba_map": lba_map,
+              "trace_reader_options": " ".join(reader),
               "trace_records": summary.get("records"), "trace_span_ns": summary.get("span_ns")}
     return TraceReplay(workload, {GUEST_IOLOG: scratch / GUEST_IOLOG}, summary, params)

@@ -56,6 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     info.add_argument("--trace-format", choices=femu_trace.READ_FORMATS,
                       help="the trace's format (default: auto, from its content)")
     info.add_argument("--json", action="store_true", help="femu-trace's JSON as it is")
+    femu_trace.add_reader_arguments(info)
 
     convert = actions.add_parser(
         "convert", help="a trace in another format (femu-trace convert)",
@@ -73,6 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          help="arrival times scaled by F, or dropped (closed-loop)")
     convert.add_argument("--fio-file", metavar="PATH",
                          help="the file a fio iolog addresses (default femu-trace's)")
+    femu_trace.add_reader_arguments(convert)
 
 
 def run(args: argparse.Namespace, prog: str) -> int:
@@ -106,7 +108,8 @@ def _passed_through(proc) -> int:
 
 
 def _info(args) -> int:
-    proc = femu_trace.run(femu_trace.info_args(args.trace, args.trace_format))
+    proc = femu_trace.run(femu_trace.info_args(args.trace, args.trace_format,
+                                               femu_trace.reader_args(args)))
     if proc.returncode != 0 or args.json:
         sys.stdout.write(proc.stdout)
         return _passed_through(proc)
@@ -126,6 +129,7 @@ def _convert(args) -> int:
     proc = femu_trace.run(femu_trace.convert_args(
         args.source, args.target, args.to, trace_format=args.trace_format,
         lba_map=args.trace_lba_map, device_bytes=args.device_bytes,
-        trace_time=args.trace_time, fio_file=args.fio_file))
+        trace_time=args.trace_time, fio_file=args.fio_file,
+        reader=femu_trace.reader_args(args)))
     sys.stdout.write(proc.stdout)
     return _passed_through(proc)

@@ -53,24 +53,60 @@ def run(args: Sequence[Union[str, Path]]) -> subprocess.CompletedProcess:
         raise TraceToolError(str(error)) from None
 
 
-def info_args(trace: Path, trace_format: Optional[str] = None) -> List[str]:
+# The reader's options femu-trace passes on to every format's reader (filters, units,
+# bad lines): (flag, argparse keyword arguments); reader_args turns parsed ones back.
+READER_OPTIONS = (
+    ("--trace-host", dict(metavar="NAME", help="msr: only this Hostname's requests")),
+    ("--trace-disk", dict(type=int, metavar="N",
+                          help="msr DiskNumber, mqsim and disksim device: only this one")),
+    ("--trace-asu", dict(choices=("stream", "offset"),
+                         help="spc: the ASU becomes a placement stream or an offset region")),
+    ("--trace-events", dict(choices=("queue", "complete"),
+                            help="blkparse: replay queue (Q, default) or completion (C) events")),
+    ("--trace-sector-size", dict(type=int, metavar="N",
+                                 help="the sector unit of blkparse, spc, mqsim, disksim "
+                                      "(default 512)")),
+    ("--trace-skip-bad", dict(action="store_true",
+                              help="skip and count bad lines instead of failing")),
+)
+
+
+def add_reader_arguments(parser) -> None:
+    for flag, options in READER_OPTIONS:
+        parser.add_argument(flag, **options)
+
+
+def reader_args(args) -> List[str]:
+    """The reader options given on a parsed command line, as femu-trace arguments."""
+    out: List[str] = []
+    for flag, _ in READER_OPTIONS:
+        value = getattr(args, flag[2:].replace("-", "_"), None)
+        if value is True:
+            out.append(flag)
+        elif value not in (None, False):
+            out += [flag, str(value)]
+    return out
+
+
+def info_args(trace: Path, trace_format: Optional[str] = None,
+              reader: Sequence[str] = ()) -> List[str]:
     args = ["info", str(trace), "--json"]
     if trace_format:
         args += ["--trace-format", trace_format]
-    return args
+    return args + list(reader)
 
 
 def convert_args(source: Path, target: Path, to: str, trace_format: Optional[str] = None,
                  lba_map: Optional[str] = None, device_bytes: Optional[int] = None,
                  trace_time: Optional[str] = None,
-                 fio_file: Optional[str] = None) -> List[str]:
+                 fio_file: Optional[str] = None, reader: Sequence[str] = ()) -> List[str]:
     args = ["convert", str(source), str(target), "--to", to]
     for option, value in (("--trace-format", trace_format), ("--trace-lba-map", lba_map),
                           ("--device-bytes", device_bytes), ("--trace-time", trace_time),
                           ("--fio-file", fio_file)):
         if value is not None:
             args += [option, str(value)]
-    return args
+    return args + list(reader)
 
 
 def _checked(proc: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
@@ -81,9 +117,10 @@ def _checked(proc: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
     return proc
 
 
-def info(trace: Path, trace_format: Optional[str] = None) -> Dict[str, object]:
+def info(trace: Path, trace_format: Optional[str] = None,
+         reader: Sequence[str] = ()) -> Dict[str, object]:
     """femu-trace info's JSON as a dict; TraceToolError when it fails."""
-    proc = _checked(run(info_args(trace, trace_format)))
+    proc = _checked(run(info_args(trace, trace_format, reader)))
     try:
         return json.loads(proc.stdout)
     except json.JSONDecodeError as error:
