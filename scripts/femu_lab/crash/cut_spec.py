@@ -21,7 +21,8 @@ from typing import Optional
 
 from ..soak.qmp import Qmp, QmpError
 
-DEV_PATH = "/machine/peripheral/femu0"
+DEV_ID = "femu0"                 # the -device id QMP names it by
+DEV_PATH = f"/machine/peripheral/{DEV_ID}"
 RANDOM_MAX = 10000
 MAX_COUNT = 10 ** 9
 POLL_SECONDS = 0.2
@@ -74,7 +75,7 @@ def parse(text: str, seed: int, runtime_s: Optional[float] = None) -> CutSpec:
 def check_device(spec: CutSpec, config_values: dict) -> None:
     """A cut needs nothing of the device; a cut meant to lose buffered data needs a buffer:
     say so when there is none (the cut then only tears programs in flight)."""
-    if str(config_values.get("write_buffer_sectors", "0")) == "0" and spec is not None:
+    if str(config_values.get("write_buffer_sectors", "0")) == "0":
         raise CutSpecError("--power-cut: the device has no write buffer "
                            "(write_buffer_sectors=0), so a cut can lose no buffered data; "
                            "add --set write_buffer_sectors=N")

@@ -20,19 +20,18 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 from ..file_tail import FileTail
+from ..soak.boot import SOAK_SSD
 from ..soak.qmp import Qmp, QmpError, qmp_args
-from ..vm import accel, launch as vm
+from ..vm import launch as vm
 from . import guest
+from .cut_spec import DEV_ID, DEV_PATH
 from .verdict import ConsoleError, ConsoleParser, CutVerdict, judge
 
-DEV_PATH = "/machine/peripheral/femu0"
 # The soak's small SSD (96 MiB logical, short latencies: quick under TCG) with a 4 MiB
 # DRAM write buffer that flushes only when full, so what a file system leaves unflushed
 # stays volatile until the cut.
-CRASH_SSD: Dict[str, object] = dict(nchs=2, luns_per_ch=4, pgs_per_blk=64, blks_per_pl=80,
-                                    pls_per_lun=1, secsz=512, secs_per_pg=8, devsz_mb=96,
-                                    pg_wr_lat=50000, blk_er_lat=500000,
-                                    write_buffer_sectors=8192, buf_flush_pcent=100)
+CRASH_SSD: Dict[str, object] = {**SOAK_SSD, "write_buffer_sectors": 8192,
+                                "buf_flush_pcent": 100}
 # The cut comes after this many acknowledged writes since the writers started (drawn
 # from the seed): past the file system's first commits, before the log grows long.
 CUT_AFTER_WRITES = (40, 400)
@@ -126,6 +125,13 @@ class _Host:
             raise CrashLabError(f"the boot after cut {judged + 1} did not report its check "
                                 f"within {BOOT_DEADLINE_SECONDS} s")
 
+    def quit(self) -> None:
+        """End QEMU now (a configuration that cannot go on)."""
+        try:
+            self._q().execute("quit")
+        except (QmpError, OSError):
+            pass    # gone already; the host deadline ends it otherwise
+
     def close(self) -> None:
         if self.qmp is not None:
             self.qmp.close()
@@ -144,7 +150,7 @@ def run_config(config: CrashConfig, qemu: Path, folder: Path, cuts: int, seed: i
     props = {**device, "plp": "on" if config.plp else "off"}
     spec = vm.VmSpec(job=guest.job(config.fs, config.barriers), qemu=str(qemu),
                      kernel=kernel, initramfs=initramfs,
-                     device_args=vm.femu_args(stats_dir=stats, id="femu0", **props),
+                     device_args=vm.femu_args(stats_dir=stats, id=DEV_ID, **props),
                      extra_args=qmp_args(socket_path), job_timeout=0,
                      timeout=BOOT_DEADLINE_SECONDS * (cuts + 1), reboot=True,
                      accel=accel_choice)
@@ -170,7 +176,7 @@ def run_config(config: CrashConfig, qemu: Path, folder: Path, cuts: int, seed: i
             except (QmpError, ConsoleError, CrashLabError) as error:
                 failure = str(error)
                 host.finished = False
-                _quit(host)
+                host.quit()
                 break
             say(f"{config.name}: cut {host.done} of {cuts}, {len(host.verdicts)} checked")
         runner.join(30)
@@ -186,13 +192,3 @@ def run_config(config: CrashConfig, qemu: Path, folder: Path, cuts: int, seed: i
     return ConfigResult(config, host.verdicts, host.statuses, host.cycles,
                         time.monotonic() - started, result.accel)
 
-
-def _quit(host: _Host) -> None:
-    try:
-        host._q().execute("quit")
-    except (QmpError, OSError):
-        pass    # gone already; the host deadline ends it otherwise
-
-
-def default_accel() -> str:
-    return accel.default_from_env()

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Optional, Sequence, Type
 
-from ..crash.cut_spec import CutDriver, CutSpec
+from ..crash.cut_spec import DEV_ID, CutDriver, CutSpec
 from ..devconfig import DeviceConfig
 from ..fdp import report as fdp_report
 from ..soak.qmp import qmp_args
@@ -173,7 +173,7 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
         extra["state_in"] = request.aged
     cut_socket: Optional[Path] = None
     if request.power_cut is not None:
-        extra["id"] = "femu0"
+        extra["id"] = DEV_ID
         cut_socket = Path(tempfile.mkdtemp(prefix="femu-cut-")) / "qmp.sock"
     device = vm.femu_args(config=work / "config.conf", stats_dir=work, **extra)
     timeout = job_timeout(request)
