@@ -367,7 +367,7 @@ static bool femu_open_trace(FemuCtrl *n, Error **errp)
      * FDP's reclaim unit handle updates, or 5 with a write buffer, which makes FUA writes
      * and Volatile Write Cache switches (cmd/nvm.c, cmd/features.c). */
     int version = io_trace_version_needed(true, n->ftl_config.placement == FTL_PLACEMENT_FDP,
-                                          n->ftl_config.write_buffer_sectors > 0);
+                                          femu_has_write_cache(n));
     n->trace = io_trace_writer_open_version(n->trace_out, "the femu device",
                                             n->stats_start_ns, n->ftl_config.secsz, version,
                                             err, sizeof(err));

@@ -502,4 +502,13 @@ struct FemuCtrl {
     QemuCond save_hold_cond;
 };
 
+/*
+ * The controller has a volatile write cache exactly when the FTL has a DRAM write buffer:
+ * Identify's VWCP, feature 06h, FUA, FDP's FDPA.VWC and the drain at shutdown follow it.
+ */
+static inline bool femu_has_write_cache(const FemuCtrl *n)
+{
+    return n->ftl_config.write_buffer_sectors > 0;
+}
+
 #endif

@@ -117,7 +117,7 @@ uint16_t femu_fdp_configs_log(FemuCtrl *n, uint16_t lsi, uint8_t **buf, size_t *
     header->numfdpc = cpu_to_le16(0);              /* one configuration */
     header->size = cpu_to_le32(*size);
     desc->dsze = cpu_to_le16(dsze);
-    desc->fdpa = FEMU_FDPA_VALID | (cfg->write_buffer_sectors ? FEMU_FDPA_VWC : 0);
+    desc->fdpa = FEMU_FDPA_VALID | (femu_has_write_cache(n) ? FEMU_FDPA_VWC : 0);
     desc->nrg = cpu_to_le32(1);
     desc->nruh = cpu_to_le16(ruhs);
     desc->maxpids = cpu_to_le16(ruhs - 1);

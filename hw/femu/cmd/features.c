@@ -122,7 +122,7 @@ static uint32_t femu_feature_queues(FemuCtrl *n)
 /* Volatile Write Cache: there is one only with the FTL's write buffer. */
 static bool femu_feature_vwc_offered(FemuCtrl *n)
 {
-    return ftl_config_of(n->ftl)->write_buffer_sectors > 0;
+    return femu_has_write_cache(n);
 }
 
 /* The FTL request that switches its cache; the FTL thread serves it in fetch order. */

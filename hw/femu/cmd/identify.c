@@ -84,7 +84,7 @@ static void femu_identify_ctrl(FemuCtrl *n, NvmeIdCtrl *id)
     /* FB 11b: Flush takes NSID FFFFFFFFh (without a cache it has no effect, and
      * succeeds); VWCP: the FTL's write buffer is the volatile write cache. */
     id->vwc = FEMU_VWC_FB_BROADCAST |
-              (ftl_config_of(n->ftl)->write_buffer_sectors ? FEMU_VWC_PRESENT : 0);
+              (femu_has_write_cache(n) ? FEMU_VWC_PRESENT : 0);
     stl_le_p((uint8_t *)id + FEMU_ID_CTRL_MNAN, FEMU_MAX_NAMESPACES);
     snprintf((char *)id->subnqn, sizeof(id->subnqn), "nqn.2026-11.io.femu:%s",
              n->serial_number);

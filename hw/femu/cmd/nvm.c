@@ -50,8 +50,7 @@ static void femu_io_range(FemuRequest *req, const FemuNamespace *ns, uint64_t sl
  */
 static void femu_io_fua(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
-    if ((le32_to_cpu(cmd->cdw12) & FEMU_RW_FUA) &&
-        ftl_config_of(n->ftl)->write_buffer_sectors > 0) {
+    if ((le32_to_cpu(cmd->cdw12) & FEMU_RW_FUA) && femu_has_write_cache(n)) {
         req->ftl.flags |= FTL_REQ_FUA;
     }
 }

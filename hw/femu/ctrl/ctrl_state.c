@@ -182,7 +182,7 @@ static void femu_ctrl_reset(FemuCtrl *n)
 /* Start the current shutdown's save with req (the buffer drained, the per-LPN counts). */
 static void femu_ctrl_shutdown_save(FemuCtrl *n, FemuRequest *req)
 {
-    bool buffered = ftl_config_of(n->ftl)->write_buffer_sectors > 0;
+    bool buffered = femu_has_write_cache(n);
 
     memset(req, 0, sizeof(*req));
     req->internal = true;
@@ -194,7 +194,7 @@ static void femu_ctrl_shutdown_save(FemuCtrl *n, FemuRequest *req)
 static void femu_ctrl_shutdown(FemuCtrl *n)
 {
     /* the configuration never changes after realize: safe to read from this thread */
-    bool save = n->stats_dir || ftl_config_of(n->ftl)->write_buffer_sectors > 0;
+    bool save = n->stats_dir || femu_has_write_cache(n);
     FemuRequest *req = save ? femu_req_alloc_shutdown(n) : NULL;
 
     trace_femu_shutdown(save);
