@@ -111,3 +111,20 @@ def test_version5_recording_replays_exactly(run_ftl_sim, tmp_path, trace):
                 "host_write_pages", "buf_flushed_pages"):
         assert a[key] == b[key], key
     assert cut_at(run_ftl_sim, tmp_path, rec, "500us")[0] == ["torn,12,16"]
+
+
+def test_lost_out_path_with_control_characters_keeps_the_summary_json(run_ftl_sim, tmp_path,
+                                                                       trace):
+    """A tab or newline in --lost-out's name is escaped in --summary (issue 39, fault 17)."""
+    folder = tmp_path / "a\tb\nc"
+    folder.mkdir()
+    lost, summary = folder / "lost \"q\".csv", tmp_path / "s.json"
+    run_ftl_sim(*ONE_LUN, "--trace", trace, "--power-cut-at", "3.5us", "--lost-out", lost,
+                "--summary", summary)
+    assert json.loads(summary.read_text())["power_cut"]["lost_out"] == str(lost)
+
+
+def test_a_cut_before_the_first_program(run_ftl_sim, tmp_path, trace):
+    """--power-cut-at 0: nothing programmed yet, nothing lost (issue 39, fault 11)."""
+    got, pc = cut_at(run_ftl_sim, tmp_path, trace, "0")
+    assert got == [] and pc["torn_pages"] == 0 and pc["buffered_sectors"] == 0

@@ -359,6 +359,26 @@ static void test_cut_in_past(void)
     ftl_destroy(ftl);
 }
 
+/* A cut before the first program (at 0, on a fresh FTL): nothing lost, nothing torn. The
+ * in-flight ring does not exist yet (issue 39, fault 11: qsort(NULL, 0) under UBSan). */
+static void test_cut_before_any_program(void)
+{
+    for (uint64_t buffer = 0; buffer <= 64; buffer += 64) {
+        struct ftl_config cfg = one_lun(buffer);
+        struct ftl *ftl = make_ftl(&cfg);
+        struct ftl_power_cut_result res;
+        struct losses ls;
+
+        CHECK(cut(ftl, 0, false, &ls, &res) == FTL_OK);
+        CHECK_EQ_U64(res.torn_pages, 0);
+        CHECK_EQ_U64(res.buffered_sectors, 0);
+        CHECK_EQ_U64(ls.n, 0);
+        CHECK_EQ_U64(counters(ftl).power_cuts, 1);
+        CHECK_CONSISTENT(ftl);
+        ftl_destroy(ftl);
+    }
+}
+
 /* After a cut the FTL saves and restores like any: the same maps, the tallies not kept. */
 static void test_state_after_cut(void)
 {
@@ -403,6 +423,7 @@ int main(void)
     test_plp_budget();
     test_torn_exact();
     test_cut_in_past();
+    test_cut_before_any_program();
     test_state_after_cut();
     return check_summary();
 }

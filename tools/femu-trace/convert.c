@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "replace_target.h"
 #include "scan.h"
 
 #define SECTOR 512
@@ -77,6 +78,10 @@ int convert_run(const char *in, const char *out, enum out_format to, const char 
                 struct tin_settings *s)
 {
     char err[512], tmp[4096];
+    if (replace_target_check(out, err, sizeof(err))) {
+        fprintf(stderr, "femu-trace: %s\n", err);
+        return 2;
+    }
     if (find_extent(in, s, err, sizeof(err))) {
         fprintf(stderr, "femu-trace: %s\n", err);
         return 2;

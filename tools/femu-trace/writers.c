@@ -16,6 +16,15 @@ int out_format_parse(const char *name, enum out_format *out)
     return -1;
 }
 
+/* A comment's text: a control byte (a newline above all) would end the comment and let
+ * the rest of a file name become trace records, so each is written as '?'. */
+static void comment_text(FILE *f, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
+    }
+}
+
 int writer_begin(struct writer *w, const char *source)
 {
     switch (w->format) {
@@ -23,7 +32,9 @@ int writer_begin(struct writer *w, const char *source)
         fprintf(w->f, "fio version 3 iolog\n0 %s add\n0 %s open\n", w->fio_file, w->fio_file);
         break;
     case OUT_FEMU:
-        fprintf(w->f, "V 2\n# converted by femu-trace from %s\n", source);
+        fputs("V 2\n# converted by femu-trace from ", w->f);
+        comment_text(w->f, source);
+        fputc('\n', w->f);
         break;
     case OUT_MQSIM:
         break;  /* MQSim's reader takes no comments */

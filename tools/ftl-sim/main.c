@@ -15,6 +15,7 @@
 #include "femu_ftl/ftl.h"
 #include "femu_ftl/state.h"
 #include "power_cut.h"
+#include "replace_target.h"
 #include "sim.h"
 #include "size.h"
 #include "femu_ftl/stats.h"
@@ -196,10 +197,29 @@ static bool folder_of_exists(const char *file)
     return stat(folder, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* --idle SIZE:TIME: both parts given, SIZE > 0, TIME in (0, 10^7] seconds. */
+/* The latest simulated time a run may reach, in seconds: 2^53 ns (104 days), the limit of
+ * a recording's times (femu_ftl/trace.h), so every option that makes time has it. */
+#define MAX_TIME_S ((double)IO_TRACE_MAX_TIME_NS / NS_PER_S)
+
+/* A duration option in [0, 2^53 ns] (above 0 unless zero_ok): its seconds, or exit 2. */
+static double parse_time_opt(const char *name, const char *text, bool zero_ok)
+{
+    char err[256];
+    double s;
+    if (parse_duration_s(text, &s, err, sizeof(err))) {
+        usage_error("%s: %s", name, err);
+    }
+    if (!(zero_ok ? s >= 0 : s > 0) || s > MAX_TIME_S) {
+        usage_error("%s: '%s' is not %s 0 and 2^53 ns (%.0f s, 104 days), the latest a "
+                    "run may reach", name, text, zero_ok ? "between" : "above", MAX_TIME_S);
+    }
+    return s;
+}
+
+/* --idle SIZE:TIME: both parts given, SIZE > 0, TIME in (0, 2^53 ns]. */
 static void parse_idle(struct options *o, const char *text)
 {
-    char size[64], err[256];
+    char size[64];
     const char *colon = strchr(text, ':');
     if (!colon || (size_t)(colon - text) >= sizeof(size)) {
         usage_error("--idle: expected SIZE:TIME (e.g. 1g:30s), got '%s'", text);
@@ -207,11 +227,26 @@ static void parse_idle(struct options *o, const char *text)
     memcpy(size, text, (size_t)(colon - text));
     size[colon - text] = '\0';
     o->idle_every_bytes = parse_size_opt("--idle", size);   /* refuses 0 */
-    if (parse_duration_s(colon + 1, &o->idle_s, err, sizeof(err))) {
-        usage_error("--idle: %s", err);
+    o->idle_s = parse_time_opt("--idle", colon + 1, false);
+}
+
+/*
+ * The pauses of --idle add up: with --io-size their sum is known before the run, with
+ * --runtime a pause may start just before the end. Either way the run must stay within
+ * 2^53 ns: 4096 pauses of 10^7 s would wrap a 64-bit nanosecond clock.
+ */
+static void check_idle_budget(const struct options *o)
+{
+    if (!o->idle_every_bytes) {
+        return;
     }
-    if (!(o->idle_s > 0) || o->idle_s > 1e7) {
-        usage_error("--idle: TIME must be between 0 and 10^7 seconds");
+    double pauses = o->runtime_s > 0 ? 1.0 : (double)(o->io_bytes / o->idle_every_bytes);
+    double total = pauses * o->idle_s + (o->runtime_s > 0 ? o->runtime_s : 0.0);
+    if (total > MAX_TIME_S) {
+        usage_error("--idle: %.0f pauses of %g s%s make %.6g s, beyond the 2^53 ns (%.0f s, "
+                    "104 days) a run may reach", pauses, o->idle_s,
+                    o->runtime_s > 0 ? " after --runtime" : " over --io-size", total,
+                    MAX_TIME_S);
     }
 }
 
@@ -372,14 +407,7 @@ static void parse_options(int argc, char **argv, struct options *o)
             }
             break;
         case OPT_IOSIZE: o->io_bytes = parse_size_opt("--io-size", optarg); break;
-        case OPT_RUNTIME:
-            if (parse_duration_s(optarg, &o->runtime_s, err, sizeof(err))) {
-                usage_error("--runtime: %s", err);
-            }
-            if (!(o->runtime_s > 0) || o->runtime_s > 1e7) {
-                usage_error("--runtime: must be between 0 and 10^7 seconds");
-            }
-            break;
+        case OPT_RUNTIME: o->runtime_s = parse_time_opt("--runtime", optarg, false); break;
         case OPT_IDLE: parse_idle(o, optarg); break;
         case OPT_TRACE: o->workload.trace_path = optarg; break;
         case OPT_SEED: o->workload.seed = parse_count("--seed", optarg, 0, UINT64_MAX); break;
@@ -416,12 +444,7 @@ static void parse_options(int argc, char **argv, struct options *o)
         case OPT_STATE_IN: o->state_in = optarg; break;
         case OPT_STATE_OUT: o->state_out = optarg; break;
         case OPT_POWER_CUT:
-            if (parse_duration_s(optarg, &o->power_cut_s, err, sizeof(err))) {
-                usage_error("--power-cut-at: %s", err);
-            }
-            if (!(o->power_cut_s >= 0) || o->power_cut_s > 1e7) {
-                usage_error("--power-cut-at: must be between 0 and 10^7 seconds");
-            }
+            o->power_cut_s = parse_time_opt("--power-cut-at", optarg, true);
             o->power_cut = true;
             break;
         case OPT_LOST_OUT: o->lost_out = optarg; break;
@@ -462,6 +485,9 @@ static void parse_options(int argc, char **argv, struct options *o)
     }
     if (o->state_out && !folder_of_exists(o->state_out)) {
         usage_error("--state-out %s: its folder does not exist", o->state_out);
+    }
+    if (o->state_out && replace_target_check(o->state_out, err, sizeof(err))) {
+        usage_error("--state-out: %s", err);
     }
     ftl_config_defaults(&o->cfg);
     for (unsigned i = 0; i < o->nconfigs; i++) {
@@ -715,6 +741,7 @@ int main(int argc, char **argv)
                      : o.workload.rw == RW_ZONE_APPEND ? workload_zone_bytes(w)
                      : workload_zone_bytes(w) * o.workload.layout.zones;
     }
+    check_idle_budget(&o);
     bool open_loop = choose_open_loop(&o, w);
     struct ftl_stats_writer *stats = NULL;
     struct io_trace_writer *trace = NULL;

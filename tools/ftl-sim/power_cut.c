@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "json_out.h"
+
 int sim_power_cut(struct ftl *ftl, uint64_t at_ns, bool plp, struct sim_power_cut *out,
                   char *err, size_t errlen)
 {
@@ -43,18 +45,8 @@ void sim_power_cut_json(const struct sim_power_cut *pc, const char *lost_out, FI
             (unsigned long long)pc->res.buffered_sectors,
             (unsigned long long)pc->res.torn_pages, (unsigned long long)pc->res.plp_pages,
             (unsigned long long)pc->lost.n);
-    if (lost_out) {
-        fputc('"', f);
-        for (const char *p = lost_out; *p; p++) {
-            if (*p == '"' || *p == '\\') {
-                fputc('\\', f);
-            }
-            fputc(*p, f);
-        }
-        fputs("\"},\n", f);
-    } else {
-        fputs("null},\n", f);
-    }
+    json_string_or_null(f, lost_out);
+    fputs("},\n", f);
 }
 
 void sim_power_cut_text(const struct sim_power_cut *pc, FILE *f)

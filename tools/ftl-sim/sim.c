@@ -275,6 +275,22 @@ static void count_done(struct sim_phase_result *out, const struct inflight *done
     }
 }
 
+/*
+ * The clock may not pass 2^53 ns, the latest time a recording or a statistics row may
+ * hold (femu_ftl/trace.h): the options are bounded alone, not their sums with the
+ * preconditioning's and the flash's time. SIM_E_WORKLOAD (exit 2) past it.
+ */
+static int clock_within_limit(uint64_t now, char *err, size_t errlen)
+{
+    if (now <= IO_TRACE_MAX_TIME_NS) {
+        return 0;
+    }
+    snprintf(err, errlen, "the simulated clock reached %.0f s, beyond the 2^53 ns (104 days) "
+             "a run may last: shorten --runtime, --idle or the preconditioning",
+             (double)now / 1e9);
+    return SIM_E_WORKLOAD;
+}
+
 int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
                   const struct sim_limits *limits, uint64_t *now_ns,
                   struct sim_phase_result *out, char *err, size_t errlen)
@@ -330,6 +346,10 @@ int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
         bool pausing = !open_loop && idle_at && issued_bytes >= idle_at;
         if (pausing && outstanding == 0) {
             now = now + limits->idle_ns < cut_at ? now + limits->idle_ns : cut_at;
+            rc = clock_within_limit(now, err, errlen);
+            if (rc != 0) {
+                break;
+            }
             ftl_engine_advance(run->engine, now);
             idle_at = issued_bytes + limits->idle_every_bytes;
             rc = run_failure(run, err, errlen);
@@ -392,12 +412,14 @@ int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
         now = due > now ? due : now;
         count_done(out, done, due);
         slot_put(&pool, done);
+        rc = clock_within_limit(now, err, errlen);
     }
     if (shown) {
         fputs("\r\033[K", stderr);  /* erase the progress line */
     }
     if (limits->cut && rc == 0) {
         now = cut_at;   /* the run ends at the cut; what was in flight never completes */
+        rc = clock_within_limit(now, err, errlen);
         void *tag;
         while (ftl_engine_pop_due(run->engine, UINT64_MAX, &tag, 1) == 1) {
             out->cut_requests++;

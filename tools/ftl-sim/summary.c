@@ -3,32 +3,8 @@
 
 #include <string.h>
 
+#include "json_out.h"
 #include "summary_placement.h"
-
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            fprintf(f, "\\%c", c);
-        } else if (c < 0x20) {
-            fprintf(f, "\\u%04x", c);
-        } else {
-            fputc(c, f);
-        }
-    }
-    fputc('"', f);
-}
-
-static void json_string_or_null(FILE *f, const char *s)
-{
-    if (s) {
-        json_string(f, s);
-    } else {
-        fputs("null", f);
-    }
-}
 
 /* What the trace reader saw: format, records, bad lines skipped, the LBA map's work. */
 static void json_trace_input(FILE *f, const struct trace_input_summary *t,

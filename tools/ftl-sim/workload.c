@@ -213,7 +213,11 @@ bool workload_timed(const struct workload *w)
 
 int workload_trace_version(const struct workload *w)
 {
-    return w->foreign ? 2 : w->trace ? trace_version(w->trace) : 0;
+    /* blkparse marks FUA writes: only version 5 records them */
+    if (w->foreign) {
+        return tin_format_of(w->tin) == TIN_BLKPARSE ? 5 : 2;
+    }
+    return w->trace ? trace_version(w->trace) : 0;
 }
 
 void workload_trace_input(const struct workload *w, struct trace_input_summary *out)

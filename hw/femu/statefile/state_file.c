@@ -8,6 +8,7 @@
  */
 #include "state_file.h"
 #include "state_file_io.h"
+#include "replace_target.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -146,7 +147,7 @@ struct state_writer *state_writer_open(const char *path, char *err, size_t errle
         return NULL;
     }
     w->fd = -1;
-    if (open_temporary(w, err, errlen)) {
+    if (replace_target_check(path, err, errlen) || open_temporary(w, err, errlen)) {
         writer_free(w);
         return NULL;
     }

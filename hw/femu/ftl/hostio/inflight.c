@@ -89,7 +89,12 @@ uint64_t inflight_take_torn(struct ftl *ftl, uint64_t now_ns,
     uint32_t n = ftl->inflight_count;
     uint64_t torn = 0;
 
-    if (n && ftl->inflight_head + n > ftl->inflight_cap) {
+    if (n == 0) {
+        /* nothing programmed yet: the ring may not even exist (qsort wants a real array) */
+        inflight_clear(ftl);
+        return 0;
+    }
+    if (ftl->inflight_head + n > ftl->inflight_cap) {
         straighten(ftl);
     }
     struct inflight_prog *p = slot(ftl, 0);
