@@ -11,6 +11,7 @@
 #include "convert.h"
 #include "fields.h"
 #include "info.h"
+#include "one_line.h"
 #include "options.h"
 
 #define EXIT_USAGE 2
@@ -36,12 +37,12 @@ static const char usage_text[] =
 
 static void usage_error(const char *fmt, ...)
 {
+    char text[1536];
     va_list ap;
     va_start(ap, fmt);
-    fputs("femu-trace: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (see femu-trace --help)\n", stderr);
+    vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    one_line(stderr, "femu-trace", "%s (see femu-trace --help)", text);
     exit(EXIT_USAGE);
 }
 

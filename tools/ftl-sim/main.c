@@ -14,6 +14,7 @@
 
 #include "femu_ftl/ftl.h"
 #include "femu_ftl/state.h"
+#include "one_line.h"
 #include "power_cut.h"
 #include "replace_target.h"
 #include "sim.h"
@@ -145,12 +146,12 @@ static const char usage_text[] =
 
 static void usage_error(const char *fmt, ...)
 {
+    char text[1536];
     va_list ap;
     va_start(ap, fmt);
-    fputs("ftl-sim: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (see ftl-sim --help)\n", stderr);
+    vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    one_line(stderr, "ftl-sim", "%s (see ftl-sim --help)", text);
     exit(EXIT_USAGE);
 }
 
@@ -591,12 +592,12 @@ static int write_summary(const char *path, const struct ftl *ftl,
 {
     FILE *f = fopen(path, "w");
     if (!f) {
-        fprintf(stderr, "ftl-sim: cannot create %s: %s\n", path, strerror(errno));
+        one_line(stderr, "ftl-sim", "cannot create %s: %s", path, strerror(errno));
         return -1;
     }
     int rc = summary_write_json(f, ftl, run, m);
     if (fclose(f) || rc) {
-        fprintf(stderr, "ftl-sim: writing %s failed\n", path);
+        one_line(stderr, "ftl-sim", "writing %s failed", path);
         return -1;
     }
     return 0;
@@ -665,12 +666,12 @@ static int finish_outputs(const struct options *o, struct ftl *ftl,
         snprintf(path, sizeof(path), "%s/lpn_access_count.csv", o->stats_dir);
         if (ftl_stats_close(stats, end_ns, err, sizeof(err)) ||
             ftl_stats_write_lpn_counts(ftl, path, err, sizeof(err))) {
-            fprintf(stderr, "ftl-sim: statistics: %s\n", err);
+            one_line(stderr, "ftl-sim", "statistics: %s", err);
             rc = -1;
         }
     }
     if (io_trace_writer_close(trace, end_ns, err, sizeof(err))) {
-        fprintf(stderr, "ftl-sim: trace: %s\n", err);
+        one_line(stderr, "ftl-sim", "trace: %s", err);
         rc = -1;
     }
     return rc;
@@ -710,12 +711,12 @@ int main(int argc, char **argv)
     char err[512] = "";
     struct ftl *ftl = ftl_create(&o.cfg, err, sizeof(err));
     if (!ftl) {
-        fprintf(stderr, "ftl-sim: %s\n", err);
+        one_line(stderr, "ftl-sim", "%s", err);
         return 1;
     }
     /* The restored device's clock starts at 0 like any run's: its lines' ages carry over. */
     if (o.state_in && ftl_state_load_file(ftl, o.state_in, 0, err, sizeof(err))) {
-        fprintf(stderr, "ftl-sim: error: %s\n", err);
+        one_line(stderr, "ftl-sim", "error: %s", err);
         ftl_destroy(ftl);
         return EXIT_USAGE;
     }
@@ -731,7 +732,7 @@ int main(int argc, char **argv)
     struct workload *w = workload_create(&o.workload, o.cfg.secsz, g->logical_sectors, err,
                                          sizeof(err));
     if (!w) {
-        fprintf(stderr, "ftl-sim: %s\n", err);
+        one_line(stderr, "ftl-sim", "%s", err);
         ftl_destroy(ftl);
         return EXIT_USAGE;
     }
@@ -751,12 +752,12 @@ int main(int argc, char **argv)
     uint64_t now = 0;
     int rc = 0;
     if (o.stats_dir && make_dirs(o.stats_dir)) {
-        fprintf(stderr, "ftl-sim: cannot create %s: %s\n", o.stats_dir, strerror(errno));
+        one_line(stderr, "ftl-sim", "cannot create %s: %s", o.stats_dir, strerror(errno));
         rc = -1;
         goto done;
     }
     if (o.stats_dir && !(stats = ftl_stats_open(o.stats_dir, ftl, 0, err, sizeof(err)))) {
-        fprintf(stderr, "ftl-sim: %s\n", err);
+        one_line(stderr, "ftl-sim", "%s", err);
         rc = -1;
         goto done;
     }
@@ -764,7 +765,7 @@ int main(int argc, char **argv)
                                                               o.cfg.secsz,
                                                               trace_out_version(&o, w),
                                                               err, sizeof(err)))) {
-        fprintf(stderr, "ftl-sim: --trace-out: %s\n", err);
+        one_line(stderr, "ftl-sim", "--trace-out: %s", err);
         ftl_stats_close(stats, 0, err, sizeof(err));
         rc = -1;
         goto done;
@@ -804,7 +805,7 @@ int main(int argc, char **argv)
         rc = sim_run_mark(&run, end, "end", err, sizeof(err));
     }
     if (rc != 0 && err[0]) {
-        fprintf(stderr, "ftl-sim: %s\n", err);
+        one_line(stderr, "ftl-sim", "%s", err);
     }
     if (run.engine) {
         sim_run_destroy(&run);
@@ -814,7 +815,7 @@ int main(int argc, char **argv)
     }
     if (rc == 0 && o.state_out &&
         ftl_state_save_file(ftl, o.state_out, "ftl-sim", end, err, sizeof(err))) {
-        fprintf(stderr, "ftl-sim: error: --state-out: %s\n", err);
+        one_line(stderr, "ftl-sim", "error: --state-out: %s", err);
         rc = -1;
     }
     if (rc == 0) {
