@@ -16,12 +16,25 @@ import re
 SECTOR = 512
 TIB = 1 << 40
 ALIGN_CAP = 4096
+U64_MAX = (1 << 64) - 1
+MAX_LINE = 4096                  # bytes of a line, its LF or CRLF not counted
+MAX_TIME_NS = 1 << 53            # the longest replay; the latest time of a femu record
+MAX_TIME_SCALE = 10**6
+MAX_RANGES = 256                 # of a femu D record
 GZIP_MAGIC = b"\x1f\x8b"
 XZ_MAGIC = b"\xfd7zXZ\x00"
 
 
 class BadLine(ValueError):
     """A line the documentation does not allow (exit 2, or counted with skip-bad)."""
+
+
+class TraceError(ValueError):
+    """Not a bad line but a trace that cannot be read (exit 2 even with skip-bad)."""
+
+    def __init__(self, line, what):
+        super().__init__(f"line {line}: {what}")
+        self.line = line
 
 
 class Refused(ValueError):
@@ -89,6 +102,9 @@ class Raw:
     length: int = 0
     line: int = 0
 
+    def __post_init__(self):
+        byte_range(self.offset, self.length)
+
 
 @dataclasses.dataclass
 class Counts:
@@ -117,6 +133,13 @@ def decimal_ns(text, unit_ns):
     return int(fractions.Fraction(text) * unit_ns)
 
 
+def byte_range(offset, length):
+    """A range whose end fits in 64 bits (the readers' limit: the docs leave it unsaid)."""
+    if offset + length > U64_MAX:
+        raise BadLine("the range's end is beyond 2^64 bytes")
+    return offset, length
+
+
 def op_of(text, names):
     op = names.get(text.lower())
     if op is None:
@@ -126,6 +149,14 @@ def op_of(text, names):
 
 # --- the formats ------------------------------------------------------------------------
 
+def filetime_ns(text):
+    """A Windows filetime (100 ns units) whose ns fit in 64 bits (the docs leave it unsaid)."""
+    time_ns = whole(text) * 100
+    if time_ns > U64_MAX:
+        raise BadLine("a filetime beyond 2^64 ns")
+    return time_ns
+
+
 def parse_msr(line, options, state):
     if line.startswith("Timestamp,"):
         return []
@@ -133,7 +164,7 @@ def parse_msr(line, options, state):
     if len(fields) != 7:
         raise BadLine("an MSR line has 7 fields")
     stamp, host, disk, kind, offset, size, _response = fields
-    raw = Raw(op_of(kind, {"read": "R", "write": "W"}), whole(stamp) * 100,
+    raw = Raw(op_of(kind, {"read": "R", "write": "W"}), filetime_ns(stamp),
               whole(offset), whole(size))
     if options.host is not None and host != options.host:
         return FILTERED
@@ -188,10 +219,8 @@ def parse_blkparse(line, options, state):
 
 
 def blkparse_time(text):
-    match = re.fullmatch(r"(\d+)\.(\d{9})", text)
-    if not match:
-        raise BadLine(f"time {text!r}")
-    return int(match[1]) * 10**9 + int(match[2])
+    """sec.nsec: seconds with a fraction (blkparse writes 9 digits; fewer read as decimals)."""
+    return decimal_ns(text, 10**9)
 
 
 FIO_OPS = {"read": "R", "write": "W", "trim": "D"}
@@ -280,6 +309,15 @@ def without_comment(line):
     return line[:match.start()] if match else line
 
 
+# Records that are not block requests, passed over: version 1's zone compaction records;
+# a version's verify, format, phase, advance and end records, its zone commands and
+# Copy (3), handle updates (4) and write cache switches (5).
+FEMU_PASSED_OVER = {1: {"ZW", "ZA", "ZR", "ZM", "C"}, 2: {"Y", "X", "P", "A", "E"}}
+FEMU_PASSED_OVER[3] = FEMU_PASSED_OVER[2] | FEMU_PASSED_OVER[1]
+FEMU_PASSED_OVER[4] = FEMU_PASSED_OVER[3] | {"U"}
+FEMU_PASSED_OVER[5] = FEMU_PASSED_OVER[4] | {"WC"}
+
+
 def femu_v1(fields):
     kind, args = fields[0], fields[1:]
     if kind == "S" and len(args) == 1:
@@ -289,27 +327,47 @@ def femu_v1(fields):
         return [sectors_raw("W", None, args[0], args[1])]
     if kind == "R" and len(args) == 2:
         return [sectors_raw("R", None, args[0], args[1])]
+    if kind in FEMU_PASSED_OVER[1]:
+        return []
     raise BadLine(f"version-1 record {fields}")
+
+
+def femu_time(text):
+    time_ns = whole(text)
+    if time_ns > MAX_TIME_NS:
+        raise BadLine("a time beyond 2^53 ns")
+    return time_ns
 
 
 def femu_timed(fields, version):
     kind, args = fields[0], fields[1:]
     if not args:
         raise BadLine("a record has its time")
-    time_ns = whole(args[0])
+    time_ns = femu_time(args[0])
+    if kind in FEMU_PASSED_OVER[version]:
+        return []
     if kind == "W" and (len(args) == 5 or version == 5 and len(args) == 6
                         and args[5] == "fua"):
-        whole(args[4])
+        whole(args[3]), whole(args[4])
         return [sectors_raw("W", time_ns, args[1], args[2])]
     if kind == "R" and len(args) == 4:
+        whole(args[3])
         return [sectors_raw("R", time_ns, args[1], args[2])]
     if kind == "F" and len(args) == 2:
+        whole(args[1])
         return [Raw("F", time_ns)]
-    ranges = args[2:]
-    if kind == "D" and ranges and len(ranges) % 2 == 0:
-        return [sectors_raw("D", time_ns, ranges[i], ranges[i + 1])
-                for i in range(0, len(ranges), 2)]
+    if kind == "D" and len(args) >= 4 and len(args) % 2 == 0:
+        return femu_trims(time_ns, args[1], args[2:])
     raise BadLine(f"record {fields}")
+
+
+def femu_trims(time_ns, nsid, ranges):
+    """A D record: one trim a range, up to 256 ranges."""
+    whole(nsid)
+    if len(ranges) > 2 * MAX_RANGES:
+        raise BadLine("more than 256 ranges")
+    return [sectors_raw("D", time_ns, ranges[i], ranges[i + 1])
+            for i in range(0, len(ranges), 2)]
 
 
 def sectors_raw(op, time_ns, lba, nsect):
@@ -332,10 +390,16 @@ def decompressed(data):
 
 
 def data_lines(data):
-    """(line number, text) of every line that is neither blank nor a # comment."""
+    """(line number, text) of every line that is neither blank nor a # comment (its first
+    character but blanks a #)."""
     for number, line in enumerate(decompressed(data).split(b"\n"), 1):
-        text = line.removesuffix(b"\r").decode("ascii")
-        if text.strip() and not text.startswith("#"):
+        line = line.removesuffix(b"\r")
+        if len(line) > MAX_LINE:
+            raise TraceError(number, "a line longer than 4096 bytes")
+        if b"\0" in line:
+            raise TraceError(number, "a NUL byte")
+        text = line.decode("ascii")
+        if text.strip() and not text.lstrip().startswith("#"):
             yield number, text
 
 
@@ -388,20 +452,30 @@ def folded(raw, options, extent, counts):
     return dataclasses.replace(raw, offset=offset)
 
 
-def scaled_time(relative_ns, time_option):
-    if time_option == "closed-loop":
-        return 0
+def time_factor(time_option):
+    """F of scale=F (1 without the option), 0 for closed-loop."""
     if time_option is None:
-        return relative_ns
+        return fractions.Fraction(1)
+    if time_option == "closed-loop":
+        return fractions.Fraction(0)
     factor = fractions.Fraction(time_option.removeprefix("scale="))
-    return int(relative_ns * factor + fractions.Fraction(1, 2))   # to the nearest ns
+    if not 0 < factor <= MAX_TIME_SCALE:
+        raise ValueError("--trace-time scale=F: 0 < F <= 10^6")
+    return factor
 
 
-def as_request(raw, first_ns, options):
+def scaled_time(raw, first_ns, factor):
+    """raw's time after the first request's, times the factor, to the nearest ns."""
     if raw.time_ns is None:                     # a version-1 femu trace: no times
-        time_ns = 0
-    else:
-        time_ns = scaled_time(max(0, raw.time_ns - first_ns), options.time)
+        return 0
+    time_ns = int(max(0, raw.time_ns - first_ns) * factor + fractions.Fraction(1, 2))
+    if time_ns > MAX_TIME_NS:
+        raise TraceError(raw.line, "beyond the 2^53 ns a replay may last")
+    return time_ns
+
+
+def as_request(raw, first_ns, factor):
+    time_ns = scaled_time(raw, first_ns, factor)
     if raw.op == "F":
         return Request("F", time_ns)
     lba = raw.offset // SECTOR
@@ -416,11 +490,12 @@ def read_trace(data, options):
     ends = [raw.offset + raw.length for raw in raws if raw.op != "F"]
     extent = options.extent if options.extent is not None else max(ends, default=0)
     first_ns = raws[0].time_ns if raws else 0
+    factor = time_factor(options.time)
     requests = []
     for raw in raws:
         moved = folded(raw, options, extent, counts)
         if moved is not None:
-            requests.append(as_request(moved, first_ns, options))
+            requests.append(as_request(moved, first_ns, factor))
     return requests, counts
 
 
