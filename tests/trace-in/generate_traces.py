@@ -182,12 +182,27 @@ def femu_sectors(rng):
     return sector_number(rng, count, 512), count
 
 
+# Records that are not block requests (femu_ftl/trace.h), which a reader passes over:
+# version 1's zone compaction records, and each timed version's ("{t}": the time).
+FEMU_OTHER_RECORDS = {
+    1: ("ZW 0 8", "ZA 0 8", "ZR 0 8", "ZM reset 0 0", "C 0 0 8 8"),
+    2: ("Y {t} 0 8 1", "X {t} 1 0 8 0", "P {t} warm-up", "A {t}"),
+}
+FEMU_OTHER_RECORDS[3] = FEMU_OTHER_RECORDS[2] + (
+    "ZW {t} 0 8 2", "ZA {t} 0 8 2", "ZR {t} 0 8 2", "ZM {t} 2 reset 0 0", "ZM {t} 2 open 0 1",
+    "C {t} 1 0 0 0 8 16 8")
+FEMU_OTHER_RECORDS[4] = FEMU_OTHER_RECORDS[3] + ("U {t} 1 0",)
+FEMU_OTHER_RECORDS[5] = FEMU_OTHER_RECORDS[4] + ("WC {t} 1 1", "WC {t} 1 0")
+
+
 def femu_v1(rng, n, sector_size=512):
     lines = [f"S {rng.randrange(1 << 32)}"]
     for _ in range(n):
         lba, count = femu_sectors(rng)
         kind = rng.choice(("R", "W", "W H", "W C"))
         lines.append(f"{kind[0]} {lba} {count}{kind[1:]}")
+        if rng.random() < 0.1:
+            lines.append(rng.choice(FEMU_OTHER_RECORDS[1]))
     return decorated(rng, [], lines)
 
 
@@ -208,9 +223,13 @@ def femu_timed_line(rng, version, stamp):
 def femu_timed(version):
     def generate(rng, n, sector_size=512):
         lines = []
-        for stamp in times(rng, n, 10**7):
+        stamps = times(rng, n, 10**7)
+        for stamp in stamps:
             line = femu_timed_line(rng, version, stamp)
             lines.append(line + (" # noted" if rng.random() < 0.1 else ""))
+            if rng.random() < 0.12:
+                lines.append(rng.choice(FEMU_OTHER_RECORDS[version]).format(t=stamp + 1))
+        lines.append(f"E {max(stamps) + 1}")
         return decorated(rng, [f"V {version}"], lines)
     return generate
 
