@@ -4,6 +4,8 @@ random.Random (the same seed gives the same bytes): offsets at 0 and near 2^64, 
 comments, blank lines, headers, hosts and disks to filter, blkparse's preflush and FUA,
 fio's waits, several ranges in a femu D record. bad_lines(fmt) gives lines each reader
 must refuse (counted by --trace-skip-bad)."""
+import gzip
+import lzma
 import random
 
 U64 = 1 << 64
@@ -279,3 +281,48 @@ def generate(name, seed, records=40, sector_size=512):
     rng = random.Random(f"{name}/{seed}/{sector_size}")
     make, _ = GENERATORS[name]
     return make(rng, records, sector_size)
+
+
+# The libFuzzer seeds made from these traces (tests/fuzz/targets/corpus/trace-in, the
+# fuzz-trace_in target): file name -> (generator, seed, records, bad lines, compression).
+FUZZ_SEEDS = {
+    "diffcheck-msr.seed": ("msr", 7, 30, False, None),
+    "diffcheck-msr-bad-lines.seed": ("msr", 8, 12, True, None),
+    "diffcheck-msr.gz.seed": ("msr", 9, 20, False, "gzip"),
+    "diffcheck-spc.seed": ("spc", 7, 30, False, None),
+    "diffcheck-blkparse.seed": ("blkparse", 7, 9, False, None),
+    "diffcheck-fio-v2.seed": ("fio-v2", 7, 30, False, None),
+    "diffcheck-fio-v3.seed": ("fio-v3", 7, 30, False, None),
+    "diffcheck-mqsim.seed": ("mqsim", 7, 30, False, None),
+    "diffcheck-disksim.seed": ("disksim", 7, 30, False, None),
+    "diffcheck-disksim.xz.seed": ("disksim", 8, 20, False, "xz"),
+    "diffcheck-femu-v5.seed": ("femu-v5", 7, 30, False, None),
+}
+
+
+def fuzz_seed_trace(file_name):
+    """The uncompressed trace of a fuzz seed, and its reader's --trace-format."""
+    name, seed, records, bad, _ = FUZZ_SEEDS[file_name]
+    data = generate(name, seed, records)
+    fmt = GENERATORS[name][1]
+    if bad:
+        data = with_bad_lines(random.Random(file_name), data, bad_lines(name, fmt))
+    return data, fmt
+
+
+def fuzz_seed_bytes(file_name):
+    data, _ = fuzz_seed_trace(file_name)
+    compression = FUZZ_SEEDS[file_name][4]
+    if compression == "gzip":
+        return gzip.compress(data, mtime=0)
+    if compression == "xz":
+        return lzma.compress(data)
+    return data
+
+
+if __name__ == "__main__":
+    import pathlib
+    import sys
+    folder = pathlib.Path(sys.argv[1])          # tests/fuzz/targets/corpus/trace-in
+    for file_name in FUZZ_SEEDS:
+        (folder / file_name).write_bytes(fuzz_seed_bytes(file_name))

@@ -10,6 +10,7 @@ import dataclasses
 import gzip
 import json
 import lzma
+import pathlib
 import random
 import re
 import subprocess
@@ -18,7 +19,7 @@ import pytest
 
 import generate_traces as gen
 from reference_reader import (U64_MAX, BadLine, Options, Refused, Request, TraceError,
-                              parse_femu_output, read_trace)
+                              decompressed, parse_femu_output, read_trace)
 
 pytestmark = pytest.mark.unit
 
@@ -399,3 +400,26 @@ def test_the_reference_scales_as_worked_by_hand():
 def test_scale_as_worked_by_hand(femu_trace, tmp_path):
     assert (tool_outcome(femu_trace, tmp_path, scale_by_hand_trace(),
                          Options("msr", **SCALE_OPTIONS)) == scale_by_hand_expected())
+
+
+CORPUS = (pathlib.Path(__file__).resolve().parent.parent / "fuzz" / "targets" / "corpus"
+          / "trace-in")
+
+
+@pytest.mark.parametrize("file_name", sorted(gen.FUZZ_SEEDS))
+def test_the_fuzz_seeds_are_generated_traces_femu_trace_reads_as_documented(
+        femu_trace, tmp_path, file_name):
+    """The fuzz-trace_in target's diffcheck-* seeds: what generate_traces.py writes
+    (python tests/trace-in/generate_traces.py tests/fuzz/targets/corpus/trace-in), read
+    from the corpus itself (gzip and xz too) as the reference reads them."""
+    seed = CORPUS / file_name
+    trace, fmt = gen.fuzz_seed_trace(file_name)
+    assert decompressed(seed.read_bytes()) == trace
+    assert seed.stat().st_size < 4096
+    options = Options(fmt, skip_bad=gen.FUZZ_SEEDS[file_name][3])
+    expected = read_trace(trace, options)[0]
+    proc = run(femu_trace, ["convert", str(seed), str(tmp_path / "out"), "--to", "femu",
+                            *options.argv()])
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert_same_requests(parse_femu_output((tmp_path / "out").read_text()), expected)
+    count_agreement(expected, fmt, "fuzz-seed")
