@@ -126,6 +126,12 @@ def whole(text):
     return int(text)
 
 
+def check_whole(*texts):
+    """Fields that must be whole numbers though their values are not used."""
+    for text in texts:
+        whole(text)
+
+
 def decimal_ns(text, unit_ns):
     """A decimal number of units (seconds, ms) in whole ns, the fraction beyond 1 ns cut."""
     if not re.fullmatch(r"\d+(\.\d*)?|\.\d+", text):
@@ -148,6 +154,8 @@ def op_of(text, names):
 
 
 # --- the formats ------------------------------------------------------------------------
+# parse_FORMAT(line, options, state) reads one data line: a list of Raw (empty for a line
+# passed over), FILTERED, or BadLine; state is the reader's memory between lines.
 
 def filetime_ns(text):
     """A Windows filetime (100 ns units) whose ns fit in 64 bits (the docs leave it unsaid)."""
@@ -182,7 +190,7 @@ def parse_spc(line, options, state):
     if options.asu == "offset":
         offset += whole(asu) * TIB
     else:
-        whole(asu)
+        check_whole(asu)
     return [Raw(op_of(opcode, {"r": "R", "w": "W"}), decimal_ns(stamp, 10**9),
                 offset, whole(size))]
 
@@ -257,7 +265,7 @@ def fio_action(action, args, time_ns, state):
     if action in FIO_OPS and len(args) == 2:
         return [Raw(FIO_OPS[action], time_ns, whole(args[0]), whole(args[1]))]
     if action in ("sync", "datasync") and len(args) in (0, 2):
-        [whole(arg) for arg in args]
+        check_whole(*args)
         return [Raw("F", time_ns)]
     raise BadLine(f"fio action {action!r} {args}")
 
@@ -321,7 +329,7 @@ FEMU_PASSED_OVER[5] = FEMU_PASSED_OVER[4] | {"WC"}
 def femu_v1(fields):
     kind, args = fields[0], fields[1:]
     if kind == "S" and len(args) == 1:
-        whole(args[0])
+        check_whole(args[0])
         return []
     if kind == "W" and (len(args) == 2 or len(args) == 3 and args[2] in ("H", "C")):
         return [sectors_raw("W", None, args[0], args[1])]
@@ -348,13 +356,13 @@ def femu_timed(fields, version):
         return []
     if kind == "W" and (len(args) == 5 or version == 5 and len(args) == 6
                         and args[5] == "fua"):
-        whole(args[3]), whole(args[4])
+        check_whole(args[3], args[4])
         return [sectors_raw("W", time_ns, args[1], args[2])]
     if kind == "R" and len(args) == 4:
-        whole(args[3])
+        check_whole(args[3])
         return [sectors_raw("R", time_ns, args[1], args[2])]
     if kind == "F" and len(args) == 2:
-        whole(args[1])
+        check_whole(args[1])
         return [Raw("F", time_ns)]
     if kind == "D" and len(args) >= 4 and len(args) % 2 == 0:
         return femu_trims(time_ns, args[1], args[2:])
@@ -363,7 +371,7 @@ def femu_timed(fields, version):
 
 def femu_trims(time_ns, nsid, ranges):
     """A D record: one trim a range, up to 256 ranges."""
-    whole(nsid)
+    check_whole(nsid)
     if len(ranges) > 2 * MAX_RANGES:
         raise BadLine("more than 256 ranges")
     return [sectors_raw("D", time_ns, ranges[i], ranges[i + 1])

@@ -423,3 +423,13 @@ def test_the_fuzz_seeds_are_generated_traces_femu_trace_reads_as_documented(
     assert proc.returncode == 0, proc.stderr.decode()
     assert_same_requests(parse_femu_output((tmp_path / "out").read_text()), expected)
     count_agreement(expected, fmt, "fuzz-seed")
+
+
+def test_scale_from_a_pipe_needs_the_extent(femu_trace, tmp_path):
+    """ftl-sim.md: standard input is read once, so scale then needs --trace-extent."""
+    options = Options("mqsim", lba_map="scale", device_bytes=DEVICE)
+    proc = run(femu_trace, ["convert", "-", str(tmp_path / "out"), "--to", "femu",
+                            *options.argv()], MQSIM_TWO.format(5).encode())
+    assert proc.returncode == 2
+    assert "--trace-extent" in proc.stderr.decode()
+    assert not (tmp_path / "out").exists()
