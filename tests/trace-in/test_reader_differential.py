@@ -267,6 +267,9 @@ EDGES = [
     ("msr-line-of-4097", "msr", "#" * 4097 + "\n" + MSR_WRITE.format(0, 512), {}),
     ("msr-line-of-4097-skip-bad", "msr", "#" * 4097 + "\n" + MSR_WRITE.format(0, 512),
      {"skip_bad": True}),
+    ("msr-gzip-members", "msr", gzip.compress(MSR_WRITE.format(0, 512).encode())
+     + gzip.compress(MSR_WRITE.format(4096, 512).encode()), {}),
+    ("msr-xz", "msr", lzma.compress(MSR_WRITE.format(0, 512).encode()), {}),
     ("msr-nul", "msr", MSR_WRITE.format(0, 512) + "\0\n", {"skip_bad": True}),
     ("mqsim-end-2^64", "mqsim", f"0 0 {(1 << 55) - 1} 1 0\n", {}),
     ("mqsim-time-2^53", "mqsim", MQSIM_TWO.format(1 << 53), {}),
@@ -326,7 +329,7 @@ def tool_outcome(femu_trace, tmp_path, data, options):
                           for name, fmt, trace, options in EDGES])
 def test_the_limits_agree(femu_trace, tmp_path, fmt, trace, options):
     options = Options(fmt, **options)
-    data = trace.encode()
+    data = trace if isinstance(trace, bytes) else trace.encode()
     expected = reference_outcome(data, options)
     assert tool_outcome(femu_trace, tmp_path, data, options) == expected
     count_agreement(expected, fmt, "limits")
