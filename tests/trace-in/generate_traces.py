@@ -180,7 +180,7 @@ def disksim(rng, n, sector_size=512):
 
 
 def femu_sectors(rng):
-    count = sector_count(rng, 512) or 1           # nsect 0: test_femu_nsect_0_is_counted
+    count = sector_count(rng, 512) or 1           # nsect 0: femu-nsect-0 (a disagreement)
     return sector_number(rng, count, 512), count
 
 

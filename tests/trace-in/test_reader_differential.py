@@ -60,8 +60,8 @@ class Case:
 def option_sets(name, fmt):
     """(label, Options, bad) of every option set that applies to the format."""
     sets = [("plain", Options(fmt), False),
-            ("time-scale", Options(fmt, time="scale=0.37"), False),
-            ("time-scale-limit", Options(fmt, time="scale=1000000"), False),
+            ("time-factor", Options(fmt, time="scale=0.37"), False),
+            ("time-factor-limit", Options(fmt, time="scale=1000000"), False),
             ("closed-loop", Options(fmt, time="closed-loop"), False),
             ("modulo", Options(fmt, lba_map="modulo", device_bytes=DEVICE), False),
             ("refuse-big-device", Options(fmt, device_bytes=gen.TOP), False),
@@ -92,7 +92,7 @@ def option_sets(name, fmt):
 SECOND_SEED = ("plain", "modulo", "lba-scale", "sector-4096")
 COUNTED = ("plain", "skip-bad", "host", "disk", "host-disk", "complete", "sector-4096")
 # femu's versions 3 and 4 read as version 2 for block records: two option sets do.
-FEW_OPTIONS = {"femu-v3": ("plain", "time-scale"), "femu-v4": ("plain", "modulo")}
+FEW_OPTIONS = {"femu-v3": ("plain", "time-factor"), "femu-v4": ("plain", "modulo")}
 
 
 def cases():
@@ -274,10 +274,10 @@ EDGES = [
     ("mqsim-end-2^64", "mqsim", f"0 0 {(1 << 55) - 1} 1 0\n", {}),
     ("mqsim-time-2^53", "mqsim", MQSIM_TWO.format(1 << 53), {}),
     ("mqsim-time-2^54-skip-bad", "mqsim", MQSIM_TWO.format(1 << 54), {"skip_bad": True}),
-    ("mqsim-time-scaled-beyond", "mqsim", MQSIM_TWO.format(10**10),
+    ("mqsim-time-factor-beyond", "mqsim", MQSIM_TWO.format(10**10),
      {"time": "scale=1000000"}),
-    ("mqsim-time-scale-0", "mqsim", MQSIM_TWO.format(10), {"time": "scale=0"}),
-    ("mqsim-time-scale-above-10^6", "mqsim", MQSIM_TWO.format(10), {"time": "scale=1000001"}),
+    ("mqsim-time-factor-0", "mqsim", MQSIM_TWO.format(10), {"time": "scale=0"}),
+    ("mqsim-time-factor-above-10^6", "mqsim", MQSIM_TWO.format(10), {"time": "scale=1000001"}),
     ("blkparse-short-fraction", "blkparse", BLK_Q.format("0.5", "W") + BLK_Q.format("1.25", "R"),
      {}),
     ("blkparse-preflush-flush", "blkparse", BLK_Q.format("0.5", "FF"), {}),
