@@ -18,7 +18,8 @@ FIO_FILE = "/dev/nvme0n1"
 
 
 def byte_size(rng):
-    return rng.choice((0, 1, 511, 512, 513, 4096, 4097, 65536, 131072, rng.randrange(1, 1 << 20)))
+    return rng.choice((0, 1, 511, 512, 513, 4096, 4097, 65536, 131072,
+                       rng.randrange(1, 1 << 20)))
 
 
 def byte_offset(rng, size):
@@ -92,9 +93,12 @@ BLK_READS = ("R", "RA", "RM", "RS")
 BLK_TRIMS = ("D", "DS", "E")
 
 
-def blkparse_line(cpu, seq, stamp, action, rwbs, sector, count, process):
+def blkparse_line(cpu, seq, stamp, action, request, process):
+    """One event as blkparse prints it; request is (RWBS, sector, nsectors)."""
+    rwbs, sector, count = request
     time = decimal(stamp, 9)
-    return f"  8,0 {cpu:4d} {seq:8d} {time:>14s} {4242:5d}  {action}  {rwbs} {sector} + {count} {process}"
+    return (f"  8,0 {cpu:4d} {seq:8d} {time:>14s} {4242:5d}  {action}  {rwbs} {sector} + "
+            f"{count} {process}")
 
 
 def blkparse_request(rng, sector_size):
@@ -109,15 +113,16 @@ def blkparse_request(rng, sector_size):
 def blkparse(rng, n, sector_size=512):
     lines = []
     for seq, stamp in enumerate(times(rng, n, 10**7), 1):
-        rwbs, sector, count = blkparse_request(rng, sector_size)
+        request = blkparse_request(rng, sector_size)
         cpu = rng.randrange(2)
-        lines.append(blkparse_line(cpu, seq, stamp, "Q", rwbs, sector, count, "[fio]"))
+        lines.append(blkparse_line(cpu, seq, stamp, "Q", request, "[fio]"))
         for action in rng.sample(("G", "I", "D", "M"), 2):
-            lines.append(blkparse_line(cpu, seq, stamp + 1, action, rwbs, sector, count, "[fio]"))
+            lines.append(blkparse_line(cpu, seq, stamp + 1, action, request, "[fio]"))
         done = stamp + rng.randrange(10**6)
-        lines.append(blkparse_line(cpu, seq, done, "C", rwbs, sector, count, "[0]"))
+        lines.append(blkparse_line(cpu, seq, done, "C", request, "[0]"))
         if rng.random() < 0.05:
-            lines.append(f"  8,0 {cpu:4d} 0 {decimal(stamp, 9)} 4242  m   N cfq4242 insert_request")
+            lines.append(f"  8,0 {cpu:4d} 0 {decimal(stamp, 9)} 4242  m   N "
+                         "cfq4242 insert_request")
     return decorated(rng, [], lines) + BLKPARSE_SUMMARY.encode()
 
 
@@ -247,8 +252,8 @@ GENERATORS = {
 }
 
 BAD_LINES = {
-    "msr": ["128166372000000000,hm,0,Write,x12,4096,300", "128166372000000000,hm,0,Trim,0,4096,1",
-            "128166372000000000,hm,0,Read,0,4096"],
+    "msr": ["128166372000000000,hm,0,Write,x12,4096,300",
+            "128166372000000000,hm,0,Trim,0,4096,1", "128166372000000000,hm,0,Read,0,4096"],
     "spc": ["0,abc,4096,w,0.1", "0,12,4096,q,0.1", "0,12,4096"],
     "blkparse": ["  8,0 0 9 0.500000000 42  Q  W 12x + 8 [fio]",
                  "  8,0 0 9 0.500000000 42  Q  W 12 - 8 [fio]"],
