@@ -195,14 +195,16 @@ def parse_spc(line, options, state):
                 offset, whole(size))]
 
 
-BLKPARSE_OPS = {"R": "R", "W": "W", "D": "D", "E": "D", "F": "F", "N": None}
+BLKPARSE_OPS = {"R": "R", "W": "W", "D": "D", "DE": "D", "E": "D", "F": "F", "N": None}
 
 
 def blkparse_op(rwbs):
-    """(preflush, op) of an RWBS string: an optional leading F, then the operation."""
+    """(preflush, op) of an RWBS string: an optional leading F, then the operation (Linux
+    writes a secure erase as DE)."""
     preflush = len(rwbs) > 1 and rwbs[0] == "F" and rwbs[1] in BLKPARSE_OPS
-    kind = rwbs[1] if preflush else rwbs[:1]
-    if kind not in BLKPARSE_OPS or not set(rwbs[len(kind) + preflush:]) <= set("FSMA"):
+    body = rwbs[1:] if preflush else rwbs
+    kind = "DE" if body.startswith("DE") else body[:1]
+    if kind not in BLKPARSE_OPS or not set(body[len(kind):]) <= set("FSMA"):
         raise BadLine(f"RWBS {rwbs!r}")
     return preflush, BLKPARSE_OPS[kind]
 
@@ -326,15 +328,23 @@ FEMU_PASSED_OVER[4] = FEMU_PASSED_OVER[3] | {"U"}
 FEMU_PASSED_OVER[5] = FEMU_PASSED_OVER[4] | {"WC"}
 
 
+def femu_block(op, time_ns, lba, nsect):
+    """A femu W or R: femu's own writer never writes 0 sectors, so trace.h makes nsect > 0
+    part of the format (a D range of 0 sectors is allowed: skipped)."""
+    if whole(nsect) == 0:
+        raise BadLine("nsect is 0")
+    return sectors_raw(op, time_ns, lba, nsect)
+
+
 def femu_v1(fields):
     kind, args = fields[0], fields[1:]
     if kind == "S" and len(args) == 1:
         check_whole(args[0])
         return []
     if kind == "W" and (len(args) == 2 or len(args) == 3 and args[2] in ("H", "C")):
-        return [sectors_raw("W", None, args[0], args[1])]
+        return [femu_block("W", None, args[0], args[1])]
     if kind == "R" and len(args) == 2:
-        return [sectors_raw("R", None, args[0], args[1])]
+        return [femu_block("R", None, args[0], args[1])]
     if kind in FEMU_PASSED_OVER[1]:
         return []
     raise BadLine(f"version-1 record {fields}")
@@ -357,10 +367,10 @@ def femu_timed(fields, version):
     if kind == "W" and (len(args) == 5 or version == 5 and len(args) == 6
                         and args[5] == "fua"):
         check_whole(args[3], args[4])
-        return [sectors_raw("W", time_ns, args[1], args[2])]
+        return [femu_block("W", time_ns, args[1], args[2])]
     if kind == "R" and len(args) == 4:
         check_whole(args[3])
-        return [sectors_raw("R", time_ns, args[1], args[2])]
+        return [femu_block("R", time_ns, args[1], args[2])]
     if kind == "F" and len(args) == 2:
         check_whole(args[1])
         return [Raw("F", time_ns)]

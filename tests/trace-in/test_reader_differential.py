@@ -303,6 +303,13 @@ EDGES = [
     ("femu-v1-zone-records", "femu", "R 0 8\nZW 0 8\nC 0 0 8 8\n", {}),
     ("femu-v5-passed-over", "femu", "V 5\nP 0 warm\nU 0 1 0\nWC 1 1 1\nR 2 0 8 1\n"
      "ZW 3 0 8 2\nZM 3 2 reset 0 0\nC 4 1 0 0 0 8\nY 5 0 8 1\nX 5 1 0 8 0\nA 6\nE 9\n", {}),
+    ("blkparse-preflush-of-nothing", "blkparse",
+     BLK_Q.format("0.5", "FN") + BLK_Q.format("0.6", "W"), {}),
+    ("mqsim-time-just-beyond-2^53", "mqsim", MQSIM_TWO.format((1 << 53) + 1), {}),
+    ("femu-nsect-0", "femu", "V 2\nR 0 8 0 1\nW 5 0 8 1 0\n", {}),
+    ("femu-v1-nsect-0", "femu", "W 8 0\nR 0 8\n", {}),
+    ("femu-nsect-0-skipped", "femu", "V 2\nR 0 8 0 1\nW 5 0 8 1 0\n", {"skip_bad": True}),
+    ("blkparse-DE-sync", "blkparse", BLK_Q.format("0.5", "DES"), {}),
 ]
 
 
@@ -342,22 +349,9 @@ def test_the_limits_agree(femu_trace, tmp_path, fmt, trace, options):
 # (id, format, trace, options, the disagreement): where femu-trace and the documentation
 # part, kept until femu-trace is fixed.
 DISAGREEMENTS = [
-    ("blkparse-preflush-of-nothing", "blkparse",
-     BLK_Q.format("0.5", "FN") + BLK_Q.format("0.6", "W"), {},
-     "femu-trace passes over an RWBS 'FN' line entirely; ftl-sim.md: a leading F is a "
-     "preflush, which is a flush record (N, the op, is passed over): the reference writes F"),
-    ("time-beyond-2^53-written", "mqsim", MQSIM_TWO.format((1 << 53) + 1), {},
-     "femu-trace writes 'R 9007199254740993 8 8 1', a femu record its own reader refuses "
-     "(trace.h: 2^53 ns is the latest; ftl-sim.md: replays may last 2^53 ns); 2^53 + 1 "
-     "passes its check (a double?) where 2^54 is refused: the reference refuses line 2"),
     ("femu-skip-bad", "femu", "V 2\nQ 1 0 8 1\nR 2 0 8 1\n", {"skip_bad": True},
      "femu-trace --trace-skip-bad exits 2 on a bad line of femu's own format ('unknown "
      "op'); ftl-sim.md 'Bad lines and output' (femu's own format too): skipped, counted"),
-    ("femu-nsect-0", "femu", "V 2\nR 0 8 0 1\nW 5 0 8 1 0\n", {},
-     "femu-trace refuses a femu record of 0 sectors ('R: nsect is 0', exit 2); ftl-sim.md "
-     "'Requests': a request of 0 bytes is skipped and counted (zero_length)"),
-    ("femu-v1-nsect-0", "femu", "W 8 0\nR 0 8\n", {},
-     "as femu-nsect-0, in a version-1 trace"),
 ]
 
 

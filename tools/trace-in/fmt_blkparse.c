@@ -3,9 +3,10 @@
  *   maj,min cpu seq sec.nsec pid action RWBS sector + nsectors [process]
  * Only queue (Q) events are requests, or complete (C) ones with --trace-events complete;
  * every other line (other actions, the per-CPU summaries at the end) is passed over.
- * RWBS: an optional leading F (a preflush), then the op (R read, W write, D or E discard:
- * a trim, F a flush, N none: passed over), then F (FUA), S (sync), M (meta), A (readahead).
- * A preflush is a flush record, followed by its write when it carries data.
+ * RWBS: an optional leading F (a preflush), then the op (R read, W write, D, DE or E
+ * discard: a trim, F a flush, N none: passed over), then F (FUA), S (sync), M (meta), A
+ * (readahead). A preflush is a flush record, followed by its write when it carries data
+ * (FN: the flush alone).
  */
 #include <string.h>
 
@@ -42,7 +43,10 @@ static bool parse_rwbs(const char *s, struct rwbs *out)
     switch (*s++) {
     case 'R': out->op = TIN_READ; break;
     case 'W': out->op = TIN_WRITE; break;
-    case 'D':
+    case 'D':   /* Linux writes a secure erase as DE */
+        s += *s == 'E';
+        out->op = TIN_TRIM;
+        break;
     case 'E': out->op = TIN_TRIM; break;
     case 'F': out->op = TIN_FLUSH; break;
     case 'N': out->none = true; break;
@@ -101,8 +105,11 @@ enum line_kind blkparse_parse(struct parse *p, char *line, struct tin_record *re
         return parse_bad(p, "RWBS '%.32s' is not R, W, D, F or N with F, S, M, A flags",
                          f[6]);
     }
-    if (rwbs.none) {
+    if (rwbs.none && !rwbs.preflush) {
         return LINE_OTHER;
+    }
+    if (rwbs.none) {
+        rwbs.op = TIN_FLUSH;    /* FN: the preflush of an op with no data is still a flush */
     }
     if (parse_extent(p, f + 7, n > 11 ? 4 : n - 7, rec) != LINE_RECORD) {
         return LINE_BAD;

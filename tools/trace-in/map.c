@@ -105,7 +105,8 @@ int tin_clock_ns(struct tin_clock *c, const char *path, const struct tin_record 
     }
     uint64_t rel = rec->time_ns > c->origin_ns ? rec->time_ns - c->origin_ns : 0;
     double t = (double)rel * c->scale;
-    if (t > (double)IO_TRACE_MAX_TIME_NS) {
+    /* unscaled, the integer itself is compared: a double rounds 2^53 + 1 down to 2^53 */
+    if (c->scale == 1.0 ? rel > IO_TRACE_MAX_TIME_NS : t > (double)IO_TRACE_MAX_TIME_NS) {
         snprintf(err, errlen, "%s:%lu: %.0f ns after the first record is beyond the 104 "
                  "days a replay may last (--trace-time scale=F shrinks it)", path,
                  rec->line, t);
