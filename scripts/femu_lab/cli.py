@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-from femu_common.cli_args import OneLineParser, UsageError, whole_number
+from femu_common.cli_args import OneLineParser, UsageError, shown, whole, whole_number
 
 from . import devconfig, setup_steps, workloads
 from .bench import runner as bench
@@ -184,11 +184,13 @@ def rest_seconds(text: str) -> int:
     """--rest: whole seconds, minutes, hours or days, 1 s to 100 days."""
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
     number, unit = (text[:-1], text[-1]) if text[-1:] in units else (text, "s")
-    if not number.isdigit():
-        raise argparse.ArgumentTypeError(f"'{text}' is not a duration (e.g. 3600, 12h, 60d)")
-    seconds = int(number) * units[unit]
+    count = whole(number)
+    if count is None:
+        raise argparse.ArgumentTypeError(f"'{shown(text)}' is not a duration (e.g. 3600, "
+                                         "12h, 60d)")
+    seconds = count * units[unit]
     if not 1 <= seconds <= 100 * 86400:
-        raise argparse.ArgumentTypeError(f"{text}: must be 1 s to 100 days")
+        raise argparse.ArgumentTypeError(f"{shown(text)}: must be 1 s to 100 days")
     return seconds
 
 

@@ -82,7 +82,11 @@ def test_rest_ages_the_data_after_the_last_pass(ftl_sim, tmp_path):
 
 @pytest.mark.parametrize("value, message", [("0", "must be 1 s to 100 days"),
                                             ("101d", "must be 1 s to 100 days"),
-                                            ("soon", "is not a duration")])
+                                            ("soon", "is not a duration"),
+                                            # isdigit() takes them; int() raised
+                                            ("²", "is not a duration"),
+                                            ("3²d", "is not a duration"),
+                                            ("9" * 5000 + "s", "is not a duration")])
 def test_age_refuses_a_bad_rest(capsys, tmp_path, value, message):
     status, _, err = lab(capsys, "age", "--config", LAB_1G, *SMALL_SIM, "--rest", value,
                          "-o", tmp_path / "x.state")

@@ -167,3 +167,27 @@ def test_run_refuses_bad_power_cuts(capsys):
     assert "a cut time in the past" in capsys.readouterr().err
     assert cli.main(["run", "--power-cut", "random"]) == 2       # lab-1g has no buffer
     assert "no write buffer" in capsys.readouterr().err
+
+
+# isdigit() passes '²' (and int() then raised), int() refuses 5,000 digits, float() takes
+# 'nan', '1_0' and Arabic-Indic digits: a spec holds ASCII digits only.
+HOSTILE_SPECS = ["after-writes=²", "after-flushes=\u0663", "random=" + "9" * 5000,
+                 "after-writes=" + "1" * 5000, "after-writes=+5", "after-writes= 5",
+                 "after-writes=1_0", "at=nan", "at=inf", "at=1_0", "at=\u0661",
+                 "after-writes=1\n2"]
+
+
+@pytest.mark.parametrize("spec", HOSTILE_SPECS)
+def test_cut_specs_take_ascii_digits_only(spec):
+    from femu_lab.crash import cut_spec
+    with pytest.raises(cut_spec.CutSpecError) as error:
+        cut_spec.parse(spec, 1, runtime_s=60)
+    message = str(error.value)
+    assert "\n" not in message and len(message) < 200, message
+
+
+@pytest.mark.parametrize("spec", ["after-writes=²", "random=" + "9" * 5000])
+def test_run_refuses_non_ascii_and_huge_counts_in_one_line(capsys, spec):
+    assert cli.main(["run", "--power-cut", spec, "--accel", "tcg"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "want a whole number from 1 to" in err[0], err
