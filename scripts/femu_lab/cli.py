@@ -42,6 +42,7 @@ from .sweep.folder import FolderError
 from .sweep.plan import PlanError, parse_sets
 from .traces import cli as trace_cli
 from .traces.femu_trace import TraceToolError
+from .traces.generate import TraceWriteError
 from .vm import accel
 from .workloads import WorkloadError
 
@@ -225,7 +226,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
     except (setup_steps.SetupError, lab_run.LabRunError, SimError, AgeFailed,
-            slurm_executor.SubmitError, QueueError, TraceToolError) as error:
+            slurm_executor.SubmitError, QueueError, TraceToolError,
+            TraceWriteError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -171,6 +171,23 @@ def test_age_refuses_bad_requests(capsys, tmp_path):
     assert not (tmp_path / "x.state").exists()
 
 
+@pytest.mark.parametrize("kind", ["fifo", "symlink"])
+def test_age_never_renames_over_what_is_not_a_regular_file(capsys, tmp_path, kind):
+    """-o was resolved (a symlink's target replaced) and renamed over (a FIFO made a file)."""
+    out = tmp_path / "out.state"
+    if kind == "fifo":
+        os.mkfifo(out)
+    else:
+        (tmp_path / "target").write_text("kept")
+        out.symlink_to(tmp_path / "target")
+    mode = os.lstat(out).st_mode
+    status, _, err = lab(capsys, "age", "--config", LAB_1G, *SMALL_SIM, "--passes", "1",
+                         "-o", out)
+    assert status == 2 and len(err) == 1 and "only a regular file" in err[0], err
+    assert os.lstat(out).st_mode == mode
+    assert kind == "fifo" or (tmp_path / "target").read_text() == "kept"
+
+
 def test_sim_sweep_from_an_aged_state_starts_in_steady_state(capsys, aged_small, tmp_path):
     """The same sweep from the aged state and from a fresh device: with the state, GC
     moves pages in the measured part; without it, the same writes fit the free space."""

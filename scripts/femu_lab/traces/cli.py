@@ -86,8 +86,6 @@ def run(args: argparse.Namespace, prog: str) -> int:
 
 
 def _generate(args, prog: str) -> int:
-    if args.out.is_dir():
-        raise UsageError(f"OUT {args.out} is a folder")
     try:
         counts = generator.generate(args.out, args.trace_format, args.records, args.seed,
                                     args.footprint, args.read_fraction)

@@ -2,24 +2,31 @@
 
 The request stream (requests.synthetic) goes through one format's writer into OUT,
 compressed by OUT's suffix (.gz, .xz), written beside it and renamed into place at the
-end, so a failed or interrupted run leaves no half file. Nothing is held in memory but a
-bitmap of the pages touched (footprint / 32 KiB bytes), so 10 million records stream
-through; a live line on stderr counts them on long runs.
+end, so a failed or interrupted run leaves no half file; only a regular file (or a new
+path) is replaced (femu_lab.output_file). Nothing is held in memory but the pages
+touched, 64 to a bit mask, so 10 million records stream through and memory follows the
+requests, not the footprint (an exabyte footprint costs nothing up front); a live line on
+stderr counts them on long runs.
 """
 import gzip
 import lzma
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, TextIO
 
 from femu_common.progress import LiveLine
 
+from .. import output_file
 from . import requests as stream
 from .requests import PAGE, Request
 from .writers import WRITERS
 
 LIVE_LINE_RECORDS = 200_000    # smaller traces take under a second: no progress line
+MASK_PAGES = 64                # pages per bit mask of _TouchedPages
+
+
+class TraceWriteError(RuntimeError):
+    """OUT could not be written (a full disk, an I/O error); one line."""
 
 
 @dataclass
@@ -40,10 +47,28 @@ class TraceCounts:
                 "span_ns": self.span_ns, "footprint_bytes": self.footprint_bytes}
 
 
-def _counted(requests: Iterable[Request], counts: TraceCounts,
-             footprint: int) -> Iterator[Request]:
-    touched = bytearray((footprint // PAGE + 7) // 8)
-    pages = 0
+class _TouchedPages:
+    """The distinct pages requests touched: a bit mask per MASK_PAGES pages, made only
+    when one of them is touched (a bitmap of the whole footprint was allocated up front:
+    a MemoryError for a large one)."""
+
+    def __init__(self) -> None:
+        self.masks: Dict[int, int] = {}
+        self.count = 0
+
+    def add(self, first: int, pages: int) -> None:
+        while pages > 0:
+            group, bit = divmod(first, MASK_PAGES)
+            run = min(pages, MASK_PAGES - bit)
+            mask = ((1 << run) - 1) << bit
+            old = self.masks.get(group, 0)
+            self.count += bin(mask & ~old).count("1")
+            self.masks[group] = old | mask
+            first, pages = first + run, pages - run
+
+
+def _counted(requests: Iterable[Request], counts: TraceCounts) -> Iterator[Request]:
+    touched = _TouchedPages()
     for r in requests:
         counts.records += 1
         if r.is_read:
@@ -54,13 +79,9 @@ def _counted(requests: Iterable[Request], counts: TraceCounts,
             counts.bytes_written += r.length
         counts.span_ns = r.time_ns
         counts.sizes[r.length] = counts.sizes.get(r.length, 0) + 1
-        for page in range(r.offset // PAGE, (r.offset + r.length) // PAGE):
-            bit = 1 << (page & 7)
-            if not touched[page >> 3] & bit:
-                touched[page >> 3] |= bit
-                pages += 1
+        touched.add(r.offset // PAGE, r.length // PAGE)
         yield r
-    counts.footprint_bytes = pages * PAGE
+    counts.footprint_bytes = touched.count * PAGE
 
 
 def open_for_writing(path: Path) -> TextIO:
@@ -76,12 +97,15 @@ def generate(out: Path, fmt: str, records: int, seed: int,
              footprint: int = stream.DEFAULT_FOOTPRINT,
              read_fraction: float = stream.DEFAULT_READ_FRACTION,
              progress: bool = True) -> TraceCounts:
-    """Write the trace; its counts. ValueError for a bad format, footprint or fraction."""
+    """Write the trace; its counts. ValueError for a bad format, footprint or fraction,
+    output_file.OutputFileError for an OUT that may not be replaced (both before any
+    work), TraceWriteError when writing fails."""
     if fmt not in WRITERS:
         raise ValueError(f"unknown format '{fmt}' (known: {', '.join(WRITERS)})")
+    stream.check(footprint, read_fraction)
+    output_file.check_replaceable(out, "OUT")
     counts = TraceCounts()
-    requests = _counted(stream.synthetic(records, seed, footprint, read_fraction), counts,
-                        footprint)
+    requests = _counted(stream.synthetic(records, seed, footprint, read_fraction), counts)
     # Hidden, and with OUT's last suffix: open_for_writing compresses by it.
     partial = out.with_name(f".{out.stem}.partial{out.suffix}")
     line = None
@@ -93,7 +117,9 @@ def generate(out: Path, fmt: str, records: int, seed: int,
     try:
         with open_for_writing(partial) as f:
             WRITERS[fmt](requests, f)
-        os.replace(partial, out)
+        output_file.replace(partial, out, "OUT")
+    except OSError as error:
+        raise TraceWriteError(f"OUT {out}: {error.strerror or error}") from None
     finally:
         if line:
             line.stop()
