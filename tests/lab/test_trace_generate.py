@@ -270,3 +270,17 @@ def test_a_failed_write_is_one_line_and_leaves_no_file(capsys, tmp_path, monkeyp
                                  "--records", "5", tmp_path / "t.msr")
     assert status == 1 and stdout == [] and len(stderr) == 1, stderr
     assert "No space left on device" in stderr[0] and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("make, says", [(_fifo, "is a FIFO"),
+                                        (_symlink, "is a symbolic link")])
+def test_convert_never_replaces_what_is_not_a_regular_file(capsys, tmp_path, make, says,
+                                                            femu_trace):
+    """femu-trace convert renames over OUT as well: femu-lab checks OUT before it runs."""
+    source = tmp_path / "in.msr"
+    generate.generate(source, "msr", 5, 1, progress=False)
+    out = make(tmp_path)
+    mode = os.lstat(out).st_mode
+    status, _, stderr = lab(capsys, "trace", "convert", source, out, "--to", "femu")
+    assert status == 2 and len(stderr) == 1 and says in stderr[0], stderr
+    assert os.lstat(out).st_mode == mode

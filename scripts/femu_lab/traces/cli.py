@@ -17,6 +17,7 @@ from pathlib import Path
 
 from femu_common.cli_args import UsageError, number, size_bytes, whole_number
 
+from .. import output_file
 from . import femu_trace, generate as generator, requests
 from .writers import WRITERS
 
@@ -124,6 +125,8 @@ def _info(args) -> int:
 def _convert(args) -> int:
     if args.trace_lba_map and args.trace_lba_map != "refuse" and args.device_bytes is None:
         raise UsageError(f"--trace-lba-map {args.trace_lba_map} needs --device-bytes")
+    # femu-trace renames its output over OUT too: the same check, before it runs
+    output_file.check_replaceable(args.target, "OUT")
     proc = femu_trace.run(femu_trace.convert_args(
         args.source, args.target, args.to, trace_format=args.trace_format,
         lba_map=args.trace_lba_map, device_bytes=args.device_bytes,
