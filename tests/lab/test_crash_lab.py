@@ -2,12 +2,13 @@
 judged by hand-computed cases, the guest job's text, the lab's arguments and its table.
 (tests/guest/test_crash_lab_vm.py boots it.)"""
 import subprocess
+from types import SimpleNamespace
 
 import pytest
 
 from femu_common.cli_args import UsageError
 from femu_lab import cli
-from femu_lab.crash import guest, lab
+from femu_lab.crash import guest, lab, runner
 from femu_lab.crash.runner import ConfigResult, CrashConfig
 from femu_lab.crash.verdict import (ConsoleError, CutVerdict, JOB_START, judge, parse_boots,
                                     parse_ranges)
@@ -106,6 +107,34 @@ def test_arguments_and_device_checks(ftl_sim):
         lab.device_props(["write_buffer_sectors=0"])
     with pytest.raises(UsageError, match="--plp"):
         lab.device_props(["plp=on"])
+
+
+def test_the_plp_budget_is_checked_with_the_labs_own_plp(ftl_sim, capsys, tmp_path,
+                                                          monkeypatch):
+    """--set was checked without the lab's plp, so plp_budget_pages (valid with plp=on
+    only) was refused even with --plp on: the budget model was out of the lab's reach."""
+    built = []
+
+    def run_config(config, qemu, folder, cuts, seed, props, **options):
+        built.append(lab.device_config(props, config.plp))
+        raise lab.CrashLabError("stop before booting")
+    monkeypatch.setattr(lab.setup_steps, "ensure_qemu", lambda qemu: qemu)
+    monkeypatch.setattr(lab.setup_steps, "ensure_guest",
+                        lambda release=None: SimpleNamespace(kernel=None, initramfs=None))
+    monkeypatch.setattr(lab.setup_steps, "choose_accel", lambda *args: "tcg")
+    monkeypatch.setattr(lab, "run_config", run_config)
+    assert cli.main(["crash", "--fs", "ext4", "--barriers", "on", "--plp", "on", "--set",
+                     "plp_budget_pages=64", "-o", str(tmp_path)]) == 1
+    assert "stop before booting" in capsys.readouterr().err
+    assert [(c.values["plp"], c.values["plp_budget_pages"]) for c in built] == [("1", "64")]
+    props = lab.device_props(["plp_budget_pages=64"], ["on"])
+    assert runner.config_props(props, True)["plp"] == "on"
+    for plps in (["off"], ["on", "off"]):
+        status = cli.main(["crash", "--plp", ",".join(plps), "--set", "plp_budget_pages=64",
+                           "-o", str(tmp_path / "refused")])
+        err = capsys.readouterr().err.splitlines()
+        assert status == 2 and len(err) == 1 and "--plp off:" in err[0], err
+        assert "plp_budget_pages" in err[0] and not (tmp_path / "refused").exists()
 
 
 def test_bad_command_lines_exit_2(capsys):

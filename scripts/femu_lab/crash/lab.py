@@ -23,12 +23,13 @@ import csv
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 from femu_common.cli_args import UsageError, whole_number
 
 from .. import devconfig, paths, setup_steps
-from .runner import CRASH_SSD, ConfigResult, CrashConfig, CrashLabError, run_config
+from .runner import (CRASH_SSD, ConfigResult, CrashConfig, CrashLabError, config_props,
+                     run_config)
 
 PROG = "femu-lab crash"
 RESULTS_ROOT = paths.REPO_ROOT / "results"
@@ -78,9 +79,11 @@ def parser_texts() -> dict:
                 epilog="example:\n  femu-lab crash --fs ext4 --cuts 10 --seed 7")
 
 
-def device_props(overrides: List[str]) -> Dict[str, str]:
-    """The lab's SSD with the overrides, every key and value checked (devconfig: ftl-sim
-    reads them as the device would)."""
+def device_props(overrides: List[str],
+                 plps: Sequence[str] = tuple(ON_OFF)) -> Dict[str, str]:
+    """The lab's SSD with the overrides (without plp: each configuration adds its own),
+    every key and value checked with each plp setting the lab runs (plps: --plp's list):
+    a key such as plp_budget_pages is valid with plp on only."""
     given = devconfig.parse_overrides(overrides)
     if "plp" in given:
         raise UsageError("--set plp: use --plp (the lab runs each setting it lists)")
@@ -88,8 +91,18 @@ def device_props(overrides: List[str]) -> Dict[str, str]:
     if props["write_buffer_sectors"] == "0":
         raise UsageError("--set write_buffer_sectors=0: the device would have no volatile "
                          "cache for a cut to lose (the lab needs a write buffer)")
-    devconfig.load(None, props)
+    for plp in plps:
+        device_config(props, ON_OFF[plp])
     return props
+
+
+def device_config(props: Dict[str, str], plp: bool) -> devconfig.DeviceConfig:
+    """The configuration one plp setting runs, as ftl-sim reads it (the device's own
+    checks); a refusal names the --plp setting it came with."""
+    try:
+        return devconfig.load(None, config_props(props, plp))
+    except devconfig.ConfigError as error:
+        raise devconfig.ConfigError(f"--plp {'on' if plp else 'off'}: {error}") from None
 
 
 def configurations(args) -> List[CrashConfig]:
@@ -152,7 +165,7 @@ def write_table(rows: List[Dict[str, object]], folder: Path) -> str:
 
 def run(args) -> int:
     try:
-        props = device_props(args.overrides)
+        props = device_props(args.overrides, args.plp)
     except (UsageError, devconfig.ConfigError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
