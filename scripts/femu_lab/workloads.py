@@ -91,12 +91,16 @@ class Workload:
     def guest_script(self, runtime: int, precondition: bool) -> str:
         """The whole job: variables, prelude, includes, optional precondition, body, end."""
         self.require_guest()
+        # Names come from the user (a file's name may hold a newline or '$(...)'): they
+        # enter the job only as quoted words, never in a comment, where a newline would
+        # end the comment and run the rest as root in the guest.
         parts = ["#!/bin/sh",
-                 f"# femu workload {self.name} ({self.path.name})",
+                 "# femu workload: WORKLOAD is its name, WORKLOAD_FILE its file",
                  f"RUNTIME={runtime}",
                  f"ARG={shlex.quote(self.arg)}",
                  f"PRECONDITION={1 if precondition else 0}",
                  f"WORKLOAD={shlex.quote(self.name)}",
+                 f"WORKLOAD_FILE={shlex.quote(self.path.name)}",
                  PRELUDE.read_text()]
         parts += [path.read_text() for path in self.includes]
         parts += ["precondition_device" if precondition else "", self.body, "finish_workload"]
