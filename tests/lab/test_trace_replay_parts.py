@@ -113,3 +113,13 @@ def test_a_trace_name_is_one_quoted_word_of_the_guest_job(tmp_path, repo_root, f
     for word in (f"trace-{name}", trace.name):
         header = header.replace(shlex.quote(word), "")
     assert name not in header
+
+
+def test_an_existing_out_is_refused_before_the_trace_is_read(capsys, tmp_path, femu_trace,
+                                                               ftl_sim):
+    """The trace was converted and described first: two lines for one bad argument."""
+    trace = tmp_path / "t.msr"
+    generate.generate(trace, "msr", 20, 1, progress=False)
+    status, _, stderr = lab(capsys, "run", "--trace", trace, "--out", tmp_path,
+                            "--accel", "tcg")
+    assert status == 2 and len(stderr) == 1 and "already exists" in stderr[0], stderr

@@ -192,6 +192,8 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
 
 def _lab_mode(args) -> int:
     accel.preflight(args.accel)
+    if args.out is not None and args.out.exists():   # before any work, a trace's too
+        raise UsageError(f"--out {args.out} already exists")
     workload = None
     if args.trace is None:
         workload = workloads.resolve(args.workload or DEFAULT_WORKLOAD)
@@ -220,8 +222,6 @@ def _lab_run(args, workload, config, replay=None) -> int:
         raise UsageError(f"workload '{workload.name}' needs {workload.needs_mib} MiB but "
                          f"{config.name} holds {config.logical_bytes // MIB} MiB "
                          "(try --config conf/lab-4g.conf)")
-    if args.out is not None and args.out.exists():
-        raise UsageError(f"--out {args.out} already exists")
     power_cut = None
     if args.power_cut is not None:
         power_cut = cut_spec.parse(args.power_cut, args.seed, runtime)
