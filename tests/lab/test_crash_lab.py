@@ -137,6 +137,22 @@ def test_the_plp_budget_is_checked_with_the_labs_own_plp(ftl_sim, capsys, tmp_pa
         assert "plp_budget_pages" in err[0] and not (tmp_path / "refused").exists()
 
 
+def test_an_unknown_key_is_not_blamed_on_plp(ftl_sim, capsys):
+    assert cli.main(["crash", "--plp", "off", "--set", "nosuch=1"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "nosuch" in err[0] and "--plp" not in err[0], err
+
+
+@pytest.mark.parametrize("where", ["file", "file/below"])
+def test_an_out_that_cannot_be_a_folder_is_one_line(ftl_sim, capsys, tmp_path, where):
+    """mkdir raised FileExistsError / NotADirectoryError: a traceback."""
+    (tmp_path / "file").write_text("kept")
+    status = cli.main(["crash", "-o", str(tmp_path / where), "--qemu", str(tmp_path / "q")])
+    err = capsys.readouterr().err.splitlines()
+    assert status == 2 and len(err) == 1 and "is not a folder" in err[0], err
+    assert (tmp_path / "file").read_text() == "kept"
+
+
 def test_bad_command_lines_exit_2(capsys):
     assert cli.main(["crash", "--fs", "xfs"]) == 2
     assert "ext4, f2fs" in capsys.readouterr().err

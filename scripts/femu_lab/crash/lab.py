@@ -92,17 +92,27 @@ def device_props(overrides: List[str],
         raise UsageError("--set write_buffer_sectors=0: the device would have no volatile "
                          "cache for a cut to lose (the lab needs a write buffer)")
     for plp in plps:
-        device_config(props, ON_OFF[plp])
+        _check_with_plp(props, plp)
     return props
 
 
 def device_config(props: Dict[str, str], plp: bool) -> devconfig.DeviceConfig:
     """The configuration one plp setting runs, as ftl-sim reads it (the device's own
-    checks); a refusal names the --plp setting it came with."""
+    checks)."""
+    return devconfig.load(None, config_props(props, plp))
+
+
+def _check_with_plp(props: Dict[str, str], plp: str) -> None:
+    """ConfigError when the --plp setting plp cannot run props; it names the setting when
+    the other one could (a key such as plp_budget_pages needs plp on)."""
     try:
-        return devconfig.load(None, config_props(props, plp))
+        device_config(props, ON_OFF[plp])
     except devconfig.ConfigError as error:
-        raise devconfig.ConfigError(f"--plp {'on' if plp else 'off'}: {error}") from None
+        try:
+            device_config(props, not ON_OFF[plp])
+        except devconfig.ConfigError:
+            raise error from None
+        raise devconfig.ConfigError(f"--plp {plp}: {error}") from None
 
 
 def configurations(args) -> List[CrashConfig]:
@@ -163,6 +173,21 @@ def write_table(rows: List[Dict[str, object]], folder: Path) -> str:
     return text
 
 
+def _check_folder(out: Path) -> None:
+    """UsageError unless out is a folder, or can be made one: the nearest part of it
+    that exists is a folder (a file there made mkdir raise, after QEMU was built)."""
+    existing = next(path for path in (out, *out.parents) if path.exists())
+    if not existing.is_dir():
+        raise UsageError(f"-o {out}: {existing} is not a folder")
+
+
+def _make_folder(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"-o {out}: {error.strerror}") from None
+
+
 def run(args) -> int:
     try:
         props = device_props(args.overrides, args.plp)
@@ -170,10 +195,11 @@ def run(args) -> int:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
     out = args.out or RESULTS_ROOT / "crash-lab"
-    out.mkdir(parents=True, exist_ok=True)
+    _check_folder(out)
     qemu = setup_steps.ensure_qemu(args.qemu)
     image = setup_steps.ensure_guest(release=args.guest_release)
     accelerator = setup_steps.choose_accel(args.accel, qemu, image)
+    _make_folder(out)    # after the checks: a bad argument leaves no folder behind
     rows = []
     for config in configurations(args):
         folder = out / config.name
