@@ -6,6 +6,7 @@ replaced; anything else is refused in one line before any work.
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from femu_common.cli_args import UsageError, shown
 
@@ -51,3 +52,11 @@ def replace(written: Path, path: Path, option: str) -> None:
     path is may have changed while written was being made."""
     check_replaceable(path, option)
     os.replace(written, path)
+
+
+def new_file(path: Path) -> BinaryIO:
+    """path (the file written beside the output) created anew: a leftover there is
+    removed first (a link itself, never what it points to) and the file is made with
+    O_EXCL, so nothing someone put at that known name is ever written through."""
+    path.unlink(missing_ok=True)
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), "wb")

@@ -263,7 +263,7 @@ def test_out_that_is_not_a_regular_file_is_never_replaced(capsys, tmp_path, make
 
 
 def test_a_failed_write_is_one_line_and_leaves_no_file(capsys, tmp_path, monkeypatch):
-    def full_disk(path):
+    def full_disk(raw, suffix):
         raise OSError(28, "No space left on device")
     monkeypatch.setattr(generate, "open_for_writing", full_disk)
     status, stdout, stderr = lab(capsys, "trace", "generate", "--format", "msr",
@@ -284,3 +284,20 @@ def test_convert_never_replaces_what_is_not_a_regular_file(capsys, tmp_path, mak
     status, _, stderr = lab(capsys, "trace", "convert", source, out, "--to", "femu")
     assert status == 2 and len(stderr) == 1 and says in stderr[0], stderr
     assert os.lstat(out).st_mode == mode
+
+
+@pytest.mark.parametrize("suffix", ["", ".gz"])
+def test_a_link_at_the_partial_name_is_never_written_through(tmp_path, suffix):
+    """The file written beside OUT has a known name: a symlink put there (in a shared
+    folder) made the generator write into the file it points to."""
+    victim = tmp_path / "victim"
+    victim.write_text("kept\n")
+    out = tmp_path / f"t.msr{suffix}"
+    (tmp_path / f".t.msr.partial{suffix}" if suffix else tmp_path / ".t.partial.msr") \
+        .symlink_to(victim)
+    generate.generate(out, "msr", 20, 1, progress=False)
+    assert victim.read_text() == "kept\n"
+    opener = gzip.open if suffix else open
+    with opener(out, "rt") as f:
+        assert len(f.read().splitlines()) == 20
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["victim", out.name])

@@ -9,10 +9,11 @@ requests, not the footprint (an exabyte footprint costs nothing up front); a liv
 stderr counts them on long runs.
 """
 import gzip
+import io
 import lzma
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, TextIO
+from typing import BinaryIO, Dict, Iterable, Iterator, TextIO
 
 from femu_common.progress import LiveLine
 
@@ -84,13 +85,21 @@ def _counted(requests: Iterable[Request], counts: TraceCounts) -> Iterator[Reque
     counts.footprint_bytes = touched.count * PAGE
 
 
-def open_for_writing(path: Path) -> TextIO:
-    """path as a text file, gzip or xz compressed when its name ends in .gz or .xz."""
-    if path.suffix == ".gz":
-        return gzip.open(path, "wt", compresslevel=6, newline="\n")
-    if path.suffix == ".xz":
-        return lzma.open(path, "wt", preset=3, newline="\n")
-    return open(path, "w", newline="\n")
+def open_for_writing(raw: BinaryIO, suffix: str) -> TextIO:
+    """raw as a text stream, gzip or xz compressed when suffix is .gz or .xz."""
+    if suffix == ".gz":
+        return gzip.open(raw, "wt", compresslevel=6, newline="\n")
+    if suffix == ".xz":
+        return lzma.open(raw, "wt", preset=3, newline="\n")
+    return io.TextIOWrapper(raw, encoding="ascii", newline="\n")
+
+
+def _discard(partial: Path) -> None:
+    """The half-written file gone (a folder someone put at its name is left alone)."""
+    try:
+        partial.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def generate(out: Path, fmt: str, records: int, seed: int,
@@ -106,8 +115,7 @@ def generate(out: Path, fmt: str, records: int, seed: int,
     output_file.check_replaceable(out, "OUT")
     counts = TraceCounts()
     requests = _counted(stream.synthetic(records, seed, footprint, read_fraction), counts)
-    # Hidden, and with OUT's last suffix: open_for_writing compresses by it.
-    partial = out.with_name(f".{out.stem}.partial{out.suffix}")
+    partial = out.with_name(f".{out.stem}.partial{out.suffix}")   # hidden, beside OUT
     line = None
     if progress and records >= LIVE_LINE_RECORDS:
         line = LiveLine(lambda elapsed: f"trace generate: {counts.records:,}/{records:,} "
@@ -115,14 +123,14 @@ def generate(out: Path, fmt: str, records: int, seed: int,
     if line:
         line.start()
     try:
-        with open_for_writing(partial) as f:
-            WRITERS[fmt](requests, f)
+        with output_file.new_file(partial) as raw:
+            with open_for_writing(raw, out.suffix) as f:
+                WRITERS[fmt](requests, f)
         output_file.replace(partial, out, "OUT")
     except OSError as error:
         raise TraceWriteError(f"OUT {out}: {error.strerror or error}") from None
     finally:
         if line:
             line.stop()
-        if partial.exists():
-            partial.unlink()
+        _discard(partial)
     return counts
