@@ -52,6 +52,8 @@ def test_guest_files_travel_as_fw_cfg_items(tmp_path):
     (["--trace-format", "msr"], "need --trace"),
     (["--trace-host", "hm"], "need --trace"),
     (["--trace", "no-such.msr"], "does not exist"),
+    (["--trace", "no\nsuch.msr"], "--trace no\\nsuch.msr does not exist"),   # one line
+    (["--trace", "."], "--trace . is not a file"),
     (["--trace", "t.msr", "--trace-timing", "slow"], "invalid choice"),
 ])
 def test_bad_trace_options_are_one_line_and_exit_2(capsys, tmp_path, monkeypatch, args,

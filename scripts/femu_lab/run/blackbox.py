@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import List, Optional
 
-from femu_common.cli_args import OneLineParser, UsageError, whole_number
+from femu_common.cli_args import OneLineParser, UsageError, shown, whole_number
 
 from .. import devconfig, paths, setup_steps, workloads
 from ..crash import cut_spec
@@ -199,7 +199,8 @@ def _lab_mode(args) -> int:
         workload = workloads.resolve(args.workload or DEFAULT_WORKLOAD)
         workload.require_guest()
     elif not args.trace.is_file():
-        raise UsageError(f"--trace {args.trace} does not exist")
+        what = "is not a file" if args.trace.exists() else "does not exist"
+        raise UsageError(f"--trace {shown(str(args.trace), 200)} {what}")
     overrides = devconfig.parse_overrides(args.overrides)
     setup_steps.ensure_ftl_sim()
     config = devconfig.load(args.config or LAB_CONFIG, overrides)
