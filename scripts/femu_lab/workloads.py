@@ -133,9 +133,20 @@ def resolve(spec: str, library: Path = LIBRARY) -> Workload:
     return parse(path, spec, arg)
 
 
+def _read_text(path: Path) -> str:
+    """path's text; WorkloadError (one line) for a binary or unreadable file."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise WorkloadError(f"{path} is not a text file (byte {error.start} is not "
+                            "UTF-8)") from None
+    except OSError as error:
+        raise WorkloadError(f"{path}: {error.strerror}") from None
+
+
 def parse(path: Path, name: str, arg: str) -> Workload:
     headers: Dict[str, List[str]] = {}
-    lines = path.read_text().splitlines()
+    lines = _read_text(path).splitlines()
     body_start = 0
     for number, line in enumerate(lines):
         if line.startswith("#!") and number == 0:
