@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Dict, Iterable, Iterator, TextIO
 
+from femu_common.cli_args import shown
 from femu_common.progress import LiveLine
 
 from .. import output_file
@@ -128,7 +129,8 @@ def generate(out: Path, fmt: str, records: int, seed: int,
                 WRITERS[fmt](requests, f)
         output_file.replace(partial, out, "OUT")
     except OSError as error:
-        raise TraceWriteError(f"OUT {out}: {error.strerror or error}") from None
+        raise TraceWriteError(f"OUT {shown(str(out), 200)}: {error.strerror or error}") \
+            from None
     finally:
         if line:
             line.stop()
