@@ -301,3 +301,14 @@ def test_a_link_at_the_partial_name_is_never_written_through(tmp_path, suffix):
     with opener(out, "rt") as f:
         assert len(f.read().splitlines()) == 20
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["victim", out.name])
+
+
+def test_convert_never_replaces_its_own_input(capsys, tmp_path, femu_trace):
+    """femu-trace wrote the conversion over IN when OUT named the same file."""
+    source = tmp_path / "in.msr"
+    generate.generate(source, "msr", 5, 1, progress=False)
+    before = source.read_bytes()
+    for out in (source, tmp_path / "." / "in.msr"):
+        status, _, stderr = lab(capsys, "trace", "convert", source, out, "--to", "femu")
+        assert status == 2 and len(stderr) == 1 and "the same file" in stderr[0], stderr
+    assert source.read_bytes() == before

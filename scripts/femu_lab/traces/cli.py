@@ -12,6 +12,7 @@ its messages are theirs (2 and `FILE:LINE: ...` for a bad trace).
 """
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -122,11 +123,21 @@ def _info(args) -> int:
     return 0
 
 
+def _same_file(source: Path, target: Path) -> bool:
+    try:
+        return os.path.samefile(source, target)
+    except OSError:      # one of them is missing: femu-trace says so about IN
+        return False
+
+
 def _convert(args) -> int:
     if args.trace_lba_map and args.trace_lba_map != "refuse" and args.device_bytes is None:
         raise UsageError(f"--trace-lba-map {args.trace_lba_map} needs --device-bytes")
     # femu-trace renames its output over OUT too: the same check, before it runs
     output_file.check_replaceable(args.target, "OUT")
+    if _same_file(args.source, args.target):
+        raise UsageError(f"IN and OUT are the same file ({args.target}): the conversion "
+                         "would replace the trace it reads")
     proc = femu_trace.run(femu_trace.convert_args(
         args.source, args.target, args.to, trace_format=args.trace_format,
         lba_map=args.trace_lba_map, device_bytes=args.device_bytes,
