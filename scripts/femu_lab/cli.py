@@ -19,6 +19,7 @@ Bad arguments: one line on stderr, exit status 2. A sweep whose points all finis
 exits 0, one with failed points 1 (after the others ran and the table was written).
 """
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -305,5 +306,18 @@ def _age(args) -> int:
     return 0
 
 
+def main_on_a_pipe() -> int:
+    """main(), and a reader that left early (`femu-lab trace info FILE | head -1`) ends
+    it quietly with 141, as SIGPIPE ends other tools, instead of a traceback."""
+    try:
+        status = main()
+        sys.stdout.flush()      # what is still buffered meets the closed pipe here
+        return status
+    except BrokenPipeError:
+        # Python flushes stdout again at exit: let that go nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main_on_a_pipe())
