@@ -19,11 +19,12 @@ Bad arguments: one line on stderr, exit status 2. A sweep whose points all finis
 exits 0, one with failed points 1 (after the others ran and the table was written).
 """
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional
 
-from femu_common.cli_args import OneLineParser, UsageError, whole_number
+from femu_common.cli_args import OneLineParser, UsageError, shown, whole, whole_number
 
 from . import devconfig, setup_steps, workloads
 from .bench import runner as bench
@@ -42,6 +43,7 @@ from .sweep.folder import FolderError
 from .sweep.plan import PlanError, parse_sets
 from .traces import cli as trace_cli
 from .traces.femu_trace import TraceToolError
+from .traces.generate import TraceWriteError
 from .vm import accel
 from .workloads import WorkloadError
 
@@ -184,11 +186,13 @@ def rest_seconds(text: str) -> int:
     """--rest: whole seconds, minutes, hours or days, 1 s to 100 days."""
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
     number, unit = (text[:-1], text[-1]) if text[-1:] in units else (text, "s")
-    if not number.isdigit():
-        raise argparse.ArgumentTypeError(f"'{text}' is not a duration (e.g. 3600, 12h, 60d)")
-    seconds = int(number) * units[unit]
+    count = whole(number)
+    if count is None:
+        raise argparse.ArgumentTypeError(f"'{shown(text)}' is not a duration (e.g. 3600, "
+                                         "12h, 60d)")
+    seconds = count * units[unit]
     if not 1 <= seconds <= 100 * 86400:
-        raise argparse.ArgumentTypeError(f"{text}: must be 1 s to 100 days")
+        raise argparse.ArgumentTypeError(f"{shown(text)}: must be 1 s to 100 days")
     return seconds
 
 
@@ -223,7 +227,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
     except (setup_steps.SetupError, lab_run.LabRunError, SimError, AgeFailed,
-            slurm_executor.SubmitError, QueueError, TraceToolError) as error:
+            slurm_executor.SubmitError, QueueError, TraceToolError,
+            TraceWriteError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -301,5 +306,18 @@ def _age(args) -> int:
     return 0
 
 
+def main_on_a_pipe() -> int:
+    """main(), and a reader that left early (`femu-lab trace info FILE | head -1`) ends
+    it quietly with 141, as SIGPIPE ends other tools, instead of a traceback."""
+    try:
+        status = main()
+        sys.stdout.flush()      # what is still buffered meets the closed pipe here
+        return status
+    except BrokenPipeError:
+        # Python flushes stdout again at exit: let that go nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main_on_a_pipe())

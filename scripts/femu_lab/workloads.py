@@ -91,12 +91,16 @@ class Workload:
     def guest_script(self, runtime: int, precondition: bool) -> str:
         """The whole job: variables, prelude, includes, optional precondition, body, end."""
         self.require_guest()
+        # Names come from the user (a file's name may hold a newline or '$(...)'): they
+        # enter the job only as quoted words, never in a comment, where a newline would
+        # end the comment and run the rest as root in the guest.
         parts = ["#!/bin/sh",
-                 f"# femu workload {self.name} ({self.path.name})",
+                 "# femu workload: WORKLOAD is its name, WORKLOAD_FILE its file",
                  f"RUNTIME={runtime}",
                  f"ARG={shlex.quote(self.arg)}",
                  f"PRECONDITION={1 if precondition else 0}",
                  f"WORKLOAD={shlex.quote(self.name)}",
+                 f"WORKLOAD_FILE={shlex.quote(self.path.name)}",
                  PRELUDE.read_text()]
         parts += [path.read_text() for path in self.includes]
         parts += ["precondition_device" if precondition else "", self.body, "finish_workload"]
@@ -129,9 +133,20 @@ def resolve(spec: str, library: Path = LIBRARY) -> Workload:
     return parse(path, spec, arg)
 
 
+def _read_text(path: Path) -> str:
+    """path's text; WorkloadError (one line) for a binary or unreadable file."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise WorkloadError(f"{path} is not a text file (byte {error.start} is not "
+                            "UTF-8)") from None
+    except OSError as error:
+        raise WorkloadError(f"{path}: {error.strerror}") from None
+
+
 def parse(path: Path, name: str, arg: str) -> Workload:
     headers: Dict[str, List[str]] = {}
-    lines = path.read_text().splitlines()
+    lines = _read_text(path).splitlines()
     body_start = 0
     for number, line in enumerate(lines):
         if line.startswith("#!") and number == 0:

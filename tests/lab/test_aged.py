@@ -82,7 +82,11 @@ def test_rest_ages_the_data_after_the_last_pass(ftl_sim, tmp_path):
 
 @pytest.mark.parametrize("value, message", [("0", "must be 1 s to 100 days"),
                                             ("101d", "must be 1 s to 100 days"),
-                                            ("soon", "is not a duration")])
+                                            ("soon", "is not a duration"),
+                                            # isdigit() takes them; int() raised
+                                            ("²", "is not a duration"),
+                                            ("3²d", "is not a duration"),
+                                            ("9" * 5000 + "s", "is not a duration")])
 def test_age_refuses_a_bad_rest(capsys, tmp_path, value, message):
     status, _, err = lab(capsys, "age", "--config", LAB_1G, *SMALL_SIM, "--rest", value,
                          "-o", tmp_path / "x.state")
@@ -165,6 +169,23 @@ def test_age_refuses_bad_requests(capsys, tmp_path):
                          "-o", tmp_path / "x.state")
     assert status == 2 and len(err) == 1 and "nosuchkey" in err[0], err
     assert not (tmp_path / "x.state").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink"])
+def test_age_never_renames_over_what_is_not_a_regular_file(capsys, tmp_path, kind):
+    """-o was resolved (a symlink's target replaced) and renamed over (a FIFO made a file)."""
+    out = tmp_path / "out.state"
+    if kind == "fifo":
+        os.mkfifo(out)
+    else:
+        (tmp_path / "target").write_text("kept")
+        out.symlink_to(tmp_path / "target")
+    mode = os.lstat(out).st_mode
+    status, _, err = lab(capsys, "age", "--config", LAB_1G, *SMALL_SIM, "--passes", "1",
+                         "-o", out)
+    assert status == 2 and len(err) == 1 and "only a regular file" in err[0], err
+    assert os.lstat(out).st_mode == mode
+    assert kind == "fifo" or (tmp_path / "target").read_text() == "kept"
 
 
 def test_sim_sweep_from_an_aged_state_starts_in_steady_state(capsys, aged_small, tmp_path):

@@ -4,6 +4,8 @@ command line's errors."""
 import argparse
 import dataclasses
 import re
+import shlex
+import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -220,3 +222,33 @@ def test_firmware_folders_are_checked_before_anything_runs(tmp_path, monkeypatch
     assert err == (f"femu-lab: error: --femu-upstream: QEMU's firmware folder {tmp_path}/none "
                    "is missing (FEMU's binary gets it as -L): install the Debian package "
                    "seabios (scripts/install-deps.sh device)\n")
+
+
+# --region went into the guest job as it was: '64M; touch FILE' ran the touch, as root.
+HOSTILE_REGION = '64M; touch "$MARKER" $(touch "$MARKER") `touch "$MARKER"` \'"\n#'
+
+
+def test_stock_nvme_bench_job_takes_the_region_as_one_word(tmp_path):
+    from femu_lab.bench.stock_nvme_bench import job_script
+    stub = tmp_path / "bin"
+    stub.mkdir()
+    (stub / "fio").write_text('#!/bin/sh\nfor a in "$@"; do printf "%s\\0" "$a"; done '
+                              '>> "$FIO_ARGS"\n')
+    (stub / "fio").chmod(0o755)
+    marker, fio_args = tmp_path / "pwned", tmp_path / "fio-args"
+    env = {"PATH": f"{stub}:/usr/bin:/bin", "MARKER": str(marker),
+           "FIO_ARGS": str(fio_args), "FEMU_OUT": str(tmp_path)}
+    proc = subprocess.run(["bash", "-c", job_script(1, HOSTILE_REGION)], env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert not marker.exists()
+    words = fio_args.read_text().split("\0")
+    assert words.count(f"--size={HOSTILE_REGION}") == 5       # the fill and four cases
+
+
+def test_device_figures_job_takes_the_region_as_one_word():
+    from femu_lab.bench.device_figures import latency_job
+    job = latency_job(1, HOSTILE_REGION)
+    assert subprocess.run(["bash", "-n"], input=job, text=True).returncode == 0
+    words = shlex.split(job)          # the whole job: the quoted region spans lines
+    assert words.count(f"--size={HOSTILE_REGION}") == 4 and "touch" not in words

@@ -1,5 +1,6 @@
 """femu_common (scripts/common), what every Python package of the project shares: the
 command runner's one-line errors, as_root, the argument parsers, the progress lines."""
+import argparse
 import io
 import os
 import shutil
@@ -7,7 +8,7 @@ import shutil
 import pytest
 
 from femu_common import progress
-from femu_common.cli_args import key_value, size_bytes
+from femu_common.cli_args import key_value, shown, size_bytes, whole, whole_number
 from femu_common.command import CommandError, as_root, last_line, run
 
 
@@ -63,6 +64,25 @@ def test_sizes():
     assert size_bytes("1.5k") == 1536.0
     assert size_bytes("1.5k", fractions=False) is None
     assert size_bytes("1.2.3") is None and size_bytes("lots") is None
+    # ASCII digits only, and not so many that int() refuses them (a traceback before)
+    assert size_bytes("\u0663M") is None and size_bytes("9" * 5000) is None
+
+
+def test_whole_numbers_are_ascii_digits():
+    assert whole("0042") == 42 and whole("9" * 30) == int("9" * 30)
+    for bad in ("", "²", "\u0663", "-1", "+1", " 1", "1_0", "1.0", "9" * 31):
+        assert whole(bad) is None, bad
+    convert = whole_number(1, 10)
+    assert convert("7") == 7 and convert(" 10") == 10
+    for bad in ("\u0663", "1_0", "9" * 5000):
+        with pytest.raises(argparse.ArgumentTypeError) as error:
+            convert(bad)
+        assert len(str(error.value)) < 100
+
+
+def test_shown_is_one_short_line():
+    assert shown("a\nb") == "a\\nb"
+    assert shown("x" * 100) == "x" * 40 + "..."
 
 
 def test_key_value():

@@ -2,12 +2,13 @@
 judged by hand-computed cases, the guest job's text, the lab's arguments and its table.
 (tests/guest/test_crash_lab_vm.py boots it.)"""
 import subprocess
+from types import SimpleNamespace
 
 import pytest
 
 from femu_common.cli_args import UsageError
 from femu_lab import cli
-from femu_lab.crash import guest, lab
+from femu_lab.crash import guest, lab, runner
 from femu_lab.crash.runner import ConfigResult, CrashConfig
 from femu_lab.crash.verdict import (ConsoleError, CutVerdict, JOB_START, judge, parse_boots,
                                     parse_ranges)
@@ -108,6 +109,50 @@ def test_arguments_and_device_checks(ftl_sim):
         lab.device_props(["plp=on"])
 
 
+def test_the_plp_budget_is_checked_with_the_labs_own_plp(ftl_sim, capsys, tmp_path,
+                                                          monkeypatch):
+    """--set was checked without the lab's plp, so plp_budget_pages (valid with plp=on
+    only) was refused even with --plp on: the budget model was out of the lab's reach."""
+    built = []
+
+    def run_config(config, qemu, folder, cuts, seed, props, **options):
+        built.append(lab.device_config(props, config.plp))
+        raise lab.CrashLabError("stop before booting")
+    monkeypatch.setattr(lab.setup_steps, "ensure_qemu", lambda qemu: qemu)
+    monkeypatch.setattr(lab.setup_steps, "ensure_guest",
+                        lambda release=None: SimpleNamespace(kernel=None, initramfs=None))
+    monkeypatch.setattr(lab.setup_steps, "choose_accel", lambda *args: "tcg")
+    monkeypatch.setattr(lab, "run_config", run_config)
+    assert cli.main(["crash", "--fs", "ext4", "--barriers", "on", "--plp", "on", "--set",
+                     "plp_budget_pages=64", "-o", str(tmp_path)]) == 1
+    assert "stop before booting" in capsys.readouterr().err
+    assert [(c.values["plp"], c.values["plp_budget_pages"]) for c in built] == [("1", "64")]
+    props = lab.device_props(["plp_budget_pages=64"], ["on"])
+    assert runner.config_props(props, True)["plp"] == "on"
+    for plps in (["off"], ["on", "off"]):
+        status = cli.main(["crash", "--plp", ",".join(plps), "--set", "plp_budget_pages=64",
+                           "-o", str(tmp_path / "refused")])
+        err = capsys.readouterr().err.splitlines()
+        assert status == 2 and len(err) == 1 and "--plp off:" in err[0], err
+        assert "plp_budget_pages" in err[0] and not (tmp_path / "refused").exists()
+
+
+def test_an_unknown_key_is_not_blamed_on_plp(ftl_sim, capsys):
+    assert cli.main(["crash", "--plp", "off", "--set", "nosuch=1"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "nosuch" in err[0] and "--plp" not in err[0], err
+
+
+@pytest.mark.parametrize("where", ["file", "file/below"])
+def test_an_out_that_cannot_be_a_folder_is_one_line(ftl_sim, capsys, tmp_path, where):
+    """mkdir raised FileExistsError / NotADirectoryError: a traceback."""
+    (tmp_path / "file").write_text("kept")
+    status = cli.main(["crash", "-o", str(tmp_path / where), "--qemu", str(tmp_path / "q")])
+    err = capsys.readouterr().err.splitlines()
+    assert status == 2 and len(err) == 1 and "is not a folder" in err[0], err
+    assert (tmp_path / "file").read_text() == "kept"
+
+
 def test_bad_command_lines_exit_2(capsys):
     assert cli.main(["crash", "--fs", "xfs"]) == 2
     assert "ext4, f2fs" in capsys.readouterr().err
@@ -167,3 +212,27 @@ def test_run_refuses_bad_power_cuts(capsys):
     assert "a cut time in the past" in capsys.readouterr().err
     assert cli.main(["run", "--power-cut", "random"]) == 2       # lab-1g has no buffer
     assert "no write buffer" in capsys.readouterr().err
+
+
+# isdigit() passes '²' (and int() then raised), int() refuses 5,000 digits, float() takes
+# 'nan', '1_0' and Arabic-Indic digits: a spec holds ASCII digits only.
+HOSTILE_SPECS = ["after-writes=²", "after-flushes=\u0663", "random=" + "9" * 5000,
+                 "after-writes=" + "1" * 5000, "after-writes=+5", "after-writes= 5",
+                 "after-writes=1_0", "at=nan", "at=inf", "at=1_0", "at=\u0661",
+                 "after-writes=1\n2"]
+
+
+@pytest.mark.parametrize("spec", HOSTILE_SPECS)
+def test_cut_specs_take_ascii_digits_only(spec):
+    from femu_lab.crash import cut_spec
+    with pytest.raises(cut_spec.CutSpecError) as error:
+        cut_spec.parse(spec, 1, runtime_s=60)
+    message = str(error.value)
+    assert "\n" not in message and len(message) < 200, message
+
+
+@pytest.mark.parametrize("spec", ["after-writes=²", "random=" + "9" * 5000])
+def test_run_refuses_non_ascii_and_huge_counts_in_one_line(capsys, spec):
+    assert cli.main(["run", "--power-cut", spec, "--accel", "tcg"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "want a whole number from 1 to" in err[0], err

@@ -2,7 +2,9 @@
 the live progress line read from device CSVs, results-folder naming and the
 run-blackbox.sh command line's errors."""
 import io
+import os
 import subprocess
+import sys
 import time
 
 import pytest
@@ -164,3 +166,16 @@ def test_sysbench_rates_are_read_from_its_report(tmp_path):
                                       "sysbench_writes_per_s": 823.04,
                                       "sysbench_fsyncs_per_s": 2633.8}
     assert sysbench_rates(tmp_path / "absent.txt") == {}
+
+
+def test_a_reader_that_left_early_is_no_traceback():
+    """`femu-lab workloads | head -1`: the write to the closed pipe raised BrokenPipeError,
+    a traceback (and Python's own complaint at exit)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)              # no reader at all: every write meets EPIPE
+    try:
+        proc = subprocess.run([sys.executable, "-m", "femu_lab.cli", "workloads"],
+                              stdout=write_end, stderr=subprocess.PIPE, timeout=120)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 141 and proc.stderr == b"", proc.stderr.decode()

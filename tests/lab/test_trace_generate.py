@@ -3,6 +3,8 @@ Each format's lines are read back here by hand (its own units: filetime ticks, s
 seconds, ms, µs, ns) and must give the very requests the stream holds."""
 import gzip
 import lzma
+import os
+import stat
 
 import pytest
 
@@ -190,3 +192,123 @@ def test_bad_arguments_are_one_line_and_exit_2(capsys, tmp_path, args, message):
     status, _, stderr = lab(capsys, "trace", "generate", *argv, tmp_path / "t")
     assert status == 2 and len(stderr) == 1 and message in stderr[0]
     assert not (tmp_path / "t").exists()
+
+
+def test_a_large_footprint_allocates_nothing_up_front(tmp_path):
+    """A bitmap of the whole footprint was allocated first (MemoryError at 4 EiB); the
+    pages touched are counted as they come, and exactly."""
+    out = tmp_path / "t.msr"
+    counts = generate.generate(out, "msr", 200, 3, requests.MAX_FOOTPRINT, progress=False)
+    rows = parse_msr(out.read_text())
+    assert rows == [(r.time_us, r.op, r.offset, r.length)
+                    for r in requests.synthetic(200, 3, requests.MAX_FOOTPRINT)]
+    assert max(offset + length for _, _, offset, length in rows) <= requests.MAX_FOOTPRINT
+    pages = {page for _, _, offset, length in rows
+             for page in range(offset // 4096, (offset + length) // 4096)}
+    assert counts.footprint_bytes == len(pages) * 4096
+
+
+def test_the_footprint_counts_overlapping_requests_once(tmp_path):
+    rows = expected()
+    pages = {page for _, _, offset, length in rows
+             for page in range(offset // 4096, (offset + length) // 4096)}
+    counts = generate.generate(tmp_path / "t.spc", "spc", RECORDS, SEED, FOOTPRINT,
+                               progress=False)
+    assert counts.footprint_bytes == len(pages) * 4096 < sum(row[3] for row in rows)
+
+
+@pytest.mark.parametrize("footprint, message", [
+    ("8388608T", "above 4611686018427387904 (4 EiB)"),      # 2^63 bytes
+    ("9" * 30 + "T", "above"),
+    ("9" * 5000, "is not a size"),                          # int() refused the digits
+])
+def test_a_footprint_too_large_is_one_line(capsys, tmp_path, footprint, message):
+    status, _, stderr = lab(capsys, "trace", "generate", "--format", "msr", "--records", "5",
+                            "--footprint", footprint, tmp_path / "t")
+    assert status == 2 and len(stderr) == 1 and message in stderr[0], stderr
+    assert not (tmp_path / "t").exists()
+
+
+def test_out_in_a_missing_folder_is_one_line(capsys, tmp_path):
+    status, stdout, stderr = lab(capsys, "trace", "generate", "--format", "msr",
+                                 "--records", "5", tmp_path / "no" / "t.msr")
+    assert status == 2 and stdout == [] and len(stderr) == 1, stderr
+    assert f"folder {tmp_path / 'no'} does not exist" in stderr[0]
+
+
+def _fifo(tmp_path):
+    os.mkfifo(tmp_path / "out")
+    return tmp_path / "out"
+
+
+def _symlink(tmp_path):
+    (tmp_path / "target").write_text("kept\n")
+    (tmp_path / "out").symlink_to(tmp_path / "target")
+    return tmp_path / "out"
+
+
+@pytest.mark.parametrize("make, says", [(_fifo, "is a FIFO"),
+                                        (_symlink, "is a symbolic link")])
+def test_out_that_is_not_a_regular_file_is_never_replaced(capsys, tmp_path, make, says):
+    """The rename over OUT made a FIFO or a symlink a regular file (as root /dev/null)."""
+    out = make(tmp_path)
+    mode = os.lstat(out).st_mode
+    status, stdout, stderr = lab(capsys, "trace", "generate", "--format", "msr",
+                                 "--records", "5", out)
+    assert status == 2 and stdout == [] and len(stderr) == 1 and says in stderr[0], stderr
+    assert os.lstat(out).st_mode == mode and not stat.S_ISREG(mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) in (["out"], ["out", "target"])
+    if (tmp_path / "target").exists():
+        assert (tmp_path / "target").read_text() == "kept\n"
+
+
+def test_a_failed_write_is_one_line_and_leaves_no_file(capsys, tmp_path, monkeypatch):
+    def full_disk(raw, suffix):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(generate, "open_for_writing", full_disk)
+    status, stdout, stderr = lab(capsys, "trace", "generate", "--format", "msr",
+                                 "--records", "5", tmp_path / "t.msr")
+    assert status == 1 and stdout == [] and len(stderr) == 1, stderr
+    assert "No space left on device" in stderr[0] and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("make, says", [(_fifo, "is a FIFO"),
+                                        (_symlink, "is a symbolic link")])
+def test_convert_never_replaces_what_is_not_a_regular_file(capsys, tmp_path, make, says,
+                                                            femu_trace):
+    """femu-trace convert renames over OUT as well: femu-lab checks OUT before it runs."""
+    source = tmp_path / "in.msr"
+    generate.generate(source, "msr", 5, 1, progress=False)
+    out = make(tmp_path)
+    mode = os.lstat(out).st_mode
+    status, _, stderr = lab(capsys, "trace", "convert", source, out, "--to", "femu")
+    assert status == 2 and len(stderr) == 1 and says in stderr[0], stderr
+    assert os.lstat(out).st_mode == mode
+
+
+@pytest.mark.parametrize("suffix", ["", ".gz"])
+def test_a_link_at_the_partial_name_is_never_written_through(tmp_path, suffix):
+    """The file written beside OUT has a known name: a symlink put there (in a shared
+    folder) made the generator write into the file it points to."""
+    victim = tmp_path / "victim"
+    victim.write_text("kept\n")
+    out = tmp_path / f"t.msr{suffix}"
+    (tmp_path / f".t.msr.partial{suffix}" if suffix else tmp_path / ".t.partial.msr") \
+        .symlink_to(victim)
+    generate.generate(out, "msr", 20, 1, progress=False)
+    assert victim.read_text() == "kept\n"
+    opener = gzip.open if suffix else open
+    with opener(out, "rt") as f:
+        assert len(f.read().splitlines()) == 20
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["victim", out.name])
+
+
+def test_convert_never_replaces_its_own_input(capsys, tmp_path, femu_trace):
+    """femu-trace wrote the conversion over IN when OUT named the same file."""
+    source = tmp_path / "in.msr"
+    generate.generate(source, "msr", 5, 1, progress=False)
+    before = source.read_bytes()
+    for out in (source, tmp_path / "." / "in.msr"):
+        status, _, stderr = lab(capsys, "trace", "convert", source, out, "--to", "femu")
+        assert status == 2 and len(stderr) == 1 and "the same file" in stderr[0], stderr
+    assert source.read_bytes() == before

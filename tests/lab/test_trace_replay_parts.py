@@ -1,10 +1,16 @@
 """`femu-lab run --trace`'s parts that need no guest: the fio job it runs, the fw_cfg item
 that carries the iolog, the options it refuses, and femu-trace missing."""
+import os
+import shlex
+import subprocess
+
 import pytest
 
+from femu_lab import devconfig, workloads
 from femu_lab.run import trace_replay
+from femu_lab.traces import generate
 from femu_lab.vm import launch as vm
-from lab_calls import lab
+from lab_calls import LAB_1G, lab
 
 
 def test_a_fast_replay_does_not_stall_and_a_timed_one_does():
@@ -46,6 +52,8 @@ def test_guest_files_travel_as_fw_cfg_items(tmp_path):
     (["--trace-format", "msr"], "need --trace"),
     (["--trace-host", "hm"], "need --trace"),
     (["--trace", "no-such.msr"], "does not exist"),
+    (["--trace", "no\nsuch.msr"], "--trace no\\nsuch.msr does not exist"),   # one line
+    (["--trace", "."], "--trace . is not a file"),
     (["--trace", "t.msr", "--trace-timing", "slow"], "invalid choice"),
 ])
 def test_bad_trace_options_are_one_line_and_exit_2(capsys, tmp_path, monkeypatch, args,
@@ -77,3 +85,43 @@ def test_a_run_without_femu_trace_fails_as_a_setup_problem(capsys, tmp_path, mon
     (tmp_path / "t.msr").write_text("")
     status, _, stderr = lab(capsys, "run", "--trace", tmp_path / "t.msr", "--accel", "tcg")
     assert status == 1 and len(stderr) == 1 and "femu-trace is not built" in stderr[0]
+
+
+# A trace's file name went into a comment of the guest job: a newline ended the comment
+# and the rest ran as root in the guest.
+HOSTILE_NAMES = ["x\n touch \"$MARKER\" #", "x$(touch \"$MARKER\")", "x`touch \"$MARKER\"`",
+                 "x'; touch \"$MARKER\"; '", 'x"; touch "$MARKER"; "', "x\\\n;touch $MARKER"]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_a_trace_name_is_one_quoted_word_of_the_guest_job(tmp_path, repo_root, femu_trace,
+                                                          ftl_sim, name):
+    trace = tmp_path / f"{name}.msr"
+    generate.generate(trace, "msr", 20, 1, progress=False)
+    config = devconfig.load(repo_root / LAB_1G, {})
+    replay = trace_replay.prepare(trace, config, tmp_path)
+    job = replay.workload.guest_script(60, False)
+    assert subprocess.run(["bash", "-n"], input=job, text=True).returncode == 0
+    # The host's part of the job (above the prelude) run for real: the name must come out
+    # as WORKLOAD's value, and nothing in it may run.
+    header = job.split(workloads.PRELUDE.read_text())[0]
+    marker = tmp_path / "pwned"
+    show = header + '\nprintf "%s" "$WORKLOAD"'
+    proc = subprocess.run(["bash", "-c", show], capture_output=True, text=True,
+                          env={**os.environ, "MARKER": str(marker)})
+    assert proc.returncode == 0 and proc.stdout == f"trace-{name.split('.')[0]}", proc
+    assert not marker.exists()
+    # and it is there only inside the two quoted words that name the workload and its file
+    for word in (f"trace-{name}", trace.name):
+        header = header.replace(shlex.quote(word), "")
+    assert name not in header
+
+
+def test_an_existing_out_is_refused_before_the_trace_is_read(capsys, tmp_path, femu_trace,
+                                                               ftl_sim):
+    """The trace was converted and described first: two lines for one bad argument."""
+    trace = tmp_path / "t.msr"
+    generate.generate(trace, "msr", 20, 1, progress=False)
+    status, _, stderr = lab(capsys, "run", "--trace", trace, "--out", tmp_path,
+                            "--accel", "tcg")
+    assert status == 2 and len(stderr) == 1 and "already exists" in stderr[0], stderr

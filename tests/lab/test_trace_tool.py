@@ -134,3 +134,24 @@ def test_reader_options_reach_femu_trace(capsys, tmp_path):
                              trace_skip_bad=True)
     assert femu_trace.reader_args(parsed) == ["--trace-host", "hm", "--trace-disk", "1",
                                               "--trace-events", "complete", "--trace-skip-bad"]
+
+
+def test_disk_0_is_a_filter_too(capsys, tmp_path):
+    """reader_args dropped a 0 (0 == False): --trace-disk 0 replayed every disk."""
+    path = tmp_path / "t.csv"
+    path.write_text("128166372000000000,hm,0,Write,0,4096,1\n"
+                    "128166372000010000,hm,1,Write,8192,4096,1\n")
+    only = info(capsys, path, "--trace-disk", "0")
+    assert (only["records"], only["filtered"]) == (1, 1)
+
+
+@pytest.mark.parametrize("option, value", [("--trace-disk", "\u0663"),
+                                           ("--trace-disk", "-1"),
+                                           ("--trace-sector-size", "0"),
+                                           ("--trace-sector-size", "\u0661\u0662")])
+def test_reader_numbers_are_ascii_and_in_range(capsys, tmp_path, option, value):
+    path = tmp_path / "t.csv"
+    path.write_text("128166372000000000,hm,0,Write,0,4096,1\n")
+    status, stdout, stderr = lab(capsys, "trace", "info", path, option, value)
+    assert status == 2 and stdout == [] and len(stderr) == 1, stderr
+    assert f"argument {option}" in stderr[0]

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from femu_lab import workloads
+from femu_lab import cli as lab_cli, workloads
 from femu_lab.workloads import WorkloadError
 
 from femu_fixtures import phase_cdws  # the device tests' reference encoding (tests/support)
@@ -126,3 +126,14 @@ def test_prelude_phase_failure_stops_the_job(tmp_path):
     assert proc.returncode != 0
     assert "phase marker 'workload' failed: NVMe status: INVALID_FIELD" in proc.stdout
     assert "not-reached" not in proc.stdout
+
+
+def test_a_binary_workload_file_is_one_line(capsys, tmp_path):
+    """read_text() raised UnicodeDecodeError: a traceback from femu-lab run and age."""
+    path = tmp_path / "blob.sh"
+    path.write_bytes(b"\x00\x01\xff\xfe# runtime: 5\n")
+    with pytest.raises(WorkloadError, match="is not a text file"):
+        workloads.resolve(str(path))
+    status = lab_cli.main(["age", "--workload", str(path), "-o", str(tmp_path / "x.state")])
+    err = capsys.readouterr().err.splitlines()
+    assert status == 2 and len(err) == 1 and "is not a text file" in err[0], err

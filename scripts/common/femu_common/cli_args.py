@@ -6,8 +6,17 @@ import argparse
 import re
 from typing import Optional, Tuple
 
+# Whole numbers on command lines are ASCII digits only: str.isdigit() and int() also take
+# '²' or other scripts' digits (int('²') then raises), and int() refuses over 4300 digits.
+# 30 digits is far past any count, size or time the tools take.
+MAX_DIGITS = 30
+_WHOLE = re.compile(f"[0-9]{{1,{MAX_DIGITS}}}")
+_SIGNED_WHOLE = re.compile(f"[+-]?[0-9]{{1,{MAX_DIGITS}}}")
 # '64M', '1.5GiB', '4k', ' 16 kb ', '512': a number, then an optional binary unit.
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
+_DIGITS = f"[0-9]{{1,{MAX_DIGITS}}}"
+_SIZE = re.compile(rf"\s*({_DIGITS}(?:\.[0-9]{{0,{MAX_DIGITS}}})?|\.{_DIGITS})\s*([kmgt]?)"
+                   r"(?:i?b)?\s*", re.IGNORECASE)
+SHOWN_CHARACTERS = 40
 _SCALE = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
@@ -35,13 +44,33 @@ class OneLineParser(argparse.ArgumentParser):
         return self
 
 
+def shown(text: str, limit: int = SHOWN_CHARACTERS) -> str:
+    """text as a one-line message quotes it: control characters (a newline) escaped, cut
+    to limit characters (a 5,000-digit argument)."""
+    printable = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return printable if len(printable) <= limit else printable[:limit] + "..."
+
+
+def whole(text: str) -> Optional[int]:
+    """text as a whole number when it is 1 to MAX_DIGITS ASCII digits (no sign, space or
+    '_'); None otherwise."""
+    return int(text) if _WHOLE.fullmatch(text) else None
+
+
+def _read(kind, text: str):
+    """kind(text); an int only from an optional sign and ASCII digits."""
+    if kind is int and not _SIGNED_WHOLE.fullmatch(text.strip()):
+        raise ValueError(text)
+    return kind(text)
+
+
 def _ranged(kind, what: str, low, high):
     """An argparse type: text read by kind (int, float), in [low, high]."""
     def convert(text: str):
         try:
-            value = kind(text)
+            value = _read(kind, text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"'{text}' is not {what}") from None
+            raise argparse.ArgumentTypeError(f"'{shown(text)}' is not {what}") from None
         if not low <= value <= high:
             show = (lambda v: f"{v:g}") if kind is float else str
             raise argparse.ArgumentTypeError(f"{show(value)} is not between {show(low)} and "
@@ -64,12 +93,12 @@ def size_bytes(text: str, fractions: bool = True) -> Optional[float]:
     """'64M' -> 67108864, '1.5k' -> 1536.0, '4KiB' -> 4096 (units are powers of 1024,
     any case, 'B' and 'iB' optional); None when text is no such size, or has a fraction
     and fractions is False."""
-    match = _SIZE.match(str(text))
-    if not match or (not fractions and not match.group(1).isdigit()):
+    match = _SIZE.fullmatch(str(text))
+    if not match or (not fractions and "." in match.group(1)):
         return None
     number = match.group(1)
     scale = _SCALE[match.group(2).lower()]
-    return int(number) * scale if number.isdigit() else float(number) * scale
+    return float(number) * scale if "." in number else int(number) * scale
 
 
 def key_value(item: str) -> Optional[Tuple[str, str]]:

@@ -15,6 +15,7 @@ Prints figures; asserts nothing.
 import argparse
 import json
 import os
+import shlex
 import sys
 import tempfile
 import threading
@@ -104,6 +105,7 @@ def idle_cpu(args, tmp: Path, log: Progress) -> int:
 
 def latency_job(runtime: int, region: str) -> str:
     """Find each controller's namespace by model, fill the region, then QD1 reads."""
+    size = shlex.quote(region)    # --region is the user's: one quoted word in the job
     lines = ["set -e"]
     for label, model in (("femu", "femu SSD"), ("stock", "QEMU NVMe Ctrl")):
         lines += [
@@ -116,12 +118,12 @@ def latency_job(runtime: int, region: str) -> str:
         ]
     for label in ("femu", "stock"):
         lines.append(
-            f"fio --name=fill-{label} --filename=${label} --rw=write --bs=1M --size={region} "
+            f"fio --name=fill-{label} --filename=${label} --rw=write --bs=1M --size={size} "
             "--direct=1 --ioengine=libaio --iodepth=4 --output-format=terse >/dev/null")
     for label in ("femu", "stock"):
         lines.append(
             f"fio --name=qd1-{label} --filename=${label} --rw=randread --bs=4k "
-            f"--size={region} --direct=1 --ioengine=libaio --iodepth=1 --time_based "
+            f"--size={size} --direct=1 --ioengine=libaio --iodepth=1 --time_based "
             f"--runtime={runtime} --ramp_time=2 --norandommap "
             f"--output-format=json --output=\"$FEMU_OUT/qd1-{label}.json\"")
         lines.append(f"echo done {label}")

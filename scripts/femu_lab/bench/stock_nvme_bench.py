@@ -9,6 +9,7 @@ Prints figures; asserts nothing. One boot runs every case in turn.
 import argparse
 import json
 import os
+import shlex
 import sys
 import tempfile
 from pathlib import Path
@@ -22,16 +23,17 @@ CASES = [(rw, depth) for rw in ("randread", "randwrite") for depth in (1, 32)]
 
 
 def job_script(runtime: int, region: str) -> str:
+    size = shlex.quote(region)    # --region is the user's: one quoted word in the job
     lines = [
         "set -e",
         "# Precondition: write the region once, so reads hit allocated blocks.",
-        f"fio --name=fill --filename=/dev/nvme0n1 --rw=write --bs=1M --size={region} "
+        f"fio --name=fill --filename=/dev/nvme0n1 --rw=write --bs=1M --size={size} "
         "--direct=1 --ioengine=libaio --iodepth=4 --output-format=terse >/dev/null",
     ]
     for rw, depth in CASES:
         lines.append(
             f"fio --name={rw}-qd{depth} --filename=/dev/nvme0n1 --rw={rw} --bs=4k "
-            f"--size={region} --direct=1 --ioengine=libaio --iodepth={depth} "
+            f"--size={size} --direct=1 --ioengine=libaio --iodepth={depth} "
             f"--time_based --runtime={runtime} --ramp_time=2 --norandommap "
             f"--output-format=json --output=\"$FEMU_OUT/{rw}-qd{depth}.json\"")
         lines.append(f"echo done {rw} qd{depth}")

@@ -13,11 +13,14 @@ device's power_cuts.csv and power_cut_lost.csv, and power_cut.txt (the device's 
 """
 import csv
 import random
+import re
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
+
+from femu_common.cli_args import MAX_DIGITS, shown, whole
 
 from ..soak.qmp import Qmp, QmpError
 
@@ -26,6 +29,10 @@ DEV_PATH = f"/machine/peripheral/{DEV_ID}"
 RANDOM_MAX = 10000
 MAX_COUNT = 10 ** 9
 POLL_SECONDS = 0.2
+# at=: ASCII digits with an optional fraction (float() would take 'nan', 'inf', '1_0' and
+# other scripts' digits too); a '-' only to say that the time is in the past.
+_SECONDS = re.compile(rf"-?(?:[0-9]{{1,{MAX_DIGITS}}}(?:\.[0-9]{{0,{MAX_DIGITS}}})?"
+                      rf"|\.[0-9]{{1,{MAX_DIGITS}}})")
 
 
 class CutSpecError(ValueError):
@@ -43,9 +50,17 @@ class CutSpec:
 
 
 def _count(text: str, what: str, limit: int = MAX_COUNT) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= limit:
-        raise CutSpecError(f"--power-cut {what}={text}: want a whole number from 1 to {limit}")
-    return int(text)
+    value = whole(text)
+    if value is None or not 1 <= value <= limit:
+        raise CutSpecError(f"--power-cut {what}={shown(text)}: want a whole number from 1 "
+                           f"to {limit}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    if not _SECONDS.fullmatch(text):
+        raise CutSpecError(f"--power-cut at={shown(text)}: want seconds")
+    return float(text)
 
 
 def parse(text: str, seed: int, runtime_s: Optional[float] = None) -> CutSpec:
@@ -53,22 +68,20 @@ def parse(text: str, seed: int, runtime_s: Optional[float] = None) -> CutSpec:
     known) bounds at=."""
     kind, _, value = text.partition("=")
     if kind == "at":
-        try:
-            at = float(value)
-        except ValueError:
-            raise CutSpecError(f"--power-cut at={value}: want seconds") from None
+        at = _seconds(value)
         if not at > 0:
             raise CutSpecError(f"--power-cut at={value}: a cut time in the past (the time "
                                "counts from the workload's start and must be > 0)")
         if runtime_s is not None and at >= runtime_s:
-            raise CutSpecError(f"--power-cut at={value}: after the workload's {runtime_s:g} s")
+            raise CutSpecError(f"--power-cut at={shown(value)}: after the workload's "
+                               f"{runtime_s:g} s")
         return CutSpec(at_s=at)
     if kind in ("after-writes", "after-flushes"):
         return CutSpec(device_value=f"{kind}={_count(value, kind)}")
     if kind == "random":
         top = _count(value, kind) if value else RANDOM_MAX
         return CutSpec(device_value=f"after-writes={random.Random(seed).randint(1, top)}")
-    raise CutSpecError(f"--power-cut {text}: want at=SECONDS, after-writes=N, "
+    raise CutSpecError(f"--power-cut {shown(text)}: want at=SECONDS, after-writes=N, "
                        "after-flushes=N or random[=MAX]")
 
 

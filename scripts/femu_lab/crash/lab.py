@@ -23,12 +23,13 @@ import csv
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 from femu_common.cli_args import UsageError, whole_number
 
 from .. import devconfig, paths, setup_steps
-from .runner import CRASH_SSD, ConfigResult, CrashConfig, CrashLabError, run_config
+from .runner import (CRASH_SSD, ConfigResult, CrashConfig, CrashLabError, config_props,
+                     run_config)
 
 PROG = "femu-lab crash"
 RESULTS_ROOT = paths.REPO_ROOT / "results"
@@ -78,9 +79,11 @@ def parser_texts() -> dict:
                 epilog="example:\n  femu-lab crash --fs ext4 --cuts 10 --seed 7")
 
 
-def device_props(overrides: List[str]) -> Dict[str, str]:
-    """The lab's SSD with the overrides, every key and value checked (devconfig: ftl-sim
-    reads them as the device would)."""
+def device_props(overrides: List[str],
+                 plps: Sequence[str] = tuple(ON_OFF)) -> Dict[str, str]:
+    """The lab's SSD with the overrides (without plp: each configuration adds its own),
+    every key and value checked with each plp setting the lab runs (plps: --plp's list):
+    a key such as plp_budget_pages is valid with plp on only."""
     given = devconfig.parse_overrides(overrides)
     if "plp" in given:
         raise UsageError("--set plp: use --plp (the lab runs each setting it lists)")
@@ -88,8 +91,28 @@ def device_props(overrides: List[str]) -> Dict[str, str]:
     if props["write_buffer_sectors"] == "0":
         raise UsageError("--set write_buffer_sectors=0: the device would have no volatile "
                          "cache for a cut to lose (the lab needs a write buffer)")
-    devconfig.load(None, props)
+    for plp in plps:
+        _check_with_plp(props, plp)
     return props
+
+
+def device_config(props: Dict[str, str], plp: bool) -> devconfig.DeviceConfig:
+    """The configuration one plp setting runs, as ftl-sim reads it (the device's own
+    checks)."""
+    return devconfig.load(None, config_props(props, plp))
+
+
+def _check_with_plp(props: Dict[str, str], plp: str) -> None:
+    """ConfigError when the --plp setting plp cannot run props; it names the setting when
+    the other one could (a key such as plp_budget_pages needs plp on)."""
+    try:
+        device_config(props, ON_OFF[plp])
+    except devconfig.ConfigError as error:
+        try:
+            device_config(props, not ON_OFF[plp])
+        except devconfig.ConfigError:
+            raise error from None
+        raise devconfig.ConfigError(f"--plp {plp}: {error}") from None
 
 
 def configurations(args) -> List[CrashConfig]:
@@ -150,17 +173,33 @@ def write_table(rows: List[Dict[str, object]], folder: Path) -> str:
     return text
 
 
+def _check_folder(out: Path) -> None:
+    """UsageError unless out is a folder, or can be made one: the nearest part of it
+    that exists is a folder (a file there made mkdir raise, after QEMU was built)."""
+    existing = next(path for path in (out, *out.parents) if path.exists())
+    if not existing.is_dir():
+        raise UsageError(f"-o {out}: {existing} is not a folder")
+
+
+def _make_folder(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"-o {out}: {error.strerror}") from None
+
+
 def run(args) -> int:
     try:
-        props = device_props(args.overrides)
+        props = device_props(args.overrides, args.plp)
     except (UsageError, devconfig.ConfigError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
     out = args.out or RESULTS_ROOT / "crash-lab"
-    out.mkdir(parents=True, exist_ok=True)
+    _check_folder(out)
     qemu = setup_steps.ensure_qemu(args.qemu)
     image = setup_steps.ensure_guest(release=args.guest_release)
     accelerator = setup_steps.choose_accel(args.accel, qemu, image)
+    _make_folder(out)    # after the checks: a bad argument leaves no folder behind
     rows = []
     for config in configurations(args):
         folder = out / config.name

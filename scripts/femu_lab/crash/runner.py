@@ -137,6 +137,13 @@ class _Host:
             self.qmp.close()
 
 
+def config_props(device: Dict[str, object], plp: bool) -> Dict[str, str]:
+    """The -device properties of one configuration: the lab's SSD with its plp setting
+    (the lab checks each with this too, so --set keys meet the plp they will run with)."""
+    return {**{key: str(value) for key, value in device.items()},
+            "plp": "on" if plp else "off"}
+
+
 def run_config(config: CrashConfig, qemu: Path, folder: Path, cuts: int, seed: int,
                device: Dict[str, object], accel_choice: str = "auto",
                kernel: Optional[Path] = None, initramfs: Optional[Path] = None,
@@ -147,7 +154,7 @@ def run_config(config: CrashConfig, qemu: Path, folder: Path, cuts: int, seed: i
     stats = folder / "stats"
     sock_dir = Path(tempfile.mkdtemp(prefix="femu-crash-"))    # unix socket paths are short
     socket_path = sock_dir / "qmp.sock"
-    props = {**device, "plp": "on" if config.plp else "off"}
+    props = config_props(device, config.plp)
     spec = vm.VmSpec(job=guest.job(config.fs, config.barriers), qemu=str(qemu),
                      kernel=kernel, initramfs=initramfs,
                      device_args=vm.femu_args(stats_dir=stats, id=DEV_ID, **props),

@@ -18,7 +18,6 @@ A state aged in ftl-sim holds the FTL's maps and counters but no data: the devic
 it and reads zeroes where a guest would have had data (it says so at start).
 """
 import json
-import shutil
 import struct
 import tempfile
 import time
@@ -28,7 +27,7 @@ from typing import Dict, List, Optional
 
 from femu_common.progress import counted
 
-from .. import devconfig
+from .. import devconfig, output_file
 from ..devconfig import DeviceConfig
 from ..ftl_sim import CommandError, ftl_sim_reason, run_ftl_sim
 from ..workloads import Workload
@@ -151,9 +150,9 @@ def pass_command(request: AgeRequest, conf: Path, number: int, state_in: Optiona
 
 def age(request: AgeRequest, ftl_sim: Optional[Path] = None) -> AgeResult:
     tool = Path(ftl_sim) if ftl_sim else devconfig.ftl_sim_path()
-    out = request.out.resolve()
-    if not out.parent.is_dir():
-        raise AgedError(f"-o {request.out}: folder {out.parent} does not exist")
+    output_file.check_replaceable(request.out, "-o")
+    # the link's folder resolved, never the file: a symlink -o is refused, not followed
+    out = request.out.parent.resolve() / request.out.name
     result = AgeResult(out=out, host_seconds=0.0, sim_seconds=0.0)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=".femu-age-", dir=out.parent) as scratch:
@@ -180,7 +179,7 @@ def age(request: AgeRequest, ftl_sim: Optional[Path] = None) -> AgeResult:
             if previous is not None:
                 previous.unlink()
             previous = state
-        shutil.move(str(previous), out)   # same folder: a rename, atomic
+        output_file.replace(previous, out, "-o")   # same folder: a rename, atomic
     result.host_seconds = time.monotonic() - started
     result.state_bytes = out.stat().st_size
     return result

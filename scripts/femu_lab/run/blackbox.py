@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import List, Optional
 
-from femu_common.cli_args import OneLineParser, UsageError, whole_number
+from femu_common.cli_args import OneLineParser, UsageError, shown, whole_number
 
 from .. import devconfig, paths, setup_steps, workloads
 from ..crash import cut_spec
@@ -192,12 +192,15 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
 
 def _lab_mode(args) -> int:
     accel.preflight(args.accel)
+    if args.out is not None and args.out.exists():   # before any work, a trace's too
+        raise UsageError(f"--out {args.out} already exists")
     workload = None
     if args.trace is None:
         workload = workloads.resolve(args.workload or DEFAULT_WORKLOAD)
         workload.require_guest()
     elif not args.trace.is_file():
-        raise UsageError(f"--trace {args.trace} does not exist")
+        what = "is not a file" if args.trace.exists() else "does not exist"
+        raise UsageError(f"--trace {shown(str(args.trace), 200)} {what}")
     overrides = devconfig.parse_overrides(args.overrides)
     setup_steps.ensure_ftl_sim()
     config = devconfig.load(args.config or LAB_CONFIG, overrides)
@@ -220,8 +223,6 @@ def _lab_run(args, workload, config, replay=None) -> int:
         raise UsageError(f"workload '{workload.name}' needs {workload.needs_mib} MiB but "
                          f"{config.name} holds {config.logical_bytes // MIB} MiB "
                          "(try --config conf/lab-4g.conf)")
-    if args.out is not None and args.out.exists():
-        raise UsageError(f"--out {args.out} already exists")
     power_cut = None
     if args.power_cut is not None:
         power_cut = cut_spec.parse(args.power_cut, args.seed, runtime)

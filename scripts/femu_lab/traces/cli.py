@@ -12,11 +12,13 @@ its messages are theirs (2 and `FILE:LINE: ...` for a bad trace).
 """
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from femu_common.cli_args import UsageError, number, size_bytes, whole_number
 
+from .. import output_file
 from . import femu_trace, generate as generator, requests
 from .writers import WRITERS
 
@@ -86,8 +88,6 @@ def run(args: argparse.Namespace, prog: str) -> int:
 
 
 def _generate(args, prog: str) -> int:
-    if args.out.is_dir():
-        raise UsageError(f"OUT {args.out} is a folder")
     try:
         counts = generator.generate(args.out, args.trace_format, args.records, args.seed,
                                     args.footprint, args.read_fraction)
@@ -123,9 +123,21 @@ def _info(args) -> int:
     return 0
 
 
+def _same_file(source: Path, target: Path) -> bool:
+    try:
+        return os.path.samefile(source, target)
+    except OSError:      # one of them is missing: femu-trace says so about IN
+        return False
+
+
 def _convert(args) -> int:
     if args.trace_lba_map and args.trace_lba_map != "refuse" and args.device_bytes is None:
         raise UsageError(f"--trace-lba-map {args.trace_lba_map} needs --device-bytes")
+    # femu-trace renames its output over OUT too: the same check, before it runs
+    output_file.check_replaceable(args.target, "OUT")
+    if _same_file(args.source, args.target):
+        raise UsageError(f"IN and OUT are the same file ({args.target}): the conversion "
+                         "would replace the trace it reads")
     proc = femu_trace.run(femu_trace.convert_args(
         args.source, args.target, args.to, trace_format=args.trace_format,
         lba_map=args.trace_lba_map, device_bytes=args.device_bytes,

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Union
 
+from femu_common.cli_args import whole_number
 from femu_common.command import CommandError, run as run_command
 
 from .. import devconfig
@@ -57,13 +58,13 @@ def run(args: Sequence[Union[str, Path]]) -> subprocess.CompletedProcess:
 # bad lines): (flag, argparse keyword arguments); reader_args turns parsed ones back.
 READER_OPTIONS = (
     ("--trace-host", dict(metavar="NAME", help="msr: only this Hostname's requests")),
-    ("--trace-disk", dict(type=int, metavar="N",
+    ("--trace-disk", dict(type=whole_number(0, 2 ** 64 - 1), metavar="N",
                           help="msr DiskNumber, mqsim and disksim device: only this one")),
     ("--trace-asu", dict(choices=("stream", "offset"),
                          help="spc: the ASU becomes a placement stream or an offset region")),
     ("--trace-events", dict(choices=("queue", "complete"),
                             help="blkparse: replay queue (Q, default) or completion (C) events")),
-    ("--trace-sector-size", dict(type=int, metavar="N",
+    ("--trace-sector-size", dict(type=whole_number(1, 1 << 20), metavar="N",
                                  help="the sector unit of blkparse, spc, mqsim, disksim "
                                       "(default 512)")),
     ("--trace-skip-bad", dict(action="store_true",
@@ -83,7 +84,7 @@ def reader_args(args) -> List[str]:
         value = getattr(args, flag[2:].replace("-", "_"), None)
         if value is True:
             out.append(flag)
-        elif value not in (None, False):
+        elif value is not None and value is not False:   # 0 == False: --trace-disk 0 counts
             out += [flag, str(value)]
     return out
 

@@ -16,6 +16,10 @@ PAGE = 4096
 SECTOR = 512
 DEFAULT_FOOTPRINT = 512 << 20     # fits conf/lab-1g.conf's 768 MiB logical space
 DEFAULT_READ_FRACTION = 0.3
+# The readers (femu-trace, ftl-sim) hold byte addresses in 64 bits: 2^62 keeps an offset
+# plus a length, and every format's sector number, far inside them (femu-trace convert's
+# --device-bytes has the same bound).
+MAX_FOOTPRINT = 1 << 62
 MEAN_GAP_US = 200                 # mean time between arrivals (exponential gaps)
 SEQUENTIAL_CHANCE = 0.3           # a request continues where the one before it ended
 # Request sizes in pages and their weights: small requests dominate, as in most
@@ -46,14 +50,22 @@ class Request:
         return (60 if self.is_read else 20) + 10 * (self.length // PAGE)
 
 
-def synthetic(records: int, seed: int, footprint: int = DEFAULT_FOOTPRINT,
-              read_fraction: float = DEFAULT_READ_FRACTION) -> Iterator[Request]:
-    """records requests, lazily (a 10-million-request trace is never held in memory)."""
+def check(footprint: int, read_fraction: float) -> None:
+    """ValueError (one line) for a footprint or read fraction no trace can have."""
     if footprint < SIZE_PAGES[-1] * PAGE:
         raise ValueError(f"footprint {footprint} bytes is below the largest request "
                          f"({SIZE_PAGES[-1] * PAGE} bytes)")
+    if footprint > MAX_FOOTPRINT:
+        raise ValueError(f"footprint {footprint} bytes is above {MAX_FOOTPRINT} (4 EiB): "
+                         "the readers hold byte addresses in 64 bits")
     if not 0.0 <= read_fraction <= 1.0:
         raise ValueError(f"read fraction {read_fraction} is not between 0 and 1")
+
+
+def synthetic(records: int, seed: int, footprint: int = DEFAULT_FOOTPRINT,
+              read_fraction: float = DEFAULT_READ_FRACTION) -> Iterator[Request]:
+    """records requests, lazily (a 10-million-request trace is never held in memory)."""
+    check(footprint, read_fraction)
     rng = random.Random(seed)
     pages = footprint // PAGE
     time_us = 0

@@ -1,6 +1,6 @@
 # femu workload prelude: runs in the guest before every workload body (busybox sh).
-# Gives the body $DEV, $MNT and the helpers below; RUNTIME, ARG, PRECONDITION and
-# WORKLOAD are set by the host above this text.
+# Gives the body $DEV, $MNT and the helpers below; RUNTIME, ARG, PRECONDITION,
+# WORKLOAD and WORKLOAD_FILE are set by the host above this text.
 set -eu
 # ns_dev NSID: the block device of namespace NSID on nvme0. Linux 6.x names the disks in
 # the order its parallel namespace scan finished, so with several namespaces nvme0n1 need
