@@ -1,8 +1,8 @@
 /*
  * libFuzzer target: a block I/O trace (versions 1 to 3: hw/femu/ftl/include/femu_ftl/
- * trace.h) through ftl-sim's reader and its conversion into FTL requests (workload.c:
- * sector ranges, namespaces, streams, zones, copies), once for a device with a zoned
- * namespace and once without. A refusal must be one line naming the file and line; an
+ * trace.h) through the femu reader (tools/trace-in/femu_trace.c) and its conversion
+ * into FTL requests (workload.c: sector ranges, namespaces, streams, zones, copies),
+ * once for a device with a zoned namespace and once without. A refusal must be one line naming the file and line; an
  * accepted request must lie inside the device. Seeds: traces the device and ftl-sim
  * record, and hand-written ones of every record kind (corpus/trace).
  */
