@@ -110,3 +110,18 @@ def test_a_full_spool_folder_is_one_error(ftl_sim, tmp_path):
     lines = proc.stderr.decode().strip().splitlines()
     assert len(lines) == 1 and "-: cannot spool the stream into" in lines[0], lines
     assert not summary.exists()
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_ftl_sim_named_format_on_a_stream(ftl_sim, tmp_path, how):
+    """--trace-format named: no detection, but the dry run and the replay both read the
+    stream (the replay used to reopen it and find it empty)."""
+    make, writes, reads = TRACES["msr"]
+    summary = tmp_path / "s.json"
+    proc = run_on_stream(ftl_sim, [*SMALL, "--trace", "TRACE", "--trace-format", "msr",
+                                   "--replay", "closed", "--summary", summary], make(), how,
+                         tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    s = json.loads(summary.read_text())
+    assert (s["writes"], s["reads"]) == (writes, reads)
+    assert s["trace_input"]["records"] == MSR_ROWS
