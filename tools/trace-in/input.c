@@ -14,6 +14,8 @@
 
 struct tin_input {
     int fd;         /* the file itself, or the spool of a stream */
+    off_t start;    /* where the trace starts in it: standard input may be a file
+                     * partly read already */
     char *path;
 };
 
@@ -93,7 +95,9 @@ struct tin_input *tin_input_open(const char *path, char *err, size_t errlen)
         return NULL;
     }
     if (S_ISREG(st.st_mode)) {
+        off_t at = lseek(fd, 0, SEEK_CUR);
         in->fd = fd;
+        in->start = at > 0 ? at : 0;
         return in;
     }
     in->fd = spool(fd, path, err, errlen);
@@ -137,6 +141,7 @@ FILE *tin_input_stream(struct tin_input *in)
         return NULL;
     }
     r->fd = in->fd;
+    r->pos = in->start;
     cookie_io_functions_t io = { .read = reading_read, .close = reading_close };
     FILE *f = fopencookie(r, "r", io);
     if (!f) {
