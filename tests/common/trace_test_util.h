@@ -1,8 +1,8 @@
 /*
- * Helpers of ftl-sim's trace reader tests (tests/ftl-sim/test_trace*.c): a trace written
+ * Helpers of the femu trace reader tests (tests/trace-in/test_trace*.c): a trace written
  * to a temporary file, and the check that a file yields some records and then one error
  * line naming the file and line. Define TRACE_TEST_PREFIX (the temporary files' name)
- * before including; include check.h, temp_file.h and ftl-sim's trace.h first.
+ * before including; include check.h, temp_file.h and femu_trace.h first.
  */
 #ifndef TRACE_TEST_UTIL_H
 #define TRACE_TEST_UTIL_H

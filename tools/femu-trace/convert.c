@@ -12,30 +12,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "input.h"
 #include "replace_target.h"
 #include "scan.h"
 
 #define SECTOR 512
 
-/* --trace-lba-map scale divides by the extent: --trace-extent, else a pre-pass. */
-static int find_extent(const char *in, struct tin_settings *s, char *err, size_t errlen)
-{
-    if (s->map.mode != TIN_MAP_SCALE || s->extent_set || !s->map.device_bytes) {
-        return 0;
-    }
-    struct tin_scan scan;
-    if (tin_scan_file(in, &s->in, &scan, err, errlen)) {
-        return -1;
-    }
-    s->map.extent = scan.extent;
-    return 0;
-}
+/*
+ * The input, opened once (a stream is spooled: input.h) and read in full before OUT's
+ * temporary file is made: for the extent --trace-lba-map scale divides by (unless
+ * --trace-extent gives it), then in a dry run of the conversion, so that a late bad line
+ * or refusal leaves nothing behind. Kept here, reachable, until the conversion proper
+ * has read it (an output error may return before).
+ */
+static struct tin_input *input;
 
-/* The conversion proper into w; 0, or 2 with err (bad input). */
-static int copy_requests(const char *in, struct tin_settings *s, struct writer *w,
-                         char *err, size_t errlen)
+/* The conversion proper into w, or with w NULL the dry run; 0, or 2 with err (bad input),
+ * or 1 (a write failed). The map's counts and the clock start afresh. */
+static int copy_requests(struct tin_settings *s, struct writer *w, char *err, size_t errlen)
 {
-    struct tin_reader *r = tin_open(in, &s->in, err, errlen);
+    const char *in = tin_input_path(input);
+    s->map.remapped = s->map.dropped = 0;
+    s->clock.started = false;
+    struct tin_reader *r = tin_open_input(input, &s->in, err, errlen);
     if (!r) {
         return 2;
     }
@@ -57,7 +56,7 @@ static int copy_requests(const char *in, struct tin_settings *s, struct writer *
             rec.offset = first * SECTOR;
             rec.length = count * SECTOR;
         }
-        if (writer_request(w, &rec, t)) {
+        if (w && writer_request(w, &rec, t)) {
             snprintf(err, errlen, "write failed: %s", strerror(errno));
             status = 1;
         }
@@ -74,6 +73,37 @@ static int copy_requests(const char *in, struct tin_settings *s, struct writer *
     return status;
 }
 
+/* Open the input, find the extent, run the conversion dry; 0, or -1 with err. The first
+ * reader names a detected format; the later ones are quiet. */
+static int prepare(const char *in, struct tin_settings *s, char *err, size_t errlen)
+{
+    input = tin_input_open(in, err, errlen);
+    struct tin_reader *r = input ? tin_open_input(input, &s->in, err, errlen) : NULL;
+    if (!r) {
+        return -1;
+    }
+    s->in.format = tin_format_of(r);
+    s->in.quiet = true;
+    tin_close(r);
+    if (s->map.mode == TIN_MAP_SCALE && !s->extent_set && s->map.device_bytes) {
+        struct tin_scan scan;
+        if (tin_scan_input(input, &s->in, &scan, err, errlen)) {
+            return -1;
+        }
+        s->map.extent = scan.extent;
+    }
+    return copy_requests(s, NULL, err, errlen) ? -1 : 0;
+}
+
+/* The conversion proper, then the input is done with. */
+static int convert_into(struct tin_settings *s, struct writer *w, char *err, size_t errlen)
+{
+    int status = copy_requests(s, w, err, errlen);
+    tin_input_close(input);
+    input = NULL;
+    return status;
+}
+
 int convert_run(const char *in, const char *out, enum out_format to, const char *fio_file,
                 struct tin_settings *s)
 {
@@ -82,7 +112,7 @@ int convert_run(const char *in, const char *out, enum out_format to, const char 
         fprintf(stderr, "femu-trace: %s\n", err);
         return 2;
     }
-    if (find_extent(in, s, err, sizeof(err))) {
+    if (prepare(in, s, err, sizeof(err))) {
         fprintf(stderr, "femu-trace: %s\n", err);
         return 2;
     }
@@ -107,7 +137,7 @@ int convert_run(const char *in, const char *out, enum out_format to, const char 
         return 1;
     }
     struct writer w = { .f = f, .format = to, .fio_file = fio_file };
-    int status = writer_begin(&w, in) ? 1 : copy_requests(in, s, &w, err, sizeof(err));
+    int status = writer_begin(&w, in) ? 1 : convert_into(s, &w, err, sizeof(err));
     if (status == 0 && writer_end(&w)) {
         snprintf(err, sizeof(err), "%s: write failed", out);
         status = 1;

@@ -23,14 +23,36 @@ static bool grow(struct footprint *fp, uint64_t page)
     return true;
 }
 
+/* Bits [lo, hi] of the bitmap (hi < FOOTPRINT_CAP_PAGES) set a whole 64-bit word at a
+ * time, the new ones counted: a range of 2^30 pages costs 2^24 words, not 2^30 steps. */
+static bool set_pages(struct footprint *fp, uint64_t lo, uint64_t hi)
+{
+    if (hi / 64 >= fp->words && !grow(fp, hi)) {
+        return false;
+    }
+    for (uint64_t word = lo / 64; word <= hi / 64; word++) {
+        uint64_t mask = UINT64_MAX;
+        if (word == lo / 64) {
+            mask &= UINT64_MAX << (lo % 64);
+        }
+        if (word == hi / 64) {
+            mask &= UINT64_MAX >> (63 - hi % 64);
+        }
+        fp->pages += (uint64_t)__builtin_popcountll(mask & ~fp->bits[word]);
+        fp->bits[word] |= mask;
+    }
+    return true;
+}
+
 bool footprint_add(struct footprint *fp, uint64_t offset, uint64_t length)
 {
     if (length == 0) {
         return true;
     }
+    /* readers refuse a range that wraps: offset + length - 1 fits */
     uint64_t first = offset / FOOTPRINT_PAGE, last = (offset + length - 1) / FOOTPRINT_PAGE;
     if (last - first >= FOOTPRINT_CAP_PAGES) {
-        /* covers every bit: all of them, without a walk of 2^30 pages or more */
+        /* covers every bit: all of them */
         if (!grow(fp, FOOTPRINT_CAP_PAGES - 1)) {
             return false;
         }
@@ -39,25 +61,15 @@ bool footprint_add(struct footprint *fp, uint64_t offset, uint64_t length)
         fp->approximate = true;
         return true;
     }
-    for (uint64_t page = first; page <= last; page++) {
-        uint64_t p = page;
-        if (p >= FOOTPRINT_CAP_PAGES) {
-            p %= FOOTPRINT_CAP_PAGES;
-            fp->approximate = true;
-        }
-        if (p / 64 >= fp->words && !grow(fp, p)) {
-            return false;
-        }
-        uint64_t bit = UINT64_C(1) << (p % 64);
-        if (!(fp->bits[p / 64] & bit)) {
-            fp->bits[p / 64] |= bit;
-            fp->pages++;
-        }
-        if (page == UINT64_MAX) {
-            break;
-        }
+    if (last >= FOOTPRINT_CAP_PAGES) {
+        fp->approximate = true;     /* pages beyond the cap share the bitmap's bits */
     }
-    return true;
+    uint64_t lo = first % FOOTPRINT_CAP_PAGES, hi = last % FOOTPRINT_CAP_PAGES;
+    if (lo <= hi) {
+        return set_pages(fp, lo, hi);
+    }
+    /* folded across the cap: the top of the bitmap, then its bottom */
+    return set_pages(fp, lo, FOOTPRINT_CAP_PAGES - 1) && set_pages(fp, 0, hi);
 }
 
 void footprint_free(struct footprint *fp)

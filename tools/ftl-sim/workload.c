@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "byte_range.h"
 #include "femu_ftl/error.h"
+#include "femu_trace.h"
+#include "input.h"
 #include "scan.h"
-#include "trace.h"
 
 
 struct workload {
@@ -18,12 +20,14 @@ struct workload {
     uint64_t seq_next;          /* next block for sequential modes */
     struct dist *dist;
     struct rng rng;
+    struct tin_input *input;        /* the trace, opened once: each pass reads it anew */
     struct trace_reader *trace;     /* femu's own format (the reader tin's) */
     struct tin_reader *tin;         /* the trace's reader, any format */
     bool foreign;                   /* not femu's format: records from tin directly */
     uint64_t femu_records;          /* femu's format: records read (for the summary) */
     struct tin_settings tin_opts;   /* its options, with the device's capacity in map */
     struct ftl_range ranges[IO_TRACE_MAX_RANGES];   /* the current D or C record's */
+    struct trace_range mapped[IO_TRACE_MAX_RANGES]; /* a D record's, moved by the LBA map */
     /* zoned modes: the zone written now, blocks of bs written into it since its reset,
      * and what it needs before the next block */
     uint64_t zone, zone_blocks, blocks_per_zone;
@@ -86,72 +90,79 @@ uint64_t workload_zone_bytes(const struct workload *w)
     return w->blocks_per_zone * w->spec.bs;
 }
 
-/*
- * Another format's trace is read twice: a first pass checks every line and finds the
- * extent --trace-lba-map scale needs before any output file exists; then the replay's.
- */
-static int open_foreign(struct workload *w, char *err, size_t errlen)
+/* A reader from the start of the input again, quiet, with the map's counts, the clock
+ * and the record count as before any request: the replay after the dry run. */
+static int reopen(struct workload *w, char *err, size_t errlen)
 {
-    struct tin_settings *o = &w->tin_opts;
-    struct tin_options quiet = o->in;
-    quiet.quiet = true;
-    quiet.format = tin_format_of(w->tin);
     tin_close(w->tin);
-    w->tin = NULL;
-    w->foreign = true;
-    o->map.device_bytes = w->capacity_sectors * w->secsz;
-    if (strcmp(w->spec.trace_path, "-") != 0) {
-        struct tin_scan scan;
-        if (tin_scan_file(w->spec.trace_path, &quiet, &scan, err, errlen)) {
-            return -1;
-        }
-        if (scan.records == 0) {
-            return ftl_error(err, errlen, "%s: no usable request in the trace",
-                             w->spec.trace_path);
-        }
-        if (!o->extent_set) {
-            o->map.extent = scan.extent;
-        }
-    } else if (o->map.mode == TIN_MAP_SCALE && !o->extent_set) {
-        return ftl_error(err, errlen, "--trace-lba-map scale: reading standard input needs "
-                         "--trace-extent BYTES");
-    }
-    w->tin = tin_open(w->spec.trace_path, &quiet, err, errlen);
+    w->tin = tin_open_input(w->input, &w->tin_opts.in, err, errlen);
+    w->trace = w->tin ? tin_femu_reader(w->tin) : NULL;
+    w->tin_opts.map.remapped = w->tin_opts.map.dropped = 0;
+    w->tin_opts.clock.started = false;
+    w->femu_records = 0;
     return w->tin ? 0 : -1;
 }
 
 /*
- * femu's own format is read once more before the replay too, for the same reason as
- * another format's: a malformed line is reported before any output file exists (a file
- * only: standard input cannot be read twice).
+ * Every request the replay will be given, made now the same way but with no FTL, before
+ * any output file exists: a bad line late in the trace, a refusal of the LBA map or the
+ * clock, a record beyond the device, a handle beyond the placement's or a zone record
+ * without zones stops the run before anything is written. *requests: the requests made.
  */
-static int check_femu(struct workload *w, char *err, size_t errlen)
+static int dry_run(struct workload *w, uint64_t *requests, char *err, size_t errlen)
 {
-    struct tin_options quiet = w->tin_opts.in;
-    struct tin_scan scan;
-
-    quiet.quiet = true;
-    quiet.format = TIN_FEMU;
-    if (strcmp(w->spec.trace_path, "-") == 0) {
-        return 0;
+    struct request req;
+    int rc;
+    *requests = 0;
+    while ((rc = workload_next(w, &req, err, errlen)) == 1) {
+        *requests += req.event == REPLAY_NONE;
     }
-    return tin_scan_file(w->spec.trace_path, &quiet, &scan, err, errlen) ? -1 : 0;
+    return rc;
 }
 
-/* The trace, its format detected or named: femu's replayed by trace.c, others by tin. */
+/*
+ * The trace, opened once (a stream is spooled: input.h), its format detected or named:
+ * femu's replayed from its own reader (femu_trace.h), others from tin's records. Read in
+ * full up to three times: the extent --trace-lba-map scale divides by (unless
+ * --trace-extent gives it), the dry run, the replay.
+ */
 static int open_trace(struct workload *w, char *err, size_t errlen)
 {
+    struct tin_settings *o = &w->tin_opts;
     if (w->spec.trace_in) {
-        w->tin_opts = *w->spec.trace_in;
+        *o = *w->spec.trace_in;
     } else {
-        tin_settings_init(&w->tin_opts);
+        tin_settings_init(o);
     }
-    w->tin = tin_open(w->spec.trace_path, &w->tin_opts.in, err, errlen);
+    o->map.device_bytes = w->capacity_sectors * w->secsz;
+    w->input = tin_input_open(w->spec.trace_path, err, errlen);
+    if (!w->input) {
+        return -1;
+    }
+    /* the first reader detects the format, and names it once */
+    w->tin = tin_open_input(w->input, &o->in, err, errlen);
     if (!w->tin) {
         return -1;
     }
-    w->trace = tin_femu_reader(w->tin);
-    return w->trace ? check_femu(w, err, errlen) : open_foreign(w, err, errlen);
+    o->in.format = tin_format_of(w->tin);
+    o->in.quiet = true;
+    w->foreign = tin_femu_reader(w->tin) == NULL;
+    if (o->map.mode == TIN_MAP_SCALE && !o->extent_set) {
+        struct tin_scan scan;
+        if (tin_scan_input(w->input, &o->in, &scan, err, errlen)) {
+            return -1;
+        }
+        o->map.extent = scan.extent;
+    }
+    uint64_t requests;
+    if (reopen(w, err, errlen) || dry_run(w, &requests, err, errlen)) {
+        return -1;
+    }
+    if (w->foreign && requests == 0) {
+        return ftl_error(err, errlen, "%s: no usable request in the trace",
+                         w->spec.trace_path);
+    }
+    return reopen(w, err, errlen);
 }
 
 struct workload *workload_create(const struct workload_spec *spec, uint64_t secsz,
@@ -208,7 +219,7 @@ bool workload_timed(const struct workload *w)
     if (w->foreign) {
         return tin_timed(w->tin) && !w->tin_opts.clock.closed_loop;
     }
-    return w->trace && trace_version(w->trace) >= 2;
+    return w->trace && trace_version(w->trace) >= 2 && !w->tin_opts.clock.closed_loop;
 }
 
 int workload_trace_version(const struct workload *w)
@@ -229,10 +240,11 @@ void workload_trace_input(const struct workload *w, struct trace_input_summary *
     out->format = tin_format_name(tin_format_of(w->tin));
     out->counts = *tin_counts_of(w->tin);
     if (!w->foreign) {
-        out->counts.records = w->femu_records;  /* trace.c's, not tin's: every kind */
+        out->counts.records = w->femu_records;  /* femu_trace's, not tin's: every kind */
+        out->counts.bad = trace_bad_lines(w->trace);
     }
     out->sector_size = w->tin_opts.in.sector_size ? w->tin_opts.in.sector_size : 512;
-    if (w->foreign) {
+    if (w->foreign || w->tin_opts.map.mode != TIN_MAP_REFUSE) {
         out->lba_map = tin_lba_map_name(w->tin_opts.map.mode);
         out->remapped = w->tin_opts.map.remapped;
         out->dropped = w->tin_opts.map.dropped;
@@ -337,6 +349,67 @@ static int zone_record(struct workload *w, const struct trace_record *rec,
     }
 }
 
+/* One range of 512-byte sectors through --trace-lba-map, as another format's request
+ * would go: 0 kept (*lba perhaps moved), 1 dropped (longer than the device), -1 refused. */
+static int map_sectors(struct workload *w, unsigned long line, uint64_t *lba,
+                       uint64_t nsect, char *err, size_t errlen)
+{
+    struct tin_record r = { .op = TIN_WRITE, .line = line };
+    if (nsect == 0) {
+        return 0;   /* an empty range: skipped anyway */
+    }
+    if (!tin_byte_range(*lba, nsect, IO_TRACE_SECTOR, &r.offset, &r.length)) {
+        return ftl_error(err, errlen, "%s:%lu: lba %llu + nsect %llu is beyond 2^64 bytes",
+                         w->spec.trace_path, line, (unsigned long long)*lba,
+                         (unsigned long long)nsect);
+    }
+    int rc = tin_map_apply(&w->tin_opts.map, w->spec.trace_path, &r, err, errlen);
+    if (rc == 0) {
+        *lba = r.offset / IO_TRACE_SECTOR;  /* the map keeps 512-byte alignment */
+    }
+    return rc;
+}
+
+/*
+ * --trace-lba-map on a femu record of the conventional namespace (W, R, Y, X, each range
+ * of a D; a dropped range of a D becomes empty): 0 kept, 1 dropped, -1 refused. Zone and
+ * copy records address zones and their contents, which no map can move: refused.
+ * Without a map (refuse) to_device_sectors refuses what is beyond the device.
+ */
+static int map_femu(struct workload *w, struct trace_record *rec, char *err, size_t errlen)
+{
+    if (w->tin_opts.map.mode == TIN_MAP_REFUSE) {
+        return 0;
+    }
+    if (record_zoned(rec) || rec->op == TRACE_COPY) {
+        return ftl_error(err, errlen, "%s:%lu: --trace-lba-map cannot move zone/copy records",
+                         w->spec.trace_path, rec->line);
+    }
+    switch (rec->op) {
+    case TRACE_WRITE:
+    case TRACE_READ:
+    case TRACE_VERIFY:
+    case TRACE_FORMAT:
+        return map_sectors(w, rec->line, &rec->lba, rec->nsect, err, errlen);
+    case TRACE_DEALLOCATE:
+        for (uint32_t i = 0; i < rec->nranges; i++) {
+            w->mapped[i] = rec->ranges[i];
+            int rc = map_sectors(w, rec->line, &w->mapped[i].lba, w->mapped[i].nsect, err,
+                                 errlen);
+            if (rc < 0) {
+                return -1;
+            }
+            if (rc > 0) {
+                w->mapped[i].nsect = 0;
+            }
+        }
+        rec->ranges = w->mapped;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
 static int next_from_trace(struct workload *w, struct request *req, char *err, size_t errlen)
 {
     /* The FTL operation of each request record (ZA: a zone write with FTL_REQ_APPEND). */
@@ -358,13 +431,25 @@ static int next_from_trace(struct workload *w, struct request *req, char *err, s
         w->femu_records++;
         /* a seed line only names the generator's seed: nothing to replay; a RUH update
          * without FDP handles names a handle that does not exist: nothing to do */
-        if (rec.op != TRACE_SEED && (rec.op != TRACE_RUH_UPDATE || w->spec.fdp)) {
+        if (rec.op == TRACE_SEED || (rec.op == TRACE_RUH_UPDATE && !w->spec.fdp)) {
+            continue;
+        }
+        if (record_zoned(&rec) && w->spec.layout.zones == 0) {
+            return ftl_error(err, errlen, "%s:%lu: a zone record needs a zoned namespace "
+                             "(zoned=1 and its zone keys)", w->spec.trace_path, rec.line);
+        }
+        rc = map_femu(w, &rec, err, errlen);
+        if (rc < 0) {
+            return -1;
+        }
+        if (rc == 0) {
             break;
         }
     }
-    if (record_zoned(&rec) && w->spec.layout.zones == 0) {
-        return ftl_error(err, errlen, "%s:%lu: a zone record needs a zoned namespace "
-                         "(zoned=1 and its zone keys)", w->spec.trace_path, rec.line);
+    /* --trace-time scale=F: the recording's own clock, which its phase records share */
+    if (tin_clock_scale(&w->tin_opts.clock, w->spec.trace_path, rec.line, rec.time_ns,
+                        &rec.time_ns, err, errlen)) {
+        return -1;
     }
     if ((rec.op == TRACE_WRITE || rec.op == TRACE_RUH_UPDATE) &&
         check_handle(w, &rec, err, errlen) != 0) {
@@ -554,6 +639,7 @@ void workload_destroy(struct workload *w)
 {
     if (w) {
         tin_close(w->tin);     /* femu's reader, w->trace, with it */
+        tin_input_close(w->input);
         dist_destroy(w->dist);
         free(w);
     }

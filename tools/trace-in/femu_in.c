@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "byte_range.h"
+
 struct femu_in {
     struct trace_reader *t;
     const char *path;           /* the caller's, for messages */
@@ -10,7 +12,8 @@ struct femu_in {
     uint32_t next_range;
 };
 
-struct femu_in *femu_in_open(FILE *stream, const char *path, char *err, size_t errlen)
+struct femu_in *femu_in_open(FILE *stream, const char *path, bool skip_bad, char *err,
+                             size_t errlen)
 {
     struct femu_in *r = calloc(1, sizeof(*r));
     if (!r) {
@@ -19,7 +22,7 @@ struct femu_in *femu_in_open(FILE *stream, const char *path, char *err, size_t e
         return NULL;
     }
     r->path = path;
-    r->t = trace_open_stream(stream, path, err, errlen);
+    r->t = trace_open_stream(stream, path, skip_bad, err, errlen);
     if (!r->t) {
         free(r);
         return NULL;
@@ -27,7 +30,8 @@ struct femu_in *femu_in_open(FILE *stream, const char *path, char *err, size_t e
     return r;
 }
 
-/* The next range of the current D record as a trim; false when there is none left. */
+/* The next range of the current D record as a trim; false when there is none left. The
+ * ranges were checked (byte_range.h) when the record was read. */
 static bool next_range(struct femu_in *r, struct tin_record *rec)
 {
     if (r->cur.op != TRACE_DEALLOCATE || r->next_range >= r->cur.nranges) {
@@ -35,10 +39,8 @@ static bool next_range(struct femu_in *r, struct tin_record *rec)
     }
     const struct trace_range *range = &r->cur.ranges[r->next_range++];
     *rec = (struct tin_record){ .op = TIN_TRIM, .timed = trace_version(r->t) >= 2,
-                                .time_ns = r->cur.time_ns, .stream = -1, .line = r->cur.line,
-                                /* the reader checked lba + nsect fits; * 512 may not */
-                                .offset = range->lba * IO_TRACE_SECTOR,
-                                .length = range->nsect * IO_TRACE_SECTOR };
+                                .time_ns = r->cur.time_ns, .stream = -1, .line = r->cur.line };
+    tin_byte_range(range->lba, range->nsect, IO_TRACE_SECTOR, &rec->offset, &rec->length);
     return true;
 }
 
@@ -59,21 +61,23 @@ int femu_in_next(struct femu_in *r, struct tin_record *rec, char *err, size_t er
         switch (t->op) {
         case TRACE_WRITE:
         case TRACE_READ:
-            if (t->lba > UINT64_MAX / IO_TRACE_SECTOR - t->nsect) {
-                snprintf(err, errlen, "%s:%lu: lba + nsect is beyond 2^64 bytes", r->path,
-                         t->line);
+            if (!tin_byte_range(t->lba, t->nsect, IO_TRACE_SECTOR, &rec->offset,
+                                &rec->length)) {
+                snprintf(err, errlen, "%s:%lu: lba %llu + nsect %llu is beyond 2^64 bytes",
+                         r->path, t->line, (unsigned long long)t->lba,
+                         (unsigned long long)t->nsect);
                 return -1;
             }
             rec->op = t->op == TRACE_WRITE ? TIN_WRITE : TIN_READ;
-            rec->offset = t->lba * IO_TRACE_SECTOR;
-            rec->length = t->nsect * IO_TRACE_SECTOR;
             return 1;
         case TRACE_FLUSH:
             rec->op = TIN_FLUSH;
             return 1;
         case TRACE_DEALLOCATE:
             for (uint32_t i = 0; i < t->nranges; i++) {
-                if (t->ranges[i].lba > UINT64_MAX / IO_TRACE_SECTOR - t->ranges[i].nsect) {
+                uint64_t offset, length;
+                if (!tin_byte_range(t->ranges[i].lba, t->ranges[i].nsect, IO_TRACE_SECTOR,
+                                    &offset, &length)) {
                     snprintf(err, errlen, "%s:%lu: a range is beyond 2^64 bytes", r->path,
                              t->line);
                     return -1;
@@ -94,6 +98,11 @@ struct trace_reader *femu_in_reader(struct femu_in *r)
 int femu_in_version(const struct femu_in *r)
 {
     return trace_version(r->t);
+}
+
+uint64_t femu_in_bad_lines(const struct femu_in *r)
+{
+    return trace_bad_lines(r->t);
 }
 
 void femu_in_close(struct femu_in *r)

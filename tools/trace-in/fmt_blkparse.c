@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "byte_range.h"
 #include "fields.h"
 #include "formats.h"
 
@@ -78,12 +79,8 @@ static enum line_kind parse_extent(struct parse *p, char **f, int n, struct tin_
     if (!fields_u64(f[0], &sector) || !fields_u64(f[2], &count)) {
         return parse_bad(p, "'%.32s + %.32s' is not sector + nsectors", f[0], f[2]);
     }
-    if (parse_sectors(p, sector, "sector", &rec->offset) ||
-        parse_sectors(p, count, "nsectors", &rec->length)) {
-        return LINE_BAD;
-    }
-    if (rec->offset > UINT64_MAX - rec->length) {
-        return parse_bad(p, "sector + nsectors overflows 64 bits");
+    if (!tin_byte_range(sector, count, p->sector, &rec->offset, &rec->length)) {
+        return parse_bad(p, "sector + nsectors is beyond 2^64 bytes");
     }
     return LINE_RECORD;
 }

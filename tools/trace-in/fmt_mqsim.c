@@ -4,6 +4,7 @@
  *   DiskSim: time_ms devno blkno bcount flags (bit 0 set: read, else write)
  * Sectors of 512 bytes unless --trace-sector-size.
  */
+#include "byte_range.h"
 #include "fields.h"
 #include "formats.h"
 
@@ -14,16 +15,15 @@ static enum line_kind place(struct parse *p, char **f, struct tin_record *rec)
     if (!fields_u64(f[1], &dev)) {
         return parse_bad(p, "device '%.32s' is not a number", f[1]);
     }
-    if (!fields_u64(f[2], &start) || parse_sectors(p, start, "start sector", &rec->offset)) {
-        return p->why[0] ? LINE_BAD : parse_bad(p, "start sector '%.32s' is not a number",
-                                                f[2]);
+    if (!fields_u64(f[2], &start)) {
+        return parse_bad(p, "start sector '%.32s' is not a number", f[2]);
     }
-    if (!fields_u64(f[3], &count) || parse_sectors(p, count, "size", &rec->length)) {
-        return p->why[0] ? LINE_BAD : parse_bad(p, "size '%.32s' is not a sector count",
-                                                f[3]);
+    if (!fields_u64(f[3], &count)) {
+        return parse_bad(p, "size '%.32s' is not a sector count", f[3]);
     }
-    if (rec->offset > UINT64_MAX - rec->length) {
-        return parse_bad(p, "start + size overflows 64 bits");
+    if (!tin_byte_range(start, count, p->sector, &rec->offset, &rec->length)) {
+        return parse_bad(p, "start sector %llu + size %llu is beyond 2^64 bytes",
+                         (unsigned long long)start, (unsigned long long)count);
     }
     rec->timed = true;
     return p->opt->disk_set && dev != p->opt->disk ? LINE_FILTERED : LINE_RECORD;

@@ -45,7 +45,12 @@ enum line_kind spc_parse(struct parse *p, char *line, struct tin_record *rec)
         return parse_bad(p, "Timestamp '%.32s' is not seconds (e.g. 0.031)", f[4]);
     }
     if (p->opt->asu == TIN_ASU_OFFSET) {
-        uint64_t base = asu * TIN_ASU_REGION;   /* asu < 2^31: fits */
+        /* ASU 2^24 and up would wrap onto ASU 0's region: refused before the product */
+        if (asu > UINT64_MAX / TIN_ASU_REGION) {
+            return parse_bad(p, "ASU %llu's region (ASU x 2^40 bytes) is beyond 2^64 bytes",
+                             (unsigned long long)asu);
+        }
+        uint64_t base = asu * TIN_ASU_REGION;
         if (offset > UINT64_MAX - base) {
             return parse_bad(p, "ASU %llu's region + LBA overflows 64 bits",
                              (unsigned long long)asu);

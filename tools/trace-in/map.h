@@ -15,23 +15,29 @@
 
 enum tin_lba_map {
     TIN_MAP_REFUSE,     /* a request beyond the device is an error */
-    TIN_MAP_MODULO,     /* offset modulo the capacity */
-    TIN_MAP_SCALE,      /* offset * capacity / the trace's extent, rounded down to the
-                         * original's alignment (up to 4 KiB) */
+    TIN_MAP_MODULO,     /* a request beyond the device: its offset modulo the capacity
+                         * (those inside stay) */
+    TIN_MAP_SCALE,      /* every request: offset * capacity / the trace's extent, rounded
+                         * down to the original's alignment (up to 4 KiB); nothing moves
+                         * when the extent fits the device */
 };
 
 struct tin_map {
     enum tin_lba_map mode;
     uint64_t device_bytes;      /* 0: no device, nothing mapped */
     uint64_t extent;            /* TIN_MAP_SCALE: the trace's highest end offset, bytes */
+    bool extent_given;          /* by --trace-extent: a request ending beyond is refused */
     uint64_t remapped;          /* requests whose offset the map moved */
     uint64_t dropped;           /* requests longer than the whole device (modulo, scale) */
 };
 
 /*
  * Fold rec's range into the device: 0 kept (perhaps moved: counted in remapped), 1
- * dropped (counted), -1 refused ("PATH:LINE: ..." in err). A moved request that would
- * cross the device's end is moved back to end there. Flushes pass untouched.
+ * dropped (longer than the device; counted), -1 refused ("PATH:LINE: ..." in err: beyond
+ * the device under refuse, beyond a given --trace-extent under scale). A moved request
+ * that would cross the device's end is moved back to end there. Scale keeps the order of
+ * the unrounded addresses; the rounding moves a start down by less than its alignment.
+ * Flushes and empty ranges pass untouched.
  */
 int tin_map_apply(struct tin_map *m, const char *path, struct tin_record *rec, char *err,
                   size_t errlen);
@@ -58,5 +64,10 @@ int tin_clock_parse(const char *text, struct tin_clock *out);
  * -1 with "PATH:LINE: ..." when beyond IO_TRACE_MAX_TIME_NS (104 days). */
 int tin_clock_ns(struct tin_clock *c, const char *path, const struct tin_record *rec,
                  uint64_t *out, char *err, size_t errlen);
+
+/* ns scaled as it is, not made relative (femu's own traces: their times and their phase
+ * records' share the recording's clock): 0, or -1 with "PATH:LINE: ..." beyond 104 days. */
+int tin_clock_scale(const struct tin_clock *c, const char *path, unsigned long line,
+                    uint64_t ns, uint64_t *out, char *err, size_t errlen);
 
 #endif

@@ -81,6 +81,7 @@ int tin_settings_option(struct tin_settings *s, const char *name, const char *va
             return -1;
         }
         s->extent_set = true;
+        s->map.extent_given = true;
     } else if (!strcmp(name, "trace-time")) {
         if (tin_clock_parse(value, &s->clock)) {
             snprintf(err, errlen, "--trace-time: '%s' is not scale=F (0 < F <= 10^6) or "

@@ -10,6 +10,7 @@
 
 #include "femu_in.h"
 #include "formats.h"
+#include "input.h"
 #include "lines.h"
 #include "source.h"
 
@@ -33,6 +34,7 @@ const char tin_format_names[] = "auto, msr, spc, blkparse, fio-iolog, mqsim, dis
 
 struct tin_reader {
     char *path;
+    struct tin_input *own_input;    /* tin_open's, closed with the reader */
     struct tin_options opt;
     enum tin_format format;
     struct source *src;         /* the line formats: the source and its lines */
@@ -107,9 +109,10 @@ static int detect(struct tin_reader *r, char *err, size_t errlen)
     return 0;
 }
 
-struct tin_reader *tin_open(const char *path, const struct tin_options *opt, char *err,
-                            size_t errlen)
+struct tin_reader *tin_open_input(struct tin_input *in, const struct tin_options *opt,
+                                  char *err, size_t errlen)
 {
+    const char *path = tin_input_path(in);
     struct tin_reader *r = calloc(1, sizeof(*r));
     if (!r || !(r->path = strdup(path))) {
         free(r);
@@ -120,7 +123,13 @@ struct tin_reader *tin_open(const char *path, const struct tin_options *opt, cha
     r->format = opt->format;
     r->parse.opt = &r->opt;
     r->parse.sector = opt->sector_size ? opt->sector_size : 512;
-    r->src = source_open(path, err, errlen);
+    FILE *f = tin_input_stream(in);
+    if (!f) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        tin_close(r);
+        return NULL;
+    }
+    r->src = source_open(f, path, err, errlen);
     if (!r->src || (r->format == TIN_AUTO && detect(r, err, errlen))) {
         tin_close(r);
         return NULL;
@@ -133,7 +142,7 @@ struct tin_reader *tin_open(const char *path, const struct tin_options *opt, cha
             return NULL;
         }
         r->src = NULL;      /* the stream's now */
-        r->femu = femu_in_open(stream, r->path, err, errlen);
+        r->femu = femu_in_open(stream, r->path, r->opt.skip_bad, err, errlen);
         if (!r->femu) {
             tin_close(r);
             return NULL;
@@ -146,6 +155,22 @@ struct tin_reader *tin_open(const char *path, const struct tin_options *opt, cha
         tin_close(r);
         return NULL;
     }
+    return r;
+}
+
+struct tin_reader *tin_open(const char *path, const struct tin_options *opt, char *err,
+                            size_t errlen)
+{
+    struct tin_input *in = tin_input_open(path, err, errlen);
+    if (!in) {
+        return NULL;
+    }
+    struct tin_reader *r = tin_open_input(in, opt, err, errlen);
+    if (!r) {
+        tin_input_close(in);
+        return NULL;
+    }
+    r->own_input = in;
     return r;
 }
 
@@ -208,6 +233,9 @@ int tin_next(struct tin_reader *r, struct tin_record *rec, char *err, size_t err
     for (;;) {
         int rc = r->femu ? femu_in_next(r->femu, rec, err, errlen)
                          : next_line_record(r, rec, err, errlen);
+        if (r->femu) {
+            r->counts.bad = femu_in_bad_lines(r->femu);
+        }
         if (rc < 0) {
             return fail(r, err);
         }
@@ -269,6 +297,7 @@ void tin_close(struct tin_reader *r)
     lines_close(r->lines);
     source_close(r->src);
     femu_in_close(r->femu);
+    tin_input_close(r->own_input);
     free(r->path);
     free(r);
 }

@@ -1,21 +1,13 @@
-/* scan.c - a checking pass over a whole trace (scan.h). */
+/* scan.c - a pass over a whole trace for its extent (scan.h). */
 #include "scan.h"
 
-#include <stdio.h>
-#include <string.h>
-
-int tin_scan_file(const char *path, const struct tin_options *opt, struct tin_scan *out,
-                  char *err, size_t errlen)
+int tin_scan_input(struct tin_input *in, const struct tin_options *opt,
+                   struct tin_scan *out, char *err, size_t errlen)
 {
     struct tin_options quiet = *opt;
     quiet.quiet = true;
     *out = (struct tin_scan){ 0 };
-    if (strcmp(path, "-") == 0) {
-        snprintf(err, errlen, "-: standard input cannot be read twice (the pre-pass); give "
-                 "a file, or --trace-extent");
-        return -1;
-    }
-    struct tin_reader *r = tin_open(path, &quiet, err, errlen);
+    struct tin_reader *r = tin_open_input(in, &quiet, err, errlen);
     if (!r) {
         return -1;
     }
@@ -23,6 +15,7 @@ int tin_scan_file(const char *path, const struct tin_options *opt, struct tin_sc
     int rc;
     while ((rc = tin_next(r, &rec, err, errlen)) == 1) {
         out->records++;
+        /* readers refuse a range whose end is beyond 2^64: the sum fits */
         if (rec.op != TIN_FLUSH && rec.offset + rec.length > out->extent) {
             out->extent = rec.offset + rec.length;
         }

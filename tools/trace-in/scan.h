@@ -1,7 +1,7 @@
 /*
- * scan.h - one pass over a whole trace before it is used: every line checked (a bad one
- * is reported before any output exists) and the extent (highest end offset) that
- * --trace-lba-map scale divides by. Needs a file: standard input cannot be read twice.
+ * scan.h - one pass over a whole trace before it is used: every line read and the extent
+ * (highest end offset) that --trace-lba-map scale divides by. The input (input.h) is
+ * read from its start, so a stream works too.
  */
 #ifndef TRACE_IN_SCAN_H
 #define TRACE_IN_SCAN_H
@@ -17,7 +17,7 @@ struct tin_scan {
 };
 
 /* 0, or -1 with the reader's error (FILE:LINE) in err. opt->quiet is forced. */
-int tin_scan_file(const char *path, const struct tin_options *opt, struct tin_scan *out,
-                  char *err, size_t errlen);
+int tin_scan_input(struct tin_input *in, const struct tin_options *opt,
+                   struct tin_scan *out, char *err, size_t errlen);
 
 #endif

@@ -14,7 +14,6 @@
 
 struct source {
     FILE *f;
-    bool close_f;
     char *path;
     enum source_codec codec;
     z_stream z;
@@ -69,24 +68,16 @@ static enum source_codec sniff(const unsigned char *b, size_t n)
     return SOURCE_PLAIN;
 }
 
-struct source *source_open(const char *path, char *err, size_t errlen)
+struct source *source_open(FILE *f, const char *path, char *err, size_t errlen)
 {
     struct source *s = calloc(1, sizeof(*s));
     if (!s || !(s->path = strdup(path))) {
         free(s);
+        fclose(f);
         snprintf(err, errlen, "%s: out of memory", path);
         return NULL;
     }
-    if (strcmp(path, "-") == 0) {
-        s->f = stdin;
-    } else if ((s->f = fopen(path, "rb")) != NULL) {
-        s->close_f = true;
-    } else {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        free(s->path);
-        free(s);
-        return NULL;
-    }
+    s->f = f;
     if (fill_raw(s, err, errlen)) {
         source_close(s);
         return NULL;
@@ -264,9 +255,7 @@ void source_close(struct source *s)
     } else if (s->codec == SOURCE_XZ) {
         lzma_end(&s->x);
     }
-    if (s->close_f) {
-        fclose(s->f);
-    }
+    fclose(s->f);
     free(s->path);
     free(s);
 }

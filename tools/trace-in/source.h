@@ -2,7 +2,7 @@
  * source.h - a trace file's bytes, plain, gzip or xz (told apart by their magic bytes,
  * never by the name), read in large blocks: the decompression is streamed, never the
  * whole file in memory. The first SOURCE_PEEK bytes can be looked at before reading
- * (format detection) without being consumed, so standard input works too.
+ * (format detection) without being consumed.
  */
 #ifndef TRACE_IN_SOURCE_H
 #define TRACE_IN_SOURCE_H
@@ -17,8 +17,9 @@ enum source_codec { SOURCE_PLAIN, SOURCE_GZIP, SOURCE_XZ };
 
 struct source;
 
-/* Open path ("-": standard input); NULL with "PATH: why" in err. */
-struct source *source_open(const char *path, char *err, size_t errlen);
+/* Over f (owned from here on: closed with the source, or now on failure), named path in
+ * messages; NULL with "PATH: why" in err. */
+struct source *source_open(FILE *f, const char *path, char *err, size_t errlen);
 
 /* Up to SOURCE_PEEK decoded bytes from the start, not consumed: *len may be less at the
  * end of a short file. -1 with a reason on a read or decode error. */

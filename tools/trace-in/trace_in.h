@@ -48,7 +48,8 @@ struct tin_options {
     enum tin_asu asu;           /* SPC: what the ASU becomes */
     bool complete_events;       /* blkparse: C events instead of Q */
     uint32_t sector_size;       /* blkparse, MQSim, DiskSim, SPC sectors (0: 512) */
-    bool skip_bad;              /* count and pass over bad lines instead of failing */
+    bool skip_bad;              /* count and pass over bad lines instead of failing (a
+                                 * line too long or with a NUL byte is still fatal) */
     bool quiet;                 /* tin_open does not name the detected format on stderr */
 };
 
@@ -62,9 +63,16 @@ struct tin_counts {
 
 struct tin_reader;
 
-/* Open path ("-": standard input); NULL with one line in err. With TIN_AUTO the format
- * is detected from the first lines, and named on stderr unless opt->quiet (or it is
- * femu's own format, the tools' native one). */
+struct tin_input;    /* input.h: a trace opened once, read again from its start */
+
+/* A reader from the start of in (which stays the caller's and must outlive it); NULL
+ * with one line in err. With TIN_AUTO the format is detected from the first lines, and
+ * named on stderr unless opt->quiet (or it is femu's own format, the tools' native one).
+ * A tool that reads a trace more than once opens a reader per pass over one input. */
+struct tin_reader *tin_open_input(struct tin_input *in, const struct tin_options *opt,
+                                  char *err, size_t errlen);
+
+/* The same over path ("-": standard input) opened for this one reader. */
 struct tin_reader *tin_open(const char *path, const struct tin_options *opt, char *err,
                             size_t errlen);
 
@@ -80,7 +88,7 @@ int tin_femu_version(const struct tin_reader *r);
 /* The filters applied, as text for a summary ("host=X disk=N", "" for none). */
 void tin_filters_text(const struct tin_options *opt, char *buf, size_t len);
 
-/* femu's own format: ftl-sim's reader under it, which ftl-sim replays itself (every
+/* femu's own format: its reader (femu_trace.h) under it, which ftl-sim replays itself (every
  * record kind, not only block requests); NULL for the other formats. */
 struct trace_reader *tin_femu_reader(struct tin_reader *r);
 

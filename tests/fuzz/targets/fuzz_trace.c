@@ -1,10 +1,11 @@
 /*
  * libFuzzer target: a block I/O trace (versions 1 to 3: hw/femu/ftl/include/femu_ftl/
- * trace.h) through ftl-sim's reader and its conversion into FTL requests (workload.c:
- * sector ranges, namespaces, streams, zones, copies), once for a device with a zoned
- * namespace and once without. A refusal must be one line naming the file and line; an
- * accepted request must lie inside the device. Seeds: traces the device and ftl-sim
- * record, and hand-written ones of every record kind (corpus/trace).
+ * trace.h) through the femu reader (tools/trace-in/femu_trace.c) and its conversion
+ * into FTL requests (workload.c: sector ranges, namespaces, streams, zones, copies),
+ * once for a device with a zoned namespace and once without. A refusal must be one
+ * line naming the file and line, and come from workload_create's dry run, never from the
+ * replay; an accepted request must lie inside the device. Seeds: traces the device and
+ * ftl-sim record, and hand-written ones of every record kind (corpus/trace).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,11 @@ static void replay(const char *path, bool zoned)
     if (rc < 0 && (!err[0] || strchr(err, '\n') || !strstr(err, path))) {
         fprintf(stderr, "fuzz: a refusal that does not name the file on one line: '%s'\n",
                 err);
+        abort();
+    }
+    /* workload_create's dry run made every request already: the replay cannot refuse */
+    if (w && rc < 0) {
+        fprintf(stderr, "fuzz: the replay refused what the dry run accepted: '%s'\n", err);
         abort();
     }
     workload_destroy(w);

@@ -1,6 +1,6 @@
 /*
- * libFuzzer target: a real-world block trace (tools/trace-in: MSR, SPC, blkparse, fio
- * iolog, MQSim, DiskSim, and detection) read under each format and under auto, then
+ * libFuzzer target: a block trace (tools/trace-in: MSR, SPC, blkparse, fio iolog, MQSim,
+ * DiskSim, femu's own format, and detection) read under each format and under auto, then
  * folded into a small device with each address map and put on the clock, as ftl-sim and
  * femu-trace do. A refusal must be one line naming the file; an accepted record must be a
  * known operation on a range that does not wrap, and once mapped must lie inside the
@@ -85,7 +85,7 @@ static void read_as(const char *path, enum tin_format format, bool skip_bad,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const enum tin_format formats[] = { TIN_AUTO, TIN_MSR, TIN_SPC, TIN_BLKPARSE,
-                                               TIN_FIO, TIN_MQSIM, TIN_DISKSIM };
+                                               TIN_FIO, TIN_MQSIM, TIN_DISKSIM, TIN_FEMU };
     const char *path = fuzz_input_file(data, size);
     for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
         read_as(path, formats[i], false, TIN_MAP_REFUSE);

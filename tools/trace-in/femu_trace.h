@@ -1,6 +1,6 @@
 /*
- * trace.h - reader for block I/O traces: version 1 (S / W / R records and untimed zone
- * and copy records, no times), version 2 (what the device and ftl-sim record, with
+ * femu_trace.h - reader for femu's own block I/O traces: version 1 (S / W / R records
+ * and untimed zone and copy records, no times), version 2 (what the device and ftl-sim record, with
  * arrival times, namespace and stream), version 3 (version 2 with zone and copy
  * records), version 4 (version 3 with FDP's reclaim unit handle updates) and version 5
  * (version 4 with FUA writes and write cache switches). The format is
@@ -11,8 +11,8 @@
  * trace_next() returns -1 it keeps returning -1 with the same message, and the reader is
  * only good for trace_close().
  */
-#ifndef FTL_SIM_TRACE_H
-#define FTL_SIM_TRACE_H
+#ifndef TRACE_IN_FEMU_TRACE_H
+#define TRACE_IN_FEMU_TRACE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -79,8 +79,14 @@ struct trace_reader;
 struct trace_reader *trace_open(const char *path, char *err, size_t errlen);
 
 /* The same over an open stream (e.g. a decompressing one), which the reader owns and
- * closes; name is the file's name in messages. */
-struct trace_reader *trace_open_stream(FILE *f, const char *name, char *err, size_t errlen);
+ * closes; name is the file's name in messages. skip_bad (--trace-skip-bad): a line that
+ * does not parse is counted and passed over instead of failing; a line too long, with a
+ * NUL byte or unreadable still fails. */
+struct trace_reader *trace_open_stream(FILE *f, const char *name, bool skip_bad, char *err,
+                                       size_t errlen);
+
+/* The lines skip_bad passed over so far. */
+uint64_t trace_bad_lines(const struct trace_reader *t);
 
 /* Read the next record into *rec: 1 = record, 0 = end of file,
  * -1 = error ("FILE:LINE: ..." in err). */

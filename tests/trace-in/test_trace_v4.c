@@ -1,5 +1,5 @@
 /* Unit tests for trace version 4 (FDP): the writer's U record and its version choice,
- * tools/ftl-sim/trace.c reading W's placement and U back, and every U error naming the
+ * tools/trace-in/femu_trace.c reading W's placement and U back, and every U error naming the
  * file and line. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L     /* mkstemp, fdopen */
@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "temp_file.h"
-#include "trace.h"
+#include "femu_trace.h"
 
 #define TRACE_TEST_PREFIX "sim-trace4"
 #include "trace_test_util.h"

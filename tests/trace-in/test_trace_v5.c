@@ -1,5 +1,5 @@
 /* Unit tests for trace version 5 (the volatile write cache): the writer's FUA marker on W
- * and its WC record, the version each needs, tools/ftl-sim/trace.c reading both back, and
+ * and its WC record, the version each needs, tools/trace-in/femu_trace.c reading both back, and
  * their errors naming the file and line. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L     /* mkstemp, fdopen */
@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "temp_file.h"
-#include "trace.h"
+#include "femu_trace.h"
 
 #define TRACE_TEST_PREFIX "sim-trace5"
 #include "trace_test_util.h"

@@ -1,8 +1,8 @@
 /*
- * trace.c - line reader and parser for block I/O traces, versions 1 to 5 (see
- * trace.h; the format: hw/femu/ftl/include/femu_ftl/trace.h).
+ * femu_trace.c - line reader and parser for block I/O traces, versions 1 to 5 (see
+ * femu_trace.h; the format: hw/femu/ftl/include/femu_ftl/trace.h).
  */
-#include "trace.h"
+#include "femu_trace.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -21,6 +21,8 @@ struct trace_reader {
     int state;              /* 0 reading, 1 at EOF, -1 failed */
     int version;            /* 1 to 5 */
     bool ended;             /* version 2: the E record was read */
+    bool skip_bad;          /* a line that does not parse is counted and passed over */
+    uint64_t bad_lines;
     int ahead_rc;           /* the first record, read by trace_open: 1, 0 or -1 ... */
     bool ahead_pending;     /* ... until trace_next hands it out */
     struct trace_record ahead;
@@ -61,7 +63,8 @@ static int fail(struct trace_reader *t, char *err, size_t errlen,
 }
 
 /* A reader over f, named name in messages; it closes f unless f is stdin. */
-static struct trace_reader *open_on(FILE *f, const char *name, char *err, size_t errlen)
+static struct trace_reader *open_on(FILE *f, const char *name, bool skip_bad, char *err,
+                                    size_t errlen)
 {
     struct trace_reader *t = calloc(1, sizeof(*t));
     size_t len = strlen(name);
@@ -77,6 +80,7 @@ static struct trace_reader *open_on(FILE *f, const char *name, char *err, size_t
     memcpy(t->path, name, len + 1);
     t->f = f;
     t->close_f = f != stdin;
+    t->skip_bad = skip_bad;
     /* The version is the first record's business: read it now, hand it out later. */
     t->version = 1;
     t->ahead_rc = parse_next(t, &t->ahead, NULL, 0);
@@ -93,7 +97,7 @@ struct trace_reader *trace_open(const char *path, char *err, size_t errlen)
         return NULL;
     }
     if (strcmp(path, "-") == 0) {
-        return open_on(stdin, "-", err, errlen);
+        return open_on(stdin, "-", false, err, errlen);
     }
     f = fopen(path, "r");
     if (f == NULL) {
@@ -102,12 +106,18 @@ struct trace_reader *trace_open(const char *path, char *err, size_t errlen)
         }
         return NULL;
     }
-    return open_on(f, path, err, errlen);
+    return open_on(f, path, false, err, errlen);
 }
 
-struct trace_reader *trace_open_stream(FILE *f, const char *name, char *err, size_t errlen)
+struct trace_reader *trace_open_stream(FILE *f, const char *name, bool skip_bad, char *err,
+                                       size_t errlen)
 {
-    return open_on(f, name, err, errlen);
+    return open_on(f, name, skip_bad, err, errlen);
+}
+
+uint64_t trace_bad_lines(const struct trace_reader *t)
+{
+    return t->bad_lines;
 }
 
 int trace_version(const struct trace_reader *t)
@@ -713,22 +723,28 @@ static int parse_next(struct trace_reader *t, struct trace_record *rec, char *er
             continue;
         }
         struct trace_record r = { .stream = -1, .nsid = 1, .line = t->line };
+        bool version_line = strcmp(f[0], "V") == 0;
 
-        if (strcmp(f[0], "V") == 0) {
-            if (!first) {
-                return fail(t, err, errlen, "V: the version must be the first record");
-            }
-            if (parse_version(t, f, n, err, errlen) != 0) {
-                return -1;
-            }
-            first = false;
-            continue;
+        if (version_line && !first) {
+            rc = fail(t, err, errlen, "V: the version must be the first record");
+        } else if (version_line) {
+            rc = parse_version(t, f, n, err, errlen);
+        } else {
+            rc = t->version == 1 ? parse_v1(t, f, n, &r, err, errlen)
+                                 : parse_v2(t, f, n, &r, err, errlen);
         }
         first = false;
-        rc = t->version == 1 ? parse_v1(t, f, n, &r, err, errlen)
-                             : parse_v2(t, f, n, &r, err, errlen);
+        if (rc != 0 && t->skip_bad) {
+            /* the whole line was read: passing it over leaves the reader sound */
+            t->state = 0;
+            t->bad_lines++;
+            continue;
+        }
         if (rc != 0) {
             return -1;
+        }
+        if (version_line) {
+            continue;
         }
         *rec = r;
         return 1;

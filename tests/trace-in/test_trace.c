@@ -1,4 +1,4 @@
-/* Unit tests for tools/ftl-sim/trace.c: happy path and every error of trace versions 1,
+/* Unit tests for tools/trace-in/femu_trace.c: happy path and every error of trace versions 1,
  * 2 and 3, on temporary files; the FTL library's writer read back. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L     /* mkstemp, fdopen */
@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "temp_file.h"
-#include "trace.h"
+#include "femu_trace.h"
 
 #define TRACE_TEST_PREFIX "sim-trace"
 #include "trace_test_util.h"
