@@ -3,9 +3,10 @@
 read from a file, a pipe, gzip and xz, must give request for request what the reference
 gives, and the same counts of bad, empty and filtered lines and of dropped requests.
 
-The scale cases (ids with "scale") follow the new --trace-lba-map scale (every address
-maps proportionally when the extent is beyond the device); where the build still has the
-old one (requests inside the device stay) and the two differ, they are strict xfails."""
+The scale cases (ids with "scale") follow --trace-lba-map scale as issue 39 redesigned it:
+every address maps proportionally when the extent is beyond the device. The cases where
+the first build and the documentation parted (the old scale, --trace-skip-bad on femu's
+own format, blkparse FN and DE, a time of 2^53 + 1 ns) now agree and sit in EDGES."""
 import dataclasses
 import gzip
 import json
@@ -153,33 +154,8 @@ def info_counts(femu_trace, case, data, tmp_path):
     return json.loads(proc.stdout)
 
 
-def old_scale_differs(case):
-    """Whether the build's scale, which leaves a request inside the device where it is,
-    gives other requests than the new one: whether the new one moves one of those."""
-    if case.options.lba_map != "scale":
-        return False
-    data = case.trace()
-    unmapped = read_trace(data, dataclasses.replace(case.options, device_bytes=None))[0]
-    mapped = read_trace(data, case.options)[0]
-    if len(unmapped) != len(mapped):
-        return True
-    return any(before != after for before, after in zip(unmapped, mapped)
-               if before.op != "F" and (before.lba + before.nsect) * 512 <= DEVICE)
-
-
-FEMU_SKIP_BAD = ("femu-trace --trace-skip-bad does not skip a bad line of femu's own format: "
-                 "it exits 2 on it (e.g. 'unknown op', 'not a decimal number'); ftl-sim.md "
-                 "'Bad lines and output' (femu's own format too) says it skips and counts it")
-
-
 def marks(case):
-    if case.bad and case.options.fmt == "femu":
-        return [pytest.mark.xfail(strict=True, reason=FEMU_SKIP_BAD)]
-    if old_scale_differs(case):
-        return [pytest.mark.xfail(strict=True, reason=(
-            "femu-trace's --trace-lba-map scale still leaves requests inside the device "
-            "where they are and moves only those beyond it; the new design maps every "
-            "address by device/extent when the extent is beyond the device"))]
+    """Every case must agree (the disagreements found are fixed): no marks."""
     return []
 
 
@@ -308,6 +284,7 @@ EDGES = [
     ("mqsim-time-just-beyond-2^53", "mqsim", MQSIM_TWO.format((1 << 53) + 1), {}),
     ("femu-nsect-0", "femu", "V 2\nR 0 8 0 1\nW 5 0 8 1 0\n", {}),
     ("femu-v1-nsect-0", "femu", "W 8 0\nR 0 8\n", {}),
+    ("femu-skip-bad", "femu", "V 2\nQ 1 0 8 1\nR 2 0 8 1\n", {"skip_bad": True}),
     ("femu-nsect-0-skipped", "femu", "V 2\nR 0 8 0 1\nW 5 0 8 1 0\n", {"skip_bad": True}),
     ("blkparse-DE-sync", "blkparse", BLK_Q.format("0.5", "DES"), {}),
 ]
@@ -346,27 +323,6 @@ def test_the_limits_agree(femu_trace, tmp_path, fmt, trace, options):
     count_agreement(expected, fmt, "limits")
 
 
-# (id, format, trace, options, the disagreement): where femu-trace and the documentation
-# part, kept until femu-trace is fixed.
-DISAGREEMENTS = [
-    ("femu-skip-bad", "femu", "V 2\nQ 1 0 8 1\nR 2 0 8 1\n", {"skip_bad": True},
-     "femu-trace --trace-skip-bad exits 2 on a bad line of femu's own format ('unknown "
-     "op'); ftl-sim.md 'Bad lines and output' (femu's own format too): skipped, counted"),
-]
-
-
-@pytest.mark.parametrize("fmt, trace, options",
-                         [pytest.param(fmt, trace, options, id=name, marks=pytest.mark.xfail(
-                             strict=True, reason=reason))
-                          for name, fmt, trace, options, reason in DISAGREEMENTS])
-def test_the_documented_behaviour_where_femu_trace_departs(femu_trace, tmp_path, fmt,
-                                                           trace, options):
-    options = Options(fmt, **options)
-    data = trace.encode()
-    expected = reference_outcome(data, options)
-    assert tool_outcome(femu_trace, tmp_path, data, options) == expected
-
-
 MIB = 1 << 20
 # The new --trace-lba-map scale worked by hand: a 1 MiB device, an extent of 4 MiB.
 SCALE_BY_HAND = [
@@ -396,8 +352,6 @@ def test_the_reference_scales_as_worked_by_hand():
     assert counts.dropped == 1
 
 
-@pytest.mark.xfail(strict=True, reason="the new --trace-lba-map scale is not in femu-trace "
-                   "yet: it leaves requests inside the device where they are")
 def test_scale_as_worked_by_hand(femu_trace, tmp_path):
     assert (tool_outcome(femu_trace, tmp_path, scale_by_hand_trace(),
                          Options("msr", **SCALE_OPTIONS)) == scale_by_hand_expected())
@@ -426,11 +380,16 @@ def test_the_fuzz_seeds_are_generated_traces_femu_trace_reads_as_documented(
     count_agreement(expected, fmt, "fuzz-seed")
 
 
-def test_scale_from_a_pipe_needs_the_extent(femu_trace, tmp_path):
-    """ftl-sim.md: standard input is read once, so scale then needs --trace-extent."""
+def test_scale_from_a_pipe_is_the_file_s(femu_trace, tmp_path):
+    """ftl-sim.md: a stream is read once into a spool file, so scale finds the extent of a
+    pipe as of a file: the same requests either way."""
     options = Options("mqsim", lba_map="scale", device_bytes=DEVICE)
-    proc = run(femu_trace, ["convert", "-", str(tmp_path / "out"), "--to", "femu",
-                            *options.argv()], MQSIM_TWO.format(5).encode())
-    assert proc.returncode == 2
-    assert "--trace-extent" in proc.stderr.decode()
-    assert not (tmp_path / "out").exists()
+    # sectors 0, 2^18 and 2^19 - 8 of 512 bytes: an extent of 256 MiB, four devices
+    data = b"0 0 0 8 0\n5 0 262144 8 0\n9 0 524280 8 1\n"
+    piped = run(femu_trace, ["convert", "-", str(tmp_path / "piped"), "--to", "femu",
+                             *options.argv()], data)
+    assert piped.returncode == 0, piped.stderr.decode()
+    expected = reference_outcome(data, options)
+    assert parse_femu_output((tmp_path / "piped").read_text()) == expected
+    assert [request.lba for request in expected] == [0, 65536, 131064]
+    assert tool_outcome(femu_trace, tmp_path, data, options) == expected
