@@ -35,3 +35,28 @@ def test_a_blkparse_replay_records_its_fua_writes(run_ftl_sim, tmp_path):
     again = run_ftl_sim(*SMALL, "--trace", out)
     first = run_ftl_sim(*SMALL, "--trace", trace)
     assert again.stdout.splitlines()[1:] == first.stdout.splitlines()[1:]
+
+
+def test_convert_keeps_fua_in_femu_and_counts_it_elsewhere(femu_trace, tmp_path):
+    """femu-trace convert --to femu writes version 5 with the FUA marks; the formats with
+    no FUA mark say how many writes lost it (never silent)."""
+    import subprocess
+    trace = tmp_path / "j.blk"
+    trace.write_text(BLKPARSE)
+    out = tmp_path / "out.femu"
+    subprocess.run([femu_trace, "convert", trace, out, "--to", "femu"], check=True,
+                   capture_output=True, timeout=60)
+    lines = out.read_text().splitlines()
+    assert lines[0] == "V 5"
+    assert [line.endswith(" fua") for line in lines if line.startswith("W ")] == \
+        [False, True, True]
+    for to in ("fio-iolog", "mqsim"):
+        proc = subprocess.run([femu_trace, "convert", trace, tmp_path / f"out.{to}", "--to",
+                               to], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0
+        assert "2 FUA writes have no FUA mark" in proc.stderr
+    plain = tmp_path / "plain.blk"
+    plain.write_text(BLKPARSE.replace("FWFS", "WS").replace("WFS", "WS"))
+    subprocess.run([femu_trace, "convert", plain, out, "--to", "femu"], check=True,
+                   capture_output=True, timeout=60)
+    assert out.read_text().startswith("V 2\n")

@@ -47,11 +47,13 @@ class Refused(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class Request:
-    """One request as femu's version-2 trace writes it; a flush has lba = nsect = None."""
+    """One request as femu's trace writes it; a flush has lba = nsect = None; fua: a FUA
+    write (version 5's mark)."""
     op: str
     time_ns: int
     lba: int | None = None
     nsect: int | None = None
+    fua: bool = False
 
 
 @dataclasses.dataclass
@@ -101,6 +103,7 @@ class Raw:
     offset: int = 0
     length: int = 0
     line: int = 0
+    fua: bool = False
 
     def __post_init__(self):
         byte_range(self.offset, self.length)
@@ -198,6 +201,12 @@ def parse_spc(line, options, state):
 BLKPARSE_OPS = {"R": "R", "W": "W", "D": "D", "DE": "D", "E": "D", "F": "F", "N": None}
 
 
+def blkparse_fua(rwbs):
+    """Whether the flags after the operation hold F (FUA)."""
+    body = rwbs[1:] if blkparse_op(rwbs)[0] else rwbs
+    return "F" in body[2 if body.startswith("DE") else 1:]
+
+
 def blkparse_op(rwbs):
     """(preflush, op) of an RWBS string: an optional leading F, then the operation (Linux
     writes a secure erase as DE)."""
@@ -224,7 +233,8 @@ def parse_blkparse(line, options, state):
     length = whole(fields[9]) * options.sector_size
     out = [Raw("F", time_ns)] if preflush or op == "F" else []
     if op in ("R", "W", "D") and (length or not preflush):
-        out.append(Raw(op, time_ns, offset, length))
+        out.append(Raw(op, time_ns, offset, length,
+                       fua=op == "W" and blkparse_fua(fields[6])))
     return out
 
 
@@ -367,7 +377,9 @@ def femu_timed(fields, version):
     if kind == "W" and (len(args) == 5 or version == 5 and len(args) == 6
                         and args[5] == "fua"):
         check_whole(args[3], args[4])
-        return [femu_block("W", time_ns, args[1], args[2])]
+        write = femu_block("W", time_ns, args[1], args[2])
+        write.fua = len(args) == 6
+        return [write]
     if kind == "R" and len(args) == 4:
         check_whole(args[3])
         return [femu_block("R", time_ns, args[1], args[2])]
@@ -498,7 +510,7 @@ def as_request(raw, first_ns, factor):
         return Request("F", time_ns)
     lba = raw.offset // SECTOR
     end = -(-(raw.offset + raw.length) // SECTOR)
-    return Request(raw.op, time_ns, lba, end - lba)
+    return Request(raw.op, time_ns, lba, end - lba, raw.fua)
 
 
 def read_trace(data, options):
@@ -520,15 +532,17 @@ def read_trace(data, options):
 # --- femu-trace's output ---------------------------------------------------------------------
 
 def parse_femu_output(text):
-    """The requests of a femu version-2 trace as femu-trace convert --to femu writes it."""
+    """The requests of a femu trace as femu-trace convert --to femu writes it: version 2,
+    or 5 with FUA writes marked."""
     requests = []
     for line in text.splitlines():
         fields = line.split()
         if not fields or fields[0].startswith("#") or fields[0] == "V":
             continue
-        kind, numbers = fields[0], [int(field) for field in fields[1:]]
+        fua = fields[-1] == "fua"
+        kind, numbers = fields[0], [int(field) for field in fields[1:len(fields) - fua]]
         if kind == "W":
-            requests.append(Request("W", numbers[0], numbers[1], numbers[2]))
+            requests.append(Request("W", numbers[0], numbers[1], numbers[2], fua))
         elif kind == "R":
             requests.append(Request("R", numbers[0], numbers[1], numbers[2]))
         elif kind == "F":

@@ -13,28 +13,34 @@
 #include <unistd.h>
 
 #include "input.h"
+#include "one_line.h"
 #include "replace_target.h"
 #include "scan.h"
 
 #define SECTOR 512
 
 /*
- * The input, opened once (a stream is spooled: input.h) and read in full before OUT's
- * temporary file is made: for the extent --trace-lba-map scale divides by (unless
- * --trace-extent gives it), then in a dry run of the conversion, so that a late bad line
- * or refusal leaves nothing behind. Kept here, reachable, until the conversion proper
- * has read it (an output error may return before).
+ * One conversion: the input, opened once (a stream is spooled: input.h) and read in full
+ * before OUT's temporary file is made, for the extent --trace-lba-map scale divides by
+ * (unless --trace-extent gives it), then in a dry run of the conversion, so that a late
+ * bad line or refusal leaves nothing behind; then once more, written.
  */
-static struct tin_input *input;
+struct conversion {
+    struct tin_input *input;
+    struct tin_settings *s;
+    uint64_t fua_writes;        /* the dry run's count: femu's output needs version 5 */
+};
 
 /* The conversion proper into w, or with w NULL the dry run; 0, or 2 with err (bad input),
  * or 1 (a write failed). The map's counts and the clock start afresh. */
-static int copy_requests(struct tin_settings *s, struct writer *w, char *err, size_t errlen)
+static int copy_requests(struct conversion *c, struct writer *w, char *err, size_t errlen)
 {
-    const char *in = tin_input_path(input);
+    struct tin_settings *s = c->s;
+    const char *in = tin_input_path(c->input);
     s->map.remapped = s->map.dropped = 0;
     s->clock.started = false;
-    struct tin_reader *r = tin_open_input(input, &s->in, err, errlen);
+    c->fua_writes = 0;
+    struct tin_reader *r = tin_open_input(c->input, &s->in, err, errlen);
     if (!r) {
         return 2;
     }
@@ -56,6 +62,7 @@ static int copy_requests(struct tin_settings *s, struct writer *w, char *err, si
             rec.offset = first * SECTOR;
             rec.length = count * SECTOR;
         }
+        c->fua_writes += rec.op == TIN_WRITE && rec.fua;
         if (w && writer_request(w, &rec, t)) {
             snprintf(err, errlen, "write failed: %s", strerror(errno));
             status = 1;
@@ -75,10 +82,11 @@ static int copy_requests(struct tin_settings *s, struct writer *w, char *err, si
 
 /* Open the input, find the extent, run the conversion dry; 0, or -1 with err. The first
  * reader names a detected format; the later ones are quiet. */
-static int prepare(const char *in, struct tin_settings *s, char *err, size_t errlen)
+static int prepare(struct conversion *c, const char *in, char *err, size_t errlen)
 {
-    input = tin_input_open(in, err, errlen);
-    struct tin_reader *r = input ? tin_open_input(input, &s->in, err, errlen) : NULL;
+    struct tin_settings *s = c->s;
+    c->input = tin_input_open(in, err, errlen);
+    struct tin_reader *r = c->input ? tin_open_input(c->input, &s->in, err, errlen) : NULL;
     if (!r) {
         return -1;
     }
@@ -87,38 +95,20 @@ static int prepare(const char *in, struct tin_settings *s, char *err, size_t err
     tin_close(r);
     if (s->map.mode == TIN_MAP_SCALE && !s->extent_set && s->map.device_bytes) {
         struct tin_scan scan;
-        if (tin_scan_input(input, &s->in, &scan, err, errlen)) {
+        if (tin_scan_input(c->input, &s->in, &scan, err, errlen)) {
             return -1;
         }
         s->map.extent = scan.extent;
     }
-    return copy_requests(s, NULL, err, errlen) ? -1 : 0;
+    return copy_requests(c, NULL, err, errlen) ? -1 : 0;
 }
 
-/* The conversion proper, then the input is done with. */
-static int convert_into(struct tin_settings *s, struct writer *w, char *err, size_t errlen)
+/* The temporary file beside out, with the usual mode; NULL (reported) on failure. */
+static FILE *create_beside(const char *out, char *tmp, size_t tmplen)
 {
-    int status = copy_requests(s, w, err, errlen);
-    tin_input_close(input);
-    input = NULL;
-    return status;
-}
-
-int convert_run(const char *in, const char *out, enum out_format to, const char *fio_file,
-                struct tin_settings *s)
-{
-    char err[512], tmp[4096];
-    if (replace_target_check(out, err, sizeof(err))) {
-        fprintf(stderr, "femu-trace: %s\n", err);
-        return 2;
-    }
-    if (prepare(in, s, err, sizeof(err))) {
-        fprintf(stderr, "femu-trace: %s\n", err);
-        return 2;
-    }
-    if (snprintf(tmp, sizeof(tmp), "%s.tmp-XXXXXX", out) >= (int)sizeof(tmp)) {
-        fprintf(stderr, "femu-trace: %s: name too long\n", out);
-        return 2;
+    if (snprintf(tmp, tmplen, "%s.tmp-XXXXXX", out) >= (int)tmplen) {
+        one_line(stderr, "femu-trace", "%s: name too long", out);
+        return NULL;
     }
     int fd = mkstemp(tmp);
     if (fd >= 0) {
@@ -129,15 +119,54 @@ int convert_run(const char *in, const char *out, enum out_format to, const char 
     }
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
-        fprintf(stderr, "femu-trace: cannot create %s: %s\n", tmp, strerror(errno));
+        one_line(stderr, "femu-trace", "cannot create %s: %s", tmp, strerror(errno));
         if (fd >= 0) {
             close(fd);
             unlink(tmp);
         }
-        return 1;
     }
-    struct writer w = { .f = f, .format = to, .fio_file = fio_file };
-    int status = writer_begin(&w, in) ? 1 : convert_into(s, &w, err, sizeof(err));
+    return f;
+}
+
+/* What the output could not hold, on stderr: counted, never silent. */
+static void report_left_out(const struct conversion *c, const struct writer *w)
+{
+    const struct tin_settings *s = c->s;
+    if (w->left_out) {
+        one_line(stderr, "femu-trace", "%llu trims and flushes have no MQSim record: left out",
+                 (unsigned long long)w->left_out);
+    }
+    if (c->fua_writes && w->format != OUT_FEMU) {
+        one_line(stderr, "femu-trace", "%llu FUA writes have no FUA mark in %s: written as "
+                 "plain writes", (unsigned long long)c->fua_writes,
+                 w->format == OUT_FIO ? "a fio iolog" : "MQSim's format");
+    }
+    if (s->map.remapped || s->map.dropped) {
+        one_line(stderr, "femu-trace", "--trace-lba-map %s: %llu requests moved, %llu longer "
+                 "than the device dropped", tin_lba_map_name(s->map.mode),
+                 (unsigned long long)s->map.remapped, (unsigned long long)s->map.dropped);
+    }
+}
+
+int convert_run(const char *in, const char *out, enum out_format to, const char *fio_file,
+                struct tin_settings *s)
+{
+    char err[512], tmp[4096];
+    struct conversion c = { .s = s };
+    int status = 2;
+    FILE *f = NULL;
+    if (replace_target_check(out, err, sizeof(err)) || prepare(&c, in, err, sizeof(err))) {
+        goto done;
+    }
+    status = 1;
+    if (!(f = create_beside(out, tmp, sizeof(tmp)))) {
+        err[0] = '\0';     /* reported */
+        goto done;
+    }
+    /* femu's format marks FUA writes from version 5 on: the dry run counted them */
+    struct writer w = { .f = f, .format = to, .fio_file = fio_file,
+                        .femu_version = c.fua_writes ? 5 : 2 };
+    status = writer_begin(&w, in) ? 1 : copy_requests(&c, &w, err, sizeof(err));
     if (status == 0 && writer_end(&w)) {
         snprintf(err, sizeof(err), "%s: write failed", out);
         status = 1;
@@ -152,18 +181,14 @@ int convert_run(const char *in, const char *out, enum out_format to, const char 
         status = 1;
     }
     if (status != 0) {
-        fprintf(stderr, "femu-trace: %s\n", err);
         unlink(tmp);
-        return status;
+    } else {
+        report_left_out(&c, &w);
     }
-    if (w.left_out) {
-        fprintf(stderr, "femu-trace: %llu trims and flushes have no MQSim record: left out\n",
-                (unsigned long long)w.left_out);
+done:
+    if (status != 0 && err[0]) {
+        one_line(stderr, "femu-trace", "%s", err);
     }
-    if (s->map.remapped || s->map.dropped) {
-        fprintf(stderr, "femu-trace: --trace-lba-map %s: %llu requests moved, %llu longer "
-                "than the device dropped\n", tin_lba_map_name(s->map.mode),
-                (unsigned long long)s->map.remapped, (unsigned long long)s->map.dropped);
-    }
-    return 0;
+    tin_input_close(c.input);
+    return status;
 }

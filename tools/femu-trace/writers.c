@@ -32,7 +32,7 @@ int writer_begin(struct writer *w, const char *source)
         fprintf(w->f, "fio version 3 iolog\n0 %s add\n0 %s open\n", w->fio_file, w->fio_file);
         break;
     case OUT_FEMU:
-        fputs("V 2\n# converted by femu-trace from ", w->f);
+        fprintf(w->f, "V %d\n# converted by femu-trace from ", w->femu_version);
         comment_text(w->f, source);
         fputc('\n', w->f);
         break;
@@ -55,7 +55,8 @@ static int femu_request(struct writer *w, const struct tin_record *rec, uint64_t
     uint64_t lba = rec->offset / 512, n = rec->length / 512;
     switch (rec->op) {
     case TIN_WRITE:
-        return fprintf(w->f, "W %" PRIu64 " %" PRIu64 " %" PRIu64 " 1 0\n", t, lba, n);
+        return fprintf(w->f, "W %" PRIu64 " %" PRIu64 " %" PRIu64 " 1 0%s\n", t, lba, n,
+                       w->femu_version >= 5 && rec->fua ? " fua" : "");
     case TIN_READ:
         return fprintf(w->f, "R %" PRIu64 " %" PRIu64 " %" PRIu64 " 1\n", t, lba, n);
     case TIN_TRIM:

@@ -3,7 +3,7 @@
  *   fio-iolog  fio iolog version 3: "T FILE add/open", "T FILE read|write|trim OFF LEN",
  *              "T FILE sync 0 0" for a flush, "T FILE close" last; T in microseconds
  *   femu       femu's trace version 2 (femu_ftl/trace.h): W/R/D/F with times in ns,
- *              nsid 1, stream 0
+ *              nsid 1, stream 0; version 5 when the trace has FUA writes (marked fua)
  *   mqsim      MQSim ASCII: "t_ns 0 sector nsectors 0|1"; no trims or flushes there: left
  *              out and counted
  * Offsets and lengths arrive in whole 512-byte sectors (convert widens them).
@@ -22,6 +22,7 @@ struct writer {
     FILE *f;
     enum out_format format;
     const char *fio_file;       /* fio-iolog: the file name every line names */
+    int femu_version;           /* femu: 2, or 5 to mark FUA writes */
     uint64_t last_ns;           /* the latest time written */
     uint64_t left_out;          /* requests the format has no record for */
 };
