@@ -47,3 +47,15 @@ def test_bad_output_paths_are_one_line(run_ftl_sim, option, path):
         return
     assert one_line_exit_2(proc) or proc.returncode == 1 and \
         len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_a_newline_in_a_trace_name_keeps_the_error_on_one_line(run_ftl_sim, femu_trace,
+                                                                tmp_path):
+    import subprocess
+    trace = tmp_path / "a\nb.trace"
+    trace.write_text("V 2\nQ 1\n")
+    for proc in (run_ftl_sim("--trace", trace, check=False),
+                 subprocess.run([femu_trace, "info", trace], capture_output=True, text=True,
+                                timeout=60)):
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 2 and len(lines) == 1 and "a?b.trace:2: unknown op" in lines[0]

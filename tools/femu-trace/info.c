@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "footprint.h"
+#include "one_line.h"
 
 #define BUCKETS 65
 
@@ -107,7 +108,7 @@ int info_run(const char *path, const struct tin_settings *s, bool json)
     char err[512];
     struct tin_reader *r = tin_open(path, &s->in, err, sizeof(err));
     if (!r) {
-        fprintf(stderr, "femu-trace: %s\n", err);
+        one_line(stderr, "femu-trace", "%s", err);
         return 2;
     }
     struct facts f = { 0 };
@@ -122,7 +123,7 @@ int info_run(const char *path, const struct tin_settings *s, bool json)
     }
     int status = 0;
     if (rc < 0) {
-        fprintf(stderr, "femu-trace: %s\n", err);
+        one_line(stderr, "femu-trace", "%s", err);
         status = rc == -2 ? 1 : 2;
     } else if (json) {
         print_json(&f, tin_format_of(r), tin_counts_of(r));
