@@ -3,6 +3,8 @@ verifying data with fio around one kind of event, and count what went wrong.
 
     python -m femu_lab.soak --pattern all --boots 50 --out /tmp/soak
     python -m femu_lab.soak --pattern reset-controller --pattern reboot --boots 5
+    python -m femu_lab.soak --pattern device-del-add --device nvme --unplugs-per-boot 20 \
+        --boots 25 --out /tmp/soak-nvme
 
 Patterns (femu_lab.soak.guest): poweroff, reboot, reset-controller, pci-remove-rescan,
 device-del-add. Boots go round the patterns (boot 1 of each, then boot 2 of each, ...) so a
@@ -11,6 +13,18 @@ when it failed (or with --keep-all); --findings DIR gets a copy of every failed 
 table at the end (also in OUT/soak.json, rewritten after every boot) gives per pattern:
 boots, crashes, mismatches, nvme timeouts, hangs, failed boots, wall time per boot.
 Exit status: 0 when every boot passed, 1 otherwise, 2 on a usage error.
+
+--device nvme puts QEMU's stock NVMe controller (`-device nvme,serial=...,drive=...` on a
+sparse raw file of femu's logical size, a fresh file at every replug) where femu would be,
+on the same root port, with the same guest job and fio load, to tell femu's failures from
+QEMU's; femu's statistics folders and the checks on them are skipped then. The table
+counts device_del commands QEMU accepted (unplugs) beside the events the guest saw, and
+soak.json records the device and the command line.
+
+--unplugs-per-boot N makes each device-del-add boot do N unplug + replug events (fio
+writing and verifying the region before each, checksums after) instead of its default 2,
+so hundreds of unplugs need tens of boots, not hundreds. Its guest job limit, unless
+--job-timeout says otherwise, grows with N (JOB_SECONDS_PER_UNPLUG each, at least 900 s).
 
 The QEMU binary may be rebuilt while the soak runs: a boot starts only once the binary
 has not changed for a while, and a boot whose QEMU never started the guest while the
@@ -32,7 +46,7 @@ from femu_guest.image import ensure_image
 from .. import paths, setup_steps
 from ..vm import accel
 from . import guest as soak_guest
-from .boot import BootOutcome, BootPlan, run_boot
+from .boot import DEVICES, BootOutcome, BootPlan, run_boot
 from .console import ConsoleFacts
 from .table import PatternTotals, table
 
@@ -40,6 +54,8 @@ DEFAULT_QEMU = paths.QEMU
 BINARY_SETTLE_SECONDS = 20        # unchanged this long before a boot starts with it
 BINARY_WAIT_LIMIT = 3 * 3600
 RETRIES_AFTER_REPLACEMENT = 3
+DEFAULT_JOB_TIMEOUT = 900
+JOB_SECONDS_PER_UNPLUG = 150      # device-del-add's guest limit per event (only hangs hit it)
 
 
 def binary_stamp(path: Path) -> Optional[Tuple[int, int, int]]:
@@ -122,6 +138,7 @@ def _outcome_record(outcome: BootOutcome, index: int, binary: str) -> Dict[str, 
             "timeouts": facts.timeouts, "kernel_trouble": facts.kernel_trouble[:20],
             "nvme_complaints": facts.nvme_complaints[:20], "details": facts.details[:60],
             "qemu_messages": facts.qemu_messages[:20], "sanitizer": facts.sanitizer[:20],
+            "unplugs": outcome.unplugs, "replugs": outcome.replugs,
             "reasons": outcome.reasons(),
             "folder": str(outcome.folder)}
 
@@ -136,6 +153,12 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--events", type=int, default=None,
                         help="events per boot (default: reboot 1, reset-controller 4, "
                              "pci-remove-rescan 2, device-del-add 2)")
+    parser.add_argument("--unplugs-per-boot", type=int, default=None, metavar="N",
+                        help="device-del-add: N unplug + replug events per boot (default 2; "
+                             "overrides --events for that pattern)")
+    parser.add_argument("--device", choices=DEVICES, default="femu",
+                        help="the device under test: femu (default), or QEMU's stock nvme "
+                             "on a raw file of the same logical size, for comparison")
     parser.add_argument("--size-mib", type=int, default=32,
                         help="fio region in MiB (the device has 96 MiB)")
     parser.add_argument("--qemu", type=Path, default=DEFAULT_QEMU,
@@ -149,19 +172,49 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
     parser.add_argument("--keep-all", action="store_true", help="keep passed boots' folders")
     parser.add_argument("--hours", type=float, default=None,
                         help="start no boot after this many hours")
-    parser.add_argument("--job-timeout", type=int, default=900,
-                        help="guest-side limit per boot in seconds (host: 180 s more)")
+    parser.add_argument("--job-timeout", type=int, default=None,
+                        help=f"guest-side limit per boot in seconds (host: 180 s more; "
+                             f"default {DEFAULT_JOB_TIMEOUT}, device-del-add "
+                             f"{JOB_SECONDS_PER_UNPLUG} per event if that is more)")
     args = parser.parse_args(argv)
     if args.boots < 1 or (args.events is not None and args.events < 1):
         parser.error("--boots and --events must be at least 1")
+    if args.unplugs_per_boot is not None and args.unplugs_per_boot < 1:
+        parser.error("--unplugs-per-boot must be at least 1")
     if not 1 <= args.size_mib <= 64:
         parser.error("--size-mib must be between 1 and 64 (the device holds 96 MiB)")
     if "all" in args.pattern:
         args.pattern = list(soak_guest.PATTERNS)
     args.pattern = list(dict.fromkeys(args.pattern))
+    if args.unplugs_per_boot is not None and "device-del-add" not in args.pattern:
+        parser.error("--unplugs-per-boot is for the device-del-add pattern")
     if args.out is None:
         args.out = paths.REPO_ROOT / "results" / time.strftime("soak-%Y%m%d-%H%M%S")
     return args
+
+
+def events_per_boot(args: argparse.Namespace, pattern: str) -> int:
+    if pattern == "device-del-add" and args.unplugs_per_boot is not None:
+        return args.unplugs_per_boot
+    return args.events or soak_guest.DEFAULT_EVENTS[pattern]
+
+
+def job_timeout(args: argparse.Namespace, pattern: str, events: int) -> int:
+    """--job-timeout, else 900 s, or for device-del-add JOB_SECONDS_PER_UNPLUG per event
+    when that is more."""
+    if args.job_timeout is not None:
+        return args.job_timeout
+    if pattern == "device-del-add":
+        return max(DEFAULT_JOB_TIMEOUT, JOB_SECONDS_PER_UNPLUG * events)
+    return DEFAULT_JOB_TIMEOUT
+
+
+def boot_plan(args: argparse.Namespace, pattern: str, image) -> BootPlan:
+    """The plan of one boot of `pattern` from the command line (image: the guest's)."""
+    events = events_per_boot(args, pattern)
+    return BootPlan(pattern, args.qemu, events, size_mib=args.size_mib,
+                    job_timeout=job_timeout(args, pattern, events), kernel=image.kernel,
+                    initramfs=image.initramfs, accel=args.accel, device=args.device)
 
 
 def _stop_on_sigterm(signum, frame):
@@ -186,17 +239,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     totals = {p: PatternTotals(p) for p in args.pattern}
     records: List[Dict[str, object]] = []
     stop_at = time.monotonic() + args.hours * 3600 if args.hours else None
-    log(f"{len(args.pattern)} pattern(s) x {args.boots} boots; out {args.out}")
+    log(f"{len(args.pattern)} pattern(s) x {args.boots} boots on {args.device}; "
+        f"out {args.out}")
     interrupted = False
     try:
         for index in range(1, args.boots + 1):
             for pattern in args.pattern:
                 if stop_at is not None and time.monotonic() > stop_at:
                     raise TimeoutError
-                events = args.events or soak_guest.DEFAULT_EVENTS[pattern]
-                plan = BootPlan(pattern, args.qemu, events, size_mib=args.size_mib,
-                                job_timeout=args.job_timeout, kernel=image.kernel,
-                                initramfs=image.initramfs, accel=args.accel)
+                plan = boot_plan(args, pattern, image)
                 folder = args.out / pattern / f"boot-{index:03d}"
                 label = f"{pattern} {index}/{args.boots}: "
                 outcome, binary = _guarded_boot(plan, folder, log, label)
@@ -206,7 +257,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 log(f"{label}{verdict} ({outcome.wall_seconds:.0f} s, "
                     f"{len(outcome.facts.events)} events)")
                 _keep_or_drop(outcome, args)
-                _write_summary(args.out, totals, records)
+                _write_summary(args.out, totals, records, args)
     except KeyboardInterrupt:
         interrupted = True
         log("interrupted: the figures below cover the boots that finished")
@@ -229,8 +280,9 @@ def _keep_or_drop(outcome: BootOutcome, args: argparse.Namespace) -> None:
 
 
 def _write_summary(out: Path, totals: Dict[str, PatternTotals],
-                   records: List[Dict[str, object]]) -> None:
-    document = {"patterns": {p: t.as_dict() for p, t in totals.items()}, "boots": records}
+                   records: List[Dict[str, object]], args: argparse.Namespace) -> None:
+    document = {"device": args.device, "qemu": str(args.qemu), "argv": sys.argv,
+                "patterns": {p: t.as_dict() for p, t in totals.items()}, "boots": records}
     temporary = out / "soak.json.tmp"
     temporary.write_text(json.dumps(document, indent=2) + "\n")
     temporary.replace(out / "soak.json")

@@ -11,6 +11,7 @@ class PatternTotals:
     boots: int = 0
     guest_boots: int = 0          # a reboot boot counts each guest start
     events: int = 0
+    unplugs: int = 0              # device_del commands QEMU accepted (device-del-add)
     crashes: int = 0              # boots with at least one crash
     mismatches: int = 0           # blocks / MiB, summed over boots
     timeouts: int = 0             # nvme I/O timeout lines, summed over boots
@@ -22,6 +23,7 @@ class PatternTotals:
         self.boots += 1
         self.guest_boots += outcome.facts.guest_boots
         self.events += len(outcome.facts.events)
+        self.unplugs += outcome.unplugs
         self.crashes += bool(outcome.crashes)
         self.mismatches += outcome.facts.mismatches
         self.timeouts += len(outcome.facts.timeouts)
@@ -32,15 +34,15 @@ class PatternTotals:
     def as_dict(self) -> Dict[str, object]:
         walls = self.walls or [0.0]
         return {"boots": self.boots, "guest_boots": self.guest_boots, "events": self.events,
-                "crashes": self.crashes, "mismatches": self.mismatches,
+                "unplugs": self.unplugs, "crashes": self.crashes, "mismatches": self.mismatches,
                 "timeouts": self.timeouts, "hangs": self.hangs,
                 "failed_boots": self.failed_boots,
                 "wall_seconds_mean": round(sum(walls) / len(walls), 1),
                 "wall_seconds_max": round(max(walls), 1)}
 
 
-COLUMNS = ["pattern", "boots", "guest_boots", "events", "crashes", "mismatches", "timeouts",
-           "hangs", "failed_boots"]
+COLUMNS = ["pattern", "boots", "guest_boots", "events", "unplugs", "crashes", "mismatches",
+           "timeouts", "hangs", "failed_boots"]
 
 
 def table(totals: Iterable[PatternTotals]) -> str:
