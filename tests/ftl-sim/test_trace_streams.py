@@ -125,3 +125,17 @@ def test_ftl_sim_named_format_on_a_stream(ftl_sim, tmp_path, how):
     s = json.loads(summary.read_text())
     assert (s["writes"], s["reads"]) == (writes, reads)
     assert s["trace_input"]["records"] == MSR_ROWS
+
+
+def test_an_endless_stream_is_one_line_not_a_full_disk(ftl_sim, femu_trace, tmp_path):
+    """/dev/zero: read only as far as detection needs (before, the whole stream was to be
+    spooled: the disk would fill first). The timeout only catches that hang."""
+    for argv in ([str(ftl_sim), "--trace", "/dev/zero"],
+                 [str(femu_trace), "info", "/dev/zero"],
+                 [str(femu_trace), "convert", "/dev/zero", str(tmp_path / "o"), "--to",
+                  "femu", "--trace-format", "msr"]):
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "TMPDIR": str(tmp_path)})
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 2 and len(lines) == 1 and "/dev/zero" in lines[0], lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

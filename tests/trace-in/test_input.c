@@ -1,6 +1,7 @@
 /* A trace opened once (tools/trace-in/input.h): a regular file and a pipe each give any
  * number of streams from the first byte, each with its own position; a pipe is spooled
- * into TMPDIR, and a TMPDIR that cannot take it is one error naming the trace. */
+ * into TMPDIR as far as it is read (readers interleaved: each sees every byte once, in
+ * order), and a TMPDIR that cannot take it is one error naming the trace. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -72,6 +73,48 @@ static void test_pipe_spooled_once(void)
     }
 }
 
+/* The first reader takes one byte (unbuffered), the second reads all (the spooled byte,
+ * then the pipe), the first then reads the rest from the spool. */
+static void test_pipe_read_in_parts(void)
+{
+    char name[64], err[256];
+    int fd = pipe_with_text(name, sizeof(name));
+    CHECK(fd >= 0);
+    struct tin_input *in = tin_input_open(name, err, sizeof(err));
+    close(fd);
+    CHECK(in != NULL);
+    if (in) {
+        FILE *first = tin_input_stream(in);
+        char buf[64];
+        CHECK(first && setvbuf(first, NULL, _IONBF, 0) == 0);
+        CHECK(first && fread(buf, 1, 1, first) == 1 && buf[0] == 'W');
+        CHECK(holds_text(tin_input_stream(in)));
+        size_t n = first ? fread(buf + 1, 1, sizeof(buf) - 1, first) : 0;
+        CHECK(n + 1 == sizeof(text) - 1 && memcmp(buf, text, n + 1) == 0);
+        if (first) {
+            fclose(first);
+        }
+        tin_input_close(in);
+    }
+}
+
+/* /dev/zero is read only as far as a reader goes: a bounded read, not a full disk. */
+static void test_endless_stream_read_as_needed(void)
+{
+    char err[256];
+    struct tin_input *in = tin_input_open("/dev/zero", err, sizeof(err));
+    CHECK(in != NULL);
+    if (in) {
+        FILE *f = tin_input_stream(in);
+        char buf[4096];
+        CHECK(f && fread(buf, 1, sizeof(buf), f) == sizeof(buf) && buf[4095] == 0);
+        if (f) {
+            fclose(f);
+        }
+        tin_input_close(in);
+    }
+}
+
 static void test_spool_folder_missing(void)
 {
     char name[64], err[512] = "";
@@ -102,6 +145,8 @@ int main(void)
 {
     test_file_read_twice();
     test_pipe_spooled_once();
+    test_pipe_read_in_parts();
+    test_endless_stream_read_as_needed();
     test_spool_folder_missing();
     test_missing_file();
     return check_summary();

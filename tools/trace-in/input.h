@@ -4,10 +4,12 @@
  * a stream read twice by name gives the second reader nothing, or only its tail.
  *
  * A regular file is kept open and read again from its start. Anything else (standard
- * input "-", a pipe, a FIFO, /dev/stdin, a process substitution) is copied once, raw
- * (still compressed if it was), into an unlinked temporary file in $TMPDIR (else /tmp),
- * which is read instead: it takes as much disk as the stream holds, and a full disk is
- * one error naming the folder.
+ * input "-", a pipe, a FIFO, /dev/stdin, a process substitution) is read once: its bytes
+ * are copied, raw (still compressed if it was), into an unlinked temporary file in
+ * $TMPDIR (else /tmp) as the first reader takes them, and every later reader reads that
+ * copy, then the stream where the copy ends. So a stream is read only as far as needed
+ * (/dev/zero fails at its first line), takes as much disk as was read, and a full disk
+ * is one read error.
  */
 #ifndef TRACE_IN_INPUT_H
 #define TRACE_IN_INPUT_H
