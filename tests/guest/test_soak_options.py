@@ -10,6 +10,7 @@ import pytest
 from femu_lab.soak import boot as soak_boot, runner as soak
 from femu_lab.soak.boot import BootOutcome, BootPlan, _HostSide, _judge
 from femu_lab.soak.console import ConsoleFacts, parse
+from femu_lab.soak.qmp import NoReply, QmpError
 from femu_lab.soak.table import PatternTotals, table
 from femu_lab.vm import launch as vm
 
@@ -128,16 +129,19 @@ def test_replug_arguments_per_device(tmp_path):
 class FakeQmp:
     """Records commands; DEVICE_DELETED comes at once."""
 
-    def __init__(self, fail_on: str = ""):
+    def __init__(self, fail_on: str = "", no_event: Exception = None):
         self.commands: List[Tuple[str, Dict]] = []
         self.fail_on = fail_on
+        self.no_event = no_event
 
     def execute(self, command: str, **arguments):
         self.commands.append((command, arguments))
         if command == self.fail_on:
-            raise soak_boot.QmpError(f"{command}: refused")
+            raise QmpError(f"{command}: refused")
 
     def wait_event(self, name, timeout, match=None):
+        if self.no_event is not None:
+            raise self.no_event
         assert match({"device": self.commands[-1][1]["id"]})
         return {"event": name}
 
@@ -192,6 +196,27 @@ def test_an_unplug_qemu_refuses_is_an_error_and_not_counted(tmp_path):
     assert host.error == "unplug 1: device_del: refused"
     host.see("soak: ready-for-unplug n=2")          # nothing more after an error
     assert len(qmp.commands) == 1
+
+
+def test_an_unplug_the_guest_never_finishes_stops_qemu_as_a_hang(tmp_path):
+    qmp = FakeQmp(no_event=NoReply("no DEVICE_DELETED event within 120 s"))
+    host = _host(tmp_path, "nvme", qmp)
+    host.see("soak: ready-for-unplug n=4")
+    assert [c for c, _ in qmp.commands] == ["device_del", "quit"]
+    assert host.unplugs == 1 and host.done == []
+    assert host.error == "unplug 4: no DEVICE_DELETED event within 120 s"
+    assert host.hung == "the guest never finished unplug 4: QEMU stopped"
+    assert host.stopped is None
+
+
+def test_qemu_gone_during_an_unplug_is_no_hang_of_the_hosts_making(tmp_path):
+    # An abort closes QMP: the crash is QEMU's exit status, judged later, not a hang.
+    qmp = FakeQmp(no_event=QmpError("QMP connection closed (QEMU exited?)"))
+    host = _host(tmp_path, "femu", qmp)
+    host.see("soak: ready-for-unplug n=1")
+    assert [c for c, _ in qmp.commands] == ["device_del"]
+    assert host.error == "unplug 1: QMP connection closed (QEMU exited?)"
+    assert host.hung is None and host.stopped is None
 
 
 def _result(folder: Path, returncode: int = 0, complete: bool = True) -> vm.RunResult:

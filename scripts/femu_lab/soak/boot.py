@@ -29,7 +29,7 @@ from ..vm import accel, launch as vm
 from ..vm.launch import make_backing_file
 from . import guest as soak_guest
 from .console import JOB_START, ConsoleFacts, parse
-from .qmp import Qmp, QmpError, qmp_args
+from .qmp import NoReply, Qmp, QmpError, qmp_args
 
 # 96 MiB logical on 160 MiB of flash, short program/erase latencies (the device of
 # tests/guest/femu_fixtures.py): a soak region of 32 MiB is written in seconds under TCG.
@@ -196,8 +196,16 @@ class _HostSide:
             qmp = self._connection()
             qmp.execute("device_del", id=dev_id)
             self.unplugs += 1
-            qmp.wait_event("DEVICE_DELETED", UNPLUG_SECONDS,
-                           lambda data: data.get("device") == dev_id)
+            try:
+                qmp.wait_event("DEVICE_DELETED", UNPLUG_SECONDS,
+                               lambda data: data.get("device") == dev_id)
+            except NoReply as error:
+                # QEMU runs but the guest never let the device go (a frozen guest: the
+                # soak saw one with QEMU's stock nvme): a hang, ended now rather than at
+                # the guest job's limit.
+                self.error = f"unplug {n}: {error}"
+                self.stop_hung(f"the guest never finished unplug {n}: QEMU stopped")
+                return
             if self.device == "nvme":
                 qmp.execute("blockdev-del", **{"node-name": nvme_node(self.node)})
                 nvme_disk(self.folder, self.node).unlink(missing_ok=True)

@@ -17,8 +17,8 @@ class QmpError(RuntimeError):
     pass
 
 
-class _NoReply(QmpError):
-    """Nothing came within the time given."""
+class NoReply(QmpError):
+    """Nothing came within the time given (QEMU still there)."""
 
 
 def qmp_args(path: Path) -> List[str]:
@@ -56,7 +56,7 @@ class Qmp:
         try:
             return self._loop.run_until_complete(asyncio.wait_for(step, max(timeout, 0.01)))
         except asyncio.TimeoutError:
-            raise _NoReply(f"{what}: nothing within {timeout:.0f} s") from None
+            raise NoReply(f"{what}: nothing within {timeout:.0f} s") from None
         except ExecuteError:
             raise
         except (QMPError, OSError, EOFError) as error:
@@ -101,11 +101,11 @@ class Qmp:
                     return event
             left = deadline - time.monotonic()
             if left <= 0:
-                raise QmpError(f"no {name} event within {timeout:.0f} s")
+                raise NoReply(f"no {name} event within {timeout:.0f} s")
             if self._client.runstate != Runstate.RUNNING:
                 raise QmpError("QMP connection closed (QEMU exited?)")
             try:
                 event = self._call(self._client.events.get(), left, f"{name} event")
-            except _NoReply:
+            except NoReply:
                 continue   # the deadline: said at the top of the loop
             self.events.append(dict(event))
