@@ -80,25 +80,13 @@ static int copy_requests(struct conversion *c, struct writer *w, char *err, size
     return status;
 }
 
-/* Open the input, find the extent, run the conversion dry; 0, or -1 with err. The first
- * reader names a detected format; the later ones are quiet. */
+/* Open the input, resolve the format and the extent (scan.h), run the conversion dry; 0, or
+ * -1 with err. */
 static int prepare(struct conversion *c, const char *in, char *err, size_t errlen)
 {
-    struct tin_settings *s = c->s;
     c->input = tin_input_open(in, err, errlen);
-    struct tin_reader *r = c->input ? tin_open_input(c->input, &s->in, err, errlen) : NULL;
-    if (!r) {
+    if (!c->input || tin_settings_resolve(c->input, c->s, err, errlen)) {
         return -1;
-    }
-    s->in.format = tin_format_of(r);
-    s->in.quiet = true;
-    tin_close(r);
-    if (s->map.mode == TIN_MAP_SCALE && !s->extent_set && s->map.device_bytes) {
-        struct tin_scan scan;
-        if (tin_scan_input(c->input, &s->in, &scan, err, errlen)) {
-            return -1;
-        }
-        s->map.extent = scan.extent;
     }
     return copy_requests(c, NULL, err, errlen) ? -1 : 0;
 }

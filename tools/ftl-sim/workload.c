@@ -139,21 +139,11 @@ static int open_trace(struct workload *w, char *err, size_t errlen)
     if (!w->input) {
         return -1;
     }
-    /* the first reader detects the format, and names it once */
-    w->tin = tin_open_input(w->input, &o->in, err, errlen);
-    if (!w->tin) {
+    /* the format detected (and named) once, the extent scale needs */
+    if (tin_settings_resolve(w->input, o, err, errlen)) {
         return -1;
     }
-    o->in.format = tin_format_of(w->tin);
-    o->in.quiet = true;
-    w->foreign = tin_femu_reader(w->tin) == NULL;
-    if (o->map.mode == TIN_MAP_SCALE && !o->extent_set) {
-        struct tin_scan scan;
-        if (tin_scan_input(w->input, &o->in, &scan, err, errlen)) {
-            return -1;
-        }
-        o->map.extent = scan.extent;
-    }
+    w->foreign = o->in.format != TIN_FEMU;
     uint64_t requests;
     if (reopen(w, err, errlen) || dry_run(w, &requests, err, errlen)) {
         return -1;

@@ -23,3 +23,24 @@ int tin_scan_input(struct tin_input *in, const struct tin_options *opt,
     tin_close(r);
     return rc;
 }
+
+int tin_settings_resolve(struct tin_input *in, struct tin_settings *s, char *err,
+                         size_t errlen)
+{
+    struct tin_reader *r = tin_open_input(in, &s->in, err, errlen);
+    if (!r) {
+        return -1;
+    }
+    s->in.format = tin_format_of(r);
+    s->in.quiet = true;
+    tin_close(r);
+    if (s->map.mode != TIN_MAP_SCALE || s->extent_set || !s->map.device_bytes) {
+        return 0;
+    }
+    struct tin_scan scan;
+    if (tin_scan_input(in, &s->in, &scan, err, errlen)) {
+        return -1;
+    }
+    s->map.extent = scan.extent;
+    return 0;
+}
