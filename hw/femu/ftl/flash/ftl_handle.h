@@ -135,6 +135,7 @@ struct ftl {
     uint32_t *gc_erase_luns;    /* [luns] gc.c: the LUNs of a deferred erase */
     bool gc_deferring;      /* a collection in progress records its flash work as debt */
     uint32_t *gc_lun_cursor;    /* [luns] gc.c: each LUN's next page of gc_line to look at */
+    uint32_t gc_first_offset;   /* gc.c: no valid page of gc_line lies before this offset */
     /* the last background victim's counts: gc.c's rate of owed moves per host page */
     uint32_t gc_rate_valid, gc_rate_invalid;
     uint64_t gc_owed;       /* page moves host writes owe (units: gc.c) */

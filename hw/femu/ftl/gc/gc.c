@@ -165,11 +165,14 @@ static bool pick_lun_matched(struct ftl *ftl, uint32_t *ppa)
         return false;
     }
     if (ftl->cfg.placement == FTL_PLACEMENT_HOTCOLD) {
-        uint32_t off = 0;
-        while (!page_is_valid(ftl, base + off)) {
-            off++;      /* the line has a valid page */
+        /* Pages of the line under collection only ever turn invalid, so the search for
+         * the first valid one resumes where the last one ended (scanning from offset 0
+         * each time made a collection quadratic in the line's pages). */
+        uint32_t *off = &ftl->gc_first_offset;
+        while (!page_is_valid(ftl, base + *off)) {
+            (*off)++;   /* the line has a valid page */
         }
-        want = wp_next_lun(ftl, placement_for_gc(ftl, p2l_get(ftl, base + off), ftl->gc_line));
+        want = wp_next_lun(ftl, placement_for_gc(ftl, p2l_get(ftl, base + *off), ftl->gc_line));
     } else {
         want = wp_next_lun(ftl, placement_for_gc(ftl, 0, ftl->gc_line));
     }
@@ -209,6 +212,7 @@ static int move_lun_matched(struct ftl *ftl, uint64_t now_ns)
         bool bad = block_index_is_bad(ftl, unit_block_index(ftl, ftl->gc_line, lun));
         ftl->gc_lun_cursor[lun] = bad ? ftl->pgs_per_line : lun;
     }
+    ftl->gc_first_offset = 0;
     while (pick_lun_matched(ftl, &ppa)) {
         int rc = gc_move_page(ftl, ftl->gc_line, ppa, now_ns);
         if (rc != FTL_OK) {
