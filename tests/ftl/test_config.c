@@ -151,7 +151,7 @@ static void test_get_and_keys(void)
         CHECK(ftl_config_set(&copy, key, buf, err, sizeof(err)) == 0);
         CHECK(memcmp(&copy, &cfg, sizeof(cfg)) == 0);
     }
-    CHECK_EQ_U64(n, 57);
+    CHECK_EQ_U64(n, 58);
     CHECK(ftl_config_get(&cfg, "placement", buf, sizeof(buf)) == 0 && !strcmp(buf, "single"));
     CHECK(ftl_config_get(&cfg, "gc_mode", buf, sizeof(buf)) == 0 && !strcmp(buf, "paced"));
     CHECK(ftl_config_set(&cfg, "gc_mode", "line", err, sizeof(err)) == 0);
@@ -599,6 +599,33 @@ static void test_plp(void)
     CHECK(ftl_config_validate(&cfg, &g, err, sizeof(err)) == 0);
 }
 
+/* hot_decay: off or a count (0 reads back as off); under 1024, or with a threshold the
+ * 16-bit aged counts cannot exceed, refused naming the key. */
+static void test_hot_decay(void)
+{
+    struct ftl_config cfg;
+    struct ftl_geometry g;
+    char buf[32];
+    ftl_config_defaults(&cfg);
+    CHECK(ftl_config_get(&cfg, "hot_decay", buf, sizeof(buf)) == 0 && !strcmp(buf, "off"));
+    CHECK(ftl_config_set(&cfg, "hot_decay", "4096", err, sizeof(err)) == 0);
+    CHECK_EQ_U64(cfg.hot_decay, 4096);
+    CHECK(ftl_config_validate(&cfg, &g, err, sizeof(err)) == 0);
+    CHECK(ftl_config_set(&cfg, "hot_decay", "off", err, sizeof(err)) == 0);
+    CHECK_EQ_U64(cfg.hot_decay, 0);
+    CHECK(ftl_config_set(&cfg, "hot_decay", "often", err, sizeof(err)) == -1);
+    CHECK(strcmp(err, "hot_decay: 'often' is not a non-negative integer or off") == 0);
+    CHECK(ftl_config_set(&cfg, "hot_decay", "1023", err, sizeof(err)) == 0);
+    CHECK(ftl_config_validate(&cfg, &g, err, sizeof(err)) == -1);
+    CHECK(strncmp(err, "hot_decay: 1023 host page writes", 32) == 0);
+    cfg.hot_decay = 1024;
+    cfg.hot_threshold = 65535;
+    CHECK(ftl_config_validate(&cfg, &g, err, sizeof(err)) == -1);
+    CHECK(strncmp(err, "hot_threshold: 65535 is not below 65535", 39) == 0);
+    cfg.hot_decay = 0;
+    CHECK(ftl_config_validate(&cfg, &g, err, sizeof(err)) == 0);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -610,6 +637,7 @@ int main(void)
     test_max_devsz();
     test_get_and_keys();
     test_plp();
+    test_hot_decay();
     test_zone_keys();
     test_zone_errors();
     test_zone_geometry();

@@ -109,10 +109,88 @@ static void test_separation_lowers_waf(void)
     CHECK(split.wp_host_pages[HOT] > split.wp_host_pages[COLD]);
 }
 
+static uint64_t hot_pages(struct ftl *ftl)
+{
+    struct ftl_gauges g;
+    ftl_get_gauges(ftl, &g);
+    return g.hot_pages;
+}
+
+/*
+ * hot_decay=1024, threshold 1, worked by hand: LPN 0 written 3 times is hot (count 3);
+ * LPNs 1..1020 once each are cold (1 is not above 1): writes 1..1023. Write 1024 (LPN 1
+ * again) is the 1024th since the start, so every count halves first (LPN 0: 3 -> 1, the
+ * others 1 -> 0), then LPN 1 counts 1: nothing is hot. LPN 0's next write makes it 2:
+ * hot again. Its exact write count never aged: 4.
+ */
+static void test_counts_age(void)
+{
+    struct ftl_config cfg = small_config(2, 2, 64, 64, 1);
+    cfg.placement = FTL_PLACEMENT_HOTCOLD;
+    cfg.hot_threshold = 1;
+    cfg.hot_decay = 1024;
+    cfg.devsz_mb = ftl_config_max_devsz_mb(&cfg);
+    struct ftl *ftl = make_ftl(&cfg);
+    for (int i = 0; i < 3; i++) {
+        CHECK(write_pages(ftl, 0, 0, 1, NULL) == FTL_OK);
+    }
+    CHECK_EQ_U64(wp_of_lpn(ftl, 0), HOT);
+    CHECK_EQ_U64(hot_pages(ftl), 1);
+    for (uint64_t lpn = 1; lpn <= 1020; lpn++) {
+        CHECK(write_pages(ftl, 0, lpn, 1, NULL) == FTL_OK);
+    }
+    CHECK_EQ_U64(ftl->heat[0], 3);
+    CHECK_EQ_U64(ftl->heat_ticks, 1023);
+    CHECK_EQ_U64(hot_pages(ftl), 1);
+    CHECK(write_pages(ftl, 0, 1, 1, NULL) == FTL_OK);
+    CHECK_EQ_U64(ftl->heat_ticks, 0);
+    CHECK_EQ_U64(ftl->heat[0], 1);
+    CHECK_EQ_U64(ftl->heat[1], 1);
+    CHECK_EQ_U64(ftl->heat[2], 0);
+    CHECK_EQ_U64(hot_pages(ftl), 0);
+    CHECK_EQ_U64(wp_of_lpn(ftl, 1), COLD);
+    CHECK(write_pages(ftl, 0, 0, 1, NULL) == FTL_OK);
+    CHECK_EQ_U64(wp_of_lpn(ftl, 0), HOT);
+    CHECK_EQ_U64(hot_pages(ftl), 1);
+    CHECK_EQ_U64(ftl_lpn_write_count(ftl, 0), 4);
+    CHECK_CONSISTENT(ftl);
+    /* a format forgets the counts, aged and exact, and the hot page with them */
+    uint64_t done;
+    struct ftl_io all = { .slba = 0, .nlb = ftl_geometry_of(ftl)->logical_pages * ftl->secs_per_pg };
+    CHECK(ftl_format(ftl, &all, true, &done) == FTL_OK);
+    CHECK_EQ_U64(hot_pages(ftl), 0);
+    CHECK_EQ_U64(ftl->heat[0], 0);
+    CHECK_CONSISTENT(ftl);
+    ftl_destroy(ftl);
+}
+
+/* Without hot_decay the counts are exact and never age: hot_pages counts the pages
+ * written more than hot_threshold times, however long ago. */
+static void test_counts_without_decay(void)
+{
+    struct ftl_config cfg = small_config(2, 2, 64, 64, 1);
+    cfg.placement = FTL_PLACEMENT_HOTCOLD;
+    cfg.hot_threshold = 1;
+    cfg.devsz_mb = ftl_config_max_devsz_mb(&cfg);
+    struct ftl *ftl = make_ftl(&cfg);
+    CHECK(ftl->heat == NULL);
+    for (int i = 0; i < 2; i++) {
+        CHECK(write_pages(ftl, 0, 5, 1, NULL) == FTL_OK);
+    }
+    for (uint64_t i = 0; i < 5000; i++) {
+        CHECK(write_pages(ftl, 0, 100 + i % 1000, 1, NULL) == FTL_OK);
+    }
+    CHECK_EQ_U64(hot_pages(ftl), 1001);   /* LPN 5 and the 1000 written 5 times */
+    CHECK_CONSISTENT(ftl);
+    ftl_destroy(ftl);
+}
+
 int main(void)
 {
     test_classification();
     test_threshold_zero_is_one_stream();
+    test_counts_age();
+    test_counts_without_decay();
     test_separation_lowers_waf();
     return check_summary();
 }

@@ -61,6 +61,10 @@ static void run_workload(struct ftl *ftl, uint64_t seed, uint32_t n, uint64_t st
 static void check_same(const struct ftl *a, const struct ftl *b, const char *what)
 {
     check_core_same(a, b, what);
+    if (a->heat || b->heat) {   /* hot_decay: the aged counts and the halving's tick */
+        CHECK(a->heat && b->heat && a->heat_ticks == b->heat_ticks &&
+              memcmp(a->heat, b->heat, a->geo.logical_pages * sizeof(*a->heat)) == 0);
+    }
     CHECK_CONSISTENT(b);
 }
 
@@ -144,6 +148,8 @@ static void test_round_trips(void)
     cfg.hot_threshold = 2;
     round_trip(&cfg, "hotcold, paced GC", 12000, 6000, 0);
     round_trip(&cfg, "hotcold, paced GC, restored later", 12000, 6000, 77 * SEC + 123);
+    cfg.hot_decay = 1024;   /* counts that age: several halvings before and after */
+    round_trip(&cfg, "hotcold, counts that age", 12000, 6000, 5 * SEC);
 
     cfg = base_config();
     cfg.gc_unit = FTL_GC_UNIT_BLOCK;

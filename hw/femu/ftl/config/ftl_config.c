@@ -20,7 +20,8 @@
 /* A key is a number (uint64_t field), one of a few names (an enum field, names[i] = i), a
  * size in bytes (uint64_t, text with an optional K/M/G suffix) or a switch (uint64_t 0/1,
  * text off/on or 0/1). */
-enum key_kind { KEY_UINT, KEY_NAMED, KEY_BYTES, KEY_SWITCH };
+/* KEY_COUNT: a KEY_UINT that also takes `off` for 0 (and prints 0 as off). */
+enum key_kind { KEY_UINT, KEY_NAMED, KEY_BYTES, KEY_SWITCH, KEY_COUNT };
 
 struct config_key {
     const char *name;
@@ -116,6 +117,9 @@ static const struct config_key config_keys[] = {
     NKEY(placement, placement_names, "write placement: single | hotcold | stream | fdp "
          "(Flexible Data Placement: one write pointer per reclaim unit handle)"),
     UKEY(hot_threshold, 0, UINT32_MAX, "hotcold: a page is hot when its write count exceeds this"),
+    { "hot_decay", NULL, KEY_COUNT, offsetof(struct ftl_config, hot_decay), 0, UINT32_MAX,
+      "hotcold: every this many host page writes, halve each page's count placement reads "
+      "(counts that age; at least 1024), or off: exact write counts that never age", NULL },
     UKEY(nstreams, 1, 16, "stream: number of host streams, one write pointer each"),
     NKEY(gc_scope, gc_scope_names, "victims with several write pointers: global (each "
          "handle's best by gc_policy, then the one most worth collecting; moved pages stay "
@@ -378,8 +382,11 @@ int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
             return ftl_error(err, errlen, "%s: '%s' is not a size in bytes (digits, then "
                              "optionally K, M or G)", key, value);
         }
+    } else if (k->kind == KEY_COUNT && strcmp(value, "off") == 0) {
+        v = 0;
     } else if (!parse_uint(value, &v)) {
-        return ftl_error(err, errlen, "%s: '%s' is not a non-negative integer", key, value);
+        return ftl_error(err, errlen, "%s: '%s' is not a non-negative integer%s", key, value,
+                         k->kind == KEY_COUNT ? " or off" : "");
     }
     if (check_range(k, key, v, err, errlen)) {
         return -1;
@@ -398,7 +405,12 @@ int ftl_config_get(const struct ftl_config *cfg, const char *key, char *buf, siz
         unsigned v = named_get(cfg, k);
         snprintf(buf, buflen, "%s", v <= k->max ? k->names[v] : "?");
     } else {
-        snprintf(buf, buflen, "%" PRIu64, *(const uint64_t *)((const char *)cfg + k->offset));
+        uint64_t v = *(const uint64_t *)((const char *)cfg + k->offset);
+        if (k->kind == KEY_COUNT && v == 0) {
+            snprintf(buf, buflen, "off");
+        } else {
+            snprintf(buf, buflen, "%" PRIu64, v);
+        }
     }
     return 0;
 }
@@ -434,6 +446,15 @@ static int check_ranges(const struct ftl_config *cfg, char *err, size_t errlen)
         return ftl_error(err, errlen, "read_retry_max: %" PRIu64 " steps of read_retry_lat %"
                          PRIu64 " ns make a page read take over a second", cfg->read_retry_max,
                          cfg->read_retry_lat);
+    }
+    if (cfg->hot_decay && cfg->hot_decay < 1024) {
+        return ftl_error(err, errlen, "hot_decay: %" PRIu64 " host page writes between halvings "
+                         "is below 1024 (each halving touches every logical page)",
+                         cfg->hot_decay);
+    }
+    if (cfg->hot_decay && cfg->hot_threshold >= UINT16_MAX) {
+        return ftl_error(err, errlen, "hot_threshold: %" PRIu64 " is not below %u, where aged "
+                         "counts (hot_decay) saturate", cfg->hot_threshold, UINT16_MAX);
     }
     if (cfg->gc_thres_pcent > cfg->gc_thres_pcent_high) {
         return ftl_error(err, errlen, "gc_thres_pcent: %" PRIu64 " is above gc_thres_pcent_high (%"

@@ -31,6 +31,7 @@
 #include "map/page_map.h"
 #include "map/write_pointers.h"
 #include "place/placement.h"
+#include "place/heat.h"
 #include "place/write_count.h"
 #include "wbuf/write_buffer.h"
 #include "zns/zns.h"
@@ -138,10 +139,13 @@ static int copy_page(struct ftl *ftl, uint32_t lpn, uint32_t slpn, uint64_t now_
     if (!wc_increment(ftl, lpn, &count_before)) {
         return FTL_E_NOMEM;
     }
+    struct heat_undo heat;
+    heat_write(ftl, lpn, count_before, &heat);
     uint32_t old = l2p_get(ftl, lpn);
     uint32_t ppa;
     if (!wp_place(ftl, placement_for_host(ftl, lpn, 0), true, lpn, &ppa, now_ns)) {
         wc_set(ftl, lpn, count_before);
+        heat_unwrite(ftl, lpn, count_before, &heat);
         return FTL_E_NOSPC;
     }
     if (old != L2P_UNMAPPED) {

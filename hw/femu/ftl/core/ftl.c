@@ -18,6 +18,7 @@
 #include "map/dftl.h"
 #include "map/page_map.h"
 #include "place/placement.h"
+#include "place/heat.h"
 #include "place/write_count.h"
 #include "wbuf/write_buffer.h"
 #include "zns/zns.h"
@@ -100,7 +101,7 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
         !ftl->heap_count || !ftl->gc_scratch || !ftl->lun_avail_ns || !ftl->ch_avail_ns ||
         !ftl->gc_debt || !ftl->gc_erase_luns || !ftl->gc_lun_cursor || !ftl->lun_busy ||
         !ftl->block_programmed_ns || !ftl->retry_hist ||
-        !alloc_victim_hist(ftl) ||
+        !alloc_victim_hist(ftl) || !heat_init(ftl) ||
         (cfg->zoned && zns_init(ftl) != FTL_OK) ||
         (cfg->mapping == FTL_MAPPING_DFTL && dftl_init(ftl) != FTL_OK) ||
         (cfg->write_buffer_sectors && wbuf_init(ftl) != FTL_OK)) {
@@ -132,6 +133,7 @@ void ftl_destroy(struct ftl *ftl)
     free(ftl->mapped_bits);
     free(ftl->write_count16);
     free(ftl->wc_slots);
+    free(ftl->heat);
     free(ftl->blocks);
     free(ftl->bad_bits);
     free(ftl->lines);
@@ -411,6 +413,7 @@ static void wc_reset_pages(struct ftl *ftl, uint64_t start, uint64_t end)
             continue;
         }
         if (ftl->write_count16[lpn]) {
+            heat_forget(ftl, (uint32_t)lpn);    /* an aged count is never above the exact */
             wc_set(ftl, (uint32_t)lpn, 0);     /* below WC_OVERFLOW: cannot fail */
         }
         lpn++;

@@ -24,6 +24,7 @@
 #include "flash/slc.h"
 #include "map/dftl.h"
 #include "map/page_map.h"
+#include "place/heat.h"
 #include "place/write_count.h"
 #include "wbuf/write_buffer.h"
 #include "zns/zns.h"
@@ -87,6 +88,33 @@ static int check_maps(const struct ftl *ftl, char *err, size_t errlen)
     if (used != ftl->wc_used || (uint64_t)used * 2 > ftl->wc_nslots) {
         return ftl_error(err, errlen, "write-count overflow table: %u of %u slots used, "
                          "count says %u", used, ftl->wc_nslots, ftl->wc_used);
+    }
+    return 0;
+}
+
+/* Hot/cold's classifier: aged counts never above the exact ones (they count the same
+ * writes and are halved), the halving tick short of its period, and hot_pages what the
+ * rule says of the counts. */
+static int check_heat(const struct ftl *ftl, char *err, size_t errlen)
+{
+    uint64_t hot = 0;
+    bool classifying = ftl->cfg.placement == FTL_PLACEMENT_HOTCOLD;
+    for (uint64_t lpn = 0; classifying && lpn < ftl->geo.logical_pages; lpn++) {
+        if (ftl->heat && ftl->heat[lpn] > wc_get(ftl, (uint32_t)lpn)) {
+            return ftl_error(err, errlen, "LPN %llu: aged count %u above its %u host writes",
+                             (unsigned long long)lpn, ftl->heat[lpn],
+                             wc_get(ftl, (uint32_t)lpn));
+        }
+        hot += heat_is_hot(ftl, (uint32_t)lpn);
+    }
+    if (ftl->heat && ftl->heat_ticks >= ftl->cfg.hot_decay) {
+        return ftl_error(err, errlen, "%llu host writes since the last halving, hot_decay %llu",
+                         (unsigned long long)ftl->heat_ticks,
+                         (unsigned long long)ftl->cfg.hot_decay);
+    }
+    if (hot != ftl->hot_pages) {
+        return ftl_error(err, errlen, "%llu pages are hot by their counts, hot_pages says %llu",
+                         (unsigned long long)hot, (unsigned long long)ftl->hot_pages);
     }
     return 0;
 }
@@ -444,8 +472,8 @@ static int check_line(const struct ftl *ftl, uint32_t id, char *err, size_t errl
 
 int ftl_check(const struct ftl *ftl, char *err, size_t errlen)
 {
-    if (check_maps(ftl, err, errlen) || check_bad_blocks(ftl, err, errlen) ||
-        check_wear(ftl, err, errlen) || (ftl->dftl && dftl_check(ftl, err, errlen)) ||
+    if (check_maps(ftl, err, errlen) || check_heat(ftl, err, errlen) ||
+        check_bad_blocks(ftl, err, errlen) || check_wear(ftl, err, errlen) || (ftl->dftl && dftl_check(ftl, err, errlen)) ||
         (ftl->wbuf && wbuf_check(ftl, err, errlen)) ||
         (ftl->zns && zns_check(ftl, err, errlen))) {
         return -1;

@@ -97,6 +97,9 @@ struct ftl {
     uint16_t *write_count16;   /* [logical_pages] host writes, or WC_OVERFLOW: wc_get */
     struct wc_slot *wc_slots;  /* write_count.c: exact counts of pages marked WC_OVERFLOW */
     uint32_t wc_nslots, wc_used;
+    uint16_t *heat;         /* [logical_pages] place/heat.c: aged counts (hot_decay), or NULL */
+    uint64_t heat_ticks;    /* host page writes since the last halving of heat */
+    uint64_t hot_pages;     /* placement=hotcold: logical pages classified hot now */
     struct block *blocks;   /* [lines * luns], index line * luns + lun */
     uint64_t *bad_bits;     /* [(blocks + 63) / 64] bit line * luns + lun: a factory bad
                              * block, never programmed nor erased (bad_blk_pcent) */

@@ -19,6 +19,7 @@
 #include "map/page_map.h"
 #include "map/write_pointers.h"
 #include "place/fdp.h"
+#include "place/heat.h"
 #include "place/placement.h"
 #include "place/write_count.h"
 
@@ -49,6 +50,7 @@ bool host_page_accepted(struct ftl *ftl, uint32_t lpn, struct host_page_undo *un
     if (!wc_increment(ftl, lpn, &undo->count_before)) {
         return false;   /* the write-count overflow table could not grow */
     }
+    heat_write(ftl, lpn, undo->count_before, &undo->heat);
     ftl->ctr.host_write_pages++;
     if (lpn + 1 > ftl->max_lpn_plus_one) {
         ftl->max_lpn_plus_one = lpn + 1;
@@ -59,6 +61,7 @@ bool host_page_accepted(struct ftl *ftl, uint32_t lpn, struct host_page_undo *un
 void host_page_withdrawn(struct ftl *ftl, uint32_t lpn, const struct host_page_undo *undo)
 {
     wc_set(ftl, lpn, undo->count_before);   /* a lower count never needs a new slot */
+    heat_unwrite(ftl, lpn, undo->count_before, &undo->heat);
     ftl->ctr.host_write_pages--;
     ftl->max_lpn_plus_one = undo->max_before;
 }

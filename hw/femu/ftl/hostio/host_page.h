@@ -4,6 +4,7 @@
 #define FEMU_FTL_HOSTIO_HOST_PAGE_H
 
 #include "flash/ftl_handle.h"
+#include "place/heat.h"
 
 /*
  * Program host page lpn (foreground GC first when free lines are low, the dftl lookup,
@@ -17,6 +18,7 @@ int host_program_page(struct ftl *ftl, uint32_t lpn, uint32_t stream, uint64_t n
  * be taken back. */
 struct host_page_undo {
     uint32_t count_before;      /* its write count before */
+    struct heat_undo heat;      /* its aged count before (hot/cold placement) */
     uint64_t max_before;        /* the highest LPN written + 1 before */
 };
 /* A host write of lpn was accepted: its write count (for hot/cold and the per-LPN file),

@@ -1,7 +1,8 @@
 /*
  * Write placement: one classifier per policy that picks the write pointer for a page
  * (write_pointers.c programs it there). single = FEMU's one stream;
- * hotcold = hot (0) when the LPN's host write count exceeds hot_threshold, else cold (1);
+ * hotcold = hot (0) when the LPN's host write count (aged with hot_decay: heat.h) exceeds
+ * hot_threshold, else cold (1), for host writes and GC moves alike;
  * stream = the host's stream id, and GC keeps a page in the stream of the line it leaves;
  * fdp = the host's reclaim unit handle, GC as stream for persistently isolated handles,
  * and into the one GC write pointer after the handles for initially isolated ones.
@@ -9,7 +10,7 @@
  */
 #include "place/placement.h"
 
-#include "place/write_count.h"
+#include "place/heat.h"
 
 uint32_t placement_host_handles(const struct ftl *ftl)
 {
@@ -27,7 +28,7 @@ uint32_t placement_for_host(const struct ftl *ftl, uint32_t lpn, uint32_t stream
 {
     switch (ftl->cfg.placement) {
     case FTL_PLACEMENT_HOTCOLD:
-        return wc_get(ftl, lpn) > ftl->cfg.hot_threshold ? 0 : 1;
+        return heat_is_hot(ftl, lpn) ? 0 : 1;
     case FTL_PLACEMENT_STREAM:
     case FTL_PLACEMENT_FDP:
         return stream;  /* checked against the handles by the caller */
@@ -44,7 +45,7 @@ uint32_t placement_for_gc(const struct ftl *ftl, uint32_t lpn, uint32_t victim_l
     }
     switch (ftl->cfg.placement) {
     case FTL_PLACEMENT_HOTCOLD:
-        return wc_get(ftl, lpn) > ftl->cfg.hot_threshold ? 0 : 1;
+        return heat_is_hot(ftl, lpn) ? 0 : 1;
     case FTL_PLACEMENT_FDP:
         if (ftl->cfg.fdp_ruh_type == FTL_RUH_INITIAL) {
             return ftl->nwps - 1;   /* GC mixes the handles' pages */

@@ -9,6 +9,7 @@
 #include "femu_ftl/error.h"
 #include "flash/timing.h"
 #include "hostio/inflight.h"
+#include "place/heat.h"
 #include "state_codec.h"
 #include "flash/ftl_handle.h"
 #include "state/ftl_state_section.h"
@@ -30,6 +31,7 @@ size_t ftl_state_limits(const struct ftl *ftl, struct state_section_limit *out)
     n += ftl->zns ? ftl_state_zns_limits(ftl, out + n) : 0;
     n += ftl->dftl ? ftl_state_dftl_limits(ftl, out + n) : 0;
     n += ftl->wbuf ? ftl_state_wbuf_limits(ftl, out + n) : 0;
+    n += ftl->heat ? ftl_state_heat_limits(ftl, out + n) : 0;
     return n;
 }
 
@@ -45,7 +47,8 @@ int ftl_state_save(const struct ftl *ftl, struct state_writer *w, uint64_t now_n
         ftl_state_save_maps(ftl, w, err, errlen) ||
         (ftl->zns && ftl_state_save_zns(ftl, w, err, errlen)) ||
         (ftl->dftl && ftl_state_save_dftl(ftl, w, err, errlen)) ||
-        (ftl->wbuf && ftl_state_save_wbuf(ftl, w, err, errlen))) {
+        (ftl->wbuf && ftl_state_save_wbuf(ftl, w, err, errlen)) ||
+        (ftl->heat && ftl_state_save_heat(ftl, w, err, errlen))) {
         return -1;
     }
     return 0;
@@ -63,9 +66,11 @@ int ftl_state_load(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
         ftl_state_load_maps(ftl, r, err, errlen) ||
         (ftl->zns && ftl_state_load_zns(ftl, r, err, errlen)) ||
         (ftl->dftl && ftl_state_load_dftl(ftl, r, err, errlen)) ||
-        (ftl->wbuf && ftl_state_load_wbuf(ftl, r, err, errlen))) {
+        (ftl->wbuf && ftl_state_load_wbuf(ftl, r, err, errlen)) ||
+        (ftl->heat && ftl_state_load_heat(ftl, r, err, errlen))) {
         return -1;
     }
+    heat_recount(ftl);              /* hot_threshold may differ from the saved device's */
     char what[384];
     if (ftl_check(ftl, what, sizeof(what))) {
         return ftl_error(err, errlen, "%s: inconsistent state: %s", path, what);

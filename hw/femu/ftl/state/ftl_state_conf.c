@@ -48,6 +48,9 @@ static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
         strcmp(key, "plp") == 0 || strcmp(key, "plp_budget_pages") == 0) {
         return true;    /* newer still; they only decide what a power cut does */
     }
+    if (strcmp(key, "hot_decay") == 0) {
+        return cfg->hot_decay == 0;     /* newer: older files classified by exact counts */
+    }
     static const char *const keys[] = {
         "cell_bits", "slc_pg_rd_lat", "slc_pg_wr_lat", "slc_blk_er_lat", "slc_cache",
         "slc_static_units", "slc_dynamic_pcent", "slc_when_full",

@@ -25,6 +25,7 @@
 #define STATE_TAG_FTL_ZONE STATE_TAG('Z', 'O', 'N', 'E')   /* zones (zoned=1) */
 #define STATE_TAG_FTL_DFTL STATE_TAG('D', 'F', 'T', 'L')   /* the CMT (mapping=dftl) */
 #define STATE_TAG_FTL_WBUF STATE_TAG('W', 'B', 'U', 'F')   /* buffered pages */
+#define STATE_TAG_FTL_HEAT STATE_TAG('F', 'H', 'O', 'T')   /* aged counts (hot_decay) */
 
 /* Version of each section's own layout (its first u32). 3 added the SLC cache (FCOR: its
  * counters, write pointer, FIFO and fold cursor; FLIN: each unit's SLC mode), the read
@@ -46,6 +47,7 @@ size_t ftl_state_maps_limits(const struct ftl *ftl, struct state_section_limit *
 size_t ftl_state_zns_limits(const struct ftl *ftl, struct state_section_limit *out);
 size_t ftl_state_dftl_limits(const struct ftl *ftl, struct state_section_limit *out);
 size_t ftl_state_wbuf_limits(const struct ftl *ftl, struct state_section_limit *out);
+size_t ftl_state_heat_limits(const struct ftl *ftl, struct state_section_limit *out);
 
 int ftl_state_save_conf(const struct ftl_config *cfg, struct state_writer *w, char *err,
                         size_t errlen);
@@ -72,6 +74,10 @@ int ftl_state_load_dftl(struct ftl *ftl, struct state_reader *r, char *err, size
 int ftl_state_save_wbuf(const struct ftl *ftl, struct state_writer *w, char *err,
                         size_t errlen);
 int ftl_state_load_wbuf(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen);
+
+int ftl_state_save_heat(const struct ftl *ftl, struct state_writer *w, char *err,
+                        size_t errlen);
+int ftl_state_load_heat(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen);
 
 /*
  * Times are saved as their age at the save (now_ns - t, two's complement when t lies

@@ -90,6 +90,8 @@ struct ftl_config {
     /* placement */
     enum ftl_placement placement;
     uint64_t hot_threshold;     /* hotcold: hot when write count > hot_threshold */
+    uint64_t hot_decay;         /* hotcold: halve the counts placement reads every this many
+                                 * host page writes (place/heat.h); 0: off, exact counts */
     uint64_t nstreams;          /* stream: number of streams (write pointers) */
     enum ftl_gc_scope gc_scope; /* victims across write pointers: global | stream */
     uint64_t fdp_ruhs;          /* fdp: reclaim unit handles (write pointers) */

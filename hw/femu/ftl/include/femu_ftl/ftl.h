@@ -230,6 +230,9 @@ struct ftl_gauges {
     /* slc_cache=on (0 otherwise): the cache's capacity now, the units its rule allows
      * times the pages of an SLC unit, and the valid pages in SLC units */
     uint64_t slc_cap_pages, slc_used_pages;
+    /* placement=hotcold (0 otherwise): logical pages the classifier calls hot now (their
+     * count, aged with hot_decay, above hot_threshold), written or not since */
+    uint64_t hot_pages;
 };
 
 void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out);
