@@ -18,16 +18,46 @@ static struct wp_pages wp_pages_of(const struct sim_phase_result *m, unsigned i)
     return p;
 }
 
-/* What a write pointer is called: an FDP handle, the GC write pointer of initially isolated
- * handles, or (any other placement) a stream as before. */
+/* What a write pointer is called, by what it holds: the single stream, the hot or the cold
+ * one (hot/cold placement), the host's stream N (placement=stream), an FDP handle N, or
+ * the GC write pointer of initially isolated handles. */
 static void wp_name(const struct ftl *ftl, unsigned i, char *buf, size_t len)
 {
     uint32_t ruhs = ftl_fdp_ruhs(ftl);
-    if (ruhs && i >= ruhs) {
-        snprintf(buf, len, "GC write pointer %u", i);
-    } else {
-        snprintf(buf, len, "%s %u", ruhs ? "handle" : "stream", i);
+    switch (ftl_config_of(ftl)->placement) {
+    case FTL_PLACEMENT_SINGLE:
+        snprintf(buf, len, "single stream");
+        break;
+    case FTL_PLACEMENT_HOTCOLD:
+        snprintf(buf, len, "%s stream", i == 0 ? "hot" : "cold");
+        break;
+    case FTL_PLACEMENT_FDP:
+        if (i >= ruhs) {
+            snprintf(buf, len, "GC write pointer %u", i);
+        } else {
+            snprintf(buf, len, "handle %u", i);
+        }
+        break;
+    default:
+        snprintf(buf, len, "stream %u", i);
+        break;
     }
+}
+
+/* Hot/cold placement's classifier at the end: its rule and how many pages it calls hot. */
+static void hot_set(const struct ftl *ftl, char *buf, size_t len)
+{
+    const struct ftl_config *cfg = ftl_config_of(ftl);
+    struct ftl_gauges g;
+    ftl_get_gauges(ftl, &g);
+    char decay[32] = "off";
+    if (cfg->hot_decay) {
+        snprintf(decay, sizeof(decay), "%llu", (unsigned long long)cfg->hot_decay);
+    }
+    snprintf(buf, len, "%llu of %llu logical pages hot at the end (count above hot_threshold "
+             "%llu; hot_decay %s)", (unsigned long long)g.hot_pages,
+             (unsigned long long)ftl_geometry_of(ftl)->logical_pages,
+             (unsigned long long)cfg->hot_threshold, decay);
 }
 
 #define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
@@ -73,12 +103,18 @@ void summary_json_placement(FILE *f, const struct ftl *ftl, const struct sim_pha
             (unsigned long long)m->fdp_events[FTL_FDP_EVENT_RU_NOT_FULLY_WRITTEN],
             (unsigned long long)m->fdp_events[FTL_FDP_EVENT_RU_TIME_LIMIT],
             (unsigned long long)m->fdp_events_lost);
+    if (cfg->placement == FTL_PLACEMENT_HOTCOLD) {
+        struct ftl_gauges g;
+        ftl_get_gauges(ftl, &g);
+        fprintf(f, "  \"hot_pages\": %llu, \"hot_decay\": %llu,\n",
+                (unsigned long long)g.hot_pages, (unsigned long long)cfg->hot_decay);
+    }
 }
 
 void summary_print_placement(FILE *f, const struct ftl *ftl, const struct sim_phase_result *m)
 {
     double mib = (double)ftl_geometry_of(ftl)->page_bytes / 1048576.0;
-    char name[48];
+    char name[160];
     for (unsigned i = 0; i < ftl_write_pointer_count(ftl); i++) {
         struct wp_pages p = wp_pages_of(m, i);
         wp_name(ftl, i, name, sizeof(name));
@@ -90,6 +126,10 @@ void summary_print_placement(FILE *f, const struct ftl *ftl, const struct sim_ph
         } else {
             fputs("undefined\n", f);
         }
+    }
+    if (ftl_config_of(ftl)->placement == FTL_PLACEMENT_HOTCOLD) {
+        hot_set(ftl, name, sizeof(name));
+        fprintf(f, "hot/cold: %s\n", name);
     }
     if (!ftl_fdp_ruhs(ftl)) {
         return;

@@ -68,6 +68,12 @@ static bool has_slc_cache(const struct ftl_stats_writer *w)
     return ftl_config_of(w->ftl)->slc_cache != 0;
 }
 
+/* placement=hotcold: stats.csv ends with the hot set's size (other files unchanged). */
+static bool has_hot_set(const struct ftl_stats_writer *w)
+{
+    return ftl_config_of(w->ftl)->placement == FTL_PLACEMENT_HOTCOLD;
+}
+
 static void write_headers(struct ftl_stats_writer *w)
 {
     fputs("time,read,write\n", w->files[FILE_IOPS]);
@@ -96,6 +102,9 @@ static void write_headers(struct ftl_stats_writer *w)
     if (has_slc_cache(w)) {
         fputs(",slc_host_pages,slc_direct_pages,slc_folded_pages,slc_fold_erases,"
               "slc_fg_fold_units,slc_cap_pages,slc_used_pages", f);
+    }
+    if (has_hot_set(w)) {
+        fputs(",hot_pages", f);
     }
     fputc('\n', f);
     fputs("valid_pages,data_victims,map_victims\n", w->files[FILE_VICTIMS]);
@@ -283,6 +292,9 @@ static void write_stats_row(struct ftl_stats_writer *w, const struct interval *i
                 D(slc_direct_pages), D(slc_folded_pages), D(slc_fold_erases),
                 D(slc_fg_fold_units), (unsigned long long)g.slc_cap_pages,
                 (unsigned long long)g.slc_used_pages);
+    }
+    if (has_hot_set(w)) {
+        fprintf(f, ",%llu", (unsigned long long)g.hot_pages);
     }
     fputc('\n', f);
 #undef D
