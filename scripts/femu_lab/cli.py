@@ -12,6 +12,8 @@
                                                 placement identifiers, side by side
     femu-lab crash [--fs ext4,f2fs] [--cuts N] ...  crash consistency: power cuts, reboots,
                                                 durable writes checked (a table)
+    femu-lab hotcold-table [-o DIR] ...         hot/cold vs one stream in ftl-sim, exact
+                                                and aging write counts (a table, a plot)
     femu-lab trace generate|info|convert ...    real-world traces: a synthetic one in any
                                                 format, what one holds, one converted
 
@@ -32,6 +34,7 @@ from .devconfig import ConfigError
 from .crash import lab as crash_lab
 from .dftl import study as dftl_study
 from .fdp import lab as fdp_lab
+from .hotcold import table as hotcold_table
 from .ftl_sim import SimError
 from .run import aged, blackbox, vm_run as lab_run
 from .run.aged import AgedError, AgeFailed
@@ -49,7 +52,7 @@ from .workloads import WorkloadError
 
 PROG = "femu-lab"
 COMMANDS = ("sweep", "run", "age", "workloads", "bench", "dftl-study", "fdp-lab", "crash",
-            "trace")
+            "hotcold-table", "trace")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -90,6 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
         "fdp-lab", help="FDP: fdp-separation with and without placement identifiers (aged "
                         "states, VM runs, ftl-sim replays, femu-plot fdp, a table)",
         **fdp_lab.parser_texts()))
+    hotcold_table.add_arguments(commands.add_parser(
+        "hotcold-table", help="hot/cold placement vs one stream in ftl-sim, with exact and "
+                              "with aging write counts: a table and hot-set.png",
+        description=hotcold_table.__doc__.split("\n\n")[0].strip()))
     crash_lab.add_arguments(commands.add_parser(
         "crash", help="crash consistency: ext4 / F2FS x barriers x plp, power cut at random "
                       "points, rebooted, durable writes checked (a table)",
@@ -219,6 +226,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             return fdp_lab.run(args, prog=f"{PROG} fdp-lab")
         if args.command == "crash":
             return crash_lab.run(args)
+        if args.command == "hotcold-table":
+            return hotcold_table.main(args)
         if args.command == "trace":
             return trace_cli.run(args, prog=f"{PROG} trace")
         return _sweep(args)

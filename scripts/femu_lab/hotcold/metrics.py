@@ -1,0 +1,54 @@
+"""What the hot/cold table reads of one ftl-sim run folder (stats.csv, statistics.csv,
+summary.json): the WAF of the measured part, its WAF after the first minute, the 10 s
+WAFs after the first minute, and the hot set over time."""
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Tuple
+
+import pandas as pd
+
+WARMUP_S = 60.0     # "after the first minute" of the measured part
+
+
+class RunError(RuntimeError):
+    """A run folder the table cannot read; one line naming it."""
+
+
+@dataclass
+class RunFigures:
+    waf: float                          # the measured part, ftl-sim's WAF line
+    waf_after_minute: float             # (host + GC programs) / host pages after 60 s
+    ten_s: List[Tuple[float, float]]    # (end of the interval, WAF) after 60 s
+    hot_pages_end: int                  # hotcold only, else 0
+
+
+def read_run(folder: Path) -> RunFigures:
+    try:
+        summary = json.loads((folder / "summary.json").read_text())
+        stats = pd.read_csv(folder / "stats.csv")
+        tens = pd.read_csv(folder / "statistics.csv")
+    except (OSError, ValueError) as error:
+        raise RunError(f"{folder}: {error}") from None
+    # Only host and GC programs: a map, buffer or SLC program would be missed below.
+    for key in ("map_writes", "map_gc_moved_pages", "buf_flushed_pages", "fallback_pages"):
+        if summary.get(key):
+            raise RunError(f"{folder}: {key} is {summary[key]}: the table counts host and GC "
+                           "programs only (a page-mapped configuration without buffer)")
+    start = float(summary["precondition_sim_time_s"]) + WARMUP_S
+    late = stats[stats["time_s"] - stats["interval_s"] >= start - 1e-9]
+    host = int(late["host_write_pages"].sum())
+    programs = int(late["nand_user_programs"].sum() + late["nand_gc_programs"].sum())
+    late10 = tens[(tens["seconds"] - 10.0 >= start - 1e-9) & tens["waf"].notna()]
+    return RunFigures(
+        waf=float(summary["waf"]),
+        waf_after_minute=programs / host if host else float("nan"),
+        ten_s=[(float(t), float(w)) for t, w in zip(late10["seconds"], late10["waf"])],
+        hot_pages_end=int(summary.get("hot_pages", 0)))
+
+
+def intervals_above(run: RunFigures, baseline: RunFigures) -> int:
+    """10 s intervals after the first minute where run's WAF is above baseline's (the
+    same interval: both runs share the precondition, so their rows line up)."""
+    base = dict(baseline.ten_s)
+    return sum(1 for t, w in run.ten_s if t in base and w > base[t])

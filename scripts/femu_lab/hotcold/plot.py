@@ -1,0 +1,51 @@
+"""hot-set.png of the hot/cold table: per distribution and layout, the 10 s WAF of every
+run (left) and the pages the classifier calls hot, second by second (right)."""
+from pathlib import Path
+from typing import List
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+
+from . import cases as hc_cases  # noqa: E402
+
+
+def _style(case: hc_cases.Case):
+    if case.placement == "single":
+        return {"color": "black", "linewidth": 2.0}
+    return {"linestyle": "--" if case.decay == "off" else "-"}
+
+
+def hot_set_figure(plan: List[hc_cases.Case], out: Path) -> Path:
+    groups = sorted({(c.dist, c.layout) for c in plan}, key=lambda g: (g[0], g[1]))
+    fig, axes = plt.subplots(len(groups), 2, figsize=(13, 3.6 * len(groups)), squeeze=False)
+    for row, (dist, layout) in enumerate(groups):
+        waf_ax, hot_ax = axes[row]
+        for case in (c for c in plan if (c.dist, c.layout) == (dist, layout)):
+            folder = out / "runs" / case.folder
+            pre = float(pd.read_json(folder / "summary.json", typ="series")
+                        ["precondition_sim_time_s"])
+            tens = pd.read_csv(folder / "statistics.csv")
+            waf_ax.plot(tens["seconds"] - pre, tens["waf"], label=case.label, **_style(case))
+            if case.placement == "hotcold":
+                stats = pd.read_csv(folder / "stats.csv")
+                hot_ax.plot(stats["time_s"] - pre, stats["hot_pages"], label=case.label,
+                            **_style(case))
+        waf_ax.axvline(60, color="grey", linewidth=0.8)
+        waf_ax.set_title(f"{dist}, {layout}: WAF per 10 s (all programs / host pages)")
+        waf_ax.set_xlabel("seconds of the workload")
+        waf_ax.set_ylabel("WAF")
+        waf_ax.set_ylim(bottom=0)
+        hot_ax.set_title(f"{dist}, {layout}: logical pages classified hot")
+        hot_ax.set_xlabel("seconds of the workload")
+        hot_ax.set_ylabel("hot pages")
+        hot_ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        hot_ax.set_ylim(bottom=0)
+        waf_ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    path = out / "hot-set.png"
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
