@@ -7,7 +7,6 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from . import cases as hc_cases  # noqa: E402
 
@@ -40,11 +39,11 @@ def hot_set_figure(plan: List[hc_cases.Case], out: Path) -> Path:
         waf_ax.set_ylim(bottom=0)
         hot_ax.set_title(f"{dist}, {layout}: logical pages classified hot")
         hot_ax.set_xlabel("seconds of the workload")
-        hot_ax.set_ylabel("hot pages")
-        hot_ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        hot_ax.set_ylim(bottom=0)
-        waf_ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
+        hot_ax.set_ylabel("hot pages (log scale)")
+        hot_ax.set_yscale("log")    # aging sets of hundreds beside exact ones of 10^5
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=4, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / (3.6 * len(groups))))
     path = out / "hot-set.png"
     fig.savefig(path, dpi=90)
     plt.close(fig)
