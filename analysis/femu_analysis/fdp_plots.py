@@ -92,9 +92,11 @@ def compare_figure(runs, windows, labels):
         x = rows["time_s"] - window.start_s
         color = f"C{index}"
         run_waf = table[table["run"] == label]["run_waf"].iloc[0]
+        points = style.mark_extremes(left, x, rows["value"], color=color, text=False)
+        # the extremes in the legend: two runs' labels beside their points would collide
         left.plot(x, rows["value"], color=color, linewidth=1.2,
-                  label=f"{label}: WAF {_fmt(run_waf)}")
-        style.mark_extremes(left, x, rows["value"], color=color)
+                  label=f"{label}: WAF {_fmt(run_waf)} "
+                        f"(per interval {style.extremes_text(points)})")
         everything.extend(rows["value"])
     left.legend(loc="best", fontsize=8)
     style.nice_ylim(left, everything)

@@ -329,9 +329,11 @@ def distinguishing_labels(runs):
     mixed = len(set(engines)) > 1 and None not in engines
     settings = [{**run.metadata.config, **run.metadata.params} for run in runs]
     keys = sorted(set().union(*settings)) if settings else []
+    if mixed:   # a VM run's conf and ftl-sim's effective config name different keys
+        keys = [key for key in keys if all(key in one for one in settings)
+                and not key.startswith("accel")]
     differing = [key for key in keys
-                 if len({repr(one.get(key)) for one in settings}) > 1 and key != "config"
-                 and not (mixed and key.startswith("accel"))]
+                 if len({repr(one.get(key)) for one in settings}) > 1 and key != "config"]
     labels = [", ".join(f"{key}={one.get(key, '-')}" for key in differing) for one in settings]
     if mixed:
         labels = [", ".join(part for part in (engine, label) if part)
