@@ -46,9 +46,10 @@ ZONE_COLORS = {"empty": "0.6", "implicit_open": "C2", "explicit_open": "C0", "cl
 COMPARE_METRICS = {
     # metric: (title, y label, lab-file source and column for runs without stats.csv);
     # with stats.csv every metric is drawn in the same bins (intervals.py)
-    "iops": ("IOPS", "IOPS (read + write)", series.interval_iops, "value"),
-    "waf": ("WAF", "write amplification", series.waf, "value"),
-    "throughput": ("Throughput", "MiB/s (read + write)", series.throughput, "total"),
+    "iops": ("IOPS", "IOPS (read + write), mean {per}", series.interval_iops, "value"),
+    "waf": ("WAF", "write amplification {per}", series.waf, "value"),
+    "throughput": ("Throughput", "MiB/s (read + write), mean {per}", series.throughput,
+                   "total"),
 }
 ZOOM_MAX_WRITES = 50
 ZOOM_SHARE = 0.98   # the zoomed CDF ends where this share of the LPNs is reached
@@ -239,7 +240,7 @@ def compare_figure(runs, windows, labels, metric):
     binned = all(intervals.has_bins(run, metric) for run in runs)
     per = intervals.per_text(width) if binned else "per interval"
     figure, axes = style.new_figure(f"{what} {per} — {compare_title(runs)}", "time (s)",
-                                    f"{ylabel} {per}")
+                                    ylabel.format(per=per))
     everything = []
     for index, (run, window, label) in enumerate(zip(runs, windows, labels)):
         if binned:

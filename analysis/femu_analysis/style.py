@@ -52,6 +52,8 @@ def mark_extremes(axes, x, y, color="C0", text=True):
     """
     points = extreme_points(x, y)
     labels = []
+    xs = np.asarray(x, dtype=float)
+    low, high = (float(np.nanmin(xs)), float(np.nanmax(xs))) if len(xs) else (0.0, 0.0)
     # max label above its point (nice_ylim leaves room); min label beside its point, which
     # keeps it inside the axes when the minimum sits on the x axis
     for name, offset, align in (("max", (0, 8), "center"), ("min", (7, 3), "left")):
@@ -60,6 +62,10 @@ def mark_extremes(axes, x, y, color="C0", text=True):
         px, py = points[name]
         axes.scatter([px], [py], color=color, marker="o" if name == "max" else "v",
                      zorder=3, gid=f"extreme-{name}")
+        if text and name == "max" and high > low:
+            # a max at either end of the data: its label grows inward, not over the axis
+            share = (px - low) / (high - low)
+            align = "left" if share < 0.05 else "right" if share > 0.95 else align
         if text:
             labels.append(axes.annotate(f"{name} {format_value(py)}", (px, py),
                                         textcoords="offset points", xytext=offset, ha=align,
