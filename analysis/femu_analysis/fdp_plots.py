@@ -16,6 +16,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from . import series, style
+from .plots import compare_title
 from .errors import AnalysisError
 from .waf import waf
 
@@ -78,7 +79,10 @@ def compare_figure(runs, windows, labels):
     figure = Figure(figsize=style.FIGSIZE)
     FigureCanvasAgg(figure)
     left, right = figure.subplots(1, 2)
-    figure.suptitle(f"Data placement — {_workload(runs)}")
+    # the workload and drive the runs share (the folder names when the workloads differ)
+    workloads = {run.metadata.workload() for run in runs}
+    shared = len(workloads) == 1 and None not in workloads
+    figure.suptitle(f"Data placement — {compare_title(runs) if shared else _workload(runs)}")
     for axes, xlabel, ylabel in ((left, "time (s)", "WAF per interval"),
                                  (right, "write pointer (reclaim unit handle)",
                                   "media writes (pages)")):
