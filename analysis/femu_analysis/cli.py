@@ -59,7 +59,7 @@ def build_parser():
     sweep_command = command("sweep", "IOPS, bandwidth, mean latency against a parameter "
                             "(fio JSON results)", many=True, window=False)
     sweep_command.add_argument("--param", required=True, metavar="NAME")
-    command("summary", "table of IOPS, MB/s, GC work and WAF over the window; writes "
+    command("summary", "table of IOPS, MiB/s, GC work and WAF over the window; writes "
             "summary.json and summary.md", many=True, formats=False)
     fdp = command("fdp", "two runs side by side (e.g. fdp-separation with and without "
                   "placement IDs): WAF over time and media writes per reclaim unit handle",

@@ -16,6 +16,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from . import series, style
+from .plots import compare_title
 from .errors import AnalysisError
 from .waf import waf
 
@@ -78,7 +79,10 @@ def compare_figure(runs, windows, labels):
     figure = Figure(figsize=style.FIGSIZE)
     FigureCanvasAgg(figure)
     left, right = figure.subplots(1, 2)
-    figure.suptitle(f"Data placement — {_workload(runs)}")
+    # the workload and drive the runs share (the folder names when the workloads differ)
+    workloads = {run.metadata.workload() for run in runs}
+    shared = len(workloads) == 1 and None not in workloads
+    figure.suptitle(f"Data placement — {compare_title(runs) if shared else _workload(runs)}")
     for axes, xlabel, ylabel in ((left, "time (s)", "WAF per interval"),
                                  (right, "write pointer (reclaim unit handle)",
                                   "media writes (pages)")):
@@ -92,9 +96,11 @@ def compare_figure(runs, windows, labels):
         x = rows["time_s"] - window.start_s
         color = f"C{index}"
         run_waf = table[table["run"] == label]["run_waf"].iloc[0]
+        points = style.mark_extremes(left, x, rows["value"], color=color, text=False)
+        # the extremes in the legend: two runs' labels beside their points would collide
         left.plot(x, rows["value"], color=color, linewidth=1.2,
-                  label=f"{label}: WAF {_fmt(run_waf)}")
-        style.mark_extremes(left, x, rows["value"], color=color)
+                  label=f"{label}: WAF {_fmt(run_waf)} "
+                        f"(per interval {style.extremes_text(points)})")
         everything.extend(rows["value"])
     left.legend(loc="best", fontsize=8)
     style.nice_ylim(left, everything)

@@ -64,6 +64,9 @@ class Metadata:
         """e.g. 'randwrite zipf:1.2 bs=4k', or None when nothing says."""
         if "workload" in self.params:
             return str(self.params["workload"])
+        trace = self.sim_workload.get("trace")
+        if trace:   # a replay: the trace sets sizes and kinds (ftl-sim's --bs is not used)
+            return f"trace {pathlib.PurePath(str(trace)).name}"
         parts = []
         rw = self.get("rw") or self.get("readwrite")
         if rw:
@@ -79,16 +82,25 @@ class Metadata:
             parts.append(f"bs={_size_text(bs)}")
         return " ".join(parts) or None
 
-    def configuration(self):
-        """e.g. 'lab-1g, hotcold threshold 6', or None when nothing says."""
-        parts = []
+    def drive(self):
+        """The configuration file's name ('lab-1g'), else the size ('1024 MiB'), or None."""
         name = self.conf_name or self.get("config_name")
         if name:
-            parts.append(str(name))
-        else:  # conf files say ssd_size, ftl-sim's effective config devsz_mb
-            size = self.config.get("ssd_size", self.config.get("devsz_mb"))
-            if size is not None:
-                parts.append(f"{size} MiB")
+            return str(name)
+        # conf files say ssd_size, ftl-sim's effective config devsz_mb
+        size = self.config.get("ssd_size", self.config.get("devsz_mb"))
+        return None if size is None else f"{size} MiB"
+
+    def engine(self):
+        """'ftl-sim', 'VM (TCG)' / 'VM (KVM)' (params.json's accel), or None."""
+        if self.sim_summary.get("tool") == "ftl-sim":
+            return "ftl-sim"
+        accel = self.params.get("accel")
+        return f"VM ({str(accel).upper()})" if accel else None
+
+    def configuration(self):
+        """e.g. 'lab-1g, hotcold threshold 6', or None when nothing says."""
+        parts = [self.drive()] if self.drive() else []
         placement = self.get("placement")
         if placement == "hotcold":
             parts.append(f"hotcold threshold {self.get('hot_threshold', '?')}")

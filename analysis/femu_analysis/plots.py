@@ -8,7 +8,7 @@ import dataclasses
 
 import numpy as np
 
-from . import series, style
+from . import intervals, series, style
 from .errors import AnalysisError
 
 
@@ -17,23 +17,25 @@ class TimeSeries:
     stem: str          # file name without extension
     what: str          # title prefix
     ylabel: str
-    source: callable   # run -> frame (see series.py)
+    source: callable   # run -> frame (see series.py): the lab files' own rows
     column: str        # value column in that frame
+    binned: str = None  # intervals.py metric drawn instead when stats.csv has it
+    count: bool = False  # a count per interval: integer axis, partial bins not extremes
 
 
 TIME_SERIES = (
     TimeSeries("iops", "IOPS", "IOPS (read + write)", series.iops, "total"),
-    TimeSeries("throughput", "Throughput", "MB/s (read + write)", series.throughput, "total"),
-    TimeSeries("erased_blocks", "Erased blocks", "blocks erased by GC per interval",
-               series.erased_blocks, "value"),
-    TimeSeries("moved_pages", "Moved valid pages", "pages moved by GC per interval",
-               series.moved_pages, "value"),
-    TimeSeries("waf", "WAF", "write amplification per interval", series.waf, "value"),
+    TimeSeries("throughput", "Throughput", "MiB/s (read + write)", series.throughput, "total"),
+    TimeSeries("erased_blocks", "Erased blocks", "blocks erased by GC",
+               series.erased_blocks, "value", "erased_blocks", count=True),
+    TimeSeries("moved_pages", "Moved valid pages", "pages moved by GC",
+               series.moved_pages, "value", "moved_pages", count=True),
+    TimeSeries("waf", "WAF", "write amplification", series.waf, "value", "waf"),
 )
 # Drawn by plot_run only when the run has the data (DFTL runs; runs from before it lack
 # the column and are plotted as they always were).
-CMT_HIT_RATE = TimeSeries("cmt_hit_rate", "CMT hit rate", "CMT hits / lookups per interval",
-                          series.cmt_hit_rate, "value")
+CMT_HIT_RATE = TimeSeries("cmt_hit_rate", "CMT hit rate", "CMT hits / lookups",
+                          series.cmt_hit_rate, "value", "cmt_hit_rate")
 OPTIONAL_SERIES = (CMT_HIT_RATE,)
 VICTIMS_STEM = "gc_victims"
 # ZNS+ plots, drawn when the run has ch_util.csv / zones.csv (older runs do not)
@@ -42,29 +44,53 @@ ZONE_WP_STEM = "zone_wp"
 ZONE_COLORS = {"empty": "0.6", "implicit_open": "C2", "explicit_open": "C0", "closed": "C1",
                "full": "C3", "read_only": "C4", "offline": "k", "other": "C7"}
 COMPARE_METRICS = {
-    # metric: (title, y label, source, column); IOPS and WAF per 10 s, as the labs overlay
-    "iops": ("IOPS", "IOPS (mean per interval)", series.interval_iops, "value"),
-    "waf": ("WAF", "write amplification per interval", series.waf, "value"),
-    "throughput": ("Throughput", "MB/s (read + write)", series.throughput, "total"),
+    # metric: (title, y label, lab-file source and column for runs without stats.csv);
+    # with stats.csv every metric is drawn in the same bins (intervals.py)
+    "iops": ("IOPS", "IOPS (read + write), mean {per}", series.interval_iops, "value"),
+    "waf": ("WAF", "write amplification {per}", series.waf, "value"),
+    "throughput": ("Throughput", "MiB/s (read + write), mean {per}", series.throughput,
+                   "total"),
 }
 ZOOM_MAX_WRITES = 50
+ZOOM_SHARE = 0.98   # the zoomed CDF ends where this share of the LPNs is reached
 LOG_X_ABOVE = 1000  # full CDF gets a log x axis when some LPN was written more often
+
+
+def series_rows(run, window, spec, width):
+    """(rows with time_s, value and partial, ' per 10 s' or ''): the bins of intervals.py
+    when stats.csv has the metric, else the lab file's rows inside the window; None
+    without data."""
+    if spec.binned and intervals.has_bins(run, spec.binned) and spec.source(run) is not None:
+        rows = intervals.binned(run, window, spec.binned, width)
+        return rows, f" {intervals.per_text(width)}"
+    frame = spec.source(run)
+    if frame is None:
+        return None
+    rows = series.within(frame, window).rename(columns={spec.column: "value"})
+    rows = rows.assign(partial=False)
+    return rows, " per interval" if spec.binned else ""
 
 
 def timeseries_figure(run, window, spec):
     """One lab time series of ``run`` over ``window``; returns (figure, extremes) or None
     when the run has no data for it."""
-    frame = spec.source(run)
-    if frame is None:
+    found = series_rows(run, window, spec, intervals.bin_seconds([window]))
+    if found is None:
         return None
-    rows = series.within(frame, window)
+    rows, per = found
     x = rows["time_s"] - window.start_s
-    y = rows[spec.column]
-    figure, axes = style.new_figure(f"{spec.what} — {run.metadata.title()}", "time (s)",
-                                    spec.ylabel)
-    axes.plot(x, y, color="C0", linewidth=1.2, label=spec.ylabel)
-    extremes = style.mark_extremes(axes, x, y)
+    y = rows["value"].astype(float)
+    figure, axes = style.new_figure(f"{spec.what}{per} — {run.metadata.title()}", "time (s)",
+                                    spec.ylabel + per)
+    axes.plot(x, y, color="C0", linewidth=1.2, label=spec.ylabel + per)
+    partial = rows["partial"].to_numpy(dtype=bool)
+    style.mark_partial(axes, x[partial], y[partial], rows["interval_s"][partial])
+    # a partial bin holds fewer counts by its length: not the interval's minimum
+    whole = ~partial if spec.count and (~partial).any() else np.ones(len(rows), bool)
+    extremes = style.mark_extremes(axes, x[whole], y[whole])
     style.nice_ylim(axes, y)
+    if spec.count:
+        style.integer_axis(axes.yaxis)
     return figure, extremes
 
 
@@ -185,6 +211,8 @@ def victims_figure(title, lines):
         peaks.extend(counts)
     axes.set_xlim(-0.5, highest + max(1.0, 0.05 * highest) + 0.5)
     style.nice_ylim(axes, peaks)
+    style.integer_axis(axes.xaxis)   # whole pages, whole victims
+    style.integer_axis(axes.yaxis)
     if axes.get_lines():
         axes.legend(loc="best", fontsize=9)
     return figure
@@ -201,22 +229,41 @@ def _dense(valid, counts):
 
 
 def compare_figure(runs, windows, labels, metric):
-    """One line per run of ``metric`` (see COMPARE_METRICS), each over its own window."""
+    """One line per run of ``metric`` (see COMPARE_METRICS), each over its own window, all
+    in the same bins (intervals.py) when every run has stats.csv; each run's min and max
+    are marked and given in its legend entry (labels beside the points would collide)."""
     if metric not in COMPARE_METRICS:
         raise AnalysisError(f"--metric: expected one of {', '.join(COMPARE_METRICS)}, "
                             f"got '{metric}'")
     what, ylabel, source, column = COMPARE_METRICS[metric]
-    figure, axes = style.new_figure(f"{what} per run — {_common_workload(runs)}", "time (s)",
-                                    ylabel)
+    width = intervals.bin_seconds(windows)
+    binned = all(intervals.has_bins(run, metric) for run in runs)
+    per = intervals.per_text(width) if binned else "per interval"
+    figure, axes = style.new_figure(f"{what} {per} — {compare_title(runs)}", "time (s)",
+                                    ylabel.format(per=per))
     everything = []
     for index, (run, window, label) in enumerate(zip(runs, windows, labels)):
-        frame = series.require(source(run), run, metric)
-        rows = series.within(frame, window)
+        if binned:
+            rows = intervals.binned(run, window, metric, width)
+        else:
+            frame = series.require(source(run), run, metric)
+            rows = series.within(frame, window).rename(columns={column: "value"})
+            rows = rows.assign(partial=False)
         x = rows["time_s"] - window.start_s
-        axes.plot(x, rows[column], color=f"C{index % 10}", linewidth=1.2, label=label)
-        style.mark_extremes(axes, x, rows[column], color=f"C{index % 10}")
-        everything.extend(rows[column])
-    axes.legend(loc="best", fontsize=9)
+        y = rows["value"].astype(float)
+        color = f"C{index % 10}"
+        line, = axes.plot(x, y, color=color, linewidth=1.2, label=label)
+        partial = rows["partial"].to_numpy(dtype=bool)
+        if partial.any():
+            axes.scatter(x[partial], y[partial], facecolors="white", edgecolors=color,
+                         marker="o", zorder=4, s=36, linewidths=1.4, gid="partial")
+        points = style.mark_extremes(axes, x, y, color=color, text=False)
+        line.set_label(f"{label}: {style.extremes_text(points)}")
+        everything.extend(y)
+    title = "hollow: partial interval" if any(
+        collection.get_gid() == "partial" for collection in axes.collections) else None
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, title=title,
+                title_fontsize=8)   # off the data
     style.nice_ylim(axes, everything)
     return figure
 
@@ -236,18 +283,30 @@ def access_cdf(run):
 
 
 def cdf_figure(run, zoom_max=None):
-    """CDF of per-LPN host write counts; ``zoom_max`` keeps counts <= it (the labs' 50)."""
+    """CDF of per-LPN host write counts; ``zoom_max`` keeps counts <= it (the labs' 50),
+    the x axis ending where ZOOM_SHARE of the LPNs is reached when that comes sooner (a
+    skewed workload's curve is flat long before 50) and the y axis just under the first
+    step."""
     counts, fraction = access_cdf(run)
     title = f"CDF of LPN write counts — {run.metadata.title()}"
     if zoom_max is not None:
         keep = counts <= zoom_max
         counts, fraction = counts[keep], fraction[keep]
-        title += f" (<= {zoom_max} writes)"
     figure, axes = style.new_figure(title, "host writes per LPN", "fraction of LPNs")
     axes.step(counts, fraction, where="post", color="C0", linewidth=1.2)
     axes.set_ylim(0, 1.02)
     if zoom_max is not None:
-        axes.set_xlim(0, zoom_max)
+        reached = np.flatnonzero(fraction >= ZOOM_SHARE)
+        end = max(5.0, min(float(zoom_max), counts[reached[0]] + 1.0)) if len(reached) \
+            else float(zoom_max)
+        axes.set_xlim(0, end)
+        style.integer_axis(axes.xaxis)
+        if len(counts):   # from just under the first step: the LPNs written least
+            first = fraction[np.searchsorted(counts, counts[0], side="right") - 1]
+            axes.set_ylim(np.floor(first * 10) / 10, 1.01)
+        shown = f"; x axis to {end:g}, where {ZOOM_SHARE:.0%} of LPNs are" \
+            if end < zoom_max else ""
+        axes.set_title(f"{title}\n(LPNs written <= {zoom_max} times{shown})")
     elif len(counts) and counts[-1] > LOG_X_ABOVE:
         # skewed traffic (zipf, pareto): a few LPNs take thousands of writes and squeeze
         # the rest against the axis; symlog keeps 0 on the axis and spreads the tail
@@ -265,15 +324,39 @@ def plot_cdf(run, out_dir, fmt="png"):
 
 def distinguishing_labels(runs):
     """Legend labels: the settings that differ between the runs (e.g. 'hot_threshold=6'),
-    else the folder names."""
+    with the engine first when VM and ftl-sim runs are drawn together ('VM (TCG)',
+    'ftl-sim'), else the folder names."""
+    engines = [run.metadata.engine() for run in runs]
+    mixed = len(set(engines)) > 1 and None not in engines
     settings = [{**run.metadata.config, **run.metadata.params} for run in runs]
     keys = sorted(set().union(*settings)) if settings else []
+    if mixed:   # a VM run's conf and ftl-sim's effective config name different keys
+        keys = [key for key in keys if all(key in one for one in settings)
+                and not key.startswith("accel")]
     differing = [key for key in keys
                  if len({repr(one.get(key)) for one in settings}) > 1 and key != "config"]
-    if not differing or len(runs) < 2:
-        return [run.name for run in runs]
     labels = [", ".join(f"{key}={one.get(key, '-')}" for key in differing) for one in settings]
-    return labels if len(set(labels)) == len(labels) else [run.name for run in runs]
+    if mixed:
+        labels = [", ".join(part for part in (engine, label) if part)
+                  for engine, label in zip(engines, labels)]
+    if len(runs) < 2 or not any(labels) or len(set(labels)) != len(labels):
+        return [run.name for run in runs]
+    return labels
+
+
+def compare_title(runs):
+    """The workload, drive and placement the runs share, e.g. 'zipf:1.2 — drive lab-1g,
+    placement hotcold'; what differs is in the legend."""
+    parts = [_common_workload(runs)]
+    shared = []
+    for what, get in (("drive", lambda meta: meta.drive()),
+                      ("placement", lambda meta: meta.get("placement"))):
+        values = {get(run.metadata) for run in runs}
+        if len(values) == 1 and None not in values:
+            shared.append(f"{what} {values.pop()}")
+    if shared:
+        parts.append(", ".join(shared))
+    return " — ".join(parts)
 
 
 def _common_workload(runs):

@@ -16,6 +16,7 @@ import pandas as pd
 from . import style
 from .csvfile import read_csv_strict
 from .errors import AnalysisError
+from .metadata import load_metadata
 
 STEM = "read_latency"
 FILE = "read_retries.csv"
@@ -61,8 +62,10 @@ def latency_table(frames, labels):
                                        "p99_us"])
 
 
-def latency_figure(frames, labels):
-    figure, axes = style.new_figure("Read sense time by block age (read retries)",
+def latency_figure(frames, labels, drives=()):
+    named = ", ".join(dict.fromkeys(drive for drive in drives if drive))
+    figure, axes = style.new_figure("Read sense time by block age (read retries)"
+                                    + (f" — {named}" if named else ""),
                                     "sense time per page read (us)", "fraction of reads")
     for index, (frame, label) in enumerate(zip(frames, labels)):
         for shade, (age_class, group) in enumerate(frame.groupby("age_class")):
@@ -93,7 +96,8 @@ def plot_read_latency(folders, labels, out_dir, fmt="png"):
     frames = [load_retries(folder) for folder in folders]
     table = latency_table(frames, labels)
     print(text_table(table))
-    path = style.save(latency_figure(frames, labels), out_dir, STEM, fmt)
+    drives = [load_metadata(folder).drive() for folder in folders]
+    path = style.save(latency_figure(frames, labels, drives), out_dir, STEM, fmt)
     csv_path = path.with_suffix(".csv")
     table.to_csv(csv_path, index=False, float_format="%.3f")
     return [path, csv_path]

@@ -8,6 +8,7 @@ import pathlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 FIGSIZE = (10, 5)
 FORMATS = ("png", "svg")
@@ -31,29 +32,80 @@ def format_value(value):
     return f"{value:.3f}".rstrip("0").rstrip(".")
 
 
-def mark_extremes(axes, x, y, color="C0"):
-    """Mark and label the max and min of y (NaN ignored); return {'max': (x, y), 'min': ...}.
-
-    Markers are a scatter, not lines, so ``axes.get_lines()`` stays one entry per series.
-    """
+def extreme_points(x, y):
+    """{'max': (x, y), 'min': (x, y)} of y (NaN ignored); {} without a finite value."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     finite = np.flatnonzero(np.isfinite(y))
     if not len(finite):
         return {}
-    points = {}
+    return {name: (float(x[finite[pick(y[finite])]]), float(y[finite[pick(y[finite])]]))
+            for name, pick in (("max", np.argmax), ("min", np.argmin))}
+
+
+def mark_extremes(axes, x, y, color="C0", text=True):
+    """Mark the max and min of y (NaN ignored), labelled beside them when ``text`` (one
+    series: the labels are moved apart if they would touch; several series put the values
+    in their legend instead, see extremes_text); return {'max': (x, y), 'min': ...}.
+
+    Markers are a scatter, not lines, so ``axes.get_lines()`` stays one entry per series.
+    """
+    points = extreme_points(x, y)
+    labels = []
+    xs = np.asarray(x, dtype=float)
+    low, high = (float(np.nanmin(xs)), float(np.nanmax(xs))) if len(xs) else (0.0, 0.0)
     # max label above its point (nice_ylim leaves room); min label beside its point, which
     # keeps it inside the axes when the minimum sits on the x axis
-    for name, pick, offset, align in (("max", np.argmax, (0, 8), "center"),
-                                      ("min", np.argmin, (7, 3), "left")):
-        index = finite[pick(y[finite])]
-        points[name] = (float(x[index]), float(y[index]))
-        axes.scatter([x[index]], [y[index]], color=color, marker="o" if name == "max" else "v",
+    for name, offset, align in (("max", (0, 8), "center"), ("min", (7, 3), "left")):
+        if name not in points:
+            continue
+        px, py = points[name]
+        axes.scatter([px], [py], color=color, marker="o" if name == "max" else "v",
                      zorder=3, gid=f"extreme-{name}")
-        axes.annotate(f"{name} {format_value(y[index])}", (x[index], y[index]),
-                      textcoords="offset points", xytext=offset, ha=align, fontsize=9,
-                      gid=f"extreme-{name}")
+        if text and name == "max" and high > low:
+            # a max at either end of the data: its label grows inward, not over the axis
+            share = (px - low) / (high - low)
+            align = "left" if share < 0.05 else "right" if share > 0.95 else align
+        if text:
+            labels.append(axes.annotate(f"{name} {format_value(py)}", (px, py),
+                                        textcoords="offset points", xytext=offset, ha=align,
+                                        fontsize=9, gid=f"extreme-{name}"))
+    if len(labels) == 2:
+        _keep_apart(axes, *labels)
     return points
+
+
+def extremes_text(points):
+    """'min 1.8, max 2.1': a series' extremes for its legend entry."""
+    if not points:
+        return "no data"
+    return f"min {format_value(points['min'][1])}, max {format_value(points['max'][1])}"
+
+
+def _keep_apart(axes, upper, lower):
+    """Move the min label under its point when it would overlap the max label (a flat
+    series puts both at one height)."""
+    renderer = axes.figure.canvas.get_renderer()
+    if upper.get_window_extent(renderer).overlaps(lower.get_window_extent(renderer)):
+        lower.set_position((7, -12))
+        lower.set_verticalalignment("top")
+
+
+def mark_partial(axes, x, y, lengths, color="C0"):
+    """Hollow markers on the intervals shorter than the others (the window's last
+    seconds), in the legend with their length."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if not len(x):
+        return
+    seconds = ", ".join(f"{length:.3g} s" for length in lengths)
+    axes.scatter(x, y, facecolors="white", edgecolors=color, marker="o", zorder=4, s=36,
+                 linewidths=1.4, gid="partial", label=f"partial interval ({seconds})")
+    axes.legend(loc="best", fontsize=9)
+
+
+def integer_axis(axis):
+    """Ticks on whole numbers only (counts: no 0.25 victims)."""
+    axis.set_major_locator(MaxNLocator(integer=True))
 
 
 def save(figure, out_dir, stem, fmt="png"):

@@ -20,7 +20,7 @@ from .loader import load_run
 DEFAULT_IOENGINE = "psync"
 METRICS = (  # (file stem, column, y label)
     ("sweep_iops", "iops", "IOPS"),
-    ("sweep_bandwidth", "bandwidth_mib_s", "bandwidth (MB/s)"),
+    ("sweep_bandwidth", "bandwidth_mib_s", "bandwidth (MiB/s)"),
     ("sweep_latency", "mean_latency_us", "mean latency (us)"),
 )
 

@@ -7,7 +7,7 @@ COLUMNS = (  # (header, path into the summary dict, format)
     ("IOPS p5", ("iops", "p5"), "{:.0f}"),
     ("IOPS p50", ("iops", "p50"), "{:.0f}"),
     ("IOPS p99", ("iops", "p99"), "{:.0f}"),
-    ("MB/s mean", ("throughput_mib_s", "mean"), "{:.1f}"),
+    ("MiB/s mean", ("throughput_mib_s", "mean"), "{:.1f}"),
     ("erased blocks", ("erased_blocks", "total"), "{:.0f}"),
     ("moved pages", ("moved_pages", "total"), "{:.0f}"),
     ("WAF", ("waf",), "{:.3f}"),

@@ -78,8 +78,10 @@ def test_figure_has_both_runs_in_both_panels(two_runs):
     windows = [find_window(run, parse_window("auto")) for run in runs]
     figure, _ = fdp_plots.compare_figure(runs, windows, ["with", "without"])
     left, right = figure.axes
-    assert [line.get_label() for line in left.get_lines()] == ["with: WAF 1.300",
-                                                                "without: WAF 3.000"]
+    labels = [line.get_label() for line in left.get_lines()]
+    assert [label.split(" (")[0] for label in labels] == ["with: WAF 1.300",
+                                                         "without: WAF 3.000"]
+    assert all("per interval min" in label for label in labels) and not left.texts
     bars = {container.get_label(): [p.get_height() for p in container.patches]
             for container in right.containers}
     assert bars == {"with: host": [180, 1620], "with: GC": [360, 180],

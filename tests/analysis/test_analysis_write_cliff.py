@@ -1,11 +1,17 @@
 """femu-plot write-cliff: on a stats.csv whose cliff and idle gaps are known, the
-segments table finds each cliff where it is (the bytes written before it, the median
-throughput before and after), the cache at each segment's start, and the idle time that
-came before; a run without the columns it needs is one line and status 2."""
+segments table finds each cliff where it is (the bytes written before the first second
+wholly past a full cache, the throughput before and after), the cache at each segment's
+start, and the idle time that came before, as configured and as seen; the plot marks each
+cliff at the table's figure; on ftl-sim's write-cliff lab the same holds; a run without
+the columns it needs is one line and status 2."""
+import json
+
+import numpy as np
 import pandas as pd
 import pytest
 
-from femu_analysis import cli
+from femu_analysis import cli, load_run
+from femu_analysis.cliff_plots import cliff_figure, cliff_points, cliff_table, segments
 
 MIB = 1 << 20
 PAGE = 4096
@@ -45,16 +51,28 @@ def test_cliffs_found_by_hand(tmp_path, capsys):
     assert (out / "write_cliff.png").stat().st_size > 0
     table = pd.read_csv(out / "write_cliff.csv")
     first, second = table.iloc[0], table.iloc[1]
-    assert first.idle_s == 0 and first.gib_written == 0
+    assert first.idle_s == 0 and first.quiet_s == 0 and first.gib_written == 0
     assert first.gib_to_cliff == pytest.approx(1600 / 1024, abs=1e-4)
     assert first.mib_s_before == 400 and first.mib_s_after == 100
     assert first.cache_gib == pytest.approx(1600 / 1024, abs=1e-4)
     assert first.absorbed_gib == pytest.approx(1600 / 1024, abs=1e-4)
-    assert second.idle_s == 5 and second.gib_written == pytest.approx(2000 / 1024, abs=1e-4)
-    assert second.gib_to_cliff == pytest.approx(800 / 1024, abs=1e-4)
+    # no params.json or summary.json: the configured idle is unknown, the quiet seconds seen
+    assert pd.isna(second.idle_s) and second.quiet_s == 5
+    assert second.gib_written == pytest.approx(2000 / 1024, abs=1e-4)
+    # the second that straddles the full cache (130 MiB, 50 of them cached) is before it
+    assert second.gib_to_cliff == pytest.approx(930 / 1024, abs=1e-4)
     assert second.absorbed_gib == pytest.approx(850 / 1024, abs=1e-4)
     assert second.mib_s_before == 400 and second.mib_s_after == 100
     assert "qlc" in capsys.readouterr().out
+
+
+def test_idle_is_the_configured_one(tmp_path):
+    run = write_run(tmp_path / "qlc", SECONDS)
+    (run / "params.json").write_text(json.dumps({"workload": "write-cliff:write",
+                                                 "runtime": 20}))
+    assert cli.main(["write-cliff", str(run), "--out", str(tmp_path / "p")]) == 0
+    table = pd.read_csv(tmp_path / "p" / "write_cliff.csv")
+    assert list(table.idle_s) == [0, 20] and list(table.quiet_s) == [0, 5]
 
 
 def test_without_the_cache_counters_the_cliff_is_where_throughput_halves(tmp_path):
@@ -81,3 +99,37 @@ def test_missing_columns_are_one_line(tmp_path, capsys):
     assert cli.main(["write-cliff", str(folder)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "host_write_bytes" in err[0]
+
+
+def _marked_cliffs(figure):
+    """x of the cliff markers the figure draws."""
+    return sorted(float(x) for collection in figure.axes[0].collections
+                  if collection.get_gid() == "cliff" for x, _ in collection.get_offsets())
+
+
+def test_ftl_sim_write_cliff_table_equals_the_plot(tmp_path, run_ftl_sim, repo_root):
+    """docs/labs.md's write-cliff lab in ftl-sim: each round's 'to cliff' is where the
+    plotted throughput steps down to the media's speed and stays (every second from it to
+    the round's end under half the fastest before it, none before it), and the plot's
+    cliff marker sits at that data written."""
+    sim = tmp_path / "sim"
+    sim.mkdir()
+    run_ftl_sim("--config", repo_root / "conf" / "consumer-qlc.conf", "--rw", "write",
+                "--bs", "128k", "--qd", "8", "--io-size", "1920m", "--idle", "640m:20s",
+                "--stats-dir", sim, "--summary", sim / "summary.json")
+    run = load_run(sim)
+    table = cliff_table(run.stats, 20.0)
+    assert len(table) == 3 and table.gib_to_cliff.notna().all()
+    assert list(table.idle_s) == [0, 20, 20]
+    speed = run.stats["host_write_bytes"] / run.stats["interval_s"] / (1 << 20)
+    for row, (_, seg) in zip(table.itertuples(), segments(run.stats)):
+        written = seg["host_write_bytes"].cumsum() / (1 << 30)
+        before = written - seg["host_write_bytes"] / (1 << 30)
+        at = int(np.flatnonzero(np.isclose(before, row.gib_to_cliff, atol=1e-9))[0])
+        fast = speed.loc[seg.index[:at]].max()
+        # the cliff second and the whole ones after it are slow (the last may be partial)
+        assert (speed.loc[seg.index[at:-1]] < fast / 2).all()
+        assert row.absorbed_gib <= row.gib_to_cliff
+    figure = cliff_figure([run], ["ftl-sim"], [table])
+    assert _marked_cliffs(figure) == pytest.approx(sorted(cliff_points(table)))
+    assert "consumer-qlc" in figure.axes[0].get_title()

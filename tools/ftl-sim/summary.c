@@ -89,7 +89,10 @@ static void print_slc_counters(FILE *f, const struct ftl *ftl, const struct sim_
             "%llu folded (%llu blocks erased, %llu units folded in the foreground)\n",
             DELTA(slc_host_pages), DELTA(slc_direct_pages), DELTA(slc_folded_pages),
             DELTA(slc_fold_erases), DELTA(slc_fg_fold_units));
-    fprintf(f, "SLC cache size: %llu pages, %llu in use\n",
+    /* the allowance is re-evaluated as valid data grows; pages already in the cache stay
+     * until folded, so the data held may exceed it (docs/ftl.md, the pseudo-SLC cache) */
+    fprintf(f, "SLC cache: allowance %llu pages at the current valid data, %llu pages of data "
+            "in SLC units until folded\n",
             (unsigned long long)g.slc_cap_pages, (unsigned long long)g.slc_used_pages);
 #undef DELTA
 }
