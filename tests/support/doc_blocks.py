@@ -109,7 +109,7 @@ def command_names(line: str) -> List[str]:
         words = line.split()
     names, expect = [], True
     for word in words:
-        if word in SEPARATORS or word == "$":
+        if word in SEPARATORS or word == "$" or set(word) <= set(";()"):
             expect = True
             continue
         if not expect:
