@@ -1,0 +1,147 @@
+"""Every figure the documents tie to a command reproduces from it: the command runs as
+printed (ftl-sim, or a femu-lab sweep with the sim engine) and each quoted figure is
+within its stated tolerance of what it gives. The annotation format is in
+tests/support/doc_figures.py. Figures a test cannot run here are annotated by-hand, with
+the reason, and counted apart.
+
+One run per distinct command for the whole session (several figures share one).
+"""
+import csv
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from doc_blocks import REPO, doc_files
+from doc_figures import annotations, linked_docs, lookup, normalised, printed_commands
+
+pytestmark = pytest.mark.docs
+
+FTL_SIM = "build/release/tools/ftl-sim/ftl-sim"
+LAB = "scripts/femu-lab"
+WRITES = {"--summary", "--stats-dir", "--out", "-o"}   # options naming what a run writes
+TIMEOUT_S = 600
+
+ALL = [found for path in doc_files() for found in annotations(path)]
+RUN = [found for found in ALL if found.cmd is not None]
+
+
+def _build_dir():
+    return os.environ.get("FEMU_BUILD_DIR", str(REPO / "build" / "release"))
+
+
+def _redirected(words, folder):
+    """WORDS with every path a run would write moved under FOLDER."""
+    out, index = [], 0
+    while index < len(words):
+        word = words[index]
+        if word in WRITES and index + 1 < len(words):
+            out += [word, str(folder / f"{word.lstrip('-')}-{index}")]
+            index += 2
+            continue
+        out.append(word)
+        index += 1
+    return out
+
+
+def _ftl_sim(words, folder):
+    summary = folder / "doc-summary.json"
+    words = [arg for arg in words]
+    if "--summary" in words:
+        words[words.index("--summary") + 1] = str(summary)
+    else:
+        words += ["--summary", str(summary)]
+    proc = subprocess.run([os.path.join(_build_dir(), "tools/ftl-sim/ftl-sim"), *words],
+                          cwd=REPO, capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(summary.read_text())
+
+
+def _sweep(words, folder):
+    assert "--engine" in words and words[words.index("--engine") + 1] == "sim", \
+        "only sweeps with --engine sim run here"
+    out = folder / "sweep"
+    proc = subprocess.run([sys.executable, "-m", "femu_lab.cli", *words, "--out", str(out)],
+                          cwd=REPO, capture_output=True, text=True, timeout=TIMEOUT_S,
+                          env={**os.environ, "FEMU_BUILD_DIR": _build_dir()})
+    assert proc.returncode == 0, proc.stderr
+    with open(out / "sweep.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    swept = [key for key in rows[0] if key not in ("status",)]
+    return {f"{key}={row[key]}": {column: value for column, value in row.items()
+                                  if column not in ("status", key)}
+            for row in rows for key in swept}
+
+
+@pytest.fixture(scope="session")
+def run_documented(tmp_path_factory):
+    """run(cmd) -> the command's result (ftl-sim's summary, a sweep's table), once."""
+    results = {}
+
+    def run(cmd):
+        if cmd not in results:
+            words = shlex.split(normalised(cmd))
+            folder = tmp_path_factory.mktemp("doc-run")
+            if words[0] == FTL_SIM:
+                results[cmd] = _ftl_sim(_redirected(words[1:], folder), folder)
+            elif words[:2] == [LAB, "sweep"]:
+                results[cmd] = _sweep(_redirected(words[1:], folder), folder)
+            else:
+                pytest.fail(f"no runner for {words[0]} (ftl-sim and femu-lab sweep run here)")
+        return results[cmd]
+    return run
+
+
+def test_annotations_are_well_formed():
+    assert ALL, "no figure annotations found"
+    for found in ALL:
+        assert (found.cmd is None) != (found.by_hand is None), \
+            f"{found.where}: a figure has cmd= or by-hand=, one of them"
+        assert found.figures, f"{found.where}: no figure"
+        assert found.tier in ("docs", "vm"), f"{found.where}: tier {found.tier}"
+        for figure in found.figures:   # the quoted figure is what the paragraph prints
+            assert figure.shown in found.paragraph, \
+                f"{found.where}: {figure.key}: '{figure.shown}' is not in the text before"
+
+
+@pytest.mark.parametrize("found", [one for one in RUN if one.tier == "docs"],
+                         ids=lambda one: one.where)
+def test_figure_reproduces(found, run_documented):
+    places = [found.path, *linked_docs(found)]
+    assert any(normalised(found.cmd) in printed_commands(path) for path in places), \
+        f"{found.where}: the command is not printed in {[str(p) for p in places]}"
+    result = run_documented(found.cmd)
+    wrong = []
+    for figure in found.figures:
+        measured = float(lookup(result, figure.key))
+        if not figure.holds(measured):
+            wrong.append(f"{figure.key}: the document says {figure.shown}, the command "
+                         f"gives {measured:g} (tolerance {figure.tolerance:g})")
+    assert not wrong, f"{found.where}: " + "; ".join(wrong)
+
+
+def test_count_of_figures(capsys):
+    """The count, printed for the test log (tests/run.sh -m docs -s shows it)."""
+    run = sum(len(found.figures) for found in RUN if found.tier == "docs")
+    by_hand = sum(len(found.figures) for found in ALL if found.by_hand)
+    with capsys.disabled():
+        print(f"\ndoc figures: {run} checked by running {len(RUN)} annotations' commands, "
+              f"{by_hand} checked by hand (by-hand=, not run)")
+    assert run > 0
+
+
+def test_figure_values_and_tolerances():
+    from doc_figures import parse_figure
+    latency = parse_figure("p99_latency_us", "3.0ms±0.05")
+    assert (latency.value, latency.tolerance) == (3000.0, 50.0)
+    assert latency.holds(3039.2) and not latency.holds(3060)
+    iops = parse_figure("iops", "8,212±1%")
+    assert iops.shown == "8,212" and iops.holds(8294) and not iops.holds(8300)
+    assert parse_figure("iops", "15k±1").value == 15000
+    with pytest.raises(ValueError, match="only on a key in microseconds"):
+        parse_figure("waf", "2ms±1")
+    with pytest.raises(ValueError, match="expected VALUE±TOL"):
+        parse_figure("waf", "about 8")
