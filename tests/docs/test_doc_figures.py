@@ -145,3 +145,14 @@ def test_figure_values_and_tolerances():
         parse_figure("waf", "2ms±1")
     with pytest.raises(ValueError, match="expected VALUE±TOL"):
         parse_figure("waf", "about 8")
+
+
+def test_a_sweep_figure_is_read_from_its_table(run_documented):
+    """The runner of `scripts/femu-lab sweep ... --engine sim` figures (the hot/cold lab's
+    form: hot_threshold=50/waf=...), on a sweep small enough to take a second."""
+    cmd = (f"{LAB} sweep --workload gc-randwrite --set luns_per_ch=2 --set pgs_per_blk=64 "
+           "--set ssd_size=48 --set gc_thres_pcent=70,80 --engine sim --runtime 10")
+    result = run_documented(cmd)
+    assert set(result) >= {"gc_thres_pcent=70", "gc_thres_pcent=80"}
+    assert float(lookup(result, "gc_thres_pcent=80/waf")) >= 1.0
+    assert float(lookup(result, "gc_thres_pcent=70/gc_erased_blocks")) > 0

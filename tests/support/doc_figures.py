@@ -36,6 +36,7 @@ from doc_blocks import REPO, code_blocks
 ANNOTATION = re.compile(r"<!--\s*figure\s(.*?)-->", re.S)
 FIGURE = re.compile(r"^(?P<value>[0-9][0-9,]*(?:\.[0-9]+)?)(?P<unit>k|ms|s)?"
                     r"±(?P<tol>[0-9.]+)(?P<percent>%)?$")
+_FENCED = re.compile(r"^\s*(```+|~~~+).*?^\s*\1[^\n]*$", re.M | re.S)
 _ANNOTATION_LINE = re.compile(r"<!--\s*figure\s.*?-->\n?", re.S)
 LINK = re.compile(r"\]\(([^)#\s]+\.md)(?:#[^)]*)?\)")
 UNIT_SCALE = {"k": 1000.0}          # a quoted value's unit: what it multiplies by
@@ -86,9 +87,11 @@ def parse_figure(key: str, text: str) -> Figure:
 
 
 def annotations(path: Path) -> List[Annotation]:
+    """The annotations of PATH; comments inside code blocks are examples, not figures."""
     text = path.read_text()
+    outside = _FENCED.sub(lambda block: re.sub(r"[^\n]", " ", block.group(0)), text)
     out = []
-    for match in ANNOTATION.finditer(text):
+    for match in ANNOTATION.finditer(outside):
         line = text.count("\n", 0, match.start()) + 1
         before = text[:match.start()]
         paragraph = re.split(r"\n\s*\n", _ANNOTATION_LINE.sub("", before))[-1]
