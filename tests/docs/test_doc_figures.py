@@ -9,6 +9,7 @@ One run per distinct command for the whole session (several figures share one).
 import csv
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -76,6 +77,22 @@ def _sweep(words, folder):
             for row in rows for key in swept}
 
 
+def _age(words, folder):
+    """femu-lab age's figures, from its last line: 'aged NAME in T s of host time (S s
+    simulated): ...; WAF by pass W1, W2; state PATH (M MiB)'."""
+    proc = subprocess.run([sys.executable, "-m", "femu_lab.cli", *words], cwd=REPO,
+                          capture_output=True, text=True, timeout=TIMEOUT_S,
+                          env={**os.environ, "FEMU_BUILD_DIR": _build_dir()})
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout + proc.stderr
+    simulated = re.search(r"\(([0-9.]+) s simulated\)", text)
+    passes = re.search(r"WAF by pass ([0-9., ]+);", text)
+    size = re.search(r"\(([0-9.]+) MiB\)", text)
+    assert simulated and passes and size, f"femu-lab age printed no figures: {text}"
+    return {"simulated_s": float(simulated[1]), "state_mib": float(size[1]),
+            "waf_pass": [float(value) for value in passes[1].split(",")]}
+
+
 @pytest.fixture(scope="session")
 def run_documented(tmp_path_factory):
     """run(cmd) -> the command's result (ftl-sim's summary, a sweep's table), once."""
@@ -89,8 +106,11 @@ def run_documented(tmp_path_factory):
                 results[cmd] = _ftl_sim(_redirected(words[1:], folder), folder)
             elif words[:2] == [LAB, "sweep"]:
                 results[cmd] = _sweep(_redirected(words[1:], folder), folder)
+            elif words[:2] == [LAB, "age"]:
+                results[cmd] = _age(_redirected(words[1:], folder), folder)
             else:
-                pytest.fail(f"no runner for {words[0]} (ftl-sim and femu-lab sweep run here)")
+                pytest.fail(f"no runner for {words[0]} (ftl-sim, femu-lab sweep and age "
+                            "run here)")
         return results[cmd]
     return run
 

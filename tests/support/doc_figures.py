@@ -17,7 +17,9 @@ that quotes the figures, one per command:
   - ftl-sim: a `/`-separated path into its `--summary` JSON (`waf`, `iops`,
     `write_pointers/0/waf`); a `ms` or `s` suffix on a key ending in `_us` converts;
   - `scripts/femu-lab sweep ... --engine sim`: `SETTING=V/COLUMN`, the column of
-    sweep.csv's row whose SETTING is V (`hot_threshold=50/waf`).
+    sweep.csv's row whose SETTING is V (`hot_threshold=50/waf`);
+  - `scripts/femu-lab age`: `waf_pass/0` (the first pass's WAF), `simulated_s`,
+    `state_mib`, from the line it prints.
 - `by-hand="why"` instead of `cmd`: figures a test does not run (VM runs, wall times),
   with the reason and how they were measured; counted, never run. `tier=vm` marks a VM
   command the vm tier may run; none is annotated so yet.
