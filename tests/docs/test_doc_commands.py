@@ -1,11 +1,13 @@
-"""Commands as written work: every command name in every code block of README.md,
-docs/*.md, analysis/README.md and scripts/guest/README.md resolves, as typed, in a fresh
-shell at the repository's root (no activated venv, nothing on PATH of the project's own).
+"""Commands as written work: every command name in every code block of the documents
+(README.md, docs/*.md, the folders' README.md and hw/femu's pages: doc_blocks.doc_files)
+resolves, as typed, in a fresh shell at the repository's root (no activated venv, nothing
+of the project's on PATH).
 
-A name resolves when it is a path to an executable file in the repository (`scripts/femu-lab`,
-`.venv/bin/femu-plot`, which scripts/install-deps.sh makes), a path to a binary meson
-builds (`build/release/...`, looked up in FEMU_BUILD_DIR), a function the block defines,
-or a tool of the host or of the guest named below with where it runs. A bare project
+A name resolves when it is a path to an executable file in the repository
+(`scripts/femu-lab`, `.venv/bin/femu-plot`, which scripts/install-deps.sh makes), a path
+to a binary meson builds (`build/release/...`, looked up in FEMU_BUILD_DIR) or
+femu-compile.sh does (`build-femu/qemu-system-x86_64`), a function the block defines, or
+a tool of the host or of the guest named below with where it runs. A bare project
 command (`femu-lab`, `femu-plot`, `ftl-sim`) is "command not found" in a fresh shell and
 fails here, as does a block that names no language (doc_blocks.py says why).
 """
@@ -28,6 +30,8 @@ HOST_TOOLS = {
     "sbatch": "a Slurm cluster's submit host",
 }
 BUILD_PREFIX = "build/release/"
+# Binaries a build step of the repository makes outside meson's folder: what makes them.
+BUILT_BY = {"build-femu/qemu-system-x86_64": "build-femu/femu-compile.sh"}
 
 
 def _build_dir() -> pathlib.Path:
@@ -36,6 +40,8 @@ def _build_dir() -> pathlib.Path:
 
 def _resolves(name: str, functions: set) -> bool:
     if name in HOST_TOOLS or name in functions:
+        return True
+    if name in BUILT_BY and (REPO / BUILT_BY[name]).is_file():
         return True
     if "/" not in name:
         return False             # a bare name: only the allowlist or a function

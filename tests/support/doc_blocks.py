@@ -31,8 +31,9 @@ OPENS_COMMAND = ("do", "then", "else", "{", "|", "&&", "||", ";")
 
 def doc_files() -> List[pathlib.Path]:
     files = [REPO / "README.md", REPO / "analysis" / "README.md",
-             REPO / "scripts" / "guest" / "README.md"]
-    return files + sorted((REPO / "docs").glob("*.md"))
+             REPO / "scripts" / "guest" / "README.md", REPO / "build-femu" / "README.md",
+             REPO / "tests" / "fuzz" / "README.md"]
+    return files + sorted((REPO / "docs").glob("*.md")) + sorted((REPO / "hw").rglob("*.md"))
 
 
 @dataclass
