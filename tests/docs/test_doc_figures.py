@@ -176,3 +176,20 @@ def test_a_sweep_figure_is_read_from_its_table(run_documented):
     assert set(result) >= {"gc_thres_pcent=70", "gc_thres_pcent=80"}
     assert float(lookup(result, "gc_thres_pcent=80/waf")) >= 1.0
     assert float(lookup(result, "gc_thres_pcent=70/gc_erased_blocks")) > 0
+
+
+def test_a_hot_cold_sweep_annotation_parses(tmp_path):
+    """The hot/cold lab's form: a sweep's rows by setting, the figures as quoted."""
+    from doc_figures import annotations
+    page = tmp_path / "page.md"
+    page.write_text(
+        "`zipf:1.2` goes from WAF 5.0 to 2.6 ([a note](other.md)).\n"
+        '<!-- figure cmd="scripts/femu-lab sweep --workload zipf:1.2 --set '
+        'placement=hotcold --set hot_threshold=0,6,20,50 --engine sim" '
+        "hot_threshold=0/waf=5.0±0.1 hot_threshold=50/waf=2.6±0.1 -->\n"
+        "```text\n<!-- figure by-hand=\"an example in a block is no figure\" x=1±0 -->\n```\n")
+    (found,) = annotations(page)
+    assert found.cmd.startswith("scripts/femu-lab sweep") and found.line == 2
+    assert [(figure.key, figure.shown) for figure in found.figures] == [
+        ("hot_threshold=0/waf", "5.0"), ("hot_threshold=50/waf", "2.6")]
+    assert lookup({"hot_threshold=50": {"waf": "2.611"}}, found.figures[1].key) == "2.611"
