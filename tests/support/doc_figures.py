@@ -21,8 +21,8 @@ that quotes the figures, one per command:
   - `scripts/femu-lab age`: `waf_pass/0` (the first pass's WAF), `simulated_s`,
     `state_mib`, from the line it prints.
 - `by-hand="why"` instead of `cmd`: figures a test does not run (VM runs, wall times),
-  with the reason and how they were measured; counted, never run. `tier=vm` marks a VM
-  command the vm tier may run; none is annotated so yet.
+  with the reason and how they were measured; counted, never run. (No VM figure is run:
+  the documents' VM runs take minutes each and their figures follow the host.)
 
 The test rewrites only where a command writes (`--summary`, `--stats-dir`, `--out` go to
 a temporary folder); the rest runs as printed, from the repository's root.
@@ -63,7 +63,6 @@ class Annotation:
     paragraph: str                   # the text before the comment, back to a blank line
     cmd: Optional[str] = None
     by_hand: Optional[str] = None
-    tier: str = "docs"
     figures: List[Figure] = field(default_factory=list)
 
     @property
@@ -99,7 +98,7 @@ def annotations(path: Path) -> List[Annotation]:
         paragraph = re.split(r"\n\s*\n", _ANNOTATION_LINE.sub("", before))[-1]
         found = Annotation(path, line, paragraph)
         for word in shlex.split(match.group(1)):
-            if word.startswith(("cmd=", "by-hand=", "tier=")):
+            if word.startswith(("cmd=", "by-hand=")):
                 key, _, value = word.partition("=")
             else:   # a sweep's key holds '=' itself: hot_threshold=50/waf=2.6±0.1
                 key, _, value = word.rpartition("=")
@@ -107,8 +106,6 @@ def annotations(path: Path) -> List[Annotation]:
                 found.cmd = value
             elif key == "by-hand":
                 found.by_hand = value
-            elif key == "tier":
-                found.tier = value
             else:
                 found.figures.append(parse_figure(key, value))
         out.append(found)
