@@ -55,7 +55,7 @@ def run_ftl_sim(ftl_sim):
 # are registered, each with what it needs, as markers in pyproject.toml ([tool.pytest.
 # ini_options], run with --strict-markers). unit needs the venv and the C build of
 # tests/run.sh only: no VM, no QEMU, no Slurm, no network, no root.
-TIERS = ("unit", "integration", "slurm", "qtest", "vm", "build")
+TIERS = ("unit", "integration", "slurm", "qtest", "vm", "build", "docs")
 # Assigned from the fixtures a test uses, unless the test or its module names a tier itself
 # (pytestmark = pytest.mark.build): a guest fixture makes it vm, the Slurm cluster slurm, a
 # QEMU fixture qtest, and everything else is unit.

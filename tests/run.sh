@@ -4,7 +4,7 @@
 # and property tests, builds and runs the libFuzzer targets (clang, FUZZ_SECONDS each,
 # default 10), then every pytest suite under tests/. Arguments go to pytest:
 # `tests/run.sh -m unit` is the quick tier (pytest markers unit, integration, slurm, qtest,
-# vm, build: see pyproject.toml, whose [tool.pytest.ini_options] pytest reads as the
+# vm, build, docs: see pyproject.toml, whose [tool.pytest.ini_options] pytest reads as the
 # repository root's configuration, and tests/conftest.py), which leaves the ASan+UBSan
 # build, its C tests and the fuzz targets to the full run and runs its tests on two
 # workers (pytest-xdist -n 2; a later -n of yours wins). Without

@@ -150,3 +150,20 @@ def fio_mixed_json(tmp_path_factory, fio_run):
     """fio.json of a two-job random read/write run (reads and writes in each job)."""
     root = tmp_path_factory.mktemp("fio-mixed")
     return fio_run(root / "randrw-2-jobs", [], ["--rw=randrw", "--numjobs=2"])
+
+
+# The hot/cold lab's documented sweep (docs/labs.md), shortened: what the notebook and the
+# lab-output loader open, made by femu-lab itself and left as it made it.
+LAB_SWEEP_ARGS = ["sweep", "--workload", "zipf:1.2", "--set", "placement=hotcold",
+                  "--set", "hot_threshold=0,20", "--engine", "sim", "--runtime", "20"]
+
+
+@pytest.fixture(scope="session")
+def lab_sweep(tmp_path_factory, ftl_sim, repo_root):
+    """A `femu-lab sweep --engine sim` folder, under a results/ folder of its own."""
+    from femu_lab import cli as lab_cli
+    folder = tmp_path_factory.mktemp("lab-results") / "results" / "sweep-zipf-1.2-sim"
+    status = lab_cli.main([*LAB_SWEEP_ARGS, "--config", str(repo_root / "conf/lab-1g.conf"),
+                           "--out", str(folder)])
+    assert status == 0, f"femu-lab {' '.join(LAB_SWEEP_ARGS)} exited {status}"
+    return folder
