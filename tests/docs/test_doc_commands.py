@@ -28,6 +28,7 @@ HOST_TOOLS = {
     "fio": "the guest", "nvme": "nvme-cli, the guest", "blkzone": "util-linux, the guest",
     "blkparse": "blktrace, the user's own Linux host",
     "sbatch": "a Slurm cluster's submit host",
+    "farm-bench": "the development host's A/B timer (speed claims are measured with it)",
 }
 BUILD_PREFIX = "build/release/"
 # Binaries a build step of the repository makes outside meson's folder: what makes them.
