@@ -249,7 +249,7 @@ DFTL = [*SMALL, "--set", "mapping=dftl", "--set", "cmt_entries=1024"]
 TEXT_COUNTERS = ["map reads", "map writes", "map GCs", "map-GC moved pages", "CMT hits",
                  "CMT misses", "buffer read hits", "buffer absorbed rewrites",
                  "buffer flushes", "buffer fill reads", "fallback runs", "fallback pages",
-                 "valid pages per GC victim", "stream 0", "WAF"]
+                 "valid pages per GC victim", "single stream", "WAF"]
 
 
 def test_dftl_buffer_counters_in_summary_and_text(run_ftl_sim, tmp_path):

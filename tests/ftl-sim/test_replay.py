@@ -40,6 +40,22 @@ def test_open_loop_replay_of_a_recording_is_identical(run_ftl_sim, tmp_path):
                 (tmp_path / "recorded" / name).read_text()), name
 
 
+def test_a_trace_without_phases_is_one_workload_phase(run_ftl_sim, tmp_path):
+    """A foreign trace (here blkparse's) records no phases: the replay marks its own
+    workload and end, after the precondition, so femu-plot's window is the replay's
+    (it used to hold the precondition only, and the window took it in)."""
+    trace = tmp_path / "t.blkparse"
+    trace.write_text("8,0 0 1 0.000000000 1 Q W 0 + 8 [x]\n"
+                     "8,0 0 2 1.000000000 1 Q W 8 + 8 [x]\n"
+                     "8,0 0 3 2.500000000 1 Q W 16 + 8 [x]\n")
+    run_ftl_sim(*SMALL, "--trace", trace, "--precondition", "seq",
+                "--stats-dir", tmp_path / "s")
+    rows = list(csv.DictReader(open(tmp_path / "s" / "phases.csv")))
+    assert [r["phase"] for r in rows] == ["precondition", "workload", "end"]
+    start, end = float(rows[1]["time_s"]), float(rows[2]["time_s"])
+    assert start > 0 and end - start == pytest.approx(2.5, abs=0.01)
+
+
 def test_a_replay_can_itself_be_recorded(run_ftl_sim, tmp_path):
     first, second = tmp_path / "first.trace", tmp_path / "second.trace"
     run_ftl_sim(*SMALL, "--rw", "randwrite", "--qd", "4", "--io-size", "2m",
@@ -157,7 +173,11 @@ def test_verify_and_format_records(run_ftl_sim, tmp_path):
     assert got["wear"]["erase_max"] == 1 and got["wear"]["bad_blocks"] == 0
     assert "flash: 8 read errors, 2 formats (4 blocks erased), 0 bad blocks" in proc.stdout
     body = [line for line in again.read_text().splitlines() if not line.startswith("#")]
-    assert body == trace.read_text().splitlines()
+    # the trace records no phases, so the replay marked its workload and end (P records)
+    assert [line for line in body if line.startswith("P ")] == ["P 0 workload",
+                                                              "P 1000000000 end"]
+    assert [line for line in body if not line.startswith("P ")] == \
+        trace.read_text().splitlines()
 
 
 def test_summary_reports_bad_blocks_and_wear(run_ftl_sim, tmp_path):

@@ -745,6 +745,7 @@ int main(int argc, char **argv)
     }
     check_idle_budget(&o);
     bool open_loop = choose_open_loop(&o, w);
+    bool own_phases = open_loop && workload_brings_phases(w);  /* a recording's marks */
     struct ftl_stats_writer *stats = NULL;
     struct io_trace_writer *trace = NULL;
     struct sim_phase_result *measured = NULL;
@@ -792,8 +793,9 @@ int main(int argc, char **argv)
                                      .idle_ns = (uint64_t)(o.idle_s * NS_PER_S),
                                      .cut = o.power_cut,
                                      .cut_ns = (uint64_t)(o.power_cut_s * NS_PER_S + 0.5) };
-        /* A recorded run brings its own phases. */
-        rc = open_loop ? 0 : sim_run_mark(&run, now, "workload", err, sizeof(err));
+        /* A recorded run brings its own phases; any other workload, a foreign trace
+         * included, is one phase from here to its end. */
+        rc = own_phases ? 0 : sim_run_mark(&run, now, "workload", err, sizeof(err));
         rc = rc ? rc : sim_run_phase(&run, w, o.qd, &limits, &now, measured, err,
                                      sizeof(err));
     }
@@ -802,7 +804,7 @@ int main(int argc, char **argv)
         cut.cut_requests = measured->cut_requests;
         rc = cut_power(&o, ftl, end, &cut, err, sizeof(err));
     }
-    if (rc == 0 && !open_loop) {
+    if (rc == 0 && !own_phases) {
         rc = sim_run_mark(&run, end, "end", err, sizeof(err));
     }
     if (rc != 0 && err[0]) {

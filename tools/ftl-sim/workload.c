@@ -25,6 +25,7 @@ struct workload {
     struct tin_reader *tin;         /* the trace's reader, any format */
     bool foreign;                   /* not femu's format: records from tin directly */
     uint64_t femu_records;          /* femu's format: records read (for the summary) */
+    bool brings_phases;             /* the dry run met a recorded phase */
     struct tin_settings tin_opts;   /* its options, with the device's capacity in map */
     struct ftl_range ranges[IO_TRACE_MAX_RANGES];   /* the current D or C record's */
     struct trace_range mapped[IO_TRACE_MAX_RANGES]; /* a D record's, moved by the LBA map */
@@ -85,6 +86,11 @@ static int zoned_setup(struct workload *w, char *err, size_t errlen)
     return 0;
 }
 
+bool workload_brings_phases(const struct workload *w)
+{
+    return w->brings_phases;
+}
+
 uint64_t workload_zone_bytes(const struct workload *w)
 {
     return w->blocks_per_zone * w->spec.bs;
@@ -116,6 +122,7 @@ static int dry_run(struct workload *w, uint64_t *requests, char *err, size_t err
     *requests = 0;
     while ((rc = workload_next(w, &req, err, errlen)) == 1) {
         *requests += req.event == REPLAY_NONE;
+        w->brings_phases |= req.event == REPLAY_PHASE;
     }
     return rc;
 }

@@ -84,6 +84,9 @@ struct workload *workload_create(const struct workload_spec *spec, uint64_t secs
                                  uint64_t capacity_sectors, char *err, size_t errlen);
 /* true for a version-2 or -3 trace: its records carry arrival times (open-loop replay). */
 bool workload_timed(const struct workload *w);
+/* true for a trace that records its run's statistics phases (a femu recording); the
+ * caller marks the workload and its end itself for every other workload. */
+bool workload_brings_phases(const struct workload *w);
 /* What the trace reader saw, for the summary (format NULL: a synthetic workload). */
 struct trace_input_summary {
     const char *format;
