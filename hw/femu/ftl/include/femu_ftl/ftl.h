@@ -201,6 +201,11 @@ struct ftl_counters {
      * programmed from stored energy (plp). Last, and not kept in state files: a state
      * file holds the drive, these tally an experiment on it. */
     uint64_t power_cuts, power_cut_lost_pages, power_cut_torn_pages, power_cut_plp_pages;
+    /* slc_cache=on: the pages folded into each write pointer's units, so a stream's media
+     * pages (host + GC + folded) hold every program made for it. After the tallies above,
+     * so not in state files either: a restore zeroes them, and what uses them is a
+     * difference of two snapshots taken within one run. */
+    uint64_t wp_fold_pages[FTL_MAX_WRITE_POINTERS];
 };
 
 /*
