@@ -162,10 +162,8 @@ def _span(rows):
 
 
 def _stats_counts(run, window):
-    """waf.sums of stats.csv's rows in the window, with Copy's counts from nand.csv's rows
-    of the same seconds; None without stats.csv."""
-    if run.stats is None:
-        return None
+    """(waf.sums of stats.csv's rows in the window, with Copy's counts from nand.csv's rows
+    of the same seconds; those rows)."""
     rows = series.within(run.stats, window)
     counts = waf_counts.sums(rows)
     if run.nand is not None:

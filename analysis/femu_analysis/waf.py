@@ -9,11 +9,13 @@ pages the host wrote. The programs come in parts, each its own counters' sum:
     copy   Copy's programs and copybacks (its destination pages count as host pages)
 
 so WAF = waf_host + waf_gc + waf_fold + waf_map + waf_copy. The counters are stats.csv's
-column names (Copy's are nand.csv's: see nand_copy_counts); a column a file lacks counts 0,
+column names (Copy's come from nand.csv: with_copy_counts); a column a file lacks counts 0,
 and files from before the flash program counters fall back to host + GC-moved pages.
 
 Erased blocks, likewise, are those GC erased plus those folding erased (erased_parts).
 """
+from .errors import AnalysisError
+
 PARTS = ("host", "gc", "fold", "map", "copy")
 PART_COLUMNS = {
     "host": ("nand_user_programs",),
@@ -62,6 +64,9 @@ def with_copy_counts(counts, nand_counts):
         return counts
     others = sum(program_parts(counts).values())
     programs = nand_counts["NAND_write"] - nand_counts["zone_write_pages"] - others
+    if programs < 0:   # the two files do not cover the same seconds: no WAF from them
+        raise AnalysisError(f"nand.csv's NAND_write ({nand_counts['NAND_write']:.0f}) is "
+                            f"below stats.csv's programs ({others:.0f}) over the same rows")
     return {**counts, "copy_pages": nand_counts["copy_pages"],
             "nand_copybacks": nand_counts["NAND_cpbk"], "nand_copy_programs": programs}
 

@@ -2,9 +2,11 @@
 WAF (ftl-sim's three lines and summary.json, stats.csv and statistics.csv, femu-plot's
 summary.json and summary.md, result.json, the sweep table, the live progress line) says
 the same figure, every flash program over host pages, with the same parts and the same
-erased blocks (GC's and folding's)."""
+erased blocks (GC's and folding's); and Copy's programs count in femu-plot's summary as in
+ftl-sim's."""
 import json
 import re
+import subprocess
 
 import pytest
 
@@ -130,3 +132,35 @@ def test_every_waf_agrees_on_a_consumer_drive_that_folds(capsys, tmp_path):
     for waf in wafs:
         assert any(f"WAF {waf:.2f} (host 1.00, fold " in line for line in stderr)
         assert any(f"{waf:.3f}" in line.split() for line in stdout)
+
+
+# Copy in both namespaces (tests/ftl-sim/test_zoned.py's device): its destination pages
+# count as host pages, its programs as programs; zone writes as neither.
+ZONED = ["--config", "conf/lab-1g.conf", "--config", "conf/nand/mlc.conf", "--set",
+         "ch_xfer_lat=0", "--set", "zoned=1", "--set", "zones=8", "--set", "zone_luns=4",
+         "--set", "zone_cap=8M"]
+COPIES = """ZW 0 32
+ZW 32 64
+ZM finish 0 0
+C 16384 1 0 96
+W 0 64
+C 1024 0 0 64
+"""
+
+
+def test_the_summary_counts_copy_as_ftl_sim_does(tmp_path, ftl_sim):
+    from femu_analysis import load_run, parse_window, summarize
+    trace = tmp_path / "copies.trace"
+    trace.write_text(COPIES)
+    proc = subprocess.run([ftl_sim, *ZONED, "--trace", trace, "--stats-dir", tmp_path / "run",
+                           "--summary", tmp_path / "s.json"], capture_output=True, text=True,
+                          check=True)
+    simulator = json.loads((tmp_path / "s.json").read_text())
+    assert simulator["copy_pages"] > 0 and simulator["zone_write_cmds"] > 0
+    run = load_run(tmp_path / "run")
+    summary = summarize(run, parse_window("0:"))
+    printed = _line_waf(r"^WAF: ([0-9.]+) \(all flash programs", proc.stdout)
+    assert printed == f"{summary['waf']:.4f}"
+    assert summary["waf_copy"] > 0
+    for part in PARTS:
+        assert f"{summary[f'waf_{part}']:.4f}" == f"{simulator[f'waf_{part}']:.4f}", part
