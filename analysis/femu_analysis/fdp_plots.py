@@ -42,15 +42,18 @@ def handle_pages(run, window):
                                 f"{gc_column}")
         host = int(rows[f"wp{handle}_host_pages"].sum())
         gc = int(rows[gc_column].sum())
+        # every page programmed into its units (host, GC, and SLC folds with the cache on)
+        media_column = f"wp{handle}_media_pages"
+        media = int(rows[media_column].sum()) if media_column in rows else host + gc
         table.append({"handle": handle, "host_pages": host, "gc_pages": gc,
-                      "media_pages": host + gc, "waf": waf(host, gc)})
+                      "media_pages": media, "waf": waf(host, media - host)})
     return pd.DataFrame(table)
 
 
 def window_waf(pages):
     """The window's WAF over every handle's media and host pages (None without host)."""
     host = pages["host_pages"].sum()
-    return waf(host, pages["gc_pages"].sum())
+    return waf(host, pages["media_pages"].sum() - host)
 
 
 def compare_table(runs, windows, labels):

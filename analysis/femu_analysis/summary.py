@@ -1,17 +1,18 @@
 """Figures of one run over its benchmark window: IOPS, MiB/s, GC work, WAF, and the ZNS+
 flash page counts and channel utilisation when the run has nand.csv.
 
-WAF is (host pages written + pages moved by GC) / host pages written, summed over the
-window, from the most exact source the run holds:
-1. ``stats.csv`` (1 s rows, page counts): host_write_pages and gc_moved_pages; when it has
-   the DFTL counters, every flash program (waf.flash_programs) over host_write_pages;
+WAF is every flash program over host pages written (README's), summed over the window,
+from the most exact source the run holds:
+1. ``stats.csv`` (1 s rows, page counts): waf.waf_parts of its counters, with its parts
+   (waf_host, waf_gc, waf_fold, waf_map, waf_copy) beside it; Copy's from nand.csv;
 2. ``WAFData.csv`` (GC pages) with host pages from ``throughputData.csv`` (MiB/s x seconds /
    page size) over exactly the span of the 10 s rows used, so both sums cover the same time;
 3. the mean of ``statistics.csv``'s interval WAF (unweighted: no page counts to weight by).
 
 Erased blocks and moved pages per second divide the total by the summed length of the rows
 actually used (10 s rows inside a window cover less than the window when it is not on a
-10 s boundary); ``span_s`` says which seconds those rows cover.
+10 s boundary); ``span_s`` says which seconds those rows cover. Erased blocks are GC's and
+folding's (waf.erased_parts: ``gc`` and ``fold`` beside the total) where stats.csv has them.
 """
 import json
 import math
@@ -20,7 +21,8 @@ import pathlib
 import numpy as np
 
 from . import series, table
-from .waf import flash_programs, waf
+from . import waf as waf_counts
+from .waf import waf
 from .window import Window
 
 PERCENTILES = (5, 50, 95, 99)
@@ -55,6 +57,8 @@ def summarize(run, window):
         figure = _window_count(run, window, frame, stats_column)
         if figure is not None:
             result[key] = figure
+    if result.get("erased_blocks") and run.stats is not None:
+        result["erased_blocks"] = _with_fold_erases(result["erased_blocks"], run, window)
     result.update(_waf(run, window))
     ftl = _ftl_counts(run, window)
     if ftl:
@@ -140,18 +144,38 @@ def _window_count(run, window, frame, stats_column):
             "span_s": _span(rows)}
 
 
+def _with_fold_erases(figure, run, window):
+    """The GC count of erased blocks made every erased block's: GC's and folding's, each
+    beside the total (stats.csv's seconds, as the GC count)."""
+    if figure["total"] is None or "gc_erased_blocks" not in run.stats:
+        return figure
+    rows = series.within(run.stats, window)
+    parts = waf_counts.erased_parts(waf_counts.sums(rows, waf_counts.ERASE_PARTS.values()))
+    seconds = float(rows["interval_s"].sum())
+    return {**figure, "total": parts["erased_blocks"],
+            "per_s": parts["erased_blocks"] / seconds if seconds > 0 else None,
+            "gc": parts["gc_erased_blocks"], "fold": parts["fold_erased_blocks"]}
+
+
 def _span(rows):
     return [float(rows["start_s"].min()), float(rows["time_s"].max())]
 
 
+def _stats_counts(run, window):
+    """(waf.sums of stats.csv's rows in the window, with Copy's counts from nand.csv's rows
+    of the same seconds; those rows)."""
+    rows = series.within(run.stats, window)
+    counts = waf_counts.sums(rows)
+    if run.nand is not None:
+        counts = waf_counts.with_copy_counts(
+            counts, waf_counts.sums(series.within(run.nand, window), waf_counts.NAND_COLUMNS))
+    return counts, rows
+
+
 def _waf(run, window):
     if run.stats is not None and {"host_write_pages", "gc_moved_pages"} <= set(run.stats):
-        rows = series.within(run.stats, window)
-        host, moved = rows["host_write_pages"].sum(), rows["gc_moved_pages"].sum()
-        programs = flash_programs(rows)
-        if programs is not None:   # DFTL counters: translation pages, buffer, fallback too
-            moved = programs - host
-        return {"waf": waf(host, moved), "host_write_pages": float(host),
+        counts, rows = _stats_counts(run, window)
+        return {**waf_counts.waf_parts(counts),
                 "waf_span_s": _span(rows) if len(rows) else None, "waf_source": "stats.csv"}
     if run.waf is not None and run.throughput is not None:
         source = "WAFData.csv+throughputData.csv"

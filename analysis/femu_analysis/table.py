@@ -9,8 +9,14 @@ COLUMNS = (  # (header, path into the summary dict, format)
     ("IOPS p99", ("iops", "p99"), "{:.0f}"),
     ("MiB/s mean", ("throughput_mib_s", "mean"), "{:.1f}"),
     ("erased blocks", ("erased_blocks", "total"), "{:.0f}"),
+    ("fold erased blocks", ("erased_blocks", "fold"), "{:.0f}"),
     ("moved pages", ("moved_pages", "total"), "{:.0f}"),
     ("WAF", ("waf",), "{:.3f}"),
+    ("WAF host", ("waf_host",), "{:.3f}"),
+    ("WAF GC", ("waf_gc",), "{:.3f}"),
+    ("WAF fold", ("waf_fold",), "{:.3f}"),
+    ("WAF map", ("waf_map",), "{:.3f}"),
+    ("WAF copy", ("waf_copy",), "{:.3f}"),
     ("CMT hit rate", ("ftl", "cmt_hit_rate"), "{:.3f}"),
     ("map writes", ("ftl", "map_writes"), "{:.0f}"),
     ("NAND read", ("nand", "NAND_read"), "{:.0f}"),
@@ -20,20 +26,32 @@ COLUMNS = (  # (header, path into the summary dict, format)
 )
 
 
+# Columns shown only when some summary has a figure other than 0 there (the parts of WAF
+# and of erased blocks that most drives never have).
+WHEN_NOT_ZERO = ("fold erased blocks", "WAF fold", "WAF map", "WAF copy")
+
+
+def _lookup(summary, path):
+    value = summary
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
 def rows(summaries):
     """Header and one row of strings per summary; '-' where a figure is unknown."""
-    header = [name for name, _, _ in COLUMNS]
+    columns = [column for column in COLUMNS if column[0] not in WHEN_NOT_ZERO or
+               any(_lookup(summary, column[1]) for summary in summaries)]
+    header = [name for name, _, _ in columns]
     body = []
     for summary in summaries:
         row = []
-        for name, path, fmt in COLUMNS:
+        for name, path, fmt in columns:
             if path is None:
                 window = summary["window"]
                 row.append(f"{window['start_s']:g}-{window['end_s']:g}")
                 continue
-            value = summary
-            for key in path:
-                value = value.get(key) if isinstance(value, dict) else None
+            value = _lookup(summary, path)
             row.append("-" if value is None else fmt.format(value))
         body.append(row)
     return header, body

@@ -1,23 +1,123 @@
-"""Write amplification, the one definition in Python (the C side has its own in
-hw/femu/ftl): pages the flash programmed per page the host wrote. Without DFTL or a write
-buffer that is host pages plus GC moves; with them the flash programs are counted
-themselves (buffer flushes, GC and fallback moves, translation pages and map GC moves,
-see flash_programs)."""
+"""Write amplification, the one definition in Python (README's; the C side's is ftl_waf in
+hw/femu/ftl/core/ftl_query.c, and the two agree): every page the flash programmed over the
+pages the host wrote. The programs come in parts, each its own counters' sum:
 
-# stats.csv columns whose sum is every flash page program (hw/femu/ftl/core/ftl_query.c, ftl_waf)
-PROGRAM_COLUMNS = ("nand_user_programs", "nand_gc_programs", "map_writes",
-                   "map_gc_moved_pages", "fallback_pages")
+    host   host data programmed (SLC or normal mode; with a write buffer, its flushes)
+    gc     pages data GC moved, and the stream fallback's moves
+    fold   pages folded from SLC units into normal ones (slc_cache=on)
+    map    translation pages written and moved by map GC (mapping=dftl)
+    copy   Copy's programs and copybacks (its destination pages count as host pages)
+
+so WAF = waf_host + waf_gc + waf_fold + waf_map + waf_copy. The counters are stats.csv's
+column names (Copy's come from nand.csv: with_copy_counts); a column a file lacks counts 0,
+and files from before the flash program counters fall back to host + GC-moved pages.
+
+Erased blocks, likewise, are those GC erased plus those folding erased (erased_parts).
+"""
+from .errors import AnalysisError
+
+PARTS = ("host", "gc", "fold", "map", "copy")
+PART_COLUMNS = {
+    "host": ("nand_user_programs",),
+    "gc": ("nand_gc_programs", "fallback_pages"),
+    "fold": ("slc_folded_pages",),
+    "map": ("map_writes", "map_gc_moved_pages"),
+    "copy": ("nand_copy_programs", "nand_copybacks"),
+}
+# What the older stats.csv (or a VM-era file) has in place of a part's counters.
+OLD_PART_COLUMNS = {"host": ("host_write_pages",), "gc": ("gc_moved_pages",)}
+HOST_COLUMNS = ("host_write_pages", "copy_pages")
+ERASE_PARTS = {"gc": "gc_erased_blocks", "fold": "slc_fold_erases"}
+# Every counter the functions below read: what a caller sums.
+COUNTER_COLUMNS = tuple(dict.fromkeys(
+    [c for columns in PART_COLUMNS.values() for c in columns] +
+    [c for columns in OLD_PART_COLUMNS.values() for c in columns] +
+    list(HOST_COLUMNS) + list(ERASE_PARTS.values())))
+# How the parts are named where they are printed.
+PART_LABELS = {"host": "host", "gc": "GC", "fold": "fold", "map": "map", "copy": "copy"}
 
 
 def waf(host_pages, moved_pages):
     """(host_pages + moved_pages) / host_pages as a float; None (undefined) when the host
-    wrote nothing. Takes plain numbers or pandas sums."""
+    wrote nothing. For files that hold only those two counts (WAFData.csv, FDP handles)."""
     return float((host_pages + moved_pages) / host_pages) if host_pages > 0 else None
 
 
-def flash_programs(rows):
-    """Every flash page program in these stats.csv rows, or None when they predate the
-    DFTL counters (then host + GC-moved pages is the whole story)."""
-    if not set(PROGRAM_COLUMNS) <= set(rows):
-        return None
-    return float(sum(rows[column].sum() for column in PROGRAM_COLUMNS))
+def sums(rows, columns=COUNTER_COLUMNS):
+    """{column: total} over the rows (a DataFrame, or a list of csv.DictReader rows) for
+    each of columns the rows have; empty fields count 0."""
+    if hasattr(rows, "columns"):
+        return {c: float(rows[c].fillna(0).sum()) for c in columns if c in rows.columns}
+    present = [c for c in columns if rows and c in rows[0]]
+    return {c: float(sum(float(r.get(c) or 0) for r in rows)) for c in present}
+
+
+# nand.csv's columns that give Copy's counters (stats.csv has none of them).
+NAND_COLUMNS = ("NAND_write", "NAND_cpbk", "copy_pages", "zone_write_pages")
+
+
+def with_copy_counts(counts, nand_counts):
+    """counts (stats.csv totals) with Copy's counters from nand.csv's totals over the same
+    seconds: copybacks are NAND_cpbk; Copy's other programs are what NAND_write holds
+    beyond every other part and the zone writes (which are no device WAF's)."""
+    if not set(NAND_COLUMNS) <= set(nand_counts):
+        return counts
+    others = sum(program_parts(counts).values())
+    programs = nand_counts["NAND_write"] - nand_counts["zone_write_pages"] - others
+    if programs < 0:   # the two files do not cover the same seconds: no WAF from them
+        raise AnalysisError(f"nand.csv's NAND_write ({nand_counts['NAND_write']:.0f}) is "
+                            f"below stats.csv's programs ({others:.0f}) over the same rows")
+    return {**counts, "copy_pages": nand_counts["copy_pages"],
+            "nand_copybacks": nand_counts["NAND_cpbk"], "nand_copy_programs": programs}
+
+
+def program_parts(counts):
+    """{part: flash page programs} from counter totals (missing counters count 0)."""
+    parts = {}
+    for part, columns in PART_COLUMNS.items():
+        if not any(c in counts for c in columns) and part in OLD_PART_COLUMNS:
+            columns = OLD_PART_COLUMNS[part]
+        parts[part] = float(sum(counts.get(c, 0.0) for c in columns))
+    return parts
+
+
+def waf_parts(counts):
+    """The WAF and its parts from counter totals (e.g. sums(rows)): {"waf", "waf_host",
+    "waf_gc", "waf_fold", "waf_map", "waf_copy", "flash_programs", "host_write_pages"};
+    the WAF figures None (undefined) when the host wrote nothing."""
+    host = float(sum(counts.get(c, 0.0) for c in HOST_COLUMNS))
+    parts = program_parts(counts)
+    programs = sum(parts.values())
+    out = {"waf": programs / host if host > 0 else None}
+    for part in PARTS:
+        out[f"waf_{part}"] = parts[part] / host if host > 0 else None
+    out["flash_programs"] = programs
+    out["host_write_pages"] = host
+    return out
+
+
+def erased_parts(counts):
+    """{"erased_blocks", "gc_erased_blocks", "fold_erased_blocks"}: blocks erased, by whom."""
+    parts = {part: float(counts.get(column, 0.0)) for part, column in ERASE_PARTS.items()}
+    out = {"erased_blocks": sum(parts.values())}
+    out.update({f"{part}_erased_blocks": value for part, value in parts.items()})
+    return out
+
+
+def describe(figures, digits=2, host=True):
+    """'1.31 (host 1.00, fold 0.31)': the WAF of waf_parts and its parts that are not 0
+    (host always, unless host=False: a short line); '-' when undefined."""
+    if figures.get("waf") is None:
+        return "-"
+    shown = [f"{PART_LABELS[part]} {figures[f'waf_{part}']:.{digits}f}" for part in PARTS
+             if figures.get(f"waf_{part}") is not None and
+             ((host and part == "host") or (part != "host" and figures[f"waf_{part}"]))]
+    return f"{figures['waf']:.{digits}f}" + (f" ({', '.join(shown)})" if shown else "")
+
+
+def describe_erased(figures):
+    """'GC 96', or 'GC 0 + fold 148' when folding erased blocks too (erased_parts)."""
+    text = f"GC {figures.get('gc_erased_blocks') or 0:.0f}"
+    if figures.get("fold_erased_blocks"):
+        text += f" + fold {figures['fold_erased_blocks']:.0f}"
+    return text

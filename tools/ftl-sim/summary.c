@@ -37,6 +37,30 @@ static double phase_waf(const struct sim_phase_result *m)
     return waf;
 }
 
+/* The programs of ftl_waf in its parts (femu_analysis/waf.py names them alike): host data,
+ * GC and fallback moves, SLC folds, translation pages and map GC, Copy's programs. */
+enum waf_part { WAF_HOST, WAF_GC, WAF_FOLD, WAF_MAP, WAF_COPY, WAF_PARTS };
+static const char *const waf_part_names[WAF_PARTS] = { "host", "gc", "fold", "map", "copy" };
+static const char *const waf_part_labels[WAF_PARTS] = { "host", "GC", "fold", "map", "copy" };
+
+/* Each part's programs / host pages (ftl_waf's host pages), all 0 when the host wrote none. */
+static void phase_waf_parts(const struct sim_phase_result *m, double out[WAF_PARTS])
+{
+#define DIFF(field) (double)(m->after.field - m->before.field)
+    double host = DIFF(host_write_pages) + DIFF(copy_pages);
+    double programs[WAF_PARTS] = {
+        [WAF_HOST] = DIFF(nand_user_programs),
+        [WAF_GC] = DIFF(nand_gc_programs) + DIFF(fallback_pages),
+        [WAF_FOLD] = DIFF(slc_folded_pages),
+        [WAF_MAP] = DIFF(map_writes) + DIFF(map_gc_moved_pages),
+        [WAF_COPY] = DIFF(nand_copy_programs) + DIFF(nand_copybacks),
+    };
+#undef DIFF
+    for (int i = 0; i < WAF_PARTS; i++) {
+        out[i] = host > 0 ? programs[i] / host : 0.0;
+    }
+}
+
 static double per_second(double count, double seconds)
 {
     return seconds > 0 ? count / seconds : 0.0;
@@ -335,6 +359,16 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     json_zns_counters(f, m);
     summary_json_placement(f, ftl, m);
 #undef DELTA
+    double parts[WAF_PARTS];
+    phase_waf_parts(m, parts);
+    for (int i = 0; i < WAF_PARTS; i++) {
+        fprintf(f, "  \"waf_%s\": ", waf_part_names[i]);
+        if (host_writes) {
+            fprintf(f, "%.4f,\n", parts[i]);
+        } else {
+            fputs("null,\n", f);
+        }
+    }
     fputs("  \"waf\": ", f);
     if (host_writes) {
         fprintf(f, "%.4f\n}\n", phase_waf(m));
@@ -342,6 +376,21 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
         fputs("null\n}\n", f);
     }
     return ferror(f) ? -1 : 0;
+}
+
+/* WAF and, beside it, its parts: host always, the others when not 0. */
+static void print_waf(FILE *f, const struct sim_phase_result *m)
+{
+    double parts[WAF_PARTS];
+    phase_waf_parts(m, parts);
+    fprintf(f, "WAF: %.4f (all flash programs / host pages: host %.4f", phase_waf(m),
+            parts[WAF_HOST]);
+    for (int i = WAF_HOST + 1; i < WAF_PARTS; i++) {
+        if (parts[i] > 0) {
+            fprintf(f, ", %s %.4f", waf_part_labels[i], parts[i]);
+        }
+    }
+    fputs(")\n", f);
 }
 
 /* One line per counter, in the order of the lab's DFTL simulator's report. */
@@ -373,7 +422,7 @@ static void print_issue15_counters(FILE *f, const struct ftl *ftl,
             mean_of(RAW(map_gc_victim_valid_pages), RAW(map_gc_runs)));
     summary_print_placement(f, ftl, m);
     print_slc_counters(f, ftl, m);
-    fprintf(f, "WAF: %.4f (all flash programs / host pages)\n", phase_waf(m));
+    print_waf(f, m);
 #undef RAW
 #undef DELTA
 }

@@ -5,16 +5,17 @@
 
 #include "femu_ftl/fdp.h"
 
-/* One write pointer's pages over the phase. */
+/* One write pointer's pages over the phase: media is every program into its units. */
 struct wp_pages {
-    uint64_t host, gc, media;
+    uint64_t host, gc, fold, media;
 };
 
 static struct wp_pages wp_pages_of(const struct sim_phase_result *m, unsigned i)
 {
     struct wp_pages p = { .host = m->after.wp_host_pages[i] - m->before.wp_host_pages[i],
-                          .gc = m->after.wp_gc_pages[i] - m->before.wp_gc_pages[i] };
-    p.media = p.host + p.gc;
+                          .gc = m->after.wp_gc_pages[i] - m->before.wp_gc_pages[i],
+                          .fold = m->after.wp_fold_pages[i] - m->before.wp_fold_pages[i] };
+    p.media = p.host + p.gc + p.fold;
     return p;
 }
 
@@ -80,9 +81,10 @@ void summary_json_placement(FILE *f, const struct ftl *ftl, const struct sim_pha
         struct wp_pages p = wp_pages_of(m, i);
         wp_name(ftl, i, name, sizeof(name));
         fprintf(f, "%s{\"name\": \"%s\", \"host_pages\": %llu, \"gc_pages\": %llu, "
-                "\"host_bytes\": %llu, \"media_pages\": %llu, \"media_bytes\": %llu, "
-                "\"waf\": ", i ? ", " : "", name, (unsigned long long)p.host,
-                (unsigned long long)p.gc, (unsigned long long)(p.host * page),
+                "\"fold_pages\": %llu, \"host_bytes\": %llu, \"media_pages\": %llu, "
+                "\"media_bytes\": %llu, \"waf\": ", i ? ", " : "", name,
+                (unsigned long long)p.host, (unsigned long long)p.gc,
+                (unsigned long long)p.fold, (unsigned long long)(p.host * page),
                 (unsigned long long)p.media, (unsigned long long)(p.media * page));
         if (p.host) {
             fprintf(f, "%.4f}", (double)p.media / (double)p.host);
@@ -118,9 +120,13 @@ void summary_print_placement(FILE *f, const struct ftl *ftl, const struct sim_ph
     for (unsigned i = 0; i < ftl_write_pointer_count(ftl); i++) {
         struct wp_pages p = wp_pages_of(m, i);
         wp_name(ftl, i, name, sizeof(name));
-        fprintf(f, "%s: %llu host pages, %llu GC pages; media %llu pages (%.1f MiB), WAF ",
-                name, (unsigned long long)p.host, (unsigned long long)p.gc,
-                (unsigned long long)p.media, (double)p.media * mib);
+        fprintf(f, "%s: %llu host pages, %llu GC pages", name, (unsigned long long)p.host,
+                (unsigned long long)p.gc);
+        if (ftl_config_of(ftl)->slc_cache) {
+            fprintf(f, ", %llu folded", (unsigned long long)p.fold);
+        }
+        fprintf(f, "; media %llu pages (%.1f MiB), WAF ", (unsigned long long)p.media,
+                (double)p.media * mib);
         if (p.host) {
             fprintf(f, "%.3f\n", (double)p.media / (double)p.host);
         } else {

@@ -1,20 +1,22 @@
 """The live progress line of a lab run, read from the files the device writes while it
 runs: phases.csv (which phase, since when) and stats.csv (IOPS and WAF per second).
 
-    [  1:12 elapsed] workload 31/60 s | 14.2k IOPS | WAF 1.87 | GC 96 blocks erased
+    [  1:12 elapsed] workload 31/60 s | 14.2k IOPS | WAF 1.87 (GC 0.87) | GC 96 blocks erased
 
-WAF and GC count from the start of the workload phase (all of the run before it). A run on
+WAF (femu_analysis.waf: every flash program over host pages, with its parts beyond the
+host's) and the blocks erased (by GC and, on an SLC-cache drive, by folding: 'GC 0 + fold
+148') count from the start of the workload phase (all of the run before it). A run on
 the zoned namespace, whose commands stats.csv does not count, also shows the zone
 commands of the last second from nand.csv:
 
     [  0:50 elapsed] workload 8/60 s | 0.0k IOPS | 2.1k zone cmds/s | GC 0 blocks erased
 """
 import csv
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, TextIO
 
-from femu_analysis.waf import PROGRAM_COLUMNS, waf
+from femu_analysis import waf
 from femu_common.progress import LiveLine, clock_text
 
 # nand.csv's zoned commands (stats.csv counts the conventional namespace's only).
@@ -27,8 +29,9 @@ class Snapshot:
     phase_seconds: float       # device time since the phase began
     iops: Optional[float]      # last full second
     waf: Optional[float]       # since the workload began (or the run, before it)
-    erased_blocks: int
+    erased_blocks: int         # by GC and by folding, the same seconds
     zone_cmds: Optional[float] = None   # zone writes, appends and reads, last second
+    parts: dict = field(default_factory=dict)   # waf.waf_parts and waf.erased_parts
 
 
 def _rows(path: Path) -> List[dict]:
@@ -57,12 +60,8 @@ def snapshot(stats_dir: Path) -> Snapshot:
     workload_start = next((_number(r, "time_s") for r in phases if r["phase"] == "workload"),
                           0.0)
     counted = [r for r in stats if _number(r, "time_s") > workload_start]
-    host = sum(_number(r, "host_write_pages") for r in counted)
-    moved = sum(_number(r, "gc_moved_pages") for r in counted)
-    if stats and all(column in stats[0] for column in PROGRAM_COLUMNS):
-        # every flash program (buffer flushes, map traffic, fallback) beyond the host's
-        programs = sum(_number(r, column) for r in counted for column in PROGRAM_COLUMNS)
-        moved = programs - host
+    counts = waf.sums(counted)
+    parts = {**waf.waf_parts(counts), **waf.erased_parts(counts)}
     nand = _rows(stats_dir / "nand.csv")
     zone_cmds = None
     if nand and any(_number(r, c) for r in nand for c in ZONE_COMMANDS):
@@ -71,9 +70,8 @@ def snapshot(stats_dir: Path) -> Snapshot:
             (_number(last, "interval_s") or 1.0)
     return Snapshot(phase=phase, phase_seconds=max(0.0, now - since),
                     iops=_number(stats[-1], "iops"),
-                    waf=waf(host, moved),
-                    erased_blocks=int(sum(_number(r, "gc_erased_blocks") for r in counted)),
-                    zone_cmds=zone_cmds)
+                    waf=parts["waf"], erased_blocks=int(parts["erased_blocks"]),
+                    zone_cmds=zone_cmds, parts=parts)
 
 
 def describe(shot: Snapshot, elapsed: float, runtime_total: int) -> str:
@@ -89,8 +87,8 @@ def describe(shot: Snapshot, elapsed: float, runtime_total: int) -> str:
     if shot.zone_cmds is not None:
         text += f" | {shot.zone_cmds / 1000:.1f}k zone cmds/s"
     if shot.waf is not None:
-        text += f" | WAF {shot.waf:.2f}"
-    return text + f" | GC {shot.erased_blocks} blocks erased"
+        text += f" | WAF {waf.describe(shot.parts, host=False)}"
+    return text + f" | {waf.describe_erased(shot.parts)} blocks erased"
 
 
 class LiveProgress(LiveLine):

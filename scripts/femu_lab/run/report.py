@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Dict, Optional
 
-from femu_analysis import plots, sweep
+from femu_analysis import plots, sweep, waf
 from femu_analysis.summary import summarize, write_summaries
 from femu_analysis.errors import AnalysisError
 from femu_analysis.fio import fio_result
@@ -19,6 +19,17 @@ from ..workloads import Workload
 
 class ReportError(RuntimeError):
     pass
+
+
+# result.json's WAF and its parts (femu_analysis.waf.waf_parts), as in summary.json
+WAF_FIGURES = ("waf", *(f"waf_{part}" for part in waf.PARTS))
+
+
+def _erased_blocks(figure) -> Dict[str, object]:
+    """Blocks erased over the window: all, by GC and by folding (waf.erased_parts' names)."""
+    total = figure.get("total")
+    return {"erased_blocks": total, "gc_erased_blocks": figure.get("gc", total),
+            "fold_erased_blocks": figure.get("fold", 0.0 if total is not None else None)}
 
 
 def analyse(folder: Path, workload: Workload) -> Dict[str, object]:
@@ -48,8 +59,8 @@ def analyse(folder: Path, workload: Workload) -> Dict[str, object]:
         "device_iops_mean": iops.get("mean"),
         "device_read_iops_mean": iops.get("read_mean"),
         "device_write_iops_mean": iops.get("write_mean"),
-        "waf": summary.get("waf"),
-        "gc_erased_blocks": (summary.get("erased_blocks") or {}).get("total"),
+        **{key: summary.get(key) for key in WAF_FIGURES},
+        **_erased_blocks(summary.get("erased_blocks") or {}),
         "gc_moved_pages": (summary.get("moved_pages") or {}).get("total"),
         "fio_iops": fio_iops,
     }
@@ -126,9 +137,11 @@ def headline(figures: Dict[str, object]) -> str:
     if figures.get("fio_iops"):
         parts.append(f"fio {figures['fio_iops']:.0f} IOPS")
     if figures.get("waf") is not None:
-        parts.append(f"WAF {figures['waf']:.2f}")
+        parts.append(f"WAF {waf.describe(figures)}")
     if figures.get("gc_erased_blocks") is not None:
         parts.append(f"GC erased {figures['gc_erased_blocks']:.0f} blocks")
+    if figures.get("fold_erased_blocks"):
+        parts.append(f"folding erased {figures['fold_erased_blocks']:.0f}")
     window = figures.get("window_s")
     if window:
         parts.append(f"window {window[0]:.0f}-{window[1]:.0f} s")

@@ -18,10 +18,20 @@ COMPARE_METRICS = ("iops", "waf", "throughput")
 FIGURES = (  # (result.json key = csv column, table header, format)
     ("device_iops_mean", "device IOPS", "{:.0f}"),
     ("waf", "WAF", "{:.3f}"),
+    ("waf_host", "WAF host", "{:.3f}"),
+    ("waf_gc", "WAF GC", "{:.3f}"),
+    ("waf_fold", "WAF fold", "{:.3f}"),
+    ("waf_map", "WAF map", "{:.3f}"),
+    ("waf_copy", "WAF copy", "{:.3f}"),
     ("gc_erased_blocks", "GC erased blocks", "{:.0f}"),
+    ("fold_erased_blocks", "fold erased blocks", "{:.0f}"),
     ("gc_moved_pages", "GC moved pages", "{:.0f}"),
     ("fio_iops", "fio IOPS", "{:.0f}"),
 )
+
+# Columns only when a point has a figure other than 0 (or none) there: fio IOPS (simulated
+# points and sysbench runs have none) and the parts of WAF and erasures most drives lack.
+WHEN_NOT_ZERO = ("fio_iops", "waf_fold", "waf_map", "waf_copy", "fold_erased_blocks")
 
 
 @dataclass
@@ -63,11 +73,11 @@ def compare_plots(outcomes: List[PointOutcome], out: Path) -> Tuple[List[Path], 
 
 def table(outcomes: List[PointOutcome], swept_keys: List[str]) -> Tuple[List[str], List[str],
                                                                           List[List[str]]]:
-    """(csv column names, display headers, rows of strings); fio IOPS only when a point has
-    it (simulated points and sysbench runs do not)."""
+    """(csv column names, display headers, rows of strings); the WHEN_NOT_ZERO columns
+    only when a point has them."""
     figures = [item for item in FIGURES
-               if item[0] != "fio_iops" or any((o.figures or {}).get("fio_iops")
-                                               for o in outcomes)]
+               if item[0] not in WHEN_NOT_ZERO or any((o.figures or {}).get(item[0])
+                                                     for o in outcomes)]
     columns = swept_keys + [key for key, _, _ in figures] + ["status"]
     headers = swept_keys + [header for _, header, _ in figures] + ["status"]
     rows = []

@@ -82,6 +82,9 @@ static int fold_page(struct ftl *ftl, uint32_t ppa, uint64_t start_ns, uint64_t 
     nand_program(ftl, ppa_lun(ftl, new_ppa), read);
     map_invalidate(ftl, ppa);
     ftl->ctr.slc_folded_pages++;
+    if (wp < FTL_MAX_WRITE_POINTERS) {
+        ftl->ctr.wp_fold_pages[wp]++;
+    }
     return FTL_OK;
 }
 

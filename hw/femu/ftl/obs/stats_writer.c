@@ -229,13 +229,15 @@ static void print_waf(FILE *f, const struct ftl_counters *a, const struct ftl_co
     }
 }
 
-/* Each write pointer's media pages (host + GC pages programmed into its units) and WAF. */
+/* Each write pointer's media pages (host, GC and folded pages programmed into its units)
+ * and WAF. */
 static void write_media_columns(const struct ftl_stats_writer *w, FILE *f,
                                 const struct ftl_counters *a, const struct ftl_counters *b)
 {
     for (unsigned i = 0; i < w->nwps; i++) {
         uint64_t host = b->wp_host_pages[i] - a->wp_host_pages[i];
-        uint64_t media = host + (b->wp_gc_pages[i] - a->wp_gc_pages[i]);
+        uint64_t media = host + (b->wp_gc_pages[i] - a->wp_gc_pages[i]) +
+                         (b->wp_fold_pages[i] - a->wp_fold_pages[i]);
         fprintf(f, ",%llu,", (unsigned long long)media);
         if (host) {
             fprintf(f, "%.4f", (double)media / (double)host);

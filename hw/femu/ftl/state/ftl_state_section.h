@@ -31,9 +31,10 @@
  * counters, write pointer, FIFO and fold cursor; FLIN: each unit's SLC mode), the read
  * retries (FCOR: their counters; FBLK: each block's first program, as an age, and the
  * histogram) and keeps write pointers' and FDP events' times as ages; a version 2 file
- * still loads, its units all normal, its blocks programmed at the restore. Other sections
- * are the same in both. */
-#define FTL_STATE_SECTION_VERSION 3u
+ * still loads, its units all normal, its blocks programmed at the restore. 4 added the
+ * pages folded per write pointer (FCOR's counters; a version 3 file loads them as 0).
+ * Other sections are the same in all. */
+#define FTL_STATE_SECTION_VERSION 4u
 #define FTL_STATE_SECTION_VERSION_OLDEST 2u
 
 /*

@@ -196,6 +196,9 @@ struct ftl_counters {
     /* read retries (read_retry_lat > 0): steps taken by host page reads, and the reads
      * that took at least one */
     uint64_t read_retries, retried_reads;
+    /* slc_cache=on: the pages folded into each write pointer's units (in slc_folded_pages),
+     * so a stream's media pages, host + GC + folded, hold every program made for it */
+    uint64_t wp_fold_pages[FTL_MAX_WRITE_POINTERS];
     /* ftl_power_cut: cuts, buffered pages that lost sectors (without plp), host pages
      * torn (their program in flight at the cut, without plp), and buffered pages
      * programmed from stored energy (plp). Last, and not kept in state files: a state
