@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from . import series
-from .waf import flash_programs, waf
+from . import waf as waf_counts
 
 SHORT_RUN_S = 120.0
 LONG_BIN_S = 10.0
@@ -73,11 +73,14 @@ def _throughput(rows, length):
 def _rows_waf(rows, _length):
     """The bin's WAF as summary.py takes the window's from stats.csv (the same rows'
     sums, waf.py's definition): NaN without a host page."""
-    host = rows["host_write_pages"].sum()
-    programs = flash_programs(rows)
-    moved = programs - host if programs is not None else rows["gc_moved_pages"].sum()
-    value = waf(host, moved)
+    value = waf_counts.waf_parts(waf_counts.sums(rows))["waf"]
     return np.nan if value is None else value
+
+
+def _erased(rows, _length):
+    """Blocks erased in the bin, by GC and by folding (waf.py's erased_parts), as the
+    summary counts them."""
+    return waf_counts.erased_parts(waf_counts.sums(rows))["erased_blocks"]
 
 
 def _hit_rate(rows, _length):
@@ -88,7 +91,7 @@ def _hit_rate(rows, _length):
 VALUES = {
     "iops": _iops,
     "throughput": _throughput,
-    "erased_blocks": lambda rows, _length: float(rows["gc_erased_blocks"].sum()),
+    "erased_blocks": _erased,
     "moved_pages": lambda rows, _length: float(rows["gc_moved_pages"].sum()),
     "waf": _rows_waf,
     "cmt_hit_rate": _hit_rate,

@@ -62,7 +62,7 @@ def _check_point(point, row):
         "ftl-sim WAF line": _line_waf(r"^WAF: ([0-9.]+) \(all flash programs", log),
         "ftl-sim summary.json": f"{simulator['waf']:.4f}",   # written with 4 digits
         "ftl-sim GC line": _line_waf(r"^GC: .* WAF ([0-9.]+) ", log),
-        "ftl-sim stream line": _line_waf(r"^stream 0: .* WAF ([0-9.]+)$", log),
+        "ftl-sim stream line": _line_waf(r"^single stream: .* WAF ([0-9.]+)$", log),
         "stats.csv": _stats_waf(read_csv(point / "stats.csv")),
     }
     plots = json.loads((point / "plots" / "summary.json").read_text())
