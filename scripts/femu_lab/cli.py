@@ -203,6 +203,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise UsageError(f"expected a command ({', '.join(COMMANDS)}), got "
                              f"{repr(argv[0]) if argv else 'none'} (see {PROG} --help)")
         args = build_parser().parse_args(argv)
+        setup_steps.speak_as(f"{PROG} {args.command}")   # setup and accelerator lines
         if args.command == "run":
             # run-blackbox.sh's lab mode as it is; only the name in its messages changes
             return blackbox.run(args, prog=f"{PROG} run")

@@ -141,6 +141,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 def run(args: argparse.Namespace, prog: str = PROG) -> int:
     """Runs parsed arguments; prog names the command in messages (femu-lab run calls this
     too)."""
+    setup_steps.speak_as(prog.removesuffix(".sh"))
     try:
         if args.list_workloads:
             print(list_workloads())
@@ -299,7 +300,7 @@ def _compat_mode(args) -> int:
 
 
 def _say(message: str) -> None:
-    print(f"{PROG.removesuffix('.sh')}: {message}", file=sys.stderr, flush=True)
+    setup_steps.say(message)    # under run-blackbox's name or femu-lab run's
 
 
 if __name__ == "__main__":

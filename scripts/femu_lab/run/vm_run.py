@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Optional, Sequence, Type
 
+from .. import setup_steps
 from ..crash.cut_spec import DEV_ID, CutDriver, CutSpec
 from ..devconfig import DeviceConfig
 from ..fdp import report as fdp_report
@@ -257,8 +258,9 @@ def _record_accel(work: Path, result: vm.RunResult) -> None:
     params["accel_fallback"] = result.accel_fallback
     (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")
     if result.accel_fallback:
-        print(f"femu-lab: KVM could not run the guest ({result.accel_fallback}): the run "
-              f"was booted again under TCG", file=sys.stderr, flush=True)
+        setup_steps.say(f"KVM cannot run a guest here; this run was booted again under TCG "
+                        f"(details: {accel.DOC}, the KVM boot's console: "
+                        f"{vm.FAILED_KVM_CONSOLE} in the results folder)")
 
 
 def _collect(result: vm.RunResult, work: Path, final: Path) -> None:
@@ -271,6 +273,8 @@ def _collect(result: vm.RunResult, work: Path, final: Path) -> None:
     vm_dir = result.out_dir
     if result.console_log.exists():
         result.console_log.rename(work / "console.log")
+    for kept in vm_dir.glob("console-*.log"):   # a failed KVM boot's, a retried boot's
+        kept.rename(work / kept.name)
     files = vm_dir / "files"
     if files.is_dir():
         for item in sorted(files.iterdir()):
