@@ -233,12 +233,12 @@ def _lab_run(args, workload, config, replay=None) -> int:
     image = setup_steps.ensure_guest(release=args.guest_release)
     setup_steps.choose_accel(args.accel, qemu, image)
     folder = args.out or lab_run.fresh_name(lab_run.default_folder(RESULTS_ROOT, workload))
-    total = workload.total_seconds(runtime)
+    length = workload.length(runtime)
     settings = " with " + " ".join(f"{k}={v}" for k, v in overrides.items()) if overrides else ""
     start = ", preconditioned" if args.precondition else ""
     if state is not None:
         start = f", from the aged state {args.aged}"
-    _say(f"{workload.name} for {total} s on {config.name}{settings}{start}; "
+    _say(f"{workload.name} for {length.text()} on {config.name}{settings}{start}; "
          f"results in {_shown(folder.resolve())}")
     request = lab_run.LabRequest(
         workload=workload, config=config, folder=folder.resolve(), qemu=qemu.resolve(),

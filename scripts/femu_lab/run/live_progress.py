@@ -3,6 +3,11 @@ runs: phases.csv (which phase, since when) and stats.csv (IOPS and WAF per secon
 
     [  1:12 elapsed] workload 31/60 s | 14.2k IOPS | WAF 1.87 | GC 96 blocks erased
 
+A workload that ends with its I/O rather than a clock (write-cliff, a fast trace replay)
+shows the I/O done against the planned bytes (femu_lab.length):
+
+    [  1:41 elapsed] workload 85 s, 1.21/1.88 GiB + 60 s idle | 0.0k IOPS | ...
+
 WAF and GC count from the start of the workload phase (all of the run before it). A run on
 the zoned namespace, whose commands stats.csv does not count, also shows the zone
 commands of the last second from nand.csv:
@@ -17,6 +22,8 @@ from typing import List, Optional, TextIO
 from femu_analysis.waf import PROGRAM_COLUMNS, waf
 from femu_common.progress import LiveLine, clock_text
 
+from ..length import Length
+
 # nand.csv's zoned commands (stats.csv counts the conventional namespace's only).
 ZONE_COMMANDS = ("zone_writes", "zone_appends", "zone_reads")
 
@@ -29,6 +36,7 @@ class Snapshot:
     waf: Optional[float]       # since the workload began (or the run, before it)
     erased_blocks: int
     zone_cmds: Optional[float] = None   # zone writes, appends and reads, last second
+    io_bytes: int = 0          # host bytes read and written since the workload began
 
 
 def _rows(path: Path) -> List[dict]:
@@ -73,13 +81,15 @@ def snapshot(stats_dir: Path) -> Snapshot:
                     iops=_number(stats[-1], "iops"),
                     waf=waf(host, moved),
                     erased_blocks=int(sum(_number(r, "gc_erased_blocks") for r in counted)),
-                    zone_cmds=zone_cmds)
+                    zone_cmds=zone_cmds,
+                    io_bytes=int(sum(_number(r, column) for r in counted
+                                     for column in ("host_read_bytes", "host_write_bytes"))))
 
 
-def describe(shot: Snapshot, elapsed: float, runtime_total: int) -> str:
+def describe(shot: Snapshot, elapsed: float, length: Length) -> str:
     text = f"[{clock_text(elapsed)} elapsed] "
     if shot.phase == "workload":
-        text += f"workload {shot.phase_seconds:.0f}/{runtime_total} s"
+        text += f"workload {length.progress(shot.phase_seconds, shot.io_bytes)}"
     elif shot.phase == "booting":
         return text + "booting the guest"
     else:
@@ -97,8 +107,8 @@ class LiveProgress(LiveLine):
     """Prints the line every `interval` s: in place on a terminal, else every `every` s
     (femu_common.progress.LiveLine)."""
 
-    def __init__(self, stats_dir: Path, runtime_total: int, stream: Optional[TextIO] = None,
+    def __init__(self, stats_dir: Path, length: Length, stream: Optional[TextIO] = None,
                  interval: float = 2.0, every: float = 10.0):
-        super().__init__(lambda elapsed: describe(snapshot(stats_dir), elapsed, runtime_total),
+        super().__init__(lambda elapsed: describe(snapshot(stats_dir), elapsed, length),
                          stream, interval, every)
-        self.stats_dir, self.runtime_total = stats_dir, runtime_total
+        self.stats_dir, self.length = stats_dir, length

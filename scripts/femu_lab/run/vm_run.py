@@ -42,6 +42,7 @@ from ..soak.qmp import qmp_args
 from ..vm import accel, launch as vm
 from ..workloads import Workload
 from ..zns import report as zns_report
+from ..length import measured_workload_seconds
 from .live_progress import LiveProgress
 from .report import ReportError, analyse, name_summaries
 
@@ -99,7 +100,8 @@ def failed_path(folder: Path) -> Path:
 
 
 def job_timeout(request: LabRequest) -> int:
-    timed = request.workload.total_seconds(request.runtime)
+    workload = request.workload
+    timed = max(request.runtime * workload.runs, workload.length(request.runtime).allowance_s())
     precondition = 1200 if request.precondition else 0
     return int(timed * 1.5) + BOOT_AND_SETUP_ALLOWANCE_S + precondition
 
@@ -162,6 +164,7 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
     script = workload.guest_script(request.runtime, request.precondition)
     (work / "workload.sh").write_text(script)
     params = {"workload": workload.name, "runtime": request.runtime,
+              **workload.length(request.runtime).params(),
               "precondition": request.precondition, "config_name": request.config.name,
               **request.config.overrides, **request.params}
     if request.aged is not None:
@@ -186,7 +189,7 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
                      device_args=device, job_timeout=timeout, timeout=timeout + 180,
                      accel=request.accel, guest_files=guest_files,
                      extra_args=qmp_args(cut_socket) if cut_socket else [])
-    progress = LiveProgress(work, workload.total_seconds(request.runtime)) \
+    progress = LiveProgress(work, workload.length(request.runtime)) \
         if request.live else None
     running = threading.Event()
     running.set()
@@ -251,11 +254,13 @@ def _finish_cut(cut: CutDriver, work: Path) -> None:
 
 
 def _record_accel(work: Path, result: vm.RunResult) -> None:
-    """params.json gains the accelerator the run used, and why KVM was left for TCG if
-    it was (a KVM that could not run the guest); the live line says it too."""
+    """params.json gains the accelerator the run used, why KVM was left for TCG if it
+    was (a KVM that could not run the guest; a line says it too), and how long the
+    workload phase ran (workload_s, beside the planned_* figures)."""
     params = json.loads((work / "params.json").read_text())
     params["accel"] = result.accel
     params["accel_fallback"] = result.accel_fallback
+    params["workload_s"] = measured_workload_seconds(work)   # what ran, beside the plan
     (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")
     if result.accel_fallback:
         setup_steps.say(f"KVM cannot run a guest here; this run was booted again under TCG "
