@@ -4,6 +4,11 @@ the points of the axes' cross product with the folder names they get.
 `--set KEY=V1,V2,...`: one value is a fixed override (as in `femu-lab run`), several make
 KEY an axis. Points follow the axes in the order given (the first axis varies slowest)
 and each axis's values in the order given, so a sweep runs and tabulates as it was typed.
+
+A point's folder is `pNN-KEY-VALUE+KEY-VALUE` (folder_name): its place in the sweep first,
+zero-padded, so `ls` and `sort` list the points in sweep order (not 0, 20, 50, 6), and no
+`=`, which awk and make take as an assignment. sweep.json's `point_folders` maps each
+point's settings to its folder, so tools never parse the names.
 """
 import itertools
 import re
@@ -12,7 +17,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from femu_common.cli_args import key_value
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.+=,-]")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.+-]")
 # ftl-sim's one key alias (hw/femu/ftl/config/ftl_config_file.c): both spell the logical size.
 _ALIASES = {"ssd_size": "devsz_mb"}
 
@@ -25,11 +30,13 @@ class PlanError(ValueError):
 class Point:
     settings: Tuple[Tuple[str, str], ...]   # (swept key, this point's value), axis order
     overrides: Tuple[Tuple[str, str], ...]  # every --set of this point, in the order given
+    index: int = 1                          # its place in the sweep, from 1
+    count: int = 1                          # the sweep's points (the index's width)
 
     @property
     def name(self) -> str:
-        """The point's folder name, e.g. hot_threshold=6,placement=hotcold."""
-        return _UNSAFE.sub("-", ",".join(f"{key}={value}" for key, value in self.settings))
+        """The point's folder name, e.g. p02-hot_threshold-6+placement-hotcold."""
+        return folder_name(self.index, self.count, self.settings)
 
     @property
     def label(self) -> str:
@@ -52,13 +59,27 @@ class SweepPlan:
 
     def points(self) -> List[Point]:
         points = []
-        for values in itertools.product(*(values for _, values in self.axes)):
+        combinations = list(itertools.product(*(values for _, values in self.axes)))
+        for index, values in enumerate(combinations, 1):
             chosen = dict(zip(self.swept_keys, values))
             points.append(Point(
                 settings=tuple(zip(self.swept_keys, values)),
                 overrides=tuple((key, chosen.get(key, self.fixed.get(key)))
-                                for key in self.keys)))
+                                for key in self.keys),
+                index=index, count=len(combinations)))
         return points
+
+
+def folder_name(index: int, count: int, settings: Sequence[Tuple[str, str]]) -> str:
+    """p02-hot_threshold-6+placement-hotcold: the one rule for a point's folder name."""
+    width = max(2, len(str(count)))
+    parts = "+".join(f"{key}-{value}" for key, value in settings)
+    return f"p{index:0{width}d}-" + _UNSAFE.sub("-", parts)
+
+
+def is_old_folder_name(name: str) -> bool:
+    """A point folder of femu-lab before pNN- names (KEY=VALUE,KEY=VALUE)."""
+    return "=" in name
 
 
 def parse_sets(items: Sequence[str]) -> SweepPlan:

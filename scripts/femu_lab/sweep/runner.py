@@ -82,8 +82,7 @@ def prepare(request: SweepRequest) -> Sweep:
 def run(sweep: Sweep, say: Callable[[str], None]) -> int:
     """Run what is left of the sweep and report; 0 when every point finished, else 1."""
     request = sweep.request
-    names = [item.point.name for item in sweep.points]
-    sweep_folder.claim(sweep.folder, sweep.definition, names)
+    sweep_folder.claim(sweep.folder, sweep.definition, [item.point for item in sweep.points])
     with sweep_folder.Lock(sweep.folder):
         runner = point_runner(request)
         outcomes = _run_points(sweep, runner, say)
@@ -188,7 +187,9 @@ def finish(sweep: Sweep, outcomes: list, say: Callable[[str], None]) -> int:
     plots, notes = sweep_report.compare_plots(outcomes, sweep.folder / "plots")
     swept = sweep.request.plan.swept_keys
     columns, headers, rows = sweep_report.table(outcomes, swept)
-    sweep_report.write_csv(sweep.folder / "sweep.csv", columns, rows)
+    # the csv names each point's folder too (the table on screen leaves it out)
+    sweep_report.write_csv(sweep.folder / "sweep.csv", columns + ["folder"],
+                           [row + [o.folder.name] for row, o in zip(rows, outcomes)])
     failed = [outcome for outcome in outcomes if outcome.status != "done"]
     notes += [f"{outcome.point.label} failed: {outcome.error}" for outcome in failed]
     (sweep.folder / "sweep.md").write_text(sweep_report.markdown(
