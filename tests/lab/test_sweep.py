@@ -299,3 +299,30 @@ def test_vm_sweep_of_two_points(capsys, repo_root, tmp_path):
         assert json.loads((point / "params.json").read_text())["hot_threshold"] == name[-1]
     for metric in ("iops", "waf", "throughput"):
         assert (out / "plots" / f"compare_{metric}.png").exists()
+
+
+def test_a_long_point_says_how_far_it_got(capsys, sim_runs, tmp_path, monkeypatch):
+    """Inside each simulated point a line every few seconds (here every 0.05 s): wall
+    time so far and the simulated seconds of the workload, from ftl-sim's stats.csv."""
+    from femu_lab.sweep import point_progress
+    monkeypatch.setattr(point_progress, "FIRST_S", 0.05)
+    monkeypatch.setattr(point_progress, "EVERY_S", 0.05)
+    out = tmp_path / "sweep"
+    status, _, stderr = sweep(capsys, *QUICK, *HOTCOLD, "--set", "hot_threshold=0,6",
+                              "--out", out)
+    assert status == 0
+    lines = [line for line in stderr if " s so far" in line]
+    assert lines and all(line.startswith(("femu-lab: [1/2] hot_threshold=0: ",
+                                          "femu-lab: [2/2] hot_threshold=6: "))
+                         for line in lines)
+
+
+def test_the_point_line_reads_the_simulated_seconds(tmp_path):
+    from femu_lab.sweep import point_progress
+    assert point_progress.describe(tmp_path, 6, 300) == \
+        "6 s so far, before the workload (preconditioning)"
+    (tmp_path / "phases.csv").write_text("time_s,phase\n0,precondition\n7.5,workload\n")
+    (tmp_path / "stats.csv").write_text("time_s\n100.5\n127.5\n")
+    assert point_progress.describe(tmp_path, 15, 300) == \
+        "15 s so far, simulated 120/300 s of the workload"
+    assert point_progress.describe(tmp_path, 15, None).endswith("simulated 120 s of the workload")

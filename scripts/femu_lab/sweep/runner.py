@@ -19,7 +19,8 @@ from .. import devconfig, paths, setup_steps
 from ..run import aged, sim_run, vm_run as lab_run
 from ..vm import accel
 from ..workloads import Workload
-from . import checks as sweep_checks, folder as sweep_folder, report as sweep_report
+from . import checks as sweep_checks, folder as sweep_folder, point_progress
+from . import report as sweep_report
 from .checks import PlannedPoint
 from .folder import DONE, NEW
 from .plan import SweepPlan
@@ -84,20 +85,32 @@ def run(sweep: Sweep, say: Callable[[str], None]) -> int:
     request = sweep.request
     sweep_folder.claim(sweep.folder, sweep.definition, [item.point for item in sweep.points])
     with sweep_folder.Lock(sweep.folder):
-        runner = point_runner(request)
+        runner = point_runner(request, say)
         outcomes = _run_points(sweep, runner, say)
         return finish(sweep, outcomes, say)
 
 
-def point_runner(request: SweepRequest) -> Callable:
+def point_runner(request: SweepRequest, say: Optional[Callable[[str], None]] = None
+                 ) -> Callable:
     """The engine as one call: (planned point, folder) -> lab_run.LabResult; the swept
-    settings go into each point's params.json as labels."""
+    settings go into each point's params.json as labels. With say, a simulated point
+    that runs longer than a few seconds says how far it got (point_progress)."""
     if request.engine == "sim":
         def simulate(item: PlannedPoint, folder: Path) -> lab_run.LabResult:
-            return sim_run.run(sim_run.SimRequest(
-                workload=request.workload, config=item.config, folder=folder,
-                runtime=request.runtime, precondition=request.precondition,
-                params=dict(item.point.settings), aged=request.aged))
+            progress = None
+            if say is not None:
+                progress = point_progress.PointProgress(
+                    say, f"[{item.point.index}/{item.point.count}] {item.point.label}",
+                    lab_run.incomplete_path(folder), _simulated_total(request))
+                progress.start()
+            try:
+                return sim_run.run(sim_run.SimRequest(
+                    workload=request.workload, config=item.config, folder=folder,
+                    runtime=request.runtime, precondition=request.precondition,
+                    params=dict(item.point.settings), aged=request.aged))
+            finally:
+                if progress is not None:
+                    progress.stop()
         return simulate
     qemu = setup_steps.ensure_qemu(request.qemu).resolve()
     image = setup_steps.ensure_guest(release=request.guest_release)
@@ -111,6 +124,14 @@ def point_runner(request: SweepRequest) -> Callable:
             params=dict(item.point.settings), aged=request.aged, kernel=image.kernel,
             initramfs=image.initramfs))
     return boot
+
+
+def _simulated_total(request: SweepRequest) -> Optional[int]:
+    """The simulated seconds a point's workload runs for, when --runtime decides it (a
+    '# sim:' line that ends with its I/O or a trace may stop sooner: no total then)."""
+    args = request.workload.simulator_args()
+    ends_early = any(arg.split("=")[0] in ("--io-size", "--trace") for arg in args)
+    return None if ends_early else request.runtime
 
 
 def _check_aged(state: Path, points: List[PlannedPoint]) -> Path:
