@@ -112,6 +112,9 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
                              "(repeatable; the cross product of the axes is run)")
     parser.add_argument("--config", type=Path, default=blackbox.LAB_CONFIG, metavar="FILE",
                         help="SSD configuration (default conf/lab-1g.conf)")
+    parser.add_argument("--baseline", action="store_true",
+                        help="hot/cold sweeps: add a first point with placement=single, "
+                             "labelled 'single stream (baseline)'")
     parser.add_argument("--runtime", type=whole_number(1, 7 * 24 * 3600), metavar="SECONDS",
                         help="seconds of each timed run (default: the workload's)")
     parser.add_argument("--precondition", action="store_true",
@@ -249,6 +252,8 @@ def _sweep(args) -> int:
     slurm = _slurm_options(args)
     workload = workloads.resolve(args.workload)
     plan = parse_sets(args.sets)
+    if args.baseline:
+        plan.add_baseline()
     request = lab_sweep.SweepRequest(
         workload=workload, config_path=args.config, plan=plan,
         runtime=args.runtime or workload.runtime, precondition=args.precondition,

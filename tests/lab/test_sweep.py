@@ -326,3 +326,33 @@ def test_the_point_line_reads_the_simulated_seconds(tmp_path):
     assert point_progress.describe(tmp_path, 15, 300) == \
         "15 s so far, simulated 120/300 s of the workload"
     assert point_progress.describe(tmp_path, 15, None).endswith("simulated 120 s of the workload")
+
+
+def test_the_baseline_is_a_single_stream_point_labelled_as_such(capsys, sim_runs, tmp_path):
+    """--baseline: a first point with placement=single (no hot_* settings), labelled
+    'single stream (baseline)' in the table, sweep.json and the lines."""
+    out = tmp_path / "sweep"
+    status, stdout, stderr = sweep(capsys, *QUICK, *HOTCOLD, "--set", "hot_threshold=0,6",
+                                   "--baseline", "--out", out)
+    assert status == 0, stderr
+    names = ["p01-baseline-single", "p02-hot_threshold-0", "p03-hot_threshold-6"]
+    assert sim_runs() == [f"{name}.incomplete" for name in names]
+    config = (out / names[0] / "config.conf").read_text()
+    assert "placement=single" in config
+    assert json.loads((out / names[0] / "params.json").read_text())["placement"] == "single"
+    folders = json.loads((out / "sweep.json").read_text())["point_folders"]
+    assert [f["label"] for f in folders] == ["single stream (baseline)", "hot_threshold=0",
+                                             "hot_threshold=6"]
+    rows = read_csv(out / "sweep.csv")
+    assert [row["hot_threshold"] for row in rows] == ["", "0", "6"]
+    assert any("[1/3] single stream (baseline): " in line for line in stderr)
+
+
+@pytest.mark.parametrize("sets, message", [
+    (["--set", "gc_thres_pcent=60,70"], "give --set placement=hotcold"),
+    (["--set", "placement=hotcold", "--set", "gc_thres_pcent=60,70"],
+     "the sweep also varies gc_thres_pcent"),
+])
+def test_a_baseline_outside_a_hotcold_sweep_is_refused(capsys, sets, message):
+    status, _, stderr = sweep(capsys, *QUICK, *sets, "--baseline")
+    assert status == 2 and len(stderr) == 1 and message in stderr[0]

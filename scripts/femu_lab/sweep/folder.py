@@ -56,8 +56,8 @@ def check(folder: Path, wanted: Dict[str, object]) -> None:
                 f"{folder} is a sweep of an older femu-lab, whose point folders are named "
                 "KEY=VALUE (now pNN-KEY-VALUE, in sweep order): it cannot be resumed; "
                 "choose another --out (its finished points stay readable as they are)")
-        for key in DEFINITION_KEYS:
-            if held.get(key) != wanted[key]:
+        for key in DEFINITION_KEYS + ("baseline",):   # baseline: absent in older folders
+            if held.get(key, False if key == "baseline" else None) != wanted.get(key, False):
                 raise FolderError(
                     f"{folder} holds another sweep ({key} {_short(held.get(key))} there, "
                     f"{_short(wanted[key])} here): choose another --out")

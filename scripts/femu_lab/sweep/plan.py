@@ -9,6 +9,10 @@ A point's folder is `pNN-KEY-VALUE+KEY-VALUE` (folder_name): its place in the sw
 zero-padded, so `ls` and `sort` list the points in sweep order (not 0, 20, 50, 6), and no
 `=`, which awk and make take as an assignment. sweep.json's `point_folders` maps each
 point's settings to its folder, so tools never parse the names.
+
+`--baseline` (hot/cold sweeps) adds one point before the others: the same device with
+placement=single, labelled "single stream (baseline)", instead of reading a hotcold
+threshold as the one-stream case (with counts that age, threshold 0 need not be one).
 """
 import itertools
 import re
@@ -20,6 +24,8 @@ from femu_common.cli_args import key_value
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.+-]")
 # ftl-sim's one key alias (hw/femu/ftl/config/ftl_config_file.c): both spell the logical size.
 _ALIASES = {"ssd_size": "devsz_mb"}
+BASELINE_LABEL = "single stream (baseline)"
+BASELINE_SETTINGS = (("placement", "single"),)
 
 
 class PlanError(ValueError):
@@ -32,15 +38,20 @@ class Point:
     overrides: Tuple[Tuple[str, str], ...]  # every --set of this point, in the order given
     index: int = 1                          # its place in the sweep, from 1
     count: int = 1                          # the sweep's points (the index's width)
+    baseline: bool = False                  # --baseline's placement=single point
 
     @property
     def name(self) -> str:
         """The point's folder name, e.g. p02-hot_threshold-6+placement-hotcold."""
+        if self.baseline:
+            return folder_name(self.index, self.count, (("baseline", "single"),))
         return folder_name(self.index, self.count, self.settings)
 
     @property
     def label(self) -> str:
         """The legend and log label, e.g. 'hot_threshold=6, placement=hotcold'."""
+        if self.baseline:
+            return BASELINE_LABEL
         return ", ".join(f"{key}={value}" for key, value in self.settings)
 
 
@@ -49,6 +60,7 @@ class SweepPlan:
     keys: List[str] = field(default_factory=list)                 # every key, --set order
     fixed: Dict[str, str] = field(default_factory=dict)           # one-value keys
     axes: List[Tuple[str, List[str]]] = field(default_factory=list)
+    baseline: bool = False             # a placement=single point first (add_baseline)
 
     @property
     def swept_keys(self) -> List[str]:
@@ -58,16 +70,37 @@ class SweepPlan:
         return key in self.keys
 
     def points(self) -> List[Point]:
-        points = []
         combinations = list(itertools.product(*(values for _, values in self.axes)))
-        for index, values in enumerate(combinations, 1):
+        first = 2 if self.baseline else 1
+        count = len(combinations) + first - 1
+        points = [self._baseline(count)] if self.baseline else []
+        for index, values in enumerate(combinations, first):
             chosen = dict(zip(self.swept_keys, values))
             points.append(Point(
                 settings=tuple(zip(self.swept_keys, values)),
                 overrides=tuple((key, chosen.get(key, self.fixed.get(key)))
                                 for key in self.keys),
-                index=index, count=len(combinations)))
+                index=index, count=count))
         return points
+
+    def _baseline(self, count: int) -> Point:
+        """The fixed settings with placement=single, without the hot/cold ones."""
+        kept = tuple((key, value) for key, value in self.fixed.items()
+                     if key != "placement" and not key.startswith("hot_"))
+        return Point(settings=BASELINE_SETTINGS, overrides=kept + BASELINE_SETTINGS,
+                     index=1, count=count, baseline=True)
+
+    def add_baseline(self) -> None:
+        """--baseline: only beside a hot/cold sweep (placement=hotcold fixed, only hot_*
+        keys swept), where one stream is the case to compare against; PlanError else."""
+        if self.fixed.get("placement") != "hotcold":
+            raise PlanError("--baseline adds a placement=single point to a hot/cold sweep: "
+                            "give --set placement=hotcold")
+        others = [key for key in self.swept_keys if not key.startswith("hot_")]
+        if others:
+            raise PlanError(f"--baseline: the sweep also varies {others[0]}, which the "
+                            "one-stream point would need a value of (sweep hot_* keys only)")
+        self.baseline = True
 
 
 def folder_name(index: int, count: int, settings: Sequence[Tuple[str, str]]) -> str:

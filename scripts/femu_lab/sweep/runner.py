@@ -76,6 +76,8 @@ def prepare(request: SweepRequest) -> Sweep:
                                          request.engine)
     if request.aged is not None:   # absent from older folders' definitions: they still match
         definition["aged"] = str(request.aged)
+    if request.plan.baseline:
+        definition["baseline"] = True
     sweep_folder.check(folder.resolve(), definition)
     return Sweep(request, folder.resolve(), points, definition)
 
@@ -234,6 +236,9 @@ def _title(sweep: Sweep) -> str:
 def _facts(sweep: Sweep) -> List[str]:
     request, definition = sweep.request, sweep.definition
     facts = [f"swept: {key} = {', '.join(values)}" for key, values in request.plan.axes]
+    if request.plan.baseline:
+        facts.append("baseline: the same device with placement=single (one stream), the "
+                     "first point")
     if request.plan.fixed:
         facts.append("fixed: " + " ".join(f"{k}={v}" for k, v in request.plan.fixed.items()))
     facts.append(f"config: {definition['config']}")
