@@ -26,7 +26,6 @@ import json
 import os
 import shlex
 import shutil
-import sys
 import tempfile
 import threading
 import time
