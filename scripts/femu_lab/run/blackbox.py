@@ -124,6 +124,9 @@ def list_workloads() -> str:
         workload = workloads.resolve(name)
         needs = f", needs {workload.needs_mib} MiB" if workload.needs_mib else ""
         runs = f" x {workload.runs} runs" if workload.runs > 1 else ""
+        length = workload.length(workload.runtime)
+        if length.seconds != workload.runtime * workload.runs or not length.timed:
+            runs += f" (workload phase: {length.text()})"
         lines.append(f"{workload.name:<16} {workload.runtime} s{runs}{needs}: "
                      f"{workload.description}")
     return "\n".join(lines)
