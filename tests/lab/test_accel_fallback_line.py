@@ -92,3 +92,31 @@ def test_femu_lab_names_its_subcommand_in_the_setup_lines(command, monkeypatch, 
                         lambda args, **kwargs: setup_steps.say("a setup line") or 0)
     assert lab_cli.main([command]) == 0
     assert capsys.readouterr().err.splitlines() == [f"femu-lab {command}: a setup line"]
+
+
+def test_a_runs_failed_kvm_console_stays_in_its_results_folder(tmp_path):
+    """The console of the KVM boot a run left for TCG (named by the fallback line) is moved
+    into the results folder with the run's own console, not deleted with the VM folder."""
+    from femu_lab.run import vm_run
+    from femu_lab.vm import launch
+    work = tmp_path / "run"
+    vm_dir = work / "vm"
+    vm_dir.mkdir(parents=True)
+    (vm_dir / "console.log").write_text("tcg boot\n")
+    (vm_dir / launch.FAILED_KVM_CONSOLE).write_text("KVM internal error\n")
+    result = SimpleNamespace(command=["qemu"], out_dir=vm_dir,
+                             console_log=vm_dir / "console.log")
+    vm_run._collect(result, work, tmp_path / "final")
+    assert (work / launch.FAILED_KVM_CONSOLE).read_text() == "KVM internal error\n"
+    assert (work / "console.log").read_text() == "tcg boot\n" and not vm_dir.exists()
+
+
+def test_a_failed_run_under_kvm_is_remembered_with_a_log(tmp_path, guest_files):
+    console = tmp_path / "console-kvm-failed.log"
+    accel.record_failure("qemu", *guest_files, "q35", "KVM internal error",
+                         folder=tmp_path / "cache", console=console)
+    verdict = accel.kvm_verdict("qemu", *guest_files, folder=tmp_path / "cache",
+                                device_problem=lambda: None)
+    assert verdict.cached and not verdict.kvm
+    assert str(console) in open(verdict.log).read()
+    assert verdict.fallback_line().endswith(f"the probe's log: {verdict.log})")
