@@ -119,6 +119,9 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
                              "(repeatable; the cross product of the axes is run)")
     parser.add_argument("--config", type=Path, default=blackbox.LAB_CONFIG, metavar="FILE",
                         help="SSD configuration (default conf/lab-1g.conf)")
+    parser.add_argument("--baseline", action="store_true",
+                        help="hot/cold sweeps: add a first point with placement=single, "
+                             "labelled 'single stream (baseline)'")
     parser.add_argument("--runtime", type=whole_number(1, 7 * 24 * 3600), metavar="SECONDS",
                         help="seconds of each timed run (default: the workload's)")
     parser.add_argument("--precondition", action="store_true",
@@ -210,6 +213,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise UsageError(f"expected a command ({', '.join(COMMANDS)}), got "
                              f"{repr(argv[0]) if argv else 'none'} (see {PROG} --help)")
         args = build_parser().parse_args(argv)
+        setup_steps.speak_as(f"{PROG} {args.command}")   # setup and accelerator lines
         if args.command == "run":
             # run-blackbox.sh's lab mode as it is; only the name in its messages changes
             return blackbox.run(args, prog=f"{PROG} run")
@@ -257,6 +261,8 @@ def _sweep(args) -> int:
     slurm = _slurm_options(args)
     workload = workloads.resolve(args.workload)
     plan = parse_sets(args.sets)
+    if args.baseline:
+        plan.add_baseline()
     request = lab_sweep.SweepRequest(
         workload=workload, config_path=args.config, plan=plan,
         runtime=args.runtime or workload.runtime, precondition=args.precondition,

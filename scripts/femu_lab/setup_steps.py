@@ -29,8 +29,17 @@ class SetupError(RuntimeError):
     pass
 
 
-def _say(message: str) -> None:
-    print(f"run-blackbox: {message}", file=sys.stderr, flush=True)
+_program = "run-blackbox"    # the command whose lines these are (speak_as)
+
+
+def speak_as(program: str) -> None:
+    """Name the running command in the lines below ('femu-lab crash', 'femu-lab run')."""
+    global _program
+    _program = program
+
+
+def say(message: str) -> None:
+    print(f"{_program}: {message}", file=sys.stderr, flush=True)
 
 
 LOG_DIR = paths.REPO_ROOT / "build" / "logs"   # gitignored, beside install-deps.log
@@ -47,7 +56,7 @@ def _run_step(what: str, how_long: str, command: list, quiet: bool = False,
     started = time.monotonic()
     shown = not quiet
     if shown:
-        _say(f"{what} ({how_long})")
+        say(f"{what} ({how_long})")
     held = []
     if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -61,7 +70,7 @@ def _run_step(what: str, how_long: str, command: list, quiet: bool = False,
         for line in proc.stdout:
             log_file.write(line)
             if not shown and time.monotonic() - started > QUIET_SECONDS:
-                _say(f"{what} ({how_long})")
+                say(f"{what} ({how_long})")
                 if log is None:
                     sys.stderr.writelines(held)
                 shown = True
@@ -82,7 +91,7 @@ def _run_step(what: str, how_long: str, command: list, quiet: bool = False,
             sys.stderr.writelines(held)
         raise SetupError(f"{what} failed (exit status {code}); see the output above")
     if shown:
-        _say(f"{what}: done in {duration(time.monotonic() - started)}")
+        say(f"{what}: done in {duration(time.monotonic() - started)}")
 
 
 def ensure_ftl_sim() -> Path:
@@ -135,7 +144,7 @@ def add_guest_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"Debian release of the guest image (default {DEFAULT_RELEASE})")
 
 
-def ensure_guest(log: Callable[[str], None] = _say,
+def ensure_guest(log: Callable[[str], None] = say,
                  release: Optional[str] = None) -> guest_image.GuestImage:
     building = not guest_image.is_up_to_date(paths.guest_image_dir(release))
     if building:
@@ -152,12 +161,15 @@ def ensure_guest(log: Callable[[str], None] = _say,
 
 
 def choose_accel(request: str, qemu: Path, image: guest_image.GuestImage,
-                 log: Callable[[str], None] = _say, firmware_dirs=()) -> str:
+                 log: Callable[[str], None] = say, firmware_dirs=()) -> str:
     """The accelerator the runs to come use: the probe's cached verdict, or one probe boot
-    (seconds) the first time on this host boot. One line says which and why. An explicit
-    'kvm' that cannot run a guest raises accel.AccelError."""
+    (seconds) the first time on this host boot. One line says which; TCG under 'auto' is
+    the calm fallback line (expected where KVM cannot run a guest). An explicit 'kvm' that
+    cannot run a guest raises accel.AccelError."""
     accelerator, verdict = accel.resolve(request, str(qemu), "q35", image.kernel,
                                          image.initramfs, firmware_dirs=firmware_dirs)
-    if request != "tcg":
+    if accelerator == "kvm":
         log(f"accelerator {verdict.describe()}")
+    elif request != "tcg":
+        log(verdict.fallback_line())
     return accelerator

@@ -13,6 +13,8 @@ comment lines carry `# key: value` headers:
     # sim: --rw randwrite ... the same workload for ftl-sim (--engine sim); $ARG expands;
                               only the workload options of SIM_OPTIONS
     # sweep-param: numjobs    the parameter a study varies (its plots use it)
+    # length: 1920m of I/O + 3 x RUNTIME   what the workload phase will take, when not
+                              `runs x RUNTIME` seconds (femu_lab.length)
 
 Other comment lines are prose. The body runs in the guest under `set -eu` after
 lib/prelude.sh, with RUNTIME, ARG, PRECONDITION and WORKLOAD set, and must call `phase workload` where the measured part
@@ -29,13 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from . import paths
+from . import length as run_length, paths
 
 LIBRARY = paths.REPO_ROOT / "scripts" / "workloads"
 PRELUDE = LIBRARY / "lib" / "prelude.sh"
 _HEADER = re.compile(r"^#\s*([a-z][a-z-]*):\s*(.*?)\s*$")
 _KNOWN = {"description", "runtime", "runs", "needs-mib", "arg", "include", "sim",
-          "sweep-param"}
+          "sweep-param", "length"}
 _ARG = re.compile(r"^[A-Za-z0-9_.+-]+$")
 # What a '# sim:' line may set: ftl-sim's workload options, nothing that names a file
 # (--trace-out, --stats-dir, --summary, --state-in/out, --trace, --config would let a
@@ -67,14 +69,22 @@ class Workload:
     sweep_param: Optional[str] = None
     body: str = ""
     trace: Optional[Path] = None   # a recorded trace: replayed by ftl-sim, no guest script
+    length_header: Optional[str] = None   # '# length:' (None: runs x RUNTIME)
+    fixed_length: Optional[run_length.Length] = None   # known outright (a trace replay)
 
     @property
     def slug(self) -> str:
         """The name as a folder-name part: zipf:1.2 -> zipf-1.2."""
         return re.sub(r"[^A-Za-z0-9_.+-]", "-", self.name)
 
-    def total_seconds(self, runtime: int) -> int:
-        return runtime * self.runs
+    def length(self, runtime: int) -> run_length.Length:
+        """What the workload phase will take with RUNTIME = runtime: the progress line's
+        total, params.json's plan, the job's time limit."""
+        if self.fixed_length is not None:
+            return self.fixed_length
+        if self.length_header:
+            return run_length.parse(self.length_header, runtime)
+        return run_length.Length(seconds=runtime * self.runs)
 
     def simulator_args(self) -> List[str]:
         if not self.sim_args:
@@ -185,6 +195,12 @@ def parse(path: Path, name: str, arg: str) -> Workload:
         includes.append(include)
     for sim in headers.get("sim", []):
         _check_sim_line(path, sim)
+    length_header = headers.get("length", [None])[-1]
+    if length_header is not None:
+        try:
+            run_length.parse(length_header, 1)
+        except run_length.LengthError as error:
+            raise WorkloadError(f"{path}: header 'length': {error}") from None
     default_arg = headers.get("arg", [""])[-1]
     return Workload(
         name=name if (arg or not default_arg) else f"{name}:{default_arg}",
@@ -193,7 +209,7 @@ def parse(path: Path, name: str, arg: str) -> Workload:
         runtime=number_of("runtime", 60, 1), runs=number_of("runs", 1, 1),
         needs_mib=number_of("needs-mib", 0, 0), includes=includes,
         sim_args=headers.get("sim", [None])[-1], sweep_param=headers.get("sweep-param", [None])[-1],
-        body="\n".join(lines[body_start:]))
+        body="\n".join(lines[body_start:]), length_header=length_header)
 
 
 def _check_sim_line(path: Path, line: str) -> None:

@@ -1,5 +1,6 @@
 # description: read latency of old vs fresh data (read retries; conf/consumer-qlc.conf, consumer-tlc.conf), from an aged state whose data has rested (femu-lab age --rest 60d): rewrite the first ARG percent of the device, then 4 KiB random reads at QD 8 for RUNTIME s over the old part and over the fresh part, each its own fio job and JSON. Plots: femu-plot read-latency (read_retries.csv, by block age)
 # runtime: 30
+# runs: 2
 # arg: 10
 # sim: --rw randread --bs 4k --qd 8 --io-size 256m
 # ftl-sim's line reads the whole device at random, old and fresh pages alike: its

@@ -1,5 +1,6 @@
 # description: write-cliff from a half-full device (conf/consumer-qlc.conf, consumer-tlc.conf): the first 1280 MiB written once sequentially (not measured), then the same three rounds within it, so half of the logical space holds data and the dynamic cache is smaller by the rule; ARG: write or randwrite. Plot: femu-plot write-cliff
 # runtime: 20
+# length: 1920m of I/O + 3 x RUNTIME
 # arg: write
 # needs-mib: 2048
 # include: lib/write-cliff.sh

@@ -1,5 +1,6 @@
 # description: zoned namespace (conf/zns-lab.conf): host-driven compaction of victim zones, their valid 4 KiB blocks (ARG percent, default 50) moved into fresh zones once by Simple Copy (nvme copy) and once by read + Zone Append, victims reset; NAND_cpbk vs NAND_read + NAND_write per phase
 # runtime: 60
+# length: its work
 # arg: 50
 # include: lib/zns.sh
 # include: lib/zns-compaction.sh

@@ -1,5 +1,6 @@
 # description: zoned namespace (conf/zns-lab.conf): fio --zonemode=zbd on /dev/nvme0n2, sequential 128 KiB writes, then 4 KiB random writes fio keeps zone-sequential within max_open zones, resetting zones as it goes; zone reports saved
 # runtime: 60
+# length: RUNTIME / 2
 # include: lib/zns.sh
 # Half of RUNTIME each: phase `seqwrite` (fio wraps around and resets the zones it comes
 # back to), then phase `workload` (the random writes, the measured window). Every zone is

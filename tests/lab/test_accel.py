@@ -87,7 +87,7 @@ class CountingProbe:
     def __init__(self, kvm=False):
         self.calls, self.kvm = 0, kvm
 
-    def __call__(self, qemu, kernel, initramfs, machine, firmware_dirs):
+    def __call__(self, qemu, kernel, initramfs, machine, firmware_dirs, log=None):
         self.calls += 1
         return accel.Verdict(self.kvm, f"probe {self.calls}", 1.5)
 

@@ -85,8 +85,10 @@ def test_a_lab_run_records_the_fallback(image, tmp_path, probe_says_kvm_works, m
     err = capsys.readouterr().err
     assert status == 0, err
     lines = [l for l in err.splitlines() if "booted again under TCG" in l]
-    assert lines == ["femu-lab: KVM could not run the guest (KVM internal error. Suberror: 1): "
-                     "the run was booted again under TCG"]
+    assert lines == ["run-blackbox: KVM cannot run a guest here; this run was booted again "
+                     "under TCG (details: docs/kvm-and-tcg.md, the KVM boot's console: "
+                     "console-kvm-failed.log in the results folder)"]
+    assert (out / "console-kvm-failed.log").is_file()
     params = json.loads((out / "params.json").read_text())
     result = json.loads((out / "result.json").read_text())
     for record in (params, result):

@@ -198,7 +198,7 @@ def test_sim_sweep_from_an_aged_state_starts_in_steady_state(capsys, aged_small,
     assert status == 0, err
     status, _, err = lab(capsys, *base, "--out", tmp_path / "fresh")
     assert status == 0, err
-    for point in ("gc_policy=greedy", "gc_policy=fifo"):
+    for point in ("p01-gc_policy-greedy", "p02-gc_policy-fifo"):
         aged_summary = json.loads((tmp_path / "aged" / point / "summary.json").read_text())
         fresh_summary = json.loads((tmp_path / "fresh" / point / "summary.json").read_text())
         assert aged_summary["gc_write_pages"] > 0

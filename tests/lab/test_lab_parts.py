@@ -12,6 +12,7 @@ import pytest
 from femu_lab import devconfig, workloads
 from femu_lab.run import blackbox, live_progress, vm_run as lab_run
 from femu_lab.devconfig import ConfigError
+from femu_lab.length import Length
 
 LAB_1G = "conf/lab-1g.conf"
 
@@ -63,7 +64,7 @@ def test_progress_counts_waf_and_gc_from_the_workload_phase_on(tmp_path):
     assert shot.phase == "workload" and shot.phase_seconds == pytest.approx(1.5)
     assert shot.iops == 80 and shot.erased_blocks == 8
     assert shot.waf == pytest.approx((400 + 200) / 400)
-    line = live_progress.describe(shot, 75, 60)
+    line = live_progress.describe(shot, 75, Length(seconds=60))
     assert line.startswith("[  1:15 elapsed] workload 2/60 s") and "WAF 1.50" in line
 
 
@@ -79,13 +80,13 @@ def test_progress_waf_counts_every_flash_program(tmp_path):
 
 def test_progress_before_the_device_wrote_anything(tmp_path):
     shot = live_progress.snapshot(tmp_path)
-    assert live_progress.describe(shot, 3, 60).endswith("booting the guest")
+    assert live_progress.describe(shot, 3, Length(seconds=60)).endswith("booting the guest")
 
 
 def test_progress_thread_prints_lines_when_not_a_terminal(tmp_path):
     (tmp_path / "stats.csv").write_text(STATS_HEADER + "1.0,1,10,0,0,10\n")
     stream = io.StringIO()
-    progress = live_progress.LiveProgress(tmp_path, 60, stream=stream, interval=0.01, every=0)
+    progress = live_progress.LiveProgress(tmp_path, Length(seconds=60), stream=stream, interval=0.01, every=0)
     progress.start()
     deadline = time.monotonic() + 60   # only catches a thread that never prints
     while not stream.getvalue() and time.monotonic() < deadline:

@@ -13,6 +13,12 @@ FAILING = [sys.executable, "-c",
            "import sys\nfor i in range(100): print('line', i)\nsys.exit(3)"]
 
 
+@pytest.fixture(autouse=True)
+def as_run_blackbox(monkeypatch):
+    """These lines carry the running command's name; here run-blackbox's."""
+    monkeypatch.setattr(setup_steps, "_program", "run-blackbox")
+
+
 def test_a_logged_step_shows_its_line_and_its_time(tmp_path, capsys):
     log = tmp_path / "logs" / "step.log"
     setup_steps._run_step("building the thing", "seconds", NOISY, log=log)

@@ -112,8 +112,8 @@ def test_points_follow_the_sets_in_the_order_given():
                                   "gc_thres_pcent_high=95"])
     assert plan.fixed == {"placement": "hotcold", "gc_thres_pcent_high": "95"}
     assert [point.name for point in plan.points()] == [
-        "hot_threshold=6,gc_thres_pcent=80", "hot_threshold=6,gc_thres_pcent=70",
-        "hot_threshold=0,gc_thres_pcent=80", "hot_threshold=0,gc_thres_pcent=70"]
+        "p01-hot_threshold-6+gc_thres_pcent-80", "p02-hot_threshold-6+gc_thres_pcent-70",
+        "p03-hot_threshold-0+gc_thres_pcent-80", "p04-hot_threshold-0+gc_thres_pcent-70"]
     assert dict(plan.points()[1].overrides) == {
         "placement": "hotcold", "hot_threshold": "6", "gc_thres_pcent": "70",
         "gc_thres_pcent_high": "95"}
@@ -129,14 +129,15 @@ def test_sim_sweep_writes_every_point_plots_and_table(capsys, sim_runs, tmp_path
                                    "--engine", "sim", "--out", out)
     assert status == 0, stderr
     assert stdout[-1] == str(out.resolve())
-    names = ["hot_threshold=0", "hot_threshold=6", "hot_threshold=20"]
+    names = ["p01-hot_threshold-0", "p02-hot_threshold-6", "p03-hot_threshold-20"]
     assert sim_runs() == [f"{name}.incomplete" for name in names]
-    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == sorted(names + ["plots"])
+    # in sweep order for ls and sort, no '=' for awk
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == names + ["plots"]
     for name in names:
         point = out / name
         assert (point / "plots" / "iops.png").exists() and (point / "summary.json").exists()
         params = json.loads((point / "params.json").read_text())
-        assert params["hot_threshold"] == name.split("=")[1]
+        assert params["hot_threshold"] == name.split("-")[-1]
         assert params["placement"] == "hotcold" and params["workload"] == "zipf:1.2"
         assert f"hot_threshold={params['hot_threshold']}" in (point / "config.conf").read_text()
     for metric in ("iops", "waf", "throughput"):
@@ -157,6 +158,10 @@ def test_sim_sweep_writes_every_point_plots_and_table(capsys, sim_runs, tmp_path
     assert any(line.split()[:2] == ["hot_threshold", "device"] for line in stdout)
     assert "![compare_waf](plots/compare_waf.png)" in (out / "sweep.md").read_text()
     definition = json.loads((out / "sweep.json").read_text())
+    assert definition["point_folders"] == [
+        {"folder": name, "settings": {"hot_threshold": value}, "label": f"hot_threshold={value}"}
+        for name, value in zip(names, ("0", "6", "20"))]
+    assert [row["folder"] for row in rows] == names
     assert definition["axes"] == [{"key": "hot_threshold", "values": ["0", "6", "20"]}]
     assert definition["fixed"] == {"placement": "hotcold"}
     assert (definition["config"], definition["runtime"], definition["engine"]) == (
@@ -176,27 +181,28 @@ def test_a_second_run_resumes_and_reruns_only_what_is_missing(capsys, sim_runs, 
     assert {p.parent.name: p.stat().st_mtime_ns for p in out.glob("*/result.json")} == results
 
     # a point deleted and a point left failed run again, the third stays as it is
-    subprocess.run(["rm", "-r", str(out / "hot_threshold=0")], check=True)
-    (out / "hot_threshold=6").rename(out / "hot_threshold=6.failed")
+    subprocess.run(["rm", "-r", str(out / "p01-hot_threshold-0")], check=True)
+    (out / "p02-hot_threshold-6").rename(out / "p02-hot_threshold-6.failed")
     status, _, _ = sweep(capsys, *args)
     assert status == 0
-    assert sim_runs()[3:] == ["hot_threshold=0.incomplete", "hot_threshold=6.incomplete"]
-    assert not (out / "hot_threshold=6.failed").exists()
-    assert (out / "hot_threshold=20" / "result.json").stat().st_mtime_ns == \
-        results["hot_threshold=20"]
+    assert sim_runs()[3:] == ["p01-hot_threshold-0.incomplete",
+                              "p02-hot_threshold-6.incomplete"]
+    assert not (out / "p02-hot_threshold-6.failed").exists()
+    assert (out / "p03-hot_threshold-20" / "result.json").stat().st_mtime_ns == \
+        results["p03-hot_threshold-20"]
     assert [row["status"] for row in read_csv(out / "sweep.csv")] == ["done"] * 3
 
 
 def test_a_failed_point_lets_the_others_finish(capsys, sim_runs, tmp_path, monkeypatch):
     out = tmp_path / "sweep"
     args = [*QUICK, *HOTCOLD, "--set", "hot_threshold=0,6,20", "--out", out]
-    monkeypatch.setenv("FAIL_POINT", "hot_threshold=6")
+    monkeypatch.setenv("FAIL_POINT", "p02-hot_threshold-6")
     status, stdout, stderr = sweep(capsys, *args)
     assert status == 1
     assert stdout[-1] == str(out.resolve())
-    failed = out / "hot_threshold=6.failed"
+    failed = out / "p02-hot_threshold-6.failed"
     assert "ftl-sim: injected failure" in (failed / "ftl-sim.log").read_text()
-    assert (out / "hot_threshold=0").is_dir() and (out / "hot_threshold=20").is_dir()
+    assert (out / "p01-hot_threshold-0").is_dir() and (out / "p03-hot_threshold-20").is_dir()
     assert any("hot_threshold=6: failed: ftl-sim failed (exit status 3): ftl-sim: injected "
                "failure" in line for line in stderr)
     assert [row["status"] for row in read_csv(out / "sweep.csv")] == ["done", "failed", "done"]
@@ -205,9 +211,9 @@ def test_a_failed_point_lets_the_others_finish(capsys, sim_runs, tmp_path, monke
     monkeypatch.delenv("FAIL_POINT")
     status, _, _ = sweep(capsys, *args)
     assert status == 0
-    assert sim_runs() == ["hot_threshold=0.incomplete", "hot_threshold=6.incomplete",
-                          "hot_threshold=20.incomplete", "hot_threshold=6.incomplete"]
-    assert (out / "hot_threshold=6").is_dir() and not failed.exists()
+    assert sim_runs() == ["p01-hot_threshold-0.incomplete", "p02-hot_threshold-6.incomplete",
+                          "p03-hot_threshold-20.incomplete", "p02-hot_threshold-6.incomplete"]
+    assert (out / "p02-hot_threshold-6").is_dir() and not failed.exists()
 
 
 def test_parallel_points_land_in_the_definition_order(capsys, sim_runs, tmp_path):
@@ -219,8 +225,9 @@ def test_parallel_points_land_in_the_definition_order(capsys, sim_runs, tmp_path
     rows = read_csv(out / "sweep.csv")
     assert [(row["gc_thres_pcent"], row["nchs"]) for row in rows] == [
         ("60", "2"), ("60", "4"), ("70", "2"), ("70", "4"), ("80", "2"), ("80", "4")]
-    assert sorted(sim_runs()) == sorted(f"gc_thres_pcent={g},nchs={n}.incomplete"
-                                        for g in (60, 70, 80) for n in (2, 4))
+    assert sorted(sim_runs()) == [f"p{i:02d}-gc_thres_pcent-{g}+nchs-{n}.incomplete"
+                                  for i, (g, n) in enumerate(
+                                      [(g, n) for g in (60, 70, 80) for n in (2, 4)], 1)]
 
 
 def test_another_definition_in_the_folder_is_refused(capsys, sim_runs, tmp_path):
@@ -241,6 +248,29 @@ def test_another_definition_in_the_folder_is_refused(capsys, sim_runs, tmp_path)
     assert len(sim_runs()) == 2
 
 
+def test_a_sweep_folder_of_old_point_names_is_refused_in_one_line(capsys, sim_runs, tmp_path):
+    """Folders named KEY=VALUE (before pNN- names) are not resumed into new names."""
+    out = tmp_path / "sweep"
+    args = [*QUICK, *HOTCOLD, "--set", "hot_threshold=0,6", "--out", out]
+    assert sweep(capsys, *args)[0] == 0
+    record = json.loads((out / "sweep.json").read_text())
+    record["points"] = ["hot_threshold=0", "hot_threshold=6"]
+    del record["point_folders"]
+    (out / "sweep.json").write_text(json.dumps(record))
+    status, stdout, stderr = sweep(capsys, *args)
+    assert status == 2 and stdout == [] and len(stderr) == 1
+    assert stderr[0].startswith(f"femu-lab: error: {out.resolve()} is a sweep of an older "
+                                "femu-lab, whose point folders are named KEY=VALUE")
+    assert len(sim_runs()) == 2
+
+
+def test_folder_names_are_paths_in_sweep_order():
+    plan = sweep_plan.parse_sets([f"gc_thres_pcent={','.join(map(str, range(1, 101)))}"])
+    names = [point.name for point in plan.points()]
+    assert names[0] == "p001-gc_thres_pcent-1" and names == sorted(names)
+    assert not any("=" in name or "," in name for name in names)
+
+
 @pytest.mark.vm
 def test_vm_sweep_of_two_points(capsys, repo_root, tmp_path):
     qemu = QEMU
@@ -258,7 +288,7 @@ def test_vm_sweep_of_two_points(capsys, repo_root, tmp_path):
     assert stdout[-1] == str(out.resolve())
     rows = read_csv(out / "sweep.csv")
     assert [row["hot_threshold"] for row in rows] == ["0", "6"]
-    for name, row in zip(("hot_threshold=0", "hot_threshold=6"), rows):
+    for name, row in zip(("p01-hot_threshold-0", "p02-hot_threshold-6"), rows):
         point = out / name
         assert (point / "plots" / "iops.png").exists() and (point / "console.log").exists()
         result = json.loads((point / "result.json").read_text())
@@ -269,3 +299,60 @@ def test_vm_sweep_of_two_points(capsys, repo_root, tmp_path):
         assert json.loads((point / "params.json").read_text())["hot_threshold"] == name[-1]
     for metric in ("iops", "waf", "throughput"):
         assert (out / "plots" / f"compare_{metric}.png").exists()
+
+
+def test_a_long_point_says_how_far_it_got(capsys, sim_runs, tmp_path, monkeypatch):
+    """Inside each simulated point a line every few seconds (here every 0.05 s): wall
+    time so far and the simulated seconds of the workload, from ftl-sim's stats.csv."""
+    from femu_lab.sweep import point_progress
+    monkeypatch.setattr(point_progress, "FIRST_S", 0.05)
+    monkeypatch.setattr(point_progress, "EVERY_S", 0.05)
+    out = tmp_path / "sweep"
+    status, _, stderr = sweep(capsys, *QUICK, *HOTCOLD, "--set", "hot_threshold=0,6",
+                              "--out", out)
+    assert status == 0
+    lines = [line for line in stderr if " s so far" in line]
+    assert lines and all(line.startswith(("femu-lab: [1/2] hot_threshold=0: ",
+                                          "femu-lab: [2/2] hot_threshold=6: "))
+                         for line in lines)
+
+
+def test_the_point_line_reads_the_simulated_seconds(tmp_path):
+    from femu_lab.sweep import point_progress
+    assert point_progress.describe(tmp_path, 6, 300) == \
+        "6 s so far, before the workload (preconditioning)"
+    (tmp_path / "phases.csv").write_text("time_s,phase\n0,precondition\n7.5,workload\n")
+    (tmp_path / "stats.csv").write_text("time_s\n100.5\n127.5\n")
+    assert point_progress.describe(tmp_path, 15, 300) == \
+        "15 s so far, simulated 120/300 s of the workload"
+    assert point_progress.describe(tmp_path, 15, None).endswith("simulated 120 s of the workload")
+
+
+def test_the_baseline_is_a_single_stream_point_labelled_as_such(capsys, sim_runs, tmp_path):
+    """--baseline: a first point with placement=single (no hot_* settings), labelled
+    'single stream (baseline)' in the table, sweep.json and the lines."""
+    out = tmp_path / "sweep"
+    status, stdout, stderr = sweep(capsys, *QUICK, *HOTCOLD, "--set", "hot_threshold=0,6",
+                                   "--baseline", "--out", out)
+    assert status == 0, stderr
+    names = ["p01-baseline-single", "p02-hot_threshold-0", "p03-hot_threshold-6"]
+    assert sim_runs() == [f"{name}.incomplete" for name in names]
+    config = (out / names[0] / "config.conf").read_text()
+    assert "placement=single" in config
+    assert json.loads((out / names[0] / "params.json").read_text())["placement"] == "single"
+    folders = json.loads((out / "sweep.json").read_text())["point_folders"]
+    assert [f["label"] for f in folders] == ["single stream (baseline)", "hot_threshold=0",
+                                             "hot_threshold=6"]
+    rows = read_csv(out / "sweep.csv")
+    assert [row["hot_threshold"] for row in rows] == ["", "0", "6"]
+    assert any("[1/3] single stream (baseline): " in line for line in stderr)
+
+
+@pytest.mark.parametrize("sets, message", [
+    (["--set", "gc_thres_pcent=60,70"], "give --set placement=hotcold"),
+    (["--set", "placement=hotcold", "--set", "gc_thres_pcent=60,70"],
+     "the sweep also varies gc_thres_pcent"),
+])
+def test_a_baseline_outside_a_hotcold_sweep_is_refused(capsys, sets, message):
+    status, _, stderr = sweep(capsys, *QUICK, *sets, "--baseline")
+    assert status == 2 and len(stderr) == 1 and message in stderr[0]

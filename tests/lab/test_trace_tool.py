@@ -155,3 +155,17 @@ def test_reader_numbers_are_ascii_and_in_range(capsys, tmp_path, option, value):
     status, stdout, stderr = lab(capsys, "trace", "info", path, option, value)
     assert status == 2 and stdout == [] and len(stderr) == 1, stderr
     assert f"argument {option}" in stderr[0]
+
+
+def test_info_prints_the_largest_address(capsys, tmp_path):
+    """The end of the highest request (README: what must fit the device), in JSON and in
+    words; flushes have no address."""
+    path = tmp_path / "hand.msr"
+    path.write_text("128166372003061629,hm,0,Write,4096,8192,100\n"
+                    "128166372003061639,hm,0,Read,1048576,4096,100\n"
+                    "128166372003061649,hm,0,Write,65536,4096,100\n")
+    assert info(capsys, path)["extent_bytes"] == 1048576 + 4096
+    status, stdout, _ = lab(capsys, "trace", "info", path)
+    assert status == 0
+    line = next(line for line in stdout if "largest address" in line)
+    assert "1.0 MiB (1,052,672 bytes, the end of the highest request)" in line

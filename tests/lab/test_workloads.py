@@ -61,7 +61,7 @@ def test_workload_file_by_path_and_its_headers(tmp_path):
     workload = workloads.resolve(str(path))
     assert (workload.name, workload.runtime, workload.runs, workload.needs_mib) == \
         ("mine", 7, 3, 10)
-    assert workload.total_seconds(5) == 15
+    assert workload.length(5).seconds == 15 and workload.length(5).timed
     assert workload.body.strip() == "phase workload\necho hi"
     with pytest.raises(WorkloadError, match="no '# sim:' line"):
         workload.simulator_args()

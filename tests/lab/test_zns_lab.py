@@ -8,6 +8,7 @@ import subprocess
 import pytest
 
 from femu_lab import devconfig, workloads
+from femu_lab.length import Length
 from femu_lab.zns import report as zns_report
 
 ZNS_WORKLOADS = ("zns-fio", "zns-f2fs", "zns-compaction")
@@ -267,10 +268,10 @@ def test_live_progress_shows_the_zone_commands_of_the_last_second(tmp_path):
     write_csv(tmp_path / "nand.csv", ["time_s", "interval_s", "zone_writes", "zone_appends",
                                       "zone_reads"], [["1.000", "1.000", 900, 0, 0],
                                                       ["2.000", "1.000", 1500, 600, 40]])
-    shot = live_progress.snapshot(tmp_path)
+    shot, plan = live_progress.snapshot(tmp_path), Length(seconds=60)
     assert shot.zone_cmds == 2140
-    assert "| 0.0k IOPS | 2.1k zone cmds/s |" in live_progress.describe(shot, 10, 60)
+    assert "| 0.0k IOPS | 2.1k zone cmds/s |" in live_progress.describe(shot, 10, plan)
     write_csv(tmp_path / "nand.csv", ["time_s", "interval_s", "zone_writes", "zone_appends",
                                       "zone_reads"], [["1.000", "1.000", 0, 0, 0]])
     shot = live_progress.snapshot(tmp_path)   # never zoned: the line as before
-    assert shot.zone_cmds is None and "zone" not in live_progress.describe(shot, 10, 60)
+    assert shot.zone_cmds is None and "zone" not in live_progress.describe(shot, 10, plan)

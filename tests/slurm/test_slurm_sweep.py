@@ -18,7 +18,7 @@ from lab_calls import GC_BY_SIZE, LAB_1G, SMALL_SIM, SMALL_VM, read_csv, sweep  
 # whole, so each point simulates and plots in a fraction of a second.
 QUICK = ["--workload", "gc-randwrite", "--config", LAB_1G, *SMALL_SIM, "--runtime", "10",
          "--engine", "sim", "--set", "placement=hotcold", "--set", "hot_threshold=0,6"]
-NAMES = ["hot_threshold=0", "hot_threshold=6"]
+NAMES = ["p01-hot_threshold-0", "p02-hot_threshold-6"]      # point folders
 
 
 @pytest.fixture(autouse=True)
@@ -102,11 +102,11 @@ def test_a_failing_task_is_reported_with_its_log(capsys, tmp_path):
                                    "--engine", "sim", "--out", out, "--executor", "slurm")
     assert status == 1
     job = jobs(out)[0]["job"]
-    for index, name in enumerate(["gc_thres_pcent=70", "gc_thres_pcent=80"]):
+    for index, value in enumerate(["70", "80"]):
         log = out / "slurm" / f"{job}_{index}.log"
-        assert (out / f"{name}.failed" / "ftl-sim.log").exists()
-        assert any(f"{name}: failed: task {job}_{index} FAILED" in line and str(log) in line
-                   for line in stderr), stderr
+        assert (out / f"p0{index + 1}-gc_thres_pcent-{value}.failed" / "ftl-sim.log").exists()
+        assert any(f"gc_thres_pcent={value}: failed: task {job}_{index} FAILED" in line
+                   and str(log) in line for line in stderr), stderr
         assert "ftl-sim failed (exit status" in log.read_text()
     # the log's last lines follow the failure line
     assert any(line.startswith("femu-lab:     ") and "ftl-sim failed" in line
@@ -258,8 +258,8 @@ def test_vm_sweep_point_through_sbatch(capsys, repo_root, tmp_path, busy_node):
         if not any(state in slurm_queue.ACTIVE for state in task_states(first).values()):
             break
         time.sleep(0.5)
-    (out / "hot_threshold=0").mkdir()
-    (out / "hot_threshold=0" / "result.json").write_text('{"waf": 1.0}\n')
+    (out / NAMES[0]).mkdir()
+    (out / NAMES[0] / "result.json").write_text('{"waf": 1.0}\n')
     busy_node()
 
     status, stdout, stderr = sweep(capsys, *args)
@@ -267,7 +267,7 @@ def test_vm_sweep_point_through_sbatch(capsys, repo_root, tmp_path, busy_node):
     assert status == 0
     assert [entry["indices"] for entry in jobs(out)] == [[0, 1], [1]]
     job = jobs(out)[1]["job"]
-    point = out / "hot_threshold=6"
+    point = out / NAMES[1]
     result = json.loads((point / "result.json").read_text())
     assert result["gc_erased_blocks"] > 0 and result["waf"] > 1
     assert result["device_write_commands"] == result["fio_write_ios"] == 192 * 256

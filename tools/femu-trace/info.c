@@ -1,7 +1,9 @@
 /*
  * info.c - femu-trace info: one pass over a trace counting what it holds. The size
  * histogram's buckets are powers of two: a request of n bytes counts in the smallest
- * 2^k >= n, the JSON key being 2^k in bytes.
+ * 2^k >= n, the JSON key being 2^k in bytes. The extent is the end of the highest request
+ * (offset + length over reads, writes and trims): what a device must hold for the trace to
+ * fit, and what --trace-lba-map scale divides by.
  */
 #include "info.h"
 
@@ -17,6 +19,7 @@ struct facts {
     uint64_t records, ops[4], bytes[4];
     bool timed_seen;
     uint64_t first_ns, last_ns;
+    uint64_t extent;
     uint64_t sizes[BUCKETS];
     struct footprint fp;
 };
@@ -47,6 +50,9 @@ static bool take(struct facts *f, const struct tin_record *rec)
     if (rec->op == TIN_FLUSH) {
         return true;
     }
+    if (rec->offset + rec->length > f->extent) {
+        f->extent = rec->offset + rec->length;
+    }
     f->sizes[bucket_of(rec->length)]++;
     return footprint_add(&f->fp, rec->offset, rec->length);
 }
@@ -58,12 +64,14 @@ static void print_json(const struct facts *f, enum tin_format format,
            "\"reads\": %" PRIu64 ", \"writes\": %" PRIu64 ", \"trims\": %" PRIu64 ", "
            "\"flushes\": %" PRIu64 ", \"bytes_read\": %" PRIu64 ", \"bytes_written\": %"
            PRIu64 ", \"bytes_trimmed\": %" PRIu64 ", \"footprint_bytes\": %" PRIu64 ", "
-           "\"footprint_approximate\": %s, \"skipped_bad\": %" PRIu64 ", \"zero_length\": %"
-           PRIu64 ", \"filtered\": %" PRIu64 ", \"size_histogram\": {",
+           "\"footprint_approximate\": %s, \"extent_bytes\": %" PRIu64 ", \"skipped_bad\": %"
+           PRIu64 ", \"zero_length\": %" PRIu64 ", \"filtered\": %" PRIu64 ", "
+           "\"size_histogram\": {",
            tin_format_name(format), f->records, f->last_ns - f->first_ns, f->ops[TIN_READ],
            f->ops[TIN_WRITE], f->ops[TIN_TRIM], f->ops[TIN_FLUSH], f->bytes[TIN_READ],
            f->bytes[TIN_WRITE], f->bytes[TIN_TRIM], f->fp.pages * FOOTPRINT_PAGE,
-           f->fp.approximate ? "true" : "false", c->bad, c->zero_length, c->filtered);
+           f->fp.approximate ? "true" : "false", f->extent, c->bad, c->zero_length,
+           c->filtered);
     const char *sep = "";
     for (unsigned k = 0; k < BUCKETS; k++) {
         if (f->sizes[k]) {
@@ -93,6 +101,8 @@ static void print_text(const struct facts *f, enum tin_format format,
     printf("footprint       %.1f MiB (%" PRIu64 " distinct 4 KiB pages%s)\n",
            (double)(f->fp.pages * FOOTPRINT_PAGE) / 1048576.0, f->fp.pages,
            f->fp.approximate ? ", a lower bound: addresses beyond 4 TiB" : "");
+    printf("extent          %" PRIu64 " bytes (%.1f MiB: the end of the highest request)\n",
+           f->extent, (double)f->extent / 1048576.0);
     printf("sizes (<= bytes: requests)\n");
     for (unsigned k = 0; k < BUCKETS; k++) {
         if (f->sizes[k]) {

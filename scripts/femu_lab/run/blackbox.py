@@ -124,6 +124,9 @@ def list_workloads() -> str:
         workload = workloads.resolve(name)
         needs = f", needs {workload.needs_mib} MiB" if workload.needs_mib else ""
         runs = f" x {workload.runs} runs" if workload.runs > 1 else ""
+        length = workload.length(workload.runtime)
+        if length.seconds != workload.runtime * workload.runs or not length.timed:
+            runs += f" (workload phase: {length.text()})"
         lines.append(f"{workload.name:<16} {workload.runtime} s{runs}{needs}: "
                      f"{workload.description}")
     return "\n".join(lines)
@@ -141,6 +144,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 def run(args: argparse.Namespace, prog: str = PROG) -> int:
     """Runs parsed arguments; prog names the command in messages (femu-lab run calls this
     too)."""
+    setup_steps.speak_as(prog.removesuffix(".sh"))
     try:
         if args.list_workloads:
             print(list_workloads())
@@ -232,12 +236,12 @@ def _lab_run(args, workload, config, replay=None) -> int:
     image = setup_steps.ensure_guest(release=args.guest_release)
     setup_steps.choose_accel(args.accel, qemu, image)
     folder = args.out or lab_run.fresh_name(lab_run.default_folder(RESULTS_ROOT, workload))
-    total = workload.total_seconds(runtime)
+    length = workload.length(runtime)
     settings = " with " + " ".join(f"{k}={v}" for k, v in overrides.items()) if overrides else ""
     start = ", preconditioned" if args.precondition else ""
     if state is not None:
         start = f", from the aged state {args.aged}"
-    _say(f"{workload.name} for {total} s on {config.name}{settings}{start}; "
+    _say(f"{workload.name} for {length.text()} on {config.name}{settings}{start}; "
          f"results in {_shown(folder.resolve())}")
     request = lab_run.LabRequest(
         workload=workload, config=config, folder=folder.resolve(), qemu=qemu.resolve(),
@@ -299,7 +303,7 @@ def _compat_mode(args) -> int:
 
 
 def _say(message: str) -> None:
-    print(f"{PROG.removesuffix('.sh')}: {message}", file=sys.stderr, flush=True)
+    setup_steps.say(message)    # under run-blackbox's name or femu-lab run's
 
 
 if __name__ == "__main__":

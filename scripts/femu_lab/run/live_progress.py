@@ -3,6 +3,11 @@ runs: phases.csv (which phase, since when) and stats.csv (IOPS and WAF per secon
 
     [  1:12 elapsed] workload 31/60 s | 14.2k IOPS | WAF 1.87 (GC 0.87) | GC 96 blocks erased
 
+A workload that ends with its I/O rather than a clock (write-cliff, a fast trace replay)
+shows the I/O done against the planned bytes (femu_lab.length):
+
+    [  1:41 elapsed] workload 85 s, 1.21/1.88 GiB + 60 s idle | 0.0k IOPS | ...
+
 WAF (femu_analysis.waf: every flash program over host pages, with its parts beyond the
 host's) and the blocks erased (by GC and, on an SLC-cache drive, by folding: 'GC 0 + fold
 148') count from the start of the workload phase (all of the run before it). A run on
@@ -19,6 +24,8 @@ from typing import List, Optional, TextIO
 from femu_analysis import waf
 from femu_common.progress import LiveLine, clock_text
 
+from ..length import Length
+
 # nand.csv's zoned commands (stats.csv counts the conventional namespace's only).
 ZONE_COMMANDS = ("zone_writes", "zone_appends", "zone_reads")
 
@@ -32,6 +39,7 @@ class Snapshot:
     erased_blocks: int         # by GC and by folding, the same seconds
     zone_cmds: Optional[float] = None   # zone writes, appends and reads, last second
     parts: dict = field(default_factory=dict)   # waf.waf_parts and waf.erased_parts
+    io_bytes: int = 0          # host bytes read and written since the workload began
 
 
 def _rows(path: Path) -> List[dict]:
@@ -71,13 +79,15 @@ def snapshot(stats_dir: Path) -> Snapshot:
     return Snapshot(phase=phase, phase_seconds=max(0.0, now - since),
                     iops=_number(stats[-1], "iops"),
                     waf=parts["waf"], erased_blocks=int(parts["erased_blocks"]),
-                    zone_cmds=zone_cmds, parts=parts)
+                    zone_cmds=zone_cmds, parts=parts,
+                    io_bytes=int(sum(_number(r, column) for r in counted
+                                     for column in ("host_read_bytes", "host_write_bytes"))))
 
 
-def describe(shot: Snapshot, elapsed: float, runtime_total: int) -> str:
+def describe(shot: Snapshot, elapsed: float, length: Length) -> str:
     text = f"[{clock_text(elapsed)} elapsed] "
     if shot.phase == "workload":
-        text += f"workload {shot.phase_seconds:.0f}/{runtime_total} s"
+        text += f"workload {length.progress(shot.phase_seconds, shot.io_bytes)}"
     elif shot.phase == "booting":
         return text + "booting the guest"
     else:
@@ -95,8 +105,8 @@ class LiveProgress(LiveLine):
     """Prints the line every `interval` s: in place on a terminal, else every `every` s
     (femu_common.progress.LiveLine)."""
 
-    def __init__(self, stats_dir: Path, runtime_total: int, stream: Optional[TextIO] = None,
+    def __init__(self, stats_dir: Path, length: Length, stream: Optional[TextIO] = None,
                  interval: float = 2.0, every: float = 10.0):
-        super().__init__(lambda elapsed: describe(snapshot(stats_dir), elapsed, runtime_total),
+        super().__init__(lambda elapsed: describe(snapshot(stats_dir), elapsed, length),
                          stream, interval, every)
-        self.stats_dir, self.runtime_total = stats_dir, runtime_total
+        self.stats_dir, self.length = stats_dir, length

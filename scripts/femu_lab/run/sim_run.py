@@ -17,6 +17,7 @@ from typing import Dict, List, Optional
 from .. import devconfig
 from ..devconfig import DeviceConfig
 from ..ftl_sim import CommandError, run_ftl_sim
+from ..length import measured_workload_seconds
 from ..workloads import Workload
 from . import vm_run as lab_run
 from .report import analyse
@@ -73,6 +74,10 @@ def _run_in(request: SimRequest, work: Path) -> Dict[str, object]:
     except CommandError as error:
         raise SimRunError(str(error)) from None
     wall = time.monotonic() - started
+    # what ran: the simulated seconds of the workload phase (an --io-size or a trace may
+    # end it before --runtime)
+    params["workload_s"] = measured_workload_seconds(work)
+    (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")
     with _ANALYSIS_LOCK:
         figures = analyse(work, request.workload)
     summary = json.loads((work / "summary.json").read_text())

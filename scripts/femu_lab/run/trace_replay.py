@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Dict, Optional, Sequence
 
 from ..devconfig import DeviceConfig
+from ..length import Length
 from ..traces import femu_trace
 from ..vm.launch import guest_file_path
 from ..workloads import Workload
@@ -57,12 +58,26 @@ def guest_body(timing: str, limit_s: Optional[int] = None) -> str:
 
 
 def _runtime(summary: Dict[str, object], timing: str) -> int:
-    """Seconds the replay should take, for the job's time limit and the live line."""
+    """Seconds to allow for the replay (the job's time limit): the span when timed, a
+    slow guest's pace when fast."""
     if timing == "timed":
         return max(1, math.ceil(int(summary["span_ns"]) / 1e9))
     volume = int(summary["bytes_read"]) + int(summary["bytes_written"])
     return max(1, math.ceil(int(summary["records"]) / FAST_REQUESTS_PER_S
                             + volume / FAST_BYTES_PER_S))
+
+
+def replay_length(summary: Dict[str, object], timing: str,
+                  limit_s: Optional[int] = None) -> Length:
+    """What the replay will take, for the live line and params.json: a timed one the
+    trace's span (its requests are rebased to the first: the last request's time), or
+    limit_s if sooner; a fast one its bytes, however long the device takes for them."""
+    if timing == "timed":
+        span_s = max(1, math.ceil(int(summary["span_ns"]) / 1e9))
+        return Length(seconds=min(span_s, limit_s) if limit_s else span_s)
+    volume = int(summary["bytes_read"]) + int(summary["bytes_written"])
+    return Length(io_bytes=volume, at_most_s=limit_s,
+                  budget_s=limit_s or _runtime(summary, timing))
 
 
 def prepare(trace: Path, config: DeviceConfig, scratch: Path, timing: str = "timed",
@@ -87,8 +102,10 @@ def prepare(trace: Path, config: DeviceConfig, scratch: Path, timing: str = "tim
         name=f"trace-{name}", path=trace.resolve(), arg="",
         description=f"the requests of {trace.name}, replayed {timing} by fio",
         runtime=limit_s or _runtime(summary, timing), runs=1, needs_mib=0,
-        body=guest_body(timing, limit_s))
-    params = {"trace": str(trace.resolve()), "trace_format": summary.get("format"),
+        body=guest_body(timing, limit_s), fixed_length=replay_length(summary, timing, limit_s))
+    # "runtime" is --runtime's limit (None without): the replay's own length is the plan
+    params = {"runtime": limit_s,
+              "trace": str(trace.resolve()), "trace_format": summary.get("format"),
               "trace_timing": timing, "trace_lba_map": lba_map,
               "trace_reader_options": " ".join(reader),
               "trace_records": summary.get("records"), "trace_span_ns": summary.get("span_ns")}

@@ -26,7 +26,6 @@ import json
 import os
 import shlex
 import shutil
-import sys
 import tempfile
 import threading
 import time
@@ -34,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Optional, Sequence, Type
 
+from .. import setup_steps
 from ..crash.cut_spec import DEV_ID, CutDriver, CutSpec
 from ..devconfig import DeviceConfig
 from ..fdp import report as fdp_report
@@ -41,6 +41,7 @@ from ..soak.qmp import qmp_args
 from ..vm import accel, launch as vm
 from ..workloads import Workload
 from ..zns import report as zns_report
+from ..length import measured_workload_seconds
 from .live_progress import LiveProgress
 from .report import ReportError, analyse, name_summaries
 
@@ -98,7 +99,8 @@ def failed_path(folder: Path) -> Path:
 
 
 def job_timeout(request: LabRequest) -> int:
-    timed = request.workload.total_seconds(request.runtime)
+    workload = request.workload
+    timed = max(request.runtime * workload.runs, workload.length(request.runtime).allowance_s())
     precondition = 1200 if request.precondition else 0
     return int(timed * 1.5) + BOOT_AND_SETUP_ALLOWANCE_S + precondition
 
@@ -161,6 +163,7 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
     script = workload.guest_script(request.runtime, request.precondition)
     (work / "workload.sh").write_text(script)
     params = {"workload": workload.name, "runtime": request.runtime,
+              **workload.length(request.runtime).params(),
               "precondition": request.precondition, "config_name": request.config.name,
               **request.config.overrides, **request.params}
     if request.aged is not None:
@@ -185,7 +188,7 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
                      device_args=device, job_timeout=timeout, timeout=timeout + 180,
                      accel=request.accel, guest_files=guest_files,
                      extra_args=qmp_args(cut_socket) if cut_socket else [])
-    progress = LiveProgress(work, workload.total_seconds(request.runtime)) \
+    progress = LiveProgress(work, workload.length(request.runtime)) \
         if request.live else None
     running = threading.Event()
     running.set()
@@ -250,15 +253,18 @@ def _finish_cut(cut: CutDriver, work: Path) -> None:
 
 
 def _record_accel(work: Path, result: vm.RunResult) -> None:
-    """params.json gains the accelerator the run used, and why KVM was left for TCG if
-    it was (a KVM that could not run the guest); the live line says it too."""
+    """params.json gains the accelerator the run used, why KVM was left for TCG if it
+    was (a KVM that could not run the guest; a line says it too), and how long the
+    workload phase ran (workload_s, beside the planned_* figures)."""
     params = json.loads((work / "params.json").read_text())
     params["accel"] = result.accel
     params["accel_fallback"] = result.accel_fallback
+    params["workload_s"] = measured_workload_seconds(work)   # what ran, beside the plan
     (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")
     if result.accel_fallback:
-        print(f"femu-lab: KVM could not run the guest ({result.accel_fallback}): the run "
-              f"was booted again under TCG", file=sys.stderr, flush=True)
+        setup_steps.say(f"KVM cannot run a guest here; this run was booted again under TCG "
+                        f"(details: {accel.DOC}, the KVM boot's console: "
+                        f"{vm.FAILED_KVM_CONSOLE} in the results folder)")
 
 
 def _collect(result: vm.RunResult, work: Path, final: Path) -> None:
@@ -271,6 +277,8 @@ def _collect(result: vm.RunResult, work: Path, final: Path) -> None:
     vm_dir = result.out_dir
     if result.console_log.exists():
         result.console_log.rename(work / "console.log")
+    for kept in vm_dir.glob("console-*.log"):   # a failed KVM boot's, a retried boot's
+        kept.rename(work / kept.name)
     files = vm_dir / "files"
     if files.is_dir():
         for item in sorted(files.iterdir()):

@@ -34,8 +34,7 @@ class SubmitError(RuntimeError):
 
 
 def run(sweep, options: SlurmOptions, say: Callable[[str], None]) -> int:
-    names = [item.point.name for item in sweep.points]
-    sweep_folder.claim(sweep.folder, sweep.definition, names)
+    sweep_folder.claim(sweep.folder, sweep.definition, [item.point for item in sweep.points])
     with sweep_folder.Lock(sweep.folder):
         if sweep.request.engine == "vm":   # built once, on the shared checkout, not per task
             setup_steps.ensure_qemu(sweep.request.qemu)

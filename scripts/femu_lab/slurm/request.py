@@ -50,7 +50,8 @@ def write(sweep, folder: Path) -> Path:
         "config_text": config_text,
         "config_sha256": hashlib.sha256(config_text.encode()).hexdigest(),
         "plan": {"keys": list(request.plan.keys), "fixed": dict(request.plan.fixed),
-                 "axes": [[key, list(values)] for key, values in request.plan.axes]},
+                 "axes": [[key, list(values)] for key, values in request.plan.axes],
+                 "baseline": request.plan.baseline},
         "runtime": request.runtime,
         "precondition": request.precondition,
         "engine": request.engine,
@@ -142,7 +143,8 @@ def sweep_request(record: Dict[str, object]):
     else:
         workload = workloads.parse(path, spec["name"], spec["arg"])   # name as recorded
     plan = SweepPlan(keys=list(record["plan"]["keys"]), fixed=dict(record["plan"]["fixed"]),
-                     axes=[(key, list(values)) for key, values in record["plan"]["axes"]])
+                     axes=[(key, list(values)) for key, values in record["plan"]["axes"]],
+                     baseline=record["plan"].get("baseline") is True)
     qemu = Path(record["qemu"]) if record["qemu_given"] else _default_qemu()
     return lab_sweep.SweepRequest(
         workload=workload, config_path=config_path, plan=plan, runtime=record["runtime"],

@@ -17,6 +17,7 @@ from .queue import QueueError, TaskState
 def status(folder: Path, out: Callable[[str], None], say: Callable[[str], None]) -> int:
     folder = folder.resolve()
     names = _point_names(folder)
+    shown = _point_labels(folder, names)
     latest = slurm_queue.latest_jobs(slurm_queue.read_jobs(folder))
     queued: Dict = {}
     if latest:
@@ -31,7 +32,7 @@ def status(folder: Path, out: Callable[[str], None], say: Callable[[str], None])
         say("sacct unavailable (no accounting storage); finished tasks judged by their "
             "point folders")
         accounted = {}
-    width = max(len(name) for name in names)
+    width = max(len(label) for label in shown)
     counts: Counter = Counter()
     for index, name in enumerate(names):
         job = latest.get(index)
@@ -40,7 +41,7 @@ def status(folder: Path, out: Callable[[str], None], say: Callable[[str], None])
             task = queued.get((job, index)) or accounted.get((job, index))
         kind, text = describe(folder, name, index, job, task)
         counts[kind] += 1
-        out(f"[{index + 1}/{len(names)}] {name:<{width}}  {text}")
+        out(f"[{index + 1}/{len(names)}] {shown[index]:<{width}}  {text}")
     order = ("done", "running", "pending", "failed", "not run")
     summary = ", ".join(f"{counts[kind]} {kind}" for kind in order if counts[kind])
     jobs = sorted(set(latest.values()), key=int)
@@ -69,6 +70,17 @@ def describe(folder: Path, name: str, index: int, job: Optional[str],
     if task is not None:
         return "failed", f"not run ({ended}){log}"
     return "not run", "not run" + (f" ({where} ended){log}" if job else "")
+
+
+def _point_labels(folder: Path, names: List[str]) -> List[str]:
+    """Each point's label from sweep.json's point_folders (the folder name where an older
+    sweep has none)."""
+    try:
+        entries = json.loads((folder / sweep_folder.SWEEP_FILE).read_text())["point_folders"]
+        labels = {str(entry["folder"]): str(entry["label"]) for entry in entries}
+    except (OSError, ValueError, KeyError, TypeError):
+        labels = {}
+    return [labels.get(name, name) for name in names]
 
 
 def _point_names(folder: Path) -> List[str]:

@@ -75,7 +75,7 @@ def check_hot_threshold(plan: SweepPlan, planned: List[PlannedPoint]) -> None:
         return
     swept = "hot_threshold" in plan.swept_keys
     placements: Dict[str, str] = {item.point.label: item.config.values.get("placement", "?")
-                                  for item in planned}
+                                  for item in planned if not item.point.baseline}
     others = {label: value for label, value in placements.items() if value != "hotcold"}
     if (swept and others) or len(others) == len(placements):
         label, placement = next(iter(others.items()))

@@ -15,7 +15,7 @@ from typing import Dict, List, Optional
 from .. import paths
 from ..run import vm_run as lab_run
 from ..workloads import Workload
-from .plan import SweepPlan
+from .plan import Point, SweepPlan, is_old_folder_name
 
 SWEEP_FILE = "sweep.json"
 LOCK_FILE = ".sweep.lock"
@@ -51,8 +51,13 @@ def check(folder: Path, wanted: Dict[str, object]) -> None:
     record = folder / SWEEP_FILE
     if record.exists():
         held = _read(record)
-        for key in DEFINITION_KEYS:
-            if held.get(key) != wanted[key]:
+        if any(is_old_folder_name(str(name)) for name in held.get("points") or []):
+            raise FolderError(
+                f"{folder} is a sweep of an older femu-lab, whose point folders are named "
+                "KEY=VALUE (now pNN-KEY-VALUE, in sweep order): it cannot be resumed; "
+                "choose another --out (its finished points stay readable as they are)")
+        for key in DEFINITION_KEYS + ("baseline",):   # baseline: absent in older folders
+            if held.get(key, False if key == "baseline" else None) != wanted.get(key, False):
                 raise FolderError(
                     f"{folder} holds another sweep ({key} {_short(held.get(key))} there, "
                     f"{_short(wanted[key])} here): choose another --out")
@@ -60,15 +65,25 @@ def check(folder: Path, wanted: Dict[str, object]) -> None:
         raise FolderError(f"{folder} exists and holds no {SWEEP_FILE}: choose another --out")
 
 
-def claim(folder: Path, wanted: Dict[str, object], point_names: List[str]) -> None:
-    """Create the folder and its sweep.json unless it holds this sweep already."""
+def claim(folder: Path, wanted: Dict[str, object], points: List[Point]) -> None:
+    """Create the folder and its sweep.json unless it holds this sweep already. Beside
+    the definition: "points", the folder names in sweep order, and "point_folders", each
+    point's folder with its settings and label (what tools read instead of names)."""
     check(folder, wanted)
     if (folder / SWEEP_FILE).exists():
         return
     folder.mkdir(parents=True, exist_ok=True)
     temporary = folder / (SWEEP_FILE + ".tmp")
-    temporary.write_text(json.dumps({**wanted, "points": point_names}, indent=2) + "\n")
+    temporary.write_text(json.dumps({**wanted, "points": [point.name for point in points],
+                                     "point_folders": point_folders(points)},
+                                    indent=2) + "\n")
     temporary.rename(folder / SWEEP_FILE)
+
+
+def point_folders(points: List[Point]) -> List[Dict[str, object]]:
+    """sweep.json's map from each point to its folder, in sweep order."""
+    return [{"folder": point.name, "settings": dict(point.settings), "label": point.label}
+            for point in points]
 
 
 class Lock:

@@ -83,7 +83,7 @@ def table(outcomes: List[PointOutcome], swept_keys: List[str]) -> Tuple[List[str
     rows = []
     for outcome in outcomes:
         settings = dict(outcome.point.settings)
-        row = [settings[key] for key in swept_keys]
+        row = [settings.get(key, "-") for key in swept_keys]   # the baseline has none
         for key, _, fmt in figures:
             value = (outcome.figures or {}).get(key)
             row.append("-" if value is None else fmt.format(value))

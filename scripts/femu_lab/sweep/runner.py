@@ -19,7 +19,8 @@ from .. import devconfig, paths, setup_steps
 from ..run import aged, sim_run, vm_run as lab_run
 from ..vm import accel
 from ..workloads import Workload
-from . import checks as sweep_checks, folder as sweep_folder, report as sweep_report
+from . import checks as sweep_checks, folder as sweep_folder, point_progress
+from . import report as sweep_report
 from .checks import PlannedPoint
 from .folder import DONE, NEW
 from .plan import SweepPlan
@@ -75,6 +76,8 @@ def prepare(request: SweepRequest) -> Sweep:
                                          request.engine)
     if request.aged is not None:   # absent from older folders' definitions: they still match
         definition["aged"] = str(request.aged)
+    if request.plan.baseline:
+        definition["baseline"] = True
     sweep_folder.check(folder.resolve(), definition)
     return Sweep(request, folder.resolve(), points, definition)
 
@@ -82,23 +85,34 @@ def prepare(request: SweepRequest) -> Sweep:
 def run(sweep: Sweep, say: Callable[[str], None]) -> int:
     """Run what is left of the sweep and report; 0 when every point finished, else 1."""
     request = sweep.request
-    names = [item.point.name for item in sweep.points]
-    sweep_folder.claim(sweep.folder, sweep.definition, names)
+    sweep_folder.claim(sweep.folder, sweep.definition, [item.point for item in sweep.points])
     with sweep_folder.Lock(sweep.folder):
-        runner = point_runner(request)
+        runner = point_runner(request, say)
         outcomes = _run_points(sweep, runner, say)
         return finish(sweep, outcomes, say)
 
 
-def point_runner(request: SweepRequest) -> Callable:
+def point_runner(request: SweepRequest, say: Optional[Callable[[str], None]] = None
+                 ) -> Callable:
     """The engine as one call: (planned point, folder) -> lab_run.LabResult; the swept
-    settings go into each point's params.json as labels."""
+    settings go into each point's params.json as labels. With say, a simulated point
+    that runs longer than a few seconds says how far it got (point_progress)."""
     if request.engine == "sim":
         def simulate(item: PlannedPoint, folder: Path) -> lab_run.LabResult:
-            return sim_run.run(sim_run.SimRequest(
-                workload=request.workload, config=item.config, folder=folder,
-                runtime=request.runtime, precondition=request.precondition,
-                params=dict(item.point.settings), aged=request.aged))
+            progress = None
+            if say is not None:
+                progress = point_progress.PointProgress(
+                    say, f"[{item.point.index}/{item.point.count}] {item.point.label}",
+                    lab_run.incomplete_path(folder), _simulated_total(request))
+                progress.start()
+            try:
+                return sim_run.run(sim_run.SimRequest(
+                    workload=request.workload, config=item.config, folder=folder,
+                    runtime=request.runtime, precondition=request.precondition,
+                    params=dict(item.point.settings), aged=request.aged))
+            finally:
+                if progress is not None:
+                    progress.stop()
         return simulate
     qemu = setup_steps.ensure_qemu(request.qemu).resolve()
     image = setup_steps.ensure_guest(release=request.guest_release)
@@ -112,6 +126,14 @@ def point_runner(request: SweepRequest) -> Callable:
             params=dict(item.point.settings), aged=request.aged, kernel=image.kernel,
             initramfs=image.initramfs))
     return boot
+
+
+def _simulated_total(request: SweepRequest) -> Optional[int]:
+    """The simulated seconds a point's workload runs for, when --runtime decides it (a
+    '# sim:' line that ends with its I/O or a trace may stop sooner: no total then)."""
+    args = request.workload.simulator_args()
+    ends_early = any(arg.split("=")[0] in ("--io-size", "--trace") for arg in args)
+    return None if ends_early else request.runtime
 
 
 def _check_aged(state: Path, points: List[PlannedPoint]) -> Path:
@@ -188,7 +210,9 @@ def finish(sweep: Sweep, outcomes: list, say: Callable[[str], None]) -> int:
     plots, notes = sweep_report.compare_plots(outcomes, sweep.folder / "plots")
     swept = sweep.request.plan.swept_keys
     columns, headers, rows = sweep_report.table(outcomes, swept)
-    sweep_report.write_csv(sweep.folder / "sweep.csv", columns, rows)
+    # the csv names each point's folder too (the table on screen leaves it out)
+    sweep_report.write_csv(sweep.folder / "sweep.csv", columns + ["folder"],
+                           [row + [o.folder.name] for row, o in zip(rows, outcomes)])
     failed = [outcome for outcome in outcomes if outcome.status != "done"]
     notes += [f"{outcome.point.label} failed: {outcome.error}" for outcome in failed]
     (sweep.folder / "sweep.md").write_text(sweep_report.markdown(
@@ -212,6 +236,9 @@ def _title(sweep: Sweep) -> str:
 def _facts(sweep: Sweep) -> List[str]:
     request, definition = sweep.request, sweep.definition
     facts = [f"swept: {key} = {', '.join(values)}" for key, values in request.plan.axes]
+    if request.plan.baseline:
+        facts.append("baseline: the same device with placement=single (one stream), the "
+                     "first point")
     if request.plan.fixed:
         facts.append("fixed: " + " ".join(f"{k}={v}" for k, v in request.plan.fixed.items()))
     facts.append(f"config: {definition['config']}")

@@ -160,6 +160,11 @@ def describe(trace: Path, summary: Dict[str, object]) -> str:
     approximate = " (approximate)" if summary.get("footprint_approximate") else ""
     lines.append(f"  footprint {size_text(int(summary['footprint_bytes']))} in distinct 4 KiB "
                  f"pages{approximate}")
+    if summary.get("extent_bytes") is not None:
+        extent = int(summary["extent_bytes"])
+        lines.append(f"  largest address {size_text(extent)} ({extent:,} bytes, the end of the "
+                     "highest request): a device of this many logical bytes holds the trace "
+                     "as it is, a smaller one needs --trace-lba-map")
     dropped = {key: int(summary.get(key) or 0)
                for key in ("skipped_bad", "zero_length", "filtered")}
     if any(dropped.values()):

@@ -9,12 +9,15 @@ PROBE_SECONDS. The verdict is cached per QEMU binary, guest kernel + initramfs a
 boot (/proc/sys/kernel/random/boot_id), so a host pays for one probe per boot.
 
 The request comes from --accel, else the FEMU_ACCEL environment variable, else 'auto'.
+Where 'auto' ends on TCG the commands say one calm line (fallback_line): on such hosts it is
+the expected outcome, and the probe's whole output is kept in a log beside the verdict.
 """
 import argparse
 import fcntl
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import threading
@@ -34,6 +37,7 @@ KVM_FAILURE_TEXT = (b"KVM internal error", b"kvm run failed", b"KVM: entry faile
 PROBE_SECONDS = 20
 PROBE_MEMORY_MB = 512        # room for the ~100 MB uncompressed initramfs
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
+DOC = "docs/kvm-and-tcg.md"   # where the fallback line sends a reader
 
 _KVM_GET_API_VERSION = 0xAE00
 _KVM_CREATE_VM = 0xAE01
@@ -51,10 +55,19 @@ class Verdict:
     reason: str              # one line: why KVM is or is not used
     probe_seconds: float     # what the probe cost when it ran (0 when none was needed)
     cached: bool = False     # read from the cache instead of probing now
+    log: str = ""            # the probe's output (or the failed run's reason), if kept
 
     def describe(self) -> str:
         how = "cached verdict" if self.cached else f"probe took {self.probe_seconds:.1f} s"
         return f"{'kvm' if self.kvm else 'tcg'}: {self.reason} ({how})"
+
+    def fallback_line(self) -> str:
+        """What a command says when 'auto' ends on TCG: expected on hosts whose KVM
+        cannot run a guest, so calm; the reason is in the log (or here when none)."""
+        if self.log and Path(self.log).is_file():
+            return (f"KVM cannot run a guest here; using TCG (details: {DOC}, the probe's "
+                    f"log: {self.log})")
+        return f"KVM cannot run a guest here ({self.reason}); using TCG (details: {DOC})"
 
 
 # ---- the request -------------------------------------------------------------------
@@ -142,16 +155,37 @@ def probe_command(qemu: str, kernel: Path, initramfs: Path, machine: str,
 
 
 def boot_probe(qemu: str, kernel: Path, initramfs: Path, machine: str = "q35",
-               firmware_dirs: Sequence[Path] = (), deadline: float = PROBE_SECONDS) -> Verdict:
+               firmware_dirs: Sequence[Path] = (), deadline: float = PROBE_SECONDS,
+               log: Optional[Path] = None) -> Verdict:
     """Boot the guest kernel under KVM until it prints PROBE_MARKER, KVM fails, QEMU
-    exits or deadline seconds pass; QEMU is always reaped."""
+    exits or deadline seconds pass; QEMU is always reaped. With log, the command, the
+    verdict and all QEMU printed go into that file (Verdict.log names it)."""
+    command = probe_command(qemu, kernel, initramfs, machine, firmware_dirs)
+    verdict, output = _probe(command, deadline)
+    if log is not None:
+        _write_log(log, verdict, shlex.join(command), output)
+        verdict.log = str(log)
+    return verdict
+
+
+def _write_log(path: Path, verdict: Verdict, what: str, output: bytes) -> None:
+    text = (f"# the KVM probe: {what}\n# verdict: {'kvm' if verdict.kvm else 'tcg'}: "
+            f"{verdict.reason}\n# {DOC} explains the probe and the fallback to TCG\n")
+    if output:
+        text += "# its output:\n" + output.decode(errors="replace")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def _probe(command: list, deadline: float) -> Tuple[Verdict, bytes]:
+    qemu = command[0]
     started = time.monotonic()
     try:
-        proc = subprocess.Popen(probe_command(qemu, kernel, initramfs, machine, firmware_dirs),
+        proc = subprocess.Popen(command,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as error:
-        return Verdict(False, f"cannot start {qemu}: {error.strerror}", 0.0)
+        return Verdict(False, f"cannot start {qemu}: {error.strerror}", 0.0), b""
     output = bytearray()
     seen = threading.Event()
 
@@ -173,17 +207,18 @@ def boot_probe(qemu: str, kernel: Path, initramfs: Path, machine: str = "q35",
     proc.stdout.close()
     text = bytes(output)
     if PROBE_MARKER in text:
-        return Verdict(True, f"a guest ran under KVM (user space in {elapsed:.1f} s)", elapsed)
+        return Verdict(True, f"a guest ran under KVM (user space in {elapsed:.1f} s)",
+                       elapsed), text
     failure = kvm_failure_in(text)
     if failure:
-        return Verdict(False, f"the probe guest failed under KVM: {failure}", elapsed)
+        return Verdict(False, f"the probe guest failed under KVM: {failure}", elapsed), text
     if elapsed >= deadline:
         return Verdict(False, f"the probe guest printed no sign of life under KVM within "
-                              f"{deadline:.0f} s", elapsed)
+                              f"{deadline:.0f} s", elapsed), text
     lines = [l for l in text.decode(errors="replace").splitlines() if l.strip()]
     last = lines[-1].strip()[:160] if lines else "no output"
     return Verdict(False, f"QEMU exited ({proc.returncode}) under KVM before the guest "
-                          f"reached user space: {last}", elapsed)
+                          f"reached user space: {last}", elapsed), text
 
 
 # ---- the cached verdict ------------------------------------------------------------
@@ -234,10 +269,12 @@ def kvm_verdict(qemu: str, kernel: Path, initramfs: Path, machine: str = "q35",
         try:
             stored = json.loads(path.read_text())
             return Verdict(bool(stored["kvm"]), str(stored["reason"]),
-                           float(stored["probe_seconds"]), cached=True)
+                           float(stored["probe_seconds"]), cached=True,
+                           log=str(stored.get("log", "")))   # older verdicts kept no log
         except (OSError, ValueError, KeyError, TypeError):
             pass   # none yet, or damaged: probe again
-        verdict = (probe or boot_probe)(qemu, kernel, initramfs, machine, firmware_dirs)
+        verdict = (probe or boot_probe)(qemu, kernel, initramfs, machine, firmware_dirs,
+                                        log=path.with_suffix(".log"))
         _store(path, verdict)
         return verdict
 
@@ -249,13 +286,18 @@ def _store(path: Path, verdict: Verdict) -> None:
 
 
 def record_failure(qemu: str, kernel: Path, initramfs: Path, machine: str, reason: str,
-                   firmware_dirs: Sequence[Path] = (), folder: Optional[Path] = None) -> None:
+                   firmware_dirs: Sequence[Path] = (), folder: Optional[Path] = None,
+                   console: Optional[Path] = None) -> None:
     """A run's guest failed under KVM although the probe's did not: later runs on this
-    host boot use TCG at once."""
+    host boot use TCG at once. The verdict's log names the reason and the run's console."""
     folder = folder or cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    _store(folder / f"{cache_key(qemu, kernel, initramfs, machine, firmware_dirs)}.json",
-           Verdict(False, f"a run's guest failed under KVM: {reason}", 0.0))
+    path = folder / f"{cache_key(qemu, kernel, initramfs, machine, firmware_dirs)}.json"
+    verdict = Verdict(False, f"a run's guest failed under KVM: {reason}", 0.0,
+                      log=str(path.with_suffix(".log")))
+    _write_log(Path(verdict.log), verdict, "a run's boot under KVM (the probe's passed)",
+               f"the run's console: {console}\n".encode() if console else b"")
+    _store(path, verdict)
 
 
 def _guest_kernel(kernel: Optional[Path], initramfs: Optional[Path],

@@ -102,6 +102,8 @@ def main(argv=None) -> int:
         if args.command == "accel":
             chosen, verdict = accel.resolve("auto", args.qemu, guest_release=args.guest_release)
             print(verdict.describe())
+            if verdict.log:
+                print(f"the probe's log: {verdict.log}")
             return 0
         if args.command == "shell":
             spec = _spec(args, None)

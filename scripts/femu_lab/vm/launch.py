@@ -34,6 +34,7 @@ GUEST_CRASH_MARKS = (b"Kernel panic - not syncing", b"] Oops: ")
 # deadline is a KVM that cannot run it (silent guests on some nested hosts).
 KVM_JOB_START_SECONDS = 60
 PROGRESS_INTERVAL_SECONDS = 5
+FAILED_KVM_CONSOLE = "console-kvm-failed.log"   # the first console of a run moved to TCG
 
 
 # Files for the job travel as fw_cfg items too (a trace to replay): the guest reads one
@@ -392,10 +393,10 @@ def run(spec: VmSpec, out_dir: Path, quiet: bool = False) -> RunResult:
                 raise VmError(f"the guest failed under KVM: {boot.kvm_failure} (--accel kvm "
                               f"does not fall back to TCG; console: {console_log})")
             fallback = boot.kvm_failure
+            failed_console = console_log.rename(console_log.with_name(FAILED_KVM_CONSOLE))
             accel.record_failure(spec.qemu, kernel, initramfs, spec.machine, fallback,
-                                 spec.firmware_dirs)
+                                 spec.firmware_dirs, console=failed_console)
             log(f"KVM cannot run this guest ({fallback}): booting the same run under TCG")
-            console_log.rename(console_log.with_name("console-kvm-failed.log"))
             results_raw.write_bytes(b"")
             accelerator = "tcg"
             continue
