@@ -45,6 +45,6 @@ def hot_set_figure(plan: List[hc_cases.Case], out: Path) -> Path:
     fig.legend(handles, labels, loc="upper center", ncol=4, fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / (3.6 * len(groups))))
     path = out / "hot-set.png"
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, dpi=72)
     plt.close(fig)
     return path
