@@ -124,8 +124,7 @@ def test_every_waf_agrees_on_a_consumer_drive_that_folds(capsys, tmp_path):
     assert [row["status"] for row in rows] == ["done", "done"]
     wafs = []
     for row in rows:
-        point = next(p for p in out.iterdir()
-                     if p.is_dir() and p.name.endswith(f"={row['slc_dynamic_pcent']}"))
+        point = out / row["folder"]     # the sweep names each point's folder
         wafs.append(_check_point(point, row))
         _check_statistics_csv(point)
     # the sweep's printed table and each point's line show it too
