@@ -43,9 +43,17 @@ class SimRequest:
     aged: Optional[Path] = None    # a state file ftl-sim starts from (--state-in)
 
 
+def bounded_by_io(request: SimRequest) -> bool:
+    """The workload's '# sim:' line ends it after so many bytes (--io-size, write-cliff's):
+    ftl-sim takes no --runtime beside it, and the run has no planned duration."""
+    return "--io-size" in request.workload.simulator_args()
+
+
 def command(request: SimRequest, work: Path) -> List[str]:
     args = [str(devconfig.ftl_sim_path()), "--config", str(work / "config.conf"),
-            *request.workload.simulator_args(), "--runtime", str(request.runtime)]
+            *request.workload.simulator_args()]
+    if not bounded_by_io(request):
+        args += ["--runtime", str(request.runtime)]
     if request.precondition:   # after the workload's own (e.g. region): the last one counts
         args += ["--precondition", "seq"]
     if request.aged is not None:
@@ -60,7 +68,8 @@ def run(request: SimRequest) -> LabResult:
 
 def _run_in(request: SimRequest, work: Path) -> Dict[str, object]:
     request.config.write(work / "config.conf")
-    params = {"workload": request.workload.name, "runtime": request.runtime,
+    params = {"workload": request.workload.name,
+              "runtime": None if bounded_by_io(request) else request.runtime,
               "precondition": request.precondition, "config_name": request.config.name,
               **request.config.overrides, **request.params}
     if request.aged is not None:
