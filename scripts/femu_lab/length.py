@@ -55,12 +55,7 @@ class Length:
             return f"{self.seconds} s"
         if self.io_bytes is None:
             return "as long as its work takes"
-        text = f"{_size(self.io_bytes)} of I/O"
-        if self.seconds:
-            text += f" + {self.seconds} s idle"
-        if self.at_most_s:
-            text += f" (at most {self.at_most_s} s)"
-        return text
+        return f"{_size(self.io_bytes)} of I/O" + self._tail()
 
     def progress(self, phase_seconds: float, io_done: Optional[int]) -> str:
         """'31/60 s', or for a size-bound phase '85 s, 1.21/1.88 GiB + 60 s idle'."""
@@ -69,9 +64,11 @@ class Length:
         if self.io_bytes is None:
             return f"{phase_seconds:.0f} s (until its work is done)"
         done = _size(io_done, self.io_bytes).split()[0] if io_done is not None else "?"
-        text = f"{phase_seconds:.0f} s, {done}/{_size(self.io_bytes)}"
-        if self.seconds:
-            text += f" + {self.seconds} s idle"
+        return f"{phase_seconds:.0f} s, {done}/{_size(self.io_bytes)}" + self._tail()
+
+    def _tail(self) -> str:
+        """' + 60 s idle (at most 300 s)': what a size-bound phase adds to its bytes."""
+        text = f" + {self.seconds} s idle" if self.seconds else ""
         if self.at_most_s:
             text += f" (at most {self.at_most_s} s)"
         return text

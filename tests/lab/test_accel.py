@@ -16,14 +16,6 @@ pytestmark = pytest.mark.unit
 
 
 @pytest.fixture
-def guest_files(tmp_path):
-    kernel, initramfs = tmp_path / "vmlinux", tmp_path / "initramfs.cpio"
-    kernel.write_bytes(b"kernel")
-    initramfs.write_bytes(b"initramfs")
-    return kernel, initramfs
-
-
-@pytest.fixture
 def no_env(monkeypatch):
     monkeypatch.delenv(accel.ENV_VAR, raising=False)
 

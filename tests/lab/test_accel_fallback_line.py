@@ -14,14 +14,6 @@ pytestmark = pytest.mark.unit
 
 
 @pytest.fixture
-def guest_files(tmp_path):
-    kernel, initramfs = tmp_path / "vmlinux", tmp_path / "initramfs.cpio"
-    kernel.write_bytes(b"kernel")
-    initramfs.write_bytes(b"initramfs")
-    return kernel, initramfs
-
-
-@pytest.fixture
 def named(monkeypatch):
     monkeypatch.setattr(setup_steps, "_program", "run-blackbox")   # restored afterwards
 
