@@ -1,7 +1,8 @@
 /*
  * Aged write counts for hot/cold placement (heat.h). The halving is done on every page at
- * once, every hot_decay host page writes: O(logical pages) each time, so at most a few
- * operations per host write at the sizes hot_decay's lower bound allows.
+ * once, every hot_decay host page writes: O(logical pages) each time, logical pages /
+ * hot_decay steps per host write on average (2 with the labs' period of half the logical
+ * pages; hot_decay's floor of 1024 bounds it on small devices).
  */
 #include "place/heat.h"
 
