@@ -103,7 +103,8 @@ def test_commands_other_than_sweep(repo_root):
     missing = subprocess.run([wrapper, "frobnicate"], capture_output=True, text=True)
     assert missing.returncode == 2
     assert ("femu-lab: error: expected a command (sweep, run, age, workloads, bench, "
-            "dftl-study, fdp-lab, crash, trace), got 'frobnicate'") in missing.stderr
+            "dftl-study, fdp-lab, crash, hotcold-table, trace), got 'frobnicate'") \
+        in missing.stderr
 
 
 def test_points_follow_the_sets_in_the_order_given():

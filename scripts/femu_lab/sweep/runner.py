@@ -116,7 +116,9 @@ def point_runner(request: SweepRequest, say: Optional[Callable[[str], None]] = N
         return simulate
     qemu = setup_steps.ensure_qemu(request.qemu).resolve()
     image = setup_steps.ensure_guest(release=request.guest_release)
-    setup_steps.choose_accel(request.accel, qemu, image, say)
+    # a Slurm task has no say of its own: the accelerator line goes to its log as before
+    setup_steps.choose_accel(request.accel, qemu, image,
+                             say if say is not None else setup_steps.say)
 
     def boot(item: PlannedPoint, folder: Path) -> lab_run.LabResult:
         return lab_run.run(lab_run.LabRequest(
