@@ -6,13 +6,22 @@
 
 enum { HOT = 0, COLD = 1 };
 
-static void test_classification(void)
+/* A small FTL (2 channels x 2 LUNs, 64 blocks of 64 pages, the most logical space it
+ * allows) placing hot/cold by this threshold, its counts halved every `decay` host page
+ * writes (0: exact counts). */
+static struct ftl *hotcold_ftl(uint64_t threshold, uint64_t decay)
 {
     struct ftl_config cfg = small_config(2, 2, 64, 64, 1);
     cfg.placement = FTL_PLACEMENT_HOTCOLD;
-    cfg.hot_threshold = 2;
+    cfg.hot_threshold = threshold;
+    cfg.hot_decay = decay;
     cfg.devsz_mb = ftl_config_max_devsz_mb(&cfg);
-    struct ftl *ftl = make_ftl(&cfg);
+    return make_ftl(&cfg);
+}
+
+static void test_classification(void)
+{
+    struct ftl *ftl = hotcold_ftl(2, 0);
     /* writes 1 and 2 are cold (count <= 2), the third is hot (count 3 > 2) */
     CHECK(write_pages(ftl, 0, 7, 1, NULL) == FTL_OK);
     CHECK_EQ_U64(wp_of_lpn(ftl, 7), COLD);
@@ -36,11 +45,7 @@ static void test_classification(void)
 
 static void test_threshold_zero_is_one_stream(void)
 {
-    struct ftl_config cfg = small_config(2, 2, 64, 64, 1);
-    cfg.placement = FTL_PLACEMENT_HOTCOLD;
-    cfg.hot_threshold = 0;
-    cfg.devsz_mb = ftl_config_max_devsz_mb(&cfg);
-    struct ftl *ftl = make_ftl(&cfg);
+    struct ftl *ftl = hotcold_ftl(0, 0);
     uint64_t logical = ftl_geometry_of(ftl)->logical_pages;
     struct rng rng;
     rng_seed(&rng, 3);
@@ -125,12 +130,7 @@ static uint64_t hot_pages(struct ftl *ftl)
  */
 static void test_counts_age(void)
 {
-    struct ftl_config cfg = small_config(2, 2, 64, 64, 1);
-    cfg.placement = FTL_PLACEMENT_HOTCOLD;
-    cfg.hot_threshold = 1;
-    cfg.hot_decay = 1024;
-    cfg.devsz_mb = ftl_config_max_devsz_mb(&cfg);
-    struct ftl *ftl = make_ftl(&cfg);
+    struct ftl *ftl = hotcold_ftl(1, 1024);
     for (int i = 0; i < 3; i++) {
         CHECK(write_pages(ftl, 0, 0, 1, NULL) == FTL_OK);
     }
@@ -156,7 +156,8 @@ static void test_counts_age(void)
     CHECK_CONSISTENT(ftl);
     /* a format forgets the counts, aged and exact, and the hot page with them */
     uint64_t done;
-    struct ftl_io all = { .slba = 0, .nlb = ftl_geometry_of(ftl)->logical_pages * ftl->secs_per_pg };
+    struct ftl_io all = { .slba = 0,
+                          .nlb = ftl_geometry_of(ftl)->logical_pages * ftl->secs_per_pg };
     CHECK(ftl_format(ftl, &all, true, &done) == FTL_OK);
     CHECK_EQ_U64(hot_pages(ftl), 0);
     CHECK_EQ_U64(ftl->heat[0], 0);
@@ -168,11 +169,7 @@ static void test_counts_age(void)
  * written more than hot_threshold times, however long ago. */
 static void test_counts_without_decay(void)
 {
-    struct ftl_config cfg = small_config(2, 2, 64, 64, 1);
-    cfg.placement = FTL_PLACEMENT_HOTCOLD;
-    cfg.hot_threshold = 1;
-    cfg.devsz_mb = ftl_config_max_devsz_mb(&cfg);
-    struct ftl *ftl = make_ftl(&cfg);
+    struct ftl *ftl = hotcold_ftl(1, 0);
     CHECK(ftl->heat == NULL);
     for (int i = 0; i < 2; i++) {
         CHECK(write_pages(ftl, 0, 5, 1, NULL) == FTL_OK);

@@ -40,6 +40,19 @@ static int pipe_with_text(char *name, size_t len)
     return fds[0];
 }
 
+/* The text's pipe opened as an input (its write end closed); NULL, and a failed check,
+ * if either step fails. */
+static struct tin_input *open_pipe_input(void)
+{
+    char name[64], err[256];
+    int fd = pipe_with_text(name, sizeof(name));
+    CHECK(fd >= 0);
+    struct tin_input *in = tin_input_open(name, err, sizeof(err));
+    close(fd);
+    CHECK(in != NULL);
+    return in;
+}
+
 static void test_file_read_twice(void)
 {
     char path[256], err[256];
@@ -60,12 +73,7 @@ static void test_file_read_twice(void)
 
 static void test_pipe_spooled_once(void)
 {
-    char name[64], err[256];
-    int fd = pipe_with_text(name, sizeof(name));
-    CHECK(fd >= 0);
-    struct tin_input *in = tin_input_open(name, err, sizeof(err));
-    close(fd);
-    CHECK(in != NULL);
+    struct tin_input *in = open_pipe_input();
     if (in) {
         CHECK(holds_text(tin_input_stream(in)));
         CHECK(holds_text(tin_input_stream(in)));    /* the pipe itself is empty by now */
@@ -77,12 +85,7 @@ static void test_pipe_spooled_once(void)
  * then the pipe), the first then reads the rest from the spool. */
 static void test_pipe_read_in_parts(void)
 {
-    char name[64], err[256];
-    int fd = pipe_with_text(name, sizeof(name));
-    CHECK(fd >= 0);
-    struct tin_input *in = tin_input_open(name, err, sizeof(err));
-    close(fd);
-    CHECK(in != NULL);
+    struct tin_input *in = open_pipe_input();
     if (in) {
         FILE *first = tin_input_stream(in);
         char buf[64];
