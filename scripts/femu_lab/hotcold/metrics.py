@@ -4,7 +4,7 @@ WAFs after the first minute, and the hot set over time."""
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 import pandas as pd
 
@@ -21,6 +21,9 @@ class RunFigures:
     waf_after_minute: float             # (host + GC programs) / host pages after 60 s
     ten_s: List[Tuple[float, float]]    # (end of the interval, WAF) after 60 s
     hot_pages_end: int                  # hotcold only, else 0
+    precondition_s: float               # where the workload starts in the files' time
+    tens: pd.DataFrame                  # statistics.csv: the 10 s WAF, the whole run
+    hot_pages: Optional[pd.DataFrame]   # stats.csv's time_s and hot_pages (hotcold only)
 
 
 def read_run(folder: Path) -> RunFigures:
@@ -35,7 +38,8 @@ def read_run(folder: Path) -> RunFigures:
         if summary.get(key):
             raise RunError(f"{folder}: {key} is {summary[key]}: the table counts host and GC "
                            "programs only (a page-mapped configuration without buffer)")
-    start = float(summary["precondition_sim_time_s"]) + WARMUP_S
+    precondition = float(summary["precondition_sim_time_s"])
+    start = precondition + WARMUP_S
     late = stats[stats["time_s"] - stats["interval_s"] >= start - 1e-9]
     host = int(late["host_write_pages"].sum())
     programs = int(late["nand_user_programs"].sum() + late["nand_gc_programs"].sum())
@@ -44,7 +48,9 @@ def read_run(folder: Path) -> RunFigures:
         waf=float(summary["waf"]),
         waf_after_minute=programs / host if host else float("nan"),
         ten_s=[(float(t), float(w)) for t, w in zip(late10["seconds"], late10["waf"])],
-        hot_pages_end=int(summary.get("hot_pages", 0)))
+        hot_pages_end=int(summary.get("hot_pages", 0)),
+        precondition_s=precondition, tens=tens[["seconds", "waf"]],
+        hot_pages=stats[["time_s", "hot_pages"]] if "hot_pages" in stats else None)
 
 
 def intervals_above(run: RunFigures, baseline: RunFigures) -> int:

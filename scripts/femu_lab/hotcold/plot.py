@@ -1,14 +1,14 @@
 """hot-set.png of the hot/cold table: per distribution and layout, the 10 s WAF of every
-run (left) and the pages the classifier calls hot, second by second (right)."""
+run (left) and the pages the classifier calls hot, second by second (right), from what
+metrics.read_run read of each run."""
 from pathlib import Path
-from typing import List
+from typing import Dict, List
 
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-
 from . import cases as hc_cases  # noqa: E402
+from .metrics import RunFigures  # noqa: E402
 
 
 def _style(case: hc_cases.Case):
@@ -17,21 +17,19 @@ def _style(case: hc_cases.Case):
     return {"linestyle": "--" if case.decay == "off" else "-"}
 
 
-def hot_set_figure(plan: List[hc_cases.Case], out: Path) -> Path:
+def hot_set_figure(plan: List[hc_cases.Case], figures: Dict[hc_cases.Case, RunFigures],
+                   out: Path) -> Path:
     groups = sorted({(c.dist, c.layout) for c in plan}, key=lambda g: (g[0], g[1]))
     fig, axes = plt.subplots(len(groups), 2, figsize=(13, 3.6 * len(groups)), squeeze=False)
     for row, (dist, layout) in enumerate(groups):
         waf_ax, hot_ax = axes[row]
         for case in (c for c in plan if (c.dist, c.layout) == (dist, layout)):
-            folder = out / "runs" / case.folder
-            pre = float(pd.read_json(folder / "summary.json", typ="series")
-                        ["precondition_sim_time_s"])
-            tens = pd.read_csv(folder / "statistics.csv")
-            waf_ax.plot(tens["seconds"] - pre, tens["waf"], label=case.label, **_style(case))
-            if case.placement == "hotcold":
-                stats = pd.read_csv(folder / "stats.csv")
-                hot_ax.plot(stats["time_s"] - pre, stats["hot_pages"], label=case.label,
-                            **_style(case))
+            f = figures[case]
+            waf_ax.plot(f.tens["seconds"] - f.precondition_s, f.tens["waf"], label=case.label,
+                        **_style(case))
+            if f.hot_pages is not None:
+                hot_ax.plot(f.hot_pages["time_s"] - f.precondition_s, f.hot_pages["hot_pages"],
+                            label=case.label, **_style(case))
         waf_ax.axvline(60, color="grey", linewidth=0.8)
         waf_ax.set_title(f"{dist}, {layout}: WAF per 10 s (all programs / host pages)")
         waf_ax.set_xlabel("seconds of the workload")

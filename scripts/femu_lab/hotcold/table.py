@@ -135,7 +135,7 @@ def main(args: argparse.Namespace) -> int:
             print(f"{PROG}: {error}", file=sys.stderr)
             return 1
     print(write_tables(table_rows(plan, figures), out, args.runtime), end="")
-    plot.hot_set_figure(plan, out)
+    plot.hot_set_figure(plan, figures, out)
     print(out)
     return 0
 
