@@ -129,6 +129,11 @@ def add_sweep_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--aged", type=Path, metavar="STATE",
                         help="every point starts from this state file (femu-lab age); its "
                              "configuration must match every point's")
+    parser.add_argument("--steady", type=_steady_rule, metavar="waf:TOL[:N]",
+                        help="measure each point once its WAF settled: the first N (default "
+                             "3) statistics intervals whose WAFs spread by at most TOL of "
+                             "their mean (waf:0.02: 2 %%); --runtime is the most it runs; "
+                             "the table says whether it was reached")
     parser.add_argument("--engine", choices=lab_sweep.ENGINES, default="vm",
                         help="vm: femu in QEMU (default); sim: ftl-sim in simulated time, "
                              "a fast preview")
@@ -252,6 +257,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 130
 
 
+def _steady_rule(text: str):
+    """--steady's argparse type: a malformed rule is one usage line."""
+    from .run import steady
+    try:
+        return steady.parse(text)
+    except steady.SteadyError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _sweep(args) -> int:
     if args.status is not None:
         return slurm_status.status(args.status, print, lab_sweep.say)
@@ -267,7 +281,8 @@ def _sweep(args) -> int:
         workload=workload, config_path=args.config, plan=plan,
         runtime=args.runtime or workload.runtime, precondition=args.precondition,
         engine=args.engine, jobs=args.jobs, out=args.out, smp=args.smp, mem_mb=args.mem,
-        accel=args.accel, qemu=args.qemu, aged=args.aged, guest_release=args.guest_release)
+        accel=args.accel, qemu=args.qemu, aged=args.aged, guest_release=args.guest_release,
+        steady=args.steady)
     if args.aged and args.precondition:
         raise UsageError("--aged and --precondition exclude each other: the state is the "
                          "preconditioning")
@@ -277,7 +292,9 @@ def _sweep(args) -> int:
         slurm_checks.check(sweep.folder, slurm, request.aged)
     shape = " x ".join(str(len(values)) for _, values in plan.axes)
     lab_sweep.say(f"{workload.name}, {len(sweep.points)} points ({shape}) on "
-                  f"{sweep.definition['config']}, {request.runtime} s each, {args.engine} "
+                  f"{sweep.definition['config']}, "
+                  f"{'wl.runtime' if plan.given('wl.runtime') else request.runtime} s each, "
+                  f"{args.engine} "
                   f"engine; folder {sweep.folder}")
     if slurm is not None:
         return slurm_executor.run(sweep, slurm, lab_sweep.say)

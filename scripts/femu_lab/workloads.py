@@ -13,6 +13,8 @@ comment lines carry `# key: value` headers:
     # sim: --rw randwrite ... the same workload for ftl-sim (--engine sim); $ARG expands;
                               only the workload options of SIM_OPTIONS
     # sweep-param: numjobs    the parameter a study varies (its plots use it)
+    # workload-keys: bs iodepth   the sweep's wl.* keys its guest job honours (femu_lab.run.
+                              workload_params: its measured fio calls use fio_json)
     # length: 1920m of I/O + 3 x RUNTIME   what the workload phase will take, when not
                               `runs x RUNTIME` seconds (femu_lab.length)
 
@@ -29,15 +31,16 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 from . import length as run_length, paths
+from .run.workload_params import FIO_KEYS
 
 LIBRARY = paths.REPO_ROOT / "scripts" / "workloads"
 PRELUDE = LIBRARY / "lib" / "prelude.sh"
 _HEADER = re.compile(r"^#\s*([a-z][a-z-]*):\s*(.*?)\s*$")
 _KNOWN = {"description", "runtime", "runs", "needs-mib", "arg", "include", "sim",
-          "sweep-param", "length"}
+          "sweep-param", "length", "workload-keys"}
 _ARG = re.compile(r"^[A-Za-z0-9_.+-]+$")
 # What a '# sim:' line may set: ftl-sim's workload options, nothing that names a file
 # (--trace-out, --stats-dir, --summary, --state-in/out, --trace, --config would let a
@@ -71,6 +74,7 @@ class Workload:
     trace: Optional[Path] = None   # a recorded trace: replayed by ftl-sim, no guest script
     length_header: Optional[str] = None   # '# length:' (None: runs x RUNTIME)
     fixed_length: Optional[run_length.Length] = None   # known outright (a trace replay)
+    workload_keys: List[str] = field(default_factory=list)   # '# workload-keys:'
 
     @property
     def slug(self) -> str:
@@ -98,8 +102,10 @@ class Workload:
             raise WorkloadError(f"workload '{self.name}' is a recorded trace: it replays in "
                                 "ftl-sim only (femu-lab sweep --engine sim)")
 
-    def guest_script(self, runtime: int, precondition: bool) -> str:
-        """The whole job: variables, prelude, includes, optional precondition, body, end."""
+    def guest_script(self, runtime: int, precondition: bool,
+                     fio_args: Sequence[str] = ()) -> str:
+        """The whole job: variables, prelude, includes, optional precondition, body, end.
+        fio_args: options fio_json appends to each measured fio call (a sweep's wl.*)."""
         self.require_guest()
         # Names come from the user (a file's name may hold a newline or '$(...)'): they
         # enter the job only as quoted words, never in a comment, where a newline would
@@ -111,6 +117,7 @@ class Workload:
                  f"PRECONDITION={1 if precondition else 0}",
                  f"WORKLOAD={shlex.quote(self.name)}",
                  f"WORKLOAD_FILE={shlex.quote(self.path.name)}",
+                 f"WL_FIO_ARGS={shlex.quote(' '.join(fio_args))}",
                  PRELUDE.read_text()]
         parts += [path.read_text() for path in self.includes]
         parts += ["precondition_device" if precondition else "", self.body, "finish_workload"]
@@ -195,6 +202,11 @@ def parse(path: Path, name: str, arg: str) -> Workload:
         includes.append(include)
     for sim in headers.get("sim", []):
         _check_sim_line(path, sim)
+    keys = " ".join(headers.get("workload-keys", [])).split()
+    unknown = [key for key in keys if key not in FIO_KEYS]
+    if unknown:
+        raise WorkloadError(f"{path}: header 'workload-keys': '{unknown[0]}' is not one of "
+                            f"{', '.join(FIO_KEYS)}")
     length_header = headers.get("length", [None])[-1]
     if length_header is not None:
         try:
@@ -209,7 +221,8 @@ def parse(path: Path, name: str, arg: str) -> Workload:
         runtime=number_of("runtime", 60, 1), runs=number_of("runs", 1, 1),
         needs_mib=number_of("needs-mib", 0, 0), includes=includes,
         sim_args=headers.get("sim", [None])[-1], sweep_param=headers.get("sweep-param", [None])[-1],
-        body="\n".join(lines[body_start:]), length_header=length_header)
+        body="\n".join(lines[body_start:]), length_header=length_header,
+        workload_keys=keys)
 
 
 def _check_sim_line(path: Path, line: str) -> None:

@@ -3,4 +3,5 @@
 # needs-mib: 2400
 # include: lib/fio-lab.sh
 # sim: --rw randread --bs 16k --qd 4 --size 2304m --precondition region
+# workload-keys: bs rwmixread
 lab_fio randread

@@ -2,4 +2,5 @@
 # runtime: 300
 # include: lib/hotcold.sh
 # sim: --rw randwrite --bs 16k --qd 4 --size 576m --dist random --precondition region
+# workload-keys: bs rwmixread
 hotcold_randwrite random

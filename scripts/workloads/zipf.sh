@@ -3,4 +3,5 @@
 # arg: 1.2
 # include: lib/hotcold.sh
 # sim: --rw randwrite --bs 16k --qd 4 --size 576m --dist zipf:$ARG --precondition region
+# workload-keys: bs rwmixread
 hotcold_randwrite "zipf:$ARG"

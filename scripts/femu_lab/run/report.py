@@ -12,9 +12,10 @@ from femu_analysis.summary import summarize, write_summaries
 from femu_analysis.errors import AnalysisError
 from femu_analysis.fio import fio_result
 from femu_analysis.loader import load_run
-from femu_analysis.window import find_window
+from femu_analysis.window import Window, find_window
 
 from ..workloads import Workload
+from . import steady
 
 
 class ReportError(RuntimeError):
@@ -32,12 +33,21 @@ def _erased_blocks(figure) -> Dict[str, object]:
             "fold_erased_blocks": figure.get("fold", 0.0 if total is not None else None)}
 
 
-def analyse(folder: Path, workload: Workload) -> Dict[str, object]:
-    """Write folder/plots and return the figures; ReportError (one line) on bad data."""
+def analyse(folder: Path, workload: Workload,
+            steady_rule: Optional[steady.SteadyRule] = None) -> Dict[str, object]:
+    """Write folder/plots and return the figures; ReportError (one line) on bad data.
+    With steady_rule, the window is the intervals where WAF settled (run/steady.py), or
+    the workload phase when it never did; figures["steady"] says which."""
     out = folder / "plots"
+    settled = None
     try:
         run = load_run(folder)
         window = find_window(run, None)
+        if steady_rule is not None:
+            settled = steady.settle_run(steady_rule, run, window)
+            if settled.reached:
+                found = find_window(run, Window(settled.start_s, settled.end_s, "steady"))
+                window = Window(found.start_s, found.end_s, f"steady state ({steady_rule.spec})")
         plots.plot_run(run, window, out)
         summary = summarize(run, window)
         write_summaries([summary], out)
@@ -71,6 +81,8 @@ def analyse(folder: Path, workload: Workload) -> Dict[str, object]:
         figures["fio_write_ios"] = fio_writes
         figures["device_write_commands"] = int(run.stats["host_write_cmds"].sum())
     figures.update(sysbench_rates(folder / "sysbench.txt"))
+    if settled is not None:
+        figures["steady"] = settled.record()
     return figures
 
 

@@ -19,8 +19,9 @@ from ..devconfig import DeviceConfig
 from ..ftl_sim import CommandError, run_ftl_sim
 from ..length import measured_workload_seconds
 from ..workloads import Workload
-from . import vm_run as lab_run
+from . import vm_run as lab_run, workload_params
 from .report import analyse
+from .steady import SteadyRule
 from .vm_run import LabResult
 
 # Analysis of parallel points one at a time: matplotlib is not documented thread-safe.
@@ -41,6 +42,8 @@ class SimRequest:
     precondition: bool = False
     params: Dict[str, object] = field(default_factory=dict)   # the swept settings
     aged: Optional[Path] = None    # a state file ftl-sim starts from (--state-in)
+    workload_params: Dict[str, str] = field(default_factory=dict)   # wl.* (workload_params)
+    steady: Optional[SteadyRule] = None   # measure where WAF settled (run/steady.py)
 
 
 def bounded_by_io(request: SimRequest) -> bool:
@@ -51,7 +54,8 @@ def bounded_by_io(request: SimRequest) -> bool:
 
 def command(request: SimRequest, work: Path) -> List[str]:
     args = [str(devconfig.ftl_sim_path()), "--config", str(work / "config.conf"),
-            *request.workload.simulator_args()]
+            *workload_params.sim_args(request.workload.simulator_args(),
+                                      request.workload_params)]
     if not bounded_by_io(request):
         args += ["--runtime", str(request.runtime)]
     if request.precondition:   # after the workload's own (e.g. region): the last one counts
@@ -74,6 +78,7 @@ def _run_in(request: SimRequest, work: Path) -> Dict[str, object]:
               **request.config.overrides, **request.params}
     if request.aged is not None:
         params["aged"] = str(request.aged)
+    params.update(workload_params.record(request.workload_params, request.steady))
     (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")
     args = command(request, work)
     (work / "sim-cmdline.txt").write_text(shlex.join(args) + "\n")
@@ -88,7 +93,7 @@ def _run_in(request: SimRequest, work: Path) -> Dict[str, object]:
     params["workload_s"] = measured_workload_seconds(work)
     (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")
     with _ANALYSIS_LOCK:
-        figures = analyse(work, request.workload)
+        figures = analyse(work, request.workload, request.steady)
     summary = json.loads((work / "summary.json").read_text())
     figures.update({"engine": "sim", "wall_seconds": round(wall, 3),
                     "sim_seconds": summary.get("sim_time_s")})

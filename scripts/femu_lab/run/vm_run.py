@@ -43,7 +43,9 @@ from ..workloads import Workload
 from ..zns import report as zns_report
 from ..length import measured_workload_seconds
 from .live_progress import LiveProgress
+from . import workload_params
 from .report import ReportError, analyse, name_summaries
+from .steady import SteadyRule
 
 BOOT_AND_SETUP_ALLOWANCE_S = 900   # guest job timeout beyond the workload's timed runs
 TRACE_FILE = "io.trace"        # --record: what the device served (hw/femu/ftl/include/femu_ftl/trace.h)
@@ -82,6 +84,8 @@ class LabRequest:
     guest_files: Dict[str, Path] = field(default_factory=dict)   # copied into the folder,
                                    # then given to the guest (a trace replay's iolog)
     power_cut: Optional[CutSpec] = None   # the host cuts the device's power (crash/cut_spec)
+    workload_params: Dict[str, str] = field(default_factory=dict)   # a sweep's wl.* keys
+    steady: Optional[SteadyRule] = None   # measure where WAF settled (run/steady.py)
 
 
 @dataclass
@@ -160,7 +164,8 @@ def _log_to_read(folder: Path, named: Optional[str], logs: Sequence[str]) -> str
 def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
     workload = request.workload
     request.config.write(work / "config.conf")
-    script = workload.guest_script(request.runtime, request.precondition)
+    script = workload.guest_script(request.runtime, request.precondition,
+                                   workload_params.fio_args(request.workload_params))
     (work / "workload.sh").write_text(script)
     params = {"workload": workload.name, "runtime": request.runtime,
               **workload.length(request.runtime).params(),
@@ -168,6 +173,7 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
               **request.config.overrides, **request.params}
     if request.aged is not None:
         params["aged"] = str(request.aged)
+    params.update(workload_params.record(request.workload_params, request.steady))
     params["accel_requested"] = request.accel
     (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")
 
@@ -224,7 +230,7 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
                           log="job.log" if ran else "console.log")
     if not (work / "stats.csv").exists():
         raise LabRunError("the device wrote no statistics", log="console.log")
-    figures = analyse(work, workload)
+    figures = analyse(work, workload, request.steady)
     zns_phases = zns_report.record(work)
     if zns_phases is not None:
         figures["zns_phases"] = zns_phases

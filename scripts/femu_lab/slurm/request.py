@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Dict
 
 from .. import devconfig, paths, workloads
+from ..run import steady
 from ..sweep.plan import SweepPlan
 
 SLURM_DIR = "slurm"
@@ -62,6 +63,7 @@ def write(sweep, folder: Path) -> Path:
         "qemu": str(Path(request.qemu).resolve()),
         "qemu_given": Path(request.qemu) != Path(_default_qemu()),
         "aged": str(request.aged) if request.aged is not None else None,
+        "steady": request.steady.spec if request.steady is not None else None,
         "python": str(task_python()),
         "repo_root": str(paths.REPO_ROOT),
     }
@@ -151,7 +153,8 @@ def sweep_request(record: Dict[str, object]):
         precondition=record["precondition"], engine=record["engine"], jobs=1,
         smp=record["smp"], mem_mb=record["mem_mb"], accel=record["accel"], qemu=qemu,
         aged=Path(record["aged"]) if record["aged"] else None,
-        guest_release=record.get("guest_release"))
+        guest_release=record.get("guest_release"),
+        steady=steady.parse(record["steady"]) if record.get("steady") else None)
 
 
 def _default_qemu() -> Path:

@@ -11,6 +11,7 @@ from femu_common.cli_args import size_bytes
 
 from .. import devconfig
 from ..devconfig import ConfigError, DeviceConfig
+from ..run import workload_params
 from ..workloads import Workload
 from .plan import Point, SweepPlan
 
@@ -34,7 +35,7 @@ def load_points(config_path: Path, plan: SweepPlan) -> List[PlannedPoint]:
     fixed_prefixes = tuple(f"--set {key}:" for key in plan.fixed)
     for point in plan.points():
         try:
-            config = devconfig.load(config_path, dict(point.overrides))
+            config = devconfig.load(config_path, point.device_overrides)
         except ConfigError as error:
             if str(error).startswith(fixed_prefixes):
                 raise
@@ -66,6 +67,19 @@ def sim_region_bytes(workload: Workload) -> Optional[int]:
             if size is not None:
                 return int(size)
     return None
+
+
+def check_workload_params(workload: Workload, engine: str, plan: SweepPlan) -> None:
+    """The wl.* keys the workload takes (its '# workload-keys:' header, and runtime),
+    in either engine, so a sim preview varies only what the VM run would vary too."""
+    keys = [key[len(workload_params.PREFIX):] for key in plan.keys
+            if workload_params.is_workload_key(key)]
+    refused = workload_params.refusal(workload.name, workload.workload_keys, keys)
+    if refused:
+        raise CheckError(refused)
+    if "runtime" in keys and engine == "sim" and "--io-size" in workload.simulator_args():
+        raise CheckError(f"--set wl.runtime: workload '{workload.name}' ends after its "
+                         "'# sim:' --io-size in ftl-sim, whatever the runtime")
 
 
 def check_hot_threshold(plan: SweepPlan, planned: List[PlannedPoint]) -> None:

@@ -21,6 +21,8 @@ SWEEP_FILE = "sweep.json"
 LOCK_FILE = ".sweep.lock"
 DEFINITION_KEYS = ("workload", "config", "config_sha256", "fixed", "axes", "runtime",
                    "precondition", "engine")
+# in a definition only when given (older folders lack them), with the value they mean then
+OPTIONAL_KEYS = {"baseline": False, "steady": None}
 DONE, FAILED, INCOMPLETE, NEW = "done", "failed", "incomplete", "new"
 
 
@@ -56,11 +58,12 @@ def check(folder: Path, wanted: Dict[str, object]) -> None:
                 f"{folder} is a sweep of an older femu-lab, whose point folders are named "
                 "KEY=VALUE (now pNN-KEY-VALUE, in sweep order): it cannot be resumed; "
                 "choose another --out (its finished points stay readable as they are)")
-        for key in DEFINITION_KEYS + ("baseline",):   # baseline: absent in older folders
-            if held.get(key, False if key == "baseline" else None) != wanted.get(key, False):
+        for key in DEFINITION_KEYS + tuple(OPTIONAL_KEYS):
+            if held.get(key, OPTIONAL_KEYS.get(key)) != wanted.get(key, OPTIONAL_KEYS.get(key)):
                 raise FolderError(
                     f"{folder} holds another sweep ({key} {_short(held.get(key))} there, "
-                    f"{_short(wanted[key])} here): choose another --out")
+                    f"{_short(wanted.get(key, OPTIONAL_KEYS.get(key)))} here): "
+                    "choose another --out")
     elif folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise FolderError(f"{folder} exists and holds no {SWEEP_FILE}: choose another --out")
 

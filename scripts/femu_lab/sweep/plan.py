@@ -10,6 +10,10 @@ zero-padded, so `ls` and `sort` list the points in sweep order (not 0, 20, 50, 6
 `=`, which awk and make take as an assignment. sweep.json's `point_folders` maps each
 point's settings to its folder, so tools never parse the names.
 
+Keys named `wl.KEY` are the workload's (wl.bs, wl.iodepth, wl.numjobs, wl.rwmixread,
+wl.runtime: run/workload_params.py), the others the SSD's; both sweep alike, and each
+value of a workload key is checked here, before anything runs.
+
 `--baseline` (hot/cold sweeps) adds one point before the others: the same device with
 placement=single, labelled "single stream (baseline)", instead of reading a hotcold
 threshold as the one-stream case (with counts that age, threshold 0 need not be one).
@@ -20,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Sequence, Tuple
 
 from femu_common.cli_args import key_value
+
+from ..run import workload_params
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.+-]")
 # ftl-sim's one key alias (hw/femu/ftl/config/ftl_config_file.c): both spell the logical size.
@@ -53,6 +59,22 @@ class Point:
         if self.baseline:
             return BASELINE_LABEL
         return ", ".join(f"{key}={value}" for key, value in self.settings)
+
+    @property
+    def device_overrides(self) -> Dict[str, str]:
+        """The SSD's --set items of this point (what its configuration takes)."""
+        return workload_params.device_overrides(self.overrides)
+
+    @property
+    def workload_params(self) -> Dict[str, str]:
+        """The workload's (wl.*) of this point, bare names, as the engines get them."""
+        return workload_params.of(self.overrides)
+
+    @property
+    def workload_labels(self) -> Dict[str, str]:
+        """The wl.* items of this point as typed, for params.json's labels."""
+        return {key: value for key, value in self.overrides
+                if workload_params.is_workload_key(key)}
 
 
 @dataclass
@@ -128,7 +150,13 @@ def parse_sets(items: Sequence[str]) -> SweepPlan:
             raise PlanError(f"--set {key}: empty value list")
         if "" in values:
             raise PlanError(f"--set {key}: empty value in '{text.strip()}'")
-        repeated = next((v for i, v in enumerate(values) if v in values[:i]), None)
+        meant = values
+        if workload_params.is_workload_key(key):
+            try:
+                meant = [workload_params.check(key, value) for value in values]
+            except workload_params.ParamError as error:
+                raise PlanError(str(error)) from None
+        repeated = next((v for i, v in enumerate(values) if meant[i] in meant[:i]), None)
         if repeated is not None:
             raise PlanError(f"--set {key}: value '{repeated}' given twice")
         swept = len(values) > 1

@@ -12,6 +12,7 @@ from femu_analysis.errors import AnalysisError
 from femu_analysis.loader import load_run
 from femu_analysis.window import find_window
 
+from ..run import steady
 from .plan import Point
 
 COMPARE_METRICS = ("iops", "waf", "throughput")
@@ -88,6 +89,11 @@ def table(outcomes: List[PointOutcome], swept_keys: List[str]) -> Tuple[List[str
             value = (outcome.figures or {}).get(key)
             row.append("-" if value is None else fmt.format(value))
         rows.append(row + [outcome.status])
+    if any((o.figures or {}).get("steady") for o in outcomes):   # --steady's outcome
+        columns.insert(-1, "steady")
+        headers.insert(-1, "steady state")
+        for row, outcome in zip(rows, outcomes):
+            row.insert(-1, steady.label((outcome.figures or {}).get("steady")))
     return columns, headers, rows
 
 

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 from .. import devconfig, paths, setup_steps
-from ..run import aged, sim_run, vm_run as lab_run
+from ..run import aged, sim_run, vm_run as lab_run, workload_params
+from ..run.steady import SteadyRule
 from ..vm import accel
 from ..workloads import Workload
 from . import checks as sweep_checks, folder as sweep_folder, point_progress
@@ -46,6 +47,7 @@ class SweepRequest:
     qemu: Path = setup_steps.QEMU
     aged: Optional[Path] = None    # every point starts from this state file
     guest_release: Optional[str] = None   # femu_guest's default when None
+    steady: Optional[SteadyRule] = None   # --steady: measure where WAF settled
 
 
 @dataclass
@@ -67,6 +69,7 @@ def prepare(request: SweepRequest) -> Sweep:
     points = sweep_checks.load_points(request.config_path, request.plan)
     sweep_checks.check_workload_fits(request.workload, request.engine, points)
     sweep_checks.check_hot_threshold(request.plan, points)
+    sweep_checks.check_workload_params(request.workload, request.engine, request.plan)
     if request.aged is not None:
         request.aged = _check_aged(request.aged, points)
     folder = request.out or sweep_folder.default_folder(RESULTS_ROOT, request.workload,
@@ -78,6 +81,8 @@ def prepare(request: SweepRequest) -> Sweep:
         definition["aged"] = str(request.aged)
     if request.plan.baseline:
         definition["baseline"] = True
+    if request.steady is not None:
+        definition["steady"] = request.steady.spec
     sweep_folder.check(folder.resolve(), definition)
     return Sweep(request, folder.resolve(), points, definition)
 
@@ -95,21 +100,24 @@ def run(sweep: Sweep, say: Callable[[str], None]) -> int:
 def point_runner(request: SweepRequest, say: Optional[Callable[[str], None]] = None
                  ) -> Callable:
     """The engine as one call: (planned point, folder) -> lab_run.LabResult; the swept
-    settings go into each point's params.json as labels. With say, a simulated point
-    that runs longer than a few seconds says how far it got (point_progress)."""
+    settings and the wl.* items go into each point's params.json as labels. With say, a
+    simulated point that runs longer than a few seconds says how far it got
+    (point_progress)."""
     if request.engine == "sim":
         def simulate(item: PlannedPoint, folder: Path) -> lab_run.LabResult:
+            runtime = _point_runtime(request, item)
             progress = None
             if say is not None:
                 progress = point_progress.PointProgress(
                     say, f"[{item.point.index}/{item.point.count}] {item.point.label}",
-                    lab_run.incomplete_path(folder), _simulated_total(request))
+                    lab_run.incomplete_path(folder), _simulated_total(request, runtime))
                 progress.start()
             try:
                 return sim_run.run(sim_run.SimRequest(
                     workload=request.workload, config=item.config, folder=folder,
-                    runtime=request.runtime, precondition=request.precondition,
-                    params=dict(item.point.settings), aged=request.aged))
+                    runtime=runtime, precondition=request.precondition,
+                    params=_labels(item), aged=request.aged,
+                    workload_params=item.point.workload_params, steady=request.steady))
             finally:
                 if progress is not None:
                     progress.stop()
@@ -123,19 +131,30 @@ def point_runner(request: SweepRequest, say: Optional[Callable[[str], None]] = N
     def boot(item: PlannedPoint, folder: Path) -> lab_run.LabResult:
         return lab_run.run(lab_run.LabRequest(
             workload=request.workload, config=item.config, folder=folder, qemu=qemu,
-            runtime=request.runtime, precondition=request.precondition, smp=request.smp,
-            mem_mb=request.mem_mb, accel=request.accel, live=request.jobs == 1,
-            params=dict(item.point.settings), aged=request.aged, kernel=image.kernel,
-            initramfs=image.initramfs))
+            runtime=_point_runtime(request, item), precondition=request.precondition,
+            smp=request.smp, mem_mb=request.mem_mb, accel=request.accel,
+            live=request.jobs == 1, params=_labels(item), aged=request.aged,
+            kernel=image.kernel, initramfs=image.initramfs,
+            workload_params=item.point.workload_params, steady=request.steady))
     return boot
 
 
-def _simulated_total(request: SweepRequest) -> Optional[int]:
+def _point_runtime(request: SweepRequest, item: PlannedPoint) -> int:
+    """The point's wl.runtime, else the sweep's --runtime."""
+    return workload_params.runtime(item.point.workload_params, request.runtime)
+
+
+def _labels(item: PlannedPoint) -> Dict[str, object]:
+    """params.json's labels: the swept settings and every wl.* item as typed."""
+    return {**dict(item.point.settings), **item.point.workload_labels}
+
+
+def _simulated_total(request: SweepRequest, runtime: int) -> Optional[int]:
     """The simulated seconds a point's workload runs for, when --runtime decides it (a
     '# sim:' line that ends with its I/O or a trace may stop sooner: no total then)."""
     args = request.workload.simulator_args()
     ends_early = any(arg.split("=")[0] in ("--io-size", "--trace") for arg in args)
-    return None if ends_early else request.runtime
+    return None if ends_early else runtime
 
 
 def _check_aged(state: Path, points: List[PlannedPoint]) -> Path:
@@ -217,6 +236,11 @@ def finish(sweep: Sweep, outcomes: list, say: Callable[[str], None]) -> int:
                            [row + [o.folder.name] for row, o in zip(rows, outcomes)])
     failed = [outcome for outcome in outcomes if outcome.status != "done"]
     notes += [f"{outcome.point.label} failed: {outcome.error}" for outcome in failed]
+    notes += [f"{outcome.point.label}: WAF did not settle ({record['rule']}) in "
+              f"{record['searched_s']:g} s of workload: its figures cover the whole workload "
+              "phase, not a steady state" for outcome in outcomes
+              for record in [(outcome.figures or {}).get("steady")]
+              if record and not record.get("reached")]
     (sweep.folder / "sweep.md").write_text(sweep_report.markdown(
         _title(sweep), _facts(sweep), headers, rows, plots, notes))
     print(sweep_report.text_table(headers, rows), flush=True)
@@ -244,8 +268,15 @@ def _facts(sweep: Sweep) -> List[str]:
     if request.plan.fixed:
         facts.append("fixed: " + " ".join(f"{k}={v}" for k, v in request.plan.fixed.items()))
     facts.append(f"config: {definition['config']}")
-    facts.append(f"runtime: {request.runtime} s per timed run"
-                 f"{', preconditioned' if request.precondition else ''}")
+    runtime = ("wl.runtime's per point" if request.plan.given("wl.runtime")
+               else f"{request.runtime} s per timed run")
+    facts.append(f"runtime: {runtime}"
+                 f"{', preconditioned' if request.precondition else ''}"
+                 + ("" if request.aged is None else f", every point starts from {request.aged}"))
+    if request.steady is not None:
+        facts.append(f"steady state ({request.steady.spec}): each point is measured "
+                     f"{request.steady.describe()}; a point that never settles is measured "
+                     "over its whole workload phase and says 'NOT reached'")
     facts.append("engine: " + ("ftl-sim, simulated time" if request.engine == "sim" else
                                f"femu in QEMU, {request.jobs} VM(s) at a time"))
     return facts

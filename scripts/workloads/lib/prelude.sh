@@ -60,12 +60,15 @@ mount_ext4() {
     say "ext4 on $DEV mounted at $MNT ($(df -m "$MNT" | awk 'NR==2 {print $4}') MiB free)"
 }
 
-# fio_json NAME FIO-ARGS...: run fio, its JSON result in $FEMU_OUT/NAME.json.
+# fio_json NAME FIO-ARGS...: run fio, its JSON result in $FEMU_OUT/NAME.json. A sweep's
+# workload keys (WL_FIO_ARGS, e.g. --bs=16384 --iodepth=8) come last: fio keeps the last
+# value of an option. They are checked words without spaces or quotes (workload_params).
 fio_json() {
     name=$1
     shift
-    say "fio $name"
-    fio "$@" --output-format=json --output="$FEMU_OUT/$name.json"
+    say "fio $name${WL_FIO_ARGS:+ ($WL_FIO_ARGS)}"
+    # shellcheck disable=SC2086
+    fio "$@" ${WL_FIO_ARGS:-} --output-format=json --output="$FEMU_OUT/$name.json"
 }
 
 # Free MiB on the mounted filesystem, for workloads that size themselves to it.

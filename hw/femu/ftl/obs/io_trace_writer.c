@@ -82,11 +82,10 @@ struct io_trace_writer *io_trace_writer_open_version(const char *path, const cha
     w->secsz = secsz;
     w->latest_ns = origin_ns;
     w->version = version;
-    /* Flushed at once, so a full disk or a bad path shows at the start. The line names the
-     * format's file as it was before the FTL had folders (femu_ftl/trace.h now): traces
-     * stay byte-identical across the move until that is changed on purpose. */
+    /* Flushed at once, so a full disk or a bad path shows at the start. The line names
+     * the header that defines the format (a test checks that the file exists). */
     int printed = fprintf(w->f, "V %d\n# femu I/O trace recorded by %s; format: "
-                          "hw/femu/ftl/io_trace.h\n", version, recorder);
+                          "hw/femu/ftl/include/femu_ftl/trace.h\n", version, recorder);
     if (printed < 0 || fflush(w->f) != 0) {
         ftl_error(err, errlen, "%s: write failed: %s", path, strerror(errno));
         w->failed = true;
