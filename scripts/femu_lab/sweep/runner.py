@@ -236,9 +236,9 @@ def finish(sweep: Sweep, outcomes: list, say: Callable[[str], None]) -> int:
                            [row + [o.folder.name] for row, o in zip(rows, outcomes)])
     failed = [outcome for outcome in outcomes if outcome.status != "done"]
     notes += [f"{outcome.point.label} failed: {outcome.error}" for outcome in failed]
-    notes += [f"{outcome.point.label}: WAF did not settle ({record['rule']}) in "
-              f"{record['searched_s']:g} s of workload: its figures cover the whole workload "
-              "phase, not a steady state" for outcome in outcomes
+    notes += [f"{outcome.point.label}: WAF did not settle ({record['rule']}) in the "
+              f"{record['searched_s']:g} s of whole intervals of its workload phase: its "
+              "figures cover the whole phase, not a steady state" for outcome in outcomes
               for record in [(outcome.figures or {}).get("steady")]
               if record and not record.get("reached")]
     (sweep.folder / "sweep.md").write_text(sweep_report.markdown(
