@@ -67,8 +67,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "one results folder per point, then comparison plots and a table.\n"
                     "The same command again resumes: finished points are kept, failed or\n"
                     "interrupted ones run again.",
-        epilog="example:\n  femu-lab sweep --workload zipf:1.2 --set placement=hotcold \\\n"
-               "      --set hot_threshold=0,6,20,50 --engine sim"))
+        epilog="examples:\n  femu-lab sweep --workload zipf:1.2 --set placement=hotcold \\\n"
+               "      --set hot_threshold=0,6,20,50 --engine sim\n"
+               "  femu-lab sweep --workload gc-randwrite --set wl.bs=4k,16k \\\n"
+               "      --set wl.iodepth=1,16 --steady waf:0.02 --runtime 300 --engine sim\n"
+               "workload keys (wl.bs, wl.iodepth, wl.numjobs, wl.rwmixread, wl.runtime)\n"
+               "sweep beside the SSD's; a workload takes those its '# workload-keys:'\n"
+               "header lists (docs/labs.md, Sweeps)"))
     blackbox.add_arguments(commands.add_parser(
         "run", help="one lab run (run-blackbox.sh's lab mode)", **blackbox.parser_texts()))
     add_age_arguments(commands.add_parser(
