@@ -143,3 +143,26 @@ def test_a_malformed_steady_rule_is_one_line(text):
     with pytest.raises(steady.SteadyError) as error:
         steady.parse(text)
     assert "\n" not in str(error.value) and str(error.value).startswith("--steady")
+
+
+def test_a_longer_sim_run_has_the_shorter_ones_rows(run_ftl_sim, tmp_path):
+    """What makes --steady exact in ftl-sim: the statistics rows up to a moment are the
+    same whether the run stops there or goes on."""
+    rows = {}
+    for runtime in (30, 60):
+        out = tmp_path / str(runtime)
+        run_ftl_sim("--config", LAB_1G, *SMALL_SIM, "--rw", "randwrite", "--qd", "4",
+                    "--runtime", runtime, "--stats-dir", out)
+        rows[runtime] = (out / "statistics.csv").read_text().splitlines()
+    # the header and the three whole 10 s rows (a run may end with a stub row)
+    assert rows[30][3].startswith("30.000,") and rows[60][:4] == rows[30][:4]
+
+
+def test_a_sweep_folder_of_another_steady_rule_is_refused(tmp_path):
+    from femu_lab.sweep import folder as sweep_folder
+    held = {"workload": "gc-randwrite", "steady": "waf:0.02:3"}
+    (tmp_path / sweep_folder.SWEEP_FILE).write_text(json.dumps(held))
+    sweep_folder.check(tmp_path, dict(held))
+    for other in ({"workload": "gc-randwrite"}, {**held, "steady": "waf:0.05:3"}):
+        with pytest.raises(sweep_folder.FolderError, match="steady"):
+            sweep_folder.check(tmp_path, other)
