@@ -353,8 +353,9 @@ def notes(config: DeviceConfig, args, length: str, closed_qd: int, rows) -> List
              "the device's figures follow the host's speed: WAF stats.csv ((host + GC pages) "
              "/ host pages over the run's window), WAF FDP log (MBMW / HBMW between the "
              "workload's two reads of log 22h) and WAF timed replay (the recording replayed "
-             "at its recorded times) because GC weighs the handles' units by their age in "
-             "the device's clock; device IOPS because the guest issues them"]
+             "at its recorded times) because GC runs on the device's clock (paced GC moves "
+             "pages while LUNs are idle; across handles it weighs units by their age); "
+             "device IOPS because the guest issues them, up to what the flash allows"]
     if placed and mixed:
         lines.append(f"placement identifiers cut the closed-loop WAF from {mixed:.3f} to "
                      f"{placed:.3f} ({mixed / placed:.2f} x fewer media bytes per host byte)")
