@@ -235,9 +235,10 @@ def replay_figures(replay_folder: Path, run_folder: Path) -> Dict[str, object]:
 
 
 def closed_figures(replay_folder: Path) -> Dict[str, object]:
-    """A closed-loop replay's figures over all of it (the recording holds the workload's
-    requests only, and simulated time has no boot or setup before them): per-handle
-    pages, the WAF, and host write IOPS over the simulated seconds (writes are pages)."""
+    """A closed-loop replay's figures over all of it (simulated time has no boot or setup
+    between the requests; the few before the workload are the guest's boot reads, which
+    write nothing): per-handle pages, the WAF, and the host commands per simulated
+    second."""
     from femu_analysis.errors import AnalysisError
     from femu_analysis.loader import load_run
     from femu_analysis.window import Window
@@ -252,8 +253,16 @@ def closed_figures(replay_folder: Path) -> Dict[str, object]:
                           f"{error}") from None
     return {"waf": figures["waf"], "window_s": figures["window_s"],
             "host_pages": figures["host_pages"],
-            "iops": figures["host_pages"] / whole.length_s if whole.length_s else None,
+            "iops": commands_per_second(run.stats, whole),
             "handles": figures["handles"]}
+
+
+def commands_per_second(stats, window) -> Optional[float]:
+    """Host reads and writes over the window's seconds (None for an empty window)."""
+    if not window.length_s:
+        return None
+    return float(stats["host_read_cmds"].sum() + stats["host_write_cmds"].sum()) \
+        / window.length_s
 
 
 def run_variant(variant: Variant, request: lab_run.LabRequest,
