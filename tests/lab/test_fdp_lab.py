@@ -307,13 +307,13 @@ def test_lab_command_line_refuses_a_configuration_without_fdp(in_repo, capsys):
 
 
 def test_lab_folder_is_kept_for_the_same_settings_only(tmp_path):
-    wanted = {"tool": fdp_lab.PROG, "runtime": 60, "seed": 1}
+    wanted = {"tool": fdp_lab.PROG, "passes": 3, "seed": 1}
     folder = tmp_path / "lab"
     fdp_lab.claim_folder(folder, wanted)
     (folder / "with-placement").mkdir()
     fdp_lab.claim_folder(folder, wanted)           # again: resumes
-    with pytest.raises(UsageError, match=r"other settings \(runtime\)"):
-        fdp_lab.claim_folder(folder, {**wanted, "runtime": 90})
+    with pytest.raises(UsageError, match=r"other settings \(passes\)"):
+        fdp_lab.claim_folder(folder, {**wanted, "passes": 4})
     other = tmp_path / "other"
     other.mkdir()
     (other / "something").write_text("")
