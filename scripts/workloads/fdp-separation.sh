@@ -1,5 +1,4 @@
 # description: FDP lab (conf/lab-fdp.conf): 512 MiB of 4 KiB random writes by one fio job through io_uring_cmd on /dev/ng0nX, 90 % of them to the first 10 % of the LBAs (hot), the rest to the other 90 % (cold); ARG is the hot data's placement handle (cold on 0), and ARG 0 sends no placement identifier at all (the same writes without FDP)
-# runtime: 60
 # arg: 1
 # include: lib/fdp.sh
 # length: 512m of I/O
