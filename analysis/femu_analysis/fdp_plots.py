@@ -141,10 +141,12 @@ def _media_bars(axes, table, labels):
 
 
 def text_table(table):
-    lines = [f"{'run':24s} {'handle':>6s} {'host pages':>12s} {'GC pages':>12s} "
+    # the run column as wide as its longest label: a cut label names no run
+    width = max([len("run"), *(len(run) for run in table["run"])])
+    lines = [f"{'run':{width}s} {'handle':>6s} {'host pages':>12s} {'GC pages':>12s} "
              f"{'media pages':>12s} {'WAF':>7s}"]
     for row in table.itertuples():
-        lines.append(f"{row.run[:24]:24s} {row.handle:6d} {row.host_pages:12d} "
+        lines.append(f"{row.run:{width}s} {row.handle:6d} {row.host_pages:12d} "
                      f"{row.gc_pages:12d} {row.media_pages:12d} {_fmt(row.waf):>7s}")
     for label, run_waf in table.groupby("run", sort=False)["run_waf"].first().items():
         lines.append(f"{label}: WAF {_fmt(run_waf)} over every handle")

@@ -107,6 +107,22 @@ def test_cli_writes_png_and_csv_and_prints_the_table(two_runs, tmp_path, capsys)
     assert str(out / "fdp_compare.png") in printed
 
 
+def test_text_table_keeps_whole_labels_in_one_column(two_runs):
+    """The lab's labels are longer than any fixed width: each row names its run in full,
+    and the handle column starts at the same place on every line."""
+    runs = [load_run(path) for path in two_runs]
+    windows = [find_window(run, parse_window("auto")) for run in runs]
+    labels = ["with placement (hot on handle 1)", "without placement (all on handle 0)"]
+    lines = fdp_plots.text_table(fdp_plots.compare_table(runs, windows, labels)).splitlines()
+    rows = lines[1:5]
+    assert [row.split("  ")[0] for row in rows] == [labels[0]] * 2 + [labels[1]] * 2
+    width = len(labels[1])
+    assert {line[width + 1:width + 7] for line in lines[:5]} == \
+        {"handle", "     0", "     1"}
+    assert lines[5:] == [f"{labels[0]}: WAF 1.300 over every handle",
+                         f"{labels[1]}: WAF 3.000 over every handle"]
+
+
 def test_default_labels_name_what_differs(tmp_path, capsys):
     a = write_run(tmp_path / "a", [(10, 0), (90, 0)],
                   config={"placement": "fdp", "fdp_ruhs": 2})

@@ -4,6 +4,7 @@ both variants in ftl-sim, version-4 recordings as workloads, a run's FDP figures
 (femu_lab.fdp.report) and femu-lab fdp-lab's checks, folder, replay and table."""
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 from types import SimpleNamespace
@@ -40,11 +41,13 @@ def test_fdp_separation_is_in_the_library_with_its_sim_line():
     assert "conf/lab-fdp.conf" in placed.description
     assert workloads.LIBRARY / "lib" / "fdp.sh" in placed.includes
     assert placed.simulator_args() == ["--rw", "randwrite", "--bs", "4k", "--qd", "16",
-                                       "--dist", "hotcold:10:90", "--fdp", "0",
-                                       "--fdp-hot", "1"]
+                                       "--io-size", "512m", "--dist", "hotcold:10:90",
+                                       "--fdp", "0", "--fdp-hot", "1"]
     mixed = workloads.resolve("fdp-separation:0")
     assert mixed.simulator_args()[-2:] == ["--fdp-hot", "0"]
-    assert placed.runtime == 60
+    # it ends with its I/O, not with a clock: RUNTIME changes nothing
+    assert placed.length(60) == placed.length(600)
+    assert placed.length(60).io_bytes == 512 * MIB and not placed.length(60).timed
 
 
 def test_sim_lines_may_name_fdp_handles(tmp_path):
@@ -67,7 +70,7 @@ esac
 """
 
 
-def run_guest_job(tmp_path: Path, spec: str, fdpe: str = "Yes"):
+def run_guest_job(tmp_path: Path, spec: str, fdpe: str = "Yes", runtime: int = 30):
     """The workload's guest job under the host's sh: (exit status, output, calls made)."""
     fake = tmp_path / "bin"
     fake.mkdir()
@@ -81,7 +84,7 @@ def run_guest_job(tmp_path: Path, spec: str, fdpe: str = "Yes"):
         (fake / name).chmod(0o755)
     out = tmp_path / "out"
     out.mkdir()
-    script = workloads.resolve(spec).guest_script(30, precondition=False)
+    script = workloads.resolve(spec).guest_script(runtime, precondition=False)
     env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}", "FEMU_OUT": str(out),
            "LOG": str(log), "FDPE": fdpe}
     proc = subprocess.run(["sh", "-c", script], capture_output=True, text=True, env=env,
@@ -90,31 +93,30 @@ def run_guest_job(tmp_path: Path, spec: str, fdpe: str = "Yes"):
     return proc, calls, out
 
 
-def fio_jobs(calls):
-    """The fio call's options split per job: {job name: [options]} (globals under '')."""
+def fio_options(calls):
+    """The fio call's options: {name: value} (a flag without '=' maps to None)."""
     fio, = [call for call in calls if call.startswith("fio ")]
-    jobs, current = {"": []}, ""
-    for word in fio.split()[1:]:
-        if word.startswith("--name="):
-            current = word.split("=", 1)[1]
-            jobs[current] = []
-        else:
-            jobs[current].append(word)
-    return jobs
+    words = fio.split()[1:]
+    options = dict(word[2:].partition("=")[::2] for word in words)
+    assert len(options) == len(words), f"an option given twice: {fio}"
+    return options
 
 
-def test_guest_job_puts_hot_and_cold_data_on_their_handles(tmp_path):
+HOT_BYTES = 768 * MIB // 10 // 4096 * 4096
+
+
+def test_guest_job_places_each_write_by_its_offset(tmp_path):
     proc, calls, out = run_guest_job(tmp_path, "fdp-separation:3")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    jobs = fio_jobs(calls)
-    hot_bytes = 768 * MIB // 10 // 4096 * 4096
-    assert {"--filename=/dev/ng0n1", "--ioengine=io_uring_cmd", "--cmd_type=nvme",
-            "--rw=randwrite", "--bs=4k", "--runtime=30", "--flow_id=1"} <= set(jobs[""])
-    assert jobs["hot"] == ["--offset=0", f"--size={hot_bytes}", "--flow=9", "--fdp=1",
-                           "--plids=3"]
-    assert jobs["cold"][:3] == [f"--offset={hot_bytes}", f"--size={768 * MIB - hot_bytes}",
-                                "--flow=1"]
-    assert jobs["cold"][3:5] == ["--fdp=1", "--plids=0"]
+    options = fio_options(calls)
+    assert {"filename": "/dev/ng0n1", "ioengine": "io_uring_cmd", "cmd_type": "nvme",
+            "rw": "randwrite", "bs": "4k", "fdp": "1", "fdp_pli_select": "scheme",
+            "dp_scheme": str(out / "fdp-scheme.txt")}.items() <= options.items()
+    # the hot range [0, 10 %) on handle 3, the rest on 0: the scheme fio places by
+    assert (out / "fdp-scheme.txt").read_text() == \
+        f"0, {HOT_BYTES}, 3\n{HOT_BYTES}, {768 * MIB}, 0\n"
+    assert options["random_distribution"] == \
+        f"zoned_abs:90/{HOT_BYTES}:10/{768 * MIB - HOT_BYTES}"
     # The FDP logs bracket the writes; the phase markers bracket the logs.
     order = [call.split()[1:3] for call in calls if call.startswith(("nvme", "fio"))]
     fio_at = next(i for i, call in enumerate(calls) if call.startswith("fio "))
@@ -127,12 +129,62 @@ def test_guest_job_puts_hot_and_cold_data_on_their_handles(tmp_path):
     assert "hot data (76 MiB) on placement handle 3" in proc.stdout
 
 
+def test_guest_job_is_one_stream_of_fixed_size_whatever_the_runtime(tmp_path):
+    """What makes the FTL's request stream the same at any host speed: one job (no
+    interleaving of jobs), offsets from a fixed seed, pinned to one vCPU (one submission
+    queue), and an end set by bytes, the '# sim:' line's, not by a clock."""
+    calls = {}
+    for runtime in (30, 300):
+        folder = tmp_path / str(runtime)
+        folder.mkdir()
+        proc, calls[runtime], _ = run_guest_job(folder, "fdp-separation:1", runtime=runtime)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    options = fio_options(calls[30])
+    assert {key: value.replace("/300/", "/30/") for key, value in
+            fio_options(calls[300]).items()} == options
+    assert sum(key == "name" for key in options) == 1 and "flow" not in options
+    assert not {"time_based", "runtime"} & options.keys()
+    assert (options["randrepeat"], options["randseed"], options["cpus_allowed"]) == \
+        ("1", "1", "0")
+    sim = workloads.resolve("fdp-separation:1").simulator_args()
+    assert options["io_size"] == sim[sim.index("--io-size") + 1]
+    assert options["iodepth"] == sim[sim.index("--qd") + 1]
+    # hotcold:H:W (H % of the LBAs take W % of the writes) is the zoned_abs split
+    hot_share, cold_share = (int(zone.split("/")[0]) for zone in
+                             options["random_distribution"].split(":")[1:])
+    assert sim[sim.index("--dist") + 1] == f"hotcold:10:{hot_share}" and \
+        hot_share + cold_share == 100
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="no fio on this host")
+def test_guest_jobs_offsets_repeat_run_after_run(tmp_path):
+    """The job's offset options under the host's fio (null engine, 4 MiB of them): the
+    same offsets in the same order twice, about 90 % in the hot range."""
+    _, calls, _ = run_guest_job(tmp_path, "fdp-separation:0")
+    options = fio_options(calls)
+    kept = {key: options[key] for key in ("name", "rw", "bs", "iodepth", "norandommap",
+                                          "randrepeat", "randseed", "random_distribution")}
+    offsets = []
+    for attempt in range(2):
+        log = tmp_path / f"iolog{attempt}"
+        subprocess.run(["fio", *(f"--{key}" if value == "" else f"--{key}={value}"
+                                 for key, value in kept.items()),
+                        "--ioengine=null", "--filename=/dev/null", f"--size={768 * MIB}",
+                        "--io_size=4m", f"--write_iolog={log}", "--output=/dev/null"],
+                       check=True, timeout=60)
+        offsets.append([int(line.split()[-2]) for line in log.read_text().splitlines()
+                        if " write " in line])
+    assert offsets[0] == offsets[1] and len(offsets[0]) >= 1024
+    hot = sum(offset < HOT_BYTES for offset in offsets[0]) / len(offsets[0])
+    assert 0.85 < hot < 0.95
+
+
 def test_guest_job_without_placement_names_no_handle(tmp_path):
     proc, calls, _ = run_guest_job(tmp_path, "fdp-separation:0")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    jobs = fio_jobs(calls)
-    assert not any(word.startswith(("--fdp", "--plids")) for words in jobs.values()
-                   for word in words), jobs
+    options = fio_options(calls)
+    assert not {"fdp", "fdp_pli_select", "dp_scheme", "plids"} & options.keys(), options
+    assert not (tmp_path / "out" / "fdp-scheme.txt").exists()
     assert "no placement identifiers" in proc.stdout
 
 
@@ -255,13 +307,13 @@ def test_lab_command_line_refuses_a_configuration_without_fdp(in_repo, capsys):
 
 
 def test_lab_folder_is_kept_for_the_same_settings_only(tmp_path):
-    wanted = {"tool": fdp_lab.PROG, "runtime": 60, "seed": 1}
+    wanted = {"tool": fdp_lab.PROG, "passes": 3, "seed": 1}
     folder = tmp_path / "lab"
     fdp_lab.claim_folder(folder, wanted)
     (folder / "with-placement").mkdir()
     fdp_lab.claim_folder(folder, wanted)           # again: resumes
-    with pytest.raises(UsageError, match=r"other settings \(runtime\)"):
-        fdp_lab.claim_folder(folder, {**wanted, "runtime": 90})
+    with pytest.raises(UsageError, match=r"other settings \(passes\)"):
+        fdp_lab.claim_folder(folder, {**wanted, "passes": 4})
     other = tmp_path / "other"
     other.mkdir()
     (other / "something").write_text("")
@@ -296,10 +348,52 @@ def test_replay_of_a_recording_gives_the_runs_figures(tmp_path, in_repo, ftl_sim
         json.loads((tmp_path / "replay" / "result.json").read_text())
 
 
-def outcome(variant, waf_csv, waf_log, waf_replay, media):
+def slower_copy(run: Path, folder: Path, factor: int) -> Path:
+    """The run as a host `factor` times slower would have recorded it: the same requests,
+    every recorded time times factor."""
+    folder.mkdir()
+    for name in ("config.conf", "params.json"):
+        (folder / name).write_text((run / name).read_text())
+    lines = []
+    for line in (run / "io.trace").read_text().splitlines():
+        words = line.split()
+        if words and words[0] in workloads._TIMED_RECORDS:
+            words[1] = str(int(words[1]) * factor)
+        lines.append(" ".join(words))
+    (folder / "io.trace").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def test_closed_loop_replay_is_the_same_at_any_host_speed(tmp_path, in_repo, ftl_sim,
+                                                          fdp_config, run_ftl_sim):
+    """The lab's figure: the recording replayed at the workload's QD in simulated time
+    gives the same WAF, handle pages and IOPS whatever the recorded times were."""
+    workload = workloads.resolve("fdp-separation")
+    state = tmp_path / "aged.state"
+    aged.age(aged.AgeRequest(config=fdp_config, workload=workload, out=state, passes=1),
+             ftl_sim)
+    run = simulated_run(tmp_path / "run", run_ftl_sim, state=state,
+                        trace=tmp_path / "run" / "io.trace")
+    slow = slower_copy(run, tmp_path / "slow", 4)
+    qd = fdp_lab.workload_qd(workload)
+    assert qd == 16
+    command = fdp_lab.replay_command(ftl_sim, run, state, tmp_path / "w", qd)
+    assert command[-4:] == ["--replay", "closed", "--qd", "16"]
+    fast_figures = fdp_lab.replay(ftl_sim, run, state, tmp_path / "fast-closed", qd)
+    slow_figures = fdp_lab.replay(ftl_sim, slow, state, tmp_path / "slow-closed", qd)
+    for key in ("waf", "host_pages", "iops", "handles"):
+        assert fast_figures[key] == slow_figures[key], key
+    assert fast_figures["host_pages"] == 32 * MIB // 4096
+    assert fast_figures["iops"] > 0 and fast_figures["waf"] > 1
+    params = json.loads((tmp_path / "slow-closed" / "params.json").read_text())
+    assert (params["replay"], params["replay_qd"]) == ("closed", 16)
+
+
+def outcome(variant, waf_csv, waf_log, waf_replay, media, waf_closed=None):
     handles = [{"handle": h, "media_pages": m // 4096, "media_bytes": m}
                for h, m in enumerate(media)]
     return {"variant": variant, "replay": {"waf": waf_replay},
+            "closed": {"waf": waf_closed or waf_replay, "iops": 20000.0},
             "run": {"device_iops_mean": 5000.0,
                     "fdp": {"csv": {"waf": waf_csv, "handles": handles},
                             "log": {"waf": waf_log, "hbmw_bytes": 100 * MIB,
@@ -309,17 +403,21 @@ def outcome(variant, waf_csv, waf_log, waf_replay, media):
 
 def test_table_has_a_row_per_variant_and_the_handles_written(tmp_path, fdp_config):
     placed, mixed = fdp_lab.variants(1)
-    outcomes = [outcome(placed, 2.5, 2.501, 2.6, [80 * MIB, 170 * MIB, 0]),
-                outcome(mixed, 8.0, 8.002, 8.1, [800 * MIB, 0, 0])]
+    outcomes = [outcome(placed, 2.5, 2.501, 2.6, [80 * MIB, 170 * MIB, 0], 2.4),
+                outcome(mixed, 8.0, 8.002, 8.1, [800 * MIB, 0, 0], 8.4)]
     rows = fdp_lab.table_rows(outcomes)
     assert [row["variant"] for row in rows] == ["with-placement", "without-placement"]
     assert "handle2_media_bytes" not in rows[0]
     assert (rows[0]["handle1_media_bytes"], rows[1]["handle1_media_bytes"]) == (170 * MIB, 0)
     args = SimpleNamespace(passes=3, seed=1)
-    text = fdp_lab.markdown(rows, fdp_lab.notes(fdp_config, args, 60, rows))
-    assert "| with-placement | 2.500 | 2.501 | 2.600 | 100.0 | 250.1 | 80.0 | 170.0 | 5000 |" \
-        in text
-    assert "cut the WAF from 8.002 to 2.501 (3.20 x fewer media bytes" in text
+    text = fdp_lab.markdown(rows, fdp_lab.notes(fdp_config, args, "512 MiB of I/O", 16,
+                                                rows))
+    assert "| with-placement | 2.400 | 20000 | 2.500 | 2.501 | 2.600 | 100.0 | 250.1 | 80.0 " \
+        "| 170.0 | 5000 |" in text
+    assert "cut the closed-loop WAF from 8.400 to 2.400 (3.50 x fewer media bytes" in text
+    assert "QD 16, in simulated time" in text and "then 512 MiB of I/O" in text
     path = fdp_lab.write_csv(rows, tmp_path / "t.csv")
-    assert path.read_text().splitlines()[0].startswith("variant,workload,device_iops,"
-                                                       "waf_stats_csv,waf_fdp_log,waf_replay")
+    assert path.read_text().splitlines()[0] == (
+        "variant,workload,waf_closed_loop,closed_loop_iops,waf_stats_csv,waf_fdp_log,"
+        "waf_replay,host_bytes,media_bytes,media_erased_bytes,handle0_media_bytes,"
+        "handle1_media_bytes,device_iops")

@@ -2,21 +2,26 @@
 one device (placement=fdp), side by side.
 
     femu-lab fdp-lab [--config conf/lab-fdp.conf] [--set KEY=VALUE]... [--hot-handle N]
-                     [--runtime S] [--passes N] [--seed N] [-o DIR] [VM options]
+                     [--passes N] [--seed N] [-o DIR] [VM options]
 
-Two variants of the workload: `with-placement` (fdp-separation:N: the hot job writes with
-placement identifier N, the cold one with 0) and `without-placement` (fdp-separation:0:
-neither names one, every write goes to placement handle 0). Each gets an aged state of its
+Two variants of the workload: `with-placement` (fdp-separation:N: the hot writes carry
+placement identifier N, the cold ones 0) and `without-placement` (fdp-separation:0: no
+write names one, every write goes to placement handle 0). Each gets an aged state of its
 own (femu-lab age with that variant's '# sim:' line: a fill, then PASSES capacities of its
 writes, the hot data already on its handle), a VM run from that state that records its
-requests (run-blackbox.sh --aged STATE --record), and ftl-sim's replay of the recording
-from the same state. Then femu-plot fdp of the two runs (plots/fdp_compare.png, .csv) and
-a table, fdp-lab.csv and fdp-lab.md, printed too: per variant the device's WAF from
-stats.csv, from the FDP statistics log (MBMW / HBMW between the workload's two reads) and
-from the replay, host and media bytes, and the media bytes of each handle.
+requests (run-blackbox.sh --aged STATE --record), and two ftl-sim replays of the recording
+from the same state: at its recorded times (the device's statistics again) and closed
+loop at the workload's queue depth in simulated time (the lab's figure that no host's
+speed moves: the workload's request stream is the same at any speed, and GC's ages follow
+simulated time as in the ageing). Then femu-plot fdp of the two runs
+(plots/fdp_compare.png, .csv) and a table, fdp-lab.csv and fdp-lab.md, printed too: per
+variant the WAF of the closed-loop replay and its IOPS, the device's WAF from stats.csv,
+from the FDP statistics log (MBMW / HBMW between the workload's two reads) and from the
+timed replay, host and media bytes, the media bytes of each handle and the device's IOPS.
 
 The folder (-o, default results/fdp-lab-<config>) holds STATE files, one run folder per
-variant, its replay (VARIANT-replay/), plots/ and lab.json (the settings). The same
+variant, its replays (VARIANT-replay/, VARIANT-closed/), plots/ and lab.json (the
+settings). The same
 command again keeps what is finished and does the rest; a folder made with other settings
 is refused. Bad arguments: one line, exit status 2; a failed step: one line naming the
 folder to read, exit status 1.
@@ -81,8 +86,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hot-handle", type=whole_number(1, 255), default=1, metavar="N",
                         help="placement handle of the hot data with placement (default 1; "
                              "the cold data is on 0)")
-    parser.add_argument("--runtime", type=whole_number(1, 7 * 24 * 3600), metavar="SECONDS",
-                        help="seconds of each VM run's writes (default: the workload's, 60)")
     parser.add_argument("--passes", type=whole_number(1, 100), default=3, metavar="N",
                         help="logical capacities of writes that age each variant's state "
                              "after its fill (default 3)")
@@ -103,8 +106,8 @@ def parser_texts() -> dict:
     return dict(description="\n\n".join(__doc__.split("\n\n")[:4]).strip(),
                 formatter_class=argparse.RawDescriptionHelpFormatter,
                 epilog="example:\n  femu-lab fdp-lab                       # conf/lab-fdp.conf, "
-                       "60 s runs, a few minutes under TCG\n"
-                       "  femu-lab fdp-lab --runtime 120 --hot-handle 3 -o results/fdp")
+                       "512 MiB per run, a few minutes under TCG\n"
+                       "  femu-lab fdp-lab --passes 4 --hot-handle 3 -o results/fdp")
 
 
 # ---- checks and the folder ----------------------------------------------------------
@@ -121,11 +124,11 @@ def check_config(config: DeviceConfig, hot_handle: int) -> None:
                          f"(placement handles 0-{handles - 1})")
 
 
-def definition(config: DeviceConfig, args, runtime: int) -> Dict[str, object]:
+def definition(config: DeviceConfig, args, length: str) -> Dict[str, object]:
     """What makes a lab folder: a folder made with anything else is another lab."""
     return {"tool": PROG, "config": config.text, "config_name": config.name,
             "overrides": config.overrides, "workload": WORKLOAD,
-            "hot_handle": args.hot_handle, "runtime": runtime, "passes": args.passes,
+            "hot_handle": args.hot_handle, "length": length, "passes": args.passes,
             "seed": args.seed, "guest_release": args.guest_release}
 
 
@@ -166,22 +169,39 @@ def age_variant(config: DeviceConfig, workload: workloads.Workload, state: Path,
     say(aged.describe(result, request))
 
 
-def replay_command(ftl_sim: Path, run_folder: Path, state: Path, work: Path) -> List[str]:
+def replay_command(ftl_sim: Path, run_folder: Path, state: Path, work: Path,
+                   closed_qd: Optional[int] = None) -> List[str]:
     """ftl-sim replaying a run's recording under the run's configuration, from the state
-    the run started from: its statistics are the device's."""
-    return [str(ftl_sim), "--config", str(run_folder / "config.conf"),
+    the run started from: at its recorded times (its statistics are the device's), or with
+    closed_qd requests outstanding in simulated time (recorded times ignored)."""
+    args = [str(ftl_sim), "--config", str(run_folder / "config.conf"),
             "--state-in", str(state), "--trace", str(run_folder / lab_run.TRACE_FILE),
             "--stats-dir", str(work), "--summary", str(work / "summary.json")]
+    if closed_qd is not None:
+        args += ["--replay", "closed", "--qd", str(closed_qd)]
+    return args
 
 
-def replay(ftl_sim: Path, run_folder: Path, state: Path, folder: Path) -> Dict[str, object]:
+def workload_qd(workload: workloads.Workload) -> int:
+    """The queue depth of the workload's '# sim:' line (fio's iodepth in the guest)."""
+    args = workload.simulator_args()
+    if "--qd" not in args:
+        raise UsageError(f"{workload.name}: its '# sim:' line names no --qd")
+    return int(args[args.index("--qd") + 1])
+
+
+def replay(ftl_sim: Path, run_folder: Path, state: Path, folder: Path,
+           closed_qd: Optional[int] = None) -> Dict[str, object]:
     """The replay into folder (built as .incomplete, as a run is); its figures."""
     def build(work: Path) -> Dict[str, object]:
         (work / "config.conf").write_text((run_folder / "config.conf").read_text())
         params = json.loads((run_folder / "params.json").read_text())
-        params.update({"engine": "sim", "replay_of": str(run_folder)})
+        params.update({"engine": "sim", "replay_of": str(run_folder),
+                       "replay": "closed" if closed_qd else "open"})
+        if closed_qd:
+            params["replay_qd"] = closed_qd
         (work / "params.json").write_text(json.dumps(params, indent=2) + "\n")
-        args = replay_command(ftl_sim, run_folder, state, work)
+        args = replay_command(ftl_sim, run_folder, state, work, closed_qd)
         (work / "sim-cmdline.txt").write_text(shlex.join(args) + "\n")
         started = time.monotonic()
         try:
@@ -189,7 +209,7 @@ def replay(ftl_sim: Path, run_folder: Path, state: Path, folder: Path) -> Dict[s
         except CommandError as error:
             raise ReplayError(error.saying("ftl-sim", failed="failed replaying "
                                            f"{run_folder.name}"), log=REPLAY_LOG) from None
-        figures = replay_figures(work, run_folder)
+        figures = (closed_figures(work) if closed_qd else replay_figures(work, run_folder))
         figures["wall_seconds"] = round(time.monotonic() - started, 3)
         (work / "result.json").write_text(json.dumps(figures, indent=2) + "\n")
         return figures
@@ -214,13 +234,45 @@ def replay_figures(replay_folder: Path, run_folder: Path) -> Dict[str, object]:
             "handles": figures["handles"]}
 
 
+def closed_figures(replay_folder: Path) -> Dict[str, object]:
+    """A closed-loop replay's figures over all of it (simulated time has no boot or setup
+    between the requests; the few before the workload are the guest's boot reads, which
+    write nothing): per-handle pages, the WAF, and the host commands per simulated
+    second."""
+    from femu_analysis.errors import AnalysisError
+    from femu_analysis.loader import load_run
+    from femu_analysis.window import Window
+    try:
+        run = load_run(replay_folder)
+        if run.stats is None or run.stats.empty:
+            raise AnalysisError(f"{replay_folder}: no stats.csv rows")
+        whole = Window(0.0, float(run.stats["time_s"].max()), "explicit")
+        figures = fdp_report.handle_figures(replay_folder, run, whole)
+    except AnalysisError as error:
+        raise ReplayError(f"analysis of the closed-loop replay in {replay_folder.name}: "
+                          f"{error}") from None
+    return {"waf": figures["waf"], "window_s": figures["window_s"],
+            "host_pages": figures["host_pages"],
+            "iops": commands_per_second(run.stats, whole),
+            "handles": figures["handles"]}
+
+
+def commands_per_second(stats, window) -> Optional[float]:
+    """Host reads and writes over the window's seconds (None for an empty window)."""
+    if not window.length_s:
+        return None
+    return float(stats["host_read_cmds"].sum() + stats["host_write_cmds"].sum()) \
+        / window.length_s
+
+
 def run_variant(variant: Variant, request: lab_run.LabRequest,
                 say: Callable[[str], None]) -> Dict[str, object]:
     folder = request.folder
     if (folder / "result.json").is_file():
         say(f"{folder.name}: finished earlier, kept")
         return json.loads((folder / "result.json").read_text())
-    say(f"{folder.name}: {variant.workload_spec} for {request.runtime} s from "
+    say(f"{folder.name}: {variant.workload_spec}, "
+        f"{request.workload.length(request.runtime).text()} from "
         f"{request.aged.name}, recording into {lab_run.TRACE_FILE}")
     result = lab_run.run(request)
     if "fdp" not in result.figures:
@@ -232,9 +284,10 @@ def run_variant(variant: Variant, request: lab_run.LabRequest,
 # ---- the table ----------------------------------------------------------------------
 
 def table_rows(outcomes: List[Dict[str, object]]) -> List[Dict[str, object]]:
-    """One row per variant: the three WAFs, host and media bytes (the FDP log's) and each
-    handle's media bytes over the window (stats.csv); handles no variant wrote are left
-    out."""
+    """One row per variant: the closed-loop replay's WAF and IOPS (simulated time), the
+    device's three WAFs, host and media bytes (the FDP log's), each handle's media bytes
+    over the window (stats.csv; handles no variant wrote are left out) and the device's
+    IOPS."""
     written = sorted({handle["handle"] for outcome in outcomes
                       for handle in outcome["run"]["fdp"]["csv"]["handles"]
                       if handle["media_pages"]})
@@ -243,13 +296,15 @@ def table_rows(outcomes: List[Dict[str, object]]) -> List[Dict[str, object]]:
         fdp = outcome["run"]["fdp"]
         media = {handle["handle"]: handle["media_bytes"] for handle in fdp["csv"]["handles"]}
         row = {"variant": outcome["variant"].name, "workload": outcome["variant"].workload_spec,
-               "device_iops": outcome["run"].get("device_iops_mean"),
+               "waf_closed_loop": outcome["closed"]["waf"],
+               "closed_loop_iops": outcome["closed"]["iops"],
                "waf_stats_csv": fdp["csv"]["waf"], "waf_fdp_log": fdp["log"]["waf"],
                "waf_replay": outcome["replay"]["waf"],
                "host_bytes": fdp["log"]["hbmw_bytes"], "media_bytes": fdp["log"]["mbmw_bytes"],
                "media_erased_bytes": fdp["log"]["mbe_bytes"]}
         for handle in written:
             row[f"handle{handle}_media_bytes"] = media.get(handle, 0)
+        row["device_iops"] = outcome["run"].get("device_iops_mean")
         rows.append(row)
     return rows
 
@@ -268,25 +323,31 @@ def _waf(value) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def _iops(value) -> str:
+    return "-" if value is None else f"{value:.0f}"
+
+
 def markdown(rows: List[Dict[str, object]], notes: List[str]) -> str:
     handles = [key for key in rows[0] if key.startswith("handle")]
-    header = ["variant", "WAF stats.csv", "WAF FDP log", "WAF ftl-sim replay",
+    header = ["variant", "WAF closed loop", "IOPS closed loop", "WAF stats.csv",
+              "WAF FDP log", "WAF timed replay",
               "host MiB", "media MiB", *[f"handle {key[6:].split('_')[0]} media MiB"
                                          for key in handles], "device IOPS"]
     lines = ["# FDP lab: fdp-separation with and without placement identifiers", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        cells = [row["variant"], _waf(row["waf_stats_csv"]), _waf(row["waf_fdp_log"]),
+        cells = [row["variant"], _waf(row["waf_closed_loop"]), _iops(row["closed_loop_iops"]),
+                 _waf(row["waf_stats_csv"]), _waf(row["waf_fdp_log"]),
                  _waf(row["waf_replay"]), f"{row['host_bytes'] / MIB:.1f}",
                  f"{row['media_bytes'] / MIB:.1f}",
                  *[f"{row[key] / MIB:.1f}" for key in handles],
-                 "-" if row["device_iops"] is None else f"{row['device_iops']:.0f}"]
+                 _iops(row["device_iops"])]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines + [""] + [f"- {note}" for note in notes]) + "\n"
 
 
-def notes(config: DeviceConfig, args, runtime: int, rows) -> List[str]:
-    placed, mixed = rows[0]["waf_fdp_log"], rows[1]["waf_fdp_log"]
+def notes(config: DeviceConfig, args, length: str, closed_qd: int, rows) -> List[str]:
+    placed, mixed = rows[0]["waf_closed_loop"], rows[1]["waf_closed_loop"]
     lines = [f"configuration {config.name}"
              + (" with " + " ".join(f"{k}={v}" for k, v in config.overrides.items())
                 if config.overrides else "")
@@ -294,14 +355,19 @@ def notes(config: DeviceConfig, args, runtime: int, rows) -> List[str]:
              f"{config.values.get('fdp_ruhs')}, fdp_ruh_type={config.values.get('fdp_ruh_type')}"
              f", gc_scope={config.values.get('gc_scope')}",
              f"each variant from its own aged state (fill + {args.passes} capacities of its "
-             f"writes in ftl-sim, seed {args.seed}), then {runtime} s of fdp-separation in the "
-             "VM: 4 KiB random writes, 90 % to the first 10 % of the LBAs",
-             "WAF stats.csv: (host + GC pages) / host pages over the run's window; WAF FDP "
-             "log: MBMW / HBMW between the workload's two reads of log 22h; WAF ftl-sim "
-             "replay: the recording replayed from the same state, over the same window"]
+             f"writes in ftl-sim, seed {args.seed}), then {length} of fdp-separation in the "
+             "VM: 4 KiB random writes, 90 % to the first 10 % of the LBAs, in one fixed order",
+             f"closed loop: the recording replayed in ftl-sim from the same state, QD "
+             f"{closed_qd}, in simulated time: the same at any host speed",
+             "the device's figures follow the host's speed: WAF stats.csv ((host + GC pages) "
+             "/ host pages over the run's window), WAF FDP log (MBMW / HBMW between the "
+             "workload's two reads of log 22h) and WAF timed replay (the recording replayed "
+             "at its recorded times) because GC runs on the device's clock (paced GC moves "
+             "pages while LUNs are idle; across handles it weighs units by their age); "
+             "device IOPS because the guest issues them, up to what the flash allows"]
     if placed and mixed:
-        lines.append(f"placement identifiers cut the WAF from {mixed:.3f} to {placed:.3f} "
-                     f"({mixed / placed:.2f} x fewer media bytes per host byte)")
+        lines.append(f"placement identifiers cut the closed-loop WAF from {mixed:.3f} to "
+                     f"{placed:.3f} ({mixed / placed:.2f} x fewer media bytes per host byte)")
     return lines
 
 
@@ -315,9 +381,11 @@ def run(args, prog: str = PROG, say: Optional[Callable[[str], None]] = None) -> 
     check_config(config, args.hot_handle)
     chosen = variants(args.hot_handle)
     specs = {variant.name: workloads.resolve(variant.workload_spec) for variant in chosen}
-    runtime = args.runtime or specs[chosen[0].name].runtime
+    runtime = specs[chosen[0].name].runtime     # unused by the workload: it ends with its I/O
+    length = specs[chosen[0].name].length(runtime).text()
+    closed_qd = workload_qd(specs[chosen[0].name])
     folder = (args.out or RESULTS_ROOT / f"fdp-lab-{config.name}").resolve()
-    claim_folder(folder, definition(config, args, runtime))
+    claim_folder(folder, definition(config, args, length))
     qemu = setup_steps.ensure_qemu(args.qemu).resolve()
     image = setup_steps.ensure_guest(release=args.guest_release)
     setup_steps.choose_accel(args.accel, qemu, image, say)
@@ -336,10 +404,15 @@ def run(args, prog: str = PROG, say: Optional[Callable[[str], None]] = None) -> 
         replayed = replay(ftl_sim, folder / variant.name, state,
                           folder / f"{variant.name}-replay")
         say(f"{variant.name}: ftl-sim's replay of the recording: WAF {_waf(replayed['waf'])}")
-        outcomes.append({"variant": variant, "run": figures, "replay": replayed})
+        closed = replay(ftl_sim, folder / variant.name, state,
+                        folder / f"{variant.name}-closed", closed_qd)
+        say(f"{variant.name}: ftl-sim's closed-loop replay at QD {closed_qd}: WAF "
+            f"{_waf(closed['waf'])}, {closed['iops']:.0f} IOPS in simulated time")
+        outcomes.append({"variant": variant, "run": figures, "replay": replayed,
+                         "closed": closed})
     plot_paths = compare_plot(folder, chosen)
     rows = table_rows(outcomes)
-    lab_notes = notes(config, args, runtime, rows)
+    lab_notes = notes(config, args, length, closed_qd, rows)
     write_csv(rows, folder / f"{TABLE_STEM}.csv")
     text = markdown(rows, lab_notes)
     (folder / f"{TABLE_STEM}.md").write_text(text)
