@@ -13,6 +13,11 @@ column names (Copy's come from nand.csv: with_copy_counts); a column a file lack
 and files from before the flash program counters fall back to host + GC-moved pages.
 
 Erased blocks, likewise, are those GC erased plus those folding erased (erased_parts).
+
+A write buffer's absorbed pages (host pages a later write replaced in the buffer: one
+program for both) and the pages still pending in it at the end count as host pages and
+were never programmed: with a buffer the WAF can be below 1, and buffer_figures gives the
+columns that say why (stats.csv's, STATS.md).
 """
 from .errors import AnalysisError
 
@@ -94,6 +99,44 @@ def waf_parts(counts):
     out["flash_programs"] = programs
     out["host_write_pages"] = host
     return out
+
+
+# stats.csv's write-buffer columns (STATS.md; only with a buffer): page counts over a span,
+# and the gauge of the pages still in the buffer (not on flash) at a row's end.
+BUFFER_COUNT_COLUMNS = ("buf_absorbed_pages", "buf_flushed_pages", "buf_dropped_pages")
+BUFFER_GAUGE_COLUMN = "buf_pending_pages"
+
+
+def buffer_figures(stats, rows=None):
+    """What explains a WAF below 1 over a span of stats.csv (the DataFrame stats; rows, its
+    rows of the span as series.within gives them, default all): the span's sums of
+    BUFFER_COUNT_COLUMNS, "buf_pending_pages" (the pages in the buffer at the span's end,
+    host pages not yet programmed: its last row's gauge) and "buf_pending_pages_start"
+    (the row before the span's, None when the span starts with the file); so the span's
+    host pages through the buffer = absorbed + flushed + dropped + pending - pending at
+    the start. {} when the file has no buffer columns (no write buffer, or an older file)
+    or the span no row."""
+    rows = stats if rows is None else rows
+    if stats is None or BUFFER_GAUGE_COLUMN not in stats.columns or not len(rows):
+        return {}
+    out = sums(rows, BUFFER_COUNT_COLUMNS)
+    out[BUFFER_GAUGE_COLUMN] = float(rows[BUFFER_GAUGE_COLUMN].iloc[-1])
+    before = stats.loc[:rows.index[0]].iloc[:-1]
+    out["buf_pending_pages_start"] = float(before[BUFFER_GAUGE_COLUMN].iloc[-1]) \
+        if len(before) else None
+    return out
+
+
+def describe_buffer(figures):
+    """'buffer: 16624 host pages absorbed, 1024 pending at the end (never programmed)'
+    (buffer_figures: the end of its span), or '..., none pending at the end (flushed)';
+    '' without a buffer."""
+    if BUFFER_GAUGE_COLUMN not in figures:
+        return ""
+    pending = figures[BUFFER_GAUGE_COLUMN]
+    end = f"{pending:.0f} pending at the end (never programmed)" if pending \
+        else "none pending at the end (flushed)"
+    return f"buffer: {figures.get('buf_absorbed_pages', 0):.0f} host pages absorbed, {end}"
 
 
 def erased_parts(counts):
