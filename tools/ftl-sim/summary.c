@@ -442,6 +442,16 @@ static void print_waf(FILE *f, const struct sim_phase_result *m)
             fprintf(f, ", %s %.4f", waf_part_labels[i], parts[i]);
         }
     }
+    /* what a reader needs beside it: host pages that no program carried, pages not in it */
+    uint64_t absorbed = m->after.buf_absorbed_pages - m->before.buf_absorbed_pages;
+    if (absorbed || m->buf_pending_after) {
+        fprintf(f, "; host pages include %llu absorbed by the buffer and %llu pending in it "
+                "at the end", (unsigned long long)absorbed,
+                (unsigned long long)m->buf_pending_after);
+    }
+    if (m->after.zone_programs > m->before.zone_programs) {
+        fputs("; zone writes count in neither", f);
+    }
     fputs(")\n", f);
 }
 
