@@ -228,6 +228,9 @@ def test_figures(tmp_path):
     figure = dftl_report.waf_figure(rows, "WAF")
     heights = sorted(round(bar.get_height(), 3) for bar in figure.axes[0].patches)
     assert heights == [1.2, 1.5, 1.6, 2.0]
+    assert "absorbed" not in figure.axes[0].get_xlabel()
+    below = [dftl_report.study_row("phased", "dftl+buffer", _summary(0.8))]
+    assert "absorbed" in dftl_report.waf_figure(below, "WAF").axes[0].get_xlabel()
     paths = dftl_report.save_figures(rows, summaries, tmp_path)
     assert sorted(path.name for path in paths) == ["victims_dftl-buffer.png",
                                                    "victims_dftl.png", "waf.png"]

@@ -149,6 +149,10 @@ def waf_figure(rows: Sequence[Mapping], title: str):
         values.extend(heights)
     axes.set_xticks(np.arange(len(traces)), traces)
     axes.axhline(1.0, color="0.5", linewidth=0.8, linestyle="--")
+    if any(row.get("waf") is not None and row["waf"] < 1 for row in rows):
+        axes.set_xlabel("trace (a WAF below 1: the host pages include those the buffer "
+                        "absorbed or still held at the end; dftl-study.md has both)",
+                        fontsize=8)
     style.nice_ylim(axes, values)
     axes.legend(loc="best", fontsize=9)
     return figure
