@@ -337,6 +337,8 @@ def test_a_whole_study(capsys, ftl_sim, tmp_path, in_repo):
             victims = sum(int(r["data_victims"]) for r in csv.DictReader(handle))
         assert row["gc_runs"] == row["data_gc_runs"] + row["fallback_lines"] == victims
         assert row["data_gc_runs"] == summary["gc_runs"]
+        log = (out / "runs" / f"{trace}-{build}" / "ftl-sim.log").read_text()
+        assert f"\nGC: {victims} runs" in log      # ftl-sim's own line counts them alike
         if build != "dftl+buffer+streams":
             assert row["fallback_runs"] == row["fallback_pages"] == 0
         if row["fallback_runs"] == 0:

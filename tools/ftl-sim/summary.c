@@ -511,6 +511,24 @@ static void print_zns_counters(FILE *f, const struct sim_phase_result *m)
 #undef DELTA
 }
 
+/* Every collection: data GC's victims and the defragmenting fallback's (as gc_victims.csv
+ * counts them), their moves and erases; each part's too when the fallback took any. */
+static void print_collections(FILE *f, const struct sim_phase_result *m)
+{
+#define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
+    unsigned long long runs = DELTA(gc_runs), moved = DELTA(nand_gc_programs);
+    unsigned long long erased = DELTA(gc_erased_blocks), fb = DELTA(fallback_lines);
+    unsigned long long fb_moved = DELTA(fallback_pages), fb_erased = DELTA(fallback_erased_blocks);
+#undef DELTA
+    if (!fb) {
+        fprintf(f, "%llu runs, %llu pages moved, %llu blocks erased", runs, moved, erased);
+        return;
+    }
+    fprintf(f, "%llu runs (%llu data GC + %llu fallback victims), %llu pages moved (%llu + "
+            "%llu), %llu blocks erased (%llu + %llu)", runs + fb, runs, fb, moved + fb_moved,
+            moved, fb_moved, erased + fb_erased, erased, fb_erased);
+}
+
 void summary_print_text(FILE *f, const struct ftl *ftl, const struct sim_phase_result *m)
 {
     double secs = phase_seconds(m);
@@ -529,19 +547,10 @@ void summary_print_text(FILE *f, const struct ftl *ftl, const struct sim_phase_r
     if (phase_waf(m, &waf)) {
         snprintf(waf_text, sizeof(waf_text), "%.3f", waf);
     }
-    /* Every collection: data GC's victims and the defragmenting fallback's (as
-     * gc_victims.csv counts them); the parts when the fallback took any. */
-    uint64_t gc_runs = m->after.gc_runs - m->before.gc_runs;
-    uint64_t fallback = m->after.fallback_lines - m->before.fallback_lines;
-    char runs_text[96];
-    snprintf(runs_text, sizeof(runs_text), fallback ? "%llu runs (%llu data GC + %llu "
-             "fallback victims)" : "%llu runs", (unsigned long long)(gc_runs + fallback),
-             (unsigned long long)gc_runs, (unsigned long long)fallback);
-    fprintf(f, "GC: %s, %llu pages moved, %llu blocks erased; WAF %s (%s victims)\n",
-            runs_text,
-            (unsigned long long)(m->after.nand_gc_programs - m->before.nand_gc_programs),
-            (unsigned long long)(m->after.gc_erased_blocks - m->before.gc_erased_blocks),
-            waf_text, ftl_gc_policy_name(ftl_config_of(ftl)->gc_policy));
+    fputs("GC: ", f);
+    print_collections(f, m);
+    fprintf(f, "; WAF %s (%s victims)\n", waf_text,
+            ftl_gc_policy_name(ftl_config_of(ftl)->gc_policy));
     fprintf(f, "flash: %llu read errors, %llu formats (%llu blocks erased), %llu bad blocks; "
             "erase counts min %u, avg %.2f, max %u of %llu P/E cycles\n",
             (unsigned long long)(m->after.read_errors - m->before.read_errors),
