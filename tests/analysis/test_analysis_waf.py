@@ -19,7 +19,8 @@ def test_waf_counts_every_program_folding_included():
             figures["waf_copy"]) == pytest.approx((1.0, 0.1, 0.5, 0.025, 0.0))
     assert sum(figures[f"waf_{part}"] for part in waf.PARTS) == pytest.approx(figures["waf"])
     erased = waf.erased_parts(counts)
-    assert erased == {"erased_blocks": 5, "gc_erased_blocks": 2, "fold_erased_blocks": 3}
+    assert erased == {"erased_blocks": 5, "gc_erased_blocks": 2, "fold_erased_blocks": 3,
+                      "fallback_erased_blocks": 0}
     assert waf.describe(figures) == "1.62 (host 1.00, GC 0.10, fold 0.50, map 0.03)"
     assert waf.describe(figures, host=False) == "1.62 (GC 0.10, fold 0.50, map 0.03)"
     assert waf.describe_erased(erased) == "GC 2 + fold 3"
@@ -79,3 +80,16 @@ def test_buffer_figures_explain_a_waf_below_one():
     # no buffer columns (no buffer, or an older file): nothing to say
     assert waf.buffer_figures(stats.drop(columns=["buf_pending_pages"])) == {}
     assert waf.describe_buffer({}) == ""
+
+
+def test_gc_runs_are_every_collection_the_fallback_too():
+    # placement=stream: 705 data GC victims, the fallback took 171 lines of 171 blocks
+    counts = {"gc_runs": 705, "fallback_lines": 171, "gc_erased_blocks": 705,
+              "fallback_erased_blocks": 171}
+    assert waf.collections(counts) == {"gc_collections": 876, "data_gc_runs": 705,
+                                       "fallback_victims": 171}
+    erased = waf.erased_parts(counts)
+    assert erased["erased_blocks"] == 876 and erased["fallback_erased_blocks"] == 171
+    assert waf.describe_erased(erased) == "GC 705 + fallback 171"
+    # a file without the fallback's columns (no placement=stream): data GC only
+    assert waf.collections({"gc_runs": 9})["gc_collections"] == 9

@@ -6,7 +6,10 @@ import json
 from collections import Counter
 
 import numpy as np
+import pandas as pd
 import pytest
+
+from femu_analysis import waf as waf_counts
 
 from femu_lab import cli as lab_cli
 from femu_lab.dftl import report as dftl_report, study as dftl_study, traces as dftl_traces
@@ -337,6 +340,9 @@ def test_a_whole_study(capsys, ftl_sim, tmp_path, in_repo):
             victims = sum(int(r["data_victims"]) for r in csv.DictReader(handle))
         assert row["gc_runs"] == row["data_gc_runs"] + row["fallback_lines"] == victims
         assert row["data_gc_runs"] == summary["gc_runs"]
+        if build == "dftl+buffer+streams":     # stats.csv has the fallback's victims
+            stats = pd.read_csv(out / "runs" / f"{trace}-{build}" / "stats.csv")
+            assert waf_counts.collections(waf_counts.sums(stats))["gc_collections"] == victims
         log = (out / "runs" / f"{trace}-{build}" / "ftl-sim.log").read_text()
         assert f"\nGC: {victims} runs" in log      # ftl-sim's own line counts them alike
         if build != "dftl+buffer+streams":

@@ -34,6 +34,7 @@ def test_a_buffered_run_states_absorbed_and_pending_pages(run_ftl_sim, tmp_path)
     for key in ("buf_absorbed_pages", "buf_flushed_pages", "buf_pending_pages"):
         assert figures[key] == summary[key]
     assert figures["buf_absorbed_pages"] > 0
+    assert figures["gc_collections"] == summary["gc_runs"] + summary["fallback_lines"]
     assert f"buffer: {figures['buf_absorbed_pages']:.0f} host pages absorbed, " \
            f"{figures['buf_pending_pages']:.0f} pending at the end" in report.headline(figures)
 

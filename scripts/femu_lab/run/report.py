@@ -71,8 +71,11 @@ def analyse(folder: Path, workload: Workload) -> Dict[str, object]:
         figures["fio_write_ios"] = fio_writes
         figures["device_write_commands"] = int(run.stats["host_write_cmds"].sum())
     if run.stats is not None:
+        rows = series.within(run.stats, window)
+        # GC runs: every collection, the stream fallback's victims too
+        figures.update(waf.collections(waf.sums(rows, waf.COLLECTION_COLUMNS)))
         # beside the WAF, what the write buffer kept from flash (nothing without one)
-        figures.update(waf.buffer_figures(run.stats, series.within(run.stats, window)))
+        figures.update(waf.buffer_figures(run.stats, rows))
         end = waf.buffer_figures(run.stats)
         if end:
             figures["buf_pending_pages_end_of_run"] = end[waf.BUFFER_GAUGE_COLUMN]
