@@ -12,7 +12,14 @@ so WAF = waf_host + waf_gc + waf_fold + waf_map + waf_copy. The counters are sta
 column names (Copy's come from nand.csv: with_copy_counts); a column a file lacks counts 0,
 and files from before the flash program counters fall back to host + GC-moved pages.
 
-Erased blocks, likewise, are those GC erased plus those folding erased (erased_parts).
+Erased blocks, likewise, are those GC erased plus those folding and the stream fallback
+erased (erased_parts); GC runs are every collection, data GC's and the fallback's victims
+(collections), as gc_victims.csv counts them.
+
+A write buffer's absorbed pages (host pages a later write replaced in the buffer: one
+program for both) and the pages still pending in it at the end count as host pages and
+were never programmed: with a buffer the WAF can be below 1, and buffer_figures gives the
+columns that say why (stats.csv's, STATS.md).
 """
 from .errors import AnalysisError
 
@@ -27,12 +34,15 @@ PART_COLUMNS = {
 # What the older stats.csv (or a VM-era file) has in place of a part's counters.
 OLD_PART_COLUMNS = {"host": ("host_write_pages",), "gc": ("gc_moved_pages",)}
 HOST_COLUMNS = ("host_write_pages", "copy_pages")
-ERASE_PARTS = {"gc": "gc_erased_blocks", "fold": "slc_fold_erases"}
+ERASE_PARTS = {"gc": "gc_erased_blocks", "fold": "slc_fold_erases",
+               "fallback": "fallback_erased_blocks"}
+# Every data collection: data GC's victims and the stream fallback's (placement=stream).
+COLLECTION_COLUMNS = ("gc_runs", "fallback_lines")
 # Every counter the functions below read: what a caller sums.
 COUNTER_COLUMNS = tuple(dict.fromkeys(
     [c for columns in PART_COLUMNS.values() for c in columns] +
     [c for columns in OLD_PART_COLUMNS.values() for c in columns] +
-    list(HOST_COLUMNS) + list(ERASE_PARTS.values())))
+    list(HOST_COLUMNS) + list(ERASE_PARTS.values()) + list(COLLECTION_COLUMNS)))
 # How the parts are named where they are printed.
 PART_LABELS = {"host": "host", "gc": "GC", "fold": "fold", "map": "map", "copy": "copy"}
 
@@ -96,8 +106,56 @@ def waf_parts(counts):
     return out
 
 
+# stats.csv's write-buffer columns (STATS.md; only with a buffer): page counts over a span,
+# and the gauge of the pages still in the buffer (not on flash) at a row's end.
+BUFFER_COUNT_COLUMNS = ("buf_absorbed_pages", "buf_flushed_pages", "buf_dropped_pages")
+BUFFER_GAUGE_COLUMN = "buf_pending_pages"
+
+
+def buffer_figures(stats, rows=None):
+    """What explains a WAF below 1 over a span of stats.csv (the DataFrame stats; rows, its
+    rows of the span as series.within gives them, default all): the span's sums of
+    BUFFER_COUNT_COLUMNS, "buf_pending_pages" (the pages in the buffer at the span's end,
+    host pages not yet programmed: its last row's gauge) and "buf_pending_pages_start"
+    (the row before the span's, None when the span starts with the file); so the span's
+    host pages through the buffer = absorbed + flushed + dropped + pending - pending at
+    the start. {} when the file has no buffer columns (no write buffer, or an older file)
+    or the span no row."""
+    rows = stats if rows is None else rows
+    if stats is None or BUFFER_GAUGE_COLUMN not in stats.columns or not len(rows):
+        return {}
+    out = sums(rows, BUFFER_COUNT_COLUMNS)
+    out[BUFFER_GAUGE_COLUMN] = float(rows[BUFFER_GAUGE_COLUMN].iloc[-1])
+    before = stats.loc[:rows.index[0]].iloc[:-1]
+    out["buf_pending_pages_start"] = float(before[BUFFER_GAUGE_COLUMN].iloc[-1]) \
+        if len(before) else None
+    return out
+
+
+def describe_buffer(figures):
+    """'buffer: 16624 host pages absorbed, 1024 pending at the end (never programmed)'
+    (buffer_figures: the end of its span), or '..., none pending at the end (flushed)';
+    '' without a buffer."""
+    if BUFFER_GAUGE_COLUMN not in figures:
+        return ""
+    pending = figures[BUFFER_GAUGE_COLUMN]
+    end = f"{pending:.0f} pending at the end (never programmed)" if pending \
+        else "none pending at the end (flushed)"
+    return f"buffer: {figures.get('buf_absorbed_pages', 0):.0f} host pages absorbed, {end}"
+
+
+def collections(counts):
+    """{"gc_collections", "data_gc_runs", "fallback_victims"} from counter totals: every
+    data collection, data GC's victims (gc_runs) and the defragmenting fallback's
+    (fallback_lines, 0 when the counts lack it)."""
+    runs, fallback = (float(counts.get(column, 0.0)) for column in COLLECTION_COLUMNS)
+    return {"gc_collections": runs + fallback, "data_gc_runs": runs,
+            "fallback_victims": fallback}
+
+
 def erased_parts(counts):
-    """{"erased_blocks", "gc_erased_blocks", "fold_erased_blocks"}: blocks erased, by whom."""
+    """{"erased_blocks", "gc_erased_blocks", "fold_erased_blocks",
+    "fallback_erased_blocks"}: blocks erased, by whom."""
     parts = {part: float(counts.get(column, 0.0)) for part, column in ERASE_PARTS.items()}
     out = {"erased_blocks": sum(parts.values())}
     out.update({f"{part}_erased_blocks": value for part, value in parts.items()})
@@ -116,8 +174,10 @@ def describe(figures, digits=2, host=True):
 
 
 def describe_erased(figures):
-    """'GC 96', or 'GC 0 + fold 148' when folding erased blocks too (erased_parts)."""
+    """'GC 96', or 'GC 0 + fold 148' when folding erased blocks too, '+ fallback N' when
+    the stream fallback did (erased_parts)."""
     text = f"GC {figures.get('gc_erased_blocks') or 0:.0f}"
-    if figures.get("fold_erased_blocks"):
-        text += f" + fold {figures['fold_erased_blocks']:.0f}"
+    for part in ("fold", "fallback"):
+        if figures.get(f"{part}_erased_blocks"):
+            text += f" + {part} {figures[f'{part}_erased_blocks']:.0f}"
     return text

@@ -19,7 +19,8 @@ def test_waf_counts_every_program_folding_included():
             figures["waf_copy"]) == pytest.approx((1.0, 0.1, 0.5, 0.025, 0.0))
     assert sum(figures[f"waf_{part}"] for part in waf.PARTS) == pytest.approx(figures["waf"])
     erased = waf.erased_parts(counts)
-    assert erased == {"erased_blocks": 5, "gc_erased_blocks": 2, "fold_erased_blocks": 3}
+    assert erased == {"erased_blocks": 5, "gc_erased_blocks": 2, "fold_erased_blocks": 3,
+                      "fallback_erased_blocks": 0}
     assert waf.describe(figures) == "1.62 (host 1.00, GC 0.10, fold 0.50, map 0.03)"
     assert waf.describe(figures, host=False) == "1.62 (GC 0.10, fold 0.50, map 0.03)"
     assert waf.describe_erased(erased) == "GC 2 + fold 3"
@@ -51,3 +52,44 @@ def test_old_files_fall_back_to_host_plus_gc_moved_and_no_host_is_undefined():
     assert empty["waf"] is None and empty["waf_gc"] is None
     assert waf.describe(empty) == "-"
     assert waf.waf(400, 200) == 1.5 and waf.waf(0, 3) is None
+
+
+def test_buffer_figures_explain_a_waf_below_one():
+    # three seconds of a buffered run: 30 host pages, 6 absorbed, 18 flushed, 1 dropped;
+    # the buffer holds 2, 4 and then 5 pages at the rows' ends
+    stats = pd.DataFrame({
+        "host_write_pages": [10, 10, 10], "nand_user_programs": [5, 7, 6],
+        "buf_absorbed_pages": [2, 1, 3], "buf_flushed_pages": [5, 7, 6],
+        "buf_dropped_pages": [1, 0, 0], "buf_pending_pages": [2, 4, 5]})
+    whole = waf.buffer_figures(stats)
+    assert whole == {"buf_absorbed_pages": 6, "buf_flushed_pages": 18, "buf_dropped_pages": 1,
+                     "buf_pending_pages": 5, "buf_pending_pages_start": None}
+    assert waf.waf_parts(waf.sums(stats))["waf"] == pytest.approx(18 / 30)   # unchanged
+    # host pages = absorbed + flushed + dropped + pending at the end (empty at the start)
+    assert sum(whole[key] for key in ("buf_absorbed_pages", "buf_flushed_pages",
+                                      "buf_dropped_pages", "buf_pending_pages")) == \
+        stats["host_write_pages"].sum()
+    last_two = waf.buffer_figures(stats, stats.iloc[1:])
+    assert last_two["buf_pending_pages_start"] == 2 and last_two["buf_pending_pages"] == 5
+    assert last_two["buf_absorbed_pages"] + last_two["buf_flushed_pages"] + \
+        last_two["buf_pending_pages"] - last_two["buf_pending_pages_start"] == 20
+    assert waf.describe_buffer(whole) == \
+        "buffer: 6 host pages absorbed, 5 pending at the end (never programmed)"
+    assert waf.describe_buffer({**whole, "buf_pending_pages": 0.0}).endswith(
+        "none pending at the end (flushed)")
+    # no buffer columns (no buffer, or an older file): nothing to say
+    assert waf.buffer_figures(stats.drop(columns=["buf_pending_pages"])) == {}
+    assert waf.describe_buffer({}) == ""
+
+
+def test_gc_runs_are_every_collection_the_fallback_too():
+    # placement=stream: 705 data GC victims, the fallback took 171 lines of 171 blocks
+    counts = {"gc_runs": 705, "fallback_lines": 171, "gc_erased_blocks": 705,
+              "fallback_erased_blocks": 171}
+    assert waf.collections(counts) == {"gc_collections": 876, "data_gc_runs": 705,
+                                       "fallback_victims": 171}
+    erased = waf.erased_parts(counts)
+    assert erased["erased_blocks"] == 876 and erased["fallback_erased_blocks"] == 171
+    assert waf.describe_erased(erased) == "GC 705 + fallback 171"
+    # a file without the fallback's columns (no placement=stream): data GC only
+    assert waf.collections({"gc_runs": 9})["gc_collections"] == 9

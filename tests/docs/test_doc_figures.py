@@ -93,6 +93,19 @@ def _age(words, folder):
             "waf_pass": [float(value) for value in passes[1].split(",")]}
 
 
+def _dftl_study(words, folder):
+    """femu-lab dftl-study's table: TRACE/BUILD/COLUMN of its dftl-study.csv."""
+    proc = subprocess.run([sys.executable, "-m", "femu_lab.cli", *words], cwd=REPO,
+                          capture_output=True, text=True, timeout=TIMEOUT_S,
+                          env={**os.environ, "FEMU_BUILD_DIR": _build_dir()})
+    assert proc.returncode == 0, proc.stderr
+    table = {}
+    with open(os.path.join(words[words.index("-o") + 1], "dftl-study.csv"), newline="") as f:
+        for row in csv.DictReader(f):
+            table.setdefault(row["trace"], {})[row["build"]] = row
+    return table
+
+
 @pytest.fixture(scope="session")
 def run_documented(tmp_path_factory):
     """run(cmd) -> the command's result (ftl-sim's summary, a sweep's table), once."""
@@ -108,9 +121,11 @@ def run_documented(tmp_path_factory):
                 results[cmd] = _sweep(_redirected(words[1:], folder), folder)
             elif words[:2] == [LAB, "age"]:
                 results[cmd] = _age(_redirected(words[1:], folder), folder)
+            elif words[:2] == [LAB, "dftl-study"]:
+                results[cmd] = _dftl_study(_redirected(words[1:], folder), folder)
             else:
-                pytest.fail(f"no runner for {words[0]} (ftl-sim, femu-lab sweep and age "
-                            "run here)")
+                pytest.fail(f"no runner for {words[0]} (ftl-sim, femu-lab sweep, age and "
+                            "dftl-study run here)")
         return results[cmd]
     return run
 

@@ -118,6 +118,50 @@ static void test_hot_loop(void)
     ftl_destroy(ftl);
 }
 
+/* Where host pages written through the buffer go, counted by hand: absorbed (a later
+ * write replaced them there), flushed, dropped (trimmed while buffered) or pending. */
+static void test_page_accounting(void)
+{
+    struct ftl_config cfg = buf_config(64, 100);    /* room for 16 whole pages */
+    struct ftl *ftl = make_ftl(&cfg);
+    uint64_t now = SEC, done;
+    struct ftl_gauges g;
+
+    for (uint64_t lpn = 0; lpn < 5; lpn++) {        /* 5 pages buffered */
+        CHECK(wr(ftl, now += 1000, lpn * SPP, SPP, &done) == FTL_OK);
+    }
+    for (uint64_t lpn = 0; lpn < 3; lpn++) {        /* k = 3 rewrites absorbed */
+        CHECK(wr(ftl, now += 1000, lpn * SPP, SPP, &done) == FTL_OK);
+    }
+    CHECK(ftl_flush(ftl, now += 1000, &done) == FTL_OK);    /* 5 programs */
+    CHECK(wr(ftl, now += 1000, 5 * SPP, SPP, &done) == FTL_OK);
+    CHECK(wr(ftl, now += 1000, 6 * SPP, SPP, &done) == FTL_OK);
+    CHECK(wr(ftl, now += 1000, 5 * SPP, 1, &done) == FTL_OK);  /* one sector: absorbed */
+    CHECK(wr(ftl, now += 1000, 7 * SPP, SPP, &done) == FTL_OK);
+    CHECK(trim(ftl, now += 1000, 7 * SPP, SPP) == FTL_OK);      /* dropped */
+
+    struct ftl_counters c = counters(ftl), zero = { 0 };
+    ftl_get_gauges(ftl, &g);
+    CHECK_EQ_U64(c.host_write_pages, 5 + 3 + 3 + 1);
+    CHECK_EQ_U64(c.buf_absorbed_pages, 3 + 1);
+    CHECK_EQ_U64(c.buf_flushed_pages, 5);
+    CHECK_EQ_U64(c.buf_dropped_pages, 1);
+    CHECK_EQ_U64(g.buf_pending_pages, 2);          /* pages 5 and 6 */
+    CHECK_EQ_U64(c.buf_absorbed_pages + c.buf_flushed_pages + c.buf_dropped_pages +
+                 g.buf_pending_pages, c.host_write_pages);
+    /* the WAF is unchanged: every program over every host page, 5 / 12 here */
+    double waf;
+    CHECK(ftl_waf(&zero, &c, &waf));
+    CHECK_NEAR(waf, 5.0 / 12.0, 1e-12);
+    printf("  page accounting: %llu host pages = %llu absorbed + %llu flushed + %llu dropped "
+           "+ %llu pending; WAF %.4f\n", (unsigned long long)c.host_write_pages,
+           (unsigned long long)c.buf_absorbed_pages, (unsigned long long)c.buf_flushed_pages,
+           (unsigned long long)c.buf_dropped_pages, (unsigned long long)g.buf_pending_pages,
+           waf);
+    CHECK_CONSISTENT(ftl);
+    ftl_destroy(ftl);
+}
+
 /* ---- reads ---- */
 
 static void test_reads(void)
@@ -404,6 +448,11 @@ static void test_randomized(struct ftl_config cfg, uint64_t seed)
     CHECK(spp == 1 ? c.buf_fill_reads == 0 : c.buf_fill_reads > 0);    /* no page has holes */
     CHECK(c.gc_runs > 0);
     CHECK(c.nand_user_programs == c.buf_flushed_pages);
+    /* every host page was absorbed, programmed, dropped or is still buffered */
+    struct ftl_gauges g;
+    ftl_get_gauges(ftl, &g);
+    CHECK_EQ_U64(c.buf_absorbed_pages + c.buf_flushed_pages + c.buf_dropped_pages +
+                 g.buf_pending_pages, c.host_write_pages);
     struct ftl_counters zero = { 0 };
     double waf;
     CHECK(ftl_waf(&zero, &c, &waf));
@@ -478,6 +527,7 @@ static void test_config(void)
 int main(void)
 {
     test_hot_loop();
+    test_page_accounting();
     test_reads();
     test_fill_reads(false);
     test_fill_reads(true);

@@ -6,7 +6,10 @@ import json
 from collections import Counter
 
 import numpy as np
+import pandas as pd
 import pytest
+
+from femu_analysis import waf as waf_counts
 
 from femu_lab import cli as lab_cli
 from femu_lab.dftl import report as dftl_report, study as dftl_study, traces as dftl_traces
@@ -159,8 +162,9 @@ def _summary(waf, **extra):
             "gc_write_pages": 300, "gc_runs": 4, "map_reads": 50, "map_writes": 20,
             "map_gc_runs": 1, "map_gc_moved_pages": 3, "cmt_hits": 900, "cmt_misses": 100,
             "cmt_hit_rate": 0.9, "buf_read_hits": 0, "buf_absorbed_sectors": 0,
+            "buf_absorbed_pages": 0, "buf_pending_pages": 0,
             "buf_flushed_pages": 0, "buf_fill_reads": 0, "fallback_runs": 0,
-            "fallback_pages": 0, "gc_victim_valid_pages": 300,
+            "fallback_lines": 0, "fallback_pages": 0, "gc_victim_valid_pages": 300,
             "map_gc_victim_valid_pages": 3,
             "victim_histogram": {"data": [[50, 2], [100, 2]], "map": [[3, 1]]},
             "geometry": {"pages_per_line": 256}}
@@ -170,10 +174,15 @@ def _summary(waf, **extra):
 
 def test_a_row_takes_the_summary_figures():
     row = dftl_report.study_row("phased", "dftl+buffer", _summary(
-        1.5, buf_flushed_pages=800, buf_absorbed_sectors=1600, cmt_hit_rate=None))
+        0.9, buf_flushed_pages=800, buf_absorbed_pages=150, buf_pending_pages=50,
+        cmt_hit_rate=None, fallback_runs=1, fallback_lines=3))
     assert row["trace"] == "phased" and row["build"] == "dftl+buffer"
-    assert row["waf"] == 1.5 and row["buf_flushed_pages"] == 800
-    assert row["buf_absorbed_sectors"] == 1600 and row["cmt_hit_rate"] is None
+    assert row["waf"] == 0.9 and row["buf_flushed_pages"] == 800
+    # a WAF below 1 sits beside what explains it: 150 + 50 of the 1000 host pages
+    assert (row["buf_absorbed_pages"], row["buf_pending_pages"]) == (150, 50)
+    assert row["cmt_hit_rate"] is None
+    # GC runs are every collection: 4 data GC victims and the fallback's 3
+    assert (row["gc_runs"], row["data_gc_runs"], row["fallback_lines"]) == (7, 4, 3)
     assert row["mean_valid_per_victim"] == 75.0        # (50 * 2 + 100 * 2) / 4
     assert list(row) == [key for key, _, _ in dftl_report.COLUMNS]
 
@@ -182,9 +191,12 @@ def test_mean_valid_pages_per_victim_without_a_histogram():
     summary = _summary(1.2)
     del summary["victim_histogram"]
     assert dftl_report.mean_valid_per_victim(summary) == 75.0      # 300 / 4 runs
+    summary["fallback_lines"] = 2
+    assert dftl_report.mean_valid_per_victim(summary) == 50.0      # 300 / (4 + 2) victims
     assert dftl_report.mean_valid_per_victim({"gc_runs": 0, "gc_victim_valid_pages": 0}) is None
     older = dftl_report.study_row("interleaved", "dftl", {"waf": 2.0, "host_write_pages": 9})
     assert older["map_reads"] is None and older["mean_valid_per_victim"] is None
+    assert older["gc_runs"] is None and older["buf_pending_pages"] is None
 
 
 def test_csv_and_markdown(tmp_path):
@@ -200,10 +212,13 @@ def test_csv_and_markdown(tmp_path):
     lines = text.splitlines()
     assert "- seed 1" in lines
     header = next(line for line in lines if line.startswith("| trace"))
-    assert "| WAF |" in header and "| mean valid pages / data victim |" in header
+    assert "| WAF | host pages | absorbed pages | pending pages |" in header
+    assert "| GC runs (data GC + fallback victims) |" in header
+    assert "| mean valid pages / data victim |" in header
     body = [line for line in lines if line.startswith("| interleaved")]
     assert body[0].split(" | ")[2] == "2.250" and "| 0.9000 |" in body[0]
-    assert body[1].split(" | ")[10] == "-"       # CMT hit rate unknown
+    rate = [key for key, _, _ in dftl_report.COLUMNS].index("cmt_hit_rate")
+    assert body[1].split(" | ")[rate] == "-"       # CMT hit rate unknown
 
 
 def test_figures(tmp_path):
@@ -216,6 +231,9 @@ def test_figures(tmp_path):
     figure = dftl_report.waf_figure(rows, "WAF")
     heights = sorted(round(bar.get_height(), 3) for bar in figure.axes[0].patches)
     assert heights == [1.2, 1.5, 1.6, 2.0]
+    assert "absorbed" not in figure.axes[0].get_xlabel()
+    below = [dftl_report.study_row("phased", "dftl+buffer", _summary(0.8))]
+    assert "absorbed" in dftl_report.waf_figure(below, "WAF").axes[0].get_xlabel()
     paths = dftl_report.save_figures(rows, summaries, tmp_path)
     assert sorted(path.name for path in paths) == ["victims_dftl-buffer.png",
                                                    "victims_dftl.png", "waf.png"]
@@ -310,14 +328,23 @@ def test_a_whole_study(capsys, ftl_sim, tmp_path, in_repo):
         assert row["waf"] == pytest.approx(summary["waf"])
         assert row["map_reads"] > 0 and 0 < row["cmt_hit_rate"] < 1
         if build == "dftl":
-            assert row["buf_flushed_pages"] == row["buf_absorbed_sectors"] == 0
-            assert row["buf_read_hits"] == 0
+            assert row["buf_flushed_pages"] == row["buf_absorbed_pages"] == 0
+            assert row["buf_read_hits"] == row["buf_pending_pages"] == 0
         else:
-            # what the buffer did not absorb it flushed: at most one page per host page
-            assert 0 < row["buf_flushed_pages"] <= host
-            assert row["buf_absorbed_sectors"] <= host * 8
-            assert row["buf_flushed_pages"] * 8 + row["buf_absorbed_sectors"] >= host * 8 \
-                - 8192   # all but what the buffer still held at the end
+            # every host page was absorbed, flushed or is pending (no trim: none dropped)
+            assert row["buf_absorbed_pages"] > 0 and 0 < row["buf_pending_pages"] <= 8192 / 8
+            assert row["buf_absorbed_pages"] + row["buf_flushed_pages"] + \
+                row["buf_pending_pages"] == host
+        # GC runs: every collection, as gc_victims.csv counts them
+        with open(out / "runs" / f"{trace}-{build}" / "gc_victims.csv", newline="") as handle:
+            victims = sum(int(r["data_victims"]) for r in csv.DictReader(handle))
+        assert row["gc_runs"] == row["data_gc_runs"] + row["fallback_lines"] == victims
+        assert row["data_gc_runs"] == summary["gc_runs"]
+        if build == "dftl+buffer+streams":     # stats.csv has the fallback's victims
+            stats = pd.read_csv(out / "runs" / f"{trace}-{build}" / "stats.csv")
+            assert waf_counts.collections(waf_counts.sums(stats))["gc_collections"] == victims
+        log = (out / "runs" / f"{trace}-{build}" / "ftl-sim.log").read_text()
+        assert f"\nGC: {victims} runs" in log      # ftl-sim's own line counts them alike
         if build != "dftl+buffer+streams":
             assert row["fallback_runs"] == row["fallback_pages"] == 0
         if row["fallback_runs"] == 0:
@@ -325,6 +352,7 @@ def test_a_whole_study(capsys, ftl_sim, tmp_path, in_repo):
         flash = (row["buf_flushed_pages"] or host) + row["gc_write_pages"] + \
             row["map_writes"] + row["map_gc_moved_pages"] + row["fallback_pages"]
         assert row["waf"] == pytest.approx(flash / host, abs=1e-3)
+    assert any(row["fallback_lines"] for row in rows.values())   # the sum has both parts
     # C is stream 0, H stream 1: the cold slots (each written once) fill stream 0, whose
     # lines GC never needs; the buffer may still hold some cold pages at the end
     summary = json.loads((out / "runs" / "interleaved-dftl+buffer+streams" /

@@ -19,7 +19,9 @@ that quotes the figures, one per command:
   - `scripts/femu-lab sweep ... --engine sim`: `SETTING=V/COLUMN`, the column of
     sweep.csv's row whose SETTING is V (`hot_threshold=50/waf`);
   - `scripts/femu-lab age`: `waf_pass/0` (the first pass's WAF), `simulated_s`,
-    `state_mib`, from the line it prints.
+    `state_mib`, from the line it prints;
+  - `scripts/femu-lab dftl-study`: `TRACE/BUILD/COLUMN` of its dftl-study.csv
+    (`interleaved/dftl+buffer/waf`).
 - `by-hand="why"` instead of `cmd`: figures a test does not run (VM runs, wall times),
   with the reason and how they were measured; counted, never run. (No VM figure is run:
   the documents' VM runs take minutes each and their figures follow the host.)

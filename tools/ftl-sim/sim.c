@@ -291,6 +291,14 @@ static int clock_within_limit(uint64_t now, char *err, size_t errlen)
     return SIM_E_WORKLOAD;
 }
 
+/* Pages in the write buffer now, not yet on flash (0 without one). */
+static uint64_t buffer_pending(const struct ftl *ftl)
+{
+    struct ftl_gauges g;
+    ftl_get_gauges(ftl, &g);
+    return g.buf_pending_pages;
+}
+
 int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
                   const struct sim_limits *limits, uint64_t *now_ns,
                   struct sim_phase_result *out, char *err, size_t errlen)
@@ -302,6 +310,7 @@ int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
     latency_hist_init(&out->latency);
     out->start_ns = *now_ns;
     ftl_get_counters(ftl, &out->before);
+    out->buf_pending_before = buffer_pending(ftl);
     struct slot_pool pool = { 0 };
     uint64_t now = *now_ns, issued_bytes = 0, stalled = 0, requests = 0;
     uint64_t idle_at = limits->idle_every_bytes;    /* the next pause, in issued bytes */
@@ -434,6 +443,7 @@ int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
     slot_pool_destroy(&pool);
     out->end_ns = now;
     ftl_get_counters(ftl, &out->after);
+    out->buf_pending_after = buffer_pending(ftl);
     *now_ns = now;
     return rc;
 }

@@ -48,6 +48,7 @@ struct sim_phase_result {
     uint64_t fdp_events[FTL_FDP_EVENT_RU_TIME_LIMIT + 1];
     uint64_t fdp_events_lost;
     struct ftl_counters before, after;
+    uint64_t buf_pending_before, buf_pending_after;    /* ftl_gauges.buf_pending_pages */
     struct latency_hist latency;    /* every command */
     uint64_t cut_requests;          /* limits.cut: requests issued that had not completed
                                      * at the cut (never acknowledged) */

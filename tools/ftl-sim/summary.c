@@ -29,12 +29,21 @@ static double phase_seconds(const struct sim_phase_result *m)
     return (double)(m->end_ns - m->start_ns) / 1e9;
 }
 
-/* 0 when the phase wrote nothing (the summary's convention for "undefined"). */
-static double phase_waf(const struct sim_phase_result *m)
+/* The phase's WAF (ftl_waf, the one definition): false when undefined, which the JSON
+ * says as null and the text as n/a. */
+static bool phase_waf(const struct sim_phase_result *m, double *waf)
 {
-    double waf = 0.0;
-    ftl_waf(&m->before, &m->after, &waf);
-    return waf;
+    return ftl_waf(&m->before, &m->after, waf);
+}
+
+/* Why the WAF is undefined: zone writes count in neither its host pages nor its programs,
+ * so a zoned run may have written much and still have no WAF. */
+static const char *no_waf_reason(const struct sim_phase_result *m)
+{
+    return m->after.zone_programs > m->before.zone_programs
+               ? "zone writes count in neither its host pages nor its programs, and no "
+                 "other page was written"
+               : "the host wrote no page";
 }
 
 /* The programs of ftl_waf in its parts (femu_analysis/waf.py names them alike): host data,
@@ -138,6 +147,44 @@ static void json_slc_counters(FILE *f, const struct ftl *ftl, const struct sim_p
 #undef DELTA
 }
 
+/* Where the host pages written through the buffer went, and the buffer at the end: a WAF
+ * below 1 is its absorbed pages and the pages still pending (never programmed). */
+static void print_buffer_accounting(FILE *f, const struct ftl *ftl,
+                                    const struct sim_phase_result *m)
+{
+#define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
+    if (!ftl_config_of(ftl)->write_buffer_sectors) {
+        return;
+    }
+    fprintf(f, "buffer host pages: %llu absorbed (a later write replaced them in the "
+            "buffer), %llu flushed, %llu dropped (trim, format, power cut)\n",
+            DELTA(buf_absorbed_pages), DELTA(buf_flushed_pages), DELTA(buf_dropped_pages));
+    if (m->buf_pending_after) {
+        fprintf(f, "buffer at the end: %llu pages pending (counted as host pages, never "
+                "programmed: the run ends without a flush)\n",
+                (unsigned long long)m->buf_pending_after);
+    } else {
+        fputs("buffer at the end: empty (flushed)\n", f);
+    }
+#undef DELTA
+}
+
+/* The buffer's page accounting (with one configured): host pages written through it are
+ * absorbed + flushed + dropped + pending at the end - pending at the start. */
+static void json_buffer_accounting(FILE *f, const struct ftl *ftl,
+                                   const struct sim_phase_result *m)
+{
+#define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
+    bool on = ftl_config_of(ftl)->write_buffer_sectors > 0;
+    fprintf(f, "  \"buf_absorbed_pages\": %llu,\n  \"buf_dropped_pages\": %llu,\n"
+            "  \"buf_pending_pages_start\": %llu,\n  \"buf_pending_pages\": %llu,\n"
+            "  \"write_buffer_end\": \"%s\",\n", DELTA(buf_absorbed_pages),
+            DELTA(buf_dropped_pages), (unsigned long long)m->buf_pending_before,
+            (unsigned long long)m->buf_pending_after,
+            !on ? "off" : m->buf_pending_after ? "pending" : "flushed");
+#undef DELTA
+}
+
 /* Mapping, write buffer, fallback and victim counters of the phase. */
 static void json_issue15_counters(FILE *f, const struct ftl *ftl,
                                   const struct sim_phase_result *m)
@@ -164,6 +211,7 @@ static void json_issue15_counters(FILE *f, const struct ftl *ftl,
             DELTA(buf_read_hits), DELTA(buf_absorbed_sectors), DELTA(buf_flushed_pages),
             DELTA(buf_fill_reads), DELTA(fallback_runs), DELTA(fallback_lines), DELTA(fallback_pages),
             DELTA(gc_victim_valid_pages), DELTA(map_gc_victim_valid_pages));
+    json_buffer_accounting(f, ftl, m);
     fputs("  \"victim_histogram\": {\"data\": ", f);
     json_victims(f, ftl, false);
     fputs(", \"map\": ", f);
@@ -269,7 +317,6 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     const struct ftl_geometry *g = ftl_geometry_of(ftl);
     const struct workload_spec *w = run->workload;
     double secs = phase_seconds(m);
-    uint64_t host_writes = m->after.host_write_pages - m->before.host_write_pages;
     char dist[64];
     dist_name(&w->dist, dist, sizeof(dist));
 
@@ -359,19 +406,20 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     json_zns_counters(f, m);
     summary_json_placement(f, ftl, m);
 #undef DELTA
-    double parts[WAF_PARTS];
+    double parts[WAF_PARTS], waf;
+    bool have_waf = phase_waf(m, &waf);
     phase_waf_parts(m, parts);
     for (int i = 0; i < WAF_PARTS; i++) {
         fprintf(f, "  \"waf_%s\": ", waf_part_names[i]);
-        if (host_writes) {
+        if (have_waf) {
             fprintf(f, "%.4f,\n", parts[i]);
         } else {
             fputs("null,\n", f);
         }
     }
     fputs("  \"waf\": ", f);
-    if (host_writes) {
-        fprintf(f, "%.4f\n}\n", phase_waf(m));
+    if (have_waf) {
+        fprintf(f, "%.4f\n}\n", waf);
     } else {
         fputs("null\n}\n", f);
     }
@@ -381,14 +429,28 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
 /* WAF and, beside it, its parts: host always, the others when not 0. */
 static void print_waf(FILE *f, const struct sim_phase_result *m)
 {
-    double parts[WAF_PARTS];
+    double parts[WAF_PARTS], waf;
+    if (!phase_waf(m, &waf)) {
+        fprintf(f, "WAF: n/a (all flash programs / host pages: %s)\n", no_waf_reason(m));
+        return;
+    }
     phase_waf_parts(m, parts);
-    fprintf(f, "WAF: %.4f (all flash programs / host pages: host %.4f", phase_waf(m),
+    fprintf(f, "WAF: %.4f (all flash programs / host pages: host %.4f", waf,
             parts[WAF_HOST]);
     for (int i = WAF_HOST + 1; i < WAF_PARTS; i++) {
         if (parts[i] > 0) {
             fprintf(f, ", %s %.4f", waf_part_labels[i], parts[i]);
         }
+    }
+    /* what a reader needs beside it: host pages that no program carried, pages not in it */
+    uint64_t absorbed = m->after.buf_absorbed_pages - m->before.buf_absorbed_pages;
+    if (absorbed || m->buf_pending_after) {
+        fprintf(f, "; host pages include %llu absorbed by the buffer and %llu pending in it "
+                "at the end", (unsigned long long)absorbed,
+                (unsigned long long)m->buf_pending_after);
+    }
+    if (m->after.zone_programs > m->before.zone_programs) {
+        fputs("; zone writes count in neither", f);
     }
     fputs(")\n", f);
 }
@@ -415,6 +477,7 @@ static void print_issue15_counters(FILE *f, const struct ftl *ftl,
     fprintf(f, "buffer absorbed rewrites: %llu sectors\n", DELTA(buf_absorbed_sectors));
     fprintf(f, "buffer flushes: %llu pages\n", DELTA(buf_flushed_pages));
     fprintf(f, "buffer fill reads: %llu\n", DELTA(buf_fill_reads));
+    print_buffer_accounting(f, ftl, m);
     fprintf(f, "fallback runs: %llu\n", DELTA(fallback_runs));
     fprintf(f, "fallback pages: %llu\n", DELTA(fallback_pages));
     fprintf(f, "valid pages per GC victim: data %.2f, map %.2f\n",
@@ -448,6 +511,24 @@ static void print_zns_counters(FILE *f, const struct sim_phase_result *m)
 #undef DELTA
 }
 
+/* Every collection: data GC's victims and the defragmenting fallback's (as gc_victims.csv
+ * counts them), their moves and erases; each part's too when the fallback took any. */
+static void print_collections(FILE *f, const struct sim_phase_result *m)
+{
+#define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
+    unsigned long long runs = DELTA(gc_runs), moved = DELTA(nand_gc_programs);
+    unsigned long long erased = DELTA(gc_erased_blocks), fb = DELTA(fallback_lines);
+    unsigned long long fb_moved = DELTA(fallback_pages), fb_erased = DELTA(fallback_erased_blocks);
+#undef DELTA
+    if (!fb) {
+        fprintf(f, "%llu runs, %llu pages moved, %llu blocks erased", runs, moved, erased);
+        return;
+    }
+    fprintf(f, "%llu runs (%llu data GC + %llu fallback victims), %llu pages moved (%llu + "
+            "%llu), %llu blocks erased (%llu + %llu)", runs + fb, runs, fb, moved + fb_moved,
+            moved, fb_moved, erased + fb_erased, erased, fb_erased);
+}
+
 void summary_print_text(FILE *f, const struct ftl *ftl, const struct sim_phase_result *m)
 {
     double secs = phase_seconds(m);
@@ -461,11 +542,15 @@ void summary_print_text(FILE *f, const struct ftl *ftl, const struct sim_phase_r
             latency_hist_mean_ns(&m->latency) / 1e3,
             (double)latency_hist_percentile_ns(&m->latency, 99) / 1e3,
             (double)latency_hist_max_ns(&m->latency) / 1e3);
-    fprintf(f, "GC: %llu runs, %llu pages moved, %llu blocks erased; WAF %.3f (%s victims)\n",
-            (unsigned long long)(m->after.gc_runs - m->before.gc_runs),
-            (unsigned long long)(m->after.nand_gc_programs - m->before.nand_gc_programs),
-            (unsigned long long)(m->after.gc_erased_blocks - m->before.gc_erased_blocks),
-            phase_waf(m), ftl_gc_policy_name(ftl_config_of(ftl)->gc_policy));
+    double waf;
+    char waf_text[32] = "n/a";
+    if (phase_waf(m, &waf)) {
+        snprintf(waf_text, sizeof(waf_text), "%.3f", waf);
+    }
+    fputs("GC: ", f);
+    print_collections(f, m);
+    fprintf(f, "; WAF %s (%s victims)\n", waf_text,
+            ftl_gc_policy_name(ftl_config_of(ftl)->gc_policy));
     fprintf(f, "flash: %llu read errors, %llu formats (%llu blocks erased), %llu bad blocks; "
             "erase counts min %u, avg %.2f, max %u of %llu P/E cycles\n",
             (unsigned long long)(m->after.read_errors - m->before.read_errors),

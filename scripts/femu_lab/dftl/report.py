@@ -16,13 +16,20 @@ import numpy as np
 
 from femu_analysis import plots, style
 
-# (key, Markdown header, format); the CSV's header is the keys
+# (key, Markdown header, format); the CSV's header is the keys. Beside the WAF, what
+# explains one below 1: host pages the buffer absorbed (a later write replaced them there)
+# and those still pending in it at the end (never programmed), with the pages flushed.
 COLUMNS: Tuple[Tuple[str, str, str], ...] = (
     ("trace", "trace", "{}"),
     ("build", "build", "{}"),
     ("waf", "WAF", "{:.3f}"),
     ("host_write_pages", "host pages", "{:.0f}"),
-    ("gc_runs", "GC runs", "{:.0f}"),
+    ("buf_absorbed_pages", "absorbed pages", "{:.0f}"),
+    ("buf_pending_pages", "pending pages", "{:.0f}"),
+    ("buf_flushed_pages", "flushed pages", "{:.0f}"),
+    ("gc_runs", "GC runs (data GC + fallback victims)", "{:.0f}"),
+    ("data_gc_runs", "data GC runs", "{:.0f}"),
+    ("fallback_lines", "fallback victims", "{:.0f}"),
     ("gc_write_pages", "GC moved pages", "{:.0f}"),
     ("map_reads", "map reads", "{:.0f}"),
     ("map_writes", "map writes", "{:.0f}"),
@@ -30,15 +37,14 @@ COLUMNS: Tuple[Tuple[str, str, str], ...] = (
     ("map_gc_moved_pages", "map-GC moved pages", "{:.0f}"),
     ("cmt_hit_rate", "CMT hit rate", "{:.4f}"),
     ("buf_read_hits", "buffer read hits", "{:.0f}"),
-    ("buf_absorbed_sectors", "absorbed sectors", "{:.0f}"),
-    ("buf_flushed_pages", "flushed pages", "{:.0f}"),
     ("buf_fill_reads", "fill reads", "{:.0f}"),
     ("fallback_runs", "fallback runs", "{:.0f}"),
     ("fallback_pages", "fallback pages", "{:.0f}"),
     ("mean_valid_per_victim", "mean valid pages / data victim", "{:.2f}"),
 )
-SUMMARY_KEYS = tuple(key for key, _, _ in COLUMNS
-                     if key not in ("trace", "build", "mean_valid_per_victim"))
+# The row's keys computed here rather than read from the summary.
+DERIVED_KEYS = ("trace", "build", "gc_runs", "data_gc_runs", "mean_valid_per_victim")
+SUMMARY_KEYS = tuple(key for key, _, _ in COLUMNS if key not in DERIVED_KEYS)
 
 
 def victim_pairs(summary: Mapping, kind: str) -> List[Tuple[int, int]]:
@@ -49,15 +55,28 @@ def victim_pairs(summary: Mapping, kind: str) -> List[Tuple[int, int]]:
     return [(int(valid), int(count)) for valid, count in histogram.get(kind) or []]
 
 
+def _count(summary: Mapping, key: str) -> Optional[float]:
+    value = summary.get(key)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def collections(summary: Mapping) -> Optional[float]:
+    """Every data collection: data GC's victims (gc_runs) and the defragmenting fallback's
+    (fallback_lines), as gc_victims.csv and the victim histogram count them; None when
+    the summary lacks either."""
+    runs, fallback = _count(summary, "gc_runs"), _count(summary, "fallback_lines")
+    return None if runs is None or fallback is None else runs + fallback
+
+
 def mean_valid_per_victim(summary: Mapping) -> Optional[float]:
     """Mean valid pages of a data GC victim when chosen (fallback victims included, as the
-    FTL counts them): from the histogram, else gc_victim_valid_pages / gc_runs; None
-    without a victim."""
+    FTL counts them): from the histogram, else gc_victim_valid_pages / every collection;
+    None without a victim."""
     pairs = victim_pairs(summary, "data")
     victims = sum(count for _, count in pairs)
     if victims:
         return sum(valid * count for valid, count in pairs) / victims
-    runs, valid = summary.get("gc_runs"), summary.get("gc_victim_valid_pages")
+    runs, valid = collections(summary), summary.get("gc_victim_valid_pages")
     if runs and valid is not None:
         return valid / runs
     return None
@@ -66,12 +85,13 @@ def mean_valid_per_victim(summary: Mapping) -> Optional[float]:
 def study_row(trace: str, build: str, summary: Mapping) -> Dict[str, object]:
     """One row of the table: the summary's figures under the table's keys."""
     row: Dict[str, object] = {"trace": trace, "build": build}
-    for key in SUMMARY_KEYS:
-        value = summary.get(key)
-        row[key] = value if isinstance(value, (int, float)) and not isinstance(value, bool) \
-            else None
+    for key, _, _ in COLUMNS:
+        if key in SUMMARY_KEYS:
+            row[key] = _count(summary, key)
+    row["gc_runs"] = collections(summary)
+    row["data_gc_runs"] = _count(summary, "gc_runs")
     row["mean_valid_per_victim"] = mean_valid_per_victim(summary)
-    return row
+    return {key: row[key] for key, _, _ in COLUMNS}
 
 
 def write_csv(rows: Sequence[Mapping], path: Path) -> Path:
@@ -129,6 +149,10 @@ def waf_figure(rows: Sequence[Mapping], title: str):
         values.extend(heights)
     axes.set_xticks(np.arange(len(traces)), traces)
     axes.axhline(1.0, color="0.5", linewidth=0.8, linestyle="--")
+    if any(row.get("waf") is not None and row["waf"] < 1 for row in rows):
+        axes.set_xlabel("trace (a WAF below 1: the host pages include those the buffer "
+                        "absorbed or still held at the end; dftl-study.md has both)",
+                        fontsize=8)
     style.nice_ylim(axes, values)
     axes.legend(loc="best", fontsize=9)
     return figure

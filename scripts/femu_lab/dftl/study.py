@@ -231,7 +231,13 @@ def notes(args, config: DeviceConfig) -> List[str]:
             "placement=stream nstreams=2 gc_scope=stream (C = stream 0, H = stream 1; "
             "per-stream victims with the defragmenting fallback)",
             "WAF = every flash program (host, GC, translation pages, map GC, fallback) / "
-            "host pages; mean valid pages per data victim includes fallback victims"]
+            "host pages; the host pages include those the buffer absorbed (a later write "
+            "replaced them in the buffer: one program for both) and those pending in it at "
+            "the end (the run ends without a flush: never programmed), so a buffered build's "
+            "WAF can be below 1",
+            "GC runs = every data collection: data GC's victims + the defragmenting "
+            "fallback's (as gc_victims.csv counts them); mean valid pages per data victim "
+            "over the same victims"]
 
 
 def write_report(folder: Path, rows, summaries, args, config: DeviceConfig) -> List[Path]:

@@ -8,6 +8,8 @@ from typing import List, Optional, Tuple
 
 import pandas as pd
 
+from femu_analysis import waf as waf_counts
+
 WARMUP_S = 60.0     # "after the first minute" of the measured part
 
 
@@ -18,7 +20,7 @@ class RunError(RuntimeError):
 @dataclass
 class RunFigures:
     waf: float                          # the measured part, ftl-sim's WAF line
-    waf_after_minute: float             # (host + GC programs) / host pages after 60 s
+    waf_after_minute: float             # the WAF (femu_analysis.waf) after 60 s
     ten_s: List[Tuple[float, float]]    # (end of the interval, WAF) after 60 s
     hot_pages_end: int                  # hotcold only, else 0
     precondition_s: float               # where the workload starts in the files' time
@@ -33,20 +35,18 @@ def read_run(folder: Path) -> RunFigures:
         tens = pd.read_csv(folder / "statistics.csv")
     except (OSError, ValueError) as error:
         raise RunError(f"{folder}: {error}") from None
-    # Only host and GC programs: a map, buffer or SLC program would be missed below.
-    for key in ("map_writes", "map_gc_moved_pages", "buf_flushed_pages", "fallback_pages"):
-        if summary.get(key):
-            raise RunError(f"{folder}: {key} is {summary[key]}: the table counts host and GC "
-                           "programs only (a page-mapped configuration without buffer)")
+    # The table's runs have no buffer: a WAF below 1 here would need its columns.
+    if summary.get("buf_flushed_pages"):
+        raise RunError(f"{folder}: buf_flushed_pages is {summary['buf_flushed_pages']}: the "
+                       "table is for configurations without a write buffer")
     precondition = float(summary["precondition_sim_time_s"])
     start = precondition + WARMUP_S
     late = stats[stats["time_s"] - stats["interval_s"] >= start - 1e-9]
-    host = int(late["host_write_pages"].sum())
-    programs = int(late["nand_user_programs"].sum() + late["nand_gc_programs"].sum())
+    after_minute = waf_counts.waf_parts(waf_counts.sums(late))["waf"]
     late10 = tens[(tens["seconds"] - 10.0 >= start - 1e-9) & tens["waf"].notna()]
     return RunFigures(
         waf=float(summary["waf"]),
-        waf_after_minute=programs / host if host else float("nan"),
+        waf_after_minute=float("nan") if after_minute is None else after_minute,
         ten_s=[(float(t), float(w)) for t, w in zip(late10["seconds"], late10["waf"])],
         hot_pages_end=int(summary.get("hot_pages", 0)),
         precondition_s=precondition, tens=tens[["seconds", "waf"]],

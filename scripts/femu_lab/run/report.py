@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Dict, Optional
 
-from femu_analysis import plots, sweep, waf
+from femu_analysis import plots, series, sweep, waf
 from femu_analysis.summary import summarize, write_summaries
 from femu_analysis.errors import AnalysisError
 from femu_analysis.fio import fio_result
@@ -80,6 +80,15 @@ def analyse(folder: Path, workload: Workload,
         # Counts, not rates: the window's edges cut seconds, a count over the run does not.
         figures["fio_write_ios"] = fio_writes
         figures["device_write_commands"] = int(run.stats["host_write_cmds"].sum())
+    if run.stats is not None:
+        rows = series.within(run.stats, window)
+        # GC runs: every collection, the stream fallback's victims too
+        figures.update(waf.collections(waf.sums(rows, waf.COLLECTION_COLUMNS)))
+        # beside the WAF, what the write buffer kept from flash (nothing without one)
+        figures.update(waf.buffer_figures(run.stats, rows))
+        end = waf.buffer_figures(run.stats)
+        if end:
+            figures["buf_pending_pages_end_of_run"] = end[waf.BUFFER_GAUGE_COLUMN]
     figures.update(sysbench_rates(folder / "sysbench.txt"))
     if settled is not None:
         figures["steady"] = settled.record()
@@ -150,6 +159,8 @@ def headline(figures: Dict[str, object]) -> str:
         parts.append(f"fio {figures['fio_iops']:.0f} IOPS")
     if figures.get("waf") is not None:
         parts.append(f"WAF {waf.describe(figures)}")
+    if waf.describe_buffer(figures):
+        parts.append(waf.describe_buffer(figures))
     if figures.get("gc_erased_blocks") is not None:
         parts.append(f"GC erased {figures['gc_erased_blocks']:.0f} blocks")
     if figures.get("fold_erased_blocks"):

@@ -104,6 +104,7 @@ void ftl_get_gauges(const struct ftl *ftl, struct ftl_gauges *out)
         .free_pages = ftl->free_pages + open_free,
         .max_written_lpn_plus_one = ftl->max_lpn_plus_one,
         .hot_pages = ftl->hot_pages,
+        .buf_pending_pages = ftl->wbuf ? wbuf_pages(ftl) : 0,
     };
     if (ftl->cfg.slc_cache) {
         out->slc_cap_pages = slc_capacity_pages(ftl);

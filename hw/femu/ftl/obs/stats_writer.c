@@ -74,6 +74,18 @@ static bool has_hot_set(const struct ftl_stats_writer *w)
     return ftl_config_of(w->ftl)->placement == FTL_PLACEMENT_HOTCOLD;
 }
 
+/* placement=stream: the fallback's victims and erases, so GC runs count every collection. */
+static bool has_fallback(const struct ftl_stats_writer *w)
+{
+    return ftl_config_of(w->ftl)->placement == FTL_PLACEMENT_STREAM;
+}
+
+/* write_buffer_sectors > 0: stats.csv ends with the buffer's page accounting (STATS.md). */
+static bool has_write_buffer(const struct ftl_stats_writer *w)
+{
+    return ftl_config_of(w->ftl)->write_buffer_sectors > 0;
+}
+
 static void write_headers(struct ftl_stats_writer *w)
 {
     fputs("time,read,write\n", w->files[FILE_IOPS]);
@@ -105,6 +117,12 @@ static void write_headers(struct ftl_stats_writer *w)
     }
     if (has_hot_set(w)) {
         fputs(",hot_pages", f);
+    }
+    if (has_fallback(w)) {
+        fputs(",fallback_lines,fallback_erased_blocks", f);
+    }
+    if (has_write_buffer(w)) {
+        fputs(",buf_absorbed_pages,buf_dropped_pages,buf_pending_pages", f);
     }
     fputc('\n', f);
     fputs("valid_pages,data_victims,map_victims\n", w->files[FILE_VICTIMS]);
@@ -297,6 +315,13 @@ static void write_stats_row(struct ftl_stats_writer *w, const struct interval *i
     }
     if (has_hot_set(w)) {
         fprintf(f, ",%llu", (unsigned long long)g.hot_pages);
+    }
+    if (has_fallback(w)) {
+        fprintf(f, ",%llu,%llu", D(fallback_lines), D(fallback_erased_blocks));
+    }
+    if (has_write_buffer(w)) {
+        fprintf(f, ",%llu,%llu,%llu", D(buf_absorbed_pages), D(buf_dropped_pages),
+                (unsigned long long)g.buf_pending_pages);
     }
     fputc('\n', f);
 #undef D

@@ -26,9 +26,10 @@ _Static_assert(sizeof(struct ftl_counters) % sizeof(uint64_t) == 0 &&
                "ftl_counters holds only uint64_t fields");
 
 /* Version 2 files end the counters before the SLC cache's, version 3 files before the
- * pages folded per write pointer. */
+ * pages folded per write pointer, version 4 files before the buffer's page counts. */
 #define NCOUNTERS_V2 (offsetof(struct ftl_counters, slc_host_pages) / sizeof(uint64_t))
 #define NCOUNTERS_V3 (offsetof(struct ftl_counters, wp_fold_pages) / sizeof(uint64_t))
+#define NCOUNTERS_V4 (offsetof(struct ftl_counters, buf_absorbed_pages) / sizeof(uint64_t))
 
 #define LINE_RECORD_BYTES (6 * 4 + 2 * 8 + 2 + 1)  /* version 2: without the SLC mode byte */
 #define SLC_SCALAR_BYTES (3 * 4 + 8 + 4 * 4)     /* the SLC write pointer, FIFO, cursor */
@@ -210,7 +211,8 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, uint64_t now_ns
                                    &c, &version, err, errlen)) {
         return -1;
     }
-    size_t ncounters = version >= 4 ? NCOUNTERS : version == 3 ? NCOUNTERS_V3 : NCOUNTERS_V2;
+    size_t ncounters = version >= 5 ? NCOUNTERS : version == 4 ? NCOUNTERS_V4
+                     : version == 3 ? NCOUNTERS_V3 : NCOUNTERS_V2;
     struct state_buf mine = { 0 };
     put_geometry(&mine, ftl);
     bool same = !mine.failed && memcmp(c.p + c.pos, mine.p, mine.len) == 0;

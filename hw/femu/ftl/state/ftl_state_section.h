@@ -32,9 +32,10 @@
  * retries (FCOR: their counters; FBLK: each block's first program, as an age, and the
  * histogram) and keeps write pointers' and FDP events' times as ages; a version 2 file
  * still loads, its units all normal, its blocks programmed at the restore. 4 added the
- * pages folded per write pointer (FCOR's counters; a version 3 file loads them as 0).
+ * pages folded per write pointer (FCOR's counters; a version 3 file loads them as 0), 5
+ * the write buffer's absorbed and dropped pages (FCOR's counters; older files load 0).
  * Other sections are the same in all. */
-#define FTL_STATE_SECTION_VERSION 4u
+#define FTL_STATE_SECTION_VERSION 5u
 #define FTL_STATE_SECTION_VERSION_OLDEST 2u
 
 /*

@@ -175,6 +175,7 @@ static bool buffer_page(struct ftl *ftl, uint32_t lpn, uint64_t mask, uint32_t s
     if (i != NO_ENTRY) {
         struct wbuf_entry *e = &b->entries[i];
         ftl->ctr.buf_absorbed_sectors += sectors_in(e->mask & mask);
+        ftl->ctr.buf_absorbed_pages++;     /* the page's one program will carry this write */
         b->sectors += sectors_in(mask & ~e->mask);
         e->mask |= mask;
         e->stream = stream;
@@ -264,6 +265,7 @@ bool wbuf_covers(const struct ftl *ftl, uint32_t lpn, uint64_t mask)
 void wbuf_drop(struct ftl *ftl, uint64_t start, uint64_t end)
 {
     struct wbuf *b = ftl->wbuf;
+    uint32_t pages_before = b->pages;
 
     /* Walk whichever is shorter: the buffered pages or the range. */
     if (b->pages < end - start) {
@@ -274,14 +276,15 @@ void wbuf_drop(struct ftl *ftl, uint64_t start, uint64_t end)
             }
             i = older;
         }
-        return;
-    }
-    for (uint64_t lpn = start; lpn < end; lpn++) {
-        uint32_t i = lpn_table_get(&b->where, (uint32_t)lpn);
-        if (i != NO_ENTRY) {
-            entry_remove(b, i);
+    } else {
+        for (uint64_t lpn = start; lpn < end; lpn++) {
+            uint32_t i = lpn_table_get(&b->where, (uint32_t)lpn);
+            if (i != NO_ENTRY) {
+                entry_remove(b, i);
+            }
         }
     }
+    ftl->ctr.buf_dropped_pages += pages_before - b->pages;
 }
 
 int wbuf_check(const struct ftl *ftl, char *err, size_t errlen)

@@ -199,6 +199,12 @@ struct ftl_counters {
     /* slc_cache=on: the pages folded into each write pointer's units (in slc_folded_pages),
      * so a stream's media pages, host + GC + folded, hold every program made for it */
     uint64_t wp_fold_pages[FTL_MAX_WRITE_POINTERS];
+    /* write buffer, by page: host page writes that landed on a page already buffered (one
+     * program serves them all: absorbed), and buffered pages forgotten before a program
+     * (trim, format, a power cut). A page the host wrote through the buffer is absorbed,
+     * flushed (buf_flushed_pages), dropped or still buffered (ftl_gauges.buf_pending_pages):
+     * host pages written through it = absorbed + flushed + dropped + pending (end - start). */
+    uint64_t buf_absorbed_pages, buf_dropped_pages;
     /* ftl_power_cut: cuts, buffered pages that lost sectors (without plp), host pages
      * torn (their program in flight at the cut, without plp), and buffered pages
      * programmed from stored energy (plp). Last, and not kept in state files: a state
@@ -236,6 +242,9 @@ struct ftl_gauges {
     /* placement=hotcold (0 otherwise): logical pages the classifier calls hot now (their
      * count, aged with hot_decay, above hot_threshold), written or not since */
     uint64_t hot_pages;
+    /* write_buffer_sectors > 0 (0 otherwise): pages in the buffer now, not on flash (their
+     * host pages are counted, their programs are not yet) */
+    uint64_t buf_pending_pages;
 };
 
 void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out);
