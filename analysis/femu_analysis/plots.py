@@ -10,6 +10,7 @@ import numpy as np
 
 from . import intervals, series, style
 from .errors import AnalysisError
+from .rows import whole
 
 
 @dataclasses.dataclass(frozen=True)
@@ -20,7 +21,7 @@ class TimeSeries:
     source: callable   # run -> frame (see series.py): the lab files' own rows
     column: str        # value column in that frame
     binned: str = None  # intervals.py metric drawn instead when stats.csv has it
-    count: bool = False  # a count per interval: integer axis, partial bins not extremes
+    count: bool = False  # a count per interval: integer axis
 
 
 TIME_SERIES = (
@@ -67,7 +68,6 @@ def series_rows(run, window, spec, width):
     if frame is None:
         return None
     rows = series.within(frame, window).rename(columns={spec.column: "value"})
-    rows = rows.assign(partial=False)
     return rows, " per interval" if spec.binned else ""
 
 
@@ -85,8 +85,9 @@ def timeseries_figure(run, window, spec):
     axes.plot(x, y, color="C0", linewidth=1.2, label=spec.ylabel + per)
     partial = rows["partial"].to_numpy(dtype=bool)
     style.mark_partial(axes, x[partial], y[partial], rows["interval_s"][partial])
-    # a partial bin holds fewer counts by its length: not the interval's minimum
-    whole = ~partial if spec.count and (~partial).any() else np.ones(len(rows), bool)
+    # a partial bin is no interval of its own (a count holds fewer by its length, a
+    # rate over 2 ms is noise): marked hollow, never the interval's minimum or maximum
+    whole = ~partial if (~partial).any() else np.ones(len(rows), bool)
     extremes = style.mark_extremes(axes, x[whole], y[whole])
     style.nice_ylim(axes, y)
     if spec.count:
@@ -129,7 +130,10 @@ def ch_util_figure(run, window):
     figure, axes = style.new_figure(f"Channel utilisation — {run.metadata.title()}",
                                     "time (s)", "busy chips (LUNs busy, on average)")
     axes.plot(x, rows["value"], color="C0", linewidth=0.8, label="busy chips per 0.1 s")
-    extremes = style.mark_extremes(axes, x, rows["value"])
+    partial = rows["partial"].to_numpy(dtype=bool)
+    style.mark_partial(axes, x[partial], rows["value"][partial], rows["interval_s"][partial])
+    kept = whole(rows)
+    extremes = style.mark_extremes(axes, kept["time_s"] - window.start_s, kept["value"])
     heights = list(rows["value"])
     per_second = series.ch_util(run)
     seconds = series.within(per_second, window) if per_second is not None else None
@@ -248,7 +252,6 @@ def compare_figure(runs, windows, labels, metric):
         else:
             frame = series.require(source(run), run, metric)
             rows = series.within(frame, window).rename(columns={column: "value"})
-            rows = rows.assign(partial=False)
         x = rows["time_s"] - window.start_s
         y = rows["value"].astype(float)
         color = f"C{index % 10}"
@@ -257,7 +260,8 @@ def compare_figure(runs, windows, labels, metric):
         if partial.any():
             axes.scatter(x[partial], y[partial], facecolors="white", edgecolors=color,
                          marker="o", zorder=4, s=36, linewidths=1.4, gid="partial")
-        points = style.mark_extremes(axes, x, y, color=color, text=False)
+        whole = ~partial if (~partial).any() else np.ones(len(rows), bool)
+        points = style.mark_extremes(axes, x[whole], y[whole], color=color, text=False)
         line.set_label(f"{label}: {style.extremes_text(points)}")
         everything.extend(y)
     title = "hollow: partial interval" if any(
