@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from . import series, style
 from .plots import compare_title
 from .errors import AnalysisError
+from .rows import whole
 from .waf import waf
 
 STEM = "fdp_compare"
@@ -99,7 +100,11 @@ def compare_figure(runs, windows, labels):
         x = rows["time_s"] - window.start_s
         color = f"C{index}"
         run_waf = table[table["run"] == label]["run_waf"].iloc[0]
-        points = style.mark_extremes(left, x, rows["value"], color=color, text=False)
+        kept = whole(rows)   # a partial interval is drawn hollow, never an extreme
+        points = style.mark_extremes(left, kept["time_s"] - window.start_s, kept["value"],
+                                     color=color, text=False)
+        short = rows[rows["partial"]]
+        style.hollow(left, short["time_s"] - window.start_s, short["value"], color)
         # the extremes in the legend: two runs' labels beside their points would collide
         left.plot(x, rows["value"], color=color, linewidth=1.2,
                   label=f"{label}: WAF {_fmt(run_waf)} "

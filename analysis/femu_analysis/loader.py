@@ -102,6 +102,13 @@ def load_run(path, need_series=True):
     return run
 
 
+def read_series(path, key):
+    """One time-series file as load_run reads it (``key``: a SERIES_FILES or
+    ZNS_SERIES_FILES name): time_s, start_s, interval_s, partial and the file's own
+    columns; None when the file is absent."""
+    return _load_series(pathlib.Path(path), {**SERIES_FILES, **ZNS_SERIES_FILES}[key])
+
+
 def _load_series(path, spec):
     if not path.exists():
         return None

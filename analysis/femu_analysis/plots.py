@@ -258,8 +258,7 @@ def compare_figure(runs, windows, labels, metric):
         line, = axes.plot(x, y, color=color, linewidth=1.2, label=label)
         partial = rows["partial"].to_numpy(dtype=bool)
         if partial.any():
-            axes.scatter(x[partial], y[partial], facecolors="white", edgecolors=color,
-                         marker="o", zorder=4, s=36, linewidths=1.4, gid="partial")
+            style.hollow(axes, x[partial], y[partial], color)
         whole = ~partial if (~partial).any() else np.ones(len(rows), bool)
         points = style.mark_extremes(axes, x[whole], y[whole], color=color, text=False)
         line.set_label(f"{label}: {style.extremes_text(points)}")

@@ -98,9 +98,14 @@ def mark_partial(axes, x, y, lengths, color="C0"):
     if not len(x):
         return
     seconds = ", ".join(f"{length:.3g} s" for length in lengths)
-    axes.scatter(x, y, facecolors="white", edgecolors=color, marker="o", zorder=4, s=36,
-                 linewidths=1.4, gid="partial", label=f"partial interval ({seconds})")
+    hollow(axes, x, y, color, label=f"partial interval ({seconds})")
     axes.legend(loc="best", fontsize=9)
+
+
+def hollow(axes, x, y, color, label=None):
+    """The one look of a partial interval in every plot: a hollow marker (gid 'partial')."""
+    axes.scatter(x, y, facecolors="white", edgecolors=color, marker="o", zorder=4, s=36,
+                 linewidths=1.4, gid="partial", label=label)
 
 
 def integer_axis(axis):

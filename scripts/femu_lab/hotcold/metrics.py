@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 import pandas as pd
+from femu_analysis.errors import AnalysisError
+from femu_analysis.loader import read_series
 
 WARMUP_S = 60.0     # "after the first minute" of the measured part
 
@@ -19,10 +21,10 @@ class RunError(RuntimeError):
 class RunFigures:
     waf: float                          # the measured part, ftl-sim's WAF line
     waf_after_minute: float             # (host + GC programs) / host pages after 60 s
-    ten_s: List[Tuple[float, float]]    # (end of the interval, WAF) after 60 s
+    ten_s: List[Tuple[float, float]]    # (end of the interval, WAF): whole 10 s after 60 s
     hot_pages_end: int                  # hotcold only, else 0
     precondition_s: float               # where the workload starts in the files' time
-    tens: pd.DataFrame                  # statistics.csv: the 10 s WAF, the whole run
+    tens: pd.DataFrame                  # statistics.csv: seconds, waf, partial; whole run
     hot_pages: Optional[pd.DataFrame]   # stats.csv's time_s and hot_pages (hotcold only)
 
 
@@ -30,9 +32,12 @@ def read_run(folder: Path) -> RunFigures:
     try:
         summary = json.loads((folder / "summary.json").read_text())
         stats = pd.read_csv(folder / "stats.csv")
-        tens = pd.read_csv(folder / "statistics.csv")
-    except (OSError, ValueError) as error:
+        tens = read_series(folder / "statistics.csv", "statistics")
+    except (OSError, ValueError, AnalysisError) as error:
         raise RunError(f"{folder}: {error}") from None
+    if tens is None:
+        raise RunError(f"{folder}: no statistics.csv")
+    tens = tens.rename(columns={"time_s": "seconds"})
     # Only host and GC programs: a map, buffer or SLC program would be missed below.
     for key in ("map_writes", "map_gc_moved_pages", "buf_flushed_pages", "fallback_pages"):
         if summary.get(key):
@@ -43,13 +48,14 @@ def read_run(folder: Path) -> RunFigures:
     late = stats[stats["time_s"] - stats["interval_s"] >= start - 1e-9]
     host = int(late["host_write_pages"].sum())
     programs = int(late["nand_user_programs"].sum() + late["nand_gc_programs"].sum())
-    late10 = tens[(tens["seconds"] - 10.0 >= start - 1e-9) & tens["waf"].notna()]
+    # whole 10 s intervals only: the run's last, partial row is no 10 s of its own
+    late10 = tens[(tens["start_s"] >= start - 1e-9) & ~tens["partial"] & tens["waf"].notna()]
     return RunFigures(
         waf=float(summary["waf"]),
         waf_after_minute=programs / host if host else float("nan"),
         ten_s=[(float(t), float(w)) for t, w in zip(late10["seconds"], late10["waf"])],
         hot_pages_end=int(summary.get("hot_pages", 0)),
-        precondition_s=precondition, tens=tens[["seconds", "waf"]],
+        precondition_s=precondition, tens=tens[["seconds", "waf", "partial"]],
         hot_pages=stats[["time_s", "hot_pages"]] if "hot_pages" in stats else None)
 
 
