@@ -82,7 +82,8 @@ def timeseries_figure(run, window, spec):
     y = rows["value"].astype(float)
     figure, axes = style.new_figure(f"{spec.what}{per} — {run.metadata.title()}", "time (s)",
                                     spec.ylabel + per)
-    axes.plot(x, y, color="C0", linewidth=1.2, label=spec.ylabel + per)
+    style.interval_line(axes, rows["start_s"] - window.start_s, x, y,
+                        label=spec.ylabel + per)
     partial = rows["partial"].to_numpy(dtype=bool)
     style.mark_partial(axes, x[partial], y[partial], rows["interval_s"][partial])
     # a partial bin is no interval of its own (a count holds fewer by its length, a
@@ -255,7 +256,7 @@ def compare_figure(runs, windows, labels, metric):
         x = rows["time_s"] - window.start_s
         y = rows["value"].astype(float)
         color = f"C{index % 10}"
-        line, = axes.plot(x, y, color=color, linewidth=1.2, label=label)
+        line = style.interval_line(axes, rows["start_s"] - window.start_s, x, y, color, label)
         partial = rows["partial"].to_numpy(dtype=bool)
         if partial.any():
             style.hollow(axes, x[partial], y[partial], color)
@@ -292,6 +293,11 @@ def cdf_figure(run, zoom_max=None):
     step."""
     counts, fraction = access_cdf(run)
     title = f"CDF of LPN write counts — {run.metadata.title()}"
+    earlier = writes_before_run(run, counts)
+    if earlier:
+        before = (f"the ageing's {earlier:,} host page writes" if run.metadata.params.get("aged")
+                  else f"{earlier:,} host page writes from before the statistics started")
+        title += f"\n(counts include {before}, besides the run's {int(counts.sum()) - earlier:,})"
     if zoom_max is not None:
         keep = counts <= zoom_max
         counts, fraction = counts[keep], fraction[keep]
@@ -317,6 +323,15 @@ def cdf_figure(run, zoom_max=None):
         axes.set_xlim(0, counts[-1] * 1.5)
         axes.set_xlabel("host writes per LPN (log scale)")
     return figure
+
+
+def writes_before_run(run, counts):
+    """Host page writes lpn_access_count.csv counts that the run did not make: an aged
+    state's (the FTL restores its per-LPN counts), i.e. the file's total minus the host
+    pages stats.csv counts over the whole run; 0 when they agree or without stats.csv."""
+    if run.stats is None or "host_write_pages" not in run.stats:
+        return 0
+    return max(0, int(counts.sum()) - int(run.stats["host_write_pages"].sum()))
 
 
 def plot_cdf(run, out_dir, fmt="png"):

@@ -75,7 +75,8 @@ NAND_COUNT_COLUMNS = ("NAND_read", "NAND_write", "NAND_cpbk", "copy_cmds", "copy
 def _nand_counts(run, window):
     """Window totals of nand.csv's counts, CH_util's mean over those seconds (weighted by
     their length) and its highest whole second, the most busy chips of a whole ch_util.csv
-    row, and the seconds covered; {} for runs without nand.csv, None figures when no row is inside."""
+    row, and the seconds covered; {} for runs without nand.csv, None figures when no row
+    is inside."""
     if run.nand is None:
         return {}
     rows = series.within(run.nand, window)
