@@ -15,9 +15,10 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from . import series, style
+from . import intervals, series, style
 from .plots import compare_title
 from .errors import AnalysisError
+from .rows import whole
 from .waf import waf
 
 STEM = "fdp_compare"
@@ -94,22 +95,34 @@ def compare_figure(runs, windows, labels):
         axes.grid(True, linestyle="--", color="0.85", linewidth=0.8)
     everything = []
     for index, (run, window, label) in enumerate(zip(runs, windows, labels)):
-        frame = series.require(series.waf(run), run, "WAF")
-        rows = series.within(frame, window)
+        rows = _waf_rows(run, window)
         x = rows["time_s"] - window.start_s
         color = f"C{index}"
         run_waf = table[table["run"] == label]["run_waf"].iloc[0]
-        points = style.mark_extremes(left, x, rows["value"], color=color, text=False)
+        kept = whole(rows)   # a partial interval is drawn hollow, never an extreme
+        points = style.mark_extremes(left, kept["time_s"] - window.start_s, kept["value"],
+                                     color=color, text=False)
+        short = rows[rows["partial"]]
+        style.hollow(left, short["time_s"] - window.start_s, short["value"], color)
         # the extremes in the legend: two runs' labels beside their points would collide
-        left.plot(x, rows["value"], color=color, linewidth=1.2,
-                  label=f"{label}: WAF {_fmt(run_waf)} "
-                        f"(per interval {style.extremes_text(points)})")
+        style.interval_line(left, rows["start_s"] - window.start_s, x, rows["value"], color,
+                            label=f"{label}: WAF {_fmt(run_waf)} "
+                                  f"(per interval {style.extremes_text(points)})")
         everything.extend(rows["value"])
     left.legend(loc="best", fontsize=8)
     style.nice_ylim(left, everything)
     _media_bars(right, table, labels)
     figure.tight_layout()
     return figure, table
+
+
+def _waf_rows(run, window):
+    """WAF per 10 s counted from the window's first whole second (stats.csv's rows in
+    intervals.py's bins), so no 10 s row of statistics.csv straddling the window start
+    hides the first seconds; statistics.csv's rows for runs without stats.csv."""
+    if intervals.has_bins(run, "waf"):
+        return intervals.binned(run, window, "waf", intervals.LONG_BIN_S)
+    return series.within(series.require(series.waf(run), run, "WAF"), window)
 
 
 def _media_bars(axes, table, labels):

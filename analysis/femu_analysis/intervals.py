@@ -4,7 +4,7 @@ A run shorter than SHORT_RUN_S is drawn per second (bins of one row), a longer o
 LONG_BIN_S, the bins counted from the first row inside the window. Every row the summary
 sums is in exactly one bin, so the plotted counts add up to the summary's totals; a bin
 shorter than its nominal length (the window's last seconds, a gap in the file) is kept
-and flagged ``partial`` (the plots draw it hollow), never dropped.
+and flagged ``partial`` (rows.is_partial; the plots draw it hollow), never dropped.
 
 Runs whose stats.csv lacks the columns (FEMU-era folders) have no bins: the plots fall
 back to the lab files' own rows (series.py).
@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from . import series
+from .rows import is_partial
 from . import waf as waf_counts
 
 SHORT_RUN_S = 120.0
@@ -56,7 +57,7 @@ def binned(run, window, metric, width):
         length = float(group["interval_s"].sum())
         out.append({"time_s": float(group["time_s"].iloc[-1]),
                     "start_s": float(group["start_s"].iloc[0]), "interval_s": length,
-                    "partial": length < width - 0.0015,
+                    "partial": bool(is_partial(length, width)),
                     "value": VALUES[metric](group, length)})
     return pd.DataFrame(out)
 

@@ -1,9 +1,10 @@
 """Load every statistics file of one run folder into tidy pandas frames.
 
 Each time-series frame gets ``time_s`` (elapsed seconds at the end of the interval, the
-STATS.md convention), ``start_s`` (start of the interval) and keeps the file's own columns
-under their lab names, so notebooks written against the CSVs keep working. Missing files
-load as None; a folder with none of them is an error.
+STATS.md convention), ``start_s`` (start of the interval), ``interval_s`` and ``partial``
+(rows.py) and keeps the file's own columns under their lab names, so notebooks written
+against the CSVs keep working. Missing files load as None; a folder with none of them is
+an error.
 """
 import dataclasses
 import pathlib
@@ -13,6 +14,7 @@ import pandas as pd
 from .csvfile import read_csv_strict
 from .errors import AnalysisError
 from .metadata import Metadata, load_metadata
+from .rows import with_intervals
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,6 +102,13 @@ def load_run(path, need_series=True):
     return run
 
 
+def read_series(path, key):
+    """One time-series file as load_run reads it (``key``: a SERIES_FILES or
+    ZNS_SERIES_FILES name): time_s, start_s, interval_s, partial and the file's own
+    columns; None when the file is absent."""
+    return _load_series(pathlib.Path(path), {**SERIES_FILES, **ZNS_SERIES_FILES}[key])
+
+
 def _load_series(path, spec):
     if not path.exists():
         return None
@@ -114,8 +123,7 @@ def _load_series(path, spec):
         frame["start_s"] = frame["time_s"] - frame["interval_s"]
     else:
         frame["start_s"] = _interval_starts(frame["time_s"], spec.every_s)
-        frame["interval_s"] = frame["time_s"] - frame["start_s"]
-    return frame
+    return with_intervals(frame, spec.every_s)
 
 
 def _interval_starts(times, every_s):

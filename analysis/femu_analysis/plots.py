@@ -10,6 +10,7 @@ import numpy as np
 
 from . import intervals, series, style
 from .errors import AnalysisError
+from .rows import whole
 
 
 @dataclasses.dataclass(frozen=True)
@@ -20,7 +21,7 @@ class TimeSeries:
     source: callable   # run -> frame (see series.py): the lab files' own rows
     column: str        # value column in that frame
     binned: str = None  # intervals.py metric drawn instead when stats.csv has it
-    count: bool = False  # a count per interval: integer axis, partial bins not extremes
+    count: bool = False  # a count per interval: integer axis
 
 
 TIME_SERIES = (
@@ -67,7 +68,6 @@ def series_rows(run, window, spec, width):
     if frame is None:
         return None
     rows = series.within(frame, window).rename(columns={spec.column: "value"})
-    rows = rows.assign(partial=False)
     return rows, " per interval" if spec.binned else ""
 
 
@@ -82,11 +82,13 @@ def timeseries_figure(run, window, spec):
     y = rows["value"].astype(float)
     figure, axes = style.new_figure(f"{spec.what}{per} — {run.metadata.title()}", "time (s)",
                                     spec.ylabel + per)
-    axes.plot(x, y, color="C0", linewidth=1.2, label=spec.ylabel + per)
+    style.interval_line(axes, rows["start_s"] - window.start_s, x, y,
+                        label=spec.ylabel + per)
     partial = rows["partial"].to_numpy(dtype=bool)
     style.mark_partial(axes, x[partial], y[partial], rows["interval_s"][partial])
-    # a partial bin holds fewer counts by its length: not the interval's minimum
-    whole = ~partial if spec.count and (~partial).any() else np.ones(len(rows), bool)
+    # a partial bin is no interval of its own (a count holds fewer by its length, a
+    # rate over 2 ms is noise): marked hollow, never the interval's minimum or maximum
+    whole = ~partial if (~partial).any() else np.ones(len(rows), bool)
     extremes = style.mark_extremes(axes, x[whole], y[whole])
     style.nice_ylim(axes, y)
     if spec.count:
@@ -129,7 +131,10 @@ def ch_util_figure(run, window):
     figure, axes = style.new_figure(f"Channel utilisation — {run.metadata.title()}",
                                     "time (s)", "busy chips (LUNs busy, on average)")
     axes.plot(x, rows["value"], color="C0", linewidth=0.8, label="busy chips per 0.1 s")
-    extremes = style.mark_extremes(axes, x, rows["value"])
+    partial = rows["partial"].to_numpy(dtype=bool)
+    style.mark_partial(axes, x[partial], rows["value"][partial], rows["interval_s"][partial])
+    kept = whole(rows)
+    extremes = style.mark_extremes(axes, kept["time_s"] - window.start_s, kept["value"])
     heights = list(rows["value"])
     per_second = series.ch_util(run)
     seconds = series.within(per_second, window) if per_second is not None else None
@@ -248,16 +253,15 @@ def compare_figure(runs, windows, labels, metric):
         else:
             frame = series.require(source(run), run, metric)
             rows = series.within(frame, window).rename(columns={column: "value"})
-            rows = rows.assign(partial=False)
         x = rows["time_s"] - window.start_s
         y = rows["value"].astype(float)
         color = f"C{index % 10}"
-        line, = axes.plot(x, y, color=color, linewidth=1.2, label=label)
+        line = style.interval_line(axes, rows["start_s"] - window.start_s, x, y, color, label)
         partial = rows["partial"].to_numpy(dtype=bool)
         if partial.any():
-            axes.scatter(x[partial], y[partial], facecolors="white", edgecolors=color,
-                         marker="o", zorder=4, s=36, linewidths=1.4, gid="partial")
-        points = style.mark_extremes(axes, x, y, color=color, text=False)
+            style.hollow(axes, x[partial], y[partial], color)
+        whole = ~partial if (~partial).any() else np.ones(len(rows), bool)
+        points = style.mark_extremes(axes, x[whole], y[whole], color=color, text=False)
         line.set_label(f"{label}: {style.extremes_text(points)}")
         everything.extend(y)
     title = "hollow: partial interval" if any(
@@ -289,6 +293,11 @@ def cdf_figure(run, zoom_max=None):
     step."""
     counts, fraction = access_cdf(run)
     title = f"CDF of LPN write counts — {run.metadata.title()}"
+    earlier = writes_before_run(run, counts)
+    if earlier:
+        before = (f"the ageing's {earlier:,} host page writes" if run.metadata.params.get("aged")
+                  else f"{earlier:,} host page writes from before the statistics started")
+        title += f"\n(counts include {before}, besides the run's {int(counts.sum()) - earlier:,})"
     if zoom_max is not None:
         keep = counts <= zoom_max
         counts, fraction = counts[keep], fraction[keep]
@@ -314,6 +323,15 @@ def cdf_figure(run, zoom_max=None):
         axes.set_xlim(0, counts[-1] * 1.5)
         axes.set_xlabel("host writes per LPN (log scale)")
     return figure
+
+
+def writes_before_run(run, counts):
+    """Host page writes lpn_access_count.csv counts that the run did not make: an aged
+    state's (the FTL restores its per-LPN counts), i.e. the file's total minus the host
+    pages stats.csv counts over the whole run; 0 when they agree or without stats.csv."""
+    if run.stats is None or "host_write_pages" not in run.stats:
+        return 0
+    return max(0, int(counts.sum()) - int(run.stats["host_write_pages"].sum()))
 
 
 def plot_cdf(run, out_dir, fmt="png"):

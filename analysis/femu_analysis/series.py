@@ -1,13 +1,14 @@
 """The lab's time series of a run, each from its lab CSV or, if absent, from stats.csv.
 
-Every function returns a frame with ``time_s``, ``start_s``, ``interval_s`` and value
-columns, or None when the run has no source for it. Counts per interval become rates by
-dividing by the interval's true length, so a partial last row is not an outlier.
+Every function returns a frame with ``time_s``, ``start_s``, ``interval_s``, ``partial``
+(rows.py) and value columns, or None when the run has no source for it. Counts per
+interval become rates by dividing by the interval's true length, so a partial last row is
+not an outlier; a mean over the rows weights each by its length (rows.weighted_mean).
 """
 from .errors import AnalysisError
 from .loader import SERIES_FILES
 
-TIME_COLUMNS = ["time_s", "start_s", "interval_s"]
+TIME_COLUMNS = ["time_s", "start_s", "interval_s", "partial"]
 
 
 def iops(run):

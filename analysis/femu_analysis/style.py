@@ -75,6 +75,22 @@ def mark_extremes(axes, x, y, color="C0", text=True):
     return points
 
 
+def interval_line(axes, starts, ends, values, color="C0", label=None, linewidth=1.2):
+    """Per-interval values drawn over their intervals: each value held from its interval's
+    start to its end (steps), so the first interval shows from its start rather than as a
+    point at its end. The returned line (one entry in ``axes.get_lines()``) has a point at
+    each interval's end; the first interval's own span is a segment (gid 'first-interval')."""
+    starts = np.asarray(starts, dtype=float)
+    ends = np.asarray(ends, dtype=float)
+    values = np.asarray(values, dtype=float)
+    line, = axes.plot(ends, values, drawstyle="steps-pre", color=color, linewidth=linewidth,
+                      label=label)
+    if len(ends) and np.isfinite(values[0]):
+        axes.hlines(values[0], starts[0], ends[0], colors=color, linewidth=linewidth,
+                    gid="first-interval")
+    return line
+
+
 def extremes_text(points):
     """'min 1.8, max 2.1': a series' extremes for its legend entry."""
     if not points:
@@ -95,12 +111,19 @@ def mark_partial(axes, x, y, lengths, color="C0"):
     """Hollow markers on the intervals shorter than the others (the window's last
     seconds), in the legend with their length."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    drawn = np.isfinite(y)   # an undefined value (WAF without host writes) has no marker
+    x, y, lengths = x[drawn], y[drawn], np.asarray(lengths, dtype=float)[drawn]
     if not len(x):
         return
     seconds = ", ".join(f"{length:.3g} s" for length in lengths)
-    axes.scatter(x, y, facecolors="white", edgecolors=color, marker="o", zorder=4, s=36,
-                 linewidths=1.4, gid="partial", label=f"partial interval ({seconds})")
+    hollow(axes, x, y, color, label=f"partial interval ({seconds})")
     axes.legend(loc="best", fontsize=9)
+
+
+def hollow(axes, x, y, color, label=None):
+    """The one look of a partial interval in every plot: a hollow marker (gid 'partial')."""
+    axes.scatter(x, y, facecolors="white", edgecolors=color, marker="o", zorder=4, s=36,
+                 linewidths=1.4, gid="partial", label=label)
 
 
 def integer_axis(axis):

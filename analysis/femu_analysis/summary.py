@@ -7,7 +7,11 @@ from the most exact source the run holds:
    (waf_host, waf_gc, waf_fold, waf_map, waf_copy) beside it; Copy's from nand.csv;
 2. ``WAFData.csv`` (GC pages) with host pages from ``throughputData.csv`` (MiB/s x seconds /
    page size) over exactly the span of the 10 s rows used, so both sums cover the same time;
-3. the mean of ``statistics.csv``'s interval WAF (unweighted: no page counts to weight by).
+3. the mean of ``statistics.csv``'s interval WAF, each interval weighted by its length (no
+   page counts to weight by).
+
+IOPS and MiB/s means are the window's totals over the seconds its rows cover (rows.py):
+a partial last row adds its own milliseconds, never a whole second.
 
 Erased blocks and moved pages per second divide the total by the summed length of the rows
 actually used (10 s rows inside a window cover less than the window when it is not on a
@@ -21,6 +25,7 @@ import pathlib
 import numpy as np
 
 from . import series, table
+from .rows import covered_s, weighted_mean, whole
 from . import waf as waf_counts
 from .waf import waf
 from .window import Window
@@ -40,18 +45,9 @@ def summarize(run, window):
         "window": {"start_s": window.start_s, "end_s": window.end_s,
                    "length_s": window.length_s, "source": window.source},
     }
-    per_second = series.iops(run)
-    if per_second is not None:
-        rows = series.within(per_second, window)
-        result["iops"] = _distribution(rows["total"])
-        result["iops"]["read_mean"] = _mean(rows["read"])
-        result["iops"]["write_mean"] = _mean(rows["write"])
-    bandwidth = series.throughput(run)
-    if bandwidth is not None:
-        rows = series.within(bandwidth, window)
-        result["throughput_mib_s"] = _distribution(rows["total"])
-        result["throughput_mib_s"]["read_mean"] = _mean(rows["read"])
-        result["throughput_mib_s"]["write_mean"] = _mean(rows["write"])
+    for key, frame in (("iops", series.iops(run)), ("throughput_mib_s", series.throughput(run))):
+        if frame is not None:
+            result[key] = _distribution(series.within(frame, window))
     for key, frame, stats_column in (("erased_blocks", series.erased_blocks(run), "gc_erased_blocks"),
                                      ("moved_pages", series.moved_pages(run), "gc_moved_pages")):
         figure = _window_count(run, window, frame, stats_column)
@@ -78,8 +74,9 @@ NAND_COUNT_COLUMNS = ("NAND_read", "NAND_write", "NAND_cpbk", "copy_cmds", "copy
 
 def _nand_counts(run, window):
     """Window totals of nand.csv's counts, CH_util's mean over those seconds (weighted by
-    their length) and its highest second, the most busy chips of a ch_util.csv row, and the
-    seconds covered; {} for runs without nand.csv, None figures when no row is inside."""
+    their length) and its highest whole second, the most busy chips of a whole ch_util.csv
+    row, and the seconds covered; {} for runs without nand.csv, None figures when no row
+    is inside."""
     if run.nand is None:
         return {}
     rows = series.within(run.nand, window)
@@ -88,13 +85,11 @@ def _nand_counts(run, window):
                                             "ch_util_max", "busy_chips_max", "span_s")}
     counts = {column: float(rows[column].sum()) for column in NAND_COUNT_COLUMNS
               if column in rows}
-    seconds = float(rows["interval_s"].sum())
-    busy = (rows["CH_util"] * rows["interval_s"]).sum()
-    counts["ch_util_mean"] = float(busy / seconds) if seconds > 0 else None
-    counts["ch_util_max"] = float(rows["CH_util"].max())
+    counts["ch_util_mean"] = weighted_mean(rows, "CH_util")
+    counts["ch_util_max"] = float(whole(rows)["CH_util"].max())
     fine = series.busy_chips(run)
     fine_rows = series.within(fine, window) if fine is not None else None
-    counts["busy_chips_max"] = (float(fine_rows["value"].max())
+    counts["busy_chips_max"] = (float(whole(fine_rows)["value"].max())
                                 if fine_rows is not None and len(fine_rows) else None)
     counts["span_s"] = _span(rows)
     return counts
@@ -191,26 +186,26 @@ def _waf(run, window):
         return {"waf": waf(host, moved), "host_write_pages": float(host),
                 "waf_span_s": [start, end], "waf_source": source}
     if run.statistics is not None:
-        values = series.within(run.statistics, window)["waf"].dropna()
-        return {"waf": float(values.mean()) if len(values) else None,
-                "waf_source": "statistics.csv (mean of intervals)"}
+        return {"waf": weighted_mean(series.within(run.statistics, window), "waf"),
+                "waf_source": "statistics.csv (mean of intervals, weighted by length)"}
     return {}
 
 
-def _distribution(values):
-    values = values.dropna().to_numpy(dtype=float)
+def _distribution(rows):
+    """Means of a rate series' total, read and write over ``rows``, each row weighted by
+    its length (the window's total over the seconds it covers); min, max and percentiles
+    of the total over the whole rows (rows.whole: a 2 ms stub is no second of its own);
+    the seconds covered and the partial rows among them."""
+    out = {"mean": weighted_mean(rows, "total"), "read_mean": weighted_mean(rows, "read"),
+           "write_mean": weighted_mean(rows, "write"), "seconds": covered_s(rows),
+           "partial_rows": int(rows["partial"].sum())}
+    values = whole(rows)["total"].dropna().to_numpy(dtype=float)
     if not len(values):
-        return {"mean": None}
-    out = {"mean": float(values.mean()), "min": float(values.min()),
-           "max": float(values.max())}
+        return out
+    out.update({"min": float(values.min()), "max": float(values.max())})
     for percent in PERCENTILES:
         out[f"p{percent}"] = float(np.percentile(values, percent))
     return out
-
-
-def _mean(values):
-    values = values.dropna()
-    return float(values.mean()) if len(values) else None
 
 
 def _json_ready(value):

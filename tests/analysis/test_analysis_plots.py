@@ -50,8 +50,8 @@ def test_extreme_labels_equal_the_data(workload_run, spec):
     window = find_window(run)
     figure, extremes = timeseries_figure(run, window, spec)
     expected = _raw_in_window(workload_run, spec.stem, window)
-    # a partial interval of a count holds fewer by its length: not its minimum
-    marked = _raw_in_window(workload_run, spec.stem, window, whole_only=spec.count)
+    # a partial interval is only marked: neither minimum nor maximum
+    marked = _raw_in_window(workload_run, spec.stem, window, whole_only=True)
     labels = _labels(figure)
     assert labels["max"] == pytest.approx(marked.max(), abs=1e-3)   # 3 decimals shown
     assert labels["min"] == pytest.approx(marked.min(), abs=1e-3)
@@ -114,17 +114,19 @@ def test_compare_holds_one_line_per_run(hot_runs, metric):
     assert len(lines) == len(runs)
     # every metric per second (runs under two minutes), from the same rows
     assert "per second" in axes.get_title() and "per second" in axes.get_ylabel()
+    whole_seconds = []
     for line, path, window in zip(lines, hot_runs, windows):
         raw = pd.read_csv(path / "stats.csv")
         start = raw["time_s"] - raw["interval_s"]
         inside = raw[(start >= window.start_s - 5e-4) & (raw["time_s"] <= window.end_s + 5e-4)]
         assert np.allclose(line.get_ydata(), STATS_VALUES[metric](inside), equal_nan=True,
                            atol=5e-4)
-    # each run's max and min in its legend entry, with the run's own values; no text on
-    # the data
+        whole_seconds.append(inside["interval_s"].to_numpy() >= 1.0 - 1e-3)
+    # each run's max and min over its whole seconds (a partial one is only marked) in its
+    # legend entry, with the run's own values; no text on the data
     legend = [text.get_text() for text in axes.get_legend().get_texts()]
-    for line, label in zip(lines, labels):
-        values = np.asarray(line.get_ydata(), dtype=float)
+    for line, label, whole in zip(lines, labels, whole_seconds):
+        values = np.asarray(line.get_ydata(), dtype=float)[whole]
         assert f"{label}: min {format_value(np.nanmin(values))}, " \
                f"max {format_value(np.nanmax(values))}" in legend
     assert not axes.texts

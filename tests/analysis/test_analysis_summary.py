@@ -41,13 +41,19 @@ def test_iops_and_bandwidth_figures_over_the_window(workload_run):
     window = find_window(run)
     summary = summarize(run, window)
     rows = _stats_in(workload_run, window)
-    iops = (rows["host_read_cmds"] + rows["host_write_cmds"]) / rows["interval_s"]
-    assert summary["iops"]["mean"] == pytest.approx(iops.mean())
+    commands = rows["host_read_cmds"] + rows["host_write_cmds"]
+    seconds = rows["interval_s"].sum()
+    # the mean is the window's total over its seconds: a partial row weighs its length
+    assert summary["iops"]["mean"] == pytest.approx(commands.sum() / seconds)
+    assert summary["iops"]["seconds"] == pytest.approx(seconds)
+    whole = rows["interval_s"] >= 1.0 - 1e-3   # percentiles and extremes of whole seconds
+    assert summary["iops"]["partial_rows"] == (~whole).sum()
+    iops = (commands / rows["interval_s"])[whole]
     assert summary["iops"]["p50"] == pytest.approx(np.percentile(iops, 50))
     assert summary["iops"]["p99"] == pytest.approx(np.percentile(iops, 99))
     assert summary["iops"]["max"] == pytest.approx(iops.max())
-    mib_s = rows["read_mib_s"] + rows["write_mib_s"]
-    assert summary["throughput_mib_s"]["mean"] == pytest.approx(mib_s.mean(), abs=1e-3)
+    mib = (rows["host_read_bytes"] + rows["host_write_bytes"]).sum() / 2**20
+    assert summary["throughput_mib_s"]["mean"] == pytest.approx(mib / seconds, rel=1e-5)
 
 
 def _summary_of(run_dir, window):
@@ -67,8 +73,11 @@ def test_waf_falls_back_to_lab_files(workload_run, run_copy):
         (lab_only / name).unlink()
     coarse = _summary_of(lab_only, whole)
     assert coarse["waf_source"].startswith("statistics.csv")
-    waf = pd.read_csv(workload_run / "statistics.csv")["waf"].dropna()
-    assert coarse["waf"] == pytest.approx(waf.mean())
+    tens = pd.read_csv(workload_run / "statistics.csv")
+    tens["length"] = tens["seconds"].diff().fillna(tens["seconds"].iloc[0])
+    tens = tens.dropna(subset=["waf"])   # each interval's WAF weighted by its length
+    assert coarse["waf"] == pytest.approx((tens["waf"] * tens["length"]).sum()
+                                          / tens["length"].sum())
 
 
 def test_fallback_off_the_10s_grid_matches_stats_csv_over_the_same_rows(workload_run,

@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
+from femu_analysis.rows import is_partial
+
 from ..ftl_sim import CommandError, SimError, run_ftl_sim  # noqa: F401 (SimError: this row's)
 from .stats import Geometry, coefficient_of_variation, flash_time_bound_iops, worst
 
@@ -41,11 +43,11 @@ def measured_window(phases_csv: str) -> Tuple[float, float]:
 def per_second_iops(stats_csv: str, start: float, end: float) -> List[float]:
     """The `iops` column of stats.csv over the rows whose interval lies wholly inside
     [start, end] (simulated seconds) and is a whole second (the last row of a run may be
-    shorter: left out, as fio's last partial window)."""
+    shorter, rows.is_partial: left out, as fio's last partial window)."""
     values = []
     for row in csv.DictReader(io.StringIO(stats_csv)):
         stamp, interval = float(row["time_s"]), float(row["interval_s"])
-        if (interval >= 0.9 and stamp - interval >= start - 1e-9
+        if (not is_partial(interval, 1.0) and stamp - interval >= start - 1e-9
                 and stamp <= end + 1e-9):
             values.append(float(row["iops"]))
     return values

@@ -7,6 +7,7 @@ from typing import Dict, List
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from femu_analysis import style  # noqa: E402
 from . import cases as hc_cases  # noqa: E402
 from .metrics import RunFigures  # noqa: E402
 
@@ -25,8 +26,11 @@ def hot_set_figure(plan: List[hc_cases.Case], figures: Dict[hc_cases.Case, RunFi
         waf_ax, hot_ax = axes[row]
         for case in (c for c in plan if (c.dist, c.layout) == (dist, layout)):
             f = figures[case]
-            waf_ax.plot(f.tens["seconds"] - f.precondition_s, f.tens["waf"], label=case.label,
-                        **_style(case))
+            line, = waf_ax.plot(f.tens["seconds"] - f.precondition_s, f.tens["waf"],
+                                label=case.label, **_style(case))
+            short = f.tens[f.tens["partial"]]   # hollow, as femu-plot draws partial rows
+            style.hollow(waf_ax, short["seconds"] - f.precondition_s, short["waf"],
+                         line.get_color())
             if f.hot_pages is not None:
                 hot_ax.plot(f.hot_pages["time_s"] - f.precondition_s, f.hot_pages["hot_pages"],
                             label=case.label, **_style(case))
