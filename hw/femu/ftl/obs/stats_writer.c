@@ -145,6 +145,10 @@ static void write_headers(struct ftl_stats_writer *w)
     for (size_t i = 0; i < sizeof(snapshot_columns) / sizeof(snapshot_columns[0]); i++) {
         fprintf(w->files[FILE_PHASES], ",%s", snapshot_columns[i].name);
     }
+    for (unsigned i = 0; i < w->nwps; i++) {
+        fprintf(w->files[FILE_PHASES], ",wp%u_host_pages,wp%u_gc_pages,wp%u_media_pages", i, i,
+                i);
+    }
     fputs(",busy_chip_s\n", w->files[FILE_PHASES]);
     FILE *f = w->files[FILE_STATS];
     fputs("time_s,interval_s,host_read_cmds,host_write_cmds,host_trim_cmds,"
@@ -551,6 +555,14 @@ static void write_phase_row(struct ftl_stats_writer *w, uint64_t now_ns, const c
         const struct snapshot_column *c = &snapshot_columns[i];
         fprintf(f, ",%llu", (unsigned long long)(snapshot_value(c, &now) -
                                                  snapshot_value(c, &w->at_origin)));
+    }
+    const struct ftl_counters *o = &w->at_origin;
+    for (unsigned i = 0; i < w->nwps; i++) {
+        uint64_t host = now.wp_host_pages[i] - o->wp_host_pages[i];
+        uint64_t gc = now.wp_gc_pages[i] - o->wp_gc_pages[i];
+        uint64_t fold = now.wp_fold_pages[i] - o->wp_fold_pages[i];
+        fprintf(f, ",%llu,%llu,%llu", (unsigned long long)host, (unsigned long long)gc,
+                (unsigned long long)(host + gc + fold));
     }
     fputc(',', f);
     if (now_ns >= w->busy_asked_ns) {
