@@ -156,7 +156,8 @@ def headline(figures: Dict[str, object]) -> str:
         parts.append(f"device {figures['device_iops_mean']:.0f} IOPS" +
                      (" (conventional namespace)" if zoned is not None else ""))
     if zoned is not None:
-        parts.append(f"zoned {zoned:.0f} cmds/s ({figures['device_zoned_cmds']:.0f} zone "
+        parts.append(f"zoned {zoned:.{1 if zoned < 100 else 0}f} cmds/s "
+                     f"({figures['device_zoned_cmds']:.0f} zone "
                      "reads, writes, appends and copies)")
     if figures.get("fio_iops"):
         parts.append(f"fio {figures['fio_iops']:.0f} IOPS")
