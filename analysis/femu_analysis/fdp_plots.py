@@ -20,6 +20,7 @@ from .plots import compare_title
 from .errors import AnalysisError
 from .rows import whole
 from .waf import waf
+from .window import phase_counts
 
 STEM = "fdp_compare"
 WP_HOST = re.compile(r"^wp(\d+)_host_pages$")
@@ -35,6 +36,9 @@ def handle_pages(run, window):
     if not handles:
         raise AnalysisError(f"{run.path}: stats.csv has no wpN_host_pages column")
     rows = series.within(run.stats, window)
+    exact = phase_counts(run, window)   # the phase's own pages, not whole rows inside it
+    if exact is not None and all(f"wp{h}_media_pages" in exact for h in handles):
+        rows = pd.DataFrame([exact])
     table = []
     for handle in handles:
         gc_column = f"wp{handle}_gc_pages"

@@ -145,7 +145,18 @@ def _interval_starts(times, every_s):
 
 
 def _load_phases(path):
+    """phases.csv: time_s, phase and, from runs with phase snapshots on, the counters since
+    the statistics started at each marker (STATS.md); older files have the first two only
+    (has_phase_snapshots)."""
     if not path.exists():
         return None
-    frame = read_csv_strict(path, ("time_s", "phase"), text_columns=("phase",))
-    return frame[["time_s", "phase"]]
+    return read_csv_strict(path, ("time_s", "phase"), text_columns=("phase",))
+
+
+# A column every phases.csv with snapshots has (STATS.md).
+SNAPSHOT_MARK = "host_write_pages"
+
+
+def has_phase_snapshots(run):
+    """Whether the run's phases.csv rows carry the counters at each marker."""
+    return run.phases is not None and SNAPSHOT_MARK in run.phases.columns

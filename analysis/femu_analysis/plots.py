@@ -84,6 +84,9 @@ def timeseries_figure(run, window, spec):
                                     spec.ylabel + per)
     style.interval_line(axes, rows["start_s"] - window.start_s, x, y,
                         label=spec.ylabel + per)
+    if spec.stem == "waf" and not y.notna().any():
+        _say_why_no_waf(axes, run, window)
+        return figure, None
     partial = rows["partial"].to_numpy(dtype=bool)
     style.mark_partial(axes, x[partial], y[partial], rows["interval_s"][partial])
     # a partial bin is no interval of its own (a count holds fewer by its length, a
@@ -94,6 +97,23 @@ def timeseries_figure(run, window, spec):
     if spec.count:
         style.integer_axis(axes.yaxis)
     return figure, extremes
+
+
+def _say_why_no_waf(axes, run, window):
+    """An axis without a WAF point says why instead of standing empty: no interval in the
+    window wrote a host page (WAF undefined); zone writes, appends and Copy's pages to
+    zones are not amplified (a zoned namespace has no device GC)."""
+    zoned = run.nand is not None and any(
+        series.within(run.nand, window)[column].sum() > 0
+        for column in ("zone_writes", "zone_appends", "copy_cmds") if column in run.nand)
+    why = "no WAF to draw:\nthe window wrote no page through the conventional FTL"
+    if zoned:
+        why += ("\nits zone writes, appends and copies are not amplified (a zoned namespace"
+                "\nhas no device GC): its flash pages are the NAND figures in summary.md")
+    axes.set_xlim(0, max(window.length_s, 1e-3))
+    axes.set_yticks([])
+    axes.text(0.5, 0.5, why, transform=axes.transAxes, ha="center", va="center",
+              fontsize=10)
 
 
 def plot_run(run, window, out_dir, fmt="png"):

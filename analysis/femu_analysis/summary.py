@@ -28,7 +28,7 @@ from . import series, table
 from .rows import covered_s, weighted_mean, whole
 from . import waf as waf_counts
 from .waf import waf
-from .window import Window
+from .window import Window, phase_counts
 
 PERCENTILES = (5, 50, 95, 99)
 MIB = 1024 * 1024
@@ -62,7 +62,29 @@ def summarize(run, window):
     nand = _nand_counts(run, window)
     if nand:
         result["nand"] = nand
+    _use_phase_snapshots(result, phase_counts(run, window))
     return _json_ready(result)
+
+
+def _use_phase_snapshots(result, exact):
+    """The phase's exact counts (window.phase_counts) in place of the sums of the rows
+    inside its window, which leave out the seconds its markers cut; ``counts_from`` says
+    which the figures are."""
+    if exact is None:
+        result["counts_from"] = "whole rows inside the window"
+        return
+    result["counts_from"] = "phase snapshots"
+    for key, columns in (("nand", NAND_COUNT_COLUMNS), ("ftl", FTL_COUNT_COLUMNS)):
+        section = result.get(key)
+        if section:
+            section.update({c: exact[c] for c in columns if c in exact})
+    nand, ftl = result.get("nand"), result.get("ftl")
+    if nand and "busy_chip_s" in exact and exact["seconds"] > 0:
+        nand["ch_util_mean"] = exact["busy_chip_s"] / exact["seconds"]
+        nand["span_s"] = [exact["start_s"], exact["end_s"]]
+    if ftl and "cmt_hits" in exact:
+        lookups = exact["cmt_hits"] + exact["cmt_misses"]
+        ftl["cmt_hit_rate"] = exact["cmt_hits"] / lookups if lookups else None
 
 
 # nand.csv counts summed over the window (ZNS+'s NAND_read / NAND_write / NAND_cpbk first)

@@ -72,5 +72,6 @@ def markdown_table(summaries):
              "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in body]
     titles = [f"- **{summary['run']}**: {summary['title']}; window {summary['window']['source']}"
-              f"; WAF from {summary.get('waf_source', '-')}" for summary in summaries]
+              f"; WAF from {summary.get('waf_source', '-')}"
+              f"; counts from {summary.get('counts_from', '-')}" for summary in summaries]
     return "\n".join(["# femu run summary", "", *lines, "", *titles, ""])

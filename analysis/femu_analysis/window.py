@@ -4,6 +4,11 @@ Order of evidence: a window the user gave (``START:END`` seconds), the run's pha
 (``phases.csv``: from ``workload`` to the next marker), else the longest stretch of
 sustained I/O (seconds with at least 5% of the run's typical busy IOPS, gaps of up to
 3 s bridged), which drops mount / prepare / idle time the way the labs' row slices did.
+
+A phase window's counts are exact where phases.csv carries the counters at each marker
+(phase_counts): the next marker's snapshot minus the workload marker's, wherever in a
+second either falls; whole statistics rows inside the window leave out the seconds the
+markers cut.
 """
 import dataclasses
 import math
@@ -12,6 +17,7 @@ import numpy as np
 
 from . import series
 from .errors import AnalysisError
+from .loader import has_phase_snapshots
 
 BUSY_FRACTION = 0.05   # of the 90th percentile of busy seconds
 MAX_GAP_S = 3.0        # idle seconds bridged inside one stretch
@@ -122,6 +128,26 @@ def _phase_window(run, end_of_run):
     if end <= start:
         raise AnalysisError(f"{run.path / 'phases.csv'}: workload phase ends before it starts")
     return Window(start, end, "phases")
+
+
+def phase_counts(run, window):
+    """{column: count} of every counter phases.csv snapshots (and the phase's ``start_s``,
+    ``end_s`` and ``seconds``) over the workload phase that ``window`` was cut from; None when the window is
+    not a phase window, the run's phases.csv has no snapshots (a run from before them:
+    its figures come from whole rows), or the phase has no later marker."""
+    if not window.source.startswith("phases") or not has_phase_snapshots(run):
+        return None
+    phases = run.phases.sort_values("time_s", kind="stable").reset_index(drop=True)
+    starts = phases.index[phases["phase"] == "workload"]
+    if not len(starts) or starts[0] + 1 >= len(phases):
+        return None
+    start, end = phases.iloc[starts[0]], phases.iloc[starts[0] + 1]
+    counters = [c for c in phases.columns if c not in ("time_s", "phase")]
+    counts = {c: float(end[c] - start[c]) for c in counters
+              if not math.isnan(end[c]) and not math.isnan(start[c])}
+    counts["start_s"], counts["end_s"] = float(start["time_s"]), float(end["time_s"])
+    counts["seconds"] = counts["end_s"] - counts["start_s"]
+    return counts
 
 
 def _sustained_io(run, per_second):

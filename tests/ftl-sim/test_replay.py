@@ -190,3 +190,55 @@ def test_summary_reports_bad_blocks_and_wear(run_ftl_sim, tmp_path):
     assert wear["spare_blocks"] == wear["spare_blocks_total"] - 6
     assert 0 < wear["erase_min"] <= wear["erase_avg"] <= wear["erase_max"]
     assert ", 6 bad blocks; erase counts min " in proc.stdout
+
+
+def phase_counts(stats_dir, column):
+    """{phase: its count of column}: the difference of its phases.csv snapshot and the
+    next one's."""
+    rows = list(csv.DictReader(open(stats_dir / "phases.csv")))
+    return {row["phase"]: int(after[column]) - int(row[column])
+            for row, after in zip(rows, rows[1:])}
+
+
+def test_closed_loop_replay_keeps_the_recorded_phases(run_ftl_sim, tmp_path):
+    """A closed-loop replay of a recording marks the recording's phases, no `workload` of
+    its own and no second `end` (issue 41), each phase with the recorded requests."""
+    trace = tmp_path / "run.trace"
+    run_ftl_sim(*SMALL, "--rw", "randrw", "--qd", "1", "--precondition", "seq",
+                "--io-size", "2m", "--stats-dir", tmp_path / "qd1", "--trace-out", trace)
+    run_ftl_sim(*SMALL, "--trace", trace, "--replay", "closed", "--qd", "16",
+                "--stats-dir", tmp_path / "qd16")
+    phases = [r["phase"] for r in csv.DictReader(open(tmp_path / "qd16" / "phases.csv"))]
+    assert phases == ["precondition", "workload", "end"]
+    for column in ("host_read_cmds", "host_write_pages"):
+        assert phase_counts(tmp_path / "qd16", column) == \
+            phase_counts(tmp_path / "qd1", column)
+
+
+def test_phase_snapshots_split_a_second(run_ftl_sim, tmp_path):
+    """Phase marks at 1.5 s and 1.75 s, inside one 1 s row: each phase's counts in
+    phases.csv are its own requests, where the 1-2 s row of stats.csv holds all three
+    phases' (issue 41: a per-phase table summed whole seconds)."""
+    trace = tmp_path / "marks.trace"
+    trace.write_text("V 2\n"
+                     "P 0 fill\n"
+                     "W 200000000 0 64 1 0\n"          # 8 pages
+                     "W 1200000000 64 32 1 0\n"        # 4 pages
+                     "P 1500000000 compact\n"
+                     "R 1600000000 0 16 1\n"           # 2 pages
+                     "W 1700000000 96 8 1 0\n"         # 1 page
+                     "P 1750000000 verify\n"
+                     "R 1800000000 0 96 1\n"           # 12 pages
+                     "P 2500000000 end\n"
+                     "E 2500000000\n")
+    run_ftl_sim(*SMALL, "--trace", trace, "--stats-dir", tmp_path / "s")
+    got = {column: phase_counts(tmp_path / "s", column)
+           for column in ("host_write_pages", "host_read_pages", "host_read_cmds",
+                          "NAND_read", "NAND_write")}
+    assert got["host_write_pages"] == {"fill": 12, "compact": 1, "verify": 0}
+    assert got["host_read_pages"] == {"fill": 0, "compact": 2, "verify": 12}
+    assert got["host_read_cmds"] == {"fill": 0, "compact": 1, "verify": 1}
+    assert got["NAND_read"] == got["host_read_pages"]
+    assert got["NAND_write"] == got["host_write_pages"]
+    second = list(csv.DictReader(open(tmp_path / "s" / "stats.csv")))[1]
+    assert (int(second["host_read_pages"]), int(second["host_write_pages"])) == (14, 5)

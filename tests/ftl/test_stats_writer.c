@@ -311,8 +311,8 @@ static void test_lab_files(void)
     CHECK_EQ_U64(read_file("WAFData.csv", buf, sizeof(buf)), 3);
     CHECK(!strcmp(line_n(buf, 0), "time,GCWrite"));
     CHECK_EQ_U64(read_file("phases.csv", buf, sizeof(buf)), 3);
-    CHECK(!strcmp(line_n(buf, 1), "0.000,workload"));
-    CHECK(!strcmp(line_n(buf, 2), "12.000,end"));
+    CHECK_ROW(line_n(buf, 1), "0.000,workload,", ",0.000000");
+    CHECK(!strncmp(line_n(buf, 2), "12.000,end,", strlen("12.000,end,")));   /* the end marked: close adds none */
     CHECK_EQ_U64(read_file("stats.csv", buf, sizeof(buf)), 14);
     CHECK_CONTAINS(line_n(buf, 0), ",wp0_host_pages,wp0_gc_pages,wp1_host_pages,wp1_gc_pages");
     /* idle second: waf column empty */
@@ -384,8 +384,100 @@ static void test_idle_days(void)
     remove_dir();
 }
 
+/* Column name's value in a row of a CSV whose header is line 0 of buf; -1 if absent. */
+static double named_value(const char *buf, int row, const char *name)
+{
+    char header[1024], line[1024];
+    snprintf(header, sizeof(header), "%s", line_n(buf, 0));
+    snprintf(line, sizeof(line), "%s", line_n(buf, row));
+    int index = 0;
+    for (char *h = strtok(header, ","); h; h = strtok(NULL, ","), index++) {
+        if (!strcmp(h, name)) {
+            const char *field = line;
+            for (int i = 0; i < index && field; i++) {
+                field = strchr(field, ',');
+                field = field ? field + 1 : NULL;
+            }
+            return field ? strtod(field, NULL) : -1;
+        }
+    }
+    return -1;
+}
+
+/* A phase's count of column name: its row's snapshot minus the previous row's. */
+static uint64_t phase_count(const char *buf, int row, const char *name)
+{
+    double before = row > 1 ? named_value(buf, row - 1, name) : 0;
+    return (uint64_t)(named_value(buf, row, name) - before);
+}
+
+/*
+ * Phase markers in the middle of a second (issue 41): each phases.csv row snapshots the
+ * counters at its instant, so a phase's requests are exact although the 1 s rows of
+ * stats.csv mix two phases; close ends the last phase with an "end" row.
+ */
+static void test_phase_snapshots(void)
+{
+    make_dir();
+    struct ftl_config cfg = small_config(2, 2, 64, 64, 8);
+    cfg.devsz_mb = 4;
+    struct ftl *ftl = make_ftl(&cfg);
+    struct ftl_stats_writer *w = ftl_stats_open(dir, ftl, 0, err, sizeof(err));
+    CHECK(w != NULL);
+    uint64_t done;
+    /* fill: 3 one-page writes; mix (from 1.5 s): a 2-page read and a write; verify
+     * (from 1.8 s, the same second): a 3-page read */
+    CHECK(ftl_stats_phase(w, 0, "fill", err, sizeof(err)) == 0);
+    for (uint64_t lpn = 0; lpn < 3; lpn++) {
+        CHECK(ftl_stats_advance(w, 200 * MS, err, sizeof(err)) == 0);
+        write_pages(ftl, 200 * MS, lpn, 1, &done);
+    }
+    CHECK(ftl_stats_phase(w, 1500 * MS, "mix", err, sizeof(err)) == 0);
+    read_pages(ftl, 1600 * MS, 0, 2, &done);
+    write_pages(ftl, 1700 * MS, 3, 1, &done);
+    CHECK(ftl_stats_phase(w, 1800 * MS, "verify", err, sizeof(err)) == 0);
+    read_pages(ftl, 1900 * MS, 0, 3, &done);
+    CHECK(ftl_stats_close(w, 3200 * MS, err, sizeof(err)) == 0);
+
+    static char buf[1 << 16];
+    CHECK_EQ_U64(read_file("phases.csv", buf, sizeof(buf)), 5);
+    CHECK_ROW(line_n(buf, 0), "time_s,phase,host_read_cmds,", ",busy_chip_s");
+    CHECK(!strncmp(line_n(buf, 2), "1.500,mix,", strlen("1.500,mix,")));
+    CHECK(!strncmp(line_n(buf, 3), "1.800,verify,", strlen("1.800,verify,")));
+    CHECK(!strncmp(line_n(buf, 4), "3.200,end,", strlen("3.200,end,")));
+    static const uint64_t want[][4] = {  /* read cmds, read pages, write pages, NAND_read */
+        { 0, 0, 3, 0 }, { 1, 2, 1, 2 }, { 1, 3, 0, 3 },
+    };
+    for (int phase = 0; phase < 3; phase++) {
+        CHECK_EQ_U64(phase_count(buf, phase + 2, "host_read_cmds"), want[phase][0]);
+        CHECK_EQ_U64(phase_count(buf, phase + 2, "host_read_pages"), want[phase][1]);
+        CHECK_EQ_U64(phase_count(buf, phase + 2, "host_write_pages"), want[phase][2]);
+        CHECK_EQ_U64(phase_count(buf, phase + 2, "NAND_read"), want[phase][3]);
+    }
+    /* the phases' flash time adds up to the run's (every interval's busy chips) */
+    double busy = named_value(buf, 4, "busy_chip_s");
+    CHECK(busy > 0);
+    CHECK_EQ_U64(read_file("ch_util.csv", buf, sizeof(buf)), 33);
+    CHECK_EQ_U64((uint64_t)(busy * 1e4 + 0.5), (uint64_t)(column_sum(buf, 1) * 0.1 * 1e4 + 0.5));
+    /* the 1 s row 1-2 s holds both phases' reads: what a whole-second table charged */
+    CHECK_EQ_U64(read_file("stats.csv", buf, sizeof(buf)), 5);
+    CHECK_EQ_U64((uint64_t)named_value(buf, 2, "host_read_pages"), 5);
+    ftl_destroy(ftl);
+    remove_dir();
+
+    /* a run without markers gets no end row */
+    make_dir();
+    ftl = make_ftl(&cfg);
+    w = ftl_stats_open(dir, ftl, 0, err, sizeof(err));
+    CHECK(ftl_stats_close(w, 2 * S, err, sizeof(err)) == 0);
+    CHECK_EQ_U64(read_file("phases.csv", buf, sizeof(buf)), 1);
+    ftl_destroy(ftl);
+    remove_dir();
+}
+
 int main(void)
 {
+    test_phase_snapshots();
     test_idle_days();
     test_lab_files();
     test_busy_chips();

@@ -177,7 +177,9 @@ def nand_row(t, read=0, write=0, cpbk=0, copies=0, resets=0, appends=0, util=0.0
     return [f"{t:.3f}", "1.000", read, write, cpbk, copies, cpbk, resets, appends, 0, 0, util]
 
 
-def test_phase_table_sums_each_second_into_its_phase(tmp_path):
+def test_phase_table_of_an_old_run_sums_whole_seconds_and_says_so(tmp_path):
+    """phases.csv from before the snapshots (time_s,phase): the estimate from whole
+    seconds, named as such in the table, zns-phases.csv and result.json."""
     write_csv(tmp_path / "phases.csv", ["time_s", "phase"],
               [["0.500", "setup"], ["3.200", "workload"], ["6.100", "compact-rw"],
                ["9.000", "end"]])
@@ -202,6 +204,44 @@ def test_phase_table_sums_each_second_into_its_phase(tmp_path):
     assert written[1]["NAND_cpbk"] == "512" and written[2]["zone_appends"] == "4"
     text = zns_report.report_text(tmp_path)
     assert "compact-rw" in text.splitlines()[-1]
+    assert "whole-second rows" in text.splitlines()[0]
+    assert {row["source"] for row in rows} == {zns_report.WHOLE_SECONDS}
+    assert {row["source"] for row in written} == {zns_report.WHOLE_SECONDS}
+
+
+SNAPSHOT_COLUMNS = [*zns_report.COUNTS, "busy_chip_s"]
+
+
+def snapshot(t, phase, **counts):
+    return [f"{t:.3f}", phase, *(counts.get(c, 0) for c in SNAPSHOT_COLUMNS)]
+
+
+def test_phase_table_reads_the_snapshots_not_whole_seconds(tmp_path):
+    """Issue 41: `verify` starts at 8.4 s, inside the second 8-9 s that also ends
+    `compact-rw`; the snapshots give each phase its own reads, where charging the second
+    by its middle gave compact-rw the verify reads."""
+    write_csv(tmp_path / "phases.csv", ["time_s", "phase", *SNAPSHOT_COLUMNS], [
+        snapshot(1.5, "workload"),
+        snapshot(4.25, "compact-rw", NAND_cpbk=500, copy_cmds=3, busy_chip_s=1.0),
+        snapshot(8.4, "verify", NAND_cpbk=500, copy_cmds=3, NAND_read=400, NAND_write=400,
+                 zone_appends=4, busy_chip_s=2.5),
+        snapshot(10.4, "end", NAND_cpbk=500, copy_cmds=3, NAND_read=1200, NAND_write=400,
+                 zone_appends=4, busy_chip_s=3.0)])
+    write_csv(tmp_path / "nand.csv", NAND_HEADER, [
+        nand_row(2, cpbk=200, copies=1), nand_row(3, cpbk=300, copies=2),
+        nand_row(5, read=100, write=100), nand_row(8, read=200, write=300, appends=4),
+        nand_row(9, read=500), nand_row(10, read=600), nand_row(10.4, read=100)])
+    copy, rw, verify = zns_report.per_phase(tmp_path)
+    assert (copy.phase, rw.phase, verify.phase) == ("workload", "compact-rw", "verify")
+    assert (copy.counts["NAND_cpbk"], copy.counts["NAND_read"]) == (500, 0)
+    assert (rw.counts["NAND_read"], rw.counts["NAND_write"], rw.counts["zone_appends"]) == \
+        (400, 400, 4)
+    assert (verify.counts["NAND_read"], verify.counts["NAND_write"]) == (800, 0)
+    assert round(rw.ch_util_mean, 3) == round(1.5 / 4.15, 3)
+    rows = zns_report.record(tmp_path)
+    assert rows[1]["NAND_read"] == 400 and rows[1]["source"] == zns_report.SNAPSHOTS
+    text = zns_report.report_text(tmp_path)
+    assert "snapshots" in text.splitlines()[0] and "verify" in text.splitlines()[-1]
 
 
 def test_phase_table_only_for_runs_that_used_zones_or_copy(tmp_path):

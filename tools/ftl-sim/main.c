@@ -745,7 +745,7 @@ int main(int argc, char **argv)
     }
     check_idle_budget(&o);
     bool open_loop = choose_open_loop(&o, w);
-    bool own_phases = open_loop && workload_brings_phases(w);  /* a recording's marks */
+    bool own_phases = workload_brings_phases(w);  /* a recording's marks, end included */
     struct ftl_stats_writer *stats = NULL;
     struct io_trace_writer *trace = NULL;
     struct sim_phase_result *measured = NULL;

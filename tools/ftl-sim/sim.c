@@ -217,8 +217,8 @@ static void show_progress(const struct sim_limits *limits, uint64_t elapsed_ns,
 }
 
 /*
- * A recorded statistics event. Closed loop, its time means nothing: phases start now,
- * advances and the end are dropped. Open loop, each happens at its recorded time.
+ * A recorded statistics event. Closed loop, its time means nothing: phases start now
+ * (once the requests before them completed), advances and the end are dropped. Open loop, each happens at its recorded time.
  */
 static void replay_event(struct sim_run *run, const struct request *req, bool open_loop,
                          uint64_t start_ns, uint64_t now_ns, struct sim_phase_result *out)
@@ -336,7 +336,11 @@ int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
         if (have_next && open_loop && out->start_ns + next.time_ns >= cut_at) {
             issuing = have_next = false;
         }
-        if (have_next && next.event != REPLAY_NONE) {
+        /* Closed loop, a recorded phase starts once the requests before it completed,
+         * as the recorded host's marker did (its job had finished). */
+        bool draining = have_next && !open_loop && next.event == REPLAY_PHASE &&
+                        outstanding > 0;
+        if (have_next && next.event != REPLAY_NONE && !draining) {
             replay_event(run, &next, open_loop, out->start_ns, now, out);
             have_next = false;
             rc = run_failure(run, err, errlen);
@@ -366,7 +370,7 @@ int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
         }
         /* Issue when there is room (closed loop) or when nothing completes before the
          * request arrives (open loop); otherwise take the next completion. */
-        if (have_next && !pausing &&
+        if (have_next && !pausing && !draining &&
             (open_loop ? !any_due || due > arrival : outstanding < qd)) {
             struct inflight *slot = slot_get(&pool);
             if (!slot) {

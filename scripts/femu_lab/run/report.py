@@ -1,5 +1,6 @@
 """The analysis step of a lab run: femu_analysis's plots and summary for the folder, and
-the headline figures (device IOPS and WAF over the benchmark window beside fio's IOPS).
+the headline figures (device IOPS and WAF over the benchmark window beside fio's IOPS, and
+a zoned run's zone commands per second, which the device's IOPS do not count).
 Imported only after a run succeeded: it needs pandas and matplotlib from the venv.
 """
 import json
@@ -74,6 +75,7 @@ def analyse(folder: Path, workload: Workload,
         "gc_moved_pages": (summary.get("moved_pages") or {}).get("total"),
         "fio_iops": fio_iops,
     }
+    figures.update(zoned_commands(summary.get("nand") or {}))
     if fio_iops and iops.get("mean"):
         figures["device_vs_fio_iops"] = iops["mean"] / fio_iops
     if fio_writes is not None and run.stats is not None:
@@ -93,6 +95,23 @@ def analyse(folder: Path, workload: Workload,
     if settled is not None:
         figures["steady"] = settled.record()
     return figures
+
+
+# Commands of the zoned namespace, which the device's IOPS (the conventional FTL's host
+# reads and writes) leave out; resets and finishes move no data and are not counted.
+ZONED_COMMANDS = ("zone_reads", "zone_writes", "zone_appends", "copy_cmds")
+
+
+def zoned_commands(nand: Dict[str, object]) -> Dict[str, object]:
+    """The window's zoned reads, writes, appends and copies (summary's nand counts) and
+    their rate over the seconds those counts cover; {} for a run without any."""
+    counts = [nand.get(column) for column in ZONED_COMMANDS]
+    span = nand.get("span_s")
+    if any(count is None for count in counts) or not sum(counts) or not span:
+        return {}
+    seconds = span[1] - span[0]
+    return {"device_zoned_cmds": sum(counts),
+            "device_zoned_cmds_per_s": sum(counts) / seconds if seconds > 0 else None}
 
 
 def name_summaries(work: Path, dest: Path) -> None:
@@ -153,8 +172,14 @@ def _fio_total(results, direction: str) -> Optional[int]:
 
 def headline(figures: Dict[str, object]) -> str:
     parts = []
+    zoned = figures.get("device_zoned_cmds_per_s")
     if figures.get("device_iops_mean") is not None:
-        parts.append(f"device {figures['device_iops_mean']:.0f} IOPS")
+        parts.append(f"device {figures['device_iops_mean']:.0f} IOPS" +
+                     (" (conventional namespace)" if zoned is not None else ""))
+    if zoned is not None:
+        parts.append(f"zoned {zoned:.{1 if zoned < 100 else 0}f} cmds/s "
+                     f"({figures['device_zoned_cmds']:.0f} zone "
+                     "reads, writes, appends and copies)")
     if figures.get("fio_iops"):
         parts.append(f"fio {figures['fio_iops']:.0f} IOPS")
     if figures.get("waf") is not None:

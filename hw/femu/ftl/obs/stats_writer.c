@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,11 +50,70 @@ struct ftl_stats_writer {
     FILE *files[NFILES];        /* FILE_ZONES only for a zoned FTL */
     struct interval_clock clocks[NCLOCKS];
     unsigned nwps;
+    /* phases.csv's snapshots count from here: the counters and busy time at the origin */
+    struct ftl_counters at_origin;
+    uint64_t busy_at_origin;
+    uint64_t busy_asked_ns;     /* the latest time ftl_lun_busy_ns was asked about */
+    bool any_phase, last_phase_is_end;
 };
+
+/*
+ * The counters a phases.csv row snapshots (cumulative since the origin), named as in
+ * stats.csv and nand.csv so a phase's figure is the difference of two rows' columns.
+ */
+struct snapshot_column {
+    const char *name;
+    size_t field;                                   /* offsetof, unless total is set */
+    uint64_t (*total)(const struct ftl_counters *); /* a derived count */
+};
+
+#define FIELD(name) { #name, offsetof(struct ftl_counters, name), NULL }
+static const struct snapshot_column snapshot_columns[] = {
+    FIELD(host_read_cmds), FIELD(host_write_cmds), FIELD(host_trim_cmds),
+    FIELD(host_read_pages), FIELD(host_write_pages), FIELD(host_trim_pages),
+    FIELD(host_read_bytes), FIELD(host_write_bytes),
+    FIELD(gc_runs), FIELD(gc_erased_blocks), FIELD(gc_moved_pages),
+    FIELD(nand_user_reads), FIELD(nand_gc_reads), FIELD(nand_user_programs),
+    FIELD(nand_gc_programs), FIELD(nand_erases), FIELD(nand_copy_reads),
+    FIELD(nand_copy_programs),
+    FIELD(map_reads), FIELD(map_writes), FIELD(map_gc_runs), FIELD(map_gc_moved_pages),
+    FIELD(cmt_hits), FIELD(cmt_misses),
+    FIELD(buf_read_hits), FIELD(buf_absorbed_sectors), FIELD(buf_flushed_pages),
+    FIELD(buf_fill_reads), FIELD(fallback_runs), FIELD(fallback_pages),
+    { "NAND_read", 0, ftl_nand_reads }, { "NAND_write", 0, ftl_nand_programs },
+    { "NAND_cpbk", offsetof(struct ftl_counters, nand_copybacks), NULL },
+    FIELD(copy_cmds), FIELD(copy_pages), FIELD(zone_resets), FIELD(zone_finishes),
+    { "zone_appends", offsetof(struct ftl_counters, zone_append_cmds), NULL },
+    { "zone_writes", offsetof(struct ftl_counters, zone_write_cmds), NULL },
+    { "zone_reads", offsetof(struct ftl_counters, zone_read_cmds), NULL },
+    { "zone_write_pages", offsetof(struct ftl_counters, zone_programs), NULL },
+    { "zone_read_pages", offsetof(struct ftl_counters, zone_reads), NULL },
+    FIELD(zone_erased_blocks),
+};
+#undef FIELD
+
+static uint64_t snapshot_value(const struct snapshot_column *c, const struct ftl_counters *x)
+{
+    if (c->total) {
+        return c->total(x);
+    }
+    uint64_t v;
+    memcpy(&v, (const char *)x + c->field, sizeof(v));
+    return v;
+}
 
 static double seconds(uint64_t ns)
 {
     return (double)ns / (double)NS_PER_S;
+}
+
+/* ftl_lun_busy_ns, remembering how far it was asked (it must never be asked about the past) */
+static uint64_t busy_at(struct ftl_stats_writer *w, uint64_t t_ns)
+{
+    if (t_ns > w->busy_asked_ns) {
+        w->busy_asked_ns = t_ns;
+    }
+    return ftl_lun_busy_ns(w->ftl, t_ns);
 }
 
 static bool is_zoned(const struct ftl_stats_writer *w)
@@ -93,7 +153,15 @@ static void write_headers(struct ftl_stats_writer *w)
     fputs("time,reclaimedBlocks\n", w->files[FILE_GC]);
     fputs("time,GCWrite\n", w->files[FILE_WAF]);
     fputs("seconds,iops,waf\n", w->files[FILE_STATISTICS]);
-    fputs("time_s,phase\n", w->files[FILE_PHASES]);
+    fputs("time_s,phase", w->files[FILE_PHASES]);
+    for (size_t i = 0; i < sizeof(snapshot_columns) / sizeof(snapshot_columns[0]); i++) {
+        fprintf(w->files[FILE_PHASES], ",%s", snapshot_columns[i].name);
+    }
+    for (unsigned i = 0; i < w->nwps; i++) {
+        fprintf(w->files[FILE_PHASES], ",wp%u_host_pages,wp%u_gc_pages,wp%u_media_pages", i, i,
+                i);
+    }
+    fputs(",busy_chip_s\n", w->files[FILE_PHASES]);
     FILE *f = w->files[FILE_STATS];
     fputs("time_s,interval_s,host_read_cmds,host_write_cmds,host_trim_cmds,"
           "host_read_pages,host_write_pages,host_trim_pages,host_read_bytes,host_write_bytes,"
@@ -212,6 +280,9 @@ struct ftl_stats_writer *ftl_stats_open(const char *dir, struct ftl *ftl, uint64
     /* busy time before the statistics start is not theirs; this also sets where the
      * FTL may forget busy time (ftl_lun_busy_ns is only called forward from here) */
     uint64_t busy = ftl_lun_busy_ns(ftl, start_ns);
+    w->at_origin = now;
+    w->busy_at_origin = busy;
+    w->busy_asked_ns = start_ns;
     static const uint64_t lengths[NCLOCKS] = { NS_PER_TENTH, NS_PER_S, 10 * NS_PER_S };
     for (int c = 0; c < NCLOCKS; c++) {
         w->clocks[c] = (struct interval_clock){ lengths[c], start_ns, busy, now };
@@ -428,7 +499,7 @@ static void collapse_idle(struct ftl_stats_writer *w, uint64_t now_ns,
         }
     }
     uint64_t end = start + (now_ns - start) / ten->length_ns * ten->length_ns;
-    uint64_t busy = ftl_lun_busy_ns(w->ftl, end);
+    uint64_t busy = busy_at(w, end);
     if (busy != ten->busy_at_start || memcmp(now, &ten->at_start, sizeof(*now)) != 0) {
         return;
     }
@@ -452,7 +523,7 @@ static void emit_rows(struct ftl_stats_writer *w, uint64_t now_ns, bool partial)
             break;
         }
         uint64_t end = tenth->started_ns + tenth->length_ns;
-        uint64_t busy = ftl_lun_busy_ns(w->ftl, end);
+        uint64_t busy = busy_at(w, end);
         for (int c = 0; c < NCLOCKS; c++) {
             if (w->clocks[c].started_ns + w->clocks[c].length_ns == end) {
                 end_interval(w, c, end, busy, &now);
@@ -463,7 +534,7 @@ static void emit_rows(struct ftl_stats_writer *w, uint64_t now_ns, bool partial)
     if (!partial || now_ns < w->clocks[CLOCK_TENTH].started_ns) {
         return;
     }
-    uint64_t busy = ftl_lun_busy_ns(w->ftl, now_ns);
+    uint64_t busy = busy_at(w, now_ns);
     for (int c = 0; c < NCLOCKS; c++) {
         if (now_ns > w->clocks[c].started_ns) {
             end_interval(w, c, now_ns, busy, &now);
@@ -494,10 +565,43 @@ int ftl_stats_advance(struct ftl_stats_writer *w, uint64_t now_ns, char *err, si
     return flush_all(w, err, errlen);
 }
 
+/* One phases.csv row: the marker and the counters since the origin at now_ns. Rows due
+ * by now_ns are written first, so the busy time is asked about in time order; a marker
+ * stamped before a time already asked about leaves busy_chip_s empty. */
+static void write_phase_row(struct ftl_stats_writer *w, uint64_t now_ns, const char *phase)
+{
+    FILE *f = w->files[FILE_PHASES];
+    struct ftl_counters now;
+
+    emit_rows(w, now_ns, false);
+    ftl_get_counters(w->ftl, &now);
+    fprintf(f, "%.3f,%s", seconds(now_ns - w->origin_ns), phase);
+    for (size_t i = 0; i < sizeof(snapshot_columns) / sizeof(snapshot_columns[0]); i++) {
+        const struct snapshot_column *c = &snapshot_columns[i];
+        fprintf(f, ",%llu", (unsigned long long)(snapshot_value(c, &now) -
+                                                 snapshot_value(c, &w->at_origin)));
+    }
+    const struct ftl_counters *o = &w->at_origin;
+    for (unsigned i = 0; i < w->nwps; i++) {
+        uint64_t host = now.wp_host_pages[i] - o->wp_host_pages[i];
+        uint64_t gc = now.wp_gc_pages[i] - o->wp_gc_pages[i];
+        uint64_t fold = now.wp_fold_pages[i] - o->wp_fold_pages[i];
+        fprintf(f, ",%llu,%llu,%llu", (unsigned long long)host, (unsigned long long)gc,
+                (unsigned long long)(host + gc + fold));
+    }
+    fputc(',', f);
+    if (now_ns >= w->busy_asked_ns) {
+        fprintf(f, "%.6f", seconds(busy_at(w, now_ns) - w->busy_at_origin));
+    }
+    fputc('\n', f);
+    w->any_phase = true;
+    w->last_phase_is_end = strcmp(phase, "end") == 0;
+}
+
 int ftl_stats_phase(struct ftl_stats_writer *w, uint64_t now_ns, const char *phase,
                     char *err, size_t errlen)
 {
-    fprintf(w->files[FILE_PHASES], "%.3f,%s\n", seconds(now_ns - w->origin_ns), phase);
+    write_phase_row(w, now_ns, phase);
     return flush_all(w, err, errlen);
 }
 
@@ -513,6 +617,9 @@ int ftl_stats_close(struct ftl_stats_writer *w, uint64_t now_ns, char *err, size
     }
     if (complete) {
         emit_rows(w, now_ns, true);
+        if (w->any_phase && !w->last_phase_is_end) {
+            write_phase_row(w, now_ns, "end");  /* the last phase ends with the run */
+        }
         write_victims(w);
         if (w->files[FILE_ZONES]) {
             write_zones(w);

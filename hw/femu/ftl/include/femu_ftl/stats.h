@@ -21,7 +21,7 @@ struct ftl_stats_writer;
 /*
  * Create the files in dir (which must exist); intervals start at start_ns. The writer is
  * the FTL's one caller of ftl_lun_busy_ns (which forgets the past): it asks at start_ns,
- * then at each 0.1 s boundary and at close, never going back.
+ * then at each 0.1 s boundary, at phase markers and at close, never going back.
  */
 struct ftl_stats_writer *ftl_stats_open(const char *dir, struct ftl *ftl, uint64_t start_ns,
                                         char *err, size_t errlen);
@@ -33,11 +33,18 @@ struct ftl_stats_writer *ftl_stats_open(const char *dir, struct ftl *ftl, uint64
  */
 int ftl_stats_advance(struct ftl_stats_writer *w, uint64_t now_ns, char *err, size_t errlen);
 
-/* Record that a phase (e.g. "precondition", "workload", "end") starts at now_ns. */
+/*
+ * Record that a phase (e.g. "precondition", "workload", "end") starts at now_ns, with a
+ * snapshot of the counters since start_ns at that instant (phases.csv, STATS.md): a
+ * phase's figures are the difference of its row and the next, exact to the request.
+ * Writes the rows due by now_ns first.
+ */
 int ftl_stats_phase(struct ftl_stats_writer *w, uint64_t now_ns, const char *phase,
                     char *err, size_t errlen);
 
-/* Write the rows up to now_ns, including a last partial interval, and close the files. */
+/* Write the rows up to now_ns, including a last partial interval, and close the files.
+ * When phases were marked and the last was not "end", an "end" row at now_ns closes the
+ * last phase. */
 int ftl_stats_close(struct ftl_stats_writer *w, uint64_t now_ns, char *err, size_t errlen);
 
 /* Write LPN,Access_Count for LPN 0 up to the highest LPN ever written. */
