@@ -6,11 +6,13 @@
  * pages in order), so programs pipeline over the destination LUNs as a host write's do;
  * a copyback senses and programs on its LUN with no channel transfer.
  *
- * The operations go to the timing model (timing.c) in the order of their start times,
- * earliest first (a read before a program at a tie: its data feeds another LUN): the
- * model queues each LUN and channel in the order it is called, so pricing page by page
- * (read, then program, then the next page's read) put a read behind a program issued
- * before it on the same LUN although the read could start first, and chained the pages.
+ * The operations go to the timing model (timing.c) one at a time, in the order they need
+ * their LUN and channel: each LUN's next one (its read when that can start no later than
+ * its program, since the read's data feeds another LUN), then of those the one needing
+ * its channel first (a read after its sense, a program at its start). The model queues
+ * each LUN and channel in the order it is called, so pricing page by page (read, then
+ * program, then the next page's read) put a read behind a program issued before it on the
+ * same LUN although the read could start first, and chained the pages.
  */
 #include "flash/page_moves.h"
 
