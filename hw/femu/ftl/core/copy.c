@@ -20,12 +20,18 @@
  * wholly buffered source page is programmed from DRAM.
  *
  * A destination page the copy covers only in part is priced as a whole page.
+ *
+ * Timing: the pages are priced together once all are placed (flash/page_moves.c): every
+ * source read issued at the arrival across the source LUNs, each program once its data is
+ * read and its LUN free, in page order on each LUN, so the programs pipeline over the
+ * destination LUNs as a zone write's do. The copy completes by a zone write's rule: when
+ * its last program ends (no page completed: at the buffer's latency).
  */
 #include "core/copy.h"
 
 #include "base/max_u64.h"
 #include "flash/geometry.h"
-#include "flash/timing.h"
+#include "flash/page_moves.h"
 #include "gc/gc.h"
 #include "map/dftl.h"
 #include "map/page_map.h"
@@ -52,21 +58,22 @@ static uint64_t source_sector(struct source_cursor *c, uint64_t offset)
     return c->src[c->i].slba + (offset - c->base);
 }
 
-/* One destination page's data onto LUN dlun; returns when its program ends. */
-static uint64_t move_page(struct ftl *ftl, bool on_flash, uint32_t slun, uint32_t dlun,
-                          uint64_t src_ready_ns, uint64_t now_ns)
+/* One destination page's data onto LUN dlun, added to the batch the copy prices at its
+ * end (flash/page_moves.c); the read (or copyback) may start at src_ready_ns. */
+static void add_move(struct ftl *ftl, struct page_moves *b, bool on_flash, uint32_t slun,
+                     uint32_t dlun, uint64_t src_ready_ns, uint64_t now_ns)
 {
     if (on_flash && slun == dlun) {
         ftl->ctr.nand_copybacks++;
-        return nand_copyback(ftl, dlun, src_ready_ns);
+        page_moves_add(b, PAGE_MOVE_COPYBACK, slun, dlun, src_ready_ns);
+        return;
     }
-    uint64_t data_ready = now_ns;
     if (on_flash) {
-        data_ready = nand_read(ftl, slun, src_ready_ns);
         ftl->ctr.nand_copy_reads++;
     }
     ftl->ctr.nand_copy_programs++;
-    return nand_program(ftl, dlun, data_ready);
+    page_moves_add(b, on_flash ? PAGE_MOVE_READ_PROGRAM : PAGE_MOVE_PROGRAM, slun, dlun,
+                   on_flash ? src_ready_ns : now_ns);
 }
 
 /* Every source range lies inside [0, limit). */
@@ -84,17 +91,24 @@ static int copy_zoned(struct ftl *ftl, const struct ftl_range *src, uint32_t nsr
                       uint64_t dest, uint64_t total, uint64_t now_ns, uint64_t *done_ns)
 {
     const struct ftl_geometry *g = &ftl->geo;
-    if (!ftl->zns || !sources_inside(src, nsrc, g->zoned_sectors)) {
+    if (!ftl->zns || !sources_inside(src, nsrc, g->zoned_sectors) ||
+        total > g->zone_cap_sectors) {
         return FTL_E_INVAL;
     }
     uint64_t zone = dest / g->zone_sectors, zone_start = zone * g->zone_sectors;
     uint64_t spp = ftl->secs_per_pg;
+    struct page_moves moves;
+    int rc = page_moves_init(&moves, ftl, total / spp + 2);
+    if (rc != FTL_OK) {
+        return rc;
+    }
     /* Sources in the destination zone are judged by what was on flash before the copy:
      * a page it completes holds no source data on flash yet. */
     uint64_t dest_zone_programmed = zns_programmed_pages(ftl, zone);
     uint64_t first, end;
-    int rc = zns_write_pages(ftl, dest, total, &first, &end);
+    rc = zns_write_pages(ftl, dest, total, &first, &end);
     if (rc != FTL_OK) {
+        page_moves_free(&moves);
         return rc;
     }
     struct source_cursor c = { .src = src, .nsrc = nsrc };
@@ -112,16 +126,17 @@ static int copy_zoned(struct ftl *ftl, const struct ftl_range *src, uint32_t nsr
             zns_page_place(ftl, szone, spage, &slun, NULL);
         }
         zns_page_place(ftl, zone, p, &dlun, NULL);
-        done = max_u64(done, move_page(ftl, on_flash, slun, dlun, now_ns, now_ns));
+        add_move(ftl, &moves, on_flash, slun, dlun, now_ns, now_ns);
     }
     ftl->ctr.copy_pages += end - first;
-    *done_ns = done;
+    *done_ns = page_moves_price(ftl, &moves, done);
+    page_moves_free(&moves);
     return FTL_OK;
 }
 
 /* One destination page lpn of a conventional copy from source page slpn. */
-static int copy_page(struct ftl *ftl, uint32_t lpn, uint32_t slpn, uint64_t now_ns,
-                     uint64_t *done)
+static int copy_page(struct ftl *ftl, struct page_moves *moves, uint32_t lpn, uint32_t slpn,
+                     uint64_t now_ns, uint64_t *done)
 {
     if (ftl->free_count <= ftl->geo.gc_thres_lines_high) {
         int rc = gc_foreground(ftl, now_ns, 0);
@@ -154,8 +169,8 @@ static int copy_page(struct ftl *ftl, uint32_t lpn, uint32_t slpn, uint64_t now_
     if (lpn + 1 > ftl->max_lpn_plus_one) {
         ftl->max_lpn_plus_one = lpn + 1;
     }
-    uint64_t programmed = move_page(ftl, on_flash, slun, ppa_lun(ftl, ppa), src_ready, now_ns);
-    *done = max_u64(*done, max_u64(mapped, programmed));
+    add_move(ftl, moves, on_flash, slun, ppa_lun(ftl, ppa), src_ready, now_ns);
+    *done = max_u64(*done, mapped);
     gc_host_page_written(ftl);
     ftl->ctr.copy_pages++;
     return FTL_OK;
@@ -172,18 +187,23 @@ static int copy_conventional(struct ftl *ftl, const struct ftl_range *src, uint3
     }
     uint64_t spp = ftl->secs_per_pg;
     uint64_t first = dest / spp, last = (dest + total - 1) / spp;
+    struct page_moves moves;
+    int rc = page_moves_init(&moves, ftl, last - first + 1);
+    if (rc != FTL_OK) {
+        return rc;
+    }
     if (ftl->wbuf) {
         wbuf_drop(ftl, first, last + 1);    /* the copy replaces them */
     }
     struct source_cursor c = { .src = src, .nsrc = nsrc };
     uint64_t done = now_ns;
-    int rc = FTL_OK;
     for (uint64_t lpn = first; lpn <= last && rc == FTL_OK; lpn++) {
         uint64_t page_start = lpn * spp;
         uint64_t from = source_sector(&c, (page_start > dest ? page_start : dest) - dest);
-        rc = copy_page(ftl, (uint32_t)lpn, (uint32_t)(from / spp), now_ns, &done);
+        rc = copy_page(ftl, &moves, (uint32_t)lpn, (uint32_t)(from / spp), now_ns, &done);
     }
-    *done_ns = done;
+    *done_ns = page_moves_price(ftl, &moves, done);    /* the pages placed, on a failure too */
+    page_moves_free(&moves);
     return rc;
 }
 
