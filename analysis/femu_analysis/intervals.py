@@ -62,11 +62,16 @@ def binned(run, window, metric, width):
     return pd.DataFrame(out)
 
 
+# A run's last row can cover less than the 0.5 ms its three decimals show (0.000): no rate.
 def _iops(rows, length):
+    if length <= 0:
+        return np.nan
     return float((rows["host_read_cmds"].sum() + rows["host_write_cmds"].sum()) / length)
 
 
 def _throughput(rows, length):
+    if length <= 0:
+        return np.nan
     return float((rows["host_read_bytes"].sum() + rows["host_write_bytes"].sum())
                  / length / MIB)
 

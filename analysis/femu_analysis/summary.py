@@ -137,10 +137,14 @@ def _ftl_counts(run, window):
         return {}
     lookups = counts.get("cmt_hits", 0.0) + counts.get("cmt_misses", 0.0)
     counts["cmt_hit_rate"] = counts.get("cmt_hits", 0.0) / lookups if lookups else None
-    for key, runs in (("gc_victim_valid_pages", "gc_runs"),
-                      ("map_gc_victim_valid_pages", "map_gc_runs")):
-        total = rows[runs].sum() if runs in rows else 0
-        counts[f"mean_{key}"] = counts[key] / float(total) if key in counts and total else None
+    # a data victim is data GC's or the stream fallback's: gc_victim_valid_pages has both
+    victims = {"gc_victim_valid_pages": waf_counts.collections(
+                   waf_counts.sums(rows, waf_counts.COLLECTION_COLUMNS))["gc_collections"],
+               "map_gc_victim_valid_pages":
+                   float(rows["map_gc_runs"].sum()) if "map_gc_runs" in rows else 0.0}
+    for key, total in victims.items():
+        counts[f"mean_{key}"] = counts[key] / total if key in counts and total else None
+    counts.update(waf_counts.buffer_figures(run.stats, rows))
     return counts
 
 

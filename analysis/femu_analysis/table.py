@@ -17,6 +17,9 @@ COLUMNS = (  # (header, path into the summary dict, format)
     ("WAF fold", ("waf_fold",), "{:.3f}"),
     ("WAF map", ("waf_map",), "{:.3f}"),
     ("WAF copy", ("waf_copy",), "{:.3f}"),
+    # what a WAF below 1 needs beside it: host pages the write buffer never programmed
+    ("buffer absorbed pages", ("ftl", "buf_absorbed_pages"), "{:.0f}"),
+    ("buffer pending pages", ("ftl", "buf_pending_pages"), "{:.0f}"),
     ("CMT hit rate", ("ftl", "cmt_hit_rate"), "{:.3f}"),
     ("map writes", ("ftl", "map_writes"), "{:.0f}"),
     ("NAND read", ("nand", "NAND_read"), "{:.0f}"),
@@ -27,8 +30,9 @@ COLUMNS = (  # (header, path into the summary dict, format)
 
 
 # Columns shown only when some summary has a figure other than 0 there (the parts of WAF
-# and of erased blocks that most drives never have).
-WHEN_NOT_ZERO = ("fold erased blocks", "WAF fold", "WAF map", "WAF copy")
+# and of erased blocks, and the write buffer's pages, that most drives never have).
+WHEN_NOT_ZERO = ("fold erased blocks", "WAF fold", "WAF map", "WAF copy",
+                 "buffer absorbed pages", "buffer pending pages")
 
 
 def _lookup(summary, path):

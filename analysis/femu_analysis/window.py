@@ -125,7 +125,8 @@ def _phase_window(run, end_of_run):
     start = float(phases["time_s"][first])
     later = phases["time_s"][first + 1:]
     end = float(later.iloc[0]) if len(later) else end_of_run
-    if end <= start:
+    # equal times are a phase shorter than the files' half millisecond, not an error
+    if end < start:
         raise AnalysisError(f"{run.path / 'phases.csv'}: workload phase ends before it starts")
     return Window(start, end, "phases")
 

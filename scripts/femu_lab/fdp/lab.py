@@ -359,8 +359,8 @@ def notes(config: DeviceConfig, args, length: str, closed_qd: int, rows) -> List
              "VM: 4 KiB random writes, 90 % to the first 10 % of the LBAs, in one fixed order",
              f"closed loop: the recording replayed in ftl-sim from the same state, QD "
              f"{closed_qd}, in simulated time: the same at any host speed",
-             "the device's figures follow the host's speed: WAF stats.csv ((host + GC pages) "
-             "/ host pages over the run's window), WAF FDP log (MBMW / HBMW between the "
+             "the device's figures follow the host's speed: WAF stats.csv (flash programs / "
+             "host pages over the run's window), WAF FDP log (MBMW / HBMW between the "
              "workload's two reads of log 22h) and WAF timed replay (the recording replayed "
              "at its recorded times) because GC runs on the device's clock (paced GC moves "
              "pages while LUNs are idle; across handles it weighs units by their age); "
