@@ -342,6 +342,18 @@ static void test_lab_files(void)
     remove_dir();
 }
 
+/* A 4 MiB FTL of 2x2 LUNs and its statistics in dir from time 0. */
+static struct ftl_stats_writer *open_small(struct ftl **ftl)
+{
+    make_dir();
+    struct ftl_config cfg = small_config(2, 2, 64, 64, 8);
+    cfg.devsz_mb = 4;
+    *ftl = make_ftl(&cfg);
+    struct ftl_stats_writer *w = ftl_stats_open(dir, *ftl, 0, err, sizeof(err));
+    CHECK(w != NULL);
+    return w;
+}
+
 /*
  * Three idle days (a trace's jump, a guest left alone) are one row per file after the
  * last 10 s interval with work, not 2.6 million rows of 0.1 s: a write at 0.5 s, nothing
@@ -349,12 +361,8 @@ static void test_lab_files(void)
  */
 static void test_idle_days(void)
 {
-    make_dir();
-    struct ftl_config cfg = small_config(2, 2, 64, 64, 8);
-    cfg.devsz_mb = 4;
-    struct ftl *ftl = make_ftl(&cfg);
-    struct ftl_stats_writer *w = ftl_stats_open(dir, ftl, 0, err, sizeof(err));
-    CHECK(w != NULL);
+    struct ftl *ftl;
+    struct ftl_stats_writer *w = open_small(&ftl);
     uint64_t done, later = 259200 * S + S / 4;
     write_pages(ftl, S / 2, 0, 1, &done);
     CHECK(ftl_stats_advance(w, later, err, sizeof(err)) == 0);
@@ -418,12 +426,8 @@ static uint64_t phase_count(const char *buf, int row, const char *name)
  */
 static void test_phase_snapshots(void)
 {
-    make_dir();
-    struct ftl_config cfg = small_config(2, 2, 64, 64, 8);
-    cfg.devsz_mb = 4;
-    struct ftl *ftl = make_ftl(&cfg);
-    struct ftl_stats_writer *w = ftl_stats_open(dir, ftl, 0, err, sizeof(err));
-    CHECK(w != NULL);
+    struct ftl *ftl;
+    struct ftl_stats_writer *w = open_small(&ftl);
     uint64_t done;
     /* fill: 3 one-page writes; mix (from 1.5 s): a 2-page read and a write; verify
      * (from 1.8 s, the same second): a 3-page read */
@@ -466,9 +470,7 @@ static void test_phase_snapshots(void)
     remove_dir();
 
     /* a run without markers gets no end row */
-    make_dir();
-    ftl = make_ftl(&cfg);
-    w = ftl_stats_open(dir, ftl, 0, err, sizeof(err));
+    w = open_small(&ftl);
     CHECK(ftl_stats_close(w, 2 * S, err, sizeof(err)) == 0);
     CHECK_EQ_U64(read_file("phases.csv", buf, sizeof(buf)), 1);
     ftl_destroy(ftl);
