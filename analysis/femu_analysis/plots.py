@@ -33,6 +33,10 @@ TIME_SERIES = (
                series.moved_pages, "value", "moved_pages", count=True),
     TimeSeries("waf", "WAF", "write amplification", series.waf, "value", "waf"),
 )
+# IOPS and throughput count the conventional namespace's commands (stats.csv); a zoned
+# namespace's reads, writes, appends and copies are nand.csv's, and their titles say so
+HOST_IO_STEMS = ("iops", "throughput")
+ZONED_COMMAND_COLUMNS = ("zone_reads", "zone_writes", "zone_appends", "copy_cmds")
 # Drawn by plot_run only when the run has the data (DFTL runs; runs from before it lack
 # the column and are plotted as they always were).
 CMT_HIT_RATE = TimeSeries("cmt_hit_rate", "CMT hit rate", "CMT hits / lookups",
@@ -80,7 +84,10 @@ def timeseries_figure(run, window, spec):
     rows, per = found
     x = rows["time_s"] - window.start_s
     y = rows["value"].astype(float)
-    figure, axes = style.new_figure(f"{spec.what}{per} — {run.metadata.title()}", "time (s)",
+    what = spec.what
+    if spec.stem in HOST_IO_STEMS and _zoned_io_in(run, window):
+        what += " of the conventional namespace (zoned I/O: nand.csv, summary.md)"
+    figure, axes = style.new_figure(f"{what}{per} — {run.metadata.title()}", "time (s)",
                                     spec.ylabel + per)
     style.interval_line(axes, rows["start_s"] - window.start_s, x, y,
                         label=spec.ylabel + per)
@@ -99,15 +106,19 @@ def timeseries_figure(run, window, spec):
     return figure, extremes
 
 
+def _zoned_io_in(run, window):
+    """Whether the window holds zone reads, writes, appends or Copy commands (nand.csv)."""
+    return run.nand is not None and any(
+        series.within(run.nand, window)[column].sum() > 0
+        for column in ZONED_COMMAND_COLUMNS if column in run.nand)
+
+
 def _say_why_no_waf(axes, run, window):
     """An axis without a WAF point says why instead of standing empty: no interval in the
     window wrote a host page (WAF undefined); zone writes, appends and Copy's pages to
     zones are not amplified (a zoned namespace has no device GC)."""
-    zoned = run.nand is not None and any(
-        series.within(run.nand, window)[column].sum() > 0
-        for column in ("zone_writes", "zone_appends", "copy_cmds") if column in run.nand)
     why = "no WAF to draw:\nthe window wrote no page through the conventional FTL"
-    if zoned:
+    if _zoned_io_in(run, window):
         why += ("\nits zone writes, appends and copies are not amplified (a zoned namespace"
                 "\nhas no device GC): its flash pages are the NAND figures in summary.md")
     axes.set_xlim(0, max(window.length_s, 1e-3))

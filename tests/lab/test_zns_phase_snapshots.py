@@ -1,7 +1,8 @@
 """Issue 41: a zoned run's per-phase figures from the counters the FTL snapshots at each
 phase marker, with markers inside a second (an ftl-sim trace through the same engine and
 statistics writer as the device): the ZNS table, the summary's window, the headline's
-zoned commands and the WAF plot of a run without conventional writes."""
+zoned commands, the WAF plot of a run without conventional writes and its IOPS plot's
+title."""
 import csv
 
 from femu_analysis import plots
@@ -69,3 +70,6 @@ def test_zoned_phases_inside_a_second_are_exact(run_ftl_sim, repo_root, tmp_path
     figure, _ = plots.timeseries_figure(run, window, plots.TIME_SERIES[-1])
     texts = [t.get_text() for t in figure.axes[0].texts]
     assert texts and texts[0].startswith("no WAF to draw")
+    # its IOPS plot says it counts the conventional namespace only
+    figure, _ = plots.timeseries_figure(run, window, plots.TIME_SERIES[0])
+    assert "of the conventional namespace" in figure.axes[0].get_title()
