@@ -46,27 +46,19 @@ static const char *no_waf_reason(const struct sim_phase_result *m)
                : "the host wrote no page";
 }
 
-/* The programs of ftl_waf in its parts (femu_analysis/waf.py names them alike): host data,
- * GC and fallback moves, SLC folds, translation pages and map GC, Copy's programs. */
-enum waf_part { WAF_HOST, WAF_GC, WAF_FOLD, WAF_MAP, WAF_COPY, WAF_PARTS };
-static const char *const waf_part_names[WAF_PARTS] = { "host", "gc", "fold", "map", "copy" };
-static const char *const waf_part_labels[WAF_PARTS] = { "host", "GC", "fold", "map", "copy" };
+/* ftl_waf's parts, as femu_analysis/waf.py names them in JSON and in text. */
+static const char *const waf_part_names[FTL_WAF_PARTS] = { "host", "gc", "fold", "map",
+                                                            "copy" };
+static const char *const waf_part_labels[FTL_WAF_PARTS] = { "host", "GC", "fold", "map",
+                                                             "copy" };
 
 /* Each part's programs / host pages (ftl_waf's host pages), all 0 when the host wrote none. */
-static void phase_waf_parts(const struct sim_phase_result *m, double out[WAF_PARTS])
+static void phase_waf_parts(const struct sim_phase_result *m, double out[FTL_WAF_PARTS])
 {
-#define DIFF(field) (double)(m->after.field - m->before.field)
-    double host = DIFF(host_write_pages) + DIFF(copy_pages);
-    double programs[WAF_PARTS] = {
-        [WAF_HOST] = DIFF(nand_user_programs),
-        [WAF_GC] = DIFF(nand_gc_programs) + DIFF(fallback_pages),
-        [WAF_FOLD] = DIFF(slc_folded_pages),
-        [WAF_MAP] = DIFF(map_writes) + DIFF(map_gc_moved_pages),
-        [WAF_COPY] = DIFF(nand_copy_programs) + DIFF(nand_copybacks),
-    };
-#undef DIFF
-    for (int i = 0; i < WAF_PARTS; i++) {
-        out[i] = host > 0 ? programs[i] / host : 0.0;
+    uint64_t programs[FTL_WAF_PARTS];
+    uint64_t host = ftl_waf_programs(&m->before, &m->after, programs);
+    for (int i = 0; i < FTL_WAF_PARTS; i++) {
+        out[i] = host > 0 ? (double)programs[i] / (double)host : 0.0;
     }
 }
 
@@ -157,7 +149,7 @@ static void print_buffer_accounting(FILE *f, const struct ftl *ftl,
         return;
     }
     fprintf(f, "buffer host pages: %llu absorbed (a later write replaced them in the "
-            "buffer), %llu flushed, %llu dropped (trim, format, power cut)\n",
+            "buffer), %llu flushed, %llu dropped (trim, format, Copy, power cut)\n",
             DELTA(buf_absorbed_pages), DELTA(buf_flushed_pages), DELTA(buf_dropped_pages));
     if (m->buf_pending_after) {
         fprintf(f, "buffer at the end: %llu pages pending (counted as host pages, never "
@@ -406,10 +398,10 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     json_zns_counters(f, m);
     summary_json_placement(f, ftl, m);
 #undef DELTA
-    double parts[WAF_PARTS], waf;
+    double parts[FTL_WAF_PARTS], waf;
     bool have_waf = phase_waf(m, &waf);
     phase_waf_parts(m, parts);
-    for (int i = 0; i < WAF_PARTS; i++) {
+    for (int i = 0; i < FTL_WAF_PARTS; i++) {
         fprintf(f, "  \"waf_%s\": ", waf_part_names[i]);
         if (have_waf) {
             fprintf(f, "%.4f,\n", parts[i]);
@@ -429,15 +421,15 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
 /* WAF and, beside it, its parts: host always, the others when not 0. */
 static void print_waf(FILE *f, const struct sim_phase_result *m)
 {
-    double parts[WAF_PARTS], waf;
+    double parts[FTL_WAF_PARTS], waf;
     if (!phase_waf(m, &waf)) {
         fprintf(f, "WAF: n/a (all flash programs / host pages: %s)\n", no_waf_reason(m));
         return;
     }
     phase_waf_parts(m, parts);
     fprintf(f, "WAF: %.4f (all flash programs / host pages: host %.4f", waf,
-            parts[WAF_HOST]);
-    for (int i = WAF_HOST + 1; i < WAF_PARTS; i++) {
+            parts[FTL_WAF_HOST]);
+    for (int i = FTL_WAF_HOST + 1; i < FTL_WAF_PARTS; i++) {
         if (parts[i] > 0) {
             fprintf(f, ", %s %.4f", waf_part_labels[i], parts[i]);
         }

@@ -64,22 +64,33 @@ void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out)
     *out = ftl->ctr;
 }
 
+uint64_t ftl_waf_programs(const struct ftl_counters *before, const struct ftl_counters *after,
+                          uint64_t programs[FTL_WAF_PARTS])
+{
+#define DIFF(field) (after->field - before->field)
+    programs[FTL_WAF_HOST] = DIFF(nand_user_programs);
+    programs[FTL_WAF_GC] = DIFF(nand_gc_programs) + DIFF(fallback_pages);
+    programs[FTL_WAF_FOLD] = DIFF(slc_folded_pages);    /* a folded page is programmed again */
+    programs[FTL_WAF_MAP] = DIFF(map_writes) + DIFF(map_gc_moved_pages);
+    programs[FTL_WAF_COPY] = DIFF(nand_copy_programs) + DIFF(nand_copybacks);
+    /* Copy's destination pages are pages the host asked for; its programs and copybacks
+     * are flash programs (zone writes are in neither: zones have no device GC). */
+    return DIFF(host_write_pages) + DIFF(copy_pages);
+#undef DIFF
+}
+
 bool ftl_waf(const struct ftl_counters *before, const struct ftl_counters *after,
              double *waf)
 {
-#define DIFF(field) (after->field - before->field)
-    /* Copy's destination pages are pages the host asked for; its programs and copybacks
-     * are flash programs (zone writes are in neither: zones have no device GC). */
-    uint64_t host = DIFF(host_write_pages) + DIFF(copy_pages);
-    uint64_t programs = DIFF(nand_user_programs) + DIFF(nand_gc_programs) + DIFF(map_writes) +
-                        DIFF(map_gc_moved_pages) + DIFF(fallback_pages) +
-                        DIFF(nand_copy_programs) + DIFF(nand_copybacks) +
-                        DIFF(slc_folded_pages);     /* a folded page is programmed again */
-#undef DIFF
+    uint64_t programs[FTL_WAF_PARTS], all = 0;
+    uint64_t host = ftl_waf_programs(before, after, programs);
     if (host == 0) {
         return false;
     }
-    *waf = (double)programs / (double)host;
+    for (int i = 0; i < FTL_WAF_PARTS; i++) {
+        all += programs[i];
+    }
+    *waf = (double)all / (double)host;
     return true;
 }
 

@@ -31,7 +31,8 @@ bool wbuf_covers(const struct ftl *ftl, uint32_t lpn, uint64_t mask);
 int wbuf_flush_oldest(struct ftl *ftl, uint64_t pages, uint64_t now_ns, uint64_t *done_ns);
 /* Write every buffered page to flash; *done_ns when the last program ends. */
 int wbuf_flush_all(struct ftl *ftl, uint64_t now_ns, uint64_t *done_ns);
-/* Forget buffered pages in [start, end) (trim, format): their data is gone. */
+/* Forget buffered pages in [start, end) (trim, format, a Copy onto them, a power cut):
+ * their data is gone (buf_dropped_pages). */
 void wbuf_drop(struct ftl *ftl, uint64_t start, uint64_t end);
 uint64_t wbuf_sectors(const struct ftl *ftl);
 int wbuf_check(const struct ftl *ftl, char *err, size_t errlen);

@@ -201,9 +201,10 @@ struct ftl_counters {
     uint64_t wp_fold_pages[FTL_MAX_WRITE_POINTERS];
     /* write buffer, by page: host page writes that landed on a page already buffered (one
      * program serves them all: absorbed), and buffered pages forgotten before a program
-     * (trim, format, a power cut). A page the host wrote through the buffer is absorbed,
-     * flushed (buf_flushed_pages), dropped or still buffered (ftl_gauges.buf_pending_pages):
-     * host pages written through it = absorbed + flushed + dropped + pending (end - start). */
+     * (trim, format, a Copy onto them, a power cut). A page the host wrote through the
+     * buffer is absorbed, flushed (buf_flushed_pages), dropped or still buffered
+     * (ftl_gauges.buf_pending_pages): host pages written through it = absorbed + flushed +
+     * dropped + pending (end - start). */
     uint64_t buf_absorbed_pages, buf_dropped_pages;
     /* ftl_power_cut: cuts, buffered pages that lost sectors (without plp), host pages
      * torn (their program in flight at the cut, without plp), and buffered pages
@@ -259,6 +260,16 @@ void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out);
  */
 bool ftl_waf(const struct ftl_counters *before, const struct ftl_counters *after,
              double *waf);
+/* ftl_waf's programs by what made them (femu_analysis/waf.py names the parts alike): host
+ * data, GC and fallback moves, SLC folds, translation pages and map GC, Copy's programs
+ * and copybacks. */
+enum ftl_waf_part {
+    FTL_WAF_HOST, FTL_WAF_GC, FTL_WAF_FOLD, FTL_WAF_MAP, FTL_WAF_COPY, FTL_WAF_PARTS
+};
+/* Each part's programs between two snapshots into programs; returns ftl_waf's host pages
+ * (its denominator). */
+uint64_t ftl_waf_programs(const struct ftl_counters *before, const struct ftl_counters *after,
+                          uint64_t programs[FTL_WAF_PARTS]);
 void ftl_get_gauges(const struct ftl *ftl, struct ftl_gauges *out);
 
 /*
