@@ -33,10 +33,9 @@ TIME_SERIES = (
                series.moved_pages, "value", "moved_pages", count=True),
     TimeSeries("waf", "WAF", "write amplification", series.waf, "value", "waf"),
 )
-# IOPS and throughput count the conventional namespace's commands (stats.csv); a zoned
-# namespace's reads, writes, appends and copies are nand.csv's, and their titles say so
+# IOPS and throughput count the conventional namespace's commands (stats.csv); with a
+# zoned namespace's (series.ZONED_COMMANDS) in the window, their titles say so
 HOST_IO_STEMS = ("iops", "throughput")
-ZONED_COMMAND_COLUMNS = ("zone_reads", "zone_writes", "zone_appends", "copy_cmds")
 # Drawn by plot_run only when the run has the data (DFTL runs; runs from before it lack
 # the column and are plotted as they always were).
 CMT_HIT_RATE = TimeSeries("cmt_hit_rate", "CMT hit rate", "CMT hits / lookups",
@@ -110,7 +109,7 @@ def _zoned_io_in(run, window):
     """Whether the window holds zone reads, writes, appends or Copy commands (nand.csv)."""
     return run.nand is not None and any(
         series.within(run.nand, window)[column].sum() > 0
-        for column in ZONED_COMMAND_COLUMNS if column in run.nand)
+        for column in series.ZONED_COMMANDS if column in run.nand)
 
 
 def _say_why_no_waf(axes, run, window):

@@ -161,6 +161,11 @@ def ch_util(run):
     return run.nand[TIME_COLUMNS].assign(value=run.nand["CH_util"])
 
 
+# nand.csv's commands of the zoned namespace, which IOPS and throughput (stats.csv: the
+# conventional FTL's host reads and writes) leave out; resets and finishes move no data.
+ZONED_COMMANDS = ("zone_reads", "zone_writes", "zone_appends", "copy_cmds")
+
+
 # The zone map's states, in the order drawn. zones.csv names them as the FTL does
 # (ftl_zone_state_name); zone_state_key matches by keyword, so "Implicitly Opened" and
 # "implicit_open" are the same state.

@@ -160,7 +160,7 @@ def _window_count(run, window, frame, stats_column):
     if not len(rows):  # e.g. a window shorter than one 10 s row: unknown, not zero
         return {"total": None, "per_s": None, "span_s": None}
     total = float(rows[column].sum())
-    seconds = float(rows["interval_s"].sum())
+    seconds = covered_s(rows)
     return {"total": total, "per_s": total / seconds if seconds > 0 else None,
             "span_s": _span(rows)}
 
@@ -172,7 +172,7 @@ def _with_fold_erases(figure, run, window):
         return figure
     rows = series.within(run.stats, window)
     parts = waf_counts.erased_parts(waf_counts.sums(rows, waf_counts.ERASE_PARTS.values()))
-    seconds = float(rows["interval_s"].sum())
+    seconds = covered_s(rows)
     return {**figure, "total": parts["erased_blocks"],
             "per_s": parts["erased_blocks"] / seconds if seconds > 0 else None,
             "gc": parts["gc_erased_blocks"], "fold": parts["fold_erased_blocks"]}

@@ -1,6 +1,7 @@
 """Write amplification, the one definition in Python (README's; the C side's is ftl_waf in
-hw/femu/ftl/core/ftl_query.c, and the two agree): every page the flash programmed over the
-pages the host wrote. The programs come in parts, each its own counters' sum:
+hw/femu/ftl/core/ftl_query.c, its parts ftl_waf_programs, and the two agree): every page the
+flash programmed over the pages the host wrote. The programs come in parts, each its own
+counters' sum:
 
     host   host data programmed (SLC or normal mode; with a write buffer, its flushes)
     gc     pages data GC moved, and the stream fallback's moves

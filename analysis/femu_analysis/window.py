@@ -113,8 +113,9 @@ def _end_of_run(run):
     return float(max(ends))
 
 
-def _phase_window(run, end_of_run):
-    phases = run.phases
+def _workload_markers(phases):
+    """(the workload marker's row, the next marker's row or None) of phases.csv, markers in
+    time order; None without a workload marker."""
     if phases is None or not len(phases):
         return None
     phases = phases.sort_values("time_s", kind="stable").reset_index(drop=True)
@@ -122,9 +123,15 @@ def _phase_window(run, end_of_run):
     if not len(starts):
         return None
     first = starts[0]
-    start = float(phases["time_s"][first])
-    later = phases["time_s"][first + 1:]
-    end = float(later.iloc[0]) if len(later) else end_of_run
+    return phases.iloc[first], phases.iloc[first + 1] if first + 1 < len(phases) else None
+
+
+def _phase_window(run, end_of_run):
+    markers = _workload_markers(run.phases)
+    if markers is None:
+        return None
+    start = float(markers[0]["time_s"])
+    end = float(markers[1]["time_s"]) if markers[1] is not None else end_of_run
     # equal times are a phase shorter than the files' half millisecond, not an error
     if end < start:
         raise AnalysisError(f"{run.path / 'phases.csv'}: workload phase ends before it starts")
@@ -133,17 +140,17 @@ def _phase_window(run, end_of_run):
 
 def phase_counts(run, window):
     """{column: count} of every counter phases.csv snapshots (and the phase's ``start_s``,
-    ``end_s`` and ``seconds``) over the workload phase that ``window`` was cut from; None when the window is
-    not a phase window, the run's phases.csv has no snapshots (a run from before them:
-    its figures come from whole rows), or the phase has no later marker."""
+    ``end_s`` and ``seconds``) over the workload phase that ``window`` was cut from; None
+    when the window is not a phase window, the run's phases.csv has no snapshots (a run
+    from before them: its figures come from whole rows), or the phase has no later
+    marker."""
     if not window.source.startswith("phases") or not has_phase_snapshots(run):
         return None
-    phases = run.phases.sort_values("time_s", kind="stable").reset_index(drop=True)
-    starts = phases.index[phases["phase"] == "workload"]
-    if not len(starts) or starts[0] + 1 >= len(phases):
+    markers = _workload_markers(run.phases)
+    if markers is None or markers[1] is None:
         return None
-    start, end = phases.iloc[starts[0]], phases.iloc[starts[0] + 1]
-    counters = [c for c in phases.columns if c not in ("time_s", "phase")]
+    start, end = markers
+    counters = [c for c in run.phases.columns if c not in ("time_s", "phase")]
     counts = {c: float(end[c] - start[c]) for c in counters
               if not math.isnan(end[c]) and not math.isnan(start[c])}
     counts["start_s"], counts["end_s"] = float(start["time_s"]), float(end["time_s"])

@@ -97,15 +97,11 @@ def analyse(folder: Path, workload: Workload,
     return figures
 
 
-# Commands of the zoned namespace, which the device's IOPS (the conventional FTL's host
-# reads and writes) leave out; resets and finishes move no data and are not counted.
-ZONED_COMMANDS = ("zone_reads", "zone_writes", "zone_appends", "copy_cmds")
-
-
 def zoned_commands(nand: Dict[str, object]) -> Dict[str, object]:
-    """The window's zoned reads, writes, appends and copies (summary's nand counts) and
-    their rate over the seconds those counts cover; {} for a run without any."""
-    counts = [nand.get(column) for column in ZONED_COMMANDS]
+    """The window's zoned reads, writes, appends and copies (summary's nand counts), which
+    the device's IOPS leave out, and their rate over the seconds those counts cover; {}
+    for a run without any."""
+    counts = [nand.get(column) for column in series.ZONED_COMMANDS]
     span = nand.get("span_s")
     if any(count is None for count in counts) or not sum(counts) or not span:
         return {}
@@ -184,8 +180,9 @@ def headline(figures: Dict[str, object]) -> str:
         parts.append(f"fio {figures['fio_iops']:.0f} IOPS")
     if figures.get("waf") is not None:
         parts.append(f"WAF {waf.describe(figures)}")
-    if waf.describe_buffer(figures):
-        parts.append(waf.describe_buffer(figures))
+    buffer = waf.describe_buffer(figures)
+    if buffer:
+        parts.append(buffer)
     if figures.get("gc_erased_blocks") is not None:
         parts.append(f"GC erased {figures['gc_erased_blocks']:.0f} blocks")
     if figures.get("fold_erased_blocks"):
