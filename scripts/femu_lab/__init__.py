@@ -13,6 +13,9 @@
   dftl/        `femu-lab dftl-study`
   zns/         the zoned namespace's figures of a run
   fdp/         a run's FDP figures (fdp.report) and `femu-lab fdp-lab` (fdp.lab)
+  hotcold/     `femu-lab hotcold-table`: hot/cold separation against one stream in ftl-sim
+  crash/       `femu-lab crash`: the crash-consistency lab (file systems, power cuts)
+  traces/      `femu-lab trace`: synthetic traces in every format, femu-trace from Python
 
 Shared by several of them: paths (where things live), devconfig (an SSD configuration,
 checked by ftl-sim), ftl_sim (the one way ftl-sim is run), workloads (the workload

@@ -40,7 +40,7 @@ uint32_t zone_state_active(const struct zone_state *zs);   /* open + closed */
 uint64_t zone_state_resets(const struct zone_state *zs, uint64_t zone);
 
 /* The semantics and statuses of ftl_zone_admit_write / _read / _mgmt / _copy
- * (femu_ftl/zns.h). */
+ * (femu_ftl/zns.h); zone_state_mgmt, Zone Management Send, is zone_mgmt.c. */
 int zone_state_write(struct zone_state *zs, uint64_t slba, uint64_t nlb, bool append,
                      uint64_t *assigned);
 int zone_state_read(const struct zone_state *zs, uint64_t slba, uint64_t nlb);
