@@ -13,7 +13,6 @@
 static int parse_flag(struct trace_reader *t, const char *op, const char *field,
                       const char *what, bool *out, char *err, size_t errlen);
 
-
 /* Parse an unsigned decimal field; messages name the field. */
 static int parse_u64(struct trace_reader *t, const char *field,
                      const char *what, uint64_t *out, char *err,
