@@ -7,6 +7,22 @@ A command module has two functions, and nothing else is asked of it:
     run(args: argparse.Namespace) -> int                      the exit status
 
 Modules are imported only when their command runs, so `femu-lab --help` imports none.
+An error a command raises derives from femu_common.errors.FemuError: femu-lab prints it
+as one line and exits with its exit_status.
+
+Entry points. Every user-facing tool of femu_lab is a command here, run as femu-lab (the
+console script), scripts/femu-lab (which installs what is missing first) or
+`python -m femu_lab`. Beside it:
+  femu-vm                      a console script of its own (vm.cli): any job in the guest,
+                               its exit status the job's (124, 125: no status), a harness
+                               the labs are built on rather than a lab
+  python -m femu_lab.run.blackbox   run-blackbox.sh's back end (the script installs the
+                               venv first, then execs it)
+  python -m femu_lab.slurm.task     one Slurm array task, written into the job script
+  python -m femu_lab.zns.compaction_trace   makes docs/traces/zns-compaction-*.trace; each
+                               trace records that command line, so it stays as it was
+  python3 -m femu_guest        scripts/guest/build-image.sh: Debian's python3 without the
+                               venv (femu-vm build-image is the venv's way)
 """
 import importlib
 from dataclasses import dataclass
