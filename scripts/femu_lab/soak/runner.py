@@ -44,7 +44,7 @@ from femu_common.cli_args import UsageError, describe
 from femu_common.progress import Progress
 from femu_guest.image import ensure_image
 
-from .. import paths, setup_steps
+from .. import lab_options, paths, setup_steps
 from . import guest as soak_guest
 from .boot import DEVICES, BootOutcome, BootPlan, run_boot
 from .console import ConsoleFacts
@@ -160,10 +160,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "on a raw file of the same logical size, for comparison")
     parser.add_argument("--size-mib", type=int, default=32,
                         help="fio region in MiB (the device has 96 MiB)")
-    parser.add_argument("--qemu", type=Path, default=DEFAULT_QEMU,
-                        help="default build-femu/qemu-system-x86_64 (the -sanitize one "
-                             "works too: its reports count as crashes)")
-    setup_steps.add_guest_arguments(parser)
+    lab_options.add_guest_options(parser, DEFAULT_QEMU,
+                                  "default build-femu/qemu-system-x86_64 (the -sanitize one "
+                                  "works too: its reports count as crashes)")
     parser.add_argument("--out", type=Path, default=None,
                         help="default: results/soak-<time>")
     parser.add_argument("--findings", type=Path, default=None,
