@@ -1,6 +1,8 @@
 """femu_lab: host-side tooling for femu guests, one sub-package per concern.
 
-  cli          the `femu-lab` command line (also `python -m femu_lab`)
+  cli          the `femu-lab` command line (also `python -m femu_lab`); commands, its
+               registry (name -> module with add_arguments and run); lab_options, the
+               options several commands share (the SSD, the machine)
   vm/          QEMU and the guest: launch, `femu-vm` (vm.cli), accelerator, result framing,
                qtest
   run/         one lab run: run-blackbox.sh and `femu-lab run` (run.blackbox), the run in
@@ -8,8 +10,9 @@
                mode
   sweep/       `femu-lab sweep`: plan, checks, folders, runner, report
   slurm/       a sweep as a Slurm array job
-  soak/        reset / unplug soak in real guests (python -m femu_lab.soak)
-  bench/       `femu-lab bench` and the device figures beside QEMU's stock NVMe
+  soak/        `femu-lab soak`: reset / unplug soak in real guests
+  bench/       `femu-lab bench`, `device-figures` and `stock-nvme-bench`: the device
+               beside QEMU's stock NVMe
   dftl/        `femu-lab dftl-study`
   zns/         the zoned namespace's figures of a run
   fdp/         a run's FDP figures (fdp.report) and `femu-lab fdp-lab` (fdp.lab)
@@ -20,8 +23,8 @@
 Shared by several of them: paths (where things live), devconfig (an SSD configuration,
 checked by ftl-sim), ftl_sim (the one way ftl-sim is run), workloads (the workload
 library), setup_steps (building ftl-sim, QEMU and the guest image before a run),
-file_tail (reading a log QEMU still writes). guest_image is the old name of the guest
-image builder (python -m femu_lab.guest_image).
+file_tail (reading a log QEMU still writes). Every error class derives from
+femu_common.errors.FemuError, whose exit_status femu-lab exits with.
 
 The guest image comes from femu_guest (scripts/guest), the built QEMU's path from
 femu_build (build-femu), the analysis from femu_analysis (analysis), the pieces every

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from femu_common.cli_args import key_value
+from femu_common.errors import InputError
 
 from . import paths
 from .ftl_sim import CommandError, ftl_sim_reason, run_ftl_sim
@@ -16,7 +17,7 @@ from .ftl_sim import CommandError, ftl_sim_reason, run_ftl_sim
 DEFAULT_CONFIG = paths.REPO_ROOT / "conf" / "lab-1g.conf"
 
 
-class ConfigError(ValueError):
+class ConfigError(InputError):
     """A bad config file or override; the message is one line naming the key."""
 
 

@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Optional, Sequence, Union
 
 from femu_common.command import CommandError, run as run_command
+from femu_common.errors import RunFailure
 
 __all__ = ["CommandError", "SimError", "run_ftl_sim", "ftl_sim_reason"]
 NAME = "ftl-sim"
 
 
-class SimError(RuntimeError):
+class SimError(RunFailure):
     """ftl-sim failed or left output that cannot be read (the bench row, the DFTL study);
     one line."""
 

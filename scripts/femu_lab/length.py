@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from femu_common.errors import InputError
+
 GIB = 1 << 30
 MIB = 1 << 20
 # A job's time limit allows for I/O at this rate at least (a slow TCG guest).
@@ -32,7 +34,7 @@ _TERM = re.compile(r"^(?:(\d+)\s*x\s*RUNTIME|RUNTIME\s*/\s*(\d+)|RUNTIME|"
                    r"(\d+)([kmg]?)\s+of\s+I/O|(its work))$", re.IGNORECASE)
 
 
-class LengthError(ValueError):
+class LengthError(InputError):
     """A `# length:` header that cannot be read (one line)."""
 
 

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+from femu_common.errors import RunFailure
 from femu_common.progress import duration
 from femu_guest import DEFAULT_RELEASE, RELEASES
 from femu_guest import image as guest_image
@@ -25,7 +26,7 @@ QEMU = paths.QEMU
 QUIET_SECONDS = 5    # an up-to-date check that runs longer is rebuilding: show it
 
 
-class SetupError(RuntimeError):
+class SetupError(RunFailure):
     pass
 
 

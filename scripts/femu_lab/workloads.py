@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+from femu_common.errors import InputError
+
 from . import length as run_length, paths
 from .run.workload_params import FIO_KEYS
 
@@ -54,7 +56,7 @@ _TIMED_RECORDS = {"W", "R", "D", "F", "Y", "X", "P", "A", "E", "ZW", "ZA", "ZR",
                   "U"}
 
 
-class WorkloadError(ValueError):
+class WorkloadError(InputError):
     """A workload that cannot be found or whose header is malformed (one line)."""
 
 

@@ -65,7 +65,7 @@ def _sweep(words, folder):
     assert "--engine" in words and words[words.index("--engine") + 1] == "sim", \
         "only sweeps with --engine sim run here"
     out = folder / "sweep"
-    proc = subprocess.run([sys.executable, "-m", "femu_lab.cli", *words, "--out", str(out)],
+    proc = subprocess.run([sys.executable, "-m", "femu_lab", *words, "--out", str(out)],
                           cwd=REPO, capture_output=True, text=True, timeout=TIMEOUT_S,
                           env={**os.environ, "FEMU_BUILD_DIR": _build_dir()})
     assert proc.returncode == 0, proc.stderr
@@ -80,7 +80,7 @@ def _sweep(words, folder):
 def _age(words, folder):
     """femu-lab age's figures, from its last line: 'aged NAME in T s of host time (S s
     simulated): ...; WAF by pass W1, W2; state PATH (M MiB)'."""
-    proc = subprocess.run([sys.executable, "-m", "femu_lab.cli", *words], cwd=REPO,
+    proc = subprocess.run([sys.executable, "-m", "femu_lab", *words], cwd=REPO,
                           capture_output=True, text=True, timeout=TIMEOUT_S,
                           env={**os.environ, "FEMU_BUILD_DIR": _build_dir()})
     assert proc.returncode == 0, proc.stderr
@@ -95,7 +95,7 @@ def _age(words, folder):
 
 def _dftl_study(words, folder):
     """femu-lab dftl-study's table: TRACE/BUILD/COLUMN of its dftl-study.csv."""
-    proc = subprocess.run([sys.executable, "-m", "femu_lab.cli", *words], cwd=REPO,
+    proc = subprocess.run([sys.executable, "-m", "femu_lab", *words], cwd=REPO,
                           capture_output=True, text=True, timeout=TIMEOUT_S,
                           env={**os.environ, "FEMU_BUILD_DIR": _build_dir()})
     assert proc.returncode == 0, proc.stderr

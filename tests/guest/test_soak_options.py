@@ -7,6 +7,7 @@ from typing import Dict, List, Tuple
 
 import pytest
 
+from femu_lab import cli as lab_cli
 from femu_lab.soak import boot as soak_boot, runner as soak
 from femu_lab.soak.boot import BootOutcome, BootPlan, _HostSide, _judge
 from femu_lab.soak.console import ConsoleFacts, parse
@@ -19,8 +20,13 @@ ASSERTION = ("qemu-system-x86_64: ../system/physmem.c:2671: iotlb_to_section: As
              "`section_index < d->map.sections_nb' failed.")
 
 
+def _parsed(argv: List[str]):
+    """`femu-lab soak ARGV`'s options as the soak runs with them."""
+    return soak.settle(lab_cli.parse(["soak", *argv]))
+
+
 def _args(*extra: str):
-    return soak.parse_args(["--pattern", "device-del-add", "--boots", "3", *extra])
+    return _parsed(["--pattern", "device-del-add", "--boots", "3", *extra])
 
 
 def test_device_is_femu_unless_told_and_nvme_on_request():
@@ -31,8 +37,8 @@ def test_device_is_femu_unless_told_and_nvme_on_request():
 
 
 def test_unplugs_per_boot_sets_device_del_adds_events_only():
-    args = soak.parse_args(["--pattern", "device-del-add", "--pattern", "reboot",
-                            "--boots", "1", "--unplugs-per-boot", "25", "--events", "3"])
+    args = _parsed(["--pattern", "device-del-add", "--pattern", "reboot",
+                   "--boots", "1", "--unplugs-per-boot", "25", "--events", "3"])
     assert soak.events_per_boot(args, "device-del-add") == 25
     assert soak.events_per_boot(args, "reboot") == 3
     plain = _args()
@@ -57,9 +63,7 @@ def test_the_job_limit_grows_with_the_unplugs_unless_given():
      "--unplugs-per-boot is for the device-del-add pattern"),
 ])
 def test_usage_errors_of_the_new_options_exit_2(capsys, args, message):
-    with pytest.raises(SystemExit) as caught:
-        soak.main(args)
-    assert caught.value.code == 2
+    assert lab_cli.main(["soak", *args]) == 2
     assert message in capsys.readouterr().err
 
 
@@ -280,7 +284,7 @@ def test_the_table_and_record_count_unplugs(tmp_path):
 
 def test_the_module_documents_the_options(capsys):
     with pytest.raises(SystemExit):
-        soak.parse_args(["--help"])
+        lab_cli.main(["soak", "--help"])
     usage = capsys.readouterr().out
     assert "--device {femu,nvme}" in usage and "--unplugs-per-boot N" in usage
     assert "--device nvme" in soak.__doc__ and "--unplugs-per-boot N" in soak.__doc__

@@ -2,6 +2,7 @@
 judging the reboot count, the table, the command line's errors."""
 import pytest
 
+from femu_lab import cli as lab_cli
 from femu_lab.soak import guest as soak_guest, runner as soak
 from femu_lab.soak.console import parse
 
@@ -74,14 +75,13 @@ def test_every_pattern_has_a_job_and_reports_done():
     (["--pattern", "reboot", "--boots", "1", "--size-mib", "95"], "between 1 and 64"),
 ])
 def test_usage_errors_exit_2(capsys, args, message):
-    with pytest.raises(SystemExit) as caught:
-        soak.main(args)
-    assert caught.value.code == 2
+    assert lab_cli.main(["soak", *args]) == 2
     assert message in capsys.readouterr().err
 
 
 def test_all_means_every_pattern_once():
-    args = soak.parse_args(["--pattern", "reboot", "--pattern", "all", "--boots", "2"])
+    args = soak.settle(lab_cli.parse(["soak", "--pattern", "reboot", "--pattern", "all",
+                                      "--boots", "2"]))
     assert args.pattern == list(soak_guest.PATTERNS)
 
 

@@ -9,7 +9,6 @@ import kvm_standin
 from femu_lab import cli as lab_cli, setup_steps
 from femu_lab.bench import runner as bench
 from femu_lab.run import blackbox
-from femu_lab.soak import runner as soak
 from femu_lab.vm import accel, cli as vm_cli
 
 pytestmark = pytest.mark.unit
@@ -203,14 +202,14 @@ ENTRY_POINTS = {
                                             "--set", "gc_policy=greedy,fifo"]),
     "femu-lab bench": lambda: lab_cli.main(["bench"]),
     "femu-vm run": lambda: vm_cli.main(["run", "--job", "job.sh", "--out", "out"]),
-    "femu-soak": lambda: soak.main([]),
+    "femu-lab soak": lambda: lab_cli.main(["soak"]),
 }
 
 
 @pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
 def test_a_bad_femu_accel_is_one_line_and_exit_2(entry, monkeypatch, capsys):
     monkeypatch.setenv(accel.ENV_VAR, "foo")
-    with pytest.raises(SystemExit) if entry in ("femu-vm run", "femu-soak") else _no_raise():
+    with pytest.raises(SystemExit) if entry == "femu-vm run" else _no_raise():
         status = ENTRY_POINTS[entry]()
         assert status == 2
     err = [line for line in capsys.readouterr().err.splitlines() if "error" in line]

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 import kvm_standin
-from femu_lab import cli as lab_cli, setup_steps
+from femu_lab import cli as lab_cli, commands, setup_steps
 from femu_lab.vm import accel
 
 pytestmark = pytest.mark.unit
@@ -79,8 +79,8 @@ def test_choose_accel_says_one_line_under_the_commands_name(request_, chosen, sa
 @pytest.mark.parametrize("command", ["crash", "bench", "fdp-lab"])
 def test_femu_lab_names_its_subcommand_in_the_setup_lines(command, monkeypatch, capsys,
                                                           named):
-    runner = {"crash": lab_cli.crash_lab, "bench": lab_cli.bench, "fdp-lab": lab_cli.fdp_lab}
-    monkeypatch.setattr(runner[command], "run",
+    runner = commands.BY_NAME[command].load()
+    monkeypatch.setattr(runner, "run",
                         lambda args, **kwargs: setup_steps.say("a setup line") or 0)
     assert lab_cli.main([command]) == 0
     assert capsys.readouterr().err.splitlines() == [f"femu-lab {command}: a setup line"]

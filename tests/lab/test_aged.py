@@ -30,7 +30,7 @@ def aged_small(tmp_path_factory, ftl_sim, repo_root):
     """The small device aged by femu-lab age: (state path, stderr lines)."""
     folder = tmp_path_factory.mktemp("aged")
     state = folder / "small.state"
-    proc = subprocess.run([sys.executable, "-m", "femu_lab.cli", "age", "--config",
+    proc = subprocess.run([sys.executable, "-m", "femu_lab", "age", "--config",
                            LAB_1G, *SMALL_SIM, "--passes", "3", "-o", str(state)],
                           capture_output=True, text=True, cwd=repo_root,
                           stdin=subprocess.DEVNULL)

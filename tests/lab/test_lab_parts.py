@@ -175,7 +175,7 @@ def test_a_reader_that_left_early_is_no_traceback():
     read_end, write_end = os.pipe()
     os.close(read_end)              # no reader at all: every write meets EPIPE
     try:
-        proc = subprocess.run([sys.executable, "-m", "femu_lab.cli", "workloads"],
+        proc = subprocess.run([sys.executable, "-m", "femu_lab", "workloads"],
                               stdout=write_end, stderr=subprocess.PIPE, timeout=120)
     finally:
         os.close(write_end)

@@ -103,7 +103,8 @@ def test_commands_other_than_sweep(repo_root):
     missing = subprocess.run([wrapper, "frobnicate"], capture_output=True, text=True)
     assert missing.returncode == 2
     assert ("femu-lab: error: expected a command (sweep, run, age, workloads, bench, "
-            "dftl-study, fdp-lab, crash, hotcold-table, trace), got 'frobnicate'") \
+            "dftl-study, fdp-lab, crash, hotcold-table, trace, device-figures, "
+            "stock-nvme-bench, soak), got 'frobnicate'") \
         in missing.stderr
 
 

@@ -3,6 +3,7 @@
   progress   timestamped progress lines, step lines with their duration, a live line
              rewritten in place on a terminal, a count of items done
   cli_args   argparse pieces: one-line usage errors, bounded numbers, sizes, KEY=VALUE
+  errors     FemuError, the one exception base: a one-line message and an exit status
   command    run a command; a failure is one line (the last line of its stderr); as_root
 
 femu_build (build-femu), femu_guest (scripts/guest), femu_analysis (analysis) and

@@ -6,6 +6,8 @@ import argparse
 import re
 from typing import Optional, Tuple
 
+from .errors import InputError
+
 # Whole numbers on command lines are ASCII digits only: str.isdigit() and int() also take
 # '²' or other scripts' digits (int('²') then raises), and int() refuses over 4300 digits.
 # 30 digits is far past any count, size or time the tools take.
@@ -20,8 +22,8 @@ SHOWN_CHARACTERS = 40
 _SCALE = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
-class UsageError(ValueError):
-    """A bad argument; the message is one line."""
+class UsageError(InputError):
+    """A bad argument; the message is one line (exit status 2)."""
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -109,3 +111,13 @@ def key_value(item: str) -> Optional[Tuple[str, str]]:
     if not sep or not key:
         return None
     return key, value.strip()
+
+
+def describe(parser: argparse.ArgumentParser, description: Optional[str] = None,
+             epilog: Optional[str] = None, formatter_class=None) -> None:
+    """A command's help texts, set by its add_arguments on the parser a registry made for
+    it (femu-lab's): the description and epilog as written (RawDescriptionHelpFormatter
+    unless formatter_class says otherwise)."""
+    parser.description = description
+    parser.epilog = epilog
+    parser.formatter_class = formatter_class or argparse.RawDescriptionHelpFormatter

@@ -7,6 +7,6 @@
   sim               the ftl-sim row
   stats             medians, checks, the flash-time bound
   table             the table
-  device_figures    `python -m femu_lab.bench.device_figures idle-cpu|latency`
-  stock_nvme_bench  `python -m femu_lab.bench.stock_nvme_bench`: the stock device alone
+  device_figures    `femu-lab device-figures idle-cpu|latency`
+  stock_nvme_bench  `femu-lab stock-nvme-bench`: the stock device alone
 """

@@ -1,7 +1,7 @@
 """Two figures for the femu device, each beside QEMU's stock NVMe device.
 
-    python -m femu_lab.bench.device_figures idle-cpu [--seconds 30]
-    python -m femu_lab.bench.device_figures latency  [--runtime 20] [--region 64M]
+    femu-lab device-figures idle-cpu [--seconds 30]
+    femu-lab device-figures latency  [--runtime 20] [--region 64M]
 
 idle-cpu: host CPU the QEMU process uses while the guest sleeps, in % of one core,
           from utime + stime in /proc/PID/stat sampled --seconds apart; one boot per
@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Tuple
 
+from femu_common.cli_args import UsageError, describe
 from femu_common.progress import Progress
 from femu_guest import image as guest_image
 
@@ -31,6 +32,7 @@ from ..vm.launch import (JOB_START_MARKER, VmSpec, femu_args, make_backing_file,
                          stock_nvme_args)
 from .host import cpu_percent, cpu_ticks, find_qemu_pid, sample_cpu_percent  # noqa: F401
 
+PROG = "femu-lab device-figures"
 DEFAULT_CONFIG = REPO_ROOT / "conf" / "lab-1g.conf"
 SETTLE_SECONDS = 5            # after the job starts, before the first CPU sample
 
@@ -167,9 +169,10 @@ def latency(args, tmp: Path, log: Progress) -> int:
     return 0
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="figure", required=True)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    describe(parser, __doc__.split("\n\n")[0], formatter_class=argparse.HelpFormatter)
+    sub = parser.add_subparsers(dest="figure", metavar="FIGURE", parser_class=type(parser))
+    sub.required = True
     cpu = sub.add_parser("idle-cpu", help="idle host CPU of QEMU: femu vs stock nvme")
     cpu.add_argument("--seconds", type=float, default=30, help="sampling interval")
     lat = sub.add_parser("latency", help="QD1 4 KiB random-read latency: femu vs stock nvme")
@@ -180,9 +183,11 @@ def main(argv=None) -> int:
         p.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="femu config file")
         p.add_argument("--cpus", type=int, default=2)
         p.add_argument("--keep", type=Path, help="keep the runs' folders here")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
     if not args.qemu.exists():
-        parser.error(f"{args.qemu} is missing: build it with build-femu/femu-compile.sh")
+        raise UsageError(f"{args.qemu} is missing: build it with build-femu/femu-compile.sh")
     log = Progress(f"figures {args.figure}")
     with tempfile.TemporaryDirectory(prefix="femu-figures-") as tmp:
         folder = args.keep or Path(tmp)
@@ -190,9 +195,5 @@ def main(argv=None) -> int:
         try:
             return (idle_cpu if args.figure == "idle-cpu" else latency)(args, folder, log)
         except RuntimeError as error:
-            print(f"device_figures: error: {error}", file=sys.stderr)
+            print(f"{PROG}: error: {error}", file=sys.stderr)
             return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

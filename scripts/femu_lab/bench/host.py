@@ -1,7 +1,7 @@
 """Host-side figures of a running QEMU: its process, found by a path unique to one run,
 and the CPU time it uses (utime + stime from /proc/PID/stat) over an interval.
 
-Shared by `femu-lab bench` (idle QEMU CPU) and `femu_lab.bench.device_figures idle-cpu`.
+Shared by `femu-lab bench` (idle QEMU CPU) and `femu-lab device-figures idle-cpu`.
 """
 import os
 import time

@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from femu_common.cli_args import UsageError, whole_number
+from femu_common.cli_args import UsageError, describe, whole_number
+from femu_common.errors import RunFailure
 from femu_common.progress import Progress
 from femu_guest import image as guest_image
 
-from .. import devconfig, paths, setup_steps
+from .. import devconfig, lab_options, paths, setup_steps
 from ..file_tail import FileTail
 from ..vm import launch as vm
 from . import (devices as bench_devices, jobs as bench_jobs, sim as bench_sim,
@@ -35,21 +36,17 @@ DEFAULT_CONFIG = paths.REPO_ROOT / "conf" / "lab-1g.conf"
 HEARTBEAT_SECONDS = 30
 
 
-class BenchError(RuntimeError):
+class BenchError(RunFailure):
     """One boot failed; the message is one line (plus, where there is one, a log tail)."""
 
 
 # ---- command line -------------------------------------------------------------------
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, metavar="FILE",
-                        help="femu's SSD configuration (default conf/lab-1g.conf); stock "
-                             "nvme and FEMU get its logical size, FEMU its geometry")
-    parser.add_argument("--set", action="append", default=[], dest="overrides",
-                        metavar="KEY=VALUE", help="override one configuration key (repeatable)")
-    parser.add_argument("--qemu", type=Path, default=paths.QEMU, metavar="PATH",
-                        help="QEMU with femu, also used for stock nvme (default: the built "
-                             "build-femu/qemu-system-x86_64)")
+    describe(parser, **parser_texts())
+    lab_options.add_ssd_options(parser, DEFAULT_CONFIG,
+                                "femu's SSD configuration (default conf/lab-1g.conf); stock "
+                                "nvme and FEMU get its logical size, FEMU its geometry")
     parser.add_argument("--femu-upstream", type=Path, metavar="PATH",
                         help="upstream FEMU's qemu-system-x86_64: adds the FEMU column")
     parser.add_argument("--rounds", type=whole_number(1, 100), default=1, metavar="N",
@@ -63,11 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                 "(default 15)")
     parser.add_argument("--idle-seconds", type=whole_number(1, 3600), default=20,
                         metavar="SECONDS", help="idle CPU sample (default 20)")
-    parser.add_argument("--smp", type=whole_number(1, 64), default=2, metavar="N",
-                        help="guest vCPUs (default 2)")
-    parser.add_argument("--mem", type=whole_number(256, 1 << 20), default=1024, metavar="MIB",
-                        help="guest memory in MiB (default 1024)")
-    setup_steps.add_guest_arguments(parser)
+    lab_options.add_machine_options(
+        parser, qemu=paths.QEMU, qemu_help="QEMU with femu, also used for stock nvme "
+                                           "(default: the built build-femu/qemu-system-x86_64)")
     parser.add_argument("--ftl-sim", type=Path, metavar="PATH",
                         help="ftl-sim binary (default build/release/tools/ftl-sim/ftl-sim)")
     parser.add_argument("--json", type=Path, metavar="OUT",

@@ -7,6 +7,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
+from femu_common.errors import FemuError
+
 MIB = 1 << 20
 NS_PER_US = 1000.0
 
@@ -15,7 +17,7 @@ FIGURE_KEYS = ("idle_cpu_pct", "fill_mib_s", "qd1_iops", "qd1_p50_us", "qd1_p99_
                "qd1_mean_us", "qd32_read_iops", "write_iops", "write_worst_iops", "write_cv")
 
 
-class FioReportError(ValueError):
+class FioReportError(FemuError, ValueError):
     """A fio report or log that cannot be read; the message is one line."""
 
 

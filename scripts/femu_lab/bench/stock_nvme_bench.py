@@ -2,7 +2,7 @@
 reaches on QEMU's stock NVMe device, i.e. the ceiling any emulated device sees
 on this host (under TCG that ceiling is the CPU emulation, not the device).
 
-    python -m femu_lab.bench.stock_nvme_bench [--runtime 20] [--region 256M] [--out DIR]
+    femu-lab stock-nvme-bench [--runtime 20] [--region 256M] [--out DIR]
 
 Prints figures; asserts nothing. One boot runs every case in turn.
 """
@@ -14,6 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from femu_common.cli_args import describe
 from femu_guest import image as guest_image
 
 from ..vm import accel
@@ -40,15 +41,16 @@ def job_script(runtime: int, region: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    describe(parser, __doc__.split("\n\n")[0], formatter_class=argparse.HelpFormatter)
     parser.add_argument("--runtime", type=int, default=20, help="seconds per case")
     parser.add_argument("--region", default="256M", help="LBA region fio works on")
     parser.add_argument("--cpus", type=int, default=2)
     accel.add_argument(parser)
     parser.add_argument("--out", type=Path, help="keep results here (default: a temp folder)")
-    args = parser.parse_args(argv)
 
+
+def run(args: argparse.Namespace) -> int:
     image = guest_image.ensure_image()
     with tempfile.TemporaryDirectory(prefix="femu-bench-") as tmp:
         out = args.out or Path(tmp)
@@ -79,7 +81,3 @@ def main(argv=None) -> int:
         print(f"{rw + ' qd' + str(depth):<16}{side['iops']:>10.0f}{side['bw'] / 1024:>10.1f}"
               f"{side['lat_ns']['mean'] / 1000:>14.1f}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

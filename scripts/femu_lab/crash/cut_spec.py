@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Optional
 
 from femu_common.cli_args import MAX_DIGITS, shown, whole
+from femu_common.errors import InputError
 
 from ..soak.qmp import Qmp, QmpError
 
@@ -35,7 +36,7 @@ _SECONDS = re.compile(rf"-?(?:[0-9]{{1,{MAX_DIGITS}}}(?:\.[0-9]{{0,{MAX_DIGITS}}
                       rf"|\.[0-9]{{1,{MAX_DIGITS}}})")
 
 
-class CutSpecError(ValueError):
+class CutSpecError(InputError):
     """A spec that cannot be carried out (one line)."""
 
 

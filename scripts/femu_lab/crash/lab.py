@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 from typing import Dict, List, Sequence
 
-from femu_common.cli_args import UsageError, whole_number
+from femu_common.cli_args import UsageError, describe, whole_number
 
-from .. import devconfig, paths, setup_steps
+from .. import devconfig, lab_options, paths, setup_steps
 from .runner import (CRASH_SSD, ConfigResult, CrashConfig, CrashLabError, config_props,
                      run_config)
 
@@ -53,6 +53,7 @@ def _list(choices):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    describe(parser, **parser_texts())
     parser.add_argument("--fs", type=_list(FILE_SYSTEMS), default=list(FILE_SYSTEMS),
                         metavar="LIST", help="file systems: ext4,f2fs (default both)")
     parser.add_argument("--barriers", type=_list(tuple(ON_OFF)), default=["on", "off"],
@@ -61,16 +62,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="LIST", help="power-loss protection: off,on (default both)")
     parser.add_argument("--cuts", type=whole_number(1, 1000), default=5, metavar="N",
                         help="power cuts per configuration (default 5)")
-    parser.add_argument("--seed", type=whole_number(0, 2 ** 63), default=1, metavar="N",
-                        help="draws the cut points (default 1)")
-    parser.add_argument("--set", action="append", default=[], dest="overrides",
-                        metavar="KEY=VALUE",
-                        help="override a key of the lab's SSD (write_buffer_sectors=...)")
-    parser.add_argument("-o", "--out", type=Path, metavar="DIR",
-                        help="results folder (default results/crash-lab)")
-    setup_steps.add_guest_arguments(parser)
-    parser.add_argument("--qemu", type=Path, default=setup_steps.QEMU, metavar="PATH",
-                        help="the QEMU with the femu device (default: the built one)")
+    lab_options.add_seed_option(parser, "draws the cut points (default 1)")
+    lab_options.add_set_option(parser, "override a key of the lab's SSD "
+                                       "(write_buffer_sectors=...)")
+    lab_options.add_out_folder(parser, "results folder (default results/crash-lab)")
+    lab_options.add_guest_options(parser, qemu_help="the QEMU with the femu device (default: "
+                                                    "the built one)")
 
 
 def parser_texts() -> dict:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
+from femu_common.errors import RunFailure
+
 from ..file_tail import FileTail
 from ..soak.boot import SOAK_SSD
 from ..soak.qmp import Qmp, QmpError, qmp_args
@@ -40,7 +42,7 @@ CUT_DEADLINE_SECONDS = 900      # the armed writes must come by then (TCG, a loa
 BOOT_DEADLINE_SECONDS = 900     # a cut to the next boot's check
 
 
-class CrashLabError(RuntimeError):
+class CrashLabError(RunFailure):
     """A configuration could not be run to the end (one line)."""
 
 

@@ -10,12 +10,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set
 
+from femu_common.errors import FemuError
+
 JOB_START = "femu-guest: job start"
 _PREFIX = "crashlab: "
 _CHECK = re.compile(r"check fs=(\w+)(?: mount=(\w+) fsck=(\w+))?$")
 
 
-class ConsoleError(ValueError):
+class ConsoleError(FemuError, ValueError):
     """A crashlab line the job never prints: the console is damaged or mixed up."""
 
 

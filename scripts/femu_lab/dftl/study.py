@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Tuple
 
-from femu_common.cli_args import UsageError, number, whole_number
+from femu_common.cli_args import UsageError, describe, number, whole_number
 from femu_common.progress import counted
 
-from .. import devconfig, paths
+from .. import devconfig, lab_options, paths
 from ..devconfig import DeviceConfig
 from ..ftl_sim import CommandError, SimError, run_ftl_sim
 from . import report as dftl_report, traces as dftl_traces
@@ -64,12 +64,11 @@ def builds(buffer_sectors: int) -> List[Build]:
 # ---- command line -------------------------------------------------------------------
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, metavar="FILE",
-                        help="SSD configuration (default conf/lab-dftl.conf)")
-    parser.add_argument("--set", action="append", default=[], dest="overrides",
-                        metavar="KEY=VALUE",
-                        help="override one configuration key in every build (repeatable; "
-                             "a key a build sets itself keeps the build's value there)")
+    describe(parser, **parser_texts())
+    lab_options.add_ssd_options(parser, DEFAULT_CONFIG,
+                                "SSD configuration (default conf/lab-dftl.conf)",
+                                "override one configuration key in every build (repeatable; "
+                                "a key a build sets itself keeps the build's value there)")
     parser.add_argument("--seed", type=whole_number(0, 2**32 - 1), default=1, metavar="N",
                         help="seed of the traces (default 1)")
     parser.add_argument("--capacity-writes", type=number(1.0, 100.0), default=4.0,
@@ -84,8 +83,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default=DEFAULT_BUFFER_SECTORS, metavar="N",
                         help="write_buffer_sectors of the buffered builds (default 8192: "
                              "4 MiB)")
-    parser.add_argument("-o", "--out", type=Path, metavar="DIR",
-                        help="study folder (default results/dftl-study-<config>-seed<N>)")
+    lab_options.add_out_folder(parser, "study folder (default "
+                                       "results/dftl-study-<config>-seed<N>)")
     parser.add_argument("--ftl-sim", type=Path, metavar="PATH",
                         help="ftl-sim binary (default build/release/tools/ftl-sim/ftl-sim)")
 

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Tuple
 
+from femu_common.errors import InputError
+
 SECTOR_BYTES = 512           # femu_ftl/trace.h: lba and nsect count 512-byte sectors
 IO_BYTES = 4096              # every request moves 4 KiB
 IO_SECTORS = IO_BYTES // SECTOR_BYTES
@@ -36,7 +38,7 @@ KINDS = ("interleaved", "phased", "mistagged")
 HOT, COLD = "H", "C"
 
 
-class TraceError(ValueError):
+class TraceError(InputError):
     """A shape that cannot make a trace; the message is one line."""
 
 

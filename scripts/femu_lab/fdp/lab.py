@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
-from femu_common.cli_args import UsageError, whole_number
+from femu_common.cli_args import UsageError, describe, whole_number
 
-from .. import devconfig, paths, setup_steps, workloads
+from .. import devconfig, lab_options, paths, setup_steps, workloads
 from ..devconfig import DeviceConfig
 from ..ftl_sim import CommandError, run_ftl_sim
 from ..run import aged, vm_run as lab_run
@@ -78,28 +78,18 @@ def variants(hot_handle: int) -> List[Variant]:
 # ---- command line -------------------------------------------------------------------
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, metavar="FILE",
-                        help="SSD configuration with placement=fdp (default "
-                             "conf/lab-fdp.conf)")
-    parser.add_argument("--set", action="append", default=[], dest="overrides",
-                        metavar="KEY=VALUE", help="override one configuration key (repeatable)")
+    describe(parser, **parser_texts())
+    lab_options.add_ssd_options(parser, DEFAULT_CONFIG, "SSD configuration with placement=fdp "
+                                                        "(default conf/lab-fdp.conf)")
     parser.add_argument("--hot-handle", type=whole_number(1, 255), default=1, metavar="N",
                         help="placement handle of the hot data with placement (default 1; "
                              "the cold data is on 0)")
     parser.add_argument("--passes", type=whole_number(1, 100), default=3, metavar="N",
                         help="logical capacities of writes that age each variant's state "
                              "after its fill (default 3)")
-    parser.add_argument("--seed", type=whole_number(0, 2 ** 63), default=1, metavar="N",
-                        help="ftl-sim's seed of the ageing (default 1)")
-    parser.add_argument("-o", "--out", type=Path, metavar="DIR",
-                        help="lab folder (default results/fdp-lab-<config>)")
-    parser.add_argument("--smp", type=whole_number(1, 64), default=2, metavar="N",
-                        help="guest vCPUs (default 2)")
-    parser.add_argument("--mem", type=whole_number(1, 1 << 20), default=1024, metavar="MIB",
-                        help="guest memory in MiB (default 1024)")
-    setup_steps.add_guest_arguments(parser)
-    parser.add_argument("--qemu", type=Path, default=setup_steps.QEMU, metavar="PATH",
-                        help="QEMU with femu (default: build it into build-femu/)")
+    lab_options.add_seed_option(parser, "ftl-sim's seed of the ageing (default 1)")
+    lab_options.add_out_folder(parser, "lab folder (default results/fdp-lab-<config>)")
+    lab_options.add_machine_options(parser)
 
 
 def parser_texts() -> dict:

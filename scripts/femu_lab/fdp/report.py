@@ -16,12 +16,14 @@ import json
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from femu_common.errors import FemuError
+
 FDP_FILE = "fdp.json"
 LOG_FILES = ("fdp-start-stats.json", "fdp-end-stats.json")
 LOG_FIELDS = ("hbmw", "mbmw", "mbe")
 
 
-class FdpReportError(ValueError):
+class FdpReportError(FemuError, ValueError):
     """A run whose FDP files cannot be read (one line)."""
 
 

@@ -10,11 +10,12 @@ import pandas as pd
 from femu_analysis import waf as waf_counts
 from femu_analysis.errors import AnalysisError
 from femu_analysis.loader import read_series
+from femu_common.errors import RunFailure
 
 WARMUP_S = 60.0     # "after the first minute" of the measured part
 
 
-class RunError(RuntimeError):
+class RunError(RunFailure):
     """A run folder the table cannot read; one line naming it."""
 
 

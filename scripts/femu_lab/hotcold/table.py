@@ -17,8 +17,9 @@ Bad arguments or a missing ftl-sim: one line, exit status 2; a failed run: one l
 import argparse
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List
 
+from femu_common.cli_args import describe
 from femu_common.progress import counted
 
 from .. import devconfig, paths
@@ -31,7 +32,8 @@ DEFAULT_CONFIG = paths.REPO_ROOT / "conf" / "lab-1g.conf"
 DEFAULT_DECAY = "98304"     # half of lab-1g's 196608 logical pages: see docs/ftl.md
 
 
-def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    describe(p, __doc__.split("\n\n")[0].strip(), formatter_class=argparse.HelpFormatter)
     p.add_argument("-o", "--out", type=Path, default=paths.REPO_ROOT / "results" / "hotcold-table")
     p.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
     p.add_argument("--dist", default="zipf:0.8,zipf:1.2", help="comma-separated --dist values")
@@ -40,7 +42,6 @@ def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("--decay", default=f"off,{DEFAULT_DECAY}",
                    help="hot_decay values (off: exact counts)")
     p.add_argument("--runtime", type=int, default=300, help="simulated seconds per run")
-    return p
 
 
 def _list(text: str, what: str) -> List[str]:
@@ -101,7 +102,7 @@ def write_tables(rows, out: Path, runtime: int) -> str:
     return text
 
 
-def main(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     try:
         plan = hc_cases.plan(_list(args.dist, "dist"), _list(args.layout, "layout"),
                              [int(t) for t in _list(args.threshold, "threshold")],
@@ -138,12 +139,3 @@ def main(args: argparse.Namespace) -> int:
     plot.hot_set_figure(plan, figures, out)
     print(out)
     return 0
-
-
-def cli(argv: Optional[List[str]] = None) -> int:
-    return main(add_arguments(argparse.ArgumentParser(prog=PROG, description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter)).parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(cli())

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from femu_common.errors import InputError, RunFailure
 from femu_common.progress import counted
 
 from .. import devconfig, output_file
@@ -41,11 +42,11 @@ META_TAG = struct.unpack("<I", b"META")[0]
 META_MAX_BYTES = 1 << 20                 # STATE_META_MAX_BYTES
 
 
-class AgedError(ValueError):
+class AgedError(InputError):
     """A state file that cannot be used, or a bad ageing request (one line, exit 2)."""
 
 
-class AgeFailed(RuntimeError):
+class AgeFailed(RunFailure):
     """ftl-sim failed while ageing (one line, exit 1)."""
 
 

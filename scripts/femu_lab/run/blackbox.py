@@ -24,7 +24,7 @@ from typing import List, Optional
 
 from femu_common.cli_args import OneLineParser, UsageError, shown, whole_number
 
-from .. import devconfig, paths, setup_steps, workloads
+from .. import devconfig, lab_options, paths, setup_steps, workloads
 from ..crash import cut_spec
 from ..devconfig import ConfigError
 from ..vm import accel
@@ -62,11 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """run-blackbox.sh's options, on its own parser or on femu-lab's `run` subcommand."""
     parser.add_argument("image_args", nargs="*", metavar="IMAGE [STATS_DIR]",
                         help="FEMU-compatible mode: boot this OS disk image")
-    parser.add_argument("--config", type=Path, metavar="FILE",
-                        help="SSD configuration (default conf/lab-1g.conf; "
-                             "conf/femu-default.conf with IMAGE)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        dest="overrides", help="override one configuration key (repeatable)")
+    lab_options.add_ssd_options(parser, None, "SSD configuration (default conf/lab-1g.conf; "
+                                              "conf/femu-default.conf with IMAGE)")
     parser.add_argument("--workload", metavar="NAME|FILE",
                         help=f"workload from scripts/workloads or a file (default "
                              f"{DEFAULT_WORKLOAD})")
@@ -81,15 +78,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--record", action="store_true",
                         help="record the requests the SSD served into io.trace in the results "
                              "folder, for ftl-sim --trace to replay under other settings")
-    parser.add_argument("--smp", type=whole_number(1, 64), default=2, metavar="N",
-                        help="guest vCPUs (default 2)")
-    parser.add_argument("--mem", type=whole_number(1, 1 << 20), metavar="MIB",
-                        help="guest memory in MiB (default 1024; 2048 with IMAGE)")
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="results folder (default results/<timestamp>-<workload>)")
-    setup_steps.add_guest_arguments(parser)
-    parser.add_argument("--qemu", type=Path, default=setup_steps.QEMU, metavar="PATH",
-                        help="QEMU with femu (default: build it into build-femu/)")
+    lab_options.add_machine_options(parser, mem=None, mem_help="guest memory in MiB (default "
+                                                               "1024; 2048 with IMAGE)")
     parser.add_argument("--ssh-port", type=whole_number(1, 65535), default=8080, metavar="PORT",
                         help="IMAGE mode: host port forwarded to the guest's ssh (8080)")
     parser.add_argument("--list-workloads", action="store_true",
@@ -100,8 +92,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     cut.add_argument("--power-cut", metavar="SPEC",
                      help="at=SECONDS (into the workload), after-writes=N, after-flushes=N, "
                           "or random[=MAX] (after 1..MAX writes, drawn under --seed)")
-    cut.add_argument("--seed", type=whole_number(0, 2 ** 63), default=1, metavar="N",
-                     help="draws --power-cut random's point (default 1)")
+    lab_options.add_seed_option(cut, "draws --power-cut random's point (default 1)")
     replay = parser.add_argument_group(
         "trace replay", "a real-world trace instead of a workload: femu-trace converts it to "
         "a fio iolog on the namespace, fio replays it in the guest (docs/labs.md)")

@@ -16,6 +16,8 @@ import threading
 from pathlib import Path
 from typing import List, Optional
 
+from femu_common.errors import InputError
+
 from ..devconfig import DeviceConfig
 from ..vm import accel, launch as vm
 
@@ -28,7 +30,7 @@ MACHINE = "pc"
 PROG = "run-blackbox.sh"
 
 
-class CompatError(ValueError):
+class CompatError(InputError):
     """A bad image, port or setting; the message is one line naming it."""
 
 

@@ -14,12 +14,13 @@ from femu_analysis.errors import AnalysisError
 from femu_analysis.fio import fio_result
 from femu_analysis.loader import load_run
 from femu_analysis.window import Window, find_window
+from femu_common.errors import RunFailure
 
 from ..workloads import Workload
 from . import steady
 
 
-class ReportError(RuntimeError):
+class ReportError(RunFailure):
     pass
 
 

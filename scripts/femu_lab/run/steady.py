@@ -18,12 +18,14 @@ import math
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
+from femu_common.errors import InputError
+
 SPEC_HELP = "waf:TOL[:N] (TOL a fraction, e.g. 0.02; N intervals, default 3)"
 DEFAULT_WINDOWS = 3
 _EPS = 1e-6
 
 
-class SteadyError(ValueError):
+class SteadyError(InputError):
     """A malformed --steady; one line."""
 
 

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Optional, Sequence, Type
 
+from femu_common.errors import RunFailure
+
 from .. import setup_steps
 from ..crash.cut_spec import DEV_ID, CutDriver, CutSpec
 from ..devconfig import DeviceConfig
@@ -51,7 +53,7 @@ BOOT_AND_SETUP_ALLOWANCE_S = 900   # guest job timeout beyond the workload's tim
 TRACE_FILE = "io.trace"        # --record: what the device served (hw/femu/ftl/include/femu_ftl/trace.h)
 
 
-class LabRunError(RuntimeError):
+class LabRunError(RunFailure):
     """The run failed; the message is one line and names the folder kept for inspection.
     log: the file in the run's folder that says why (build_folder names it), when known."""
 

@@ -25,6 +25,7 @@ import re
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from femu_common.cli_args import size_bytes
+from femu_common.errors import InputError
 
 PREFIX = "wl."
 KIB = 1024
@@ -34,7 +35,7 @@ KEYS = FIO_KEYS + ("runtime",)
 _WHOLE = re.compile(r"^[0-9]+$")
 
 
-class ParamError(ValueError):
+class ParamError(InputError):
     """A workload parameter that is unknown or out of range; one line naming it."""
 
 

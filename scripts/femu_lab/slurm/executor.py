@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable, Dict, List
 
 from femu_common import command
+from femu_common.errors import RunFailure
 
 from .. import paths, setup_steps
 from ..run.report import headline
@@ -29,7 +30,7 @@ SQUEUE_RETRIES = 60          # consecutive squeue failures tolerated while waiti
 TASK_SCRIPT = "task.sh"
 
 
-class SubmitError(RuntimeError):
+class SubmitError(RunFailure):
     """sbatch refused the job; the message is one line."""
 
 

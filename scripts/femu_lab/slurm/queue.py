@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from femu_common import command
+from femu_common.errors import RunFailure
 
 from .request import slurm_dir
 
@@ -24,7 +25,7 @@ FAILED_STATES = {"FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "OUT_OF_MEMORY",
 TaskKey = Tuple[str, int]    # (array job id, array index)
 
 
-class QueueError(RuntimeError):
+class QueueError(RunFailure):
     """squeue or sacct could not answer; the message is one line."""
 
 

@@ -17,6 +17,8 @@ import stat
 from pathlib import Path
 from typing import Dict
 
+from femu_common.errors import InputError
+
 from .. import devconfig, paths, workloads
 from ..run import steady
 from ..sweep.plan import SweepPlan
@@ -25,7 +27,7 @@ SLURM_DIR = "slurm"
 REQUEST_FILE = "request.json"
 
 
-class RequestError(ValueError):
+class RequestError(InputError):
     """request.json is missing, unreadable, or does not match this node's files."""
 
 

@@ -1,6 +1,6 @@
-"""Reset and shutdown soak in real guests: `python -m femu_lab.soak`.
+"""Reset and shutdown soak in real guests: `femu-lab soak`.
 
-  runner   the command line and the boots, round the patterns
+  runner   the command (its options, run) and the boots, round the patterns
   boot     one boot: QEMU, the console, the events played over QMP
   guest    the shell job each pattern runs in the guest
   console  reading a boot's console log

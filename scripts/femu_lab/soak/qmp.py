@@ -7,13 +7,14 @@ import time
 from pathlib import Path
 from typing import Awaitable, Callable, Dict, List, Optional, TypeVar
 
+from femu_common.errors import RunFailure
 from qemu.qmp import ExecuteError, QMPClient, QMPError, Runstate
 
 Result = TypeVar("Result")
 CLOSE_SECONDS = 10.0
 
 
-class QmpError(RuntimeError):
+class QmpError(RunFailure):
     pass
 
 

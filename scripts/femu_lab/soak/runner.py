@@ -1,9 +1,9 @@
 """Reset and shutdown soak: boot the femu guest again and again, each boot writing and
 verifying data with fio around one kind of event, and count what went wrong.
 
-    python -m femu_lab.soak --pattern all --boots 50 --out /tmp/soak
-    python -m femu_lab.soak --pattern reset-controller --pattern reboot --boots 5
-    python -m femu_lab.soak --pattern device-del-add --device nvme --unplugs-per-boot 20 \
+    femu-lab soak --pattern all --boots 50 --out /tmp/soak
+    femu-lab soak --pattern reset-controller --pattern reboot --boots 5
+    femu-lab soak --pattern device-del-add --device nvme --unplugs-per-boot 20 \
         --boots 25 --out /tmp/soak-nvme
 
 Patterns (femu_lab.soak.guest): poweroff, reboot, reset-controller, pci-remove-rescan,
@@ -40,11 +40,11 @@ import traceback
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from femu_common.cli_args import UsageError, describe
 from femu_common.progress import Progress
 from femu_guest.image import ensure_image
 
-from .. import paths, setup_steps
-from ..vm import accel
+from .. import lab_options, paths, setup_steps
 from . import guest as soak_guest
 from .boot import DEVICES, BootOutcome, BootPlan, run_boot
 from .console import ConsoleFacts
@@ -143,9 +143,8 @@ def _outcome_record(outcome: BootOutcome, index: int, binary: str) -> Dict[str, 
             "folder": str(outcome.folder)}
 
 
-def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m femu_lab.soak",
-                                     description=__doc__.split("\n\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    describe(parser, __doc__.split("\n\n")[0], formatter_class=argparse.HelpFormatter)
     parser.add_argument("--pattern", action="append", required=True,
                         choices=[*soak_guest.PATTERNS, "all"],
                         help="repeatable; 'all' = every pattern")
@@ -161,10 +160,9 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
                              "on a raw file of the same logical size, for comparison")
     parser.add_argument("--size-mib", type=int, default=32,
                         help="fio region in MiB (the device has 96 MiB)")
-    parser.add_argument("--qemu", type=Path, default=DEFAULT_QEMU,
-                        help="default build-femu/qemu-system-x86_64 (the -sanitize one "
-                             "works too: its reports count as crashes)")
-    setup_steps.add_guest_arguments(parser)
+    lab_options.add_guest_options(parser, DEFAULT_QEMU,
+                                  "default build-femu/qemu-system-x86_64 (the -sanitize one "
+                                  "works too: its reports count as crashes)")
     parser.add_argument("--out", type=Path, default=None,
                         help="default: results/soak-<time>")
     parser.add_argument("--findings", type=Path, default=None,
@@ -176,18 +174,22 @@ def parse_args(argv: Optional[List[str]]) -> argparse.Namespace:
                         help=f"guest-side limit per boot in seconds (host: 180 s more; "
                              f"default {DEFAULT_JOB_TIMEOUT}, device-del-add "
                              f"{JOB_SECONDS_PER_UNPLUG} per event if that is more)")
-    args = parser.parse_args(argv)
+
+
+def settle(args: argparse.Namespace) -> argparse.Namespace:
+    """The parsed options checked (UsageError), 'all' spelt out as every pattern once and
+    the default --out filled in."""
     if args.boots < 1 or (args.events is not None and args.events < 1):
-        parser.error("--boots and --events must be at least 1")
+        raise UsageError("--boots and --events must be at least 1")
     if args.unplugs_per_boot is not None and args.unplugs_per_boot < 1:
-        parser.error("--unplugs-per-boot must be at least 1")
+        raise UsageError("--unplugs-per-boot must be at least 1")
     if not 1 <= args.size_mib <= 64:
-        parser.error("--size-mib must be between 1 and 64 (the device holds 96 MiB)")
+        raise UsageError("--size-mib must be between 1 and 64 (the device holds 96 MiB)")
     if "all" in args.pattern:
         args.pattern = list(soak_guest.PATTERNS)
     args.pattern = list(dict.fromkeys(args.pattern))
     if args.unplugs_per_boot is not None and "device-del-add" not in args.pattern:
-        parser.error("--unplugs-per-boot is for the device-del-add pattern")
+        raise UsageError("--unplugs-per-boot is for the device-del-add pattern")
     if args.out is None:
         args.out = paths.REPO_ROOT / "results" / time.strftime("soak-%Y%m%d-%H%M%S")
     return args
@@ -221,19 +223,15 @@ def _stop_on_sigterm(signum, frame):
     raise KeyboardInterrupt
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    args = parse_args(argv)
+def run(args: argparse.Namespace) -> int:
+    """The soak; 0 when every boot passed, 1 otherwise. Bad options and a missing QEMU
+    raise UsageError, an accelerator that cannot be had AccelError (both exit status 2)."""
+    args = settle(args)
     if not args.qemu.exists():
-        print(f"soak: error: {args.qemu} is missing: build it with build-femu/femu-compile.sh",
-              file=sys.stderr)
-        return 2
+        raise UsageError(f"{args.qemu} is missing: build it with build-femu/femu-compile.sh")
     image = ensure_image(quiet=True, release=args.guest_release)
     log = Progress("soak")
-    try:
-        setup_steps.choose_accel(args.accel, args.qemu, image, log)
-    except accel.AccelError as error:
-        print(f"soak: error: {error}", file=sys.stderr)
-        return 2
+    setup_steps.choose_accel(args.accel, args.qemu, image, log)
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
     args.out.mkdir(parents=True, exist_ok=True)
     totals = {p: PatternTotals(p) for p in args.pattern}

@@ -1,5 +1,6 @@
 """`femu-lab sweep`: one workload over several configuration settings.
 
+  command  the command: its options (the Slurm ones too) and the sweep they ask for
   plan     the --set axes and their points
   checks   what must hold before a sweep starts (every point's configuration)
   folder   the sweep folder: one folder per point, their states, resuming

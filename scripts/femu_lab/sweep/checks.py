@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from femu_common.cli_args import size_bytes
+from femu_common.errors import InputError
 
 from .. import devconfig
 from ..devconfig import ConfigError, DeviceConfig
@@ -18,7 +19,7 @@ from .plan import Point, SweepPlan
 MIB = 1 << 20
 
 
-class CheckError(ValueError):
+class CheckError(InputError):
     """A sweep that must not start; the message is one line."""
 
 

@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Dict, List, Optional
 
+from femu_common.errors import InputError
+
 from .. import paths
 from ..run import vm_run as lab_run
 from ..workloads import Workload
@@ -26,7 +28,7 @@ OPTIONAL_KEYS = {"baseline": False, "steady": None}
 DONE, FAILED, INCOMPLETE, NEW = "done", "failed", "incomplete", "new"
 
 
-class FolderError(ValueError):
+class FolderError(InputError):
     """The folder cannot take this sweep; the message is one line."""
 
 

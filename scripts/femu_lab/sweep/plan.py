@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Sequence, Tuple
 
 from femu_common.cli_args import key_value
+from femu_common.errors import InputError
 
 from ..run import workload_params
 
@@ -34,7 +35,7 @@ BASELINE_LABEL = "single stream (baseline)"
 BASELINE_SETTINGS = (("placement", "single"),)
 
 
-class PlanError(ValueError):
+class PlanError(InputError):
     """A malformed --set; the message is one line naming the item."""
 
 

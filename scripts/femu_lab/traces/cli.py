@@ -16,11 +16,13 @@ import os
 import sys
 from pathlib import Path
 
-from femu_common.cli_args import UsageError, number, size_bytes, whole_number
+from femu_common.cli_args import UsageError, describe, number, size_bytes, whole_number
 
 from .. import output_file
 from . import femu_trace, generate as generator, requests
 from .writers import WRITERS
+
+PROG = "femu-lab trace"
 
 
 def footprint_bytes(text: str) -> int:
@@ -31,6 +33,7 @@ def footprint_bytes(text: str) -> int:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    describe(parser, __doc__.split("\n\n")[0].strip())
     actions = parser.add_subparsers(dest="trace_command", metavar="ACTION",
                                     parser_class=type(parser))
     actions.required = True
@@ -79,7 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     femu_trace.add_reader_arguments(convert)
 
 
-def run(args: argparse.Namespace, prog: str) -> int:
+def run(args: argparse.Namespace, prog: str = PROG) -> int:
     if args.trace_command == "generate":
         return _generate(args, prog)
     if args.trace_command == "info":

@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Sequence, Union
 
 from femu_common.cli_args import whole_number
 from femu_common.command import CommandError, run as run_command
+from femu_common.errors import RunFailure
 
 from .. import devconfig
 
@@ -24,7 +25,7 @@ LBA_MAPS = ("modulo", "scale", "refuse")
 MIB = 1 << 20
 
 
-class TraceToolError(RuntimeError):
+class TraceToolError(RunFailure):
     """femu-trace is missing, or failed; one line (its own last line when it said one)."""
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import BinaryIO, Dict, Iterable, Iterator, TextIO
 
 from femu_common.cli_args import shown
+from femu_common.errors import RunFailure
 from femu_common.progress import LiveLine
 
 from .. import output_file
@@ -27,7 +28,7 @@ LIVE_LINE_RECORDS = 200_000    # smaller traces take under a second: no progress
 MASK_PAGES = 64                # pages per bit mask of _TouchedPages
 
 
-class TraceWriteError(RuntimeError):
+class TraceWriteError(RunFailure):
     """OUT could not be written (a full disk, an I/O error); one line."""
 
 

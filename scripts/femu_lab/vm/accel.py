@@ -26,6 +26,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Optional, Sequence, Tuple
 
+from femu_common.errors import RunFailure
+
 CHOICES = ("auto", "kvm", "tcg")
 ENV_VAR = "FEMU_ACCEL"
 PROBE_MARKER = b"femu-guest: accelerator probe: user space reached"
@@ -44,9 +46,10 @@ _KVM_CREATE_VM = 0xAE01
 _KVM_API_VERSION = 12
 
 
-class AccelError(RuntimeError):
+class AccelError(RunFailure):
     """A request that cannot be met: an unknown name, or KVM asked for where it cannot
-    run a guest. The message is one line."""
+    run a guest. The message is one line; exit status 2, as a bad argument's."""
+    exit_status = 2
 
 
 @dataclass

@@ -123,7 +123,3 @@ def main(argv=None) -> int:
     if result.exit_status is None:
         return 125
     return result.exit_status
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Union
 
+from femu_common.errors import RunFailure
 from femu_common.progress import Progress
 from femu_guest.image import ensure_image, load_manifest
 
@@ -49,7 +50,7 @@ def guest_file_path(name: str) -> str:
     return f"/sys/firmware/qemu_fw_cfg/by_name/{GUEST_FILES_FW_CFG}/{name}/raw"
 
 
-class VmError(RuntimeError):
+class VmError(RunFailure):
     pass
 
 

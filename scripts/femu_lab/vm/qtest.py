@@ -15,11 +15,13 @@ import time
 from pathlib import Path
 from typing import List, Optional, Sequence
 
+from femu_common.errors import RunFailure
+
 PCI_CONFIG_ADDRESS = 0xCF8
 PCI_CONFIG_DATA = 0xCFC
 
 
-class QTestError(RuntimeError):
+class QTestError(RunFailure):
     """QEMU refused a command, died, or did not answer in time."""
 
 

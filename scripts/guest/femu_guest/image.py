@@ -444,7 +444,3 @@ def main(argv=None, prog=None) -> int:
     print(image.kernel)
     print(image.initramfs)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
