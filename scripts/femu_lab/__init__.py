@@ -2,17 +2,17 @@
 
   cli          the `femu-lab` command line (also `python -m femu_lab`)
   vm/          QEMU and the guest: launch, `femu-vm` (vm.cli), accelerator, result framing,
-               qtest
+               qtest, the QMP client (vm.qmp)
   run/         one lab run: run-blackbox.sh and `femu-lab run` (run.blackbox), the run in
-               the VM or in ftl-sim, its report, ageing (`femu-lab age`), FEMU-compatible
-               mode
+               the VM or in ftl-sim, its report (with its FDP and zoned figures), the
+               power cut (run.cut_spec), ageing (`femu-lab age`), FEMU-compatible mode
   sweep/       `femu-lab sweep`: plan, checks, folders, runner, report
   slurm/       a sweep as a Slurm array job
   soak/        reset / unplug soak in real guests (python -m femu_lab.soak)
   bench/       `femu-lab bench` and the device figures beside QEMU's stock NVMe
   dftl/        `femu-lab dftl-study`
-  zns/         the zoned namespace's figures of a run
-  fdp/         a run's FDP figures (fdp.report) and `femu-lab fdp-lab` (fdp.lab)
+  zns/         zns-compaction's plan as an ftl-sim trace
+  fdp/         `femu-lab fdp-lab` (fdp.lab)
 
 Shared by several of them: paths (where things live), devconfig (an SSD configuration,
 checked by ftl-sim), ftl_sim (the one way ftl-sim is run), workloads (the workload
