@@ -72,6 +72,15 @@ def test_imports_point_down_the_layers(repo_root, package):
     assert upward_imports(repo_root / PACKAGE_DIRS[package], package) == []
 
 
+def test_the_analysis_starts_no_process(repo_root):
+    """femu_analysis only analyses: running ftl-sim (or anything) is femu_lab's."""
+    root = repo_root / PACKAGE_DIRS["femu_analysis"]
+    starts = [f"{path.name}:{line}" for path in sorted(root.rglob("*.py"))
+              for line, name in _imports(path, "femu_analysis", root)
+              if name[0] in ("subprocess", "multiprocessing")]
+    assert starts == []
+
+
 def test_the_generic_parts_import_no_lab():
     lab = set(LAB_LAYERS[1])
     assert {"vm", "run"} <= set(LAB_LAYERS[0]) and not lab & set(LAB_LAYERS[0])
