@@ -12,7 +12,8 @@
   bench/       `femu-lab bench` and the device figures beside QEMU's stock NVMe
   dftl/        `femu-lab dftl-study`
   zns/         zns-compaction's plan as an ftl-sim trace
-  fdp/         `femu-lab fdp-lab` (fdp.lab)
+  fdp/         `femu-lab fdp-lab` (fdp.lab), `femu-lab fdp-bench` (fdp.bench: the textbook
+               hot/cold case in ftl-sim against femu_analysis.fdp_model's optimum)
 
 Shared by several of them: paths (where things live), devconfig (an SSD configuration,
 checked by ftl-sim), ftl_sim (the one way ftl-sim is run), workloads (the workload
