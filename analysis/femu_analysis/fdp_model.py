@@ -99,3 +99,20 @@ def hot_cold_optimum(logical_pages, hot_fraction_of_lbas, hot_fraction_of_writes
     hot = max(1, math.floor(logical_pages * hot_fraction_of_lbas + 0.5))
     classes = [(hot, hot_fraction_of_writes), (logical_pages - hot, 1 - hot_fraction_of_writes)]
     return optimal_split(classes, total_spare)
+
+
+def spare_of(summary: dict, open_units: int = 0) -> int:
+    """The spare GC can use on the geometry of an ftl-sim run (its --summary JSON), as
+    spare_pages counts it: good pages less the logical ones less the units foreground GC
+    keeps free (open_units more if asked)."""
+    cfg = summary["config"]
+    page = summary["geometry"]["page_bytes"]
+    blocks_per_lun = cfg["blks_per_pl"] * cfg["pls_per_lun"]
+    luns = cfg["luns_per_ch"] * cfg["nchs"]
+    per_unit = cfg["pgs_per_blk"] * (1 if cfg["gc_unit"] == "block" else luns)
+    units = blocks_per_lun * (luns if cfg["gc_unit"] == "block" else 1)
+    reserve = (100 - cfg["gc_thres_pcent_high"]) * units // 100
+    bad = blocks_per_lun * cfg["bad_blk_pcent"] // 100 * luns * cfg["pgs_per_blk"]
+    good = summary["geometry"]["raw_bytes"] // page - bad
+    logical = summary["geometry"]["logical_bytes"] // page
+    return spare_pages(good, logical, reserve, per_unit, open_units)

@@ -4,18 +4,19 @@
                registry (name -> module with add_arguments and run); lab_options, the
                options several commands share (the SSD, the machine)
   vm/          QEMU and the guest: launch, `femu-vm` (vm.cli), accelerator, result framing,
-               qtest
+               qtest, the QMP client (vm.qmp)
   run/         one lab run: run-blackbox.sh and `femu-lab run` (run.blackbox), the run in
-               the VM or in ftl-sim, its report, ageing (`femu-lab age`), FEMU-compatible
-               mode
+               the VM or in ftl-sim, its report (with its FDP and zoned figures), the
+               power cut (run.cut_spec), ageing (`femu-lab age`), FEMU-compatible mode
   sweep/       `femu-lab sweep`: plan, checks, folders, runner, report
   slurm/       a sweep as a Slurm array job
   soak/        `femu-lab soak`: reset / unplug soak in real guests
   bench/       `femu-lab bench`, `device-figures` and `stock-nvme-bench`: the device
                beside QEMU's stock NVMe
   dftl/        `femu-lab dftl-study`
-  zns/         the zoned namespace's figures of a run
-  fdp/         a run's FDP figures (fdp.report) and `femu-lab fdp-lab` (fdp.lab)
+  zns/         the zoned namespace's figures: zns-compaction's plan as an ftl-sim trace
+  fdp/         `femu-lab fdp-lab` (fdp.lab), `femu-lab fdp-bench` (fdp.bench: the textbook
+               hot/cold case in ftl-sim against femu_analysis.fdp_model's optimum)
   hotcold/     `femu-lab hotcold-table`: hot/cold separation against one stream in ftl-sim
   crash/       `femu-lab crash`: the crash-consistency lab (file systems, power cuts)
   traces/      `femu-lab trace`: synthetic traces in every format, femu-trace from Python

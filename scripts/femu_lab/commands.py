@@ -58,6 +58,10 @@ COMMANDS = (
     Command("fdp-lab", "femu_lab.fdp.lab",
             "FDP: fdp-separation with and without placement identifiers (aged states, VM "
             "runs, ftl-sim replays, femu-plot fdp, a table)"),
+    Command("fdp-bench", "femu_lab.fdp.bench",
+            "FDP textbook hot/cold case in ftl-sim: WAF with one and two handles against "
+            "the analytic optimum, and ftl-sim's speed with placement=fdp (figures only)",
+            resumable=False),
     Command("crash", "femu_lab.crash.lab",
             "crash consistency: ext4 / F2FS x barriers x plp, power cut at random points, "
             "rebooted, durable writes checked (a table)"),

@@ -1,6 +1,6 @@
 """The one way the lab runs ftl-sim (configuration checks, ageing, sweep points, the bench
-row, the DFTL study): the command line to the end with its output captured, stdin
-closed, and a failure as femu_common's CommandError, whose one line is
+row, the DFTL study, the FDP bench): the command line to the end with its output
+captured, stdin closed, and a failure as femu_common's CommandError, whose one line is
 
     ftl-sim failed (exit status 2): ftl-sim: --set gc_threshold: ... (see ftl-sim --help)
 
@@ -24,12 +24,13 @@ class SimError(RunFailure):
 
 
 def run_ftl_sim(args: Sequence[Union[str, Path]], log: Optional[Path] = None,
-        timeout: Optional[float] = None) -> subprocess.CompletedProcess:
-    """ftl-sim (args[0] is the binary) with args; its stdout and stderr also go to log
-    when given, whether it succeeded or not. CommandError when it cannot start, runs
-    past timeout or exits non-zero."""
+        timeout: Optional[float] = None,
+        cwd: Optional[Path] = None) -> subprocess.CompletedProcess:
+    """ftl-sim (args[0] is the binary) with args, in cwd when given (its relative paths);
+    its stdout and stderr also go to log when given, whether it succeeded or not.
+    CommandError when it cannot start, runs past timeout or exits non-zero."""
     try:
-        proc = run_command(args, NAME, timeout=timeout, stdin=subprocess.DEVNULL)
+        proc = run_command(args, NAME, timeout=timeout, cwd=cwd, stdin=subprocess.DEVNULL)
     except CommandError as error:
         if log is not None and error.proc is not None:
             log.write_text(error.proc.stdout + error.proc.stderr)

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from femu_lab.soak.qmp import Qmp, QmpError, qmp_args
+from femu_lab.vm.qmp import Qmp, QmpError, qmp_args
 from nvme_qtest import (CSTS, CSTS_RDY, IO_FLUSH, IO_READ, IO_WRITE, SMALL_GEOMETRY, Command,
                         femu_only, nvme_qemu, pattern, ready, start, wait_for)  # noqa: F401
 

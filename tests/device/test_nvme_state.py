@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from femu_lab.soak.qmp import Qmp, QmpError, qmp_args
+from femu_lab.vm.qmp import Qmp, QmpError, qmp_args
 from nvme_qtest import (CSTS, IO_READ, IO_WRITE, SC_INVALID_FIELD, SMALL_GEOMETRY, Command,
                         Machine, femu_only, nvme_qemu, pattern, ready, wait_for)  # noqa: F401
 from femu_device import LAUNCH_TIMEOUT, MACHINE

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from femu_analysis import fdp_model, fdp_textbook
+from femu_analysis import fdp_model
+from femu_lab.fdp import textbook as fdp_textbook
 
 WRITES = 300_000        # per run; the steady state is the second N of fill + 2N
 
@@ -48,9 +49,9 @@ def test_textbook_two_handles_reach_the_analytic_optimum(ftl_sim, repo_root):
 
 def test_one_handle_is_placement_single(ftl_sim, repo_root):
     args = fdp_textbook.textbook_args
-    single = fdp_textbook.run_ftl_sim(ftl_sim, args(fdp_textbook.SINGLE, WRITES), repo_root)
-    fdp = fdp_textbook.run_ftl_sim(ftl_sim, args(fdp_textbook.CASES["one handle"], WRITES),
-                                   repo_root)
+    single = fdp_textbook.timed_run(ftl_sim, args(fdp_textbook.SINGLE, WRITES), repo_root)
+    fdp = fdp_textbook.timed_run(ftl_sim, args(fdp_textbook.CASES["one handle"], WRITES),
+                                 repo_root)
     for key in ("host_write_pages", "gc_write_pages", "gc_read_pages", "gc_runs",
                 "erased_blocks", "waf", "ops", "mean_latency_us", "max_latency_us",
                 "sim_time_s", "gc_victim_valid_pages", "victim_histogram", "wear"):
@@ -133,7 +134,7 @@ def test_disjoint_lifetimes_separate_perfectly(ftl_sim, tmp_path, repo_root):
 def test_model_spare_matches_the_geometry(run_ftl_sim, tmp_path):
     s = summary(run_ftl_sim, tmp_path, "--config", fdp_textbook.CONFIG,
                 "--set", "mapping=page", "--io-size", "4k")
-    assert fdp_textbook.spare_of(s) == 6592
-    assert fdp_textbook.spare_of(s, open_units=2) == 6464
+    assert fdp_model.spare_of(s) == 6592
+    assert fdp_model.spare_of(s, open_units=2) == 6464
     assert fdp_model.hot_cold_optimum(24576, 0.1, 0.9, 6592)[0] == pytest.approx(1.437,
                                                                                  abs=0.001)

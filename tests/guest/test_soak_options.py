@@ -11,7 +11,7 @@ from femu_lab import cli as lab_cli
 from femu_lab.soak import boot as soak_boot, runner as soak
 from femu_lab.soak.boot import BootOutcome, BootPlan, _HostSide, _judge
 from femu_lab.soak.console import ConsoleFacts, parse
-from femu_lab.soak.qmp import NoReply, QmpError
+from femu_lab.vm.qmp import NoReply, QmpError
 from femu_lab.soak.table import PatternTotals, table
 from femu_lab.vm import launch as vm
 

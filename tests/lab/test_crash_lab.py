@@ -187,7 +187,7 @@ def test_the_table(tmp_path):
 # ---- femu-lab run --power-cut: the spec
 
 def test_cut_specs():
-    from femu_lab.crash import cut_spec
+    from femu_lab.run import cut_spec
     assert cut_spec.parse("at=2.5", 1, runtime_s=60).at_s == 2.5
     assert cut_spec.parse("after-writes=40", 1).device_value == "after-writes=40"
     assert cut_spec.parse("after-flushes=3", 1).device_value == "after-flushes=3"
@@ -224,7 +224,7 @@ HOSTILE_SPECS = ["after-writes=²", "after-flushes=\u0663", "random=" + "9" * 50
 
 @pytest.mark.parametrize("spec", HOSTILE_SPECS)
 def test_cut_specs_take_ascii_digits_only(spec):
-    from femu_lab.crash import cut_spec
+    from femu_lab.run import cut_spec
     with pytest.raises(cut_spec.CutSpecError) as error:
         cut_spec.parse(spec, 1, runtime_s=60)
     message = str(error.value)

@@ -1,7 +1,7 @@
 """The FDP lab without a guest: the fdp-separation workload (its header, its '# sim:'
 line, and its guest job run by the host's sh with stand-in nvme, blockdev and fio), ageing
 both variants in ftl-sim, version-4 recordings as workloads, a run's FDP figures
-(femu_lab.fdp.report) and femu-lab fdp-lab's checks, folder, replay and table."""
+(femu_lab.run.fdp_report) and femu-lab fdp-lab's checks, folder, replay and table."""
 import json
 import os
 import shutil
@@ -13,8 +13,8 @@ import pytest
 
 from femu_common.cli_args import UsageError
 from femu_lab import cli, devconfig, workloads
-from femu_lab.fdp import lab as fdp_lab, report as fdp_report
-from femu_lab.run import aged
+from femu_lab.fdp import lab as fdp_lab
+from femu_lab.run import aged, fdp_report
 
 LAB_FDP = "conf/lab-fdp.conf"
 MIB = 1 << 20

@@ -9,7 +9,7 @@ import pytest
 
 from femu_lab import devconfig, workloads
 from femu_lab.length import Length
-from femu_lab.zns import report as zns_report
+from femu_lab.run import zns_report
 
 ZNS_WORKLOADS = ("zns-fio", "zns-f2fs", "zns-compaction")
 PLANNER = workloads.LIBRARY / "lib" / "zns-compaction.sh"

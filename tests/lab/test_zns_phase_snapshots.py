@@ -10,7 +10,7 @@ from femu_analysis.loader import load_run
 from femu_analysis.summary import summarize
 from femu_analysis.window import find_window
 from femu_lab.run import report as run_report
-from femu_lab.zns import report as zns_report
+from femu_lab.run import zns_report
 
 ZONED = ["--config", "conf/lab-1g.conf", "--config", "conf/nand/mlc.conf", "--set", "zoned=1",
          "--set", "zones=8", "--set", "zone_luns=4", "--set", "zone_cap=8M"]

@@ -23,10 +23,10 @@ from femu_common.errors import RunFailure
 
 from ..file_tail import FileTail
 from ..soak.boot import SOAK_SSD
-from ..soak.qmp import Qmp, QmpError, qmp_args
+from ..vm.qmp import Qmp, QmpError, qmp_args
 from ..vm import launch as vm
 from . import guest
-from .cut_spec import DEV_ID, DEV_PATH
+from ..run.cut_spec import DEV_ID, DEV_PATH
 from .verdict import ConsoleError, ConsoleParser, CutVerdict, judge
 
 # The soak's small SSD (96 MiB logical, short latencies: quick under TCG) with a 4 MiB

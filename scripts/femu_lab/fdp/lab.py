@@ -42,7 +42,7 @@ from .. import devconfig, lab_options, paths, setup_steps, workloads
 from ..devconfig import DeviceConfig
 from ..ftl_sim import CommandError, run_ftl_sim
 from ..run import aged, vm_run as lab_run
-from . import report as fdp_report
+from ..run import fdp_report
 
 PROG = "femu-lab fdp-lab"
 DEFAULT_CONFIG = paths.REPO_ROOT / "conf" / "lab-fdp.conf"

@@ -6,6 +6,9 @@
   vm_run       one run in the VM: its results folder, the guest job, the analysis
   sim_run      one run through ftl-sim in simulated time (a sweep's --engine sim point)
   report       a run folder's figures, summaries and headline
+  fdp_report   a run's FDP figures: WAF from the FDP statistics log and stats.csv
+  zns_report   a run's zoned figures per phase (zns-phases.csv)
+  cut_spec     --power-cut: the spec, and the thread that cuts over QMP
   live_progress  the progress line a run prints while the device works
   aged         `femu-lab age`: an aged FTL state a run starts from (--aged)
   compat       FEMU-compatible mode: the user's own disk image with the femu SSD

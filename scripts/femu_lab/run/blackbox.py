@@ -25,12 +25,12 @@ from typing import List, Optional
 from femu_common.cli_args import OneLineParser, UsageError, shown, whole_number
 
 from .. import devconfig, lab_options, paths, setup_steps, workloads
-from ..crash import cut_spec
+from . import cut_spec
 from ..devconfig import ConfigError
 from ..vm import accel
 from ..workloads import WorkloadError
-from ..fdp import report as fdp_report
-from ..zns import report as zns_report
+from . import fdp_report
+from . import zns_report
 from ..traces import femu_trace
 from . import aged, compat, trace_replay, vm_run as lab_run
 from .aged import AgedError

@@ -36,13 +36,13 @@ from typing import Callable, Dict, Optional, Sequence, Type
 from femu_common.errors import RunFailure
 
 from .. import setup_steps
-from ..crash.cut_spec import DEV_ID, CutDriver, CutSpec
+from .cut_spec import DEV_ID, CutDriver, CutSpec
 from ..devconfig import DeviceConfig
-from ..fdp import report as fdp_report
-from ..soak.qmp import qmp_args
+from . import fdp_report
+from ..vm.qmp import qmp_args
 from ..vm import accel, launch as vm
 from ..workloads import Workload
-from ..zns import report as zns_report
+from . import zns_report
 from ..length import measured_workload_seconds
 from .live_progress import LiveProgress
 from . import workload_params
@@ -85,7 +85,7 @@ class LabRequest:
     initramfs: Optional[Path] = None
     guest_files: Dict[str, Path] = field(default_factory=dict)   # copied into the folder,
                                    # then given to the guest (a trace replay's iolog)
-    power_cut: Optional[CutSpec] = None   # the host cuts the device's power (crash/cut_spec)
+    power_cut: Optional[CutSpec] = None   # the host cuts the device's power (run/cut_spec)
     workload_params: Dict[str, str] = field(default_factory=dict)   # a sweep's wl.* keys
     steady: Optional[SteadyRule] = None   # measure where WAF settled (run/steady.py)
 

@@ -29,7 +29,7 @@ from ..vm import accel, launch as vm
 from ..vm.launch import make_backing_file
 from . import guest as soak_guest
 from .console import JOB_START, ConsoleFacts, parse
-from .qmp import NoReply, Qmp, QmpError, qmp_args
+from ..vm.qmp import NoReply, Qmp, QmpError, qmp_args
 
 # 96 MiB logical on 160 MiB of flash, short program/erase latencies (the device of
 # tests/guest/femu_fixtures.py): a soak region of 32 MiB is written in seconds under TCG.

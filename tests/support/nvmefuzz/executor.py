@@ -38,7 +38,7 @@ import time
 from collections import defaultdict
 from typing import Dict, List, Tuple
 
-from femu_lab.soak.qmp import QmpError
+from femu_lab.vm.qmp import QmpError
 from femu_lab.vm.qtest import QTestError
 from nvme_qtest import CAP, VS, need_event
 

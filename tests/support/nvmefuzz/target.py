@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Optional
 
 import nvme_qtest
-from femu_lab.soak.qmp import Qmp, QmpError, qmp_args
+from femu_lab.vm.qmp import Qmp, QmpError, qmp_args
 from femu_lab.vm.qtest import QTest
 
 from . import variant as variants

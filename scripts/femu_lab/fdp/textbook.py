@@ -7,17 +7,19 @@ on its own (FDP, --fdp 0 --fdp-hot 1) with GC choosing victims per handle
 
 Steady-state WAF is taken as the difference of two runs, fill + N and fill + 2N writes:
 (media pages of the second - of the first) / N, so the fill and the transient after it
-cancel. fdp_model gives the analytic optimum to hold it against.
+cancel. femu_analysis.fdp_model gives the analytic optimum to hold it against.
 """
 import json
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from . import fdp_model
+from femu_analysis import fdp_model
+from femu_common.command import last_line
+
+from ..ftl_sim import CommandError, run_ftl_sim
 
 CONFIG = "conf/lab-dftl.conf"
 BASE = ["--set", "mapping=page", "--set", "gc_mode=line", "--set", "gc_thres_pcent=95",
@@ -65,17 +67,19 @@ class SteadyState:
     extra: Dict[str, float] = field(default_factory=dict)
 
 
-def run_ftl_sim(ftl_sim: Path, args: Sequence[str], cwd: Optional[Path] = None) -> Run:
-    """ftl-sim ARGS --summary (a temporary file); its summary and host seconds."""
+def timed_run(ftl_sim: Path, args: Sequence[str], cwd: Optional[Path] = None) -> Run:
+    """ftl-sim ARGS --summary (a temporary file); its summary and host seconds.
+    RuntimeError naming the arguments and ftl-sim's last line on stderr."""
     with tempfile.TemporaryDirectory(prefix="fdp-textbook-") as folder:
         path = Path(folder) / "summary.json"
         start = time.perf_counter()
-        proc = subprocess.run([str(ftl_sim), *map(str, args), "--summary", str(path)],
-                              capture_output=True, text=True, cwd=cwd, stdin=subprocess.DEVNULL)
+        try:
+            run_ftl_sim([ftl_sim, *args, "--summary", path], cwd=cwd)
+        except CommandError as error:
+            said = last_line(error.proc.stderr) if error.proc is not None else error.reason
+            raise RuntimeError(f"ftl-sim {' '.join(map(str, args))}: "
+                               f"{said or f'exit status {error.returncode}'}") from None
         seconds = time.perf_counter() - start
-        if proc.returncode != 0:
-            last = proc.stderr.strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
-            raise RuntimeError(f"ftl-sim {' '.join(map(str, args))}: {last[0]}")
         return Run(json.loads(path.read_text()), seconds)
 
 
@@ -88,8 +92,8 @@ def steady_state(ftl_sim: Path, name: str, args_for, writes: int,
                  cwd: Optional[Path] = None) -> SteadyState:
     """Steady-state WAF of the workload args_for(n) with n = writes and 2 x writes: the
     media pages of the second N writes over their host pages, overall and per handle."""
-    short = run_ftl_sim(ftl_sim, args_for(writes), cwd)
-    long = run_ftl_sim(ftl_sim, args_for(2 * writes), cwd)
+    short = timed_run(ftl_sim, args_for(writes), cwd)
+    long = timed_run(ftl_sim, args_for(2 * writes), cwd)
     host = long.host_pages - short.host_pages
     media = [b - a for a, b in zip(short.media_pages(), long.media_pages())]
     hosts = [b["host_pages"] - a["host_pages"] for a, b in
@@ -105,24 +109,9 @@ def textbook_case(ftl_sim: Path, name: str, writes: int = DEFAULT_WRITES,
     return steady_state(ftl_sim, name, lambda n: textbook_args(case_args, n), writes, cwd)
 
 
-def spare_of(summary: dict, open_units: int = 0) -> int:
-    """The spare GC can use on a run's geometry (fdp_model.spare_pages): good pages less
-    the logical ones less the units foreground GC keeps free (open_units more if asked)."""
-    cfg = summary["config"]
-    page = summary["geometry"]["page_bytes"]
-    blocks_per_lun = cfg["blks_per_pl"] * cfg["pls_per_lun"]
-    luns = cfg["luns_per_ch"] * cfg["nchs"]
-    per_unit = cfg["pgs_per_blk"] * (1 if cfg["gc_unit"] == "block" else luns)
-    units = blocks_per_lun * (luns if cfg["gc_unit"] == "block" else 1)
-    reserve = (100 - cfg["gc_thres_pcent_high"]) * units // 100
-    bad = blocks_per_lun * cfg["bad_blk_pcent"] // 100 * luns * cfg["pgs_per_blk"]
-    good = summary["geometry"]["raw_bytes"] // page - bad
-    logical = summary["geometry"]["logical_bytes"] // page
-    return fdp_model.spare_pages(good, logical, reserve, per_unit, open_units)
-
-
 def analytic_optimum(summary: dict) -> float:
     """The model's best WAF for the textbook classes on this run's geometry."""
     logical = summary["geometry"]["logical_bytes"] // summary["geometry"]["page_bytes"]
-    waf, _ = fdp_model.hot_cold_optimum(logical, HOT_LBAS, HOT_WRITES, spare_of(summary))
+    waf, _ = fdp_model.hot_cold_optimum(logical, HOT_LBAS, HOT_WRITES,
+                                        fdp_model.spare_of(summary))
     return waf

@@ -3,33 +3,28 @@ handle, two with gc_scope=stream and two with gc_scope=global, the analytic opti
 ftl-sim's speed (requests per second of host time) with placement=fdp against
 placement=single on the same workload.
 
-    .venv/bin/python -m femu_analysis.fdp_bench [--ftl-sim PATH] [--writes N]
-        [--speed-writes N] [--repeat R]
+    femu-lab fdp-bench [--ftl-sim PATH] [--writes N] [--speed-writes N] [--repeat R]
 
 Run it from anywhere: configuration paths are the repository's. Progress lines go to
-stderr, the figures to stdout.
+stderr, the figures to stdout. The command line's registry takes add_arguments() and
+run(); an error is one line, `fdp-bench: error: ...`, and exit status 2.
 """
 import argparse
-import os
 import sys
 from pathlib import Path
 
-from femu_common.cli_args import OneLineParser, UsageError, whole_number
+from femu_analysis import fdp_model
+from femu_common.cli_args import UsageError, whole_number
 from femu_common.progress import Progress
 
-from . import fdp_textbook
+from ..devconfig import ftl_sim_path
+from ..paths import REPO_ROOT as REPO
+from . import textbook as fdp_textbook
 
 PROG = "fdp-bench"
-REPO = Path(__file__).resolve().parents[2]
 
 
-def default_ftl_sim() -> Path:
-    build = Path(os.environ.get("FEMU_BUILD_DIR", REPO / "build" / "release"))
-    return build / "tools" / "ftl-sim" / "ftl-sim"
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog=PROG, description=__doc__.split("\n\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ftl-sim", type=Path, default=None, metavar="PATH",
                         help="the ftl-sim binary (default: $FEMU_BUILD_DIR or build/release)")
     parser.add_argument("--writes", type=whole_number(1000, 10**8),
@@ -41,7 +36,6 @@ def build_parser() -> argparse.ArgumentParser:
                                           "(default %(default)s)")
     parser.add_argument("--repeat", type=whole_number(1, 100), default=3, metavar="R",
                         help="speed runs of each placement; the fastest counts (default 3)")
-    return parser
 
 
 def speed(ftl_sim, case_args, writes, repeat, say, label):
@@ -49,8 +43,8 @@ def speed(ftl_sim, case_args, writes, repeat, say, label):
     best = None
     for attempt in range(repeat):
         say(f"speed, {label}: run {attempt + 1} of {repeat}")
-        run = fdp_textbook.run_ftl_sim(ftl_sim, fdp_textbook.textbook_args(case_args, writes),
-                                       REPO)
+        run = fdp_textbook.timed_run(ftl_sim, fdp_textbook.textbook_args(case_args, writes),
+                                     REPO)
         rate = run.requests() / run.seconds
         best = rate if best is None or rate > best else best
     return best
@@ -72,7 +66,7 @@ def bench(ftl_sim, writes, speed_writes, repeat, say, out=None):
         handles = ", ".join("-" if w is None else f"{w:.3f}" for w in case.handle_wafs)
         print(f"  {case.name:32s} {case.waf:6.3f}  {handles}", file=out)
     print(f"  {'analytic optimum':32s} {optimum:6.3f}  (spare "
-          f"{fdp_textbook.spare_of(summary)} pages)", file=out)
+          f"{fdp_model.spare_of(summary)} pages)", file=out)
     placements = {"placement=single": fdp_textbook.SINGLE,
                   "placement=fdp, 2 handles, global": fdp_textbook.CASES[
                       "two handles, gc_scope=global"]}
@@ -85,10 +79,10 @@ def bench(ftl_sim, writes, speed_writes, repeat, say, out=None):
     return cases, optimum, rates
 
 
-def main(argv=None) -> int:
+def run(args: argparse.Namespace) -> int:
+    """The bench with add_arguments()'s options; 0, or 2 after a one-line error."""
     try:
-        args = build_parser().parse_args(argv)
-        ftl_sim = args.ftl_sim or default_ftl_sim()
+        ftl_sim = args.ftl_sim or ftl_sim_path()
         if not ftl_sim.exists():
             raise UsageError(f"{ftl_sim}: no ftl-sim there (build it: ninja -C build/release)")
         bench(ftl_sim, args.writes, args.speed_writes, args.repeat, Progress(PROG))
@@ -96,7 +90,3 @@ def main(argv=None) -> int:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -23,7 +23,7 @@ from typing import Optional
 from femu_common.cli_args import MAX_DIGITS, shown, whole
 from femu_common.errors import InputError
 
-from ..soak.qmp import Qmp, QmpError
+from ..vm.qmp import Qmp, QmpError
 
 DEV_ID = "femu0"                 # the -device id QMP names it by
 DEV_PATH = f"/machine/peripheral/{DEV_ID}"
