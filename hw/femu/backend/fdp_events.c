@@ -6,20 +6,20 @@
  * Fully Written and Reclaim Unit Time Limit Exceeded come from the FTL (femu_ftl/fdp.h,
  * taken by backend/fdp_ftl.c on the FTL thread), Controller Level Reset Modified Reclaim
  * Unit Handles from a controller reset's update of every handle, and Invalid Placement
- * Identifier from a write (cmd/fdp.c). It has no grown defects and moves no data behind
+ * Identifier from a write (cmd/fdp/fdp.c). It has no grown defects and moves no data behind
  * the host's back outside GC, so it raises no controller event (Media Reallocated,
  * Implicitly Modified Reclaim Unit Handle) and the controller events list stays empty.
  *
  * An event is recorded only when its type is enabled, when it happens, on the handle it
  * is about. The list keeps the 63 latest (the log page's room), oldest first; when full
- * the oldest goes. State files keep the list (backend/state.c, checked here on restore)
+ * the oldest goes. State files keep the list (top/state.c, checked here on restore)
  * and the saved enables; the current enables are what a reset or a power-on makes them.
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
 #include "qemu/cutils.h"
 
-#include "cmd/fdp_events.h"
+#include "backend/fdp_events.h"
 
 #define FEMU_FDP_EVENT_PIV      (1u << 0)   /* PID valid */
 #define FEMU_FDP_EVENT_NSIDV    (1u << 1)   /* NSID valid */

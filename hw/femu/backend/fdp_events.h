@@ -1,5 +1,5 @@
 /*
- * FDP events (cmd/fdp_events.c): which event types each reclaim unit handle records
+ * FDP events (backend/fdp_events.c): which event types each reclaim unit handle records
  * (feature 1Eh), the event lists, and the FDP Events log page (23h) built from them.
  * Both the poller and the FTL thread add events; the lists have a lock of their own.
  */
@@ -56,7 +56,7 @@ void femu_fdp_events_reset_clock(FemuCtrl *n);
 /* Log page 23h into buf (FEMU_FDP_EVENTS_LOG_BYTES): host events, or controller events. */
 void femu_fdp_events_log(FemuCtrl *n, bool host, uint8_t *buf);
 
-/* State files (backend/state.c): why a stored event record (FEMU_FDP_EVENT_BYTES) is not
+/* State files (top/state.c): why a stored event record (FEMU_FDP_EVENT_BYTES) is not
  * one femu could have written, or NULL; and the host events list replaced by count such
  * records, oldest first (realize). */
 const char *femu_fdp_event_check(FemuCtrl *n, const uint8_t *record);

@@ -4,18 +4,18 @@
  * These handlers run in vCPU threads with the BQL held. They only store values and wake
  * the poller, which owns every consequence (enable, reset, fetching, completions), so a
  * register write never waits for the data path; the one wait, for a reset, is the state
- * machine's (ctrl/ctrl_state.c).
+ * machine's (top/ctrl_state.c).
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
 #include "hw/pci/msix.h"
 #include "qemu/log.h"
 
-#include "ctrl/bar0.h"
-#include "ctrl/ctrl_state.h"
 #include "ctrl/irq.h"
 #include "ctrl/regs.h"
 #include "ctrl/wake.h"
+#include "top/bar0.h"
+#include "top/ctrl_state.h"
 #include "trace.h"
 
 static void femu_doorbell_write(FemuCtrl *n, hwaddr offset, uint32_t value)

@@ -1,25 +1,25 @@
 /*
- * Every command the controller supports, by command set (cmd/cmd_set.h): what log page
+ * Every command the controller supports, by command set (cmd/core/cmd_set.h): what log page
  * 05h reports of it and the function that runs it. An opcode without a row is Invalid
  * Command Opcode, and absent from the log.
  */
 #include "qemu/osdep.h"
 
-#include "backend/state_save.h"
-#include "cmd/admin.h"
-#include "cmd/aer.h"
-#include "cmd/cmd.h"
-#include "cmd/cmd_set.h"
-#include "cmd/copy.h"
-#include "cmd/fdp.h"
-#include "cmd/fdp_io.h"
-#include "cmd/features.h"
-#include "cmd/identify.h"
-#include "cmd/log.h"
-#include "cmd/media.h"
-#include "cmd/ns.h"
-#include "cmd/nvm.h"
-#include "cmd/zns.h"
+#include "cmd/admin/admin.h"
+#include "cmd/admin/features.h"
+#include "cmd/admin/identify.h"
+#include "cmd/admin/log.h"
+#include "cmd/admin/ns.h"
+#include "cmd/core/aer.h"
+#include "cmd/core/cmd.h"
+#include "cmd/core/cmd_set.h"
+#include "cmd/fdp/fdp.h"
+#include "cmd/fdp/fdp_io.h"
+#include "cmd/health/media.h"
+#include "cmd/io/copy.h"
+#include "cmd/io/nvm.h"
+#include "cmd/io/zns.h"
+#include "top/state_save.h"
 
 const FemuAdminCmd femu_admin_cmds[FEMU_OPCODES] = {
     [NVME_ADM_CMD_DELETE_SQ] = { FEMU_EFF_SUPP, femu_adm_delete_sq },

@@ -38,18 +38,18 @@
 #include "qemu/main-loop.h"
 
 #include "backend/lpn_dump.h"
-#include "cmd/aer.h"
-#include "cmd/fdp_features.h"
-#include "cmd/features.h"
-#include "cmd/media.h"
-#include "cmd/ns.h"
-#include "ctrl/ctrl_state.h"
+#include "cmd/admin/features.h"
+#include "cmd/admin/ns.h"
+#include "cmd/core/aer.h"
+#include "cmd/fdp/fdp_features.h"
+#include "cmd/health/media.h"
 #include "ctrl/dma.h"
 #include "ctrl/irq.h"
 #include "ctrl/queue.h"
 #include "ctrl/regs.h"
 #include "ctrl/request.h"
 #include "ctrl/wake.h"
+#include "top/ctrl_state.h"
 #include "trace.h"
 
 #define FEMU_CTRL_TO(state) (1u << (state))
@@ -157,7 +157,7 @@ static void femu_ctrl_enable(FemuCtrl *n)
 
 /* Controller reset: queues, held AERs, features and status go back to their defaults
  * (FDP's saveable features to their saved values); with FDP on, every handle's open RU
- * is closed (cmd/fdp_features.c, cmd/fdp.c). */
+ * is closed (cmd/fdp/fdp_features.c, cmd/fdp/fdp.c). */
 static void femu_ctrl_reset(FemuCtrl *n)
 {
     femu_ctrl_enter(n, FEMU_CTRL_RESETTING);

@@ -1,4 +1,4 @@
-/* The controller's state machine (ctrl/ctrl_state.c has the transition table). */
+/* The controller's state machine (top/ctrl_state.c has the transition table). */
 #ifndef HW_FEMU_CTRL_CTRL_STATE_H
 #define HW_FEMU_CTRL_CTRL_STATE_H
 

@@ -1,6 +1,6 @@
 /*
  * The poller thread: the controller's engine. Each pass it runs the state machine's
- * transitions a CC write or a reset asked for (ctrl/ctrl_state.c), fetches commands from
+ * transitions a CC write or a reset asked for (top/ctrl_state.c), fetches commands from
  * every submission queue, executes them (data moves between guest memory and the data
  * store at once), hands flash work to the FTL thread, takes back what the FTL finished,
  * and posts the completions whose time has come. It sleeps whenever a pass
@@ -20,16 +20,16 @@
 #include "backend/ftl_thread.h"
 #include "backend/lpn_dump.h"
 #include "backend/power_cut.h"
-#include "backend/state_save.h"
-#include "cmd/cmd_set.h"
-#include "cmd/error_log.h"
-#include "cmd/media.h"
-#include "ctrl/ctrl_state.h"
+#include "cmd/core/cmd_set.h"
+#include "cmd/health/error_log.h"
+#include "cmd/health/media.h"
 #include "ctrl/dma.h"
-#include "ctrl/poller.h"
 #include "ctrl/queue.h"
 #include "ctrl/request.h"
 #include "ctrl/wake.h"
+#include "top/ctrl_state.h"
+#include "top/poller.h"
+#include "top/state_save.h"
 #include "trace.h"
 
 #define FEMU_COMPLETE_BATCH 64
@@ -53,7 +53,7 @@ static void femu_execute(FemuCtrl *n, uint16_t qid, const NvmeCmd *cmd, FemuRequ
         req->status = qid == 0 ? femu_admin_cmd(n, cmd, req) : femu_io_cmd(n, cmd, req);
     }
     if (req->status == NVME_NO_COMPLETE) {
-        return;                  /* an AER: cmd/aer.c holds it until an event */
+        return;                  /* an AER: cmd/core/aer.c holds it until an event */
     }
     trace_femu_cmd(qid, req->cid, cmd->opcode, le32_to_cpu(cmd->nsid), req->status);
     if (req->status != NVME_SUCCESS) {
@@ -130,7 +130,7 @@ static unsigned femu_drain_ftl(FemuCtrl *n)
                 }
                 femu_ctrl_shutdown_retry(n);    /* the reserved request may be back */
             } else if (req->internal || req->epoch != n->epoch) {
-                /* no completion: a controller reset's RUH update (cmd/fdp.c), or a
+                /* no completion: a controller reset's RUH update (cmd/fdp/fdp.c), or a
                  * request from before a reset */
                 femu_req_free(n, req);
             } else {

@@ -1,4 +1,4 @@
-/* The poller thread (ctrl/poller.c), which starts and stops the FTL thread with it. */
+/* The poller thread (top/poller.c), which starts and stops the FTL thread with it. */
 #ifndef HW_FEMU_CTRL_POLLER_H
 #define HW_FEMU_CTRL_POLLER_H
 

@@ -29,18 +29,18 @@
 
 #include "backend/ftl_view.h"
 #include "backend/power_cut.h"
-#include "backend/state.h"
-#include "backend/state_save.h"
-#include "cmd/fdp.h"
-#include "cmd/features.h"
-#include "cmd/media.h"
-#include "cmd/ns.h"
-#include "ctrl/bar0.h"
-#include "ctrl/ctrl_state.h"
+#include "cmd/admin/features.h"
+#include "cmd/admin/ns.h"
+#include "cmd/fdp/fdp.h"
+#include "cmd/health/media.h"
 #include "ctrl/irq.h"
 #include "ctrl/irqfd.h"
-#include "ctrl/poller.h"
 #include "ctrl/regs.h"
+#include "top/bar0.h"
+#include "top/ctrl_state.h"
+#include "top/poller.h"
+#include "top/state.h"
+#include "top/state_save.h"
 #include "femu.h"
 #include "femu_ftl/trace.h"
 
@@ -365,7 +365,7 @@ static bool femu_open_trace(FemuCtrl *n, Error **errp)
     }
     /* The guest may send Copy (either namespace) and zone commands: version 3, or 4 with
      * FDP's reclaim unit handle updates, or 5 with a write buffer, which makes FUA writes
-     * and Volatile Write Cache switches (cmd/nvm.c, cmd/features.c). */
+     * and Volatile Write Cache switches (cmd/io/nvm.c, cmd/admin/features.c). */
     int version = io_trace_version_needed(true, n->ftl_config.placement == FTL_PLACEMENT_FDP,
                                           femu_has_write_cache(n));
     n->trace = io_trace_writer_open_version(n->trace_out, "the femu device",

@@ -32,12 +32,12 @@
 #include "qapi/error.h"
 
 #include "backend/ftl_view.h"
-#include "backend/state.h"
-#include "cmd/fdp.h"
-#include "cmd/fdp_events.h"
-#include "cmd/fdp_features.h"
-#include "cmd/features.h"
-#include "cmd/ns_table.h"
+#include "top/state.h"
+#include "cmd/fdp/fdp.h"
+#include "backend/fdp_events.h"
+#include "cmd/fdp/fdp_features.h"
+#include "cmd/admin/features.h"
+#include "cmd/core/ns_table.h"
 #include "femu_ftl/state.h"
 
 #define FEMU_STATE_TAG_TABLE    STATE_TAG('D', 'N', 'S', 'T')

@@ -1,6 +1,6 @@
 /*
- * Device state files (backend/state.c): what one holds, the restore at realize, and the
- * write that backend/state_save.c (when one is written: exit, vendor C2h, QMP
+ * Device state files (top/state.c): what one holds, the restore at realize, and the
+ * write that top/state_save.c (when one is written: exit, vendor C2h, QMP
  * save-state) calls.
  *
  * The poller owns the namespace table, SMART counters, the per-sector maps and every

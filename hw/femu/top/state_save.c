@@ -20,8 +20,8 @@
 #include "qapi/error.h"
 
 #include "backend/ftl_thread.h"
-#include "backend/state.h"
-#include "backend/state_save.h"
+#include "top/state.h"
+#include "top/state_save.h"
 #include "ctrl/request.h"
 
 /* state_out is checked at realize, so a bad path fails at start-up, not at exit. */

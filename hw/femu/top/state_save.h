@@ -1,6 +1,6 @@
 /*
- * When the device writes its state (backend/state_save.c): at exit and unplug, on vendor
- * C2h, on QMP save-state. What a state file holds: backend/state.h.
+ * When the device writes its state (top/state_save.c): at exit and unplug, on vendor
+ * C2h, on QMP save-state. What a state file holds: top/state.h.
  */
 #ifndef HW_FEMU_BACKEND_STATE_SAVE_H
 #define HW_FEMU_BACKEND_STATE_SAVE_H

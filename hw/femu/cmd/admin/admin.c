@@ -1,14 +1,15 @@
 /*
  * The admin commands that have no file of their own (poller thread): the queues, Doorbell
  * Buffer Config, Abort and the vendor commands. The admin command set's table
- * (cmd/cmd_tables.c) lists them with the others (Identify: cmd/identify.c, log pages:
- * cmd/log.c, Get/Set Features: cmd/features.c, ...). Field checks and status codes follow
- * the NVMe base specification; CONTROLLER.md lists femu's choices where the spec leaves one.
+ * (top/cmd_tables.c) lists them with the others (Identify: cmd/admin/identify.c, log
+ * pages: cmd/admin/log.c, Get/Set Features: cmd/admin/features.c, ...). Field checks and
+ * status codes follow the NVMe base specification; CONTROLLER.md lists femu's choices where
+ * the spec leaves one.
  */
 #include "qemu/osdep.h"
 
-#include "cmd/admin.h"
-#include "cmd/cmd.h"
+#include "cmd/admin/admin.h"
+#include "cmd/core/cmd.h"
 #include "ctrl/dma.h"
 #include "ctrl/queue.h"
 

@@ -1,11 +1,11 @@
 /*
- * The admin commands that have no file of their own (cmd/admin.c, poller), rows of the
- * admin command set's table (cmd/cmd_tables.c).
+ * The admin commands that have no file of their own (cmd/admin/admin.c, poller), rows of the
+ * admin command set's table (top/cmd_tables.c).
  */
 #ifndef HW_FEMU_CMD_ADMIN_H
 #define HW_FEMU_CMD_ADMIN_H
 
-#include "cmd/cmd_set.h"
+#include "cmd/core/cmd_set.h"
 
 /* Vendor opcodes (CONTROLLER.md, "Vendor commands"). */
 #define FEMU_VENDOR_LPN_DUMP    0xc0    /* write lpn_access_count.csv now */

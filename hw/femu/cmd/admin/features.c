@@ -4,7 +4,7 @@
  * pick an element of the field (temperature threshold, interrupt vector), whether the
  * feature is namespace specific (then the element is the NSID), whether it is saveable,
  * the value checks and the defaults a controller reset brings back. A feature that is
- * more than a CDW11 value (Flexible Data Placement's 1Dh and 1Eh, cmd/fdp_features.c)
+ * more than a CDW11 value (Flexible Data Placement's 1Dh and 1Eh, cmd/fdp/fdp_features.c)
  * names its own Get and Set functions, and whether the controller offers it; only such a
  * feature is saveable (1Dh and 1Eh are: NVMe 2.1 says they shall be), its functions keep
  * the saved value. Set Features with SV on any other is Feature Identifier Not Saveable.
@@ -29,11 +29,11 @@
  */
 #include "qemu/osdep.h"
 
-#include "cmd/cmd.h"
-#include "cmd/fdp.h"
-#include "cmd/fdp_features.h"
-#include "cmd/features.h"
-#include "cmd/ns_table.h"
+#include "cmd/admin/features.h"
+#include "cmd/core/cmd.h"
+#include "cmd/core/ns_table.h"
+#include "cmd/fdp/fdp.h"
+#include "cmd/fdp/fdp_features.h"
 #include "ctrl/request.h"
 #include "ctrl/wake.h"
 
@@ -45,7 +45,7 @@ typedef struct FemuFeature {
     bool supported;
     bool ns_specific;       /* a value per namespace: the field's element is the NSID */
     /* SV accepted (SEL 3 bit 0): the feature's own get and set keep a saved value, which
-     * SEL 2 returns and a controller reset brings back (cmd/fdp_features.c). */
+     * SEL 2 returns and a controller reset brings back (cmd/fdp/fdp_features.c). */
     bool saveable;
     size_t field;           /* offset in FemuFeatures of a uint32_t or an array of them */
     unsigned elements;      /* uint32_t values in the field */

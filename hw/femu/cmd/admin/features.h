@@ -1,4 +1,4 @@
-/* Get/Set Features (cmd/features.c, poller): one table by FID. */
+/* Get/Set Features (cmd/admin/features.c, poller): one table by FID. */
 #ifndef HW_FEMU_CMD_FEATURES_H
 #define HW_FEMU_CMD_FEATURES_H
 

@@ -8,11 +8,11 @@
 #include "qemu/cutils.h"
 #include "hw/pci/pci_ids.h"
 
-#include "cmd/cmd.h"
-#include "cmd/copy.h"
-#include "cmd/fdp.h"
-#include "cmd/identify.h"
-#include "cmd/ns_table.h"
+#include "cmd/admin/identify.h"
+#include "cmd/core/cmd.h"
+#include "cmd/core/ns_table.h"
+#include "cmd/fdp/fdp.h"
+#include "cmd/io/copy.h"
 #include "ctrl/dma.h"
 
 /* Values block/nvme.h does not name (NVMe base specification 2.0). */
@@ -51,7 +51,7 @@ static void femu_identify_ctrl(FemuCtrl *n, NvmeIdCtrl *id)
     id->oaes = cpu_to_le32(NVME_OAES_NS_ATTR | FEMU_OAES_LBA_STATUS_INFO);
     id->cntrltype = 1;                              /* I/O controller */
     if (femu_fdp_offered(n)) {
-        /* FDP in endurance group 1 (cmd/fdp.c); no Endurance Group Information log, so
+        /* FDP in endurance group 1 (cmd/fdp/fdp.c); no Endurance Group Information log, so
          * CTRATT.EGS stays clear */
         id->ctratt = cpu_to_le32(FEMU_CTRATT_FDPS);
         id->endgidmax = cpu_to_le16(FEMU_ENDGID);

@@ -1,4 +1,4 @@
-/* Identify (cmd/identify.c, poller): one function per CNS value. */
+/* Identify (cmd/admin/identify.c, poller): one function per CNS value. */
 #ifndef HW_FEMU_CMD_IDENTIFY_H
 #define HW_FEMU_CMD_IDENTIFY_H
 

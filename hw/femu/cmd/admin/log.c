@@ -14,17 +14,17 @@
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
 
-#include "cmd/cmd.h"
-#include "cmd/cmd_set.h"
-#include "cmd/error_log.h"
-#include "cmd/fdp.h"
-#include "cmd/fdp_events.h"
-#include "cmd/fdp_log.h"
-#include "cmd/log.h"
-#include "cmd/media.h"
-#include "cmd/ns.h"
-#include "cmd/ocp_log.h"
-#include "cmd/smart.h"
+#include "backend/fdp_events.h"
+#include "cmd/admin/log.h"
+#include "cmd/admin/ns.h"
+#include "cmd/core/cmd.h"
+#include "cmd/core/cmd_set.h"
+#include "cmd/fdp/fdp.h"
+#include "cmd/fdp/fdp_log.h"
+#include "cmd/health/error_log.h"
+#include "cmd/health/media.h"
+#include "cmd/health/ocp_log.h"
+#include "cmd/health/smart.h"
 #include "ctrl/dma.h"
 
 #define FEMU_CHANGED_NS_LOG_BYTES           4096
@@ -57,14 +57,14 @@ typedef struct FemuLogPage {
     bool (*offered)(FemuCtrl *n);
 } FemuLogPage;
 
-/* 01h Error Information (cmd/error_log.c). */
+/* 01h Error Information (cmd/health/error_log.c). */
 static uint16_t femu_log_error_info(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
     femu_error_log_page(n, (NvmeErrorLog *)data->buf);
     return NVME_SUCCESS;
 }
 
-/* 02h SMART / Health Information (cmd/smart.c), the controller's or a namespace's. */
+/* 02h SMART / Health Information (cmd/health/smart.c), the controller's or a namespace's. */
 static uint16_t femu_log_smart(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
     return femu_smart_log(n, args->nsid, (NvmeSmartLog *)data->buf);
@@ -80,7 +80,7 @@ static uint16_t femu_log_fw_slot(FemuCtrl *n, const FemuLogArgs *args, FemuLogDa
     return NVME_SUCCESS;
 }
 
-/* 04h Changed Namespace List (cmd/ns.c): read without RAE, it clears and re-arms. */
+/* 04h Changed Namespace List (cmd/admin/ns.c): read without RAE, it clears and re-arms. */
 static uint16_t femu_log_changed_ns(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
     data->size = femu_ns_changed_log(n, data->buf, data->size);
@@ -93,14 +93,14 @@ static void femu_log_changed_ns_read(FemuCtrl *n, const FemuLogArgs *args,
     femu_ns_changed_log_read(n, args->rae);
 }
 
-/* 05h Commands Supported and Effects of the command set CSI names (cmd/cmd_set.c). */
+/* 05h Commands Supported and Effects of the command set CSI names (cmd/core/cmd_set.c). */
 static uint16_t femu_log_effects(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
     QEMU_BUILD_BUG_ON(sizeof(NvmeEffectsLog) != 4096);
     return femu_cmd_effects_log(n, args->csi, (NvmeEffectsLog *)data->buf);
 }
 
-/* 0Eh LBA Status Information (cmd/media.c), of a size only it knows. */
+/* 0Eh LBA Status Information (cmd/health/media.c), of a size only it knows. */
 static uint16_t femu_log_lba_status(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
     data->size = femu_lba_status_log(n, &data->buf, args->rae);
@@ -113,14 +113,14 @@ static void femu_log_lba_status_read(FemuCtrl *n, const FemuLogArgs *args,
     femu_lba_status_log_read(n, args->rae, data->buf, data->size);
 }
 
-/* C0h: OCP SMART / Health Information Extended (cmd/ocp_log.c). Not admin opcode C0h. */
+/* C0h: OCP SMART / Health Information Extended (cmd/health/ocp_log.c). Not admin opcode C0h. */
 static uint16_t femu_log_ocp_smart(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
     femu_ocp_smart_log(n, data->buf);
     return NVME_SUCCESS;
 }
 
-/* 20h-23h: Flexible Data Placement (cmd/fdp_log.c), with placement=fdp. */
+/* 20h-23h: Flexible Data Placement (cmd/fdp/fdp_log.c), with placement=fdp. */
 static uint16_t femu_log_fdp_configs(FemuCtrl *n, const FemuLogArgs *args, FemuLogData *data)
 {
     return femu_fdp_configs_log(n, args->lsi, &data->buf, &data->size);

@@ -1,4 +1,4 @@
-/* Get Log Page (cmd/log.c, poller): the table of pages by LID and their shared rules. */
+/* Get Log Page (cmd/admin/log.c, poller): the table of pages by LID and their shared rules. */
 #ifndef HW_FEMU_CMD_LOG_H
 #define HW_FEMU_CMD_LOG_H
 

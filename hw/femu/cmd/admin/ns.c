@@ -14,7 +14,7 @@
  * fetch order behind the I/O fetched before it; the data store and the poller's maps
  * change at once, as for every command.
  *
- * With zoned=on the FTL's zoned sectors are one more namespace (cmd/zns.c), made at
+ * With zoned=on the FTL's zoned sectors are one more namespace (cmd/io/zns.c), made at
  * realize with the next NSID and placed after the conventional capacity. Its zones are
  * the FTL's, so it cannot be deleted, detached or formatted (Invalid Field); a broadcast
  * delete or format leaves it as it is. It is active only while CC.CSS selects all I/O
@@ -24,12 +24,12 @@
 #include "qemu/cutils.h"
 #include "qapi/error.h"
 
-#include "cmd/aer.h"
-#include "cmd/cmd.h"
-#include "cmd/fdp.h"
-#include "cmd/features.h"
-#include "cmd/ns.h"
-#include "cmd/ns_table.h"
+#include "cmd/admin/features.h"
+#include "cmd/admin/ns.h"
+#include "cmd/core/aer.h"
+#include "cmd/core/cmd.h"
+#include "cmd/core/ns_table.h"
+#include "cmd/fdp/fdp.h"
 #include "ctrl/dma.h"
 
 #define FEMU_NS_MGMT_CREATE     0
@@ -300,7 +300,7 @@ static uint16_t femu_ns_create(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req
     if (ncap != nsze) {
         return femu_dnr(FEMU_NS_THIN_PROV_UNSUPPORTED);
     }
-    /* FDP: ENDGID and the placement handle list (cmd/fdp.c) */
+    /* FDP: ENDGID and the placement handle list (cmd/fdp/fdp.c) */
     status = femu_fdp_ns_handles(n, (const uint8_t *)id, flbas, &handles);
     if (status) {
         return status;

@@ -1,7 +1,7 @@
 /*
- * What changes the namespace table (cmd/ns.c, poller): the namespaces given at realize,
+ * What changes the namespace table (cmd/admin/ns.c, poller): the namespaces given at realize,
  * Namespace Management and Attachment, Format NVM, and the Changed Namespace List. Reading
- * the table: cmd/ns_table.h.
+ * the table: cmd/core/ns_table.h.
  */
 #ifndef HW_FEMU_CMD_NS_H
 #define HW_FEMU_CMD_NS_H

@@ -2,12 +2,12 @@
  * Asynchronous events (poller thread). An Asynchronous Event Request is held, with its
  * request, until an event completes it; an event with no request waiting is queued
  * until one arrives. A controller reset drops both. Which events are raised at all is
- * decided where they happen (the namespace-changed notice: cmd/ns.c, masked until the
+ * decided where they happen (the namespace-changed notice: cmd/admin/ns.c, masked until the
  * host reads its log, as the spec asks).
  */
 #include "qemu/osdep.h"
 
-#include "cmd/aer.h"
+#include "cmd/core/aer.h"
 #include "ctrl/request.h"
 
 static void femu_aer_complete(FemuCtrl *n, FemuRequest *req, uint32_t result)

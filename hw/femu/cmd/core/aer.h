@@ -1,4 +1,4 @@
-/* Asynchronous Event Requests and the events they report (cmd/aer.c, poller). */
+/* Asynchronous Event Requests and the events they report (cmd/core/aer.c, poller). */
 #ifndef HW_FEMU_CMD_AER_H
 #define HW_FEMU_CMD_AER_H
 

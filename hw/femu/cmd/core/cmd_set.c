@@ -1,12 +1,12 @@
 /*
  * Dispatch by the command sets' tables (poller thread), and log page 05h copied from them
- * (cmd/cmd_set.h). The poller has already refused fused commands and SGLs; what reaches
+ * (cmd/core/cmd_set.h). The poller has already refused fused commands and SGLs; what reaches
  * here is one opcode of one set.
  */
 #include "qemu/osdep.h"
 
-#include "cmd/cmd_set.h"
-#include "cmd/ns_table.h"
+#include "cmd/core/cmd_set.h"
+#include "cmd/core/ns_table.h"
 
 static bool femu_cmd_supported(uint32_t effects)
 {

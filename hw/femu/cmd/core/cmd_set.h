@@ -1,12 +1,12 @@
 /*
  * The command sets the controller implements, as tables: for each opcode, the entry log
  * page 05h (Commands Supported and Effects) reports and the function that runs it. A table
- * is the only list of what its set supports: the dispatch (cmd/cmd_set.c) runs what it
+ * is the only list of what its set supports: the dispatch (cmd/core/cmd_set.c) runs what it
  * marks supported (CSUPP) and answers anything else Invalid Command Opcode, and log page
  * 05h is copied from it, so the log and the controller cannot disagree. A new command is
- * one row in cmd/cmd_tables.c and one function beside the others of its kind.
+ * one row in top/cmd_tables.c and one function beside the others of its kind.
  *
- * The tables are defined in cmd/cmd_tables.c, which sees every command, and declared here,
+ * The tables are defined in top/cmd_tables.c, which sees every command, and declared here,
  * below their two readers: Get Log Page is a row of the admin table while one of its
  * pages lists that table, so the tables cannot sit beside either.
  */

@@ -2,11 +2,11 @@
  * The namespace table as the commands read it (poller thread): which namespace an NSID
  * names, how much of it holds data, the capacity no namespace has, the LBA formats femu
  * offers. What changes the table (realize, Namespace Management and Attachment, Format
- * NVM) is cmd/ns.c.
+ * NVM) is cmd/admin/ns.c.
  */
 #include "qemu/osdep.h"
 
-#include "cmd/ns_table.h"
+#include "cmd/core/ns_table.h"
 
 bool femu_nsid_valid(uint32_t nsid)
 {

@@ -1,5 +1,5 @@
 /*
- * The namespace table (n->ns, by NSID) as the commands read it (cmd/ns_table.c). A
+ * The namespace table (n->ns, by NSID) as the commands read it (cmd/core/ns_table.c). A
  * namespace's LBA is 2^lba_shift FTL sectors from its base_sector.
  */
 #ifndef HW_FEMU_CMD_NS_TABLE_H

@@ -18,9 +18,9 @@
  */
 #include "qemu/osdep.h"
 
+#include "backend/fdp_events.h"
 #include "backend/ftl_view.h"
-#include "cmd/fdp.h"
-#include "cmd/fdp_events.h"
+#include "cmd/fdp/fdp.h"
 #include "ctrl/request.h"
 #include "ctrl/wake.h"
 

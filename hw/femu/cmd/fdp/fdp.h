@@ -1,5 +1,5 @@
 /*
- * Flexible Data Placement's endurance group (cmd/fdp.c, poller): whether FDP is on, the
+ * Flexible Data Placement's endurance group (cmd/fdp/fdp.c, poller): whether FDP is on, the
  * namespaces' placement handle lists, where a write goes, a controller reset's update.
  */
 #ifndef HW_FEMU_CMD_FDP_H
@@ -62,7 +62,7 @@ uint64_t femu_fdp_media_pages(const struct ftl_counters *ctr);
 /* Set Features 1Dh took effect: events and statistics start afresh. */
 void femu_fdp_configured(FemuCtrl *n, bool enable);
 /* Controller reset with FDP on: every handle's open RU is closed through the FTL, the
- * handles of report (bit 1 << RUH) reporting it (cmd/fdp_features.c decides). */
+ * handles of report (bit 1 << RUH) reporting it (cmd/fdp/fdp_features.c decides). */
 void femu_fdp_reset_handles(FemuCtrl *n, uint32_t report);
 
 #endif

@@ -32,21 +32,21 @@
  * group, so a reset applies a saved 1Dh that differs from the current one only when the
  * group is empty, as a configuration change like a Set's; while namespaces exist they
  * keep the configuration they were made under, and the saved value waits for a reset (or
- * a restored state, a power-on: backend/state.c keeps both values) that finds the group
+ * a restored state, a power-on: top/state.c keeps both values) that finds the group
  * empty. femu never changes a configuration under its namespaces.
  *
- * A reset also closes every open RU (cmd/fdp.c). Its Controller Level Reset events are
+ * A reset also closes every open RU (cmd/fdp/fdp.c). Its Controller Level Reset events are
  * recorded on the handles that had that type enabled when the reset came, so a host that
  * enabled them without saving still learns what the reset did; none when the reset
  * changed the configuration (the new one's events start empty).
  */
 #include "qemu/osdep.h"
 
-#include "cmd/cmd.h"
-#include "cmd/fdp.h"
-#include "cmd/fdp_events.h"
-#include "cmd/fdp_features.h"
-#include "cmd/ns_table.h"
+#include "backend/fdp_events.h"
+#include "cmd/core/cmd.h"
+#include "cmd/core/ns_table.h"
+#include "cmd/fdp/fdp.h"
+#include "cmd/fdp/fdp_features.h"
 #include "ctrl/dma.h"
 
 #define FEMU_FDP_FEAT_FDPE          (1u << 0)

@@ -1,6 +1,6 @@
 /*
- * Features 1Dh Flexible Data Placement and 1Eh FDP Events (cmd/fdp_features.c, poller),
- * rows of the features table (cmd/features.c) with functions of their own: one is the
+ * Features 1Dh Flexible Data Placement and 1Eh FDP Events (cmd/fdp/fdp_features.c, poller),
+ * rows of the features table (cmd/admin/features.c) with functions of their own: one is the
  * endurance group's, the other takes a data buffer, and both keep a saved value.
  */
 #ifndef HW_FEMU_CMD_FDP_FEATURES_H
@@ -23,7 +23,7 @@ uint16_t femu_fdp_set_events_feature(FemuCtrl *n, const NvmeCmd *cmd, FemuReques
 /* 1Dh and 1Eh take their saved values, 1Dh only while the group has no namespace (a
  * restored state, at realize, and a reset): true when that changed the configuration. */
 bool femu_fdp_features_load_saved(FemuCtrl *n);
-/* Controller reset: the saved values, and every handle's open RU closed (cmd/fdp.c). */
+/* Controller reset: the saved values, and every handle's open RU closed (cmd/fdp/fdp.c). */
 void femu_fdp_features_reset(FemuCtrl *n);
 
 #endif

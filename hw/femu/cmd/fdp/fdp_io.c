@@ -23,9 +23,9 @@
 #include "qemu/osdep.h"
 
 #include "backend/fdp_ftl.h"
-#include "cmd/cmd.h"
-#include "cmd/fdp.h"
-#include "cmd/fdp_io.h"
+#include "cmd/core/cmd.h"
+#include "cmd/fdp/fdp.h"
+#include "cmd/fdp/fdp_io.h"
 #include "ctrl/dma.h"
 
 #define FEMU_IO_MGMT_MO_NOP             0x00

@@ -3,7 +3,7 @@
  * group's: LSI (CDW11 bits 31:16) must name group 1 (else Invalid Field); the NSID is not
  * used. 20h can be read whether FDP is on or not (it lists what can be enabled); 21h, 22h
  * and 23h are FDP Disabled while it is off. Offsets and lengths follow Get Log Page's
- * rules (cmd/log.c). Every field is little endian.
+ * rules (cmd/admin/log.c). Every field is little endian.
  *
  *   20h  one configuration: FDPA valid (bit 7), RGIF 0, FDPVWC (bit 4) with a write
  *        buffer; NRG 1; NRUH = fdp_ruhs; MAXPIDS NRUH - 1 (0-based); NNSS 32; RUNS the
@@ -16,16 +16,16 @@
  *        Copy; and Copy's copybacks) x page size; MBE: blocks erased x block size. 128
  *        bits each, counted since the configuration was (re)enabled. Over an interval
  *        MBMW / HBMW is the FTL's WAF (ftl_waf counts copybacks as programs too).
- *   23h  LSP bit 0 set: the host events (cmd/fdp_events.c); clear: the controller
+ *   23h  LSP bit 0 set: the host events (backend/fdp_events.c); clear: the controller
  *        events, of which femu has none.
  */
 #include "qemu/osdep.h"
 #include "qemu/host-utils.h"
 
+#include "backend/fdp_events.h"
 #include "backend/ftl_view.h"
-#include "cmd/fdp.h"
-#include "cmd/fdp_events.h"
-#include "cmd/fdp_log.h"
+#include "cmd/fdp/fdp.h"
+#include "cmd/fdp/fdp_log.h"
 
 #define FEMU_FDPA_VALID         (1u << 7)
 #define FEMU_FDPA_VWC           (1u << 4)

@@ -1,12 +1,12 @@
 /*
  * The error log (poller thread): the poller adds an entry for every command that completes
- * with an error at fetch, cmd/media.c for a read the media failed after it. The newest
+ * with an error at fetch, cmd/health/media.c for a read the media failed after it. The newest
  * FEMU_ELPE + 1 entries are kept in a ring; the count goes on (SMART's Number of Error
  * Information Log Entries).
  */
 #include "qemu/osdep.h"
 
-#include "cmd/error_log.h"
+#include "cmd/health/error_log.h"
 
 void femu_error_log_add(FemuCtrl *n, const FemuRequest *req, uint32_t nsid, uint64_t lba)
 {

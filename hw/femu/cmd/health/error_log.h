@@ -1,5 +1,5 @@
 /*
- * The error log the controller keeps (cmd/error_log.c, poller): an entry for every command
+ * The error log the controller keeps (cmd/health/error_log.c, poller): an entry for every command
  * that completes with an error, the last FEMU_ELPE + 1 kept, as Get Log Page 01h returns.
  */
 #ifndef HW_FEMU_CMD_ERROR_LOG_H

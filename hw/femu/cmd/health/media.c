@@ -4,7 +4,7 @@
  * n->uncorrectable marks the FTL sectors whose data cannot be read: those a Write
  * Uncorrectable named, and every sector of a flash page whose read the FTL failed (its
  * fault injection, read_uncor_ppm). A Read, Compare or Verify touching a marked sector
- * completes with Unrecovered Read Error once its flash reads are done (cmd/nvm.c); a
+ * completes with Unrecovered Read Error once its flash reads are done (cmd/io/nvm.c); a
  * Write, Write Zeroes, deallocate, Format or namespace delete clears the marks of what it
  * covers. An LBA is marked when any of its sectors is.
  *
@@ -18,11 +18,11 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 
-#include "cmd/aer.h"
-#include "cmd/cmd.h"
-#include "cmd/error_log.h"
-#include "cmd/media.h"
-#include "cmd/ns_table.h"
+#include "cmd/core/aer.h"
+#include "cmd/core/cmd.h"
+#include "cmd/core/ns_table.h"
+#include "cmd/health/error_log.h"
+#include "cmd/health/media.h"
 #include "ctrl/dma.h"
 
 /* Get LBA Status (NVMe base specification 2.0). */

@@ -1,5 +1,5 @@
 /*
- * Media errors (cmd/media.c, poller): the uncorrectable marks (n->uncorrectable, FTL
+ * Media errors (cmd/health/media.c, poller): the uncorrectable marks (n->uncorrectable, FTL
  * sectors), what a completion from the FTL does with them, Get LBA Status and the LBA
  * Status Information log.
  */

@@ -12,9 +12,9 @@
 #include "qemu/host-utils.h"
 
 #include "backend/ftl_view.h"
-#include "cmd/ns_table.h"
-#include "cmd/ocp_log.h"
-#include "cmd/smart.h"
+#include "cmd/core/ns_table.h"
+#include "cmd/health/ocp_log.h"
+#include "cmd/health/smart.h"
 
 #define FEMU_OCP_SMART_VERSION  3   /* OCP 1.0: 2, 2.0: 3, 2.5: 4 */
 

@@ -1,4 +1,4 @@
-/* Log page C0h (cmd/ocp_log.c): the OCP Datacenter NVMe SSD SMART / Health Information
+/* Log page C0h (cmd/health/ocp_log.c): the OCP Datacenter NVMe SSD SMART / Health Information
  * Extended page, 512 bytes. Not the vendor admin opcode C0h. */
 #ifndef HW_FEMU_CMD_OCP_LOG_H
 #define HW_FEMU_CMD_OCP_LOG_H

@@ -5,8 +5,8 @@
 #include "qemu/osdep.h"
 
 #include "backend/ftl_view.h"
-#include "cmd/ns_table.h"
-#include "cmd/smart.h"
+#include "cmd/core/ns_table.h"
+#include "cmd/health/smart.h"
 
 /* A 128-bit little-endian SMART counter (the packed struct forbids member pointers). */
 #define FEMU_SMART_PUT(log, field, value) \

@@ -1,5 +1,5 @@
 /*
- * SMART / Health Information (cmd/smart.c, poller): the counters the I/O commands add to,
+ * SMART / Health Information (cmd/health/smart.c, poller): the counters the I/O commands add to,
  * the controller's and each namespace's, the health figures made from the FTL's wear, and
  * log page 02h.
  */

@@ -16,11 +16,11 @@
 #include "qemu/osdep.h"
 
 #include "backend/ftl_status.h"
-#include "cmd/cmd.h"
-#include "cmd/copy.h"
-#include "cmd/media.h"
-#include "cmd/ns_table.h"
-#include "cmd/smart.h"
+#include "cmd/core/cmd.h"
+#include "cmd/core/ns_table.h"
+#include "cmd/health/media.h"
+#include "cmd/health/smart.h"
+#include "cmd/io/copy.h"
 #include "ctrl/dma.h"
 
 /* Limits: at most 128 ranges and 2 MiB per command, a quarter of it per range. */

@@ -1,5 +1,5 @@
 /* Copy (19h) on any namespace, in both I/O command sets, and its limits (MSSRL, MCL, MSRC)
- * (cmd/copy.c, poller). */
+ * (cmd/io/copy.c, poller). */
 #ifndef HW_FEMU_CMD_COPY_H
 #define HW_FEMU_CMD_COPY_H
 

@@ -1,11 +1,11 @@
 /*
  * NVM command set I/O commands (poller thread), one function each, listed in the NVM
- * command set's table (cmd/cmd_tables.c); the zoned namespace's Read, Compare and Verify
- * run them after the zone checks (cmd/zns.c). Every field is checked first; then the data
+ * command set's table (top/cmd_tables.c); the zoned namespace's Read, Compare and Verify
+ * run them after the zone checks (cmd/io/zns.c). Every field is checked first; then the data
  * moves between guest memory and the data store right away, and the request goes to the
  * FTL thread, which decides when it completes.
  *
- * Media errors (cmd/media.c): a Read, Compare or Verify of a range holding a marked
+ * Media errors (cmd/health/media.c): a Read, Compare or Verify of a range holding a marked
  * (uncorrectable) LBA still goes to the FTL for its flash time, and then completes with
  * Unrecovered Read Error (status_on_done); such a Read moves no data to the guest. Write
  * Uncorrectable marks LBAs at once, with no flash work; Write, Write Zeroes and deallocate
@@ -14,12 +14,12 @@
 #include "qemu/osdep.h"
 
 #include "backend/power_cut.h"
-#include "cmd/cmd.h"
-#include "cmd/fdp.h"
-#include "cmd/media.h"
-#include "cmd/ns_table.h"
-#include "cmd/nvm.h"
-#include "cmd/smart.h"
+#include "cmd/core/cmd.h"
+#include "cmd/core/ns_table.h"
+#include "cmd/fdp/fdp.h"
+#include "cmd/health/media.h"
+#include "cmd/health/smart.h"
+#include "cmd/io/nvm.h"
 #include "ctrl/dma.h"
 
 #define FEMU_DTYPE_STREAMS 1     /* directive type of the Streams directive */
@@ -46,7 +46,7 @@ static void femu_io_range(FemuRequest *req, const FemuNamespace *ns, uint64_t sl
  * A Write's or Write Zeroes' FUA: the data is programmed before the command completes
  * (the FTL's FTL_REQ_FUA bypasses its write buffer, flushing what that page had there).
  * Only with a write buffer: without one every write completes when programmed, and the
- * flag would change nothing (nor fit the recording's version, femu.c).
+ * flag would change nothing (nor fit the recording's version, top/realize.c).
  */
 static void femu_io_fua(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
@@ -61,7 +61,7 @@ static uint8_t *femu_ns_data(FemuCtrl *n, const FemuNamespace *ns, uint64_t slba
 }
 
 /* placement=stream: the Streams directive's identifier picks the write pointer.
- * (placement=fdp: the Data Placement directive, cmd/fdp.c.) */
+ * (placement=fdp: the Data Placement directive, cmd/fdp/fdp.c.) */
 static uint16_t femu_stream_of(FemuCtrl *n, const NvmeCmd *cmd, uint32_t *stream)
 {
     uint32_t dtype = (le32_to_cpu(cmd->cdw12) >> 20) & 0xf;
@@ -281,7 +281,7 @@ uint16_t femu_nvm_write_uncor(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd
 
 /*
  * Write Zeroes: with DEAC a deallocate, else a write of zeroes, placed as a Write is
- * (DTYPE and DSPEC as for Write: placement=fdp, cmd/fdp.c) and with its FUA. A deallocate
+ * (DTYPE and DSPEC as for Write: placement=fdp, cmd/fdp/fdp.c) and with its FUA. A deallocate
  * has nothing to force: it is in the map, which survives a power cut (docs/ftl.md).
  */
 uint16_t femu_nvm_write_zeroes(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,

@@ -1,11 +1,11 @@
 /*
- * The NVM command set's I/O commands (cmd/nvm.c, poller), rows of the I/O command sets'
- * tables (cmd/cmd_tables.c). Copy is cmd/copy.h's.
+ * The NVM command set's I/O commands (cmd/io/nvm.c, poller), rows of the I/O command sets'
+ * tables (top/cmd_tables.c). Copy is cmd/io/copy.h's.
  */
 #ifndef HW_FEMU_CMD_NVM_H
 #define HW_FEMU_CMD_NVM_H
 
-#include "cmd/cmd_set.h"
+#include "cmd/core/cmd_set.h"
 
 FemuIoFn femu_nvm_flush;
 FemuIoFn femu_nvm_write;

@@ -1,8 +1,8 @@
 /*
  * The zoned namespace (poller thread): the Zoned Namespace command set's I/O commands on
- * the namespace made of the FTL's zones (zoned=on; cmd/ns.c creates it, cmd/identify.c
+ * the namespace made of the FTL's zones (zoned=on; cmd/admin/ns.c creates it, cmd/admin/identify.c
  * describes it), one function each, listed in the Zoned command set's table
- * (cmd/cmd_tables.c) with the NVM command set's Flush and Copy. Write Uncorrectable is not
+ * (top/cmd_tables.c) with the NVM command set's Flush and Copy. Write Uncorrectable is not
  * in it.
  *
  * The FTL decides every zone rule (ftl_zone_admit_*, femu_ftl/zns.h): states, write
@@ -21,12 +21,12 @@
 #include "qemu/osdep.h"
 
 #include "backend/ftl_status.h"
-#include "cmd/cmd.h"
-#include "cmd/cmd_set.h"
-#include "cmd/media.h"
-#include "cmd/nvm.h"
-#include "cmd/smart.h"
-#include "cmd/zns.h"
+#include "cmd/core/cmd.h"
+#include "cmd/core/cmd_set.h"
+#include "cmd/health/media.h"
+#include "cmd/health/smart.h"
+#include "cmd/io/nvm.h"
+#include "cmd/io/zns.h"
 #include "ctrl/dma.h"
 
 #define FEMU_ZNS_SELECT_ALL     (1u << 8)   /* Zone Management Send CDW13: Select All */

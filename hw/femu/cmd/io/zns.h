@@ -1,12 +1,12 @@
 /*
- * The zoned namespace's I/O commands (cmd/zns.c, poller), rows of the Zoned command set's
- * table (cmd/cmd_tables.c). Zone rules are admitted by the FTL (ftl_zone_admit_*, under
+ * The zoned namespace's I/O commands (cmd/io/zns.c, poller), rows of the Zoned command set's
+ * table (top/cmd_tables.c). Zone rules are admitted by the FTL (ftl_zone_admit_*, under
  * engine_lock) before any data moves.
  */
 #ifndef HW_FEMU_CMD_ZNS_H
 #define HW_FEMU_CMD_ZNS_H
 
-#include "cmd/cmd_set.h"
+#include "cmd/core/cmd_set.h"
 
 FemuIoFn femu_zns_write;
 FemuIoFn femu_zns_append;
