@@ -174,7 +174,7 @@ typedef struct FemuRequest {
     uint64_t error_lpn;
     uint64_t error_lba;         /* the namespace LBA an error after fetch is logged with */
     /*
-     * FDP (cmd/fdp*.c, backend/fdp_ftl.c). ruh_update: the handles an FTL_OP_RUH_UPDATE
+     * FDP (cmd/fdp/, backend/fdp_ftl.c). ruh_update: the handles an FTL_OP_RUH_UPDATE
      * request closes, one engine request each (a Reclaim Unit Handle Update's, or every
      * handle for a controller reset's, which is internal). fdp_named: the handles the
      * command named through a placement handle of its namespace, fdp_phndl[ruh] each, for
@@ -223,7 +223,7 @@ typedef struct FemuFdpEventList {
 } FemuFdpEventList;
 
 /*
- * Flexible Data Placement (cmd/fdp*.c, backend/fdp_ftl.c). With placement=fdp the device
+ * Flexible Data Placement (cmd/fdp/, backend/fdp_ftl.c). With placement=fdp the device
  * has one endurance group with one reclaim group, and its reclaim unit handles (RUHs) are
  * the FTL's (femu_ftl/fdp.h); the conventional namespaces belong to the group.
  */
@@ -277,6 +277,15 @@ typedef struct FemuSmart {
 } FemuSmart;
 
 /*
+ * A command set's table, one row per opcode (cmd/core/cmd_set.h). The rows name every
+ * command, so they live at the top (top/cmd_tables.c); the controller and its namespaces
+ * hold pointers to them, which realize fills, and the commands below read only those.
+ */
+typedef struct FemuAdminCmd FemuAdminCmd;
+typedef struct FemuIoCmd FemuIoCmd;
+#define FEMU_CSI_COUNT          (NVME_CSI_ZONED + 1)    /* I/O command sets by CSI */
+
+/*
  * A namespace: a range of the FTL's logical sectors, whole flash pages, seen through an
  * LBA size of 512 B or 4 KiB (a multiple of the FTL sector, secsz). Poller-owned, like
  * everything the admin commands change; indexed by NSID in FemuCtrl.ns.
@@ -285,6 +294,7 @@ typedef struct FemuNamespace {
     bool allocated;             /* created (Namespace Management) or given at realize */
     bool attached;              /* attached to the controller: active, I/O allowed */
     bool zoned;                 /* the zoned namespace (cmd/io/zns.c): the FTL's zones */
+    const FemuIoCmd *io_cmds;   /* its command set's table (femu_cmd_set_select) */
     uint32_t nsid;
     uint64_t base_sector;       /* first FTL sector */
     uint64_t sectors;           /* FTL sectors it owns (a multiple of secs_per_pg) */
@@ -367,6 +377,11 @@ struct FemuCtrl {
     struct ftl_geometry geometry;       /* derived from ftl_config */
     char serial_number[FEMU_SERIAL_MAX_LEN + 1];    /* serial, or one derived from the slot */
     struct ftl *ftl;
+
+    /* The command sets' tables (top/cmd_tables.c), filled by realize before the first
+     * namespace: the admin set, and the I/O sets by CSI (NULL: a set femu does not have). */
+    const FemuAdminCmd *admin_cmds;
+    const FemuIoCmd *io_cmds[FEMU_CSI_COUNT];
 
     /* Controller (see CONTROLLER.md for the threading rules). */
     MemoryRegion bar0;

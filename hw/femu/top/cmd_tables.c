@@ -1,7 +1,8 @@
 /*
  * Every command the controller supports, by command set (cmd/core/cmd_set.h): what log page
  * 05h reports of it and the function that runs it. An opcode without a row is Invalid
- * Command Opcode, and absent from the log.
+ * Command Opcode, and absent from the log. The commands see the tables only through the
+ * pointers femu_cmd_tables_install puts in the controller.
  */
 #include "qemu/osdep.h"
 
@@ -19,9 +20,10 @@
 #include "cmd/io/copy.h"
 #include "cmd/io/nvm.h"
 #include "cmd/io/zns.h"
+#include "top/cmd_tables.h"
 #include "top/state_save.h"
 
-const FemuAdminCmd femu_admin_cmds[FEMU_OPCODES] = {
+static const FemuAdminCmd femu_admin_cmds[FEMU_OPCODES] = {
     [NVME_ADM_CMD_DELETE_SQ] = { FEMU_EFF_SUPP, femu_adm_delete_sq },
     [NVME_ADM_CMD_CREATE_SQ] = { FEMU_EFF_SUPP, femu_adm_create_sq },
     [NVME_ADM_CMD_GET_LOG_PAGE] = { FEMU_EFF_SUPP, femu_get_log_page },
@@ -44,7 +46,7 @@ const FemuAdminCmd femu_admin_cmds[FEMU_OPCODES] = {
     [FEMU_VENDOR_SAVE_STATE] = { FEMU_EFF_SUPP, femu_state_vendor_save },
 };
 
-const FemuIoCmd femu_nvm_cmds[FEMU_OPCODES] = {
+static const FemuIoCmd femu_nvm_cmds[FEMU_OPCODES] = {
     [NVME_CMD_FLUSH] = { FEMU_EFF_SUPP, femu_nvm_flush, .all_namespaces = true },
     [NVME_CMD_WRITE] = { FEMU_EFF_LBA, femu_nvm_write },
     [NVME_CMD_READ] = { FEMU_EFF_SUPP, femu_nvm_read },
@@ -65,7 +67,7 @@ const FemuIoCmd femu_nvm_cmds[FEMU_OPCODES] = {
 
 /* The zoned namespace: no Write Uncorrectable, DSM has no effect, the zone commands
  * (Linux reads its zoned disk as read only unless Zone Append is listed). */
-const FemuIoCmd femu_zoned_cmds[FEMU_OPCODES] = {
+static const FemuIoCmd femu_zoned_cmds[FEMU_OPCODES] = {
     [NVME_CMD_FLUSH] = { FEMU_EFF_SUPP, femu_nvm_flush },
     [NVME_CMD_WRITE] = { FEMU_EFF_LBA, femu_zns_write },
     [NVME_CMD_READ] = { FEMU_EFF_SUPP, femu_zns_read },
@@ -78,3 +80,10 @@ const FemuIoCmd femu_zoned_cmds[FEMU_OPCODES] = {
     [NVME_CMD_ZONE_MGMT_RECV] = { FEMU_EFF_SUPP, femu_zns_mgmt_recv },
     [NVME_CMD_ZONE_APPEND] = { FEMU_EFF_LBA, femu_zns_append },
 };
+
+void femu_cmd_tables_install(FemuCtrl *n)
+{
+    n->admin_cmds = femu_admin_cmds;
+    n->io_cmds[NVME_CSI_NVM] = femu_nvm_cmds;       /* CSI 00h: the NVM command set */
+    n->io_cmds[NVME_CSI_ZONED] = femu_zoned_cmds;   /* CSI 02h: the zoned namespace */
+}

@@ -31,12 +31,14 @@
 #include "backend/power_cut.h"
 #include "cmd/admin/features.h"
 #include "cmd/admin/ns.h"
+#include "cmd/core/cmd_set.h"
 #include "cmd/fdp/fdp.h"
 #include "cmd/health/media.h"
 #include "ctrl/irq.h"
 #include "ctrl/irqfd.h"
 #include "ctrl/regs.h"
 #include "top/bar0.h"
+#include "top/cmd_tables.h"
 #include "top/ctrl_state.h"
 #include "top/poller.h"
 #include "top/state.h"
@@ -433,6 +435,7 @@ static void femu_realize(PCIDevice *pci_dev, Error **errp)
         return;
     }
     femu_features_init(n);
+    femu_cmd_tables_install(n);     /* before the namespaces, which select theirs */
     n->smart.power_on_ns = femu_now_ns();
     femu_irq_init(n);
     /* state_in after the namespaces exist (and FDP with them, which the state may
@@ -447,6 +450,9 @@ static void femu_realize(PCIDevice *pci_dev, Error **errp)
     if (!femu_power_cut_realize(n, errp) || !femu_state_restore(n, errp)) {
         femu_release(n);
         return;
+    }
+    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
+        femu_cmd_set_select(n, &n->ns[nsid]);   /* a restored table's namespaces too */
     }
     if (!femu_init_pci(n, errp) ||
         !femu_open_stats(n, errp) || !femu_open_trace(n, errp) ||

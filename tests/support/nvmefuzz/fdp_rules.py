@@ -1,6 +1,6 @@
 """Flexible Data Placement (placement=fdp): what the host must expect of the FDP commands,
 judged at submission from the host model (CONTROLLER.md, "Flexible Data Placement
-(placement=fdp)"; hw/femu/cmd/fdp*.c), exactly where the contract is exact: the status
+(placement=fdp)"; hw/femu/cmd/fdp/*.c), exactly where the contract is exact: the status
 code, and the DW0 of Get Features. A mixin of Executor (executor.py).
 
 Whether FDP is enabled (and saved enabled: 1Dh is saveable, and a controller reset makes

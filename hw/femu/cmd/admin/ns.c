@@ -28,6 +28,7 @@
 #include "cmd/admin/ns.h"
 #include "cmd/core/aer.h"
 #include "cmd/core/cmd.h"
+#include "cmd/core/cmd_set.h"
 #include "cmd/core/ns_table.h"
 #include "cmd/fdp/fdp.h"
 #include "ctrl/dma.h"
@@ -118,6 +119,7 @@ static void femu_ns_init(FemuCtrl *n, FemuNamespace *ns, uint32_t nsid, uint64_t
 {
     memset(ns, 0, sizeof(*ns));
     ns->allocated = true;
+    femu_cmd_set_select(n, ns);         /* conventional: the NVM command set */
     ns->nsid = nsid;
     ns->base_sector = base;
     ns->sectors = sectors;
@@ -183,6 +185,7 @@ static bool femu_ns_realize_zoned(FemuCtrl *n, uint32_t nsid, Error **errp)
     }
     femu_ns_init(n, &n->ns[nsid], nsid, n->capacity_sectors, n->zoned_sectors, 0);
     n->ns[nsid].zoned = true;
+    femu_cmd_set_select(n, &n->ns[nsid]);
     n->ns[nsid].attached = true;
     return true;
 }

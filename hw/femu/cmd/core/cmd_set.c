@@ -21,7 +21,7 @@ static uint32_t femu_io_effects(FemuCtrl *n, const FemuIoCmd *io)
 
 uint16_t femu_admin_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
-    const FemuAdminCmd *admin = &femu_admin_cmds[cmd->opcode];
+    const FemuAdminCmd *admin = &n->admin_cmds[cmd->opcode];
 
     if (!femu_cmd_supported(admin->effects)) {
         return femu_dnr(NVME_INVALID_OPCODE);
@@ -29,10 +29,9 @@ uint16_t femu_admin_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     return admin->run(n, cmd, req);
 }
 
-/* The I/O command set of a namespace's commands. */
-static const FemuIoCmd *femu_io_set(const FemuNamespace *ns)
+void femu_cmd_set_select(FemuCtrl *n, FemuNamespace *ns)
 {
-    return ns->zoned ? femu_zoned_cmds : femu_nvm_cmds;
+    ns->io_cmds = n->io_cmds[ns->zoned ? NVME_CSI_ZONED : NVME_CSI_NVM];
 }
 
 /*
@@ -42,13 +41,13 @@ static const FemuIoCmd *femu_io_set(const FemuNamespace *ns)
  */
 uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
-    const FemuIoCmd *nvm = &femu_nvm_cmds[cmd->opcode], *io;
+    const FemuIoCmd *nvm = &n->io_cmds[NVME_CSI_NVM][cmd->opcode], *io;
     uint32_t nsid = le32_to_cpu(cmd->nsid);
     FemuNamespace *ns;
     uint16_t status;
 
     if (!femu_cmd_supported(femu_io_effects(n, nvm) |
-                            femu_io_effects(n, &femu_zoned_cmds[cmd->opcode]))) {
+                            femu_io_effects(n, &n->io_cmds[NVME_CSI_ZONED][cmd->opcode]))) {
         return femu_dnr(NVME_INVALID_OPCODE);
     }
     if (nsid == NVME_NSID_BROADCAST && nvm->all_namespaces) {
@@ -58,7 +57,7 @@ uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     if (status) {
         return status;
     }
-    io = &femu_io_set(ns)[cmd->opcode];
+    io = &ns->io_cmds[cmd->opcode];
     if (!femu_cmd_supported(femu_io_effects(n, io))) {
         return femu_dnr(NVME_INVALID_OPCODE);
     }
@@ -73,15 +72,13 @@ uint16_t femu_cmd_effects_log(FemuCtrl *n, uint8_t csi, NvmeEffectsLog *log)
 {
     const FemuIoCmd *io;
 
-    if (csi == NVME_CSI_NVM) {
-        io = femu_nvm_cmds;
-    } else if (csi == NVME_CSI_ZONED && femu_zns_enabled(n)) {
-        io = femu_zoned_cmds;
+    if (csi == NVME_CSI_NVM || (csi == NVME_CSI_ZONED && femu_zns_enabled(n))) {
+        io = n->io_cmds[csi];
     } else {
         return femu_dnr(NVME_INVALID_FIELD);
     }
     for (unsigned op = 0; op < FEMU_OPCODES; op++) {
-        log->acs[op] = cpu_to_le32(femu_admin_cmds[op].effects);
+        log->acs[op] = cpu_to_le32(n->admin_cmds[op].effects);
         log->iocs[op] = cpu_to_le32(femu_io_effects(n, &io[op]));
     }
     return NVME_SUCCESS;

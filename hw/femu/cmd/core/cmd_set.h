@@ -6,9 +6,10 @@
  * 05h is copied from it, so the log and the controller cannot disagree. A new command is
  * one row in top/cmd_tables.c and one function beside the others of its kind.
  *
- * The tables are defined in top/cmd_tables.c, which sees every command, and declared here,
- * below their two readers: Get Log Page is a row of the admin table while one of its
- * pages lists that table, so the tables cannot sit beside either.
+ * The tables are defined at the top (top/cmd_tables.c), which sees every command; the
+ * commands reach them only through the pointers realize puts in FemuCtrl (the admin set,
+ * the I/O sets by CSI) and in each namespace (its set), as Get Log Page is a row of the
+ * admin table while one of its pages lists that table.
  */
 #ifndef HW_FEMU_CMD_CMD_SET_H
 #define HW_FEMU_CMD_CMD_SET_H
@@ -29,24 +30,25 @@ typedef uint16_t FemuAdminFn(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 typedef uint16_t FemuIoFn(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
                           FemuRequest *req);
 
-typedef struct FemuAdminCmd {
+struct FemuAdminCmd {
     uint32_t effects;       /* the log page 05h entry; no CSUPP: not supported */
     FemuAdminFn *run;
-} FemuAdminCmd;
+};
 
-typedef struct FemuIoCmd {
+struct FemuIoCmd {
     uint32_t effects;
     FemuIoFn *run;
     bool all_namespaces;    /* NSID FFFFFFFFh is every namespace (the NVM set's row says) */
     /* A command of an optional capability (FDP's): supported only while this says so;
      * NULL: always. Dispatch and log page 05h both ask. */
     bool (*offered)(FemuCtrl *n);
-} FemuIoCmd;
+};
 
-#define FEMU_OPCODES 256
-extern const FemuAdminCmd femu_admin_cmds[FEMU_OPCODES];
-extern const FemuIoCmd femu_nvm_cmds[FEMU_OPCODES];     /* CSI 00h: the NVM command set */
-extern const FemuIoCmd femu_zoned_cmds[FEMU_OPCODES];   /* CSI 02h: the zoned namespace */
+#define FEMU_OPCODES 256    /* rows in every table */
+
+/* A namespace's commands: its command set's table, from the controller's (on creation,
+ * and by realize for those a state file restored). */
+void femu_cmd_set_select(FemuCtrl *n, FemuNamespace *ns);
 
 /* Poller: an admin command, an I/O command, by their set's table. */
 uint16_t femu_admin_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);

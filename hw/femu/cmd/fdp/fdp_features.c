@@ -1,44 +1,11 @@
 /*
- * Features 1Dh (Flexible Data Placement) and 1Eh (FDP Events), poller thread. Both are
- * offered only with placement=fdp (else Invalid Field, as any unknown FID), and both are
- * saveable (NVMe base specification 2.1: "This Feature shall be saveable"): Set Features
- * with SV sets the current and the saved value, without it the current value only; Get
- * Features SEL 2 returns the saved value (the default until one is saved), SEL 3 says
- * saveable and changeable (1Eh also namespace specific).
- *
- * 1Dh is the endurance group's: CDW11 bits 15:0 ENDGID (the group, 1, or Invalid Field);
- * the value, CDW12 of Set and DW0 of Get, has FDPE in bit 0 and FDPCIDX in bits 15:8.
- * FDP is on in configuration 0 at power-on, which is also its default. A Set that changes
- * the current value while a namespace exists in the group is Command Sequence Error and
- * changes nothing, the saved value neither (NVMe base specification 2.1; QEMU's hw/nvme
- * answers the same); one that does not change it succeeds at once (and saves with SV). A
- * change clears the FDP events, the statistics (log 22h counts afresh) and every current
- * event enable; the saved enables stay (one configuration: a saved enable names the same
- * handle whenever FDP is on).
- *
- * 1Eh is a reclaim unit handle's, named by a namespace's placement handle: NSID (an
- * active namespace), CDW11 bits 15:0 PHNDL (one the namespace has, else Invalid Field),
- * bits 23:16 NOET. Set enables (CDW12 bit 0 FDPEE 1) or disables the NOET event types
- * of its data buffer, one byte each, in the current enables and with SV in the saved ones
- * too (the types not listed keep theirs); one femu does not raise is Invalid Field and
- * nothing changes. Get returns up to NOET descriptors of the types femu raises, two bytes
- * each (type, bit 0 enabled), ascending, and their count in DW0. With FDP disabled both
- * are FDP Disabled. Namespaces sharing a handle share its enables.
- *
- * Resets. femu is an NVM subsystem of one controller, so after a Controller Level Reset
- * a saveable feature's current value is its saved value (NVMe base specification 2.1,
- * Feature Values). For 1Eh that is plain: every handle's enables become the saved ones
- * (none while FDP is off). 1Dh's value may change only while no namespace exists in the
- * group, so a reset applies a saved 1Dh that differs from the current one only when the
- * group is empty, as a configuration change like a Set's; while namespaces exist they
- * keep the configuration they were made under, and the saved value waits for a reset (or
- * a restored state, a power-on: top/state.c keeps both values) that finds the group
- * empty. femu never changes a configuration under its namespaces.
- *
- * A reset also closes every open RU (cmd/fdp/fdp.c). Its Controller Level Reset events are
- * recorded on the handles that had that type enabled when the reset came, so a host that
- * enabled them without saving still learns what the reset did; none when the reset
- * changed the configuration (the new one's events start empty).
+ * Features 1Dh (Flexible Data Placement) and 1Eh (FDP Events), poller thread: both offered
+ * only with placement=fdp, both saveable. What they do (fields, Set with SV and Get SEL 2,
+ * the Command Sequence Error of a 1Dh change under namespaces, what a controller reset or
+ * a restored state makes of the current and saved values, the reset's events) is told
+ * once, in hw/femu/CONTROLLER.md, "Flexible Data Placement (placement=fdp)", Features;
+ * this file follows it. Why a reset applies a saved 1Dh only to an empty endurance group:
+ * femu never changes a configuration under its namespaces.
  */
 #include "qemu/osdep.h"
 
