@@ -8,8 +8,8 @@
  *
  * The tables are defined at the top (top/cmd_tables.c), which sees every command; the
  * commands reach them only through the pointers realize puts in FemuCtrl (the admin set,
- * the I/O sets by CSI) and in each namespace (its set), as Get Log Page is a row of the
- * admin table while one of its pages lists that table.
+ * the I/O sets by CSI) and in each namespace (its set). Get Log Page is a row of the admin
+ * table while one of its pages lists that table: named here, they would be a circle.
  */
 #ifndef HW_FEMU_CMD_CMD_SET_H
 #define HW_FEMU_CMD_CMD_SET_H
