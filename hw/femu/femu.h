@@ -2,9 +2,9 @@
  * femu: an NVMe SSD emulator whose flash translation layer lives in the device.
  *
  * FemuCtrl is the controller-facing state shared by the device's source files: its
- * properties, the FTL configuration they resolve to, and the FTL handle. femu.c owns the
- * QOM type, the properties and realize; the NVMe controller (registers, queues, commands)
- * builds on this struct from its own files.
+ * properties, the FTL configuration they resolve to, and the FTL handle. top/realize.c owns
+ * the QOM type, the properties and realize; the NVMe controller (registers, queues,
+ * commands) builds on this struct from its own files (layers.txt: this is the bottom).
  */
 #ifndef HW_FEMU_FEMU_H
 #define HW_FEMU_FEMU_H
@@ -80,7 +80,7 @@ static inline uint16_t femu_dnr(uint16_t status)
     return status | NVME_DNR;
 }
 
-/* Namespaces (cmd/ns.c). NSIDs 1..FEMU_MAX_NAMESPACES; NN reports the maximum. */
+/* Namespaces (cmd/admin/ns.c). NSIDs 1..FEMU_MAX_NAMESPACES; NN reports the maximum. */
 #define FEMU_MAX_NAMESPACES     32
 #define FEMU_CNTLID             0       /* the one controller of the subsystem */
 #define FEMU_MAX_LBAF           2       /* LBA formats: the FTL sector, and 4 KiB */
@@ -154,7 +154,7 @@ typedef struct FemuRequest {
      * poller fetched it. ftl.ranges, when set, is g_new memory the request owns
      * (femu_req_free frees it): FTL_OP_TRIM's Dataset Management ranges, FTL_OP_COPY's
      * sources, FTL_OP_ZONE_MGMT's zones, and FTL_OP_FORMAT's namespaces (each range
-     * formatted by itself). In the zoned namespace (cmd/zns.c) the zone operations are
+     * formatted by itself). In the zoned namespace (cmd/io/zns.c) the zone operations are
      * admitted at fetch (FTL_REQ_ADMITTED) and slba/nlb are zoned sectors.
      */
     struct ftl_request ftl;
@@ -169,11 +169,12 @@ typedef struct FemuRequest {
     /* What a read, Compare or Verify completes with when the FTL serves it without error:
      * Unrecovered Read Error for marked LBAs, Compare Failure; 0 for success. */
     uint16_t status_on_done;
-    bool media_error;           /* the FTL failed a flash page read: error_lpn (cmd/media.c) */
+    /* the FTL failed a flash page read: error_lpn (cmd/health/media.c) */
+    bool media_error;
     uint64_t error_lpn;
     uint64_t error_lba;         /* the namespace LBA an error after fetch is logged with */
     /*
-     * FDP (cmd/fdp*.c, backend/fdp_ftl.c). ruh_update: the handles an FTL_OP_RUH_UPDATE
+     * FDP (cmd/fdp/, backend/fdp_ftl.c). ruh_update: the handles an FTL_OP_RUH_UPDATE
      * request closes, one engine request each (a Reclaim Unit Handle Update's, or every
      * handle for a controller reset's, which is internal). fdp_named: the handles the
      * command named through a placement handle of its namespace, fdp_phndl[ruh] each, for
@@ -197,7 +198,7 @@ static inline void femu_req_ftl(FemuRequest *req, enum ftl_op op)
     req->ftl.op = op;
 }
 
-/* The controller's state (ctrl/ctrl_state.c lists the transitions and their CSTS). */
+/* The controller's state (top/ctrl_state.c lists the transitions and their CSTS). */
 typedef enum FemuCtrlState {
     FEMU_CTRL_DISABLED,         /* CC.EN 0: no queues */
     FEMU_CTRL_ENABLING,         /* CC.EN 0->1 seen: checking, latching the admin queues */
@@ -222,7 +223,7 @@ typedef struct FemuFdpEventList {
 } FemuFdpEventList;
 
 /*
- * Flexible Data Placement (cmd/fdp*.c, backend/fdp_ftl.c). With placement=fdp the device
+ * Flexible Data Placement (cmd/fdp/, backend/fdp_ftl.c). With placement=fdp the device
  * has one endurance group with one reclaim group, and its reclaim unit handles (RUHs) are
  * the FTL's (femu_ftl/fdp.h); the conventional namespaces belong to the group.
  */
@@ -234,7 +235,7 @@ typedef struct FemuFdp {
     /* Feature 1Eh: bit (1 << event type) per RUH, set by the poller, read by whoever
      * raises an event (atomic). A controller reset brings back the saved ones. */
     uint32_t event_enable[FEMU_FDP_MAX_RUHS];
-    /* Features 1Dh and 1Eh as saved (Set Features with SV; cmd/fdp_features.c): what a
+    /* Features 1Dh and 1Eh as saved (Set Features with SV; cmd/fdp/fdp_features.c): what a
      * controller reset or a restored state starts from. Poller; kept in state files. */
     bool saved_enabled;
     uint32_t saved_event_enable[FEMU_FDP_MAX_RUHS];
@@ -251,7 +252,7 @@ typedef struct FemuFdp {
 
 /*
  * Get/Set Features values as Set Features stored them (CDW11 bits), reset to defaults by
- * a controller reset; cmd/features.c maps each FID to its field.
+ * a controller reset; cmd/admin/features.c maps each FID to its field.
  */
 typedef struct FemuFeatures {
     uint32_t arbitration;
@@ -276,6 +277,15 @@ typedef struct FemuSmart {
 } FemuSmart;
 
 /*
+ * A command set's table, one row per opcode (cmd/core/cmd_set.h). The rows name every
+ * command, so they live at the top (top/cmd_tables.c); the controller and its namespaces
+ * hold pointers to them, which realize fills, and the commands below read only those.
+ */
+typedef struct FemuAdminCmd FemuAdminCmd;
+typedef struct FemuIoCmd FemuIoCmd;
+#define FEMU_CSI_COUNT          (NVME_CSI_ZONED + 1)    /* I/O command sets by CSI */
+
+/*
  * A namespace: a range of the FTL's logical sectors, whole flash pages, seen through an
  * LBA size of 512 B or 4 KiB (a multiple of the FTL sector, secsz). Poller-owned, like
  * everything the admin commands change; indexed by NSID in FemuCtrl.ns.
@@ -283,7 +293,8 @@ typedef struct FemuSmart {
 typedef struct FemuNamespace {
     bool allocated;             /* created (Namespace Management) or given at realize */
     bool attached;              /* attached to the controller: active, I/O allowed */
-    bool zoned;                 /* the zoned namespace (cmd/zns.c): the FTL's zones */
+    bool zoned;                 /* the zoned namespace (cmd/io/zns.c): the FTL's zones */
+    const FemuIoCmd *io_cmds;   /* its command set's table (femu_cmd_set_select) */
     uint32_t nsid;
     uint64_t base_sector;       /* first FTL sector */
     uint64_t sectors;           /* FTL sectors it owns (a multiple of secs_per_pg) */
@@ -295,7 +306,7 @@ typedef struct FemuNamespace {
     uint32_t dmrsl;             /* DSM: LBAs per range, and in all ranges (DMSL) */
     uint8_t uuid[16];
     FemuSmart smart;
-    /* FDP (cmd/fdp.c): the placement handle list, placement handle i -> RUH phndl_ruh[i];
+    /* FDP (cmd/fdp/fdp.c): the placement handle list, placement handle i -> RUH phndl_ruh[i];
      * phndl_chosen when the controller chose its one handle (created without a list) */
     uint8_t nphndls;
     uint8_t phndl_ruh[FEMU_FDP_MAX_RUHS];
@@ -353,8 +364,9 @@ struct FemuCtrl {
     char *stats_dir;                    /* stats_dir=DIR: where the CSV statistics go */
     char *trace_out;                    /* trace_out=FILE: record the FTL's requests */
     char *serial;                       /* serial=: NVMe serial number; derived when unset */
-    char *namespaces;                   /* namespaces=: N, or MiB sizes "a:b:..." (cmd/ns.c) */
-    char *state_in;                     /* state_in=FILE: restore at realize (backend/state.c) */
+    char *namespaces;                   /* namespaces=: N, or MiB sizes "a:b:..."
+                                         * (cmd/admin/ns.c) */
+    char *state_in;                     /* state_in=FILE: restore at realize (top/state.c) */
     char *state_out;                    /* state_out=FILE: save at exit and on C2h */
     uint32_t queues;                    /* queues=: I/O queue pairs */
     uint8_t mdts;                       /* mdts=: max data transfer, power of two of 4 KiB */
@@ -365,6 +377,11 @@ struct FemuCtrl {
     struct ftl_geometry geometry;       /* derived from ftl_config */
     char serial_number[FEMU_SERIAL_MAX_LEN + 1];    /* serial, or one derived from the slot */
     struct ftl *ftl;
+
+    /* The command sets' tables (top/cmd_tables.c), filled by realize before the first
+     * namespace: the admin set, and the I/O sets by CSI (NULL: a set femu does not have). */
+    const FemuAdminCmd *admin_cmds;
+    const FemuIoCmd *io_cmds[FEMU_CSI_COUNT];
 
     /* Controller (see CONTROLLER.md for the threading rules). */
     MemoryRegion bar0;
@@ -385,7 +402,7 @@ struct FemuCtrl {
      * fails on (Write Uncorrectable, or a flash read that failed) until written again. */
     struct lba_bitmap written;
     struct lba_bitmap uncorrectable;
-    /* The LBA Status Information log (cmd/media.c): its LSGC; whether LBAs were marked
+    /* The LBA Status Information log (cmd/health/media.c): its LSGC; whether LBAs were marked
      * since the host last read it; an LBA Status Information Alert outstanding, and the
      * LSGC the host last heard of; the page a read with RAE saw, returned as it was until
      * a read without RAE (NULL: none). */
@@ -425,7 +442,7 @@ struct FemuCtrl {
     unsigned phase_markers;
     FemuFeatures features;
     FemuPowerCut power_cut;
-    FemuFdp fdp;                        /* cmd/fdp.c */
+    FemuFdp fdp;                        /* cmd/fdp/fdp.c */
     FemuErrorLog errlog;
     FemuSmart smart;
     FemuRequest *pool;                  /* ctrl/request.c */
@@ -454,7 +471,7 @@ struct FemuCtrl {
     bool stats_error_reported;
     bool trace_error_reported;           /* FTL thread: trace_out failed, said once */
 
-    /* The controller's state machine (ctrl/ctrl_state.c): the poller runs it. */
+    /* The controller's state machine (top/ctrl_state.c): the poller runs it. */
     FemuCtrlState state;                /* poller */
     uint32_t cc_seen;                   /* poller: the CC value the state machine acted on */
     bool cc_changed;                    /* atomic: a vCPU wrote CC */
@@ -476,7 +493,7 @@ struct FemuCtrl {
     bool wake_fds;                      /* poller_wake and ftl_wake exist */
     Notifier exit_notifier;
 
-    /* State files (backend/state.c, backend/state_save.c). */
+    /* State files (top/state.c, top/state_save.c). */
     bool state_ready;                   /* realize succeeded: a save has a device to save */
     bool state_final_saved;             /* state_out written at exit or unplug */
     /* QMP save-state: the main loop asks under save_lock and returns; the poller starts

@@ -59,12 +59,12 @@ def test_rerun_is_a_no_op(qemu, tmp_path):
     assert "nothing to rebuild" in out, out[-2000:]
 
 
-def test_touching_femu_c_rebuilds_only_it(qemu, tmp_path):
+def test_touching_realize_c_rebuilds_only_it(qemu, tmp_path):
     # Settle first: other hw/femu edits made since the session's build (or by another
     # test) are built now, so only the touch below is pending afterwards.
     run_femu_compile(tmp_path / "settle.log")
-    (REPO_ROOT / "hw" / "femu" / "femu.c").touch()   # newer than its object file now
+    (REPO_ROOT / "hw" / "femu" / "top" / "realize.c").touch()   # newer than its object file now
     out = run_femu_compile(tmp_path / "incremental.log")
     compiled = re.findall(r"rebuilt: Compiling C object (\S+)", out)
-    assert compiled == ["libcommon.a.p/hw_femu_femu.c.o"], out[-2000:]
+    assert compiled == ["libcommon.a.p/hw_femu_top_realize.c.o"], out[-2000:]
     assert "rebuilt: Linking target qemu-system-x86_64" in out

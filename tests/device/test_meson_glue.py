@@ -1,7 +1,8 @@
 """hw/femu/meson.build is QEMU's view of femu. The rule it follows:
 
-- the device's sources are femu.c, listed there (femu_device_sources), and the device folders
-  it includes (ctrl/, cmd/, backend/), each listing its own sources in its own meson.build;
+- the device's sources are those of the device folders it includes (ctrl/, backend/, cmd/,
+  top/), each listing its own sources in its own meson.build (cmd/'s those of its
+  sub-folders), and any .c at hw/femu's root, listed there (femu_device_sources);
 - each library subfolder it includes (ftl/, util/, store/, nvme/, statefile/) lists its own
   sources once, in its own meson.build, for both QEMU's build and the standalone one
   (top-level meson.build);

@@ -330,8 +330,8 @@ ZONE_LBAS = (2 << 20) // LBA
 ZNS_NSID = 2
 CSS_ALL = 0b110
 
-zoned_only = pytest.mark.skipif(not (REPO / "hw/femu/cmd/zns.c").exists(),
-                                reason="the zoned namespace (hw/femu/cmd/zns.c) has not "
+zoned_only = pytest.mark.skipif(not (REPO / "hw/femu/cmd/io/zns.c").exists(),
+                                reason="the zoned namespace (hw/femu/cmd/io/zns.c) has not "
                                        "landed yet")
 
 

@@ -1,4 +1,4 @@
-"""Flexible Data Placement in state files (section DFDP, backend/state.c): what a save keeps
+"""Flexible Data Placement in state files (section DFDP, top/state.c): what a save keeps
 (FDP on or off and its saved value, each namespace's placement handle list, the saved
 event enables, the FDP statistics and events) and what the restore makes of it (a
 power-on: the saved features take effect, 1Dh only where no namespace pins the current

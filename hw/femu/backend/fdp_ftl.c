@@ -11,17 +11,17 @@
  * reserved, recorded where that type was enabled when the reset came (the request says
  * where: the reset has brought back the saved enables since). An event about a handle
  * the request did not name has no NSID or PID (a buffered page flushed later, say).
- * cmd/fdp_events.c records what is enabled.
+ * backend/fdp_events.c records what is enabled.
  *
  * A handle's status is read by the poller holding engine_lock, as zone admissions are
- * (cmd/zns.c): it waits at most for the batch the FTL thread is serving, and sees every
+ * (cmd/io/zns.c): it waits at most for the batch the FTL thread is serving, and sees every
  * request served before; those still queued behind it are not in it (the spec allows
  * that of I/O Management Receive).
  */
 #include "qemu/osdep.h"
 
+#include "backend/fdp_events.h"
 #include "backend/fdp_ftl.h"
-#include "cmd/fdp_events.h"
 
 void femu_fdp_ftl_events(FemuCtrl *n, const FemuRequest *req)
 {

@@ -142,8 +142,8 @@ static void femu_ftl_format(FemuCtrl *n, FemuRequest *req, uint64_t *done_ns)
     }
 }
 
-/* FDP's Reclaim Unit Handle Update: one FTL_OP_RUH_UPDATE per handle (cmd/fdp_io.c, or
- * every handle for a controller reset's, cmd/fdp.c); no flash time. */
+/* FDP's Reclaim Unit Handle Update: one FTL_OP_RUH_UPDATE per handle (cmd/fdp/fdp_io.c, or
+ * every handle for a controller reset's, cmd/fdp/fdp.c); no flash time. */
 static void femu_ftl_ruh_update(FemuCtrl *n, FemuRequest *req, uint64_t *done_ns)
 {
     struct ftl_request r = req->ftl;
@@ -159,7 +159,7 @@ static void femu_ftl_ruh_update(FemuCtrl *n, FemuRequest *req, uint64_t *done_ns
     }
 }
 
-/* FTL work other than a format. Zone operations were admitted at fetch (cmd/zns.c): the
+/* FTL work other than a format. Zone operations were admitted at fetch (cmd/io/zns.c): the
  * engine does the flash work of what the poller already decided; a failure here would be
  * the FTL's own. */
 static void femu_ftl_work(FemuCtrl *n, FemuRequest *req, uint64_t *done_ns)

@@ -14,7 +14,7 @@
  *
  * The cut itself (QMP power-cut, handed to the poller as save-state is): the poller stops
  * fetching, serves what the FTL has queued, cuts at the device's clock, puts the kept bytes
- * back for BUFFERED sectors and marks TORN pages uncorrectable (cmd/media.c: an Unrecovered
+ * back for BUFFERED sectors and marks TORN pages uncorrectable (cmd/health/media.c: an Unrecovered
  * Read Error until rewritten), writes the lost ranges to stats_dir, drops every completion
  * not yet posted (never acknowledged), and the poller power cycles the controller: the
  * registers and the controller as at power-on (CSTS.RDY 0), so a running guest's driver

@@ -1,7 +1,7 @@
 /*
  * The register file: the controller registers below the doorbells, as little-endian words
- * in n->regs. vCPUs store what the host writes (ctrl/bar0.c) and the poller reads them;
- * only the state machine writes CSTS (ctrl/ctrl_state.c). Each access is one atomic word,
+ * in n->regs. vCPUs store what the host writes (top/bar0.c) and the poller reads them;
+ * only the state machine writes CSTS (top/ctrl_state.c). Each access is one atomic word,
  * so no lock is shared between the vCPUs and the poller.
  */
 #include "qemu/osdep.h"

@@ -1,7 +1,7 @@
 /*
  * The register file (BAR0 below the doorbells): CAP, VS, CC, CSTS, AQA, ASQ, ACQ, INTMS.
- * vCPUs store what the host writes (ctrl/bar0.c); the state machine reads CC and writes
- * CSTS (ctrl/ctrl_state.c). Every access is one atomic 32-bit word.
+ * vCPUs store what the host writes (top/bar0.c); the state machine reads CC and writes
+ * CSTS (top/ctrl_state.c). Every access is one atomic 32-bit word.
  */
 #ifndef HW_FEMU_CTRL_REGS_H
 #define HW_FEMU_CTRL_REGS_H

@@ -16,7 +16,7 @@ bool femu_req_stale(FemuCtrl *n, const FemuRequest *req);
 void femu_req_drop_inflight(FemuCtrl *n);
 
 /* Whether the poller may fetch a command: a request is free, and no save is being
- * written (backend/state_save.c: the device holds still until it is). */
+ * written (top/state_save.c: the device holds still until it is). */
 static inline bool femu_may_fetch(FemuCtrl *n)
 {
     return n->free_requests != NULL && !n->save_running;

@@ -1,7 +1,7 @@
 /*
  * Waking the poller and the FTL thread (ctrl/wake.h). The barrier orders the caller's
  * store of its work before the read of the sleeping flag; the sleeper sets the flag, then
- * looks for work once more before it sleeps (ctrl/poller.c, backend/ftl_thread.c), so
+ * looks for work once more before it sleeps (top/poller.c, backend/ftl_thread.c), so
  * either the sleeper sees the work or the waker sees the flag.
  */
 #include "qemu/osdep.h"

@@ -13,7 +13,7 @@ compaction's device time is the run's simulated time less the fill's (`--method 
 `fragmented` is the workload's layout (runs of 1..16 4 KiB blocks, each valid with
 probability PCT %); `contiguous` is one valid extent of EXTENT blocks at the start of each
 victim. conf/zns-lab.conf's geometry (4 MiB zones, 512-byte LBAs = ftl-sim's sectors) and
-the device's Copy limits (hw/femu/cmd/copy.c: MSSRL 1024 LBAs, MCL 4096, 128 ranges);
+the device's Copy limits (hw/femu/cmd/io/copy.c: MSSRL 1024 LBAs, MCL 4096, 128 ranges);
 reads and appends move 256 KiB at most, as in the guest.
 """
 import argparse

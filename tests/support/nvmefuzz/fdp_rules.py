@@ -1,6 +1,6 @@
 """Flexible Data Placement (placement=fdp): what the host must expect of the FDP commands,
 judged at submission from the host model (CONTROLLER.md, "Flexible Data Placement
-(placement=fdp)"; hw/femu/cmd/fdp*.c), exactly where the contract is exact: the status
+(placement=fdp)"; hw/femu/cmd/fdp/*.c), exactly where the contract is exact: the status
 code, and the DW0 of Get Features. A mixin of Executor (executor.py).
 
 Whether FDP is enabled (and saved enabled: 1Dh is saveable, and a controller reset makes
@@ -71,7 +71,7 @@ def config_rule(table, nsid: int, cdw10: int, cdw11: int, cdw12: int
 
 
 def handles_rule(table, ruhs: int, data: bytes, lba: int) -> Tuple[object, str, tuple]:
-    """A create's FDP fields (cmd/fdp.c femu_fdp_ns_handles) once every check before them
+    """A create's FDP fields (cmd/fdp/fdp.c femu_fdp_ns_handles) once every check before them
     passed: (status or "ok", why, (handles, chosen))."""
     endgid, count = struct.unpack_from("<H", data, 102)[0], struct.unpack_from("<H", data, 392)[0]
     if endgid not in (0, ENDGID):
@@ -197,7 +197,7 @@ class FdpRules:
         return exp, why, True, None
 
     def _fdp_log_rule(self, table, cdw10: int, cdw11: int, cdw12: int, cdw13: int):
-        """Get Log Page 20h-23h (cmd/log.c, cmd/fdp_log.c): a fixed-size page (22h, 23h)
+        """Get Log Page 20h-23h (cmd/admin/log.c, cmd/fdp/fdp_log.c): a fixed-size page (22h, 23h)
         checks its offset first; then LSI, FDP enabled (not for 20h), and the offset of a
         page built to its size (20h, 21h). The PRPs are the template's, for every byte."""
         fdp = self.variant.fdp
@@ -216,8 +216,8 @@ class FdpRules:
         return "ok", f"log {lid:#x} of group 1 inside the page"
 
     def _fdp_get_rule(self, table, nsid: int, cdw10: int, cdw11: int):
-        """Get Features 1Dh / 1Eh (cmd/features.c, cmd/fdp_features.c): (expectation, why,
-        DW0 on success)."""
+        """Get Features 1Dh / 1Eh (cmd/admin/features.c, cmd/fdp/fdp_features.c): (expectation,
+        why, DW0 on success)."""
         fid, sel = cdw10 & 0xFF, (cdw10 >> 8) & 7
         if sel > 3:
             return SC_INVALID_FIELD, "Get Features SEL beyond 3", None

@@ -93,7 +93,7 @@ class Namespaces:
     def free_nsid(self) -> Optional[int]:
         return next((q for q in range(1, MAX_NSID + 1) if q not in self.ns), None)
 
-    # -- FDP (CONTROLLER.md, "Flexible Data Placement"; cmd/fdp.c)
+    # -- FDP (CONTROLLER.md, "Flexible Data Placement"; cmd/fdp/fdp.c)
 
     def conventional(self) -> List[int]:
         """The namespaces of the endurance group: allocated and not zoned."""
@@ -148,7 +148,7 @@ class Namespaces:
 
     def controller_reset(self) -> None:
         """A controller reset: 1Dh takes its saved value unless a namespace of the group
-        pins the current one (cmd/fdp_features.c); a change starts the statistics afresh."""
+        pins the current one (cmd/fdp/fdp_features.c); a change starts the statistics afresh."""
         if self.fdp_saved != self.fdp_on and not self.conventional():
             self.fdp_on = self.fdp_saved
             self.fdp_stats = None

@@ -11,7 +11,7 @@
  * hands completions back in time order, for a host without one: ftl-sim's loop
  * (tools/ftl-sim/sim.c) uses it, and the engine's unit tests. The device does not: its FTL
  * thread (backend/ftl_thread.c) calls ftl_engine_serve only, and its poller
- * (ctrl/poller.c) orders completions in a heap of its own, which also holds the commands
+ * (top/poller.c) orders completions in a heap of its own, which also holds the commands
  * that never reach the FTL (admin commands, asynchronous events, commands failed at fetch).
  *
  * struct ftl_request is the one description of FTL work: the device's request

@@ -1,0 +1,109 @@
+"""The device's layers (hw/femu/layers.txt) and the references between its files, for the
+include test (tests/device/test_device_include_layers.py, unit) and the call test
+(tests/device/test_device_call_layers.py, on QEMU's built objects).
+
+A device file is a .c or .h under hw/femu outside the libraries; its folder is its directory
+under hw/femu, or its own name for the files at the root (femu.h). A reference (an include
+or a call) from file A to file B goes up when B's folder is another folder on A's line of
+layers.txt or on a higher one.
+"""
+import re
+import subprocess
+from pathlib import Path
+
+# hw/femu's QEMU-free libraries, below every device layer (their own tests check them).
+LIBRARIES = ("ftl", "util", "store", "nvme", "statefile")
+MAX_FILES_PER_FOLDER = 25
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+
+
+def read_layers(text):
+    """{folder: layer number, 0 at the bottom} from layers.txt's lines."""
+    layers = {}
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    for number, line in enumerate(lines):
+        folders, separator, _ = line.partition(" -- ")
+        assert separator, f"layers.txt: {line!r} has no ' -- ' before its description"
+        for folder in folders.split():
+            assert folder not in layers, f"layers.txt names {folder} twice"
+            layers[folder] = number
+    return layers
+
+
+def device_files(root: Path):
+    """Every device .c and .h, relative to root (hw/femu), sorted."""
+    return sorted(p.relative_to(root) for p in root.rglob("*.[ch]")
+                  if p.relative_to(root).parts[0] not in LIBRARIES)
+
+
+def folder_of(path: Path) -> str:
+    return path.name if len(path.parts) == 1 else path.parent.as_posix()
+
+
+def resolve(root: Path, path: Path, name: str, files):
+    """The device file an include names: beside the includer, else under hw/femu (the
+    device's include path); None for the libraries' and QEMU's headers."""
+    for candidate in ((root / path).parent / name, root / name):
+        candidate = candidate.resolve()
+        if candidate.is_file() and candidate.is_relative_to(root.resolve()):
+            relative = candidate.relative_to(root.resolve())
+            if relative in files:
+                return relative
+    return None
+
+
+def include_edges(root: Path):
+    """[(file, device file it includes)] over the device's files."""
+    files = set(device_files(root))
+    return [(path, target) for path in sorted(files)
+            for name in INCLUDE.findall(COMMENT.sub("", (root / path).read_text()))
+            for target in [resolve(root, path, name, files)] if target is not None]
+
+
+def object_name(source: Path) -> str:
+    """The object QEMU's meson build makes of hw/femu/<source> (libcommon.a.p/...)."""
+    return "hw_femu_" + source.as_posix().replace("/", "_") + ".o"
+
+
+def call_edges(objects):
+    """[(source, source whose functions or data it uses)] from {source: object file}: the
+    undefined symbols of one object that another one defines."""
+    defined, used = {}, {}
+    for source, obj in objects.items():
+        out = subprocess.run(["nm", str(obj)], capture_output=True, text=True,
+                             check=True).stdout
+        for line in out.splitlines():
+            fields = line.split()
+            if len(fields) < 2:
+                continue
+            if fields[-2] == "U":
+                used.setdefault(source, set()).add(fields[-1])
+            elif fields[-2] in "TDBRC":
+                defined[fields[-1]] = source
+    return sorted({(source, defined[s]) for source, symbols in used.items()
+                   for s in symbols if s in defined and defined[s] != source})
+
+
+def upward(edges, layers):
+    """The edges that do not point to their own folder or to a lower layer, as lines."""
+    bad = []
+    for source, target in edges:
+        src, dst = folder_of(source), folder_of(target)
+        if src == dst:
+            continue
+        if src not in layers or dst not in layers:
+            bad.append(f"{source} -> {target}: folder missing from layers.txt")
+        elif layers[dst] >= layers[src]:
+            bad.append(f"{source} -> {target}: {src} (layer {layers[src]}) may not use "
+                       f"{dst} (layer {layers[dst]})")
+    return bad
+
+
+def crowded_folders(root: Path, limit=MAX_FILES_PER_FOLDER):
+    """{folder: count} of the device folders holding more than limit .c and .h files."""
+    counts = {}
+    for path in device_files(root):
+        folder = path.parent.as_posix()
+        counts[folder] = counts.get(folder, 0) + 1
+    return {folder: count for folder, count in counts.items() if count > limit}
