@@ -30,6 +30,7 @@
 #include "backend/ftl_view.h"
 #include "backend/power_cut.h"
 #include "backend/state.h"
+#include "backend/state_parts.h"
 #include "backend/state_save.h"
 #include "cmd/fdp.h"
 #include "cmd/features.h"
@@ -444,7 +445,7 @@ static void femu_realize(PCIDevice *pci_dev, Error **errp)
         return;
     }
     femu_fdp_realize(n);
-    if (!femu_power_cut_realize(n, errp) || !femu_state_restore(n, errp)) {
+    if (!femu_power_cut_realize(n, errp) || !femu_state_restore(n, femu_state_parts, errp)) {
         femu_release(n);
         return;
     }
