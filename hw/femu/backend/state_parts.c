@@ -30,3 +30,4 @@ static const FemuStatePart femu_fdp_part = {
 const FemuStatePart *const femu_state_parts[] = {
     &femu_ns_table_part, &femu_fdp_part, NULL,
 };
+QEMU_BUILD_BUG_ON(ARRAY_SIZE(femu_state_parts) - 1 > FEMU_STATE_MAX_PARTS);

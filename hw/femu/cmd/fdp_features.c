@@ -32,7 +32,7 @@
  * group, so a reset applies a saved 1Dh that differs from the current one only when the
  * group is empty, as a configuration change like a Set's; while namespaces exist they
  * keep the configuration they were made under, and the saved value waits for a reset (or
- * a restored state, a power-on: backend/state.c keeps both values) that finds the group
+ * a restored state, a power-on: cmd/fdp_state.c keeps both values) that finds the group
  * empty. femu never changes a configuration under its namespaces.
  *
  * A reset also closes every open RU (cmd/fdp.c). Its Controller Level Reset events are
