@@ -1,4 +1,4 @@
-"""Flexible Data Placement in state files (section DFDP, top/state.c): what a save keeps
+"""Flexible Data Placement in state files (section DFDP, cmd/fdp/fdp_state.c): what a save keeps
 (FDP on or off and its saved value, each namespace's placement handle list, the saved
 event enables, the FDP statistics and events) and what the restore makes of it (a
 power-on: the saved features take effect, 1Dh only where no namespace pins the current
@@ -242,6 +242,7 @@ EVENT0 = EVENTS                            # the one event's record
 
 @pytest.mark.parametrize("name,edit,field", [
     ("version", put("<I", 0, 2), "not version 1"),
+    ("head-short", lambda d: d[:HEAD - 8], "shorter than its header"),
     ("nruh", put("<I", 4, 8), "NRUH 8"),
     ("nsids", put("<I", 8, 31), "31 NSIDs"),
     ("fdpe", put("<B", 12, 2), "FDPE 2"),

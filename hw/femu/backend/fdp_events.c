@@ -12,7 +12,7 @@
  *
  * An event is recorded only when its type is enabled, when it happens, on the handle it
  * is about. The list keeps the 63 latest (the log page's room), oldest first; when full
- * the oldest goes. State files keep the list (top/state.c, checked here on restore)
+ * the oldest goes. State files keep the list (cmd/fdp/fdp_state.c, checked here on restore)
  * and the saved enables; the current enables are what a reset or a power-on makes them.
  */
 #include "qemu/osdep.h"

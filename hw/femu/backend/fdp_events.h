@@ -56,7 +56,7 @@ void femu_fdp_events_reset_clock(FemuCtrl *n);
 /* Log page 23h into buf (FEMU_FDP_EVENTS_LOG_BYTES): host events, or controller events. */
 void femu_fdp_events_log(FemuCtrl *n, bool host, uint8_t *buf);
 
-/* State files (top/state.c): why a stored event record (FEMU_FDP_EVENT_BYTES) is not
+/* State files (cmd/fdp/fdp_state.c): why a stored event record (FEMU_FDP_EVENT_BYTES) is not
  * one femu could have written, or NULL; and the host events list replaced by count such
  * records, oldest first (realize). */
 const char *femu_fdp_event_check(FemuCtrl *n, const uint8_t *record);

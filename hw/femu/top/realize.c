@@ -447,7 +447,7 @@ static void femu_realize(PCIDevice *pci_dev, Error **errp)
         return;
     }
     femu_fdp_realize(n);
-    if (!femu_power_cut_realize(n, errp) || !femu_state_restore(n, errp)) {
+    if (!femu_power_cut_realize(n, errp) || !femu_state_restore(n, femu_state_parts, errp)) {
         femu_release(n);
         return;
     }

@@ -2,20 +2,18 @@
  * Device state files: what one holds and how realize restores it (state_in=FILE).
  *
  * Besides the FTL's sections (femu_ftl/state.h) a state the device writes has its own:
- *   DNST  the namespace table (allocated, attached, zoned, extent, LBA format, UUID and
- *         SMART counters of each NSID), the controller's SMART counters, ns_created
+ *   DNST  the namespace table (cmd/admin/ns_table_state.h)
  *   DWRT  the `written` map (NUSE), one bit per FTL sector, sparse
  *   DUNC  the `uncorrectable` map, likewise
+ *   DFDP  with placement=fdp, Flexible Data Placement's endurance group (cmd/fdp/fdp_state.h)
  *   DATA  the data store, sparse: only chunks holding a non-zero byte are stored, and only
  *         chunks with a written sector are even read, so a save of a large, mostly empty
  *         device reads and writes little
- *   DFDP  with placement=fdp, Flexible Data Placement's endurance group: features 1Dh
- *         (current and saved) and 1Eh (the saved enables), each namespace's placement
- *         handle list, the FDP statistics' origin and the FDP events log
- * A restored device is a device powered on again: power-on hours, features, the other
- * logs and events start afresh; FDP's saveable features take their saved values as after
- * a reset (cmd/fdp_features.c: 1Dh only where no namespace pins the current one), and
- * FDP's statistics and events log go on where they were.
+ * DNST and DFDP belong to parts of the device that code their own section: the top hands
+ * this file their list (FemuStatePart, top/state_parts.c) and it walks the list, in
+ * file order: FTL, the parts restored before the FTL, the maps, the parts restored after
+ * it, the data. A restored device is a device powered on again: power-on hours, features,
+ * the other logs and events start afresh.
  *
  * A restore takes the saved namespace table, whatever namespaces= says (the table is part
  * of the medium: a guest may have created or formatted namespaces), after checking it
@@ -27,41 +25,18 @@
  * throws the whole device away: nothing is ever half restored.
  */
 #include "qemu/osdep.h"
-#include "qemu/bswap.h"
 #include "qemu/error-report.h"
 #include "qapi/error.h"
 
 #include "backend/ftl_view.h"
 #include "top/state.h"
-#include "cmd/fdp/fdp.h"
-#include "backend/fdp_events.h"
-#include "cmd/fdp/fdp_features.h"
-#include "cmd/admin/features.h"
-#include "cmd/core/ns_table.h"
 #include "femu_ftl/state.h"
 
-#define FEMU_STATE_TAG_TABLE    STATE_TAG('D', 'N', 'S', 'T')
 #define FEMU_STATE_TAG_WRITTEN  STATE_TAG('D', 'W', 'R', 'T')
 #define FEMU_STATE_TAG_UNCORR   STATE_TAG('D', 'U', 'N', 'C')
 #define FEMU_STATE_TAG_DATA     STATE_TAG('D', 'A', 'T', 'A')
 
-#define FEMU_STATE_SMART_BYTES  40      /* five u64 counters */
-#define FEMU_STATE_NS_BYTES     (8 + 3 * 8 + 16 + FEMU_STATE_SMART_BYTES)
-#define FEMU_STATE_TABLE_BYTES  \
-    (8 + FEMU_STATE_SMART_BYTES + FEMU_MAX_NAMESPACES * FEMU_STATE_NS_BYTES)
 #define FEMU_STATE_MAP_CHUNK    4096    /* bytes of a packed map stored or skipped whole */
-
-/*
- * DFDP, little endian: u32 version, u32 NRUH, u32 NSIDs, u8 FDPE, u8 FDPCIDX, u8 saved
- * FDPE, u8 saved FDPCIDX, the statistics' origin (four u64: host bytes, Copy pages, media
- * pages programmed, blocks erased: the FTL's counters at the last configuration change),
- * then a u32 of saved 1Eh enables per RUH (bit 1 << event type), then per NSID its
- * placement handle list (u8 NPHNDLS, u8 chosen by the controller, NRUH bytes: the RUHs,
- * 0 after the list), then u32 NUMFDPE and the host events as log 23h holds them.
- */
-#define FEMU_STATE_TAG_FDP      STATE_TAG('D', 'F', 'D', 'P')
-#define FEMU_STATE_FDP_VERSION  1
-#define FEMU_STATE_FDP_HEAD     48
 
 /* ---- Packed sector maps ---- */
 
@@ -120,125 +95,25 @@ static uint8_t *femu_map_pack(const struct lba_bitmap *bm, uint64_t sectors)
     return bits;
 }
 
-/* ---- The namespace table ---- */
+/* ---- The instant of a save ---- */
 
-static uint8_t *femu_put_smart(uint8_t *p, const FemuSmart *s)
+bool femu_state_snapshot(FemuCtrl *n, const FemuStatePart *const *parts,
+                         FemuStateSnapshot *s)
 {
-    stq_le_p(p, s->units_read);
-    stq_le_p(p + 8, s->units_written);
-    stq_le_p(p + 16, s->read_cmds);
-    stq_le_p(p + 24, s->write_cmds);
-    stq_le_p(p + 32, s->media_errors);
-    return p + FEMU_STATE_SMART_BYTES;
-}
+    bool ok = true;
 
-static const uint8_t *femu_get_smart(const uint8_t *p, FemuSmart *s)
-{
-    s->units_read = ldq_le_p(p);
-    s->units_written = ldq_le_p(p + 8);
-    s->read_cmds = ldq_le_p(p + 16);
-    s->write_cmds = ldq_le_p(p + 24);
-    s->media_errors = ldq_le_p(p + 32);
-    return p + FEMU_STATE_SMART_BYTES;
-}
-
-static uint8_t *femu_table_encode(FemuCtrl *n)
-{
-    uint8_t *table = g_malloc0(FEMU_STATE_TABLE_BYTES), *p = table;
-
-    stl_le_p(p, FEMU_MAX_NAMESPACES);
-    stl_le_p(p + 4, n->ns_created);
-    p = femu_put_smart(p + 8, &n->smart);
-    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
-        const FemuNamespace *ns = &n->ns[nsid];
-
-        p[0] = ns->allocated;
-        p[1] = ns->attached;
-        p[2] = ns->zoned;
-        p[3] = ns->flbas;
-        stq_le_p(p + 8, ns->base_sector);
-        stq_le_p(p + 16, ns->sectors);
-        stq_le_p(p + 24, ns->bytes);
-        memcpy(p + 32, ns->uuid, sizeof(ns->uuid));
-        p = femu_put_smart(p + 48, &ns->smart);
-    }
-    return table;
-}
-
-/* ---- Flexible Data Placement ---- */
-
-/* DFDP up to its events: the features, the statistics' origin, the handle lists. */
-static size_t femu_fdp_head_bytes(uint32_t ruhs)
-{
-    return FEMU_STATE_FDP_HEAD + 4 * ruhs + FEMU_MAX_NAMESPACES * (2 + ruhs);
-}
-
-static size_t femu_fdp_max_bytes(uint32_t ruhs)
-{
-    return femu_fdp_head_bytes(ruhs) + 4 + FEMU_FDP_MAX_EVENTS * FEMU_FDP_EVENT_BYTES;
-}
-
-static uint8_t *femu_fdp_encode(FemuCtrl *n)
-{
-    const FemuFdp *fdp = &n->fdp;
-    uint8_t *head = g_malloc0(femu_fdp_head_bytes(fdp->ruhs)), *p = head;
-
-    stl_le_p(p, FEMU_STATE_FDP_VERSION);
-    stl_le_p(p + 4, fdp->ruhs);
-    stl_le_p(p + 8, FEMU_MAX_NAMESPACES);
-    p[12] = fdp->enabled;
-    p[14] = fdp->saved_enabled;         /* FDPCIDX 0 both: one configuration */
-    stq_le_p(p + 16, fdp->base_host_bytes);
-    stq_le_p(p + 24, fdp->base_copy_pages);
-    stq_le_p(p + 32, fdp->base_programs);
-    stq_le_p(p + 40, fdp->base_erases);
-    p += FEMU_STATE_FDP_HEAD;
-    for (uint32_t ruh = 0; ruh < fdp->ruhs; ruh++, p += 4) {
-        stl_le_p(p, fdp->saved_event_enable[ruh]);
-    }
-    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++, p += 2 + fdp->ruhs) {
-        const FemuNamespace *ns = &n->ns[nsid];
-
-        if (femu_fdp_in_group(ns)) {    /* a deleted namespace's list is left behind */
-            p[0] = ns->nphndls;
-            p[1] = ns->phndl_chosen;
-            memcpy(p + 2, ns->phndl_ruh, ns->nphndls);
-        }
-    }
-    return head;
-}
-
-/* The events go in as the writer finds them: the FTL raises those of the requests it
- * serves for the save, after the instant the poller copied the rest. */
-static int femu_fdp_write(FemuCtrl *n, struct state_writer *w, const FemuStateSnapshot *s)
-{
-    g_autofree uint8_t *log = g_malloc(FEMU_FDP_EVENTS_LOG_BYTES);
-    uint32_t count;
-    int rc;
-
-    femu_fdp_events_log(n, true, log);
-    count = ldl_le_p(log);
-    rc = state_writer_begin(w, FEMU_STATE_TAG_FDP);
-    rc = rc ? rc : state_writer_append(w, s->fdp, s->fdp_len);
-    rc = rc ? rc : state_writer_append(w, log, 4);
-    rc = rc ? rc : state_writer_append(w, log + FEMU_FDP_EVENT_BYTES,
-                                       (uint64_t)count * FEMU_FDP_EVENT_BYTES);
-    return rc ? rc : state_writer_end(w);
-}
-
-bool femu_state_snapshot(FemuCtrl *n, FemuStateSnapshot *s)
-{
     memset(s, 0, sizeof(*s));
+    s->parts = parts;
     s->sectors = n->capacity_sectors + n->zoned_sectors;
-    s->table = femu_table_encode(n);
-    s->table_len = FEMU_STATE_TABLE_BYTES;
-    if (n->fdp.supported) {
-        s->fdp = femu_fdp_encode(n);
-        s->fdp_len = femu_fdp_head_bytes(n->fdp.ruhs);
+    for (unsigned i = 0; parts[i]; i++) {
+        if (parts[i]->max_bytes(n)) {
+            parts[i]->encode(n, &s->part[i]);
+            ok = ok && !s->part[i].failed;
+        }
     }
     s->written = femu_map_pack(&n->written, s->sectors);
     s->uncorrectable = femu_map_pack(&n->uncorrectable, s->sectors);
-    if (!s->written || !s->uncorrectable) {
+    if (!ok || !s->written || !s->uncorrectable) {
         femu_state_snapshot_free(s);
         return false;
     }
@@ -247,8 +122,9 @@ bool femu_state_snapshot(FemuCtrl *n, FemuStateSnapshot *s)
 
 void femu_state_snapshot_free(FemuStateSnapshot *s)
 {
-    g_free(s->table);
-    g_free(s->fdp);
+    for (unsigned i = 0; i < FEMU_STATE_MAX_PARTS; i++) {
+        free(s->part[i].p);         /* state_buf's memory: realloc's */
+    }
     g_free(s->written);
     g_free(s->uncorrectable);
     memset(s, 0, sizeof(*s));
@@ -289,10 +165,62 @@ static int femu_state_write_data(FemuCtrl *n, struct state_writer *w,
     return rc ? rc : state_writer_end(w);
 }
 
+/* The parts restored before the FTL (after_ftl false) or after it, as snapshot took them,
+ * each with what it adds as the file is written (late: encode_at_write's). */
+static int femu_state_write_parts(FemuCtrl *n, struct state_writer *w,
+                                  const FemuStateSnapshot *s, struct state_buf *late,
+                                  bool after_ftl)
+{
+    int rc = 0;
+
+    for (unsigned i = 0; rc == 0 && s->parts[i]; i++) {
+        const FemuStatePart *part = s->parts[i];
+
+        if (part->after_ftl != after_ftl || !part->max_bytes(n)) {
+            continue;
+        }
+        rc = state_writer_begin(w, part->tag);
+        rc = rc ? rc : state_writer_append(w, s->part[i].p, s->part[i].len);
+        rc = rc ? rc : state_writer_append(w, late[i].p, late[i].len);
+        rc = rc ? rc : state_writer_end(w);
+    }
+    return rc;
+}
+
+/* What the parts add as the file is written: the FTL raised it while the save served
+ * the requests queued for it. False when out of memory. */
+static bool femu_state_encode_late(FemuCtrl *n, const FemuStateSnapshot *s,
+                                   struct state_buf *late)
+{
+    bool ok = true;
+
+    for (unsigned i = 0; s->parts[i]; i++) {
+        if (s->parts[i]->encode_at_write && s->parts[i]->max_bytes(n)) {
+            s->parts[i]->encode_at_write(n, &late[i]);
+            ok = ok && !late[i].failed;
+        }
+    }
+    return ok;
+}
+
+static int femu_state_write_sections(FemuCtrl *n, struct state_writer *w,
+                                     const FemuStateSnapshot *s, struct state_buf *late)
+{
+    uint64_t map_bytes = femu_map_bytes(s->sectors);
+    int rc = femu_state_write_parts(n, w, s, late, false);
+
+    rc = rc ? rc : state_writer_sparse(w, FEMU_STATE_TAG_WRITTEN, s->written, map_bytes,
+                                       FEMU_STATE_MAP_CHUNK);
+    rc = rc ? rc : state_writer_sparse(w, FEMU_STATE_TAG_UNCORR, s->uncorrectable,
+                                       map_bytes, FEMU_STATE_MAP_CHUNK);
+    rc = rc ? rc : femu_state_write_parts(n, w, s, late, true);
+    return rc ? rc : femu_state_write_data(n, w, s);
+}
+
 int femu_state_write(FemuCtrl *n, const char *path, const FemuStateSnapshot *s,
                      uint64_t now_ns, char *err, size_t errlen)
 {
-    uint64_t map_bytes = femu_map_bytes(s->sectors);
+    struct state_buf late[FEMU_STATE_MAX_PARTS] = { 0 };
     char reason[FEMU_STATE_ERR_LEN];
     struct state_writer *w = state_writer_open(path, err, errlen);
     int rc;
@@ -306,22 +234,27 @@ int femu_state_write(FemuCtrl *n, const char *path, const FemuStateSnapshot *s,
         snprintf(err, errlen, "%s: %s", path, reason);
         return -1;
     }
-    rc = rc ? rc : state_writer_section(w, FEMU_STATE_TAG_TABLE, s->table, s->table_len);
-    rc = rc ? rc : state_writer_sparse(w, FEMU_STATE_TAG_WRITTEN, s->written, map_bytes,
-                                       FEMU_STATE_MAP_CHUNK);
-    rc = rc ? rc : state_writer_sparse(w, FEMU_STATE_TAG_UNCORR, s->uncorrectable,
-                                       map_bytes, FEMU_STATE_MAP_CHUNK);
-    if (s->fdp) {
-        rc = rc ? rc : femu_fdp_write(n, w, s);
+    if (!femu_state_encode_late(n, s, late)) {
+        state_writer_abort(w);
+        snprintf(err, errlen, "%s: out of memory", path);
+        rc = -1;
+    } else {
+        if (rc == 0) {
+            femu_state_write_sections(n, w, s, late);
+        }
+        rc = state_writer_commit(w, err, errlen);   /* says why any call above failed */
     }
-    rc = rc ? rc : femu_state_write_data(n, w, s);
-    return state_writer_commit(w, err, errlen);   /* says why any call above failed */
+    for (unsigned i = 0; i < FEMU_STATE_MAX_PARTS; i++) {
+        free(late[i].p);
+    }
+    return rc;
 }
 
 /* ---- Restoring ---- */
 
 typedef struct FemuRestore {
     FemuCtrl *n;
+    const FemuStatePart *const *parts;
     struct state_reader *r;
     const char *path;
     char err[FEMU_STATE_ERR_LEN];
@@ -336,130 +269,6 @@ static bool G_GNUC_PRINTF(2, 3) femu_restore_fail(FemuRestore *rs, const char *f
     vsnprintf(rs->err + len, sizeof(rs->err) - len, fmt, ap);
     va_end(ap);
     return false;
-}
-
-/* One saved namespace against this device: its extent, format and kind. */
-static bool femu_restore_check_ns(FemuRestore *rs, const FemuNamespace *ns)
-{
-    FemuCtrl *n = rs->n;
-    uint64_t spp = n->ftl_config.secs_per_pg, lbafs[FEMU_MAX_LBAF];
-    unsigned nlbafs = femu_lbafs(n, lbafs);
-
-    if (ns->zoned) {
-        if (ns->base_sector != n->capacity_sectors || ns->sectors != n->zoned_sectors ||
-            n->zoned_sectors == 0) {
-            return femu_restore_fail(rs, "namespace %u: the zoned namespace does not "
-                                     "match this device's zones", ns->nsid);
-        }
-    } else if (ns->sectors == 0 || ns->base_sector % spp || ns->sectors % spp ||
-               ns->base_sector > n->capacity_sectors ||
-               ns->sectors > n->capacity_sectors - ns->base_sector) {
-        return femu_restore_fail(rs, "namespace %u: sectors %" PRIu64 "+%" PRIu64
-                                 " do not fit this device's %" PRIu64, ns->nsid,
-                                 ns->base_sector, ns->sectors, n->capacity_sectors);
-    }
-    if (ns->flbas >= nlbafs || ns->bytes > ns->sectors * n->secsz ||
-        ns->bytes < lbafs[ns->flbas]) {
-        return femu_restore_fail(rs, "namespace %u: LBA format %u and %" PRIu64
-                                 " bytes do not fit its sectors", ns->nsid, ns->flbas,
-                                 ns->bytes);
-    }
-    return true;
-}
-
-/* The saved namespaces must not overlap; exactly one is zoned when the device has zones. */
-static bool femu_restore_check_layout(FemuRestore *rs, const FemuNamespace *table)
-{
-    unsigned zoned = 0;
-
-    for (uint32_t a = 1; a <= FEMU_MAX_NAMESPACES; a++) {
-        if (!table[a].allocated) {
-            continue;
-        }
-        zoned += table[a].zoned;
-        for (uint32_t b = a + 1; b <= FEMU_MAX_NAMESPACES; b++) {
-            if (table[b].allocated &&
-                table[a].base_sector < table[b].base_sector + table[b].sectors &&
-                table[b].base_sector < table[a].base_sector + table[a].sectors) {
-                return femu_restore_fail(rs, "namespaces %u and %u overlap", a, b);
-            }
-        }
-    }
-    if (zoned != (rs->n->zoned_sectors ? 1 : 0)) {
-        return femu_restore_fail(rs, "%u zoned namespaces in the table, this device has "
-                                 "%u", zoned, rs->n->zoned_sectors ? 1 : 0);
-    }
-    return true;
-}
-
-static bool femu_restore_table(FemuRestore *rs)
-{
-    FemuCtrl *n = rs->n;
-    g_autofree uint8_t *buf = NULL;
-    g_autofree FemuNamespace *table = g_new0(FemuNamespace, FEMU_MAX_NAMESPACES + 1);
-    uint64_t len, lbafs[FEMU_MAX_LBAF];
-    const uint8_t *p;
-    FemuSmart smart;
-    uint32_t created;
-
-    if (!state_reader_has(rs->r, FEMU_STATE_TAG_TABLE, &len) ||
-        len != FEMU_STATE_TABLE_BYTES) {
-        return femu_restore_fail(rs, "no namespace table (section DNST) of %d bytes",
-                                 FEMU_STATE_TABLE_BYTES);
-    }
-    buf = g_malloc(len);
-    if (state_reader_seek(rs->r, FEMU_STATE_TAG_TABLE, rs->err, sizeof(rs->err)) != 0 ||
-        state_reader_read(rs->r, buf, len, rs->err, sizeof(rs->err)) != 0) {
-        return false;
-    }
-    if (ldl_le_p(buf) != FEMU_MAX_NAMESPACES) {
-        return femu_restore_fail(rs, "namespace table of %u NSIDs, this device has %d",
-                                 ldl_le_p(buf), FEMU_MAX_NAMESPACES);
-    }
-    created = ldl_le_p(buf + 4);
-    p = femu_get_smart(buf + 8, &smart);
-    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++, p += FEMU_STATE_NS_BYTES) {
-        FemuNamespace *ns = &table[nsid];
-
-        ns->nsid = nsid;
-        ns->allocated = p[0];
-        ns->attached = p[1];
-        ns->zoned = p[2];
-        ns->flbas = p[3];
-        ns->base_sector = ldq_le_p(p + 8);
-        ns->sectors = ldq_le_p(p + 16);
-        ns->bytes = ldq_le_p(p + 24);
-        memcpy(ns->uuid, p + 32, sizeof(ns->uuid));
-        femu_get_smart(p + 48, &ns->smart);
-        if (p[0] > 1 || p[1] > 1 || p[2] > 1 || (!ns->allocated && (ns->attached ||
-            ns->zoned)) || (ns->allocated && !femu_restore_check_ns(rs, ns))) {
-            return rs->err[0] ? false :
-                   femu_restore_fail(rs, "namespace %u: malformed entry", nsid);
-        }
-    }
-    if (!femu_restore_check_layout(rs, table)) {
-        return false;
-    }
-    /* Valid: the saved table replaces the one namespaces= made. */
-    femu_lbafs(n, lbafs);
-    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
-        FemuNamespace *ns = &table[nsid];
-
-        if (!ns->allocated) {
-            memset(ns, 0, sizeof(*ns));     /* as realize leaves a free NSID */
-        } else {
-            ns->lba_bytes = lbafs[ns->flbas];
-            ns->lba_shift = ctz64(ns->lba_bytes / n->secsz);
-            ns->nsze = ns->bytes / ns->lba_bytes;
-            ns->dmrsl = MIN(n->dmrsl, ns->nsze);
-        }
-        n->ns[nsid] = *ns;
-        femu_features_ns_reset(n, nsid);
-    }
-    smart.power_on_ns = n->smart.power_on_ns;   /* hours count from this power-on */
-    n->smart = smart;
-    n->ns_created = created;
-    return true;
 }
 
 /* Whether sectors [first, first + count) all belong to allocated namespaces. */
@@ -539,167 +348,6 @@ static bool femu_restore_data(FemuRestore *rs)
     return more == 0;
 }
 
-/* One NSID's placement handle list in DFDP (p: NPHNDLS, chosen, NRUH bytes) against the
- * restored namespace and FDP's state; *chosen_ruh gathers the controller's choice. */
-static bool femu_restore_fdp_list(FemuRestore *rs, const uint8_t *p, uint32_t nsid,
-                                  bool enabled, int *chosen_ruh)
-{
-    uint32_t ruhs = rs->n->fdp.ruhs, seen = 0;
-    bool in_group = femu_fdp_in_group(&rs->n->ns[nsid]);
-
-    if (p[1] > 1 || (p[1] && p[0] != 1)) {
-        return femu_restore_fail(rs, "section DFDP: namespace %u: chosen %u with %u "
-                                 "placement handles (the controller chooses one)", nsid,
-                                 p[1], p[0]);
-    }
-    if (p[0] > ruhs) {
-        return femu_restore_fail(rs, "section DFDP: namespace %u: %u placement handles, "
-                                 "NRUH is %u", nsid, p[0], ruhs);
-    }
-    if (in_group && enabled ? p[0] == 0 : p[0] != 0) {
-        return femu_restore_fail(rs, "section DFDP: namespace %u: %u placement handles, "
-                                 "want %s", nsid, p[0], in_group && enabled ?
-                                 "at least one (a namespace of the endurance group, FDP on)" :
-                                 "none (no namespace of the endurance group, or FDP off)");
-    }
-    for (uint32_t i = 0; i < ruhs; i++) {
-        uint8_t ruh = p[2 + i];
-
-        if (i >= p[0] ? ruh != 0 : ruh >= ruhs || (seen >> ruh & 1)) {
-            return femu_restore_fail(rs, "section DFDP: namespace %u: placement handle %u "
-                                     "names RUH %u (NRUH %u, each once, 0 past the list)",
-                                     nsid, i, ruh, ruhs);
-        }
-        seen |= i < p[0] ? 1u << ruh : 0;
-    }
-    if (p[1] && *chosen_ruh >= 0 && *chosen_ruh != p[2]) {
-        return femu_restore_fail(rs, "section DFDP: namespace %u: the controller's handle "
-                                 "RUH %u, another namespace's is RUH %d (one for all)",
-                                 nsid, p[2], *chosen_ruh);
-    }
-    if (p[1]) {
-        *chosen_ruh = p[2];
-    }
-    return true;
-}
-
-/*
- * DFDP against this device and the restored namespaces (section layout above), then in
- * place. NRUH and the NSIDs this device's; FDPE 0 or 1, FDPCIDX 0; the statistics'
- * origin not past the FTL's restored counters; saved enables of types 00h-03h; the lists
- * as Namespace Management makes them (the controller's one handle shared by every
- * namespace it chose for and listed by no other); events femu could have recorded, none
- * with FDP off.
- */
-static bool femu_restore_fdp(FemuRestore *rs)
-{
-    FemuCtrl *n = rs->n;
-    FemuFdp *fdp = &n->fdp;
-    size_t head = femu_fdp_head_bytes(fdp->ruhs);
-    g_autofree uint8_t *buf = NULL;
-    struct ftl_counters ctr;
-    uint64_t len, bases[4], counters[4];
-    uint32_t count, stored_ruhs;
-    const uint8_t *p;
-    int chosen_ruh = -1;
-    static const char *const base_names[] = {
-        "host bytes", "Copy pages", "media pages", "erased blocks",
-    };
-
-    if (!state_reader_has(rs->r, FEMU_STATE_TAG_FDP, &len)) {
-        femu_fdp_handles_every(n);          /* a state of before DFDP: as realize makes it */
-        return true;
-    }
-    buf = g_malloc(len);
-    if (state_reader_seek(rs->r, FEMU_STATE_TAG_FDP, rs->err, sizeof(rs->err)) != 0 ||
-        state_reader_read(rs->r, buf, len, rs->err, sizeof(rs->err)) != 0) {
-        return false;
-    }
-    if (len < FEMU_STATE_FDP_HEAD || ldl_le_p(buf) != FEMU_STATE_FDP_VERSION) {
-        return femu_restore_fail(rs, "section DFDP: %s", len < FEMU_STATE_FDP_HEAD ?
-                                 "shorter than its header" : "not version 1");
-    }
-    stored_ruhs = ldl_le_p(buf + 4);
-    if (stored_ruhs != fdp->ruhs || ldl_le_p(buf + 8) != FEMU_MAX_NAMESPACES) {
-        return femu_restore_fail(rs, "section DFDP: NRUH %u and %u NSIDs, this device has "
-                                 "%u and %d", stored_ruhs, ldl_le_p(buf + 8), fdp->ruhs,
-                                 FEMU_MAX_NAMESPACES);
-    }
-    count = len >= head + 4 ? ldl_le_p(buf + head) : 0;
-    if (len < head + 4 || count > FEMU_FDP_MAX_EVENTS ||
-        len != head + 4 + (uint64_t)count * FEMU_FDP_EVENT_BYTES) {
-        return femu_restore_fail(rs, "section DFDP: %" PRIu64 " bytes with NUMFDPE %u "
-                                 "(at most %d events of %d bytes after %zu)", len, count,
-                                 FEMU_FDP_MAX_EVENTS, FEMU_FDP_EVENT_BYTES, head + 4);
-    }
-    if (buf[12] > 1 || buf[14] > 1 || buf[13] || buf[15]) {
-        return femu_restore_fail(rs, "section DFDP: feature 1Dh FDPE %u FDPCIDX %u, saved "
-                                 "FDPE %u FDPCIDX %u (FDPE 0 or 1, one configuration)",
-                                 buf[12], buf[13], buf[14], buf[15]);
-    }
-    ftl_get_counters(n->ftl, &ctr);
-    counters[0] = ctr.host_write_bytes;
-    counters[1] = ctr.copy_pages;
-    counters[2] = femu_fdp_media_pages(&ctr);
-    counters[3] = ctr.nand_erases;
-    for (unsigned i = 0; i < ARRAY_SIZE(bases); i++) {
-        bases[i] = ldq_le_p(buf + 16 + 8 * i);
-        if (bases[i] > counters[i]) {
-            return femu_restore_fail(rs, "section DFDP: the statistics count %s from %"
-                                     PRIu64 ", the FTL has %" PRIu64, base_names[i],
-                                     bases[i], counters[i]);
-        }
-    }
-    p = buf + FEMU_STATE_FDP_HEAD;
-    for (uint32_t ruh = 0; ruh < fdp->ruhs; ruh++, p += 4) {
-        if (ldl_le_p(p) >> FEMU_FDP_EVT_TYPES) {
-            return femu_restore_fail(rs, "section DFDP: saved event enables %#x of RUH %u "
-                                     "(types 00h-03h only)", ldl_le_p(p), ruh);
-        }
-    }
-    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++, p += 2 + fdp->ruhs) {
-        if (!femu_restore_fdp_list(rs, p, nsid, buf[12], &chosen_ruh)) {
-            return false;
-        }
-    }
-    p = buf + FEMU_STATE_FDP_HEAD + 4 * fdp->ruhs;
-    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++, p += 2 + fdp->ruhs) {
-        if (chosen_ruh >= 0 && !p[1] && memchr(p + 2, chosen_ruh, p[0])) {
-            return femu_restore_fail(rs, "section DFDP: namespace %u lists RUH %d, the "
-                                     "controller's choice for others", nsid, chosen_ruh);
-        }
-    }
-    if (count && !buf[12]) {
-        return femu_restore_fail(rs, "section DFDP: %u events with FDP off", count);
-    }
-    for (uint32_t i = 0; i < count; i++) {
-        const char *why = femu_fdp_event_check(n, buf + head + 4 + i * FEMU_FDP_EVENT_BYTES);
-
-        if (why) {
-            return femu_restore_fail(rs, "section DFDP: event %u: %s", i, why);
-        }
-    }
-    /* Valid: in place (the saved features take effect once the FTL's view is out). */
-    fdp->enabled = buf[12];
-    fdp->saved_enabled = buf[14];
-    fdp->base_host_bytes = bases[0];
-    fdp->base_copy_pages = bases[1];
-    fdp->base_programs = bases[2];
-    fdp->base_erases = bases[3];
-    p = buf + FEMU_STATE_FDP_HEAD;
-    for (uint32_t ruh = 0; ruh < fdp->ruhs; ruh++, p += 4) {
-        fdp->saved_event_enable[ruh] = ldl_le_p(p);
-    }
-    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++, p += 2 + fdp->ruhs) {
-        FemuFdpHandles list = { .nphndls = p[0], .chosen = p[1] };
-
-        memcpy(list.ruh, p + 2, p[0]);
-        femu_fdp_ns_apply(&n->ns[nsid], &list);
-    }
-    femu_fdp_events_restore(n, buf + head + 4, count);
-    return true;
-}
-
 /* A state with no data (ftl-sim's): what the FTL maps counts as written, reading zeroes. */
 static void femu_restore_mark_mapped(FemuCtrl *n)
 {
@@ -722,12 +370,19 @@ static void femu_restore_mark_mapped(FemuCtrl *n)
 
 /* What this device's state file can hold: the FTL's sections and the device's own, each
  * no bigger than this configuration makes it (the reader refuses anything else unread). */
-static size_t femu_restore_limits(FemuCtrl *n, struct state_section_limit *out)
+static size_t femu_restore_limits(FemuRestore *rs, struct state_section_limit *out)
 {
+    FemuCtrl *n = rs->n;
     uint64_t map_bytes = femu_map_bytes(n->capacity_sectors + n->zoned_sectors);
     size_t k = ftl_state_limits(n->ftl, out);
 
-    out[k++] = (struct state_section_limit){ FEMU_STATE_TAG_TABLE, FEMU_STATE_TABLE_BYTES };
+    for (unsigned i = 0; rs->parts[i]; i++) {
+        uint64_t max = rs->parts[i]->max_bytes(n);
+
+        if (max) {
+            out[k++] = (struct state_section_limit){ rs->parts[i]->tag, max };
+        }
+    }
     out[k++] = (struct state_section_limit){
         FEMU_STATE_TAG_WRITTEN, state_sparse_max_len(map_bytes, FEMU_STATE_MAP_CHUNK) };
     out[k++] = (struct state_section_limit){
@@ -735,21 +390,61 @@ static size_t femu_restore_limits(FemuCtrl *n, struct state_section_limit *out)
     out[k++] = (struct state_section_limit){
         FEMU_STATE_TAG_DATA,
         state_sparse_max_len(data_store_size(n->store), femu_data_chunk(n)) };
-    if (n->fdp.supported) {
-        out[k++] = (struct state_section_limit){
-            FEMU_STATE_TAG_FDP, femu_fdp_max_bytes(n->fdp.ruhs) };
-    }
     return k;
 }
 
-static bool femu_restore_run(FemuRestore *rs)
+/* The parts restored before the FTL (after_ftl false) or after it: each section checked
+ * and in place, or the part's word on a file without it. */
+static bool femu_restore_parts(FemuRestore *rs, bool after_ftl)
 {
-    FemuCtrl *n = rs->n;
-    struct state_section_limit limits[FTL_STATE_MAX_SECTIONS + 5];
-    char data[16];
-    bool present;
+    for (unsigned i = 0; rs->parts[i]; i++) {
+        const FemuStatePart *part = rs->parts[i];
+        char why[FEMU_STATE_ERR_LEN] = "";
+        struct state_cursor c;
+        bool ok;
 
-    rs->r = state_reader_open(rs->path, limits, femu_restore_limits(n, limits), rs->err,
+        if (part->after_ftl != after_ftl) {
+            continue;
+        }
+        if (!state_reader_has(rs->r, part->tag, NULL)) {
+            ok = part->absent(rs->n, why, sizeof(why));
+        } else if (state_cursor_load(rs->r, part->tag, 0, part->max_bytes(rs->n), &c,
+                                     rs->err, sizeof(rs->err)) != 0) {
+            return false;
+        } else {
+            ok = part->restore(rs->n, &c, why, sizeof(why));
+            state_cursor_free(&c);
+        }
+        if (!ok) {
+            return femu_restore_fail(rs, "%s", why);
+        }
+    }
+    return true;
+}
+
+/* A state without the device's sections has none of the parts restored after the FTL
+ * (those before it are left unread, as ever). */
+static bool femu_restore_no_late_parts(FemuRestore *rs)
+{
+    char name[5];
+
+    for (unsigned i = 0; rs->parts[i]; i++) {
+        if (rs->parts[i]->after_ftl && state_reader_has(rs->r, rs->parts[i]->tag, NULL)) {
+            return femu_restore_fail(rs, "section %s in a state without the device's "
+                                     "sections (data=absent)",
+                                     state_tag_name(rs->parts[i]->tag, name));
+        }
+    }
+    return true;
+}
+
+/* META's data= word: whether the device's sections are in the file. */
+static bool femu_restore_open(FemuRestore *rs, bool *present)
+{
+    struct state_section_limit limits[FTL_STATE_MAX_SECTIONS + 3 + FEMU_STATE_MAX_PARTS];
+    char data[16];
+
+    rs->r = state_reader_open(rs->path, limits, femu_restore_limits(rs, limits), rs->err,
                               sizeof(rs->err));
     if (!rs->r) {
         return false;
@@ -758,14 +453,22 @@ static bool femu_restore_run(FemuRestore *rs)
         (strcmp(data, "present") != 0 && strcmp(data, "absent") != 0)) {
         return femu_restore_fail(rs, "META has no data=present or data=absent");
     }
-    present = strcmp(data, "present") == 0;
+    *present = strcmp(data, "present") == 0;
     /* the configuration first: a file of another one says which key differs */
-    if (ftl_state_check_config(rs->r, &n->ftl_config, rs->err, sizeof(rs->err)) != 0 ||
-        state_reader_verify(rs->r, rs->err, sizeof(rs->err)) != 0) {
+    return ftl_state_check_config(rs->r, &rs->n->ftl_config, rs->err, sizeof(rs->err)) == 0 &&
+           state_reader_verify(rs->r, rs->err, sizeof(rs->err)) == 0;
+}
+
+static bool femu_restore_run(FemuRestore *rs)
+{
+    FemuCtrl *n = rs->n;
+    bool present = false;
+
+    if (!femu_restore_open(rs, &present)) {
         return false;
     }
     /* The device's sections first: the cheap checks before the FTL's big ones. */
-    if (present && (!femu_restore_table(rs) ||
+    if (present && (!femu_restore_parts(rs, false) ||
                     !femu_restore_map(rs, FEMU_STATE_TAG_WRITTEN, &n->written) ||
                     !femu_restore_map(rs, FEMU_STATE_TAG_UNCORR, &n->uncorrectable))) {
         return false;
@@ -781,11 +484,10 @@ static bool femu_restore_run(FemuRestore *rs)
         return false;
     }
     if (present) {
-        return femu_restore_fdp(rs) && femu_restore_data(rs);
+        return femu_restore_parts(rs, true) && femu_restore_data(rs);
     }
-    if (state_reader_has(rs->r, FEMU_STATE_TAG_FDP, NULL)) {
-        return femu_restore_fail(rs, "section DFDP in a state without the device's "
-                                 "sections (data=absent)");
+    if (!femu_restore_no_late_parts(rs)) {
+        return false;
     }
     femu_restore_mark_mapped(n);
     warn_report("femu: state_in %s was made by ftl-sim: it holds no data, written LBAs "
@@ -793,9 +495,9 @@ static bool femu_restore_run(FemuRestore *rs)
     return true;
 }
 
-bool femu_state_restore(FemuCtrl *n, Error **errp)
+bool femu_state_restore(FemuCtrl *n, const FemuStatePart *const *parts, Error **errp)
 {
-    FemuRestore rs = { .n = n, .path = n->state_in };
+    FemuRestore rs = { .n = n, .parts = parts, .path = n->state_in };
     bool ok;
 
     if (!n->state_in) {
@@ -812,6 +514,10 @@ bool femu_state_restore(FemuCtrl *n, Error **errp)
         return false;
     }
     femu_ftl_view_publish(n);   /* the logs report the restored counters at once */
-    femu_fdp_features_load_saved(n);    /* a power-on: FDP's saved features */
+    for (unsigned i = 0; parts[i]; i++) {
+        if (parts[i]->loaded) {
+            parts[i]->loaded(n);    /* a power-on: e.g. FDP's saved features */
+        }
+    }
     return true;
 }

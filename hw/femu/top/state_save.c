@@ -1,5 +1,5 @@
 /*
- * When the device writes its state (backend/state.c says what a state file holds):
+ * When the device writes its state (top/state.c says what a state file holds):
  *   - at QEMU's exit or a hot-unplug, to state_out, once both threads have stopped;
  *   - on vendor admin command C2h, to state_out: the guest never names a host path;
  *   - on QMP `qom-set ... save-state PATH` (empty PATH: state_out), from the main loop,
@@ -21,6 +21,7 @@
 
 #include "backend/ftl_thread.h"
 #include "top/state.h"
+#include "top/state_parts.h"
 #include "top/state_save.h"
 #include "ctrl/request.h"
 
@@ -91,7 +92,7 @@ static bool femu_state_save_start(FemuCtrl *n, const char *path, FemuRequest *re
 {
     FemuStateSnapshot *snap = g_new0(FemuStateSnapshot, 1);
 
-    if (!femu_state_snapshot(n, snap)) {
+    if (!femu_state_snapshot(n, femu_state_parts, snap)) {
         g_free(snap);
         snprintf(n->save_job_err, sizeof(n->save_job_err),
                  "%s: out of memory for the sector maps", path);
@@ -283,7 +284,7 @@ void femu_state_save_final(FemuCtrl *n)
         return;
     }
     n->state_final_saved = true;
-    if (!femu_state_snapshot(n, &snap)) {
+    if (!femu_state_snapshot(n, femu_state_parts, &snap)) {
         error_report("femu: state_out: %s: out of memory for the sector maps", n->state_out);
         return;
     }
