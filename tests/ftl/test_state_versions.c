@@ -1,0 +1,227 @@
+/*
+ * State files of every earlier layout version still load (tests/ftl/fixtures/state: one
+ * kept file per version and configuration, each written by that version's ftl-sim; the
+ * README there says how). Each loads into an FTL of the configuration its CONF section
+ * names, with ftl_check passing; its counters, paced GC's debt, FDP events and SLC cache
+ * are the ones its FCOR holds; a follow-up workload keeps it consistent; and its state
+ * saved in this build's layout (debt, events and cache in sections of their own) loads
+ * and saves again byte for byte, FDP events and all.
+ */
+#include "femu_ftl/fdp.h"
+#include "femu_ftl/state.h"
+#include "flash/debt.h"
+#include "flash/ftl_handle.h"
+#include "ftl_test_util.h"
+#include "ftl_state_test_util.h"
+#include "file_test_util.h"
+
+#include <unistd.h>
+
+static char dir[] = "/tmp/femu-test-state-versions-XXXXXX";
+static char path_a[256], path_b[256];
+
+/* Each kept file and the layout version its FCOR must carry. */
+static const struct kept {
+    const char *name;
+    uint32_t layout;
+    bool slc;          /* the SLC cache configuration (else FDP with DFTL) */
+} kept[] = {
+    { "v2-fdp-dftl.state", 2, false },
+    { "v3-fdp-dftl.state", 3, false },
+    { "v3-slc.state", 3, true },
+    { "v4-fdp-dftl.state", 4, false },
+    { "v4-slc.state", 4, true },
+    { "v5-fdp-dftl.state", 5, false },
+    { "v5-slc.state", 5, true },
+};
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+    return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* Section tag's payload in a file's bytes and its length, or NULL (after the file's
+ * 24-byte header, each section: 16 bytes with the tag at 0 and the length at 8, the
+ * payload, a 4-byte CRC). */
+static const unsigned char *find_section(const unsigned char *b, size_t size, uint32_t tag,
+                                         uint64_t *len)
+{
+    for (size_t at = 24; at + 16 <= size;) {
+        *len = le64(b + at + 8);
+        if (le32(b + at) == tag) {
+            return b + at + 16;
+        }
+        at += 16 + *len + 4;
+    }
+    return NULL;
+}
+
+/* The configuration a file's CONF section names, key by key. */
+static struct ftl_config config_of(const unsigned char *b, size_t size)
+{
+    struct ftl_config cfg;
+    ftl_config_defaults(&cfg);
+    uint64_t len = 0;
+    const unsigned char *conf = find_section(b, size, STATE_TAG_CONF, &len);
+    CHECK(conf != NULL);
+    char *text = strndup((const char *)conf, conf ? len : 0), *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *eq = strchr(line, '='), err[256] = "";
+        CHECK(eq != NULL);
+        *eq = '\0';
+        if (!check_record(ftl_config_set(&cfg, line, eq + 1, err, sizeof(err)) == 0,
+                          __FILE__, __LINE__, "CONF key")) {
+            fprintf(stderr, "    %s\n", err);
+        }
+    }
+    free(text);
+    return cfg;
+}
+
+/*
+ * What the old FCOR holds, read at its offsets (ftl_state_core.c's get_old_layout): the
+ * counters, paced GC's debt, the FDP events' count and the SLC cache; the loaded FTL holds
+ * the same.
+ */
+static void check_old_fcor(const struct ftl *ftl, const unsigned char *f, uint64_t len,
+                           uint32_t layout)
+{
+    uint32_t ncounters = le32(f + 4 + 64);
+    struct ftl_counters c = counters(ftl);
+    const uint64_t *mine = (const uint64_t *)&c;
+    uint64_t differ = 0, later = 0;
+    for (uint32_t i = 0; i < ncounters; i++) {
+        differ += le64(f + 4 + 64 + 4 + 8 * i) != mine[i];
+    }
+    for (size_t i = ncounters; i < sizeof(c) / 8; i++) {
+        later += mine[i];      /* counters the version did not have, and power-cut tallies */
+    }
+    CHECK_EQ_U64(differ, 0);
+    CHECK_EQ_U64(later, 0);
+    CHECK(c.host_write_pages > 0 && c.gc_moved_pages > 0);
+    const unsigned char *p = f + 4 + 64 + 4 + 8 * ncounters + 108 + (MAP_WP + 1) * 20;
+    CHECK_EQ_U64(le32(p), ftl->gc_rate_valid);
+    CHECK_EQ_U64(le32(p + 4), ftl->gc_rate_invalid);
+    CHECK_EQ_U64(le64(p + 8), ftl->gc_owed);
+    CHECK_EQ_U64(le32(p + 16), ftl->gc_debt_count);
+    CHECK(ftl->gc_debt_count > 0);                      /* the file exercises the debt */
+    p += 20;
+    CHECK_EQ_U64(le32(p), ftl->fdp_event_count);
+    CHECK_EQ_U64(le64(p + 4), ftl->fdp_events_lost);
+    p += 12 + FTL_FDP_EVENT_RING * 25 + 16 * ((uint64_t)ftl->pgs_per_line + 1);
+    if (layout >= 3) {
+        CHECK_EQ_U64(le32(p), ftl->slc_wp.line);
+        CHECK_EQ_U64(le32(p + 20), ftl->slc_head);
+        CHECK_EQ_U64(le32(p + 28), ftl->slc_count);
+        p += 36;
+    }
+    CHECK_EQ_U64((uint64_t)(f + len - p), 12 * (uint64_t)ftl->gc_debt_count);
+    uint64_t ops_differ = 0;
+    for (uint32_t i = 0; i < ftl->gc_debt_count; i++, p += 12) {
+        const struct gc_debt_op *op = &ftl->gc_debt[(ftl->gc_debt_head + i) %
+                                                   debt_capacity(ftl)];
+        ops_differ += le32(p) != op->src || le32(p + 4) != op->dst || le32(p + 8) != op->unit;
+    }
+    CHECK_EQ_U64(ops_differ, 0);
+}
+
+/* ftl saved at now to path_a, loaded into a fresh FTL and saved again to path_b: the two
+ * files are the same bytes and hold this build's sections; returns the loaded FTL. */
+static struct ftl *round_trip(const struct ftl *ftl, const struct ftl_config *cfg,
+                              uint64_t now)
+{
+    char err[512] = "";
+    CHECK(ftl_state_save_file(ftl, path_a, "test", now, err, sizeof(err)) == 0);
+    struct ftl *back = load_or_null(cfg, path_a, now, err, sizeof(err));
+    if (!check_record(back != NULL, __FILE__, __LINE__, "the saved state loads")) {
+        fprintf(stderr, "    %s\n", err);
+        exit(1);
+    }
+    CHECK(ftl_state_save_file(back, path_b, "test", now, err, sizeof(err)) == 0);
+    size_t na, nb;
+    unsigned char *a = read_whole(path_a, &na), *b = read_whole(path_b, &nb);
+    CHECK(na == nb && memcmp(a, b, na) == 0);
+    uint64_t len;
+    const unsigned char *core = find_section(a, na, STATE_TAG('F', 'C', 'O', 'R'), &len);
+    CHECK(core && le32(core) == 6);
+    CHECK(find_section(a, na, STATE_TAG('F', 'D', 'B', 'T'), &len) != NULL);
+    CHECK(find_section(a, na, STATE_TAG('F', 'E', 'V', 'T'), &len) != NULL);
+    CHECK((find_section(a, na, STATE_TAG('F', 'S', 'L', 'C'), &len) != NULL) ==
+          cfg->slc_cache);
+    free(a);
+    free(b);
+    check_core_same(ftl, back, "round trip");
+    return back;
+}
+
+/* Writes of one page a request from now on, background GC between: still consistent. */
+static void follow_up(struct ftl *ftl, uint64_t now)
+{
+    struct ftl_counters before = counters(ftl);
+    uint64_t pages = ftl->geo.logical_pages, s = 7;
+    for (uint32_t i = 0; i < 400; i++, now += 50000) {
+        struct ftl_io io = page_io(ftl, now, next_rand(&s) % pages, 1, 0);
+        uint64_t done;
+        CHECK_EQ_U64(ftl_write(ftl, &io, &done), FTL_OK);
+        ftl_background_gc(ftl, now);
+    }
+    CHECK_EQ_U64(counters(ftl).host_write_pages - before.host_write_pages, 400);
+    CHECK_CONSISTENT(ftl);
+}
+
+static void test_kept(const struct kept *k)
+{
+    char file[512], err[512] = "";
+    snprintf(file, sizeof(file), "%s/%s", STATE_FIXTURES_DIR, k->name);
+    size_t size;
+    unsigned char *bytes = read_whole(file, &size);
+    uint64_t len = 0;
+    const unsigned char *fcor = find_section(bytes, size, STATE_TAG('F', 'C', 'O', 'R'), &len);
+    CHECK(fcor && le32(fcor) == k->layout);
+    struct ftl_config cfg = config_of(bytes, size);
+    CHECK(cfg.slc_cache == k->slc);
+    struct ftl *ftl = load_or_null(&cfg, file, 0, err, sizeof(err));
+    if (!check_record(ftl != NULL, __FILE__, __LINE__, k->name)) {
+        fprintf(stderr, "    %s\n", err);
+        free(bytes);
+        return;
+    }
+    check_old_fcor(ftl, fcor, len, k->layout);
+    CHECK(!k->slc || ftl->slc_count > 0 || ftl->slc_wp.line != NO_LINE);
+    if (!k->slc) {      /* a page on handle 1, whose update raises an event FEVT carries */
+        struct ftl_io io = page_io(ftl, 0, 0, 1, 1);
+        uint64_t done;
+        CHECK_EQ_U64(ftl_write(ftl, &io, &done), FTL_OK);
+        CHECK_EQ_U64(ftl_fdp_ruh_update(ftl, 1, done, NULL), FTL_OK);
+        CHECK(ftl->fdp_event_count > 0);
+    }
+    struct ftl *back = round_trip(ftl, &cfg, 0);
+    CHECK_EQ_U64(back->fdp_event_count, ftl->fdp_event_count);
+    CHECK_EQ_U64(back->gc_debt_count, ftl->gc_debt_count);
+    follow_up(back, idle_time(back));
+    ftl_destroy(back);
+    ftl_destroy(ftl);
+    free(bytes);
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    snprintf(path_a, sizeof(path_a), "%s/a.state", dir);
+    snprintf(path_b, sizeof(path_b), "%s/b.state", dir);
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+        test_kept(&kept[i]);
+    }
+    unlink(path_a);
+    unlink(path_b);
+    CHECK(rmdir(dir) == 0);
+    return check_summary();
+}
