@@ -5,7 +5,8 @@
  * names, with ftl_check passing; its counters, paced GC's debt, FDP events and SLC cache
  * are the ones its FCOR holds; a follow-up workload keeps it consistent; and its state
  * saved in this build's layout (debt, events and cache in sections of their own) loads
- * and saves again byte for byte, FDP events and all.
+ * and saves again byte for byte, FDP events and all. Each of those three sections, damaged
+ * or crafted out of range, is refused with one line naming it.
  */
 #include "femu_ftl/fdp.h"
 #include "femu_ftl/state.h"
@@ -159,6 +160,100 @@ static struct ftl *round_trip(const struct ftl *ftl, const struct ftl_config *cf
     return back;
 }
 
+/* path_b: path_a with section tag's payload replaced by len bytes of payload (dropped when
+ * payload is NULL), every CRC valid. */
+static void rewrite_section(uint32_t tag, const unsigned char *payload, uint64_t len)
+{
+    size_t size;
+    unsigned char *b = read_whole(path_a, &size);
+    char err[256];
+    struct state_writer *w = state_writer_open(path_b, err, sizeof(err));
+    for (size_t at = 24; at + 16 <= size && le32(b + at) != STATE_TAG_END;) {
+        uint64_t n = le64(b + at + 8);
+        if (le32(b + at) != tag) {
+            state_writer_section(w, le32(b + at), b + at + 16, n);
+        } else if (payload) {
+            state_writer_section(w, tag, payload, len);
+        }
+        at += 16 + n + 4;
+    }
+    CHECK(state_writer_commit(w, err, sizeof(err)) == 0);
+    free(b);
+}
+
+/* path_a with tag's payload edited (value in `bytes` bytes at off; or cut to `cut` bytes
+ * when bytes is 0) is refused in one line naming want. */
+static void check_edit_refused(const struct ftl_config *cfg, uint32_t tag, uint64_t off,
+                               int bytes, uint64_t value, uint64_t cut, const char *want,
+                               int line)
+{
+    size_t size;
+    unsigned char *b = read_whole(path_a, &size);
+    uint64_t len;
+    const unsigned char *orig = find_section(b, size, tag, &len);
+    unsigned char *copy = calloc(1, len + 8);
+    memcpy(copy, orig, len);
+    for (int i = 0; i < bytes; i++) {
+        copy[off + i] = (unsigned char)(value >> (8 * i));
+    }
+    rewrite_section(tag, copy, bytes ? (off + bytes > len ? off + bytes : len) : cut);
+    char err[512] = "";
+    struct ftl *ftl = load_or_null(cfg, path_b, 0, err, sizeof(err));
+    if (!check_record(!ftl && !strchr(err, '\n') && strstr(err, want), __FILE__, line,
+                      "crafted section refused")) {
+        fprintf(stderr, "    want \"%s\", got \"%s\"\n", want, ftl ? "(accepted)" : err);
+    }
+    ftl_destroy(ftl);
+    free(copy);
+    free(b);
+}
+
+/* A section of path_a dropped, of another version, padded, cut anywhere: refused. */
+static void check_damage_refused(const struct ftl_config *cfg, uint32_t tag)
+{
+    char name[5], want[32];
+    state_tag_name(tag, name);
+    size_t size;
+    unsigned char *b = read_whole(path_a, &size);
+    uint64_t len;
+    CHECK(find_section(b, size, tag, &len) != NULL);
+    free(b);
+    rewrite_section(tag, NULL, 0);
+    char err[512] = "";
+    struct ftl *ftl = load_or_null(cfg, path_b, 0, err, sizeof(err));
+    snprintf(want, sizeof(want), "no %s section", name);
+    CHECK(!ftl && strstr(err, want));
+    ftl_destroy(ftl);
+    snprintf(want, sizeof(want), "section %s", name);
+    check_edit_refused(cfg, tag, 0, 4, 99, 0, "layout version 99", __LINE__);
+    check_edit_refused(cfg, tag, len, 1, 0, 0, want, __LINE__);
+    for (uint64_t cut = 0; cut < len; cut++) {
+        check_edit_refused(cfg, tag, 0, 0, 0, cut, want, __LINE__);
+    }
+}
+
+/* The layout-6 file at path_a: FDBT, FEVT and (with the cache) FSLC refused when damaged
+ * or out of range; their field offsets follow the version u32. */
+static void check_own_sections(const struct ftl_config *cfg, const struct ftl *ftl)
+{
+    const uint32_t debt = STATE_TAG('F', 'D', 'B', 'T'), events = STATE_TAG('F', 'E', 'V', 'T');
+    check_damage_refused(cfg, debt);
+    check_damage_refused(cfg, events);
+    check_edit_refused(cfg, debt, 20, 4, ftl->gc_debt_count + 1, 0, "paced GC's owed work",
+                       __LINE__);
+    check_edit_refused(cfg, debt, 24, 4, ftl->luns, 0, "paced GC's owed work", __LINE__);
+    check_edit_refused(cfg, events, 4, 4, FTL_FDP_EVENT_RING + 1, 0, "FDP events", __LINE__);
+    if (ftl->fdp_event_count) {
+        check_edit_refused(cfg, events, 32, 4, ftl->nwps, 0, "FDP events", __LINE__);
+    }
+    if (cfg->slc_cache) {
+        const uint32_t slc = STATE_TAG('F', 'S', 'L', 'C');
+        check_damage_refused(cfg, slc);
+        check_edit_refused(cfg, slc, 4, 4, ftl->nunits, 0, "the SLC cache", __LINE__);
+        check_edit_refused(cfg, slc, 36, 4, UINT32_MAX, 0, "the SLC cache", __LINE__);
+    }
+}
+
 /* Writes of one page a request from now on, background GC between: still consistent. */
 static void follow_up(struct ftl *ftl, uint64_t now)
 {
@@ -203,6 +298,9 @@ static void test_kept(const struct kept *k)
     struct ftl *back = round_trip(ftl, &cfg, 0);
     CHECK_EQ_U64(back->fdp_event_count, ftl->fdp_event_count);
     CHECK_EQ_U64(back->gc_debt_count, ftl->gc_debt_count);
+    if (k->layout == 5) {       /* path_a: this build's layout, once per configuration */
+        check_own_sections(&cfg, back);
+    }
     follow_up(back, idle_time(back));
     ftl_destroy(back);
     ftl_destroy(ftl);
