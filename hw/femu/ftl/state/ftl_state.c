@@ -1,8 +1,9 @@
 /*
  * Saving and restoring a whole FTL (femu_ftl/state.h): CONF, then the core sections, paced
- * GC's debt, the FDP events and the SLC cache, the maps and each configured module's own. A restore fills an FTL fresh from ftl_create(),
- * checks every index as it goes and runs ftl_check() on the result, so a file that
- * passed its CRCs but does not hold together is refused, never half used.
+ * GC's debt, the FDP events and the SLC cache, the maps and each configured module's own.
+ * A restore fills an FTL fresh from ftl_create(), checks every index as it goes and runs
+ * ftl_check() on the result, so a file that passed its CRCs but does not hold together is
+ * refused, never half used.
  */
 #include "femu_ftl/state.h"
 

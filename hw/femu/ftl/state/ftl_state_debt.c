@@ -10,7 +10,7 @@
 #include "flash/ftl_handle.h"
 #include "gc/gc.h"
 
-void state_debt_put_head(struct state_buf *b, const struct ftl *ftl)
+static void put_debt_head(struct state_buf *b, const struct ftl *ftl)
 {
     state_buf_u32(b, ftl->gc_rate_valid);
     state_buf_u32(b, ftl->gc_rate_invalid);
@@ -28,7 +28,7 @@ void state_debt_get_head(struct ftl *ftl, struct state_cursor *c)
     ftl->gc_debt_moves = 0;
 }
 
-void state_debt_put_ops(struct state_buf *b, const struct ftl *ftl)
+static void put_debt_ops(struct state_buf *b, const struct ftl *ftl)
 {
     for (uint32_t i = 0; i < ftl->gc_debt_count; i++) {     /* oldest first */
         const struct gc_debt_op *op = &ftl->gc_debt[(ftl->gc_debt_head + i) %
@@ -85,8 +85,8 @@ int ftl_state_save_debt(const struct ftl *ftl, struct state_writer *w, char *err
 {
     struct state_buf b = { 0 };
     state_buf_u32(&b, FTL_STATE_DEBT_VERSION);
-    state_debt_put_head(&b, ftl);
-    state_debt_put_ops(&b, ftl);
+    put_debt_head(&b, ftl);
+    put_debt_ops(&b, ftl);
     return state_buf_section(&b, w, STATE_TAG_FTL_DEBT, err, errlen);
 }
 

@@ -9,7 +9,7 @@
 #include "femu_ftl/fdp.h"
 #include "flash/ftl_handle.h"
 
-void state_fdp_events_put(struct state_buf *b, const struct ftl *ftl, uint64_t now_ns)
+static void put_events(struct state_buf *b, const struct ftl *ftl, uint64_t now_ns)
 {
     state_buf_u32(b, ftl->fdp_event_count);
     state_buf_u64(b, ftl->fdp_events_lost);
@@ -72,7 +72,7 @@ int ftl_state_save_fdp_events(const struct ftl *ftl, struct state_writer *w, uin
 {
     struct state_buf b = { 0 };
     state_buf_u32(&b, FTL_STATE_FEVT_VERSION);
-    state_fdp_events_put(&b, ftl, now_ns);
+    put_events(&b, ftl, now_ns);
     return state_buf_section(&b, w, STATE_TAG_FTL_FEVT, err, errlen);
 }
 

@@ -107,7 +107,7 @@ int ftl_state_load_slc(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
                        size_t errlen);
 
 /*
- * The same fields as bytes at a cursor, shared by those sections and the FCOR of layouts
+ * Reading the same fields at a cursor, shared by those sections and the FCOR of layouts
  * before FTL_STATE_LAYOUT_OWN_SECTIONS, which held them (its debt's head, then the events,
  * the victim histogram, the SLC cache, the debt's operations at its end). Each getter
  * stores what it reads and returns false when a value is out of range for this FTL.
@@ -118,19 +118,16 @@ int ftl_state_load_slc(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
 #define STATE_FDP_EVENT_BYTES (2 * 8 + 2 * 4 + 1)
 #define STATE_SLC_BYTES (3 * 4 + 8 + 4 * 4)
 /* The rates, the owed moves and the operations' count. */
-void state_debt_put_head(struct state_buf *b, const struct ftl *ftl);
 void state_debt_get_head(struct ftl *ftl, struct state_cursor *c);
-/* The operations, oldest first; get checks the count against the room and the bytes left. */
-void state_debt_put_ops(struct state_buf *b, const struct ftl *ftl);
+/* The operations, oldest first, to the section's end; false when the count exceeds the
+ * room or differs from the bytes left. */
 bool state_debt_get_ops(struct ftl *ftl, struct state_cursor *c);
 /* The count, the lost count and the events oldest first: as many as the count, or the
  * whole ring (zeroes after the count) in the old FCOR; times as ages when `ages` (layout 3
  * on), else as they were. */
-void state_fdp_events_put(struct state_buf *b, const struct ftl *ftl, uint64_t now_ns);
 bool state_fdp_events_get(struct ftl *ftl, struct state_cursor *c, uint64_t now_ns,
                           bool whole_ring, bool ages);
 /* The SLC write pointer, the FIFO's ends and count, the fold cursor. */
-void state_slc_put(struct state_buf *b, const struct ftl *ftl, uint64_t now_ns);
 bool state_slc_get(struct ftl *ftl, struct state_cursor *c, uint64_t now_ns);
 /* The cache empty, as with slc_cache=off or a file before it. */
 void state_slc_none(struct ftl *ftl);

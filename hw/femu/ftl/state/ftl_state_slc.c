@@ -8,7 +8,7 @@
 
 #include "flash/ftl_handle.h"
 
-void state_slc_put(struct state_buf *b, const struct ftl *ftl, uint64_t now_ns)
+static void put_slc(struct state_buf *b, const struct ftl *ftl, uint64_t now_ns)
 {
     state_buf_u32(b, ftl->slc_wp.line);
     state_buf_u32(b, ftl->slc_wp.offset);
@@ -69,7 +69,7 @@ int ftl_state_save_slc(const struct ftl *ftl, struct state_writer *w, uint64_t n
 {
     struct state_buf b = { 0 };
     state_buf_u32(&b, FTL_STATE_SLC_VERSION);
-    state_slc_put(&b, ftl, now_ns);
+    put_slc(&b, ftl, now_ns);
     return state_buf_section(&b, w, STATE_TAG_FTL_SLC, err, errlen);
 }
 
