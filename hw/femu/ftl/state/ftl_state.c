@@ -1,8 +1,9 @@
 /*
- * Saving and restoring a whole FTL (femu_ftl/state.h): CONF, then the core sections, the maps
- * and each configured module's own. A restore fills an FTL fresh from ftl_create(),
- * checks every index as it goes and runs ftl_check() on the result, so a file that
- * passed its CRCs but does not hold together is refused, never half used.
+ * Saving and restoring a whole FTL (femu_ftl/state.h): CONF, then the core sections, paced
+ * GC's debt, the FDP events and the SLC cache, the maps and each configured module's own.
+ * A restore fills an FTL fresh from ftl_create(), checks every index as it goes and runs
+ * ftl_check() on the result, so a file that passed its CRCs but does not hold together is
+ * refused, never half used.
  */
 #include "femu_ftl/state.h"
 
@@ -27,6 +28,9 @@ size_t ftl_state_limits(const struct ftl *ftl, struct state_section_limit *out)
 {
     size_t n = ftl_state_conf_limits(out);
     n += ftl_state_core_limits(ftl, out + n);
+    n += ftl_state_debt_limits(ftl, out + n);
+    n += ftl_state_fdp_events_limits(ftl, out + n);
+    n += ftl_state_slc_limits(ftl, out + n);
     n += ftl_state_maps_limits(ftl, out + n);
     n += ftl->zns ? ftl_state_zns_limits(ftl, out + n) : 0;
     n += ftl->dftl ? ftl_state_dftl_limits(ftl, out + n) : 0;
@@ -44,6 +48,9 @@ int ftl_state_save(const struct ftl *ftl, struct state_writer *w, uint64_t now_n
     }
     if (ftl_state_save_conf(&ftl->cfg, w, err, errlen) ||
         ftl_state_save_core(ftl, w, now_ns, err, errlen) ||
+        ftl_state_save_debt(ftl, w, err, errlen) ||
+        ftl_state_save_fdp_events(ftl, w, now_ns, err, errlen) ||
+        (ftl->cfg.slc_cache && ftl_state_save_slc(ftl, w, now_ns, err, errlen)) ||
         ftl_state_save_maps(ftl, w, err, errlen) ||
         (ftl->zns && ftl_state_save_zns(ftl, w, err, errlen)) ||
         (ftl->dftl && ftl_state_save_dftl(ftl, w, err, errlen)) ||
@@ -54,6 +61,22 @@ int ftl_state_save(const struct ftl *ftl, struct state_writer *w, uint64_t now_n
     return 0;
 }
 
+/* Paced GC's debt, the FDP events and the SLC cache, in files of layout 6 on (older ones
+ * keep them in FCOR); without slc_cache there is no FSLC and the cache stays empty. */
+static int load_own_sections(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
+                             char *err, size_t errlen)
+{
+    if (ftl_state_load_debt(ftl, r, err, errlen) ||
+        ftl_state_load_fdp_events(ftl, r, now_ns, err, errlen)) {
+        return -1;
+    }
+    if (!ftl->cfg.slc_cache) {
+        state_slc_none(ftl);
+        return 0;
+    }
+    return ftl_state_load_slc(ftl, r, now_ns, err, errlen);
+}
+
 int ftl_state_load(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
                    char *err, size_t errlen)
 {
@@ -62,7 +85,10 @@ int ftl_state_load(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
     if (why) {
         return ftl_error(err, errlen, "%s: %s", path, why);
     }
-    if (ftl_state_load_core(ftl, r, now_ns, err, errlen) ||
+    uint32_t layout;
+    if (ftl_state_load_core(ftl, r, now_ns, &layout, err, errlen) ||
+        (layout >= FTL_STATE_LAYOUT_OWN_SECTIONS &&
+         load_own_sections(ftl, r, now_ns, err, errlen)) ||
         ftl_state_load_maps(ftl, r, err, errlen) ||
         (ftl->zns && ftl_state_load_zns(ftl, r, err, errlen)) ||
         (ftl->dftl && ftl_state_load_dftl(ftl, r, err, errlen)) ||

@@ -1,9 +1,12 @@
 /*
  * The page-mapped FTL's own state apart from the maps: scalars, counters, write pointers
- * and paced GC (FCOR), blocks with their first program's time and the read-retry
- * histogram (FBLK), lines (FLIN), free rings and victim heaps (FQUE). Version 3 keeps the
- * times of write pointers, FDP events and blocks as ages (state_time_age); version 2 kept
- * write pointers' and events' times as they were and had no block times.
+ * and the victim histogram (FCOR), blocks with their first program's time and the
+ * read-retry histogram (FBLK), lines (FLIN), free rings and victim heaps (FQUE). Version 3
+ * keeps the times of write pointers, FDP events and blocks as ages (state_time_age);
+ * version 2 kept write pointers' and events' times as they were and had no block times.
+ * Before layout 6 FCOR also held paced GC's debt, the FDP events and the SLC cache, which
+ * now have sections of their own (ftl_state_debt.c, ftl_state_fdp.c, ftl_state_slc.c):
+ * get_old_layout reads them from there.
  * Lists keep their order: the free rings from their heads, the heaps in array order (the
  * exact victim order), the full list through the lines' links.
  */
@@ -32,10 +35,7 @@ _Static_assert(sizeof(struct ftl_counters) % sizeof(uint64_t) == 0 &&
 #define NCOUNTERS_V4 (offsetof(struct ftl_counters, buf_absorbed_pages) / sizeof(uint64_t))
 
 #define LINE_RECORD_BYTES (6 * 4 + 2 * 8 + 2 + 1)  /* version 2: without the SLC mode byte */
-#define SLC_SCALAR_BYTES (3 * 4 + 8 + 4 * 4)     /* the SLC write pointer, FIFO, cursor */
 #define BLOCK_RECORD_BYTES (3 * 4 + 8)     /* version 2: without the first program's age */
-#define FDP_EVENT_BYTES (2 * 8 + 2 * 4 + 1)
-#define DEBT_OP_BYTES (3 * 4)
 
 /* ---- FCOR ---- */
 
@@ -50,6 +50,15 @@ static void put_geometry(struct state_buf *b, const struct ftl *ftl)
     state_buf_u64(b, ftl->geo.blocks);
     state_buf_u64(b, ftl->npools);
     state_buf_u64(b, ftl->nwps);
+}
+
+static void put_victim_hist(struct state_buf *b, const struct ftl *ftl)
+{
+    for (int map = 0; map < 2; map++) {
+        for (uint32_t v = 0; v <= ftl->pgs_per_line; v++) {
+            state_buf_u64(b, ftl->victim_hist[map][v]);
+        }
+    }
 }
 
 static int save_scalars(const struct ftl *ftl, struct state_writer *w, uint64_t now_ns,
@@ -88,55 +97,24 @@ static int save_scalars(const struct ftl *ftl, struct state_writer *w, uint64_t 
         state_buf_u32(&b, ftl->wps[i].next_pool);
         state_buf_u64(&b, state_time_age(now_ns, ftl->wps[i].opened_ns));
     }
-    /* paced GC's debt */
-    state_buf_u32(&b, ftl->gc_rate_valid);
-    state_buf_u32(&b, ftl->gc_rate_invalid);
-    state_buf_u64(&b, ftl->gc_owed);
-    state_buf_u32(&b, ftl->gc_debt_count);     /* the operations end the section */
-    /* FDP events not yet taken, oldest first */
-    state_buf_u32(&b, ftl->fdp_event_count);
-    state_buf_u64(&b, ftl->fdp_events_lost);
-    for (uint32_t i = 0; i < FTL_FDP_EVENT_RING; i++) {
-        const struct ftl_fdp_event *e =
-            &ftl->fdp_events[(ftl->fdp_event_head + i) % FTL_FDP_EVENT_RING];
-        bool used = i < ftl->fdp_event_count;
-        state_buf_u64(&b, used ? state_time_age(now_ns, e->time_ns) : 0);
-        state_buf_u64(&b, used ? e->unwritten_pages : 0);
-        state_buf_u32(&b, used ? e->ruh : 0);
-        state_buf_u32(&b, used ? e->ru : 0);
-        state_buf_u8(&b, used ? e->type : 0);
-    }
-    for (int map = 0; map < 2; map++) {
-        for (uint32_t v = 0; v <= ftl->pgs_per_line; v++) {
-            state_buf_u64(&b, ftl->victim_hist[map][v]);
-        }
-    }
-    /* the SLC cache (version 3): the closed units' order follows their links */
-    state_buf_u32(&b, ftl->slc_wp.line);
-    state_buf_u32(&b, ftl->slc_wp.offset);
-    state_buf_u32(&b, ftl->slc_wp.next_pool);
-    state_buf_u64(&b, state_time_age(now_ns, ftl->slc_wp.opened_ns));
-    state_buf_u32(&b, ftl->slc_head);
-    state_buf_u32(&b, ftl->slc_tail);
-    state_buf_u32(&b, ftl->slc_count);
-    state_buf_u32(&b, ftl->slc_fold_off);
-    for (uint32_t i = 0; i < ftl->gc_debt_count; i++) {     /* oldest first */
-        const struct gc_debt_op *op = &ftl->gc_debt[(ftl->gc_debt_head + i) %
-                                                    debt_capacity(ftl)];
-        state_buf_u32(&b, op->src);
-        state_buf_u32(&b, op->dst);
-        state_buf_u32(&b, op->unit);
-    }
+    put_victim_hist(&b, ftl);
     return state_buf_section(&b, w, STATE_TAG_FTL_CORE, err, errlen);
 }
 
-/* The section without paced GC's debt, which ends it (DEBT_OP_BYTES an operation), in
- * this build's layout. */
+/* The section in this build's layout. */
 static uint64_t scalars_bytes(const struct ftl *ftl)
 {
     return 4 + 8 * 8 + 4 + 8 * NCOUNTERS + 2 * 8 + 2 * 4 + 8 * 8 + 5 * 4 +
-           (MAP_WP + 1) * 20 + 2 * 4 + 8 + 4 + 4 + 8 + FTL_FDP_EVENT_RING * FDP_EVENT_BYTES +
-           2 * 8 * ((uint64_t)ftl->pgs_per_line + 1) + SLC_SCALAR_BYTES;
+           (MAP_WP + 1) * 20 + 2 * 8 * ((uint64_t)ftl->pgs_per_line + 1);
+}
+
+/* At most, in any layout: before FTL_STATE_LAYOUT_OWN_SECTIONS it also held paced GC's
+ * debt (its operations at the end), the FDP events' whole ring and the SLC cache. */
+static uint64_t scalars_max_bytes(const struct ftl *ftl)
+{
+    return scalars_bytes(ftl) + STATE_DEBT_HEAD_BYTES + STATE_FDP_EVENTS_HEAD_BYTES +
+           FTL_FDP_EVENT_RING * STATE_FDP_EVENT_BYTES + STATE_SLC_BYTES +
+           STATE_DEBT_OP_BYTES * (uint64_t)debt_capacity(ftl);
 }
 
 /* The read-retry histogram at FBLK's end (version 3). */
@@ -164,8 +142,7 @@ static uint64_t queues_max_bytes(const struct ftl *ftl)
 
 size_t ftl_state_core_limits(const struct ftl *ftl, struct state_section_limit *out)
 {
-    out[0] = (struct state_section_limit){ STATE_TAG_FTL_CORE, scalars_bytes(ftl) +
-                                           DEBT_OP_BYTES * (uint64_t)debt_capacity(ftl) };
+    out[0] = (struct state_section_limit){ STATE_TAG_FTL_CORE, scalars_max_bytes(ftl) };
     out[1] = (struct state_section_limit){ STATE_TAG_FTL_BLKS, blocks_bytes(ftl) };
     out[2] = (struct state_section_limit){ STATE_TAG_FTL_LINE, lines_bytes(ftl) };
     out[3] = (struct state_section_limit){ STATE_TAG_FTL_QUES, queues_max_bytes(ftl) };
@@ -177,138 +154,92 @@ static bool line_or_none(const struct ftl *ftl, uint32_t line)
     return line == NO_LINE || line < ftl->nunits;
 }
 
-/* The SLC cache's scalars (version 3), each held to this FTL: nothing with slc_cache=off,
- * else indices and offsets within the units (ftl_check checks the FIFO itself). */
-static bool load_slc_scalars(struct ftl *ftl, struct state_cursor *c, uint64_t now_ns)
+/* An error at FCOR after its cursor is freed. */
+static int scalars_refused(struct state_reader *r, struct state_cursor *c, const char *why,
+                           char *err, size_t errlen)
 {
-    ftl->slc_wp.line = state_cur_u32(c);
-    ftl->slc_wp.offset = state_cur_u32(c);
-    ftl->slc_wp.next_pool = state_cur_u32(c);
-    ftl->slc_wp.opened_ns = state_time_rebase(now_ns, state_cur_u64(c));
-    ftl->slc_head = state_cur_u32(c);
-    ftl->slc_tail = state_cur_u32(c);
-    ftl->slc_count = state_cur_u32(c);
-    ftl->slc_fold_off = state_cur_u32(c);
-    bool any = ftl->slc_wp.line != NO_LINE || ftl->slc_head != NO_LINE ||
-               ftl->slc_tail != NO_LINE || ftl->slc_count || ftl->slc_fold_off;
-    if (!ftl->cfg.slc_cache) {
-        return !any;
-    }
-    return line_or_none(ftl, ftl->slc_wp.line) && line_or_none(ftl, ftl->slc_head) &&
-           line_or_none(ftl, ftl->slc_tail) && ftl->slc_wp.next_pool < ftl->npools &&
-           (ftl->slc_wp.line == NO_LINE || ftl->slc_wp.offset < ftl->slc_end) &&
-           ftl->slc_count <= ftl->nunits && ftl->slc_fold_off <= ftl->slc_end;
+    state_cursor_free(c);
+    return state_section_error(r, STATE_TAG_FTL_CORE, err, errlen, "%s", why);
 }
 
-static int load_scalars(struct ftl *ftl, struct state_reader *r, uint64_t now_ns, char *err,
-                        size_t errlen)
+/* FCOR opened, its layout version in *version, with this FTL's geometry and the version's
+ * counters read (an older file's end before its successors' loads as 0); -1 with a reason
+ * and nothing to free when either differs. */
+static int open_scalars(struct ftl *ftl, struct state_reader *r, struct state_cursor *c,
+                        uint32_t *version, char *err, size_t errlen)
 {
-    const uint32_t tag = STATE_TAG_FTL_CORE;
-    struct state_cursor c;
-    uint32_t version;
-    if (state_section_open_version(r, tag, 0, scalars_bytes(ftl) +
-                                   DEBT_OP_BYTES * (uint64_t)debt_capacity(ftl),
-                                   &c, &version, err, errlen)) {
+    if (state_section_open_version(r, STATE_TAG_FTL_CORE, 0, scalars_max_bytes(ftl), c,
+                                   version, err, errlen)) {
         return -1;
     }
-    size_t ncounters = version >= 5 ? NCOUNTERS : version == 4 ? NCOUNTERS_V4
-                     : version == 3 ? NCOUNTERS_V3 : NCOUNTERS_V2;
+    size_t ncounters = *version >= 5 ? NCOUNTERS : *version == 4 ? NCOUNTERS_V4
+                     : *version == 3 ? NCOUNTERS_V3 : NCOUNTERS_V2;
     struct state_buf mine = { 0 };
     put_geometry(&mine, ftl);
-    bool same = !mine.failed && memcmp(c.p + c.pos, mine.p, mine.len) == 0;
-    c.pos += 8 * 8;
+    bool same = !mine.failed && c->len >= c->pos + mine.len &&
+                memcmp(c->p + c->pos, mine.p, mine.len) == 0;
+    c->pos += 8 * 8;
     free(mine.p);
     if (!same) {
-        state_cursor_free(&c);
-        return state_section_error(r, tag, err, errlen, "another geometry");
+        return scalars_refused(r, c, "another geometry", err, errlen);
     }
-    if (state_cur_u32(&c) != ncounters) {
-        state_cursor_free(&c);
-        return state_section_error(r, tag, err, errlen, "another set of counters");
+    if (state_cur_u32(c) != ncounters) {
+        return scalars_refused(r, c, "another set of counters", err, errlen);
     }
-    uint64_t counters[NCOUNTERS] = { 0 };   /* an older file's end before its successors' */
+    uint64_t counters[NCOUNTERS] = { 0 };
     for (size_t i = 0; i < ncounters; i++) {
-        counters[i] = state_cur_u64(&c);
+        counters[i] = state_cur_u64(c);
     }
     memcpy(&ftl->ctr, counters, sizeof(counters));   /* the power-cut tallies stay 0 */
-    ftl->valid_pages = state_cur_u64(&c);
-    ftl->max_lpn_plus_one = state_cur_u64(&c);
-    ftl->erase_min = state_cur_u32(&c);
-    ftl->erase_max = state_cur_u32(&c);
-    ftl->erase_min_blocks = state_cur_u64(&c);
-    ftl->erase_sum = state_cur_u64(&c);
-    uint64_t good_blocks = state_cur_u64(&c);
-    ftl->read_error_lpn = state_cur_u64(&c);
-    ftl->fault_rng = state_cur_u64(&c);
-    ftl->gc_rng = state_cur_u64(&c);
-    ftl->free_pages = state_cur_u64(&c);
-    ftl->close_seq_next = state_cur_u64(&c);
-    ftl->free_count = state_cur_u32(&c);
-    ftl->full_head = state_cur_u32(&c);
-    ftl->full_tail = state_cur_u32(&c);
-    ftl->full_count = state_cur_u32(&c);
-    ftl->victim_count = state_cur_u32(&c);
+    return 0;
+}
+
+/* The scalars after the counters up to the write pointers, whose times layout 2 kept as
+ * they were; returns the file's count of good blocks, which check_scalars compares. */
+static uint64_t get_scalars(struct ftl *ftl, struct state_cursor *c, uint32_t version,
+                            uint64_t now_ns)
+{
+    ftl->valid_pages = state_cur_u64(c);
+    ftl->max_lpn_plus_one = state_cur_u64(c);
+    ftl->erase_min = state_cur_u32(c);
+    ftl->erase_max = state_cur_u32(c);
+    ftl->erase_min_blocks = state_cur_u64(c);
+    ftl->erase_sum = state_cur_u64(c);
+    uint64_t good_blocks = state_cur_u64(c);
+    ftl->read_error_lpn = state_cur_u64(c);
+    ftl->fault_rng = state_cur_u64(c);
+    ftl->gc_rng = state_cur_u64(c);
+    ftl->free_pages = state_cur_u64(c);
+    ftl->close_seq_next = state_cur_u64(c);
+    ftl->free_count = state_cur_u32(c);
+    ftl->full_head = state_cur_u32(c);
+    ftl->full_tail = state_cur_u32(c);
+    ftl->full_count = state_cur_u32(c);
+    ftl->victim_count = state_cur_u32(c);
     for (uint32_t i = 0; i <= MAP_WP; i++) {
-        ftl->wps[i].line = state_cur_u32(&c);
-        ftl->wps[i].offset = state_cur_u32(&c);
-        ftl->wps[i].next_pool = state_cur_u32(&c);
-        uint64_t opened = state_cur_u64(&c);
+        ftl->wps[i].line = state_cur_u32(c);
+        ftl->wps[i].offset = state_cur_u32(c);
+        ftl->wps[i].next_pool = state_cur_u32(c);
+        uint64_t opened = state_cur_u64(c);
         ftl->wps[i].opened_ns = version >= 3 ? state_time_rebase(now_ns, opened) : opened;
     }
-    ftl->gc_rate_valid = state_cur_u32(&c);
-    ftl->gc_rate_invalid = state_cur_u32(&c);
-    ftl->gc_owed = state_cur_u64(&c);
-    ftl->gc_debt_head = 0;
-    ftl->gc_debt_count = state_cur_u32(&c);
-    ftl->gc_debt_moves = 0;
-    ftl->fdp_event_head = 0;
-    ftl->fdp_event_count = state_cur_u32(&c);
-    ftl->fdp_events_lost = state_cur_u64(&c);
-    bool events_ok = ftl->fdp_event_count <= FTL_FDP_EVENT_RING;
-    for (uint32_t i = 0; i < FTL_FDP_EVENT_RING; i++) {
-        struct ftl_fdp_event *e = &ftl->fdp_events[i];
-        uint64_t t = state_cur_u64(&c);
-        e->time_ns = version >= 3 ? state_time_rebase(now_ns, t) : t;
-        e->unwritten_pages = state_cur_u64(&c);
-        e->ruh = state_cur_u32(&c);
-        e->ru = state_cur_u32(&c);
-        e->type = state_cur_u8(&c);
-        events_ok &= i >= ftl->fdp_event_count ||
-                     (e->ruh < ftl->nwps && e->ru < ftl->nunits &&
-                      e->unwritten_pages <= ftl->pgs_per_line &&
-                      e->type <= FTL_FDP_EVENT_RU_TIME_LIMIT);
-    }
+    return good_blocks;
+}
+
+static void get_victim_hist(struct ftl *ftl, struct state_cursor *c)
+{
     for (int map = 0; map < 2; map++) {
         for (uint32_t v = 0; v <= ftl->pgs_per_line; v++) {
-            ftl->victim_hist[map][v] = state_cur_u64(&c);
+            ftl->victim_hist[map][v] = state_cur_u64(c);
         }
     }
-    if (version < 3) {      /* before the SLC cache: no unit in SLC mode */
-        ftl->slc_wp = (struct write_pointer){ .line = NO_LINE };
-        ftl->slc_head = ftl->slc_tail = NO_LINE;
-        ftl->slc_count = ftl->slc_fold_off = 0;
-    }
-    bool slc_ok = version < 3 || load_slc_scalars(ftl, &c, now_ns);
-    bool debt_ok = !c.overrun && ftl->gc_debt_count <= debt_capacity(ftl) &&
-                   c.len - c.pos == DEBT_OP_BYTES * (uint64_t)ftl->gc_debt_count;
-    for (uint32_t i = 0; debt_ok && i < ftl->gc_debt_count; i++) {
-        struct gc_debt_op *op = &ftl->gc_debt[i];
-        op->src = state_cur_u32(&c);    /* one read a statement: the order is the file's */
-        op->dst = state_cur_u32(&c);
-        op->unit = state_cur_u32(&c);
-        bool erase = op->dst == GC_DEBT_ERASE;
-        debt_ok &= op->src < ftl->luns && (op->dst < ftl->luns || erase) &&
-                   (erase ? op->unit < ftl->nunits
-                          : (op->unit & 0xff) <= MAP_WP && op->unit >> 8 <= GC_KIND_FALLBACK);
-        if (debt_ok && erase) {
-            ftl->gc_debt_units += !ftl->lines[op->unit].erase_owed;
-            ftl->lines[op->unit].erase_owed = true;
-        }
-        ftl->gc_debt_moves += !erase;
-    }
-    state_cursor_free(&c);
+}
 
-    /* What later code indexes with, before ftl_check() looks at the whole. */
+/* What later code indexes with, before ftl_check() looks at the whole. */
+static int check_scalars(const struct ftl *ftl, struct state_reader *r, uint64_t good_blocks,
+                         char *err, size_t errlen)
+{
+    const uint32_t tag = STATE_TAG_FTL_CORE;
     if (good_blocks != ftl->good_blocks) {
         return state_section_error(r, tag, err, errlen, "%llu good blocks, the bad block "
                                    "choice gives %llu", (unsigned long long)good_blocks,
@@ -326,24 +257,66 @@ static int load_scalars(struct ftl *ftl, struct state_reader *r, uint64_t now_ns
                                        wp->offset, wp->next_pool);
         }
     }
-    if (!slc_ok) {
-        return state_section_error(r, tag, err, errlen, "the SLC cache (write pointer %u "
-                                   "offset %u, FIFO %u..%u of %u units, fold cursor %u) out "
-                                   "of range or with slc_cache=off", ftl->slc_wp.line,
-                                   ftl->slc_wp.offset, ftl->slc_head, ftl->slc_tail,
-                                   ftl->slc_count, ftl->slc_fold_off);
-    }
-    if (!debt_ok) {
-        return state_section_error(r, tag, err, errlen, "paced GC's owed work (%u "
-                                   "operations) out of range", ftl->gc_debt_count);
-    }
-    if (!events_ok) {
-        return state_section_error(r, tag, err, errlen, "FDP events (%u) out of range",
-                                   ftl->fdp_event_count);
-    }
     return 0;
 }
 
+/* Which of the fields an older layout kept in FCOR (below) were in range. */
+struct old_fields_ok {
+    bool slc, debt, events;
+};
+
+/*
+ * Layouts before FTL_STATE_LAYOUT_OWN_SECTIONS: the scalars, then paced GC's debt's head
+ * and the FDP events' whole ring, the victim histogram, the SLC cache (layout 3 on) and the
+ * debt's operations to the end; the same bytes as FDBT, FEVT and FSLC now hold.
+ */
+static struct old_fields_ok get_old_layout(struct ftl *ftl, struct state_cursor *c,
+                                           uint32_t version, uint64_t now_ns)
+{
+    struct old_fields_ok ok = { .slc = true };
+    state_debt_get_head(ftl, c);
+    ok.events = state_fdp_events_get(ftl, c, now_ns, true, version >= 3);
+    get_victim_hist(ftl, c);
+    state_slc_none(ftl);      /* before the SLC cache: no unit in SLC mode */
+    if (version >= 3) {
+        ok.slc = state_slc_get(ftl, c, now_ns);
+    }
+    ok.debt = state_debt_get_ops(ftl, c);
+    return ok;
+}
+
+/* FCOR: the core's scalars, or in an older layout (*layout) also the fields that now have
+ * sections of their own. */
+static int load_scalars(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
+                        uint32_t *layout, char *err, size_t errlen)
+{
+    const uint32_t tag = STATE_TAG_FTL_CORE;
+    struct state_cursor c;
+    if (open_scalars(ftl, r, &c, layout, err, errlen)) {
+        return -1;
+    }
+    uint64_t good_blocks = get_scalars(ftl, &c, *layout, now_ns);
+    struct old_fields_ok old = { true, true, true };
+    bool whole = true;
+    if (*layout < FTL_STATE_LAYOUT_OWN_SECTIONS) {
+        old = get_old_layout(ftl, &c, *layout, now_ns);   /* its debt checks the length */
+    } else {
+        get_victim_hist(ftl, &c);
+        whole = !c.overrun && c.pos == c.len;
+    }
+    size_t len = c.len;
+    state_cursor_free(&c);
+    if (!whole) {
+        return state_section_error(r, tag, err, errlen, "%zu bytes, layout %u takes %llu",
+                                   len, *layout, (unsigned long long)scalars_bytes(ftl));
+    }
+    if (check_scalars(ftl, r, good_blocks, err, errlen)) {
+        return -1;
+    }
+    return !old.slc ? state_slc_error(r, tag, ftl, err, errlen)
+         : !old.debt ? state_debt_error(r, tag, ftl, err, errlen)
+         : !old.events ? state_fdp_events_error(r, tag, ftl, err, errlen) : 0;
+}
 /* ---- FBLK ---- */
 
 static int save_blocks(const struct ftl *ftl, struct state_writer *w, uint64_t now_ns,
@@ -579,9 +552,9 @@ int ftl_state_save_core(const struct ftl *ftl, struct state_writer *w, uint64_t 
 }
 
 int ftl_state_load_core(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
-                        char *err, size_t errlen)
+                        uint32_t *layout, char *err, size_t errlen)
 {
-    if (load_scalars(ftl, r, now_ns, err, errlen) || load_blocks(ftl, r, now_ns, err, errlen) ||
+    if (load_scalars(ftl, r, now_ns, layout, err, errlen) || load_blocks(ftl, r, now_ns, err, errlen) ||
         load_lines(ftl, r, now_ns, err, errlen) || load_queues(ftl, r, err, errlen)) {
         return -1;
     }
