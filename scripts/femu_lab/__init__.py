@@ -1,8 +1,9 @@
 """femu_lab: host-side tooling for femu guests, one sub-package per concern.
 
-  cli          the `femu-lab` command line (also `python -m femu_lab`); commands, its
-               registry (name -> module with add_arguments and run); lab_options, the
+  cli          the `femu-lab` command line (also `python -m femu_lab`); lab_options, the
                options several commands share (the SSD, the machine)
+  commands/    the registry (name -> module with add_arguments and run) and the command
+               modules of sweep, run, age and workloads, which compose several parts
   vm/          QEMU and the guest: launch, `femu-vm` (vm.cli), accelerator, result framing,
                qtest, the QMP client (vm.qmp)
   run/         one lab run: run-blackbox.sh and `femu-lab run` (run.blackbox), the run in

@@ -11,12 +11,12 @@ import pytest
 PACKAGE_LAYERS = (("femu_common",), ("femu_analysis",), ("femu_lab",))
 LAB_LAYERS = (
     # generic: QEMU and the guest, one run, the shared modules (tangled among themselves)
-    ("paths", "devconfig", "ftl_sim", "file_tail", "guest_image", "length", "output_file",
+    ("paths", "devconfig", "ftl_sim", "file_tail", "length", "output_file", "lab_options",
      "setup_steps", "workloads", "vm", "traces", "run"),
     # labs: each a study built from runs
     ("bench", "crash", "dftl", "fdp", "hotcold", "soak", "sweep", "zns"),
     ("slurm",),                      # a sweep as a Slurm array job
-    ("cli", "__main__", "__init__"),  # the femu-lab command line
+    ("commands", "cli", "__main__", "__init__"),  # the femu-lab command line and its registry
 )
 PACKAGE_DIRS = {"femu_common": "scripts/common/femu_common",
                 "femu_analysis": "analysis/femu_analysis", "femu_lab": "scripts/femu_lab"}

@@ -13,7 +13,7 @@ import femu_lab
 from femu_common.cli_args import UsageError
 from femu_common.errors import FemuError, InputError, RunFailure
 from femu_lab import cli as lab_cli, commands
-from femu_lab.run import workloads_command
+from femu_lab.commands import workloads as workloads_command
 
 # The exit statuses femu-lab's main gave these classes before the base carried them (its
 # two tuples); they must not change.

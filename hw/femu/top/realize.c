@@ -42,6 +42,7 @@
 #include "top/ctrl_state.h"
 #include "top/poller.h"
 #include "top/state.h"
+#include "top/state_parts.h"
 #include "top/state_save.h"
 #include "femu.h"
 #include "femu_ftl/trace.h"

@@ -1,8 +1,6 @@
-"""One lab run: run-blackbox.sh and `femu-lab run`.
+"""One lab run: run-blackbox.sh and `femu-lab run` (its command module: femu_lab.commands.run).
 
   blackbox     the command line (both names), its checks, the run it starts
-  command      `femu-lab run`: blackbox under femu-lab's name
-  age_command  `femu-lab age`'s options and run; workloads_command `femu-lab workloads`
   vm_run       one run in the VM: its results folder, the guest job, the analysis
   sim_run      one run through ftl-sim in simulated time (a sweep's --engine sim point)
   report       a run folder's figures, summaries and headline

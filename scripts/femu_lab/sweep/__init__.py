@@ -1,6 +1,6 @@
-"""`femu-lab sweep`: one workload over several configuration settings.
+"""`femu-lab sweep`: one workload over several configuration settings (its options, the
+Slurm ones too: femu_lab.commands.sweep).
 
-  command  the command: its options (the Slurm ones too) and the sweep they ask for
   plan     the --set axes and their points
   checks   what must hold before a sweep starts (every point's configuration)
   folder   the sweep folder: one folder per point, their states, resuming

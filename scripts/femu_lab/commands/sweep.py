@@ -8,8 +8,8 @@ from femu_common.cli_args import UsageError, describe, whole_number
 from .. import lab_options, workloads
 from ..run import blackbox
 from ..slurm import checks as slurm_checks, executor as slurm_executor, status as slurm_status
-from . import runner as lab_sweep
-from .plan import parse_sets
+from ..sweep import runner as lab_sweep
+from ..sweep.plan import parse_sets
 
 PROG = "femu-lab sweep"
 

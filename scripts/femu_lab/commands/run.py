@@ -4,7 +4,7 @@ import argparse
 
 from femu_common.cli_args import describe
 
-from . import blackbox
+from ..run import blackbox
 
 PROG = "femu-lab run"
 

@@ -42,13 +42,13 @@ class Command:
 
 
 COMMANDS = (
-    Command("sweep", "femu_lab.sweep.command",
+    Command("sweep", "femu_lab.commands.sweep",
             "one workload over several configuration settings"),
-    Command("run", "femu_lab.run.command", "one lab run (run-blackbox.sh's lab mode)"),
-    Command("age", "femu_lab.run.age_command",
+    Command("run", "femu_lab.commands.run", "one lab run (run-blackbox.sh's lab mode)"),
+    Command("age", "femu_lab.commands.age",
             "age an SSD in ftl-sim (seconds): a state file runs start from",
             resumable=False),
-    Command("workloads", "femu_lab.run.workloads_command", "describe the workload library"),
+    Command("workloads", "femu_lab.commands.workloads", "describe the workload library"),
     Command("bench", "femu_lab.bench.runner",
             "femu vs stock nvme (vs FEMU) on the same guest: a table of figures",
             resumable=False),

@@ -3,7 +3,7 @@ import argparse
 
 from femu_common.cli_args import describe
 
-from . import blackbox
+from ..run import blackbox
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

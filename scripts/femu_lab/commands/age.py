@@ -6,7 +6,7 @@ from femu_common.cli_args import describe, shown, whole, whole_number
 
 from .. import devconfig, lab_options, setup_steps, workloads
 from ..sweep import runner as lab_sweep
-from . import aged, blackbox
+from ..run import aged, blackbox
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
