@@ -66,7 +66,8 @@ def test_a_kept_state_file_loads_with_what_it_holds(nvme_qemu, tmp_path, name, l
 
 def test_todays_layout_saves_again_byte_identical(nvme_qemu, tmp_path):
     """Restored and saved at once, with nothing done between: the device's sections come
-    out as the kept file holds them, in the same order among all sections."""
+    out as the kept file holds them, in the same order. (The FTL's sections are written in
+    today's FTL layout, which may have gained sections since: test_state_versions.c.)"""
     kept = KEPT / FILES[-1][0]
     out = tmp_path / "again.state"
     machine = Machine(nvme_qemu, tmp_path, f"{FDP},state_in={kept},state_out={out}")
@@ -75,7 +76,8 @@ def test_todays_layout_saves_again_byte_identical(nvme_qemu, tmp_path):
     finally:
         machine.qt.close()
     before, after = parse(kept.read_bytes())[1], parse(out.read_bytes())[1]
-    assert [tag for tag, _ in after] == [tag for tag, _ in before]
+    assert [tag for tag, _ in after if tag in DEVICE_TAGS] == \
+        [tag for tag, _ in before if tag in DEVICE_TAGS]
     device = [(tag, payload) for tag, payload in before if tag in DEVICE_TAGS]
     assert [(tag, payload) for tag, payload in after if tag in DEVICE_TAGS] == device
     assert len(device) == len(DEVICE_TAGS)
