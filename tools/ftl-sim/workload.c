@@ -35,8 +35,11 @@ struct workload {
     bool zone_finished, zone_needs_reset, wrapped;
 };
 
-static const char *const rw_names[] = { "randwrite", "randread", "randrw", "write", "read",
-                                        "zone-append", "zone-write" };
+const char *const rw_mode_names[RW_ZONE_WRITE + 1] = {
+    [RW_RANDWRITE] = "randwrite", [RW_RANDREAD] = "randread", [RW_RANDRW] = "randrw",
+    [RW_WRITE] = "write", [RW_READ] = "read", [RW_ZONE_APPEND] = "zone-append",
+    [RW_ZONE_WRITE] = "zone-write",
+};
 
 bool rw_mode_zoned(enum rw_mode rw)
 {
@@ -45,18 +48,7 @@ bool rw_mode_zoned(enum rw_mode rw)
 
 const char *rw_mode_name(enum rw_mode rw)
 {
-    return rw_names[rw];
-}
-
-int rw_mode_parse(const char *text, enum rw_mode *out)
-{
-    for (unsigned i = 0; i < sizeof(rw_names) / sizeof(rw_names[0]); i++) {
-        if (strcmp(text, rw_names[i]) == 0) {
-            *out = (enum rw_mode)i;
-            return 0;
-        }
-    }
-    return -1;
+    return rw_mode_names[rw];
 }
 
 /* zone-append / zone-write: whole blocks of bs per zone, from the zone --zone names. */
