@@ -94,3 +94,17 @@ def test_the_bounds_table_is_the_help_s(help_rows, doc_text):
     assert wrong == []
     bounded = {name for name, (_, bounds) in help_rows.items() if bounds}
     assert sorted(bounded - {name for name, _, _ in table}) == []
+
+
+def test_trace_in_options_are_rows_in_its_order(help_rows, repo_root):
+    """tools/trace-in's options (TIN_GETOPT_OPTIONS) are rows of the table, with an
+    argument where getopt wants one, and in its order: they share one getopt value, so an
+    abbreviation matching two takes the first, as femu-trace's does."""
+    header = (repo_root / "tools/trace-in/options.h").read_text()
+    tin = re.findall(r'\{ "(trace-[a-z-]+)", (no|required)_argument, NULL, TIN_OPT \}', header)
+    assert len(tin) >= 10
+    rows = [name for name in help_rows if name[2:] in dict(tin)]
+    assert rows == [f"--{name}" for name, _ in tin]
+    wrong = [name for name, has_arg in tin
+             if (help_rows[f"--{name}"][0] is not None) != (has_arg == "required")]
+    assert wrong == []

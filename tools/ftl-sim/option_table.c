@@ -22,6 +22,9 @@
 
 /* A given flag at offset 0 would read as "none": the first field is the --config list. */
 _Static_assert(offsetof(struct options, config_paths) == 0, "given == 0 means none");
+/* option_apply stores a choice as an int. */
+_Static_assert(sizeof(enum rw_mode) == sizeof(int) && sizeof(enum precondition) == sizeof(int) &&
+               sizeof(enum replay_mode) == sizeof(int), "a choice's field is an int");
 
 static const char *const precondition_names[] = {
     [PRECONDITION_NONE] = "none",
