@@ -1,4 +1,5 @@
-/* Request generators: synthetic (fio's meanings), zoned, and trace replay. */
+/* Request generators: synthetic (fio's meanings) and zoned; a trace opened and checked by
+ * a dry run here, its records made requests in workload_trace.c. */
 #include "workload.h"
 #include "workload_private.h"
 
@@ -6,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "byte_range.h"
 #include "femu_ftl/error.h"
 #include "femu_trace.h"
 #include "input.h"

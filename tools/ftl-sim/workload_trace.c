@@ -7,8 +7,6 @@
 #include "byte_range.h"
 #include "femu_ftl/error.h"
 #include "femu_trace.h"
-#include "input.h"
-#include "scan.h"
 #include "workload.h"
 #include "workload_private.h"
 
