@@ -299,155 +299,260 @@ static uint64_t buffer_pending(const struct ftl *ftl)
     return g.buf_pending_pages;
 }
 
-int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
-                  const struct sim_limits *limits, uint64_t *now_ns,
-                  struct sim_phase_result *out, char *err, size_t errlen)
-{
-    struct ftl *ftl = ftl_engine_ftl(run->engine);
-    uint64_t secsz = ftl_config_of(ftl)->secsz;
-    bool open_loop = limits->open_loop, fdp = ftl_fdp_ruhs(ftl) > 0;
-    memset(out, 0, sizeof(*out));
-    latency_hist_init(&out->latency);
-    out->start_ns = *now_ns;
-    ftl_get_counters(ftl, &out->before);
-    out->buf_pending_before = buffer_pending(ftl);
-    struct slot_pool pool = { 0 };
-    uint64_t now = *now_ns, issued_bytes = 0, stalled = 0, requests = 0;
-    uint64_t idle_at = limits->idle_every_bytes;    /* the next pause, in issued bytes */
-    unsigned outstanding = 0;
-    double last_shown = wall_seconds();
-    bool issuing = true, shown = false, have_next = false;
-    uint64_t cut_at = limits->cut ? out->start_ns + limits->cut_ns : UINT64_MAX;
+/* What the steps of one phase share (sim_run_phase). */
+struct phase_loop {
+    struct sim_run *run;
+    struct workload *w;
+    struct ftl *ftl;
+    const struct sim_limits *limits;
+    struct sim_phase_result *out;
+    unsigned qd;
+    uint64_t secsz;
+    bool open_loop, fdp;
+    struct slot_pool pool;
+    uint64_t now, issued_bytes, stalled, requests;
+    uint64_t idle_at;           /* the next pause, in issued bytes */
+    uint64_t cut_at;            /* the power cut's time (UINT64_MAX: none) */
+    unsigned outstanding;
+    double last_shown;
+    bool issuing, shown, have_next;
     struct request next;
-    int rc = 0;
+    /* this turn: a phase waiting for the requests before it, a pause pending, the next
+     * completion (any_due, due) and when the next request arrives */
+    bool draining, pausing, any_due;
+    uint64_t due, arrival;
+    int rc;
+    char *err;
+    size_t errlen;
+};
 
-    while (rc == 0) {
-        if (issuing && !have_next) {
-            int got = workload_next(w, &next, err, errlen);
-            if (got < 0) {
-                rc = SIM_E_WORKLOAD;
-                break;
-            }
-            issuing = got > 0;
-            have_next = got > 0;
+/* What a step of the loop tells it: go on to the next step, start the next turn (when
+ * rc is still 0), or leave the loop. */
+enum step { STEP_ON, STEP_AGAIN, STEP_STOP };
+
+/* The next request or event from the workload, unless it arrives at or after the cut. */
+static enum step take_next(struct phase_loop *L)
+{
+    if (L->issuing && !L->have_next) {
+        int got = workload_next(L->w, &L->next, L->err, L->errlen);
+        if (got < 0) {
+            L->rc = SIM_E_WORKLOAD;
+            return STEP_STOP;
         }
-        /* nothing recorded at or after the cut happens (a closed loop's events have no
-         * time of their own: they happen now, which is before the cut) */
-        if (have_next && open_loop && out->start_ns + next.time_ns >= cut_at) {
-            issuing = have_next = false;
+        L->issuing = got > 0;
+        L->have_next = got > 0;
+    }
+    /* nothing recorded at or after the cut happens (a closed loop's events have no
+     * time of their own: they happen now, which is before the cut) */
+    if (L->have_next && L->open_loop && L->out->start_ns + L->next.time_ns >= L->cut_at) {
+        L->issuing = L->have_next = false;
+    }
+    return STEP_ON;
+}
+
+/* A recorded statistics event, unless a phase must wait for the requests before it. */
+static enum step take_event(struct phase_loop *L)
+{
+    /* Closed loop, a recorded phase starts once the requests before it completed,
+     * as the recorded host's marker did (its job had finished). */
+    L->draining = L->have_next && !L->open_loop && L->next.event == REPLAY_PHASE &&
+                  L->outstanding > 0;
+    if (L->have_next && L->next.event != REPLAY_NONE && !L->draining) {
+        replay_event(L->run, &L->next, L->open_loop, L->out->start_ns, L->now, L->out);
+        L->have_next = false;
+        L->rc = run_failure(L->run, L->err, L->errlen);
+        return STEP_AGAIN;
+    }
+    return STEP_ON;
+}
+
+/* The next completion and arrival; issuing stops at --io-size, --runtime or the cut. */
+static enum step stop_at_limits(struct phase_loop *L)
+{
+    const struct sim_limits *limits = L->limits;
+    L->due = 0;
+    L->arrival = L->open_loop && L->have_next ? L->out->start_ns + L->next.time_ns : L->now;
+    L->any_due = ftl_engine_next_due(L->run->engine, &L->due);
+    if (L->have_next &&
+        ((limits->io_bytes && L->issued_bytes >= limits->io_bytes) ||
+         (limits->runtime_ns && L->arrival - L->out->start_ns >= limits->runtime_ns) ||
+         L->arrival >= L->cut_at)) {
+        L->issuing = L->have_next = false;
+    }
+    return STEP_ON;
+}
+
+/* A pause: once every request issued before it has completed, the device is left alone
+ * for idle_ns (its statistics rows come as the clock passes them). */
+static enum step pause_when_due(struct phase_loop *L)
+{
+    L->pausing = !L->open_loop && L->idle_at && L->issued_bytes >= L->idle_at;
+    if (!L->pausing || L->outstanding != 0) {
+        return STEP_ON;
+    }
+    uint64_t idle_ns = L->limits->idle_ns;
+    L->now = L->now + idle_ns < L->cut_at ? L->now + idle_ns : L->cut_at;
+    L->rc = clock_within_limit(L->now, L->err, L->errlen);
+    if (L->rc != 0) {
+        return STEP_STOP;
+    }
+    ftl_engine_advance(L->run->engine, L->now);
+    L->idle_at = L->issued_bytes + L->limits->idle_every_bytes;
+    L->rc = run_failure(L->run, L->err, L->errlen);
+    return STEP_AGAIN;
+}
+
+/* --check-every's invariant check and the progress line, after each issued request. */
+static enum step after_issue(struct phase_loop *L)
+{
+    const struct sim_limits *limits = L->limits;
+    char why[256];
+    if (limits->check_every && L->requests % limits->check_every == 0 &&
+        ftl_check(L->ftl, why, sizeof(why))) {
+        snprintf(L->err, L->errlen, "invariant check failed after %llu requests: %s",
+                 (unsigned long long)L->requests, why);
+        L->rc = -1;
+        return STEP_STOP;
+    }
+    if (limits->progress && (L->requests & 0xffff) == 0) {
+        show_progress(limits, L->now - L->out->start_ns, L->issued_bytes, &L->last_shown);
+        L->shown = true;
+    }
+    return STEP_AGAIN;
+}
+
+/* Issue when there is room (closed loop) or when nothing completes before the request
+ * arrives (open loop); otherwise the next step takes a completion. */
+static enum step issue_next(struct phase_loop *L)
+{
+    if (!L->have_next || L->pausing || L->draining ||
+        !(L->open_loop ? !L->any_due || L->due > L->arrival : L->outstanding < L->qd)) {
+        return STEP_ON;
+    }
+    struct inflight *slot = slot_get(&L->pool);
+    if (!slot) {
+        snprintf(L->err, L->errlen, "out of memory");
+        L->rc = -1;
+        return STEP_STOP;
+    }
+    L->have_next = false;
+    if (issue(L->run->engine, &L->next, L->arrival, L->secsz, slot, L->err, L->errlen) != 0 ||
+        run_failure(L->run, L->err, L->errlen) != 0) {
+        L->rc = -1;
+        return STEP_STOP;
+    }
+    if (L->fdp) {
+        take_fdp_events(L->ftl, L->out);
+    }
+    L->now = L->arrival > L->now ? L->arrival : L->now;
+    L->outstanding++;
+    L->issued_bytes += slot->bytes;
+    L->requests++;
+    return after_issue(L);
+}
+
+/* The next completion, or the loop's end when none comes before the cut. */
+static enum step complete_next(struct phase_loop *L)
+{
+    if (!L->any_due || L->due > L->cut_at) {
+        return STEP_STOP;   /* done, or the rest completes after the power went */
+    }
+    void *tag;
+    ftl_engine_pop_due(L->run->engine, L->due, &tag, 1);
+    struct inflight *done = tag;
+    L->outstanding--;
+    /* Reads of never-written pages take no flash time: with only a time limit such a
+     * workload would never end. */
+    L->stalled = L->due <= L->now ? L->stalled + 1 : 0;
+    if (L->stalled > STALL_LIMIT && !L->limits->io_bytes && !L->open_loop) {
+        snprintf(L->err, L->errlen, "simulated time stopped advancing: the workload reads "
+                 "pages never written (they cost no flash time); precondition the "
+                 "device (--precondition seq) or give --io-size");
+        L->rc = -1;
+        return STEP_STOP;
+    }
+    L->now = L->due > L->now ? L->due : L->now;
+    count_done(L->out, done, L->due);
+    slot_put(&L->pool, done);
+    L->rc = clock_within_limit(L->now, L->err, L->errlen);
+    return STEP_AGAIN;
+}
+
+/* Each turn runs these in order until one starts the next turn or ends the loop. */
+static enum step (*const loop_steps[])(struct phase_loop *) = {
+    take_next, take_event, stop_at_limits, pause_when_due, issue_next, complete_next,
+};
+
+static void run_loop(struct phase_loop *L)
+{
+    while (L->rc == 0) {
+        enum step s = STEP_ON;
+        for (size_t i = 0; s == STEP_ON && i < sizeof(loop_steps) / sizeof(loop_steps[0]);
+             i++) {
+            s = loop_steps[i](L);
         }
-        /* Closed loop, a recorded phase starts once the requests before it completed,
-         * as the recorded host's marker did (its job had finished). */
-        bool draining = have_next && !open_loop && next.event == REPLAY_PHASE &&
-                        outstanding > 0;
-        if (have_next && next.event != REPLAY_NONE && !draining) {
-            replay_event(run, &next, open_loop, out->start_ns, now, out);
-            have_next = false;
-            rc = run_failure(run, err, errlen);
-            continue;
-        }
-        uint64_t due = 0, arrival = open_loop && have_next ? out->start_ns + next.time_ns
-                                                           : now;
-        bool any_due = ftl_engine_next_due(run->engine, &due);
-        if (have_next && ((limits->io_bytes && issued_bytes >= limits->io_bytes) ||
-                          (limits->runtime_ns && arrival - out->start_ns >= limits->runtime_ns) ||
-                          arrival >= cut_at)) {
-            issuing = have_next = false;
-        }
-        /* A pause: once every request issued before it has completed, the device is left
-         * alone for idle_ns (its statistics rows come as the clock passes them). */
-        bool pausing = !open_loop && idle_at && issued_bytes >= idle_at;
-        if (pausing && outstanding == 0) {
-            now = now + limits->idle_ns < cut_at ? now + limits->idle_ns : cut_at;
-            rc = clock_within_limit(now, err, errlen);
-            if (rc != 0) {
-                break;
-            }
-            ftl_engine_advance(run->engine, now);
-            idle_at = issued_bytes + limits->idle_every_bytes;
-            rc = run_failure(run, err, errlen);
-            continue;
-        }
-        /* Issue when there is room (closed loop) or when nothing completes before the
-         * request arrives (open loop); otherwise take the next completion. */
-        if (have_next && !pausing && !draining &&
-            (open_loop ? !any_due || due > arrival : outstanding < qd)) {
-            struct inflight *slot = slot_get(&pool);
-            if (!slot) {
-                snprintf(err, errlen, "out of memory");
-                rc = -1;
-                break;
-            }
-            have_next = false;
-            if (issue(run->engine, &next, arrival, secsz, slot, err, errlen) != 0 ||
-                run_failure(run, err, errlen) != 0) {
-                rc = -1;
-                break;
-            }
-            if (fdp) {
-                take_fdp_events(ftl, out);
-            }
-            now = arrival > now ? arrival : now;
-            outstanding++;
-            issued_bytes += slot->bytes;
-            requests++;
-            char why[256];
-            if (limits->check_every && requests % limits->check_every == 0 &&
-                ftl_check(ftl, why, sizeof(why))) {
-                snprintf(err, errlen, "invariant check failed after %llu requests: %s",
-                         (unsigned long long)requests, why);
-                rc = -1;
-                break;
-            }
-            if (limits->progress && (requests & 0xffff) == 0) {
-                show_progress(limits, now - out->start_ns, issued_bytes, &last_shown);
-                shown = true;
-            }
-            continue;
-        }
-        if (!any_due || due > cut_at) {
-            break;      /* done, or the rest completes after the power went */
-        }
-        void *tag;
-        ftl_engine_pop_due(run->engine, due, &tag, 1);
-        struct inflight *done = tag;
-        outstanding--;
-        /* Reads of never-written pages take no flash time: with only a time limit such a
-         * workload would never end. */
-        stalled = due <= now ? stalled + 1 : 0;
-        if (stalled > STALL_LIMIT && !limits->io_bytes && !open_loop) {
-            snprintf(err, errlen, "simulated time stopped advancing: the workload reads "
-                     "pages never written (they cost no flash time); precondition the "
-                     "device (--precondition seq) or give --io-size");
-            rc = -1;
+        if (s == STEP_STOP) {
             break;
         }
-        now = due > now ? due : now;
-        count_done(out, done, due);
-        slot_put(&pool, done);
-        rc = clock_within_limit(now, err, errlen);
     }
-    if (shown) {
+}
+
+/* The phase's start: its counters, and the loop's state before the first turn. */
+static void start_phase(struct phase_loop *L)
+{
+    struct sim_phase_result *out = L->out;
+    memset(out, 0, sizeof(*out));
+    latency_hist_init(&out->latency);
+    out->start_ns = L->now;
+    ftl_get_counters(L->ftl, &out->before);
+    out->buf_pending_before = buffer_pending(L->ftl);
+    L->secsz = ftl_config_of(L->ftl)->secsz;
+    L->open_loop = L->limits->open_loop;
+    L->fdp = ftl_fdp_ruhs(L->ftl) > 0;
+    L->idle_at = L->limits->idle_every_bytes;
+    L->last_shown = wall_seconds();
+    L->issuing = true;
+    L->cut_at = L->limits->cut ? out->start_ns + L->limits->cut_ns : UINT64_MAX;
+}
+
+/* The phase's end: at the cut (what was in flight never completes), or the last
+ * completion, or where a recording ended; its counters after. */
+static void end_phase(struct phase_loop *L)
+{
+    struct sim_phase_result *out = L->out;
+    if (L->shown) {
         fputs("\r\033[K", stderr);  /* erase the progress line */
     }
-    if (limits->cut && rc == 0) {
-        now = cut_at;   /* the run ends at the cut; what was in flight never completes */
-        rc = clock_within_limit(now, err, errlen);
+    if (L->limits->cut && L->rc == 0) {
+        L->now = L->cut_at;
+        L->rc = clock_within_limit(L->now, L->err, L->errlen);
         void *tag;
-        while (ftl_engine_pop_due(run->engine, UINT64_MAX, &tag, 1) == 1) {
+        while (ftl_engine_pop_due(L->run->engine, UINT64_MAX, &tag, 1) == 1) {
             out->cut_requests++;
         }
         out->recorded_end = false;
     }
     /* A recording's statistics end where it ended, not at the last completion. */
-    if (rc == 0 && !out->recorded_end) {
-        ftl_engine_advance(run->engine, now);
-        rc = run_failure(run, err, errlen);
+    if (L->rc == 0 && !out->recorded_end) {
+        ftl_engine_advance(L->run->engine, L->now);
+        L->rc = run_failure(L->run, L->err, L->errlen);
     }
-    slot_pool_destroy(&pool);
-    out->end_ns = now;
-    ftl_get_counters(ftl, &out->after);
-    out->buf_pending_after = buffer_pending(ftl);
-    *now_ns = now;
-    return rc;
+    slot_pool_destroy(&L->pool);
+    out->end_ns = L->now;
+    ftl_get_counters(L->ftl, &out->after);
+    out->buf_pending_after = buffer_pending(L->ftl);
+}
+
+int sim_run_phase(struct sim_run *run, struct workload *w, unsigned qd,
+                  const struct sim_limits *limits, uint64_t *now_ns,
+                  struct sim_phase_result *out, char *err, size_t errlen)
+{
+    struct phase_loop L = { .run = run, .w = w, .ftl = ftl_engine_ftl(run->engine),
+                            .limits = limits, .out = out, .qd = qd, .now = *now_ns,
+                            .err = err, .errlen = errlen };
+    start_phase(&L);
+    run_loop(&L);
+    end_phase(&L);
+    *now_ns = L.now;
+    return L.rc;
 }

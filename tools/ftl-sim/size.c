@@ -53,9 +53,40 @@ static int digit_value(int c, unsigned base)
     return -1;
 }
 
-int parse_size(const char *text, uint64_t *bytes, char *err, size_t errlen)
+/* A size's suffix p, [kmgtp][i][b] or b, case-insensitive: its multiplier. */
+static int size_suffix(const char *text, const char *p, uint64_t *mult, char *err,
+                       size_t errlen)
 {
     static const char prefixes[] = "kmgtp";
+    const char *s = p;
+    const char *pre = strchr(prefixes, tolower((unsigned char)*s));
+    int power = 0;
+    uint64_t unit = 1024;
+
+    if (pre != NULL) {      /* *s != '\0' here, so not the terminator */
+        power = (int)(pre - prefixes) + 1;
+        s++;
+        if (tolower((unsigned char)*s) == 'i') {
+            unit = 1000;    /* fio kb_base=1024: KiB means 1000 */
+            s++;
+        }
+    }
+    if (tolower((unsigned char)*s) == 'b') {
+        s++;
+    }
+    if (*s != '\0' || s == p) {
+        return bad_text(err, errlen, text, "unknown size suffix '%.16s' "
+                        "(want k, m, g, t or p, optionally followed "
+                        "by i and/or b)", p);
+    }
+    while (power-- > 0) {
+        *mult *= unit;
+    }
+    return 0;
+}
+
+int parse_size(const char *text, uint64_t *bytes, char *err, size_t errlen)
+{
     const char *p = text;
     uint64_t v = 0, mult = 1;
     unsigned base = 10;
@@ -90,32 +121,8 @@ int parse_size(const char *text, uint64_t *bytes, char *err, size_t errlen)
         return bad_text(err, errlen, text, "size must start with a number");
     }
 
-    if (*p != '\0') {
-        /* suffix: [kmgtp][i][b] or b, case-insensitive */
-        const char *s = p;
-        const char *pre = strchr(prefixes, tolower((unsigned char)*s));
-        int power = 0;
-        uint64_t unit = 1024;
-
-        if (pre != NULL) {      /* *s != '\0' here, so not the terminator */
-            power = (int)(pre - prefixes) + 1;
-            s++;
-            if (tolower((unsigned char)*s) == 'i') {
-                unit = 1000;    /* fio kb_base=1024: KiB means 1000 */
-                s++;
-            }
-        }
-        if (tolower((unsigned char)*s) == 'b') {
-            s++;
-        }
-        if (*s != '\0' || s == p) {
-            return bad_text(err, errlen, text, "unknown size suffix '%.16s' "
-                            "(want k, m, g, t or p, optionally followed "
-                            "by i and/or b)", p);
-        }
-        while (power-- > 0) {
-            mult *= unit;
-        }
+    if (*p != '\0' && size_suffix(text, p, &mult, err, errlen) != 0) {
+        return -1;
     }
     if (v > UINT64_MAX / mult) {
         return bad_text(err, errlen, text, "size too large");

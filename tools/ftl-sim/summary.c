@@ -303,15 +303,10 @@ static void json_wear(FILE *f, const struct ftl *ftl)
             w.erase_max, (unsigned long long)w.pe_cycles);
 }
 
-int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_description *run,
-                       const struct sim_phase_result *m)
+/* The run's header: the tool, its configuration files and keys, the geometry. */
+static void json_run_header(FILE *f, const struct ftl *ftl, const struct run_description *run)
 {
     const struct ftl_geometry *g = ftl_geometry_of(ftl);
-    const struct workload_spec *w = run->workload;
-    double secs = phase_seconds(m);
-    char dist[64];
-    dist_name(&w->dist, dist, sizeof(dist));
-
     /* config_file: the last file (the only one, usually); config_files: all, in order */
     fputs("{\n  \"tool\": \"ftl-sim\",\n  \"config_file\": ", f);
     if (run->nconfigs) {
@@ -335,6 +330,14 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
             (unsigned long long)g->lines, (unsigned long long)g->pgs_per_line,
             (unsigned long long)g->write_pointers,
             (double)g->phys_pages / (double)g->logical_pages - 1.0);
+}
+
+/* What ran: the workload, the trace read, the state files and the power cut. */
+static void json_run_workload(FILE *f, const struct run_description *run)
+{
+    const struct workload_spec *w = run->workload;
+    char dist[64];
+    dist_name(&w->dist, dist, sizeof(dist));
     fputs("  \"workload\": {\"rw\": ", f);
     json_string(f, w->trace_path ? "trace" : rw_mode_name(w->rw));
     fprintf(f, ", \"rwmixread\": %u, \"dist\": ", w->rwmixread);
@@ -363,8 +366,13 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     if (run->power_cut) {
         sim_power_cut_json(run->power_cut, run->lost_out, f);
     }
+}
 
-#define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
+/* The measured part's times, commands, rates and latencies. */
+static void json_phase_rates(FILE *f, const struct run_description *run,
+                             const struct sim_phase_result *m)
+{
+    double secs = phase_seconds(m);
     fprintf(f, "  \"precondition_sim_time_s\": %.6f,\n", run->precondition_s);
     fprintf(f, "  \"sim_time_s\": %.6f,\n", secs);
     fprintf(f, "  \"ops\": %llu,\n  \"reads\": %llu,\n  \"writes\": %llu,\n",
@@ -382,6 +390,13 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
             (double)latency_hist_percentile_ns(&m->latency, 50) / 1e3,
             (double)latency_hist_percentile_ns(&m->latency, 99) / 1e3,
             (double)latency_hist_max_ns(&m->latency) / 1e3);
+}
+
+/* The FTL's counters over the measured part, then each feature's. */
+static void json_phase_counters(FILE *f, const struct ftl *ftl,
+                                const struct sim_phase_result *m)
+{
+#define DELTA(field) (unsigned long long)(m->after.field - m->before.field)
     fprintf(f, "  \"host_write_pages\": %llu,\n  \"host_read_pages\": %llu,\n"
             "  \"host_trim_pages\": %llu,\n  \"gc_write_pages\": %llu,\n"
             "  \"gc_read_pages\": %llu,\n  \"erased_blocks\": %llu,\n  \"gc_runs\": %llu,\n",
@@ -391,13 +406,18 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     fprintf(f, "  \"verify_cmds\": %llu,\n  \"read_errors\": %llu,\n  \"format_cmds\": %llu,\n"
             "  \"format_erased_blocks\": %llu,\n", DELTA(host_verify_cmds), DELTA(read_errors),
             DELTA(format_cmds), DELTA(format_erased_blocks));
+#undef DELTA
     json_read_retries(f, ftl, m);
     json_wear(f, ftl);
     json_issue15_counters(f, ftl, m);
     json_slc_counters(f, ftl, m);
     json_zns_counters(f, m);
     summary_json_placement(f, ftl, m);
-#undef DELTA
+}
+
+/* The WAF's parts, then the WAF, which closes the object (null where undefined). */
+static void json_waf(FILE *f, const struct sim_phase_result *m)
+{
     double parts[FTL_WAF_PARTS], waf;
     bool have_waf = phase_waf(m, &waf);
     phase_waf_parts(m, parts);
@@ -415,6 +435,16 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     } else {
         fputs("null\n}\n", f);
     }
+}
+
+int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_description *run,
+                       const struct sim_phase_result *m)
+{
+    json_run_header(f, ftl, run);
+    json_run_workload(f, run);
+    json_phase_rates(f, run, m);
+    json_phase_counters(f, ftl, m);
+    json_waf(f, m);
     return ferror(f) ? -1 : 0;
 }
 

@@ -112,7 +112,8 @@ uint64_t workload_zone_bytes(const struct workload *w);
 int workload_next(struct workload *w, struct request *req, char *err, size_t errlen);
 void workload_destroy(struct workload *w);
 
+/* --rw's spellings, rw_mode_names[mode] (ftl-sim's option table parses them). */
+extern const char *const rw_mode_names[RW_ZONE_WRITE + 1];
 const char *rw_mode_name(enum rw_mode rw);
-int rw_mode_parse(const char *text, enum rw_mode *out);
 
 #endif
