@@ -76,6 +76,7 @@ def test_parser_names_declarations_only(tmp_path):
         "__attribute__((nonnull)) struct thing *thing_new(size_t n);\n"
         "extern const char *const thing_names[4];\n"
         "static inline int thing_next(int x) { return x + 1; }\n"
+        "static inline const char *thing_brace(void) { return \"};\"; }\n"
         "#ifdef __cplusplus\nextern \"C\" int only_cpp(void);\n#endif\n"
         "_Static_assert(sizeof(int) >= 2, \"int\");\n")
     status, names, err = build_names([header])
@@ -83,9 +84,15 @@ def test_parser_names_declarations_only(tmp_path):
     assert names == ["thing_names", "thing_new", "thing_open"]
 
 
-def test_parser_stops_on_a_declaration_it_cannot_name(tmp_path):
+@pytest.mark.parametrize("declaration, reason", [
+    ("void (*thing_hook(int level))(void);", "cannot name the declaration"),
+    ("int thing_a(void), thing_b(void);", "declare one name at a time"),
+    ("int thing_count;", "defines an object"),
+])
+def test_parser_stops_on_what_it_cannot_name(tmp_path, declaration, reason):
+    # Rather than leave a public function local, the build stops with one line.
     header = tmp_path / "api.h"
-    header.write_text("void (*thing_hook(int level))(void);\n")
+    header.write_text(declaration + "\n")
     status, names, err = build_names([header])
     assert status != 0 and not names
-    assert err.count("\n") == 1 and "cannot name the declaration" in err, err
+    assert err.count("\n") == 1 and reason in err, err

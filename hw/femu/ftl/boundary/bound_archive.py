@@ -20,14 +20,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from public_names import ParseError, public_names, split_compiler
+from public_names import ParseError, first_error, public_names, split_compiler
 
 
 def run(command):
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"bound_archive: error: {' '.join(command)} failed ({proc.returncode}): "
-                 f"{proc.stderr.strip()}")
+                 f"{first_error(proc.stderr)}")
 
 
 def partial_link(compiler, archive, lto, out):

@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 LINE_MARKER = re.compile(r'^#\s*(?:line\s+)?\d+\s+"((?:\\.|[^"\\])*)"')
-TOKEN = re.compile(r"[A-Za-z_]\w*|\S")
+# A string or character literal is one token, so that a brace or ";" in one counts for nothing.
+TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\S')
 # Words followed by "(" that never name what is declared.
 NOT_NAMES = {"__attribute__", "__attribute", "__asm__", "__asm", "asm", "__typeof__",
              "typeof", "__typeof", "_Alignas", "alignas", "sizeof", "_Alignof", "__declspec",
@@ -47,11 +48,11 @@ def declarations(text: str):
     """The file-scope declarations as token lists: brace bodies (struct members, the body
     of a static inline function) removed, definitions with a body left out."""
     tokens = TOKEN.findall(text)
-    out, current, depth, i = [], [], 0, 0
+    out, current, i = [], [], 0
     while i < len(tokens):
         token = tokens[i]
         if token == "{":
-            is_body = depth == 0 and current and current[-1] == ")"
+            is_body = bool(current) and current[-1] == ")"
             depth, j = 1, i + 1
             while j < len(tokens) and depth:
                 depth += {"{": 1, "}": -1}.get(tokens[j], 0)
@@ -74,6 +75,11 @@ def declared_name(tokens):
     """The symbol one declaration declares, None for one that declares no symbol."""
     if tokens[0] in NO_SYMBOL_STARTS or "static" in tokens:
         return None
+    depth = 0
+    for token in tokens:
+        depth += {"(": 1, ")": -1, "[": 1, "]": -1}.get(token, 0)
+        if token == "," and depth == 0:
+            raise ParseError(f"declare one name at a time: '{' '.join(tokens)}'")
     if "(" in tokens:
         depth = 0
         for here, token in enumerate(tokens[:-1]):
@@ -94,6 +100,14 @@ def declared_name(tokens):
     raise ParseError(f"a public header defines an object: '{' '.join(tokens)}'")
 
 
+def first_error(stderr: str) -> str:
+    """The line of a tool's messages that says what went wrong: the compiler's first
+    "error:" line, else the first line (the linker's; collect2's summary says nothing)."""
+    lines = stderr.splitlines() or ["no message"]
+    return next((line for line in lines if re.search(r": (fatal )?error:", line)
+                 and not line.startswith("collect2")), lines[0])
+
+
 def public_names(headers, includes, compiler):
     """Sorted names declared by the headers, preprocessed with compiler (a command list)."""
     source = "".join(f'#include "{Path(h).resolve()}"\n' for h in headers)
@@ -101,7 +115,7 @@ def public_names(headers, includes, compiler):
     proc = subprocess.run(command, input=source, capture_output=True, text=True)
     if proc.returncode != 0:
         raise ParseError(f"the preprocessor failed ({' '.join(command)}): "
-                         f"{proc.stderr.strip()}")
+                         f"{first_error(proc.stderr)}")
     names = {declared_name(d) for d in declarations(header_lines(proc.stdout, headers))}
     return sorted(n for n in names if n)
 
