@@ -45,13 +45,14 @@ def declared_functions(tmp_path: Path) -> set:
     return names
 
 
-def defined_globals(path: Path) -> set:
-    """The global symbols path (object, archive or program) defines."""
+def defined_globals(path: Path, kinds: str = "") -> set:
+    """The global symbols path (object, archive or program) defines; only those of nm's
+    kinds given (e.g. "T": functions), if any."""
     needs("nm")
     out = subprocess.run(["nm", "-g", "--defined-only", str(path)], capture_output=True,
                          text=True, check=True).stdout
     return {fields[2] for fields in (line.split() for line in out.splitlines())
-            if len(fields) == 3}
+            if len(fields) == 3 and (not kinds or fields[1] in kinds)}
 
 
 def boundary_problems(exported: set, public: set, what: str) -> list:
@@ -63,6 +64,15 @@ def boundary_problems(exported: set, public: set, what: str) -> list:
                  "the library, or fix hw/femu/ftl/boundary/public_names.py if it missed the "
                  "declaration" for name in sorted(public - exported)]
     return problems
+
+
+def undefined_references(path: Path) -> set:
+    """The symbols path (an object, LTO ones too: nm reads their symbol table) uses but
+    does not define."""
+    needs("nm")
+    out = subprocess.run(["nm", "-u", str(path)], capture_output=True, text=True,
+                         check=True).stdout
+    return {line.split()[-1] for line in out.splitlines() if line.strip()}
 
 
 def internal_leaks(program: Path, internal: set) -> list:
