@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from graph_circles import circles as find_circles
+from layers_file import INCLUDE, read_layers
 
 pytestmark = pytest.mark.unit
 
@@ -30,19 +31,6 @@ FTL = REPO / "hw" / "femu" / "ftl"
 PUBLIC = "include/femu_ftl"
 # Other QEMU-free libraries the FTL uses, whose headers it names without a folder.
 OTHER_LIBRARIES = ("statefile", "util")
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-
-
-def read_layers(text):
-    """{folder: layer number, 0 at the bottom} from layers.txt's lines."""
-    layers = {}
-    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    for number, line in enumerate(lines):
-        folders, _, _ = line.partition(" -- ")
-        for folder in folders.split():
-            assert folder not in layers, f"layers.txt names {folder} twice"
-            layers[folder] = number
-    return layers
 
 
 def folder_of(path):

@@ -11,24 +11,12 @@ import re
 import subprocess
 from pathlib import Path
 
+from layers_file import INCLUDE, read_layers  # noqa: F401 (the tests take both from here)
+
 # hw/femu's QEMU-free libraries, below every device layer (their own tests check them).
 LIBRARIES = ("ftl", "util", "store", "nvme", "statefile")
 MAX_FILES_PER_FOLDER = 25
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
-
-
-def read_layers(text):
-    """{folder: layer number, 0 at the bottom} from layers.txt's lines."""
-    layers = {}
-    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    for number, line in enumerate(lines):
-        folders, separator, _ = line.partition(" -- ")
-        assert separator, f"layers.txt: {line!r} has no ' -- ' before its description"
-        for folder in folders.split():
-            assert folder not in layers, f"layers.txt names {folder} twice"
-            layers[folder] = number
-    return layers
 
 
 def device_files(root: Path):
