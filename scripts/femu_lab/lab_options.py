@@ -1,6 +1,7 @@
 """The options several femu-lab commands share, defined once: the SSD (--config, --set),
-the machine (--smp, --mem, --accel, --guest-release, --qemu), an ftl-sim or draw seed
-(--seed) and a results folder (-o/--out). Each command adds the groups it has, with its
+the machine (--smp, --mem, --accel, --guest-release, --qemu), a lab run's length
+(--runtime, --precondition: femu-lab run and sweep), an ftl-sim or draw seed (--seed) and a
+results folder (-o/--out). Each command adds the groups it has, with its
 own defaults and the help texts that differ (what its --config defaults to).
 
 --mem's minimum is the guest's: its kernel keeps the ~100 MB initramfs.cpio in RAM and
@@ -54,6 +55,14 @@ def add_guest_options(parser: argparse.ArgumentParser, qemu: Path = setup_steps.
     """--accel, --guest-release and --qemu PATH (a command that chooses no --smp/--mem)."""
     setup_steps.add_guest_arguments(parser)
     parser.add_argument("--qemu", type=Path, default=qemu, metavar="PATH", help=qemu_help)
+
+
+def add_run_length_options(parser: argparse.ArgumentParser) -> None:
+    """--runtime SECONDS (None: the workload's) and --precondition, as a lab run takes them."""
+    parser.add_argument("--runtime", type=whole_number(1, 7 * 24 * 3600), metavar="SECONDS",
+                        help="seconds of each timed run (default: the workload's)")
+    parser.add_argument("--precondition", action="store_true",
+                        help="fill the whole device with sequential writes first")
 
 
 def add_seed_option(parser, help: str) -> None:

@@ -40,10 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline", action="store_true",
                         help="hot/cold sweeps: add a first point with placement=single, "
                              "labelled 'single stream (baseline)'")
-    parser.add_argument("--runtime", type=whole_number(1, 7 * 24 * 3600), metavar="SECONDS",
-                        help="seconds of each timed run (default: the workload's)")
-    parser.add_argument("--precondition", action="store_true",
-                        help="fill the whole device with sequential writes first")
+    lab_options.add_run_length_options(parser)
     parser.add_argument("--aged", type=Path, metavar="STATE",
                         help="every point starts from this state file (femu-lab age); its "
                              "configuration must match every point's")

@@ -67,10 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workload", metavar="NAME|FILE",
                         help=f"workload from scripts/workloads or a file (default "
                              f"{DEFAULT_WORKLOAD})")
-    parser.add_argument("--runtime", type=whole_number(1, 7 * 24 * 3600), metavar="SECONDS",
-                        help="seconds of each timed run (default: the workload's)")
-    parser.add_argument("--precondition", action="store_true",
-                        help="fill the whole device with sequential writes first")
+    lab_options.add_run_length_options(parser)
     parser.add_argument("--aged", type=Path, metavar="STATE",
                         help="start the SSD from this state file (femu-lab age makes one in "
                              "seconds with ftl-sim; the device's state_out= saves one): the "
