@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from graph_circles import circles as find_circles
-from layers_file import INCLUDE, read_layers
+from layers_file import INCLUDE, read_layers, upward_edges
 
 pytestmark = pytest.mark.unit
 
@@ -86,18 +86,9 @@ def module_graph(includes):
 
 
 def layer_violations(edges, layers):
-    """The edges (file or module pairs) that do not point to their own folder or lower."""
-    bad = []
-    for source, target in edges:
-        src, dst = folder_of(source), folder_of(target)
-        if src == dst:
-            continue
-        if src not in layers or dst not in layers:
-            bad.append(f"{source} -> {target}: folder missing from layers.txt")
-        elif src == PUBLIC or layers[dst] >= layers[src]:
-            bad.append(f"{source} -> {target}: {src} (layer {layers[src]}) may not use "
-                       f"{dst} (layer {layers[dst]})")
-    return bad
+    """The edges (file or module pairs) that do not point to their own folder or lower; the
+    public API uses nothing but itself."""
+    return upward_edges(edges, layers, folder_of, sealed=(PUBLIC,))
 
 
 def include_edges(includes):

@@ -11,7 +11,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from layers_file import INCLUDE, read_layers  # noqa: F401 (the tests take both from here)
+from layers_file import INCLUDE, read_layers, upward_edges  # noqa: F401 (tests take the first two)
 
 # hw/femu's QEMU-free libraries, below every device layer (their own tests check them).
 LIBRARIES = ("ftl", "util", "store", "nvme", "statefile")
@@ -75,17 +75,7 @@ def call_edges(objects):
 
 def upward(edges, layers):
     """The edges that do not point to their own folder or to a lower layer, as lines."""
-    bad = []
-    for source, target in edges:
-        src, dst = folder_of(source), folder_of(target)
-        if src == dst:
-            continue
-        if src not in layers or dst not in layers:
-            bad.append(f"{source} -> {target}: folder missing from layers.txt")
-        elif layers[dst] >= layers[src]:
-            bad.append(f"{source} -> {target}: {src} (layer {layers[src]}) may not use "
-                       f"{dst} (layer {layers[dst]})")
-    return bad
+    return upward_edges(edges, layers, folder_of)
 
 
 def crowded_folders(root: Path, limit=MAX_FILES_PER_FOLDER):
