@@ -49,13 +49,14 @@ def test_paced_gc_keeps_the_flash_busy_and_the_latency_flat(run_ftl_sim, tmp_pat
     assert paced["config"]["gc_mode"] == "paced"
     assert paced["gc_runs"] > 0 and paced["waf"] > 2     # GC really ran all along
     assert paced["iops"] >= 0.8 * flash_time_bound(paced)
-    assert paced["p99_latency_us"] <= 20_000
+    assert paced["p99_latency_us"] <= 7_500
     mean = sum(seconds) / len(seconds)
     assert len(seconds) >= 10
-    # Right after the fill every line reaches 1/8 invalid at once and line GC's decisions,
-    # which paced GC takes, come in a burst it can defer only as far as erased blocks
-    # last; from the second half on, no second falls below half the mean.
-    assert min(seconds[len(seconds) // 2:]) >= 0.5 * mean
+    # Right after the fill every line reaches 1/8 invalid at once and line GC decides a
+    # burst of collections; paced GC takes them only as fast as host writes can pay for
+    # them near the level rate, so from the first second on none falls below half the
+    # mean (it fell to a fifth when the debt took whole bursts).
+    assert min(seconds) >= 0.5 * mean
 
 
 def test_line_gc_is_femus_burst_and_victims_are_the_same(run_ftl_sim, tmp_path):
@@ -65,8 +66,9 @@ def test_line_gc_is_femus_burst_and_victims_are_the_same(run_ftl_sim, tmp_path):
     assert line["iops"] < 0.5 * flash_time_bound(line)
     assert line["p99_latency_us"] > 5 * paced["p99_latency_us"]
     assert min(seconds) < 0.5 * sum(seconds) / len(seconds)
-    # Same collections: paced GC changes when the flash works, not what it writes (only
-    # the order of a victim's moves differs, LUN by LUN), so the same WAF within 3 %.
+    # Line GC's victims: paced GC changes when the flash works and, right after the fill,
+    # when a victim of the burst is collected (later, with more invalid pages), not what
+    # it chooses, so the same WAF within 3 %.
     assert line["host_write_pages"] == paced["host_write_pages"]
     assert paced["waf"] == pytest.approx(line["waf"], rel=0.03)
 

@@ -233,6 +233,62 @@ static void test_paced_host_writes_owe_moves(void)
     ftl_destroy(ftl);
 }
 
+/*
+ * Paced GC's onset rule by hand: 1 channel x 2 LUNs x 8 blocks x 4 pages of 32 KiB, 8
+ * lines of 8 pages, 1 MiB logical. Lines 0-3 hold lpn 0..31; rewriting lpn 0, 1, 8, 9, 16, 17 leaves lines 0, 1 and
+ * 2 each with 6 valid and 2 invalid pages (all worth collecting: 1/8 of 8 is 1) and fills
+ * 6 pages of line 4, the open one; lines 5-7 are free: 24 free pages, none owed. The
+ * LUNs are busy (time 0), so nothing is charged for free and every move stays owed.
+ * A collection is taken while (owed + valid) x invalid x 2 <= valid x (ahead - valid),
+ * ahead being the free pages before the first unit whose erase is owed.
+ */
+static void test_paced_onset_rule(void)
+{
+    struct ftl_config cfg = small_config(1, 2, 8, 4, 64);     /* 32 KiB pages */
+    cfg.devsz_mb = 1;                                           /* 32 logical pages */
+    cfg.gc_thres_pcent_high = 80;   /* 8 lines: 95 % would leave none for foreground GC */
+    struct ftl *ftl = make_ftl(&cfg);
+    static const uint64_t rewrite[] = { 0, 1, 8, 9, 16, 17 };
+
+    CHECK(write_pages(ftl, 0, 0, 32, NULL) == FTL_OK);
+    for (size_t i = 0; i < sizeof(rewrite) / sizeof(rewrite[0]); i++) {
+        CHECK(write_pages(ftl, 0, rewrite[i], 1, NULL) == FTL_OK);
+    }
+    CHECK_EQ_U64(ftl->free_count, 3);
+    CHECK_EQ_U64(ftl->free_pages, 24);
+    ftl->geo.gc_thres_lines = ftl->free_count + 8;     /* background GC due throughout */
+    ftl->geo.gc_thres_lines_high = 0;
+
+    /* First: owed 0, ahead 24: (0 + 6) x 2 x 2 = 24 <= 6 x (24 - 6) = 108, taken. Its 6
+     * pages fill line 4 (2) and open line 5 (4 of 8); line 0 is free with its erase owed:
+     * free pages 16 + 8, ahead 16. */
+    CHECK_EQ_U64(ftl_background_gc(ftl, 0), 1);
+    CHECK_EQ_U64(owed_moves(ftl), 6);
+    CHECK_EQ_U64(ftl->free_pages, 24);
+    CHECK_EQ_U64(ftl->gc_debt_units, 1);
+    /* Second: (6 + 6) x 2 x 2 = 48 <= 6 x (16 - 6) = 60, taken (line GC's burst goes on);
+     * its pages fill line 5 (4) and open line 6 (2 of 8): free pages 8 + 16 owed, ahead 8. */
+    CHECK_EQ_U64(ftl_background_gc(ftl, 0), 1);
+    CHECK_EQ_U64(owed_moves(ftl), 12);
+    CHECK_EQ_U64(ftl->free_pages, 24);
+    CHECK_EQ_U64(ftl->gc_debt_units, 2);
+    /* Third: ahead 8 > 6 but (12 + 6) x 2 x 2 = 72 > 6 x (8 - 6) = 12: it waits (line GC
+     * would take it, and its moves would open a unit whose erase is owed). */
+    CHECK_EQ_U64(ftl_background_gc(ftl, 0), 0);
+    CHECK_EQ_U64(owed_moves(ftl), 12);
+    struct ftl_counters c;
+    ftl_get_counters(ftl, &c);
+    CHECK_EQ_U64(c.gc_runs, 2);
+    CHECK_EQ_U64(c.gc_moved_pages, 0);      /* nothing charged yet: counted when charged */
+    /* Host pages pay: each owes 6/2 = 3 (the level) + owed / max(ahead, 8). The first: 3 +
+     * 12/8 = 4.5; charged at the next request: 4 moves (the half carries), owed 8. */
+    CHECK(write_pages(ftl, 0, 24, 1, NULL) == FTL_OK);   /* into line 6 */
+    CHECK_EQ_U64(ftl_background_gc(ftl, 0), 0);
+    CHECK_EQ_U64(owed_moves(ftl), 8);
+    CHECK_CONSISTENT(ftl);
+    ftl_destroy(ftl);
+}
+
 /* Foreground GC first charges what paced GC owes, as line GC would have done it by now. */
 static void test_foreground_settles_paced_debt(void)
 {
@@ -293,6 +349,7 @@ int main(void)
     test_paced_idle_fill();
     test_paced_host_writes_owe_moves();
     test_foreground_settles_paced_debt();
+    test_paced_onset_rule();
     test_full_utilization();
     return check_summary();
 }

@@ -62,6 +62,9 @@ COMMANDS = (
             "FDP textbook hot/cold case in ftl-sim: WAF with one and two handles against "
             "the analytic optimum, and ftl-sim's speed with placement=fdp (figures only)",
             resumable=False),
+    Command("gc-onset", "femu_lab.bench.gc_onset",
+            "paced GC from the first second the drive is full, in ftl-sim: per-second IOPS, "
+            "worst second, p99, and WAF against line GC (figures only)", resumable=False),
     Command("crash", "femu_lab.crash.lab",
             "crash consistency: ext4 / F2FS x barriers x plp, power cut at random points, "
             "rebooted, durable writes checked (a table)"),

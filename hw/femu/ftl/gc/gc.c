@@ -371,23 +371,39 @@ int gc_foreground(struct ftl *ftl, uint64_t now_ns, uint32_t stream)
     return FTL_OK;
 }
 
+/* Whether line id may be collected in the background: at least 1/8 of its good pages
+ * invalid (bad blocks hold nothing). */
+static bool worth_collecting(const struct ftl *ftl, uint32_t id)
+{
+    return ftl->lines[id].invalid >= ftl->lines[id].capacity / 8;
+}
+
 /* The background victim when one is due: free lines at or below the threshold and the
- * line the policy chooses at least 1/8 invalid (of its good pages: bad blocks hold
- * nothing). */
+ * line the policy chooses worth collecting. */
 static uint32_t background_victim(struct ftl *ftl, uint64_t now_ns)
 {
     if (ftl->free_count > ftl->geo.gc_thres_lines) {
         return NO_LINE;
     }
     uint32_t victim = policy_victim_in_neediest_lun(ftl, now_ns, GC_ANY_GROUP);
-    if (victim == NO_LINE || ftl->lines[victim].invalid < ftl->lines[victim].capacity / 8) {
-        return NO_LINE;
-    }
-    return victim;
+    return victim != NO_LINE && worth_collecting(ftl, victim) ? victim : NO_LINE;
 }
 
 /* Owed moves are counted in 1/2^16 of a move. */
 #define OWED_SHIFT 16
+/*
+ * A paced collection is made only while the rate it leads to stays within 1/GC_DEBT_SLACK
+ * of the victim's level rate (gc_paced): the host then keeps at least
+ * GC_DEBT_SLACK / (GC_DEBT_SLACK + 1) of the write rate it has at the level rate.
+ */
+#define GC_DEBT_SLACK 2
+
+/* Free pages the host and GC can fill before they reach a unit whose erase is owed. */
+static uint64_t pages_ahead(const struct ftl *ftl)
+{
+    uint64_t owed_pages = (uint64_t)ftl->gc_debt_units * ftl->pgs_per_line;
+    return ftl->free_pages > owed_pages ? ftl->free_pages - owed_pages : 0;
+}
 
 void gc_host_page_written(struct ftl *ftl)
 {
@@ -395,13 +411,12 @@ void gc_host_page_written(struct ftl *ftl)
         return;
     }
     /*
-     * The last victim's valid/invalid (what keeps free space level), plus the debt over
-     * the free pages the host can write before it reaches a unit whose erase is owed
-     * (freed units queue behind the others): the debt is paid by then, so opening that
-     * unit finds nothing owed and no host write waits out a burst.
+     * The last victim's valid/invalid (the level rate: what keeps free space level), plus
+     * the debt over the free pages the host can write before it reaches a unit whose
+     * erase is owed (freed units queue behind the others): the debt is paid by then, so
+     * opening that unit finds nothing owed and no host write waits out a burst.
      */
-    uint64_t owed_pages = (uint64_t)ftl->gc_debt_units * ftl->pgs_per_line;
-    uint64_t ahead = ftl->free_pages > owed_pages ? ftl->free_pages - owed_pages : 0;
+    uint64_t ahead = pages_ahead(ftl);
     ahead = ahead > ftl->pgs_per_line ? ahead : ftl->pgs_per_line;
     ftl->gc_owed += ((uint64_t)ftl->gc_rate_valid << OWED_SHIFT) / ftl->gc_rate_invalid +
                     ((uint64_t)ftl->gc_debt_moves << OWED_SHIFT) / ahead;
@@ -413,10 +428,33 @@ void gc_settle(struct ftl *ftl, uint64_t now_ns)
 }
 
 /*
+ * Whether the debt takes victim's moves: with them owed, and their pages placed in the
+ * free pages ahead, the debt's share of a host page (debt / pages ahead) stays within
+ * 1/GC_DEBT_SLACK of the victim's level rate (valid / invalid). An empty victim owes no
+ * move. Cross-multiplied in 128 bits: no division rounds the decision.
+ */
+static bool debt_takes(const struct ftl *ftl, uint32_t victim)
+{
+    uint64_t valid = ftl->lines[victim].valid, invalid = ftl->lines[victim].invalid;
+    uint64_t ahead = pages_ahead(ftl);
+
+    if (valid == 0) {
+        return true;
+    }
+    if (ahead <= valid) {
+        return false;
+    }
+    return (unsigned __int128)(ftl->gc_debt_moves + valid) * invalid * GC_DEBT_SLACK <=
+           (unsigned __int128)valid * (ahead - valid);
+}
+
+/*
  * After a request: the moves host writes owe and those idle LUNs take, then line GC's
- * decision, whose flash work joins the debt. Line GC collects in bursts (while free lines
- * are short and victims qualify, one after every request); the debt absorbs them as far
- * as erased units last (gc_host_page_written's rate) and its room allows.
+ * decision, whose flash work joins the debt if the debt takes it (debt_takes). Line GC
+ * collects in bursts (one after every request while free lines are short and victims
+ * qualify: right after a sequential fill, dozens at once, whose moves fill every free
+ * unit and soon reach the units whose erases they owe); the debt takes a burst only as
+ * far as the host can pay it at a rate near the level rate, and the rest waits for it.
  */
 static int gc_paced(struct ftl *ftl, uint64_t now_ns)
 {
@@ -427,7 +465,7 @@ static int gc_paced(struct ftl *ftl, uint64_t now_ns)
     }
     debt_charge_idle(ftl, now_ns);
     uint32_t victim = background_victim(ftl, now_ns);
-    if (victim == NO_LINE) {
+    if (victim == NO_LINE || !debt_takes(ftl, victim)) {
         return 0;
     }
     uint32_t gained = ftl->lines[victim].invalid, valid = ftl->lines[victim].valid;
