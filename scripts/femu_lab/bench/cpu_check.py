@@ -4,10 +4,14 @@ exceed the reference by at most 20 % (LIMIT), plus one clock tick per I/O of thi
 and 1 now would fail on rounding).
 
     with --cpu-baseline FILE   the reference is femu's medians in FILE (an earlier
-                               --json): poller, ftl thread and QEMU total at each job
-    without                    the reference is stock nvme's QEMU total in this run, for
-                               femu's QEMU total at each job (stock has no poller or FTL
+                               --json): poller, ftl thread and QEMU outside its vCPUs at
+                               each job
+    without                    the reference is stock nvme's QEMU outside its vCPUs in this
+                               run, for femu's at each job (stock has no poller or FTL
                                thread to hold femu's against)
+
+Not the QEMU total: under TCG most of it is the vCPUs running the guest's own work (fio,
+its kernel), whose cost per I/O swings with the guest's latency and the host's load.
 
 A figure missing on either side is a MISSING line, never a PASS.
 """
@@ -18,11 +22,12 @@ from typing import List, Mapping, Optional
 
 from femu_common.cli_args import UsageError
 
-from .cpu_figures import CPU_JOBS, TICK, cpu_key
-from .threads import TOTAL
+from .cpu_figures import CPU_JOBS, OUTSIDE_VCPU, TICK, cpu_key
 
 LIMIT = 1.2
-CHECKED_GROUPS = (("poller", "poller"), ("ftl", "ftl thread"), (TOTAL, "QEMU total"))
+# (key, name); the last is also the one held against stock's
+CHECKED_GROUPS = (("poller", "poller"), ("ftl", "ftl thread"),
+                  (OUTSIDE_VCPU, "QEMU outside vCPUs"))
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,8 @@ class CpuCheck:
 
 def baseline_checks(femu: Mapping[str, Optional[float]],
                     baseline: Mapping[str, Optional[float]]) -> List[CpuCheck]:
-    """femu's poller, ftl thread and QEMU total at each job against the baseline's."""
+    """femu's poller, ftl thread and QEMU outside vCPUs at each job against the
+    baseline's."""
     return [CpuCheck(f"femu {name} CPU per I/O at {label}", femu.get(cpu_key(job, group)),
                      baseline.get(cpu_key(job, group)), "baseline",
                      femu.get(cpu_key(job, TICK)))
@@ -68,9 +74,10 @@ def baseline_checks(femu: Mapping[str, Optional[float]],
 
 def stock_checks(femu: Mapping[str, Optional[float]],
                  stock: Mapping[str, Optional[float]]) -> List[CpuCheck]:
-    """femu's QEMU total at each job against stock's in the same run."""
-    return [CpuCheck(f"femu QEMU total CPU per I/O at {label}", femu.get(cpu_key(job, TOTAL)),
-                     stock.get(cpu_key(job, TOTAL)), "stock", femu.get(cpu_key(job, TICK)))
+    """femu's QEMU outside vCPUs at each job against stock's in the same run."""
+    key, name = CHECKED_GROUPS[-1]
+    return [CpuCheck(f"femu {name} CPU per I/O at {label}", femu.get(cpu_key(job, key)),
+                     stock.get(cpu_key(job, key)), "stock", femu.get(cpu_key(job, TICK)))
             for job, label in CPU_JOBS]
 
 

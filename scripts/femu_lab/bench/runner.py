@@ -317,8 +317,8 @@ def build_report(args, config, geometry: Geometry, times: BenchTimes, sim: dict,
 
 
 def cpu_checks_of(medians: dict, baseline: Optional[Path]) -> List[bench_cpu_check.CpuCheck]:
-    """Against the baseline's femu when given, else against stock's QEMU total in this
-    run (none when femu or, without a baseline, stock has no good boot)."""
+    """Against the baseline's femu when given, else against stock's in this run (none
+    when femu or, without a baseline, stock has no good boot)."""
     femu = medians.get("femu")
     if femu is None:
         return []
@@ -359,7 +359,10 @@ def report_lines(report: dict, geometry: Geometry, args) -> List[str]:
                                            c["reference"], c["tick_us"])
                   for c in report["cpu_checks"]]
     if cpu_checks:
-        lines += [""] + bench_table.cpu_check_lines(cpu_checks)
+        reference = (f"femu's medians in --cpu-baseline {report['cpu_baseline']}"
+                     if report["cpu_baseline"] else "stock's (no --cpu-baseline)")
+        lines += ["", f"CPU per I/O against {reference}:"]
+        lines += bench_table.cpu_check_lines(cpu_checks)
     if report["femu_settings_not_given_to_FEMU"]:
         lines.append("FEMU ran without " + ", ".join(report["femu_settings_not_given_to_FEMU"])
                      + " (no such FEMU property)")

@@ -12,7 +12,8 @@ from .stats import Check, Geometry, fill_ceiling_mib_s
 DEVICES = ("femu", "FEMU", "stock")
 
 # the thread groups the table shows per job (--json has every group): key part, label
-CPU_ROWS = (("poller", "poller"), ("ftl", "ftl thread"), ("total", "QEMU total"))
+CPU_ROWS = (("poller", "poller"), ("ftl", "ftl thread"), ("outside_vcpu", "outside vCPUs"),
+            ("total", "QEMU total"))
 CPU_HEADING = "host CPU per completed I/O, us:"
 
 # key, label, decimals; a key of None: a heading without figures
