@@ -314,3 +314,31 @@ def test_table_rows_of_cpu_per_io():
     # the new rows leave the label column as wide as it was
     assert bench_table.LABEL_WIDTH == len("randwrite 4k QD32 after fill, IOPS") + 2
     assert body[-1].startswith("  randwrite 4k QD32, QEMU total")
+
+
+def test_report_prints_and_saves_the_cpu_checks(tmp_path):
+    from types import SimpleNamespace
+    stock = {cpu_key(job, "outside_vcpu"): 25.0 for job, _ in cpu_figures.CPU_JOBS}
+    boots = [bench.Boot("femu", 1, tmp_path, figures=femu_figures()),
+             bench.Boot("stock", 1, tmp_path, figures=stock)]
+    values = {"nchs": "2", "luns_per_ch": "8", "secsz": "512", "secs_per_pg": "8",
+              "pg_rd_lat": "40000", "pg_wr_lat": "200000"}
+    config = SimpleNamespace(source=tmp_path / "lab-1g.conf", overrides={}, values=values,
+                             logical_bytes=768 << 20)
+    sim = {"iops": 1.0, "waf": 2.0, "p99_us": 1.0, "worst_iops": 1.0, "cv": 0.1,
+           "bound_iops": 10.0, "percent_of_bound": 10.0}
+    geometry = stats.Geometry.from_config(values)
+    for baseline, reference, count in (
+            (None, "CPU per I/O against stock's (no --cpu-baseline):", 3),
+            (tmp_path / "base.json", "CPU per I/O against femu's medians in --cpu-baseline "
+                                     f"{tmp_path / 'base.json'}:", 9)):
+        if baseline:
+            baseline.write_text(json.dumps({"medians": {"femu": femu_figures(1.3)}}))
+        args = SimpleNamespace(qemu=tmp_path / "qemu", femu_upstream=None, rounds=1, smp=2,
+                               cpu_baseline=baseline)
+        report = json.loads(json.dumps(bench.build_report(
+            args, config, geometry, BenchTimes(), sim, boots, [])))   # as --json saves it
+        assert len(report["cpu_checks"]) == count
+        lines = bench.report_lines(report, geometry, args)
+        checks = lines[lines.index(reference) + 1:][:count]
+        assert len(checks) == count and all(line.startswith("PASS  femu ") for line in checks)
