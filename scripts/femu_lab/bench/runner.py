@@ -71,7 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="ftl-sim binary (default build/release/tools/ftl-sim/ftl-sim)")
     parser.add_argument("--cpu-baseline", type=Path, metavar="FILE",
                         help="an earlier --json: check femu's CPU per I/O against its "
-                             "figures (default: femu's QEMU total against stock's)")
+                             "figures (default: femu's outside the vCPUs against stock's)")
     parser.add_argument("--json", type=Path, metavar="OUT",
                         help="save every figure (per boot, medians, ftl-sim) as JSON")
     parser.add_argument("--keep", type=Path, metavar="DIR",
@@ -168,6 +168,7 @@ def run_boot(device: bench_devices.Device, round_index: int, folder: Path, times
                 log(f"{device.name}: {step}, {now - step_started:.0f} s into it")
                 heartbeat = now
             runner.join(timeout=POLL_SECONDS)
+        steps.new(late=True)   # what QEMU printed as it ended: windows noted, not counted
     finally:
         # On Ctrl-C, no join: QEMU dies with this process (vm.guarded).
         if not runner.is_alive():
