@@ -104,7 +104,7 @@ def test_boot_figures_from_the_files_a_boot_sends_home():
         "qd1_p99_us": 400.0, "qd1_mean_us": 190.0, "qd32_read_iops": 40000.0,
         "write_iops": 1000.0, "write_worst_iops": 800.0, "write_cv": pytest.approx(0.2),
         "write_seconds": [800.0, 1200.0]}
-    assert set(stats.FIGURE_KEYS) <= set(figures)
+    assert set(stats.FIO_KEYS) <= set(figures)
 
 
 @pytest.mark.parametrize("missing", ["fill.json", "randwrite_iops.1.log"])

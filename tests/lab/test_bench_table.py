@@ -45,7 +45,8 @@ def test_femu_over_FEMU_ratio():
 
 def test_every_row_is_as_wide_as_the_header():
     lines = bench_table.table({"femu": {"qd32_read_iops": 123456.0}})
-    assert len({len(line) for line in lines}) == 1
+    headings = [label for key, label, _ in bench_table.ROWS if key is None]
+    assert len({len(line) for line in lines if line not in headings}) == 1
 
 
 def test_ceiling_line_for_lab_1g():

@@ -9,13 +9,17 @@ NVMe namespace it has (/dev/nvme0n1), and the guest script that runs them.
 
 Each fio job writes its JSON report (and randwrite its 1 s IOPS log) into $FEMU_OUT,
 which the guest sends home at the end. The job announces each step on the console with
-a `femu-bench: step NAME` line, which the host watches to know when the guest is idle.
+a `femu-bench: step NAME` line, which the host watches to know when the guest is idle,
+and brackets each fio run with `femu-bench: io begin|end NAME <block stat>` lines (the
+device's /sys/block stat counters then): the host samples QEMU's threads at each, and
+the counters tell how many I/Os the device completed in between (cpu_windows).
 """
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 DEVICE = "/dev/nvme0n1"
 MARKER = "femu-bench: step"
+IO_MARKER = "femu-bench: io"
 IDLE_SETTLE_SECONDS = 5     # after the idle step starts, before the host samples CPU
 IDLE_MARGIN_SECONDS = 5     # the guest sleeps this much longer than the host samples
 IOPS_LOG_MSEC = 1000        # fio's averaging window of the randwrite IOPS log
@@ -83,6 +87,13 @@ def step_line(name: str) -> str:
     return f"{MARKER} {name}"
 
 
+def io_line(kind: str, name: str, device: str = DEVICE) -> str:
+    """The guest command that prints the io marker `kind` (begin | end) of job `name`
+    with the device's block-layer counters (the fields of /sys/block/DEV/stat)."""
+    stat = f"/sys/block/{device.rsplit('/', 1)[1]}/stat"
+    return f'echo "{IO_MARKER} {kind} {name} $(cat {stat})"'
+
+
 def idle_sleep_seconds(times: BenchTimes) -> int:
     return IDLE_SETTLE_SECONDS + times.idle + IDLE_MARGIN_SECONDS
 
@@ -96,7 +107,8 @@ def guest_script(times: BenchTimes, device: str = DEVICE) -> str:
              f'echo "{step_line("idle")}"',
              f"sleep {idle_sleep_seconds(times)}"]
     for job in fio_jobs(times):
-        lines += [f'echo "{step_line(job.name)}"', job.command(device)]
+        lines += [f'echo "{step_line(job.name)}"', io_line("begin", job.name, device),
+                  job.command(device), io_line("end", job.name, device)]
     lines.append(f'echo "{step_line("done")}"')
     return "\n".join(lines) + "\n"
 

@@ -1,7 +1,8 @@
 """femu-lab bench: femu against QEMU's stock nvme (and upstream FEMU, given its binary)
 on the same guest, one boot per device per round, the devices interleaved; every boot
-runs the whole job list (bench_jobs); then the table with ratios (bench_table), the
-ftl-sim row for the write step (bench_sim) and the QD1 latency checks.
+runs the whole job list (bench_jobs), QEMU's threads sampled around each fio job
+(bench_cpu_windows); then the table with ratios (bench_table), the ftl-sim row for the
+write step (bench_sim), the QD1 latency checks and the CPU-per-I/O checks (bench_cpu_check).
 
 Prints figures; asserts nothing; not a CI test. Progress goes to stderr, the table to
 stdout. A failed boot is reported and the others still run (exit status 1).
@@ -15,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 from femu_common.cli_args import UsageError, describe, whole_number
 from femu_common.errors import RunFailure
@@ -25,8 +26,10 @@ from femu_guest import image as guest_image
 from .. import devconfig, lab_options, paths, setup_steps
 from ..file_tail import FileTail
 from ..vm import launch as vm
-from . import (devices as bench_devices, jobs as bench_jobs, sim as bench_sim,
-               stats as bench_stats, table as bench_table)
+from . import (cpu_check as bench_cpu_check, cpu_figures as bench_cpu_figures,
+               cpu_windows as bench_cpu_windows, devices as bench_devices, jobs as bench_jobs,
+               sim as bench_sim, stats as bench_stats, table as bench_table,
+               threads as bench_threads)
 from .host import find_qemu_pid, sample_cpu_percent
 from .jobs import BenchTimes
 from .stats import Geometry
@@ -34,6 +37,7 @@ from .stats import Geometry
 PROG = "femu-lab bench"
 DEFAULT_CONFIG = paths.REPO_ROOT / "conf" / "lab-1g.conf"
 HEARTBEAT_SECONDS = 30
+POLL_SECONDS = 0.1      # how often the console is read: how late a CPU window may start
 
 
 class BenchError(RunFailure):
@@ -65,6 +69,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                            "(default: the built build-femu/qemu-system-x86_64)")
     parser.add_argument("--ftl-sim", type=Path, metavar="PATH",
                         help="ftl-sim binary (default build/release/tools/ftl-sim/ftl-sim)")
+    parser.add_argument("--cpu-baseline", type=Path, metavar="FILE",
+                        help="an earlier --json: check femu's CPU per I/O against its "
+                             "figures (default: femu's outside the vCPUs against stock's)")
     parser.add_argument("--json", type=Path, metavar="OUT",
                         help="save every figure (per boot, medians, ftl-sim) as JSON")
     parser.add_argument("--keep", type=Path, metavar="DIR",
@@ -82,15 +89,21 @@ def parser_texts() -> dict:
 # ---- one boot ----------------------------------------------------------------------
 
 class ConsoleSteps:
-    """The `femu-bench: step NAME` lines that have appeared in a growing console log."""
+    """The `femu-bench: step NAME` lines that have appeared in a growing console log;
+    every new line also goes to on_line(line, late), in order (late: passed on)."""
 
-    def __init__(self, path: Path):
-        self.tail = FileTail(path)
+    def __init__(self, path: Path,
+                 on_line: Callable[[str, bool], None] = lambda line, late: None):
+        self.tail, self.on_line = FileTail(path), on_line
 
-    def new(self) -> List[str]:
+    def new(self, late: bool = False) -> List[str]:
         marker = bench_jobs.MARKER
-        return [line[line.find(marker) + len(marker):].strip()
-                for line in self.tail.lines() if marker in line]
+        found = []
+        for line in self.tail.lines():
+            self.on_line(line, late)
+            if marker in line:
+                found.append(line[line.find(marker) + len(marker):].strip())
+        return found
 
 
 @dataclass
@@ -115,6 +128,7 @@ def run_boot(device: bench_devices.Device, round_index: int, folder: Path, times
                      device_args=device.arguments(folder), cpus=args.smp,
                      memory_mb=args.mem, accel=args.accel,
                      firmware_dirs=list(device.firmware_dirs),
+                     extra_args=bench_threads.name_arguments(device.name),
                      job_timeout=bench_jobs.job_timeout(times))
     holder: Dict[str, object] = {}
 
@@ -127,7 +141,9 @@ def run_boot(device: bench_devices.Device, round_index: int, folder: Path, times
     started = time.monotonic()
     runner = threading.Thread(target=target, daemon=True)
     runner.start()
-    steps = ConsoleSteps(folder / "console.log")
+    windows = bench_cpu_windows.CpuWindows(
+        lambda: find_qemu_pid(str(folder.resolve()) + "/", program=str(device.qemu)))
+    steps = ConsoleSteps(folder / "console.log", windows.line)
     step, step_started, heartbeat = "boot", started, started
     idle: Optional[float] = None
     try:
@@ -140,7 +156,7 @@ def run_boot(device: bench_devices.Device, round_index: int, folder: Path, times
                 log(f"{device.name}: {name}")
                 if name == "idle":
                     idle = _sample_idle(device, folder, times, boot, log)
-                    later = steps.new()
+                    later = steps.new(late=True)
                     if later and idle is not None:
                         # the guest went on before the sample ended: not idle throughout
                         boot.notes.append(f"idle CPU sample overlapped step {later[0]}: "
@@ -151,7 +167,8 @@ def run_boot(device: bench_devices.Device, round_index: int, folder: Path, times
             if now - heartbeat >= HEARTBEAT_SECONDS:
                 log(f"{device.name}: {step}, {now - step_started:.0f} s into it")
                 heartbeat = now
-            runner.join(timeout=1)
+            runner.join(timeout=POLL_SECONDS)
+        steps.new(late=True)   # what QEMU printed as it ended: windows noted, not counted
     finally:
         # On Ctrl-C, no join: QEMU dies with this process (vm.guarded).
         if not runner.is_alive():
@@ -173,6 +190,13 @@ def run_boot(device: bench_devices.Device, round_index: int, folder: Path, times
         boot.figures = bench_stats.boot_figures(result.files, idle)
     except bench_stats.FioReportError as error:
         boot.error = str(error)
+        return boot
+    cpu, detail, notes = bench_cpu_figures.boot_cpu_figures(
+        windows.windows, bench_stats.fio_total_ios(result.files),
+        bench_threads.ticks_per_second())
+    boot.figures.update(cpu)
+    boot.figures["cpu"] = detail
+    boot.notes += windows.notes + notes
     return boot
 
 
@@ -203,6 +227,8 @@ def check_arguments(args) -> None:
     problem = bench_devices.firmware_problem() if args.femu_upstream is not None else None
     if problem:
         raise UsageError(f"--femu-upstream: {problem}")
+    if args.cpu_baseline is not None:
+        bench_cpu_check.load_baseline(args.cpu_baseline)   # a bad file: before any boot
 
 
 def run(args, prog: str = PROG) -> int:
@@ -264,6 +290,7 @@ def build_report(args, config, geometry: Geometry, times: BenchTimes, sim: dict,
     checks = []
     if "femu" in medians and "stock" in medians:
         checks = bench_stats.latency_checks(medians["femu"], medians["stock"], geometry)
+    cpu_checks = cpu_checks_of(medians, args.cpu_baseline)
     return {
         "command": sys.argv,
         "host": {"cores": os.cpu_count(), "accel": sorted({b.accel for b in boots if b.accel})},
@@ -283,7 +310,23 @@ def build_report(args, config, geometry: Geometry, times: BenchTimes, sim: dict,
         "ftl_sim": sim,
         "checks": [{"what": c.what, "value_us": c.value, "limit_us": c.limit,
                     "formula": c.formula, "passed": c.passed} for c in checks],
+        "cpu_baseline": str(args.cpu_baseline) if args.cpu_baseline else None,
+        "cpu_checks": [{"what": c.what, "value_us": c.value, "reference": c.reference_name,
+                        "reference_us": c.reference, "tick_us": c.tick, "limit_us": c.limit,
+                        "status": c.status} for c in cpu_checks],
     }
+
+
+def cpu_checks_of(medians: dict, baseline: Optional[Path]) -> List[bench_cpu_check.CpuCheck]:
+    """Against the baseline's femu when given, else against stock's in this run (none
+    when femu or, without a baseline, stock has no good boot)."""
+    femu = medians.get("femu")
+    if femu is None:
+        return []
+    if baseline is not None:
+        return bench_cpu_check.baseline_checks(femu, bench_cpu_check.load_baseline(baseline))
+    stock = medians.get("stock")
+    return bench_cpu_check.stock_checks(femu, stock) if stock is not None else []
 
 
 def report_lines(report: dict, geometry: Geometry, args) -> List[str]:
@@ -313,6 +356,14 @@ def report_lines(report: dict, geometry: Geometry, args) -> List[str]:
               for c in report["checks"]]
     if checks:
         lines += [""] + bench_table.check_lines(checks)
+    cpu_checks = [bench_cpu_check.CpuCheck(c["what"], c["value_us"], c["reference_us"],
+                                           c["reference"], c["tick_us"])
+                  for c in report["cpu_checks"]]
+    if cpu_checks:
+        reference = (f"femu's medians in --cpu-baseline {report['cpu_baseline']}"
+                     if report["cpu_baseline"] else "stock's (no --cpu-baseline)")
+        lines += ["", f"CPU per I/O against {reference}:"]
+        lines += bench_table.cpu_check_lines(cpu_checks)
     if report["femu_settings_not_given_to_FEMU"]:
         lines.append("FEMU ran without " + ", ".join(report["femu_settings_not_given_to_FEMU"])
                      + " (no such FEMU property)")

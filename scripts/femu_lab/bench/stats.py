@@ -9,12 +9,16 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
 from femu_common.errors import FemuError
 
+from .cpu_figures import CPU_JOBS, CPU_KEYS
+
 MIB = 1 << 20
 NS_PER_US = 1000.0
 
-# The figures of one boot, by key (bench_table names and orders them).
-FIGURE_KEYS = ("idle_cpu_pct", "fill_mib_s", "qd1_iops", "qd1_p50_us", "qd1_p99_us",
-               "qd1_mean_us", "qd32_read_iops", "write_iops", "write_worst_iops", "write_cv")
+# The figures of one boot, by key (bench_table names and orders them): those of its
+# fio reports and idle sample (boot_figures), then CPU per I/O (bench_cpu_figures).
+FIO_KEYS = ("idle_cpu_pct", "fill_mib_s", "qd1_iops", "qd1_p50_us", "qd1_p99_us",
+            "qd1_mean_us", "qd32_read_iops", "write_iops", "write_worst_iops", "write_cv")
+FIGURE_KEYS = FIO_KEYS + CPU_KEYS
 
 
 class FioReportError(FemuError, ValueError):
@@ -131,6 +135,20 @@ def boot_figures(files: Mapping[str, bytes], idle_cpu_pct: Optional[float],
             "write_iops": write["iops"], "write_worst_iops": worst(seconds),
             "write_cv": coefficient_of_variation(seconds),
             "write_seconds": seconds}
+
+
+def fio_total_ios(files: Mapping[str, bytes]) -> Dict[str, Optional[int]]:
+    """The I/Os fio reported for each job of CPU_JOBS (after its ramp), None where its
+    report or the figure is missing."""
+    found: Dict[str, Optional[int]] = {}
+    for job, _ in CPU_JOBS:
+        direction = "write" if "write" in job else "read"
+        try:
+            side = _side(load_report(files[f"{job}.json"]), direction, job)
+            found[job] = int(side["total_ios"])
+        except (KeyError, TypeError, ValueError, FioReportError):
+            found[job] = None
+    return found
 
 
 def median_figures(boots: Iterable[Mapping[str, Optional[float]]]) -> Dict[str, Optional[float]]:

@@ -5,11 +5,18 @@ the QD1 latency checks as PASS / FAIL lines.
 """
 from typing import List, Mapping, Optional, Sequence
 
+from .cpu_check import CpuCheck
+from .cpu_figures import CPU_JOBS, cpu_key
 from .stats import Check, Geometry, fill_ceiling_mib_s
 
 DEVICES = ("femu", "FEMU", "stock")
 
-# key, label, decimals
+# the thread groups the table shows per job (--json has every group): key part, label
+CPU_ROWS = (("poller", "poller"), ("ftl", "ftl thread"), ("outside_vcpu", "outside vCPUs"),
+            ("total", "QEMU total"))
+CPU_HEADING = "host CPU per completed I/O, us:"
+
+# key, label, decimals; a key of None: a heading without figures
 ROWS = (
     ("idle_cpu_pct", "idle QEMU CPU, % of one core", 2),
     ("fill_mib_s", "fill 128k QD32, MiB/s", 1),
@@ -21,7 +28,9 @@ ROWS = (
     ("write_iops", "randwrite 4k QD32 after fill, IOPS", 0),
     ("write_worst_iops", "  worst second, IOPS", 0),
     ("write_cv", "  CV of per-second IOPS", 3),
-)
+    (None, CPU_HEADING, 0),
+) + tuple((cpu_key(job, group), f"  {label}, {name}", 1)
+          for job, label in CPU_JOBS for group, name in CPU_ROWS)
 LABEL_WIDTH = max(len(label) for _, label, _ in ROWS) + 2
 COLUMN_WIDTH = 11
 
@@ -42,6 +51,9 @@ def table(figures: Mapping[str, Optional[Mapping[str, Optional[float]]]]) -> Lis
     heads = [*DEVICES, "femu/stock", "femu/FEMU"]
     lines = ["".ljust(LABEL_WIDTH) + "".join(h.rjust(COLUMN_WIDTH) for h in heads)]
     for key, label, decimals in ROWS:
+        if key is None:
+            lines.append(label)
+            continue
         values = {device: (figures.get(device) or {}).get(key) for device in DEVICES}
         cells = [number(values[device], decimals) for device in DEVICES]
         cells += [ratio(values["femu"], values["stock"]), ratio(values["femu"], values["FEMU"])]
@@ -76,3 +88,7 @@ def sim_lines(sim: Mapping[str, object], geometry: Geometry, runtime: int,
 def check_lines(checks: Sequence[Check]) -> List[str]:
     return [f"{'PASS' if check.passed else 'FAIL'}  {check.what}: femu {check.value:.1f} us "
             f"<= {check.limit:.1f} us ({check.formula})" for check in checks]
+
+
+def cpu_check_lines(checks: Sequence[CpuCheck]) -> List[str]:
+    return [check.line() for check in checks]
