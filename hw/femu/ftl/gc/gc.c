@@ -10,16 +10,18 @@
  * line (FEMU): the whole victim's flash work is queued on the LUNs at once, and every
  * host command that arrives meanwhile waits behind its thousands of page moves.
  *
- * paced: the same collections at the same points, victim for victim (the maps change at
- * once, as with line GC), but their flash time is charged later (flash/debt.c), and
- * counted when charged: each host page written owes the last victim's valid/invalid page
- * moves (collecting it gains `invalid` free pages for `valid` moves, so that rate keeps
- * free space level) plus the debt over the free pages ahead of the first freed unit whose
- * erase is owed; after every request, moves whose source and destination LUNs are idle at
- * that instant are charged for free (idle flash time); a victim's pages move LUN by LUN
- * (read and program on one LUN); and opening a unit whose erase is owed, foreground GC,
- * or a burst of collections beyond what the debt holds charges what is owed at once. So
- * paced GC changes when the flash is busy, not what it writes: its WAF is line GC's. (An
+ * paced: line GC's victims (the maps change at once, as with line GC), but their flash
+ * time is charged later (flash/debt.c), and counted when charged: each host page written
+ * owes the last victim's valid/invalid page moves (collecting it gains `invalid` free
+ * pages for `valid` moves, so that rate keeps free space level) plus the debt over the
+ * free pages ahead of the first freed unit whose erase is owed; after every request,
+ * moves whose source and destination LUNs are idle at that instant are charged for free
+ * (idle flash time); a victim's pages move LUN by LUN (read and program on one LUN); and
+ * opening a unit whose erase is owed, or foreground GC, charges what is owed at once. A
+ * burst of line GC's collections is taken only as far as host pages can pay for it near
+ * the level rate (debt_takes); the rest of it waits. So paced GC changes when the flash
+ * is busy and, in a burst, when a victim is collected, not what it chooses: its WAF
+ * stays within a few per cent of line GC's. (An
  * earlier paced GC moved a unit's pages a few at a time between host pages, which
  * interleaved GC's survivors, mostly cold, with fresh host data in the same open unit; on
  * skewed traffic that cost up to a third more WAF than line GC, which writes them in one
