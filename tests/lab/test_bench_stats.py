@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from femu_lab.bench import stats
+from femu_lab.bench import stats, table
 from femu_lab.bench.stats import FioReportError, Geometry
 
 LAB_1G = Geometry(luns=16, page_bytes=4096, pg_rd_lat_ns=40000, pg_wr_lat_ns=200000)
@@ -158,3 +158,18 @@ def test_latency_checks_pass_and_fail_at_the_limits():
     assert "pg_rd_lat 40" in over[0].formula and "+ 15 us" in over[0].formula
     assert stats.latency_checks({"qd1_mean_us": None, "qd1_p99_us": 1.0}, stock,
                                 LAB_1G)[0].what.endswith("p99 latency")
+
+
+def test_device_checks_idle_cpu_within_a_point_and_qd1_p50_at_femus():
+    stock = {"idle_cpu_pct": 0.45, "qd1_p50_us": 122.0}
+    upstream = {"idle_cpu_pct": 198.8, "qd1_p50_us": 127.0}
+    # limits: idle 0.45 + 1 = 1.45 %, p50 FEMU's 127 us; equal passes
+    at = stats.device_checks({"idle_cpu_pct": 1.45, "qd1_p50_us": 127.0}, stock, upstream)
+    assert [(c.what, c.limit, c.unit, c.passed) for c in at] == [
+        ("idle QEMU CPU", 1.45, "%", True), ("randread 4k QD1 clat p50", 127.0, "us", True)]
+    over = stats.device_checks({"idle_cpu_pct": 1.46, "qd1_p50_us": 127.1}, stock, upstream)
+    assert [c.passed for c in over] == [False, False]
+    # without FEMU beside it, no p50 check (not a silent pass)
+    alone = stats.device_checks({"idle_cpu_pct": 0.5, "qd1_p50_us": 1.0}, stock, None)
+    assert [c.what for c in alone] == ["idle QEMU CPU"]
+    assert "femu 0.50 % <= 1.45 %" in table.check_lines(alone)[0]

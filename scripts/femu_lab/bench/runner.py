@@ -290,6 +290,8 @@ def build_report(args, config, geometry: Geometry, times: BenchTimes, sim: dict,
     checks = []
     if "femu" in medians and "stock" in medians:
         checks = bench_stats.latency_checks(medians["femu"], medians["stock"], geometry)
+        checks += bench_stats.device_checks(medians["femu"], medians["stock"],
+                                            medians.get("FEMU"))
     cpu_checks = cpu_checks_of(medians, args.cpu_baseline)
     return {
         "command": sys.argv,
@@ -309,7 +311,8 @@ def build_report(args, config, geometry: Geometry, times: BenchTimes, sim: dict,
         "medians": medians,
         "ftl_sim": sim,
         "checks": [{"what": c.what, "value_us": c.value, "limit_us": c.limit,
-                    "formula": c.formula, "passed": c.passed} for c in checks],
+                    "formula": c.formula, "passed": c.passed, "unit": c.unit}
+                   for c in checks],
         "cpu_baseline": str(args.cpu_baseline) if args.cpu_baseline else None,
         "cpu_checks": [{"what": c.what, "value_us": c.value, "reference": c.reference_name,
                         "reference_us": c.reference, "tick_us": c.tick, "limit_us": c.limit,
@@ -352,8 +355,8 @@ def report_lines(report: dict, geometry: Geometry, args) -> List[str]:
     femu = report["medians"].get("femu") or {}
     lines += bench_table.sim_lines(report["ftl_sim"], geometry, report["times"]["write_s"],
                                    femu.get("write_iops"))
-    checks = [bench_stats.Check(c["what"], c["value_us"], c["limit_us"], c["formula"])
-              for c in report["checks"]]
+    checks = [bench_stats.Check(c["what"], c["value_us"], c["limit_us"], c["formula"],
+                                c.get("unit", "us")) for c in report["checks"]]
     if checks:
         lines += [""] + bench_table.check_lines(checks)
     cpu_checks = [bench_cpu_check.CpuCheck(c["what"], c["value_us"], c["reference_us"],

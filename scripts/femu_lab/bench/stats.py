@@ -196,6 +196,7 @@ class Check:
     value: float
     limit: float
     formula: str
+    unit: str = "us"
 
     @property
     def passed(self) -> bool:
@@ -221,4 +222,26 @@ def latency_checks(femu: Mapping[str, Optional[float]], stock: Mapping[str, Opti
         checks.append(Check(
             "randread 4k QD1 p99 latency", femu["qd1_p99_us"], stock["qd1_p99_us"] + rd_us,
             f"stock p99 {stock['qd1_p99_us']:.1f} + pg_rd_lat {rd_us:g} us"))
+    return checks
+
+
+IDLE_SLACK_POINTS = 1.0
+
+
+def device_checks(femu: Mapping[str, Optional[float]], stock: Mapping[str, Optional[float]],
+                  upstream: Optional[Mapping[str, Optional[float]]]) -> List[Check]:
+    """Issue 43's targets: idle QEMU CPU within 1 point of stock's (an idle controller
+    costs nothing, its poll windows included), and, when FEMU ran beside it, the QD1
+    randread clat p50 at or below FEMU's. Checks whose figures are missing are left
+    out."""
+    checks = []
+    if femu.get("idle_cpu_pct") is not None and stock.get("idle_cpu_pct") is not None:
+        checks.append(Check(
+            "idle QEMU CPU", femu["idle_cpu_pct"], stock["idle_cpu_pct"] + IDLE_SLACK_POINTS,
+            f"stock {stock['idle_cpu_pct']:.2f} + {IDLE_SLACK_POINTS:g} point", unit="%"))
+    if (upstream is not None and femu.get("qd1_p50_us") is not None
+            and upstream.get("qd1_p50_us") is not None):
+        checks.append(Check("randread 4k QD1 clat p50", femu["qd1_p50_us"],
+                            upstream["qd1_p50_us"],
+                            f"FEMU's p50 {upstream['qd1_p50_us']:.1f} us"))
     return checks

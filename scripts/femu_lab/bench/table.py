@@ -86,8 +86,11 @@ def sim_lines(sim: Mapping[str, object], geometry: Geometry, runtime: int,
 
 
 def check_lines(checks: Sequence[Check]) -> List[str]:
-    return [f"{'PASS' if check.passed else 'FAIL'}  {check.what}: femu {check.value:.1f} us "
-            f"<= {check.limit:.1f} us ({check.formula})" for check in checks]
+    digits = {"%": 2}     # idle CPU: hundredths of a point; latencies: tenths of a us
+    return [f"{'PASS' if check.passed else 'FAIL'}  {check.what}: femu "
+            f"{check.value:.{digits.get(check.unit, 1)}f} {check.unit} <= "
+            f"{check.limit:.{digits.get(check.unit, 1)}f} {check.unit} ({check.formula})"
+            for check in checks]
 
 
 def cpu_check_lines(checks: Sequence[CpuCheck]) -> List[str]:
