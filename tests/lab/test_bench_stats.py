@@ -172,4 +172,10 @@ def test_device_checks_idle_cpu_within_a_point_and_qd1_p50_at_femus():
     # without FEMU beside it, no p50 check (not a silent pass)
     alone = stats.device_checks({"idle_cpu_pct": 0.5, "qd1_p50_us": 1.0}, stock, None)
     assert [c.what for c in alone] == ["idle QEMU CPU"]
+    # the write job's worst second against half its IOPS: 3000 of 6000 passes, 2999 not
+    writes = [stats.device_checks({"write_iops": 6000.0, "write_worst_iops": worst}, {}, None)
+              for worst in (3000.0, 2999.0)]
+    assert [c.passed for c, in writes] == [True, False]
+    assert "femu 3000.0 IOPS <= 3000.0 IOPS (worst second 3000 IOPS)" in \
+        table.check_lines(writes[0])[0]
     assert "femu 0.50 % <= 1.45 %" in table.check_lines(alone)[0]
