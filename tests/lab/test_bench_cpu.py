@@ -329,7 +329,7 @@ def test_report_prints_and_saves_the_cpu_checks(tmp_path):
            "bound_iops": 10.0, "percent_of_bound": 10.0}
     geometry = stats.Geometry.from_config(values)
     for baseline, reference, count in (
-            (None, "CPU per I/O against stock's (no --cpu-baseline):", 3),
+            (None, "CPU per I/O against stock's (--cpu-baseline stock):", 3),
             (tmp_path / "base.json", "CPU per I/O against femu's medians in --cpu-baseline "
                                      f"{tmp_path / 'base.json'}:", 9)):
         if baseline:
@@ -342,3 +342,15 @@ def test_report_prints_and_saves_the_cpu_checks(tmp_path):
         lines = bench.report_lines(report, geometry, args)
         checks = lines[lines.index(reference) + 1:][:count]
         assert len(checks) == count and all(line.startswith("PASS  femu ") for line in checks)
+
+
+def test_the_default_reference_is_the_committed_baseline_and_stock_is_a_choice():
+    from femu_common.cli_args import OneLineParser
+    parser = OneLineParser(prog="femu-lab bench")
+    bench.add_arguments(parser)
+    assert parser.parse_args([]).cpu_baseline == bench.DEFAULT_CPU_BASELINE
+    assert parser.parse_args(["--cpu-baseline", "stock"]).cpu_baseline is None
+    # the committed file holds every figure the check reads: no MISSING line by default
+    femu = cpu_check.load_baseline(bench.DEFAULT_CPU_BASELINE)
+    checks = cpu_check.baseline_checks(femu, femu)
+    assert len(checks) == 9 and all(check.status == "PASS" for check in checks)
