@@ -46,3 +46,25 @@ def test_femu_args_escapes_commas_and_keeps_property_order(tmp_path):
                      devsz_mb=96, pg_rd_lat=40000)
     assert args == ["-device", f"femu,config={tmp_path}/a,,b.conf,stats_dir={tmp_path}/s,"
                                "devsz_mb=96,pg_rd_lat=40000"]
+
+
+def test_the_latency_figure_boots_through_vm_launch_not_the_command(tmp_path, monkeypatch):
+    """The command's entry point is run(args); the boot is vm.launch.run(spec, folder).
+    When one name held both, the latency figure called the command with a VmSpec and
+    failed with a TypeError before any boot."""
+    from types import SimpleNamespace
+    booted = []
+
+    class Failed:
+        ok, files = False, {}
+
+        def summary(self):
+            return "no boot (test)"
+
+    monkeypatch.setattr(figures.guest_image, "ensure_image",
+                        lambda quiet: SimpleNamespace(kernel="k", initramfs="i"))
+    monkeypatch.setattr(figures.vm_launch, "run",
+                        lambda spec, folder: booted.append((spec, folder)) or Failed())
+    args = SimpleNamespace(config=None, runtime=5, region="1g", qemu="qemu", cpus=2)
+    assert figures.latency(args, tmp_path, lambda message: None) == 1
+    assert len(booted) == 1 and isinstance(booted[0][0], figures.VmSpec)

@@ -28,7 +28,8 @@ from femu_common.progress import Progress
 from femu_guest import image as guest_image
 
 from ..paths import QEMU as FEMU_QEMU, REPO_ROOT
-from ..vm.launch import (JOB_START_MARKER, VmSpec, femu_args, make_backing_file, run,
+from ..vm import launch as vm_launch
+from ..vm.launch import (JOB_START_MARKER, VmSpec, femu_args, make_backing_file,
                          stock_nvme_args)
 from .host import cpu_percent, cpu_ticks, find_qemu_pid, sample_cpu_percent  # noqa: F401
 
@@ -51,7 +52,8 @@ def measure_idle_cpu(spec: VmSpec, out_dir: Path, seconds: float,
     """Boot spec (its job sleeps), sample QEMU's CPU time `seconds` apart while idle;
     return (% of one core, accelerator)."""
     holder: Dict[str, object] = {}
-    runner = threading.Thread(target=lambda: holder.update(result=run(spec, out_dir, quiet=True)))
+    runner = threading.Thread(
+        target=lambda: holder.update(result=vm_launch.run(spec, out_dir, quiet=True)))
     runner.start()
     try:
         deadline = time.monotonic() + 120
@@ -151,7 +153,7 @@ def latency(args, tmp: Path, log: Progress) -> int:
                   cpus=args.cpus, job_timeout=2 * args.runtime + 240)
     load = os.getloadavg()[0]
     log(f"one boot, femu and stock nvme attached; {args.runtime} s of QD1 reads on each")
-    result = run(spec, tmp / "latency")
+    result = vm_launch.run(spec, tmp / "latency")
     if not result.ok:
         print(f"latency run failed: {result.summary()}\n{result.text('job.log')[-2000:]}"
               if "job.log" in result.files else f"latency run failed: {result.summary()}",
