@@ -40,6 +40,7 @@
 #include "top/bar0.h"
 #include "top/cmd_tables.h"
 #include "top/ctrl_state.h"
+#include "top/poll_window.h"
 #include "top/poller.h"
 #include "top/state.h"
 #include "top/state_parts.h"
@@ -496,6 +497,7 @@ static void femu_instance_init(Object *obj)
     qemu_cond_init(&n->reset_cond);
     femu_state_instance_init(n);
     femu_power_cut_instance_init(n);
+    femu_poll_instance_init(n);
 }
 
 static void femu_instance_finalize(Object *obj)

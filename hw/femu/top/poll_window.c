@@ -1,0 +1,161 @@
+/*
+ * The poller's busy-waits, each bounded by the clock and counted (top/poll_window.h).
+ *
+ * The poll window: at QD1 the guest's next command comes a few tens of microseconds after
+ * the completion it waited for. A poller that slept there costs that command an MMIO
+ * doorbell (the EventIdx it armed asks for one), an eventfd write and a thread wake-up.
+ * So after each I/O event (a fetch or a post on an I/O queue) the poller stays awake for
+ * a window, reading the SQ tails (shadow doorbells, which the guest then writes without
+ * ringing, as EventIdx is not re-armed while polling). The window learns from the gaps
+ * between I/O events: it grows to cover one and a half times a gap seen (up to the cap),
+ * shrinks by a quarter after each poll that found nothing, and starts from zero after a
+ * quiet period. It is counted from the last event, so an idle controller sleeps at once.
+ */
+#include "qemu/osdep.h"
+#include "qemu/atomic.h"
+#include "qapi/visitor.h"
+
+#include "top/ctrl_state.h"
+#include "top/poll_window.h"
+#include "top/poller.h"
+#include "trace.h"
+
+/* Added to a learnt gap: the poll's own reaction time. */
+#define FEMU_POLL_MARGIN_NS     2000
+/* A window shrunk below this is no window. */
+#define FEMU_POLL_MIN_NS        1000
+/* I/O after this long without any starts the learning afresh. */
+#define FEMU_POLL_FORGET_NS     (100 * 1000 * 1000)
+
+/* The poller is the counters' only writer; QOM reads them from the main loop. */
+static void femu_poll_count(uint64_t *counter, uint64_t by)
+{
+    qatomic_set__nocheck(counter, *counter + by);
+}
+
+void femu_poll_note_io(FemuCtrl *n, uint64_t now)
+{
+    FemuPoll *p = &n->poll;
+
+    if (p->last_io_ns && now >= p->last_io_ns) {
+        uint64_t gap = now - p->last_io_ns;
+
+        if (gap > FEMU_POLL_FORGET_NS) {
+            p->window_ns = 0;
+        } else if (gap <= FEMU_POLL_WINDOW_CAP_NS) {
+            uint64_t want = MIN(gap + gap / 2 + FEMU_POLL_MARGIN_NS, FEMU_POLL_WINDOW_CAP_NS);
+
+            p->window_ns = MAX(p->window_ns, want);
+        }
+    }
+    p->last_io_ns = now;
+}
+
+bool femu_poll_window(FemuCtrl *n)
+{
+    FemuPoll *p = &n->poll;
+    uint64_t start, end, due, now;
+    uint64_t iters = 0;
+    bool work = false, until_due = false;
+    const char *outcome;
+
+    if (!p->window_ns || !femu_ctrl_serving(n)) {
+        return false;
+    }
+    start = femu_now_ns();
+    end = p->last_io_ns + p->window_ns;
+    if (start >= end) {
+        return false;
+    }
+    if (completion_heap_peek(&n->heap, &due, NULL)) {
+        if (due > end) {
+            return false;    /* a longer wait: the timed sleep's (top/poller.c) */
+        }
+        end = due;           /* poll up to it; the completion is posted at once then */
+        until_due = true;
+    }
+    do {
+        if (femu_poller_has_work(n)) {
+            work = true;
+            break;
+        }
+        cpu_relax();
+        iters++;
+    } while (iters % FEMU_POLL_CLOCK_EVERY || femu_now_ns() < end);
+    now = femu_now_ns();
+
+    femu_poll_count(&p->ctr.windows, 1);
+    femu_poll_count(&p->ctr.window_ns, MIN(now, end) - start);
+    femu_poll_count(&p->ctr.window_iters, iters);
+    if (work) {
+        femu_poll_count(&p->ctr.found, 1);
+        outcome = "found";
+    } else if (until_due) {
+        femu_poll_count(&p->ctr.due, 1);
+        outcome = "due";
+    } else {
+        femu_poll_count(&p->ctr.expired, 1);
+        p->window_ns -= p->window_ns / 4;
+        if (p->window_ns < FEMU_POLL_MIN_NS) {
+            p->window_ns = 0;
+        }
+        outcome = "expired";
+    }
+    trace_femu_poll_window(outcome, MIN(now, end) - start, iters, p->window_ns);
+    return work || until_due;
+}
+
+void femu_poll_spin_until(FemuCtrl *n, uint64_t due)
+{
+    FemuPoll *p = &n->poll;
+    uint64_t start = femu_now_ns(), now = start, iters = 0;
+    bool work = false;
+
+    while (now < due) {
+        if (femu_poller_has_work(n)) {
+            work = true;
+            break;
+        }
+        cpu_relax();
+        if (++iters % FEMU_POLL_CLOCK_EVERY == 0) {
+            now = femu_now_ns();
+        }
+    }
+    now = femu_now_ns();
+    femu_poll_count(&p->ctr.spins, 1);
+    femu_poll_count(&p->ctr.spin_found, work);
+    femu_poll_count(&p->ctr.spin_ns, MIN(now, due) - start);
+    femu_poll_count(&p->ctr.spin_iters, iters);
+}
+
+static void femu_poll_get_counters(Object *obj, Visitor *v, const char *name, void *opaque,
+                                   Error **errp)
+{
+    FemuCtrl *n = FEMU(obj);
+    const FemuPollCounters *c = &n->poll.ctr;
+    g_autofree char *text = g_strdup_printf(
+        "windows=%" PRIu64 " found=%" PRIu64 " due=%" PRIu64 " expired=%" PRIu64
+        " window_ns=%" PRIu64 " window_iters=%" PRIu64 " spins=%" PRIu64
+        " spin_found=%" PRIu64 " spin_ns=%" PRIu64 " spin_iters=%" PRIu64
+        " cap_ns=%u spin_cap_ns=%u",
+        qatomic_read__nocheck(&c->windows), qatomic_read__nocheck(&c->found),
+        qatomic_read__nocheck(&c->due), qatomic_read__nocheck(&c->expired),
+        qatomic_read__nocheck(&c->window_ns), qatomic_read__nocheck(&c->window_iters),
+        qatomic_read__nocheck(&c->spins), qatomic_read__nocheck(&c->spin_found),
+        qatomic_read__nocheck(&c->spin_ns), qatomic_read__nocheck(&c->spin_iters),
+        FEMU_POLL_WINDOW_CAP_NS, FEMU_SPIN_MAX_NS);
+
+    visit_type_str(v, name, &text, errp);
+}
+
+void femu_poll_instance_init(FemuCtrl *n)
+{
+    Object *obj = OBJECT(n);
+
+    object_property_add(obj, "poll-counters", "str", femu_poll_get_counters, NULL, NULL,
+                        NULL);
+    object_property_set_description(obj, "poll-counters",
+        "the poller's busy-waits since the device started: poll windows (found, due, "
+        "expired, time, iterations), spins to a due completion (found, time, iterations), "
+        "and the caps of both, as KEY=VALUE words");
+}
