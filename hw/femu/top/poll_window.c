@@ -15,9 +15,10 @@
 #include "qemu/atomic.h"
 #include "qapi/visitor.h"
 
+#include "ctrl/queue.h"
+#include "ctrl/request.h"
 #include "top/ctrl_state.h"
 #include "top/poll_window.h"
-#include "top/poller.h"
 #include "trace.h"
 
 /* Added to a learnt gap: the poll's own reaction time. */
@@ -26,6 +27,26 @@
 #define FEMU_POLL_MIN_NS        1000
 /* I/O after this long without any starts the learning afresh. */
 #define FEMU_POLL_FORGET_NS     (100 * 1000 * 1000)
+
+bool femu_poller_has_work(FemuCtrl *n)
+{
+    if (qatomic_read(&n->stop) || femu_ctrl_work_pending(n) ||
+        spsc_ring_count(n->from_ftl) > 0) {
+        return true;
+    }
+    if (!femu_ctrl_serving(n)) {
+        return false;
+    }
+    for (unsigned qid = 0; qid <= n->queues; qid++) {
+        FemuCQueue *cq = &n->cq[qid];
+
+        if ((femu_may_fetch(n) && femu_sq_pending(n, qid, NULL)) ||
+            (cq->valid && cq->held_head && !femu_cq_full(n, cq))) {
+            return true;
+        }
+    }
+    return false;
+}
 
 /* The poller is the counters' only writer; QOM reads them from the main loop. */
 static void femu_poll_count(uint64_t *counter, uint64_t by)

@@ -27,6 +27,9 @@ void femu_poll_note_io(FemuCtrl *n, uint64_t now);
  * no window or it expired. */
 bool femu_poll_window(FemuCtrl *n);
 
+/* Whether the poller has something to do now: what the busy-waits and the sleep watch. */
+bool femu_poller_has_work(FemuCtrl *n);
+
 /* Wait awake until due (a completion), still watching for new work. */
 void femu_poll_spin_until(FemuCtrl *n, uint64_t due);
 

@@ -235,26 +235,6 @@ static unsigned femu_complete_due(FemuCtrl *n)
     return posted;
 }
 
-bool femu_poller_has_work(FemuCtrl *n)
-{
-    if (qatomic_read(&n->stop) || femu_ctrl_work_pending(n) ||
-        spsc_ring_count(n->from_ftl) > 0) {
-        return true;
-    }
-    if (!femu_ctrl_serving(n)) {
-        return false;
-    }
-    for (unsigned qid = 0; qid <= n->queues; qid++) {
-        FemuCQueue *cq = &n->cq[qid];
-
-        if ((femu_may_fetch(n) && femu_sq_pending(n, qid, NULL)) ||
-            (cq->valid && cq->held_head && !femu_cq_full(n, cq))) {
-            return true;
-        }
-    }
-    return false;
-}
-
 /* Fold how late a timed sleep ended into the running estimate (1/8 weight). */
 static void femu_learn_wake_cost(FemuCtrl *n, uint64_t target, uint64_t woke)
 {
