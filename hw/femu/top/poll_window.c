@@ -89,8 +89,9 @@ bool femu_poll_window(FemuCtrl *n)
         return false;
     }
     if (completion_heap_peek(&n->heap, &due, NULL)) {
-        if (due > end) {
-            return false;    /* a longer wait: the timed sleep's (top/poller.c) */
+        if (due > end || due <= start) {
+            return false;    /* a longer wait: the timed sleep's (top/poller.c); or one
+                                held back (a power cut asked), which no poll helps */
         }
         end = due;           /* poll up to it; the completion is posted at once then */
         until_due = true;
@@ -145,7 +146,7 @@ void femu_poll_spin_until(FemuCtrl *n, uint64_t due)
     now = femu_now_ns();
     femu_poll_count(&p->ctr.spins, 1);
     femu_poll_count(&p->ctr.spin_found, work);
-    femu_poll_count(&p->ctr.spin_ns, MIN(now, due) - start);
+    femu_poll_count(&p->ctr.spin_ns, MIN(now, due) - MIN(start, due));
     femu_poll_count(&p->ctr.spin_iters, iters);
 }
 
