@@ -30,7 +30,8 @@ bool femu_poll_window(FemuCtrl *n);
 /* Whether the poller has something to do now: what the busy-waits and the sleep watch. */
 bool femu_poller_has_work(FemuCtrl *n);
 
-/* Wait awake until due (a completion), still watching for new work. */
+/* Wait awake until due, still watching for new work: the last stretch before a completion,
+ * shorter than a timed sleep overshoots by (top/poller.c); never without one pending. */
 void femu_poll_spin_until(FemuCtrl *n, uint64_t due);
 
 void femu_poll_instance_init(FemuCtrl *n);
