@@ -323,6 +323,7 @@ typedef struct FemuPollCounters {
     uint64_t found;             /* ... that ended on work (a submission above all) */
     uint64_t due;               /* ... that ended on a completion's due time */
     uint64_t expired;           /* ... that ran to their end and found nothing */
+    uint64_t preempted;         /* ... cut short: the host took the CPU away */
     uint64_t window_ns;         /* time inside windows, each at most its end */
     uint64_t window_iters;      /* iterations of their loops */
     uint64_t spins;             /* spins to a due completion */
@@ -334,6 +335,7 @@ typedef struct FemuPollCounters {
 typedef struct FemuPoll {
     uint64_t window_ns;         /* the window now: 0 (no polling) up to the cap */
     uint64_t last_io_ns;        /* the last fetch or post on an I/O queue, 0 before any */
+    unsigned backoff;           /* polls still to skip after a preempted one */
     FemuPollCounters ctr;
 } FemuPoll;
 

@@ -9,7 +9,8 @@
  * ringing, as EventIdx is not re-armed while polling). The window learns from the gaps
  * between I/O events: it grows to cover one and a half times a gap seen (up to the cap),
  * shrinks by a quarter after each poll that found nothing, and starts from zero after a
- * quiet period. It is counted from the last event, so an idle controller sleeps at once.
+ * quiet period. After a poll the host preempted, the next FEMU_POLL_BACKOFF are skipped.
+ * The window is counted from the last event, so an idle controller sleeps at once.
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
@@ -25,6 +26,11 @@
 #define FEMU_POLL_MARGIN_NS     2000
 /* A window shrunk below this is no window. */
 #define FEMU_POLL_MIN_NS        1000
+/* A gap this long between two clock reads of a poll (FEMU_POLL_CLOCK_EVERY iterations,
+ * a few microseconds) means the host took the CPU away. */
+#define FEMU_POLL_PREEMPTED_NS  50000
+/* Polls skipped after a preempted one. */
+#define FEMU_POLL_BACKOFF       64
 /* I/O after this long without any starts the learning afresh. */
 #define FEMU_POLL_FORGET_NS     (100 * 1000 * 1000)
 
@@ -77,7 +83,7 @@ bool femu_poll_window(FemuCtrl *n)
     FemuPoll *p = &n->poll;
     uint64_t start, end, due, now;
     uint64_t iters = 0;
-    bool work = false, until_due = false;
+    bool work = false, until_due = false, preempted = false;
     const char *outcome;
 
     if (!p->window_ns || !femu_ctrl_serving(n)) {
@@ -88,6 +94,10 @@ bool femu_poll_window(FemuCtrl *n)
     if (start >= end) {
         return false;
     }
+    if (p->backoff) {
+        p->backoff--;        /* the host preempted a poll lately: sleep instead */
+        return false;
+    }
     if (completion_heap_peek(&n->heap, &due, NULL)) {
         if (due > end || due <= start) {
             return false;    /* a longer wait: the timed sleep's (top/poller.c); or one
@@ -96,14 +106,25 @@ bool femu_poll_window(FemuCtrl *n)
         end = due;           /* poll up to it; the completion is posted at once then */
         until_due = true;
     }
-    do {
+    for (uint64_t seen = start;;) {
         if (femu_poller_has_work(n)) {
             work = true;
             break;
         }
         cpu_relax();
-        iters++;
-    } while (iters % FEMU_POLL_CLOCK_EVERY || femu_now_ns() < end);
+        if (++iters % FEMU_POLL_CLOCK_EVERY) {
+            continue;
+        }
+        now = femu_now_ns();
+        if (now - seen > FEMU_POLL_PREEMPTED_NS) {
+            preempted = true;    /* the host ran something else meanwhile */
+            break;
+        }
+        seen = now;
+        if (now >= end) {
+            break;
+        }
+    }
     now = femu_now_ns();
 
     femu_poll_count(&p->ctr.windows, 1);
@@ -112,6 +133,12 @@ bool femu_poll_window(FemuCtrl *n)
     if (work) {
         femu_poll_count(&p->ctr.found, 1);
         outcome = "found";
+    } else if (preempted) {
+        /* A busy host: a sleeping poller, which a doorbell wakes with the scheduler's
+         * priority for a woken thread, waits less than one the host keeps off its CPU. */
+        femu_poll_count(&p->ctr.preempted, 1);
+        p->backoff = FEMU_POLL_BACKOFF;
+        outcome = "preempted";
     } else if (until_due) {
         femu_poll_count(&p->ctr.due, 1);
         outcome = "due";
@@ -124,7 +151,7 @@ bool femu_poll_window(FemuCtrl *n)
         outcome = "expired";
     }
     trace_femu_poll_window(outcome, MIN(now, end) - start, iters, p->window_ns);
-    return work || until_due;
+    return work || (until_due && !preempted);
 }
 
 void femu_poll_spin_until(FemuCtrl *n, uint64_t due)
@@ -157,11 +184,13 @@ static void femu_poll_get_counters(Object *obj, Visitor *v, const char *name, vo
     const FemuPollCounters *c = &n->poll.ctr;
     g_autofree char *text = g_strdup_printf(
         "windows=%" PRIu64 " found=%" PRIu64 " due=%" PRIu64 " expired=%" PRIu64
+        " preempted=%" PRIu64
         " window_ns=%" PRIu64 " window_iters=%" PRIu64 " spins=%" PRIu64
         " spin_found=%" PRIu64 " spin_ns=%" PRIu64 " spin_iters=%" PRIu64
         " cap_ns=%u spin_cap_ns=%u",
         qatomic_read__nocheck(&c->windows), qatomic_read__nocheck(&c->found),
         qatomic_read__nocheck(&c->due), qatomic_read__nocheck(&c->expired),
+        qatomic_read__nocheck(&c->preempted),
         qatomic_read__nocheck(&c->window_ns), qatomic_read__nocheck(&c->window_iters),
         qatomic_read__nocheck(&c->spins), qatomic_read__nocheck(&c->spin_found),
         qatomic_read__nocheck(&c->spin_ns), qatomic_read__nocheck(&c->spin_iters),
@@ -178,6 +207,6 @@ void femu_poll_instance_init(FemuCtrl *n)
                         NULL);
     object_property_set_description(obj, "poll-counters",
         "the poller's busy-waits since the device started: poll windows (found, due, "
-        "expired, time, iterations), spins to a due completion (found, time, iterations), "
+        "expired, preempted, time, iterations), spins to a due completion (found, time, iterations), "
         "and the caps of both, as KEY=VALUE words");
 }
