@@ -336,6 +336,7 @@ typedef struct FemuPoll {
     uint64_t window_ns;         /* the window now: 0 (no polling) up to the cap */
     uint64_t last_io_ns;        /* the last fetch or post on an I/O queue, 0 before any */
     unsigned backoff;           /* polls still to skip after a preempted one */
+    uint32_t cap_us;            /* property poll_window_us: the window's cap, 0 = no poll */
     FemuPollCounters ctr;
 } FemuPoll;
 

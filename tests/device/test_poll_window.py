@@ -15,9 +15,9 @@ QUIET_READS = 5              # reads of the counters, 0.1 s apart, that must all
 class Device:
     """An enabled controller with QMP and one I/O queue pair."""
 
-    def __init__(self, start, tmp_path, shadow=False):
+    def __init__(self, start, tmp_path, shadow=False, props=""):
         socket = tmp_path / "qmp.sock"
-        self.nvme = start("id=femu0", extra=qmp_args(socket)).nvme
+        self.nvme = start("id=femu0" + props, extra=qmp_args(socket)).nvme
         ready(self.nvme, io_queues=0)
         if shadow:
             assert self.nvme.doorbell_buffer_config().ok
@@ -90,3 +90,20 @@ def test_poll_windows_after_io_are_bounded_and_counted(start, tmp_path):
             _check_bounds(c)
         finally:
             d.close()
+
+
+def test_poll_window_us_0_turns_the_window_off(start, tmp_path):
+    d = Device(start, tmp_path, shadow=True, props=",poll_window_us=0")
+    try:
+        d.qd1_reads(12)
+        c = d.settled()
+        assert c["windows"] == 0 and c["cap_ns"] == 0, c
+        _check_bounds(c)
+    finally:
+        d.close()
+
+
+def test_poll_window_us_beyond_the_cap_is_refused(launch):
+    proc = launch("femu,poll_window_us=201")
+    assert proc.returncode != 0
+    assert "poll_window_us: 201 is out of range [0, 200]" in proc.stderr, proc.stderr

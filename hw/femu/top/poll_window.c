@@ -63,14 +63,15 @@ static void femu_poll_count(uint64_t *counter, uint64_t by)
 void femu_poll_note_io(FemuCtrl *n, uint64_t now)
 {
     FemuPoll *p = &n->poll;
+    uint64_t cap = (uint64_t)p->cap_us * 1000;
 
     if (p->last_io_ns && now >= p->last_io_ns) {
         uint64_t gap = now - p->last_io_ns;
 
         if (gap > FEMU_POLL_FORGET_NS) {
             p->window_ns = 0;
-        } else if (gap <= FEMU_POLL_WINDOW_CAP_NS) {
-            uint64_t want = MIN(gap + gap / 2 + FEMU_POLL_MARGIN_NS, FEMU_POLL_WINDOW_CAP_NS);
+        } else if (gap <= cap) {
+            uint64_t want = MIN(gap + gap / 2 + FEMU_POLL_MARGIN_NS, cap);
 
             p->window_ns = MAX(p->window_ns, want);
         }
@@ -187,14 +188,14 @@ static void femu_poll_get_counters(Object *obj, Visitor *v, const char *name, vo
         " preempted=%" PRIu64
         " window_ns=%" PRIu64 " window_iters=%" PRIu64 " spins=%" PRIu64
         " spin_found=%" PRIu64 " spin_ns=%" PRIu64 " spin_iters=%" PRIu64
-        " cap_ns=%u spin_cap_ns=%u",
+        " cap_ns=%" PRIu64 " spin_cap_ns=%u",
         qatomic_read__nocheck(&c->windows), qatomic_read__nocheck(&c->found),
         qatomic_read__nocheck(&c->due), qatomic_read__nocheck(&c->expired),
         qatomic_read__nocheck(&c->preempted),
         qatomic_read__nocheck(&c->window_ns), qatomic_read__nocheck(&c->window_iters),
         qatomic_read__nocheck(&c->spins), qatomic_read__nocheck(&c->spin_found),
         qatomic_read__nocheck(&c->spin_ns), qatomic_read__nocheck(&c->spin_iters),
-        FEMU_POLL_WINDOW_CAP_NS, FEMU_SPIN_MAX_NS);
+        (uint64_t)n->poll.cap_us * 1000, FEMU_SPIN_MAX_NS);
 
     visit_type_str(v, name, &text, errp);
 }

@@ -10,7 +10,8 @@
 
 #include "femu.h"
 
-/* The longest poll window, whatever the tuning learnt. */
+/* The longest poll window, whatever the tuning learnt (property poll_window_us, in us,
+ * may lower it). */
 #define FEMU_POLL_WINDOW_CAP_NS   200000
 /* The longest the poller spins to a due completion instead of sleeping (top/poller.c
  * learns how early to wake, up to this). */
