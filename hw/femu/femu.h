@@ -313,6 +313,33 @@ typedef struct FemuNamespace {
     bool phndl_chosen;
 } FemuNamespace;
 
+/*
+ * The poller's busy-waits (top/poll_window.c): the poll window after I/O and the spin
+ * before a due completion. The poller writes the counters (atomics), QOM poll-counters
+ * reads them.
+ */
+typedef struct FemuPollCounters {
+    uint64_t windows;           /* poll windows run */
+    uint64_t found;             /* ... that ended on work (a submission above all) */
+    uint64_t due;               /* ... that ended on a completion's due time */
+    uint64_t expired;           /* ... that ran to their end and found nothing */
+    uint64_t preempted;         /* ... cut short: the host took the CPU away */
+    uint64_t window_ns;         /* time inside windows, each at most its end */
+    uint64_t window_iters;      /* iterations of their loops */
+    uint64_t spins;             /* spins to a due completion */
+    uint64_t spin_found;        /* ... cut short by new work */
+    uint64_t spin_ns;
+    uint64_t spin_iters;
+} FemuPollCounters;
+
+typedef struct FemuPoll {
+    uint64_t window_ns;         /* the window now: 0 (no polling) up to the cap */
+    uint64_t last_io_ns;        /* the last fetch or post on an I/O queue, 0 before any */
+    unsigned backoff;           /* polls still to skip after a preempted one */
+    uint32_t cap_us;            /* property poll_window_us: the window's cap, 0 = no poll */
+    FemuPollCounters ctr;
+} FemuPoll;
+
 /* FTL counters and wear as the FTL thread last published them (backend/ftl_view.c). */
 typedef struct FemuFtlView {
     struct ftl_counters ctr;
@@ -429,6 +456,7 @@ struct FemuCtrl {
     EventNotifier poller_wake;
     int poller_sleeping;                /* atomic: wakers kick only a sleeping poller */
     uint64_t wake_cost_ns;              /* poller: how late a timed sleep ends, averaged */
+    FemuPoll poll;                      /* poller: its busy-waits (top/poll_window.c) */
     bool stop;                          /* atomic */
     uint32_t epoch;                     /* atomic: the FTL thread skips older flash work */
     uint32_t page_size;                 /* host page size from CC.MPS */

@@ -3,9 +3,10 @@
  * transitions a CC write or a reset asked for (top/ctrl_state.c), fetches commands from
  * every submission queue, executes them (data moves between guest memory and the data
  * store at once), hands flash work to the FTL thread, takes back what the FTL finished,
- * and posts the completions whose time has come. It sleeps whenever a pass
- * found nothing to do: until the next completion is due, or until a doorbell, CC write or
- * the FTL thread wakes it. An idle controller therefore costs no CPU.
+ * and posts the completions whose time has come. When a pass found nothing to do it
+ * polls for a short window after recent I/O (top/poll_window.c), then sleeps: until the
+ * next completion is due, or until a doorbell, CC write or the FTL thread wakes it. An
+ * idle controller therefore costs no CPU.
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
@@ -28,13 +29,12 @@
 #include "ctrl/request.h"
 #include "ctrl/wake.h"
 #include "top/ctrl_state.h"
+#include "top/poll_window.h"
 #include "top/poller.h"
 #include "top/state_save.h"
 #include "trace.h"
 
 #define FEMU_COMPLETE_BATCH 64
-/* The longest the poller waits awake for a completion instead of sleeping. */
-#define FEMU_SPIN_MAX_NS    50000
 #define FEMU_CMD_FUSE_MASK  0x03    /* CDW0 bits 9:8 */
 #define FEMU_CMD_PSDT_MASK  0xc0    /* CDW0 bits 15:14 */
 
@@ -112,6 +112,9 @@ static unsigned femu_fetch(FemuCtrl *n, uint16_t qid)
             break;   /* the command was fatal, or a queue vanished under it */
         }
     }
+    if (fetched && qid) {
+        femu_poll_note_io(n, femu_now_ns());
+    }
     return fetched;
 }
 
@@ -161,6 +164,9 @@ static void femu_post(FemuCtrl *n, FemuCQueue *cq, FemuRequest *req)
                         femu_now_ns() - req->ftl.arrival_ns);
     if (status == NVME_SUCCESS) {
         femu_power_cut_acked(n, req);   /* an armed cut comes right after its Nth */
+        if (req->sqid) {
+            femu_poll_note_io(n, femu_now_ns());
+        }
     }
     femu_req_free(n, req);
     if (status != NVME_SUCCESS) {
@@ -229,39 +235,6 @@ static unsigned femu_complete_due(FemuCtrl *n)
     return posted;
 }
 
-static bool femu_poller_has_work(FemuCtrl *n)
-{
-    if (qatomic_read(&n->stop) || femu_ctrl_work_pending(n) ||
-        spsc_ring_count(n->from_ftl) > 0) {
-        return true;
-    }
-    if (!femu_ctrl_serving(n)) {
-        return false;
-    }
-    for (unsigned qid = 0; qid <= n->queues; qid++) {
-        FemuCQueue *cq = &n->cq[qid];
-
-        if ((femu_may_fetch(n) && femu_sq_pending(n, qid, NULL)) ||
-            (cq->valid && cq->held_head && !femu_cq_full(n, cq))) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/*
- * Wait awake until due, still watching for new work: the last stretch before a completion,
- * shorter than what a timed sleep overshoots by (wake_cost_ns, learnt from past sleeps and
- * at most FEMU_SPIN_MAX_NS). Only ever with a completion pending: an idle controller never
- * spins.
- */
-static void femu_poller_spin(FemuCtrl *n, uint64_t due)
-{
-    while (femu_now_ns() < due && !femu_poller_has_work(n)) {
-        cpu_relax();
-    }
-}
-
 /* Fold how late a timed sleep ended into the running estimate (1/8 weight). */
 static void femu_learn_wake_cost(FemuCtrl *n, uint64_t target, uint64_t woke)
 {
@@ -292,7 +265,7 @@ static void femu_poller_sleep(FemuCtrl *n)
             /* No sleep to learn from: let the estimate sink a little, so that a quieter
              * host is noticed by a sleep now and then instead of spinning on old news. */
             n->wake_cost_ns -= n->wake_cost_ns / 64;
-            femu_poller_spin(n, due);
+            femu_poll_spin_until(n, due);   /* only with a completion pending */
             return;
         }
         target = due - n->wake_cost_ns;
@@ -340,7 +313,7 @@ static void *femu_poller_run(void *opaque)
         if (femu_ctrl_serving(n)) {
             work |= femu_complete_due(n) > 0;
         }
-        if (!work) {
+        if (!work && !femu_poll_window(n)) {
             femu_poller_sleep(n);
         }
     }

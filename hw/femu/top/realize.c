@@ -40,6 +40,7 @@
 #include "top/bar0.h"
 #include "top/cmd_tables.h"
 #include "top/ctrl_state.h"
+#include "top/poll_window.h"
 #include "top/poller.h"
 #include "top/state.h"
 #include "top/state_parts.h"
@@ -246,6 +247,11 @@ static bool femu_check_controller_props(FemuCtrl *n, Error **errp)
     if (n->mdts > FEMU_MAX_MDTS) {
         error_setg(errp, "mdts: %u is out of range [0, %d] (0 means no limit)", n->mdts,
                    FEMU_MAX_MDTS);
+        return false;
+    }
+    if (n->poll.cap_us > FEMU_POLL_WINDOW_CAP_NS / 1000) {
+        error_setg(errp, "poll_window_us: %" PRIu32 " is out of range [0, %d] (0: no poll "
+                   "window)", n->poll.cap_us, FEMU_POLL_WINDOW_CAP_NS / 1000);
         return false;
     }
     if (n->serial) {
@@ -496,6 +502,7 @@ static void femu_instance_init(Object *obj)
     qemu_cond_init(&n->reset_cond);
     femu_state_instance_init(n);
     femu_power_cut_instance_init(n);
+    femu_poll_instance_init(n);
 }
 
 static void femu_instance_finalize(Object *obj)
@@ -524,6 +531,8 @@ static const Property femu_controller_props[] = {
     DEFINE_PROP_STRING("state_out", FemuCtrl, state_out),
     DEFINE_PROP_UINT32("queues", FemuCtrl, queues, FEMU_DEFAULT_QUEUES),
     DEFINE_PROP_UINT8("mdts", FemuCtrl, mdts, FEMU_DEFAULT_MDTS),
+    DEFINE_PROP_UINT32("poll_window_us", FemuCtrl, poll.cap_us,
+                       FEMU_POLL_WINDOW_CAP_NS / 1000),
 };
 
 /* The emulated flash lives in host memory and the FTL state is not serialised. */
@@ -567,6 +576,9 @@ static void femu_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "queues", "number of I/O queue pairs");
     object_class_property_set_description(oc, "mdts",
         "maximum data transfer size, a power of two of 4 KiB pages (0: no limit)");
+    object_class_property_set_description(oc, "poll_window_us",
+        "longest the poller stays awake for more I/O after a fetch or a completion, in us "
+        "(0: it sleeps at once, as before the poll window)");
     femu_class_add_ftl_props(oc);
 }
 
