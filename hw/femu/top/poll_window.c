@@ -14,6 +14,7 @@
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
+#include "qapi/error.h"
 #include "qapi/visitor.h"
 
 #include "ctrl/queue.h"
@@ -210,4 +211,21 @@ void femu_poll_instance_init(FemuCtrl *n)
         "the poller's busy-waits since the device started: poll windows (found, due, "
         "expired, preempted, time, iterations), spins to a due completion (found, time, iterations), "
         "and the caps of both, as KEY=VALUE words");
+}
+
+bool femu_poll_check_props(FemuCtrl *n, Error **errp)
+{
+    if (n->poll.cap_us > FEMU_POLL_WINDOW_CAP_NS / 1000) {
+        error_setg(errp, "poll_window_us: %" PRIu32 " is out of range [0, %d] (0: no poll "
+                   "window)", n->poll.cap_us, FEMU_POLL_WINDOW_CAP_NS / 1000);
+        return false;
+    }
+    return true;
+}
+
+void femu_poll_class_init(ObjectClass *oc)
+{
+    object_class_property_set_description(oc, "poll_window_us",
+        "longest the poller stays awake for more I/O after a fetch or a completion, in us "
+        "(0: it sleeps at once, as before the poll window)");
 }

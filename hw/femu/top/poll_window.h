@@ -36,5 +36,9 @@ bool femu_poller_has_work(FemuCtrl *n);
 void femu_poll_spin_until(FemuCtrl *n, uint64_t due);
 
 void femu_poll_instance_init(FemuCtrl *n);
+/* Realize: poll_window_us within its cap, else false with errp set. */
+bool femu_poll_check_props(FemuCtrl *n, Error **errp);
+/* The class's description of poll_window_us. */
+void femu_poll_class_init(ObjectClass *oc);
 
 #endif

@@ -249,9 +249,7 @@ static bool femu_check_controller_props(FemuCtrl *n, Error **errp)
                    FEMU_MAX_MDTS);
         return false;
     }
-    if (n->poll.cap_us > FEMU_POLL_WINDOW_CAP_NS / 1000) {
-        error_setg(errp, "poll_window_us: %" PRIu32 " is out of range [0, %d] (0: no poll "
-                   "window)", n->poll.cap_us, FEMU_POLL_WINDOW_CAP_NS / 1000);
+    if (!femu_poll_check_props(n, errp)) {
         return false;
     }
     if (n->serial) {
@@ -576,9 +574,7 @@ static void femu_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "queues", "number of I/O queue pairs");
     object_class_property_set_description(oc, "mdts",
         "maximum data transfer size, a power of two of 4 KiB pages (0: no limit)");
-    object_class_property_set_description(oc, "poll_window_us",
-        "longest the poller stays awake for more I/O after a fetch or a completion, in us "
-        "(0: it sleeps at once, as before the poll window)");
+    femu_poll_class_init(oc);
     femu_class_add_ftl_props(oc);
 }
 
