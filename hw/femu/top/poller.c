@@ -159,13 +159,14 @@ static void femu_post(FemuCtrl *n, FemuCQueue *cq, FemuRequest *req)
     };
 
     uint16_t status = femu_cq_post(n, cq, &cqe);
+    uint64_t now = femu_now_ns();
 
     trace_femu_cqe_post((uint16_t)(cq - n->cq), req->sqid, req->cid, req->status,
-                        femu_now_ns() - req->ftl.arrival_ns);
+                        now - req->ftl.arrival_ns);
     if (status == NVME_SUCCESS) {
         femu_power_cut_acked(n, req);   /* an armed cut comes right after its Nth */
         if (req->sqid) {
-            femu_poll_note_io(n, femu_now_ns());
+            femu_poll_note_io(n, now);
         }
     }
     femu_req_free(n, req);

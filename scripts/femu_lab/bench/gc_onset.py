@@ -26,11 +26,10 @@ from femu_common.progress import Progress
 from .. import devconfig, lab_options, paths
 from ..ftl_sim import CommandError, SimError, run_ftl_sim
 from . import sim as bench_sim
-from .stats import Geometry
+from .stats import WORST_SHARE, Geometry   # every whole second >= half the mean
 
 PROG = "femu-lab gc-onset"
 DEFAULT_CONFIG = paths.REPO_ROOT / "conf" / "lab-1g.conf"
-WORST_SHARE = 0.5           # every whole second at or above half the mean
 P99_LIMIT_US = 7500.0
 WAF_TOLERANCE = 0.03
 WAF_DISTS = ("random", "zipf:0.8", "zipf:1.2")

@@ -8,12 +8,13 @@ import time
 from pathlib import Path
 from typing import Optional
 
+from .threads import parse_stat
+
 
 def cpu_ticks(stat_text: str) -> int:
-    """utime + stime (clock ticks) from the text of /proc/PID/stat. The command name
-    (field 2) may hold blanks and parentheses: fields are counted after its last ')'."""
-    fields = stat_text[stat_text.rindex(")") + 2:].split()
-    return int(fields[11]) + int(fields[12])   # fields 14 and 15 of the whole line
+    """utime + stime (clock ticks) from the text of /proc/PID/stat (threads.parse_stat:
+    the command name may hold blanks and parentheses); ValueError if it is not one."""
+    return parse_stat(stat_text)[1]
 
 
 def cpu_percent(ticks_before: int, ticks_after: int, seconds: float,

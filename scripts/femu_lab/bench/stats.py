@@ -234,8 +234,8 @@ def device_checks(femu: Mapping[str, Optional[float]], stock: Mapping[str, Optio
     """Issue 43's targets: idle QEMU CPU within 1 point of stock's (an idle controller
     costs nothing, its poll windows included), the write job's worst second at or above
     half its IOPS (GC smooth from the first second after the fill), and, when FEMU ran
-    beside it, the QD1 randread clat p50 at or below FEMU's. Checks whose figures are missing are left
-    out."""
+    beside it, the QD1 randread clat p50 at or below FEMU's. Checks whose figures are
+    missing are left out."""
     checks = []
     if femu.get("idle_cpu_pct") is not None and stock.get("idle_cpu_pct") is not None:
         checks.append(Check(
@@ -243,7 +243,8 @@ def device_checks(femu: Mapping[str, Optional[float]], stock: Mapping[str, Optio
             f"stock {stock['idle_cpu_pct']:.2f} + {IDLE_SLACK_POINTS:g} point", unit="%"))
     if femu.get("write_worst_iops") is not None and femu.get("write_iops") is not None:
         checks.append(Check(
-            "randwrite 4k QD32 after fill, half its IOPS <= its worst second", WORST_SHARE * femu["write_iops"],
+            "randwrite 4k QD32 after fill, half its IOPS <= its worst second",
+            WORST_SHARE * femu["write_iops"],
             femu["write_worst_iops"], f"worst second {femu['write_worst_iops']:.0f} IOPS",
             unit="IOPS"))
     if (upstream is not None and femu.get("qd1_p50_us") is not None
