@@ -345,8 +345,10 @@ def test_a_whole_study(capsys, ftl_sim, tmp_path, in_repo):
         assert sum(u["victims"] for u in data_units) == victims
         assert sum(u["victims"] * u["valid_per_victim"] for u in data_units) == \
             pytest.approx(summary["gc_victim_valid_pages"], abs=0.0001 * victims)  # rounding
-        for stream, unit in enumerate(data_units[:2]):     # None: no victim of its own
-            expected = unit["valid_per_victim"] if unit["victims"] else None
+        assert sum(u["fallback_victims"] for u in data_units) == row["fallback_lines"]
+        for stream, unit in enumerate(data_units[:2]):     # None: GC took none of its own
+            gc_victims = unit["victims"] - unit["fallback_victims"]
+            expected = unit["valid_per_gc_victim"] if gc_victims else None
             assert row[f"valid_per_victim_s{stream}"] == pytest.approx(expected, abs=1e-4)
         if build == "dftl+buffer+streams":     # stats.csv has the fallback's victims
             stats = pd.read_csv(out / "runs" / f"{trace}-{build}" / "stats.csv")

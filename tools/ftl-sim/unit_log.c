@@ -38,7 +38,12 @@ static void observe(void *ctx, const struct ftl_unit_event *e)
         v->victims++;
         v->valid_pages += e->valid;
         v->age_host_pages += age;
-        v->above_high += e->free_units > log->high;
+        if (e->kind == FTL_UNIT_VICTIM_FALLBACK) {
+            v->fallback++;
+            v->fallback_valid_pages += e->valid;
+        } else {
+            v->above_high += e->free_units > log->high;
+        }
     }
     char stream[16];
     if (e->wp == FTL_UNIT_MAP_WP) {
@@ -130,9 +135,13 @@ static void json_one(FILE *f, const char *name, const struct unit_log_victims *v
 {
     fprintf(f, "{\"write_pointer\": \"%s\", \"opened\": %llu, \"victims\": %llu, "
             "\"victims_above_high\": %llu, \"valid_per_victim\": %.4f, "
-            "\"age_host_pages_per_victim\": %.1f}", name, (unsigned long long)v->opened,
-            (unsigned long long)v->victims, (unsigned long long)v->above_high,
-            per_victim(v->valid_pages, v->victims), per_victim(v->age_host_pages, v->victims));
+            "\"age_host_pages_per_victim\": %.1f, \"fallback_victims\": %llu, "
+            "\"valid_per_fallback_victim\": %.4f, \"valid_per_gc_victim\": %.4f}", name,
+            (unsigned long long)v->opened, (unsigned long long)v->victims,
+            (unsigned long long)v->above_high, per_victim(v->valid_pages, v->victims),
+            per_victim(v->age_host_pages, v->victims), (unsigned long long)v->fallback,
+            per_victim(v->fallback_valid_pages, v->fallback),
+            per_victim(v->valid_pages - v->fallback_valid_pages, v->victims - v->fallback));
 }
 
 void unit_log_json(const struct unit_log *log, const struct ftl *ftl, FILE *f)
@@ -155,11 +164,18 @@ static void text_one(FILE *f, const char *name, const struct unit_log_victims *v
     if (!v->opened && !v->victims) {
         return;
     }
-    fprintf(f, "units of %s: %llu opened, %llu victims (%llu chosen above the foreground "
-            "threshold), %.2f of %u pages valid per victim, age %.0f host pages\n", name,
-            (unsigned long long)v->opened, (unsigned long long)v->victims,
-            (unsigned long long)v->above_high, per_victim(v->valid_pages, v->victims), pages,
-            per_victim(v->age_host_pages, v->victims));
+    fprintf(f, "units of %s: %llu opened, %llu victims, %.2f of %u pages valid per victim, "
+            "age %.0f host pages; GC's %llu (%llu chosen above the foreground threshold), "
+            "%.2f valid each", name, (unsigned long long)v->opened,
+            (unsigned long long)v->victims, per_victim(v->valid_pages, v->victims), pages,
+            per_victim(v->age_host_pages, v->victims),
+            (unsigned long long)(v->victims - v->fallback), (unsigned long long)v->above_high,
+            per_victim(v->valid_pages - v->fallback_valid_pages, v->victims - v->fallback));
+    if (v->fallback) {
+        fprintf(f, "; the fallback's %llu, %.2f valid each", (unsigned long long)v->fallback,
+                per_victim(v->fallback_valid_pages, v->fallback));
+    }
+    fputc('\n', f);
 }
 
 void unit_log_text(const struct unit_log *log, const struct ftl *ftl, FILE *f)

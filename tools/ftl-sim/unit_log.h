@@ -14,10 +14,13 @@
 
 #include "femu_ftl/ftl.h"
 
-/* Victims of one write pointer over the measured part (map: FTL_UNIT_MAP_WP). */
+/* Victims of one write pointer over the measured part (map: FTL_UNIT_MAP_WP): every
+ * victim, then those of the defragmenting fallback among them. */
 struct unit_log_victims {
     uint64_t opened, victims, valid_pages, age_host_pages;
-    uint64_t above_high;    /* chosen while free units were above the foreground threshold */
+    uint64_t above_high;    /* GC's (not the fallback's) chosen while free units were above
+                             * the foreground threshold: background GC's */
+    uint64_t fallback, fallback_valid_pages;
 };
 
 struct unit_log;

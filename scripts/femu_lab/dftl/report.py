@@ -41,8 +41,8 @@ COLUMNS: Tuple[Tuple[str, str, str], ...] = (
     ("fallback_runs", "fallback runs", "{:.0f}"),
     ("fallback_pages", "fallback pages", "{:.0f}"),
     ("mean_valid_per_victim", "mean valid pages / data victim", "{:.2f}"),
-    ("valid_per_victim_s0", "valid / victim, stream 0 (C)", "{:.2f}"),
-    ("valid_per_victim_s1", "valid / victim, stream 1 (H)", "{:.2f}"),
+    ("valid_per_victim_s0", "valid / GC victim, stream 0 (C)", "{:.2f}"),
+    ("valid_per_victim_s1", "valid / GC victim, stream 1 (H)", "{:.2f}"),
 )
 # The row's keys computed here rather than read from the summary.
 DERIVED_KEYS = ("trace", "build", "gc_runs", "data_gc_runs", "mean_valid_per_victim",
@@ -86,12 +86,14 @@ def mean_valid_per_victim(summary: Mapping) -> Optional[float]:
 
 
 def stream_valid_per_victim(summary: Mapping, stream: int) -> Optional[float]:
-    """Mean valid pages of the victims among the units write pointer `stream` opened
-    (ftl-sim --unit-log's `units`; without streams, 0 is the one): None when the summary
-    has no such write pointer or it had no victim."""
+    """Mean valid pages of data GC's victims among the units write pointer `stream` opened
+    (ftl-sim --unit-log's `units`; without streams, 0 is the one; the fallback's victims
+    are fallback_pages / fallback_lines): None when the summary has no such write pointer
+    or GC took none of its units."""
     for unit in summary.get("units") or []:
-        if unit.get("write_pointer") == str(stream) and unit.get("victims"):
-            return unit.get("valid_per_victim")
+        if unit.get("write_pointer") == str(stream) and \
+                unit.get("victims", 0) > unit.get("fallback_victims", 0):
+            return unit.get("valid_per_gc_victim")
     return None
 
 
