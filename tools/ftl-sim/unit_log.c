@@ -7,6 +7,15 @@
 
 #define WPS (FTL_UNIT_MAP_WP + 1)
 
+/* Victims of one write pointer over the measured part (map: FTL_UNIT_MAP_WP): every
+ * victim, then those of the defragmenting fallback among them. */
+struct unit_log_victims {
+    uint64_t opened, victims, valid_pages, age_host_pages;
+    uint64_t above_high;    /* GC's (not the fallback's) chosen while free units were above
+                             * the foreground threshold: background GC's */
+    uint64_t fallback, fallback_valid_pages;
+};
+
 struct unit_log {
     struct ftl *ftl;
     FILE *f;
@@ -97,11 +106,6 @@ void unit_log_mark(struct unit_log *log)
     if (log) {
         memset(log->wp, 0, sizeof(log->wp));
     }
-}
-
-const struct unit_log_victims *unit_log_of(const struct unit_log *log, unsigned wp)
-{
-    return &log->wp[wp < WPS ? wp : FTL_UNIT_MAP_WP];
 }
 
 int unit_log_close(struct unit_log *log, char *err, size_t errlen)

@@ -2,7 +2,8 @@
  * --unit-log: every GC unit a write pointer opens and every victim GC chooses, as
  * units.csv in --stats-dir (one row each, femu_ftl/ftl.h's ftl_unit_event), and per write
  * pointer the victims of the measured part and their valid pages and ages for the summary.
- * A victim's age is the host page writes since its unit was opened.
+ * A victim's age is the host page writes since its unit was opened (a unit opened before
+ * the log began, by --state-in's run, counts from host page 0).
  */
 #ifndef FTL_SIM_UNIT_LOG_H
 #define FTL_SIM_UNIT_LOG_H
@@ -14,22 +15,12 @@
 
 #include "femu_ftl/ftl.h"
 
-/* Victims of one write pointer over the measured part (map: FTL_UNIT_MAP_WP): every
- * victim, then those of the defragmenting fallback among them. */
-struct unit_log_victims {
-    uint64_t opened, victims, valid_pages, age_host_pages;
-    uint64_t above_high;    /* GC's (not the fallback's) chosen while free units were above
-                             * the foreground threshold: background GC's */
-    uint64_t fallback, fallback_valid_pages;
-};
-
 struct unit_log;
 
 /* Observe ftl, writing DIR/units.csv; NULL with the reason in err. */
 struct unit_log *unit_log_open(struct ftl *ftl, const char *dir, char *err, size_t errlen);
 /* The measured part starts: the per-write-pointer figures count from here. */
 void unit_log_mark(struct unit_log *log);
-const struct unit_log_victims *unit_log_of(const struct unit_log *log, unsigned wp);
 /* Stop observing, close the file (the figures stay for the summary); -1 with the reason
  * when writing failed. NULL: nothing. */
 int unit_log_close(struct unit_log *log, char *err, size_t errlen);
