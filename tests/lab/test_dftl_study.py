@@ -257,7 +257,7 @@ def test_three_builds_and_their_ftl_sim_command(tmp_path):
     assert args[1:] == ["--config", str(tmp_path / "c.conf"), "--set",
                         "write_buffer_sectors=4096", "--trace", str(tmp_path / "t.trace"),
                         "--summary", str(tmp_path / "r" / "summary.json"), "--stats-dir",
-                        str(tmp_path / "r")]
+                        str(tmp_path / "r"), "--unit-log"]
 
 
 @pytest.fixture
@@ -340,6 +340,16 @@ def test_a_whole_study(capsys, ftl_sim, tmp_path, in_repo):
             victims = sum(int(r["data_victims"]) for r in csv.DictReader(handle))
         assert row["gc_runs"] == row["data_gc_runs"] + row["fallback_lines"] == victims
         assert row["data_gc_runs"] == summary["gc_runs"]
+        # per stream (--unit-log): its victims' valid pages add up to every data victim's
+        data_units = [u for u in summary["units"] if u["write_pointer"] != "map"]
+        assert sum(u["victims"] for u in data_units) == victims
+        assert sum(u["victims"] * u["valid_per_victim"] for u in data_units) == \
+            pytest.approx(summary["gc_victim_valid_pages"], abs=0.0001 * victims)  # rounding
+        assert sum(u["fallback_victims"] for u in data_units) == row["fallback_lines"]
+        for stream, unit in enumerate(data_units[:2]):     # None: GC took none of its own
+            gc_victims = unit["victims"] - unit["fallback_victims"]
+            expected = unit["valid_per_gc_victim"] if gc_victims else None
+            assert row[f"valid_per_victim_s{stream}"] == pytest.approx(expected, abs=1e-4)
         if build == "dftl+buffer+streams":     # stats.csv has the fallback's victims
             stats = pd.read_csv(out / "runs" / f"{trace}-{build}" / "stats.csv")
             assert waf_counts.collections(waf_counts.sums(stats))["gc_collections"] == victims

@@ -20,6 +20,7 @@
 #include "run_options.h"
 #include "sim.h"
 #include "summary.h"
+#include "unit_log.h"
 #include "workload.h"
 
 /* What one run holds from the device's creation to its report. */
@@ -30,6 +31,7 @@ struct session {
     bool own_phases;        /* a recording's marks, end included */
     struct ftl_stats_writer *stats;
     struct io_trace_writer *trace;
+    struct unit_log *units;     /* --unit-log, else NULL */
     struct sim_run run;
     struct sim_phase_result *measured;
     struct sim_power_cut cut;
@@ -273,6 +275,13 @@ static int open_outputs(const struct options *o, struct session *s)
         ftl_stats_close(s->stats, 0, s->err, sizeof(s->err));
         return -1;
     }
+    if (o->unit_log && !(s->units = unit_log_open(s->ftl, o->stats_dir, s->err,
+                                                  sizeof(s->err)))) {
+        one_line(stderr, "ftl-sim", "%s", s->err);
+        ftl_stats_close(s->stats, 0, s->err, sizeof(s->err));
+        io_trace_writer_close(s->trace, 0, s->err, sizeof(s->err));
+        return -1;
+    }
     return 0;
 }
 
@@ -288,6 +297,7 @@ static int run_measured_part(const struct options *o, struct session *s)
                                  .idle_ns = (uint64_t)(o->idle_s * NS_PER_S),
                                  .cut = o->power_cut,
                                  .cut_ns = (uint64_t)(o->power_cut_s * NS_PER_S + 0.5) };
+    unit_log_mark(s->units);
     /* A recorded run brings its own phases; any other workload, a foreign trace
      * included, is one phase from here to its end. */
     int rc = s->own_phases ? 0 : sim_run_mark(&s->run, s->now, "workload", s->err,
@@ -335,6 +345,10 @@ static int close_run(const struct options *o, struct session *s, int rc)
     if (s->run.engine) {
         sim_run_destroy(&s->run);
     }
+    if (unit_log_close(s->units, s->err, sizeof(s->err))) {
+        one_line(stderr, "ftl-sim", "%s", s->err);
+        rc = rc ? rc : -1;
+    }
     if (finish_outputs(o, s->ftl, s->stats, s->trace, s->end) != 0) {
         rc = rc ? rc : -1;
     }
@@ -372,6 +386,9 @@ static int report(const struct options *o, struct session *s)
         printf("restored from %s\n", o->state_in);
     }
     summary_print_text(stdout, s->ftl, s->measured);
+    if (s->units) {
+        unit_log_text(s->units, s->ftl, stdout);
+    }
     if (o->power_cut) {
         sim_power_cut_text(&s->cut, stdout);
     }
@@ -380,6 +397,7 @@ static int report(const struct options *o, struct session *s)
     struct trace_input_summary trace_input;
     workload_trace_input(s->w, &trace_input);
     run_desc.trace_input = trace_input.format ? &trace_input : NULL;
+    run_desc.units = s->units;
     if (trace_input.format) {
         tin_filters_text(&o->trace_in.in, run_desc.trace_filters,
                          sizeof(run_desc.trace_filters));
@@ -412,6 +430,7 @@ int main(int argc, char **argv)
     }
     sim_power_cut_free(&s.cut);
     free(s.measured);
+    unit_log_free(s.units);
     workload_destroy(s.w);
     ftl_destroy(s.ftl);
     return rc == SIM_E_WORKLOAD ? EXIT_USAGE : rc ? 1 : 0;

@@ -140,6 +140,10 @@ const struct sim_option sim_options[] = {
     TEXT("lost-out", "FILE", lost_out,
          "with --power-cut-at: the lost ranges as CSV (kind,slba,nlb; kind\n"
          "buffered or torn, in the device's sectors, sorted and merged)"),
+    { .name = "unit-log", .kind = SIM_OPT_FLAG, FIELD(unit_log),
+      .help = "with --stats-dir: units.csv, every GC unit opened and every victim\n"
+              "(its write pointer, valid pages, free units, age in host pages), and\n"
+              "per write pointer its victims' valid pages and ages in the summary" },
     { .name = "print-config", .kind = SIM_OPT_FLAG, FIELD(print_config),
       .help = "check the configuration, print it as a config file and exit" },
     { .name = "help", .kind = SIM_OPT_HELP, .help = "print this help and exit" },
@@ -183,6 +187,7 @@ static const char synopsis[] =
     "               [--stats-dir DIR]\n"
     "               [--summary FILE.json] [--trace-out FILE] [--check-every N] [--print-config]\n"
     "               [--state-in FILE] [--state-out FILE] [--power-cut-at TIME [--lost-out FILE]]\n"
+    "               [--unit-log]\n"
     "\n"
     "Replays a workload through the femu FTL in simulated time.\n";
 

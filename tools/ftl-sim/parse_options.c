@@ -153,6 +153,9 @@ static void check_combinations(struct options *o)
         usage_error("--precondition and --state-in exclude each other (the state is the "
                     "preconditioning)");
     }
+    if (o->unit_log && !o->stats_dir) {
+        usage_error("--unit-log needs --stats-dir (units.csv goes there)");
+    }
     if (o->lost_out && !o->power_cut) {
         usage_error("--lost-out needs --power-cut-at");
     }

@@ -48,6 +48,7 @@ struct options {
     bool fdp_set;           /* --fdp was given */
     bool zone_set;          /* --zone was given */
     bool print_config;
+    bool unit_log;          /* --unit-log: units.csv in stats_dir, victims per stream */
     enum replay_mode replay;
     bool qd_given;
     struct tin_settings trace_in;   /* --trace-format and the other --trace-* options */

@@ -5,6 +5,7 @@
 
 #include "json_out.h"
 #include "summary_placement.h"
+#include "unit_log.h"
 
 /* What the trace reader saw: format, records, bad lines skipped, the LBA map's work. */
 static void json_trace_input(FILE *f, const struct trace_input_summary *t,
@@ -444,6 +445,9 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     json_run_workload(f, run);
     json_phase_rates(f, run, m);
     json_phase_counters(f, ftl, m);
+    if (run->units) {
+        unit_log_json(run->units, ftl, f);
+    }
     json_waf(f, m);
     return ferror(f) ? -1 : 0;
 }

@@ -25,6 +25,7 @@ struct run_description {
     const char *lost_out;                   /* ... and --lost-out (NULL: none) */
     const struct trace_input_summary *trace_input;  /* a trace's reader (NULL: none) */
     char trace_filters[256];                /* its filters as text */
+    const struct unit_log *units;           /* --unit-log (NULL: off) */
 };
 
 int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_description *run,

@@ -41,9 +41,12 @@ COLUMNS: Tuple[Tuple[str, str, str], ...] = (
     ("fallback_runs", "fallback runs", "{:.0f}"),
     ("fallback_pages", "fallback pages", "{:.0f}"),
     ("mean_valid_per_victim", "mean valid pages / data victim", "{:.2f}"),
+    ("valid_per_victim_s0", "valid / GC victim, stream 0 (C)", "{:.2f}"),
+    ("valid_per_victim_s1", "valid / GC victim, stream 1 (H)", "{:.2f}"),
 )
 # The row's keys computed here rather than read from the summary.
-DERIVED_KEYS = ("trace", "build", "gc_runs", "data_gc_runs", "mean_valid_per_victim")
+DERIVED_KEYS = ("trace", "build", "gc_runs", "data_gc_runs", "mean_valid_per_victim",
+                "valid_per_victim_s0", "valid_per_victim_s1")
 SUMMARY_KEYS = tuple(key for key, _, _ in COLUMNS if key not in DERIVED_KEYS)
 
 
@@ -82,6 +85,18 @@ def mean_valid_per_victim(summary: Mapping) -> Optional[float]:
     return None
 
 
+def stream_valid_per_victim(summary: Mapping, stream: int) -> Optional[float]:
+    """Mean valid pages of data GC's victims among the units write pointer `stream` opened
+    (ftl-sim --unit-log's `units`; without streams, 0 is the one; the fallback's victims
+    are fallback_pages / fallback_lines): None when the summary has no such write pointer
+    or GC took none of its units."""
+    for unit in summary.get("units") or []:
+        if unit.get("write_pointer") == str(stream) and \
+                unit.get("victims", 0) > unit.get("fallback_victims", 0):
+            return unit.get("valid_per_gc_victim")
+    return None
+
+
 def study_row(trace: str, build: str, summary: Mapping) -> Dict[str, object]:
     """One row of the table: the summary's figures under the table's keys."""
     row: Dict[str, object] = {"trace": trace, "build": build}
@@ -91,6 +106,8 @@ def study_row(trace: str, build: str, summary: Mapping) -> Dict[str, object]:
     row["gc_runs"] = collections(summary)
     row["data_gc_runs"] = _count(summary, "gc_runs")
     row["mean_valid_per_victim"] = mean_valid_per_victim(summary)
+    for stream in (0, 1):
+        row[f"valid_per_victim_s{stream}"] = stream_valid_per_victim(summary, stream)
     return {key: row[key] for key, _, _ in COLUMNS}
 
 

@@ -9,7 +9,7 @@ ftl-sim on three builds of the same configuration:
                           tag is the stream; GC takes the lab's per-stream rule with its
                           defragmenting fallback)
 
-    ftl-sim --config C [--set K=V]... --trace T --summary S.json --stats-dir D
+    ftl-sim --config C [--set K=V]... --trace T --summary S.json --stats-dir D --unit-log
 
 The folder (-o) gets traces/, runs/<trace>-<build>/ (each a run folder femu-plot reads:
 the statistics, summary.json, config.conf, params.json, ftl-sim's command line and
@@ -134,7 +134,8 @@ def command(ftl_sim: Path, config: Path, overrides: Mapping[str, str], trace: Pa
             folder: Path) -> List[str]:
     sets = [arg for key, value in overrides.items() for arg in ("--set", f"{key}={value}")]
     return [str(ftl_sim), "--config", str(config), *sets, "--trace", str(trace),
-            "--summary", str(folder / "summary.json"), "--stats-dir", str(folder)]
+            "--summary", str(folder / "summary.json"), "--stats-dir", str(folder),
+            "--unit-log"]
 
 
 def run_one(ftl_sim: Path, config_path: Path, config: DeviceConfig, trace_kind: str,

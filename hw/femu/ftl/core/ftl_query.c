@@ -196,6 +196,12 @@ const uint64_t *ftl_victim_histogram(const struct ftl *ftl, bool map, size_t *n)
     return ftl->victim_hist[map];
 }
 
+void ftl_set_unit_observer(struct ftl *ftl, ftl_unit_observer observer, void *ctx)
+{
+    ftl->unit_observer = observer;
+    ftl->unit_observer_ctx = ctx;
+}
+
 uint64_t ftl_nand_reads(const struct ftl_counters *c)
 {
     /* GC's three kinds each read and program a moved page */

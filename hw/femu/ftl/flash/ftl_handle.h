@@ -202,6 +202,10 @@ struct ftl {
     struct ftl_fdp_event fdp_events[FTL_FDP_EVENT_RING];
     uint32_t fdp_event_head, fdp_event_count;
     uint64_t fdp_events_lost;
+
+    /* ftl_set_unit_observer (flash/unit_events.h): units opened and chosen, or NULL */
+    ftl_unit_observer unit_observer;
+    void *unit_observer_ctx;
 };
 
 /* A host command or background step at now_ns: no power cut may come before it. */

@@ -37,6 +37,7 @@
 #include "flash/line_lists.h"
 #include "flash/p2l.h"
 #include "flash/timing.h"
+#include "flash/unit_events.h"
 #include "gc/gc_policy.h"
 #include "gc/slc_fold.h"
 #include "map/dftl.h"
@@ -111,12 +112,14 @@ static int gc_move_page(struct ftl *ftl, uint32_t victim, uint32_t ppa, uint64_t
 
 /* Take the victim out of the heap and start collecting it at its first page. A map line
  * is map GC whoever asked; fallback says a starved stream's compaction asked. */
-static void gc_begin(struct ftl *ftl, uint32_t victim, bool fallback)
+static void gc_begin(struct ftl *ftl, uint32_t victim, bool fallback, uint64_t now_ns)
 {
     struct line *l = &ftl->lines[victim];
     bool map = l->wp == MAP_WP;
 
     ftl->gc_kind = map ? GC_KIND_MAP : fallback ? GC_KIND_FALLBACK : GC_KIND_DATA;
+    unit_event(ftl, map ? FTL_UNIT_VICTIM_MAP : fallback ? FTL_UNIT_VICTIM_FALLBACK
+                                                         : FTL_UNIT_VICTIM, victim, now_ns);
     ftl->victim_hist[map][l->valid]++;
     if (map) {
         ftl->ctr.map_gc_victim_valid_pages += l->valid;
@@ -245,7 +248,7 @@ static int gc_move_all(struct ftl *ftl, uint64_t now_ns)
 
 static int gc_collect(struct ftl *ftl, uint32_t victim, bool fallback, uint64_t now_ns)
 {
-    gc_begin(ftl, victim, fallback);
+    gc_begin(ftl, victim, fallback, now_ns);
     int rc = gc_move_all(ftl, now_ns);
     if (rc != FTL_OK && ftl->gc_line != NO_LINE) {
         /* Only reachable on an inconsistent geometry: file the line back, report. */

@@ -11,6 +11,7 @@
 #include "flash/line_lists.h"
 #include "flash/p2l.h"
 #include "flash/read_retry.h"
+#include "flash/unit_events.h"
 #include "map/page_map.h"
 
 /* Open a free line for write pointer w (number wp: the line records it); with
@@ -31,6 +32,7 @@ static bool open_line(struct ftl *ftl, struct write_pointer *w, uint32_t wp, uin
     *w = (struct write_pointer){ .line = line, .offset = line_next_good(ftl, line, 0),
                                  .next_pool = next_pool == ftl->npools ? 0 : next_pool,
                                  .opened_ns = now_ns };
+    unit_event(ftl, FTL_UNIT_OPENED, line, now_ns);
     return true;
 }
 

@@ -401,6 +401,28 @@ const char *ftl_loss_kind_name(enum ftl_loss_kind kind);   /* "buffered", "torn"
  */
 const uint64_t *ftl_victim_histogram(const struct ftl *ftl, bool map, size_t *n);
 /*
+ * GC units' lives, for tracing (ftl-sim --unit-log): the FTL calls the observer when a
+ * write pointer opens a unit and when GC chooses one as victim, with the unit's counts at
+ * that instant. wp is the write pointer that opened the unit (FTL_UNIT_MAP_WP: translation
+ * pages); pool is its LUN with gc_unit=block (0 with lines); free_units are the free units
+ * left then; host_pages the host page writes so far (an age in host writes). NULL stops it.
+ */
+#define FTL_UNIT_MAP_WP FTL_MAX_WRITE_POINTERS
+enum ftl_unit_event_kind {
+    FTL_UNIT_OPENED,
+    FTL_UNIT_VICTIM,            /* data GC's */
+    FTL_UNIT_VICTIM_MAP,        /* map GC's (translation pages) */
+    FTL_UNIT_VICTIM_FALLBACK,   /* the defragmenting fallback's (placement=stream) */
+};
+struct ftl_unit_event {
+    enum ftl_unit_event_kind kind;
+    uint32_t unit, pool, wp;
+    uint32_t valid, invalid, capacity;
+    uint64_t free_units, host_pages, now_ns;
+};
+typedef void (*ftl_unit_observer)(void *ctx, const struct ftl_unit_event *event);
+void ftl_set_unit_observer(struct ftl *ftl, ftl_unit_observer observer, void *ctx);
+/*
  * Host page reads by the read-retry model's age class (its expected steps, whole, up to
  * read_retry_max) and the steps they took: *n = read_retry_max + 1 and entry
  * [class * n + steps]. A read of class c took pg_rd_lat + steps x read_retry_lat to sense.
