@@ -13,7 +13,7 @@ A figure missing from a run (a counter this ftl-sim lacks) is an empty bar marke
 a figure with no run at all says why in its panel.
 """
 from pathlib import Path
-from typing import Callable, List, Mapping, Optional, Sequence
+from typing import List, Mapping, Optional, Sequence
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -71,6 +71,13 @@ def _mark_missing(axes, x: float) -> None:
               ha="center", va="bottom", fontsize=7, color="0.4", rotation=90)
 
 
+def note_missing(figure: Figure, rows: Sequence[Mapping], keys: Sequence[str]) -> None:
+    """A footnote saying what n/a means, when a bar of the figure is one."""
+    if any(row.get(key) is None for row in rows for key in keys):
+        figure.text(0.005, 0.005, "n/a: not reported by this ftl-sim (a hit rate: no read "
+                    "was looked up)", fontsize=8, color="0.4", ha="left", va="bottom")
+
+
 def bars(axes, rows: Sequence[Mapping], key: str, label_fmt: str, log: bool = False,
          legend: bool = True) -> None:
     """Grouped bars of rows' `key`: a group per workload, a bar per scheme, each labelled."""
@@ -121,6 +128,7 @@ def metric_figure(rows: Sequence[Mapping], key: str, title: str, ylabel: str,
         ax.set_title(_cache_title(panel[0]["cache"]), fontsize=10)
         ax.set_ylabel(ylabel)
     figure.tight_layout()
+    note_missing(figure, rows, [key])
     return figure
 
 
@@ -135,6 +143,7 @@ def latency_figure(rows: Sequence[Mapping], title: str) -> Figure:
             ax.set_title(f"{what} latency, {_cache_title(panel[0]['cache'])}", fontsize=10)
             ax.set_ylabel(f"{what} latency (us)")
     figure.tight_layout()
+    note_missing(figure, rows, ["mean_latency_us", "p99_latency_us"])
     return figure
 
 
@@ -177,6 +186,7 @@ def merges_figure(rows: Sequence[Mapping], title: str) -> Figure:
         ax.legend(loc="upper left", fontsize=8, ncol=3, title="merge type",
                   title_fontsize=8)
     figure.tight_layout()
+    note_missing(figure, rows, [key for key, _, _ in MERGE_TYPES])
     return figure
 
 
@@ -216,9 +226,6 @@ def cache_sweep_figure(rows: Sequence[Mapping], title: str) -> Figure:
     ax.legend(loc="lower right", fontsize=9, title="policy")
     figure.tight_layout()
     return figure
-
-
-FigureMaker = Callable[[Sequence[Mapping], str], Figure]
 
 
 def save_all(rows: Sequence[Mapping], folder: Path, suffix: str = "") -> List[Path]:

@@ -261,6 +261,7 @@ def run(args, prog: str = PROG, out=None) -> int:
     sweep = (plan.sweep(args.sweep_scheme, sweep_sizes, args.sweep_policies)
              if args.cache_sweep else [])
     configs = check_configurations(args, grid + sweep, ftl_sim, user)
+    lab_trace.check_given(args.trace if "trace" in args.workloads else None)
     folder = lab_folder(args)
     claim_folder(folder)
     capacity_io = args.capacity_io or (QUICK_CAPACITY_IO if args.quick else 4.0)

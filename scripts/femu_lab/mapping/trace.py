@@ -12,7 +12,7 @@ times ignored (closed loop at the lab's queue depth), so every scheme sees the s
 request stream.
 """
 from pathlib import Path
-from typing import Tuple
+from typing import Optional, Tuple
 
 from femu_common.cli_args import UsageError
 
@@ -35,13 +35,16 @@ def label_of(path: Path) -> str:
     return name or "trace"
 
 
-def prepare(given: Path, folder: Path, logical_bytes: int, io_bytes: int,
+def check_given(given: Optional[Path]) -> None:
+    if given is not None and not given.is_file():
+        raise UsageError(f"--trace {given}: no such file")
+
+
+def prepare(given: Optional[Path], folder: Path, logical_bytes: int, io_bytes: int,
             read_fraction: float, seed: int) -> Tuple[Path, str]:
     """(the trace file, its label): the given one, or the synthetic one written into
     folder (the same arguments give the same file)."""
     if given is not None:
-        if not given.is_file():
-            raise UsageError(f"--trace {given}: no such file")
         return given.resolve(), label_of(given)
     records = max(1, round(io_bytes / mean_request_bytes()))
     path = folder / f"{SYNTHETIC_LABEL}.csv"
