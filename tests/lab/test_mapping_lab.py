@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
+from femu_common.cli_args import UsageError
 from femu_lab import cli as lab_cli
-from femu_lab.mapping import measure, plan, table
+from femu_lab.mapping import lab, measure, plan, table
 
 FIGURES = ("waf.png", "erases.png", "merges.png", "latency.png", "hit_rate.png")
 TINY = ["--capacity-io", "0.75"]        # 18 MiB after the fill: a fraction of a second
@@ -189,6 +190,19 @@ def test_a_cell_sets_only_its_own_keys(tmp_path):
     assert args[args.index("--dist") + 1] == "zipf:0.9"
     assert args[args.index("--rwmixread") + 1] == "70"
     assert plan.workload_args("seq", shape)[:2] == ["--rw", "write"]
+
+
+def test_a_lab_folder_is_taken_back_without_the_earlier_labs_outputs(tmp_path):
+    folder = tmp_path / "lab"
+    (folder / "runs" / "bast-nocache-seq").mkdir(parents=True)
+    for name in ("lab.json", "cache_sweep.png", "waf.png", "notes.txt"):
+        (folder / name).write_text("x")
+    lab.claim_folder(folder)
+    assert sorted(p.name for p in folder.iterdir()) == ["lab.json", "notes.txt"]
+    (folder / "lab.json").unlink()
+    with pytest.raises(UsageError, match="holds no lab.json"):
+        lab.claim_folder(folder)
+    assert (folder / "notes.txt").exists()
 
 
 # ---- refused in one line ---------------------------------------------------------------------

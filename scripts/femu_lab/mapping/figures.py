@@ -27,6 +27,7 @@ from .plan import SCHEMES
 
 MERGE_TYPES = (("merge_switch", "switch", "#4c9a2a"), ("merge_partial", "partial", "#e0a800"),
                ("merge_full", "full", "#c0392b"))
+STEMS = ("waf", "erases", "merges", "latency", "hit_rate")     # save_all's files
 PANEL_HEIGHT = 3.6
 WIDTH = 13.0
 
@@ -230,17 +231,17 @@ def cache_sweep_figure(rows: Sequence[Mapping], title: str) -> Figure:
 
 def save_all(rows: Sequence[Mapping], folder: Path, suffix: str = "") -> List[Path]:
     """waf, erases, merges, latency and hit_rate PNGs into folder; their paths."""
-    made = [
-        ("waf", metric_figure(rows, "waf", "WAF per scheme and workload" + suffix,
-                              "WAF (flash programs / host pages)", "{:.2f}", log=True)),
-        ("erases", metric_figure(rows, "nand_erases", "Blocks erased per scheme and "
-                                 "workload" + suffix, "blocks erased", "{:.0f}", log=True)),
-        ("merges", merges_figure(rows, "Merges by type per scheme and workload" + suffix)),
-        ("latency", latency_figure(rows, "Latency per scheme and workload" + suffix)),
-        ("hit_rate", hit_rate_figure(rows, "Read cache hit rate per scheme and workload"
-                                     + suffix)),
-    ]
-    return [style.save(figure, folder, stem) for stem, figure in made]
+    made = {
+        "waf": metric_figure(rows, "waf", "WAF per scheme and workload" + suffix,
+                             "WAF (flash programs / host pages)", "{:.2f}", log=True),
+        "erases": metric_figure(rows, "nand_erases", "Blocks erased per scheme and "
+                                "workload" + suffix, "blocks erased", "{:.0f}", log=True),
+        "merges": merges_figure(rows, "Merges by type per scheme and workload" + suffix),
+        "latency": latency_figure(rows, "Latency per scheme and workload" + suffix),
+        "hit_rate": hit_rate_figure(rows, "Read cache hit rate per scheme and workload"
+                                    + suffix),
+    }
+    return [style.save(made[stem], folder, stem) for stem in STEMS]
 
 
 def save_sweep(rows: Sequence[Mapping], folder: Path, suffix: str = "") -> Path:

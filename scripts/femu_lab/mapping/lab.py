@@ -52,6 +52,10 @@ SWEEP_STEM = "cache_sweep"
 DEFAULT_SWEEP_SIZES = (64, 128, 256, 512, 1024, 2048)
 QUICK_SWEEP_SIZES = (64, 256, 1024)
 QUICK_CAPACITY_IO = 1.0
+# the files a lab writes beside runs/ (an earlier lab's go before a new one runs)
+LAB_OUTPUTS = (f"{TABLE_STEM}.csv", f"{TABLE_STEM}.md", f"{SWEEP_STEM}.csv",
+               f"{SWEEP_STEM}.png", *(f"{stem}.png" for stem in figures.STEMS),
+               f"{lab_trace.SYNTHETIC_LABEL}.csv")
 
 
 # ---- command line -------------------------------------------------------------------
@@ -145,13 +149,18 @@ def lab_folder(args) -> Path:
 
 
 def claim_folder(folder: Path) -> None:
-    """Create the folder, or take back one an earlier lab left; refuse anything else."""
+    """Create the folder, or take back one an earlier lab left (what that lab wrote goes:
+    a run, table or figure of other settings would pass for this lab's); refuse anything
+    else."""
     if folder.exists():
         if not folder.is_dir():
             raise UsageError(f"{folder} is not a folder: choose another --out")
         if any(folder.iterdir()) and not (folder / LAB_FILE).is_file():
             raise UsageError(f"{folder} exists and holds no {LAB_FILE} (not a mapping-lab "
                              "folder): choose another --out")
+        shutil.rmtree(folder / "runs", ignore_errors=True)
+        for name in LAB_OUTPUTS:
+            (folder / name).unlink(missing_ok=True)
     folder.mkdir(parents=True, exist_ok=True)
 
 
