@@ -207,7 +207,7 @@ def test_a_lab_folder_is_taken_back_without_the_earlier_labs_outputs(tmp_path):
 
 # ---- refused in one line ---------------------------------------------------------------------
 
-def test_options_refused_in_one_line(capsys, ftl_sim, tmp_path, in_repo):
+def test_options_refused_in_one_line(capsys, ftl_sim, tmp_path, in_repo, repo_root):
     out = tmp_path / "o"
     base = ["mapping-lab", "--ftl-sim", str(ftl_sim), "-o", str(out)]
     err = _one_line_error(capsys, [*base, "--schemes", "page,lba"])
@@ -218,6 +218,13 @@ def test_options_refused_in_one_line(capsys, ftl_sim, tmp_path, in_repo):
     assert "--cache-pages 100000: more pages than the device's 6144 logical pages" in err
     err = _one_line_error(capsys, [*base, "--cache-sweep", "--sweep-sizes", "64,0"])
     assert "cache size" in err
+    err = _one_line_error(capsys, [*base, "--set", "read_cache_pages=64"])
+    assert "--set read_cache_pages: the lab sets it per run (use --cache-pages)" in err
+    config = tmp_path / "cached.conf"
+    config.write_text((repo_root / "conf" / "lab-mapping.conf").read_text()
+                      + "read_cache_pages=64\n")
+    err = _one_line_error(capsys, [*base, "--config", str(config), "--schemes", "page"])
+    assert "read_cache_pages" in err
     err = _one_line_error(capsys, [*base, "--workloads", "zipf-2"])
     assert "unknown workload 'zipf-2'" in err
     err = _one_line_error(capsys, [*base, "--trace", str(tmp_path / "none.csv"), *TINY,

@@ -179,17 +179,31 @@ def check_cache_sizes(args, config: DeviceConfig, sweep_sizes: Sequence[int]) ->
                                  f"{logical_pages} logical pages")
 
 
+def check_user_keys(user: Dict[str, str]) -> None:
+    """The keys that make a cell what it is come from the lab's options, never --set (a
+    cache set there would be on in the runs labelled without it)."""
+    for key, option in plan.CELL_KEYS.items():
+        if key in user:
+            raise UsageError(f"--set {key}: the lab sets it per run (use {option})")
+
+
 def check_configurations(args, runs: Sequence[Run], ftl_sim: Path,
                          user: Dict[str, str]) -> Dict[Tuple[str, Cache], DeviceConfig]:
     """Every (scheme, cache) configuration through ftl-sim --print-config, so a key this
-    ftl-sim lacks (a scheme or the cache not built in) is one line before any run."""
+    ftl-sim lacks (a scheme or the cache not built in) is one line before any run; a
+    configuration file that turns the cache on is refused for the runs without it."""
     configs = {}
     for scheme, cache in plan.configurations(runs):
         overrides = Run(scheme, cache, "").overrides(user, args.log_blocks)
         try:
-            configs[(scheme, cache)] = devconfig.load(args.config, overrides, ftl_sim)
+            config = devconfig.load(args.config, overrides, ftl_sim)
         except ConfigError as error:
             raise ConfigError(f"scheme {scheme}, read cache {cache.label}: {error}") from None
+        if not cache.on and config.values.get("read_cache_pages", "0") != "0":
+            raise ConfigError(f"{args.config} sets read_cache_pages="
+                              f"{config.values['read_cache_pages']}: the lab sets it per "
+                              "run (use --cache-pages)")
+        configs[(scheme, cache)] = config
     return configs
 
 
@@ -228,7 +242,7 @@ def run_all(runs: Sequence[Run], configs, args, ftl_sim: Path, shape: Shape, fol
     for index, run in enumerate(runs, 1):
         run_folder = folder / "runs" / run.folder
         found, wall = run_one(ftl_sim, args.config.resolve(),
-                                 configs[(run.scheme, run.cache)], run, shape, run_folder)
+                              configs[(run.scheme, run.cache)], run, shape, run_folder)
         waf = found.get("waf")
         say(f"run {index}/{len(runs)} {run.label()}: {wall:.2f} s"
             + (f", WAF {waf:.3f}" if waf is not None else ""))
@@ -260,6 +274,7 @@ def run(args, prog: str = PROG, out=None) -> int:
     out = out or sys.stdout
     ftl_sim = (args.ftl_sim or devconfig.ftl_sim_path()).resolve()
     user = devconfig.parse_overrides(args.overrides)
+    check_user_keys(user)
     base = devconfig.load(args.config, user, ftl_sim)
     sweep_sizes = args.sweep_sizes or (QUICK_SWEEP_SIZES if args.quick else
                                        DEFAULT_SWEEP_SIZES)
@@ -291,23 +306,29 @@ def run(args, prog: str = PROG, out=None) -> int:
     say(f"{len(grid) + len(sweep)} ftl-sim runs into {folder}")
     done = run_all(grid + sweep, configs, args, ftl_sim, shape, folder, say, record)
     (folder / LAB_FILE).write_text(json.dumps(record, indent=2) + "\n")
-    label = {"trace": trace_label}
-    rows = [table.table_row(r, label.get(r.workload, r.workload), f, wall)
-            for r, f, wall in done if not r.sweep]
-    written = [table.write_csv(rows, folder / f"{TABLE_STEM}.csv")]
-    md = table.markdown(rows, notes(args, base, shape))
-    (folder / f"{TABLE_STEM}.md").write_text(md)
-    written.append(folder / f"{TABLE_STEM}.md")
-    suffix = f" — {base.name}, seed {args.seed}"
-    written += figures.save_all(rows, folder, suffix)
-    if sweep:
-        sweep_rows = [table.sweep_row(r, f, wall) for r, f, wall in done if r.sweep]
-        written.append(table.write_csv(sweep_rows, folder / f"{SWEEP_STEM}.csv",
-                                       table.SWEEP_KEYS))
-        written.append(figures.save_sweep(sweep_rows, folder,
-                                          f" — {args.sweep_scheme} mapping, zipf 1.2"))
+    md, written = write_outputs(done, args, base, shape, folder)
     print(md, file=out)
     for path in written:
         print(path, file=out)
     say(f"{len(done)} runs done; folder {folder}")
     return 0
+
+
+def write_outputs(done, args, base: DeviceConfig, shape: Shape,
+                  folder: Path) -> Tuple[str, List[Path]]:
+    """The tables and figures of the runs done: the Markdown table and every file."""
+    rows = [table.table_row(run, shape.trace_label if run.workload == "trace"
+                            else run.workload, found, wall)
+            for run, found, wall in done if not run.sweep]
+    md = table.markdown(rows, notes(args, base, shape))
+    written = [table.write_csv(rows, folder / f"{TABLE_STEM}.csv"),
+               folder / f"{TABLE_STEM}.md"]
+    written[1].write_text(md)
+    written += figures.save_all(rows, folder, f" — {base.name}, seed {args.seed}")
+    sweep = [table.sweep_row(run, found, wall) for run, found, wall in done if run.sweep]
+    if sweep:
+        written.append(table.write_csv(sweep, folder / f"{SWEEP_STEM}.csv",
+                                       table.SWEEP_KEYS))
+        written.append(figures.save_sweep(sweep, folder,
+                                          f" — {args.sweep_scheme} mapping, zipf 1.2"))
+    return md, written

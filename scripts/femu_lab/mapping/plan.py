@@ -15,6 +15,9 @@ HYBRID = ("bast", "fast")               # the schemes with log blocks
 POLICIES = ("lru", "clock", "2q", "arc")
 WORKLOADS = ("seq", "uniform", "zipf-0.9", "zipf-1.2", "trace")
 SWEEP_WORKLOAD = "zipf-1.2"
+# the keys a cell sets (its scheme and read cache), with the option that chooses each
+CELL_KEYS = {"mapping": "--schemes", "log_blocks": "--log-blocks",
+             "read_cache_pages": "--cache-pages", "read_cache_policy": "--cache-policy"}
 # ftl-sim --dist of the random mixes; seq writes in order, trace replays a file
 DISTS = {"uniform": "random", "zipf-0.9": "zipf:0.9", "zipf-1.2": "zipf:1.2"}
 
