@@ -66,9 +66,10 @@ def _plain_log(axes) -> None:
         lambda v, _: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
 
 
-def _mark_missing(axes, x: float) -> None:
-    axes.text(x, 0.02, "n/a", transform=blended_transform_factory(axes.transData,
-                                                                   axes.transAxes),
+def _mark_at_base(axes, x: float, text: str) -> None:
+    """A bar that cannot be drawn (n/a; a 0 on a log axis) said at the axis' foot."""
+    axes.text(x, 0.02, text, transform=blended_transform_factory(axes.transData,
+                                                                  axes.transAxes),
               ha="center", va="bottom", fontsize=7, color="0.4", rotation=90)
 
 
@@ -86,26 +87,27 @@ def bars(axes, rows: Sequence[Mapping], key: str, label_fmt: str, log: bool = Fa
     schemes = _ordered([row["scheme"] for row in rows])
     width = 0.8 / max(1, len(schemes))
     values = []
+    rotation = 90 if len(schemes) * len(workloads) > 12 else 0
     for index, scheme in enumerate(schemes):
         heights = [_value(rows, scheme, w, key) for w in workloads]
         x = np.arange(len(workloads)) + (index - (len(schemes) - 1) / 2) * width
         plotted = [np.nan if h is None or (log and h <= 0) else float(h) for h in heights]
         drawn = axes.bar(x, plotted, width, label=scheme, color=_scheme_color(scheme))
-        axes.bar_label(drawn, labels=["" if h is None else label_fmt.format(h)
-                                      for h in heights], fontsize=7, padding=2,
-                       rotation=90 if len(schemes) * len(workloads) > 12 else 0)
-        for xi, h in zip(x, heights):
-            if h is None:
-                _mark_missing(axes, xi)
-        values.extend(v for v in plotted if np.isfinite(v))
+        axes.bar_label(drawn, labels=[label_fmt.format(h) if np.isfinite(p) else ""
+                                      for h, p in zip(heights, plotted)],
+                       fontsize=7, padding=2, rotation=rotation)
+        for xi, h, p in zip(x, heights, plotted):
+            if not np.isfinite(p):
+                _mark_at_base(axes, xi, "n/a" if h is None else label_fmt.format(h))
+        values.extend(p for p in plotted if np.isfinite(p))
     axes.set_xticks(np.arange(len(workloads)), workloads)
-    if log and values:
+    axes.set_xlim(-0.5, len(workloads) - 0.5)
+    positive = [v for v in values if v > 0]
+    if log and positive:
         _plain_log(axes)
-        axes.set_ylim(min(values) / 2, max(values) * 6)
+        axes.set_ylim(min(positive) / 2, max(positive) * 6)
     else:
-        style.nice_ylim(axes, values or [1.0])
-        if values:
-            axes.set_ylim(0, max(values) * 1.25 or 1.0)
+        axes.set_ylim(0, max(positive) * 1.25 if positive else 1.0)
     if legend:
         axes.legend(loc="upper left", fontsize=8, ncol=len(schemes))
 
@@ -170,7 +172,7 @@ def merges_figure(rows: Sequence[Mapping], title: str) -> Figure:
             for xi, w_index in zip(x, range(len(workloads))):
                 reported = [counts[key][w_index] for key, _, _ in MERGE_TYPES]
                 if all(v is None for v in reported):
-                    _mark_missing(ax, xi)
+                    _mark_at_base(ax, xi, "n/a")
                 else:
                     ax.text(xi, bottom[w_index], f"{bottom[w_index]:.0f}", ha="center",
                             va="bottom", fontsize=7, rotation=90)
