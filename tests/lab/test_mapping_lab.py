@@ -15,7 +15,7 @@ from femu_lab import cli as lab_cli
 from femu_lab.mapping import lab, measure, plan, table
 
 FIGURES = ("waf.png", "erases.png", "merges.png", "latency.png", "hit_rate.png")
-TINY = ["--capacity-io", "0.75"]        # 18 MiB after the fill: a fraction of a second
+TINY = ["--capacity-io", "0.5"]         # 24 MiB after the fill: a fraction of a second
 
 
 @pytest.fixture
@@ -215,7 +215,7 @@ def test_options_refused_in_one_line(capsys, ftl_sim, tmp_path, in_repo, repo_ro
     err = _one_line_error(capsys, [*base, "--cache-pages", "-1"])
     assert "--cache-pages" in err
     err = _one_line_error(capsys, [*base, "--cache-pages", "100000"])
-    assert "--cache-pages 100000: more pages than the device's 6144 logical pages" in err
+    assert "--cache-pages 100000: more pages than the device's 12288 logical pages" in err
     err = _one_line_error(capsys, [*base, "--cache-sweep", "--sweep-sizes", "64,0"])
     assert "cache size" in err
     err = _one_line_error(capsys, [*base, "--set", "read_cache_pages=64"])

@@ -4,8 +4,8 @@ the DRAM read cache, on sequential writes, uniform random, zipf 0.9 and zipf 1.2
 
 Every run starts from the same sequential fill of the whole logical space (--precondition
 seq, not measured), then moves --capacity-io times the logical capacity in 4 KiB requests
-at --qd outstanding, on one small SSD made for the lab: conf/lab-mapping.conf, 32 MiB raw
-(1 ch x 4 LUN x 64 blocks of 32 4-KiB pages), 24 MiB logical, gc_unit=block, so block
+at --qd outstanding, on one small SSD made for the lab: conf/lab-mapping.conf, 64 MiB raw
+(1 ch x 4 LUN x 32 blocks of 128 4-KiB pages), 48 MiB logical, gc_unit=block, so block
 mapping (each overwrite copies its block) and the hybrids' full merges finish in seconds.
 The schemes differ only in mapping= (log_blocks=--log-blocks for bast and fast), the
 cache in read_cache_pages and read_cache_policy; --set changes the device for every run.
@@ -49,8 +49,8 @@ RESULTS_ROOT = paths.REPO_ROOT / "results"
 LAB_FILE = "lab.json"
 TABLE_STEM = "mapping-lab"
 SWEEP_STEM = "cache_sweep"
-DEFAULT_SWEEP_SIZES = (64, 128, 256, 512, 1024, 2048)
-QUICK_SWEEP_SIZES = (64, 256, 1024)
+DEFAULT_SWEEP_SIZES = (64, 128, 256, 512, 1024, 2048, 4096)
+QUICK_SWEEP_SIZES = (64, 512, 4096)
 QUICK_CAPACITY_IO = 1.0
 # the files a lab writes beside runs/ (an earlier lab's go before a new one runs)
 LAB_OUTPUTS = (f"{TABLE_STEM}.csv", f"{TABLE_STEM}.md", f"{SWEEP_STEM}.csv",
@@ -229,7 +229,7 @@ def run_one(ftl_sim: Path, config_path: Path, config: DeviceConfig, run: Run, sh
     except CommandError as error:
         if error.returncode is None:
             raise SimError(str(error)) from None
-        raise SimError(f"{error.saying('ftl-sim', failed=f'failed on {run.label()}')}; "
+        raise SimError(f"{error.saying('ftl-sim', failed=f'failed on {run.label(shape.trace_label)}')}; "
                        f"see {log}") from None
     wall = time.monotonic() - began
     return measure.read_run(folder), wall
@@ -244,7 +244,7 @@ def run_all(runs: Sequence[Run], configs, args, ftl_sim: Path, shape: Shape, fol
         found, wall = run_one(ftl_sim, args.config.resolve(),
                               configs[(run.scheme, run.cache)], run, shape, run_folder)
         waf = found.get("waf")
-        say(f"run {index}/{len(runs)} {run.label()}: {wall:.2f} s"
+        say(f"run {index}/{len(runs)} {run.label(shape.trace_label)}: {wall:.2f} s"
             + (f", WAF {waf:.3f}" if waf is not None else ""))
         record["runs"].append({"scheme": run.scheme, "cache": run.cache.label,
                                "workload": run.workload, "sweep": run.sweep,
@@ -317,8 +317,7 @@ def run(args, prog: str = PROG, out=None) -> int:
 def write_outputs(done, args, base: DeviceConfig, shape: Shape,
                   folder: Path) -> Tuple[str, List[Path]]:
     """The tables and figures of the runs done: the Markdown table and every file."""
-    rows = [table.table_row(run, shape.trace_label if run.workload == "trace"
-                            else run.workload, found, wall)
+    rows = [table.table_row(run, run.workload_name(shape.trace_label), found, wall)
             for run, found, wall in done if not run.sweep]
     md = table.markdown(rows, notes(args, base, shape))
     written = [table.write_csv(rows, folder / f"{TABLE_STEM}.csv"),

@@ -79,8 +79,12 @@ class Run:
         """runs/<this>: no '=', ':' or space (shell tools take it as it is)."""
         return f"{'sweep-' if self.sweep else ''}{self.scheme}-{self.cache.slug}-{self.workload}"
 
-    def label(self) -> str:
-        return f"{self.scheme}, cache {self.cache.label}, {self.workload}"
+    def workload_name(self, trace_label: str) -> str:
+        """The workload as the tables name it: the trace by its file's label."""
+        return trace_label if self.workload == "trace" else self.workload
+
+    def label(self, trace_label: str = "trace") -> str:
+        return f"{self.scheme}, cache {self.cache.label}, {self.workload_name(trace_label)}"
 
     def overrides(self, user: Dict[str, str], log_blocks: int) -> Dict[str, str]:
         """The user's --set first, then what makes this cell what it is."""
