@@ -244,3 +244,19 @@ def test_a_scheme_this_ftl_sim_lacks_is_one_line_before_any_run(capsys, ftl_sim,
                                    "0", "--ftl-sim", str(lacking), "-o", str(tmp_path / "o")])
     assert "scheme fast, read cache off: " in err and "unknown value fast" in err
     assert not (tmp_path / "o").exists()
+
+
+def test_a_failed_run_is_one_line_naming_its_log(capsys, ftl_sim, tmp_path, in_repo):
+    failing = tmp_path / "ftl-sim-failing"
+    failing.write_text(f"#!/bin/sh\ncase \"$*\" in *--print-config*) exec {ftl_sim} \"$@\";; "
+                       "esac\necho 'ftl-sim: out of flash' >&2; exit 3\n")
+    failing.chmod(0o755)
+    out = tmp_path / "o"
+    assert lab_cli.main(["mapping-lab", "--schemes", "page", "--workloads", "seq",
+                         "--cache-pages", "0", "--ftl-sim", str(failing), "-o",
+                         str(out)]) == 1
+    progress, err = capsys.readouterr().err.splitlines()     # the lab's first line, then it
+    assert progress.endswith(f"1 ftl-sim run into {out}") and err.startswith("femu-lab: ")
+    log = out / "runs" / "page-nocache-seq" / "ftl-sim.log"
+    assert "failed on page, cache off, seq (exit status 3): ftl-sim: out of flash" in err
+    assert err.rstrip().endswith(f"see {log}") and "out of flash" in log.read_text()

@@ -229,8 +229,8 @@ def run_one(ftl_sim: Path, config_path: Path, config: DeviceConfig, run: Run, sh
     except CommandError as error:
         if error.returncode is None:
             raise SimError(str(error)) from None
-        raise SimError(f"{error.saying('ftl-sim', failed=f'failed on {run.label(shape.trace_label)}')}; "
-                       f"see {log}") from None
+        failed = f"failed on {run.label(shape.trace_label)}"
+        raise SimError(f"{error.saying('ftl-sim', failed=failed)}; see {log}") from None
     wall = time.monotonic() - began
     return measure.read_run(folder), wall
 
@@ -303,7 +303,8 @@ def run(args, prog: str = PROG, out=None) -> int:
               "ftl_sim": str(ftl_sim), "runs": []}
     (folder / LAB_FILE).write_text(json.dumps(record, indent=2) + "\n")
     say = Progress("mapping-lab")
-    say(f"{len(grid) + len(sweep)} ftl-sim runs into {folder}")
+    count = len(grid) + len(sweep)
+    say(f"{count} ftl-sim run{'s' if count != 1 else ''} into {folder}")
     done = run_all(grid + sweep, configs, args, ftl_sim, shape, folder, say, record)
     (folder / LAB_FILE).write_text(json.dumps(record, indent=2) + "\n")
     md, written = write_outputs(done, args, base, shape, folder)
