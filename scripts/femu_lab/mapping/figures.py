@@ -3,8 +3,8 @@ per scheme, a panel per read-cache setting), from the table's rows:
 
     waf.png        WAF (log scale: block mapping's is tens, page mapping's about 1)
     erases.png     blocks erased in the measured part (log scale)
-    merges.png     merges stacked by type (switch, partial, full); page, DFTL and block
-                   mapping have none
+    merges.png     merges stacked by type (switch, partial, full); page and DFTL mapping
+                   have none, block mapping's (a full merge per write) may be clipped
     latency.png    mean and p99 latency (log scale)
     hit_rate.png   the read cache's hit rate (runs with the cache)
     cache_sweep.png  hit rate against the cache's size, a line per policy (--cache-sweep)
@@ -28,6 +28,7 @@ from .plan import SCHEMES
 MERGE_TYPES = (("merge_switch", "switch", "#4c9a2a"), ("merge_partial", "partial", "#e0a800"),
                ("merge_full", "full", "#c0392b"))
 STEMS = ("waf", "erases", "merges", "latency", "hit_rate")     # save_all's files
+CLIP_RATIO = 3.0      # merges.png: a scheme this many times above the rest is clipped
 PANEL_HEIGHT = 3.6
 WIDTH = 13.0
 
@@ -150,15 +151,27 @@ def latency_figure(rows: Sequence[Mapping], title: str) -> Figure:
     return figure
 
 
+def _merges_top(peaks: Mapping[str, float]) -> float:
+    """The merges axis' top: above every scheme's tallest bar, unless one scheme's is more
+    than CLIP_RATIO times any other's (block mapping: a full merge per write), when it is
+    clipped there so the others stay readable."""
+    ranked = sorted(peaks.values(), reverse=True) + [0.0, 0.0]
+    if ranked[1] > 0 and ranked[0] > CLIP_RATIO * ranked[1]:
+        return ranked[1] * 1.4
+    return max(ranked[0], 1.0) * 1.25
+
+
 def merges_figure(rows: Sequence[Mapping], title: str) -> Figure:
-    """Merges stacked by type: a bar per scheme (named under it), a group per workload."""
+    """Merges stacked by type: a bar per scheme (named under it), a group per workload;
+    each bar labelled with its total (a clipped bar's at the axis' top, with a ^)."""
     panels = _by_cache(rows)
     figure, axes = _figure(title, max(1, len(panels)))
+    clipped = False
     for ax, panel in zip(axes[:, 0], panels):
         workloads = _ordered([row["workload"] for row in panel])
         schemes = _ordered([row["scheme"] for row in panel])
         width = 0.8 / max(1, len(schemes))
-        ticks, names, tops = [], [], []
+        ticks, names, totals, peaks = [], [], [], {}
         for index, scheme in enumerate(schemes):
             x = np.arange(len(workloads)) + (index - (len(schemes) - 1) / 2) * width
             bottom = np.zeros(len(workloads))
@@ -169,27 +182,38 @@ def merges_figure(rows: Sequence[Mapping], title: str) -> Figure:
                 ax.bar(x, heights, width, bottom=bottom, color=color, edgecolor="white",
                        linewidth=0.5, label=name if index == 0 else None)
                 bottom += heights
-            for xi, w_index in zip(x, range(len(workloads))):
+            for w_index, xi in enumerate(x):
                 reported = [counts[key][w_index] for key, _, _ in MERGE_TYPES]
-                if all(v is None for v in reported):
-                    _mark_at_base(ax, xi, "n/a")
-                else:
-                    ax.text(xi, bottom[w_index], f"{bottom[w_index]:.0f}", ha="center",
-                            va="bottom", fontsize=7, rotation=90)
+                totals.append((xi, None if all(v is None for v in reported)
+                               else bottom[w_index]))
+            peaks[scheme] = float(bottom.max()) if len(bottom) else 0.0
             ticks += list(x)
             names += [scheme] * len(workloads)
-            tops += list(bottom)
+        top = _merges_top(peaks)
+        ax.set_ylim(0, top)
+        for xi, total in totals:
+            if total is None:
+                _mark_at_base(ax, xi, "n/a")
+            elif total > top:
+                clipped = True
+                ax.text(xi, top * 0.98, f"{total:.0f} ^", ha="center", va="top", fontsize=7,
+                        rotation=90, color="white", fontweight="bold")
+            else:
+                ax.text(xi, total, f"{total:.0f}", ha="center", va="bottom", fontsize=7,
+                        rotation=90)
         ax.set_xticks(ticks, names, fontsize=7, rotation=90)
         for w_index, workload in enumerate(workloads):
             ax.text(w_index, -0.28, workload, ha="center", va="top", fontsize=9,
                     transform=blended_transform_factory(ax.transData, ax.transAxes))
-        ax.set_ylim(0, max(tops + [1.0]) * 1.25)
         ax.set_ylabel("merges")
         ax.set_title(_cache_title(panel[0]["cache"]), fontsize=10)
-        ax.legend(loc="upper left", fontsize=8, ncol=3, title="merge type",
-                  title_fontsize=8)
+        ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=8, ncol=3,
+                  frameon=False)
     figure.tight_layout()
     note_missing(figure, rows, [key for key, _, _ in MERGE_TYPES])
+    if clipped:
+        figure.text(0.995, 0.005, "N ^: a bar clipped at the axis' top, N its total",
+                    fontsize=8, color="0.4", ha="right", va="bottom")
     return figure
 
 
