@@ -1,10 +1,12 @@
 """The mapping lab's figures, one PNG per metric, grouped bars (a group per workload, a bar
 per scheme, a panel per read-cache setting), from the table's rows:
 
-    waf.png        WAF (log scale: block mapping's is tens, page mapping's about 1)
+    waf.png        WAF (log scale: block mapping's near its pages per block, page
+                   mapping's near 1)
     erases.png     blocks erased in the measured part (log scale)
     merges.png     merges stacked by type (switch, partial, full); page and DFTL mapping
-                   have none, block mapping's (a full merge per write) may be clipped
+                   have none; one far above the rest (block mapping's copies, if counted
+                   as full merges) is clipped, its total on the bar
     latency.png    mean and p99 latency (log scale)
     hit_rate.png   the read cache's hit rate (runs with the cache)
     cache_sweep.png  hit rate against the cache's size, a line per policy (--cache-sweep)
