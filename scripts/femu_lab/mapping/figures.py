@@ -9,7 +9,8 @@ per scheme, a panel per read-cache setting), from the table's rows:
                    as full merges) is clipped, its total on the bar
     latency.png    mean and p99 latency (log scale)
     hit_rate.png   the read cache's hit rate (runs with the cache)
-    cache_sweep.png  hit rate against the cache's size, a line per policy (--cache-sweep)
+    cache_sweep.png  hit rate against the cache's size, a line per policy, and each
+                   policy's minus LRU's (--cache-sweep)
 
 A figure missing from a run (a counter this ftl-sim lacks) is an empty bar marked n/a;
 a figure with no run at all says why in its panel.
@@ -79,8 +80,9 @@ def _mark_at_base(axes, x: float, text: str) -> None:
 def note_missing(figure: Figure, rows: Sequence[Mapping], keys: Sequence[str]) -> None:
     """A footnote saying what n/a means, when a bar of the figure is one."""
     if any(row.get(key) is None for row in rows for key in keys):
-        figure.text(0.005, 0.005, "n/a: not reported by this ftl-sim (a hit rate: no read "
-                    "was looked up)", fontsize=8, color="0.4", ha="left", va="bottom")
+        figure.text(0.005, 0.005, "n/a: ftl-sim reported none for the run (no merges under "
+                    "page or DFTL mapping, a counter this build lacks; a hit rate: no read)",
+                    fontsize=8, color="0.4", ha="left", va="bottom")
 
 
 def bars(axes, rows: Sequence[Mapping], key: str, label_fmt: str, log: bool = False,
@@ -234,25 +236,52 @@ def hit_rate_figure(rows: Sequence[Mapping], title: str) -> Figure:
     return figure
 
 
-def cache_sweep_figure(rows: Sequence[Mapping], title: str) -> Figure:
-    """Hit rate against the cache's size (pages, log 2 axis), a line per policy."""
-    figure, axes = _figure(title, 1)
-    ax = axes[0, 0]
-    for index, policy in enumerate(_ordered([row["policy"] for row in rows])):
+def _sweep_lines(rows: Sequence[Mapping]):
+    """{policy: ([sizes], [hit rates, NaN where none])}, sizes ascending."""
+    lines = {}
+    for policy in _ordered([row["policy"] for row in rows]):
         points = sorted((row["cache_pages"], row.get("rcache_hit_rate")) for row in rows
                         if row["policy"] == policy)
-        x = [p for p, _ in points]
-        y = [np.nan if r is None else r for _, r in points]
-        ax.plot(x, y, marker="o", label=policy, color=f"C{index}")
-    sizes = sorted({row["cache_pages"] for row in rows})
+        lines[policy] = ([p for p, _ in points],
+                         [np.nan if r is None else float(r) for _, r in points])
+    return lines
+
+
+def _size_axis(ax, sizes: Sequence[int]) -> None:
     ax.set_xscale("log", base=2)
     ax.set_xticks(sizes, [str(s) for s in sizes])
     ax.minorticks_off()
-    ax.set_ylim(0, 1.05)
-    ax.set_xlabel("read cache size (4 KiB pages)")
-    ax.set_ylabel("hit rate (hits / (hits + misses))")
     ax.grid(True, axis="x", linestyle="--", color="0.85", linewidth=0.8)
+
+
+def cache_sweep_figure(rows: Sequence[Mapping], title: str) -> Figure:
+    """Hit rate against the cache's size (pages, log 2 axis), a line per policy; below it,
+    when LRU is among them, each policy's hit rate minus LRU's at the same size (which
+    policy wins where: the lines above nearly meet)."""
+    lines = _sweep_lines(rows)
+    against_lru = "lru" in lines and len(lines) > 1
+    figure, axes = _figure(title, 2 if against_lru else 1)
+    sizes = sorted({row["cache_pages"] for row in rows})
+    ax = axes[0, 0]
+    for index, (policy, (x, y)) in enumerate(lines.items()):
+        ax.plot(x, y, marker="o", label=policy, color=f"C{index}")
+    _size_axis(ax, sizes)
+    rates = [v for _, y in lines.values() for v in y if np.isfinite(v)]
+    if rates:
+        ax.set_ylim(max(0.0, min(rates) - 0.05), min(1.0, max(rates) + 0.05))
+    ax.set_ylabel("hit rate (hits / (hits + misses))")
     ax.legend(loc="lower right", fontsize=9, title="policy")
+    if against_lru:
+        lru = dict(zip(*lines["lru"]))
+        diff = axes[1, 0]
+        for index, (policy, (x, y)) in enumerate(lines.items()):
+            gains = [v - lru.get(size, np.nan) for size, v in zip(x, y)]
+            diff.plot(x, gains, marker="o", label=policy, color=f"C{index}")
+        diff.axhline(0.0, color="0.5", linewidth=0.8)
+        _size_axis(diff, sizes)
+        diff.set_ylabel("hit rate - LRU's")
+        diff.set_title("each policy against LRU at the same size", fontsize=10)
+    axes[-1, 0].set_xlabel("read cache size (4 KiB pages)")
     figure.tight_layout()
     return figure
 

@@ -49,8 +49,8 @@ RESULTS_ROOT = paths.REPO_ROOT / "results"
 LAB_FILE = "lab.json"
 TABLE_STEM = "mapping-lab"
 SWEEP_STEM = "cache_sweep"
-DEFAULT_SWEEP_SIZES = (64, 128, 256, 512, 1024, 2048, 4096)
-QUICK_SWEEP_SIZES = (64, 512, 4096)
+DEFAULT_SWEEP_SIZES = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+QUICK_SWEEP_SIZES = (16, 256, 4096)
 QUICK_CAPACITY_IO = 1.0
 # the files a lab writes beside runs/ (an earlier lab's go before a new one runs)
 LAB_OUTPUTS = (f"{TABLE_STEM}.csv", f"{TABLE_STEM}.md", f"{SWEEP_STEM}.csv",
