@@ -15,6 +15,8 @@
   bench/       `femu-lab bench`, `device-figures` and `stock-nvme-bench`: the device
                beside QEMU's stock NVMe
   dftl/        `femu-lab dftl-study`
+  mapping/     `femu-lab mapping-lab`: page, DFTL, block, BAST and FAST, with and without
+               the read cache, on the same workloads in ftl-sim
   zns/         the zoned namespace's figures: zns-compaction's plan as an ftl-sim trace
   fdp/         `femu-lab fdp-lab` (fdp.lab), `femu-lab fdp-bench` (fdp.bench: the textbook
                hot/cold case in ftl-sim against femu_analysis.fdp_model's optimum)

@@ -8,6 +8,8 @@
     femu-lab workloads                          describe the workload library
     femu-lab bench [--femu-upstream PATH] ...   femu vs stock nvme (vs FEMU): figures
     femu-lab dftl-study [--seed N] [-o DIR] ... DFTL, write buffer and streams in ftl-sim
+    femu-lab mapping-lab [--schemes ...] ...    page, DFTL, block, BAST and FAST, with and
+                                                without the read cache, in ftl-sim
     femu-lab fdp-lab [--hot-handle N] [-o DIR] ... fdp-separation with and without FDP
                                                 placement identifiers, side by side
     femu-lab crash [--fs ext4,f2fs] [--cuts N] ...  crash consistency: power cuts, reboots,

@@ -106,6 +106,31 @@ def _dftl_study(words, folder):
     return table
 
 
+def _mapping_lab(words, folder):
+    """femu-lab mapping-lab's tables: SCHEME/CACHE/WORKLOAD/COLUMN of mapping-lab.csv
+    (CACHE its cache column, blanks as '-': off, lru-512) and, with --cache-sweep,
+    sweep/POLICY/PAGES/COLUMN of cache_sweep.csv."""
+    if "-o" not in words and "--out" not in words:
+        words = [*words, "-o", str(folder / "lab")]
+    proc = subprocess.run([sys.executable, "-m", "femu_lab", *words], cwd=REPO,
+                          capture_output=True, text=True, timeout=TIMEOUT_S,
+                          env={**os.environ, "FEMU_BUILD_DIR": _build_dir()})
+    assert proc.returncode == 0, proc.stderr
+    out = words[words.index("-o" if "-o" in words else "--out") + 1]
+    table = {}
+    with open(os.path.join(out, "mapping-lab.csv"), newline="") as f:
+        for row in csv.DictReader(f):
+            cells = table.setdefault(row["scheme"], {}).setdefault(
+                row["cache"].replace(" ", "-"), {})
+            cells[row["workload"]] = row
+    if os.path.exists(os.path.join(out, "cache_sweep.csv")):
+        with open(os.path.join(out, "cache_sweep.csv"), newline="") as f:
+            for row in csv.DictReader(f):
+                table.setdefault("sweep", {}).setdefault(row["policy"], {})[
+                    row["cache_pages"]] = row
+    return table
+
+
 @pytest.fixture(scope="session")
 def run_documented(tmp_path_factory):
     """run(cmd) -> the command's result (ftl-sim's summary, a sweep's table), once."""
@@ -123,9 +148,11 @@ def run_documented(tmp_path_factory):
                 results[cmd] = _age(_redirected(words[1:], folder), folder)
             elif words[:2] == [LAB, "dftl-study"]:
                 results[cmd] = _dftl_study(_redirected(words[1:], folder), folder)
+            elif words[:2] == [LAB, "mapping-lab"]:
+                results[cmd] = _mapping_lab(_redirected(words[1:], folder), folder)
             else:
-                pytest.fail(f"no runner for {words[0]} (ftl-sim, femu-lab sweep, age and "
-                            "dftl-study run here)")
+                pytest.fail(f"no runner for {words[0]} (ftl-sim, femu-lab sweep, age, "
+                            "dftl-study and mapping-lab run here)")
         return results[cmd]
     return run
 

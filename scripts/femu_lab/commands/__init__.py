@@ -55,6 +55,10 @@ COMMANDS = (
     Command("dftl-study", "femu_lab.dftl.study",
             "DFTL, write buffer and multi-stream on three traces, in ftl-sim: a table and "
             "figures", resumable=False),
+    Command("mapping-lab", "femu_lab.mapping.lab",
+            "page, DFTL, block, BAST and FAST mapping, without and with the read cache, on "
+            "five workloads in ftl-sim: a table and one figure per metric",
+            resumable=False),
     Command("fdp-lab", "femu_lab.fdp.lab",
             "FDP: fdp-separation with and without placement identifiers (aged states, VM "
             "runs, ftl-sim replays, femu-plot fdp, a table)"),
