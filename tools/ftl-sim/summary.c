@@ -247,7 +247,7 @@ static void json_config(FILE *f, const struct ftl *ftl)
         char value[64];
         ftl_config_get(cfg, key, value, sizeof(value));
         fprintf(f, "%s\n    \"%s\": ", i ? "," : "", key);
-        if (value[0] < '0' || value[0] > '9') {   /* a named value: placement, gc_mode */
+        if (!value[0] || value[strspn(value, "0123456789")]) {   /* a name: 2q, paced */
             json_string(f, value);
         } else {
             fputs(value, f);

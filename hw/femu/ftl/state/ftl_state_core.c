@@ -30,9 +30,8 @@ _Static_assert(sizeof(struct ftl_counters) % sizeof(uint64_t) == 0 &&
 
 /* Version 2 files end the counters before the SLC cache's, version 3 files before the
  * pages folded per write pointer, version 4 files before the buffer's page counts.
- * Version 5 files on end them anywhere from after those to this build's end: counters
- * are only appended (the read cache's were added within version 6), and the ones a file
- * predates load as 0. */
+ * Version 5 and 6 files end them after those, or hold all of this build's: the read
+ * cache's were appended within version 6, and a file from before them loads them as 0. */
 #define NCOUNTERS_V2 (offsetof(struct ftl_counters, slc_host_pages) / sizeof(uint64_t))
 #define NCOUNTERS_V3 (offsetof(struct ftl_counters, wp_fold_pages) / sizeof(uint64_t))
 #define NCOUNTERS_V4 (offsetof(struct ftl_counters, buf_absorbed_pages) / sizeof(uint64_t))
@@ -176,9 +175,8 @@ static int open_scalars(struct ftl *ftl, struct state_reader *r, struct state_cu
                                    version, err, errlen)) {
         return -1;
     }
-    size_t least = *version >= 5 ? NCOUNTERS_V5 : *version == 4 ? NCOUNTERS_V4
+    size_t older = *version >= 5 ? NCOUNTERS_V5 : *version == 4 ? NCOUNTERS_V4
                  : *version == 3 ? NCOUNTERS_V3 : NCOUNTERS_V2;
-    size_t most = *version >= 5 ? NCOUNTERS : least;
     struct state_buf mine = { 0 };
     put_geometry(&mine, ftl);
     bool same = !mine.failed && c->len >= c->pos + mine.len &&
@@ -189,7 +187,7 @@ static int open_scalars(struct ftl *ftl, struct state_reader *r, struct state_cu
         return scalars_refused(r, c, "another geometry", err, errlen);
     }
     size_t ncounters = state_cur_u32(c);
-    if (ncounters < least || ncounters > most) {
+    if (ncounters != older && !(*version >= 5 && ncounters == NCOUNTERS)) {
         return scalars_refused(r, c, "another set of counters", err, errlen);
     }
     uint64_t counters[NCOUNTERS] = { 0 };
