@@ -5,13 +5,17 @@
  * clock's second chance); then the FTL around it: a hit completes read_cache_lat after
  * arrival with no flash read, a miss reads flash and caches the page, writes, trims,
  * formats, Copy and power cuts drop pages, unmapped and buffered reads and verifies are
- * no cache accesses, ftl_check holds after randomized runs under page mapping and dftl,
+ * no cache accesses, a state file keeps the counters but no cache (a restore under other
+ * cache keys, or none, starts empty), ftl_check holds after randomized runs under page mapping and dftl,
  * and bad configurations name their key. Assertions are on counts and simulated times.
  */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/copy.h"
 #include "rcache/read_cache.h"
+#include "ftl_state_test_util.h"
 #include "ftl_test_util.h"
 #include "rng.h"
 
@@ -314,6 +318,46 @@ static void test_invalidation(void)
     ftl_destroy(ftl);
 }
 
+/* A state file keeps the counters, not the cache: restored under other cache keys (or
+ * none), reads of pages the saved cache held miss. */
+static void test_state_restore(void)
+{
+    char dir[] = "/tmp/femu-test-rcache-XXXXXX", path[64], err[256] = "";
+    if (!CHECKED(mkdtemp(dir) != NULL)) {
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/ftl.state", dir);
+    struct ftl_config cfg = cache_config(FTL_RCACHE_LRU, 16);
+    struct ftl *ftl = make_ftl(&cfg);
+    CHECK(write_pages(ftl, 0, 0, 8, NULL) == FTL_OK);
+    read_done(ftl, 10000000, 0, 8);
+    read_done(ftl, 20000000, 0, 8);     /* 8 hits */
+    struct ftl_counters saved = counters(ftl);
+    CHECK(ftl_state_save_file(ftl, path, "test", idle_time(ftl), err, sizeof(err)) == 0);
+    struct ftl_config other = cache_config(FTL_RCACHE_ARC, 32);
+    other.read_cache_lat = 900;
+    other.dram_mb = 64;
+    struct ftl_config none = cache_config(FTL_RCACHE_LRU, 0);
+    const struct ftl_config *restore[] = { &other, &none };
+    for (int i = 0; i < 2; i++) {
+        struct ftl *back = load_or_null(restore[i], path, idle_time(ftl), err, sizeof(err));
+        if (!CHECKED(back != NULL)) {
+            fprintf(stderr, "    restore %d: %s\n", i, err);
+            continue;
+        }
+        CHECK_EQ_U64(counters(back).rcache_hits, saved.rcache_hits);
+        read_done(back, idle_time(back) + 1000000, 0, 8);
+        struct ftl_counters c = counters(back);
+        CHECK_EQ_U64(c.rcache_hits, saved.rcache_hits);
+        CHECK_EQ_U64(c.nand_user_reads - saved.nand_user_reads, 8);
+        CHECK_CONSISTENT(back);
+        ftl_destroy(back);
+    }
+    ftl_destroy(ftl);
+    unlink(path);
+    CHECK(rmdir(dir) == 0);
+}
+
 /* A cache smaller than the pages read evicts; hits + misses = reads of mapped pages not
  * in the buffer; ftl_check after every request of a random mix, page mapping and dftl. */
 static void test_randomized(enum ftl_read_cache_policy policy, enum ftl_mapping mapping,
@@ -386,6 +430,7 @@ int main(void)
     test_drops();
     test_hit_timing();
     test_invalidation();
+    test_state_restore();
     for (int policy = FTL_RCACHE_LRU; policy <= FTL_RCACHE_ARC; policy++) {
         test_randomized((enum ftl_read_cache_policy)policy, FTL_MAPPING_PAGE, 10 + policy);
         test_randomized((enum ftl_read_cache_policy)policy, FTL_MAPPING_DFTL, 20 + policy);
