@@ -195,8 +195,8 @@ static int io_pages(const struct ftl *ftl, const struct ftl_io *io, uint64_t *fi
     return FTL_OK;
 }
 
-/* A read of lpn, mapped and read from flash (failed or not) after the read cache missed:
- * a miss, and the page cached if it read back (the cache holds what the host received). */
+/* lpn was read through flash_read_page (failed or not) after the read cache missed it: a
+ * miss if it is mapped, and the page cached if it read back (what the host received). */
 static void read_cache_missed(struct ftl *ftl, uint32_t lpn, bool failed)
 {
     if (l2p_get(ftl, lpn) == L2P_UNMAPPED) {
