@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "json_out.h"
+#include "summary_cache.h"
 #include "summary_placement.h"
 #include "unit_log.h"
 
@@ -247,7 +248,7 @@ static void json_config(FILE *f, const struct ftl *ftl)
         char value[64];
         ftl_config_get(cfg, key, value, sizeof(value));
         fprintf(f, "%s\n    \"%s\": ", i ? "," : "", key);
-        if (value[0] < '0' || value[0] > '9') {   /* a named value: placement, gc_mode */
+        if (!value[0] || value[strspn(value, "0123456789")]) {   /* a name: 2q, paced */
             json_string(f, value);
         } else {
             fputs(value, f);
@@ -412,6 +413,7 @@ static void json_phase_counters(FILE *f, const struct ftl *ftl,
     json_wear(f, ftl);
     json_issue15_counters(f, ftl, m);
     json_slc_counters(f, ftl, m);
+    summary_json_read_cache(f, ftl, m);
     json_zns_counters(f, m);
     summary_json_placement(f, ftl, m);
 }
@@ -511,6 +513,7 @@ static void print_issue15_counters(FILE *f, const struct ftl *ftl,
             mean_of(RAW(map_gc_victim_valid_pages), RAW(map_gc_runs)));
     summary_print_placement(f, ftl, m);
     print_slc_counters(f, ftl, m);
+    summary_print_read_cache(f, ftl, m);
     print_waf(f, m);
 #undef RAW
 #undef DELTA

@@ -1,8 +1,9 @@
 /*
- * A small hash table from LPN to an entry index, for the CMT (dftl.c) and the write buffer
- * (write_buffer.c): they hold a few thousand LPNs out of millions, and a per-LPN array
- * would cost 4 bytes a logical page and a cache miss on every lookup, where this table
- * (twice the entries, open addressing, linear probing) stays in cache.
+ * A small hash table from LPN to an entry index, for the CMT (dftl.c), the write buffer
+ * (write_buffer.c) and the read cache (rcache/): they hold a few thousand LPNs out of
+ * millions, and a per-LPN array would cost 4 bytes a logical page and a cache miss on
+ * every lookup, where this table (twice the entries, open addressing, linear probing)
+ * stays in cache.
  */
 #ifndef FEMU_FTL_LPN_TABLE_H
 #define FEMU_FTL_LPN_TABLE_H

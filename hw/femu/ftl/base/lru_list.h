@@ -1,6 +1,6 @@
 /*
  * An LRU order over the entries of an array, linked by index: the CMT (dftl.c) and the
- * write buffer (write_buffer.c) each keep one. An entry embeds a struct lru_link; the
+ * write buffer (write_buffer.c) each keep one, the read cache (rcache/) up to four. An entry embeds a struct lru_link; the
  * list finds it from the array's base and the entry size, so it allocates nothing.
  */
 #ifndef FEMU_FTL_LRU_LIST_H

@@ -52,5 +52,11 @@ int config_check_write_buffer(const struct ftl_config *cfg, const struct ftl_geo
                               char *err, size_t errlen);
 int config_check_fdp(const struct ftl_config *cfg, const struct ftl_geometry *g,
                      char *err, size_t errlen);
+int config_check_read_cache(const struct ftl_config *cfg, const struct ftl_geometry *g,
+                            char *err, size_t errlen);
+
+/* Bytes of mapping state the modelled SSD keeps in its DRAM (ftl_device_map_bytes, and
+ * the DRAM budget's check), from the finished geometry. */
+uint64_t config_device_map_bytes(const struct ftl_config *cfg, const struct ftl_geometry *g);
 
 #endif

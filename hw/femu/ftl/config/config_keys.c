@@ -13,6 +13,7 @@ static const struct config_key_group *const groups[] = {
     &config_read_retry_keys,
     &config_mapping_keys,
     &config_wbuf_keys,
+    &config_rcache_keys,
     &config_zns_keys,
     &config_slc_keys,
 };

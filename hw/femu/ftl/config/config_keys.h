@@ -56,6 +56,7 @@ extern const struct config_key_group config_fault_keys;
 extern const struct config_key_group config_read_retry_keys;
 extern const struct config_key_group config_mapping_keys;
 extern const struct config_key_group config_wbuf_keys;
+extern const struct config_key_group config_rcache_keys;
 extern const struct config_key_group config_zns_keys;
 extern const struct config_key_group config_slc_keys;
 

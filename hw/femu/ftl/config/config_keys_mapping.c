@@ -26,6 +26,14 @@ const char *ftl_mapping_name(enum ftl_mapping mapping)
     return (unsigned)mapping <= FTL_MAPPING_DFTL ? mapping_names[mapping] : "?";
 }
 
+uint64_t config_device_map_bytes(const struct ftl_config *cfg, const struct ftl_geometry *g)
+{
+    if (cfg->mapping == FTL_MAPPING_DFTL) {
+        return cfg->cmt_entries * 8 + g->translation_pages * 4;
+    }
+    return g->logical_pages * 4;
+}
+
 /* dftl: translation pages and a CMT holding at least one of them. */
 int config_check_mapping(const struct ftl_config *cfg, struct ftl_geometry *g,
                          char *err, size_t errlen)

@@ -29,6 +29,8 @@ void ftl_config_defaults(struct ftl_config *cfg)
         .read_retry_max = 8,
         .mapping = FTL_MAPPING_PAGE, .cmt_entries = 65536,
         .write_buffer_sectors = 0, .buf_wr_lat = 1000, .buf_flush_pcent = 100,
+        .read_cache_pages = 0, .read_cache_policy = FTL_RCACHE_LRU, .read_cache_lat = 453,
+        .dram_mb = 0,
     };
 }
 
@@ -40,7 +42,9 @@ _Static_assert(sizeof(enum ftl_placement) == sizeof(unsigned) &&
                sizeof(enum ftl_gc_unit) == sizeof(unsigned) &&
                sizeof(enum ftl_gc_scope) == sizeof(unsigned) &&
                sizeof(enum ftl_ruh_type) == sizeof(unsigned) &&
-               sizeof(enum ftl_slc_when_full) == sizeof(unsigned), "enum keys are unsigned-sized");
+               sizeof(enum ftl_slc_when_full) == sizeof(unsigned) &&
+               sizeof(enum ftl_read_cache_policy) == sizeof(unsigned),
+               "enum keys are unsigned-sized");
 
 static unsigned named_get(const struct ftl_config *cfg, const struct config_key *k)
 {
@@ -209,7 +213,8 @@ int ftl_config_validate(const struct ftl_config *cfg, struct ftl_geometry *geo,
         return -1;
     }
     g.logical_sectors = g.logical_pages * cfg->secs_per_pg;
-    if (config_check_write_buffer(cfg, &g, err, errlen) || config_check_fdp(cfg, &g, err, errlen)) {
+    if (config_check_write_buffer(cfg, &g, err, errlen) || config_check_fdp(cfg, &g, err, errlen) ||
+        config_check_read_cache(cfg, &g, err, errlen)) {
         return -1;
     }
     if (geo) {

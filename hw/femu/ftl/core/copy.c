@@ -39,6 +39,7 @@
 #include "place/placement.h"
 #include "place/heat.h"
 #include "place/write_count.h"
+#include "rcache/read_cache.h"
 #include "wbuf/write_buffer.h"
 #include "zns/zns.h"
 
@@ -194,6 +195,9 @@ static int copy_conventional(struct ftl *ftl, const struct ftl_range *src, uint3
     }
     if (ftl->wbuf) {
         wbuf_drop(ftl, first, last + 1);    /* the copy replaces them */
+    }
+    if (ftl->rcache) {
+        rcache_drop_range(ftl->rcache, first, last + 1);
     }
     struct source_cursor c = { .src = src, .nsrc = nsrc };
     uint64_t done = now_ns;

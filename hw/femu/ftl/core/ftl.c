@@ -20,6 +20,7 @@
 #include "place/placement.h"
 #include "place/heat.h"
 #include "place/write_count.h"
+#include "rcache/read_cache.h"
 #include "wbuf/write_buffer.h"
 #include "zns/zns.h"
 
@@ -104,7 +105,10 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
         !alloc_victim_hist(ftl) || !heat_init(ftl) ||
         (cfg->zoned && zns_init(ftl) != FTL_OK) ||
         (cfg->mapping == FTL_MAPPING_DFTL && dftl_init(ftl) != FTL_OK) ||
-        (cfg->write_buffer_sectors && wbuf_init(ftl) != FTL_OK)) {
+        (cfg->write_buffer_sectors && wbuf_init(ftl) != FTL_OK) ||
+        (cfg->read_cache_pages &&
+         !(ftl->rcache = rcache_create(cfg->read_cache_policy,
+                                       (uint32_t)cfg->read_cache_pages)))) {
         ftl_destroy(ftl);
         snprintf(err, errlen, "out of memory for %llu physical pages",
                  (unsigned long long)geo.phys_pages);
@@ -161,6 +165,7 @@ void ftl_destroy(struct ftl *ftl)
     if (ftl->wbuf) {
         wbuf_free(ftl);
     }
+    rcache_destroy(ftl->rcache);
     free(ftl);
 }
 
@@ -190,18 +195,34 @@ static int io_pages(const struct ftl *ftl, const struct ftl_io *io, uint64_t *fi
     return FTL_OK;
 }
 
+/* lpn was read through flash_read_page (failed or not) after the read cache missed it: a
+ * miss if it is mapped, and the page cached if it read back (what the host received). */
+static void read_cache_missed(struct ftl *ftl, uint32_t lpn, bool failed)
+{
+    if (l2p_get(ftl, lpn) == L2P_UNMAPPED) {
+        return;     /* nothing on flash: neither a hit nor a miss, nothing to cache */
+    }
+    ftl->ctr.rcache_misses++;
+    if (!failed && rcache_insert(ftl->rcache, lpn) != RCACHE_NONE) {
+        ftl->ctr.rcache_evictions++;
+    }
+}
+
 /*
  * The reads of the command's pages from now_ns: a page whose requested sectors are all
- * in the write buffer is served from DRAM; the others read flash (a partly buffered page
- * merges both), unmapped pages cost nothing. *done_ns is when the last one ends. Shared by
- * read and verify, so both cost the same and fail alike: FTL_E_UNCORRECTABLE when a page
- * read failed (read_uncor_ppm).
+ * in the write buffer is served from DRAM; with `cached` (host reads, not verify, which
+ * checks the flash) a page in the read cache is too, at read_cache_lat; the others read
+ * flash (a partly buffered page merges both), unmapped pages cost nothing. Neither DRAM
+ * hit adds a transfer: the buffer's charges buf_wr_lat alone. *done_ns is when the last
+ * one ends. Shared by read and verify, so both cost the same and fail alike:
+ * FTL_E_UNCORRECTABLE when a page read failed (read_uncor_ppm).
  */
 static int read_pages(struct ftl *ftl, const struct ftl_io *io, uint64_t first,
-                      uint64_t last, uint64_t *done_ns)
+                      uint64_t last, bool cached, uint64_t *done_ns)
 {
     uint64_t done = io->now_ns;
     int rc = FTL_OK;
+    struct rcache *rcache = cached ? ftl->rcache : NULL;
     for (uint64_t lpn = first; lpn <= last; lpn++) {
         if (ftl->wbuf &&
             wbuf_covers(ftl, (uint32_t)lpn, page_sector_mask(ftl, lpn, io->slba, io->nlb))) {
@@ -209,11 +230,20 @@ static int read_pages(struct ftl *ftl, const struct ftl_io *io, uint64_t first,
             done = max_u64(done, io->now_ns + ftl->cfg.buf_wr_lat);    /* a DRAM access */
             continue;
         }
+        if (rcache && rcache_lookup(rcache, (uint32_t)lpn)) {
+            ftl->ctr.rcache_hits++;     /* no map lookup, flash read, retry or dice */
+            done = max_u64(done, io->now_ns + ftl->cfg.read_cache_lat);
+            continue;
+        }
         /* Every page of the command is read (and rolls its dice) even after one failed:
          * the flash time is spent either way. The first failure names the page. */
-        if (flash_read_page(ftl, (uint32_t)lpn, io->now_ns, &done) && rc == FTL_OK) {
+        bool failed = flash_read_page(ftl, (uint32_t)lpn, io->now_ns, &done);
+        if (failed && rc == FTL_OK) {
             ftl->read_error_lpn = lpn;
             rc = FTL_E_UNCORRECTABLE;
+        }
+        if (rcache) {
+            read_cache_missed(ftl, (uint32_t)lpn, failed);
         }
     }
     *done_ns = done;
@@ -228,7 +258,7 @@ int ftl_read(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
     if (rc != FTL_OK) {
         return rc;
     }
-    rc = read_pages(ftl, io, first, last, done_ns);
+    rc = read_pages(ftl, io, first, last, true, done_ns);
     ftl->ctr.host_read_cmds++;
     ftl->ctr.host_read_pages += last - first + 1;
     ftl->ctr.host_read_bytes += io->nlb * ftl->cfg.secsz;
@@ -244,7 +274,7 @@ int ftl_verify(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
         return rc;
     }
     ftl->ctr.host_verify_cmds++;
-    return read_pages(ftl, io, first, last, done_ns);
+    return read_pages(ftl, io, first, last, false, done_ns);
 }
 
 /* The pages of a write that bypasses the buffer (none, the cache off, or FUA), each
@@ -286,6 +316,9 @@ int ftl_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
         return FTL_E_INVAL;
     }
     ftl_note_time(ftl, io->now_ns);
+    if (ftl->rcache) {
+        rcache_drop_range(ftl->rcache, first, last + 1);   /* even a page written in part */
+    }
     ftl->ctr.host_write_cmds++;
     ftl->ctr.host_write_bytes += io->nlb * ftl->cfg.secsz;
     if (ftl_write_cache_on(ftl) && !io->fua) {
@@ -362,6 +395,9 @@ int ftl_trim(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
     uint64_t end = (io->slba + io->nlb) / spp;  /* exclusive */
     if (ftl->wbuf && end > start) {
         wbuf_drop(ftl, start, end);
+    }
+    if (ftl->rcache) {
+        rcache_drop_range(ftl->rcache, start, end);
     }
     unmap_pages(ftl, start, end);
     if (ftl->dftl) {
@@ -457,6 +493,9 @@ int ftl_format(struct ftl *ftl, const struct ftl_io *io, bool erase, uint64_t *d
     uint64_t done = io->now_ns;
     if (ftl->wbuf) {
         wbuf_drop(ftl, start, end);
+    }
+    if (ftl->rcache) {
+        rcache_drop_range(ftl->rcache, start, end);
     }
     unmap_pages(ftl, start, end);
     if (ftl->dftl) {

@@ -8,7 +8,8 @@
  * zone state machine is, and the zones' flash record stays within their capacity on
  * blocks that hold no conventional page; SLC units (slc_cache) hold exactly their SLC
  * pages when closed, sit in the SLC FIFO in close order, and none of the oldest one's
- * pages before the fold cursor is valid.
+ * pages before the fold cursor is valid. The read cache's tables agree, and it holds only
+ * mapped pages (every unmapping drops them).
  */
 #include "femu_ftl/ftl.h"
 
@@ -26,6 +27,7 @@
 #include "map/page_map.h"
 #include "place/heat.h"
 #include "place/write_count.h"
+#include "rcache/read_cache.h"
 #include "wbuf/write_buffer.h"
 #include "zns/zns.h"
 
@@ -470,11 +472,36 @@ static int check_line(const struct ftl *ftl, uint32_t id, char *err, size_t errl
     return 0;
 }
 
+struct cached_unmapped {
+    const struct ftl *ftl;
+    uint64_t found;     /* an unmapped LPN + 1, 0: none */
+};
+
+static void note_unmapped(void *ctx, uint32_t lpn)
+{
+    struct cached_unmapped *u = ctx;
+    if (!u->found && l2p_get(u->ftl, lpn) == L2P_UNMAPPED) {
+        u->found = (uint64_t)lpn + 1;
+    }
+}
+
+static int check_read_cache(const struct ftl *ftl, char *err, size_t errlen)
+{
+    if (rcache_check(ftl->rcache, err, errlen)) {
+        return -1;
+    }
+    struct cached_unmapped u = { ftl, 0 };
+    rcache_for_each(ftl->rcache, note_unmapped, &u);
+    return u.found ? ftl_error(err, errlen, "the read cache holds LPN %llu, which is not "
+                               "mapped", (unsigned long long)(u.found - 1)) : 0;
+}
+
 int ftl_check(const struct ftl *ftl, char *err, size_t errlen)
 {
     if (check_maps(ftl, err, errlen) || check_heat(ftl, err, errlen) ||
         check_bad_blocks(ftl, err, errlen) || check_wear(ftl, err, errlen) || (ftl->dftl && dftl_check(ftl, err, errlen)) ||
         (ftl->wbuf && wbuf_check(ftl, err, errlen)) ||
+        (ftl->rcache && check_read_cache(ftl, err, errlen)) ||
         (ftl->zns && zns_check(ftl, err, errlen))) {
         return -1;
     }

@@ -3,6 +3,7 @@
 #include "femu_ftl/ftl.h"
 
 #include "femu_ftl/zns.h"
+#include "config/config_checks.h"
 #include "flash/slc.h"
 #include "flash/timing.h"
 #include "gc/slc_fold.h"
@@ -10,6 +11,7 @@
 #include "map/dftl.h"
 #include "map/page_map.h"
 #include "place/write_count.h"
+#include "rcache/read_cache.h"
 #include "wbuf/write_buffer.h"
 #include "zns/zns.h"
 
@@ -177,17 +179,14 @@ size_t ftl_metadata_bytes(const struct ftl *ftl)
            2 * (g->pgs_per_unit + 1) * sizeof(uint64_t) +
            (ftl->dftl ? dftl_metadata_bytes(ftl) : 0) +
            (ftl->wbuf ? wbuf_metadata_bytes(ftl) : 0) +
+           (ftl->rcache ? rcache_bytes(ftl->rcache) : 0) +
            (ftl->zns ? zns_metadata_bytes(ftl) : 0) + busy_metadata_bytes(ftl) +
            inflight_metadata_bytes(ftl);
 }
 
 uint64_t ftl_device_map_bytes(const struct ftl *ftl)
 {
-    const struct ftl_geometry *g = &ftl->geo;
-    if (ftl->cfg.mapping == FTL_MAPPING_DFTL) {
-        return ftl->cfg.cmt_entries * 8 + g->translation_pages * 4;
-    }
-    return g->logical_pages * 4;
+    return config_device_map_bytes(&ftl->cfg, &ftl->geo);
 }
 
 const uint64_t *ftl_victim_histogram(const struct ftl *ftl, bool map, size_t *n)

@@ -18,6 +18,7 @@
 #include "flash/ftl_handle.h"
 #include "flash/timing.h"
 #include "hostio/inflight.h"
+#include "rcache/read_cache.h"
 #include "wbuf/write_buffer.h"
 
 struct loss_report {
@@ -122,8 +123,12 @@ int ftl_power_cut(struct ftl *ftl, uint64_t now_ns, bool plp, ftl_loss_fn lost, 
     } else {
         lose_volatile(ftl, now_ns, &r);
     }
-    /* the power-on: nothing in flight, the flash idle from now on, the cache on */
+    /* the power-on: nothing in flight, the flash idle from now on, the cache on, the
+     * read cache empty (DRAM; clean pages, so plp has nothing of it to save) */
     timing_power_cut(ftl, now_ns);
+    if (ftl->rcache) {
+        rcache_clear(ftl->rcache);
+    }
     ftl->write_cache_off = false;
     ftl->newest_ns = now_ns;
     ftl->ctr.power_cuts++;

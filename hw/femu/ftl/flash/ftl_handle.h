@@ -73,6 +73,7 @@ struct wc_slot;     /* place/write_count.h: exact counts past 16 bits */
 struct dftl;        /* map/dftl_tables.h: cached mapping table, translation directory */
 struct zns;         /* zns/zns_tables.h: the zone state machine and the zones' flash record */
 struct wbuf;        /* wbuf/write_buffer_tables.h: the DRAM write buffer */
+struct rcache;      /* rcache/read_cache_entries.h: the DRAM read cache */
 
 struct ftl {
     struct ftl_config cfg;
@@ -177,6 +178,7 @@ struct ftl {
 
     struct dftl *dftl;          /* mapping=dftl, else NULL */
     struct wbuf *wbuf;          /* write_buffer_sectors > 0, else NULL */
+    struct rcache *rcache;      /* read_cache_pages > 0, else NULL (core/ftl.c) */
     struct zns *zns;            /* zoned=1, else NULL */
     uint64_t *victim_hist[2];   /* [pgs_per_line + 1] victims by valid pages: data, map */
     /* read_retry.c: when each block ([blocks]) got its first page since its erase, and

@@ -84,6 +84,12 @@ static bool has_write_buffer(const struct ftl_stats_writer *w)
     return ftl_config_of(w->ftl)->write_buffer_sectors > 0;
 }
 
+/* read_cache_pages > 0: stats.csv ends with the read cache's counters (STATS.md). */
+static bool has_read_cache(const struct ftl_stats_writer *w)
+{
+    return ftl_config_of(w->ftl)->read_cache_pages > 0;
+}
+
 void stats_write_headers(struct ftl_stats_writer *w)
 {
     fputs("time,read,write\n", w->files[FILE_IOPS]);
@@ -129,6 +135,9 @@ void stats_write_headers(struct ftl_stats_writer *w)
     }
     if (has_write_buffer(w)) {
         fputs(",buf_absorbed_pages,buf_dropped_pages,buf_pending_pages", f);
+    }
+    if (has_read_cache(w)) {
+        fputs(",rcache_hits,rcache_misses,rcache_evictions", f);
     }
     fputc('\n', f);
     fputs("valid_pages,data_victims,map_victims\n", w->files[FILE_VICTIMS]);
@@ -298,6 +307,9 @@ static void write_stats_row(struct ftl_stats_writer *w, const struct interval *i
     if (has_write_buffer(w)) {
         fprintf(f, ",%llu,%llu,%llu", D(buf_absorbed_pages), D(buf_dropped_pages),
                 (unsigned long long)g.buf_pending_pages);
+    }
+    if (has_read_cache(w)) {
+        fprintf(f, ",%llu,%llu,%llu", D(rcache_hits), D(rcache_misses), D(rcache_evictions));
     }
     fputc('\n', f);
 #undef D

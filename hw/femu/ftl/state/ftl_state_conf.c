@@ -22,7 +22,8 @@ bool ftl_state_key_may_differ(const char *key)
      * placement decisions below only read state every configuration keeps (valid counts,
      * close order, close times, write counts): an aged device can be compared under each.
      * The read-retry model only reads wear and block ages (read_retry_max sizes the
-     * histogram a file keeps, so it must match).
+     * histogram a file keeps, so it must match). The read cache is kept by no file (a
+     * restore starts it empty), nor is anything sized by the DRAM budget.
      */
     static const char *const keys[] = {
         "pg_rd_lat", "pg_wr_lat", "blk_er_lat", "ch_xfer_lat", "buf_wr_lat",
@@ -30,6 +31,7 @@ bool ftl_state_key_may_differ(const char *key)
         "gc_thres_pcent_high", "hot_threshold", "gc_scope", "fdp_ru_time_limit_s",
         "slc_pg_rd_lat", "slc_pg_wr_lat", "slc_blk_er_lat", "read_retry_lat",
         "read_retry_pe_step", "read_retry_age_s", "plp", "plp_budget_pages",
+        "read_cache_pages", "read_cache_policy", "read_cache_lat", "dram_mb",
     };
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         if (strcmp(key, keys[i]) == 0) {
@@ -47,6 +49,10 @@ static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
     if (strncmp(key, "read_retry_", strlen("read_retry_")) == 0 ||
         strcmp(key, "plp") == 0 || strcmp(key, "plp_budget_pages") == 0) {
         return true;    /* newer still; they only decide what a power cut does */
+    }
+    if (strncmp(key, "read_cache_", strlen("read_cache_")) == 0 ||
+        strcmp(key, "dram_mb") == 0) {
+        return true;    /* newer still; no state depends on them */
     }
     if (strcmp(key, "hot_decay") == 0) {
         return cfg->hot_decay == 0;     /* newer: older files classified by exact counts */

@@ -69,6 +69,14 @@ enum ftl_mapping {
                          * cmt_entries entries over translation pages kept on flash */
 };
 
+/* The DRAM read cache's replacement policy (rcache/, docs/ftl.md). */
+enum ftl_read_cache_policy {
+    FTL_RCACHE_LRU,     /* least recently used */
+    FTL_RCACHE_CLOCK,   /* second chance: a reference bit per frame and a hand */
+    FTL_RCACHE_2Q,      /* Johnson and Shasha, VLDB'94, the full version */
+    FTL_RCACHE_ARC,     /* Megiddo and Modha, FAST'03 */
+};
+
 struct ftl_config {
     /* geometry */
     uint64_t secsz;             /* bytes per sector */
@@ -125,6 +133,12 @@ struct ftl_config {
                                  * needs the buffer */
     uint64_t plp_budget_pages;  /* pages the stored energy programs at a cut (0: the whole
                                  * buffer); needs plp */
+    /* read cache (DRAM: pages host reads find there cost read_cache_lat, no flash read) */
+    uint64_t read_cache_pages;  /* 0: no cache */
+    enum ftl_read_cache_policy read_cache_policy;
+    uint64_t read_cache_lat;    /* ns a hit takes */
+    uint64_t dram_mb;           /* the device's DRAM, MiB: read cache + map + write buffer
+                                 * must fit (0: no budget given, nothing checked) */
     /* zoned namespace (femu_ftl/zns.h) beside the conventional one */
     uint64_t zoned;             /* 0 or 1 (text: off/on, 0/1) */
     uint64_t zones;             /* zones; with zoned=1, > 0 */
@@ -262,6 +276,7 @@ const char *ftl_gc_unit_name(enum ftl_gc_unit unit);
 const char *ftl_gc_scope_name(enum ftl_gc_scope scope);
 const char *ftl_ruh_type_name(enum ftl_ruh_type type);
 const char *ftl_slc_when_full_name(enum ftl_slc_when_full when);
+const char *ftl_read_cache_policy_name(enum ftl_read_cache_policy policy);
 
 #ifdef __cplusplus
 }

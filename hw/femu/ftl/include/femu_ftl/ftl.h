@@ -206,6 +206,10 @@ struct ftl_counters {
      * (ftl_gauges.buf_pending_pages): host pages written through it = absorbed + flushed +
      * dropped + pending (end - start). */
     uint64_t buf_absorbed_pages, buf_dropped_pages;
+    /* read_cache_pages > 0: host page reads of mapped pages not served by the write
+     * buffer, found in the read cache (no flash read) or not (read from flash, then
+     * cached), and pages the cache evicted to make room (not those a write dropped) */
+    uint64_t rcache_hits, rcache_misses, rcache_evictions;
     /* ftl_power_cut: cuts, buffered pages that lost sectors (without plp), host pages
      * torn (their program in flight at the cut, without plp), and buffered pages
      * programmed from stored energy (plp). Last, and not kept in state files: a state
