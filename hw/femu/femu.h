@@ -92,7 +92,7 @@ static inline uint16_t femu_dnr(uint16_t status)
 #define FEMU_FDP_EVENT_BYTES    64      /* one FDP Event data structure */
 
 /* Room for every FTL key (ftl_config_key()); checked when the class is built. */
-#define FEMU_FTL_KEYS_MAX       64
+#define FEMU_FTL_KEYS_MAX       96
 
 /* One FTL key exposed as a device property. */
 typedef struct FemuFtlProperty {
