@@ -67,6 +67,10 @@ enum ftl_mapping {
     FTL_MAPPING_PAGE,   /* the whole page map in RAM, as FEMU */
     FTL_MAPPING_DFTL,   /* DFTL (Gupta et al., ASPLOS'09): a cached mapping table of
                          * cmt_entries entries over translation pages kept on flash */
+    FTL_MAPPING_BLOCK,  /* block mapping: one physical block per logical block */
+    FTL_MAPPING_BAST,   /* BAST (Kim et al., 2002): a log block per data block */
+    FTL_MAPPING_FAST,   /* FAST (Lee et al., TECS 2007): one sequential and log_blocks - 1
+                         * shared random log blocks */
 };
 
 struct ftl_config {
@@ -116,6 +120,8 @@ struct ftl_config {
     /* mapping */
     enum ftl_mapping mapping;
     uint64_t cmt_entries;       /* dftl: entries the cached mapping table holds */
+    uint64_t log_blocks;        /* bast, fast: log blocks (fast: 1 sequential + the rest
+                                 * random) */
     /* write buffer (DRAM in front of the flash) */
     uint64_t write_buffer_sectors;  /* 0: no buffer */
     uint64_t buf_wr_lat;        /* ns a write into the buffer takes */
