@@ -129,6 +129,7 @@ static void test_refusals(void)
         cfg = ok;
         cfg.slc_cache = 1;
         cfg.cell_bits = 2;
+        cfg.slc_pg_rd_lat = cfg.slc_pg_wr_lat = cfg.slc_blk_er_lat = 1;
         check_rejected(&cfg, "slc_cache");
         cfg = ok;
         cfg.zoned = 1;
