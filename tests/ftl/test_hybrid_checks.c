@@ -161,6 +161,11 @@ static void test_refusals(void)
     struct ftl *ftl = ftl_create(&cfg, err, sizeof(err));
     CHECK(ftl != NULL);
     ftl_destroy(ftl);
+    /* the largest device: 16 good blocks less 2 log blocks and the spare, 13 x 256 KiB */
+    cfg = hybrid_config(FTL_MAPPING_BAST, 2);
+    CHECK_EQ_U64(ftl_config_max_devsz_mb(&cfg), 13 * 256 / 1024);
+    cfg.pgs_per_blk = 16;   /* 1 MiB blocks: 13 MiB */
+    CHECK_EQ_U64(ftl_config_max_devsz_mb(&cfg), 13);
     /* by name */
     ftl_config_defaults(&cfg);
     CHECK(ftl_config_set(&cfg, "mapping", "fast", err, sizeof(err)) == 0);
