@@ -5,6 +5,7 @@
 
 #include "json_out.h"
 #include "summary_cache.h"
+#include "summary_hybrid.h"
 #include "summary_placement.h"
 #include "unit_log.h"
 
@@ -414,6 +415,7 @@ static void json_phase_counters(FILE *f, const struct ftl *ftl,
     json_issue15_counters(f, ftl, m);
     json_slc_counters(f, ftl, m);
     summary_json_read_cache(f, ftl, m);
+    summary_json_hybrid(f, ftl, m);
     json_zns_counters(f, m);
     summary_json_placement(f, ftl, m);
 }
@@ -514,6 +516,7 @@ static void print_issue15_counters(FILE *f, const struct ftl *ftl,
     summary_print_placement(f, ftl, m);
     print_slc_counters(f, ftl, m);
     summary_print_read_cache(f, ftl, m);
+    summary_print_hybrid(f, ftl, m);
     print_waf(f, m);
 #undef RAW
 #undef DELTA

@@ -28,6 +28,7 @@ void ftl_config_defaults(struct ftl_config *cfg)
         .read_retry_lat = 0, .read_retry_pe_step = 0, .read_retry_age_s = 0,
         .read_retry_max = 8,
         .mapping = FTL_MAPPING_PAGE, .cmt_entries = 65536,
+        .log_blocks = 8,
         .write_buffer_sectors = 0, .buf_wr_lat = 1000, .buf_flush_pcent = 100,
         .read_cache_pages = 0, .read_cache_policy = FTL_RCACHE_LRU, .read_cache_lat = 453,
         .dram_mb = 0,
@@ -231,6 +232,12 @@ uint64_t ftl_config_max_devsz_mb(const struct ftl_config *cfg)
         return 0;
     }
     uint64_t limit = config_max_logical_pages(&g, g.good_pages);
+    if (ftl_mapping_is_hybrid(cfg->mapping)) {
+        /* a data block per logical block beside the log blocks and the spare */
+        uint64_t spare = config_hybrid_units_needed(cfg, 0);
+        uint64_t good = g.good_pages / cfg->pgs_per_blk;
+        limit = good > spare ? (good - spare) * cfg->pgs_per_blk : 0;
+    }
     if (limit >= g.phys_pages) {
         limit = g.phys_pages - 1;
     }

@@ -9,6 +9,7 @@
 #include "gc/slc_fold.h"
 #include "hostio/inflight.h"
 #include "map/dftl.h"
+#include "map/hybrid.h"
 #include "map/page_map.h"
 #include "place/write_count.h"
 #include "rcache/read_cache.h"
@@ -181,6 +182,7 @@ size_t ftl_metadata_bytes(const struct ftl *ftl)
            (ftl->wbuf ? wbuf_metadata_bytes(ftl) : 0) +
            (ftl->rcache ? rcache_bytes(ftl->rcache) : 0) +
            (ftl->zns ? zns_metadata_bytes(ftl) : 0) + busy_metadata_bytes(ftl) +
+           (ftl->hybrid ? hybrid_metadata_bytes(ftl) : 0) +
            inflight_metadata_bytes(ftl);
 }
 

@@ -25,6 +25,8 @@ enum line_state {
     LINE_GC,        /* being collected (ftl->gc_line, inside one GC call) */
     LINE_DEAD,      /* every block factory bad: in no structure, never used */
     LINE_SLC,       /* closed in SLC mode (slc_cache): in the SLC FIFO, never a victim */
+    LINE_MAPPED,    /* owned by a hybrid mapping (map/hybrid_tables.h): in no list, never
+                     * a victim */
 };
 
 struct line {
@@ -73,6 +75,7 @@ struct wc_slot;     /* place/write_count.h: exact counts past 16 bits */
 struct dftl;        /* map/dftl_tables.h: cached mapping table, translation directory */
 struct zns;         /* zns/zns_tables.h: the zone state machine and the zones' flash record */
 struct wbuf;        /* wbuf/write_buffer_tables.h: the DRAM write buffer */
+struct hybrid;      /* map/hybrid_tables.h: block, BAST and FAST mappings' tables */
 struct rcache;      /* rcache/read_cache_entries.h: the DRAM read cache */
 
 struct ftl {
@@ -180,6 +183,7 @@ struct ftl {
     struct wbuf *wbuf;          /* write_buffer_sectors > 0, else NULL */
     struct rcache *rcache;      /* read_cache_pages > 0, else NULL (core/ftl.c) */
     struct zns *zns;            /* zoned=1, else NULL */
+    struct hybrid *hybrid;      /* mapping=block|bast|fast, else NULL */
     uint64_t *victim_hist[2];   /* [pgs_per_line + 1] victims by valid pages: data, map */
     /* read_retry.c: when each block ([blocks]) got its first page since its erase, and
      * host page reads by age class (expected steps, whole) x steps taken, each

@@ -29,13 +29,12 @@ _Static_assert(sizeof(struct ftl_counters) % sizeof(uint64_t) == 0 &&
                "ftl_counters holds only uint64_t fields");
 
 /* Version 2 files end the counters before the SLC cache's, version 3 files before the
- * pages folded per write pointer, version 4 files before the buffer's page counts.
- * Version 5 and 6 files end them after those, or hold all of this build's: the read
- * cache's were appended within version 6, and a file from before them loads them as 0. */
+ * pages folded per write pointer, version 4 files before the buffer's page counts,
+ * versions 5 and 6 before the merge and read-cache counters (loaded as 0). */
 #define NCOUNTERS_V2 (offsetof(struct ftl_counters, slc_host_pages) / sizeof(uint64_t))
 #define NCOUNTERS_V3 (offsetof(struct ftl_counters, wp_fold_pages) / sizeof(uint64_t))
 #define NCOUNTERS_V4 (offsetof(struct ftl_counters, buf_absorbed_pages) / sizeof(uint64_t))
-#define NCOUNTERS_V5 (offsetof(struct ftl_counters, buf_dropped_pages) / sizeof(uint64_t) + 1)
+#define NCOUNTERS_V6 (offsetof(struct ftl_counters, merge_switch) / sizeof(uint64_t))
 
 #define LINE_RECORD_BYTES (6 * 4 + 2 * 8 + 2 + 1)  /* version 2: without the SLC mode byte */
 #define BLOCK_RECORD_BYTES (3 * 4 + 8)     /* version 2: without the first program's age */
@@ -175,8 +174,9 @@ static int open_scalars(struct ftl *ftl, struct state_reader *r, struct state_cu
                                    version, err, errlen)) {
         return -1;
     }
-    size_t older = *version >= 5 ? NCOUNTERS_V5 : *version == 4 ? NCOUNTERS_V4
-                 : *version == 3 ? NCOUNTERS_V3 : NCOUNTERS_V2;
+    size_t ncounters = *version >= 7 ? NCOUNTERS : *version >= 5 ? NCOUNTERS_V6
+                     : *version == 4 ? NCOUNTERS_V4
+                     : *version == 3 ? NCOUNTERS_V3 : NCOUNTERS_V2;
     struct state_buf mine = { 0 };
     put_geometry(&mine, ftl);
     bool same = !mine.failed && c->len >= c->pos + mine.len &&
@@ -186,8 +186,7 @@ static int open_scalars(struct ftl *ftl, struct state_reader *r, struct state_cu
     if (!same) {
         return scalars_refused(r, c, "another geometry", err, errlen);
     }
-    size_t ncounters = state_cur_u32(c);
-    if (ncounters != older && !(*version >= 5 && ncounters == NCOUNTERS)) {
+    if (state_cur_u32(c) != ncounters) {
         return scalars_refused(r, c, "another set of counters", err, errlen);
     }
     uint64_t counters[NCOUNTERS] = { 0 };

@@ -6,6 +6,7 @@
 #ifndef FEMU_FTL_CONFIG_H
 #define FEMU_FTL_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -67,6 +68,10 @@ enum ftl_mapping {
     FTL_MAPPING_PAGE,   /* the whole page map in RAM, as FEMU */
     FTL_MAPPING_DFTL,   /* DFTL (Gupta et al., ASPLOS'09): a cached mapping table of
                          * cmt_entries entries over translation pages kept on flash */
+    FTL_MAPPING_BLOCK,  /* block mapping: one physical block per logical block */
+    FTL_MAPPING_BAST,   /* BAST (Kim et al., 2002): a log block per data block */
+    FTL_MAPPING_FAST,   /* FAST (Lee et al., TECS 2007): one sequential and log_blocks - 1
+                         * shared random log blocks */
 };
 
 /* The DRAM read cache's replacement policy (rcache/, docs/ftl.md). */
@@ -124,6 +129,8 @@ struct ftl_config {
     /* mapping */
     enum ftl_mapping mapping;
     uint64_t cmt_entries;       /* dftl: entries the cached mapping table holds */
+    uint64_t log_blocks;        /* bast, fast: log blocks (fast: 1 sequential + the rest
+                                 * random) */
     /* write buffer (DRAM in front of the flash) */
     uint64_t write_buffer_sectors;  /* 0: no buffer */
     uint64_t buf_wr_lat;        /* ns a write into the buffer takes */
@@ -272,6 +279,8 @@ const char *ftl_placement_name(enum ftl_placement placement);
 const char *ftl_gc_mode_name(enum ftl_gc_mode mode);
 const char *ftl_gc_policy_name(enum ftl_gc_policy policy);
 const char *ftl_mapping_name(enum ftl_mapping mapping);
+/* block, bast or fast: a mapping over whole blocks (map/hybrid.h) */
+bool ftl_mapping_is_hybrid(enum ftl_mapping mapping);
 const char *ftl_gc_unit_name(enum ftl_gc_unit unit);
 const char *ftl_gc_scope_name(enum ftl_gc_scope scope);
 const char *ftl_ruh_type_name(enum ftl_ruh_type type);
