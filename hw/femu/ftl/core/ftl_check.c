@@ -8,7 +8,8 @@
  * zone state machine is, and the zones' flash record stays within their capacity on
  * blocks that hold no conventional page; SLC units (slc_cache) hold exactly their SLC
  * pages when closed, sit in the SLC FIFO in close order, and none of the oldest one's
- * pages before the fold cursor is valid.
+ * pages before the fold cursor is valid; the hybrid mappings' tables hold together
+ * (ftl_check_hybrid.c).
  */
 #include "femu_ftl/ftl.h"
 
@@ -22,6 +23,7 @@
 #include "flash/geometry.h"
 #include "flash/p2l.h"
 #include "flash/slc.h"
+#include "core/ftl_check_hybrid.h"
 #include "map/dftl.h"
 #include "map/page_map.h"
 #include "place/heat.h"
@@ -411,7 +413,9 @@ static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, siz
         return ftl_error(err, errlen, "the line under paced GC (%u) is wrong", gc);
     }
     for (uint32_t id = 0; id < nlines; id++) {
-        if (seen[id] != (ftl->lines[id].state != LINE_DEAD)) {
+        /* dead units and the hybrid map's (ftl_check_hybrid) are in no structure */
+        uint8_t state = ftl->lines[id].state;
+        if (seen[id] != (state != LINE_DEAD && state != LINE_MAPPED)) {
             return ftl_error(err, errlen, "line %u (state %u) is in %u structures", id,
                        ftl->lines[id].state, seen[id]);
         }
@@ -432,6 +436,11 @@ static int check_line(const struct ftl *ftl, uint32_t id, char *err, size_t errl
     bool slc_open = state == LINE_OPEN && id == ftl->slc_wp.line;
     if (l->slc != (state == LINE_SLC || slc_open)) {
         return ftl_error(err, errlen, "line %u (state %u): SLC mode %d", id, state, l->slc);
+    }
+    if (state == LINE_MAPPED) {
+        /* its pages follow the hybrid tables' next offset (ftl_check_hybrid) */
+        return ftl->hybrid ? 0 : ftl_error(err, errlen, "line %u is the hybrid map's "
+                                           "without a hybrid mapping", id);
     }
     if (slc_open) {
         if (first_free != ftl->slc_wp.offset) {
@@ -475,7 +484,8 @@ int ftl_check(const struct ftl *ftl, char *err, size_t errlen)
     if (check_maps(ftl, err, errlen) || check_heat(ftl, err, errlen) ||
         check_bad_blocks(ftl, err, errlen) || check_wear(ftl, err, errlen) || (ftl->dftl && dftl_check(ftl, err, errlen)) ||
         (ftl->wbuf && wbuf_check(ftl, err, errlen)) ||
-        (ftl->zns && zns_check(ftl, err, errlen))) {
+        (ftl->zns && zns_check(ftl, err, errlen)) ||
+        (ftl->hybrid && ftl_check_hybrid(ftl, err, errlen))) {
         return -1;
     }
     /* switching the cache off drained it, and nothing buffers while it is off */
