@@ -48,6 +48,12 @@ int config_check_slc_room(const struct ftl_config *cfg, const struct ftl_geometr
 /* Checks on the finished geometry. */
 int config_check_mapping(const struct ftl_config *cfg, struct ftl_geometry *g,
                          char *err, size_t errlen);
+/* Hybrid mappings (config_keys_mapping.c): the good blocks they need (a data block per
+ * logical block, the log blocks, one spare a merge fills before it erases), and the check
+ * that good_units has them, again at creation once the bad blocks are drawn. */
+uint64_t config_hybrid_units_needed(const struct ftl_config *cfg, uint64_t logical_pages);
+int config_check_hybrid_room(const struct ftl_config *cfg, uint64_t logical_pages,
+                             uint64_t good_units, char *err, size_t errlen);
 int config_check_write_buffer(const struct ftl_config *cfg, const struct ftl_geometry *g,
                               char *err, size_t errlen);
 int config_check_fdp(const struct ftl_config *cfg, const struct ftl_geometry *g,

@@ -28,6 +28,7 @@ void ftl_config_defaults(struct ftl_config *cfg)
         .read_retry_lat = 0, .read_retry_pe_step = 0, .read_retry_age_s = 0,
         .read_retry_max = 8,
         .mapping = FTL_MAPPING_PAGE, .cmt_entries = 65536,
+        .log_blocks = 8,
         .write_buffer_sectors = 0, .buf_wr_lat = 1000, .buf_flush_pcent = 100,
     };
 }

@@ -6,6 +6,7 @@
 #ifndef FEMU_FTL_CONFIG_H
 #define FEMU_FTL_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -264,6 +265,8 @@ const char *ftl_placement_name(enum ftl_placement placement);
 const char *ftl_gc_mode_name(enum ftl_gc_mode mode);
 const char *ftl_gc_policy_name(enum ftl_gc_policy policy);
 const char *ftl_mapping_name(enum ftl_mapping mapping);
+/* block, bast or fast: a mapping over whole blocks (map/hybrid.h) */
+bool ftl_mapping_is_hybrid(enum ftl_mapping mapping);
 const char *ftl_gc_unit_name(enum ftl_gc_unit unit);
 const char *ftl_gc_scope_name(enum ftl_gc_scope scope);
 const char *ftl_ruh_type_name(enum ftl_ruh_type type);
