@@ -14,10 +14,11 @@
  * the copy completes, on their zone LUNs, as for a zone write. Conventional: every
  * destination page goes through the FTL like a host write (foreground GC, placement and
  * the write pointer, per-LPN write counts and hot/cold, the map), so copyback happens
- * where placement put the new page on the source's LUN. With mapping=dftl the source and
- * destination entries are looked up as a read and a write would; with a write buffer the
- * copy bypasses it: buffered destination pages are dropped (the copy replaces them) and a
- * wholly buffered source page is programmed from DRAM.
+ * where placement put the new page on the source's LUN; under mapping=block|bast|fast
+ * the scheme places it, after the merges it needs (map/hybrid.h). With mapping=dftl the
+ * source and destination entries are looked up as a read and a write would; with a
+ * write buffer the copy bypasses it: buffered destination pages are dropped (the copy
+ * replaces them) and a wholly buffered source page is programmed from DRAM.
  *
  * A destination page the copy covers only in part is priced as a whole page.
  *
@@ -34,6 +35,7 @@
 #include "flash/page_moves.h"
 #include "gc/gc.h"
 #include "map/dftl.h"
+#include "map/hybrid.h"
 #include "map/page_map.h"
 #include "map/write_pointers.h"
 #include "place/placement.h"
@@ -158,14 +160,20 @@ static int copy_page(struct ftl *ftl, struct page_moves *moves, uint32_t lpn, ui
     heat_write(ftl, lpn, count_before, &heat);
     uint32_t old = l2p_get(ftl, lpn);
     uint32_t ppa;
-    if (!wp_place(ftl, placement_for_host(ftl, lpn, 0), true, lpn, &ppa, now_ns)) {
+    uint64_t merged = now_ns;
+    /* a hybrid mapping places the page itself (merging first, in the foreground) */
+    int rc = ftl->hybrid ? hybrid_place(ftl, lpn, now_ns, &ppa, &merged)
+             : wp_place(ftl, placement_for_host(ftl, lpn, 0), true, lpn, &ppa, now_ns)
+             ? FTL_OK : FTL_E_NOSPC;
+    if (rc != FTL_OK) {
         wc_set(ftl, lpn, count_before);
         heat_unwrite(ftl, lpn, count_before, &heat);
-        return FTL_E_NOSPC;
+        return rc;
     }
-    if (old != L2P_UNMAPPED) {
+    if (old != L2P_UNMAPPED && !ftl->hybrid) {
         map_invalidate(ftl, old);
     }
+    *done = max_u64(*done, merged);
     if (lpn + 1 > ftl->max_lpn_plus_one) {
         ftl->max_lpn_plus_one = lpn + 1;
     }

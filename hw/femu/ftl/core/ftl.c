@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/max_u64.h"
+#include "config/config_checks.h"
 #include "flash/debt.h"
 #include "flash/erase.h"
 #include "flash/fault.h"
@@ -16,6 +17,7 @@
 #include "hostio/host_page.h"
 #include "hostio/inflight.h"
 #include "map/dftl.h"
+#include "map/hybrid.h"
 #include "map/page_map.h"
 #include "place/placement.h"
 #include "place/heat.h"
@@ -37,6 +39,22 @@ static bool alloc_victim_hist(struct ftl *ftl)
         }
     }
     return true;
+}
+
+/* The hybrid map's tables, once the bad blocks are drawn: the free blocks must hold the
+ * logical blocks, the log blocks and a spare. */
+static int hybrid_create(struct ftl *ftl, char *err, size_t errlen)
+{
+    if (config_check_hybrid_room(&ftl->cfg, ftl->geo.logical_pages, ftl->free_count,
+                                 err, errlen)) {
+        return -1;
+    }
+    if (hybrid_init(ftl) != FTL_OK) {
+        snprintf(err, errlen, "out of memory for the %s map's tables",
+                 ftl_mapping_name(ftl->cfg.mapping));
+        return -1;
+    }
+    return 0;
 }
 
 struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
@@ -112,6 +130,10 @@ struct ftl *ftl_create(const struct ftl_config *cfg, char *err, size_t errlen)
     }
     faults_init(ftl);   /* bad blocks first: they set each line's capacity */
     lines_init(ftl);
+    if (ftl_mapping_is_hybrid(cfg->mapping) && hybrid_create(ftl, err, errlen)) {
+        ftl_destroy(ftl);
+        return NULL;
+    }
     wear_init(ftl);
     ftl->gc_line = NO_LINE;
     for (uint32_t i = 0; i <= MAP_WP; i++) {
@@ -161,6 +183,7 @@ void ftl_destroy(struct ftl *ftl)
     if (ftl->wbuf) {
         wbuf_free(ftl);
     }
+    hybrid_free(ftl);
     free(ftl);
 }
 
@@ -465,6 +488,10 @@ int ftl_format(struct ftl *ftl, const struct ftl_io *io, bool erase, uint64_t *d
     if (erase) {
         wc_reset_pages(ftl, start, end);
         done = max_u64(done, erase_empty_lines(ftl, io->now_ns));
+        if (ftl->hybrid) {
+            done = max_u64(done, hybrid_erase_empty(ftl, io->now_ns,
+                                                    &ftl->ctr.format_erased_blocks));
+        }
     }
     ftl->ctr.format_cmds++;
     *done_ns = done;

@@ -408,6 +408,9 @@ static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, siz
     if (check_slc_structures(ftl, seen, err, errlen)) {
         return -1;
     }
+    for (uint32_t id = 0; id < nlines && ftl->hybrid; id++) {
+        seen[id] += ftl->lines[id].state == LINE_MAPPED;    /* the hybrid map's */
+    }
     uint32_t gc = ftl->gc_line;
     if (gc != NO_LINE && (gc >= nlines || seen[gc]++ || ftl->lines[gc].state != LINE_GC)) {
         return ftl_error(err, errlen, "the line under paced GC (%u) is wrong", gc);
@@ -461,6 +464,11 @@ static int check_line(const struct ftl *ftl, uint32_t id, char *err, size_t errl
                              "pointer at %u", id, first_free, ftl->wps[l->wp].offset);
         }
         return 0;
+    }
+    if (state == LINE_MAPPED) {
+        /* programmed up to the hybrid map's next offset: its own check's */
+        return ftl->hybrid ? 0 : ftl_error(err, errlen, "line %u is a hybrid map's without "
+                                           "one", id);
     }
     bool closed = state == LINE_FULL || state == LINE_VICTIM || state == LINE_SLC;
     if (closed && (l->close_seq == 0 || l->close_seq > ftl->close_seq_next)) {

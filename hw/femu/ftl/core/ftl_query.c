@@ -8,6 +8,7 @@
 #include "gc/slc_fold.h"
 #include "hostio/inflight.h"
 #include "map/dftl.h"
+#include "map/hybrid.h"
 #include "map/page_map.h"
 #include "place/write_count.h"
 #include "wbuf/write_buffer.h"
@@ -178,6 +179,7 @@ size_t ftl_metadata_bytes(const struct ftl *ftl)
            (ftl->dftl ? dftl_metadata_bytes(ftl) : 0) +
            (ftl->wbuf ? wbuf_metadata_bytes(ftl) : 0) +
            (ftl->zns ? zns_metadata_bytes(ftl) : 0) + busy_metadata_bytes(ftl) +
+           (ftl->hybrid ? hybrid_metadata_bytes(ftl) : 0) +
            inflight_metadata_bytes(ftl);
 }
 
@@ -186,6 +188,9 @@ uint64_t ftl_device_map_bytes(const struct ftl *ftl)
     const struct ftl_geometry *g = &ftl->geo;
     if (ftl->cfg.mapping == FTL_MAPPING_DFTL) {
         return ftl->cfg.cmt_entries * 8 + g->translation_pages * 4;
+    }
+    if (ftl->hybrid) {
+        return hybrid_device_map_bytes(ftl);
     }
     return g->logical_pages * 4;
 }

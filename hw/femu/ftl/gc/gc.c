@@ -343,6 +343,9 @@ static int foreground_victim(struct ftl *ftl, uint64_t now_ns, uint32_t stream,
 
 int gc_foreground(struct ftl *ftl, uint64_t now_ns, uint32_t stream)
 {
+    if (ftl->hybrid) {
+        return FTL_OK;  /* its writes merge instead (map/hybrid.c) */
+    }
     /* Folding an SLC unit frees almost a whole unit, and GC never sees SLC units: fold
      * first, collect normal victims only if still short. */
     if (ftl->cfg.slc_cache) {
@@ -487,6 +490,9 @@ static int gc_paced(struct ftl *ftl, uint64_t now_ns)
 
 int ftl_background_gc(struct ftl *ftl, uint64_t now_ns)
 {
+    if (ftl->hybrid) {
+        return 0;   /* block-level mappings merge in the foreground, never collect pages */
+    }
     (void)ftl_background_fold(ftl, now_ns);     /* LUNs the request left idle */
     if (ftl->cfg.gc_mode == FTL_GC_PACED) {
         return gc_paced(ftl, now_ns);

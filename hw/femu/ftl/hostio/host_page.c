@@ -16,6 +16,7 @@
 #include "gc/slc_fold.h"
 #include "hostio/inflight.h"
 #include "map/dftl.h"
+#include "map/hybrid.h"
 #include "map/page_map.h"
 #include "map/write_pointers.h"
 #include "place/fdp.h"
@@ -66,12 +67,34 @@ void host_page_withdrawn(struct ftl *ftl, uint32_t lpn, const struct host_page_u
     ftl->max_lpn_plus_one = undo->max_before;
 }
 
+/* mapping=block|bast|fast: the scheme places the page (merging first where it must, in
+ * the foreground: the write waits for the merge); page GC never runs. */
+static int hybrid_program_page(struct ftl *ftl, uint32_t lpn, uint64_t now_ns,
+                               uint64_t data_ready_ns, uint64_t *done)
+{
+    uint32_t ppa;
+    uint64_t merged;
+    int rc = hybrid_place(ftl, lpn, now_ns, &ppa, &merged);
+    if (rc != FTL_OK) {
+        return rc;
+    }
+    uint64_t programmed = nand_program(ftl, ppa_lun(ftl, ppa), data_ready_ns);
+    inflight_note(ftl, lpn, ppa, programmed);
+    *done = max_u64(*done, max_u64(merged, programmed));
+    ftl->ctr.nand_user_programs++;
+    ftl->ctr.wp_host_pages[0]++;
+    return FTL_OK;
+}
+
 int host_program_page(struct ftl *ftl, uint32_t lpn, uint32_t stream, uint64_t now_ns,
                       uint64_t data_ready_ns, uint64_t *done)
 {
     /* Room to remember the program for a power cut, before anything changes. */
     if (!inflight_reserve(ftl, now_ns)) {
         return FTL_E_NOMEM;
+    }
+    if (ftl->hybrid) {
+        return hybrid_program_page(ftl, lpn, now_ns, data_ready_ns, done);
     }
     if (ftl->cfg.placement == FTL_PLACEMENT_FDP) {
         fdp_before_host_page(ftl, stream, now_ns);  /* before GC: it may take a free unit */

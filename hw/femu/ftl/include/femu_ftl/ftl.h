@@ -206,6 +206,12 @@ struct ftl_counters {
      * (ftl_gauges.buf_pending_pages): host pages written through it = absorbed + flushed +
      * dropped + pending (end - start). */
     uint64_t buf_absorbed_pages, buf_dropped_pages;
+    /* mapping=block|bast|fast: merges by type (block mapping's block copy is a full
+     * merge), the pages they copied and the blocks they erased; each merge is also a GC
+     * run, its copies GC moves (gc_moved_pages, nand_gc_reads, nand_gc_programs) and its
+     * erases GC erases (gc_erased_blocks), so WAF counts them */
+    uint64_t merge_switch, merge_partial, merge_full;
+    uint64_t merge_copied_pages, merge_erased_blocks;
     /* ftl_power_cut: cuts, buffered pages that lost sectors (without plp), host pages
      * torn (their program in flight at the cut, without plp), and buffered pages
      * programmed from stored energy (plp). Last, and not kept in state files: a state
