@@ -14,6 +14,7 @@ static inline struct ftl_config hybrid_config(enum ftl_mapping mapping, uint64_t
     struct ftl_config cfg = small_config(2, 2, 32, 16, 8);
     cfg.read_uncor_ppm = 0;
     cfg.gc_unit = FTL_GC_UNIT_BLOCK;
+    cfg.gc_mode = FTL_GC_LINE;         /* gc_unit=block needs it (merges ignore it) */
     cfg.mapping = mapping;
     cfg.log_blocks = log_blocks;
     cfg.devsz_mb = 4;

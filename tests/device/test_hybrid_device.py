@@ -11,7 +11,8 @@ pytestmark = femu_only()
 PAGE = 4096
 PPB = 16
 # 16-page blocks, 8 MiB logical: 128 logical blocks over 256 blocks; two log blocks
-BAST = f"pgs_per_blk={PPB},devsz_mb=8,mapping=bast,gc_unit=block,log_blocks=2"
+BAST = (f"pgs_per_blk={PPB},devsz_mb=8,mapping=bast,gc_unit=block,gc_mode=line,"
+        "log_blocks=2")
 
 
 def stats_sum(path, column):

@@ -7,7 +7,7 @@ import pytest
 
 TINY = ["--set", "nchs=1", "--set", "luns_per_ch=2", "--set", "blks_per_pl=32",
         "--set", "pgs_per_blk=16", "--set", "devsz_mb=3", "--set", "gc_unit=block",
-        "--set", "log_blocks=6"]
+        "--set", "gc_mode=line", "--set", "log_blocks=6"]
 STATS_FILES = ("stats.csv", "IOPSData.csv", "throughputData.csv", "GCData.csv",
                "WAFData.csv", "statistics.csv", "phases.csv", "lpn_access_count.csv")
 

@@ -16,7 +16,7 @@ import json
 import pytest
 
 TINY = ["--set", "nchs=1", "--set", "luns_per_ch=2", "--set", "blks_per_pl=32",
-        "--set", "devsz_mb=3", "--set", "gc_unit=block"]
+        "--set", "devsz_mb=3", "--set", "gc_unit=block", "--set", "gc_mode=line"]
 PAGE = 4096
 SECTOR = 512
 MERGES = ("merge_switch", "merge_partial", "merge_full", "merge_copied_pages",

@@ -416,9 +416,7 @@ static int check_structures(const struct ftl *ftl, uint8_t *seen, char *err, siz
         return ftl_error(err, errlen, "the line under paced GC (%u) is wrong", gc);
     }
     for (uint32_t id = 0; id < nlines; id++) {
-        /* dead units and the hybrid map's (ftl_check_hybrid) are in no structure */
-        uint8_t state = ftl->lines[id].state;
-        if (seen[id] != (state != LINE_DEAD && state != LINE_MAPPED)) {
+        if (seen[id] != (ftl->lines[id].state != LINE_DEAD)) {
             return ftl_error(err, errlen, "line %u (state %u) is in %u structures", id,
                        ftl->lines[id].state, seen[id]);
         }
@@ -439,11 +437,6 @@ static int check_line(const struct ftl *ftl, uint32_t id, char *err, size_t errl
     bool slc_open = state == LINE_OPEN && id == ftl->slc_wp.line;
     if (l->slc != (state == LINE_SLC || slc_open)) {
         return ftl_error(err, errlen, "line %u (state %u): SLC mode %d", id, state, l->slc);
-    }
-    if (state == LINE_MAPPED) {
-        /* its pages follow the hybrid tables' next offset (ftl_check_hybrid) */
-        return ftl->hybrid ? 0 : ftl_error(err, errlen, "line %u is the hybrid map's "
-                                           "without a hybrid mapping", id);
     }
     if (slc_open) {
         if (first_free != ftl->slc_wp.offset) {

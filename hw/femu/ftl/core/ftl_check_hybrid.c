@@ -81,7 +81,8 @@ static int check_unit_pages(const struct ftl *ftl, uint32_t u, char *err, size_t
         if (!owned || (want != NO_LBN && lpn != want)) {
             return ftl_error(err, errlen, "hybrid unit %u (%s of LBN %u%s): page %u holds "
                              "LPN %u of LBN %u", u, role_name(x->role), x->owner,
-                             x->in_order ? ", in order" : "", off, lpn, lpn / h->ppb);
+                             x->role == HYBRID_BAST_LOG && x->in_order ? ", in order" : "",
+                             off, lpn, lpn / h->ppb);
         }
     }
     return 0;
