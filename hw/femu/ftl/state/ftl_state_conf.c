@@ -51,6 +51,10 @@ static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
     if (strcmp(key, "hot_decay") == 0) {
         return cfg->hot_decay == 0;     /* newer: older files classified by exact counts */
     }
+    if (strcmp(key, "log_blocks") == 0) {
+        /* newer: older files are page or DFTL mapped, which have no log blocks */
+        return cfg->mapping == FTL_MAPPING_PAGE || cfg->mapping == FTL_MAPPING_DFTL;
+    }
     static const char *const keys[] = {
         "cell_bits", "slc_pg_rd_lat", "slc_pg_wr_lat", "slc_blk_er_lat", "slc_cache",
         "slc_static_units", "slc_dynamic_pcent", "slc_when_full",
