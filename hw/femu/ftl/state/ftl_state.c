@@ -37,7 +37,7 @@ size_t ftl_state_limits(const struct ftl *ftl, struct state_section_limit *out)
     n += ftl->dftl ? ftl_state_dftl_limits(ftl, out + n) : 0;
     n += ftl->wbuf ? ftl_state_wbuf_limits(ftl, out + n) : 0;
     n += ftl->heat ? ftl_state_heat_limits(ftl, out + n) : 0;
-    n += ftl->hybrid ? ftl_state_hybrid_limits(ftl, out + n) : 0;
+    n += ftl_state_hybrid_limits(ftl, out + n);     /* always: see its comment */
     return n;
 }
 

@@ -23,16 +23,28 @@
 #define HYBRID_HEAD_BYTES (4 + 6 * 4)       /* version, the five sizes, next_pool */
 #define HYBRID_UNIT_BYTES (2 * 4 + 2)
 
+/* The section of nlbn logical blocks, nunits units and at most `logs` log blocks in use. */
+static uint64_t hybrid_bytes(uint64_t nlbn, uint64_t nunits, uint64_t logs)
+{
+    return HYBRID_HEAD_BYTES + 4 * nlbn + HYBRID_UNIT_BYTES * nunits + 4 + 2 * 4 + 4 * logs;
+}
+
 static uint64_t hybrid_max_bytes(const struct ftl *ftl)
 {
     const struct hybrid *h = ftl->hybrid;
-    return HYBRID_HEAD_BYTES + 4 * (uint64_t)h->nlbn + HYBRID_UNIT_BYTES * (uint64_t)h->nunits +
-           4 + 4 * (uint64_t)h->log_blocks + 2 * 4 + 4 * (uint64_t)h->rw_cap;
+    return hybrid_bytes(h->nlbn, h->nunits, h->log_blocks);
 }
 
+/* Without a hybrid mapping the most a hybrid mapping of this flash could save: such a
+ * file's section passes the headers, so its configuration is what refuses it (one line
+ * naming mapping), as a page-mapped file restored under a hybrid mapping is. */
 size_t ftl_state_hybrid_limits(const struct ftl *ftl, struct state_section_limit *out)
 {
-    out[0] = (struct state_section_limit){ STATE_TAG_FTL_HYBR, hybrid_max_bytes(ftl) };
+    uint64_t ppb = ftl->cfg.pgs_per_blk ? ftl->cfg.pgs_per_blk : 1;
+    uint64_t max = ftl->hybrid ? hybrid_max_bytes(ftl)
+                 : hybrid_bytes((ftl->geo.logical_pages + ppb - 1) / ppb, ftl->geo.blocks,
+                                ftl->cfg.log_blocks);
+    out[0] = (struct state_section_limit){ STATE_TAG_FTL_HYBR, max };
     return 1;
 }
 

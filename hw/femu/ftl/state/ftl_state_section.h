@@ -141,7 +141,8 @@ int state_fdp_events_error(struct state_reader *r, uint32_t tag, const struct ft
 int state_slc_error(struct state_reader *r, uint32_t tag, const struct ftl *ftl, char *err,
                     size_t errlen);
 
-/* The hybrid mappings' tables (HYBR, its own version), loaded after the maps and lines. */
+/* The hybrid mappings' tables (HYBR, its own version), loaded after the maps and lines;
+ * its limit is given under every mapping (ftl_state_hybrid.c). */
 #define FTL_STATE_HYBRID_VERSION 1u
 size_t ftl_state_hybrid_limits(const struct ftl *ftl, struct state_section_limit *out);
 int ftl_state_save_hybrid(const struct ftl *ftl, struct state_writer *w, char *err,
