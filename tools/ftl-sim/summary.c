@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "json_out.h"
+#include "summary_hybrid.h"
 #include "summary_placement.h"
 
 /* What the trace reader saw: format, records, bad lines skipped, the LBA map's work. */
@@ -411,6 +412,7 @@ static void json_phase_counters(FILE *f, const struct ftl *ftl,
     json_wear(f, ftl);
     json_issue15_counters(f, ftl, m);
     json_slc_counters(f, ftl, m);
+    summary_json_hybrid(f, ftl, m);
     json_zns_counters(f, m);
     summary_json_placement(f, ftl, m);
 }
@@ -507,6 +509,7 @@ static void print_issue15_counters(FILE *f, const struct ftl *ftl,
             mean_of(RAW(map_gc_victim_valid_pages), RAW(map_gc_runs)));
     summary_print_placement(f, ftl, m);
     print_slc_counters(f, ftl, m);
+    summary_print_hybrid(f, ftl, m);
     print_waf(f, m);
 #undef RAW
 #undef DELTA

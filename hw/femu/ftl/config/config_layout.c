@@ -126,5 +126,8 @@ int config_check_capacity(const struct ftl_config *cfg, const struct ftl_geometr
         return ftl_error(err, errlen, "devsz_mb: logical size %" PRIu64 " MiB must be smaller than "
                     "the raw capacity (%" PRIu64 " MiB)", cfg->devsz_mb, raw_mib);
     }
+    if (ftl_mapping_is_hybrid(cfg->mapping)) {
+        return 0;   /* no page GC: config_check_mapping counted the blocks it needs */
+    }
     return check_over_provisioning(cfg, g, err, errlen);
 }

@@ -284,7 +284,10 @@ int hybrid_place(struct ftl *ftl, uint32_t lpn, uint64_t now_ns, uint32_t *ppa,
     }
     uint32_t old = l2p_get(ftl, lpn);
     if (old != L2P_UNMAPPED) {
-        map_invalidate(ftl, old);   /* first, so no merge copies the page it replaces */
+        /* unmapped first, so no merge copies the page this write replaces */
+        map_invalidate(ftl, old);
+        l2p_set(ftl, lpn, L2P_UNMAPPED);
+        mapped_clear(ftl, lpn);
     }
     *merge_done = now_ns;
     switch (ftl->hybrid->scheme) {

@@ -55,19 +55,31 @@ static uint64_t merge_victim(struct ftl *ftl, uint64_t start_ns)
     return max_u64(done, hyb_erase(ftl, victim, start_ns));
 }
 
-/* The RW that takes the next random page: the newest with room, else a new one. */
-static uint32_t rw_with_room(struct ftl *ftl, uint64_t now_ns, uint64_t *done)
+/* The newest RW, NO_LINE if none. */
+static uint32_t rw_newest(const struct hybrid *h)
+{
+    if (h->rw_count == 0) {
+        return NO_LINE;
+    }
+    uint32_t at = h->rw_head + h->rw_count - 1;
+    return h->rw[at >= h->rw_cap ? at - h->rw_cap : at];
+}
+
+/* A random page needs a new RW and every RW slot is taken. */
+static bool rw_needs_victim(const struct hybrid *h)
+{
+    uint32_t newest = rw_newest(h);
+    return h->rw_count == h->rw_cap && (newest == NO_LINE || h->units[newest].next == h->ppb);
+}
+
+/* The RW that takes the next random page: the newest with room, else a new one (a slot
+ * is free: rw_needs_victim was answered first). */
+static uint32_t rw_with_room(struct ftl *ftl)
 {
     struct hybrid *h = ftl->hybrid;
-    if (h->rw_count) {
-        uint32_t at = h->rw_head + h->rw_count - 1;
-        uint32_t newest = h->rw[at >= h->rw_cap ? at - h->rw_cap : at];
-        if (h->units[newest].next < h->ppb) {
-            return newest;
-        }
-    }
-    if (h->rw_count == h->rw_cap) {
-        *done = max_u64(*done, merge_victim(ftl, now_ns));
+    uint32_t newest = rw_newest(h);
+    if (newest != NO_LINE && h->units[newest].next < h->ppb) {
+        return newest;
     }
     uint32_t rw = hyb_alloc(ftl, HYBRID_FAST_RW, NO_LBN);
     if (rw != NO_LINE) {
@@ -114,7 +126,13 @@ int fast_place(struct ftl *ftl, uint32_t lpn, uint64_t now_ns, uint32_t *ppa, ui
                h->units[h->sw].next == off) {
         log = h->sw;
     } else {
-        log = rw_with_room(ftl, now_ns, done);
+        if (rw_needs_victim(h)) {
+            *done = max_u64(*done, merge_victim(ftl, now_ns));
+            if (hyb_data_takes(ftl, lbn, off)) {   /* its LBN may have been merged */
+                return hyb_data_write(ftl, lpn, now_ns, ppa) ? FTL_OK : FTL_E_NOSPC;
+            }
+        }
+        log = rw_with_room(ftl);
     }
     if (log == NO_LINE) {
         return FTL_E_NOSPC;

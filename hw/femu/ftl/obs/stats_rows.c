@@ -79,6 +79,11 @@ static bool has_fallback(const struct ftl_stats_writer *w)
 }
 
 /* write_buffer_sectors > 0: stats.csv ends with the buffer's page accounting (STATS.md). */
+static bool has_hybrid(const struct ftl_stats_writer *w)
+{
+    return ftl_mapping_is_hybrid(ftl_config_of(w->ftl)->mapping);
+}
+
 static bool has_write_buffer(const struct ftl_stats_writer *w)
 {
     return ftl_config_of(w->ftl)->write_buffer_sectors > 0;
@@ -126,6 +131,10 @@ void stats_write_headers(struct ftl_stats_writer *w)
     }
     if (has_fallback(w)) {
         fputs(",fallback_lines,fallback_erased_blocks", f);
+    }
+    if (has_hybrid(w)) {
+        fputs(",merge_switch,merge_partial,merge_full,merge_copied_pages,"
+              "merge_erased_blocks", f);
     }
     if (has_write_buffer(w)) {
         fputs(",buf_absorbed_pages,buf_dropped_pages,buf_pending_pages", f);
@@ -294,6 +303,10 @@ static void write_stats_row(struct ftl_stats_writer *w, const struct interval *i
     }
     if (has_fallback(w)) {
         fprintf(f, ",%llu,%llu", D(fallback_lines), D(fallback_erased_blocks));
+    }
+    if (has_hybrid(w)) {
+        fprintf(f, ",%llu,%llu,%llu,%llu,%llu", D(merge_switch), D(merge_partial),
+                D(merge_full), D(merge_copied_pages), D(merge_erased_blocks));
     }
     if (has_write_buffer(w)) {
         fprintf(f, ",%llu,%llu,%llu", D(buf_absorbed_pages), D(buf_dropped_pages),
