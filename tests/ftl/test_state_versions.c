@@ -160,7 +160,7 @@ static struct ftl *round_trip(const struct ftl *ftl, const struct ftl_config *cf
     CHECK(na == nb && same_past_meta(a, b, na));
     uint64_t len;
     const unsigned char *core = find_section(a, na, STATE_TAG('F', 'C', 'O', 'R'), &len);
-    CHECK(core && le32(core) == 7);
+    CHECK(core && le32(core) == 7);     /* 7: the merge counters */
     CHECK(find_section(a, na, STATE_TAG('F', 'D', 'B', 'T'), &len) != NULL);
     CHECK(find_section(a, na, STATE_TAG('F', 'E', 'V', 'T'), &len) != NULL);
     CHECK((find_section(a, na, STATE_TAG('F', 'S', 'L', 'C'), &len) != NULL) ==
@@ -243,7 +243,7 @@ static void check_damage_refused(const struct ftl_config *cfg, uint32_t tag)
     }
 }
 
-/* The layout-7 file at path_a: FDBT, FEVT and (with the cache) FSLC refused when damaged
+/* The layout-6 file at path_a: FDBT, FEVT and (with the cache) FSLC refused when damaged
  * or out of range; their field offsets follow the version u32. */
 static void check_own_sections(const struct ftl_config *cfg, const struct ftl *ftl)
 {

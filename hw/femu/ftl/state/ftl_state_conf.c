@@ -48,12 +48,11 @@ static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
         strcmp(key, "plp") == 0 || strcmp(key, "plp_budget_pages") == 0) {
         return true;    /* newer still; they only decide what a power cut does */
     }
+    if (strcmp(key, "log_blocks") == 0) {
+        return !ftl_mapping_is_hybrid(cfg->mapping);    /* newer than every hybrid map */
+    }
     if (strcmp(key, "hot_decay") == 0) {
         return cfg->hot_decay == 0;     /* newer: older files classified by exact counts */
-    }
-    if (strcmp(key, "log_blocks") == 0) {
-        /* newer: older files are page or DFTL mapped, which have no log blocks */
-        return cfg->mapping == FTL_MAPPING_PAGE || cfg->mapping == FTL_MAPPING_DFTL;
     }
     static const char *const keys[] = {
         "cell_bits", "slc_pg_rd_lat", "slc_pg_wr_lat", "slc_blk_er_lat", "slc_cache",

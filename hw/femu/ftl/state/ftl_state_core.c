@@ -29,11 +29,11 @@ _Static_assert(sizeof(struct ftl_counters) % sizeof(uint64_t) == 0 &&
                "ftl_counters holds only uint64_t fields");
 
 /* Version 2 files end the counters before the SLC cache's, version 3 files before the
- * pages folded per write pointer, version 4 files before the buffer's page counts,
- * versions 5 and 6 before the hybrid mappings' merge counts. */
+ * pages folded per write pointer, version 4 files before the buffer's page counts. */
 #define NCOUNTERS_V2 (offsetof(struct ftl_counters, slc_host_pages) / sizeof(uint64_t))
 #define NCOUNTERS_V3 (offsetof(struct ftl_counters, wp_fold_pages) / sizeof(uint64_t))
 #define NCOUNTERS_V4 (offsetof(struct ftl_counters, buf_absorbed_pages) / sizeof(uint64_t))
+/* Versions 5 and 6 end them before the merge counters. */
 #define NCOUNTERS_V6 (offsetof(struct ftl_counters, merge_switch) / sizeof(uint64_t))
 
 #define LINE_RECORD_BYTES (6 * 4 + 2 * 8 + 2 + 1)  /* version 2: without the SLC mode byte */

@@ -41,8 +41,8 @@
  * load 0). 6 moved paced GC's debt, the FDP events and the SLC cache's scalars out of FCOR
  * into sections of their own (FDBT, FEVT, FSLC, each with its own version below); older
  * files carry them in FCOR, where ftl_state_core.c reads them. 7 added the hybrid
- * mappings' merge counters (FCOR's counters; older files load them as 0). Other sections
- * are the same in all. */
+ * mappings' merge counters (FCOR's counters; older files load 0). Other sections are the
+ * same in all. */
 #define FTL_STATE_SECTION_VERSION 7u
 #define FTL_STATE_LAYOUT_OWN_SECTIONS 6u    /* the first layout with FDBT, FEVT and FSLC */
 #define FTL_STATE_SECTION_VERSION_OLDEST 2u
