@@ -1,5 +1,5 @@
 """A recording of a hybrid-mapped run replays to identical statistics: FAST and BAST runs
-with merges of every type recorded with --trace-out and replayed open-loop give the same
+with partial and full merges recorded with --trace-out and replayed open-loop give the same
 statistics files, byte for byte (as test_replay.py holds for page mapping)."""
 import csv
 
@@ -23,11 +23,13 @@ def test_a_hybrid_recording_replays_identically(run_ftl_sim, tmp_path, mapping):
     trace = tmp_path / "run.trace"
     config = [*TINY, "--set", f"mapping={mapping}"]
     # random writes over a hot quarter and reads, after a fill: merges of several types
+    # (ftl_check after every request)
     run_ftl_sim(*config, "--rw", "randrw", "--rwmixread", "30", "--qd", "4",
                 "--dist", "hotcold:25:80", "--precondition", "seq", "--io-size", "3m",
-                "--stats-dir", tmp_path / "recorded", "--trace-out", trace)
-    merges = totals(tmp_path / "recorded", "merge_switch", "merge_partial", "merge_full")
-    assert merges["merge_full"] > 0, "the run is meant to merge"
+                "--check-every", "1", "--stats-dir", tmp_path / "recorded",
+                "--trace-out", trace)
+    merges = totals(tmp_path / "recorded", "merge_partial", "merge_full")
+    assert merges["merge_partial"] > 0 and merges["merge_full"] > 0, "meant to merge"
     run_ftl_sim(*config, "--trace", trace, "--stats-dir", tmp_path / "replayed")
     for name in STATS_FILES:
         assert ((tmp_path / "replayed" / name).read_text() ==

@@ -30,11 +30,13 @@ def totals(stats_dir, *columns):
 
 
 def run(run_ftl_sim, tmp_path, name, mapping, *args, ppb=16):
-    """One run on TINY (ppb pages per block): its summary, with stats.csv's merge totals
-    (the whole run's; the summary's counts are the measured part's)."""
+    """One run on TINY (ppb pages per block), checked after every request: its summary,
+    with stats.csv's merge totals (the whole run's; the summary's counts are the measured
+    part's)."""
     out = tmp_path / name
+    # ftl_check after every request: each scheme's invariants hold throughout
     run_ftl_sim(*TINY, "--set", f"pgs_per_blk={ppb}", "--set", f"mapping={mapping}", *args,
-                "--stats-dir", out, "--summary", out / "summary.json")
+                "--check-every", "1", "--stats-dir", out, "--summary", out / "summary.json")
     summary = json.loads((out / "summary.json").read_text())
     summary.update(totals(out, *MERGES))
     return summary
