@@ -35,7 +35,7 @@
 #include "flash/page_moves.h"
 #include "gc/gc.h"
 #include "map/dftl.h"
-#include "map/hybrid.h"
+#include "map/hybrid_write.h"
 #include "map/page_map.h"
 #include "map/write_pointers.h"
 #include "place/placement.h"

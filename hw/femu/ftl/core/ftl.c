@@ -18,6 +18,7 @@
 #include "hostio/inflight.h"
 #include "map/dftl.h"
 #include "map/hybrid.h"
+#include "map/hybrid_write.h"
 #include "map/page_map.h"
 #include "place/placement.h"
 #include "place/heat.h"

@@ -16,7 +16,7 @@
 #include "gc/slc_fold.h"
 #include "hostio/inflight.h"
 #include "map/dftl.h"
-#include "map/hybrid.h"
+#include "map/hybrid_write.h"
 #include "map/page_map.h"
 #include "map/write_pointers.h"
 #include "place/fdp.h"

@@ -1,14 +1,13 @@
 /*
- * Block-level mappings, the part they share (map/hybrid.h): the tables, blocks taken from
- * and given back to the free queue, programs in offset order, page copies, full and
- * log-to-data merges, format's erases, and block mapping itself: a page its data block
- * cannot take (an overwrite, or an offset below the block's next) copies the block into
- * a new one with the page in place (a full merge), and the old block is erased. With 4
- * KiB random overwrites of a full drive each host page costs pgs_per_blk programs.
+ * Block-level mappings (map/hybrid.h): their tables, and the steps every scheme is made
+ * of (map/hybrid_ops.h): blocks taken from and given back to the free queue, programs in
+ * offset order, page copies, full and log-to-data merges and their counters. The write
+ * paths that use them are hybrid_write.c (block mapping), hybrid_bast.c and
+ * hybrid_fast.c.
  *
  * Merges run in the foreground, as the papers model them: the write that needs one waits
  * for its flash work (each copy a read on its LUN and a program on the new block's LUN,
- * each erase on its LUN); gc_mode does not apply, and page GC never runs.
+ * once read; each erase on its LUN); gc_mode does not apply, and page GC never runs.
  */
 #include "map/hybrid.h"
 
@@ -24,6 +23,7 @@
 #include "flash/read_retry.h"
 #include "flash/timing.h"
 #include "map/hybrid_ops.h"
+#include "map/hybrid_tables.h"
 #include "map/page_map.h"
 
 int hybrid_init(struct ftl *ftl)
@@ -127,8 +127,7 @@ uint64_t hyb_copy(struct ftl *ftl, uint32_t lpn, uint32_t unit, uint32_t off, ui
     return programmed;
 }
 
-/* Erase unit (no valid page left) and give it back to the free queue. */
-static uint64_t erase_unit(struct ftl *ftl, uint32_t unit, uint64_t start_ns, uint32_t *blocks)
+uint64_t hyb_erase_unit(struct ftl *ftl, uint32_t unit, uint64_t start_ns, uint32_t *blocks)
 {
     ftl->hybrid->units[unit] = (struct hybrid_unit){ .owner = NO_LBN };
     return line_erase(ftl, unit, start_ns, blocks);
@@ -137,7 +136,7 @@ static uint64_t erase_unit(struct ftl *ftl, uint32_t unit, uint64_t start_ns, ui
 uint64_t hyb_erase(struct ftl *ftl, uint32_t unit, uint64_t start_ns)
 {
     uint32_t blocks;
-    uint64_t done = erase_unit(ftl, unit, start_ns, &blocks);
+    uint64_t done = hyb_erase_unit(ftl, unit, start_ns, &blocks);
     ftl->ctr.gc_erased_blocks += blocks;
     ftl->ctr.merge_erased_blocks += blocks;
     return done;
@@ -263,66 +262,6 @@ void hyb_count_merge(struct ftl *ftl, enum hyb_merge type)
     }
 }
 
-/* Block mapping: the data block, or a copy of it with the page in place. */
-static int block_place(struct ftl *ftl, uint32_t lpn, uint64_t now_ns, uint32_t *ppa,
-                       uint64_t *done)
-{
-    uint32_t lbn = lpn / ftl->hybrid->ppb;
-    if (hyb_data_takes(ftl, lbn, lpn % ftl->hybrid->ppb)) {
-        return hyb_data_write(ftl, lpn, now_ns, ppa) ? FTL_OK : FTL_E_NOSPC;
-    }
-    *ppa = UINT32_MAX;
-    *done = hyb_full_merge(ftl, lbn, lpn, now_ns, ppa);
-    return *ppa == UINT32_MAX ? FTL_E_NOSPC : FTL_OK;
-}
-
-int hybrid_place(struct ftl *ftl, uint32_t lpn, uint64_t now_ns, uint32_t *ppa,
-                 uint64_t *merge_done)
-{
-    if (ftl->free_count == 0) {
-        return FTL_E_NOSPC;     /* never with a valid geometry: a spare is kept */
-    }
-    uint32_t old = l2p_get(ftl, lpn);
-    if (old != L2P_UNMAPPED) {
-        /* unmapped first, so no merge copies the page this write replaces */
-        map_invalidate(ftl, old);
-        l2p_set(ftl, lpn, L2P_UNMAPPED);
-        mapped_clear(ftl, lpn);
-    }
-    *merge_done = now_ns;
-    switch (ftl->hybrid->scheme) {
-    case FTL_MAPPING_BAST:
-        return bast_place(ftl, lpn, now_ns, ppa, merge_done);
-    case FTL_MAPPING_FAST:
-        return fast_place(ftl, lpn, now_ns, ppa, merge_done);
-    default:
-        return block_place(ftl, lpn, now_ns, ppa, merge_done);
-    }
-}
-
-uint64_t hybrid_erase_empty(struct ftl *ftl, uint64_t now_ns, uint64_t *blocks)
-{
-    struct hybrid *h = ftl->hybrid;
-    uint64_t done = now_ns;
-
-    for (uint32_t unit = 0; unit < h->nunits; unit++) {
-        struct hybrid_unit *u = &h->units[unit];
-        if (u->role == HYBRID_NONE || ftl->lines[unit].valid) {
-            continue;
-        }
-        if (u->role == HYBRID_DATA) {
-            h->data[u->owner] = NO_LINE;
-        } else if (u->role == HYBRID_BAST_LOG) {
-            bast_forget_log(ftl, unit);
-        } else {
-            fast_forget_log(ftl, unit);
-        }
-        uint32_t erased;
-        done = max_u64(done, erase_unit(ftl, unit, now_ns, &erased));
-        *blocks += erased;
-    }
-    return done;
-}
 
 size_t hybrid_metadata_bytes(const struct ftl *ftl)
 {

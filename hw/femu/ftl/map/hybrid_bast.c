@@ -8,9 +8,12 @@
  * 0..k-1 (the data block's valid pages from k on are copied in, then the same), and full
  * otherwise (a new block with the LBN's valid pages; data and log block erased).
  */
+#include "map/hybrid_bast.h"
+
 #include "femu_ftl/error.h"
 #include "base/max_u64.h"
 #include "map/hybrid_ops.h"
+#include "map/hybrid_tables.h"
 
 /* Merge lbn's log block into its data block (the log leaves the LRU order). */
 static uint64_t bast_merge(struct ftl *ftl, uint32_t lbn, uint64_t start_ns)

@@ -11,10 +11,13 @@
  *    valid pages from the data block, any RW and the SW; the old data block erased, and
  *    the SW too when it was that LBN's), then the victim is erased.
  */
+#include "map/hybrid_fast.h"
+
 #include "femu_ftl/error.h"
 #include "base/max_u64.h"
 #include "flash/p2l.h"
 #include "map/hybrid_ops.h"
+#include "map/hybrid_tables.h"
 
 /* Merge the SW into its LBN's data block (switch or partial; full if it cannot be). */
 static uint64_t merge_sw(struct ftl *ftl, uint64_t start_ns)

@@ -1,13 +1,12 @@
 /*
- * What hybrid.c shares with the schemes' files (hybrid_bast.c, hybrid_fast.c): blocks
- * taken and given back, programs in offset order, page copies, merges and their
- * counters. Not for other modules: they use map/hybrid.h.
+ * The steps the hybrid schemes are made of (defined in hybrid.c): blocks taken and given
+ * back, programs in offset order, page copies, merges and their counters. Only for the
+ * hybrid*.c files; other modules use map/hybrid.h and map/hybrid_write.h.
  */
 #ifndef FEMU_FTL_MAP_HYBRID_OPS_H
 #define FEMU_FTL_MAP_HYBRID_OPS_H
 
 #include "flash/ftl_handle.h"
-#include "map/hybrid_tables.h"
 
 /* The LPN no page has: "insert nothing" for hyb_full_merge. */
 #define HYB_NO_LPN UINT32_MAX
@@ -27,8 +26,10 @@ uint32_t hyb_program(struct ftl *ftl, uint32_t unit, uint32_t off, uint32_t lpn,
 /* Move valid page lpn to offset off of unit: a read on its LUN from start_ns, a program
  * on the unit's LUN once read. Returns when the program ends. */
 uint64_t hyb_copy(struct ftl *ftl, uint32_t lpn, uint32_t unit, uint32_t off, uint64_t start_ns);
-/* Erase a hybrid block without a valid page (it goes back to the free queue); counted as
- * merge work. Returns when the erase ends. */
+/* Erase a hybrid block without a valid page (it goes back to the free queue and leaves
+ * the unit table); *blocks gets the blocks erased. Returns when the erase ends. */
+uint64_t hyb_erase_unit(struct ftl *ftl, uint32_t unit, uint64_t start_ns, uint32_t *blocks);
+/* The same, counted as merge work. */
 uint64_t hyb_erase(struct ftl *ftl, uint32_t unit, uint64_t start_ns);
 /* The data block takes offset off of lbn now: it has none yet, or off >= its next. */
 bool hyb_data_takes(const struct ftl *ftl, uint32_t lbn, uint32_t off);
@@ -49,12 +50,5 @@ bool hyb_log_becomes_data(struct ftl *ftl, uint32_t lbn, uint32_t log, uint64_t 
                           uint64_t *done);
 /* One merge of a type: gc_runs and merge_<type> */
 void hyb_count_merge(struct ftl *ftl, enum hyb_merge type);
-
-/* The schemes' write paths (hybrid_place's, after the old copy is invalidated). */
-int bast_place(struct ftl *ftl, uint32_t lpn, uint64_t now_ns, uint32_t *ppa, uint64_t *done);
-int fast_place(struct ftl *ftl, uint32_t lpn, uint64_t now_ns, uint32_t *ppa, uint64_t *done);
-/* Their tables drop an empty log block that format erases. */
-void bast_forget_log(struct ftl *ftl, uint32_t unit);
-void fast_forget_log(struct ftl *ftl, uint32_t unit);
 
 #endif
