@@ -2,11 +2,16 @@
  * mapping=block|bast|fast beyond the hand-computed cases: randomized runs (writes, reads,
  * trims, formats, Copy, background GC calls, factory bad blocks) keep ftl_check passing
  * after every request, every page the host wrote mapped and no other, and page GC idle;
- * and each refused combination answers with one line naming its key.
+ * stats.csv's merge columns sum to the counters; and each refused combination answers
+ * with one line naming its key.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/copy.h"
+#include "femu_ftl/stats.h"
 #include "hybrid_test_util.h"
 #include "rng.h"
 
@@ -156,6 +161,11 @@ static void test_refusals(void)
     struct ftl *ftl = ftl_create(&cfg, err, sizeof(err));
     CHECK(ftl != NULL);
     ftl_destroy(ftl);
+    /* the largest device: 16 good blocks less 2 log blocks and the spare, 13 x 256 KiB */
+    cfg = hybrid_config(FTL_MAPPING_BAST, 2);
+    CHECK_EQ_U64(ftl_config_max_devsz_mb(&cfg), 13 * 256 / 1024);
+    cfg.pgs_per_blk = 16;   /* 1 MiB blocks: 13 MiB */
+    CHECK_EQ_U64(ftl_config_max_devsz_mb(&cfg), 13);
     /* by name */
     ftl_config_defaults(&cfg);
     CHECK(ftl_config_set(&cfg, "mapping", "fast", err, sizeof(err)) == 0);
@@ -164,8 +174,81 @@ static void test_refusals(void)
     CHECK_CONTAINS(err, "log_blocks:");
 }
 
+/* The sum over stats.csv's rows of the column named `name` (-1: no such column). */
+static double csv_column_sum(const char *path, const char *name)
+{
+    static char line[1 << 14];
+    FILE *f = fopen(path, "r");
+    if (!f || !fgets(line, sizeof(line), f)) {
+        if (f) {
+            fclose(f);
+        }
+        return -1;
+    }
+    int column = -1, i = 0;
+    for (char *tok = strtok(line, ",\n"); tok; tok = strtok(NULL, ",\n"), i++) {
+        column = column < 0 && strcmp(tok, name) == 0 ? i : column;
+    }
+    double sum = column < 0 ? -1 : 0;
+    while (column >= 0 && fgets(line, sizeof(line), f)) {
+        const char *field = line;
+        for (int k = 0; k < column && field; k++) {
+            field = strchr(field, ',');
+            field = field ? field + 1 : NULL;
+        }
+        sum += field ? strtod(field, NULL) : 0;
+    }
+    fclose(f);
+    return sum;
+}
+
+/* A BAST run with every merge type, its rows summed per column. */
+static void test_stats_columns(void)
+{
+    char dir[] = "/tmp/femu-test-hybrid-stats-XXXXXX", err[256] = "", path[128];
+    CHECK(mkdtemp(dir) != NULL);
+    struct ftl_config cfg = hybrid_config(FTL_MAPPING_BAST, 1);
+    struct ftl *ftl = make_ftl(&cfg);
+    struct ftl_stats_writer *w = ftl_stats_open(dir, ftl, 0, err, sizeof(err));
+    CHECK(w != NULL);
+    /* switch (LBN 0's log 0..3, merged for LBN 1's page 4), partial (LBN 1's log with
+     * offset 0, merged for LBN 0's page 0), full (LBN 0's log with offsets 0, 2, merged
+     * for LBN 2's page 8) */
+    const uint64_t lpns[] = { 0, 1, 2, 3, 0, 1, 2, 3, 4, 4, 5, 8, 9, 0, 2, 8 };
+    uint64_t t = 0;
+    for (size_t i = 0; i < sizeof(lpns) / sizeof(lpns[0]); i++) {
+        t += SEC;
+        CHECK(ftl_stats_advance(w, t, err, sizeof(err)) == 0);
+        write1(ftl, t, lpns[i]);
+    }
+    CHECK(ftl_stats_close(w, t + SEC, err, sizeof(err)) == 0);
+    struct ftl_counters c = counters(ftl);
+    CHECK_EQ_U64(c.merge_switch, 1);
+    CHECK_EQ_U64(c.merge_partial, 1);
+    CHECK_EQ_U64(c.merge_full, 1);
+    snprintf(path, sizeof(path), "%s/stats.csv", dir);
+    CHECK_EQ_U64(csv_column_sum(path, "merge_switch"), c.merge_switch);
+    CHECK_EQ_U64(csv_column_sum(path, "merge_partial"), c.merge_partial);
+    CHECK_EQ_U64(csv_column_sum(path, "merge_full"), c.merge_full);
+    CHECK_EQ_U64(csv_column_sum(path, "merge_copied_pages"), c.merge_copied_pages);
+    CHECK_EQ_U64(csv_column_sum(path, "merge_erased_blocks"), c.merge_erased_blocks);
+    CHECK_EQ_U64(csv_column_sum(path, "gc_runs"), 3);
+    ftl_destroy(ftl);
+    /* page mapping's file has no merge columns */
+    cfg = hybrid_config(FTL_MAPPING_PAGE, 1);
+    ftl = make_ftl(&cfg);
+    w = ftl_stats_open(dir, ftl, 0, err, sizeof(err));
+    CHECK(w != NULL && ftl_stats_close(w, SEC, err, sizeof(err)) == 0);
+    CHECK(csv_column_sum(path, "merge_switch") < 0);
+    ftl_destroy(ftl);
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void)
 {
+    test_stats_columns();
     test_randomized(FTL_MAPPING_BLOCK, 1, 1);
     test_randomized(FTL_MAPPING_BAST, 4, 2);
     test_randomized(FTL_MAPPING_FAST, 4, 3);

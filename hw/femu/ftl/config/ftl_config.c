@@ -227,6 +227,12 @@ uint64_t ftl_config_max_devsz_mb(const struct ftl_config *cfg)
         return 0;
     }
     uint64_t limit = config_max_logical_pages(&g, g.good_pages);
+    if (ftl_mapping_is_hybrid(cfg->mapping)) {
+        /* a data block per logical block beside the log blocks and the spare */
+        uint64_t spare = config_hybrid_units_needed(cfg, 0);
+        uint64_t good = g.good_pages / cfg->pgs_per_blk;
+        limit = good > spare ? (good - spare) * cfg->pgs_per_blk : 0;
+    }
     if (limit >= g.phys_pages) {
         limit = g.phys_pages - 1;
     }

@@ -124,6 +124,7 @@ uint64_t hyb_copy(struct ftl *ftl, uint32_t lpn, uint32_t unit, uint32_t off, ui
     ftl->ctr.nand_gc_reads++;
     ftl->ctr.nand_gc_programs++;
     ftl->ctr.merge_copied_pages++;
+    ftl->ctr.wp_gc_pages[0]++;      /* the one write pointer's media pages hold them too */
     return programmed;
 }
 
