@@ -1,7 +1,9 @@
-/* Helpers of the hybrid mappings' tests (mapping=block|bast|fast): a small block-unit
- * geometry, and finding a unit of a role in the tables (map/hybrid_tables.h). */
-#ifndef HYBRID_TEST_UTIL_H
-#define HYBRID_TEST_UTIL_H
+/* Helpers of the tests of the hybrid mappings' tables (ftl_check's invariants, state
+ * files): a geometry with room for busy workloads (tests/ftl/hybrid_test_util.h has the
+ * tiny one of the hand-computed cases), and finding a unit of a role in the tables
+ * (map/hybrid_tables.h). */
+#ifndef HYBRID_TABLES_TEST_UTIL_H
+#define HYBRID_TABLES_TEST_UTIL_H
 
 #include "flash/ftl_handle.h"
 #include "map/hybrid_tables.h"
@@ -9,7 +11,8 @@
 
 /* 2 channels x 2 LUNs x 32 blocks x 16 pages of 4 KiB (128 blocks), 4 MiB logical: 64
  * logical blocks, the rest for log blocks and the spare. */
-static inline struct ftl_config hybrid_config(enum ftl_mapping mapping, uint64_t log_blocks)
+static inline struct ftl_config hybrid_small_config(enum ftl_mapping mapping,
+                                                   uint64_t log_blocks)
 {
     struct ftl_config cfg = small_config(2, 2, 32, 16, 8);
     cfg.read_uncor_ppm = 0;

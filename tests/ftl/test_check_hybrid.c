@@ -5,7 +5,7 @@
  * sequential log and random-log FIFO) makes ftl_check fail with a line naming it, and
  * the FTL passes again once the field is put back.
  */
-#include "hybrid_test_util.h"
+#include "hybrid_tables_test_util.h"
 
 #include <string.h>
 
@@ -78,7 +78,7 @@ static void corrupt_data_block(struct ftl *ftl, uint32_t lbn)
 
 static struct ftl *make(enum ftl_mapping mapping, uint64_t log_blocks)
 {
-    struct ftl_config cfg = hybrid_config(mapping, log_blocks);
+    struct ftl_config cfg = hybrid_small_config(mapping, log_blocks);
     now = 0;
     return make_ftl(&cfg);
 }
@@ -150,6 +150,7 @@ static void test_fast(void)
     CORRUPT(ftl, h->units[sw].owner, 1, want);
     CORRUPT(ftl, h->sw, NO_LINE, "which names unit 4294967295");
     CORRUPT(ftl, h->units[sw].next, 1, "page 1 is programmed, its next offset is 1");
+    CORRUPT(ftl, h->units[sw].in_order, false, "FAST sequential log of LBN 0): not in order");
     CORRUPT(ftl, h->rw_count, 0, "hybrid FAST: 1 random logs, the FIFO holds 0");
     CORRUPT(ftl, h->rw[h->rw_head], sw, "random log FIFO entry 0");
     CORRUPT(ftl, h->rw_count, h->rw_cap + 1, "hybrid FAST random logs:");

@@ -10,7 +10,7 @@
  */
 #include "femu_ftl/engine.h"
 #include "femu_ftl/state.h"
-#include "hybrid_test_util.h"
+#include "hybrid_tables_test_util.h"
 #include "ftl_state_test_util.h"
 #include "file_test_util.h"
 
@@ -275,7 +275,7 @@ static void check_other_mapping(const struct ftl_config *cfg, enum ftl_mapping o
 
 static void test_scheme(enum ftl_mapping mapping, const char *name, enum ftl_mapping other)
 {
-    struct ftl_config cfg = hybrid_config(mapping, 6);
+    struct ftl_config cfg = hybrid_small_config(mapping, 6);
     round_trip(&cfg, name, 3000, 1500, 0);
     round_trip(&cfg, name, 3000, 1500, 40 * SEC + 3);
     check_section_damage(&cfg, STATE_TAG('H', 'Y', 'B', 'R'));

@@ -5,7 +5,8 @@
  *     LBN exactly when the role has one, and a next offset within the block: the pages
  *     below it programmed (skipped ones count invalid), none at or past it;
  *   - a data block's valid page at offset o holds LPN owner * ppb + o, as does a FAST
- *     sequential log's and an in-order BAST log's; a BAST log holds only its owner's pages;
+ *     sequential log's (always in order) and an in-order BAST log's; a BAST log holds
+ *     only its owner's pages;
  *   - each LBN's data (and BAST log) entry names a unit of that role and owner, and every
  *     such unit is its owner's entry: no unit serves twice;
  *   - BAST's LRU list and FAST's random-log FIFO hold exactly the units of their role,
@@ -109,6 +110,11 @@ static int check_unit(const struct ftl *ftl, uint32_t u, char *err, size_t errle
                              "%u valid pages", u, state, ftl->lines[u].valid);
         }
         return 0;
+    }
+    if (x->role == HYBRID_FAST_SW && !x->in_order) {
+        /* it only ever takes its LBN's next offset: written in order from 0 */
+        return ftl_error(err, errlen, "hybrid unit %u (FAST sequential log of LBN %u): not "
+                         "in order", u, x->owner);
     }
     bool owner_ok = role_has_owner(x->role) ? x->owner < h->nlbn : x->owner == NO_LBN;
     if (!owner_ok || x->next > h->ppb) {
