@@ -3,7 +3,7 @@
  * kept file per version and configuration, each written by that version's ftl-sim; the
  * README there says how). Each loads into an FTL of the configuration its CONF section
  * names, with ftl_check passing; its counters, paced GC's debt, FDP events and SLC cache
- * are the ones its FCOR holds; a follow-up workload keeps it consistent; and its state
+ * are the ones its FCOR holds (from layout 6 on, the sections of their own); a follow-up workload keeps it consistent; and its state
  * saved in this build's layout (debt, events and cache in sections of their own) loads
  * and saves again byte for byte, FDP events and all. Each of those three sections, damaged
  * or crafted out of range, is refused with one line naming it.
@@ -34,6 +34,8 @@ static const struct kept {
     { "v4-slc.state", 4, true },
     { "v5-fdp-dftl.state", 5, false },
     { "v5-slc.state", 5, true },
+    { "v6-fdp-dftl.state", 6, false },
+    { "v6-slc.state", 6, true },
 };
 
 static uint32_t le32(const unsigned char *p)
@@ -84,13 +86,8 @@ static struct ftl_config config_of(const unsigned char *b, size_t size)
     return cfg;
 }
 
-/*
- * What the old FCOR holds, read at its offsets (ftl_state_core.c's get_old_layout): the
- * counters, paced GC's debt, the FDP events' count and the SLC cache; the loaded FTL holds
- * the same.
- */
-static void check_old_fcor(const struct ftl *ftl, const unsigned char *f, uint64_t len,
-                           uint32_t layout)
+/* FCOR's counters, in every layout: the loaded FTL holds them, and 0 for the later ones. */
+static void check_fcor_counters(const struct ftl *ftl, const unsigned char *f)
 {
     uint32_t ncounters = le32(f + 4 + 64);
     struct ftl_counters c = counters(ftl);
@@ -105,6 +102,17 @@ static void check_old_fcor(const struct ftl *ftl, const unsigned char *f, uint64
     CHECK_EQ_U64(differ, 0);
     CHECK_EQ_U64(later, 0);
     CHECK(c.host_write_pages > 0 && c.gc_moved_pages > 0);
+}
+
+/*
+ * What the old FCOR (layouts before 6) holds after the counters, read at its offsets
+ * (ftl_state_core.c's get_old_layout): paced GC's debt, the FDP events' count and the SLC
+ * cache; the loaded FTL holds the same.
+ */
+static void check_old_fcor(const struct ftl *ftl, const unsigned char *f, uint64_t len,
+                           uint32_t layout)
+{
+    uint32_t ncounters = le32(f + 4 + 64);
     const unsigned char *p = f + 4 + 64 + 4 + 8 * ncounters + 108 + (MAP_WP + 1) * 20;
     CHECK_EQ_U64(le32(p), ftl->gc_rate_valid);
     CHECK_EQ_U64(le32(p + 4), ftl->gc_rate_invalid);
@@ -243,7 +251,7 @@ static void check_damage_refused(const struct ftl_config *cfg, uint32_t tag)
     }
 }
 
-/* The layout-6 file at path_a: FDBT, FEVT and (with the cache) FSLC refused when damaged
+/* The file at path_a, in this build's layout: FDBT, FEVT and (with the cache) FSLC refused when damaged
  * or out of range; their field offsets follow the version u32. */
 static void check_own_sections(const struct ftl_config *cfg, const struct ftl *ftl)
 {
@@ -280,6 +288,26 @@ static void follow_up(struct ftl *ftl, uint64_t now)
     CHECK_CONSISTENT(ftl);
 }
 
+/* A file of layout 6 on: the debt's, the events' and the SLC cache's counts in their own
+ * sections (offsets after each one's version u32), as the loaded FTL holds them. */
+static void check_own_fields(const struct ftl *ftl, const unsigned char *b, size_t size)
+{
+    uint64_t len;
+    const unsigned char *debt = find_section(b, size, STATE_TAG('F', 'D', 'B', 'T'), &len);
+    const unsigned char *events = find_section(b, size, STATE_TAG('F', 'E', 'V', 'T'), &len);
+    CHECK(debt && events);
+    CHECK_EQ_U64(le32(debt + 20), ftl->gc_debt_count);
+    CHECK(ftl->gc_debt_count > 0);                      /* the file exercises the debt */
+    CHECK_EQ_U64(le32(events + 4), ftl->fdp_event_count);
+    const unsigned char *slc = find_section(b, size, STATE_TAG('F', 'S', 'L', 'C'), &len);
+    CHECK((slc != NULL) == ftl->cfg.slc_cache);
+    if (slc) {
+        CHECK_EQ_U64(le32(slc + 4), ftl->slc_wp.line);
+        CHECK_EQ_U64(le32(slc + 24), ftl->slc_head);
+        CHECK_EQ_U64(le32(slc + 32), ftl->slc_count);
+    }
+}
+
 static void test_kept(const struct kept *k)
 {
     char file[512], err[512] = "";
@@ -297,7 +325,12 @@ static void test_kept(const struct kept *k)
         free(bytes);
         return;
     }
-    check_old_fcor(ftl, fcor, len, k->layout);
+    check_fcor_counters(ftl, fcor);
+    if (k->layout < 6) {
+        check_old_fcor(ftl, fcor, len, k->layout);
+    } else {
+        check_own_fields(ftl, bytes, size);
+    }
     CHECK(!k->slc || ftl->slc_count > 0 || ftl->slc_wp.line != NO_LINE);
     if (!k->slc) {      /* a page on handle 1, whose update raises an event FEVT carries */
         struct ftl_io io = page_io(ftl, 0, 0, 1, 1);

@@ -8,8 +8,9 @@
  * zone state machine is, and the zones' flash record stays within their capacity on
  * blocks that hold no conventional page; SLC units (slc_cache) hold exactly their SLC
  * pages when closed, sit in the SLC FIFO in close order, and none of the oldest one's
- * pages before the fold cursor is valid. The read cache's tables agree, and it holds only
- * mapped pages (every unmapping drops them).
+ * pages before the fold cursor is valid; the hybrid mappings' tables hold together
+ * (ftl_check_hybrid.c). The read cache's tables agree, and it holds only mapped pages
+ * (every unmapping drops them).
  */
 #include "femu_ftl/ftl.h"
 
@@ -23,6 +24,7 @@
 #include "flash/geometry.h"
 #include "flash/p2l.h"
 #include "flash/slc.h"
+#include "core/ftl_check_hybrid.h"
 #include "map/dftl.h"
 #include "map/page_map.h"
 #include "place/heat.h"
@@ -510,7 +512,8 @@ int ftl_check(const struct ftl *ftl, char *err, size_t errlen)
         check_bad_blocks(ftl, err, errlen) || check_wear(ftl, err, errlen) || (ftl->dftl && dftl_check(ftl, err, errlen)) ||
         (ftl->wbuf && wbuf_check(ftl, err, errlen)) ||
         (ftl->rcache && check_read_cache(ftl, err, errlen)) ||
-        (ftl->zns && zns_check(ftl, err, errlen))) {
+        (ftl->zns && zns_check(ftl, err, errlen)) ||
+        (ftl->hybrid && ftl_check_hybrid(ftl, err, errlen))) {
         return -1;
     }
     /* switching the cache off drained it, and nothing buffers while it is off */

@@ -1,6 +1,7 @@
 /*
  * Saving and restoring a whole FTL (femu_ftl/state.h): CONF, then the core sections, paced
- * GC's debt, the FDP events and the SLC cache, the maps and each configured module's own.
+ * GC's debt, the FDP events and the SLC cache, the maps and each configured module's own
+ * (the hybrid mappings' tables last).
  * A restore fills an FTL fresh from ftl_create(), checks every index as it goes and runs
  * ftl_check() on the result, so a file that passed its CRCs but does not hold together is
  * refused, never half used.
@@ -36,6 +37,7 @@ size_t ftl_state_limits(const struct ftl *ftl, struct state_section_limit *out)
     n += ftl->dftl ? ftl_state_dftl_limits(ftl, out + n) : 0;
     n += ftl->wbuf ? ftl_state_wbuf_limits(ftl, out + n) : 0;
     n += ftl->heat ? ftl_state_heat_limits(ftl, out + n) : 0;
+    n += ftl_state_hybrid_limits(ftl, out + n);     /* always: see its comment */
     return n;
 }
 
@@ -55,7 +57,8 @@ int ftl_state_save(const struct ftl *ftl, struct state_writer *w, uint64_t now_n
         (ftl->zns && ftl_state_save_zns(ftl, w, err, errlen)) ||
         (ftl->dftl && ftl_state_save_dftl(ftl, w, err, errlen)) ||
         (ftl->wbuf && ftl_state_save_wbuf(ftl, w, err, errlen)) ||
-        (ftl->heat && ftl_state_save_heat(ftl, w, err, errlen))) {
+        (ftl->heat && ftl_state_save_heat(ftl, w, err, errlen)) ||
+        (ftl->hybrid && ftl_state_save_hybrid(ftl, w, err, errlen))) {
         return -1;
     }
     return 0;
@@ -93,7 +96,8 @@ int ftl_state_load(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
         (ftl->zns && ftl_state_load_zns(ftl, r, err, errlen)) ||
         (ftl->dftl && ftl_state_load_dftl(ftl, r, err, errlen)) ||
         (ftl->wbuf && ftl_state_load_wbuf(ftl, r, err, errlen)) ||
-        (ftl->heat && ftl_state_load_heat(ftl, r, err, errlen))) {
+        (ftl->heat && ftl_state_load_heat(ftl, r, err, errlen)) ||
+        (ftl->hybrid && ftl_state_load_hybrid(ftl, r, err, errlen))) {
         return -1;
     }
     heat_recount(ftl);              /* hot_threshold may differ from the saved device's */

@@ -450,7 +450,8 @@ static int load_lines(struct ftl *ftl, struct state_reader *r, uint64_t now_ns, 
         if (l->capacity != capacity) {
             rc = state_section_error(r, tag, err, errlen, "line %u capacity %u, its good "
                                      "blocks hold %u", i, l->capacity, capacity);
-        } else if (l->state > LINE_SLC || l->wp > MAP_WP || l->heap_pos >= heap_room ||
+        } else if (l->state > LINE_MAPPED || (l->state == LINE_MAPPED && !ftl->hybrid) ||
+                   l->wp > MAP_WP || l->heap_pos >= heap_room ||
                    !line_or_none(ftl, l->prev) || !line_or_none(ftl, l->next) || slc > 1 ||
                    (slc && !ftl->cfg.slc_cache)) {
             rc = state_section_error(r, tag, err, errlen, "line %u (state %u, write pointer "

@@ -29,6 +29,7 @@
 #define STATE_TAG_FTL_DFTL STATE_TAG('D', 'F', 'T', 'L')   /* the CMT (mapping=dftl) */
 #define STATE_TAG_FTL_WBUF STATE_TAG('W', 'B', 'U', 'F')   /* buffered pages */
 #define STATE_TAG_FTL_HEAT STATE_TAG('F', 'H', 'O', 'T')   /* aged counts (hot_decay) */
+#define STATE_TAG_FTL_HYBR STATE_TAG('H', 'Y', 'B', 'R')   /* mapping=block|bast|fast */
 
 /* The file's layout version: the first u32 of FCOR, FBLK, FLIN and FQUE. 3 added the SLC
  * cache (FCOR: its counters, write pointer, FIFO and fold cursor; FLIN: each unit's SLC
@@ -139,6 +140,14 @@ int state_fdp_events_error(struct state_reader *r, uint32_t tag, const struct ft
                            char *err, size_t errlen);
 int state_slc_error(struct state_reader *r, uint32_t tag, const struct ftl *ftl, char *err,
                     size_t errlen);
+
+/* The hybrid mappings' tables (HYBR, its own version), loaded after the maps and lines;
+ * its limit is given under every mapping (ftl_state_hybrid.c). */
+#define FTL_STATE_HYBRID_VERSION 1u
+size_t ftl_state_hybrid_limits(const struct ftl *ftl, struct state_section_limit *out);
+int ftl_state_save_hybrid(const struct ftl *ftl, struct state_writer *w, char *err,
+                          size_t errlen);
+int ftl_state_load_hybrid(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen);
 
 int ftl_state_save_heat(const struct ftl *ftl, struct state_writer *w, char *err,
                         size_t errlen);
