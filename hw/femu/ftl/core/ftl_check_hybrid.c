@@ -33,25 +33,6 @@ static const char *role_name(uint8_t role)
     }
 }
 
-/* Whether the scheme uses role (HYBRID_NONE always). */
-static bool role_allowed(const struct hybrid *h, uint8_t role)
-{
-    switch (role) {
-    case HYBRID_NONE:
-    case HYBRID_DATA: return true;
-    case HYBRID_BAST_LOG: return h->scheme == FTL_MAPPING_BAST;
-    case HYBRID_FAST_SW:
-    case HYBRID_FAST_RW: return h->scheme == FTL_MAPPING_FAST;
-    default: return false;
-    }
-}
-
-/* Whether a unit of role has an owner LBN (else its owner is NO_LBN). */
-static bool role_has_owner(uint8_t role)
-{
-    return role == HYBRID_DATA || role == HYBRID_BAST_LOG || role == HYBRID_FAST_SW;
-}
-
 /* The LPN a unit's valid page at offset off must hold, or NO_LBN when any LPN of the
  * owner (BAST log written out of order) or any at all (FAST random log) may be there. */
 static uint32_t expected_lpn(const struct hybrid *h, const struct hybrid_unit *x,
@@ -95,7 +76,7 @@ static int check_unit(const struct ftl *ftl, uint32_t u, char *err, size_t errle
     const struct hybrid *h = ftl->hybrid;
     const struct hybrid_unit *x = &h->units[u];
     uint8_t state = ftl->lines[u].state;
-    if (!role_allowed(h, x->role)) {
+    if (!hybrid_role_allowed(h->scheme, x->role)) {
         return ftl_error(err, errlen, "hybrid unit %u: role %u (%s) under this mapping", u,
                          x->role, role_name(x->role));
     }
@@ -116,7 +97,7 @@ static int check_unit(const struct ftl *ftl, uint32_t u, char *err, size_t errle
         return ftl_error(err, errlen, "hybrid unit %u (FAST sequential log of LBN %u): not "
                          "in order", u, x->owner);
     }
-    bool owner_ok = role_has_owner(x->role) ? x->owner < h->nlbn : x->owner == NO_LBN;
+    bool owner_ok = hybrid_role_has_owner(x->role) ? x->owner < h->nlbn : x->owner == NO_LBN;
     if (!owner_ok || x->next > h->ppb) {
         return ftl_error(err, errlen, "hybrid unit %u (%s): owner %u of %u LBNs, next offset "
                          "%u of %u pages", u, role_name(x->role), x->owner, h->nlbn, x->next,
@@ -162,20 +143,12 @@ static int check_entries(const struct hybrid *h, char *err, size_t errlen)
     return 0;
 }
 
-static uint32_t count_role(const struct hybrid *h, uint8_t role)
-{
-    uint32_t n = 0;
-    for (uint32_t u = 0; u < h->nunits; u++) {
-        n += h->units[u].role == role;
-    }
-    return n;
-}
-
 /* BAST: the log blocks in use, from the least recently written, each once, linked both
  * ways; as many as logs_used, no more than the budget. */
 static int check_bast(const struct hybrid *h, char *err, size_t errlen)
 {
-    uint32_t count = 0, prev = LRU_NONE, logs = count_role(h, HYBRID_BAST_LOG);
+    uint32_t count = 0, prev = LRU_NONE;
+    uint32_t logs = hybrid_units_with_role(h, HYBRID_BAST_LOG);
     for (uint32_t u = h->log_lru.lru; u != LRU_NONE; u = h->units[u].link.newer) {
         if (u >= h->nunits || h->units[u].role != HYBRID_BAST_LOG ||
             h->units[u].link.older != prev || ++count > logs) {
@@ -196,7 +169,8 @@ static int check_bast(const struct hybrid *h, char *err, size_t errlen)
 /* FAST: the random logs in FIFO order, each once; with the SW within the budget. */
 static int check_fast(const struct hybrid *h, char *err, size_t errlen)
 {
-    uint32_t rws = count_role(h, HYBRID_FAST_RW), sws = count_role(h, HYBRID_FAST_SW);
+    uint32_t rws = hybrid_units_with_role(h, HYBRID_FAST_RW);
+    uint32_t sws = hybrid_units_with_role(h, HYBRID_FAST_SW);
     if (h->rw_cap + 1 != h->log_blocks || h->rw_count > h->rw_cap ||
         (h->rw_cap && h->rw_head >= h->rw_cap)) {
         return ftl_error(err, errlen, "hybrid FAST random logs: %u from slot %u of %u, "

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "base/lru_list.h"
+#include "femu_ftl/config.h"
 
 /* No logical block: a unit without an owner (a FAST random log, a free unit). */
 #define NO_LBN UINT32_MAX
@@ -38,6 +39,25 @@ struct hybrid_unit {
     bool in_order;          /* BAST log / FAST SW: page k holds offset k of owner for
                              * every k < next (written in order from offset 0 so far) */
 };
+
+/* Whether scheme (enum ftl_mapping) uses role (HYBRID_NONE always). */
+static inline bool hybrid_role_allowed(uint8_t scheme, uint8_t role)
+{
+    switch (role) {
+    case HYBRID_NONE:
+    case HYBRID_DATA: return true;
+    case HYBRID_BAST_LOG: return scheme == FTL_MAPPING_BAST;
+    case HYBRID_FAST_SW:
+    case HYBRID_FAST_RW: return scheme == FTL_MAPPING_FAST;
+    default: return false;
+    }
+}
+
+/* Whether a unit of role has an owner LBN (else its owner is NO_LBN). */
+static inline bool hybrid_role_has_owner(uint8_t role)
+{
+    return role == HYBRID_DATA || role == HYBRID_BAST_LOG || role == HYBRID_FAST_SW;
+}
 
 struct hybrid {
     uint8_t scheme;         /* FTL_MAPPING_BLOCK, _BAST or _FAST (femu_ftl/config.h) */
@@ -61,5 +81,15 @@ struct hybrid {
     uint32_t *rw;           /* [rw_cap] fast only, else NULL */
     uint32_t rw_head, rw_count, rw_cap;
 };
+
+/* How many units have role: O(units), for the checker and the state loader. */
+static inline uint32_t hybrid_units_with_role(const struct hybrid *h, uint8_t role)
+{
+    uint32_t n = 0;
+    for (uint32_t u = 0; u < h->nunits; u++) {
+        n += h->units[u].role == role;
+    }
+    return n;
+}
 
 #endif

@@ -87,15 +87,6 @@ int ftl_state_save_hybrid(const struct ftl *ftl, struct state_writer *w, char *e
     return state_buf_section(&b, w, STATE_TAG_FTL_HYBR, err, errlen);
 }
 
-/* The roles each scheme uses. */
-static bool role_fits(const struct hybrid *h, uint8_t role)
-{
-    return role == HYBRID_NONE || role == HYBRID_DATA ||
-           (role == HYBRID_BAST_LOG && h->scheme == FTL_MAPPING_BAST) ||
-           ((role == HYBRID_FAST_SW || role == HYBRID_FAST_RW) &&
-            h->scheme == FTL_MAPPING_FAST);
-}
-
 /* Unit u as read: its role fits the scheme and its line state, its owner the role, its
  * next offset the block. */
 static int check_unit(const struct ftl *ftl, struct state_reader *r, uint32_t u,
@@ -104,9 +95,8 @@ static int check_unit(const struct ftl *ftl, struct state_reader *r, uint32_t u,
     const uint32_t tag = STATE_TAG_FTL_HYBR;
     const struct hybrid *h = ftl->hybrid;
     const struct hybrid_unit *x = &h->units[u];
-    bool owned = x->role == HYBRID_DATA || x->role == HYBRID_BAST_LOG ||
-                 x->role == HYBRID_FAST_SW;
-    if (!role_fits(h, x->role)) {
+    bool owned = hybrid_role_has_owner(x->role);
+    if (!hybrid_role_allowed(h->scheme, x->role)) {
         return state_section_error(r, tag, err, errlen, "unit %u: role %u is not one of "
                                    "mapping %u's", u, x->role, h->scheme);
     }
@@ -179,16 +169,6 @@ static int get_tables(struct ftl *ftl, struct state_reader *r, struct state_curs
     return 0;
 }
 
-/* How many units have role. */
-static uint32_t units_of(const struct hybrid *h, uint8_t role)
-{
-    uint32_t n = 0;
-    for (uint32_t u = 0; u < h->nunits; u++) {
-        n += h->units[u].role == role;
-    }
-    return n;
-}
-
 /* Whether u may be the next entry of a list of role's units (seen: those listed so far). */
 static bool list_entry_ok(const struct hybrid *h, uint32_t u, uint8_t role, const bool *seen)
 {
@@ -201,7 +181,7 @@ static int get_log_lru(struct ftl *ftl, struct state_reader *r, struct state_cur
 {
     const uint32_t tag = STATE_TAG_FTL_HYBR;
     struct hybrid *h = ftl->hybrid;
-    uint32_t n = state_cur_u32(c), logs = units_of(h, HYBRID_BAST_LOG);
+    uint32_t n = state_cur_u32(c), logs = hybrid_units_with_role(h, HYBRID_BAST_LOG);
     if (c->overrun || n != logs || n > h->log_blocks) {
         return state_section_error(r, tag, err, errlen, "log LRU of %u units, %u are log "
                                    "blocks, log_blocks %u", n, logs, h->log_blocks);
@@ -227,13 +207,13 @@ static int get_fast_logs(struct ftl *ftl, struct state_reader *r, struct state_c
 {
     const uint32_t tag = STATE_TAG_FTL_HYBR;
     struct hybrid *h = ftl->hybrid;
-    uint32_t sw = state_cur_u32(c), sws = units_of(h, HYBRID_FAST_SW);
+    uint32_t sw = state_cur_u32(c), sws = hybrid_units_with_role(h, HYBRID_FAST_SW);
     if (c->overrun || (sw == NO_LINE ? sws != 0
                        : sws != 1 || sw >= h->nunits || h->units[sw].role != HYBRID_FAST_SW)) {
         return state_section_error(r, tag, err, errlen, "sequential log unit %u, %u units "
                                    "are sequential logs", sw, sws);
     }
-    uint32_t n = state_cur_u32(c), rws = units_of(h, HYBRID_FAST_RW);
+    uint32_t n = state_cur_u32(c), rws = hybrid_units_with_role(h, HYBRID_FAST_RW);
     if (c->overrun || n != rws || n > h->rw_cap) {
         return state_section_error(r, tag, err, errlen, "random log FIFO of %u units, %u are "
                                    "random logs, room for %u", n, rws, h->rw_cap);
