@@ -33,6 +33,11 @@ const char *ftl_status_str(int status)
     case FTL_E_TOO_MANY_ACTIVE: return "too many active zones";
     case FTL_E_TOO_MANY_OPEN: return "too many open zones";
     case FTL_E_ZONE_TRANSITION: return "invalid zone state transition";
+    case FTL_E_KV_NO_KEY: return "key does not exist";
+    case FTL_E_KV_KEY_EXISTS: return "key exists";
+    case FTL_E_KV_CAPACITY: return "capacity exceeded";
+    case FTL_E_KV_VALUE_SIZE: return "invalid value size";
+    case FTL_E_KV_KEY_SIZE: return "invalid key size";
     default: return "unknown status";
     }
 }

@@ -37,6 +37,7 @@
 
 #include "femu_ftl/fdp.h"
 #include "femu_ftl/ftl.h"
+#include "femu_ftl/kv.h"
 #include "femu_ftl/stats.h"
 #include "femu_ftl/zns.h"
 
@@ -72,6 +73,18 @@ enum ftl_op {
     /* the volatile write cache (NVMe Set Features, Volatile Write Cache): on with
      * FTL_REQ_WCE in flags, else off (ftl_set_write_cache; off drains the buffer) */
     FTL_OP_SET_WRITE_CACHE,
+    /* Key-value store of namespace nsid (femu_ftl/kv.h), key in `key`. Without
+     * FTL_REQ_ADMITTED the engine first admits the request (ftl_kv_admit_*) and fails it
+     * with the admission's status; with it, the caller admitted it when it received it.
+     * STORE: kv_bytes the value's size, value_tag its tag, flags FTL_KV_ONLY_IF_*;
+     * RETRIEVE: kv_bytes the bytes the host's buffer takes (the pages of min(buffer,
+     * value) are read); LIST: key is the start key, kv_bytes the most keys to return
+     * (admitted: the keys returned), each one an index lookup. */
+    FTL_OP_KV_STORE,
+    FTL_OP_KV_RETRIEVE,
+    FTL_OP_KV_DELETE,
+    FTL_OP_KV_EXIST,
+    FTL_OP_KV_LIST,
 };
 
 #define FTL_REQ_ERASE 1u    /* FTL_OP_FORMAT: Secure Erase Setting 1 (user data erase) */
@@ -81,6 +94,7 @@ enum ftl_op {
 #define FTL_REQ_ZONED 16u   /* FTL_OP_COPY: addresses are in the zoned namespace */
 #define FTL_REQ_FUA 32u     /* FTL_OP_WRITE: Force Unit Access (ftl_io.fua) */
 #define FTL_REQ_WCE 64u     /* FTL_OP_SET_WRITE_CACHE: the cache on (Write Cache Enable) */
+/* FTL_OP_KV_STORE's options, 128u and 256u: FTL_KV_ONLY_IF_EXISTS / _ABSENT (kv.h) */
 
 struct ftl_request {
     enum ftl_op op;
@@ -96,6 +110,9 @@ struct ftl_request {
     uint32_t zone_action;   /* ZONE_MGMT: enum ftl_zone_action */
     uint64_t assigned;      /* admitted ZONE_WRITE with FTL_REQ_APPEND: the first sector
                              * the append was given (slba stays the zone start) */
+    struct ftl_kv_key key;  /* FTL_OP_KV_*: the key (LIST: the start key) */
+    uint32_t kv_bytes;      /* FTL_OP_KV_*: see enum ftl_op */
+    uint64_t value_tag;     /* FTL_OP_KV_STORE: the value's tag (kv.h) */
 };
 
 /* Optional callbacks; any may be NULL. */

@@ -41,6 +41,12 @@ enum ftl_status {
     FTL_E_TOO_MANY_ACTIVE = -11,    /* Too Many Active Zones */
     FTL_E_TOO_MANY_OPEN = -12,      /* Too Many Open Zones */
     FTL_E_ZONE_TRANSITION = -13,    /* Invalid Zone State Transition */
+    /* Key-value admission (femu_ftl/kv.h), one per NVMe status of the same meaning. */
+    FTL_E_KV_NO_KEY = -14,          /* KV Key Does Not Exist */
+    FTL_E_KV_KEY_EXISTS = -15,      /* KV Key Exists (Store with No Overwrite) */
+    FTL_E_KV_CAPACITY = -16,        /* Capacity Exceeded */
+    FTL_E_KV_VALUE_SIZE = -17,      /* Invalid Value Size */
+    FTL_E_KV_KEY_SIZE = -18,        /* Invalid Key Size */
 };
 
 /* One range of sectors (a deallocate's, a Copy's source); nlb 0 is skipped. */
@@ -216,6 +222,17 @@ struct ftl_counters {
      * buffer, found in the read cache (no flash read) or not (read from flash, then
      * cached), and pages the cache evicted to make room (not those a write dropped) */
     uint64_t rcache_hits, rcache_misses, rcache_evictions;
+    /* Key-value stores (femu_ftl/kv.h), all stores together: commands served (admitted
+     * ones; errors are not counted), value bytes stores brought and retrieves returned,
+     * index page lookups found in the DRAM cache or not, index pages read from and
+     * written to flash (misses, dirty evictions), compactions and the value-log pages
+     * they rewrote. KV WAF = flash pages programmed x page bytes / kv_store_bytes. The
+     * KV layer's page reads and writes are host I/O to the page FTL under it (host_*). */
+    uint64_t kv_stores, kv_retrieves, kv_deletes, kv_exists, kv_lists;
+    uint64_t kv_store_bytes, kv_retrieve_bytes;
+    uint64_t kv_index_hits, kv_index_misses;
+    uint64_t kv_index_page_reads, kv_index_page_writes;
+    uint64_t kv_compactions, kv_compaction_pages;
     /* ftl_power_cut: cuts, buffered pages that lost sectors (without plp), host pages
      * torn (their program in flight at the cut, without plp), and buffered pages
      * programmed from stored energy (plp). Last, and not kept in state files: a state
@@ -256,6 +273,8 @@ struct ftl_gauges {
     /* write_buffer_sectors > 0 (0 otherwise): pages in the buffer now, not on flash (their
      * host pages are counted, their programs are not yet) */
     uint64_t buf_pending_pages;
+    /* key-value stores, all together (0 without one): live keys and their value bytes */
+    uint64_t kv_keys, kv_live_bytes;
 };
 
 void ftl_get_counters(const struct ftl *ftl, struct ftl_counters *out);
