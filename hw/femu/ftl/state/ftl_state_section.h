@@ -41,9 +41,11 @@
  * load 0). 6 moved paced GC's debt, the FDP events and the SLC cache's scalars out of FCOR
  * into sections of their own (FDBT, FEVT, FSLC, each with its own version below); older
  * files carry them in FCOR, where ftl_state_core.c reads them. 7 added the hybrid
- * mappings' merge counters (FCOR's counters; older files load 0). Other sections are the
- * same in all. */
-#define FTL_STATE_SECTION_VERSION 7u
+ * mappings' merge counters (FCOR's counters; older files load 0), 8 the key-value stores'
+ * counters (FCOR's; older files load 0) and their section KVST (older files have no KV
+ * store). Other sections are the same in all. */
+#define FTL_STATE_SECTION_VERSION 8u
+#define FTL_STATE_LAYOUT_KV 8u              /* the first layout with KVST */
 #define FTL_STATE_LAYOUT_OWN_SECTIONS 6u    /* the first layout with FDBT, FEVT and FSLC */
 #define FTL_STATE_SECTION_VERSION_OLDEST 2u
 
