@@ -171,6 +171,7 @@ static bool stores_reserve(struct ftl *ftl)
             return false;
         }
         ftl->kv_free = stores_free;
+        ftl->kv_check = kv_check_tables;
     }
     struct kv_stores *all = ftl->kv;
     if (all->n < all->cap) {

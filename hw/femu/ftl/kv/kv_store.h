@@ -7,6 +7,7 @@
 #define FEMU_FTL_KV_KV_STORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "femu_ftl/ftl.h"
@@ -93,5 +94,9 @@ int kv_log_read(struct ftl *ftl, struct kv_store *s, uint32_t rec, uint64_t byte
 
 /* The gauges of every store, kept in the handle for ftl_get_gauges (kv_store.c). */
 void kv_gauges_update(struct ftl *ftl);
+
+/* ftl_check's KV part, which kv_store.c hangs in the handle (kv_check.c; kv_check.h says
+ * what it checks). */
+int kv_check_tables(const struct ftl *ftl, char *err, size_t errlen);
 
 #endif
