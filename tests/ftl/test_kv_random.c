@@ -10,7 +10,8 @@
 
 #include "femu_ftl/engine.h"
 #include "flash/ftl_handle.h"
-#include "kv/kv_store.h"
+#include "kv/kv_map.h"
+#include "kv/kv_stores.h"
 #include "ftl_test_util.h"
 
 #define NKEYS 64
