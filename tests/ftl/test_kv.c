@@ -10,7 +10,8 @@
 
 #include "femu_ftl/engine.h"
 #include "flash/ftl_handle.h"
-#include "kv/kv_store.h"
+#include "kv/kv_map.h"
+#include "kv/kv_stores.h"
 #include "ftl_test_util.h"
 
 #define R_LAT 40000ull
@@ -91,13 +92,26 @@ static void test_region_sizing(void)
     CHECK_EQ_U64(ftl_kv_region_sectors(ftl, 0), 0);
     CHECK_EQ_U64(ftl_kv_region_sectors(ftl, UINT64_MAX), 0);
     CHECK_EQ_U64(ftl_kv_region_sectors(ftl, 1ull << 40), 0);   /* more than the device */
+    /* inverse: capacity(region(c)) >= c, region(capacity(s)) <= s */
+    uint64_t bad = 0;
+    for (uint64_t c = 1; c < 2000000; c = c * 3 / 2 + 7) {
+        uint64_t sec = ftl_kv_region_sectors(ftl, c);
+        bad += sec != 0 && (sec % 8 != 0 || ftl_kv_capacity(ftl, sec) < c);
+    }
+    for (uint64_t sec = 8; sec < 4000; sec += 40) {
+        uint64_t cap = ftl_kv_capacity(ftl, sec);
+        bad += cap != 0 && ftl_kv_region_sectors(ftl, cap) > sec;
+    }
+    CHECK_EQ_U64(bad, 0);
     ftl_destroy(ftl);
     /* kv_max_keys 300: 3 index pages (128 a page) */
     cfg = kv_config(2, 300);
     ftl = make_ftl(&cfg);
     CHECK_EQ_U64(ftl_kv_region_sectors(ftl, 65536), 31 * 8);
     char err[256] = "";
+    size_t host = ftl_metadata_bytes(ftl);
     CHECK(ftl_kv_create(ftl, 1, 8, 31 * 8, 65536, err, sizeof(err)) == 0);
+    CHECK(ftl_metadata_bytes(ftl) > host);      /* the store's tables are host memory */
     CHECK(ftl_kv_create(ftl, 1, 400, 31 * 8, 65536, err, sizeof(err)) == -1);  /* nsid */
     CHECK(ftl_kv_create(ftl, 2, 16, 31 * 8, 65536, err, sizeof(err)) == -1);   /* overlap */
     CHECK(ftl_kv_create(ftl, 2, 300, 31 * 8, 65536, err, sizeof(err)) == -1);  /* unaligned */

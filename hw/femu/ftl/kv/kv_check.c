@@ -5,7 +5,9 @@
 
 #include "femu_ftl/error.h"
 #include "flash/ftl_handle.h"
-#include "kv/kv_store.h"
+#include "kv/kv_map.h"
+#include "kv/kv_stores.h"
+#include "kv/kv_treap.h"
 
 /* Segment g's live records: linked both ways, in offset order without overlap, inside the
  * segment (the open one: before head_off), each its flash record's; their count and bytes

@@ -24,8 +24,8 @@
 
 struct ftl;
 
-/* 0, or -1 with one line in err naming the store, the table and the entry
- * (kv_check_tables is declared in kv_store.h, which kv_store.c includes to hang it). */
+/* 0, or -1 with one line in err naming the store, the table and the entry. */
+int kv_check_tables(const struct ftl *ftl, char *err, size_t errlen);
 int kv_check_agree(const struct ftl *ftl, char *err, size_t errlen);
 
 #endif

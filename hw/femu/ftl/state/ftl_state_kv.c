@@ -27,7 +27,9 @@
 #include "femu_ftl/error.h"
 #include "flash/ftl_handle.h"
 #include "kv/kv_check.h"
-#include "kv/kv_store.h"
+#include "kv/kv_map.h"
+#include "kv/kv_stores.h"
+#include "kv/kv_treap.h"
 
 #define KV_STORE_HEAD_BYTES (4 + 6 * 8 + 3 * 4)
 #define KV_KEY_BYTES (1 + FTL_KV_KEY_MAX)
