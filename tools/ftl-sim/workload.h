@@ -16,6 +16,8 @@
 #include "femu_ftl/engine.h"
 #include "rng.h"
 
+struct kv_gen;
+
 enum rw_mode {
     RW_RANDWRITE, RW_RANDREAD, RW_RANDRW, RW_WRITE, RW_READ,
     RW_ZONE_APPEND,     /* Zone Appends of bs into one zone, reset when it is full */
@@ -54,6 +56,7 @@ struct workload_spec {
                                  * another placement they are dropped) */
     uint64_t zone;              /* zone-append: the zone; zone-write: the first (--zone) */
     struct zone_layout layout;  /* the FTL's zoned namespace (filled by the caller) */
+    struct kv_gen *kv;          /* --kv: its requests instead (kv_gen.h; the caller's) */
 };
 
 /*
@@ -75,6 +78,7 @@ struct request {
     struct ftl_request ftl;
     uint64_t time_ns;           /* version-2 trace: when, since the recording's origin */
     const char *phase;          /* REPLAY_PHASE */
+    unsigned kv_kind;           /* a KV request: enum kv_kind (kv_gen.h) */
 };
 
 struct workload;
