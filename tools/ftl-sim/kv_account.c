@@ -113,8 +113,10 @@ int kv_account_issued(struct kv_account *a, const struct ftl_request *r, unsigne
     if (!a->log) {
         return 0;
     }
-    fprintf(a->log, "%llu %s %s", (unsigned long long)a->number,
-            kv_command_names[r->op - FTL_OP_KV_STORE], kv_status_names[s]);
+    char hex[KV_KEY_HEX_MAX];
+    kv_key_to_hex(&r->key, hex);
+    fprintf(a->log, "%llu %s %s %s", (unsigned long long)a->number,
+            kv_command_names[r->op - FTL_OP_KV_STORE], hex, kv_status_names[s]);
     log_result(a, r, status);
     if (fputc('\n', a->log) == EOF) {
         snprintf(err, errlen, "--kv-log %s: write failed", a->log_path);

@@ -1,12 +1,13 @@
 /*
  * What ftl-sim --kv counts of its requests, phase by phase (the load, the measured part):
  * operations by kind, each command's statuses, and the latency of each command served;
- * and --kv-log, one line per request in issue order, numbered as kv_gen.h numbers them:
+ * and --kv-log, one line per request in issue order, numbered as kv_gen.h numbers them,
+ * with its key (a List's start key) in hex:
  *
- *   N store STATUS
- *   N retrieve STATUS [SIZE TAG]        (SIZE and TAG when STATUS is ok)
- *   N delete STATUS | N exist STATUS
- *   N list STATUS COUNT [KEYHEX]...     (the keys returned, in order)
+ *   N store KEY STATUS
+ *   N retrieve KEY STATUS [SIZE TAG]    (SIZE and TAG when STATUS is ok)
+ *   N delete KEY STATUS | N exist KEY STATUS
+ *   N list KEY STATUS COUNT [KEYHEX]... (the keys returned, in order)
  *
  * STATUS: ok, no_key, key_exists, capacity, value_size or key_size. The engine admits
  * each request at submission (ftl-sim sets no FTL_REQ_ADMITTED), so its status is
