@@ -136,7 +136,7 @@ const struct sim_option sim_options[] = {
     COUNT_GIVEN("kv-ops", kv.ops, kv.ops_set, 1, UINT64_C(999999999999),
                 "operations of the measured part (default 1000)"),
     CUSTOM("kv-value-size", "SIZE|uniform:MIN:MAX", option_kv_value_size,
-           "each value's size: fixed (default 1k) or uniform in [MIN, MAX]"),
+           "each value's size: fixed (default 1k), or uniform from MIN to MAX bytes"),
     TEXT("kv-ops-file", "FILE", kv.ops_file,
          "run this file's operations instead of a mix, one a line: store KEYHEX\n"
          "SIZE [exist|absent], retrieve|delete|exist KEYHEX, list KEYHEX MAX"),

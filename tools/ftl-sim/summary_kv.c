@@ -109,7 +109,8 @@ static void json_load(FILE *f, const struct ftl *ftl, const struct kv_run *kv)
     uint64_t ops = operations(kv->load_stats);
     fprintf(f, "    \"load\": {\"ops\": %llu, \"seconds\": %.6f, \"ops_per_s\": %.1f, "
             "\"waf\": ", (unsigned long long)ops, seconds_of(p), per_second(ops, p));
-    json_number_or_null(f, kv_waf(ftl, p, &waf), waf);
+    bool have_waf = kv_waf(ftl, p, &waf);
+    json_number_or_null(f, have_waf, waf);
     fputs(", \"status\": ", f);
     json_statuses(f, kv->load_stats);
     fputs("}\n", f);
@@ -153,10 +154,11 @@ void summary_json_kv(FILE *f, const struct ftl *ftl, const struct kv_run *kv,
     json_latency(f, s);
     fputs(",\n    \"status\": ", f);
     json_statuses(f, s);
+    bool have_rate = hit_rate(m, &rate), have_waf = kv_waf(ftl, m, &waf);
     fputs(",\n    \"index_hit_rate\": ", f);
-    json_number_or_null(f, hit_rate(m, &rate), rate);
+    json_number_or_null(f, have_rate, rate);
     fputs(",\n    \"waf\": ", f);
-    json_number_or_null(f, kv_waf(ftl, m, &waf), waf);
+    json_number_or_null(f, have_waf, waf);
     fputs(",\n", f);
     json_counters(f, m);
     fprintf(f, "    \"kv_keys\": %llu,\n    \"kv_live_bytes\": %llu,\n",
@@ -219,8 +221,9 @@ void summary_print_kv(FILE *f, const struct ftl *ftl, const struct kv_run *kv,
         }
     }
     print_failures(f, s);
-    print_value(f, "KV index hit rate", hit_rate(m, &rate), rate);
-    print_value(f, ", KV WAF", kv_waf(ftl, m, &waf), waf);
+    bool have_rate = hit_rate(m, &rate), have_waf = kv_waf(ftl, m, &waf);
+    print_value(f, "KV index hit rate", have_rate, rate);
+    print_value(f, ", KV WAF", have_waf, waf);
     fprintf(f, ", %llu compactions (%llu pages)\n", (unsigned long long)DELTA(m, kv_compactions),
             (unsigned long long)DELTA(m, kv_compaction_pages));
 }
