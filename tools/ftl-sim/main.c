@@ -235,6 +235,7 @@ static int create_device(struct options *o, struct session *s)
         return EXIT_USAGE;
     }
     o->workload.kv = s->kv.gen;
+    o->workload.kv_next = kv_gen_next;
     o->workload.layout = (struct zone_layout){ .zones = ftl_zone_count(s->ftl),
                                                .zone_sectors = ftl_zone_size_sectors(s->ftl),
                                                .cap_sectors = ftl_zone_cap_sectors(s->ftl) };

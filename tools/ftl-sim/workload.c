@@ -10,7 +10,6 @@
 #include "femu_ftl/error.h"
 #include "femu_trace.h"
 #include "input.h"
-#include "kv_gen.h"
 #include "scan.h"
 
 
@@ -283,7 +282,7 @@ static void next_zone_write(struct workload *w, struct request *req)
 int workload_next(struct workload *w, struct request *req, char *err, size_t errlen)
 {
     if (w->spec.kv) {
-        return kv_gen_next(w->spec.kv, req);
+        return w->spec.kv_next(w->spec.kv, req);
     }
     if (w->foreign) {
         return replay_next_foreign(w, req, err, errlen);

@@ -17,6 +17,7 @@
 #include "rng.h"
 
 struct kv_gen;
+struct request;
 
 enum rw_mode {
     RW_RANDWRITE, RW_RANDREAD, RW_RANDRW, RW_WRITE, RW_READ,
@@ -56,7 +57,10 @@ struct workload_spec {
                                  * another placement they are dropped) */
     uint64_t zone;              /* zone-append: the zone; zone-write: the first (--zone) */
     struct zone_layout layout;  /* the FTL's zoned namespace (filled by the caller) */
-    struct kv_gen *kv;          /* --kv: its requests instead (kv_gen.h; the caller's) */
+    /* --kv: kv_next(kv, req)'s requests instead (kv_gen.h; the caller's). A pointer, so
+     * that workload.c links without the KV generator (the trace fuzz target's build) */
+    struct kv_gen *kv;
+    int (*kv_next)(struct kv_gen *gen, struct request *req);
 };
 
 /*
