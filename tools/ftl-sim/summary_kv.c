@@ -119,9 +119,11 @@ static void json_load(FILE *f, const struct ftl *ftl, const struct kv_run *kv)
 static void json_spec(FILE *f, const struct kv_run *kv)
 {
     const struct kv_spec *s = kv->spec;
-    fprintf(f, "    \"mix\": \"%s\",\n    \"dist\": \"%s\",\n    \"keys_loaded\": %llu,\n"
-            "    \"value_min\": %llu,\n    \"value_max\": %llu,\n    \"ops_file\": ",
-            s->ops_file ? "file" : kv_mix_names[s->mix], kv_dist_names[kv_gen_dist(kv->gen)],
+    fprintf(f, "    \"mix\": \"%s\",\n    \"dist\": ", s->ops_file ? "file"
+                                                             : kv_mix_names[s->mix]);
+    json_string_or_null(f, s->ops_file ? NULL : kv_dist_names[kv_gen_dist(kv->gen)]);
+    fprintf(f, ",\n    \"keys_loaded\": %llu,\n    \"value_min\": %llu,\n"
+            "    \"value_max\": %llu,\n    \"ops_file\": ",
             (unsigned long long)(s->ops_file ? 0 : s->keys), (unsigned long long)s->value_min,
             (unsigned long long)s->value_max);
     json_string_or_null(f, s->ops_file);
