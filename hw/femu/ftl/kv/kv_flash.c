@@ -149,9 +149,8 @@ void kv_flash_format(struct ftl *ftl, uint64_t slba, uint64_t nlb)
 int kv_admit_request(struct ftl *ftl, const struct ftl_request *r)
 {
     uint32_t nsid = r->nsid ? r->nsid : 1;
-    if (!kv_store_of(ftl, nsid)) {
-        return FTL_OK;      /* no store: the flash side does nothing */
-    }
+    /* A namespace without a store fails admission (FTL_E_INVAL, kv.h): a replayed KV
+     * record for a store nobody created is an error, never served as nothing. */
     switch (r->op) {
     case FTL_OP_KV_STORE:
         return ftl_kv_admit_store(ftl, nsid, &r->key, r->kv_bytes,

@@ -18,7 +18,8 @@ int kv_flash_serve(struct ftl *ftl, const struct ftl_request *r, uint64_t *done_
  * key of its flash record, its index cache and its log (before the range is formatted). */
 void kv_flash_format(struct ftl *ftl, uint64_t slba, uint64_t nlb);
 
-/* Admission of FTL_OP_KV_* request r, for a caller that did not admit it (ftl-sim). */
+/* Admission of FTL_OP_KV_* request r, for a caller that did not admit it (ftl-sim);
+ * FTL_E_INVAL when its namespace has no store. */
 int kv_admit_request(struct ftl *ftl, const struct ftl_request *r);
 
 #endif
