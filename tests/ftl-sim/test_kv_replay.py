@@ -6,7 +6,8 @@ from the state file, and every KV record went through the engine's admission aga
 import csv
 
 SMALL = ["--set", "nchs=1", "--set", "luns_per_ch=2", "--set", "blks_per_pl=64",
-         "--set", "pgs_per_blk=16", "--set", "devsz_mb=6", "--set", "kv_max_keys=512"]
+         "--set", "pgs_per_blk=16", "--set", "devsz_mb=6", "--set", "kv_max_keys=512",
+         "--set", "kv_max_value=16384"]
 KV = ["--kv", "--kv-keys", "200", "--kv-ops", "3000", "--kv-value-size", "4k", "--qd", "4"]
 STATS_FILES = ("stats.csv", "IOPSData.csv", "throughputData.csv", "GCData.csv",
                "WAFData.csv", "statistics.csv", "phases.csv", "lpn_access_count.csv")

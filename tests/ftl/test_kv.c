@@ -83,12 +83,14 @@ static void test_region_sizing(void)
 {
     struct ftl_config cfg = kv_config(2, 0);
     struct ftl *ftl = make_ftl(&cfg);
-    /* 64 KiB: max_keys 64 < 128 entries a page, so 1 index page; the log 64 KiB x 1.10 =
-     * 72089 bytes = 18 pages = 5 segments of 4, + 2 of slack: 28 pages; 29 x 8 sectors */
-    CHECK_EQ_U64(ftl_kv_region_sectors(ftl, 65536), 29 * 8);
-    CHECK(ftl_kv_capacity(ftl, 29 * 8) >= 65536);
-    CHECK(ftl_kv_capacity(ftl, 29 * 8 - 8) < 65536);
-    CHECK(ftl_kv_region_sectors(ftl, ftl_kv_capacity(ftl, 29 * 8)) <= 29 * 8);
+    /* 64 KiB: max_keys 64 < 128 entries a page, so 128 keys (one page's worth) and 1 index
+     * page; the live records' worst case 65536 + 128 x (8 + 16) = 68608 bytes, x 1.10 =
+     * 75468; a 16 KiB segment is sure of 16384 - (8 + 16 + 8192 - 1) = 8169 bytes of
+     * records, so 10 segments, + 2 of slack + the head: 13 x 4 = 52 pages; 53 x 8 sectors */
+    CHECK_EQ_U64(ftl_kv_region_sectors(ftl, 65536), 53 * 8);
+    CHECK(ftl_kv_capacity(ftl, 53 * 8) >= 65536);
+    CHECK(ftl_kv_capacity(ftl, 53 * 8 - 8) < 65536);
+    CHECK(ftl_kv_region_sectors(ftl, ftl_kv_capacity(ftl, 53 * 8)) <= 53 * 8);
     CHECK_EQ_U64(ftl_kv_region_sectors(ftl, 0), 0);
     CHECK_EQ_U64(ftl_kv_region_sectors(ftl, UINT64_MAX), 0);
     CHECK_EQ_U64(ftl_kv_region_sectors(ftl, 1ull << 40), 0);   /* more than the device */
@@ -104,19 +106,20 @@ static void test_region_sizing(void)
     }
     CHECK_EQ_U64(bad, 0);
     ftl_destroy(ftl);
-    /* kv_max_keys 300: 3 index pages (128 a page) */
+    /* kv_max_keys 300: 3 index pages (128 a page); records 65536 + 300 x 24 = 72736,
+     * x 1.10 = 80009 bytes: 10 segments of sure room, 13 with slack and head: 55 pages */
     cfg = kv_config(2, 300);
     ftl = make_ftl(&cfg);
-    CHECK_EQ_U64(ftl_kv_region_sectors(ftl, 65536), 31 * 8);
+    CHECK_EQ_U64(ftl_kv_region_sectors(ftl, 65536), 55 * 8);
     char err[256] = "";
     size_t host = ftl_metadata_bytes(ftl);
-    CHECK(ftl_kv_create(ftl, 1, 8, 31 * 8, 65536, err, sizeof(err)) == 0);
+    CHECK(ftl_kv_create(ftl, 1, 8, 55 * 8, 65536, err, sizeof(err)) == 0);
     CHECK(ftl_metadata_bytes(ftl) > host);      /* the store's tables are host memory */
-    CHECK(ftl_kv_create(ftl, 1, 400, 31 * 8, 65536, err, sizeof(err)) == -1);  /* nsid */
-    CHECK(ftl_kv_create(ftl, 2, 16, 31 * 8, 65536, err, sizeof(err)) == -1);   /* overlap */
-    CHECK(ftl_kv_create(ftl, 2, 300, 31 * 8, 65536, err, sizeof(err)) == -1);  /* unaligned */
-    CHECK(ftl_kv_create(ftl, 2, 400, 30 * 8, 65536, err, sizeof(err)) == -1);  /* too small */
-    CHECK(ftl_kv_create(ftl, 2, 400, 31 * 8, 65536, err, sizeof(err)) == 0);
+    CHECK(ftl_kv_create(ftl, 1, 448, 55 * 8, 65536, err, sizeof(err)) == -1);  /* nsid */
+    CHECK(ftl_kv_create(ftl, 2, 16, 55 * 8, 65536, err, sizeof(err)) == -1);   /* overlap */
+    CHECK(ftl_kv_create(ftl, 2, 452, 55 * 8, 65536, err, sizeof(err)) == -1);  /* unaligned */
+    CHECK(ftl_kv_create(ftl, 2, 448, 54 * 8, 65536, err, sizeof(err)) == -1);  /* too small */
+    CHECK(ftl_kv_create(ftl, 2, 448, 55 * 8, 65536, err, sizeof(err)) == 0);
     struct ftl_kv_info info;
     CHECK(ftl_kv_info(ftl, 1, &info) && info.max_keys == 300 && info.base_sector == 8 &&
           info.capacity_bytes == 65536 && info.max_value_bytes == 8192);
@@ -126,7 +129,7 @@ static void test_region_sizing(void)
     /* a cache larger than the device, a largest value beyond a segment: one line each */
     cfg = kv_config(100000, 0);
     ftl = make_ftl(&cfg);
-    CHECK(ftl_kv_create(ftl, 1, 0, 29 * 8, 65536, err, sizeof(err)) == -1 &&
+    CHECK(ftl_kv_create(ftl, 1, 0, 53 * 8, 65536, err, sizeof(err)) == -1 &&
           strncmp(err, "kv_index_cache_pages:", 21) == 0);
     ftl_destroy(ftl);
     cfg = kv_config(2, 0);
@@ -341,11 +344,12 @@ static void test_index_cache(void)
     CHECK_EQ_U64(c1.kv_index_page_reads - c0.kv_index_page_reads, 2);
     CHECK_EQ_U64(c1.kv_index_page_writes - c0.kv_index_page_writes, 3);
     CHECK_EQ_U64(c1.kv_exists, 2);
-    /* an unknown namespace: nothing; a refused command: nothing counted */
+    /* a namespace without a store: refused at admission (kv.h); a refused command:
+     * nothing counted */
     struct ftl_request q = { .op = FTL_OP_KV_EXIST, .arrival_ns = t += LATER, .nsid = 7,
                              .key = key_of(a) };
     struct ftl_served s;
-    CHECK_EQ_U64(ftl_engine_serve(r.engine, &q, &s), FTL_OK);
+    CHECK_EQ_U64(ftl_engine_serve(r.engine, &q, &s), (uint64_t)FTL_E_INVAL);
     CHECK_EQ_U64(s.done_ns, q.arrival_ns);
     CHECK_EQ_U64(kv_op(&r, FTL_OP_KV_EXIST, t += LATER, "zzzz", 0, 0, 0, NULL),
                  (uint64_t)FTL_E_KV_NO_KEY);
@@ -366,11 +370,15 @@ static uint32_t seg_of(struct ftl *ftl, const char *key)
 
 static void test_compaction(void)
 {
-    /* 32 KiB: 36044 log bytes = 9 pages = 3 segments, + 2: 5 segments of 4 pages */
-    struct ftl_config cfg = kv_config(2, 0);
-    struct rig r = rig_open(&cfg, 32768);
+    /* 8 values of 4086 bytes (32688) under 8 keys, records of 8 + 2 + 4086 = 4096 bytes,
+     * the largest 8 + 16 + 4086 = 4110: (32688 + 8 x 24) x 1.01 = 33208 bytes in segments
+     * sure of 16384 - 4109 = 12275: 3, + 2 of slack + the head: 6 segments of 4 pages */
+    struct ftl_config cfg = kv_config(2, 8);
+    cfg.kv_max_value = 4086;
+    cfg.kv_op_pct = 1;
+    struct rig r = rig_open(&cfg, 8 * 4086);
     struct kv_store *s = kv_store_of(r.ftl, 1);
-    CHECK_EQ_U64(s->log.nsegs, 5);
+    CHECK_EQ_U64(s->log.nsegs, 6);
     uint64_t t = LATER;
     char key[8];
     /* 8 + 2 + 4086 = 4096: a record a page, four a segment */
@@ -384,15 +392,19 @@ static void test_compaction(void)
         CHECK_EQ_U64(kv_op(&r, FTL_OP_KV_STORE, t += LATER, again[i], 4086, 0, 2, NULL),
                      FTL_OK);
     }
-    /* live: segment 0 k3 (4096), 1 k6 k7 (8192), 2 four (16384), 3 k5 (4096); segment 4
-     * free, one fewer than the slack */
+    for (int i = 0; i < 4; i++) {      /* segment 4: k2 four times, the last one live */
+        CHECK_EQ_U64(kv_op(&r, FTL_OP_KV_STORE, t += LATER, "k2", 4086, 0, 2, NULL), FTL_OK);
+    }
+    /* live: segment 0 k3 (4096), 1 k6 k7 (8192), 2 k0 k1 k4 (12288), 3 k5, 4 k2 (4096
+     * each); segment 5 free, one fewer than the slack */
     CHECK(s->log.free_count == 1 && s->log.segs[0].live_bytes == 4096 &&
-          s->log.segs[3].live_bytes == 4096 && s->log.segs[1].live_bytes == 8192);
+          s->log.segs[3].live_bytes == 4096 && s->log.segs[1].live_bytes == 8192 &&
+          s->log.segs[4].live_bytes == 4096);
     struct ftl_counters c0 = counters(r.ftl);
     CHECK_EQ_U64(c0.kv_compactions, 0);
     /* k6 (its old record in segment 1 dead now) needs a new segment: segment 0 is
-     * compacted (4096 live bytes, tied with segment 3: the lower wins), k3 moving into
-     * segment 4; then segment 1 (k7: 4096, tied with 3 again); two free again */
+     * compacted (4096 live bytes, tied with segments 1, 3 and 4: the lowest wins), k3
+     * moving into segment 5; then segment 1 (k7, tied again); two free again */
     CHECK_EQ_U64(kv_op(&r, FTL_OP_KV_STORE, t += LATER, "k6", 4086, 0, 3, NULL), FTL_OK);
     struct ftl_counters c1 = counters(r.ftl);
     CHECK_EQ_U64(c1.kv_compactions, 2);
@@ -400,10 +412,10 @@ static void test_compaction(void)
     CHECK_EQ_U64(c1.host_read_pages - c0.host_read_pages, 2);     /* a page of each victim */
     CHECK_EQ_U64(c1.host_write_pages - c0.host_write_pages, 3);   /* k3, k7, then k6 */
     CHECK_EQ_U64(c1.host_trim_pages - c0.host_trim_pages, 8);     /* both victims' pages */
-    CHECK(seg_of(r.ftl, "k3") == 4 && seg_of(r.ftl, "k7") == 4 && seg_of(r.ftl, "k6") == 4 &&
+    CHECK(seg_of(r.ftl, "k3") == 5 && seg_of(r.ftl, "k7") == 5 && seg_of(r.ftl, "k6") == 5 &&
           seg_of(r.ftl, "k5") == 3);
     CHECK(s->log.segs[0].state == KV_SEG_FREE && s->log.segs[1].state == KV_SEG_FREE &&
-          s->log.free_count == 2 && s->log.head_seg == 4 && s->log.head_off == 3 * 4096);
+          s->log.free_count == 2 && s->log.head_seg == 5 && s->log.head_off == 3 * 4096);
     for (int i = 0; i < 8; i++) {
         snprintf(key, sizeof(key), "k%d", i);
         CHECK_EQ_U64(kv_op(&r, FTL_OP_KV_RETRIEVE, t += LATER, key, 8192, 0, 0, NULL), FTL_OK);

@@ -25,15 +25,27 @@ struct kv_layout {
     uint64_t max_keys, index_pages, seg_pages, nsegs, pages;
 };
 
-/* The layout of a store of cap bytes; false when cap is 0 or it would not fit the FTL. */
+/*
+ * The layout of a store of cap bytes; false when cap is 0 or it would not fit the FTL.
+ *
+ * Admission lets live values reach cap bytes under max_keys keys, so the live records
+ * take at most cap + max_keys * (header + largest key) bytes. A segment may end in up to
+ * one largest record less a byte of padding, so it is sure to hold only seg_bytes -
+ * (largest record - 1) bytes of records. The log holds the live records' worst case plus
+ * kv_op_pct of it in such segments, plus the slack and the head: then the closed segment
+ * with the fewest live bytes always holds less than a segment's sure room, so every
+ * compaction gains free bytes and the log never refuses what admission accepted.
+ */
 static bool kv_layout_of(const struct ftl *ftl, uint64_t cap, struct kv_layout *out)
 {
     const struct ftl_config *cfg = &ftl->cfg;
     uint64_t pb = ftl->geo.page_bytes;
     uint64_t epp = pb / KV_INDEX_ENTRY;
     struct kv_layout k = { .seg_pages = config_kv_segment_pages(cfg, &ftl->geo) };
-    uint64_t log_bytes, log_pages, segs, log_total;
-    if (cap == 0 || epp == 0 || k.seg_pages == 0) {
+    uint64_t overhead, records, need, seg_bytes, sure, segs, log_total;
+    uint64_t rec_max = KV_REC_HEADER + FTL_KV_KEY_MAX + (uint64_t)cfg->kv_max_value;
+    if (cap == 0 || epp == 0 || k.seg_pages == 0 || !mul_ok(k.seg_pages, pb, &seg_bytes) ||
+        seg_bytes < rec_max) {
         return false;
     }
     k.max_keys = cfg->kv_max_keys;
@@ -41,12 +53,17 @@ static bool kv_layout_of(const struct ftl *ftl, uint64_t cap, struct kv_layout *
         k.max_keys = cap / 1024 < epp ? epp : cap / 1024;   /* one index page at least */
     }
     k.index_pages = k.max_keys / epp + (k.max_keys % epp != 0);
-    if (!mul_ok(cap, 100 + cfg->kv_op_pct, &log_bytes)) {
+    if (!mul_ok(k.max_keys, KV_REC_HEADER + FTL_KV_KEY_MAX, &overhead) ||
+        cap > UINT64_MAX - overhead) {
         return false;
     }
-    log_bytes /= 100;
-    log_pages = log_bytes / pb + (log_bytes % pb != 0);
-    segs = log_pages / k.seg_pages + (log_pages % k.seg_pages != 0) + KV_SLACK_SEGMENTS;
+    records = cap + overhead;
+    if (records > UINT64_MAX / (100 + cfg->kv_op_pct)) {
+        return false;
+    }
+    need = records * (100 + cfg->kv_op_pct) / 100;
+    sure = seg_bytes - (rec_max - 1);
+    segs = need / sure + (need % sure != 0) + KV_SLACK_SEGMENTS + 1;   /* + the head */
     if (!mul_ok(segs, k.seg_pages, &log_total) || segs > UINT32_MAX - 1) {
         return false;
     }
