@@ -1,10 +1,12 @@
 """The Key Value namespace from an unmodified Linux guest (trixie, Linux 6.12): with
-kv_ns_mb the driver attaches the KV namespace as the generic character device /dev/ng0n2
-beside the block device /dev/nvme0n1 (it reads the namespace's CSI from the descriptor
-list and its data from Identify CNS 08h), `nvme list -v` and `nvme cmdset-ind-id-ns`
-(nvme-cli's CNS 08h; trixie's nvme-cli has no `id-ns --cs-indep`) show it, and nvme-cli's io-passthru stores, lists, retrieves and deletes a key with the
-statuses and bytes the KV command set gives. One boot; the job (jobs/kv_guest.sh) leaves
-one `STEP name rc=N` line per step plus each step's stdout / stderr."""
+kv_ns_mb the driver attaches the KV namespace as a generic character device /dev/ng0nX
+only, beside the NVM namespace's block device (it reads the namespace's CSI from the
+descriptor list and its data from Identify CNS 08h); `nvme list -v` and
+`nvme cmdset-ind-id-ns` (nvme-cli's CNS 08h; trixie's nvme-cli has no
+`id-ns --cs-indep`) show it; nvme-cli's io-passthru stores, lists, retrieves and deletes
+a key with the statuses and bytes the KV command set gives. One boot; the job
+(jobs/kv_guest.sh) leaves one `STEP name rc=N` line per step plus each step's stdout /
+stderr."""
 import re
 import struct
 from pathlib import Path
