@@ -150,3 +150,16 @@ def test_io_command_set_profile_feature_names_the_one_combination(start):
     assert nvme.get_features(FEAT_IOCS_PROFILE).dw0 == 0       # CNS 1Ch's vector 0
     assert nvme.set_features(FEAT_IOCS_PROFILE, 0).ok
     assert nvme.set_features(FEAT_IOCS_PROFILE, 1).code == SC_INVALID_FIELD   # none there
+
+
+def test_kv_and_zoned_namespaces_side_by_side(start):
+    """zoned=on too: NVM NSID 1, KV NSID 2, zoned NSID 3; CNS 1Ch lists all three sets."""
+    nvme, sq = kv_device(start, "pgs_per_blk=64,devsz_mb=24,zoned=on,zones=16")
+    cqe, data = identify(nvme, CNS_IO_CMD_SETS)
+    assert cqe.ok and struct.unpack_from("<Q", data, 0)[0] == 0b111
+    cqe, data = identify(nvme, 0x02)
+    assert struct.unpack_from("<4I", data, 0) == (NVM_NSID, KV_NSID, 3, 0)
+    for nsid, csi in ((NVM_NSID, CSI_NVM), (KV_NSID, CSI_KV), (3, 2)):
+        assert dict(descriptors(identify(nvme, CNS_DESCRIPTORS, nsid)[1]))[0x04] == \
+            bytes([csi]), nsid
+    assert store(nvme, sq, b"k", b"v").ok and all_keys(nvme, sq) == [b"k"]
