@@ -109,7 +109,9 @@ static void test_region_sizing(void)
     ftl = make_ftl(&cfg);
     CHECK_EQ_U64(ftl_kv_region_sectors(ftl, 65536), 31 * 8);
     char err[256] = "";
+    size_t host = ftl_metadata_bytes(ftl);
     CHECK(ftl_kv_create(ftl, 1, 8, 31 * 8, 65536, err, sizeof(err)) == 0);
+    CHECK(ftl_metadata_bytes(ftl) > host);      /* the store's tables are host memory */
     CHECK(ftl_kv_create(ftl, 1, 400, 31 * 8, 65536, err, sizeof(err)) == -1);  /* nsid */
     CHECK(ftl_kv_create(ftl, 2, 16, 31 * 8, 65536, err, sizeof(err)) == -1);   /* overlap */
     CHECK(ftl_kv_create(ftl, 2, 300, 31 * 8, 65536, err, sizeof(err)) == -1);  /* unaligned */

@@ -378,9 +378,10 @@ static void test_idle_days(void)
     CHECK(!strcmp(line_n(buf, 12), "259201.000,0,1"));
     CHECK(!strcmp(line_n(buf, 13), "259201.250,0,0"));
     CHECK_EQ_U64(read_file("stats.csv", buf, sizeof(buf)), 14);
-    /* a 259190 s interval with nothing in it: zero counts and rates, no WAF */
+    /* a 259190 s interval with nothing in it: zero counts and rates, no WAF (nor KV WAF,
+     * after the key-value columns that end every row) */
     CHECK_ROW(line_n(buf, 11), "259200.000,259190.000,0,0,0,0,0,0,0,0,0.0000,0.0000,0.00,"
-              "0,0,0,0,0,0,0,0,,", ",,0,0,0,0,0,0,0,0,0,0,0,0");
+              "0,0,0,0,0,0,0,0,,", ",,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,");
     CHECK_EQ_U64(read_file("statistics.csv", buf, sizeof(buf)), 4);
     CHECK(!strcmp(line_n(buf, 2), "259200.000,0.00,"));
     CHECK_EQ_U64(read_file("nand.csv", buf, sizeof(buf)), 14);

@@ -190,7 +190,7 @@ size_t ftl_metadata_bytes(const struct ftl *ftl)
            (ftl->rcache ? rcache_bytes(ftl->rcache) : 0) +
            (ftl->zns ? zns_metadata_bytes(ftl) : 0) + busy_metadata_bytes(ftl) +
            (ftl->hybrid ? hybrid_metadata_bytes(ftl) : 0) +
-           inflight_metadata_bytes(ftl);
+           inflight_metadata_bytes(ftl) + ftl->kv_host_bytes;
 }
 
 uint64_t ftl_device_map_bytes(const struct ftl *ftl)

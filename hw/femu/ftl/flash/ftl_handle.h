@@ -187,10 +187,11 @@ struct ftl {
     struct hybrid *hybrid;      /* mapping=block|bast|fast, else NULL */
     /* Key-value stores (kv/, above core): NULL until the first ftl_kv_create. core may
      * not call kv by name, so kv sets kv_free (ftl_destroy calls it) when it makes the
-     * list, and keeps kv_keys / kv_live_bytes (ftl_get_gauges reads them) up to date. */
+     * list, and keeps kv_keys / kv_live_bytes (ftl_get_gauges reads them) and kv_host_bytes
+     * (the host memory of its tables: ftl_metadata_bytes) up to date. */
     struct kv_stores *kv;
     void (*kv_free)(struct ftl *ftl);
-    uint64_t kv_keys, kv_live_bytes;
+    uint64_t kv_keys, kv_live_bytes, kv_host_bytes;
     uint64_t *victim_hist[2];   /* [pgs_per_line + 1] victims by valid pages: data, map */
     /* read_retry.c: when each block ([blocks]) got its first page since its erase, and
      * host page reads by age class (expected steps, whole) x steps taken, each

@@ -104,7 +104,7 @@ static void stores_free(struct ftl *ftl)
         free(all);
     }
     ftl->kv = NULL;
-    ftl->kv_keys = ftl->kv_live_bytes = 0;
+    ftl->kv_keys = ftl->kv_live_bytes = ftl->kv_host_bytes = 0;
 }
 
 /* The list, made on first use, with room for one more store. */
@@ -212,6 +212,7 @@ int ftl_kv_create(struct ftl *ftl, uint32_t nsid, uint64_t base_sector, uint64_t
                          capacity_bytes);
     }
     ftl->kv->v[ftl->kv->n++] = s;
+    kv_gauges_update(ftl);
     return 0;
 }
 

@@ -34,7 +34,8 @@ static inline uint64_t kv_record_bytes(uint32_t key_len, uint64_t value_bytes)
     return KV_REC_HEADER + key_len + value_bytes;
 }
 
-/* The gauges of every store, kept in the handle for ftl_get_gauges. */
+/* The gauges of every store (ftl_get_gauges) and their tables' host memory
+ * (ftl_metadata_bytes), kept in the handle; after every change. */
 void kv_gauges_update(struct ftl *ftl);
 
 #endif
