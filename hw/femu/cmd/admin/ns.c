@@ -26,7 +26,8 @@
  * NSID after theirs), and Namespace Management creates others with CSI 01h. Like the zoned
  * one it is active only while CC.CSS selects all I/O command sets. Delete forgets its store
  * and deallocates its range; Format empties it (ftl_kv_clear now, the FTL's format of the
- * range in order behind the I/O before).
+ * range in order behind the I/O before). KV namespaces' making and end: ns_kv.c; a range's
+ * LBA format, first-fit extent and initialisation, shared with it: ns_space.c.
  */
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
@@ -34,6 +35,8 @@
 
 #include "cmd/admin/features.h"
 #include "cmd/admin/ns.h"
+#include "cmd/admin/ns_kv.h"
+#include "cmd/admin/ns_space.h"
 #include "cmd/core/aer.h"
 #include "cmd/core/cmd.h"
 #include "cmd/core/cmd_set.h"
@@ -54,99 +57,7 @@
 #define FEMU_AEC_NS_NOTICES     (1u << 8)   /* Asynchronous Event Configuration bit */
 #define FEMU_CHANGED_NS_MAX     1024        /* entries in the Changed Namespace List log */
 /* Namespace Management status codes block/nvme.h does not name (NVMe base 2.0). */
-#define FEMU_NS_INSUFFICIENT_CAPACITY   0x0115
-#define FEMU_NS_ID_UNAVAILABLE          0x0116
 #define FEMU_NS_THIN_PROV_UNSUPPORTED   0x011b
-
-/* ---- A namespace's LBA format ---- */
-
-static bool femu_ns_set_format(FemuCtrl *n, FemuNamespace *ns, unsigned flbas)
-{
-    uint64_t bytes[FEMU_MAX_LBAF];
-
-    if (flbas >= femu_lbafs(n, bytes)) {
-        return false;
-    }
-    ns->flbas = flbas;
-    ns->lba_bytes = bytes[flbas];
-    ns->lba_shift = ctz64(ns->lba_bytes / n->secsz);
-    ns->nsze = ns->bytes / ns->lba_bytes;
-    ns->dmrsl = MIN(n->dmrsl, ns->nsze);
-    return true;
-}
-
-/* ---- Capacity ---- */
-
-/*
- * The first free extent of `sectors` (a multiple of a flash page) in the FTL's logical
- * space: *base, or false when no free extent is that large.
- */
-static bool femu_ns_find_extent(FemuCtrl *n, uint64_t sectors, uint64_t *base)
-{
-    uint64_t candidate = 0;
-    bool moved;
-
-    do {   /* slide past every namespace that overlaps the candidate extent */
-        moved = false;
-        for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
-            const FemuNamespace *ns = &n->ns[nsid];
-
-            if (ns->allocated && ns->base_sector < candidate + sectors &&
-                candidate < ns->base_sector + ns->sectors) {
-                candidate = ns->base_sector + ns->sectors;
-                moved = true;
-            }
-        }
-    } while (moved && candidate + sectors <= n->capacity_sectors);
-    if (candidate + sectors > n->capacity_sectors) {
-        return false;
-    }
-    *base = candidate;
-    return true;
-}
-
-/* A UUID stable for a given serial, NSID and creation count (FNV-1a), RFC 4122 layout. */
-static void femu_ns_derive_uuid(FemuCtrl *n, FemuNamespace *ns)
-{
-    uint64_t hash = 0xcbf29ce484222325ULL;
-    uint64_t salt = (uint64_t)ns->nsid << 32 | n->ns_created;
-
-    for (unsigned i = 0; i < sizeof(ns->uuid); i++) {
-        for (const char *c = n->serial_number; *c; c++) {
-            hash = (hash ^ (uint8_t)*c ^ i) * 0x100000001b3ULL;
-        }
-        for (unsigned b = 0; b < 8 && salt; b++) {
-            hash = (hash ^ ((salt >> (8 * b)) & 0xff)) * 0x100000001b3ULL;
-        }
-        ns->uuid[i] = hash >> 56;
-    }
-    ns->uuid[6] = (ns->uuid[6] & 0x0f) | 0x40;   /* version 4 layout */
-    ns->uuid[8] = (ns->uuid[8] & 0x3f) | 0x80;   /* RFC 4122 variant */
-}
-
-static void femu_ns_init(FemuCtrl *n, FemuNamespace *ns, uint32_t nsid, uint64_t base,
-                         uint64_t sectors, unsigned flbas)
-{
-    memset(ns, 0, sizeof(*ns));
-    ns->allocated = true;
-    femu_cmd_set_select(n, ns);         /* conventional: the NVM command set */
-    ns->nsid = nsid;
-    ns->base_sector = base;
-    ns->sectors = sectors;
-    ns->bytes = sectors * n->secsz;
-    femu_ns_set_format(n, ns, flbas);
-    femu_ns_derive_uuid(n, ns);
-    femu_features_ns_reset(n, nsid);    /* a reused NSID starts from the defaults */
-    n->ns_created++;
-}
-
-/* Drop the data of sectors [base, base + sectors) from the poller's view. */
-static void femu_ns_forget_data(FemuCtrl *n, uint64_t base, uint64_t sectors)
-{
-    data_store_discard(n->store, base * n->secsz, sectors * n->secsz);
-    lba_bitmap_clear(&n->written, base, sectors);
-    lba_bitmap_clear(&n->uncorrectable, base, sectors);
-}
 
 /* ---- Realize ---- */
 
@@ -196,107 +107,6 @@ static bool femu_ns_realize_zoned(FemuCtrl *n, uint32_t nsid, Error **errp)
     femu_ns_init(n, &n->ns[nsid], nsid, n->capacity_sectors, n->zoned_sectors, 0);
     n->ns[nsid].zoned = true;
     femu_cmd_set_select(n, &n->ns[nsid]);
-    n->ns[nsid].attached = true;
-    return true;
-}
-
-/* Make ns (initialised over its range) a KV namespace of capacity_bytes: false, with err. */
-static bool femu_ns_make_kv(FemuCtrl *n, FemuNamespace *ns, uint64_t capacity_bytes,
-                            char *err, size_t errlen)
-{
-    int rc;
-
-    ns->kv_values = kv_values_create();
-    if (!ns->kv_values) {
-        snprintf(err, errlen, "out of memory");
-        return false;
-    }
-    if (n->engine_lock_init) {     /* not yet at realize: no other thread then */
-        qemu_mutex_lock(&n->engine_lock);
-    }
-    rc = ftl_kv_create(n->ftl, ns->nsid, ns->base_sector, ns->sectors, capacity_bytes, err,
-                       errlen);
-    if (n->engine_lock_init) {
-        qemu_mutex_unlock(&n->engine_lock);
-    }
-    if (rc != 0) {
-        kv_values_destroy(ns->kv_values);
-        ns->kv_values = NULL;
-        return false;
-    }
-    ns->kv = true;
-    femu_cmd_set_select(n, ns);
-    return true;
-}
-
-/* A KV namespace's end: the FTL's store and the value bytes (the range is the caller's). */
-static void femu_ns_drop_kv(FemuCtrl *n, FemuNamespace *ns)
-{
-    if (!ns->kv) {
-        return;
-    }
-    qemu_mutex_lock(&n->engine_lock);
-    ftl_kv_destroy(n->ftl, ns->nsid);
-    qemu_mutex_unlock(&n->engine_lock);
-    kv_values_destroy(ns->kv_values);
-    ns->kv_values = NULL;
-    ns->kv = false;
-}
-
-void femu_ns_release(FemuCtrl *n)
-{
-    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
-        kv_values_destroy(n->ns[nsid].kv_values);
-        n->ns[nsid].kv_values = NULL;
-    }
-}
-
-/*
- * kv_ns_mb: the FTL sectors the KV namespace needs at the end of the conventional space
- * (0: none), or false with one line naming kv_ns_mb.
- */
-static bool femu_ns_kv_sectors(FemuCtrl *n, uint64_t *sectors, Error **errp)
-{
-    uint64_t bytes = (uint64_t)n->kv_ns_mb << 20;
-
-    *sectors = 0;
-    n->kv_offered = n->kv_ns_mb > 0;
-    if (!n->kv_offered) {
-        return true;
-    }
-    if (n->ftl_config.placement == FTL_PLACEMENT_FDP) {
-        error_setg(errp, "kv_ns_mb: a Key Value namespace cannot be placed by FDP "
-                   "(placement=fdp); use another placement");
-        return false;
-    }
-    *sectors = ftl_kv_region_sectors(n->ftl, bytes);
-    if (*sectors == 0 || *sectors >= n->capacity_sectors) {
-        error_setg(errp, "kv_ns_mb: a KV namespace of %u MiB (with its index and "
-                   "over-provisioning) does not fit beside an NVM namespace in the FTL's "
-                   "%" PRIu64 " MiB", n->kv_ns_mb, n->capacity_sectors * n->secsz >> 20);
-        return false;
-    }
-    return true;
-}
-
-static bool femu_ns_realize_kv(FemuCtrl *n, uint32_t nsid, uint64_t sectors, Error **errp)
-{
-    char err[256];
-
-    if (sectors == 0) {
-        return true;
-    }
-    if (!femu_nsid_valid(nsid)) {
-        error_setg(errp, "kv_ns_mb: %d namespaces leave no NSID for the KV namespace",
-                   FEMU_MAX_NAMESPACES);
-        return false;
-    }
-    femu_ns_init(n, &n->ns[nsid], nsid, n->capacity_sectors - sectors, sectors, 0);
-    if (!femu_ns_make_kv(n, &n->ns[nsid], (uint64_t)n->kv_ns_mb << 20, err, sizeof(err))) {
-        error_setg(errp, "kv_ns_mb: %s", err);
-        n->ns[nsid].allocated = false;
-        return false;
-    }
     n->ns[nsid].attached = true;
     return true;
 }
@@ -391,63 +201,6 @@ void femu_ns_reset(FemuCtrl *n)
 }
 
 /* ---- Namespace Management ---- */
-
-/* The first free NSID, or 0. */
-static uint32_t femu_ns_free_nsid(FemuCtrl *n)
-{
-    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
-        if (!n->ns[nsid].allocated) {
-            return nsid;
-        }
-    }
-    return 0;
-}
-
-/*
- * Create with CSI 01h: a KV namespace. The host's data structure is the KV Identify
- * Namespace one (KV Command Set 1.0): NSZE, bytes 7:0, its capacity in value bytes; the
- * rest femu does not take (one KV format). The FTL sizes the range (values, their
- * over-provisioning, the index pages: ftl_kv_region_sectors).
- */
-static uint16_t femu_ns_create_kv(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
-{
-    g_autofree uint8_t *id = g_malloc0(NVME_IDENTIFY_DATA_SIZE);
-    uint64_t capacity, sectors, base;
-    char err[256];
-    uint32_t nsid;
-    uint16_t status;
-
-    if (!femu_kv_offered(n)) {
-        return femu_dnr(NVME_INVALID_FIELD);       /* no KV command set without kv_ns_mb */
-    }
-    status = femu_dma_prp(n, cmd, id, NVME_IDENTIFY_DATA_SIZE, UINT64_MAX, FEMU_FROM_GUEST);
-    if (status) {
-        return femu_dnr(status);
-    }
-    capacity = ldq_le_p(id);
-    if (capacity == 0) {
-        return femu_dnr(NVME_INVALID_FIELD);
-    }
-    sectors = ftl_kv_region_sectors(n->ftl, capacity);
-    if (sectors == 0) {
-        return femu_dnr(FEMU_NS_INSUFFICIENT_CAPACITY);
-    }
-    nsid = femu_ns_free_nsid(n);
-    if (nsid == 0) {
-        return femu_dnr(FEMU_NS_ID_UNAVAILABLE);
-    }
-    if (!femu_ns_find_extent(n, sectors, &base)) {
-        return femu_dnr(FEMU_NS_INSUFFICIENT_CAPACITY);
-    }
-    femu_ns_init(n, &n->ns[nsid], nsid, base, sectors, 0);
-    femu_ns_forget_data(n, base, sectors);
-    if (!femu_ns_make_kv(n, &n->ns[nsid], capacity, err, sizeof(err))) {
-        n->ns[nsid].allocated = false;
-        return NVME_INTERNAL_DEV_ERROR;
-    }
-    req->result = nsid;
-    return NVME_SUCCESS;
-}
 
 static uint16_t femu_ns_create(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
