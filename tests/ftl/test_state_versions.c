@@ -36,6 +36,8 @@ static const struct kept {
     { "v5-slc.state", 5, true },
     { "v6-fdp-dftl.state", 6, false },
     { "v6-slc.state", 6, true },
+    { "v7-fdp-dftl.state", 7, false },
+    { "v7-slc.state", 7, true },
 };
 
 static uint32_t le32(const unsigned char *p)
@@ -168,7 +170,7 @@ static struct ftl *round_trip(const struct ftl *ftl, const struct ftl_config *cf
     CHECK(na == nb && same_past_meta(a, b, na));
     uint64_t len;
     const unsigned char *core = find_section(a, na, STATE_TAG('F', 'C', 'O', 'R'), &len);
-    CHECK(core && le32(core) == 7);     /* 7: the merge counters */
+    CHECK(core && le32(core) == 8);     /* 8: the key-value stores' counters and KVST */
     CHECK(find_section(a, na, STATE_TAG('F', 'D', 'B', 'T'), &len) != NULL);
     CHECK(find_section(a, na, STATE_TAG('F', 'E', 'V', 'T'), &len) != NULL);
     CHECK((find_section(a, na, STATE_TAG('F', 'S', 'L', 'C'), &len) != NULL) ==

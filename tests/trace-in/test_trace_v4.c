@@ -85,7 +85,7 @@ static void test_version_choice(void)
     CHECK(io_trace_version_for(true, false) == 3);
     CHECK(io_trace_version_for(false, true) == 4);
     CHECK(io_trace_version_for(true, true) == 4);
-    CHECK(IO_TRACE_VERSION == 5);
+    CHECK(IO_TRACE_VERSION == 6);
 }
 
 static void test_version4_records(void)
@@ -130,8 +130,8 @@ static void test_version4_errors(void)
     EXPECT_ERROR("V 4\nW 0 1 8 1 h\n", 0, 2, "placement 'h' is not a decimal number");
     EXPECT_ERROR("V 4\nW 0 1 8 1 2147483648\n", 0, 2, "W: placement 2147483648 is too large");
     EXPECT_ERROR("V 4\nW 0 1 8 1\n", 0, 2, "W: too few fields");
-    EXPECT_ERROR("V 6\n", 0, 1, "trace version 6 is not supported (this reader knows 1 to 5)");
-    EXPECT_ERROR("V 4 4\n", 0, 1, "want 'V 2', 'V 3', 'V 4' or 'V 5'");
+    EXPECT_ERROR("V 7\n", 0, 1, "trace version 7 is not supported (this reader knows 1 to 6)");
+    EXPECT_ERROR("V 4 4\n", 0, 1, "want 'V 2', 'V 3', 'V 4', 'V 5' or 'V 6'");
 }
 
 int main(void)

@@ -15,11 +15,13 @@
 #include "femu_ftl/state.h"
 #include "femu_ftl/stats.h"
 #include "femu_ftl/zns.h"
+#include "kv_run.h"
 #include "one_line.h"
 #include "power_cut.h"
 #include "run_options.h"
 #include "sim.h"
 #include "summary.h"
+#include "summary_kv.h"
 #include "unit_log.h"
 #include "workload.h"
 
@@ -32,6 +34,7 @@ struct session {
     struct ftl_stats_writer *stats;
     struct io_trace_writer *trace;
     struct unit_log *units;     /* --unit-log, else NULL */
+    struct kv_run kv;           /* --kv (kv.gen NULL: off) */
     struct sim_run run;
     struct sim_phase_result *measured;
     struct sim_power_cut cut;
@@ -131,16 +134,18 @@ static int print_config(const struct ftl_config *cfg)
 }
 
 /*
- * The version a recording needs: 5 replaying a version-5 trace (FUA writes and write cache
- * switches), 4 with FDP handles (their updates), 3 when zone or copy requests may come (a
- * zoned namespace, or a replayed trace of version 1, 3 or 4, which may hold them), else
- * 2, which readers of conventional recordings expect.
+ * The version a recording needs: 6 with --kv or replaying a version-6 trace (KV
+ * commands), 5 replaying a version-5 trace (FUA writes and write cache switches), 4 with
+ * FDP handles (their updates), 3 when zone or copy requests may come (a zoned namespace,
+ * or a replayed trace of version 1, 3 or 4, which may hold them), else 2, which readers
+ * of conventional recordings expect.
  */
 static int trace_out_version(const struct options *o, const struct workload *w)
 {
     int replayed = workload_trace_version(w);
-    return io_trace_version_needed(o->cfg.zoned || replayed == 1 || replayed >= 3,
-                                   o->cfg.placement == FTL_PLACEMENT_FDP, replayed >= 5);
+    return io_trace_version_kv(o->kv.on || replayed >= 6,
+                               o->cfg.zoned || replayed == 1 || replayed >= 3,
+                               o->cfg.placement == FTL_PLACEMENT_FDP, replayed >= 5);
 }
 
 /* Open-loop replay for a version-2 to -4 trace unless --replay closed; version 1 has no
@@ -224,9 +229,15 @@ static int create_device(struct options *o, struct session *s)
     const struct ftl_geometry *g = ftl_geometry_of(s->ftl);
     uint64_t capacity = g->logical_pages * g->page_bytes;
     bool zoned_mode = rw_mode_zoned(o->workload.rw) && !o->workload.trace_path;
-    if (!o->workload.region_bytes && !zoned_mode) {
+    if (!o->workload.region_bytes && !zoned_mode && !o->kv.on) {
         o->workload.region_bytes = capacity;
     }
+    if (o->kv.on && kv_run_open(&s->kv, o, s->ftl, s->err, sizeof(s->err))) {
+        one_line(stderr, "ftl-sim", "%s", s->err);
+        return EXIT_USAGE;
+    }
+    o->workload.kv = s->kv.gen;
+    o->workload.kv_next = kv_gen_next;
     o->workload.layout = (struct zone_layout){ .zones = ftl_zone_count(s->ftl),
                                                .zone_sectors = ftl_zone_size_sectors(s->ftl),
                                                .cap_sectors = ftl_zone_cap_sectors(s->ftl) };
@@ -244,7 +255,7 @@ static int create_device(struct options *o, struct session *s)
 static void settle_measured_part(struct options *o, struct session *s)
 {
     bool zoned_mode = rw_mode_zoned(o->workload.rw) && !o->workload.trace_path;
-    if (!o->io_bytes && !(o->runtime_s > 0) && !o->workload.trace_path) {
+    if (!o->io_bytes && !(o->runtime_s > 0) && !o->workload.trace_path && !o->kv.on) {
         /* fio's default: one pass over the region; zoned: over one zone, or every zone */
         o->io_bytes = !zoned_mode ? o->workload.region_bytes
                       : o->workload.rw == RW_ZONE_APPEND ? workload_zone_bytes(s->w)
@@ -311,6 +322,10 @@ static int run_measured_part(const struct options *o, struct session *s)
 static int run_phases(const struct options *o, struct session *s)
 {
     int rc = sim_run_init(&s->run, s->ftl, s->stats, s->trace, s->err, sizeof(s->err));
+    s->run.kv = s->kv.account;
+    if (rc == 0 && o->kv.on) {
+        rc = kv_run_load(&s->kv, &s->run, s->w, o->qd, &s->now, s->err, sizeof(s->err));
+    }
     if (rc == 0 && o->precondition != PRECONDITION_NONE) {
         rc = sim_run_mark(&s->run, s->now, "precondition", s->err, sizeof(s->err));
         rc = rc ? rc : run_precondition(&s->run, o, s->w, &s->now, s->err, sizeof(s->err));
@@ -352,6 +367,10 @@ static int close_run(const struct options *o, struct session *s, int rc)
     if (finish_outputs(o, s->ftl, s->stats, s->trace, s->end) != 0) {
         rc = rc ? rc : -1;
     }
+    if (rc == 0 && o->kv.on && kv_run_finish(&s->kv, s->ftl, s->err, sizeof(s->err))) {
+        one_line(stderr, "ftl-sim", "%s", s->err);
+        rc = -1;
+    }
     if (rc == 0 && o->state_out &&
         ftl_state_save_file(s->ftl, o->state_out, "ftl-sim", s->end, s->err,
                             sizeof(s->err))) {
@@ -386,6 +405,7 @@ static int report(const struct options *o, struct session *s)
         printf("restored from %s\n", o->state_in);
     }
     summary_print_text(stdout, s->ftl, s->measured);
+    summary_print_kv(stdout, s->ftl, o->kv.on ? &s->kv : NULL, s->measured);
     if (s->units) {
         unit_log_text(s->units, s->ftl, stdout);
     }
@@ -398,6 +418,7 @@ static int report(const struct options *o, struct session *s)
     workload_trace_input(s->w, &trace_input);
     run_desc.trace_input = trace_input.format ? &trace_input : NULL;
     run_desc.units = s->units;
+    run_desc.kv = o->kv.on ? &s->kv : NULL;
     if (trace_input.format) {
         tin_filters_text(&o->trace_in.in, run_desc.trace_filters,
                          sizeof(run_desc.trace_filters));
@@ -431,6 +452,7 @@ int main(int argc, char **argv)
     sim_power_cut_free(&s.cut);
     free(s.measured);
     unit_log_free(s.units);
+    kv_run_free(&s.kv);
     workload_destroy(s.w);
     ftl_destroy(s.ftl);
     return rc == SIM_E_WORKLOAD ? EXIT_USAGE : rc ? 1 : 0;

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "kv_options.h"
 #include "option_values.h"
 
 #define FIELD(f) .field = offsetof(struct options, f), .field_size = sizeof(((struct options *)0)->f)
@@ -24,7 +25,11 @@
 _Static_assert(offsetof(struct options, config_paths) == 0, "given == 0 means none");
 /* option_apply stores a choice as an int. */
 _Static_assert(sizeof(enum rw_mode) == sizeof(int) && sizeof(enum precondition) == sizeof(int) &&
-               sizeof(enum replay_mode) == sizeof(int), "a choice's field is an int");
+               sizeof(enum replay_mode) == sizeof(int) && sizeof(enum kv_mix) == sizeof(int) &&
+               sizeof(enum kv_dist) == sizeof(int), "a choice's field is an int");
+#define KV_CHOICE(n, f, g, table, h) { .name = n, .kind = SIM_OPT_CHOICE, FIELD(f), GIVEN(g), \
+                                       .names = table, .nnames = sizeof(table) / \
+                                       sizeof(table[0]), .help = h }
 
 static const char *const precondition_names[] = {
     [PRECONDITION_NONE] = "none",
@@ -115,6 +120,29 @@ const struct sim_option sim_options[] = {
                 "preconditioning) go to handle N, the cold part's to --fdp's"),
     COUNT_GIVEN("zone", workload.zone, zone_set, 0, UINT64_MAX,
                 "zone-append: the zone; zone-write: the first zone (default 0)"),
+    { .name = "kv", .kind = SIM_OPT_FLAG, FIELD(kv.on),
+      .help = "key-value operations (docs/kv.md) on one store over the whole\n"
+              "conventional space: --kv-keys inserted first (the load phase,\n"
+              "reported apart), then --kv-ops of --kv-mix, or --kv-ops-file" },
+    KV_CHOICE("kv-mix", kv.mix, kv.mix_set, kv_mix_names,
+              "YCSB's core workloads (default a): a read/update 50/50, b 95/5,\n"
+              "c read only, d read/insert 95/5, e scan/insert 95/5 (a scan lists\n"
+              "1-100 keys), f read/read-modify-write 50/50"),
+    KV_CHOICE("kv-dist", kv.dist, kv.dist_set, kv_dist_names,
+              "key choice: zipfian (YCSB's theta 0.99; the default, d's latest),\n"
+              "uniform, or latest (the newest keys hottest)"),
+    COUNT_GIVEN("kv-keys", kv.keys, kv.keys_set, 1, UINT64_C(999999999999),
+                "keys inserted by the load phase (default 1000)"),
+    COUNT_GIVEN("kv-ops", kv.ops, kv.ops_set, 1, UINT64_C(999999999999),
+                "operations of the measured part (default 1000)"),
+    CUSTOM("kv-value-size", "SIZE|uniform:MIN:MAX", option_kv_value_size,
+           "each value's size: fixed (default 1k), or uniform from MIN to MAX bytes"),
+    TEXT("kv-ops-file", "FILE", kv.ops_file,
+         "run this file's operations instead of a mix, one a line: store KEYHEX\n"
+         "SIZE [exist|absent], retrieve|delete|exist KEYHEX, list KEYHEX MAX"),
+    TEXT("kv-dump", "FILE", kv.dump, "after the run, every key in key order: KEYHEX SIZE TAG"),
+    TEXT("kv-log", "FILE", kv.log,
+         "each KV request's status and result, in issue order (docs/kv.md)"),
     TEXT("stats-dir", "DIR", stats_dir, "write the CSV statistics here (created if missing)"),
     TEXT("summary", "FILE", summary_path, "write a JSON summary of the measured part"),
     TEXT("trace-out", "FILE", trace_out,
@@ -188,6 +216,9 @@ static const char synopsis[] =
     "               [--summary FILE.json] [--trace-out FILE] [--check-every N] [--print-config]\n"
     "               [--state-in FILE] [--state-out FILE] [--power-cut-at TIME [--lost-out FILE]]\n"
     "               [--unit-log]\n"
+    "               [--kv [--kv-mix a-f] [--kv-dist uniform|zipfian|latest] [--kv-keys N]\n"
+    "                [--kv-ops N] [--kv-value-size SPEC] [--kv-ops-file F] [--kv-dump F]\n"
+    "                [--kv-log F]]\n"
     "\n"
     "Replays a workload through the femu FTL in simulated time.\n";
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kv_options.h"
 #include "option_table.h"
 #include "option_values.h"
 #include "replace_target.h"
@@ -118,6 +119,7 @@ static void read_arguments(int argc, char **argv, struct options *o)
                                           .seed = 1 };
     dist_parse("random", &o->workload.dist, err, sizeof(err));
     tin_settings_init(&o->trace_in);
+    kv_spec_defaults(&o->kv);
 
     struct option longopts[sim_option_count + 1];
     sim_options_getopt(longopts);
@@ -230,4 +232,5 @@ void parse_options(int argc, char **argv, struct options *o)
     check_combinations(o);
     combine_configuration(o);
     check_placement_options(o);
+    check_kv_options(o);
 }

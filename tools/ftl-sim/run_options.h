@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "femu_ftl/config.h"
+#include "kv_spec.h"
 #include "options.h"
 #include "workload.h"
 
@@ -52,6 +53,7 @@ struct options {
     enum replay_mode replay;
     bool qd_given;
     struct tin_settings trace_in;   /* --trace-format and the other --trace-* options */
+    struct kv_spec kv;              /* --kv and the --kv-* options */
 };
 
 /* One line "ftl-sim: WHY (see ftl-sim --help)" on stderr, then exit 2. */

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "kv_account.h"
+
 #define STALL_LIMIT 10000000u  /* completions in a row without simulated time passing */
 
 /* What the loop remembers of a request until the engine hands it back. */
@@ -13,6 +15,7 @@ struct inflight {
     uint64_t issued_ns, bytes;
     enum ftl_op op;
     bool refused;           /* the zone rules refused it (no flash work) */
+    int kv_status;          /* a KV request: its status (the engine admitted it) */
     struct inflight *next_free;
 };
 
@@ -143,9 +146,10 @@ static bool admitted_by_engine(const struct ftl_request *r)
 }
 
 /* Hand one request to the engine at arrival_ns. */
-static int issue(struct ftl_engine *engine, const struct request *req, uint64_t arrival_ns,
+static int issue(struct sim_run *run, const struct request *req, uint64_t arrival_ns,
                  uint64_t secsz, struct inflight *slot, char *err, size_t errlen)
 {
+    struct ftl_engine *engine = run->engine;
     struct ftl_request r = req->ftl;
     r.arrival_ns = arrival_ns;
     bool moves_data = r.op == FTL_OP_READ || r.op == FTL_OP_WRITE ||
@@ -153,6 +157,11 @@ static int issue(struct ftl_engine *engine, const struct request *req, uint64_t 
     *slot = (struct inflight){ .issued_ns = arrival_ns, .op = r.op,
                                .bytes = moves_data ? r.nlb * secsz : 0 };
     int status = ftl_engine_submit(engine, &r, slot, NULL);
+    /* A KV request completes with its status, an error or not; counted, the run goes on. */
+    if (run->kv && kv_command(r.op) && status != FTL_E_NOMEM) {
+        slot->kv_status = status;
+        return kv_account_issued(run->kv, &r, req->kv_kind, status, err, errlen);
+    }
     /* A zone command the zone rules refuse completes at once with its status, as in the
      * device: counted (zone_errors), and the run goes on. */
     if (status != FTL_OK && status != FTL_E_NOMEM && admitted_by_engine(&r)) {
@@ -436,7 +445,7 @@ static enum step issue_next(struct phase_loop *L)
         return STEP_STOP;
     }
     L->have_next = false;
-    if (issue(L->run->engine, &L->next, L->arrival, L->secsz, slot, L->err, L->errlen) != 0 ||
+    if (issue(L->run, &L->next, L->arrival, L->secsz, slot, L->err, L->errlen) != 0 ||
         run_failure(L->run, L->err, L->errlen) != 0) {
         L->rc = -1;
         return STEP_STOP;
@@ -472,6 +481,9 @@ static enum step complete_next(struct phase_loop *L)
         return STEP_STOP;
     }
     L->now = L->due > L->now ? L->due : L->now;
+    if (L->run->kv && kv_command(done->op)) {
+        kv_account_done(L->run->kv, done->op, done->kv_status, L->due - done->issued_ns);
+    }
     count_done(L->out, done, L->due);
     slot_put(&L->pool, done);
     L->rc = clock_within_limit(L->now, L->err, L->errlen);

@@ -60,8 +60,11 @@ struct sim_phase_result {
  * What the phases of one run share: one engine (and with it the statistics and the
  * recording of a trace) and the first statistics or trace failure, which ends the run.
  */
+struct kv_account;
+
 struct sim_run {
     struct ftl_engine *engine;
+    struct kv_account *kv;      /* --kv: counts and logs the KV requests (kv_account.h) */
     bool failed;
     char failure[256];
 };

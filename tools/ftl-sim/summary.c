@@ -6,6 +6,7 @@
 #include "json_out.h"
 #include "summary_cache.h"
 #include "summary_hybrid.h"
+#include "summary_kv.h"
 #include "summary_placement.h"
 #include "unit_log.h"
 
@@ -449,6 +450,7 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     json_run_workload(f, run);
     json_phase_rates(f, run, m);
     json_phase_counters(f, ftl, m);
+    summary_json_kv(f, ftl, run->kv, m);
     if (run->units) {
         unit_log_json(run->units, ftl, f);
     }

@@ -9,6 +9,8 @@
 #include "sim.h"
 #include "workload.h"
 
+struct kv_run;
+
 struct run_description {
     const struct workload_spec *workload;
     unsigned qd;
@@ -26,6 +28,7 @@ struct run_description {
     const struct trace_input_summary *trace_input;  /* a trace's reader (NULL: none) */
     char trace_filters[256];                /* its filters as text */
     const struct unit_log *units;           /* --unit-log (NULL: off) */
+    const struct kv_run *kv;                /* --kv (NULL: off; summary_kv.h) */
 };
 
 int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_description *run,

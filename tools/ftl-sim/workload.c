@@ -145,6 +145,9 @@ struct workload *workload_create(const struct workload_spec *spec, uint64_t secs
     w->secsz = secsz;
     w->capacity_sectors = capacity_sectors;
     rng_seed(&w->rng, spec->seed);
+    if (spec->kv) {
+        return w;
+    }
     if (spec->trace_path) {
         if (open_trace(w, err, errlen) == 0) {
             return w;
@@ -278,6 +281,9 @@ static void next_zone_write(struct workload *w, struct request *req)
 
 int workload_next(struct workload *w, struct request *req, char *err, size_t errlen)
 {
+    if (w->spec.kv) {
+        return w->spec.kv_next(w->spec.kv, req);
+    }
     if (w->foreign) {
         return replay_next_foreign(w, req, err, errlen);
     }

@@ -16,6 +16,9 @@
 #include "femu_ftl/engine.h"
 #include "rng.h"
 
+struct kv_gen;
+struct request;
+
 enum rw_mode {
     RW_RANDWRITE, RW_RANDREAD, RW_RANDRW, RW_WRITE, RW_READ,
     RW_ZONE_APPEND,     /* Zone Appends of bs into one zone, reset when it is full */
@@ -54,6 +57,10 @@ struct workload_spec {
                                  * another placement they are dropped) */
     uint64_t zone;              /* zone-append: the zone; zone-write: the first (--zone) */
     struct zone_layout layout;  /* the FTL's zoned namespace (filled by the caller) */
+    /* --kv: kv_next(kv, req)'s requests instead (kv_gen.h; the caller's). A pointer, so
+     * that workload.c links without the KV generator (the trace fuzz target's build) */
+    struct kv_gen *kv;
+    int (*kv_next)(struct kv_gen *gen, struct request *req);
 };
 
 /*
@@ -75,6 +82,7 @@ struct request {
     struct ftl_request ftl;
     uint64_t time_ns;           /* version-2 trace: when, since the recording's origin */
     const char *phase;          /* REPLAY_PHASE */
+    unsigned kv_kind;           /* a KV request: enum kv_kind (kv_gen.h) */
 };
 
 struct workload;
@@ -96,7 +104,7 @@ struct trace_input_summary {
     uint64_t sector_size;           /* --trace-sector-size (512 by default) */
 };
 void workload_trace_input(const struct workload *w, struct trace_input_summary *out);
-/* The replayed trace's version (1 to 5), or for another format the version that holds
+/* The replayed trace's version (1 to 6), or for another format the version that holds
  * its requests (5 for blkparse, whose FUA writes need it, else 2); 0 for a synthetic
  * workload. */
 int workload_trace_version(const struct workload *w);

@@ -1,4 +1,4 @@
-/* A trace's records as the FTL's requests: femu's own (zone, copy and FDP records
+/* A trace's records as the FTL's requests: femu's own (zone, copy, FDP and KV records
  * included) and other formats' (tools/trace-in), mapped into the device. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +203,9 @@ static const enum ftl_op femu_ops[] = {
     [TRACE_ZONE_READ] = FTL_OP_ZONE_READ, [TRACE_ZONE_MGMT] = FTL_OP_ZONE_MGMT,
     [TRACE_COPY] = FTL_OP_COPY, [TRACE_RUH_UPDATE] = FTL_OP_RUH_UPDATE,
     [TRACE_WRITE_CACHE] = FTL_OP_SET_WRITE_CACHE,
+    [TRACE_KV_STORE] = FTL_OP_KV_STORE, [TRACE_KV_RETRIEVE] = FTL_OP_KV_RETRIEVE,
+    [TRACE_KV_DELETE] = FTL_OP_KV_DELETE, [TRACE_KV_EXIST] = FTL_OP_KV_EXIST,
+    [TRACE_KV_LIST] = FTL_OP_KV_LIST,
 };
 
 int replay_next_femu(struct workload *w, struct request *req, char *err, size_t errlen)
@@ -240,6 +243,15 @@ int replay_next_femu(struct workload *w, struct request *req, char *err, size_t 
                           (rec.wce ? FTL_REQ_WCE : 0) },
         .time_ns = rec.time_ns,
     };
+    if (rec.op >= TRACE_KV_STORE) {
+        /* the engine admits it again (FTL_REQ_ADMITTED clear), as the recording's FTL did
+         * or its device did at fetch */
+        req->ftl.key = rec.key;
+        req->ftl.kv_bytes = rec.kv_bytes;
+        req->ftl.value_tag = rec.value_tag;
+        req->ftl.flags = rec.kv_flags;
+        return 1;
+    }
     if (rec.op == TRACE_WRITE || rec.op == TRACE_READ || rec.op == TRACE_VERIFY ||
         rec.op == TRACE_FORMAT) {
         struct ftl_range r;

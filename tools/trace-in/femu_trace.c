@@ -1,5 +1,5 @@
 /*
- * femu_trace.c - line reader for block I/O traces, versions 1 to 5 (see femu_trace.h; the
+ * femu_trace.c - line reader for block I/O traces, versions 1 to 6 (see femu_trace.h; the
  * format: hw/femu/ftl/include/femu_ftl/trace.h): the reader's life, lines split into
  * fields and the final error; femu_trace_records.c parses the records, the version
  * line among them.
@@ -31,7 +31,7 @@ static void copy_msg(const char *msg, char *err, size_t errlen)
 /* Record a final error "FILE:LINE: why" and return -1. */
 int trace_fail(struct trace_reader *t, char *err, size_t errlen, const char *fmt, ...)
 {
-    char why[400];
+    char why[560];
     va_list ap;
 
     va_start(ap, fmt);

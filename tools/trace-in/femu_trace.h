@@ -2,8 +2,9 @@
  * femu_trace.h - reader for femu's own block I/O traces: version 1 (S / W / R records
  * and untimed zone and copy records, no times), version 2 (what the device and ftl-sim record, with
  * arrival times, namespace and stream), version 3 (version 2 with zone and copy
- * records), version 4 (version 3 with FDP's reclaim unit handle updates) and version 5
- * (version 4 with FUA writes and write cache switches). The format is
+ * records), version 4 (version 3 with FDP's reclaim unit handle updates), version 5
+ * (version 4 with FUA writes and write cache switches) and version 6 (version 5 with the
+ * key-value stores' commands). The format is
  * described once, in hw/femu/ftl/include/femu_ftl/trace.h.
  *
  * Lines longer than TRACE_MAX_LINE bytes are rejected, as are NUL bytes. Errors are
@@ -42,6 +43,11 @@ enum trace_op {
     TRACE_COPY,
     TRACE_RUH_UPDATE,       /* version 4 */
     TRACE_WRITE_CACHE,      /* version 5: WC */
+    TRACE_KV_STORE,         /* version 6: KS, KR, KD, KE, KL */
+    TRACE_KV_RETRIEVE,
+    TRACE_KV_DELETE,
+    TRACE_KV_EXIST,
+    TRACE_KV_LIST,
 };
 
 struct trace_range {
@@ -69,6 +75,10 @@ struct trace_record {
     uint32_t nranges;       /* D, C: ranges[0..nranges), valid until the next call */
     const struct trace_range *ranges;
     const char *phase;      /* P: the name, valid until the next call */
+    struct ftl_kv_key key;  /* KS, KR, KD, KE, KL (LIST: the start key), 1 to 16 bytes */
+    uint32_t kv_bytes;      /* KS: the value's bytes; KR: the buffer's; KL: the most keys */
+    uint64_t value_tag;     /* KS: the value's tag */
+    unsigned kv_flags;      /* KS: FTL_KV_ONLY_IF_EXISTS and/or _ABSENT, nothing else */
     unsigned long line;     /* 1-based line number in the file */
 };
 
@@ -93,7 +103,7 @@ uint64_t trace_bad_lines(const struct trace_reader *t);
 int trace_next(struct trace_reader *t, struct trace_record *rec, char *err,
                size_t errlen);
 
-/* 1 to 5: known from the first record, which trace_open() reads ahead. */
+/* 1 to 6: known from the first record, which trace_open() reads ahead. */
 int trace_version(const struct trace_reader *t);
 
 /* Close the reader and free it; NULL is fine. */

@@ -15,7 +15,7 @@ struct trace_reader {
     FILE *f;
     int close_f;            /* 0 for stdin */
     int state;              /* 0 reading, 1 at EOF, -1 failed */
-    int version;            /* 1 to 5 */
+    int version;            /* 1 to 6 */
     bool ended;             /* version 2: the E record was read */
     bool skip_bad;          /* a line that does not parse is counted and passed over */
     uint64_t bad_lines;
@@ -24,7 +24,7 @@ struct trace_reader {
     struct trace_record ahead;
     unsigned long line;
     char *path;
-    char msg[480];          /* the final error, repeated on later calls */
+    char msg[640];          /* the final error, repeated on later calls */
     char buf[TRACE_MAX_LINE + 1];
     struct trace_range ranges[IO_TRACE_MAX_RANGES];
     char phase[IO_TRACE_MAX_PHASE + 1];
@@ -34,12 +34,25 @@ struct trace_reader {
 int trace_fail(struct trace_reader *t, char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* The version line (V n); a version-1 record; a record of version 2 to 5. Each parses the
+/* The version line (V n); a version-1 record; a record of version 2 to 6. Each parses the
  * line's n fields f into r: 0, or -1 after trace_fail. */
 int trace_parse_version(struct trace_reader *t, char **f, int n, char *err, size_t errlen);
 int trace_parse_v1(struct trace_reader *t, char **f, int n, struct trace_record *r,
                    char *err, size_t errlen);
 int trace_parse_v2(struct trace_reader *t, char **f, int n, struct trace_record *r,
                    char *err, size_t errlen);
+/* A KV record's op when name is one (KS, KR, KD, KE, KL), else -1; the record of
+ * version 6 (femu_trace_kv.c), refused in an older version. */
+int trace_kv_op(const char *name);
+int trace_parse_kv(struct trace_reader *t, char **f, int n, struct trace_record *r,
+                   char *err, size_t errlen);
+/* A decimal field, at most max, named what in the message; 0 or -1 after trace_fail. */
+int trace_parse_number(struct trace_reader *t, const char *field, const char *what,
+                       uint64_t max, uint64_t *out, char *err, size_t errlen);
+/* A record's arrival time and nsid, each checked; 0 or -1 after trace_fail. */
+int trace_parse_time(struct trace_reader *t, const char *field, uint64_t *time_ns,
+                     char *err, size_t errlen);
+int trace_parse_nsid(struct trace_reader *t, const char *field, uint32_t *nsid, char *err,
+                     size_t errlen);
 
 #endif

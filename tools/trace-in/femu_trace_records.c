@@ -1,7 +1,8 @@
 /*
- * femu_trace_records.c - the records of femu's block I/O traces, versions 1 to 5: their
+ * femu_trace_records.c - the records of femu's block I/O traces, versions 1 to 6: their
  * fields (numbers, times, ranges, namespaces, flags) and each record kind's body, parsed
  * into a trace_record; the first bad field fails the line with a message naming it.
+ * Version 6's KV records are femu_trace_kv.c's.
  */
 #include "femu_trace.h"
 #include "femu_trace_reader.h"
@@ -86,6 +87,29 @@ static int parse_nsid(struct trace_reader *t, const char *field, uint32_t *nsid,
     return 0;
 }
 
+int trace_parse_number(struct trace_reader *t, const char *field, const char *what,
+                       uint64_t max, uint64_t *out, char *err, size_t errlen)
+{
+    NUMBER(field, what, out);
+    if (*out > max) {
+        return trace_fail(t, err, errlen, "%s %.32s is over %llu", what, field,
+                          (unsigned long long)max);
+    }
+    return 0;
+}
+
+int trace_parse_time(struct trace_reader *t, const char *field, uint64_t *time_ns,
+                     char *err, size_t errlen)
+{
+    return parse_time(t, field, time_ns, err, errlen);
+}
+
+int trace_parse_nsid(struct trace_reader *t, const char *field, uint32_t *nsid, char *err,
+                     size_t errlen)
+{
+    return parse_nsid(t, field, nsid, err, errlen);
+}
+
 /* The field count of each version-2 record (D: the least, with one range). */
 static int v2_fields(char op)
 {
@@ -135,6 +159,8 @@ static const char v3_usage[] = "; version 3: ZW t lba nsect nsid, ZA t zslba nse
                                "C t nsid dest zoned lba nsect...";
 static const char v4_usage[] = "; version 4: U t nsid ruh";
 static const char v5_usage[] = "; version 5: W t lba nsect nsid placement fua, WC t nsid wce";
+static const char v6_usage[] = "; version 6: KS t nsid key bytes tag flags, KR t nsid key "
+                               "bytes, KD/KE t nsid key, KL t nsid key max";
 
 /* A W record's placement (stream or reclaim unit handle) or a U record's handle. */
 static int parse_placement(struct trace_reader *t, const char *op, const char *field,
@@ -351,6 +377,9 @@ int trace_parse_v2(struct trace_reader *t, char **f, int n, struct trace_record 
     if (t->version >= 5 && strcmp(f[0], "WC") == 0) {
         return parse_write_cache(t, f, n, r, err, errlen);
     }
+    if (trace_kv_op(f[0]) >= 0) {
+        return trace_parse_kv(t, f, n, r, err, errlen);
+    }
     /* version 5: a FUA write ends with the word fua */
     if (t->version >= 5 && op == 'W' && n == 7 && strcmp(f[6], "fua") == 0) {
         r->fua = true;
@@ -358,9 +387,9 @@ int trace_parse_v2(struct trace_reader *t, char **f, int n, struct trace_record 
     }
 
     if (want == 0) {
-        return trace_fail(t, err, errlen, "unknown op '%.32s' (%s%s%s%s)", f[0], v2_usage,
+        return trace_fail(t, err, errlen, "unknown op '%.32s' (%s%s%s%s%s)", f[0], v2_usage,
                     t->version >= 3 ? v3_usage : "", t->version >= 4 ? v4_usage : "",
-                    t->version >= 5 ? v5_usage : "");
+                    t->version >= 5 ? v5_usage : "", t->version >= 6 ? v6_usage : "");
     }
     if (t->ended) {
         return trace_fail(t, err, errlen, "%c after the end record E", op);
@@ -492,7 +521,7 @@ int trace_parse_version(struct trace_reader *t, char **f, int n, char *err, size
     uint64_t v;
 
     if (n != 2) {
-        return trace_fail(t, err, errlen, "V: want 'V 2', 'V 3', 'V 4' or 'V 5'");
+        return trace_fail(t, err, errlen, "V: want 'V 2', 'V 3', 'V 4', 'V 5' or 'V 6'");
     }
     NUMBER(f[1], "version", &v);
     if (v < 2 || v > IO_TRACE_VERSION) {

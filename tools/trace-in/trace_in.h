@@ -83,7 +83,7 @@ enum tin_format tin_format_of(const struct tin_reader *r);
 /* Whether the format's records carry arrival times (fio iolog version 2: its waits). */
 bool tin_timed(const struct tin_reader *r);
 const struct tin_counts *tin_counts_of(const struct tin_reader *r);
-/* femu's own format: the version (1 to 5) of the file, else 0. */
+/* femu's own format: the version (1 to 6) of the file, else 0. */
 int tin_femu_version(const struct tin_reader *r);
 /* The filters applied, as text for a summary ("host=X disk=N", "" for none). */
 void tin_filters_text(const struct tin_options *opt, char *buf, size_t len);

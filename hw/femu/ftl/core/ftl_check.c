@@ -513,7 +513,8 @@ int ftl_check(const struct ftl *ftl, char *err, size_t errlen)
         (ftl->wbuf && wbuf_check(ftl, err, errlen)) ||
         (ftl->rcache && check_read_cache(ftl, err, errlen)) ||
         (ftl->zns && zns_check(ftl, err, errlen)) ||
-        (ftl->hybrid && ftl_check_hybrid(ftl, err, errlen))) {
+        (ftl->hybrid && ftl_check_hybrid(ftl, err, errlen)) ||
+        (ftl->kv_check && ftl->kv_check(ftl, err, errlen))) {   /* kv/ is above core */
         return -1;
     }
     /* switching the cache off drained it, and nothing buffers while it is off */

@@ -191,6 +191,8 @@ struct ftl {
      * (the host memory of its tables: ftl_metadata_bytes) up to date. */
     struct kv_stores *kv;
     void (*kv_free)(struct ftl *ftl);
+    /* ftl_check's KV part (kv/kv_check.h), set with kv_free for the same reason */
+    int (*kv_check)(const struct ftl *ftl, char *err, size_t errlen);
     uint64_t kv_keys, kv_live_bytes, kv_host_bytes;
     uint64_t *victim_hist[2];   /* [pgs_per_line + 1] victims by valid pages: data, map */
     /* read_retry.c: when each block ([blocks]) got its first page since its erase, and

@@ -42,6 +42,9 @@ static int kv_store_value(struct ftl *ftl, struct kv_store *s, const struct ftl_
     int rc = kv_log_append(ftl, s, i, t1, done);
     if (rc != FTL_OK) {
         /* the log could not take it: the flash record no longer holds the key */
+        if (m->recs[i].seg != KV_NONE) {
+            kv_log_kill(s, i);
+        }
         kv_map_remove(m, i);
     }
     return rc;

@@ -13,6 +13,7 @@
 #include "config/config_checks.h"
 #include "femu_ftl/error.h"
 #include "flash/ftl_handle.h"
+#include "kv/kv_check.h"
 #include "kv/kv_index.h"
 #include "kv/kv_log.h"
 #include "kv/kv_map.h"
@@ -116,6 +117,7 @@ static bool stores_reserve(struct ftl *ftl)
             return false;
         }
         ftl->kv_free = stores_free;
+        ftl->kv_check = kv_check_tables;
     }
     struct kv_stores *all = ftl->kv;
     if (all->n < all->cap) {

@@ -1,4 +1,4 @@
-/* Recording a version-2 to -5 I/O trace: see femu_ftl/trace.h. */
+/* Recording a version-2 to -6 I/O trace: see femu_ftl/trace.h. */
 #include "femu_ftl/trace.h"
 
 #include <errno.h>
@@ -20,7 +20,8 @@ struct io_trace_writer {
     uint64_t secsz;         /* bytes per caller sector, a multiple of 512 */
     uint64_t latest_ns;     /* the latest time recorded (advances are relative to it) */
     int version;            /* 2; 3: zone and copy records too; 4: and RUH updates;
-                             * 5: and FUA writes and write cache switches */
+                             * 5: and FUA writes and write cache switches;
+                             * 6: and the KV stores' commands */
     bool failed;
 };
 
@@ -143,6 +144,46 @@ static int write_v3_request(struct io_trace_writer *w, const struct ftl_request 
     }
 }
 
+static bool is_kv_op(enum ftl_op op)
+{
+    return op == FTL_OP_KV_STORE || op == FTL_OP_KV_RETRIEVE || op == FTL_OP_KV_DELETE ||
+           op == FTL_OP_KV_EXIST || op == FTL_OP_KV_LIST;
+}
+
+/* Version 6's records: "K? t nsid key" and each one's own fields (the key's length is
+ * 1 to FTL_KV_KEY_MAX: io_trace_write_request checked). */
+static int write_kv_request(struct io_trace_writer *w, const struct ftl_request *r, uint64_t t,
+                            uint32_t nsid)
+{
+    static const char names[] = { [FTL_OP_KV_STORE - FTL_OP_KV_STORE] = 'S',
+                                  [FTL_OP_KV_RETRIEVE - FTL_OP_KV_STORE] = 'R',
+                                  [FTL_OP_KV_DELETE - FTL_OP_KV_STORE] = 'D',
+                                  [FTL_OP_KV_EXIST - FTL_OP_KV_STORE] = 'E',
+                                  [FTL_OP_KV_LIST - FTL_OP_KV_STORE] = 'L' };
+    char hex[2 * FTL_KV_KEY_MAX + 1];
+    unsigned len = r->key.len;
+
+    for (unsigned i = 0; i < len; i++) {
+        snprintf(hex + 2 * i, 3, "%02x", r->key.bytes[i]);
+    }
+    hex[2 * len] = '\0';
+    fprintf(w->f, "K%c %" PRIu64 " %" PRIu32 " %s", names[r->op - FTL_OP_KV_STORE], t, nsid,
+            hex);
+    switch (r->op) {
+    case FTL_OP_KV_STORE:
+        fprintf(w->f, " %" PRIu32 " %" PRIu64 " %u", r->kv_bytes, r->value_tag,
+                r->flags & IO_TRACE_KV_FLAGS);
+        break;
+    case FTL_OP_KV_RETRIEVE:
+    case FTL_OP_KV_LIST:
+        fprintf(w->f, " %" PRIu32, r->kv_bytes);
+        break;
+    default:
+        break;
+    }
+    return fputc('\n', w->f) == EOF ? -1 : 0;
+}
+
 static bool is_v3_op(enum ftl_op op)
 {
     return op == FTL_OP_ZONE_WRITE || op == FTL_OP_ZONE_READ || op == FTL_OP_ZONE_MGMT ||
@@ -150,9 +191,12 @@ static bool is_v3_op(enum ftl_op op)
 }
 
 /* The oldest version that has a record for r: a FUA write's marker and the cache switch
- * came in 5. */
+ * came in 5, the KV commands in 6. */
 static int version_of_request(const struct ftl_request *r)
 {
+    if (is_kv_op(r->op)) {
+        return 6;
+    }
     bool fua = r->op == FTL_OP_WRITE && (r->flags & FTL_REQ_FUA);
     if (fua || r->op == FTL_OP_SET_WRITE_CACHE) {
         return 5;
@@ -164,7 +208,8 @@ static const char *needs_what(int version)
 {
     return version == 3 ? "a zone or copy command"
            : version == 4 ? "a reclaim unit handle update"
-                          : "a FUA write or a write cache switch";
+           : version == 5 ? "a FUA write or a write cache switch"
+                          : "a key-value command";
 }
 
 int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *r,
@@ -178,6 +223,11 @@ int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *
         w->failed = true;
         return ftl_error(err, errlen, "%s: %s needs a version-%d trace "
                          "(io_trace_writer_open_version)", w->path, needs_what(needs), needs);
+    }
+    if (is_kv_op(r->op) && (r->key.len == 0 || r->key.len > FTL_KV_KEY_MAX)) {
+        w->failed = true;
+        return ftl_error(err, errlen, "%s: a key-value command with a key of %u bytes has "
+                         "no record (1 to %d)", w->path, r->key.len, FTL_KV_KEY_MAX);
     }
     uint64_t t = since_origin(w, r->arrival_ns), scale = w->secsz / IO_TRACE_SECTOR;
     uint32_t nsid = r->nsid ? r->nsid : 1;
@@ -224,7 +274,8 @@ int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *
                           r->stream);
         break;
     default:
-        printed = write_v3_request(w, r, t, scale, nsid);
+        printed = is_kv_op(r->op) ? write_kv_request(w, r, t, nsid)
+                                  : write_v3_request(w, r, t, scale, nsid);
         break;
     }
     return check_written(w, printed, err, errlen);

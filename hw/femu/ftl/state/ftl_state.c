@@ -1,7 +1,7 @@
 /*
  * Saving and restoring a whole FTL (femu_ftl/state.h): CONF, then the core sections, paced
  * GC's debt, the FDP events and the SLC cache, the maps and each configured module's own
- * (the hybrid mappings' tables last).
+ * (the hybrid mappings' tables), the key-value stores last.
  * A restore fills an FTL fresh from ftl_create(), checks every index as it goes and runs
  * ftl_check() on the result, so a file that passed its CRCs but does not hold together is
  * refused, never half used.
@@ -38,6 +38,7 @@ size_t ftl_state_limits(const struct ftl *ftl, struct state_section_limit *out)
     n += ftl->wbuf ? ftl_state_wbuf_limits(ftl, out + n) : 0;
     n += ftl->heat ? ftl_state_heat_limits(ftl, out + n) : 0;
     n += ftl_state_hybrid_limits(ftl, out + n);     /* always: see its comment */
+    n += ftl_state_kv_limits(ftl, out + n);
     return n;
 }
 
@@ -58,7 +59,8 @@ int ftl_state_save(const struct ftl *ftl, struct state_writer *w, uint64_t now_n
         (ftl->dftl && ftl_state_save_dftl(ftl, w, err, errlen)) ||
         (ftl->wbuf && ftl_state_save_wbuf(ftl, w, err, errlen)) ||
         (ftl->heat && ftl_state_save_heat(ftl, w, err, errlen)) ||
-        (ftl->hybrid && ftl_state_save_hybrid(ftl, w, err, errlen))) {
+        (ftl->hybrid && ftl_state_save_hybrid(ftl, w, err, errlen)) ||
+        ftl_state_save_kv(ftl, w, err, errlen)) {
         return -1;
     }
     return 0;
@@ -98,6 +100,10 @@ int ftl_state_load(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
         (ftl->wbuf && ftl_state_load_wbuf(ftl, r, err, errlen)) ||
         (ftl->heat && ftl_state_load_heat(ftl, r, err, errlen)) ||
         (ftl->hybrid && ftl_state_load_hybrid(ftl, r, err, errlen))) {
+        return -1;
+    }
+    if (layout >= FTL_STATE_LAYOUT_KV ? ftl_state_load_kv(ftl, r, err, errlen) != 0
+                                      : (ftl_state_kv_none(ftl), false)) {
         return -1;
     }
     heat_recount(ftl);              /* hot_threshold may differ from the saved device's */

@@ -30,6 +30,7 @@
 #define STATE_TAG_FTL_WBUF STATE_TAG('W', 'B', 'U', 'F')   /* buffered pages */
 #define STATE_TAG_FTL_HEAT STATE_TAG('F', 'H', 'O', 'T')   /* aged counts (hot_decay) */
 #define STATE_TAG_FTL_HYBR STATE_TAG('H', 'Y', 'B', 'R')   /* mapping=block|bast|fast */
+#define STATE_TAG_FTL_KVST STATE_TAG('K', 'V', 'S', 'T')   /* key-value stores (layout 8) */
 
 /* The file's layout version: the first u32 of FCOR, FBLK, FLIN and FQUE. 3 added the SLC
  * cache (FCOR: its counters, write pointer, FIFO and fold cursor; FLIN: each unit's SLC
@@ -41,9 +42,11 @@
  * load 0). 6 moved paced GC's debt, the FDP events and the SLC cache's scalars out of FCOR
  * into sections of their own (FDBT, FEVT, FSLC, each with its own version below); older
  * files carry them in FCOR, where ftl_state_core.c reads them. 7 added the hybrid
- * mappings' merge counters (FCOR's counters; older files load 0). Other sections are the
- * same in all. */
-#define FTL_STATE_SECTION_VERSION 7u
+ * mappings' merge counters (FCOR's counters; older files load 0), 8 the key-value stores'
+ * counters (FCOR's; older files load 0) and their section KVST (older files have no KV
+ * store). Other sections are the same in all. */
+#define FTL_STATE_SECTION_VERSION 8u
+#define FTL_STATE_LAYOUT_KV 8u              /* the first layout with KVST */
 #define FTL_STATE_LAYOUT_OWN_SECTIONS 6u    /* the first layout with FDBT, FEVT and FSLC */
 #define FTL_STATE_SECTION_VERSION_OLDEST 2u
 
@@ -148,6 +151,15 @@ size_t ftl_state_hybrid_limits(const struct ftl *ftl, struct state_section_limit
 int ftl_state_save_hybrid(const struct ftl *ftl, struct state_writer *w, char *err,
                           size_t errlen);
 int ftl_state_load_hybrid(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen);
+
+/* The key-value stores (KVST, its own version), in every file of layout
+ * FTL_STATE_LAYOUT_KV on (no store: a count of 0), loaded last; ftl_state_kv_none leaves
+ * the FTL without a store, as a file before that layout has (ftl_state_kv.c). */
+#define FTL_STATE_KV_VERSION 1u
+size_t ftl_state_kv_limits(const struct ftl *ftl, struct state_section_limit *out);
+int ftl_state_save_kv(const struct ftl *ftl, struct state_writer *w, char *err, size_t errlen);
+int ftl_state_load_kv(struct ftl *ftl, struct state_reader *r, char *err, size_t errlen);
+void ftl_state_kv_none(struct ftl *ftl);
 
 int ftl_state_save_heat(const struct ftl *ftl, struct state_writer *w, char *err,
                         size_t errlen);

@@ -35,8 +35,9 @@ extern "C" {
 #define STATE_TAG_CONF STATE_TAG('C', 'O', 'N', 'F')   /* text: every ftl_config key */
 
 /* Room ftl_state_limits needs: CONF, four core sections, paced GC's debt, FDP events, the
- * SLC cache, four maps, zones, DFTL, buffer, the aged hot/cold counts, the hybrid tables. */
-#define FTL_STATE_MAX_SECTIONS 17
+ * SLC cache, four maps, zones, DFTL, buffer, the aged hot/cold counts, the hybrid tables,
+ * the key-value stores. */
+#define FTL_STATE_MAX_SECTIONS 18
 
 /*
  * The sections ftl's state can hold and the most bytes each can have, into out (room for

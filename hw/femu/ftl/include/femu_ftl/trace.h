@@ -65,6 +65,22 @@
  *                            Volatile Write Cache (FTL_OP_SET_WRITE_CACHE)
  * A recording that may hold them is version 5 (io_trace_version_needed); without them a
  * version-5 trace reads exactly as version 4.
+ *
+ * Version 6 ("V 6" first) is version 5 plus the key-value stores' commands (femu_ftl/kv.h,
+ * the engine's FTL_OP_KV_*), nsid the KV namespace's store, key the key's bytes in hex (2
+ * to 32 digits, either case: 1 to FTL_KV_KEY_MAX bytes):
+ *   KS t nsid key bytes tag flags   Store of a value of bytes bytes (at most 2^32 - 1),
+ *                            its tag (decimal, 64 bits; kv.h) and its options: flags 0,
+ *                            128 (only if the key exists: FTL_KV_ONLY_IF_EXISTS), 256
+ *                            (only if it does not: FTL_KV_ONLY_IF_ABSENT) or 384
+ *   KR t nsid key bytes      Retrieve into a host buffer of bytes bytes
+ *   KD t nsid key            Delete
+ *   KE t nsid key            Exist
+ *   KL t nsid key max        List of at most max keys from the start key
+ * The recorder writes a request as the engine was given it, admitted or not; a replay
+ * lets the FTL admit each KV record again (as a zone record), so a command the rules
+ * refused is refused again. A recording that may hold them is version 6
+ * (io_trace_version_kv); without them a version-6 trace reads exactly as version 5.
  * t is the arrival time in ns since the recording's origin: the device's statistics
  * start (realize), ftl-sim's start of the run. Records are in the order the FTL served
  * them; a record's t may be earlier than the one before it (the device stamps a command
@@ -90,11 +106,12 @@
 extern "C" {
 #endif
 
-#define IO_TRACE_VERSION 5          /* the newest version: what readers know */
+#define IO_TRACE_VERSION 6          /* the newest version: what readers know */
 #define IO_TRACE_SECTOR 512u        /* unit of lba and nsect */
 #define IO_TRACE_MAX_RANGES 256     /* ranges of one D record (NVMe's limit) */
 #define IO_TRACE_MAX_PHASE 63       /* bytes of a phase name */
-/* Latest arrival a version-2 to -5 record may carry: 2^53 ns (104 days), far beyond any
+#define IO_TRACE_KV_FLAGS (FTL_KV_ONLY_IF_EXISTS | FTL_KV_ONLY_IF_ABSENT) /* KS's flags */
+/* Latest arrival a version-2 to -6 record may carry: 2^53 ns (104 days), far beyond any
  * recording, and below where time in seconds stops being exact in a double or an
  * arrival plus a latency could wrap. */
 #define IO_TRACE_MAX_TIME_NS (UINT64_C(1) << 53)
@@ -113,10 +130,10 @@ struct io_trace_writer *io_trace_writer_open(const char *path, const char *recor
 /*
  * io_trace_writer_open for a given version: 2 (what io_trace_writer_open writes, which
  * readers of conventional recordings expect), 3, which a recording of zone commands or
- * Copy needs, 4, which a Reclaim Unit Handle Update (FTL_OP_RUH_UPDATE) needs, or 5, which a
- * FUA write or a write cache switch (FTL_OP_SET_WRITE_CACHE) needs; a
- * writer given a request its version has no record for fails (the first failure, as
- * below). io_trace_version_for picks the version.
+ * Copy needs, 4, which a Reclaim Unit Handle Update (FTL_OP_RUH_UPDATE) needs, 5, which a
+ * FUA write or a write cache switch (FTL_OP_SET_WRITE_CACHE) needs, or 6, which a KV
+ * command (FTL_OP_KV_*) needs; a writer given a request its version has no record for
+ * fails (the first failure, as below). io_trace_version_kv picks the version.
  */
 struct io_trace_writer *io_trace_writer_open_version(const char *path, const char *recorder,
                                                      uint64_t origin_ns, uint64_t secsz,
@@ -140,6 +157,16 @@ static inline int io_trace_version_for(bool zone_or_copy, bool fdp)
 static inline int io_trace_version_needed(bool zone_or_copy, bool fdp, bool write_cache)
 {
     return write_cache ? 5 : io_trace_version_for(zone_or_copy, fdp);
+}
+
+/*
+ * The same with the key-value stores: 6 when KV commands may come (an FTL with a KV store
+ * or a host that may create one, a replayed version-6 trace), else io_trace_version_needed;
+ * so a recording without KV stays as it was, byte for byte.
+ */
+static inline int io_trace_version_kv(bool kv, bool zone_or_copy, bool fdp, bool write_cache)
+{
+    return kv ? 6 : io_trace_version_needed(zone_or_copy, fdp, write_cache);
 }
 
 /*
