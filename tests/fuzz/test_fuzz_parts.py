@@ -474,3 +474,44 @@ def test_reads_of_torn_lbas_may_fail_with_unrecovered_read_error():
     assert cut._torn_marks_ok(page((801, 2), (806, 1)))
     assert not cut._torn_marks_ok(page((800, 9)))
     assert not cut._torn_marks_ok(page((800, 8), (0, 1)))
+
+
+def test_kv_variant_from_device_properties():
+    from nvmefuzz import campaign, variant
+    kv = variant.parse(campaign.kv_props(0))
+    assert kv.kv is not None and kv.zoned is None and kv.css == 6
+    assert (kv.kv.nsid, kv.kv.mib) == (3, campaign.KV_MIB[0])
+    both = variant.parse(campaign.zns_props(0) + ",kv_ns_mb=2")
+    assert (both.kv.nsid, both.zoned.nsid) == (3, 4)     # KV after the NVM ones, zoned last
+    assert variant.parse(campaign.DEVICE_PROPS).kv is None
+
+
+def test_kv_entries_place_the_key_and_spare_the_kv_namespace():
+    """KV templates put key byte i at SQE byte 8 + i (i < 8) or 56 + i - 8, KL in CDW11
+    bits 7:0; a key length outside 1-16 is expected to fail; no namespace change names
+    the KV namespace."""
+    from nvmefuzz import campaign, variant
+    from nvmefuzz.kv_commands import KEY_MAX
+    kv = variant.parse(campaign.kv_props(0))
+    model = Model(16, 81920, 1 << 20, Namespaces(CAPACITY, (40, 8)))
+    gen = Generator(random.Random(5), model, [(0xE0000000, 0x4000)], (), kv)
+    c = gen.cmds
+    opcodes, bad_kl = set(), 0
+    for _ in range(400):
+        sqe = c.rng.choice([c.kv_store, c.kv_retrieve, c.kv_list, c.kv_delete, c.kv_exist])()
+        raw = sqe.cmd.pack(7)
+        kl = raw[44]
+        assert struct.unpack_from("<I", raw, 4)[0] == kv.kv.nsid
+        opcodes.add(raw[0])
+        if not 1 <= kl <= KEY_MAX:
+            bad_kl += 1
+            assert sqe.exp == "fail"
+            continue
+        key = raw[8:16] + raw[56:64]
+        assert key[kl:] == bytes(KEY_MAX - kl)      # the key's unused bytes stay zero
+    assert opcodes == {0x01, 0x02, 0x06, 0x10, 0x14} and bad_kl > 0
+    for _ in range(3000):
+        rec = gen.admin_command()
+        if rec.cmd.opcode in GUARDED_ADMIN:
+            assert rec.cmd.nsid & 0xFFFF_FFFF not in (1, kv.kv.nsid, 0xFFFF_FFFF)
+    assert judge.writes_host(False, 0x06, kv=True) and not judge.writes_host(False, 0x06)

@@ -31,6 +31,7 @@
 #include "backend/power_cut.h"
 #include "cmd/admin/features.h"
 #include "cmd/admin/ns.h"
+#include "cmd/admin/ns_kv.h"
 #include "cmd/core/cmd_set.h"
 #include "cmd/fdp/fdp.h"
 #include "cmd/health/media.h"
@@ -42,13 +43,12 @@
 #include "top/ctrl_state.h"
 #include "top/poll_window.h"
 #include "top/poller.h"
+#include "top/realize_config.h"
 #include "top/state.h"
 #include "top/state_parts.h"
 #include "top/state_save.h"
 #include "femu.h"
 #include "femu_ftl/trace.h"
-
-#define FEMU_ERR_LEN 512
 
 /* Per-key data the generic accessors need; built once per class, lives as long as it. */
 typedef struct FemuFtlKey {
@@ -158,81 +158,6 @@ static void femu_class_add_ftl_props(ObjectClass *oc)
         }
         object_class_property_set_description(oc, name, ftl_config_key_help(name));
     }
-}
-
-/* "KEY=VALUE from ..." for an error message: where the value at fault came from. */
-static char *femu_key_origin(const FemuCtrl *n, const char *key)
-{
-    struct ftl_config defaults;
-    char now[64], def[64];
-
-    if (ftl_config_get(&n->ftl_config, key, now, sizeof(now)) != 0) {
-        return g_strdup("");   /* the message names no single key */
-    }
-    for (unsigned i = 0; ftl_config_key(i) != NULL; i++) {
-        if (strcmp(ftl_config_key(i), key) == 0 && n->ftl_props[i].explicit) {
-            return g_strdup_printf(" (%s=%s given as a property)", key, now);
-        }
-    }
-    ftl_config_defaults(&defaults);
-    ftl_config_get(&defaults, key, def, sizeof(def));
-    if (n->config_file && strcmp(now, def) != 0) {
-        return g_strdup_printf(" (%s=%s from %s)", key, now, n->config_file);
-    }
-    return g_strdup_printf(" (%s=%s is the default)", key, now);
-}
-
-/*
- * The FTL takes any zone size; a guest does not: Linux refuses a zoned namespace whose
- * zones are not a power of two in size, so the device says so at realize.
- */
-static bool femu_check_zone_size(FemuCtrl *n, Error **errp)
-{
-    uint64_t bytes = n->geometry.zone_sectors * n->ftl_config.secsz;
-
-    if (n->ftl_config.zoned && !is_power_of_2(bytes)) {
-        char *origin = femu_key_origin(n, "zone_size");
-
-        error_setg(errp, "zone_size: %" PRIu64 " bytes is not a power of two; Linux needs "
-                   "a power-of-two zone size%s", bytes, origin);
-        g_free(origin);
-        return false;
-    }
-    return true;
-}
-
-/* Defaults, then the config file, then the explicit properties, into n->ftl_config. */
-static bool femu_resolve_config(FemuCtrl *n, Error **errp)
-{
-    char err[FEMU_ERR_LEN];
-
-    ftl_config_defaults(&n->ftl_config);
-    if (n->config_file &&
-        ftl_config_load_file(&n->ftl_config, n->config_file, err, sizeof(err)) != 0) {
-        error_setg(errp, "config: %s", err);
-        return false;
-    }
-    for (unsigned i = 0; ftl_config_key(i) != NULL; i++) {
-        const FemuFtlProperty *prop = &n->ftl_props[i];
-
-        if (prop->explicit &&
-            ftl_config_set(&n->ftl_config, ftl_config_key(i), prop->text, err,
-                           sizeof(err)) != 0) {
-            error_setg(errp, "%s", err);   /* "KEY: reason": names the property */
-            return false;
-        }
-    }
-    if (ftl_config_validate(&n->ftl_config, &n->geometry, err, sizeof(err)) != 0) {
-        /* The FTL's message starts with the key at fault; say where its value came from. */
-        char *key = g_strndup(err, strcspn(err, ":"));
-        char *origin = femu_key_origin(n, key);
-
-        error_setg(errp, "%s%s", err, origin);
-        g_free(origin);
-        g_free(key);
-        return false;
-    }
-    return femu_check_zone_size(n, errp);
 }
 
 static bool femu_check_controller_props(FemuCtrl *n, Error **errp)
@@ -415,6 +340,7 @@ static void femu_release(FemuCtrl *n)
     }
     data_store_destroy(n->store);
     n->store = NULL;
+    femu_ns_release(n);
     lba_bitmap_destroy(&n->written);
     lba_bitmap_destroy(&n->uncorrectable);
     femu_media_reset(n);                /* the LBA status page kept for RAE reads */
@@ -529,6 +455,7 @@ static const Property femu_controller_props[] = {
     DEFINE_PROP_STRING("state_out", FemuCtrl, state_out),
     DEFINE_PROP_UINT32("queues", FemuCtrl, queues, FEMU_DEFAULT_QUEUES),
     DEFINE_PROP_UINT8("mdts", FemuCtrl, mdts, FEMU_DEFAULT_MDTS),
+    DEFINE_PROP_UINT32("kv_ns_mb", FemuCtrl, kv_ns_mb, 0),
     DEFINE_PROP_UINT32("poll_window_us", FemuCtrl, poll.cap_us,
                        FEMU_POLL_WINDOW_CAP_NS / 1000),
 };
@@ -572,6 +499,9 @@ static void femu_class_init(ObjectClass *oc, void *data)
         "write the device state to this file at exit and on vendor admin command C2h "
         "(atomically: a temporary file renamed over it)");
     object_class_property_set_description(oc, "queues", "number of I/O queue pairs");
+    object_class_property_set_description(oc, "kv_ns_mb",
+        "MiB of values of a Key Value namespace (CSI 01h) made beside the NVM namespace at "
+        "the end of the conventional space (0: none; given, the KV command set is offered)");
     object_class_property_set_description(oc, "mdts",
         "maximum data transfer size, a power of two of 4 KiB pages (0: no limit)");
     femu_poll_class_init(oc);

@@ -47,14 +47,17 @@ def _args(argv):
                         "mmio, unassigned, ram, queue, edge, zero), dbbuf-trust (the "
                         "host always rewrites the shadows after Doorbell Buffer Config), "
                         "or pcut (no power cuts)")
-    p.add_argument("--variant", choices=["default", "ftl", "zns", "fdp"], default="default",
+    p.add_argument("--variant", choices=["default", "ftl", "zns", "fdp", "kv"],
+                   default="default",
                    help="device properties: default; ftl (DFTL, one-page CMT, small write "
                         "buffer, block GC); zns (the zoned namespace under a zone limit "
                         "setting picked by the seed, a state_out and a QMP monitor: zone "
                         "commands, Copy into zones, C2h and QMP saves); fdp (placement=fdp "
                         "on a smaller flash, handles, their type and a time limit picked "
                         "by the seed: the FDP logs, features, I/O Management, placed "
-                        "writes, handle lists, the FDP check and configuration changes)")
+                        "writes, handle lists, the FDP check and configuration changes); "
+                        "kv (a Key Value namespace, kv_ns_mb picked by the seed: Store, "
+                        "Retrieve, List, Delete, Exist with random keys and sizes)")
     p.add_argument("--json", type=Path, help="also write the figures here")
     return p.parse_args(argv)
 

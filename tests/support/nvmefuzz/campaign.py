@@ -69,7 +69,19 @@ def ftl_props(seed: int) -> str:
     return FTL_VARIANT + (SLOW_PROGRAM if seed % 4 == 0 else "")
 
 
+# kv: the Key Value namespace (kv_ns_mb, NSID 3) beside the two NVM ones; the seed picks
+# its size. No state_out: a device state file does not hold KV namespaces yet.
+KV_MIB = [4, 2, 8]
+KV_COUNTERS = ("kv_stores", "kv_retrieves", "kv_deletes", "kv_exists", "kv_lists")
+
+
+def kv_props(seed: int) -> str:
+    return DEVICE_PROPS + f",kv_ns_mb={KV_MIB[seed % len(KV_MIB)]}"
+
+
 def variant_props(name: str, seed: int) -> str:
+    if name == "kv":
+        return kv_props(seed)
     if name == "fdp":
         return fdp_props(seed)
     if name == "ftl":
@@ -96,6 +108,7 @@ class SeedResult:
     power_cuts: int = 0                 # QMP power cuts made and checked (pcut)
     cut_lost: int = 0                   # buffered sectors they lost
     cut_torn: int = 0                   # pages they tore
+    kv_ops: Optional[dict] = None       # with a KV namespace: the FTL's KV_COUNTERS
 
 
 @dataclass
@@ -192,7 +205,9 @@ def run_seed(qemu: Path, seed: int, commands: int, deadline: float = 10.0,
     except Failure as exc:
         failure = exc
     finally:
-        gc_runs = _gc_runs(target.stats_dir / "stats.csv")
+        gc_runs = _stats_sum(target.stats_dir / "stats.csv", "gc_runs")
+        kv_ops = {c: _stats_sum(target.stats_dir / "stats.csv", c) for c in KV_COUNTERS} \
+            if target.variant.kv else None
         target.close()
     fdp = None
     if ex is not None and target.variant.fdp is not None:
@@ -202,15 +217,15 @@ def run_seed(qemu: Path, seed: int, commands: int, deadline: float = 10.0,
                       ex.flood_sent if ex else 0, props=props, stalls=target.stalls,
                       gc_runs=gc_runs, fdp=fdp, power_cuts=ex.power_cuts if ex else 0,
                       cut_lost=ex.cut_lost_sectors if ex else 0,
-                      cut_torn=ex.cut_torn_pages if ex else 0)
+                      cut_torn=ex.cut_torn_pages if ex else 0, kv_ops=kv_ops)
 
 
-def _gc_runs(path: Path) -> int:
-    """The collections stats.csv counts (written each second and at the exit); 0 when it
-    is not there or cannot be read."""
+def _stats_sum(path: Path, column: str) -> int:
+    """A counter column of stats.csv (written each second and at the exit) summed, e.g.
+    the collections (gc_runs); 0 when it is not there or cannot be read."""
     try:
         with open(path, newline="") as f:
-            return sum(int(row.get("gc_runs") or 0) for row in csv.DictReader(f))
+            return sum(int(row.get(column) or 0) for row in csv.DictReader(f))
     except (OSError, ValueError):
         return 0
 

@@ -9,6 +9,7 @@ from typing import List, Optional, Set, Tuple
 from nvme_qtest import Command
 
 from . import prp
+from .kv_commands import KvCommands
 from .layout import DBBUF_EVENTIDX, DBBUF_SHADOW, Picker, cq_slot, sq_slot
 
 ADMIN_WRITES_HOST = {0x02, 0x06, 0x86}    # Get Log Page, Identify, Get LBA Status
@@ -47,7 +48,7 @@ class Sqe:
     tag: str = ""
 
 
-class Commands:
+class Commands(KvCommands):
     """Builds entries against the host's current view (page size, namespace size)."""
 
     def __init__(self, picker: Picker, model, trust_dbbuf: bool = True, variant=None):
@@ -55,6 +56,7 @@ class Commands:
         self.trust_dbbuf = trust_dbbuf
         self.scratch = prp.Scratch()
         self.zoned = variant.zoned if variant is not None else None
+        self.kv = variant.kv if variant is not None else None
         self.save = bool(variant is not None and variant.save)
         self.fdp = variant.fdp if variant is not None else None
         self.write_cache = bool(variant is not None and variant.write_cache)
@@ -91,9 +93,12 @@ class Commands:
         sacrificial namespace 2), so every other field stays as random as it was."""
         c, r = sqe.cmd, self.rng
         guarded = GUARDED_ADMIN if admin else GUARDED_IO
-        if c.opcode in guarded and c.nsid & 0xFFFF_FFFF in (1, BROADCAST):
+        spared = (1, BROADCAST, self.kv.nsid) if admin and self.kv else (1, BROADCAST)
+        if c.opcode in guarded and c.nsid & 0xFFFF_FFFF in spared:
             c.nsid = r.choice([2, 2, 2, r.randint(3, MAX_NSID), 0, MAX_NSID + 1,
                                0xFFFF_FFFE, r.randrange(MAX_NSID + 1, BROADCAST)])
+            if c.nsid in spared:
+                c.nsid = 2
             sqe.tag += "/ns1-spared"
         return sqe
 

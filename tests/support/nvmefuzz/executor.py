@@ -57,6 +57,7 @@ from .power import PowerCut
 from .queue_rules import QueueRules
 from .scenarios import Scenarios
 from .surface import Surface
+from .kv_commands import probe_kv_sectors
 from .target import NAMESPACES_MIB, Target, sanitizer_report
 
 CAPACITY = (64 << 20) // 512    # SMALL_GEOMETRY: devsz_mb=64 of 512-byte sectors
@@ -73,10 +74,14 @@ class Executor(QueueRules, NsRules, Completions, ControllerActions, Integrity, S
         self.t, self.qt, self.nvme = target, target.qt, target.nvme
         self.deadline = deadline
         self.variant = target.variant
-        zoned, fdp = self.variant.zoned, self.variant.fdp
+        zoned, fdp, kv = self.variant.zoned, self.variant.fdp, self.variant.kv
+        capacity, fixed = CAPACITY, (zoned.nsid, zoned.nsze) if zoned else None
+        if kv:      # at the end of the space, kept like the zoned one: out of the capacity
+            kv_sectors = probe_kv_sectors(self.nvme, CAPACITY, sum(
+                (mib << 20) // 512 for mib in NAMESPACES_MIB))
+            capacity, fixed = CAPACITY - kv_sectors, (kv.nsid, kv_sectors)
         self.m = Model(QUEUES, NSZE, MDTS_BYTES, Namespaces(
-            CAPACITY, NAMESPACES_MIB, (zoned.nsid, zoned.nsze) if zoned else None,
-            fdp.ruhs if fdp else 0))
+            capacity, NAMESPACES_MIB, fixed, fdp.ruhs if fdp else 0))
         self.stalls = target.stalls
         self.saves = 0            # C2h and QMP saves that completed
         self.mem_ops: List[Tuple[int, object]] = []   # (addr, bytes | zero length)
@@ -171,9 +176,9 @@ class Executor(QueueRules, NsRules, Completions, ControllerActions, Integrity, S
         opcode, flags = raw[0], raw[1] & 0xC3
         cdw10, cdw11 = struct.unpack_from("<II", raw, 40)
         admin = sq.qid == 0
-        fdp = self.variant.fdp is not None
-        hazard, exp, why = judging.judge(rec, admin, opcode, flags, cdw11, cdw10, fdp)
-        if hazard is None and not flags and judging.writes_host(admin, opcode, fdp) and \
+        fdp, kv = self.variant.fdp is not None, self.variant.kv is not None
+        hazard, exp, why = judging.judge(rec, admin, opcode, flags, cdw11, cdw10, fdp, kv)
+        if hazard is None and not flags and judging.writes_host(admin, opcode, fdp, kv) and \
                 any(slot_owner(p) >= 0 for p in struct.unpack_from("<QQ", raw, 24)):
             # A queue create's pointer (its slot) under an opcode mutated into one that
             # writes guest memory: an Identify into a live CQ ring (campaign seed 9)

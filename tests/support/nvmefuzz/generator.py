@@ -161,7 +161,7 @@ class Generator:
             cc |= r.randint(5, 15) << 7
         elif why == "CSS 1":
             # 110b is a command set femu offers with zoned=on (then 111b is refused)
-            cc |= r.choice([1, 2, 7 if self.variant.zoned else 6]) << 4
+            cc |= r.choice([1, 2, 7 if self.variant.css else 6]) << 4
         elif why == "AMS 1":
             cc |= r.choice([1, 7]) << 11
         elif why == "ASQ in MMIO":
@@ -287,6 +287,9 @@ class Generator:
         if self.variant.zoned:      # the zoned namespace: a third of the I/O
             makers += [c.zone_send, c.zone_recv, c.zone_append, c.zone_write]
             weights += [8, 6, 8, 18]
+        if self.variant.kv:         # the KV namespace: Store, Retrieve, List, Delete, Exist
+            makers += [c.kv_store, c.kv_retrieve, c.kv_list, c.kv_delete, c.kv_exist]
+            weights += [20, 12, 6, 6, 6]
         if self.variant.fdp:        # FDP: I/O Management, writes with DTYPE and DSPEC
             makers += [c.io_mgmt_recv, c.io_mgmt_send, c.placed_write, c.placed_wz]
             weights += [8, 8, 25, 5]

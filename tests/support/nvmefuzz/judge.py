@@ -16,6 +16,8 @@ IO_HOST_WRITES = {0x02, 0x7A}             # Read, Zone Management Receive
 # With FDP also Get Features (1Eh returns its descriptors in the data buffer) and I/O
 # Management Receive (the RUH Status)
 FDP_ADMIN_HOST_WRITES, FDP_IO_HOST_WRITES = {0x0A}, {0x12}
+# With a KV namespace also List (06h; Retrieve is Read's 02h)
+KV_IO_HOST_WRITES = {0x06}
 NOT_MEMORY = ("mmio", "unassigned")
 UNKNOWN_LIST = ("ram", "queue", "edge", "zero", "rom")   # a list whose entries nobody chose
 
@@ -32,20 +34,22 @@ def transfers(admin: bool, opcode: int, cdw11: int, cdw10: int = 0) -> bool:
         (opcode == 0x09 and bool(cdw11 & 4))
 
 
-def writes_host(admin: bool, opcode: int, fdp: bool = False) -> bool:
+def writes_host(admin: bool, opcode: int, fdp: bool = False, kv: bool = False) -> bool:
     """Whether the command writes guest memory through its data pointers (fdp: with
-    placement=fdp)."""
+    placement=fdp; kv: with a KV namespace)."""
     if fdp and opcode in (FDP_ADMIN_HOST_WRITES if admin else FDP_IO_HOST_WRITES):
+        return True
+    if kv and not admin and opcode in KV_IO_HOST_WRITES:
         return True
     return opcode in (ADMIN_HOST_WRITES if admin else IO_HOST_WRITES)
 
 
 def judge(rec: dict, admin: bool, opcode: int, flags: int, cdw11: int, cdw10: int = 0,
-          fdp: bool = False) -> Tuple[Optional[str], Optional[str], str]:
+          fdp: bool = False, kv: bool = False) -> Tuple[Optional[str], Optional[str], str]:
     """(hazard, expectation, why) for a 'sub' record; hazard is 'chaos' when the device
     may write guest RAM the host relies on."""
     classes = set(rec.get("cls", ()))
-    writes = writes_host(admin, opcode, fdp)
+    writes = writes_host(admin, opcode, fdp, kv)
     hazard = None
     if writes and not flags and (classes & {"ram", "queue"} or
                                  rec.get("lcls") in UNKNOWN_LIST):

@@ -18,6 +18,7 @@ from nvme_qtest import Command
 from .commands import BROADCAST, LBA, MAX_NSID
 from .failure import Failure
 from .fdp_rules import handles_rule
+from .kv_commands import CSI_KV
 from .layout import META_BASE, META_END
 from .model import LBAF_BYTES, NS_OPCODES, PAGE_SECTORS, SECTOR, Namespaces
 from .target import NAMESPACES_MIB
@@ -175,6 +176,9 @@ class NsRules:
                 return "ok", "delete of an allocated namespace", ("delete", nsid)
             if sel != 0:
                 return "fail", "Namespace Management SEL not 0 or 1", None
+            if cdw11 >> 24 == CSI_KV and getattr(getattr(self, "variant", None), "kv", None):
+                self.m.ns_dirty = True      # a KV namespace, maybe: nsfix makes them known
+                return None, "", None
             if cdw11 >> 24:
                 return "fail", "Namespace Management create with a CSI other than NVM", None
             data = self._host_struct(raw, rec)

@@ -11,6 +11,10 @@ header keeps the properties) runs with the same features as the seed that made i
   the FDP logs, features 1Dh/1Eh, I/O Management, writes with DTYPE and DSPEC, creates
   with placement handle lists, the FDP check (`fdpcheck`) and the configuration change
   with every namespace deleted and made again (`fdpcfg`) are generated.
+- `kv_ns_mb` > 0: the Key Value namespace (CONTROLLER.md, "Key Value command set"): the
+  NSID after the conventional ones (before the zoned one), active with CC.CSS = 110b;
+  Store, Retrieve, Delete, Exist and List are generated (kv_commands.py), creates with
+  CSI 01h are allowed, and the namespace itself is never deleted, detached or formatted.
 - `write_buffer_sectors` > 0 (and plp off): a volatile write cache, so a power cut can
   lose acknowledged writes; QEMU gets a QMP monitor and the device an id, and power cuts
   mid-flight (`pcut`, QMP `power-cut now`) are generated.
@@ -49,6 +53,12 @@ class Zoned:
 
 
 @dataclass(frozen=True)
+class Kv:
+    nsid: int
+    mib: int                # kv_ns_mb: its capacity in value bytes
+
+
+@dataclass(frozen=True)
 class Fdp:
     ruhs: int               # reclaim unit handles (NRUH), placement handles at realize
     persistent: bool        # fdp_ruh_type: RUHT 2 (persistently isolated), else 1
@@ -83,10 +93,11 @@ class Variant:
     write_cache: bool = False
     # a write buffer that a power cut can lose (plp off): QMP power cuts (`pcut`)
     power_cut: bool = False
+    kv: Optional[Kv] = None
 
     @property
     def css(self) -> int:
-        return 6 if self.zoned else 0
+        return 6 if self.zoned or self.kv else 0
 
     @property
     def qmp(self) -> bool:
@@ -97,14 +108,15 @@ class Variant:
 def parse(props: str) -> Variant:
     d = props_dict(props)
     zoned = None
+    conventional = len([x for x in d.get("namespaces", "1").split(":") if x])
+    if "namespaces" in d and ":" not in d["namespaces"] and d["namespaces"].isdigit() \
+            and int(d["namespaces"]) < 16:
+        conventional = int(d["namespaces"])       # namespaces=N: N equal ones
+    kv = Kv(conventional + 1, int(d["kv_ns_mb"])) if int(d.get("kv_ns_mb", 0)) else None
     if d.get("zoned") == "on":
-        conventional = len([x for x in d.get("namespaces", "1").split(":") if x])
-        if "namespaces" in d and ":" not in d["namespaces"] and d["namespaces"].isdigit() \
-                and int(d["namespaces"]) < 16:
-            conventional = int(d["namespaces"])       # namespaces=N: N equal ones
         luns = int(d["nchs"]) * int(d["luns_per_ch"])
         zone = int(d.get("zone_luns", luns)) * int(d["pgs_per_blk"]) * int(d["secs_per_pg"])
-        zoned = Zoned(conventional + 1, int(d.get("zones", 16)), zone,
+        zoned = Zoned(conventional + 1 + (kv is not None), int(d.get("zones", 16)), zone,
                       int(d.get("max_open", 0)), int(d.get("max_active", 0)))
     fdp = None
     if d.get("placement") == "fdp":
@@ -117,4 +129,4 @@ def parse(props: str) -> Variant:
                   d.get("gc_mode", "paced") == "line")
     buffer = int(d.get("write_buffer_sectors", 0)) > 0
     return Variant(zoned, d.get("state_out") == STATE_MARK, fdp, buffer,
-                   buffer and d.get("plp", "off") not in ("on", "true", "yes"))
+                   buffer and d.get("plp", "off") not in ("on", "true", "yes"), kv)

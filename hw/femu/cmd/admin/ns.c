@@ -19,6 +19,15 @@
  * the FTL's, so it cannot be deleted, detached or formatted (Invalid Field); a broadcast
  * delete or format leaves it as it is. It is active only while CC.CSS selects all I/O
  * command sets.
+ *
+ * A Key Value namespace (CSI 01h, cmd/io/kv.c) is a range of the conventional sectors too,
+ * holding the FTL's KV store of its NSID (ftl_kv_create) and the device's value bytes
+ * (store/kv_values.h): kv_ns_mb makes one at realize, after the NVM namespaces' space (the
+ * NSID after theirs), and Namespace Management creates others with CSI 01h. Like the zoned
+ * one it is active only while CC.CSS selects all I/O command sets. Delete forgets its store
+ * and deallocates its range; Format empties it (ftl_kv_clear now, the FTL's format of the
+ * range in order behind the I/O before). KV namespaces' making and end: ns_kv.c; a range's
+ * LBA format, first-fit extent and initialisation, shared with it: ns_space.c.
  */
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
@@ -26,12 +35,16 @@
 
 #include "cmd/admin/features.h"
 #include "cmd/admin/ns.h"
+#include "cmd/admin/ns_kv.h"
+#include "cmd/admin/ns_space.h"
 #include "cmd/core/aer.h"
 #include "cmd/core/cmd.h"
 #include "cmd/core/cmd_set.h"
 #include "cmd/core/ns_table.h"
 #include "cmd/fdp/fdp.h"
 #include "ctrl/dma.h"
+#include "femu_ftl/kv.h"
+#include "store/kv_values.h"
 
 #define FEMU_NS_MGMT_CREATE     0
 #define FEMU_NS_MGMT_DELETE     1
@@ -44,99 +57,7 @@
 #define FEMU_AEC_NS_NOTICES     (1u << 8)   /* Asynchronous Event Configuration bit */
 #define FEMU_CHANGED_NS_MAX     1024        /* entries in the Changed Namespace List log */
 /* Namespace Management status codes block/nvme.h does not name (NVMe base 2.0). */
-#define FEMU_NS_INSUFFICIENT_CAPACITY   0x0115
-#define FEMU_NS_ID_UNAVAILABLE          0x0116
 #define FEMU_NS_THIN_PROV_UNSUPPORTED   0x011b
-
-/* ---- A namespace's LBA format ---- */
-
-static bool femu_ns_set_format(FemuCtrl *n, FemuNamespace *ns, unsigned flbas)
-{
-    uint64_t bytes[FEMU_MAX_LBAF];
-
-    if (flbas >= femu_lbafs(n, bytes)) {
-        return false;
-    }
-    ns->flbas = flbas;
-    ns->lba_bytes = bytes[flbas];
-    ns->lba_shift = ctz64(ns->lba_bytes / n->secsz);
-    ns->nsze = ns->bytes / ns->lba_bytes;
-    ns->dmrsl = MIN(n->dmrsl, ns->nsze);
-    return true;
-}
-
-/* ---- Capacity ---- */
-
-/*
- * The first free extent of `sectors` (a multiple of a flash page) in the FTL's logical
- * space: *base, or false when no free extent is that large.
- */
-static bool femu_ns_find_extent(FemuCtrl *n, uint64_t sectors, uint64_t *base)
-{
-    uint64_t candidate = 0;
-    bool moved;
-
-    do {   /* slide past every namespace that overlaps the candidate extent */
-        moved = false;
-        for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
-            const FemuNamespace *ns = &n->ns[nsid];
-
-            if (ns->allocated && ns->base_sector < candidate + sectors &&
-                candidate < ns->base_sector + ns->sectors) {
-                candidate = ns->base_sector + ns->sectors;
-                moved = true;
-            }
-        }
-    } while (moved && candidate + sectors <= n->capacity_sectors);
-    if (candidate + sectors > n->capacity_sectors) {
-        return false;
-    }
-    *base = candidate;
-    return true;
-}
-
-/* A UUID stable for a given serial, NSID and creation count (FNV-1a), RFC 4122 layout. */
-static void femu_ns_derive_uuid(FemuCtrl *n, FemuNamespace *ns)
-{
-    uint64_t hash = 0xcbf29ce484222325ULL;
-    uint64_t salt = (uint64_t)ns->nsid << 32 | n->ns_created;
-
-    for (unsigned i = 0; i < sizeof(ns->uuid); i++) {
-        for (const char *c = n->serial_number; *c; c++) {
-            hash = (hash ^ (uint8_t)*c ^ i) * 0x100000001b3ULL;
-        }
-        for (unsigned b = 0; b < 8 && salt; b++) {
-            hash = (hash ^ ((salt >> (8 * b)) & 0xff)) * 0x100000001b3ULL;
-        }
-        ns->uuid[i] = hash >> 56;
-    }
-    ns->uuid[6] = (ns->uuid[6] & 0x0f) | 0x40;   /* version 4 layout */
-    ns->uuid[8] = (ns->uuid[8] & 0x3f) | 0x80;   /* RFC 4122 variant */
-}
-
-static void femu_ns_init(FemuCtrl *n, FemuNamespace *ns, uint32_t nsid, uint64_t base,
-                         uint64_t sectors, unsigned flbas)
-{
-    memset(ns, 0, sizeof(*ns));
-    ns->allocated = true;
-    femu_cmd_set_select(n, ns);         /* conventional: the NVM command set */
-    ns->nsid = nsid;
-    ns->base_sector = base;
-    ns->sectors = sectors;
-    ns->bytes = sectors * n->secsz;
-    femu_ns_set_format(n, ns, flbas);
-    femu_ns_derive_uuid(n, ns);
-    femu_features_ns_reset(n, nsid);    /* a reused NSID starts from the defaults */
-    n->ns_created++;
-}
-
-/* Drop the data of sectors [base, base + sectors) from the poller's view. */
-static void femu_ns_forget_data(FemuCtrl *n, uint64_t base, uint64_t sectors)
-{
-    data_store_discard(n->store, base * n->secsz, sectors * n->secsz);
-    lba_bitmap_clear(&n->written, base, sectors);
-    lba_bitmap_clear(&n->uncorrectable, base, sectors);
-}
 
 /* ---- Realize ---- */
 
@@ -193,12 +114,18 @@ static bool femu_ns_realize_zoned(FemuCtrl *n, uint32_t nsid, Error **errp)
 bool femu_ns_realize(FemuCtrl *n, Error **errp)
 {
     uint64_t sizes[FEMU_MAX_NAMESPACES];
-    uint64_t capacity_pages = n->capacity_sectors / n->ftl_config.secs_per_pg;
+    uint64_t kv_sectors, nvm_sectors;
+    uint64_t capacity_pages;
     uint64_t base = 0, count64;
     unsigned count = 1;
 
     n->dmrsl = MIN(MIN(FEMU_DSM_MAX_BYTES / n->secsz, n->capacity_sectors), UINT32_MAX);
-    sizes[0] = n->capacity_sectors;                 /* default: one namespace, everything */
+    if (!femu_ns_kv_sectors(n, &kv_sectors, errp)) {
+        return false;
+    }
+    nvm_sectors = n->capacity_sectors - kv_sectors;  /* the KV namespace takes the end */
+    capacity_pages = nvm_sectors / n->ftl_config.secs_per_pg;
+    sizes[0] = nvm_sectors;                         /* default: one namespace, everything */
     if (n->namespaces && qemu_strtou64(n->namespaces, NULL, 10, &count64) == 0) {
         if (count64 > FEMU_MAX_NAMESPACES || count64 > capacity_pages) {
             error_setg(errp, "namespaces: %" PRIu64 " is out of range [0, %d]", count64,
@@ -220,16 +147,20 @@ bool femu_ns_realize(FemuCtrl *n, Error **errp)
         }
     }
     for (unsigned i = 0; i < count; i++) {
-        if (base + sizes[i] > n->capacity_sectors) {
+        if (base + sizes[i] > nvm_sectors) {
             error_setg(errp, "namespaces: '%s' needs more than the capacity (%" PRIu64
-                       " MiB)", n->namespaces, n->capacity_sectors * n->secsz >> 20);
+                       " MiB%s)", n->namespaces, nvm_sectors * n->secsz >> 20,
+                       kv_sectors ? " beside the kv_ns_mb namespace" : "");
             return false;
         }
         femu_ns_init(n, &n->ns[i + 1], i + 1, base, sizes[i], 0);
         n->ns[i + 1].attached = true;
         base += sizes[i];
     }
-    return femu_ns_realize_zoned(n, count + 1, errp);
+    if (!femu_ns_realize_kv(n, count + 1, kv_sectors, errp)) {
+        return false;
+    }
+    return femu_ns_realize_zoned(n, count + 1 + (kv_sectors > 0), errp);
 }
 
 /* ---- Namespace changed: the log and its event ---- */
@@ -281,8 +212,11 @@ static uint16_t femu_ns_create(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req
     uint16_t status;
 
     QEMU_BUILD_BUG_ON(sizeof(NvmeIdNs) != NVME_IDENTIFY_DATA_SIZE);
+    if ((femu_cdw(cmd, 11) >> 24) == FEMU_CSI_KV) {
+        return femu_ns_create_kv(n, cmd, req);
+    }
     if ((femu_cdw(cmd, 11) >> 24) != NVME_CSI_NVM) {
-        return femu_dnr(NVME_INVALID_FIELD);       /* only the NVM command set */
+        return femu_dnr(NVME_INVALID_FIELD);       /* NVM and KV only */
     }
     status = femu_dma_prp(n, cmd, id, sizeof(*id), UINT64_MAX, FEMU_FROM_GUEST);
     if (status) {
@@ -362,6 +296,7 @@ static uint16_t femu_ns_delete(FemuCtrl *n, uint32_t nsid, FemuRequest *req)
         }
         femu_ns_detach_one(n, ns);
         femu_ns_forget_data(n, ns->base_sector, ns->sectors);
+        femu_ns_drop_kv(n, ns);
         ranges[nranges++] = (struct ftl_range){ ns->base_sector, ns->sectors };
         ns->allocated = false;
     }
@@ -489,6 +424,12 @@ uint16_t femu_format_nvm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
             continue;
         }
         femu_ns_forget_data(n, ns->base_sector, ns->sectors);
+        if (ns->kv) {       /* every key gone now; the FTL's format empties its log */
+            qemu_mutex_lock(&n->engine_lock);
+            ftl_kv_clear(n->ftl, ns->nsid);
+            qemu_mutex_unlock(&n->engine_lock);
+            kv_values_clear(ns->kv_values);
+        }
         femu_ns_set_format(n, ns, lbaf);
         ranges[nranges++] = (struct ftl_range){ ns->base_sector, ns->sectors };
         if (old != lbaf) {
