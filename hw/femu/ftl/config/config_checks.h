@@ -60,9 +60,19 @@ int config_check_fdp(const struct ftl_config *cfg, const struct ftl_geometry *g,
                      char *err, size_t errlen);
 int config_check_read_cache(const struct ftl_config *cfg, const struct ftl_geometry *g,
                             char *err, size_t errlen);
+/* Key-value stores (config_keys_kv.c): the value log's segment (kv_segment_pages, or
+ * derived), and its check. */
+uint64_t config_kv_segment_pages(const struct ftl_config *cfg, const struct ftl_geometry *g);
+int config_check_kv(const struct ftl_config *cfg, const struct ftl_geometry *g,
+                    char *err, size_t errlen);
 
 /* Bytes of mapping state the modelled SSD keeps in its DRAM (ftl_device_map_bytes, and
  * the DRAM budget's check), from the finished geometry. */
 uint64_t config_device_map_bytes(const struct ftl_config *cfg, const struct ftl_geometry *g);
+/* The DRAM key-value stores' index caches of cache_pages pages in all take: map state
+ * too, counted against dram_mb when a store is created (config_check_kv_dram). */
+uint64_t config_kv_index_cache_bytes(const struct ftl_geometry *g, uint64_t cache_pages);
+int config_check_kv_dram(const struct ftl_config *cfg, const struct ftl_geometry *g,
+                         uint64_t cache_pages, char *err, size_t errlen);
 
 #endif

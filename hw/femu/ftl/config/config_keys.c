@@ -16,6 +16,7 @@ static const struct config_key_group *const groups[] = {
     &config_rcache_keys,
     &config_zns_keys,
     &config_slc_keys,
+    &config_kv_keys,
 };
 
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))

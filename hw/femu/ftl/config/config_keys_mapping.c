@@ -56,6 +56,11 @@ uint64_t config_device_map_bytes(const struct ftl_config *cfg, const struct ftl_
     return g->logical_pages * 4;
 }
 
+uint64_t config_kv_index_cache_bytes(const struct ftl_geometry *g, uint64_t cache_pages)
+{
+    return cache_pages * g->page_bytes;     /* pages < 2^32, page_bytes <= 2^26 */
+}
+
 /* dftl: translation pages and a CMT holding at least one of them. */
 static int check_dftl(const struct ftl_config *cfg, struct ftl_geometry *g,
                       char *err, size_t errlen)

@@ -32,6 +32,8 @@ void ftl_config_defaults(struct ftl_config *cfg)
         .write_buffer_sectors = 0, .buf_wr_lat = 1000, .buf_flush_pcent = 100,
         .read_cache_pages = 0, .read_cache_policy = FTL_RCACHE_LRU, .read_cache_lat = 453,
         .dram_mb = 0,
+        .kv_index_cache_pages = 256, .kv_op_pct = 10, .kv_max_value = 1048576,
+        .kv_max_keys = 0, .kv_segment_pages = 0,
     };
 }
 
@@ -215,7 +217,7 @@ int ftl_config_validate(const struct ftl_config *cfg, struct ftl_geometry *geo,
     }
     g.logical_sectors = g.logical_pages * cfg->secs_per_pg;
     if (config_check_write_buffer(cfg, &g, err, errlen) || config_check_fdp(cfg, &g, err, errlen) ||
-        config_check_read_cache(cfg, &g, err, errlen)) {
+        config_check_read_cache(cfg, &g, err, errlen) || config_check_kv(cfg, &g, err, errlen)) {
         return -1;
     }
     if (geo) {

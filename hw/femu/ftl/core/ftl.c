@@ -190,6 +190,9 @@ void ftl_destroy(struct ftl *ftl)
     }
     hybrid_free(ftl);
     rcache_destroy(ftl->rcache);
+    if (ftl->kv_free) {
+        ftl->kv_free(ftl);  /* the key-value stores: kv/ sits above core */
+    }
     free(ftl);
 }
 

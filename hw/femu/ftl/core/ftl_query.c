@@ -124,6 +124,8 @@ void ftl_get_gauges(const struct ftl *ftl, struct ftl_gauges *out)
         .max_written_lpn_plus_one = ftl->max_lpn_plus_one,
         .hot_pages = ftl->hot_pages,
         .buf_pending_pages = ftl->wbuf ? wbuf_pages(ftl) : 0,
+        .kv_keys = ftl->kv_keys,
+        .kv_live_bytes = ftl->kv_live_bytes,
     };
     if (ftl->cfg.slc_cache) {
         out->slc_cap_pages = slc_capacity_pages(ftl);

@@ -6,6 +6,7 @@
 #include "femu_ftl/trace.h"
 #include "completion_heap.h"
 #include "core/copy.h"     /* Copy's pricing */
+#include "kv/kv_flash.h"    /* the key-value stores' flash work */
 #include "zns/zns.h"       /* the zoned namespace's flash work */
 
 #define ENGINE_ERR_LEN 256
@@ -224,6 +225,19 @@ static int engine_price_zoned(struct ftl_engine *e, const struct ftl_request *r,
     return ftl_copy(ftl, r->ranges, r->nranges, r->slba, true, r->arrival_ns, done_ns);
 }
 
+/* A key-value command: admitted here unless the caller did (an error: done at arrival,
+ * nothing counted), then the store's flash work. */
+static int engine_price_kv(struct ftl *ftl, const struct ftl_request *r, uint64_t *done_ns)
+{
+    if (!(r->flags & FTL_REQ_ADMITTED)) {
+        int rc = kv_admit_request(ftl, r);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    return kv_flash_serve(ftl, r, done_ns);
+}
+
 static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint64_t *done_ns)
 {
     struct ftl_io io = { .now_ns = r->arrival_ns, .slba = r->slba, .nlb = r->nlb,
@@ -241,6 +255,7 @@ static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint6
     case FTL_OP_VERIFY:
         return ftl_verify(e->ftl, &io, done_ns);
     case FTL_OP_FORMAT:
+        kv_flash_format(e->ftl, r->slba, r->nlb);  /* a store's range: its flash record */
         return ftl_format(e->ftl, &io, (r->flags & FTL_REQ_ERASE) != 0, done_ns);
     case FTL_OP_ZONE_WRITE:
     case FTL_OP_ZONE_READ:
@@ -256,6 +271,12 @@ static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint6
     case FTL_OP_SET_WRITE_CACHE:
         return ftl_set_write_cache(e->ftl, (r->flags & FTL_REQ_WCE) != 0, r->arrival_ns,
                                    done_ns);
+    case FTL_OP_KV_STORE:
+    case FTL_OP_KV_RETRIEVE:
+    case FTL_OP_KV_DELETE:
+    case FTL_OP_KV_EXIST:
+    case FTL_OP_KV_LIST:
+        return engine_price_kv(e->ftl, r, done_ns);
     }
     return FTL_E_INVAL;
 }

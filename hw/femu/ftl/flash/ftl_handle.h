@@ -77,6 +77,7 @@ struct zns;         /* zns/zns_tables.h: the zone state machine and the zones' f
 struct wbuf;        /* wbuf/write_buffer_tables.h: the DRAM write buffer */
 struct hybrid;      /* map/hybrid_tables.h: block, BAST and FAST mappings' tables */
 struct rcache;      /* rcache/read_cache_entries.h: the DRAM read cache */
+struct kv_stores;   /* kv/kv_tables.h: the key-value stores */
 
 struct ftl {
     struct ftl_config cfg;
@@ -184,6 +185,12 @@ struct ftl {
     struct rcache *rcache;      /* read_cache_pages > 0, else NULL (core/ftl.c) */
     struct zns *zns;            /* zoned=1, else NULL */
     struct hybrid *hybrid;      /* mapping=block|bast|fast, else NULL */
+    /* Key-value stores (kv/, above core): NULL until the first ftl_kv_create. core may
+     * not call kv by name, so kv sets kv_free (ftl_destroy calls it) when it makes the
+     * list, and keeps kv_keys / kv_live_bytes (ftl_get_gauges reads them) up to date. */
+    struct kv_stores *kv;
+    void (*kv_free)(struct ftl *ftl);
+    uint64_t kv_keys, kv_live_bytes;
     uint64_t *victim_hist[2];   /* [pgs_per_line + 1] victims by valid pages: data, map */
     /* read_retry.c: when each block ([blocks]) got its first page since its erase, and
      * host page reads by age class (expected steps, whole) x steps taken, each

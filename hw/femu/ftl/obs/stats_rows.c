@@ -148,6 +148,11 @@ void stats_write_headers(struct ftl_stats_writer *w)
     if (has_read_cache(w)) {
         fputs(",rcache_hits,rcache_misses,rcache_evictions", f);
     }
+    /* key-value stores: last in every run, since a store may be made at any time */
+    fputs(",kv_stores,kv_retrieves,kv_deletes,kv_exists,kv_lists,kv_store_bytes,"
+          "kv_retrieve_bytes,kv_index_hits,kv_index_misses,kv_index_page_reads,"
+          "kv_index_page_writes,kv_compactions,kv_compaction_pages,kv_keys,kv_live_bytes,"
+          "kv_waf", f);
     fputc('\n', f);
     fputs("valid_pages,data_victims,map_victims\n", w->files[FILE_VICTIMS]);
     fputs("time_s,interval_s,NAND_read,NAND_write,NAND_cpbk,copy_cmds,copy_pages,"
@@ -257,6 +262,29 @@ static void write_media_columns(const struct ftl_stats_writer *w, FILE *f,
     }
 }
 
+/* The key-value stores' counters and gauges, and KV WAF: flash pages programmed (every
+ * kind) x page bytes / value bytes stored, empty when none was stored. */
+static void write_kv_columns(const struct ftl_stats_writer *w, FILE *f,
+                             const struct ftl_counters *a, const struct ftl_counters *b,
+                             const struct ftl_gauges *g)
+{
+#define D(field) (unsigned long long)(b->field - a->field)
+    fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,",
+            D(kv_stores), D(kv_retrieves), D(kv_deletes), D(kv_exists), D(kv_lists),
+            D(kv_store_bytes), D(kv_retrieve_bytes), D(kv_index_hits), D(kv_index_misses),
+            D(kv_index_page_reads), D(kv_index_page_writes), D(kv_compactions),
+            D(kv_compaction_pages), (unsigned long long)g->kv_keys,
+            (unsigned long long)g->kv_live_bytes);
+#undef D
+    uint64_t stored = b->kv_store_bytes - a->kv_store_bytes;
+    if (stored) {
+        const struct ftl_config *cfg = ftl_config_of(w->ftl);
+        double programmed = (double)(ftl_nand_programs(b) - ftl_nand_programs(a));
+        fprintf(f, "%.4f", programmed * (double)(cfg->secsz * cfg->secs_per_pg) /
+                           (double)stored);
+    }
+}
+
 static void write_stats_row(struct ftl_stats_writer *w, const struct interval *iv)
 {
     const struct ftl_counters *a = iv->a, *b = iv->b;
@@ -324,6 +352,7 @@ static void write_stats_row(struct ftl_stats_writer *w, const struct interval *i
     if (has_read_cache(w)) {
         fprintf(f, ",%llu,%llu,%llu", D(rcache_hits), D(rcache_misses), D(rcache_evictions));
     }
+    write_kv_columns(w, f, a, b, &g);
     fputc('\n', f);
 #undef D
 }

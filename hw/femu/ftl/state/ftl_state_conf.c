@@ -54,6 +54,9 @@ static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
         strcmp(key, "dram_mb") == 0) {
         return true;    /* newer still; no state depends on them */
     }
+    if (strncmp(key, "kv_", strlen("kv_")) == 0) {
+        return true;    /* newer still; older files hold no key-value store */
+    }
     if (strcmp(key, "log_blocks") == 0) {
         return !ftl_mapping_is_hybrid(cfg->mapping);    /* newer than every hybrid map */
     }

@@ -165,6 +165,16 @@ struct ftl_config {
     uint64_t slc_static_units;  /* GC units always usable in SLC mode */
     uint64_t slc_dynamic_pcent; /* percent of the free user space usable in SLC mode */
     enum ftl_slc_when_full slc_when_full;
+    /* key-value stores (femu_ftl/kv.h): each store's index cache (pages), its value log's
+     * over-provisioning (% of the capacity), the largest value (bytes), the keys a store
+     * holds (0: capacity / 1024, at least one index page's worth) and the log's
+     * compaction unit (pages; 0: a block's pages, times the blocks the largest record
+     * needs) */
+    uint64_t kv_index_cache_pages;
+    uint64_t kv_op_pct;
+    uint64_t kv_max_value;
+    uint64_t kv_max_keys;
+    uint64_t kv_segment_pages;
 };
 
 /* Derived geometry. A line is block index b taken across every LUN of every channel. */

@@ -1,0 +1,312 @@
+/*
+ * The stores of one FTL (femu_ftl/kv.h): sizing a store's region, creating and forgetting
+ * stores, their figures, and the page I/O every part of the KV layer does through the
+ * FTL's host path.
+ *
+ * The list hangs off struct ftl's kv pointer, created by the first ftl_kv_create. core
+ * (ftl_destroy, ftl_get_gauges) sits below this layer and may not call it by name, so the
+ * list's destructor goes into the handle's kv_free when the list is made, and the gauges
+ * into its kv_keys / kv_live_bytes after every change (kv_gauges_update).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "config/config_checks.h"
+#include "femu_ftl/error.h"
+#include "flash/ftl_handle.h"
+#include "kv/kv_store.h"
+
+struct kv_store *kv_store_of(const struct ftl *ftl, uint32_t nsid)
+{
+    const struct kv_stores *all = ftl->kv;
+    for (uint32_t i = 0; all && i < all->n; i++) {
+        if (all->v[i]->nsid == nsid) {
+            return all->v[i];
+        }
+    }
+    return NULL;
+}
+
+void kv_gauges_update(struct ftl *ftl)
+{
+    const struct kv_stores *all = ftl->kv;
+    ftl->kv_keys = ftl->kv_live_bytes = 0;
+    for (uint32_t i = 0; all && i < all->n; i++) {
+        ftl->kv_keys += all->v[i]->map.count;
+        ftl->kv_live_bytes += all->v[i]->map.value_bytes;
+    }
+}
+
+/* One page's I/O of region page p; its end folded into *done. A failed flash read
+ * (read_uncor_ppm) still took its time; the KV layer has no status for it. */
+static int page_io(struct ftl *ftl, const struct kv_store *s, uint64_t p, uint64_t n,
+                   int kind, uint64_t now_ns, uint64_t *done)
+{
+    struct ftl_io io = { .now_ns = now_ns, .slba = s->base_sector + p * ftl->secs_per_pg,
+                         .nlb = n * ftl->secs_per_pg, .fua = true };
+    uint64_t end = now_ns;
+    int rc = kind == 0 ? ftl_read(ftl, &io, &end)
+             : kind == 1 ? ftl_write(ftl, &io, &end) : ftl_trim(ftl, &io, &end);
+    if (rc == FTL_E_UNCORRECTABLE) {
+        rc = FTL_OK;
+    }
+    if (rc == FTL_OK && end > *done) {
+        *done = end;
+    }
+    return rc;
+}
+
+int kv_page_read(struct ftl *ftl, const struct kv_store *s, uint64_t p, uint64_t now_ns,
+                 uint64_t *done)
+{
+    return page_io(ftl, s, p, 1, 0, now_ns, done);
+}
+
+int kv_page_write(struct ftl *ftl, const struct kv_store *s, uint64_t p, uint64_t now_ns,
+                  uint64_t *done)
+{
+    return page_io(ftl, s, p, 1, 1, now_ns, done);
+}
+
+int kv_pages_trim(struct ftl *ftl, const struct kv_store *s, uint64_t p, uint64_t n,
+                  uint64_t now_ns, uint64_t *done)
+{
+    return page_io(ftl, s, p, n, 2, now_ns, done);
+}
+
+/* What a store of capacity_bytes is made of. */
+struct kv_layout {
+    uint64_t max_keys, index_pages, seg_pages, nsegs, pages;
+};
+
+/* The layout of a store of cap bytes; false when cap is 0 or it would not fit the FTL. */
+static bool kv_layout_of(const struct ftl *ftl, uint64_t cap, struct kv_layout *out)
+{
+    const struct ftl_config *cfg = &ftl->cfg;
+    uint64_t pb = ftl->geo.page_bytes;
+    uint64_t epp = pb / KV_INDEX_ENTRY;
+    struct kv_layout k = { .seg_pages = config_kv_segment_pages(cfg, &ftl->geo) };
+    uint64_t log_bytes, log_pages, segs, log_total;
+    if (cap == 0 || epp == 0 || k.seg_pages == 0) {
+        return false;
+    }
+    k.max_keys = cfg->kv_max_keys;
+    if (k.max_keys == 0) {
+        k.max_keys = cap / 1024 < epp ? epp : cap / 1024;   /* one index page at least */
+    }
+    k.index_pages = k.max_keys / epp + (k.max_keys % epp != 0);
+    if (!mul_ok(cap, 100 + cfg->kv_op_pct, &log_bytes)) {
+        return false;
+    }
+    log_bytes /= 100;
+    log_pages = log_bytes / pb + (log_bytes % pb != 0);
+    segs = log_pages / k.seg_pages + (log_pages % k.seg_pages != 0) + KV_SLACK_SEGMENTS;
+    if (!mul_ok(segs, k.seg_pages, &log_total) || segs > UINT32_MAX - 1) {
+        return false;
+    }
+    k.nsegs = segs;
+    k.pages = k.index_pages + log_total;
+    if (k.pages < log_total || k.pages > ftl->geo.logical_pages) {
+        return false;
+    }
+    *out = k;
+    return true;
+}
+
+uint64_t ftl_kv_region_sectors(const struct ftl *ftl, uint64_t capacity_bytes)
+{
+    struct kv_layout k;
+    return kv_layout_of(ftl, capacity_bytes, &k) ? k.pages * ftl->secs_per_pg : 0;
+}
+
+uint64_t ftl_kv_capacity(const struct ftl *ftl, uint64_t sectors)
+{
+    /* region_sectors grows with the capacity, and a store's values take less than its
+     * region's bytes: the largest fitting capacity by bisection below that bound */
+    uint64_t lo = 0, hi;
+    if (!mul_ok(sectors, ftl->cfg.secsz, &hi)) {
+        hi = UINT64_MAX;
+    }
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        uint64_t need = ftl_kv_region_sectors(ftl, mid);
+        if (need != 0 && need <= sectors) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return lo;
+}
+
+static void store_free(struct kv_store *s)
+{
+    kv_adm_free(&s->adm);
+    kv_map_free(&s->map);
+    kv_log_free(&s->log);
+    kv_index_free(&s->cache);
+    free(s);
+}
+
+static void stores_free(struct ftl *ftl)
+{
+    struct kv_stores *all = ftl->kv;
+    for (uint32_t i = 0; all && i < all->n; i++) {
+        store_free(all->v[i]);
+    }
+    if (all) {
+        free(all->v);
+        free(all);
+    }
+    ftl->kv = NULL;
+    ftl->kv_keys = ftl->kv_live_bytes = 0;
+}
+
+/* The list, made on first use, with room for one more store. */
+static bool stores_reserve(struct ftl *ftl)
+{
+    if (!ftl->kv) {
+        ftl->kv = calloc(1, sizeof(*ftl->kv));
+        if (!ftl->kv) {
+            return false;
+        }
+        ftl->kv_free = stores_free;
+    }
+    struct kv_stores *all = ftl->kv;
+    if (all->n < all->cap) {
+        return true;
+    }
+    uint32_t cap = all->cap ? all->cap * 2 : 4;
+    struct kv_store **v = realloc(all->v, cap * sizeof(*v));
+    if (!v) {
+        return false;
+    }
+    all->v = v;
+    all->cap = cap;
+    return true;
+}
+
+/* The range: whole pages inside the conventional space, overlapping no other store. */
+static int check_range(const struct ftl *ftl, uint64_t base, uint64_t sectors, char *err,
+                       size_t errlen)
+{
+    uint64_t spp = ftl->secs_per_pg;
+    if (sectors == 0 || base % spp || sectors % spp || base > ftl->geo.logical_sectors ||
+        sectors > ftl->geo.logical_sectors - base) {
+        return ftl_error(err, errlen, "kv: sectors [%" PRIu64 ", +%" PRIu64 ") are not whole "
+                         "%" PRIu64 "-sector pages inside the %" PRIu64 " sectors", base,
+                         sectors, spp, ftl->geo.logical_sectors);
+    }
+    const struct kv_stores *all = ftl->kv;
+    for (uint32_t i = 0; all && i < all->n; i++) {
+        const struct kv_store *o = all->v[i];
+        if (base < o->base_sector + o->sectors && o->base_sector < base + sectors) {
+            return ftl_error(err, errlen, "kv: sectors [%" PRIu64 ", +%" PRIu64 ") overlap "
+                             "namespace %" PRIu32 "'s store", base, sectors, o->nsid);
+        }
+    }
+    return 0;
+}
+
+static int store_init(struct kv_store *s, const struct kv_layout *k, uint32_t cache_pages)
+{
+    s->max_keys = k->max_keys;
+    s->index_pages = k->index_pages;
+    s->seg_pages = k->seg_pages;
+    if (kv_adm_init(&s->adm) != FTL_OK || kv_map_init(&s->map) != FTL_OK ||
+        kv_log_init(&s->log, (uint32_t)k->nsegs) != FTL_OK ||
+        kv_index_init(s, cache_pages) != FTL_OK) {
+        return FTL_E_NOMEM;
+    }
+    return FTL_OK;
+}
+
+int ftl_kv_create(struct ftl *ftl, uint32_t nsid, uint64_t base_sector, uint64_t sectors,
+                  uint64_t capacity_bytes, char *err, size_t errlen)
+{
+    struct kv_layout k;
+    if (kv_store_of(ftl, nsid)) {
+        return ftl_error(err, errlen, "kv: namespace %" PRIu32 " already has a store", nsid);
+    }
+    if (check_range(ftl, base_sector, sectors, err, errlen)) {
+        return -1;
+    }
+    if (!kv_layout_of(ftl, capacity_bytes, &k) || k.pages * ftl->secs_per_pg > sectors) {
+        return ftl_error(err, errlen, "kv: a store of %" PRIu64 " bytes does not fit %" PRIu64
+                         " sectors (at most %" PRIu64 " bytes)", capacity_bytes, sectors,
+                         ftl_kv_capacity(ftl, sectors));
+    }
+    if (ftl->cfg.kv_index_cache_pages > ftl->geo.logical_pages) {
+        return ftl_error(err, errlen, "kv_index_cache_pages: %" PRIu64 " pages is more than "
+                         "the device's %" PRIu64 " pages", ftl->cfg.kv_index_cache_pages,
+                         ftl->geo.logical_pages);
+    }
+    /* a cache larger than the store's index holds the whole index */
+    uint64_t cache = ftl->cfg.kv_index_cache_pages < k.index_pages ?
+                     ftl->cfg.kv_index_cache_pages : k.index_pages;
+    uint64_t all_caches = cache;
+    for (uint32_t i = 0; ftl->kv && i < ftl->kv->n; i++) {
+        all_caches += ftl->kv->v[i]->cache.cap;
+    }
+    if (config_check_kv_dram(&ftl->cfg, &ftl->geo, all_caches, err, errlen)) {
+        return -1;
+    }
+    struct kv_store *s = calloc(1, sizeof(*s));
+    if (!s || !stores_reserve(ftl)) {
+        free(s);
+        return ftl_error(err, errlen, "kv: out of memory");
+    }
+    *s = (struct kv_store){
+        .nsid = nsid, .base_sector = base_sector, .sectors = sectors,
+        .capacity_bytes = capacity_bytes, .max_value_bytes = (uint32_t)ftl->cfg.kv_max_value,
+        .page_bytes = ftl->geo.page_bytes,
+    };
+    if (store_init(s, &k, (uint32_t)cache) != FTL_OK) {
+        store_free(s);
+        return ftl_error(err, errlen, "kv: out of memory for a store of %" PRIu64 " bytes",
+                         capacity_bytes);
+    }
+    ftl->kv->v[ftl->kv->n++] = s;
+    return 0;
+}
+
+void ftl_kv_destroy(struct ftl *ftl, uint32_t nsid)
+{
+    struct kv_stores *all = ftl->kv;
+    for (uint32_t i = 0; all && i < all->n; i++) {
+        if (all->v[i]->nsid == nsid) {
+            store_free(all->v[i]);
+            for (uint32_t j = i + 1; j < all->n; j++) {
+                all->v[j - 1] = all->v[j];
+            }
+            all->n--;
+            kv_gauges_update(ftl);
+            return;
+        }
+    }
+}
+
+void ftl_kv_clear(struct ftl *ftl, uint32_t nsid)
+{
+    struct kv_store *s = kv_store_of(ftl, nsid);
+    if (s) {
+        kv_adm_clear(&s->adm);
+    }
+}
+
+bool ftl_kv_info(const struct ftl *ftl, uint32_t nsid, struct ftl_kv_info *out)
+{
+    const struct kv_store *s = kv_store_of(ftl, nsid);
+    if (!s) {
+        return false;
+    }
+    if (out) {
+        *out = (struct ftl_kv_info){
+            .capacity_bytes = s->capacity_bytes, .used_bytes = s->adm.live_bytes,
+            .keys = s->adm.keys, .max_keys = s->max_keys,
+            .max_value_bytes = s->max_value_bytes, .base_sector = s->base_sector,
+            .sectors = s->sectors,
+        };
+    }
+    return true;
+}
