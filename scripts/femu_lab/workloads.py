@@ -19,6 +19,8 @@ comment lines carry `# key: value` headers:
                               `runs x RUNTIME` seconds (femu_lab.length)
     # config: kv-lab.conf     the device configuration it runs on without --config (a
                               file of conf/)
+    # device: kv_ns_mb=256    -device femu properties it needs (only DEVICE_KEYS, whole
+                              numbers), e.g. the Key Value namespace
 
 Other comment lines are prose. The body runs in the guest under `set -eu` after
 lib/prelude.sh, with RUNTIME, ARG, PRECONDITION and WORKLOAD set, and must call `phase workload` where the measured part
@@ -45,7 +47,10 @@ PRELUDE = LIBRARY / "lib" / "prelude.sh"
 CONFIGS = paths.REPO_ROOT / "conf"
 _HEADER = re.compile(r"^#\s*([a-z][a-z-]*):\s*(.*?)\s*$")
 _KNOWN = {"description", "runtime", "runs", "needs-mib", "arg", "include", "sim",
-          "sweep-param", "length", "workload-keys", "config"}
+          "sweep-param", "length", "workload-keys", "config", "device"}
+# What a '# device:' line may set: properties that add what the workload runs on, never a
+# file (config=, stats_dir=, state_in= ...).
+DEVICE_KEYS = {"kv_ns_mb"}
 _ARG = re.compile(r"^[A-Za-z0-9_.+-]+$")
 # What a '# sim:' line may set: ftl-sim's workload options, nothing that names a file
 # (--trace-out, --stats-dir, --summary, --state-in/out, --trace, --config would let a
@@ -81,6 +86,7 @@ class Workload:
     fixed_length: Optional[run_length.Length] = None   # known outright (a trace replay)
     workload_keys: List[str] = field(default_factory=list)   # '# workload-keys:'
     config: Optional[Path] = None   # '# config:': its default device configuration
+    device: Dict[str, str] = field(default_factory=dict)   # '# device:' properties
 
     @property
     def slug(self) -> str:
@@ -227,6 +233,7 @@ def parse(path: Path, name: str, arg: str) -> Workload:
         if "/" in config_name or not config.is_file():
             raise WorkloadError(f"{path}: header 'config': '{config_name}' is not a file of "
                                 f"{CONFIGS}")
+    device = _device_properties(path, " ".join(headers.get("device", [])))
     default_arg = headers.get("arg", [""])[-1]
     return Workload(
         name=name if (arg or not default_arg) else f"{name}:{default_arg}",
@@ -236,7 +243,19 @@ def parse(path: Path, name: str, arg: str) -> Workload:
         needs_mib=number_of("needs-mib", 0, 0), includes=includes,
         sim_args=headers.get("sim", [None])[-1], sweep_param=headers.get("sweep-param", [None])[-1],
         body="\n".join(lines[body_start:]), length_header=length_header,
-        workload_keys=keys, config=config)
+        workload_keys=keys, config=config, device=device)
+
+
+def _device_properties(path: Path, line: str) -> Dict[str, str]:
+    """A '# device:' line's KEY=N words; WorkloadError for another key or value."""
+    properties = {}
+    for word in line.split():
+        key, _, value = word.partition("=")
+        if key not in DEVICE_KEYS or not value.isdigit():
+            raise WorkloadError(f"{path}: header 'device': '{word}' is not KEY=N with KEY "
+                                f"one of {', '.join(sorted(DEVICE_KEYS))}")
+        properties[key] = value
+    return properties
 
 
 def _check_sim_line(path: Path, line: str) -> None:

@@ -2,5 +2,6 @@
 # runtime: 60
 # arg: 4096
 # config: kv-lab.conf
+# device: kv_ns_mb=256
 # include: lib/kv.sh
 kv_ycsb b

@@ -30,13 +30,22 @@ def test_each_mix_is_a_workload_on_the_kv_configuration(mix):
     # the load is its own phase before the measured one
     assert script.index("phase load") < script.index("phase workload") \
         < script.index("--runtime \"$RUNTIME\"")
-    assert "kv_ns_mb=" in workload.config.read_text()
+    assert workload.device == {"kv_ns_mb": "256"}     # the KV namespace, a device property
 
 
 def test_value_size_is_the_argument():
     workload = workloads.resolve("kv-ycsb-c:64")
     assert workload.arg == "64" and workload.slug == "kv-ycsb-c-64"
     assert "ARG=64" in workload.guest_script(5, precondition=False)
+
+
+@pytest.mark.parametrize("header", ["device: config=/etc/passwd", "device: kv_ns_mb=x",
+                                    "device: kv_ns_mb"])
+def test_device_header_sets_only_its_keys(tmp_path, header):
+    path = tmp_path / "mine.sh"
+    path.write_text(f"# {header}\nphase workload\n")
+    with pytest.raises(WorkloadError, match="header 'device'"):
+        workloads.resolve(str(path))
 
 
 @pytest.mark.parametrize("value", ["../conf/kv-lab.conf", "no-such.conf"])

@@ -174,7 +174,7 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
     params = {"workload": workload.name, "runtime": request.runtime,
               **workload.length(request.runtime).params(),
               "precondition": request.precondition, "config_name": request.config.name,
-              **request.config.overrides, **request.params}
+              **request.config.overrides, **workload.device, **request.params}
     if request.aged is not None:
         params["aged"] = str(request.aged)
     params.update(workload_params.record(request.workload_params, request.steady))
@@ -188,7 +188,8 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
     if request.power_cut is not None:
         extra["id"] = DEV_ID
         cut_socket = Path(tempfile.mkdtemp(prefix="femu-cut-")) / "qmp.sock"
-    device = vm.femu_args(config=work / "config.conf", stats_dir=work, **extra)
+    device = vm.femu_args(config=work / "config.conf", stats_dir=work, **workload.device,
+                          **extra)
     timeout = job_timeout(request)
     guest_files = {}
     for name, path in request.guest_files.items():   # the folder keeps what the guest got

@@ -36,8 +36,8 @@ kv_find_dev() {
         waited=$((waited + 1))
     done
     if [ -z "$KVDEV" ]; then
-        say "error: no Key Value namespace (CSI 1) on nvme0: run on a configuration with" \
-            "kv_ns_mb, e.g. --config conf/kv-lab.conf"
+        say "error: no Key Value namespace (CSI 1) on nvme0: the device needs the property" \
+            "kv_ns_mb (a workload's '# device: kv_ns_mb=N' header)"
         ls -l /dev/ng* >"$FEMU_OUT/kv-ns.txt" 2>&1 || true
         exit 1
     fi
