@@ -80,6 +80,18 @@ static inline uint16_t femu_dnr(uint16_t status)
     return status | NVME_DNR;
 }
 
+/*
+ * The Key Value command set (NVMe Key Value Command Set Specification 1.0; the values
+ * cross-checked with SPDK's include/spdk/nvme_kv.h): its Command Set Identifier and the
+ * statuses block/nvme.h does not name, generic status type (the I/O command set specific
+ * range 80h-BFh); Capacity Exceeded is the generic 81h (NVME_CAP_EXCEEDED).
+ */
+#define FEMU_CSI_KV                     0x01
+#define NVME_KV_INVALID_VALUE_SIZE      0x0085
+#define NVME_KV_INVALID_KEY_SIZE        0x0086
+#define NVME_KV_KEY_NOT_EXIST           0x0087
+#define NVME_KV_KEY_EXISTS              0x0089
+
 /* Namespaces (cmd/admin/ns.c). NSIDs 1..FEMU_MAX_NAMESPACES; NN reports the maximum. */
 #define FEMU_MAX_NAMESPACES     32
 #define FEMU_CNTLID             0       /* the one controller of the subsystem */
@@ -266,6 +278,7 @@ typedef struct FemuFeatures {
     uint32_t int_vector_config[FEMU_MAX_QUEUES + 1];    /* per vector: CD, bit 16 */
     uint32_t write_atomicity;
     uint32_t async_config;
+    uint32_t kv_config;             /* 20h Key Value Configuration: EDNEK (cmd/io/kv.c) */
 } FemuFeatures;
 
 /* SMART/health counters (poller-owned): the controller's, and one set per namespace. */
@@ -290,10 +303,15 @@ typedef struct FemuIoCmd FemuIoCmd;
  * LBA size of 512 B or 4 KiB (a multiple of the FTL sector, secsz). Poller-owned, like
  * everything the admin commands change; indexed by NSID in FemuCtrl.ns.
  */
+struct kv_values;
+
 typedef struct FemuNamespace {
     bool allocated;             /* created (Namespace Management) or given at realize */
     bool attached;              /* attached to the controller: active, I/O allowed */
     bool zoned;                 /* the zoned namespace (cmd/io/zns.c): the FTL's zones */
+    bool kv;                    /* a Key Value namespace (cmd/io/kv.c, CSI 01h): the
+                                 * FTL's KV store of this NSID over its sectors */
+    struct kv_values *kv_values;    /* kv: its value bytes (store/kv_values.h) */
     const FemuIoCmd *io_cmds;   /* its command set's table (femu_cmd_set_select) */
     uint32_t nsid;
     uint64_t base_sector;       /* first FTL sector */
@@ -419,6 +437,10 @@ struct FemuCtrl {
     /* zoned=on: the zoned namespace's sectors, placed after the conventional capacity in
      * the data store and the maps (0 when not zoned) */
     uint64_t zoned_sectors;
+    /* kv_ns_mb=: the KV namespace made at realize (MiB of values; 0: none). Given, the
+     * controller offers the Key Value command set (CAP.CSS bit 6, CNS 1Ch). */
+    uint32_t kv_ns_mb;
+    bool kv_offered;
     bool css_all;                       /* poller: CC.CSS 110b at enable, the zoned
                                          * namespace is active (000b: NVM only) */
     FemuNamespace ns[FEMU_MAX_NAMESPACES + 1];  /* by NSID; [0] unused */

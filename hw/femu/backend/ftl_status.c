@@ -4,7 +4,8 @@
  * An error the guest's input caused gets its NVMe status with DNR, since the same command
  * would fail the same way: a range or field the FTL refuses, every zone rule (each FTL
  * code is named after the NVMe status it stands for), and a flash page that failed to read
- * (the poller then marks the page, so the read fails again). What the guest did not cause
+ * (the poller then marks the page, so the read fails again), and every rule of the Key Value
+ * command set (each FTL_E_KV_* code likewise). What the guest did not cause
  * (no free line, no memory, a code this table does not know) is Internal Error, which a
  * retry may get past.
  *
@@ -30,6 +31,12 @@ static const uint16_t femu_ftl_statuses[] = {
     [-FTL_E_TOO_MANY_ACTIVE] = NVME_ZONE_TOO_MANY_ACTIVE | NVME_DNR,
     [-FTL_E_TOO_MANY_OPEN] = NVME_ZONE_TOO_MANY_OPEN | NVME_DNR,
     [-FTL_E_ZONE_TRANSITION] = NVME_ZONE_INVAL_TRANSITION | NVME_DNR,
+    /* the Key Value command set's (femu.h) */
+    [-FTL_E_KV_NO_KEY] = NVME_KV_KEY_NOT_EXIST | NVME_DNR,
+    [-FTL_E_KV_KEY_EXISTS] = NVME_KV_KEY_EXISTS | NVME_DNR,
+    [-FTL_E_KV_CAPACITY] = NVME_CAP_EXCEEDED | NVME_DNR,
+    [-FTL_E_KV_VALUE_SIZE] = NVME_KV_INVALID_VALUE_SIZE | NVME_DNR,
+    [-FTL_E_KV_KEY_SIZE] = NVME_KV_INVALID_KEY_SIZE | NVME_DNR,
 };
 
 uint16_t femu_ftl_status(int rc)

@@ -39,8 +39,8 @@ void femu_regs_init(FemuCtrl *n)
     NVME_CAP_SET_CQR(cap, 1);
     NVME_CAP_SET_TO(cap, FEMU_CAP_TIMEOUT);
     NVME_CAP_SET_CSS(cap, NVME_CAP_CSS_NCSS);
-    if (n->zoned_sectors) {
-        /* CC.CSS 110b may then select the Zoned Namespace command set too */
+    if (n->zoned_sectors || n->kv_offered) {
+        /* CC.CSS 110b may then select the Zoned Namespace or Key Value command set too */
         NVME_CAP_SET_CSS(cap, NVME_CAP_CSS_IOCSS);
     }
     NVME_CAP_SET_MPSMIN(cap, 0);

@@ -14,10 +14,12 @@
 #include "cmd/core/aer.h"
 #include "cmd/core/cmd.h"
 #include "cmd/core/cmd_set.h"
+#include "cmd/core/ns_table.h"
 #include "cmd/fdp/fdp.h"
 #include "cmd/fdp/fdp_io.h"
 #include "cmd/health/media.h"
 #include "cmd/io/copy.h"
+#include "cmd/io/kv.h"
 #include "cmd/io/nvm.h"
 #include "cmd/io/zns.h"
 #include "top/cmd_tables.h"
@@ -81,9 +83,22 @@ static const FemuIoCmd femu_zoned_cmds[FEMU_OPCODES] = {
     [NVME_CMD_ZONE_APPEND] = { FEMU_EFF_LBA, femu_zns_append },
 };
 
+/* The Key Value command set (CSI 01h, cmd/io/kv.c): its five commands and Flush. A Store
+ * or Delete changes what the namespace holds (LBCC: the set's "content changed"). Offered
+ * only with kv_ns_mb, so without it the opcodes stay unknown to the controller. */
+static const FemuIoCmd femu_kv_cmds[FEMU_OPCODES] = {
+    [NVME_CMD_FLUSH] = { FEMU_EFF_SUPP, femu_nvm_flush, .offered = femu_kv_offered },
+    [FEMU_KV_CMD_STORE] = { FEMU_EFF_LBA, femu_kv_store, .offered = femu_kv_offered },
+    [FEMU_KV_CMD_RETRIEVE] = { FEMU_EFF_SUPP, femu_kv_retrieve, .offered = femu_kv_offered },
+    [FEMU_KV_CMD_LIST] = { FEMU_EFF_SUPP, femu_kv_list, .offered = femu_kv_offered },
+    [FEMU_KV_CMD_DELETE] = { FEMU_EFF_LBA, femu_kv_delete, .offered = femu_kv_offered },
+    [FEMU_KV_CMD_EXIST] = { FEMU_EFF_SUPP, femu_kv_exist, .offered = femu_kv_offered },
+};
+
 void femu_cmd_tables_install(FemuCtrl *n)
 {
     n->admin_cmds = femu_admin_cmds;
     n->io_cmds[NVME_CSI_NVM] = femu_nvm_cmds;       /* CSI 00h: the NVM command set */
+    n->io_cmds[FEMU_CSI_KV] = femu_kv_cmds;         /* CSI 01h: Key Value */
     n->io_cmds[NVME_CSI_ZONED] = femu_zoned_cmds;   /* CSI 02h: the zoned namespace */
 }

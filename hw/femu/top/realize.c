@@ -415,6 +415,7 @@ static void femu_release(FemuCtrl *n)
     }
     data_store_destroy(n->store);
     n->store = NULL;
+    femu_ns_release(n);
     lba_bitmap_destroy(&n->written);
     lba_bitmap_destroy(&n->uncorrectable);
     femu_media_reset(n);                /* the LBA status page kept for RAE reads */
@@ -529,6 +530,7 @@ static const Property femu_controller_props[] = {
     DEFINE_PROP_STRING("state_out", FemuCtrl, state_out),
     DEFINE_PROP_UINT32("queues", FemuCtrl, queues, FEMU_DEFAULT_QUEUES),
     DEFINE_PROP_UINT8("mdts", FemuCtrl, mdts, FEMU_DEFAULT_MDTS),
+    DEFINE_PROP_UINT32("kv_ns_mb", FemuCtrl, kv_ns_mb, 0),
     DEFINE_PROP_UINT32("poll_window_us", FemuCtrl, poll.cap_us,
                        FEMU_POLL_WINDOW_CAP_NS / 1000),
 };
@@ -572,6 +574,9 @@ static void femu_class_init(ObjectClass *oc, void *data)
         "write the device state to this file at exit and on vendor admin command C2h "
         "(atomically: a temporary file renamed over it)");
     object_class_property_set_description(oc, "queues", "number of I/O queue pairs");
+    object_class_property_set_description(oc, "kv_ns_mb",
+        "MiB of values of a Key Value namespace (CSI 01h) made beside the NVM namespace at "
+        "the end of the conventional space (0: none; given, the KV command set is offered)");
     object_class_property_set_description(oc, "mdts",
         "maximum data transfer size, a power of two of 4 KiB pages (0: no limit)");
     femu_poll_class_init(oc);

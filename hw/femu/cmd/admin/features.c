@@ -38,6 +38,10 @@
 #include "ctrl/wake.h"
 
 #define FEMU_FEAT_LBA_STATUS_ATTRS      0x15    /* LBA Status Information Attributes */
+/* Key Value Configuration (KV Command Set 1.0; SPDK's SPDK_NVME_FEAT_KEY_VALUE_CONFIG):
+ * CDW11 bit 0 EDNEK, Error on Delete of Non-Existent Key (cmd/io/kv.c). */
+#define FEMU_FEAT_KV_CONFIG             0x20
+#define FEMU_KV_CONFIG_EDNEK_BIT        (1u << 0)
 #define FEMU_VWC_WCE                    (1u << 0)   /* CDW11 and DW0: Write Cache Enable */
 #define FEMU_FEAT_SEL_CURRENT           0
 
@@ -219,6 +223,10 @@ static const FemuFeature femu_features[] = {
     [FEMU_FEAT_FDP] = {
         .supported = true, .saveable = true, .get = femu_fdp_get_feature,
         .set = femu_fdp_set_feature, .offered = femu_fdp_offered,
+    },
+    [FEMU_FEAT_KV_CONFIG] = {
+        FEMU_FIELD(kv_config), .writable = FEMU_KV_CONFIG_EDNEK_BIT,
+        .offered = femu_kv_offered,     /* EDNEK 0 at power-on: a missing key is no error */
     },
     [FEMU_FEAT_FDP_EVENTS] = {
         .supported = true, .ns_specific = true, .saveable = true,

@@ -1,8 +1,8 @@
 /*
  * Identify (poller thread): the controller, namespace and list data structures the
- * controller reports, one function per CNS value. With zoned=on the I/O command set
- * specific ones (CNS 05h, 06h, 07h; CSI in CDW11[31:24]) describe the zoned namespace too,
- * while CC.CSS selects all I/O command sets.
+ * controller reports, one function per CNS value. With zoned=on or kv_ns_mb the I/O
+ * command set specific ones (CNS 05h, 06h, 07h; CSI in CDW11[31:24]) describe the zoned
+ * and Key Value namespaces too, while CC.CSS selects all I/O command sets.
  */
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
@@ -63,8 +63,8 @@ static void femu_identify_ctrl(FemuCtrl *n, NvmeIdCtrl *id)
     id->frmw = 0x03;                                /* one slot, slot 1 read-only */
     /* SMART per namespace, extended Get Log Page data */
     id->lpa = FEMU_LPA_SMART_PER_NS | FEMU_LPA_EXTENDED_DATA;
-    if (n->zoned_sectors) {
-        id->lpa |= FEMU_LPA_CMD_EFFECTS;    /* log 05h: a zoned host reads it per CSI */
+    if (n->zoned_sectors || n->kv_offered) {
+        id->lpa |= FEMU_LPA_CMD_EFFECTS;    /* log 05h: a zoned or KV host reads it per CSI */
     }
     id->elpe = FEMU_ELPE;
     id->wctemp = cpu_to_le16(FEMU_WCTEMP_K);
@@ -160,7 +160,7 @@ static void femu_identify_cs_ns_list(FemuCtrl *n, uint32_t after, uint8_t csi,
     for (uint32_t nsid = after + 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
         const FemuNamespace *ns = femu_ns_active(n, nsid);
 
-        if (ns && (ns->zoned ? NVME_CSI_ZONED : NVME_CSI_NVM) == csi) {
+        if (ns && femu_ns_csi(ns) == csi) {
             stl_le_p(buf + 4 * count++, nsid);
         }
     }
@@ -193,16 +193,48 @@ static uint16_t femu_identify_ns_cns(FemuCtrl *n, uint32_t nsid, bool allocated,
         return femu_dnr(NVME_INVALID_NSID);
     }
     ns = &n->ns[nsid];
-    if (ns->allocated && (femu_ns_active(n, nsid) || allocated)) {
+    /* a KV namespace has no NVM data structure: zeroes (its own is CNS 05h, CSI 01h) */
+    if (ns->allocated && !ns->kv && (femu_ns_active(n, nsid) || allocated)) {
         femu_identify_ns(n, ns, (NvmeIdNs *)buf);
     }
     return NVME_SUCCESS;
 }
 
-/* A command set CNS 05h..07h may name: NVM, and Zoned while CC.CSS enables it. */
+/* A command set CNS 05h..07h may name: NVM, and Zoned or KV while CC.CSS enables it. */
 static bool femu_csi_enabled(FemuCtrl *n, uint8_t csi)
 {
-    return csi == NVME_CSI_NVM || (csi == NVME_CSI_ZONED && femu_zns_enabled(n));
+    return csi == NVME_CSI_NVM || (csi == NVME_CSI_ZONED && femu_zns_enabled(n)) ||
+           (csi == FEMU_CSI_KV && femu_kv_enabled(n));
+}
+
+/*
+ * Key Value command set Identify Namespace (CNS 05h, CSI 01h; KV Command Set 1.0, laid out
+ * as SPDK's struct spdk_nvme_kv_ns_data): NSZE (bytes 7:0) and NUSE (23:16) in bytes, the
+ * FTL store's capacity and live value bytes; NKVF (byte 25) the KV formats less one
+ * (0's based, as NLBAF is: femu has one format); the KV formats from byte 72, 16 bytes
+ * each: maximum key length (bytes 1:0), maximum value length (7:4), maximum number of
+ * keys (11:8).
+ */
+#define FEMU_KV_NS_NSZE     0
+#define FEMU_KV_NS_NUSE     16
+#define FEMU_KV_NS_NKVF     25
+#define FEMU_KV_NS_ENDGID   46
+#define FEMU_KV_NS_KVF      72
+#define FEMU_KV_KVF_MKL     0
+#define FEMU_KV_KVF_MVL     4
+#define FEMU_KV_KVF_MNK     8
+
+static void femu_identify_ns_kv(FemuCtrl *n, const FemuNamespace *ns, uint8_t *buf)
+{
+    struct ftl_kv_info info = { 0 };
+
+    ftl_kv_info(n->ftl, ns->nsid, &info);
+    stq_le_p(buf + FEMU_KV_NS_NSZE, info.capacity_bytes);
+    stq_le_p(buf + FEMU_KV_NS_NUSE, info.used_bytes);
+    buf[FEMU_KV_NS_NKVF] = 0;
+    stw_le_p(buf + FEMU_KV_NS_KVF + FEMU_KV_KVF_MKL, FTL_KV_KEY_MAX);
+    stl_le_p(buf + FEMU_KV_NS_KVF + FEMU_KV_KVF_MVL, info.max_value_bytes);
+    stl_le_p(buf + FEMU_KV_NS_KVF + FEMU_KV_KVF_MNK, MIN(info.max_keys, UINT32_MAX));
 }
 
 /*
@@ -243,7 +275,12 @@ static uint16_t femu_identify_cs_ns(FemuCtrl *n, uint32_t nsid, uint8_t csi, uin
         return femu_dnr(NVME_INVALID_NSID);
     }
     ns = femu_ns_active(n, nsid);
-    if (ns && csi == NVME_CSI_ZONED) {
+    if (ns && csi == FEMU_CSI_KV) {
+        if (!ns->kv) {
+            return femu_dnr(NVME_INVALID_FIELD);   /* not a KV namespace */
+        }
+        femu_identify_ns_kv(n, ns, buf);
+    } else if (ns && csi == NVME_CSI_ZONED) {
         if (!ns->zoned) {
             return femu_dnr(NVME_INVALID_FIELD);   /* not a zoned namespace */
         }
@@ -260,6 +297,8 @@ static uint16_t femu_identify_cs_ctrl(FemuCtrl *n, uint8_t csi, uint8_t *buf)
     }
     if (csi == NVME_CSI_NVM) {
         femu_identify_ctrl_nvm(n, (NvmeIdCtrlNvm *)buf);
+    } else if (csi == FEMU_CSI_KV) {
+        /* KV Command Set 1.0: no field femu sets (zeroes); the limits are per format */
     } else {
         ((NvmeIdCtrlZoned *)buf)->zasl = 0;    /* Zone Append: up to MDTS */
     }
@@ -277,6 +316,9 @@ static void femu_identify_io_cmd_sets(FemuCtrl *n, uint8_t *buf)
     if (n->zoned_sectors) {
         vector |= 1u << NVME_CSI_ZONED;
     }
+    if (n->kv_offered) {
+        vector |= 1u << FEMU_CSI_KV;
+    }
     stq_le_p(buf, vector);
 }
 
@@ -291,7 +333,7 @@ static uint16_t femu_identify_descriptors(FemuCtrl *n, uint32_t nsid, uint8_t *b
     descr->nidt = NVME_NIDT_UUID;
     descr->nidl = NVME_NIDL_UUID;
     memcpy(buf + sizeof(*descr), ns->uuid, sizeof(ns->uuid));
-    if (!n->zoned_sectors) {
+    if (!n->zoned_sectors && !n->kv_offered) {
         return NVME_SUCCESS;
     }
     /* then, with I/O command sets (CAP.CSS bit 6), the Command Set Identifier: a host
@@ -299,7 +341,36 @@ static uint16_t femu_identify_descriptors(FemuCtrl *n, uint32_t nsid, uint8_t *b
     descr = (NvmeIdNsDescr *)(buf + sizeof(*descr) + NVME_NIDL_UUID);
     descr->nidt = NVME_NIDT_CSI;
     descr->nidl = NVME_NIDL_CSI;
-    buf[2 * sizeof(*descr) + NVME_NIDL_UUID] = ns->zoned ? NVME_CSI_ZONED : NVME_CSI_NVM;
+    buf[2 * sizeof(*descr) + NVME_NIDL_UUID] = femu_ns_csi(ns);
+    return NVME_SUCCESS;
+}
+
+/*
+ * CNS 08h, I/O Command Set Independent Identify Namespace (NVMe base 2.0; block/nvme.h's
+ * NvmeIdNsInd), for every namespace: what a host needs of a namespace whose command set
+ * it has no driver for (Linux 6.12 asks it for every CSI but NVM and Zoned, then makes
+ * /dev/ngXnY). NSTAT bit 0: the namespace is ready. An allocated but inactive NSID gets
+ * zeroes, an invalid one Invalid Namespace or Format.
+ */
+#define FEMU_NSTAT_NRDY     (1u << 0)
+
+static uint16_t femu_identify_cs_indep_ns(FemuCtrl *n, uint32_t nsid, uint8_t *buf)
+{
+    NvmeIdNsInd *id = (NvmeIdNsInd *)buf;
+    const FemuNamespace *ns;
+
+    QEMU_BUILD_BUG_ON(sizeof(NvmeIdNsInd) != NVME_IDENTIFY_DATA_SIZE);
+    if (!femu_nsid_valid(nsid)) {
+        return femu_dnr(NVME_INVALID_NSID);
+    }
+    ns = femu_ns_active(n, nsid);
+    if (!ns) {
+        return NVME_SUCCESS;
+    }
+    id->nstat = FEMU_NSTAT_NRDY;
+    if (!ns->kv && femu_fdp_offered(n) && femu_fdp_in_group(ns)) {
+        id->endgrpid = cpu_to_le16(FEMU_ENDGID);
+    }
     return NVME_SUCCESS;
 }
 
@@ -332,6 +403,9 @@ uint16_t femu_identify(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
         break;
     case FEMU_ID_CNS_IO_CMD_SETS:
         femu_identify_io_cmd_sets(n, buf);
+        break;
+    case NVME_ID_CNS_CS_IND_NS:
+        status = femu_identify_cs_indep_ns(n, nsid, buf);
         break;
     case NVME_ID_CNS_NS:
         status = femu_identify_ns_cns(n, nsid, false, buf);

@@ -19,6 +19,14 @@
  * the FTL's, so it cannot be deleted, detached or formatted (Invalid Field); a broadcast
  * delete or format leaves it as it is. It is active only while CC.CSS selects all I/O
  * command sets.
+ *
+ * A Key Value namespace (CSI 01h, cmd/io/kv.c) is a range of the conventional sectors too,
+ * holding the FTL's KV store of its NSID (ftl_kv_create) and the device's value bytes
+ * (store/kv_values.h): kv_ns_mb makes one at realize, after the NVM namespaces' space (the
+ * NSID after theirs), and Namespace Management creates others with CSI 01h. Like the zoned
+ * one it is active only while CC.CSS selects all I/O command sets. Delete forgets its store
+ * and deallocates its range; Format empties it (ftl_kv_clear now, the FTL's format of the
+ * range in order behind the I/O before).
  */
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
@@ -32,6 +40,8 @@
 #include "cmd/core/ns_table.h"
 #include "cmd/fdp/fdp.h"
 #include "ctrl/dma.h"
+#include "femu_ftl/kv.h"
+#include "store/kv_values.h"
 
 #define FEMU_NS_MGMT_CREATE     0
 #define FEMU_NS_MGMT_DELETE     1
@@ -190,15 +200,122 @@ static bool femu_ns_realize_zoned(FemuCtrl *n, uint32_t nsid, Error **errp)
     return true;
 }
 
+/* Make ns (initialised over its range) a KV namespace of capacity_bytes: false, with err. */
+static bool femu_ns_make_kv(FemuCtrl *n, FemuNamespace *ns, uint64_t capacity_bytes,
+                            char *err, size_t errlen)
+{
+    int rc;
+
+    ns->kv_values = kv_values_create();
+    if (!ns->kv_values) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    if (n->engine_lock_init) {     /* not yet at realize: no other thread then */
+        qemu_mutex_lock(&n->engine_lock);
+    }
+    rc = ftl_kv_create(n->ftl, ns->nsid, ns->base_sector, ns->sectors, capacity_bytes, err,
+                       errlen);
+    if (n->engine_lock_init) {
+        qemu_mutex_unlock(&n->engine_lock);
+    }
+    if (rc != 0) {
+        kv_values_destroy(ns->kv_values);
+        ns->kv_values = NULL;
+        return false;
+    }
+    ns->kv = true;
+    femu_cmd_set_select(n, ns);
+    return true;
+}
+
+/* A KV namespace's end: the FTL's store and the value bytes (the range is the caller's). */
+static void femu_ns_drop_kv(FemuCtrl *n, FemuNamespace *ns)
+{
+    if (!ns->kv) {
+        return;
+    }
+    qemu_mutex_lock(&n->engine_lock);
+    ftl_kv_destroy(n->ftl, ns->nsid);
+    qemu_mutex_unlock(&n->engine_lock);
+    kv_values_destroy(ns->kv_values);
+    ns->kv_values = NULL;
+    ns->kv = false;
+}
+
+void femu_ns_release(FemuCtrl *n)
+{
+    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
+        kv_values_destroy(n->ns[nsid].kv_values);
+        n->ns[nsid].kv_values = NULL;
+    }
+}
+
+/*
+ * kv_ns_mb: the FTL sectors the KV namespace needs at the end of the conventional space
+ * (0: none), or false with one line naming kv_ns_mb.
+ */
+static bool femu_ns_kv_sectors(FemuCtrl *n, uint64_t *sectors, Error **errp)
+{
+    uint64_t bytes = (uint64_t)n->kv_ns_mb << 20;
+
+    *sectors = 0;
+    n->kv_offered = n->kv_ns_mb > 0;
+    if (!n->kv_offered) {
+        return true;
+    }
+    if (n->ftl_config.placement == FTL_PLACEMENT_FDP) {
+        error_setg(errp, "kv_ns_mb: a Key Value namespace cannot be placed by FDP "
+                   "(placement=fdp); use another placement");
+        return false;
+    }
+    *sectors = ftl_kv_region_sectors(n->ftl, bytes);
+    if (*sectors == 0 || *sectors >= n->capacity_sectors) {
+        error_setg(errp, "kv_ns_mb: a KV namespace of %u MiB (with its index and "
+                   "over-provisioning) does not fit beside an NVM namespace in the FTL's "
+                   "%" PRIu64 " MiB", n->kv_ns_mb, n->capacity_sectors * n->secsz >> 20);
+        return false;
+    }
+    return true;
+}
+
+static bool femu_ns_realize_kv(FemuCtrl *n, uint32_t nsid, uint64_t sectors, Error **errp)
+{
+    char err[256];
+
+    if (sectors == 0) {
+        return true;
+    }
+    if (!femu_nsid_valid(nsid)) {
+        error_setg(errp, "kv_ns_mb: %d namespaces leave no NSID for the KV namespace",
+                   FEMU_MAX_NAMESPACES);
+        return false;
+    }
+    femu_ns_init(n, &n->ns[nsid], nsid, n->capacity_sectors - sectors, sectors, 0);
+    if (!femu_ns_make_kv(n, &n->ns[nsid], (uint64_t)n->kv_ns_mb << 20, err, sizeof(err))) {
+        error_setg(errp, "kv_ns_mb: %s", err);
+        n->ns[nsid].allocated = false;
+        return false;
+    }
+    n->ns[nsid].attached = true;
+    return true;
+}
+
 bool femu_ns_realize(FemuCtrl *n, Error **errp)
 {
     uint64_t sizes[FEMU_MAX_NAMESPACES];
-    uint64_t capacity_pages = n->capacity_sectors / n->ftl_config.secs_per_pg;
+    uint64_t kv_sectors, nvm_sectors;
+    uint64_t capacity_pages;
     uint64_t base = 0, count64;
     unsigned count = 1;
 
     n->dmrsl = MIN(MIN(FEMU_DSM_MAX_BYTES / n->secsz, n->capacity_sectors), UINT32_MAX);
-    sizes[0] = n->capacity_sectors;                 /* default: one namespace, everything */
+    if (!femu_ns_kv_sectors(n, &kv_sectors, errp)) {
+        return false;
+    }
+    nvm_sectors = n->capacity_sectors - kv_sectors;  /* the KV namespace takes the end */
+    capacity_pages = nvm_sectors / n->ftl_config.secs_per_pg;
+    sizes[0] = nvm_sectors;                         /* default: one namespace, everything */
     if (n->namespaces && qemu_strtou64(n->namespaces, NULL, 10, &count64) == 0) {
         if (count64 > FEMU_MAX_NAMESPACES || count64 > capacity_pages) {
             error_setg(errp, "namespaces: %" PRIu64 " is out of range [0, %d]", count64,
@@ -220,16 +337,20 @@ bool femu_ns_realize(FemuCtrl *n, Error **errp)
         }
     }
     for (unsigned i = 0; i < count; i++) {
-        if (base + sizes[i] > n->capacity_sectors) {
+        if (base + sizes[i] > nvm_sectors) {
             error_setg(errp, "namespaces: '%s' needs more than the capacity (%" PRIu64
-                       " MiB)", n->namespaces, n->capacity_sectors * n->secsz >> 20);
+                       " MiB%s)", n->namespaces, nvm_sectors * n->secsz >> 20,
+                       kv_sectors ? " beside the kv_ns_mb namespace" : "");
             return false;
         }
         femu_ns_init(n, &n->ns[i + 1], i + 1, base, sizes[i], 0);
         n->ns[i + 1].attached = true;
         base += sizes[i];
     }
-    return femu_ns_realize_zoned(n, count + 1, errp);
+    if (!femu_ns_realize_kv(n, count + 1, kv_sectors, errp)) {
+        return false;
+    }
+    return femu_ns_realize_zoned(n, count + 1 + (kv_sectors > 0), errp);
 }
 
 /* ---- Namespace changed: the log and its event ---- */
@@ -271,6 +392,63 @@ void femu_ns_reset(FemuCtrl *n)
 
 /* ---- Namespace Management ---- */
 
+/* The first free NSID, or 0. */
+static uint32_t femu_ns_free_nsid(FemuCtrl *n)
+{
+    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
+        if (!n->ns[nsid].allocated) {
+            return nsid;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Create with CSI 01h: a KV namespace. The host's data structure is the KV Identify
+ * Namespace one (KV Command Set 1.0): NSZE, bytes 7:0, its capacity in value bytes; the
+ * rest femu does not take (one KV format). The FTL sizes the range (values, their
+ * over-provisioning, the index pages: ftl_kv_region_sectors).
+ */
+static uint16_t femu_ns_create_kv(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
+{
+    g_autofree uint8_t *id = g_malloc0(NVME_IDENTIFY_DATA_SIZE);
+    uint64_t capacity, sectors, base;
+    char err[256];
+    uint32_t nsid;
+    uint16_t status;
+
+    if (!femu_kv_offered(n)) {
+        return femu_dnr(NVME_INVALID_FIELD);       /* no KV command set without kv_ns_mb */
+    }
+    status = femu_dma_prp(n, cmd, id, NVME_IDENTIFY_DATA_SIZE, UINT64_MAX, FEMU_FROM_GUEST);
+    if (status) {
+        return femu_dnr(status);
+    }
+    capacity = ldq_le_p(id);
+    if (capacity == 0) {
+        return femu_dnr(NVME_INVALID_FIELD);
+    }
+    sectors = ftl_kv_region_sectors(n->ftl, capacity);
+    if (sectors == 0) {
+        return femu_dnr(FEMU_NS_INSUFFICIENT_CAPACITY);
+    }
+    nsid = femu_ns_free_nsid(n);
+    if (nsid == 0) {
+        return femu_dnr(FEMU_NS_ID_UNAVAILABLE);
+    }
+    if (!femu_ns_find_extent(n, sectors, &base)) {
+        return femu_dnr(FEMU_NS_INSUFFICIENT_CAPACITY);
+    }
+    femu_ns_init(n, &n->ns[nsid], nsid, base, sectors, 0);
+    femu_ns_forget_data(n, base, sectors);
+    if (!femu_ns_make_kv(n, &n->ns[nsid], capacity, err, sizeof(err))) {
+        n->ns[nsid].allocated = false;
+        return NVME_INTERNAL_DEV_ERROR;
+    }
+    req->result = nsid;
+    return NVME_SUCCESS;
+}
+
 static uint16_t femu_ns_create(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 {
     g_autofree NvmeIdNs *id = g_new0(NvmeIdNs, 1);
@@ -281,8 +459,11 @@ static uint16_t femu_ns_create(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req
     uint16_t status;
 
     QEMU_BUILD_BUG_ON(sizeof(NvmeIdNs) != NVME_IDENTIFY_DATA_SIZE);
+    if ((femu_cdw(cmd, 11) >> 24) == FEMU_CSI_KV) {
+        return femu_ns_create_kv(n, cmd, req);
+    }
     if ((femu_cdw(cmd, 11) >> 24) != NVME_CSI_NVM) {
-        return femu_dnr(NVME_INVALID_FIELD);       /* only the NVM command set */
+        return femu_dnr(NVME_INVALID_FIELD);       /* NVM and KV only */
     }
     status = femu_dma_prp(n, cmd, id, sizeof(*id), UINT64_MAX, FEMU_FROM_GUEST);
     if (status) {
@@ -362,6 +543,7 @@ static uint16_t femu_ns_delete(FemuCtrl *n, uint32_t nsid, FemuRequest *req)
         }
         femu_ns_detach_one(n, ns);
         femu_ns_forget_data(n, ns->base_sector, ns->sectors);
+        femu_ns_drop_kv(n, ns);
         ranges[nranges++] = (struct ftl_range){ ns->base_sector, ns->sectors };
         ns->allocated = false;
     }
@@ -489,6 +671,12 @@ uint16_t femu_format_nvm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
             continue;
         }
         femu_ns_forget_data(n, ns->base_sector, ns->sectors);
+        if (ns->kv) {       /* every key gone now; the FTL's format empties its log */
+            qemu_mutex_lock(&n->engine_lock);
+            ftl_kv_clear(n->ftl, ns->nsid);
+            qemu_mutex_unlock(&n->engine_lock);
+            kv_values_clear(ns->kv_values);
+        }
         femu_ns_set_format(n, ns, lbaf);
         ranges[nranges++] = (struct ftl_range){ ns->base_sector, ns->sectors };
         if (old != lbaf) {

@@ -9,6 +9,7 @@
 #include "femu.h"
 
 bool femu_ns_realize(FemuCtrl *n, Error **errp);       /* namespaces given at realize */
+void femu_ns_release(FemuCtrl *n);      /* unrealize: the KV namespaces' value bytes */
 uint16_t femu_ns_management(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 uint16_t femu_ns_attachment(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 uint16_t femu_format_nvm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);

@@ -31,7 +31,7 @@ uint16_t femu_admin_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 
 void femu_cmd_set_select(FemuCtrl *n, FemuNamespace *ns)
 {
-    ns->io_cmds = n->io_cmds[ns->zoned ? NVME_CSI_ZONED : NVME_CSI_NVM];
+    ns->io_cmds = n->io_cmds[femu_ns_csi(ns)];
 }
 
 /*
@@ -47,6 +47,7 @@ uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
     uint16_t status;
 
     if (!femu_cmd_supported(femu_io_effects(n, nvm) |
+                            femu_io_effects(n, &n->io_cmds[FEMU_CSI_KV][cmd->opcode]) |
                             femu_io_effects(n, &n->io_cmds[NVME_CSI_ZONED][cmd->opcode]))) {
         return femu_dnr(NVME_INVALID_OPCODE);
     }
@@ -66,13 +67,14 @@ uint16_t femu_io_cmd(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
 
 /*
  * 05h Commands Supported and Effects: the admin commands, and the I/O commands of the
- * command set CSI names (00h NVM; 02h Zoned while CC.CSS enables it).
+ * command set CSI names (00h NVM; 01h Key Value and 02h Zoned while CC.CSS enables them).
  */
 uint16_t femu_cmd_effects_log(FemuCtrl *n, uint8_t csi, NvmeEffectsLog *log)
 {
     const FemuIoCmd *io;
 
-    if (csi == NVME_CSI_NVM || (csi == NVME_CSI_ZONED && femu_zns_enabled(n))) {
+    if (csi == NVME_CSI_NVM || (csi == NVME_CSI_ZONED && femu_zns_enabled(n)) ||
+        (csi == FEMU_CSI_KV && femu_kv_enabled(n))) {
         io = n->io_cmds[csi];
     } else {
         return femu_dnr(NVME_INVALID_FIELD);

@@ -22,7 +22,9 @@ FemuNamespace *femu_ns_active(FemuCtrl *n, uint32_t nsid)
 {
     FemuNamespace *ns = femu_ns_allocated(n, nsid);
 
-    return ns && ns->attached && (!ns->zoned || femu_zns_enabled(n)) ? ns : NULL;
+    /* the zoned and KV namespaces only while CC.CSS selects all I/O command sets */
+    return ns && ns->attached && (!ns->zoned || femu_zns_enabled(n)) &&
+           (!ns->kv || n->css_all) ? ns : NULL;
 }
 
 uint16_t femu_ns_for_io(FemuCtrl *n, uint32_t nsid, FemuNamespace **ns)

@@ -27,6 +27,24 @@ static inline uint64_t femu_ns_sector(const FemuNamespace *ns, uint64_t lba)
     return ns->base_sector + (lba << ns->lba_shift);
 }
 
+/* The command set of a namespace: its CSI. */
+static inline uint8_t femu_ns_csi(const FemuNamespace *ns)
+{
+    return ns->kv ? FEMU_CSI_KV : ns->zoned ? NVME_CSI_ZONED : NVME_CSI_NVM;
+}
+
+/* Whether the Key Value command set is offered (kv_ns_mb given), and enabled (CC.CSS
+ * 110b: then the KV namespaces are active). */
+static inline bool femu_kv_offered(FemuCtrl *n)
+{
+    return n->kv_offered;
+}
+
+static inline bool femu_kv_enabled(FemuCtrl *n)
+{
+    return n->kv_offered && n->css_all;
+}
+
 /* Whether the zoned namespace's command set is enabled (CC.CSS 110b). */
 static inline bool femu_zns_enabled(FemuCtrl *n)
 {
