@@ -31,7 +31,7 @@ def test_ycsb_a_in_the_guest_agrees_with_the_device(image, femu_qemu, tmp_path):
     workload = workloads.resolve(str(path))
     config = devconfig.load(workloads.CONFIGS / "kv-lab.conf", {})
     request = lab_run.LabRequest(workload, config, tmp_path / "run", Path(femu_qemu),
-                                 runtime=4, live=False, kernel=image.kernel,
+                                 runtime=2, live=False, kernel=image.kernel,
                                  initramfs=image.initramfs)
     result = lab_run.run(request)
     guest, device = result.figures["kv"]["guest"], result.figures["kv"]["device"]
