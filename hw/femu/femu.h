@@ -279,6 +279,7 @@ typedef struct FemuFeatures {
     uint32_t write_atomicity;
     uint32_t async_config;
     uint32_t kv_config;             /* 20h Key Value Configuration: EDNEK (cmd/io/kv.c) */
+    uint32_t iocs_profile;          /* 19h I/O Command Set Profile: IOCSCI (CNS 1Ch index) */
 } FemuFeatures;
 
 /* SMART/health counters (poller-owned): the controller's, and one set per namespace. */

@@ -17,6 +17,7 @@ CNS_NS, CNS_DESCRIPTORS, CNS_CS_NS, CNS_CS_CTRL, CNS_CS_ACTIVE = 0x00, 0x03, 0x0
 CNS_CS_INDEP, CNS_IO_CMD_SETS = 0x08, 0x1C
 EFF_CSUPP, EFF_LBCC = 1, 2
 MAX_VALUE = 1 << 20         # kv_max_value's default
+FEAT_IOCS_PROFILE = 0x19
 
 
 def identify(nvme, cns, nsid=0, csi=0):
@@ -142,3 +143,10 @@ def test_without_kv_ns_mb_a_kv_create_is_invalid_field(start):
     nvme.enable(css=0)
     assert create_kv(nvme, 1 << 20).code == SC_INVALID_FIELD
     assert nvme.readq(CAP) >> 37 & 0xFF == 0x01
+
+
+def test_io_command_set_profile_feature_names_the_one_combination(start):
+    nvme, _ = kv_device(start)
+    assert nvme.get_features(FEAT_IOCS_PROFILE).dw0 == 0       # CNS 1Ch's vector 0
+    assert nvme.set_features(FEAT_IOCS_PROFILE, 0).ok
+    assert nvme.set_features(FEAT_IOCS_PROFILE, 1).code == SC_INVALID_FIELD   # none there

@@ -10,7 +10,8 @@
 
 #include "femu_ftl/engine.h"
 #include "flash/ftl_handle.h"
-#include "kv/kv_store.h"
+#include "kv/kv_map.h"
+#include "kv/kv_stores.h"
 #include "ftl_test_util.h"
 
 #define R_LAT 40000ull
@@ -91,6 +92,17 @@ static void test_region_sizing(void)
     CHECK_EQ_U64(ftl_kv_region_sectors(ftl, 0), 0);
     CHECK_EQ_U64(ftl_kv_region_sectors(ftl, UINT64_MAX), 0);
     CHECK_EQ_U64(ftl_kv_region_sectors(ftl, 1ull << 40), 0);   /* more than the device */
+    /* inverse: capacity(region(c)) >= c, region(capacity(s)) <= s */
+    uint64_t bad = 0;
+    for (uint64_t c = 1; c < 2000000; c = c * 3 / 2 + 7) {
+        uint64_t sec = ftl_kv_region_sectors(ftl, c);
+        bad += sec != 0 && (sec % 8 != 0 || ftl_kv_capacity(ftl, sec) < c);
+    }
+    for (uint64_t sec = 8; sec < 4000; sec += 40) {
+        uint64_t cap = ftl_kv_capacity(ftl, sec);
+        bad += cap != 0 && ftl_kv_region_sectors(ftl, cap) > sec;
+    }
+    CHECK_EQ_U64(bad, 0);
     ftl_destroy(ftl);
     /* kv_max_keys 300: 3 index pages (128 a page) */
     cfg = kv_config(2, 300);

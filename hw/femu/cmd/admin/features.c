@@ -41,6 +41,10 @@
 /* Key Value Configuration (KV Command Set 1.0; SPDK's SPDK_NVME_FEAT_KEY_VALUE_CONFIG):
  * CDW11 bit 0 EDNEK, Error on Delete of Non-Existent Key (cmd/io/kv.c). */
 #define FEMU_FEAT_KV_CONFIG             0x20
+/* I/O Command Set Profile (NVMe base 2.0): CDW11 bits 8:0, IOCSCI, the index of the
+ * combination in Identify CNS 1Ch that CC.CSS 110b enables; femu lists one, index 0. */
+#define FEMU_FEAT_IOCS_PROFILE          0x19
+#define FEMU_IOCSCI_MASK                0x1ffu
 #define FEMU_KV_CONFIG_EDNEK_BIT        (1u << 0)
 #define FEMU_VWC_WCE                    (1u << 0)   /* CDW11 and DW0: Write Cache Enable */
 #define FEMU_FEAT_SEL_CURRENT           0
@@ -70,6 +74,12 @@ typedef struct FemuFeature {
     uint16_t (*set)(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
     bool (*offered)(FemuCtrl *n);      /* NULL: always; false: as an unknown FID */
 } FemuFeature;
+
+/* 19h: the only I/O command set combination femu lists (CNS 1Ch vector 0). */
+static bool femu_feature_iocs_index(FemuCtrl *n, uint32_t dw11)
+{
+    return (dw11 & FEMU_IOCSCI_MASK) == 0;
+}
 
 /* Temperature threshold: the composite sensor (TMPSEL 0), over or under (THSEL 0/1). */
 static bool femu_feature_thsel(FemuCtrl *n, uint32_t dw11, unsigned *index)
@@ -223,6 +233,10 @@ static const FemuFeature femu_features[] = {
     [FEMU_FEAT_FDP] = {
         .supported = true, .saveable = true, .get = femu_fdp_get_feature,
         .set = femu_fdp_set_feature, .offered = femu_fdp_offered,
+    },
+    [FEMU_FEAT_IOCS_PROFILE] = {
+        FEMU_FIELD(iocs_profile), .writable = FEMU_IOCSCI_MASK,
+        .settable = femu_feature_iocs_index, .offered = femu_kv_offered,
     },
     [FEMU_FEAT_KV_CONFIG] = {
         FEMU_FIELD(kv_config), .writable = FEMU_KV_CONFIG_EDNEK_BIT,

@@ -8,7 +8,11 @@
 #include "kv/kv_flash.h"
 
 #include "flash/ftl_handle.h"
-#include "kv/kv_store.h"
+#include "kv/kv_index.h"
+#include "kv/kv_log.h"
+#include "kv/kv_map.h"
+#include "kv/kv_stores.h"
+#include "kv/kv_treap.h"
 
 static uint64_t max_u64_of(uint64_t a, uint64_t b)
 {

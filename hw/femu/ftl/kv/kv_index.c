@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "flash/ftl_handle.h"
-#include "kv/kv_store.h"
+#include "kv/kv_index.h"
+#include "kv/kv_pages.h"
+#include "kv/kv_stores.h"
 
 int kv_index_init(struct kv_store *s, uint32_t cache_pages)
 {

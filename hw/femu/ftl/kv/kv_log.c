@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "flash/ftl_handle.h"
-#include "kv/kv_store.h"
+#include "kv/kv_log.h"
+#include "kv/kv_pages.h"
 
 int kv_log_init(struct kv_log *l, uint32_t nsegs)
 {

@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "femu_ftl/ftl.h"
-#include "kv/kv_store.h"
+#include "kv/kv_map.h"
+#include "kv/kv_stores.h"
 
 #define MAP_FIRST_BUCKETS 64u
 

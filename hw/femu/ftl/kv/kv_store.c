@@ -1,12 +1,11 @@
 /*
  * The stores of one FTL (femu_ftl/kv.h): sizing a store's region, creating and forgetting
- * stores, their figures, and the page I/O every part of the KV layer does through the
- * FTL's host path.
+ * stores, their figures.
  *
  * The list hangs off struct ftl's kv pointer, created by the first ftl_kv_create. core
  * (ftl_destroy, ftl_get_gauges) sits below this layer and may not call it by name, so the
  * list's destructor goes into the handle's kv_free when the list is made, and the gauges
- * into its kv_keys / kv_live_bytes after every change (kv_gauges_update).
+ * into its kv_keys / kv_live_bytes after every change (kv_stores.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -14,65 +13,11 @@
 #include "config/config_checks.h"
 #include "femu_ftl/error.h"
 #include "flash/ftl_handle.h"
-#include "kv/kv_store.h"
-
-struct kv_store *kv_store_of(const struct ftl *ftl, uint32_t nsid)
-{
-    const struct kv_stores *all = ftl->kv;
-    for (uint32_t i = 0; all && i < all->n; i++) {
-        if (all->v[i]->nsid == nsid) {
-            return all->v[i];
-        }
-    }
-    return NULL;
-}
-
-void kv_gauges_update(struct ftl *ftl)
-{
-    const struct kv_stores *all = ftl->kv;
-    ftl->kv_keys = ftl->kv_live_bytes = 0;
-    for (uint32_t i = 0; all && i < all->n; i++) {
-        ftl->kv_keys += all->v[i]->map.count;
-        ftl->kv_live_bytes += all->v[i]->map.value_bytes;
-    }
-}
-
-/* One page's I/O of region page p; its end folded into *done. A failed flash read
- * (read_uncor_ppm) still took its time; the KV layer has no status for it. */
-static int page_io(struct ftl *ftl, const struct kv_store *s, uint64_t p, uint64_t n,
-                   int kind, uint64_t now_ns, uint64_t *done)
-{
-    struct ftl_io io = { .now_ns = now_ns, .slba = s->base_sector + p * ftl->secs_per_pg,
-                         .nlb = n * ftl->secs_per_pg, .fua = true };
-    uint64_t end = now_ns;
-    int rc = kind == 0 ? ftl_read(ftl, &io, &end)
-             : kind == 1 ? ftl_write(ftl, &io, &end) : ftl_trim(ftl, &io, &end);
-    if (rc == FTL_E_UNCORRECTABLE) {
-        rc = FTL_OK;
-    }
-    if (rc == FTL_OK && end > *done) {
-        *done = end;
-    }
-    return rc;
-}
-
-int kv_page_read(struct ftl *ftl, const struct kv_store *s, uint64_t p, uint64_t now_ns,
-                 uint64_t *done)
-{
-    return page_io(ftl, s, p, 1, 0, now_ns, done);
-}
-
-int kv_page_write(struct ftl *ftl, const struct kv_store *s, uint64_t p, uint64_t now_ns,
-                  uint64_t *done)
-{
-    return page_io(ftl, s, p, 1, 1, now_ns, done);
-}
-
-int kv_pages_trim(struct ftl *ftl, const struct kv_store *s, uint64_t p, uint64_t n,
-                  uint64_t now_ns, uint64_t *done)
-{
-    return page_io(ftl, s, p, n, 2, now_ns, done);
-}
+#include "kv/kv_index.h"
+#include "kv/kv_log.h"
+#include "kv/kv_map.h"
+#include "kv/kv_stores.h"
+#include "kv/kv_treap.h"
 
 /* What a store of capacity_bytes is made of. */
 struct kv_layout {
