@@ -3,13 +3,13 @@ flattened into one complete config file by `ftl-sim --print-config` (the same C 
 and validation the device runs), so a results folder records exactly what ran and a bad
 key fails in one line before any VM boots.
 """
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from femu_common.cli_args import key_value
 from femu_common.errors import InputError
+from femu_guest import paths as guest_paths
 
 from . import paths
 from .ftl_sim import CommandError, ftl_sim_reason, run_ftl_sim
@@ -43,8 +43,8 @@ class DeviceConfig:
 
 def c_build_dir() -> Path:
     """The meson build folder of the QEMU-free C parts (FEMU_BUILD_DIR overrides
-    build/release)."""
-    return Path(os.environ.get("FEMU_BUILD_DIR", paths.REPO_ROOT / "build" / "release"))
+    build/release; femu_guest.paths says so, for the guest's tools too)."""
+    return guest_paths.c_build_dir()
 
 
 def c_tool_path(name: str) -> Path:

@@ -108,9 +108,10 @@ def ensure_ftl_sim() -> Path:
         _run_step(f"configuring the C build in {_shown(build)}", "seconds",
                   ["meson", "setup", str(build), "--buildtype=release"],
                   log=LOG_DIR / "ftl-sim-configure.log")
-    _run_step("building the FTL and ftl-sim", "under a minute",
-              ["meson", "compile", "-C", str(build), "ftl-sim"], quiet=tool.exists(),
-              log=LOG_DIR / "ftl-sim-build.log")
+    # kv-load too: the guest image takes it from the build (femu_guest.image.PROJECT_TOOLS)
+    _run_step("building the FTL, ftl-sim and kv-load", "under a minute",
+              ["meson", "compile", "-C", str(build), "ftl-sim", "kv-load"],
+              quiet=tool.exists(), log=LOG_DIR / "ftl-sim-build.log")
     return tool
 
 

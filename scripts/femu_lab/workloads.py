@@ -17,6 +17,10 @@ comment lines carry `# key: value` headers:
                               workload_params: its measured fio calls use fio_json)
     # length: 1920m of I/O + 3 x RUNTIME   what the workload phase will take, when not
                               `runs x RUNTIME` seconds (femu_lab.length)
+    # config: kv-lab.conf     the device configuration it runs on without --config (a
+                              file of conf/)
+    # device: kv_ns_mb=256    -device femu properties it needs (only DEVICE_KEYS, whole
+                              numbers), e.g. the Key Value namespace
 
 Other comment lines are prose. The body runs in the guest under `set -eu` after
 lib/prelude.sh, with RUNTIME, ARG, PRECONDITION and WORKLOAD set, and must call `phase workload` where the measured part
@@ -40,9 +44,13 @@ from .run.workload_params import FIO_KEYS
 
 LIBRARY = paths.REPO_ROOT / "scripts" / "workloads"
 PRELUDE = LIBRARY / "lib" / "prelude.sh"
+CONFIGS = paths.REPO_ROOT / "conf"
 _HEADER = re.compile(r"^#\s*([a-z][a-z-]*):\s*(.*?)\s*$")
 _KNOWN = {"description", "runtime", "runs", "needs-mib", "arg", "include", "sim",
-          "sweep-param", "length", "workload-keys"}
+          "sweep-param", "length", "workload-keys", "config", "device"}
+# What a '# device:' line may set: properties that add what the workload runs on, never a
+# file (config=, stats_dir=, state_in= ...).
+DEVICE_KEYS = {"kv_ns_mb"}
 _ARG = re.compile(r"^[A-Za-z0-9_.+-]+$")
 # What a '# sim:' line may set: ftl-sim's workload options, nothing that names a file
 # (--trace-out, --stats-dir, --summary, --state-in/out, --trace, --config would let a
@@ -77,6 +85,8 @@ class Workload:
     length_header: Optional[str] = None   # '# length:' (None: runs x RUNTIME)
     fixed_length: Optional[run_length.Length] = None   # known outright (a trace replay)
     workload_keys: List[str] = field(default_factory=list)   # '# workload-keys:'
+    config: Optional[Path] = None   # '# config:': its default device configuration
+    device: Dict[str, str] = field(default_factory=dict)   # '# device:' properties
 
     @property
     def slug(self) -> str:
@@ -215,6 +225,15 @@ def parse(path: Path, name: str, arg: str) -> Workload:
             run_length.parse(length_header, 1)
         except run_length.LengthError as error:
             raise WorkloadError(f"{path}: header 'length': {error}") from None
+    config = None
+    if "config" in headers:
+        # a file of conf/, by name only: a workload never points at another host file
+        config_name = headers["config"][-1]
+        config = CONFIGS / config_name
+        if "/" in config_name or not config.is_file():
+            raise WorkloadError(f"{path}: header 'config': '{config_name}' is not a file of "
+                                f"{CONFIGS}")
+    device = _device_properties(path, " ".join(headers.get("device", [])))
     default_arg = headers.get("arg", [""])[-1]
     return Workload(
         name=name if (arg or not default_arg) else f"{name}:{default_arg}",
@@ -224,7 +243,19 @@ def parse(path: Path, name: str, arg: str) -> Workload:
         needs_mib=number_of("needs-mib", 0, 0), includes=includes,
         sim_args=headers.get("sim", [None])[-1], sweep_param=headers.get("sweep-param", [None])[-1],
         body="\n".join(lines[body_start:]), length_header=length_header,
-        workload_keys=keys)
+        workload_keys=keys, config=config, device=device)
+
+
+def _device_properties(path: Path, line: str) -> Dict[str, str]:
+    """A '# device:' line's KEY=N words; WorkloadError for another key or value."""
+    properties = {}
+    for word in line.split():
+        key, _, value = word.partition("=")
+        if key not in DEVICE_KEYS or not value.isdigit():
+            raise WorkloadError(f"{path}: header 'device': '{word}' is not KEY=N with KEY "
+                                f"one of {', '.join(sorted(DEVICE_KEYS))}")
+        properties[key] = value
+    return properties
 
 
 def _check_sim_line(path: Path, line: str) -> None:

@@ -25,7 +25,8 @@ pytestmark = pytest.mark.docs
 HOST_TOOLS = {
     "printf": "shell builtin", "grep": "grep", "head": "coreutils", "tail": "coreutils",
     "seq": "coreutils", "ssh": "openssh-client", "socat": "socat",
-    "fio": "the guest", "nvme": "nvme-cli, the guest", "blkzone": "util-linux, the guest",
+    "fio": "the guest", "nvme": "nvme-cli, the guest",
+    "kv-load": "the guest (tools/kv-load, in the guest image)", "blkzone": "util-linux, the guest",
     "blkparse": "blktrace, the user's own Linux host",
     "sbatch": "a Slurm cluster's submit host",
     "farm-bench": "the development host's A/B timer (speed claims are measured with it)",

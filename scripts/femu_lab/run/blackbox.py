@@ -29,7 +29,7 @@ from . import cut_spec
 from ..devconfig import ConfigError
 from ..vm import accel
 from ..workloads import WorkloadError
-from . import fdp_report
+from . import fdp_report, kv_report
 from . import zns_report
 from ..traces import femu_trace
 from . import aged, compat, trace_replay, vm_run as lab_run
@@ -62,7 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """run-blackbox.sh's options, on its own parser or on femu-lab's `run` subcommand."""
     parser.add_argument("image_args", nargs="*", metavar="IMAGE [STATS_DIR]",
                         help="FEMU-compatible mode: boot this OS disk image")
-    lab_options.add_ssd_options(parser, None, "SSD configuration (default conf/lab-1g.conf; "
+    lab_options.add_ssd_options(parser, None, "SSD configuration (default: the workload's "
+                                              "'# config:', else conf/lab-1g.conf; "
                                               "conf/femu-default.conf with IMAGE)")
     parser.add_argument("--workload", metavar="NAME|FILE",
                         help=f"workload from scripts/workloads or a file (default "
@@ -195,7 +196,8 @@ def _lab_mode(args) -> int:
         raise UsageError(f"--trace {shown(str(args.trace), 200)} {what}")
     overrides = devconfig.parse_overrides(args.overrides)
     setup_steps.ensure_ftl_sim()
-    config = devconfig.load(args.config or LAB_CONFIG, overrides)
+    config = devconfig.load(args.config or (workload and workload.config) or LAB_CONFIG,
+                            overrides)
     if workload is not None:
         return _lab_run(args, workload, config)
     with tempfile.TemporaryDirectory(prefix="femu-trace-replay-") as scratch:
@@ -246,6 +248,9 @@ def _lab_run(args, workload, config, replay=None) -> int:
     fdp_text = fdp_report.report_text(result.folder)
     if fdp_text:
         print(fdp_text, file=sys.stderr, flush=True)
+    kv_text = kv_report.report_text(result.folder)
+    if kv_text:
+        print(kv_text, file=sys.stderr, flush=True)
     shown = _shown(result.folder)
     _say(f"plots: {shown / 'plots'}")
     if args.record:

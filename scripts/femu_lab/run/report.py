@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Dict, Optional
 
-from femu_analysis import plots, series, sweep, waf
+from femu_analysis import kv_plots, plots, series, sweep, waf
 from femu_analysis.summary import summarize, write_summaries
 from femu_analysis.errors import AnalysisError
 from femu_analysis.fio import fio_result
@@ -59,6 +59,8 @@ def analyse(folder: Path, workload: Workload,
             plots.plot_cdf(run, out)
         if workload.sweep_param:
             sweep.plot_sweep([folder], workload.sweep_param, out)
+        if kv_plots.is_kv_run(folder):
+            kv_plots.plot_kv_run(run, out)
         fio_iops = _fio_iops(run.metadata.fio)
         fio_writes = _fio_total(run.metadata.fio, "write")
     except AnalysisError as error:

@@ -18,6 +18,8 @@ a failed run is left as NAME.failed for a post-mortem. Layout of a finished fold
     zns-phases.csv       a run that used zones or Copy: nand.csv's figures per phase
     fdp.json             a run that saved the FDP statistics log (fdp-separation): its WAF
                          from the log and from stats.csv, media writes per handle
+    kv.json              a KV run (kv-ycsb-*): the load generator's summary beside the
+                         device's kv_* counters (kv-load.json, kv-ops.csv: the guest's)
     power_cut.txt        a run with --power-cut: the spec and the device's status line, with
     power_cuts.csv       the device's row for the cut and the ranges it lost
     power_cut_lost.csv   (docs/device.md, "Power cuts")
@@ -38,7 +40,7 @@ from femu_common.errors import RunFailure
 from .. import setup_steps
 from .cut_spec import DEV_ID, CutDriver, CutSpec
 from ..devconfig import DeviceConfig
-from . import fdp_report
+from . import fdp_report, kv_report
 from ..vm.qmp import qmp_args
 from ..vm import accel, launch as vm
 from ..workloads import Workload
@@ -172,7 +174,7 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
     params = {"workload": workload.name, "runtime": request.runtime,
               **workload.length(request.runtime).params(),
               "precondition": request.precondition, "config_name": request.config.name,
-              **request.config.overrides, **request.params}
+              **request.config.overrides, **workload.device, **request.params}
     if request.aged is not None:
         params["aged"] = str(request.aged)
     params.update(workload_params.record(request.workload_params, request.steady))
@@ -186,7 +188,8 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
     if request.power_cut is not None:
         extra["id"] = DEV_ID
         cut_socket = Path(tempfile.mkdtemp(prefix="femu-cut-")) / "qmp.sock"
-    device = vm.femu_args(config=work / "config.conf", stats_dir=work, **extra)
+    device = vm.femu_args(config=work / "config.conf", stats_dir=work, **workload.device,
+                          **extra)
     timeout = job_timeout(request)
     guest_files = {}
     for name, path in request.guest_files.items():   # the folder keeps what the guest got
@@ -242,6 +245,12 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
         raise ReportError(str(error)) from None
     if fdp is not None:
         figures["fdp"] = fdp
+    try:
+        kv = kv_report.record(work)
+    except kv_report.KvReportError as error:
+        raise ReportError(str(error)) from None
+    if kv is not None:
+        figures["kv"] = kv
     figures.update({"accel": result.accel, "accel_fallback": result.accel_fallback,
                     "wall_seconds": round(wall, 1),
                     "boot_to_job_seconds": result.boot_to_job_seconds,

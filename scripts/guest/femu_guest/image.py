@@ -1,12 +1,13 @@
 """Build the femu guest: an uncompressed vmlinux and a plain cpio initramfs made
-only from Debian packages (apt-get download + dpkg-deb -x), holding busybox,
+from Debian packages (apt-get download + dpkg-deb -x), holding busybox,
 fio, sysbench, e2fsprogs, nvme-cli, dropbear, f2fs-tools and blkzone, exactly the
 shared libraries they need, the nvme / ext4 / qemu_fw_cfg kernel modules, the virtio
 network modules that init loads only for an ssh-reachable guest (kernel parameter
-femu.ssh=1), and f2fs, loaded by the zoned labs' `modprobe f2fs`.
+femu.ssh=1), and f2fs, loaded by the zoned labs' `modprobe f2fs`; and the project's own
+static tools (PROJECT_TOOLS: kv-load) from the C build folder.
 
 Rebuilds only when an input changes: the candidate version of any package used,
-or a source file of the builder / guest init. Usage:
+a source file of the builder / guest init, or a project tool's bytes. Usage:
     python -m femu_guest [--force] [--quiet] [--release trixie|bookworm]
     (scripts/guest/build-image.sh passes its arguments on)
 """
@@ -74,6 +75,10 @@ DEMAND_MODULES = ["f2fs"]
 # start, as bookworm's 6.1 finds it anyway (its TSCs look unsynchronized under TCG): no
 # patch, no panic (0 in 100). KVM runs the patching as hardware does and needs none.
 TCG_APPEND = {"trixie": "tsc=unstable"}
+# The project's own tools (statically linked, built by the top-level meson in
+# paths.c_build_dir()): guest path -> path in the build folder. Their bytes are part of
+# the build key, so a rebuilt tool rebuilds the image.
+PROJECT_TOOLS = {"usr/bin/kv-load": "tools/kv-load/kv-load"}
 # Sources whose content defines the image besides the packages.
 BUILDER_SOURCES = ["image.py", "package_view.py", "elf.py", "cpio.py", "kernel.py",
                    "debian.py"]
@@ -108,6 +113,18 @@ class GuestImage:
         return self.manifest.get("tcg_append", "")
 
 
+def project_tools() -> Dict[str, Path]:
+    """PROJECT_TOOLS' built files; ImageError naming what to build when one is missing."""
+    build = paths.c_build_dir()
+    tools = {guest: build / built for guest, built in PROJECT_TOOLS.items()}
+    missing = [path for path in tools.values() if not path.is_file()]
+    if missing:
+        raise ImageError(f"{missing[0]} is missing: build the project's C tools first "
+                         f"(meson setup {build} && meson compile -C {build}; "
+                         "FEMU_BUILD_DIR names another build folder)")
+    return tools
+
+
 def _source_digest() -> str:
     digest = hashlib.sha256()
     here = Path(__file__).resolve().parent
@@ -115,6 +132,8 @@ def _source_digest() -> str:
         [paths.GUEST_SOURCE_DIR / n for n in GUEST_SOURCES]
     for path in sources:
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for guest, path in sorted(project_tools().items()):
+        digest.update(guest.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
@@ -284,6 +303,8 @@ class Builder:
                                             for p in libraries),
                 "vmlinux_bytes": (tmp_dir / "vmlinux").stat().st_size,
                 "initramfs_bytes": (tmp_dir / "initramfs.cpio").stat().st_size,
+                "project_tools": {guest: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+                                  for guest, path in sorted(project_tools().items())},
                 "build_seconds": round(time.monotonic() - started, 1),
                 **stats,
             }
@@ -331,6 +352,8 @@ class Builder:
         files[guest_modules + "modules.dep"] = (
             "data", tree.guest_modules_dep(modules + other_modules, demand_chains).encode(),
             0o644)
+        for guest, path in project_tools().items():
+            files[guest] = ("file", path, 0o755)
         files["init"] = ("file", paths.GUEST_SOURCE_DIR / "init", 0o755)
         files["etc/profile"] = ("file", paths.GUEST_SOURCE_DIR / "profile", 0o644)
         files["etc/femu/modules.load"] = ("data", _lines(guest_modules, modules), 0o644)

@@ -11,6 +11,12 @@ GUEST_SOURCE_DIR = Path(__file__).resolve().parents[1]
 REPO_ROOT = GUEST_SOURCE_DIR.parents[1]
 
 
+def c_build_dir() -> Path:
+    """The meson build folder of the project's C tools (FEMU_BUILD_DIR overrides
+    build/release): the guest's own tools (image.PROJECT_TOOLS) come from there."""
+    return Path(os.environ.get("FEMU_BUILD_DIR", REPO_ROOT / "build" / "release"))
+
+
 def image_root() -> Path:
     """Root of all generated guest artefacts (override with FEMU_IMAGE_DIR)."""
     override = os.environ.get("FEMU_IMAGE_DIR")

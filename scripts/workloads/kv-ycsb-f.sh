@@ -1,0 +1,7 @@
+# description: YCSB F on the Key Value namespace (conf/kv-lab.conf): read 50 % / read-modify-write 50 %, zipfian keys; kv-load over io_uring passthrough, values of ARG bytes
+# runtime: 60
+# arg: 4096
+# config: kv-lab.conf
+# device: kv_ns_mb=256
+# include: lib/kv.sh
+kv_ycsb f
