@@ -32,7 +32,7 @@ void ftl_config_defaults(struct ftl_config *cfg)
         .write_buffer_sectors = 0, .buf_wr_lat = 1000, .buf_flush_pcent = 100,
         .read_cache_pages = 0, .read_cache_policy = FTL_RCACHE_LRU, .read_cache_lat = 453,
         .dram_mb = 0,
-        .kv_index_cache_pages = 256, .kv_op_pct = 10, .kv_max_value = 1048576,
+        .kv_index_cache_pages = 256, .kv_op_pct = 10, .kv_max_value = 65536,
         .kv_max_keys = 0, .kv_segment_pages = 0,
     };
 }
