@@ -126,6 +126,13 @@ static void test_region_sizing(void)
     ftl_kv_destroy(ftl, 1);
     CHECK(!ftl_kv_info(ftl, 1, NULL) && ftl_kv_info(ftl, 2, NULL));
     ftl_destroy(ftl);
+    /* read_uncor_ppm: refused, one line naming it */
+    cfg = kv_config(2, 0);
+    cfg.read_uncor_ppm = 10;
+    ftl = make_ftl(&cfg);
+    CHECK(ftl_kv_create(ftl, 1, 0, 53 * 8, 65536, err, sizeof(err)) == -1 &&
+          strncmp(err, "read_uncor_ppm:", 15) == 0);
+    ftl_destroy(ftl);
     /* a cache larger than the device, a largest value beyond a segment: one line each */
     cfg = kv_config(100000, 0);
     ftl = make_ftl(&cfg);

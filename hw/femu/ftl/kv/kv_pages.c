@@ -8,7 +8,7 @@
 #include "kv/kv_pages.h"
 
 /* One page's I/O of region page p; its end folded into *done. A failed flash read
- * (read_uncor_ppm) still took its time; the KV layer has no status for it. */
+ * (read_uncor_ppm) cannot happen: ftl_kv_create refuses a store under it. */
 static int page_io(struct ftl *ftl, const struct kv_store *s, uint64_t p, uint64_t n,
                    int kind, uint64_t now_ns, uint64_t *done)
 {

@@ -205,6 +205,12 @@ int ftl_kv_create(struct ftl *ftl, uint32_t nsid, uint64_t base_sector, uint64_t
                          "the device's %" PRIu64 " pages", ftl->cfg.kv_index_cache_pages,
                          ftl->geo.logical_pages);
     }
+    /* A flash read that fails under read_uncor_ppm has no KV status (kv_pages.c): refuse
+     * the combination rather than answer such a read as if it had worked. */
+    if (ftl->cfg.read_uncor_ppm > 0) {
+        return ftl_error(err, errlen, "read_uncor_ppm: failed flash reads are not modeled "
+                         "under a key-value store; set it to 0 with kv");
+    }
     /* a cache larger than the store's index holds the whole index */
     uint64_t cache = ftl->cfg.kv_index_cache_pages < k.index_pages ?
                      ftl->cfg.kv_index_cache_pages : k.index_pages;
