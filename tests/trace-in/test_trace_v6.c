@@ -1,5 +1,5 @@
 /* Unit tests for trace version 6 (the key-value stores): the writer's KS, KR, KD, KE and
- * KL records, the version each needs and which a recording picks, tools/trace-in's reader
+ * KL records and a store's life (KC, KX), the version each needs and which a recording picks, tools/trace-in's reader
  * reading them back field for field, and every field's range refused in one line naming
  * the file and line (a version-5 trace holding one among them). */
 #ifndef _POSIX_C_SOURCE
@@ -44,6 +44,9 @@ static void test_writer_round_trip_v6(void)
         { .op = FTL_OP_KV_LIST, .arrival_ns = 50, .nsid = 2, .key = key_of("a", 1),
           .kv_bytes = 100 },
         { .op = FTL_OP_WRITE, .arrival_ns = 60, .slba = 1, .nlb = 1 },
+        { .op = FTL_OP_KV_CREATE, .arrival_ns = 61, .nsid = 3, .slba = 1024, .nlb = 2048,
+          .kv_capacity = UINT64_MAX, .flags = FTL_REQ_ADMITTED },
+        { .op = FTL_OP_KV_DESTROY, .arrival_ns = 62, .nsid = 3 },
     };
     struct trace_record r;
 
@@ -60,7 +63,8 @@ static void test_writer_round_trip_v6(void)
     CHECK_CONTAINS(text, "\nKS 10 2 00ab 4096 18446744073709551615 256\n"
                          "KS 11 2 30313233343536373839616263646566 1 7 128\n"
                          "KR 20 2 6b 512\nKD 30 3 ff\nKE 40 2 6162\nKL 50 2 61 100\n"
-                         "W 60 1 1 1 0\nE 70\n");
+                         "W 60 1 1 1 0\nKC 61 3 1024 2048 18446744073709551615\n"
+                         "KX 62 3\nE 70\n");
 
     struct trace_reader *t = trace_open(path, err, sizeof(err));
     CHECK(t != NULL && trace_version(t) == 6);
@@ -80,6 +84,11 @@ static void test_writer_round_trip_v6(void)
         CHECK(r.kv_flags == (q->flags & IO_TRACE_KV_FLAGS));
     }
     CHECK(trace_next(t, &r, err, sizeof(err)) == 1 && r.op == TRACE_WRITE);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1 && r.op == TRACE_KV_CREATE &&
+          r.time_ns == 61 && r.nsid == 3 && r.lba == 1024 && r.nsect == 2048 &&
+          r.kv_capacity == UINT64_MAX);
+    CHECK(trace_next(t, &r, err, sizeof(err)) == 1 && r.op == TRACE_KV_DESTROY &&
+          r.time_ns == 62 && r.nsid == 3);
     CHECK(trace_next(t, &r, err, sizeof(err)) == 1 && r.op == TRACE_END);
     CHECK(trace_next(t, &r, err, sizeof(err)) == 0);
     trace_close(t);
@@ -118,6 +127,21 @@ static void test_writer_refuses(void)
             fprintf(stderr, "    got: \"%s\"\n", err);
         }
         CHECK(io_trace_write_request(w, &r, err, sizeof(err)) == 0);
+        io_trace_writer_close(w, 0, NULL, 0);
+        unlink(path);
+    }
+    /* a store's life is version 6 too */
+    for (int op = FTL_OP_KV_CREATE; op <= FTL_OP_KV_DESTROY; op++) {
+        const char *path = write_str("");
+        struct ftl_request r = { .op = (enum ftl_op)op, .nlb = 8, .kv_capacity = 1 };
+        struct io_trace_writer *w = io_trace_writer_open_version(path, "test", 0, 512, 5,
+                                                                 err, sizeof(err));
+        CHECK(w != NULL);
+        if (w == NULL) {
+            return;
+        }
+        CHECK(io_trace_write_request(w, &r, err, sizeof(err)) == -1);
+        CHECK_CONTAINS(err, "a key-value command needs a version-6 trace");
         io_trace_writer_close(w, 0, NULL, 0);
         unlink(path);
     }
@@ -162,6 +186,16 @@ static void test_version6_errors(void)
     EXPECT_ERROR("V 6\nKL 0 1 61 -1\n", 0, 2, "KL: max '-1' is not a decimal number");
     EXPECT_ERROR("V 6\nKR 0 1 61 99999999999\n", 0, 2, "KR: bytes 99999999999 is over");
     EXPECT_ERROR("V 6\nE 5\nKE 6 1 61\n", 1, 3, "KE after the end record E");
+    EXPECT_ERROR("V 5\nKC 0 1 0 8 100\n", 0, 2, "KC: a key-value record needs a version-6");
+    EXPECT_ERROR("V 6\nKC 0 1 0 8\n", 0, 2, "KC: too few fields (want KC t nsid lba nsect "
+                 "capacity)");
+    EXPECT_ERROR("V 6\nKX 0 1 5\n", 0, 2, "KX: trailing junk '5'");
+    EXPECT_ERROR("V 6\nKC 0 1 0 0 100\n", 0, 2, "KC: nsect is 0");
+    EXPECT_ERROR("V 6\nKC 0 1 0 8 0\n", 0, 2, "KC: capacity is 0");
+    EXPECT_ERROR("V 6\nKC 0 1 18446744073709551615 8 5\n", 0, 2,
+                 "KC: lba + nsect overflows 64 bits");
+    EXPECT_ERROR("V 6\nKC 0 1 0 8 -5\n", 0, 2, "KC: capacity '-5' is not a decimal number");
+    EXPECT_ERROR("V 6\nKX 0 0\n", 0, 2, "nsid 0 is not a namespace id");
     EXPECT_ERROR("V 6\nQ 0\n", 0, 2, "version 6: KS t nsid key bytes tag flags");
     EXPECT_ERROR("V 7\n", 0, 1, "trace version 7 is not supported (this reader knows 1 to 6)");
 }

@@ -26,6 +26,7 @@ static int open_store(struct kv_run *k, struct ftl *ftl, char *err, size_t errle
         if (ftl_kv_create(ftl, KV_NSID, 0, sectors, capacity, err, errlen)) {
             return -1;
         }
+        k->made = true;
     }
     ftl_kv_info(ftl, KV_NSID, &k->info);
     return 0;
@@ -62,6 +63,19 @@ int kv_run_load(struct kv_run *k, struct sim_run *run, struct workload *w, unsig
                 uint64_t *now_ns, char *err, size_t errlen)
 {
     int rc = 0;
+    if (k->made) {
+        /* made before the engine existed: recorded now, so a replay makes it too */
+        struct ftl_request create = {
+            .op = FTL_OP_KV_CREATE, .arrival_ns = *now_ns, .nsid = KV_NSID,
+            .flags = FTL_REQ_ADMITTED, .slba = k->info.base_sector, .nlb = k->info.sectors,
+            .kv_capacity = k->info.capacity_bytes,
+        };
+        rc = ftl_engine_serve(run->engine, &create, NULL);
+        if (rc != FTL_OK) {
+            snprintf(err, errlen, "--kv: recording the store failed: %s", ftl_status_str(rc));
+            return -1;
+        }
+    }
     if (!k->spec->ops_file && k->spec->keys > 0) {
         k->load = malloc(sizeof(*k->load));
         if (!k->load) {

@@ -22,6 +22,7 @@ struct kv_run {
     struct kv_phase_stats *load_stats, *stats;  /* the load phase's, the measured part's */
     struct sim_phase_result *load;              /* the load phase (NULL: none ran) */
     struct ftl_kv_info info;                    /* the store, as created */
+    bool made;                                  /* kv_run_open made it (no state file) */
 };
 
 /*
@@ -31,8 +32,9 @@ struct kv_run {
  */
 int kv_run_open(struct kv_run *k, const struct options *o, struct ftl *ftl, char *err,
                 size_t errlen);
-/* The load phase ("load" in phases.csv): --kv-keys inserts, then the measured part's
- * generator and counts are set. 0, or sim_run_phase's failure. */
+/* The store kv_run_open made, into the recording (--trace-out's KC record, through the
+ * engine), then the load phase ("load" in phases.csv): --kv-keys inserts, then the
+ * measured part's generator and counts are set. 0, or sim_run_phase's failure. */
 int kv_run_load(struct kv_run *k, struct sim_run *run, struct workload *w, unsigned qd,
                 uint64_t *now_ns, char *err, size_t errlen);
 /* --kv-log closed and --kv-dump written: 0, or -1 with one line in err. */

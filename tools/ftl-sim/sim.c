@@ -15,6 +15,7 @@ struct inflight {
     uint64_t issued_ns, bytes;
     enum ftl_op op;
     bool refused;           /* the zone rules refused it (no flash work) */
+    bool refused_kv;        /* replayed without --kv, a KV rule refused it */
     int kv_status;          /* a KV request: its status (the engine admitted it) */
     struct inflight *next_free;
 };
@@ -134,8 +135,24 @@ static const char *op_name(enum ftl_op op)
                                          [FTL_OP_ZONE_MGMT] = "zone management",
                                          [FTL_OP_COPY] = "copy",
                                          [FTL_OP_RUH_UPDATE] = "reclaim unit handle update",
-                                         [FTL_OP_SET_WRITE_CACHE] = "write cache switch" };
-    return names[op];
+                                         [FTL_OP_SET_WRITE_CACHE] = "write cache switch",
+                                         [FTL_OP_KV_STORE] = "key-value store",
+                                         [FTL_OP_KV_RETRIEVE] = "key-value retrieve",
+                                         [FTL_OP_KV_DELETE] = "key-value delete",
+                                         [FTL_OP_KV_EXIST] = "key-value exist",
+                                         [FTL_OP_KV_LIST] = "key-value list",
+                                         [FTL_OP_KV_CREATE] = "key-value store creation",
+                                         [FTL_OP_KV_DESTROY] = "key-value store's end" };
+    return (size_t)op < sizeof(names) / sizeof(names[0]) && names[op] ? names[op]
+                                                                     : "request";
+}
+
+/* A status of the KV command set's rules (femu_ftl/kv.h), which the device answers too. */
+static bool kv_rule_status(int status)
+{
+    return status == FTL_E_KV_NO_KEY || status == FTL_E_KV_KEY_EXISTS ||
+           status == FTL_E_KV_CAPACITY || status == FTL_E_KV_VALUE_SIZE ||
+           status == FTL_E_KV_KEY_SIZE;
 }
 
 /* Zone commands and copies into the zoned namespace, which the engine admits first. */
@@ -168,6 +185,20 @@ static int issue(struct sim_run *run, const struct request *req, uint64_t arriva
         slot->refused = true;
         slot->bytes = 0;
         return 0;
+    }
+    /* A replayed KV command the store's rules refuse completes with that status, as in
+     * the device that recorded it: counted (kv_refused), the run goes on. */
+    if (kv_command(r.op) && kv_rule_status(status)) {
+        slot->refused_kv = true;
+        slot->bytes = 0;
+        return 0;
+    }
+    if (status != FTL_OK && (kv_command(r.op) || r.op == FTL_OP_KV_CREATE ||
+                             r.op == FTL_OP_KV_DESTROY)) {
+        snprintf(err, errlen, "%s of namespace %u failed: %s (a key-value record needs the "
+                 "store a KC record or --state-in made, and a KC record a free range)",
+                 op_name(r.op), r.nsid ? r.nsid : 1, ftl_status_str(status));
+        return -1;
     }
     /* A read that hit an injected flash error (read_uncor_ppm) completes like any other:
      * the device returns an error status for it, the run goes on; read_errors counts. */
@@ -256,6 +287,10 @@ static void count_done(struct sim_phase_result *out, const struct inflight *done
 {
     if (done->refused) {
         out->zone_errors++;
+        return;
+    }
+    if (done->refused_kv) {
+        out->kv_refused++;
         return;
     }
     latency_hist_add(&out->latency, due - done->issued_ns);

@@ -42,6 +42,8 @@ struct sim_phase_result {
     uint64_t copies, zone_mgmts;    /* completed Copy and Zone Management commands */
     uint64_t zone_errors;           /* zone commands (and zoned copies) the zone rules
                                      * refused: counted, not served, the run goes on */
+    uint64_t kv_refused;            /* replayed KV commands (without --kv) the store's
+                                     * rules refused: counted, the run goes on */
     uint64_t ruh_updates;           /* completed Reclaim Unit Handle Updates */
     /* placement=fdp: the FTL's events (femu_ftl/fdp.h) the loop took after each request,
      * by type (enum ftl_fdp_event_type), and those the FTL dropped before they were taken */

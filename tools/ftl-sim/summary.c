@@ -234,10 +234,11 @@ static void json_zns_counters(FILE *f, const struct sim_phase_result *m)
             "  \"zone_read_cmds\": %llu,\n  \"zone_mgmt_cmds\": %llu,\n"
             "  \"zone_programs\": %llu,\n  \"zone_reads\": %llu,\n  \"zone_resets\": %llu,\n"
             "  \"zone_finishes\": %llu,\n  \"zone_erased_blocks\": %llu,\n"
-            "  \"zone_errors\": %llu,\n", DELTA(zone_write_cmds), DELTA(zone_append_cmds),
-            DELTA(zone_read_cmds), (unsigned long long)m->zone_mgmts, DELTA(zone_programs),
-            DELTA(zone_reads), DELTA(zone_resets), DELTA(zone_finishes),
-            DELTA(zone_erased_blocks), (unsigned long long)m->zone_errors);
+            "  \"zone_errors\": %llu,\n  \"kv_refused\": %llu,\n", DELTA(zone_write_cmds),
+            DELTA(zone_append_cmds), DELTA(zone_read_cmds), (unsigned long long)m->zone_mgmts,
+            DELTA(zone_programs), DELTA(zone_reads), DELTA(zone_resets), DELTA(zone_finishes),
+            DELTA(zone_erased_blocks), (unsigned long long)m->zone_errors,
+            (unsigned long long)m->kv_refused);
 #undef DELTA
 }
 
@@ -542,6 +543,10 @@ static void print_zns_counters(FILE *f, const struct sim_phase_result *m)
             DELTA(zone_append_cmds), DELTA(zone_read_cmds), DELTA(zone_resets),
             DELTA(zone_erased_blocks), DELTA(zone_finishes),
             (unsigned long long)m->zone_errors);
+    if (m->kv_refused) {
+        fprintf(f, "key-value: %llu replayed commands refused by the store's rules\n",
+                (unsigned long long)m->kv_refused);
+    }
 #undef DELTA
 }
 

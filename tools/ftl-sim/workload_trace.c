@@ -205,7 +205,8 @@ static const enum ftl_op femu_ops[] = {
     [TRACE_WRITE_CACHE] = FTL_OP_SET_WRITE_CACHE,
     [TRACE_KV_STORE] = FTL_OP_KV_STORE, [TRACE_KV_RETRIEVE] = FTL_OP_KV_RETRIEVE,
     [TRACE_KV_DELETE] = FTL_OP_KV_DELETE, [TRACE_KV_EXIST] = FTL_OP_KV_EXIST,
-    [TRACE_KV_LIST] = FTL_OP_KV_LIST,
+    [TRACE_KV_LIST] = FTL_OP_KV_LIST, [TRACE_KV_CREATE] = FTL_OP_KV_CREATE,
+    [TRACE_KV_DESTROY] = FTL_OP_KV_DESTROY,
 };
 
 int replay_next_femu(struct workload *w, struct request *req, char *err, size_t errlen)
@@ -243,7 +244,10 @@ int replay_next_femu(struct workload *w, struct request *req, char *err, size_t 
                           (rec.wce ? FTL_REQ_WCE : 0) },
         .time_ns = rec.time_ns,
     };
-    if (rec.op >= TRACE_KV_STORE) {
+    if (rec.op == TRACE_KV_DESTROY) {
+        return 1;
+    }
+    if (rec.op >= TRACE_KV_STORE && rec.op <= TRACE_KV_LIST) {
         /* the engine admits it again (FTL_REQ_ADMITTED clear), as the recording's FTL did
          * or its device did at fetch */
         req->ftl.key = rec.key;
@@ -253,13 +257,14 @@ int replay_next_femu(struct workload *w, struct request *req, char *err, size_t 
         return 1;
     }
     if (rec.op == TRACE_WRITE || rec.op == TRACE_READ || rec.op == TRACE_VERIFY ||
-        rec.op == TRACE_FORMAT) {
+        rec.op == TRACE_FORMAT || rec.op == TRACE_KV_CREATE) {
         struct ftl_range r;
         if (to_device_sectors(w, &rec, rec.lba, rec.nsect, &r, err, errlen)) {
             return -1;
         }
         req->ftl.slba = r.slba;
         req->ftl.nlb = r.nlb;
+        req->ftl.kv_capacity = rec.kv_capacity;     /* KC: the engine makes the store */
     }
     for (uint32_t i = 0; i < rec.nranges; i++) {
         if (to_device_sectors(w, &rec, rec.ranges[i].lba, rec.ranges[i].nsect,

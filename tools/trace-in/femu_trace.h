@@ -48,6 +48,8 @@ enum trace_op {
     TRACE_KV_DELETE,
     TRACE_KV_EXIST,
     TRACE_KV_LIST,
+    TRACE_KV_CREATE,        /* version 6: KC, KX (a store's life) */
+    TRACE_KV_DESTROY,
 };
 
 struct trace_range {
@@ -56,9 +58,9 @@ struct trace_range {
 
 struct trace_record {
     enum trace_op op;
-    uint64_t lba;           /* first 512-byte sector (W, R, Y, X, ZW, ZR; the zone start
+    uint64_t lba;           /* first 512-byte sector (W, R, Y, X, ZW, ZR, KC; the zone start
                              * of ZA and ZM; C's destination) */
-    uint64_t nsect;         /* sector count, > 0 (W, R, Y, X, ZW, ZA, ZR) */
+    uint64_t nsect;         /* sector count, > 0 (W, R, Y, X, ZW, ZA, ZR, KC) */
     uint32_t zone_action;   /* ZM: enum ftl_zone_action */
     bool all;               /* ZM: Select All */
     bool zoned;             /* C: in the zoned namespace */
@@ -79,6 +81,8 @@ struct trace_record {
     uint32_t kv_bytes;      /* KS: the value's bytes; KR: the buffer's; KL: the most keys */
     uint64_t value_tag;     /* KS: the value's tag */
     unsigned kv_flags;      /* KS: FTL_KV_ONLY_IF_EXISTS and/or _ABSENT, nothing else */
+    uint64_t kv_capacity;   /* KC: the store's capacity in value bytes (its range: lba,
+                             * nsect) */
     unsigned long line;     /* 1-based line number in the file */
 };
 

@@ -1,6 +1,7 @@
 /*
- * femu_trace_kv.c - version 6's key-value records (KS, KR, KD, KE, KL; the format:
- * hw/femu/ftl/include/femu_ftl/trace.h): each field range-checked, the key from hex.
+ * femu_trace_kv.c - version 6's key-value records (KS, KR, KD, KE, KL, and a store's
+ * life KC, KX; the format: hw/femu/ftl/include/femu_ftl/trace.h): each field
+ * range-checked, the key from hex.
  * An older version's trace holding one is refused with the version it would need.
  */
 #include "femu_trace.h"
@@ -20,6 +21,8 @@ static const struct {
     { "KD", TRACE_KV_DELETE, 4, "KD t nsid key" },
     { "KE", TRACE_KV_EXIST, 4, "KE t nsid key" },
     { "KL", TRACE_KV_LIST, 5, "KL t nsid key max" },
+    { "KC", TRACE_KV_CREATE, 6, "KC t nsid lba nsect capacity" },
+    { "KX", TRACE_KV_DESTROY, 3, "KX t nsid" },
 };
 #define KV_RECORDS (sizeof(kv_records) / sizeof(kv_records[0]))
 
@@ -83,6 +86,26 @@ static int parse_store(struct trace_reader *t, char **f, struct trace_record *r,
     return 0;
 }
 
+/* KC's fields after the nsid: lba nsect capacity, a range of whole sectors that does not
+ * wrap and a capacity of at least one byte. */
+static int parse_create(struct trace_reader *t, char **f, struct trace_record *r, char *err,
+                        size_t errlen)
+{
+    if (trace_parse_number(t, f[0], "KC: lba", UINT64_MAX, &r->lba, err, errlen) != 0 ||
+        trace_parse_number(t, f[1], "KC: nsect", UINT64_MAX, &r->nsect, err, errlen) != 0 ||
+        trace_parse_number(t, f[2], "KC: capacity", UINT64_MAX, &r->kv_capacity, err,
+                           errlen) != 0) {
+        return -1;
+    }
+    if (r->nsect == 0 || r->kv_capacity == 0) {
+        return trace_fail(t, err, errlen, "KC: %s is 0", r->nsect == 0 ? "nsect" : "capacity");
+    }
+    if (r->lba > UINT64_MAX - r->nsect) {
+        return trace_fail(t, err, errlen, "KC: lba + nsect overflows 64 bits");
+    }
+    return 0;
+}
+
 int trace_parse_kv(struct trace_reader *t, char **f, int n, struct trace_record *r,
                    char *err, size_t errlen)
 {
@@ -107,8 +130,16 @@ int trace_parse_kv(struct trace_reader *t, char **f, int n, struct trace_record 
     }
     r->op = kv_records[k].op;
     if (trace_parse_time(t, f[1], &r->time_ns, err, errlen) != 0 ||
-        trace_parse_nsid(t, f[2], &r->nsid, err, errlen) != 0 ||
-        parse_key(t, name, f[3], &r->key, err, errlen) != 0) {
+        trace_parse_nsid(t, f[2], &r->nsid, err, errlen) != 0) {
+        return -1;
+    }
+    if (r->op == TRACE_KV_CREATE) {
+        return parse_create(t, f + 3, r, err, errlen);
+    }
+    if (r->op == TRACE_KV_DESTROY) {
+        return 0;
+    }
+    if (parse_key(t, name, f[3], &r->key, err, errlen) != 0) {
         return -1;
     }
     switch (r->op) {

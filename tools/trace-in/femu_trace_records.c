@@ -160,7 +160,8 @@ static const char v3_usage[] = "; version 3: ZW t lba nsect nsid, ZA t zslba nse
 static const char v4_usage[] = "; version 4: U t nsid ruh";
 static const char v5_usage[] = "; version 5: W t lba nsect nsid placement fua, WC t nsid wce";
 static const char v6_usage[] = "; version 6: KS t nsid key bytes tag flags, KR t nsid key "
-                               "bytes, KD/KE t nsid key, KL t nsid key max";
+                               "bytes, KD/KE t nsid key, KL t nsid key max, KC t nsid lba "
+                               "nsect capacity, KX t nsid";
 
 /* A W record's placement (stream or reclaim unit handle) or a U record's handle. */
 static int parse_placement(struct trace_reader *t, const char *op, const char *field,

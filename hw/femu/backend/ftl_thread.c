@@ -74,10 +74,18 @@ bool femu_ftl_engine_create(FemuCtrl *n)
     };
 
     n->engine = ftl_engine_create(n->ftl, n->stats, &hooks);
-    if (n->engine) {
-        ftl_engine_record(n->engine, n->trace);
+    if (!n->engine) {
+        return false;
     }
-    return n->engine != NULL;
+    ftl_engine_record(n->engine, n->trace);
+    /* The stores realize made (kv_ns_mb) are the recording's first records; a restored
+     * state's are in its file, from which a replay starts too. */
+    for (uint32_t nsid = 1; !n->state_in && nsid <= FEMU_MAX_NAMESPACES; nsid++) {
+        if (n->ns[nsid].kv) {
+            femu_ftl_kv_life(n, nsid, true, n->stats_start_ns);
+        }
+    }
+    return true;
 }
 
 static void femu_lpn_dump(FemuCtrl *n, FemuRequest *req)
@@ -257,6 +265,36 @@ void femu_ftl_serve_queued(FemuCtrl *n)
             spsc_ring_push(n->from_ftl, items[i]);
         }
     }
+}
+
+void femu_ftl_kv_life(FemuCtrl *n, uint32_t nsid, bool create, uint64_t now)
+{
+    struct ftl_request r = { .op = create ? FTL_OP_KV_CREATE : FTL_OP_KV_DESTROY,
+                             .arrival_ns = now, .nsid = nsid,
+                             .flags = create ? FTL_REQ_ADMITTED : 0 };
+    struct ftl_kv_info info;
+    uint64_t done;
+
+    if (!n->engine) {
+        /* realize: femu_ftl_engine_create records the stores made before it */
+        if (!create) {
+            ftl_kv_destroy(n->ftl, nsid);
+        }
+        return;
+    }
+    /* In fetch order: what was fetched before it is served before it, so a recording puts
+     * the commands of a namespace being deleted before its store's end, as they ran. */
+    femu_ftl_serve_queued(n);
+    if (create) {
+        if (!ftl_kv_info(n->ftl, nsid, &info)) {
+            return;
+        }
+        r.slba = info.base_sector;
+        r.nlb = info.sectors;
+        r.kv_capacity = info.capacity_bytes;
+    }
+    femu_ftl_serve(n, &r, &done);
+    femu_ftl_view_publish(n);
 }
 
 static uint64_t femu_next_stats_deadline(FemuCtrl *n, uint64_t now)

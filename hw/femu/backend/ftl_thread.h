@@ -14,5 +14,10 @@ bool femu_ftl_serve_inline(FemuCtrl *n, FemuRequest *req);
 /* Serve what waits in the poller's ring now, as the FTL thread would; the caller holds
  * engine_lock (the poller, before a save). */
 void femu_ftl_serve_queued(FemuCtrl *n);
+/* Namespace nsid's KV store: made by the caller (create: ftl_kv_create), or to end. The
+ * caller holds engine_lock. What waits in the ring is served first, then the engine
+ * records the store made (FTL_OP_KV_CREATE, admitted) or ends it (FTL_OP_KV_DESTROY), at
+ * now. Before the engine exists (realize): an end is ftl_kv_destroy, a create nothing. */
+void femu_ftl_kv_life(FemuCtrl *n, uint32_t nsid, bool create, uint64_t now);
 
 #endif

@@ -440,6 +440,7 @@ uint16_t femu_format_nvm(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req)
         femu_req_ftl(req, FTL_OP_FORMAT);
     }
     req->ftl.nranges = nranges;
-    req->ftl.flags = ses == FEMU_FORMAT_SES_USER ? FTL_REQ_ERASE : 0;
+    /* the stores' admission emptied above (ftl_kv_clear): the engine empties the rest */
+    req->ftl.flags = (ses == FEMU_FORMAT_SES_USER ? FTL_REQ_ERASE : 0) | FTL_REQ_ADMITTED;
     return NVME_SUCCESS;
 }

@@ -7,6 +7,7 @@
 #include "qemu/osdep.h"
 #include "qapi/error.h"
 
+#include "backend/ftl_thread.h"
 #include "cmd/admin/ns_kv.h"
 #include "cmd/admin/ns_space.h"
 #include "cmd/core/cmd.h"
@@ -32,6 +33,9 @@ static bool femu_ns_make_kv(FemuCtrl *n, FemuNamespace *ns, uint64_t capacity_by
     }
     rc = ftl_kv_create(n->ftl, ns->nsid, ns->base_sector, ns->sectors, capacity_bytes, err,
                        errlen);
+    if (rc == 0) {
+        femu_ftl_kv_life(n, ns->nsid, true, femu_now_ns());     /* into the recording */
+    }
     if (n->engine_lock_init) {
         qemu_mutex_unlock(&n->engine_lock);
     }
@@ -52,7 +56,7 @@ void femu_ns_drop_kv(FemuCtrl *n, FemuNamespace *ns)
         return;
     }
     qemu_mutex_lock(&n->engine_lock);
-    ftl_kv_destroy(n->ftl, ns->nsid);
+    femu_ftl_kv_life(n, ns->nsid, false, femu_now_ns());    /* after what was fetched */
     qemu_mutex_unlock(&n->engine_lock);
     kv_values_destroy(ns->kv_values);
     ns->kv_values = NULL;

@@ -255,7 +255,7 @@ static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint6
     case FTL_OP_VERIFY:
         return ftl_verify(e->ftl, &io, done_ns);
     case FTL_OP_FORMAT:
-        kv_flash_format(e->ftl, r->slba, r->nlb);  /* a store's range: its flash record */
+        kv_life_format(e->ftl, r);     /* a store's range: every key gone */
         return ftl_format(e->ftl, &io, (r->flags & FTL_REQ_ERASE) != 0, done_ns);
     case FTL_OP_ZONE_WRITE:
     case FTL_OP_ZONE_READ:
@@ -277,6 +277,9 @@ static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint6
     case FTL_OP_KV_EXIST:
     case FTL_OP_KV_LIST:
         return engine_price_kv(e->ftl, r, done_ns);
+    case FTL_OP_KV_CREATE:
+    case FTL_OP_KV_DESTROY:
+        return kv_life_serve(e->ftl, r);
     }
     return FTL_E_INVAL;
 }

@@ -22,4 +22,12 @@ void kv_flash_format(struct ftl *ftl, uint64_t slba, uint64_t nlb);
  * FTL_E_INVAL when its namespace has no store. */
 int kv_admit_request(struct ftl *ftl, const struct ftl_request *r);
 
+/* FTL_OP_KV_CREATE / FTL_OP_KV_DESTROY (engine.h): FTL status. */
+int kv_life_serve(struct ftl *ftl, const struct ftl_request *r);
+
+/* FTL_OP_FORMAT's part in the stores: the store whose range r's is exactly loses every
+ * key, in admission too unless r is FTL_REQ_ADMITTED (its caller emptied it), then
+ * kv_flash_format. */
+void kv_life_format(struct ftl *ftl, const struct ftl_request *r);
+
 #endif

@@ -194,7 +194,7 @@ static bool is_v3_op(enum ftl_op op)
  * came in 5, the KV commands in 6. */
 static int version_of_request(const struct ftl_request *r)
 {
-    if (is_kv_op(r->op)) {
+    if (is_kv_op(r->op) || r->op == FTL_OP_KV_CREATE || r->op == FTL_OP_KV_DESTROY) {
         return 6;
     }
     bool fua = r->op == FTL_OP_WRITE && (r->flags & FTL_REQ_FUA);
@@ -272,6 +272,13 @@ int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *
     case FTL_OP_RUH_UPDATE:
         printed = fprintf(w->f, "U %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", t, nsid,
                           r->stream);
+        break;
+    case FTL_OP_KV_CREATE:
+        printed = fprintf(w->f, "KC %" PRIu64 " %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64
+                          "\n", t, nsid, r->slba * scale, r->nlb * scale, r->kv_capacity);
+        break;
+    case FTL_OP_KV_DESTROY:
+        printed = fprintf(w->f, "KX %" PRIu64 " %" PRIu32 "\n", t, nsid);
         break;
     default:
         printed = is_kv_op(r->op) ? write_kv_request(w, r, t, nsid)

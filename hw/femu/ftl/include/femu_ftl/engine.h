@@ -85,10 +85,21 @@ enum ftl_op {
     FTL_OP_KV_DELETE,
     FTL_OP_KV_EXIST,
     FTL_OP_KV_LIST,
+    /* A store's life, so a recording holds it (trace KC, KX). CREATE: namespace nsid's
+     * store over slba/nlb (FTL sectors) of kv_capacity value bytes (ftl_kv_create); DESTROY:
+     * its end (ftl_kv_destroy). No flash time. Without FTL_REQ_ADMITTED the engine does
+     * it (a replay: a create that fails is FTL_E_INVAL); with it, the caller did it when
+     * it received the command (the device, under its lock) and the engine only records
+     * it (CREATE: FTL_E_INVAL unless that store exists over that range). */
+    FTL_OP_KV_CREATE,
+    FTL_OP_KV_DESTROY,
 };
 
 #define FTL_REQ_ERASE 1u    /* FTL_OP_FORMAT: Secure Erase Setting 1 (user data erase) */
-#define FTL_REQ_ADMITTED 2u /* FTL_OP_ZONE_* / COPY: admission already done by the caller */
+#define FTL_REQ_ADMITTED 2u /* FTL_OP_ZONE_* / COPY / KV_*: admission already done by the
+                             * caller; FORMAT: the caller emptied the admission record of
+                             * the store whose range it is (ftl_kv_clear), else the
+                             * engine does */
 #define FTL_REQ_APPEND 4u   /* FTL_OP_ZONE_WRITE: a Zone Append */
 #define FTL_REQ_ZONE_ALL 8u /* FTL_OP_ZONE_MGMT: Select All */
 #define FTL_REQ_ZONED 16u   /* FTL_OP_COPY: addresses are in the zoned namespace */
@@ -113,6 +124,7 @@ struct ftl_request {
     struct ftl_kv_key key;  /* FTL_OP_KV_*: the key (LIST: the start key) */
     uint32_t kv_bytes;      /* FTL_OP_KV_*: see enum ftl_op */
     uint64_t value_tag;     /* FTL_OP_KV_STORE: the value's tag (kv.h) */
+    uint64_t kv_capacity;   /* FTL_OP_KV_CREATE: the store's capacity in value bytes */
 };
 
 /* Optional callbacks; any may be NULL. */

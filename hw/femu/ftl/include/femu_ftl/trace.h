@@ -77,9 +77,17 @@
  *   KD t nsid key            Delete
  *   KE t nsid key            Exist
  *   KL t nsid key max        List of at most max keys from the start key
+ *   KC t nsid lba nsect capacity   the store of namespace nsid made over the sectors
+ *                            [lba, lba + nsect) for capacity value bytes
+ *                            (FTL_OP_KV_CREATE: kv_ns_mb at the start of the recording,
+ *                            Namespace Management's create with CSI 01h)
+ *   KX t nsid                the store of namespace nsid ended (FTL_OP_KV_DESTROY:
+ *                            Namespace Management's delete)
  * The recorder writes a request as the engine was given it, admitted or not; a replay
  * lets the FTL admit each KV record again (as a zone record), so a command the rules
- * refused is refused again. A recording that may hold them is version 6
+ * refused is refused again, and makes and ends the stores KC and KX name (a recording
+ * that starts from a state file holds no KC for the stores the file holds: replay it from
+ * the same file). An X record over exactly a store's range empties the store. A recording that may hold them is version 6
  * (io_trace_version_kv); without them a version-6 trace reads exactly as version 5.
  * t is the arrival time in ns since the recording's origin: the device's statistics
  * start (realize), ftl-sim's start of the run. Records are in the order the FTL served
