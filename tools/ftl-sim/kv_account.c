@@ -28,6 +28,13 @@ bool kv_command(enum ftl_op op)
     return op >= FTL_OP_KV_STORE && op <= FTL_OP_KV_LIST;
 }
 
+bool kv_rule_status(int status)
+{
+    return status == FTL_E_KV_NO_KEY || status == FTL_E_KV_KEY_EXISTS ||
+           status == FTL_E_KV_CAPACITY || status == FTL_E_KV_VALUE_SIZE ||
+           status == FTL_E_KV_KEY_SIZE;
+}
+
 /* The command's row and the status's column; -1 for a status that is no KV outcome. */
 static int status_index(int status)
 {

@@ -47,6 +47,8 @@ struct kv_account *kv_account_create(struct ftl *ftl, const char *log_path, char
 void kv_account_phase(struct kv_account *a, struct kv_phase_stats *stats);
 /* Whether op is a KV command. */
 bool kv_command(enum ftl_op op);
+/* A status of the KV command set's rules (femu_ftl/kv.h), which the device answers too. */
+bool kv_rule_status(int status);
 /* A request the engine was given and the status submit returned: logged and counted;
  * -1 with the reason in err when the status is not a KV outcome or the log failed. */
 int kv_account_issued(struct kv_account *a, const struct ftl_request *r, unsigned kind,

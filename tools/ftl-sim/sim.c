@@ -147,13 +147,6 @@ static const char *op_name(enum ftl_op op)
                                                                      : "request";
 }
 
-/* A status of the KV command set's rules (femu_ftl/kv.h), which the device answers too. */
-static bool kv_rule_status(int status)
-{
-    return status == FTL_E_KV_NO_KEY || status == FTL_E_KV_KEY_EXISTS ||
-           status == FTL_E_KV_CAPACITY || status == FTL_E_KV_VALUE_SIZE ||
-           status == FTL_E_KV_KEY_SIZE;
-}
 
 /* Zone commands and copies into the zoned namespace, which the engine admits first. */
 static bool admitted_by_engine(const struct ftl_request *r)

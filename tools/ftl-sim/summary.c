@@ -543,10 +543,6 @@ static void print_zns_counters(FILE *f, const struct sim_phase_result *m)
             DELTA(zone_append_cmds), DELTA(zone_read_cmds), DELTA(zone_resets),
             DELTA(zone_erased_blocks), DELTA(zone_finishes),
             (unsigned long long)m->zone_errors);
-    if (m->kv_refused) {
-        fprintf(f, "key-value: %llu replayed commands refused by the store's rules\n",
-                (unsigned long long)m->kv_refused);
-    }
 #undef DELTA
 }
 

@@ -199,6 +199,10 @@ static void print_value(FILE *f, const char *label, bool have, double v)
 void summary_print_kv(FILE *f, const struct ftl *ftl, const struct kv_run *kv,
                       const struct sim_phase_result *m)
 {
+    if (m && m->kv_refused) {   /* a replay without --kv */
+        fprintf(f, "key-value: %llu replayed commands refused by the store's rules\n",
+                (unsigned long long)m->kv_refused);
+    }
     if (!kv || !kv->gen) {
         return;
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kv_values.h"
+#include "../util/fnv1a.h"     /* both builds: util is beside store */
 
 #define KV_VALUES_MIN_BUCKETS 64
 
@@ -23,18 +24,9 @@ struct kv_values {
     uint64_t count, bytes;
 };
 
-#define FNV64_BASIS 0xcbf29ce484222325ULL
-#define FNV64_PRIME 0x100000001b3ULL
-
 uint64_t kv_values_tag(const void *bytes, size_t len)
 {
-    const uint8_t *p = bytes;
-    uint64_t hash = FNV64_BASIS;
-
-    for (size_t i = 0; i < len; i++) {
-        hash = (hash ^ p[i]) * FNV64_PRIME;
-    }
-    return hash;
+    return fnv1a64(FNV1A64_BASIS, bytes, len);
 }
 
 static size_t kv_bucket(const struct kv_values *kv, const struct kv_values_key *key)

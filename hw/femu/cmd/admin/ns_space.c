@@ -9,6 +9,7 @@
 #include "cmd/admin/ns_space.h"
 #include "cmd/core/cmd_set.h"
 #include "cmd/core/ns_table.h"
+#include "util/fnv1a.h"
 
 /* ---- A namespace's LBA format ---- */
 
@@ -60,15 +61,15 @@ bool femu_ns_find_extent(FemuCtrl *n, uint64_t sectors, uint64_t *base)
 /* A UUID stable for a given serial, NSID and creation count (FNV-1a), RFC 4122 layout. */
 static void femu_ns_derive_uuid(FemuCtrl *n, FemuNamespace *ns)
 {
-    uint64_t hash = 0xcbf29ce484222325ULL;
+    uint64_t hash = FNV1A64_BASIS;
     uint64_t salt = (uint64_t)ns->nsid << 32 | n->ns_created;
 
     for (unsigned i = 0; i < sizeof(ns->uuid); i++) {
         for (const char *c = n->serial_number; *c; c++) {
-            hash = (hash ^ (uint8_t)*c ^ i) * 0x100000001b3ULL;
+            hash = fnv1a64_byte(hash, (uint8_t)*c ^ i);     /* i < 16: one byte */
         }
         for (unsigned b = 0; b < 8 && salt; b++) {
-            hash = (hash ^ ((salt >> (8 * b)) & 0xff)) * 0x100000001b3ULL;
+            hash = fnv1a64_byte(hash, (salt >> (8 * b)) & 0xff);
         }
         ns->uuid[i] = hash >> 56;
     }

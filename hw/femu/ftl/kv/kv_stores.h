@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "femu_ftl/ftl.h"
+#include "fnv1a.h"            /* util: the key hash */
 #include "kv/kv_tables.h"
 
 struct ftl;
@@ -21,11 +22,8 @@ struct kv_store *kv_store_of(const struct ftl *ftl, uint32_t nsid);
  * lives in (mod index_pages), the flash record's bucket, the treap's priority. */
 static inline uint64_t kv_key_hash(const struct ftl_kv_key *key)
 {
-    uint64_t h = 14695981039346656037ull;
-    for (uint32_t i = 0; i < key->len && i < FTL_KV_KEY_MAX; i++) {
-        h = (h ^ key->bytes[i]) * 1099511628211ull;
-    }
-    return (h ^ key->len) * 1099511628211ull;
+    size_t len = key->len < FTL_KV_KEY_MAX ? key->len : FTL_KV_KEY_MAX;
+    return fnv1a64_byte(fnv1a64(FNV1A64_BASIS, key->bytes, len), key->len);
 }
 
 /* Bytes of a log record: header, key, value. */

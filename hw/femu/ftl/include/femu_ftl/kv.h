@@ -61,8 +61,8 @@ struct ftl_kv_info {
     uint64_t used_bytes;        /* live value bytes (NUSE) */
     uint64_t keys;              /* live keys */
     uint64_t max_keys;          /* keys the index holds (kv_max_keys, or derived) */
-    uint32_t max_value_bytes;   /* kv_max_value */
     uint64_t base_sector, sectors;  /* the FTL range the store owns */
+    uint32_t max_value_bytes;   /* kv_max_value (last: no padding inside) */
 };
 
 /*
