@@ -11,7 +11,7 @@ from femu_common.cli_args import UsageError
 from femu_lab import devconfig, workloads
 from femu_lab.run import kv_params, sim_run
 from femu_lab.workloads import WorkloadError
-from lab_calls import lab, sweep
+from lab_calls import lab, read_csv, sweep
 
 MIXES = "abcdef"
 OPS = "100000000000"       # more than any runtime: --runtime ends the measured part
@@ -139,6 +139,11 @@ def test_a_sim_sweep_of_a_kv_workload_uses_its_configuration(capsys, tmp_path, f
         assert summary["kv"]["ops"] > 0 and summary["kv"]["status"]["store"]["ok"] > 0
         cmdline = (point / "sim-cmdline.txt").read_text()
         assert "--kv-value-size 1024" in cmdline and "--runtime 1" in cmdline
+        result = json.loads((point / "result.json").read_text())
+        assert result["kv_ops_per_s"] == summary["kv"]["ops_per_s"]
+    rows = read_csv(out / "sweep.csv")        # the table has the KV column
+    assert [float(row["kv_ops_per_s"]) > 0 for row in rows] == [True, True]
+    assert any("KV ops/s" in line for line in stdout)
 
 
 def test_a_sim_sweep_refuses_precondition_for_a_kv_workload(capsys, tmp_path):

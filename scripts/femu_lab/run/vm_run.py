@@ -255,6 +255,7 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
         raise ReportError(str(error)) from None
     if kv is not None:
         figures["kv"] = kv
+        figures["kv_ops_per_s"] = kv["guest"].get("ops_per_s")   # a sweep's table column
     figures.update({"accel": result.accel, "accel_fallback": result.accel_fallback,
                     "wall_seconds": round(wall, 1),
                     "boot_to_job_seconds": result.boot_to_job_seconds,
