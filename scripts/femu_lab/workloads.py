@@ -11,7 +11,9 @@ comment lines carry `# key: value` headers:
     # include: lib/hotcold.sh shell code inlined before the body (relative to the library,
                               and inside it)
     # sim: --rw randwrite ... the same workload for ftl-sim (--engine sim); $ARG expands;
-                              only the workload options of SIM_OPTIONS
+                              only the workload options of SIM_OPTIONS (a key-value
+                              workload's --kv-keys and --qd are its VM run's too:
+                              run/kv_params)
     # sweep-param: numjobs    the parameter a study varies (its plots use it)
     # workload-keys: bs iodepth   the sweep's wl.* keys its guest job honours (femu_lab.run.
                               workload_params: its measured fio calls use fio_json)
@@ -57,7 +59,9 @@ _ARG = re.compile(r"^[A-Za-z0-9_.+-]+$")
 # workload file read or overwrite any host file the user can).
 SIM_OPTIONS = {"--rw", "--rwmixread", "--dist", "--bs", "--qd", "--size", "--precondition",
                "--io-size", "--runtime", "--seed", "--stream", "--zone", "--fdp", "--fdp-hot",
-               "--idle"}
+               "--idle", "--kv", "--kv-mix", "--kv-dist", "--kv-keys", "--kv-ops",
+               "--kv-value-size"}
+SIM_FLAGS = {"--kv"}           # options of SIM_OPTIONS that take no value
 TRACE_SUFFIX = ".trace"
 NS_PER_S = 1_000_000_000
 _TIMED_RECORDS = {"W", "R", "D", "F", "Y", "X", "P", "A", "E", "ZW", "ZA", "ZR", "ZM", "C",
@@ -115,9 +119,11 @@ class Workload:
                                 "ftl-sim only (femu-lab sweep --engine sim)")
 
     def guest_script(self, runtime: int, precondition: bool,
-                     fio_args: Sequence[str] = ()) -> str:
+                     fio_args: Sequence[str] = (),
+                     variables: Optional[Dict[str, str]] = None) -> str:
         """The whole job: variables, prelude, includes, optional precondition, body, end.
-        fio_args: options fio_json appends to each measured fio call (a sweep's wl.*)."""
+        fio_args: options fio_json appends to each measured fio call (a sweep's wl.*);
+        variables: more of the job's variables (a KV load's KV_KEYS, run/kv_params)."""
         self.require_guest()
         # Names come from the user (a file's name may hold a newline or '$(...)'): they
         # enter the job only as quoted words, never in a comment, where a newline would
@@ -129,8 +135,9 @@ class Workload:
                  f"PRECONDITION={1 if precondition else 0}",
                  f"WORKLOAD={shlex.quote(self.name)}",
                  f"WORKLOAD_FILE={shlex.quote(self.path.name)}",
-                 f"WL_FIO_ARGS={shlex.quote(' '.join(fio_args))}",
-                 PRELUDE.read_text()]
+                 f"WL_FIO_ARGS={shlex.quote(' '.join(fio_args))}"]
+        parts += [f"{name}={shlex.quote(value)}" for name, value in (variables or {}).items()]
+        parts += [PRELUDE.read_text()]
         parts += [path.read_text() for path in self.includes]
         parts += ["precondition_device" if precondition else "", self.body, "finish_workload"]
         return "\n".join(parts) + "\n"
@@ -271,7 +278,7 @@ def _check_sim_line(path: Path, line: str) -> None:
             if option not in SIM_OPTIONS:
                 raise WorkloadError(f"{path}: '# sim:' option {option} is not allowed (a "
                                     f"workload sets only {', '.join(sorted(SIM_OPTIONS))})")
-            expects_value = "=" not in word
+            expects_value = "=" not in word and option not in SIM_FLAGS
         elif expects_value:
             expects_value = False
         else:

@@ -4,4 +4,5 @@
 # config: kv-lab.conf
 # device: kv_ns_mb=256
 # include: lib/kv.sh
+# sim: --kv --kv-mix e --kv-keys 4000 --kv-ops 100000000000 --kv-value-size $ARG --qd 4
 kv_ycsb e

@@ -35,8 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="KEY=V1,V2,...",
                         help="one value: a fixed override; several: a swept axis "
                              "(repeatable; the cross product of the axes is run)")
-    parser.add_argument("--config", type=Path, default=blackbox.LAB_CONFIG, metavar="FILE",
-                        help="SSD configuration (default conf/lab-1g.conf)")
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="SSD configuration (default: the workload's '# config:', else "
+                             "conf/lab-1g.conf)")
     parser.add_argument("--baseline", action="store_true",
                         help="hot/cold sweeps: add a first point with placement=single, "
                              "labelled 'single stream (baseline)'")
@@ -105,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
     if args.baseline:
         plan.add_baseline()
     request = lab_sweep.SweepRequest(
-        workload=workload, config_path=args.config, plan=plan,
+        workload=workload, config_path=args.config or workload.config or blackbox.LAB_CONFIG,
+        plan=plan,
         runtime=args.runtime or workload.runtime, precondition=args.precondition,
         engine=args.engine, jobs=args.jobs, out=args.out, smp=args.smp, mem_mb=args.mem,
         accel=args.accel, qemu=args.qemu, aged=args.aged, guest_release=args.guest_release,

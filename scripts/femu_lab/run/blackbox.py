@@ -2,7 +2,7 @@
 
     run-blackbox.sh [--config FILE] [--set KEY=VALUE]... [--workload NAME|FILE]
                     [--runtime SECONDS] [--precondition | --aged STATE] [--record]
-                    [--smp N] [--mem MIB] [--out DIR]
+                    [--smp N] [--mem MIB] [--out DIR] [--kv-keys N] [--kv-qd N]
     run-blackbox.sh ... --trace FILE [--trace-format F] [--trace-timing timed|fast]
                     [--trace-lba-map modulo|scale|refuse]        (a real-world trace)
     run-blackbox.sh [--config FILE] [--set KEY=VALUE]... [--smp N] [--mem MIB]
@@ -32,7 +32,7 @@ from ..workloads import WorkloadError
 from . import fdp_report, kv_report
 from . import zns_report
 from ..traces import femu_trace
-from . import aged, compat, trace_replay, vm_run as lab_run
+from . import aged, compat, kv_params, trace_replay, vm_run as lab_run
 from .aged import AgedError
 from .report import headline
 
@@ -91,6 +91,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="at=SECONDS (into the workload), after-writes=N, after-flushes=N, "
                           "or random[=MAX] (after 1..MAX writes, drawn under --seed)")
     lab_options.add_seed_option(cut, "draws --power-cut random's point (default 1)")
+    kv = parser.add_argument_group(
+        "key-value load", "kv-ycsb-*: the load kv-load runs in the guest (default: the "
+        "workload's '# sim:' --kv-keys and --qd, what a sweep --engine sim runs)")
+    kv.add_argument("--kv-keys", type=whole_number(1, kv_params.KEYS_MAX), metavar="N",
+                    help="keys stored before the measured part (the load phase)")
+    kv.add_argument("--kv-qd", type=whole_number(1, kv_params.QD_MAX), metavar="N",
+                    help="commands kv-load keeps outstanding")
     replay = parser.add_argument_group(
         "trace replay", "a real-world trace instead of a workload: femu-trace converts it to "
         "a fio iolog on the namespace, fio replays it in the guest (docs/labs.md)")
@@ -159,6 +166,8 @@ def run(args: argparse.Namespace, prog: str = PROG) -> int:
             raise UsageError("--trace is for lab runs (without IMAGE)")
         if args.power_cut is not None and args.image_args:
             raise UsageError("--power-cut is for lab runs (without IMAGE)")
+        if (args.kv_keys is not None or args.kv_qd is not None) and args.image_args:
+            raise UsageError("--kv-keys and --kv-qd are for lab runs (without IMAGE)")
         if args.aged and args.precondition:
             raise UsageError("--aged and --precondition exclude each other: the state is the "
                              "preconditioning")
@@ -191,6 +200,9 @@ def _lab_mode(args) -> int:
     if args.trace is None:
         workload = workloads.resolve(args.workload or DEFAULT_WORKLOAD)
         workload.require_guest()
+        kv_params.choose(workload, args.kv_keys, args.kv_qd)   # refused before any build
+    elif args.kv_keys is not None or args.kv_qd is not None:
+        raise UsageError("--kv-keys and --kv-qd are for key-value workloads, not --trace")
     elif not args.trace.is_file():
         what = "is not a file" if args.trace.exists() else "does not exist"
         raise UsageError(f"--trace {shown(str(args.trace), 200)} {what}")
@@ -212,6 +224,7 @@ def _lab_mode(args) -> int:
 
 def _lab_run(args, workload, config, replay=None) -> int:
     runtime = args.runtime or workload.runtime
+    kv = kv_params.choose(workload, args.kv_keys, args.kv_qd)
     overrides = config.overrides
     if workload.needs_mib * MIB > config.logical_bytes:
         raise UsageError(f"workload '{workload.name}' needs {workload.needs_mib} MiB but "
@@ -231,6 +244,8 @@ def _lab_run(args, workload, config, replay=None) -> int:
     start = ", preconditioned" if args.precondition else ""
     if state is not None:
         start = f", from the aged state {args.aged}"
+    if kv:
+        start += ", " + ", ".join(f"{key}={value}" for key, value in kv.items())
     _say(f"{workload.name} for {length.text()} on {config.name}{settings}{start}; "
          f"results in {_shown(folder.resolve())}")
     request = lab_run.LabRequest(
@@ -239,7 +254,8 @@ def _lab_run(args, workload, config, replay=None) -> int:
         mem_mb=args.mem or 1024, accel=args.accel, live=True, record=args.record,
         aged=state, kernel=image.kernel, initramfs=image.initramfs,
         params=replay.params if replay else {},
-        guest_files=replay.guest_files if replay else {}, power_cut=power_cut)
+        guest_files=replay.guest_files if replay else {}, power_cut=power_cut,
+        kv_keys=args.kv_keys, kv_qd=args.kv_qd)
     result = lab_run.run(request)
     _say(headline(result.figures))
     zns_text = zns_report.report_text(result.folder)

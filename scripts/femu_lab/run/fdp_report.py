@@ -18,6 +18,8 @@ from typing import Dict, List, Optional
 
 from femu_common.errors import FemuError
 
+from . import figures_file
+
 FDP_FILE = "fdp.json"
 LOG_FILES = ("fdp-start-stats.json", "fdp-end-stats.json")
 LOG_FIELDS = ("hbmw", "mbmw", "mbe")
@@ -104,9 +106,7 @@ def record(folder: Path, run=None, window=None) -> Optional[Dict[str, object]]:
         result = figures(folder, run, window)
     except AnalysisError as error:
         raise FdpReportError(f"FDP figures of {folder.name}: {error}") from None
-    if result is not None:
-        (folder / FDP_FILE).write_text(json.dumps(result, indent=2) + "\n")
-    return result
+    return figures_file.save(folder, FDP_FILE, result)
 
 
 def _fmt(value) -> str:
@@ -129,7 +129,4 @@ def format_figures(result: Dict[str, object]) -> str:
 
 def report_text(folder: Path) -> Optional[str]:
     """What fdp.json holds, as text; None for a run without one."""
-    path = folder / FDP_FILE
-    if not path.is_file():
-        return None
-    return format_figures(json.loads(path.read_text()))
+    return figures_file.text(folder, FDP_FILE, format_figures)

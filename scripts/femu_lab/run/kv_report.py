@@ -12,6 +12,8 @@ from typing import Dict, Optional
 
 from femu_common.errors import FemuError
 
+from . import figures_file
+
 KV_FILE = "kv.json"
 GUEST_SUMMARY = "kv-load.json"
 # the device's KV counters (hw/femu/ftl/STATS.md), summed over stats.csv's rows
@@ -57,10 +59,7 @@ def figures(folder: Path) -> Optional[Dict[str, object]]:
 
 def record(folder: Path) -> Optional[Dict[str, object]]:
     """figures(), also written to folder/kv.json."""
-    result = figures(folder)
-    if result is not None:
-        (folder / KV_FILE).write_text(json.dumps(result, indent=2) + "\n")
-    return result
+    return figures_file.save(folder, KV_FILE, figures(folder))
 
 
 def format_figures(result: Dict[str, object]) -> str:
@@ -80,7 +79,4 @@ def format_figures(result: Dict[str, object]) -> str:
 
 def report_text(folder: Path) -> Optional[str]:
     """What kv.json holds, as text; None for a run without one."""
-    path = folder / KV_FILE
-    if not path.is_file():
-        return None
-    return format_figures(json.loads(path.read_text()))
+    return figures_file.text(folder, KV_FILE, format_figures)

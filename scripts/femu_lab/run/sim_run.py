@@ -97,5 +97,7 @@ def _run_in(request: SimRequest, work: Path) -> Dict[str, object]:
     summary = json.loads((work / "summary.json").read_text())
     figures.update({"engine": "sim", "wall_seconds": round(wall, 3),
                     "sim_seconds": summary.get("sim_time_s")})
+    if isinstance(summary.get("kv"), dict):     # ftl-sim --kv: the measured part's ops/s
+        figures["kv_ops_per_s"] = summary["kv"].get("ops_per_s")
     (work / "result.json").write_text(json.dumps(figures, indent=2) + "\n")
     return figures

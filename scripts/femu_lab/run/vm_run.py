@@ -47,7 +47,7 @@ from ..workloads import Workload
 from . import zns_report
 from ..length import measured_workload_seconds
 from .live_progress import LiveProgress
-from . import workload_params
+from . import kv_params, workload_params
 from .report import ReportError, analyse, name_summaries
 from .steady import SteadyRule
 
@@ -90,6 +90,8 @@ class LabRequest:
     power_cut: Optional[CutSpec] = None   # the host cuts the device's power (run/cut_spec)
     workload_params: Dict[str, str] = field(default_factory=dict)   # a sweep's wl.* keys
     steady: Optional[SteadyRule] = None   # measure where WAF settled (run/steady.py)
+    kv_keys: Optional[int] = None   # a KV workload's load (run/kv_params; None: its default)
+    kv_qd: Optional[int] = None
 
 
 @dataclass
@@ -168,13 +170,15 @@ def _log_to_read(folder: Path, named: Optional[str], logs: Sequence[str]) -> str
 def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
     workload = request.workload
     request.config.write(work / "config.conf")
+    kv = kv_params.choose(workload, request.kv_keys, request.kv_qd)
     script = workload.guest_script(request.runtime, request.precondition,
-                                   workload_params.fio_args(request.workload_params))
+                                   workload_params.fio_args(request.workload_params),
+                                   kv_params.guest_variables(kv))
     (work / "workload.sh").write_text(script)
     params = {"workload": workload.name, "runtime": request.runtime,
               **workload.length(request.runtime).params(),
               "precondition": request.precondition, "config_name": request.config.name,
-              **request.config.overrides, **workload.device, **request.params}
+              **request.config.overrides, **workload.device, **kv, **request.params}
     if request.aged is not None:
         params["aged"] = str(request.aged)
     params.update(workload_params.record(request.workload_params, request.steady))
@@ -251,6 +255,7 @@ def _run_in(request: LabRequest, work: Path) -> Dict[str, object]:
         raise ReportError(str(error)) from None
     if kv is not None:
         figures["kv"] = kv
+        figures["kv_ops_per_s"] = kv["guest"].get("ops_per_s")   # a sweep's table column
     figures.update({"accel": result.accel, "accel_fallback": result.accel_fallback,
                     "wall_seconds": round(wall, 1),
                     "boot_to_job_seconds": result.boot_to_job_seconds,

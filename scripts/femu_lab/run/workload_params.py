@@ -119,14 +119,14 @@ def sim_args(args: Sequence[str], params: Mapping[str, str]) -> List[str]:
     if "bs" in params:
         out += ["--bs", params["bs"]]
     if "iodepth" in params or "numjobs" in params:
-        depth = int(params.get("iodepth") or _option(args, "--qd") or 1)
+        depth = int(params.get("iodepth") or option_value(args, "--qd") or 1)
         out += ["--qd", str(depth * int(params.get("numjobs", 1)))]
     if "rwmixread" in params:
         out += ["--rw", "randrw", "--rwmixread", params["rwmixread"]]
     return out
 
 
-def _option(args: Sequence[str], name: str) -> Optional[str]:
+def option_value(args: Sequence[str], name: str) -> Optional[str]:
     """The last value of option name in args (--name V or --name=V)."""
     value = None
     for index, arg in enumerate(args):

@@ -98,3 +98,11 @@ def check_hot_threshold(plan: SweepPlan, planned: List[PlannedPoint]) -> None:
         raise CheckError(f"--set hot_threshold: placement is {placement}{where}, and the FTL "
                          "ignores hot_threshold unless placement=hotcold "
                          "(add --set placement=hotcold)")
+
+
+def check_kv_precondition(workload: Workload, engine: str, precondition: bool) -> None:
+    """ftl-sim --kv takes no --precondition: a key-value workload's load phase fills it."""
+    if engine == "sim" and precondition and "--kv" in workload.simulator_args():
+        raise CheckError(f"--precondition: workload '{workload.name}' is key-value (ftl-sim "
+                         "--kv): its load phase stores its keys first, there is no block "
+                         "device to fill")

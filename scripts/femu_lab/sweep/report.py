@@ -28,11 +28,14 @@ FIGURES = (  # (result.json key = csv column, table header, format)
     ("fold_erased_blocks", "fold erased blocks", "{:.0f}"),
     ("gc_moved_pages", "GC moved pages", "{:.0f}"),
     ("fio_iops", "fio IOPS", "{:.0f}"),
+    ("kv_ops_per_s", "KV ops/s", "{:.0f}"),
 )
 
 # Columns only when a point has a figure other than 0 (or none) there: fio IOPS (simulated
-# points and sysbench runs have none) and the parts of WAF and erasures most drives lack.
-WHEN_NOT_ZERO = ("fio_iops", "waf_fold", "waf_map", "waf_copy", "fold_erased_blocks")
+# points and sysbench runs have none), the parts of WAF and erasures most drives lack, a
+# key-value workload's operations per second (kv-load's in the VM, ftl-sim --kv's).
+WHEN_NOT_ZERO = ("fio_iops", "waf_fold", "waf_map", "waf_copy", "fold_erased_blocks",
+                 "kv_ops_per_s")
 
 
 @dataclass

@@ -70,6 +70,7 @@ def prepare(request: SweepRequest) -> Sweep:
     sweep_checks.check_workload_fits(request.workload, request.engine, points)
     sweep_checks.check_hot_threshold(request.plan, points)
     sweep_checks.check_workload_params(request.workload, request.engine, request.plan)
+    sweep_checks.check_kv_precondition(request.workload, request.engine, request.precondition)
     if request.aged is not None:
         request.aged = _check_aged(request.aged, points)
     folder = request.out or sweep_folder.default_folder(RESULTS_ROOT, request.workload,

@@ -4,6 +4,8 @@
 # mix runs RUNTIME seconds at queue depth KV_QD (phase `workload`, the measured window).
 # Results: kv-ops.csv (each operation: end_s,kind,latency_us,status), kv-load.json (the
 # summary), kv-load.txt and kv-run.txt (each phase's summary line), kv-ns.txt (how the namespace was found).
+# The host sets KV_KEYS and KV_QD in the job (the workload's '# sim:' --kv-keys and --qd,
+# or femu-lab run --kv-keys/--kv-qd: femu_lab/run/kv_params.py); these serve a file without.
 KV_KEYS=${KV_KEYS:-4000}
 KV_QD=${KV_QD:-4}
 

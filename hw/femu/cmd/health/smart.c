@@ -21,7 +21,8 @@
 /*
  * SMART counters, the controller's and the namespace's: Data Units Read count the LBAs of
  * Read, Compare and Verify; Host Read Commands count Read and Compare (cmds false for
- * Verify); a Read that fails on marked LBAs counts as a command and reads no data.
+ * Verify); a Read that fails on marked LBAs counts as a command and reads no data. Key
+ * Value: Retrieve reads the bytes it returns, Store writes its value (cmd/io/kv.c).
  */
 void femu_smart_read(FemuCtrl *n, FemuNamespace *ns, uint64_t bytes, bool cmds)
 {

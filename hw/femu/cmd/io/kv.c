@@ -26,6 +26,10 @@
  *  - List: CDW10 the host buffer size; the key in the command is the start key (it need not
  *    exist). The buffer returns the Number of Returned Keys (bytes 3:0), then each key as
  *    its length (2 bytes), its bytes, and zero padding to a 4-byte boundary, as many as fit.
+ * SMART (log page 02h): the set names Retrieve its SMART Host Read and Data Units Read
+ * command and Store its User Data Out command, so a served Retrieve counts one read and the
+ * bytes it moved to the host, a served Store one write and its value's bytes; Delete, Exist
+ * and List count nothing. A refused command counts nothing either, as for NVM I/O.
  * Statuses (generic status type, the I/O command set specific range): 85h Invalid Value
  * Size, 86h Invalid Key Size, 87h KV Key Does Not Exist, 89h KV Key Exists; 81h Capacity
  * Exceeded (backend/ftl_status.c maps the FTL's codes).
@@ -34,6 +38,7 @@
 
 #include "backend/ftl_status.h"
 #include "cmd/core/cmd.h"
+#include "cmd/health/smart.h"
 #include "cmd/io/kv.h"
 #include "ctrl/dma.h"
 #include "store/kv_values.h"
@@ -131,6 +136,7 @@ uint16_t femu_kv_store(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuR
         g_free(value);
         return NVME_INTERNAL_DEV_ERROR;
     }
+    femu_smart_write(n, ns, size);  /* a User Data Out command: its value bytes */
     femu_kv_request(req, ns, FTL_OP_KV_STORE, &key, size);
     req->ftl.value_tag = tag;
     req->ftl.flags |= opts;
@@ -170,6 +176,7 @@ uint16_t femu_kv_retrieve(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     if (status) {
         return femu_dnr(status);
     }
+    femu_smart_read(n, ns, moved, true);    /* the bytes the host got, not the value's size */
     femu_kv_request(req, ns, FTL_OP_KV_RETRIEVE, &key, moved);
     req->result = size;             /* CQE DW0: the value's full size */
     return NVME_SUCCESS;
