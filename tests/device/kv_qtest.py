@@ -104,3 +104,21 @@ def all_keys(nvme, sq, nsid=KV_NSID):
     cqe, buf = list_raw(nvme, sq, b"\0", 65536, nsid)
     assert cqe.ok, str(cqe)
     return parse_list(buf)
+
+
+ADM_NS_MGMT, ADM_NS_ATTACH = 0x0D, 0x15
+
+
+def create_kv(nvme, capacity):
+    """Namespace Management create with CSI 01h: the KV Identify Namespace data's NSZE
+    (bytes 7:0) is the capacity in value bytes."""
+    ident = bytearray(4096)
+    struct.pack_into("<Q", ident, 0, capacity)
+    return nvme.admin(Command(ADM_NS_MGMT, prp1=nvme.buffer(bytes(ident)),
+                              cdw10=0, cdw11=CSI_KV << 24))
+
+
+def attach(nvme, nsid):
+    """Attach nsid to this controller (controller list: one entry, ID 0)."""
+    table = struct.pack("<HH", 1, 0).ljust(4096, b"\0")
+    return nvme.admin(Command(ADM_NS_ATTACH, nsid=nsid, cdw10=0, prp1=nvme.buffer(table)))

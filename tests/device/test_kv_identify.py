@@ -7,12 +7,12 @@ import struct
 
 from kv_qtest import (CSI_KV, CSI_NVM, KV_DELETE, KV_EXIST, KV_LIST, KV_MB, KV_NSID,
                       KV_PROPS, KV_RETRIEVE, KV_STORE, NVM_NSID, SC_INVALID_FIELD, all_keys,
-                      exist, kv_device, store)
+                      attach, create_kv, exist, kv_device, store)
 from nvme_qtest import CAP, Command, femu_only, nvme_qemu, start  # noqa: F401
 
 pytestmark = femu_only()
 
-ADM_IDENTIFY, ADM_GET_LOG, ADM_NS_MGMT, ADM_NS_ATTACH, ADM_FORMAT = 0x06, 0x02, 0x0D, 0x15, 0x80
+ADM_IDENTIFY, ADM_GET_LOG, ADM_NS_MGMT, ADM_FORMAT = 0x06, 0x02, 0x0D, 0x80
 CNS_NS, CNS_DESCRIPTORS, CNS_CS_NS, CNS_CS_CTRL, CNS_CS_ACTIVE = 0x00, 0x03, 0x05, 0x06, 0x07
 CNS_CS_INDEP, CNS_IO_CMD_SETS = 0x08, 0x1C
 EFF_CSUPP, EFF_LBCC = 1, 2
@@ -98,18 +98,6 @@ def test_kv_namespace_is_inactive_under_css_nvm_only(start):
     cqe, data = identify(nvme, 0x02)                            # active list: NVM only
     assert cqe.ok and struct.unpack_from("<2I", data, 0) == (NVM_NSID, 0)
     assert identify(nvme, CNS_CS_NS, KV_NSID, CSI_KV)[0].code == SC_INVALID_FIELD
-
-
-def create_kv(nvme, capacity):
-    ident = bytearray(4096)
-    struct.pack_into("<Q", ident, 0, capacity)
-    return nvme.admin(Command(ADM_NS_MGMT, prp1=nvme.buffer(bytes(ident)),
-                              cdw10=0, cdw11=CSI_KV << 24))
-
-
-def attach(nvme, nsid):
-    table = struct.pack("<HH", 1, 0).ljust(4096, b"\0")
-    return nvme.admin(Command(ADM_NS_ATTACH, nsid=nsid, cdw10=0, prp1=nvme.buffer(table)))
 
 
 def test_namespace_management_deletes_and_creates_kv_namespaces(start):

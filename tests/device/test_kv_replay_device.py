@@ -10,34 +10,22 @@ No Overwrite on a key that exists) are answered at fetch and never reach the FTL
 recording holds none of them."""
 import csv
 import json
-import struct
 
-from kv_qtest import (CSI_KV, CSS_ALL, KV_NSID, KV_PROPS, SO_NO_OVERWRITE, SC_KEY_EXISTS,
-                      SC_KEY_NOT_EXIST, all_keys, delete, exist, retrieve, store)
+from kv_qtest import (CSS_ALL, KV_NSID, KV_PROPS, SO_NO_OVERWRITE, SC_KEY_EXISTS,
+                      SC_KEY_NOT_EXIST, all_keys, attach, create_kv, delete, exist, retrieve,
+                      store)
 from nvme_qtest import CSTS_RDY, Command, femu_only, nvme_qemu, start  # noqa: F401
 from test_nvme_stats import phase
 
 pytestmark = femu_only()
 
-ADM_NS_MGMT, ADM_NS_ATTACH, ADM_FORMAT = 0x0D, 0x15, 0x80
+ADM_NS_MGMT, ADM_FORMAT = 0x0D, 0x80
 # 1 channel x 2 LUNs x 128 blocks of 32 pages: 32 MiB raw, 24 MiB logical: the 4 MiB
 # kv_ns_mb store, and the NVM namespace beside it, deleted to make room for a 1 MiB one.
 GEOMETRY = {"nchs": 1, "luns_per_ch": 2, "blks_per_pl": 128, "pgs_per_blk": 32,
             "devsz_mb": 24, "kv_index_cache_pages": 4, "kv_max_value": 16384}
 STATS_FILES = ("stats.csv", "IOPSData.csv", "throughputData.csv", "GCData.csv",
                "WAFData.csv", "statistics.csv", "phases.csv", "lpn_access_count.csv")
-
-
-def create_kv(nvme, capacity):
-    ident = bytearray(4096)
-    struct.pack_into("<Q", ident, 0, capacity)
-    return nvme.admin(Command(ADM_NS_MGMT, prp1=nvme.buffer(bytes(ident)),
-                              cdw10=0, cdw11=CSI_KV << 24))
-
-
-def attach(nvme, nsid):
-    table = struct.pack("<HH", 1, 0).ljust(4096, b"\0")
-    return nvme.admin(Command(ADM_NS_ATTACH, nsid=nsid, cdw10=0, prp1=nvme.buffer(table)))
 
 
 def value(i):
