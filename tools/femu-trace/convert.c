@@ -29,6 +29,7 @@ struct conversion {
     struct tin_input *input;
     struct tin_settings *s;
     uint64_t fua_writes;        /* the dry run's count: femu's output needs version 5 */
+    uint64_t not_block;         /* femu records no output format holds (tin_counts) */
 };
 
 /* The conversion proper into w, or with w NULL the dry run; 0, or 2 with err (bad input),
@@ -76,6 +77,7 @@ static int copy_requests(struct conversion *c, struct writer *w, char *err, size
         snprintf(err, errlen, "%s: no usable request in the trace", in);
         status = 2;
     }
+    c->not_block = tin_counts_of(r)->not_block;
     tin_close(r);
     return status;
 }
@@ -123,6 +125,11 @@ static void report_left_out(const struct conversion *c, const struct writer *w)
     if (w->left_out) {
         one_line(stderr, "femu-trace", "%llu trims and flushes have no MQSim record: left out",
                  (unsigned long long)w->left_out);
+    }
+    if (c->not_block) {
+        one_line(stderr, "femu-trace", "%llu verify, format, zone, copy, FDP, write cache or "
+                 "key-value requests are not block requests: left out",
+                 (unsigned long long)c->not_block);
     }
     if (c->fua_writes && w->format != OUT_FEMU) {
         one_line(stderr, "femu-trace", "%llu FUA writes have no FUA mark in %s: written as "

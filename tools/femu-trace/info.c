@@ -66,12 +66,12 @@ static void print_json(const struct facts *f, enum tin_format format,
            PRIu64 ", \"bytes_trimmed\": %" PRIu64 ", \"footprint_bytes\": %" PRIu64 ", "
            "\"footprint_approximate\": %s, \"extent_bytes\": %" PRIu64 ", \"skipped_bad\": %"
            PRIu64 ", \"zero_length\": %" PRIu64 ", \"filtered\": %" PRIu64 ", "
-           "\"size_histogram\": {",
+           "\"not_block\": %" PRIu64 ", \"size_histogram\": {",
            tin_format_name(format), f->records, f->last_ns - f->first_ns, f->ops[TIN_READ],
            f->ops[TIN_WRITE], f->ops[TIN_TRIM], f->ops[TIN_FLUSH], f->bytes[TIN_READ],
            f->bytes[TIN_WRITE], f->bytes[TIN_TRIM], f->fp.pages * FOOTPRINT_PAGE,
            f->fp.approximate ? "true" : "false", f->extent, c->bad, c->zero_length,
-           c->filtered);
+           c->filtered, c->not_block);
     const char *sep = "";
     for (unsigned k = 0; k < BUCKETS; k++) {
         if (f->sizes[k]) {
@@ -93,6 +93,10 @@ static void print_text(const struct facts *f, enum tin_format format,
     printf("format          %s\n", tin_format_name(format));
     printf("records         %" PRIu64 " (%" PRIu64 " bad skipped, %" PRIu64 " of zero length, "
            "%" PRIu64 " filtered out)\n", f->records, c->bad, c->zero_length, c->filtered);
+    if (c->not_block) {
+        printf("not block       %" PRIu64 " (verify, format, zone, copy, FDP, write cache "
+               "or key-value requests: not counted above)\n", c->not_block);
+    }
     printf("span            %.6f s\n", (double)(f->last_ns - f->first_ns) / 1e9);
     printf("reads / writes  %" PRIu64 " / %" PRIu64 " (%.1f / %.1f MiB)\n", f->ops[TIN_READ],
            f->ops[TIN_WRITE], (double)f->bytes[TIN_READ] / 1048576.0,

@@ -10,6 +10,7 @@ struct femu_in {
     const char *path;           /* the caller's, for messages */
     struct trace_record cur;    /* a D record whose ranges are being handed out */
     uint32_t next_range;
+    uint64_t not_block;         /* requests passed over: not block requests */
 };
 
 struct femu_in *femu_in_open(FILE *stream, const char *path, bool skip_bad, char *err,
@@ -84,8 +85,14 @@ int femu_in_next(struct femu_in *r, struct tin_record *rec, char *err, size_t er
                 }
             }
             continue;
+        case TRACE_SEED:
+        case TRACE_PHASE:
+        case TRACE_ADVANCE:
+        case TRACE_END:
+            continue;   /* markers, not requests */
         default:
-            continue;   /* not a block request */
+            r->not_block++;     /* a request, but not a block one: counted */
+            continue;
         }
     }
 }
@@ -98,6 +105,11 @@ struct trace_reader *femu_in_reader(struct femu_in *r)
 int femu_in_version(const struct femu_in *r)
 {
     return trace_version(r->t);
+}
+
+uint64_t femu_in_not_block(const struct femu_in *r)
+{
+    return r->not_block;
 }
 
 uint64_t femu_in_bad_lines(const struct femu_in *r)

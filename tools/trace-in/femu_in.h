@@ -28,6 +28,8 @@ struct trace_reader *femu_in_reader(struct femu_in *r);
 int femu_in_version(const struct femu_in *r);
 /* Bad lines passed over so far (skip_bad). */
 uint64_t femu_in_bad_lines(const struct femu_in *r);
+/* The requests passed over so far that are not block requests (tin_counts.not_block). */
+uint64_t femu_in_not_block(const struct femu_in *r);
 void femu_in_close(struct femu_in *r);
 
 #endif

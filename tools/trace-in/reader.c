@@ -235,6 +235,7 @@ int tin_next(struct tin_reader *r, struct tin_record *rec, char *err, size_t err
                          : next_line_record(r, rec, err, errlen);
         if (r->femu) {
             r->counts.bad = femu_in_bad_lines(r->femu);
+            r->counts.not_block = femu_in_not_block(r->femu);
         }
         if (rc < 0) {
             return fail(r, err);

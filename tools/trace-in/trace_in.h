@@ -59,6 +59,9 @@ struct tin_counts {
     uint64_t bad;               /* bad lines passed over (skip_bad) */
     uint64_t zero_length;       /* reads, writes and trims of 0 bytes: passed over */
     uint64_t filtered;          /* requests another host, disk or device's (filters) */
+    uint64_t not_block;         /* femu's records of requests no block request holds
+                                 * (verify, format, zone, copy, FDP, write cache,
+                                 * key-value): passed over */
 };
 
 struct tin_reader;
