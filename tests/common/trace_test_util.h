@@ -1,8 +1,9 @@
 /*
  * Helpers of the femu trace reader tests (tests/trace-in/test_trace*.c): a trace written
  * to a temporary file, and the check that a file yields some records and then one error
- * line naming the file and line. Define TRACE_TEST_PREFIX (the temporary files' name)
- * before including; include check.h, temp_file.h and femu_trace.h first.
+ * line naming the file and line, and requests recorded by the engine's writer. Define
+ * TRACE_TEST_PREFIX (the temporary files' name) before including; include check.h,
+ * temp_file.h and femu_trace.h first.
  */
 #ifndef TRACE_TEST_UTIL_H
 #define TRACE_TEST_UTIL_H
@@ -64,6 +65,29 @@ static inline void read_text(const char *path, char *buf, size_t len)
     if (f) {
         fclose(f);
     }
+}
+
+/* reqs[0..n) recorded into a fresh temporary file as a trace of version (the caller's
+ * sector size secsz), ended at end_ns, and read back into text; the file's path, or NULL
+ * (a failed CHECK) when the writer failed. */
+static inline const char *record_requests(int version, uint64_t secsz,
+                                          const struct ftl_request *reqs, size_t n,
+                                          uint64_t end_ns, char *text, size_t textlen)
+{
+    char err[512] = "";
+    const char *path = write_str("");
+    struct io_trace_writer *w = io_trace_writer_open_version(path, "test", 0, secsz, version,
+                                                             err, sizeof(err));
+    CHECK(w != NULL);
+    if (w == NULL) {
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        CHECK(io_trace_write_request(w, &reqs[i], err, sizeof(err)) == 0);
+    }
+    CHECK(io_trace_writer_close(w, end_ns, err, sizeof(err)) == 0);
+    read_text(path, text, textlen);
+    return path;
 }
 
 #endif

@@ -2,9 +2,9 @@
 KV commands with their key in CDW2-3 and CDW14-15, a KV device enabled with CC.CSS 110b,
 and the List buffer's decoding. Field positions: KV Command Set 1.0 (cmd/io/kv.c)."""
 import struct
-from dataclasses import dataclass
 
 from nvme_qtest import CSTS_CFS, CSTS_RDY, Command
+from nvmefuzz.kv_commands import KvCommand     # CDW2-3 packed too: the one definition
 
 KV_STORE, KV_RETRIEVE, KV_LIST, KV_DELETE, KV_EXIST = 0x01, 0x02, 0x06, 0x10, 0x14
 SO_OVERWRITE_ONLY, SO_NO_OVERWRITE, SO_NO_COMPRESSION = 1 << 8, 1 << 9, 1 << 10
@@ -16,18 +16,6 @@ CSS_ALL, CSI_NVM, CSI_KV = 6, 0, 1
 KV_MB = 4
 KV_PROPS = f"kv_ns_mb={KV_MB}"
 NVM_NSID, KV_NSID = 1, 2
-
-
-@dataclass
-class KvCommand(Command):
-    """A Command whose CDW2 and CDW3 are set too (the key's first eight bytes)."""
-    cdw2: int = 0
-    cdw3: int = 0
-
-    def pack(self, cid: int) -> bytes:
-        raw = bytearray(super().pack(cid))
-        struct.pack_into("<II", raw, 8, self.cdw2, self.cdw3)
-        return bytes(raw)
 
 
 def key_dwords(key: bytes):

@@ -18,10 +18,7 @@
  * reader gives both back. */
 static void test_writer_round_trip_v4(void)
 {
-    char err[512] = "";
-    const char *path = write_str("");
-    struct io_trace_writer *w = io_trace_writer_open_version(path, "test", 0, 4096, 4, err,
-                                                             sizeof(err));
+    char err[512] = "", text[1024];
     const struct ftl_request reqs[] = {
         { .op = FTL_OP_WRITE, .arrival_ns = 10, .slba = 1, .nlb = 2, .stream = 3 },
         { .op = FTL_OP_RUH_UPDATE, .arrival_ns = 20, .stream = 3 },
@@ -29,16 +26,11 @@ static void test_writer_round_trip_v4(void)
         { .op = FTL_OP_ZONE_READ, .arrival_ns = 40, .slba = 2, .nlb = 1, .nsid = 2 },
     };
     struct trace_record r;
-
-    CHECK(w != NULL);
-    if (w == NULL) {
+    const char *path = record_requests(4, 4096, reqs, sizeof(reqs) / sizeof(reqs[0]), 50, text,
+                                       sizeof(text));
+    if (path == NULL) {
         return;
     }
-    for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
-        CHECK(io_trace_write_request(w, &reqs[i], err, sizeof(err)) == 0);
-    }
-    CHECK(io_trace_writer_close(w, 50, err, sizeof(err)) == 0);
-
     struct trace_reader *t = trace_open(path, err, sizeof(err));
     CHECK(t != NULL && trace_version(t) == 4);
     if (t == NULL) {

@@ -18,9 +18,6 @@
 static void test_writer_round_trip_v5(void)
 {
     char err[512] = "", text[1024];
-    const char *path = write_str("");
-    struct io_trace_writer *w = io_trace_writer_open_version(path, "test", 0, 512, 5, err,
-                                                             sizeof(err));
     const struct ftl_request reqs[] = {
         { .op = FTL_OP_WRITE, .arrival_ns = 10, .slba = 8, .nlb = 4, .flags = FTL_REQ_FUA },
         { .op = FTL_OP_WRITE, .arrival_ns = 20, .slba = 1, .nlb = 1, .stream = 2 },
@@ -28,16 +25,11 @@ static void test_writer_round_trip_v5(void)
         { .op = FTL_OP_SET_WRITE_CACHE, .arrival_ns = 40, .nsid = 3, .flags = FTL_REQ_WCE },
     };
     struct trace_record r;
-
-    CHECK(w != NULL);
-    if (w == NULL) {
+    const char *path = record_requests(5, 512, reqs, sizeof(reqs) / sizeof(reqs[0]), 50, text,
+                                       sizeof(text));
+    if (path == NULL) {
         return;
     }
-    for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
-        CHECK(io_trace_write_request(w, &reqs[i], err, sizeof(err)) == 0);
-    }
-    CHECK(io_trace_writer_close(w, 50, err, sizeof(err)) == 0);
-    read_text(path, text, sizeof(text));
     CHECK(strncmp(text, "V 5\n", 4) == 0);
     CHECK_CONTAINS(text, "\nW 10 8 4 1 0 fua\nW 20 1 1 1 2\nWC 30 1 0\nWC 40 3 1\nE 50\n");
 

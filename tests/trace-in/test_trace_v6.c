@@ -28,9 +28,6 @@ static struct ftl_kv_key key_of(const char *bytes, uint8_t len)
 static void test_writer_round_trip_v6(void)
 {
     char err[512] = "", text[2048];
-    const char *path = write_str("");
-    struct io_trace_writer *w = io_trace_writer_open_version(path, "test", 0, 512, 6, err,
-                                                             sizeof(err));
     const struct ftl_request reqs[] = {
         { .op = FTL_OP_KV_STORE, .arrival_ns = 10, .nsid = 2, .key = key_of("\x00\xab", 2),
           .kv_bytes = 4096, .value_tag = UINT64_MAX,
@@ -50,16 +47,11 @@ static void test_writer_round_trip_v6(void)
         { .op = FTL_OP_KV_DESTROY, .arrival_ns = 62, .nsid = 3 },
     };
     struct trace_record r;
-
-    CHECK(w != NULL);
-    if (w == NULL) {
+    const char *path = record_requests(6, 512, reqs, sizeof(reqs) / sizeof(reqs[0]), 70, text,
+                                       sizeof(text));
+    if (path == NULL) {
         return;
     }
-    for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
-        CHECK(io_trace_write_request(w, &reqs[i], err, sizeof(err)) == 0);
-    }
-    CHECK(io_trace_writer_close(w, 70, err, sizeof(err)) == 0);
-    read_text(path, text, sizeof(text));
     CHECK(strncmp(text, "V 6\n", 4) == 0);
     CHECK_CONTAINS(text, "\nKS 10 2 00ab 4096 18446744073709551615 256\n"
                          "KS 11 2 30313233343536373839616263646566 1 7 128\n"

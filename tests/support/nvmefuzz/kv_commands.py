@@ -20,7 +20,7 @@ from nvme_qtest import Command
 
 KV_STORE, KV_RETRIEVE, KV_LIST, KV_DELETE, KV_EXIST = 0x01, 0x02, 0x06, 0x10, 0x14
 KEY_MAX = 16
-MAX_VALUE = 1 << 20         # kv_max_value's default (femu_ftl/kv.h)
+MAX_VALUE = 1 << 16         # kv_max_value's default (hw/femu/ftl/config)
 CSI_KV = 0x01
 SECTOR = 512
 
