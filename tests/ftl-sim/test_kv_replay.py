@@ -113,3 +113,8 @@ def test_a_kc_record_the_ftl_cannot_make_fails_in_one_line(run_ftl_sim, tmp_path
             ("V 6\nKC 0 1 0 999999999 100\n", "are beyond the device's")):
         trace, result = replay_summary(run_ftl_sim, tmp_path, text, check=False)
         assert want in one_error(result), text
+
+
+def test_a_kx_record_without_its_store_fails_in_one_line(run_ftl_sim, tmp_path):
+    _, result = replay_summary(run_ftl_sim, tmp_path, "V 6\nKX 5 3\nE 20\n", check=False)
+    assert "key-value store's end of namespace 3 failed" in one_error(result)

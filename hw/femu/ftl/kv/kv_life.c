@@ -15,6 +15,9 @@ int kv_life_serve(struct ftl *ftl, const struct ftl_request *r)
 
     if (r->op == FTL_OP_KV_DESTROY) {
         if (!admitted) {
+            if (!kv_store_of(ftl, nsid)) {
+                return FTL_E_INVAL;     /* no store to end: not the recording's FTL */
+            }
             ftl_kv_destroy(ftl, nsid);
         }
         return FTL_OK;

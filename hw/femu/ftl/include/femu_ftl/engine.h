@@ -88,9 +88,10 @@ enum ftl_op {
     /* A store's life, so a recording holds it (trace KC, KX). CREATE: namespace nsid's
      * store over slba/nlb (FTL sectors) of kv_capacity value bytes (ftl_kv_create); DESTROY:
      * its end (ftl_kv_destroy). No flash time. Without FTL_REQ_ADMITTED the engine does
-     * it (a replay: a create that fails is FTL_E_INVAL); with it, the caller did it when
-     * it received the command (the device, under its lock) and the engine only records
-     * it (CREATE: FTL_E_INVAL unless that store exists over that range). */
+     * it (a replay: a create that fails, or an end without a store, is FTL_E_INVAL);
+     * with it, the caller did it when it received the command (the device, under its
+     * lock) and the engine only records it (CREATE: FTL_E_INVAL unless that store exists
+     * over that range). */
     FTL_OP_KV_CREATE,
     FTL_OP_KV_DESTROY,
 };
