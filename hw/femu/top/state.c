@@ -6,13 +6,13 @@
  *   DWRT  the `written` map (NUSE), one bit per FTL sector, sparse
  *   DUNC  the `uncorrectable` map, likewise
  *   DFDP  with placement=fdp, Flexible Data Placement's endurance group (cmd/fdp/fdp_state.h)
- *   DKVV  with kv_ns_mb, the Key Value namespaces' values (cmd/admin/ns_kv_state.h), checked
- *         key for key against the FTL's KV stores (its section KVST)
+ *   DKVV  with kv_ns_mb, the Key Value namespaces' values (cmd/admin/ns_kv_state.h),
+ *         checked key for key against the FTL's KV stores (its section KVST)
  *   DATA  the data store, sparse: only chunks holding a non-zero byte are stored, and only
  *         chunks with a written sector are even read, so a save of a large, mostly empty
  *         device reads and writes little
- * DNST, DFDP and DKVV belong to parts of the device that code their own section: the top hands
- * this file their list (FemuStatePart, top/state_parts.c) and it walks the list, in
+ * DNST, DFDP and DKVV belong to parts of the device that code their own section: the top
+ * hands this file their list (FemuStatePart, top/state_parts.c) and it walks the list, in
  * file order: FTL, the parts restored before the FTL, the maps, the parts restored after
  * it, the data. A restored device is a device powered on again: power-on hours, features,
  * the other logs and events start afresh.

@@ -117,11 +117,44 @@ static int femu_kv_save_ns(FemuCtrl *n, FemuNamespace *ns, struct state_writer *
     return 0;
 }
 
+/*
+ * Admission's keys and bytes against the flash record's (the gauges): they differ only
+ * when flash work was admitted but never served, i.e. at exit or unplug with KV commands
+ * in flight (the FTL thread stops without serving its queue). Such a file would be
+ * refused at state_in, so the save is refused now.
+ */
+static bool femu_kv_flash_caught_up(FemuCtrl *n, char *err, size_t errlen)
+{
+    uint64_t keys = 0, bytes = 0;
+    struct ftl_gauges g;
+
+    for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
+        struct ftl_kv_info info;
+
+        if (n->ns[nsid].kv && ftl_kv_info(n->ftl, nsid, &info)) {
+            keys += info.keys;
+            bytes += info.used_bytes;
+        }
+    }
+    ftl_get_gauges(n->ftl, &g);
+    if (keys != g.kv_keys || bytes != g.kv_live_bytes) {
+        snprintf(err, errlen, "section DKVV: %" PRIu64 " keys of %" PRIu64 " bytes admitted, "
+                 "%" PRIu64 " of %" PRIu64 " in the FTL's flash record (KV commands were "
+                 "in flight when the device stopped)", keys, bytes, g.kv_keys,
+                 g.kv_live_bytes);
+        return false;
+    }
+    return true;
+}
+
 int femu_ns_kv_state_write(FemuCtrl *n, struct state_writer *w, char *err, size_t errlen)
 {
     uint8_t head[KV_VALUES_STATE_HEAD];
     uint32_t count = 0;
 
+    if (!femu_kv_flash_caught_up(n, err, errlen)) {
+        return -1;
+    }
     for (uint32_t nsid = 1; nsid <= FEMU_MAX_NAMESPACES; nsid++) {
         count += n->ns[nsid].kv;
     }
