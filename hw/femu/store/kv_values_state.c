@@ -141,7 +141,7 @@ static int kvs_key(KvsIn *in, uint32_t nsid, uint64_t i, struct kv_values *kv,
                    uint32_t max_value)
 {
     struct kv_values_key key = { 0 };
-    uint64_t kl, vl;
+    uint64_t kl = 0, vl = 0;
     uint32_t held;
     uint8_t *bytes;
     char what[64];
@@ -187,7 +187,7 @@ static int kvs_key(KvsIn *in, uint32_t nsid, uint64_t i, struct kv_values *kv,
 
 static int kvs_namespace(KvsIn *in, uint32_t *last_nsid)
 {
-    uint64_t nsid, keys;
+    uint64_t nsid = 0, keys = 0;
     uint32_t max_value = 0;
     struct kv_values *kv;
 
@@ -221,7 +221,7 @@ int kv_values_state_read(const struct kv_values_state_load *ld, uint64_t len, ch
                          size_t errlen)
 {
     KvsIn in = { .ld = ld, .left = len, .err = err, .errlen = errlen };
-    uint64_t version, count;
+    uint64_t version = 0, count = 0;
     uint32_t last = 0;
     int rc = -1;
 

@@ -27,6 +27,7 @@
  * throws the whole device away: nothing is ever half restored.
  */
 #include "qemu/osdep.h"
+#include "qemu/cutils.h"
 #include "qemu/error-report.h"
 #include "qapi/error.h"
 
