@@ -282,6 +282,8 @@ BAD = [
      "section DNST: namespace 1 is a Key Value namespace, section KVST has no store of "
      "NSID 1"),
     ("flag-2", b"DNST", kv_flag(KV_NSID, 2), "section DNST: namespace 2: kv 2 (0 or 1)"),
+    ("flag-on-free", b"DNST", kv_flag(5, 1), "section DNST: namespace 5: kv 1 but not "
+     "allocated"),
     ("no-dkvv", b"DKVV", lambda p: None,
      "namespace 2 is a Key Value namespace and the file has no section DKVV"),
     ("cut", b"DKVV", lambda p: p[:-9], "section DKVV: namespace 2: 1 keys, more than"),

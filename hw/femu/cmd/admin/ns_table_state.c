@@ -120,9 +120,12 @@ static bool ns_check_flags(const NsRecord *r, uint32_t nsid, char *err, size_t e
                            flags[i]);
         }
     }
-    if (!r->allocated && (r->attached || r->zoned || r->kv)) {
-        return ns_fail(err, errlen, "namespace %u: attached %u, zoned %u, kv %u but not "
-                       "allocated", nsid, r->attached, r->zoned, r->kv);
+    if (!r->allocated && (r->attached || r->zoned)) {
+        return ns_fail(err, errlen, "namespace %u: attached %u, zoned %u but not "
+                       "allocated", nsid, r->attached, r->zoned);
+    }
+    if (!r->allocated && r->kv) {
+        return ns_fail(err, errlen, "namespace %u: kv 1 but not allocated", nsid);
     }
     if (r->zoned && r->kv) {
         return ns_fail(err, errlen, "namespace %u: both zoned and kv", nsid);
