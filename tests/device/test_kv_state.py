@@ -18,7 +18,7 @@ from kv_qtest import (CSI_KV, CSS_ALL, KV_MB, KV_NSID, KV_PROPS, NVM_NSID, SC_KE
                       exist, retrieve, store)
 from nvme_qtest import (CSTS_CFS, CSTS_RDY, SMALL_GEOMETRY, Command, Machine, femu_only,
                         nvme_qemu, pattern, ready, wait_for)  # noqa: F401
-from state_file_codec import build, parse
+from state_file_codec import as_ftl_sim, build, parse
 
 pytestmark = femu_only()
 
@@ -326,3 +326,36 @@ def test_a_kv_state_into_a_device_without_kv_ns_mb_is_refused(nvme_qemu, saved, 
     path = rewrite(saved, tmp_path, "nokv.state", b"DKVV", lambda p: None)
     line = realize_line(nvme_qemu, path, props="namespaces=1")
     assert "section DNST: namespace 2: kv 1, and this device offers no Key Value" in line, line
+
+
+def ftl_sim_file(saved, tmp_path, name):
+    """The saved KV device's file as ftl-sim writes one: no device sections (DKVV
+    neither), data=absent; the FTL's KV store kept."""
+    header, sections = saved
+    kept = [(t, as_ftl_sim(t, p)) for t, p in sections if t != b"DKVV"]
+    path = tmp_path / name
+    path.write_bytes(build(header, [(t, p) for t, p in kept if p is not None]))
+    return path
+
+
+def test_a_state_without_values_is_refused_by_a_kv_device(nvme_qemu, saved, tmp_path):
+    line = realize_line(nvme_qemu, ftl_sim_file(saved, tmp_path, "sim.state"))
+    assert "namespace 2 (kv_ns_mb) is a Key Value namespace and a state without the " \
+        "device's sections (data=absent) holds no values" in line, line
+
+
+def test_an_ftl_sim_kv_store_is_refused_by_a_device_without_kv(nvme_qemu, saved, tmp_path):
+    line = realize_line(nvme_qemu, ftl_sim_file(saved, tmp_path, "sim.state"),
+                        props="namespaces=1")
+    assert "section KVST holds 1 key-value stores, whose values a state without the " \
+        "device's sections (data=absent) does not hold" in line, line
+
+
+def test_a_store_over_other_sectors_is_refused(nvme_qemu, saved, tmp_path):
+    """KVST's store one page lower than its namespace in DNST (the FTL's own checks
+    allow the range): the line names both."""
+    def lower(payload):
+        base = struct.unpack_from("<Q", payload, 12)[0]
+        return poke(payload, 12, "<Q", base - 8)
+    line = realize_line(nvme_qemu, rewrite(saved, tmp_path, "moved.state", b"KVST", lower))
+    assert "section KVST: the store of NSID 2 covers sectors" in line, line
