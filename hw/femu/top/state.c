@@ -6,11 +6,13 @@
  *   DWRT  the `written` map (NUSE), one bit per FTL sector, sparse
  *   DUNC  the `uncorrectable` map, likewise
  *   DFDP  with placement=fdp, Flexible Data Placement's endurance group (cmd/fdp/fdp_state.h)
+ *   DKVV  with kv_ns_mb, the Key Value namespaces' values (cmd/admin/ns_kv_state.h),
+ *         checked key for key against the FTL's KV stores (its section KVST)
  *   DATA  the data store, sparse: only chunks holding a non-zero byte are stored, and only
  *         chunks with a written sector are even read, so a save of a large, mostly empty
  *         device reads and writes little
- * DNST and DFDP belong to parts of the device that code their own section: the top hands
- * this file their list (FemuStatePart, top/state_parts.c) and it walks the list, in
+ * DNST, DFDP and DKVV belong to parts of the device that code their own section: the top
+ * hands this file their list (FemuStatePart, top/state_parts.c) and it walks the list, in
  * file order: FTL, the parts restored before the FTL, the maps, the parts restored after
  * it, the data. A restored device is a device powered on again: power-on hours, features,
  * the other logs and events start afresh.
@@ -25,6 +27,7 @@
  * throws the whole device away: nothing is ever half restored.
  */
 #include "qemu/osdep.h"
+#include "qemu/cutils.h"
 #include "qemu/error-report.h"
 #include "qapi/error.h"
 
@@ -106,7 +109,7 @@ bool femu_state_snapshot(FemuCtrl *n, const FemuStatePart *const *parts,
     s->parts = parts;
     s->sectors = n->capacity_sectors + n->zoned_sectors;
     for (unsigned i = 0; parts[i]; i++) {
-        if (parts[i]->max_bytes(n)) {
+        if (parts[i]->encode && parts[i]->max_bytes(n)) {
             parts[i]->encode(n, &s->part[i]);
             ok = ok && !s->part[i].failed;
         }
@@ -166,10 +169,11 @@ static int femu_state_write_data(FemuCtrl *n, struct state_writer *w,
 }
 
 /* The parts restored before the FTL (after_ftl false) or after it, as snapshot took them,
- * each with what it adds as the file is written (late: encode_at_write's). */
+ * each with what it adds as the file is written (late: encode_at_write's), or as it
+ * writes itself (why: its reason when it refuses). */
 static int femu_state_write_parts(FemuCtrl *n, struct state_writer *w,
                                   const FemuStateSnapshot *s, struct state_buf *late,
-                                  bool after_ftl)
+                                  bool after_ftl, char *why, size_t whylen)
 {
     int rc = 0;
 
@@ -180,8 +184,12 @@ static int femu_state_write_parts(FemuCtrl *n, struct state_writer *w,
             continue;
         }
         rc = state_writer_begin(w, part->tag);
-        rc = rc ? rc : state_writer_append(w, s->part[i].p, s->part[i].len);
-        rc = rc ? rc : state_writer_append(w, late[i].p, late[i].len);
+        if (part->write) {
+            rc = rc ? rc : part->write(n, w, why, whylen);
+        } else {
+            rc = rc ? rc : state_writer_append(w, s->part[i].p, s->part[i].len);
+            rc = rc ? rc : state_writer_append(w, late[i].p, late[i].len);
+        }
         rc = rc ? rc : state_writer_end(w);
     }
     return rc;
@@ -204,16 +212,17 @@ static bool femu_state_encode_late(FemuCtrl *n, const FemuStateSnapshot *s,
 }
 
 static int femu_state_write_sections(FemuCtrl *n, struct state_writer *w,
-                                     const FemuStateSnapshot *s, struct state_buf *late)
+                                     const FemuStateSnapshot *s, struct state_buf *late,
+                                     char *why, size_t whylen)
 {
     uint64_t map_bytes = femu_map_bytes(s->sectors);
-    int rc = femu_state_write_parts(n, w, s, late, false);
+    int rc = femu_state_write_parts(n, w, s, late, false, why, whylen);
 
     rc = rc ? rc : state_writer_sparse(w, FEMU_STATE_TAG_WRITTEN, s->written, map_bytes,
                                        FEMU_STATE_MAP_CHUNK);
     rc = rc ? rc : state_writer_sparse(w, FEMU_STATE_TAG_UNCORR, s->uncorrectable,
                                        map_bytes, FEMU_STATE_MAP_CHUNK);
-    rc = rc ? rc : femu_state_write_parts(n, w, s, late, true);
+    rc = rc ? rc : femu_state_write_parts(n, w, s, late, true, why, whylen);
     return rc ? rc : femu_state_write_data(n, w, s);
 }
 
@@ -239,10 +248,17 @@ int femu_state_write(FemuCtrl *n, const char *path, const FemuStateSnapshot *s,
         snprintf(err, errlen, "%s: out of memory", path);
         rc = -1;
     } else {
+        reason[0] = '\0';
         if (rc == 0) {
-            femu_state_write_sections(n, w, s, late);
+            femu_state_write_sections(n, w, s, late, reason, sizeof(reason));
         }
-        rc = state_writer_commit(w, err, errlen);   /* says why any call above failed */
+        if (reason[0]) {                            /* a part refused to write itself */
+            state_writer_abort(w);
+            snprintf(err, errlen, "%s: %s", path, reason);
+            rc = -1;
+        } else {
+            rc = state_writer_commit(w, err, errlen);   /* says why any call above failed */
+        }
     }
     for (unsigned i = 0; i < FEMU_STATE_MAX_PARTS; i++) {
         free(late[i].p);
@@ -401,13 +417,19 @@ static bool femu_restore_parts(FemuRestore *rs, bool after_ftl)
         const FemuStatePart *part = rs->parts[i];
         char why[FEMU_STATE_ERR_LEN] = "";
         struct state_cursor c;
+        uint64_t len = 0;
         bool ok;
 
         if (part->after_ftl != after_ftl) {
             continue;
         }
-        if (!state_reader_has(rs->r, part->tag, NULL)) {
+        if (!state_reader_has(rs->r, part->tag, &len)) {
             ok = part->absent(rs->n, why, sizeof(why));
+        } else if (part->load) {
+            if (state_reader_seek(rs->r, part->tag, rs->err, sizeof(rs->err)) != 0) {
+                return false;
+            }
+            ok = part->load(rs->n, rs->r, len, why, sizeof(why));
         } else if (state_cursor_load(rs->r, part->tag, 0, part->max_bytes(rs->n), &c,
                                      rs->err, sizeof(rs->err)) != 0) {
             return false;
@@ -415,7 +437,24 @@ static bool femu_restore_parts(FemuRestore *rs, bool after_ftl)
             ok = part->restore(rs->n, &c, why, sizeof(why));
             state_cursor_free(&c);
         }
+        if (!ok && strncmp(why, rs->path, strlen(rs->path)) == 0) {
+            pstrcpy(rs->err, sizeof(rs->err), why);     /* the reader's: names the file */
+            return false;
+        }
         if (!ok) {
+            return femu_restore_fail(rs, "%s", why);
+        }
+    }
+    return true;
+}
+
+/* A state without the device's sections: each part's word on it, the FTL restored. */
+static bool femu_restore_ftl_only(FemuRestore *rs)
+{
+    for (unsigned i = 0; rs->parts[i]; i++) {
+        char why[FEMU_STATE_ERR_LEN] = "";
+
+        if (rs->parts[i]->ftl_only && !rs->parts[i]->ftl_only(rs->n, why, sizeof(why))) {
             return femu_restore_fail(rs, "%s", why);
         }
     }
@@ -486,7 +525,7 @@ static bool femu_restore_run(FemuRestore *rs)
     if (present) {
         return femu_restore_parts(rs, true) && femu_restore_data(rs);
     }
-    if (!femu_restore_no_late_parts(rs)) {
+    if (!femu_restore_no_late_parts(rs) || !femu_restore_ftl_only(rs)) {
         return false;
     }
     femu_restore_mark_mapped(n);

@@ -34,10 +34,21 @@ typedef struct FemuStatePart {
     void (*encode)(FemuCtrl *n, struct state_buf *b);       /* the poller, at the instant */
     /* Optional: appended when the file is written (what the FTL adds meanwhile). */
     void (*encode_at_write)(FemuCtrl *n, struct state_buf *b);
+    /* Instead of encode: the section's payload written straight from the device when the
+     * file is written (no copy of a large part; nothing it reads changes during a save).
+     * -1 with one line in err, or with err untouched when the writer failed. */
+    int (*write)(FemuCtrl *n, struct state_writer *w, char *err, size_t errlen);
     /* A file with the section (at most max_bytes): checked whole, then in place. */
     bool (*restore)(FemuCtrl *n, struct state_cursor *c, char *err, size_t errlen);
+    /* Instead of restore: the section's len bytes read in pieces (state_reader_read, the
+     * reader at its payload), never held whole. */
+    bool (*load)(FemuCtrl *n, struct state_reader *r, uint64_t len, char *err,
+                 size_t errlen);
     /* A file without it (data=present): true to go on as realize left the part. */
     bool (*absent)(FemuCtrl *n, char *err, size_t errlen);
+    /* Optional: a state without the device's sections (ftl-sim's), its FTL restored:
+     * false to refuse it. */
+    bool (*ftl_only)(FemuCtrl *n, char *err, size_t errlen);
     void (*loaded)(FemuCtrl *n);    /* optional: a restore is complete, the FTL's view out */
 } FemuStatePart;
 

@@ -4,7 +4,9 @@
 #include "cmd/admin/features.h"
 #include "cmd/core/ns_table.h"
 #include "cmd/admin/ns_table_state.h"
+#include "cmd/core/cmd_set.h"
 #include "state_field.h"
+#include "store/kv_values.h"
 
 #define NS_SMART_BYTES  40      /* five u64 counters */
 #define NS_RECORD_BYTES (8 + 3 * 8 + 16 + NS_SMART_BYTES)
@@ -13,7 +15,8 @@
 /* One NSID's record as stored: the flags as bytes, so a restore sees what was written. */
 typedef struct NsRecord {
     uint8_t allocated, attached, zoned, flbas;
-    uint8_t reserved[4];
+    uint8_t kv;                         /* a reserved byte before it: 0 in older files */
+    uint8_t reserved[3];
     uint64_t base_sector, sectors, bytes;
     uint8_t uuid[16];
     FemuSmart smart;
@@ -59,6 +62,7 @@ static void table_fields(struct state_fields *f, NsTableImage *t)
         state_field_u8(f, &r->attached);
         state_field_u8(f, &r->zoned);
         state_field_u8(f, &r->flbas);
+        state_field_u8(f, &r->kv);
         state_field_bytes(f, r->reserved, sizeof(r->reserved));
         state_field_u64(f, &r->base_sector);
         state_field_u64(f, &r->sectors);
@@ -90,6 +94,7 @@ void femu_ns_table_encode(FemuCtrl *n, struct state_buf *b)
         r->allocated = ns->allocated;
         r->attached = ns->attached;
         r->zoned = ns->zoned;
+        r->kv = ns->kv;
         r->flbas = ns->flbas;
         r->base_sector = ns->base_sector;
         r->sectors = ns->sectors;
@@ -102,12 +107,12 @@ void femu_ns_table_encode(FemuCtrl *n, struct state_buf *b)
 
 /* ---- Restoring ---- */
 
-/* One record's own fields: flags 0 or 1, nothing attached or zoned when free, no
- * reserved byte set. */
+/* One record's own fields: flags 0 or 1, nothing attached, zoned or KV when free, not
+ * both zoned and KV, no reserved byte set. */
 static bool ns_check_flags(const NsRecord *r, uint32_t nsid, char *err, size_t errlen)
 {
-    static const char *const names[] = { "allocated", "attached", "zoned" };
-    const uint8_t flags[] = { r->allocated, r->attached, r->zoned };
+    static const char *const names[] = { "allocated", "attached", "zoned", "kv" };
+    const uint8_t flags[] = { r->allocated, r->attached, r->zoned, r->kv };
 
     for (unsigned i = 0; i < ARRAY_SIZE(flags); i++) {
         if (flags[i] > 1) {
@@ -119,10 +124,16 @@ static bool ns_check_flags(const NsRecord *r, uint32_t nsid, char *err, size_t e
         return ns_fail(err, errlen, "namespace %u: attached %u, zoned %u but not "
                        "allocated", nsid, r->attached, r->zoned);
     }
+    if (!r->allocated && r->kv) {
+        return ns_fail(err, errlen, "namespace %u: kv 1 but not allocated", nsid);
+    }
+    if (r->zoned && r->kv) {
+        return ns_fail(err, errlen, "namespace %u: both zoned and kv", nsid);
+    }
     for (unsigned i = 0; i < sizeof(r->reserved); i++) {
         if (r->reserved[i]) {
             return ns_fail(err, errlen, "namespace %u: reserved byte %u is %u (0)", nsid,
-                           4 + i, r->reserved[i]);
+                           5 + i, r->reserved[i]);
         }
     }
     return true;
@@ -135,6 +146,10 @@ static bool ns_check_fit(FemuCtrl *n, const NsRecord *r, uint32_t nsid, char *er
     uint64_t spp = n->ftl_config.secs_per_pg, lbafs[FEMU_MAX_LBAF];
     unsigned nlbafs = femu_lbafs(n, lbafs);
 
+    if (r->kv && !n->kv_offered) {
+        return ns_fail(err, errlen, "namespace %u: kv 1, and this device offers no Key Value "
+                       "command set (kv_ns_mb)", nsid);
+    }
     if (r->zoned) {
         if (r->base_sector != n->capacity_sectors || r->sectors != n->zoned_sectors ||
             n->zoned_sectors == 0) {
@@ -201,8 +216,12 @@ static bool ns_table_check(FemuCtrl *n, const NsTableImage *t, char *err, size_t
     return ns_check_layout(n, t, err, errlen);
 }
 
-/* A checked table in place of the one namespaces= made. */
-static void ns_table_apply(FemuCtrl *n, const NsTableImage *t)
+/*
+ * A checked table in place of the one namespaces= (and kv_ns_mb) made. A KV namespace
+ * gets an empty value store: section DKVV fills it once the FTL's stores are restored
+ * (cmd/admin/ns_kv_state.c checks them against this table). False: out of memory.
+ */
+static bool ns_table_apply(FemuCtrl *n, const NsTableImage *t)
 {
     uint64_t lbafs[FEMU_MAX_LBAF];
 
@@ -211,7 +230,15 @@ static void ns_table_apply(FemuCtrl *n, const NsTableImage *t)
         const NsRecord *r = &t->ns[nsid - 1];
         FemuNamespace *ns = &n->ns[nsid];
 
+        kv_values_destroy(ns->kv_values);   /* kv_ns_mb's, made at realize */
         memset(ns, 0, sizeof(*ns));     /* a free NSID as realize leaves it */
+        if (r->kv) {
+            ns->kv = true;
+            ns->kv_values = kv_values_create();
+            if (!ns->kv_values) {
+                return false;
+            }
+        }
         if (r->allocated) {
             ns->nsid = nsid;
             ns->allocated = true;
@@ -227,6 +254,7 @@ static void ns_table_apply(FemuCtrl *n, const NsTableImage *t)
             ns->lba_shift = ctz64(ns->lba_bytes / n->secsz);
             ns->nsze = ns->bytes / ns->lba_bytes;
             ns->dmrsl = MIN(n->dmrsl, ns->nsze);
+            femu_cmd_set_select(n, ns);     /* the KV command set for a KV one */
         }
         femu_features_ns_reset(n, nsid);
     }
@@ -236,6 +264,7 @@ static void ns_table_apply(FemuCtrl *n, const NsTableImage *t)
     n->smart.read_cmds = t->smart.read_cmds;
     n->smart.write_cmds = t->smart.write_cmds;
     n->smart.media_errors = t->smart.media_errors;
+    return true;
 }
 
 bool femu_ns_table_restore(FemuCtrl *n, struct state_cursor *c, char *err, size_t errlen)
@@ -253,7 +282,9 @@ bool femu_ns_table_restore(FemuCtrl *n, struct state_cursor *c, char *err, size_
     if (!ns_table_check(n, t, err, errlen)) {
         return false;
     }
-    ns_table_apply(n, t);
+    if (!ns_table_apply(n, t)) {
+        return ns_fail(err, errlen, "out of memory for the Key Value namespaces' values");
+    }
     return true;
 }
 

@@ -4,7 +4,8 @@
  *
  * DNST, little endian: u32 NSIDs (FEMU_MAX_NAMESPACES), u32 ns_created, the controller's
  * SMART counters (five u64: units read, units written, read and write commands, media
- * errors), then per NSID 1.. a record: u8 allocated, attached, zoned, FLBAS, four zero
+ * errors), then per NSID 1.. a record: u8 allocated, attached, zoned, FLBAS, kv (a Key
+ * Value namespace: 0 or 1; a reserved zero byte in files written before), three zero
  * bytes, u64 first sector, sectors, bytes, the 16-byte UUID, its SMART counters.
  */
 #ifndef HW_FEMU_CMD_NS_TABLE_STATE_H

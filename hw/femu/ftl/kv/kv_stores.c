@@ -13,6 +13,11 @@ struct kv_store *kv_store_of(const struct ftl *ftl, uint32_t nsid)
     return NULL;
 }
 
+uint32_t ftl_kv_store_count(const struct ftl *ftl)
+{
+    return ftl->kv ? ftl->kv->n : 0;
+}
+
 /* Host memory of one store's tables, as allocated now. */
 static uint64_t store_host_bytes(const struct kv_store *s)
 {

@@ -97,6 +97,8 @@ void ftl_kv_destroy(struct ftl *ftl, uint32_t nsid);
 void ftl_kv_clear(struct ftl *ftl, uint32_t nsid);
 /* Whether nsid has a store; its figures into out (may be NULL). */
 bool ftl_kv_info(const struct ftl *ftl, uint32_t nsid, struct ftl_kv_info *out);
+/* How many stores the FTL has (a device checks each is one of its namespaces'). */
+uint32_t ftl_kv_store_count(const struct ftl *ftl);
 
 /*
  * Admission. Each returns FTL_OK or the status of the command set's rule it breaks, and
