@@ -170,7 +170,7 @@ static struct ftl *round_trip(const struct ftl *ftl, const struct ftl_config *cf
     CHECK(na == nb && same_past_meta(a, b, na));
     uint64_t len;
     const unsigned char *core = find_section(a, na, STATE_TAG('F', 'C', 'O', 'R'), &len);
-    CHECK(core && le32(core) == 8);     /* 8: the key-value stores' counters and KVST */
+    CHECK(core && le32(core) == 9);     /* 9: the ZRWAs in ZONE and their counters */
     CHECK(find_section(a, na, STATE_TAG('F', 'D', 'B', 'T'), &len) != NULL);
     CHECK(find_section(a, na, STATE_TAG('F', 'E', 'V', 'T'), &len) != NULL);
     CHECK((find_section(a, na, STATE_TAG('F', 'S', 'L', 'C'), &len) != NULL) ==
