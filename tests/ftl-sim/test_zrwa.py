@@ -118,3 +118,38 @@ def test_bad_config_key_names_the_key(run_ftl_sim):
                        check=False)
     assert proc.returncode == 2 and "zrwa_flush_gran: 6144 bytes is not a whole number of " \
                                     "16384-byte flash pages" in proc.stderr, proc.stderr
+
+
+LAB = ["--config", "conf/zns-lab.conf", "--set", "max_open=4"]
+
+
+def test_a_layout_8_zoned_state_loads_with_and_without_zrwa(run_ftl_sim, tmp_path):
+    """tests/ftl/fixtures/state/v8-zns.state (before ZRWAs: zone 5 full, zone 6 half
+    written) loads, under a configuration without ZRWAs and with one: zone 7 is then
+    written whole (1024 pages), through its window in the second run."""
+    old = "tests/ftl/fixtures/state/v8-zns.state"
+    s, _ = summary_of(run_ftl_sim, tmp_path, *LAB, "--rw", "zone-write", "--bs", "4k",
+                      "--io-size", "4m", "--zone", "7", "--state-in", old)
+    assert s["zone_errors"] == 0 and s["zone_programs"] == 1024
+    s, _ = summary_of(run_ftl_sim, tmp_path, *LAB, "--set", "zrwa_zones=1", "--rw",
+                      "zone-write", "--zrwa", "--bs", "4k", "--io-size", "4m", "--zone", "7",
+                      "--state-in", old, name="z.json")
+    assert s["zone_errors"] == 0 and s["zrwa_writes"] == 1024
+
+
+def test_a_state_keeps_the_zrwa_and_its_window(run_ftl_sim, tmp_path):
+    """2 MiB of 4 KiB writes into zone 0's ZRWA: 512 pages, the last 16 (the window) not
+    committed, so the committed write pointer is 496 x 8 = 3968 sectors. Restored from the
+    state file, a flush to LBA 4095 commits exactly those 16 pages."""
+    args = [*LAB, "--set", "zrwa_zones=1"]
+    state = tmp_path / "half.state"
+    first, _ = summary_of(run_ftl_sim, tmp_path, *args, "--rw", "zone-write", "--zrwa",
+                          "--bs", "4k", "--io-size", "2m", "--state-out", state,
+                          name="a.json")
+    assert first["zrwa_commit_pages_implicit"] == 512 - 16
+    trace = tmp_path / "flush.trace"
+    trace.write_text("ZW 3960 8\nZM zrwa-flush 4095 0\n")   # below the wp: refused
+    second, _ = summary_of(run_ftl_sim, tmp_path, *args, "--trace", trace, "--state-in",
+                           state, name="b.json")
+    assert second["zone_errors"] == 1
+    assert second["zrwa_commit_pages_explicit"] == second["zone_programs"] == 16

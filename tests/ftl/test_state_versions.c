@@ -38,6 +38,8 @@ static const struct kept {
     { "v6-slc.state", 6, true },
     { "v7-fdp-dftl.state", 7, false },
     { "v7-slc.state", 7, true },
+    { "v8-fdp-dftl.state", 8, false },
+    { "v8-slc.state", 8, true },
 };
 
 static uint32_t le32(const unsigned char *p)
