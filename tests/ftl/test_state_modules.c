@@ -408,6 +408,13 @@ static void check_zone_crafted(const struct ftl_config *cfg)
     /* a zone still writable after more resets than its blocks take */
     check_refused(cfg, orig, size, tag, EDIT_AT(rec + R * writable + 9, 8, 1000),
                   "after 1000 resets of 25", __LINE__);
+    /* ZRWA bytes in a configuration without ZRWAs, and a window end without a ZRWA */
+    check_refused(cfg, orig, size, tag, EDIT_AT(rec + 25, 1, 1), "zone 0: ZRWA flags 0x1 "
+                  "and window end 0", __LINE__);
+    check_refused(cfg, orig, size, tag, EDIT_AT(rec + 25, 1, 0x80), "zone 0: ZRWA flags "
+                  "0x80", __LINE__);
+    check_refused(cfg, orig, size, tag, EDIT_AT(rec + 26, 8, 5), "zone 0: ZRWA flags 0x0 "
+                  "and window end 5", __LINE__);
     check_refused(cfg, orig, size, tag, EDIT_AT(fifo, 4, nimp + 1), "implicitly open zones",
                   __LINE__);
     check_refused(cfg, orig, size, tag, EDIT_AT(fifo + 4, 4, zones), "list entry 0 (zone 12)",
