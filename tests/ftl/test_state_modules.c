@@ -385,14 +385,15 @@ static struct ftl_config dftl_buffer_config(void)
 /* Crafted values each module's load must refuse itself, before anything indexes them. */
 static void check_zone_crafted(const struct ftl_config *cfg)
 {
+    const uint64_t R = 34;  /* a zone's record: state, 3 counts, ZRWA byte, window end */
     size_t size;
     unsigned char *orig = read_whole(path, &size);
     const uint32_t tag = STATE_TAG('Z', 'O', 'N', 'E');
-    uint64_t zones = cfg->zones, rec = 28, fifo = 28 + 25 * zones, len;
+    uint64_t zones = cfg->zones, rec = 28, fifo = 28 + R * zones, len;
     const unsigned char *p = payload_of(orig, size, tag, &len);
     uint64_t nimp = get_le(p + fifo, 4), head = get_le(p + fifo + 4, 4), writable = 0;
-    while (writable < zones && (p[rec + 25 * writable] == FTL_ZONE_READ_ONLY ||
-                                p[rec + 25 * writable] == FTL_ZONE_OFFLINE)) {
+    while (writable < zones && (p[rec + R * writable] == FTL_ZONE_READ_ONLY ||
+                                p[rec + R * writable] == FTL_ZONE_OFFLINE)) {
         writable++;
     }
     CHECK(nimp >= 2 && writable < zones);
@@ -402,11 +403,18 @@ static void check_zone_crafted(const struct ftl_config *cfg)
                   "zone state", __LINE__);
     check_refused(cfg, orig, size, tag, EDIT_AT(rec + 1, 8, 1u << 30), "zone 0: 1073741824 "
                   "sectors written", __LINE__);
-    check_refused(cfg, orig, size, tag, EDIT_AT(rec + 25 + 17, 8, 1u << 30), "zone 1: ",
+    check_refused(cfg, orig, size, tag, EDIT_AT(rec + R + 17, 8, 1u << 30), "zone 1: ",
                   __LINE__);
     /* a zone still writable after more resets than its blocks take */
-    check_refused(cfg, orig, size, tag, EDIT_AT(rec + 25 * writable + 9, 8, 1000),
+    check_refused(cfg, orig, size, tag, EDIT_AT(rec + R * writable + 9, 8, 1000),
                   "after 1000 resets of 25", __LINE__);
+    /* ZRWA bytes in a configuration without ZRWAs, and a window end without a ZRWA */
+    check_refused(cfg, orig, size, tag, EDIT_AT(rec + 25, 1, 1), "zone 0: ZRWA flags 0x1 "
+                  "and window end 0", __LINE__);
+    check_refused(cfg, orig, size, tag, EDIT_AT(rec + 25, 1, 0x80), "zone 0: ZRWA flags "
+                  "0x80", __LINE__);
+    check_refused(cfg, orig, size, tag, EDIT_AT(rec + 26, 8, 5), "zone 0: ZRWA flags 0x0 "
+                  "and window end 5", __LINE__);
     check_refused(cfg, orig, size, tag, EDIT_AT(fifo, 4, nimp + 1), "implicitly open zones",
                   __LINE__);
     check_refused(cfg, orig, size, tag, EDIT_AT(fifo + 4, 4, zones), "list entry 0 (zone 12)",
@@ -417,11 +425,11 @@ static void check_zone_crafted(const struct ftl_config *cfg)
                   __LINE__);
     /* a full zone's write pointer short of its capacity: the whole-state check's */
     uint64_t full = 0;
-    while (full < zones && p[rec + 25 * full] != FTL_ZONE_FULL) {
+    while (full < zones && p[rec + R * full] != FTL_ZONE_FULL) {
         full++;
     }
     if (full < zones) {
-        check_refused(cfg, orig, size, tag, EDIT_AT(rec + 25 * full + 1, 8, 1),
+        check_refused(cfg, orig, size, tag, EDIT_AT(rec + R * full + 1, 8, 1),
                       "inconsistent state: zone", __LINE__);
     }
     free(orig);

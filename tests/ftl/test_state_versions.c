@@ -38,6 +38,8 @@ static const struct kept {
     { "v6-slc.state", 6, true },
     { "v7-fdp-dftl.state", 7, false },
     { "v7-slc.state", 7, true },
+    { "v8-fdp-dftl.state", 8, false },
+    { "v8-slc.state", 8, true },
 };
 
 static uint32_t le32(const unsigned char *p)
@@ -170,7 +172,7 @@ static struct ftl *round_trip(const struct ftl *ftl, const struct ftl_config *cf
     CHECK(na == nb && same_past_meta(a, b, na));
     uint64_t len;
     const unsigned char *core = find_section(a, na, STATE_TAG('F', 'C', 'O', 'R'), &len);
-    CHECK(core && le32(core) == 8);     /* 8: the key-value stores' counters and KVST */
+    CHECK(core && le32(core) == 9);     /* 9: the ZRWAs in ZONE and their counters */
     CHECK(find_section(a, na, STATE_TAG('F', 'D', 'B', 'T'), &len) != NULL);
     CHECK(find_section(a, na, STATE_TAG('F', 'E', 'V', 'T'), &len) != NULL);
     CHECK((find_section(a, na, STATE_TAG('F', 'S', 'L', 'C'), &len) != NULL) ==

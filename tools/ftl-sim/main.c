@@ -241,6 +241,8 @@ static int create_device(struct options *o, struct session *s)
     o->workload.layout = (struct zone_layout){ .zones = ftl_zone_count(s->ftl),
                                                .zone_sectors = ftl_zone_size_sectors(s->ftl),
                                                .cap_sectors = ftl_zone_cap_sectors(s->ftl) };
+    struct ftl_zrwa_geometry zg;
+    o->workload.layout.zrwa_sectors = ftl_zrwa_geometry(s->ftl, &zg) ? zg.size_sectors : 0;
     s->w = workload_create(&o->workload, o->cfg.secsz, g->logical_sectors, s->err,
                            sizeof(s->err));
     if (!s->w) {

@@ -120,6 +120,13 @@ const struct sim_option sim_options[] = {
                 "preconditioning) go to handle N, the cold part's to --fdp's"),
     COUNT_GIVEN("zone", workload.zone, zone_set, 0, UINT64_MAX,
                 "zone-append: the zone; zone-write: the first zone (default 0)"),
+    { .name = "zrwa", .kind = SIM_OPT_FLAG, FIELD(workload.zrwa),
+      .help = "zone-write: open each zone with a Zone Random Write Area\n"
+              "(zrwa_zones > 0) and finish it when written" },
+    COUNT("zoned-journal", "N", workload.journal, 1, 65536,
+          "zone-write: each --bs block is written N times before the next:\n"
+          "in place in the ZRWA with --zrwa, else each version at the write\n"
+          "pointer (default 1)"),
     { .name = "kv", .kind = SIM_OPT_FLAG, FIELD(kv.on),
       .help = "key-value operations (docs/kv.md) on one store over the whole\n"
               "conventional space: --kv-keys inserted first (the load phase,\n"
@@ -211,7 +218,7 @@ static const char synopsis[] =
     "               [--qd N]\n"
     "               [--size SIZE] [--precondition none|seq|region] [--io-size SIZE | --runtime TIME]\n"
     "               [--idle SIZE:TIME] [--trace FILE [--replay open|closed]] [--seed N] [--stream N]\n"
-    "               [--fdp N [--fdp-hot N]] [--zone N]\n"
+    "               [--fdp N [--fdp-hot N]] [--zone N] [--zrwa] [--zoned-journal N]\n"
     "               [--stats-dir DIR]\n"
     "               [--summary FILE.json] [--trace-out FILE] [--check-every N] [--print-config]\n"
     "               [--state-in FILE] [--state-out FILE] [--power-cut-at TIME [--lost-out FILE]]\n"

@@ -220,6 +220,13 @@ static void check_placement_options(struct options *o)
     if (o->zone_set && !zoned_mode) {
         usage_error("--zone: picks the zone of --rw zone-append or zone-write");
     }
+    bool zone_write = zoned_mode && o->workload.rw == RW_ZONE_WRITE;
+    if (o->workload.zrwa && !zone_write) {
+        usage_error("--zrwa: opens the zones of --rw zone-write with a ZRWA");
+    }
+    if (o->workload.journal && !zone_write) {
+        usage_error("--zoned-journal: rewrites the blocks of --rw zone-write");
+    }
     if (zoned_mode && o->workload.region_bytes) {
         usage_error("--size: the conventional space's region; --rw %s writes zones",
                     rw_mode_name(o->workload.rw));

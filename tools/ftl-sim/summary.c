@@ -165,8 +165,7 @@ static void print_buffer_accounting(FILE *f, const struct ftl *ftl,
 #undef DELTA
 }
 
-/* The buffer's page accounting (with one configured): host pages written through it are
- * absorbed + flushed + dropped + pending at the end - pending at the start. */
+/* The buffer's pages: written through it = absorbed + flushed + dropped + pending delta. */
 static void json_buffer_accounting(FILE *f, const struct ftl *ftl,
                                    const struct sim_phase_result *m)
 {
@@ -234,11 +233,14 @@ static void json_zns_counters(FILE *f, const struct sim_phase_result *m)
             "  \"zone_read_cmds\": %llu,\n  \"zone_mgmt_cmds\": %llu,\n"
             "  \"zone_programs\": %llu,\n  \"zone_reads\": %llu,\n  \"zone_resets\": %llu,\n"
             "  \"zone_finishes\": %llu,\n  \"zone_erased_blocks\": %llu,\n"
-            "  \"zone_errors\": %llu,\n  \"kv_refused\": %llu,\n", DELTA(zone_write_cmds),
+            "  \"zone_errors\": %llu,\n  \"kv_refused\": %llu,\n  \"zrwa_writes\": %llu,\n"
+            "  \"zrwa_overwrites\": %llu,\n  \"zrwa_commit_pages_implicit\": %llu,\n"
+            "  \"zrwa_commit_pages_explicit\": %llu,\n", DELTA(zone_write_cmds),
             DELTA(zone_append_cmds), DELTA(zone_read_cmds), (unsigned long long)m->zone_mgmts,
             DELTA(zone_programs), DELTA(zone_reads), DELTA(zone_resets), DELTA(zone_finishes),
             DELTA(zone_erased_blocks), (unsigned long long)m->zone_errors,
-            (unsigned long long)m->kv_refused);
+            (unsigned long long)m->kv_refused, DELTA(zrwa_writes), DELTA(zrwa_overwrites),
+            DELTA(zrwa_commit_pages_implicit), DELTA(zrwa_commit_pages_explicit));
 #undef DELTA
 }
 
@@ -268,8 +270,7 @@ static double erase_average(const struct ftl_wear *w)
 }
 
 /* Read retries: the phase's counts, and the whole run's histogram of host page reads by
- * the model's age class (row) and retry steps taken (column), with each step count's
- * sense time. */
+ * age class (row) and retry steps taken (column), with each step count's sense time. */
 static void json_read_retries(FILE *f, const struct ftl *ftl, const struct sim_phase_result *m)
 {
 #define DELTA(field) (unsigned long long)(m->after.field - m->before.field)

@@ -54,6 +54,15 @@ static int zoned_setup(struct workload *w, char *err, size_t errlen)
                          (unsigned long long)spec->zone, (unsigned long long)z->zones);
     }
     w->zone = spec->zone;
+    if (spec->zrwa && z->zrwa_sectors == 0) {
+        return ftl_error(err, errlen, "--zrwa: the configuration has no Zone Random Write "
+                         "Area (zrwa_zones=0)");
+    }
+    if (spec->zrwa && spec->bs / w->secsz > z->zrwa_sectors) {
+        return ftl_error(err, errlen, "--bs: %llu bytes is more than zrwa_size (%llu bytes)",
+                         (unsigned long long)spec->bs,
+                         (unsigned long long)(z->zrwa_sectors * w->secsz));
+    }
     return 0;
 }
 
@@ -64,7 +73,8 @@ bool workload_brings_phases(const struct workload *w)
 
 uint64_t workload_zone_bytes(const struct workload *w)
 {
-    return w->blocks_per_zone * w->spec.bs;
+    uint64_t versions = w->spec.zrwa && w->spec.journal > 1 ? w->spec.journal : 1;
+    return w->blocks_per_zone * w->spec.bs * versions;
 }
 
 /* A reader from the start of the input again, quiet, with the map's counts, the clock
@@ -251,13 +261,15 @@ static void next_zone_append(struct workload *w, struct request *req)
 /*
  * zone-write: bs at the write pointer, zone after zone (wrapping); a zone with capacity
  * left over that bs cannot fill is finished, and a zone written before is reset first.
+ * --zrwa: each zone is opened with a ZRWA first and finished at its end (committing what
+ * its window holds); with --zoned-journal N each block is written N times in place.
  */
 static void next_zone_write(struct workload *w, struct request *req)
 {
     const struct zone_layout *z = &w->spec.layout;
     uint64_t bs = w->spec.bs / w->secsz;
     if (w->zone_blocks == w->blocks_per_zone) {
-        if (!w->zone_finished && z->cap_sectors % bs) {
+        if (!w->zone_finished && (z->cap_sectors % bs || w->spec.zrwa)) {
             w->zone_finished = true;
             zone_request(req, FTL_OP_ZONE_MGMT, w->zone * z->zone_sectors, 0, 0,
                          FTL_ZONE_ACTION_FINISH);
@@ -266,6 +278,7 @@ static void next_zone_write(struct workload *w, struct request *req)
         w->zone = (w->zone + 1) % z->zones;
         w->zone_blocks = 0;
         w->zone_finished = false;
+        w->zone_zrwa_open = false;
         w->wrapped |= w->zone == w->spec.zone;
         w->zone_needs_reset = w->wrapped;
     }
@@ -275,7 +288,16 @@ static void next_zone_write(struct workload *w, struct request *req)
         zone_request(req, FTL_OP_ZONE_MGMT, start, 0, 0, FTL_ZONE_ACTION_RESET);
         return;
     }
+    if (w->spec.zrwa && !w->zone_zrwa_open) {
+        w->zone_zrwa_open = true;
+        zone_request(req, FTL_OP_ZONE_MGMT, start, 0, 0, FTL_ZONE_ACTION_OPEN_ZRWA);
+        return;
+    }
     zone_request(req, FTL_OP_ZONE_WRITE, start + w->zone_blocks * bs, bs, 0, 0);
+    if (w->spec.zrwa && ++w->versions < w->spec.journal) {
+        return;     /* the same block again: a rewrite in the window */
+    }
+    w->versions = 0;
     w->zone_blocks++;
 }
 

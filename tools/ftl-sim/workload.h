@@ -30,6 +30,7 @@ enum rw_mode {
 /* The zoned namespace in device sectors (zones 0: not zoned). */
 struct zone_layout {
     uint64_t zones, zone_sectors, cap_sectors;
+    uint64_t zrwa_sectors;      /* ZRWAS (0: no Zone Random Write Areas) */
 };
 
 struct workload_spec {
@@ -56,6 +57,11 @@ struct workload_spec {
     bool fdp;                   /* placement=fdp: a trace's U records are replayed (under
                                  * another placement they are dropped) */
     uint64_t zone;              /* zone-append: the zone; zone-write: the first (--zone) */
+    bool zrwa;                  /* zone-write: each zone opened with a ZRWA, and finished
+                                 * (committing its window) when written (--zrwa) */
+    uint64_t journal;           /* zone-write with zrwa: each bs block written this many
+                                 * times in place before the next (--zoned-journal; 0 and
+                                 * 1: once); without zrwa each version is a new block */
     struct zone_layout layout;  /* the FTL's zoned namespace (filled by the caller) */
     /* --kv: kv_next(kv, req)'s requests instead (kv_gen.h; the caller's). A pointer, so
      * that workload.c links without the KV generator (the trace fuzz target's build) */

@@ -33,6 +33,8 @@ struct workload {
      * and what it needs before the next block */
     uint64_t zone, zone_blocks, blocks_per_zone;
     bool zone_finished, zone_needs_reset, wrapped;
+    bool zone_zrwa_open;    /* --zrwa: the zone written now was opened with its ZRWA */
+    uint64_t versions;      /* --zoned-journal: writes of the current block so far */
 };
 
 /* workload_next's for femu's own format and for the others (1, 0 or -1 with err). */

@@ -311,7 +311,7 @@ static int parse_zone_body(struct trace_reader *t, enum trace_op op, const char 
     case TRACE_ZONE_MGMT:
         if (io_trace_zone_action_parse(f[0], &r->zone_action) != 0) {
             return trace_fail(t, err, errlen, "ZM: action '%.32s' is not one of open, close, "
-                        "finish, reset, offline", f[0]);
+                        "finish, reset, offline, open-zrwa, zrwa-flush", f[0]);
         }
         NUMBER(f[1], "zslba", &r->lba);
         return parse_flag(t, "ZM", f[2], "all", &r->all, err, errlen);

@@ -54,10 +54,18 @@ int config_check_read_cache(const struct ftl_config *cfg, const struct ftl_geome
     uint64_t cache = cfg->read_cache_pages * g->page_bytes;    /* <= the logical bytes */
     uint64_t map = config_device_map_bytes(cfg, g);
     uint64_t buffer = cfg->write_buffer_sectors * cfg->secsz;
+    /* the Zone Random Write Areas are controller memory too: ZRWAS bytes each */
+    uint64_t zrwa;
+    if (!mul_ok(cfg->zrwa_zones, g->zrwa_sectors * cfg->secsz, &zrwa) ||
+        zrwa > UINT64_MAX / 2) {
+        zrwa = UINT64_MAX / 2;  /* more than any DRAM: the sum below still fails */
+    }
+    buffer += zrwa;
     uint64_t dram = cfg->dram_mb * MIB;
     if (cache + map + buffer > dram) {
         return ftl_error(err, errlen, "%s: the read cache (%" PRIu64 " bytes), the map "
-                         "(%" PRIu64 " bytes) and the write buffer (%" PRIu64 " bytes) "
+                         "(%" PRIu64 " bytes) and the write buffer with any ZRWAs (%"
+                         PRIu64 " bytes) "
                          "do not fit in dram_mb=%" PRIu64 " (%" PRIu64 " bytes)",
                          cfg->read_cache_pages ? "read_cache_pages" : "dram_mb", cache, map,
                          buffer, cfg->dram_mb, dram);

@@ -19,6 +19,13 @@ static const struct config_key keys[] = {
          "(0: zone_cap rounded up to a power of two)"),
     UKEY(max_open, 0, UINT32_MAX, "zoned: open zones at most (0: no limit)"),
     UKEY(max_active, 0, UINT32_MAX, "zoned: open and closed zones at most (0: no limit)"),
+    /* NVMe ZNS 1.1+ Identify Namespace (zoned): NUMZRWA, ZRWAS, ZRWAFG */
+    UKEY(zrwa_zones, 0, UINT32_MAX, "zoned: zones that may hold a Zone Random Write Area "
+         "at once (NUMZRWA; 0: no ZRWA), at most max_open when that is set"),
+    BKEY(zrwa_size, "zoned: bytes of one Zone Random Write Area (ZRWAS, K/M suffixes), a "
+         "multiple of zrwa_flush_gran, at most zone_cap (0: 16 x zrwa_flush_gran)"),
+    BKEY(zrwa_flush_gran, "zoned: the ZRWA's commit unit in bytes (ZRWAFG), a multiple of "
+         "the flash page (0: one page)"),
 };
 
 const struct config_key_group config_zns_keys = KEY_GROUP(keys);
@@ -78,6 +85,60 @@ static int check_zone_limits(const struct ftl_config *cfg, char *err, size_t err
     return 0;
 }
 
+/* The ZRWA keys: without zoned=on none may be set; with zrwa_zones = 0 the other two
+ * must be 0 too (a size without areas is a mistake, not a no-op). */
+static int check_zrwa_needs(const struct ftl_config *cfg, char *err, size_t errlen)
+{
+    const char *set = cfg->zrwa_zones ? "zrwa_zones" : cfg->zrwa_size ? "zrwa_size" :
+                      cfg->zrwa_flush_gran ? "zrwa_flush_gran" : NULL;
+    if (set && !cfg->zoned) {
+        return ftl_error(err, errlen, "%s: a Zone Random Write Area needs zoned=on", set);
+    }
+    if (set && !cfg->zrwa_zones) {
+        return ftl_error(err, errlen, "%s: set without zrwa_zones (0: no ZRWA)", set);
+    }
+    return 0;
+}
+
+/* ZRWAFG whole pages (the commit programs them), ZRWAS whole ZRWAFG units and no more
+ * than a zone's capacity, zrwa_zones no more than the zones nor max_open (a ZRWA zone is
+ * opened explicitly, so it takes an open resource). */
+static int derive_zrwa(const struct ftl_config *cfg, struct ftl_geometry *g, uint64_t cap,
+                       char *err, size_t errlen)
+{
+    if (!cfg->zrwa_zones) {
+        return 0;
+    }
+    if (cfg->zrwa_zones > cfg->zones) {
+        return ftl_error(err, errlen, "zrwa_zones: %" PRIu64 " is more than the %" PRIu64
+                         " zones", cfg->zrwa_zones, cfg->zones);
+    }
+    if (cfg->max_open && cfg->zrwa_zones > cfg->max_open) {
+        return ftl_error(err, errlen, "zrwa_zones: %" PRIu64 " is more than max_open (%"
+                         PRIu64 "); a zone with a ZRWA is open", cfg->zrwa_zones,
+                         cfg->max_open);
+    }
+    uint64_t fg = cfg->zrwa_flush_gran ? cfg->zrwa_flush_gran : g->page_bytes;
+    if (fg % g->page_bytes || fg > cap) {
+        return ftl_error(err, errlen, "zrwa_flush_gran: %" PRIu64 " bytes is not a whole "
+                         "number of %" PRIu64 "-byte flash pages up to zone_cap (%" PRIu64
+                         " bytes)", fg, g->page_bytes, cap);
+    }
+    if (!cfg->zrwa_size && fg > cap / 16) {
+        return ftl_error(err, errlen, "zrwa_size: the default, 16 x zrwa_flush_gran (%"
+                         PRIu64 " bytes), is more than zone_cap (%" PRIu64 " bytes)", fg, cap);
+    }
+    uint64_t size = cfg->zrwa_size ? cfg->zrwa_size : 16 * fg;
+    if (size % fg || size > cap) {
+        return ftl_error(err, errlen, "zrwa_size: %" PRIu64 " bytes is not a whole number "
+                         "of zrwa_flush_gran (%" PRIu64 " bytes) units up to zone_cap (%"
+                         PRIu64 " bytes)", size, fg, cap);
+    }
+    g->zrwa_sectors = size / cfg->secsz;
+    g->zrwa_fg_sectors = fg / cfg->secsz;
+    return 0;
+}
+
 /*
  * zoned=1: the zone fields of g and the block rows the zones take from the top of every
  * LUN (zone_rows); the conventional FTL keeps the lines below. A zone is zone_luns LUNs x
@@ -87,6 +148,9 @@ static int check_zone_limits(const struct ftl_config *cfg, char *err, size_t err
 int config_derive_zones(const struct ftl_config *cfg, struct ftl_geometry *g,
                         char *err, size_t errlen)
 {
+    if (check_zrwa_needs(cfg, err, errlen)) {
+        return -1;
+    }
     if (!cfg->zoned) {
         return 0;
     }
@@ -119,5 +183,5 @@ int config_derive_zones(const struct ftl_config *cfg, struct ftl_geometry *g,
     if (derive_zone_size(cfg, g, cap, err, errlen) || check_zone_limits(cfg, err, errlen)) {
         return -1;
     }
-    return 0;
+    return derive_zrwa(cfg, g, cap, err, errlen);
 }

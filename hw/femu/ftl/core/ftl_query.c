@@ -38,6 +38,8 @@ const char *ftl_status_str(int status)
     case FTL_E_KV_CAPACITY: return "capacity exceeded";
     case FTL_E_KV_VALUE_SIZE: return "invalid value size";
     case FTL_E_KV_KEY_SIZE: return "invalid key size";
+    case FTL_E_ZONE_INVALID_OP: return "invalid zone operation request";
+    case FTL_E_ZRWA_UNAVAILABLE: return "zone random write area resources unavailable";
     default: return "unknown status";
     }
 }

@@ -9,6 +9,12 @@
  * folds lose nothing: their source stays valid until the move ends, as a drive keeps it,
  * and the map is the drive's journal. With protection the buffer is programmed from
  * stored energy and programs in flight end.
+ *
+ * Zone Random Write Areas are controller memory of the same kind: what their windows
+ * hold was never committed, so without protection it is lost like the buffer (the
+ * committed write pointers, on flash, stay); with it the windows are kept as they were
+ * (saved and restored by the stored energy, no program: committing would move the
+ * write pointers, which only the host does).
  */
 #include "femu_ftl/ftl.h"
 
@@ -20,6 +26,7 @@
 #include "hostio/inflight.h"
 #include "rcache/read_cache.h"
 #include "wbuf/write_buffer.h"
+#include "zns/zns.h"
 
 struct loss_report {
     const struct ftl *ftl;
@@ -123,6 +130,7 @@ int ftl_power_cut(struct ftl *ftl, uint64_t now_ns, bool plp, ftl_loss_fn lost, 
     } else {
         lose_volatile(ftl, now_ns, &r);
     }
+    result->zrwa_lost_sectors = zns_zrwa_power_cut(ftl, plp);
     /* the power-on: nothing in flight, the flash idle from now on, the cache on, the
      * read cache empty (DRAM; clean pages, so plp has nothing of it to save) */
     timing_power_cut(ftl, now_ns);

@@ -163,12 +163,41 @@ static int engine_zone_read(struct ftl *ftl, const struct ftl_request *r, uint64
     return zns_read(ftl, r->slba, r->nlb, r->arrival_ns, done_ns);
 }
 
+/* The ZRWA actions act on slba alone: the explicit flush commits up to it, Open with
+ * ZRWAA gives the zone there its window (a zone closed for room costs nothing). */
+static int engine_zone_zrwa(struct ftl *ftl, const struct ftl_request *r, uint64_t *done_ns)
+{
+    enum ftl_zone_action action = (enum ftl_zone_action)r->zone_action;
+    if (!(r->flags & FTL_REQ_ADMITTED)) {
+        int rc = ftl_zone_admit_mgmt(ftl, r->slba, action, (r->flags & FTL_REQ_ZONE_ALL) != 0,
+                                     NULL, NULL);
+        if (rc != FTL_OK) {
+            return rc;
+        }
+    }
+    if (action == FTL_ZONE_ACTION_ZRWA_FLUSH) {
+        return zns_zrwa_flush(ftl, r->slba, r->arrival_ns, done_ns);
+    }
+    uint64_t zone = r->slba / ftl_zone_size_sectors(ftl);
+    if (zone >= ftl_zone_count(ftl)) {
+        return FTL_E_INVAL;
+    }
+    zns_zrwa_open(ftl, zone);
+    *done_ns = r->arrival_ns;
+    return FTL_OK;
+}
+
 /* Zone Management Send: the zones the action changed (admission's list, or the caller's
  * ranges when it admitted), each priced from the arrival; done when the last is. */
 static int engine_zone_mgmt(struct ftl *ftl, const struct ftl_request *r, uint64_t *done_ns)
 {
     uint64_t done = r->arrival_ns, zone_done;
     uint64_t zone_sectors = ftl_zone_size_sectors(ftl);
+
+    if (r->zone_action == FTL_ZONE_ACTION_ZRWA_FLUSH ||
+        r->zone_action == FTL_ZONE_ACTION_OPEN_ZRWA) {
+        return engine_zone_zrwa(ftl, r, done_ns);
+    }
 
     if (!(r->flags & FTL_REQ_ADMITTED)) {
         uint64_t *zones = zns_changed_scratch(ftl);

@@ -66,6 +66,13 @@ static bool has_slc_cache(const struct ftl_stats_writer *w)
     return ftl_config_of(w->ftl)->slc_cache != 0;
 }
 
+/* zrwa_zones > 0: stats.csv ends with the ZRWA counters, after the key-value ones
+ * (files of runs without ZRWAs stay as they were). */
+static bool has_zrwa(const struct ftl_stats_writer *w)
+{
+    return ftl_config_of(w->ftl)->zoned && ftl_config_of(w->ftl)->zrwa_zones > 0;
+}
+
 /* placement=hotcold: stats.csv ends with the hot set's size (other files unchanged). */
 static bool has_hot_set(const struct ftl_stats_writer *w)
 {
@@ -153,6 +160,10 @@ void stats_write_headers(struct ftl_stats_writer *w)
           "kv_retrieve_bytes,kv_index_hits,kv_index_misses,kv_index_page_reads,"
           "kv_index_page_writes,kv_compactions,kv_compaction_pages,kv_keys,kv_live_bytes,"
           "kv_waf", f);
+    if (has_zrwa(w)) {
+        fputs(",zrwa_writes,zrwa_overwrites,zrwa_commit_pages_implicit,"
+              "zrwa_commit_pages_explicit", f);
+    }
     fputc('\n', f);
     fputs("valid_pages,data_victims,map_victims\n", w->files[FILE_VICTIMS]);
     fputs("time_s,interval_s,NAND_read,NAND_write,NAND_cpbk,copy_cmds,copy_pages,"
@@ -353,6 +364,15 @@ static void write_stats_row(struct ftl_stats_writer *w, const struct interval *i
         fprintf(f, ",%llu,%llu,%llu", D(rcache_hits), D(rcache_misses), D(rcache_evictions));
     }
     write_kv_columns(w, f, a, b, &g);
+    if (has_zrwa(w)) {
+        fprintf(f, ",%llu,%llu,%llu,%llu",
+                (unsigned long long)(b->zrwa_writes - a->zrwa_writes),
+                (unsigned long long)(b->zrwa_overwrites - a->zrwa_overwrites),
+                (unsigned long long)(b->zrwa_commit_pages_implicit -
+                                     a->zrwa_commit_pages_implicit),
+                (unsigned long long)(b->zrwa_commit_pages_explicit -
+                                     a->zrwa_commit_pages_explicit));
+    }
     fputc('\n', f);
 #undef D
 }

@@ -57,6 +57,9 @@ static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
     if (strncmp(key, "kv_", strlen("kv_")) == 0) {
         return true;    /* newer still; older files hold no key-value store */
     }
+    if (strncmp(key, "zrwa_", strlen("zrwa_")) == 0) {
+        return true;    /* newer still (layout 9); older files hold no ZRWA */
+    }
     if (strcmp(key, "log_blocks") == 0) {
         return !ftl_mapping_is_hybrid(cfg->mapping);    /* newer than every hybrid map */
     }

@@ -31,12 +31,13 @@ _Static_assert(sizeof(struct ftl_counters) % sizeof(uint64_t) == 0 &&
 /* Version 2 files end the counters before the SLC cache's, version 3 files before the
  * pages folded per write pointer, version 4 files before the buffer's page counts,
  * versions 5 and 6 before the merge and read-cache counters, version 7 before the
- * key-value stores' (loaded as 0). */
+ * key-value stores', version 8 before the ZRWAs' (loaded as 0). */
 #define NCOUNTERS_V2 (offsetof(struct ftl_counters, slc_host_pages) / sizeof(uint64_t))
 #define NCOUNTERS_V3 (offsetof(struct ftl_counters, wp_fold_pages) / sizeof(uint64_t))
 #define NCOUNTERS_V4 (offsetof(struct ftl_counters, buf_absorbed_pages) / sizeof(uint64_t))
 #define NCOUNTERS_V6 (offsetof(struct ftl_counters, merge_switch) / sizeof(uint64_t))
 #define NCOUNTERS_V7 (offsetof(struct ftl_counters, kv_stores) / sizeof(uint64_t))
+#define NCOUNTERS_V8 (offsetof(struct ftl_counters, zrwa_writes) / sizeof(uint64_t))
 
 #define LINE_RECORD_BYTES (6 * 4 + 2 * 8 + 2 + 1)  /* version 2: without the SLC mode byte */
 #define BLOCK_RECORD_BYTES (3 * 4 + 8)     /* version 2: without the first program's age */
@@ -176,7 +177,8 @@ static int open_scalars(struct ftl *ftl, struct state_reader *r, struct state_cu
                                    version, err, errlen)) {
         return -1;
     }
-    size_t ncounters = *version >= 8 ? NCOUNTERS : *version == 7 ? NCOUNTERS_V7
+    size_t ncounters = *version >= FTL_STATE_LAYOUT_ZRWA ? NCOUNTERS
+                     : *version == 8 ? NCOUNTERS_V8 : *version == 7 ? NCOUNTERS_V7
                      : *version >= 5 ? NCOUNTERS_V6
                      : *version == 4 ? NCOUNTERS_V4
                      : *version == 3 ? NCOUNTERS_V3 : NCOUNTERS_V2;

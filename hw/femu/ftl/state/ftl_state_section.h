@@ -45,8 +45,10 @@
  * mappings' merge counters (FCOR's counters; older files load 0), 8 the key-value stores'
  * counters (FCOR's; older files load 0) and their section KVST (older files have no KV
  * store). Other sections are the same in all. */
-#define FTL_STATE_SECTION_VERSION 8u
+#define FTL_STATE_SECTION_VERSION 9u
 #define FTL_STATE_LAYOUT_KV 8u              /* the first layout with KVST */
+#define FTL_STATE_LAYOUT_ZRWA 9u            /* ZONE's records hold the ZRWAs (and FCOR
+                                             * their counters) */
 #define FTL_STATE_LAYOUT_OWN_SECTIONS 6u    /* the first layout with FDBT, FEVT and FSLC */
 #define FTL_STATE_SECTION_VERSION_OLDEST 2u
 

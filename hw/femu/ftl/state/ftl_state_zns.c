@@ -1,7 +1,9 @@
 /*
  * The zoned namespace (ZONE): per zone its state, admission's write pointer (sectors
  * written), its resets and the flash record (sectors that reached the device), then the
- * implicitly opened zones oldest first, the order in which max_open closes them.
+ * implicitly opened zones oldest first, the order in which max_open closes them. From
+ * layout 9 each zone's record also says whether it holds a ZRWA and where its window's
+ * data ends (the window's content is data, which the backend keeps, not the FTL).
  *
  * Derived, not saved: the zones per state and the open / active counts (from the states),
  * the FIFO's links (from its order), the engine's changed-zones list (scratch). Zones
@@ -19,6 +21,9 @@
 #include "zns/zone_state_tables.h"
 
 #define ZONE_RECORD_BYTES (1 + 3 * 8)
+/* layout FTL_STATE_LAYOUT_ZRWA on: and a ZRWA byte (bit 0 admission's, bit 1 the flash
+ * side's) and the flash side's window high mark */
+#define ZONE_RECORD_BYTES_ZRWA (ZONE_RECORD_BYTES + 1 + 8)
 #define ZONE_HEADER_BYTES (4 + 3 * 8 + 4)   /* version, geometry, FIFO length */
 
 static void put_geometry(struct state_buf *b, const struct zone_state *zs)
@@ -42,6 +47,9 @@ int ftl_state_save_zns(const struct ftl *ftl, struct state_writer *w, char *err,
         state_buf_u64(&b, zs->written[i]);
         state_buf_u64(&b, zs->resets[i]);
         state_buf_u64(&b, z->zones[i].written);
+        state_buf_u8(&b, (uint8_t)((zs->zrwa && zs->zrwa[i] ? 1 : 0) |
+                                   (z->zones[i].zrwa ? 2 : 0)));
+        state_buf_u64(&b, z->zones[i].zrwa_hi);
     }
     uint32_t nimp = 0;
     for (uint32_t i = zs->imp_prev ? zs->imp_head : NO_ZONE; i != NO_ZONE;
@@ -89,8 +97,11 @@ static bool wear_agrees(const struct zone_state *zs, uint8_t st, uint64_t resets
 }
 
 /* The zones' records; states, counts and the open / active figures follow. */
+static int load_zrwa(struct ftl *ftl, struct state_reader *r, struct state_cursor *c,
+                     uint64_t i, char *err, size_t errlen);
+
 static int load_zones(struct ftl *ftl, struct state_reader *r, struct state_cursor *c,
-                      char *err, size_t errlen)
+                      bool zrwa, char *err, size_t errlen)
 {
     const uint32_t tag = STATE_TAG_FTL_ZONE;
     struct zone_state *zs = ftl->zns->state;
@@ -100,6 +111,7 @@ static int load_zones(struct ftl *ftl, struct state_reader *r, struct state_curs
         zs->counts[s] = 0;
     }
     zs->open = zs->active = 0;
+    zs->zrwa_used = 0;
     for (uint64_t i = 0; i < zs->p.zones; i++) {
         uint8_t st = state_cur_u8(c);
         uint64_t written = state_cur_u64(c), resets = state_cur_u64(c);
@@ -127,7 +139,49 @@ static int load_zones(struct ftl *ftl, struct state_reader *r, struct state_curs
         zs->counts[st]++;
         zs->open += state_open(st);
         zs->active += state_open(st) || st == FTL_ZONE_CLOSED;
+        if (zrwa && load_zrwa(ftl, r, c, i, err, errlen)) {
+            return -1;
+        }
     }
+    return 0;
+}
+
+/* Zone i's ZRWA byte and window end (its state and write pointers loaded): held only in
+ * a configuration with ZRWAs, by an active zone on a ZRWAFG boundary; the rest is
+ * ftl_check's (zone_state_check, zns_zrwa_check) after the load. */
+static int load_zrwa(struct ftl *ftl, struct state_reader *r, struct state_cursor *c,
+                     uint64_t i, char *err, size_t errlen)
+{
+    const uint32_t tag = STATE_TAG_FTL_ZONE;
+    struct zone_state *zs = ftl->zns->state;
+    struct zone_flash *zf = &ftl->zns->zones[i];
+    uint8_t flags = state_cur_u8(c);
+    uint64_t hi = state_cur_u64(c);
+    bool adm = flags & 1, flash = flags & 2;
+    uint8_t st = zs->state[i];
+    if (flags > 3 || ((adm || flash) && !zs->zrwa) ||
+        (adm && !(state_open(st) || st == FTL_ZONE_CLOSED)) ||
+        (flash ? hi < zf->written || hi - zf->written > zs->p.zrwa_sectors : hi != 0) ||
+        (flash && zf->written % zs->p.zrwa_fg_sectors)) {
+        return state_section_error(r, tag, err, errlen, "zone %llu: ZRWA flags 0x%x and "
+                                   "window end %llu do not fit its state %s, %llu sectors "
+                                   "on flash and this configuration's ZRWAs",
+                                   (unsigned long long)i, flags, (unsigned long long)hi,
+                                   ftl_zone_state_name(st), (unsigned long long)zf->written);
+    }
+    if (adm) {
+        if (zs->zrwa_used >= zs->p.zrwa_resources) {
+            return state_section_error(r, tag, err, errlen, "zone %llu: more ZRWAs than "
+                                       "zrwa_zones (%u)", (unsigned long long)i,
+                                       zs->p.zrwa_resources);
+        }
+        zs->zrwa[i] = 1;
+        zs->zrwa_used++;
+    } else if (zs->zrwa) {
+        zs->zrwa[i] = 0;
+    }
+    zf->zrwa = flash;
+    zf->zrwa_hi = hi;
     return 0;
 }
 
@@ -170,7 +224,7 @@ static int load_fifo(struct zone_state *zs, struct state_reader *r, struct state
 
 static uint64_t zns_max_bytes(const struct ftl *ftl)
 {
-    return ZONE_HEADER_BYTES + ftl->zns->state->p.zones * (ZONE_RECORD_BYTES + 4);
+    return ZONE_HEADER_BYTES + ftl->zns->state->p.zones * (ZONE_RECORD_BYTES_ZRWA + 4);
 }
 
 size_t ftl_state_zns_limits(const struct ftl *ftl, struct state_section_limit *out)
@@ -185,12 +239,16 @@ int ftl_state_load_zns(struct ftl *ftl, struct state_reader *r, char *err, size_
     struct zone_state *zs = ftl->zns->state;
     uint64_t zones = zs->p.zones;
     struct state_cursor c;
+    uint32_t version;
 
-    if (state_section_open(r, tag, 0, zns_max_bytes(ftl), &c, err, errlen)) {
+    if (state_section_open_version(r, tag, 0, zns_max_bytes(ftl), &c, &version, err,
+                                   errlen)) {
         return -1;
     }
+    bool zrwa = version >= FTL_STATE_LAYOUT_ZRWA;
+    uint64_t record = zrwa ? ZONE_RECORD_BYTES_ZRWA : ZONE_RECORD_BYTES;
     int rc = 0;
-    if (c.len < ZONE_HEADER_BYTES + zones * ZONE_RECORD_BYTES) {
+    if (c.len < ZONE_HEADER_BYTES + zones * record) {
         rc = state_section_error(r, tag, err, errlen, "%zu bytes, too short for %llu zones",
                                  c.len, (unsigned long long)zones);
     }
@@ -202,7 +260,7 @@ int ftl_state_load_zns(struct ftl *ftl, struct state_reader *r, char *err, size_
     free(mine.p);
     c.pos += 3 * 8;
     if (rc == 0) {
-        rc = load_zones(ftl, r, &c, err, errlen);
+        rc = load_zones(ftl, r, &c, zrwa, err, errlen);
     }
     if (rc == 0) {
         rc = load_fifo(zs, r, &c, err, errlen);

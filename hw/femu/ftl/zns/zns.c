@@ -45,6 +45,23 @@ uint32_t ftl_zone_luns(const struct ftl *ftl)
     return (uint32_t)ftl->geo.zone_luns;
 }
 
+bool ftl_zrwa_geometry(const struct ftl *ftl, struct ftl_zrwa_geometry *out)
+{
+    bool any = ftl->cfg.zoned && ftl->cfg.zrwa_zones > 0;
+    *out = (struct ftl_zrwa_geometry){ 0 };
+    if (any) {
+        *out = (struct ftl_zrwa_geometry){ .resources = (uint32_t)ftl->cfg.zrwa_zones,
+                                           .size_sectors = ftl->geo.zrwa_sectors,
+                                           .flush_gran_sectors = ftl->geo.zrwa_fg_sectors };
+    }
+    return any;
+}
+
+uint32_t ftl_zrwa_in_use(const struct ftl *ftl)
+{
+    return ftl->zns ? zone_state_zrwa_used(ftl->zns->state) : 0;
+}
+
 const char *ftl_zone_state_name(uint8_t state)
 {
     switch (state) {
@@ -68,6 +85,8 @@ int zns_init(struct ftl *ftl)
         .zones = ftl->cfg.zones, .zone_sectors = g->zone_sectors,
         .cap_sectors = g->zone_cap_sectors, .max_open = (uint32_t)ftl->cfg.max_open,
         .max_active = (uint32_t)ftl->cfg.max_active, .reset_limit = ftl->cfg.pe_cycles,
+        .zrwa_resources = (uint32_t)ftl->cfg.zrwa_zones, .zrwa_sectors = g->zrwa_sectors,
+        .zrwa_fg_sectors = g->zrwa_fg_sectors,
     };
     struct zns *z = calloc(1, sizeof(*z));
     if (!z) {
@@ -97,7 +116,8 @@ size_t zns_metadata_bytes(const struct ftl *ftl)
      * implicitly-open links with max_open (about) */
     uint64_t zones = ftl->cfg.zones;
     return sizeof(struct zns) + zones * (sizeof(struct zone_flash) + sizeof(uint64_t)) +
-           zones * (1 + 2 * sizeof(uint64_t) + (ftl->cfg.max_open ? 8 : 0));
+           zones * (1 + 2 * sizeof(uint64_t) + (ftl->cfg.max_open ? 8 : 0) +
+                    (ftl->cfg.zrwa_zones ? 1 : 0));
 }
 
 /* ---- admission (zone_state.c), FTL_E_INVAL when the FTL has no zones ---- */
@@ -232,25 +252,37 @@ int zns_write_pages(struct ftl *ftl, uint64_t slba, uint64_t nlb, uint64_t *firs
     return FTL_OK;
 }
 
-int zns_write(struct ftl *ftl, uint64_t slba, uint64_t nlb, bool append, uint64_t now_ns,
-              uint64_t *done_ns)
+uint64_t zns_program_pages(struct ftl *ftl, uint64_t zone, uint64_t first, uint64_t end,
+                           uint64_t now_ns)
 {
-    uint64_t first, end;
-    int rc = zns_write_pages(ftl, slba, nlb, &first, &end);
-    if (rc != FTL_OK) {
-        return rc;
-    }
-    uint64_t zone = slba / ftl->geo.zone_sectors;
-    uint64_t done = now_ns + ftl->cfg.buf_wr_lat;  /* no page completed: in the buffer */
-    if (end > first) {
-        done = now_ns;
-    }
+    uint64_t done = now_ns;
     for (uint64_t p = first; p < end; p++) {
         uint32_t lun;
         zns_page_place(ftl, zone, p, &lun, NULL);
         done = max_u64(done, nand_program(ftl, lun, now_ns));
     }
     ftl->ctr.zone_programs += end - first;
+    return done;
+}
+
+int zns_write(struct ftl *ftl, uint64_t slba, uint64_t nlb, bool append, uint64_t now_ns,
+              uint64_t *done_ns)
+{
+    uint64_t zone = slba < ftl->geo.zoned_sectors ? slba / ftl->geo.zone_sectors : 0;
+    if (slba < ftl->geo.zoned_sectors && ftl->zns->zones[zone].zrwa) {
+        return append ? FTL_E_INVAL : zns_zrwa_write(ftl, zone, slba - zone *
+                                                     ftl->geo.zone_sectors, nlb, now_ns,
+                                                     done_ns);
+    }
+    uint64_t first, end;
+    int rc = zns_write_pages(ftl, slba, nlb, &first, &end);
+    if (rc != FTL_OK) {
+        return rc;
+    }
+    uint64_t done = now_ns + ftl->cfg.buf_wr_lat;  /* no page completed: in the buffer */
+    if (end > first) {
+        done = zns_program_pages(ftl, zone, first, end, now_ns);
+    }
     if (append) {
         ftl->ctr.zone_append_cmds++;
     } else {
@@ -282,6 +314,7 @@ int zns_read(struct ftl *ftl, uint64_t slba, uint64_t nlb, uint64_t now_ns, uint
             done = max_u64(done, nand_read(ftl, lun, now_ns));
             ftl->ctr.zone_reads++;
         }
+        done = max_u64(done, zns_zrwa_read(ftl, zone, lo, hi, now_ns));
     }
     ftl->ctr.zone_read_cmds++;
     *done_ns = done;
@@ -323,16 +356,24 @@ int zns_manage(struct ftl *ftl, enum ftl_zone_action action, uint64_t zone, uint
     case FTL_ZONE_ACTION_RESET:
         *done_ns = zone_erase(ftl, zone, now_ns);
         ftl->zns->zones[zone].written = 0;
+        zns_zrwa_drop(ftl, zone);
         ftl->ctr.zone_resets++;
         return FTL_OK;
     case FTL_ZONE_ACTION_FINISH:
-        ftl->ctr.zone_finishes++;   /* no padding programs: buffered sectors stay put */
+        /* no padding programs: buffered sectors stay put; a ZRWA's window is committed */
+        *done_ns = zns_zrwa_finish(ftl, zone, now_ns);
+        ftl->ctr.zone_finishes++;
         return FTL_OK;
     case FTL_ZONE_ACTION_OFFLINE:
         ftl->zns->zones[zone].written = 0;  /* its data is gone, its blocks unused */
+        zns_zrwa_drop(ftl, zone);
+        return FTL_OK;
+    case FTL_ZONE_ACTION_OPEN_ZRWA:
+        zns_zrwa_open(ftl, zone);
         return FTL_OK;
     case FTL_ZONE_ACTION_OPEN:
     case FTL_ZONE_ACTION_CLOSE:
+    case FTL_ZONE_ACTION_ZRWA_FLUSH:   /* the engine calls zns_zrwa_flush with its LBA */
         return FTL_OK;
     }
     return FTL_E_INVAL;
@@ -341,7 +382,8 @@ int zns_manage(struct ftl *ftl, enum ftl_zone_action action, uint64_t zone, uint
 int zns_check(const struct ftl *ftl, char *err, size_t errlen)
 {
     const struct ftl_geometry *g = &ftl->geo;
-    if (zone_state_check(ftl->zns->state, err, errlen)) {
+    if (zone_state_check(ftl->zns->state, err, errlen) ||
+        zns_zrwa_check(ftl, err, errlen)) {
         return -1;
     }
     for (uint64_t zone = 0; zone < ftl->cfg.zones; zone++) {

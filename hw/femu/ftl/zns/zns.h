@@ -39,4 +39,33 @@ int zns_read(struct ftl *ftl, uint64_t slba, uint64_t nlb, uint64_t now_ns, uint
 int zns_manage(struct ftl *ftl, enum ftl_zone_action action, uint64_t zone, uint64_t now_ns,
                uint64_t *done_ns);
 
+/* Programs zone pages [first, end), each on its own LUN from now_ns; the last program's
+ * end (now_ns when none). Counts them in zone_programs. */
+uint64_t zns_program_pages(struct ftl *ftl, uint64_t zone, uint64_t first, uint64_t end,
+                           uint64_t now_ns);
+
+/*
+ * Zone Random Write Areas, flash side (zns_zrwa.c). The window is controller memory: a
+ * write into it costs a transfer there (zrwa_xfer_ns), a rewrite no program; commits
+ * program whole pages through zns_program_pages. Each acts on the flash record alone.
+ */
+uint64_t zrwa_xfer_ns(const struct ftl *ftl, uint64_t sectors);
+/* A write at zone-relative [off, off + nlb) of a zone holding a ZRWA. */
+int zns_zrwa_write(struct ftl *ftl, uint64_t zone, uint64_t off, uint64_t nlb,
+                   uint64_t now_ns, uint64_t *done_ns);
+/* When a read of zone-relative [lo, hi) has its window part from memory done. */
+uint64_t zns_zrwa_read(const struct ftl *ftl, uint64_t zone, uint64_t lo, uint64_t hi,
+                       uint64_t now_ns);
+/* Flush Explicit ZRWA Range to LBA elba (admitted). */
+int zns_zrwa_flush(struct ftl *ftl, uint64_t elba, uint64_t now_ns, uint64_t *done_ns);
+/* Open with ZRWAA of an empty zone; Finish's commit of the window (its end); a reset's or
+ * offline's drop of it. */
+void zns_zrwa_open(struct ftl *ftl, uint64_t zone);
+uint64_t zns_zrwa_finish(struct ftl *ftl, uint64_t zone, uint64_t now_ns);
+void zns_zrwa_drop(struct ftl *ftl, uint64_t zone);
+/* A power cut (ftl_power_cut): without plp every window's data is lost, its committed
+ * data stays; the sectors lost (up to each window's high mark). */
+uint64_t zns_zrwa_power_cut(struct ftl *ftl, bool plp);
+int zns_zrwa_check(const struct ftl *ftl, char *err, size_t errlen);
+
 #endif

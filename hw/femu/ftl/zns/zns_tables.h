@@ -6,10 +6,15 @@
 #ifndef FEMU_FTL_ZNS_ZNS_TABLES_H
 #define FEMU_FTL_ZNS_ZNS_TABLES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct zone_flash {
-    uint64_t written;   /* sectors from the zone start that reached the device */
+    uint64_t written;   /* sectors from the zone start that reached the device (with a
+                         * ZRWA: the committed ones, programmed) */
+    uint64_t zrwa_hi;   /* with a ZRWA: the end of the highest sector the window holds
+                         * (zone-relative, written..written + ZRWAS; written when empty) */
+    bool zrwa;          /* the zone holds a ZRWA (opened with ZRWAA, not yet full or reset) */
 };
 
 struct zns {

@@ -119,6 +119,9 @@ static int mgmt_one(struct zone_state *zs, uint64_t zone, enum ftl_zone_action a
         zone_set_state(zs, zone, FTL_ZONE_OFFLINE);
         note_changed(c, zone);
         return FTL_OK;
+    case FTL_ZONE_ACTION_OPEN_ZRWA:
+    case FTL_ZONE_ACTION_ZRWA_FLUSH:
+        break;      /* mgmt_zrwa's */
     }
     return FTL_E_INVAL;
 }
@@ -137,6 +140,9 @@ static bool selected(enum ftl_zone_action action, uint8_t st)
         return zone_is_active(st) || st == FTL_ZONE_FULL;
     case FTL_ZONE_ACTION_OFFLINE:
         return st == FTL_ZONE_READ_ONLY;
+    case FTL_ZONE_ACTION_OPEN_ZRWA:
+    case FTL_ZONE_ACTION_ZRWA_FLUSH:
+        break;      /* Select All is refused for them before */
     }
     return false;
 }
@@ -173,6 +179,9 @@ static int mgmt_all(struct zone_state *zs, enum ftl_zone_action action, struct c
         case FTL_ZONE_ACTION_OFFLINE:
             zone_set_state(zs, z, FTL_ZONE_OFFLINE);
             break;
+        case FTL_ZONE_ACTION_OPEN_ZRWA:
+        case FTL_ZONE_ACTION_ZRWA_FLUSH:
+            break;
         }
         note_changed(c, z);
     }
@@ -184,12 +193,53 @@ static bool action_valid(enum ftl_zone_action action)
     return action >= FTL_ZONE_ACTION_CLOSE && action <= FTL_ZONE_ACTION_OFFLINE;
 }
 
+static bool action_is_zrwa(enum ftl_zone_action action)
+{
+    return action == FTL_ZONE_ACTION_OPEN_ZRWA || action == FTL_ZONE_ACTION_ZRWA_FLUSH;
+}
+
+/* Open with ZRWAA or an explicit flush (zone_zrwa.c) of one zone: the zone and a victim
+ * closed for room noted in increasing order, as Open notes them. */
+static int mgmt_zrwa(struct zone_state *zs, uint64_t slba, enum ftl_zone_action action,
+                     struct changed *c)
+{
+    bool changed;
+    uint32_t victim;
+    uint64_t zone = slba / zs->p.zone_sectors;
+    int rc;
+    if (action == FTL_ZONE_ACTION_OPEN_ZRWA) {
+        if (slba % zs->p.zone_sectors != 0) {
+            return FTL_E_INVAL;
+        }
+        rc = zrwa_admit_open(zs, zone, &changed, &victim);
+    } else {
+        rc = zrwa_admit_flush(zs, slba, &changed, &victim);
+    }
+    if (rc != FTL_OK) {
+        return rc;
+    }
+    if (victim != NO_ZONE && victim < zone) {
+        note_changed(c, victim);
+    }
+    if (changed) {
+        note_changed(c, zone);
+    }
+    if (victim != NO_ZONE && victim > zone) {
+        note_changed(c, victim);
+    }
+    return FTL_OK;
+}
+
 int zone_state_mgmt(struct zone_state *zs, uint64_t slba, enum ftl_zone_action action,
                     bool all, uint64_t *zones, size_t *nzones)
 {
     struct changed c = { .zones = zones, .n = 0 };
     int rc;
-    if (!action_valid(action)) {
+    if (action_is_zrwa(action)) {
+        /* no ZRWA configured, or Select All (not defined for either): Invalid Field */
+        rc = !zs->zrwa || all ? FTL_E_INVAL : slba >= zs->sectors ? FTL_E_RANGE :
+             mgmt_zrwa(zs, slba, action, &c);
+    } else if (!action_valid(action)) {
         rc = FTL_E_INVAL;
     } else if (all) {
         rc = mgmt_all(zs, action, &c);

@@ -79,6 +79,9 @@ void zone_set_state(struct zone_state *zs, uint64_t zone, uint8_t to)
     if (zone_is_active(to)) {
         zs->active++;
     }
+    if (!zone_is_active(to)) {
+        zone_drop_zrwa(zs, zone);   /* full, reset, finished: the ZRWA is freed */
+    }
     if (zs->imp_prev) {
         if (from == FTL_ZONE_IMPLICIT_OPEN) {
             imp_remove(zs, (uint32_t)zone);
@@ -97,6 +100,11 @@ static bool params_valid(const struct zone_state_params *p)
     if (!p || p->zones == 0 || p->zones >= NO_ZONE || p->zone_sectors == 0 ||
         p->cap_sectors == 0 || p->cap_sectors > p->zone_sectors ||
         p->zones > UINT64_MAX / p->zone_sectors) {
+        return false;
+    }
+    if (p->zrwa_resources &&
+        (p->zrwa_fg_sectors == 0 || p->zrwa_sectors == 0 ||
+         p->zrwa_sectors % p->zrwa_fg_sectors || p->zrwa_sectors > p->cap_sectors)) {
         return false;
     }
     return !(p->max_open && p->max_active && p->max_open > p->max_active);
@@ -123,6 +131,10 @@ struct zone_state *zone_state_create(const struct zone_state_params *p)
         zs->imp_next = calloc(n, sizeof(*zs->imp_next));
         ok = zs->imp_prev && zs->imp_next;
     }
+    if (ok && p->zrwa_resources) {
+        zs->zrwa = calloc(n, 1);
+        ok = zs->zrwa != NULL;
+    }
     if (!ok) {
         zone_state_destroy(zs);
         return NULL;
@@ -148,6 +160,7 @@ void zone_state_destroy(struct zone_state *zs)
     free(zs->resets);
     free(zs->imp_prev);
     free(zs->imp_next);
+    free(zs->zrwa);
     free(zs);
 }
 
@@ -162,7 +175,8 @@ void zone_state_get(const struct zone_state *zs, uint64_t zone, struct ftl_zone_
     uint64_t start = zone_start(zs, zone);
     *out = (struct ftl_zone_info){ .start = start, .cap = zs->p.cap_sectors,
                                    .wp = start + zs->written[zone],
-                                   .state = zs->state[zone] };
+                                   .state = zs->state[zone],
+                                   .zrwa = zone_has_zrwa(zs, zone) };
 }
 
 void zone_state_counts(const struct zone_state *zs, uint64_t counts[FTL_ZONE_STATES])
@@ -249,6 +263,9 @@ int zone_state_write(struct zone_state *zs, uint64_t slba, uint64_t nlb, bool ap
     default:
         break;
     }
+    if (zone_has_zrwa(zs, zone)) {
+        return zrwa_admit_write(zs, zone, slba, nlb, append, assigned);
+    }
     uint64_t wp = start + zs->written[zone];
     if (!append && slba != wp) {
         return FTL_E_ZONE_INVALID_WRITE;
@@ -330,13 +347,19 @@ int zone_state_copy(struct zone_state *zs, const struct ftl_range *src, uint32_t
     if (total > zs->sectors) {
         return FTL_E_RANGE;
     }
+    /* Copy's flash side has no ZRWA path: a Copy into a ZRWA zone is refused (our limit,
+     * docs/zns.md) */
+    if (dest < zs->sectors && zone_has_zrwa(zs, dest / zs->p.zone_sectors)) {
+        return FTL_E_ZONE_INVALID_OP;
+    }
     return zone_state_write(zs, dest, total, false, NULL);
 }
 
 /* ---- consistency ---- */
 
 /* Whether a zone in state st may have `written` sectors below its write pointer. */
-static bool written_valid(const struct zone_state *zs, uint8_t st, uint64_t written)
+static bool written_valid(const struct zone_state *zs, uint8_t st, uint64_t written,
+                          bool zrwa)
 {
     uint64_t cap = zs->p.cap_sectors;
     switch (st) {
@@ -344,8 +367,9 @@ static bool written_valid(const struct zone_state *zs, uint8_t st, uint64_t writ
     case FTL_ZONE_READ_ONLY:
     case FTL_ZONE_OFFLINE:
         return written == 0;
-    case FTL_ZONE_IMPLICIT_OPEN:    /* opened by writing at least one sector */
-        return written >= 1 && written < cap;
+    case FTL_ZONE_IMPLICIT_OPEN:    /* opened by writing at least one sector (a ZRWA
+                                     * zone's may all be in the window) */
+        return (written >= 1 || zrwa) && written < cap;
     case FTL_ZONE_EXPLICIT_OPEN:
     case FTL_ZONE_CLOSED:
         return written < cap;
@@ -383,13 +407,21 @@ static int check_imp_fifo(const struct zone_state *zs, char *err, size_t errlen)
 int zone_state_check(const struct zone_state *zs, char *err, size_t errlen)
 {
     uint64_t counts[FTL_ZONE_STATES] = { 0 };
-    uint64_t open = 0, active = 0;
+    uint64_t open = 0, active = 0, zrwa = 0;
     for (uint64_t z = 0; z < zs->p.zones; z++) {
         uint8_t st = zs->state[z];
-        if (!written_valid(zs, st, zs->written[z])) {
+        if (!written_valid(zs, st, zs->written[z], zone_has_zrwa(zs, z))) {
             CHECK_FAIL("zone %llu in state 0x%x has %llu of %llu sectors written",
                        (unsigned long long)z, st, (unsigned long long)zs->written[z],
                        (unsigned long long)zs->p.cap_sectors);
+        }
+        if (zone_has_zrwa(zs, z)) {
+            zrwa++;
+            if (!zone_is_active(st) || zs->written[z] % zs->p.zrwa_fg_sectors) {
+                CHECK_FAIL("zone %llu holds a ZRWA in state 0x%x with %llu sectors "
+                           "committed", (unsigned long long)z, st,
+                           (unsigned long long)zs->written[z]);
+            }
         }
         counts[st]++;
         open += zone_is_open(st);
@@ -410,6 +442,10 @@ int zone_state_check(const struct zone_state *zs, char *err, size_t errlen)
         (zs->p.max_active && active > zs->p.max_active)) {
         CHECK_FAIL("open %llu active %llu past the limits %u / %u", (unsigned long long)open,
                    (unsigned long long)active, zs->p.max_open, zs->p.max_active);
+    }
+    if (zrwa != zs->zrwa_used || zrwa > zs->p.zrwa_resources) {
+        CHECK_FAIL("%llu zones hold a ZRWA, counted %u of %u", (unsigned long long)zrwa,
+                   zs->zrwa_used, zs->p.zrwa_resources);
     }
     return zs->imp_prev ? check_imp_fifo(zs, err, errlen) : 0;
 }

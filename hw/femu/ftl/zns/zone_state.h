@@ -25,6 +25,10 @@ struct zone_state_params {
     uint32_t max_active;    /* 0: no limit; max_open <= max_active when both are set */
     uint64_t reset_limit;   /* a reset bringing a zone's resets to this makes it read only
                              * (pe_cycles); 0: never */
+    /* Zone Random Write Areas (NUMZRWA; 0: none), their size and commit unit (ZRWAS, a
+     * multiple of ZRWAFG, at most cap_sectors) */
+    uint32_t zrwa_resources;
+    uint64_t zrwa_sectors, zrwa_fg_sectors;
 };
 
 /* NULL when out of memory or when the parameters break the rules above. */
@@ -38,6 +42,7 @@ uint32_t zone_state_open(const struct zone_state *zs);     /* implicitly + expli
 uint32_t zone_state_active(const struct zone_state *zs);   /* open + closed */
 /* Resets the zone has had (the erase count of its blocks). */
 uint64_t zone_state_resets(const struct zone_state *zs, uint64_t zone);
+uint32_t zone_state_zrwa_used(const struct zone_state *zs);     /* ZRWAs held */
 
 /* The semantics and statuses of ftl_zone_admit_write / _read / _mgmt / _copy
  * (femu_ftl/zns.h); zone_state_mgmt, Zone Management Send, is zone_mgmt.c. */

@@ -22,6 +22,10 @@ struct zone_state {
     uint32_t imp_head, imp_tail;
     uint32_t open, active;
     uint64_t counts[FTL_ZONE_STATES];
+    /* zrwa_resources > 0: 1 for a zone holding a ZRWA (always an active one), and how
+     * many do; NULL without */
+    uint8_t *zrwa;
+    uint32_t zrwa_used;
 };
 
 #endif

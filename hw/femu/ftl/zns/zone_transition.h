@@ -33,4 +33,23 @@ int zone_plan_open(const struct zone_state *zs, uint8_t from, uint32_t *victim);
 /* Closes the victim zone_plan_open named, if any. */
 void zone_close_victim(struct zone_state *zs, uint32_t victim);
 
+/* Whether the zone holds a ZRWA; and dropping it (the zone left the active states). */
+bool zone_has_zrwa(const struct zone_state *zs, uint64_t zone);
+void zone_drop_zrwa(struct zone_state *zs, uint64_t zone);
+
+/* ZRWA admission (zone_zrwa.c). A write in a zone holding one, the zone's state already
+ * checked writable: the statuses and effects of ftl_zone_admit_write there. */
+int zrwa_admit_write(struct zone_state *zs, uint64_t zone, uint64_t slba, uint64_t nlb,
+                     bool append, uint64_t *assigned);
+/* Open with ZRWAA of one zone, and the explicit flush to LBA elba: the statuses of
+ * ftl_zone_admit_mgmt; *changed set when the zone's state changed (and *victim to a zone
+ * closed for room, else NO_ZONE). */
+int zrwa_admit_open(struct zone_state *zs, uint64_t zone, bool *changed, uint32_t *victim);
+int zrwa_admit_flush(struct zone_state *zs, uint64_t elba, bool *changed, uint32_t *victim);
+/* Sectors an implicit commit takes when a write in the window [w, w + zrwas) ends at end
+ * (zone-relative, w <= end <= w + 2 zrwas): the fewest ZRWAFG units bringing end inside,
+ * up to the capacity. Shared with the flash side (zns.c), which commits the same. */
+uint64_t zrwa_implicit_commit(uint64_t w, uint64_t end, uint64_t zrwas, uint64_t fg,
+                              uint64_t cap);
+
 #endif

@@ -156,6 +156,10 @@ struct ftl_config {
                                  * 0: zone_cap rounded up to a power of two */
     uint64_t max_open;          /* open zones at most (0: no limit) */
     uint64_t max_active;        /* open + closed zones at most (0: no limit) */
+    /* Zone Random Write Areas (NVMe ZNS 1.1+, femu_ftl/zns.h): zones that may hold one at
+     * once (NUMZRWA; 0: none), its bytes (ZRWAS; 0: 16 x zrwa_flush_gran) and its commit
+     * unit (ZRWAFG, bytes; 0: one flash page) */
+    uint64_t zrwa_zones, zrwa_size, zrwa_flush_gran;
     /* media: bits per cell (1-4; 0 = not stated) and SLC-mode latencies, ns (0 = not given) */
     uint64_t cell_bits;
     uint64_t slc_pg_rd_lat, slc_pg_wr_lat, slc_blk_er_lat;
@@ -212,6 +216,8 @@ struct ftl_geometry {
     uint64_t zone_sectors;          /* zone_size / secsz */
     uint64_t zone_cap_sectors;      /* zone_cap / secsz */
     uint64_t zoned_sectors;         /* zones * zone_sectors: the zoned namespace */
+    uint64_t zrwa_sectors;          /* zrwa_zones > 0: zrwa_size / secsz (ZRWAS) */
+    uint64_t zrwa_fg_sectors;       /* zrwa_flush_gran / secsz (ZRWAFG) */
     /* slc_cache=on (zeros otherwise): a unit in SLC mode programs the first
      * slc_pgs_per_blk = pgs_per_blk / cell_bits pages of each of its blocks, so it holds
      * slc_pgs_per_unit pages; slc_reserved_units is what the cache takes from the

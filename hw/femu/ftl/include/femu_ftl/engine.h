@@ -60,7 +60,9 @@ enum ftl_op {
     FTL_OP_ZONE_WRITE,  /* a write at the write pointer, or with FTL_REQ_APPEND a Zone
                          * Append to the zone starting at slba (admitted: at assigned) */
     FTL_OP_ZONE_READ,
-    FTL_OP_ZONE_MGMT,   /* zone_action on the zone at slba, or every zone with
+    FTL_OP_ZONE_MGMT,   /* zone_action on the zone at slba (ZRWA_FLUSH: slba the last
+                         * LBA to commit; it and OPEN_ZRWA priced at slba, admitted or
+                         * not), or every zone with
                          * FTL_REQ_ZONE_ALL; admitted: ranges list the zones the action
                          * changed (slba = zone start, nlb = zone size) */
     /* Simple Copy: ranges (the sources) to slba, nlb the total; in the zoned namespace

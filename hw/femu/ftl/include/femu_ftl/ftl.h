@@ -47,6 +47,11 @@ enum ftl_status {
     FTL_E_KV_CAPACITY = -16,        /* Capacity Exceeded */
     FTL_E_KV_VALUE_SIZE = -17,      /* Invalid Value Size */
     FTL_E_KV_KEY_SIZE = -18,        /* Invalid Key Size */
+    /* Zone Random Write Areas (ZNS 1.1; femu_ftl/zns.h) */
+    FTL_E_ZONE_INVALID_OP = -19,    /* Invalid Zone Operation Request (B6h): Zone Append
+                                     * to a zone holding a ZRWA */
+    FTL_E_ZRWA_UNAVAILABLE = -20,   /* Zone Random Write Area Resources Unavailable
+                                     * (B7h): Open with ZRWAA, all NUMZRWA held */
 };
 
 /* One range of sectors (a deallocate's, a Copy's source); nlb 0 is skipped. */
@@ -233,6 +238,12 @@ struct ftl_counters {
     uint64_t kv_index_hits, kv_index_misses;
     uint64_t kv_index_page_reads, kv_index_page_writes;
     uint64_t kv_compactions, kv_compaction_pages;
+    /* Zone Random Write Areas (layout 9 on): writes into a zone holding one (in zone_write_cmds), those
+     * starting below the highest sector its window held (a rewrite of the window, at no
+     * flash cost), and the pages commits programmed (in zone_programs): implicit (a
+     * write past the window) and explicit (Flush Explicit ZRWA Range, Finish) */
+    uint64_t zrwa_writes, zrwa_overwrites;
+    uint64_t zrwa_commit_pages_implicit, zrwa_commit_pages_explicit;
     /* ftl_power_cut: cuts, buffered pages that lost sectors (without plp), host pages
      * torn (their program in flight at the cut, without plp), and buffered pages
      * programmed from stored energy (plp). Last, and not kept in state files: a state
@@ -386,6 +397,9 @@ struct ftl_power_cut_result {
     uint64_t buffered_pages, buffered_sectors;  /* lost from the buffer */
     uint64_t torn_pages;                        /* programs in flight, torn */
     uint64_t plp_pages;     /* plp: buffered pages programmed from stored energy */
+    uint64_t zrwa_lost_sectors;     /* without plp: zoned sectors the ZRWA windows held
+                                     * (uncommitted; each window up to its highest
+                                     * written sector), gone; zone write pointers stay */
 };
 
 /*

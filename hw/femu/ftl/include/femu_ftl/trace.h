@@ -40,7 +40,9 @@
  *   ZR t lba nsect nsid      zone read
  *   ZM t nsid action zslba all   Zone Management Send: action open, close, finish, reset
  *                            or offline, on the zone starting at zslba, or with all 1 on
- *                            every zone it applies to (Select All; zslba is then ignored)
+ *                            every zone it applies to (Select All; zslba is then ignored);
+ *                            open-zrwa (Open with ZRWAA) or zrwa-flush (Flush Explicit
+ *                            ZRWA Range: zslba is then the last LBA to commit)
  *   C t nsid dest zoned lba nsect [lba nsect]...   Copy of the source ranges (up to 256)
  *                            to dest: zoned 1 in the zoned namespace (dest admitted as a
  *                            write there), 0 through the conventional FTL
@@ -199,6 +201,8 @@ static inline const char *io_trace_zone_action_name(uint32_t action)
     case FTL_ZONE_ACTION_FINISH: return "finish";
     case FTL_ZONE_ACTION_RESET: return "reset";
     case FTL_ZONE_ACTION_OFFLINE: return "offline";
+    case FTL_ZONE_ACTION_OPEN_ZRWA: return "open-zrwa";
+    case FTL_ZONE_ACTION_ZRWA_FLUSH: return "zrwa-flush";
     }
     return NULL;
 }
@@ -207,7 +211,8 @@ static inline int io_trace_zone_action_parse(const char *name, uint32_t *action)
 {
     static const uint32_t actions[] = { FTL_ZONE_ACTION_OPEN, FTL_ZONE_ACTION_CLOSE,
                                         FTL_ZONE_ACTION_FINISH, FTL_ZONE_ACTION_RESET,
-                                        FTL_ZONE_ACTION_OFFLINE };
+                                        FTL_ZONE_ACTION_OFFLINE, FTL_ZONE_ACTION_OPEN_ZRWA,
+                                        FTL_ZONE_ACTION_ZRWA_FLUSH };
     for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++) {
         if (strcmp(name, io_trace_zone_action_name(actions[i])) == 0) {
             *action = actions[i];

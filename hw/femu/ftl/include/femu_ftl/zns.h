@@ -49,6 +49,12 @@ enum ftl_zone_action {
     FTL_ZONE_ACTION_OPEN = 0x3,
     FTL_ZONE_ACTION_RESET = 0x4,
     FTL_ZONE_ACTION_OFFLINE = 0x5,
+    /* Flush Explicit ZRWA Range (ZNS 1.1): slba is the last LBA to commit, not a zone
+     * start; the count committed, slba - wp + 1, must be whole ZRWAFG units */
+    FTL_ZONE_ACTION_ZRWA_FLUSH = 0x11,
+    /* Open Zone with ZRWAA set (ZSA 03h, ZSASO bit 0): not an NVMe ZSA value; the device
+     * maps the command to it */
+    FTL_ZONE_ACTION_OPEN_ZRWA = 0x103,
 };
 
 struct ftl_zone_info {
@@ -58,7 +64,21 @@ struct ftl_zone_info {
                          * descriptor is built; undefined but reported as start for
                          * read-only and offline zones) */
     uint8_t state;      /* enum ftl_zone_state */
+    bool zrwa;          /* the zone holds a Zone Random Write Area (ZRWAV); wp is then the
+                         * committed write pointer, the window [wp, wp + ZRWAS) */
 };
+
+/*
+ * Zone Random Write Areas (zrwa_zones > 0; femu_ftl/config.h): resources (NUMZRWA), the
+ * window and the commit unit in sectors (ZRWAS, ZRWAFG). false (and zeros): none.
+ */
+struct ftl_zrwa_geometry {
+    uint32_t resources;
+    uint64_t size_sectors, flush_gran_sectors;
+};
+bool ftl_zrwa_geometry(const struct ftl *ftl, struct ftl_zrwa_geometry *out);
+/* ZRWA resources held now. */
+uint32_t ftl_zrwa_in_use(const struct ftl *ftl);
 
 /* Geometry (0 when the FTL is not zoned). Constant for the FTL's life. */
 uint64_t ftl_zone_count(const struct ftl *ftl);
@@ -85,6 +105,16 @@ uint32_t ftl_zone_active_count(const struct ftl *ftl);
  */
 int ftl_zone_admit_write(struct ftl *ftl, uint64_t slba, uint64_t nlb, bool append,
                          uint64_t *assigned);
+/*
+ * In a zone holding a ZRWA (ZNS 1.1 ZRWA rules): a write (never an append: Invalid Zone
+ * Operation Request, FTL_E_ZONE_INVALID_OP) may start anywhere in [wp, wp + ZRWAS) and
+ * rewrite what the window holds; one ending past wp + ZRWAS (but not past wp + 2 x ZRWAS)
+ * first commits the fewest ZRWAFG units that bring its end inside the window (implicit
+ * flush; the write pointer moves by them, to the capacity at most). A write starting
+ * below wp or ending past wp + 2 x ZRWAS is Zone Invalid Write; past the capacity Zone
+ * Boundary Error. The zone becomes full, and frees its ZRWA, when the committed write
+ * pointer reaches the capacity.
+ */
 
 /* A read of [slba, slba + nlb) (zones may be crossed): FTL_E_RANGE, FTL_E_ZONE_OFFLINE. */
 int ftl_zone_admit_read(const struct ftl *ftl, uint64_t slba, uint64_t nlb);
@@ -104,6 +134,19 @@ int ftl_zone_admit_read(const struct ftl *ftl, uint64_t slba, uint64_t nlb);
  */
 int ftl_zone_admit_mgmt(struct ftl *ftl, uint64_t slba, enum ftl_zone_action action, bool all,
                         uint64_t *zones, size_t *nzones);
+/*
+ * The ZRWA actions (FTL_E_INVAL for both with all: Select All is not defined for them,
+ * and without zrwa_zones):
+ *  - OPEN_ZRWA: an empty zone is opened explicitly with a ZRWA (open and active
+ *    resources as Open, and one ZRWA resource: FTL_E_ZRWA_UNAVAILABLE when all are
+ *    held); a zone already holding one is opened as Open does; any other zone
+ *    FTL_E_ZONE_TRANSITION.
+ *  - ZRWA_FLUSH: slba is the last LBA to commit in a zone holding a ZRWA (else
+ *    FTL_E_INVAL); it must lie in [wp, wp + ZRWAS) (FTL_E_ZONE_BOUNDARY) and slba - wp + 1
+ *    be whole ZRWAFG units (FTL_E_INVAL). A closed zone is opened implicitly for it.
+ * Close keeps the ZRWA; Finish commits what the window holds and frees it; Reset drops
+ * the window and frees it.
+ */
 
 /*
  * Copy admission, zoned namespace: every source range inside the namespace and on no
