@@ -1,5 +1,6 @@
 """Bad device configurations: QEMU exits with status 1 and one line that names the
 property or config key at fault; never an abort, a core or a hang."""
+import pathlib
 import signal
 
 import pytest
@@ -71,3 +72,11 @@ def test_explicit_property_fixes_a_bad_config_file_value(launch, tmp_path):
     assert launch(f"femu,config={conf}").returncode == 1
     proc = launch(f"femu,config={conf},devsz_mb=384")
     assert proc.returncode == 0, proc.stderr
+
+
+def test_zrwa_is_refused_until_the_device_offers_it(launch):
+    """The FTL models ZRWA (ftl-sim runs it) but the device offers no ZRWA to a guest yet:
+    the key is refused at realize, not taken and ignored."""
+    conf = pathlib.Path(__file__).resolve().parents[2] / "conf" / "zns-lab.conf"
+    _check_one_clear_line(launch(f"femu,config={conf},zrwa_zones=1"),
+                          ["zrwa_zones", "does not offer Zone Random Write Areas"])

@@ -50,6 +50,24 @@ static bool femu_check_zone_size(FemuCtrl *n, Error **errp)
     return true;
 }
 
+/*
+ * The FTL models Zone Random Write Areas (ftl-sim runs them), but the device does not
+ * offer them to a guest yet (no Identify fields, no ZRWA in Zone Management Send): a
+ * setting it would not apply is refused.
+ */
+static bool femu_check_zrwa(FemuCtrl *n, Error **errp)
+{
+    if (n->ftl_config.zrwa_zones) {
+        char *origin = femu_key_origin(n, "zrwa_zones");
+
+        error_setg(errp, "zrwa_zones: the device does not offer Zone Random Write Areas "
+                   "to a guest yet; ftl-sim models them (docs/zns.md)%s", origin);
+        g_free(origin);
+        return false;
+    }
+    return true;
+}
+
 /* Defaults, then the config file, then the explicit properties, into n->ftl_config. */
 bool femu_resolve_config(FemuCtrl *n, Error **errp)
 {
@@ -81,5 +99,5 @@ bool femu_resolve_config(FemuCtrl *n, Error **errp)
         g_free(key);
         return false;
     }
-    return femu_check_zone_size(n, errp);
+    return femu_check_zone_size(n, errp) && femu_check_zrwa(n, errp);
 }
