@@ -74,9 +74,14 @@ def test_explicit_property_fixes_a_bad_config_file_value(launch, tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
-def test_zrwa_is_refused_until_the_device_offers_it(launch):
-    """The FTL models ZRWA (ftl-sim runs it) but the device offers no ZRWA to a guest yet:
-    the key is refused at realize, not taken and ignored."""
+def test_zrwa_realizes_and_sizes_past_16_bits_are_refused(launch):
+    """A zoned device with zrwa_zones realizes (test_zrwa_device.py checks its Identify
+    fields); a ZRWAS that Identify Namespace cannot give in 16 bits of 512-byte LBAs (64
+    MiB: 131072) is refused in one line naming zrwa_size."""
     conf = pathlib.Path(__file__).resolve().parents[2] / "conf" / "zns-lab.conf"
-    _check_one_clear_line(launch(f"femu,config={conf},zrwa_zones=1"),
-                          ["zrwa_zones", "does not offer Zone Random Write Areas"])
+    proc = launch(f"femu,config={conf},zrwa_zones=1")
+    assert proc.returncode == 0, proc.stderr
+    big = ("pgs_per_blk=4096,blks_per_pl=20,zones=16,zone_size=64M,zone_cap=64M,"
+           "zrwa_zones=1,zrwa_size=64M")
+    _check_one_clear_line(launch(f"femu,config={conf},{big}"),
+                          ["zrwa_size", "65535", "16 bits", "given as a property"])

@@ -51,17 +51,21 @@ static bool femu_check_zone_size(FemuCtrl *n, Error **errp)
 }
 
 /*
- * The FTL models Zone Random Write Areas (ftl-sim runs them), but the device does not
- * offer them to a guest yet (no Identify fields, no ZRWA in Zone Management Send): a
- * setting it would not apply is refused.
+ * Identify Namespace (zoned) gives ZRWAS and ZRWAFG in LBAs in 16 bits; the smallest LBA
+ * (one FTL sector) gives the largest counts, so they must fit there. The unit first: a
+ * too large ZRWAFG makes ZRWAS too large too.
  */
 static bool femu_check_zrwa(FemuCtrl *n, Error **errp)
 {
-    if (n->ftl_config.zrwa_zones) {
-        char *origin = femu_key_origin(n, "zrwa_zones");
+    const char *key = n->geometry.zrwa_fg_sectors > UINT16_MAX ? "zrwa_flush_gran" :
+                      n->geometry.zrwa_sectors > UINT16_MAX ? "zrwa_size" : NULL;
 
-        error_setg(errp, "zrwa_zones: the device does not offer Zone Random Write Areas "
-                   "to a guest yet; ftl-sim models them (docs/zns.md)%s", origin);
+    if (n->ftl_config.zrwa_zones && key) {
+        char *origin = femu_key_origin(n, key);
+
+        error_setg(errp, "%s: more than %u %" PRIu64 "-byte LBAs, which Identify Namespace "
+                   "cannot report (16 bits)%s", key, UINT16_MAX, n->ftl_config.secsz,
+                   origin);
         g_free(origin);
         return false;
     }

@@ -240,17 +240,28 @@ static void femu_identify_ns_kv(FemuCtrl *n, const FemuNamespace *ns, uint8_t *b
 /*
  * Zoned Namespace command set Identify Namespace: no zone operation characteristics (ZOC
  * 0; Linux refuses others), reads across zone boundaries allowed, the open and active
- * limits (0-based; FFFFFFFFh: none), and the zone size in LBAs of each format.
+ * limits (0-based; FFFFFFFFh: none), and the zone size in LBAs of each format. With
+ * zrwa_zones, the Zone Random Write Areas: ZRWASUP, NUMZRWA (0's based), ZRWAFG and ZRWAS
+ * in this namespace's LBAs (realize refused sizes over 16 bits), explicit flush offered.
  */
-static void femu_identify_ns_zoned(FemuCtrl *n, NvmeIdNsZoned *id)
+static void femu_identify_ns_zoned(FemuCtrl *n, const FemuNamespace *ns, NvmeIdNsZoned *id)
 {
     const struct ftl_config *cfg = &n->ftl_config;
     uint64_t bytes[FEMU_MAX_LBAF];
     unsigned count = femu_lbafs(n, bytes);
+    uint16_t ozcs = NVME_ID_NS_ZONED_OZCS_RAZB;
+    struct ftl_zrwa_geometry zrwa;
 
     QEMU_BUILD_BUG_ON(sizeof(NvmeIdNsZoned) != NVME_IDENTIFY_DATA_SIZE);
     id->zoc = 0;
-    id->ozcs = cpu_to_le16(NVME_ID_NS_ZONED_OZCS_RAZB);
+    if (ftl_zrwa_geometry(n->ftl, &zrwa)) {
+        ozcs |= NVME_ID_NS_ZONED_OZCS_ZRWASUP;
+        id->numzrwa = cpu_to_le32(zrwa.resources - 1);
+        id->zrwafg = cpu_to_le16(zrwa.flush_gran_sectors >> ns->lba_shift);
+        id->zrwas = cpu_to_le16(zrwa.size_sectors >> ns->lba_shift);
+        id->zrwacap = NVME_ID_NS_ZONED_ZRWACAP_EXPFLUSHSUP;
+    }
+    id->ozcs = cpu_to_le16(ozcs);
     id->mar = cpu_to_le32(cfg->max_active ? cfg->max_active - 1 : UINT32_MAX);
     id->mor = cpu_to_le32(cfg->max_open ? cfg->max_open - 1 : UINT32_MAX);
     for (unsigned i = 0; i < count; i++) {
@@ -284,7 +295,7 @@ static uint16_t femu_identify_cs_ns(FemuCtrl *n, uint32_t nsid, uint8_t csi, uin
         if (!ns->zoned) {
             return femu_dnr(NVME_INVALID_FIELD);   /* not a zoned namespace */
         }
-        femu_identify_ns_zoned(n, (NvmeIdNsZoned *)buf);
+        femu_identify_ns_zoned(n, ns, (NvmeIdNsZoned *)buf);
     }
     return NVME_SUCCESS;
 }

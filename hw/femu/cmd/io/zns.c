@@ -198,42 +198,67 @@ uint16_t femu_zns_dsm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRe
 }
 
 /*
- * Zone Management Send: CDW13 ZSA and Select All, CDW10-11 the zone's start. Set Zone
- * Descriptor Extension is Invalid Field (ZDES 0: no extensions), and so is a Zone Random
- * Write Area (none) or an unknown action. Reset and Offline drop the zones' data.
+ * Zone Management Send's action for the FTL: ZSA with ZSASO's ZRWA allocation (Open
+ * only, with zrwa_zones) or Flush Explicit ZRWA Range; 0 for an action femu does not
+ * take (Set Zone Descriptor Extension: ZDES 0, no extensions) or an unknown one.
+ */
+static uint32_t femu_zns_action(FemuCtrl *n, uint32_t dw13)
+{
+    uint32_t zsa = dw13 & 0xff;
+    bool alloc = dw13 & FEMU_ZNS_ZRWA_ALLOC;
+    struct ftl_zrwa_geometry zrwa;
+    bool zrwa_on = ftl_zrwa_geometry(n->ftl, &zrwa);
+
+    switch (zsa) {
+    case FTL_ZONE_ACTION_OPEN:
+        if (alloc) {
+            return zrwa_on ? FTL_ZONE_ACTION_OPEN_ZRWA : 0;
+        }
+        return zsa;
+    case FTL_ZONE_ACTION_CLOSE:
+    case FTL_ZONE_ACTION_FINISH:
+    case FTL_ZONE_ACTION_RESET:
+    case FTL_ZONE_ACTION_OFFLINE:
+        return alloc ? 0 : zsa;
+    case FTL_ZONE_ACTION_ZRWA_FLUSH:
+        return zrwa_on && !alloc ? zsa : 0;
+    default:
+        return 0;
+    }
+}
+
+/*
+ * Zone Management Send: CDW13 ZSA, Select All and ZSASO, CDW10-11 the zone's start, or
+ * for Flush Explicit ZRWA Range the last LBA to commit (the FTL takes the last sector of
+ * that LBA: it commits slba - wp + 1 sectors). Reset and Offline drop the zones' data;
+ * a flush only commits what the data store already holds.
  */
 uint16_t femu_zns_mgmt_send(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
                             FemuRequest *req)
 {
     uint32_t dw13 = femu_cdw(cmd, 13);
-    uint32_t zsa = dw13 & 0xff;
+    uint32_t zsa = femu_zns_action(n, dw13);
     bool all = dw13 & FEMU_ZNS_SELECT_ALL;
     uint64_t slba = femu_cmd_slba(cmd), zone_sectors = ftl_zone_size_sectors(n->ftl);
+    uint64_t sector;
     g_autofree uint64_t *changed = NULL;
     struct ftl_range *zones;
     size_t count = 0;
     int rc;
 
-    switch (zsa) {
-    case FTL_ZONE_ACTION_CLOSE:
-    case FTL_ZONE_ACTION_FINISH:
-    case FTL_ZONE_ACTION_OPEN:
-    case FTL_ZONE_ACTION_RESET:
-    case FTL_ZONE_ACTION_OFFLINE:
-        break;
-    default:
-        return femu_dnr(NVME_INVALID_FIELD);
-    }
-    if (dw13 & FEMU_ZNS_ZRWA_ALLOC) {
+    if (!zsa) {
         return femu_dnr(NVME_INVALID_FIELD);
     }
     if (!all && slba >= ns->nsze) {
         return femu_dnr(NVME_LBA_RANGE);
     }
+    sector = all ? 0 : femu_zns_sector(ns, slba);
+    if (zsa == FTL_ZONE_ACTION_ZRWA_FLUSH && !all) {
+        sector = femu_zns_sector(ns, slba + 1) - 1;
+    }
     changed = g_new(uint64_t, ftl_zone_count(n->ftl));
     qemu_mutex_lock(&n->engine_lock);
-    rc = ftl_zone_admit_mgmt(n->ftl, all ? 0 : femu_zns_sector(ns, slba), zsa, all,
-                             changed, &count);
+    rc = ftl_zone_admit_mgmt(n->ftl, sector, zsa, all, changed, &count);
     qemu_mutex_unlock(&n->engine_lock);
     if (rc != FTL_OK) {
         return femu_ftl_status(rc);
@@ -251,7 +276,7 @@ uint16_t femu_zns_mgmt_send(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     }
     req->ftl.nranges = count;
     req->ftl.zone_action = zsa;
-    req->ftl.slba = all ? 0 : femu_zns_sector(ns, slba);
+    req->ftl.slba = sector;
     req->ftl.nlb = zone_sectors;
     req->ftl.nsid = ns->nsid;
     femu_req_ftl(req, FTL_OP_ZONE_MGMT);
@@ -281,6 +306,7 @@ static void femu_zns_descriptor(const FemuNamespace *ns, const struct ftl_zone_i
 {
     desc[0] = NVME_ZONE_TYPE_SEQ_WRITE;             /* ZT */
     desc[1] = zone->state << 4;                     /* ZS, bits 7:4 */
+    desc[2] = zone->zrwa ? NVME_ZA_ZRWA_VALID : 0;  /* ZA; WP below: the committed one */
     stq_le_p(desc + 8, femu_zns_lba(ns, zone->cap));
     stq_le_p(desc + 16, femu_zns_lba(ns, zone->start));
     stq_le_p(desc + 24, femu_zns_lba(ns, zone->wp));
