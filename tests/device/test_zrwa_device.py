@@ -1,17 +1,19 @@
 """Zone Random Write Areas on the device over qtest (zrwa_zones > 0): the Identify
 Namespace (zoned) fields, Open with ZRWAA, writes and rewrites in the window, implicit and
 explicit commits moving the reported write pointer by whole ZRWAFG units, the statuses of
-every ZRWA rule, and that a refused command changes nothing.
+every ZRWA rule, that a refused command changes nothing, and that a power cut without plp
+loses what the windows held.
 
 Geometry (test_nvme_zns.ZNS): zones of 2048 LBAs of 512 bytes, 4 KiB flash pages. Here
 ZRWAFG = 8 KiB = 16 LBAs and ZRWAS = 32 KiB = 64 LBAs, two ZRWA resources."""
 import struct
 
-from nvme_qtest import Command, femu_only, pattern, start  # noqa: F401
-from test_nvme_zns import (CLOSE, CNS_CS_NS, CSI_ZONED, EMPTY, EXP_OPEN, FINISH, FULL,
+from femu_lab.vm.qmp import Qmp, qmp_args
+from nvme_qtest import Command, femu_only, pattern, start, wait_for  # noqa: F401
+from test_nvme_zns import (CLOSE, CNS_CS_NS, CSI_ZONED, CSS_ALL, EMPTY, EXP_OPEN, FINISH, FULL,
                            IO_ZONE_RECV, OPEN, RESET, SC_INVALID_FIELD, SC_ZONE_BOUNDARY,
-                           SC_ZONE_INVALID_WRITE, ZONE, ZNS_NSID, append, identify, read,
-                           write, zoned)
+                           SC_ZONE_INVALID_WRITE, ZNS, ZONE, ZNS_NSID, append, enable,
+                           identify, read, write, zoned)
 from test_nvme_zns import send as plain_send
 
 pytestmark = femu_only()
@@ -123,3 +125,33 @@ def test_resources_and_their_release(start):
     assert cqe.ok and data == bytes(8 * 512)
     assert send(nvme, sq, OPEN, 3 * ZONE, alloc=True).ok
     assert zone(nvme, sq, 3) == (EXP_OPEN, ZA_ZRWAV, 3 * ZONE)
+
+
+def test_power_cut_without_plp_loses_the_window(start, tmp_path):
+    """LBAs 0-31 written, 0-15 committed by a flush: a cut (plp off) loses the 16 the
+    window held; they read back unwritten (zeroes), the committed ones stay, and the zone
+    keeps its ZRWA and its write pointer, so the host can write at 16 again."""
+    sock = tmp_path / "qmp.sock"
+    nvme = start(f"id=femu0,{ZNS},{ZRWA},plp=off", extra=qmp_args(sock)).nvme
+    sq = enable(nvme, CSS_ALL)
+    with Qmp(sock, connect_timeout=30) as qmp:
+        assert send(nvme, sq, OPEN, 0, alloc=True).ok
+        assert write(nvme, sq, 0, 32, seed=7).ok
+        assert send(nvme, sq, FLUSH, FG - 1).ok
+        qmp.execute("qom-set", path="/machine/peripheral/femu0", property="power-cut",
+                    value="now")
+
+        def status():
+            return qmp.execute("qom-get", path="/machine/peripheral/femu0",
+                               property="power-cut-status")
+        line = wait_for(lambda: status().startswith("cut 1 ") and status(),
+                        what="power cut", timeout=60)
+    assert "16 ZRWA sectors lost" in line, line
+    sq = enable(nvme, CSS_ALL)
+    _, za, wp = zone(nvme, sq, 0)
+    assert (za, wp) == (ZA_ZRWAV, FG)
+    cqe, data = read(nvme, sq, 0, 32)
+    assert cqe.ok and data == pattern(32 * 512, 7)[:FG * 512] + bytes(16 * 512)
+    assert write(nvme, sq, FG, 8, seed=8).ok
+    cqe, data = read(nvme, sq, FG, 8)
+    assert cqe.ok and data == pattern(8 * 512, 8)

@@ -231,6 +231,34 @@ static void femu_cut_lost(void *ctx, enum ftl_loss_kind kind, uint64_t slba, uin
     }
 }
 
+/*
+ * Without plp a cut empties every Zone Random Write Area (ftl_power_cut counts the sectors
+ * only): above each ZRWA zone's committed write pointer nothing reached flash, so the
+ * window's LBAs, up to ZRWAS or the zone's capacity, read back unwritten. The zones keep
+ * their ZRWAs and write pointers. Zoned sectors follow the conventional ones in the store.
+ */
+static void femu_cut_zrwa(FemuCtrl *n)
+{
+    struct ftl_zrwa_geometry zrwa;
+
+    if (n->ftl_config.plp || !ftl_zrwa_geometry(n->ftl, &zrwa)) {
+        return;
+    }
+    for (uint64_t z = 0; z < ftl_zone_count(n->ftl); z++) {
+        struct ftl_zone_info info;
+        uint64_t first, count;
+
+        ftl_zone_get(n->ftl, z, &info);
+        if (!info.zrwa || info.wp >= info.start + info.cap) {
+            continue;
+        }
+        first = n->capacity_sectors + info.wp;
+        count = MIN(zrwa.size_sectors, info.start + info.cap - info.wp);
+        data_store_discard(n->store, first * n->secsz, count * n->secsz);
+        lba_bitmap_clear(&n->written, first, count);
+    }
+}
+
 static FILE *femu_cut_file(FemuCtrl *n, const char *name, const char *header)
 {
     g_autofree char *path = g_build_filename(n->stats_dir, name, NULL);
@@ -334,6 +362,7 @@ bool femu_power_cut_take(FemuCtrl *n)
         ftl_loss_list_free(&apply.lost);
         return false;
     }
+    femu_cut_zrwa(n);
     ftl_loss_list_merge(&apply.lost);
     cut = ++n->power_cut.taken;
 
@@ -353,9 +382,10 @@ bool femu_power_cut_take(FemuCtrl *n)
                                      : g_strdup("");
     femu_cut_set_outcome(n, "cut %" PRIu64 " at %" PRIu64 " ns: %" PRIu64 " buffered sectors "
                          "lost (%" PRIu64 " pages)%s, %" PRIu64 " pages torn, %" PRIu64
-                         " pages saved by plp, %zu lost ranges%s%s", cut, at_ns,
+                         " pages saved by plp, %zu lost ranges, %" PRIu64 " ZRWA sectors "
+                         "lost%s%s", cut, at_ns,
                          res.buffered_sectors, res.buffered_pages, zeroes, res.torn_pages,
-                         res.plp_pages, apply.lost.n, apply.lost.failed ? " (list "
+                         res.plp_pages, apply.lost.n, res.zrwa_lost_sectors, apply.lost.failed ? " (list "
                          "incomplete: out of memory)" : "", written ? "" :
                          " (power_cut_lost.csv could not be written)");
     ftl_loss_list_free(&apply.lost);
