@@ -385,8 +385,9 @@ bool femu_power_cut_take(FemuCtrl *n)
                          " pages saved by plp, %zu lost ranges, %" PRIu64 " ZRWA sectors "
                          "lost%s%s", cut, at_ns,
                          res.buffered_sectors, res.buffered_pages, zeroes, res.torn_pages,
-                         res.plp_pages, apply.lost.n, res.zrwa_lost_sectors, apply.lost.failed ? " (list "
-                         "incomplete: out of memory)" : "", written ? "" :
+                         res.plp_pages, apply.lost.n, res.zrwa_lost_sectors,
+                         apply.lost.failed ? " (list incomplete: out of memory)" : "",
+                         written ? "" :
                          " (power_cut_lost.csv could not be written)");
     ftl_loss_list_free(&apply.lost);
     return true;
