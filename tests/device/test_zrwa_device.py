@@ -1,15 +1,19 @@
 """Zone Random Write Areas on the device over qtest (zrwa_zones > 0): the Identify
 Namespace (zoned) fields, Open with ZRWAA, writes and rewrites in the window, implicit and
 explicit commits moving the reported write pointer by whole ZRWAFG units, the statuses of
-every ZRWA rule, that a refused command changes nothing, and that a power cut without plp
-loses what the windows held.
+every ZRWA rule, that a refused command changes nothing, that a power cut without plp
+loses what the windows held, that a state file keeps a ZRWA zone and its window, and that
+a recorded ZRWA run replays in ftl-sim to identical statistics files.
 
 Geometry (test_nvme_zns.ZNS): zones of 2048 LBAs of 512 bytes, 4 KiB flash pages. Here
 ZRWAFG = 8 KiB = 16 LBAs and ZRWAS = 32 KiB = 64 LBAs, two ZRWA resources."""
+import csv
 import struct
 
 from femu_lab.vm.qmp import Qmp, qmp_args
-from nvme_qtest import Command, femu_only, pattern, start, wait_for  # noqa: F401
+from nvme_qtest import (SMALL_GEOMETRY, Command, femu_only, pattern, start,  # noqa: F401
+                        wait_for)
+from test_nvme_stats import phase
 from test_nvme_zns import (CLOSE, CNS_CS_NS, CSI_ZONED, CSS_ALL, EMPTY, EXP_OPEN, FINISH, FULL,
                            IO_ZONE_RECV, OPEN, RESET, SC_INVALID_FIELD, SC_ZONE_BOUNDARY,
                            SC_ZONE_INVALID_WRITE, ZNS, ZONE, ZNS_NSID, append, enable,
@@ -155,3 +159,66 @@ def test_power_cut_without_plp_loses_the_window(start, tmp_path):
     assert write(nvme, sq, FG, 8, seed=8).ok
     cqe, data = read(nvme, sq, FG, 8)
     assert cqe.ok and data == pattern(8 * 512, 8)
+
+
+def test_a_zrwa_zone_and_its_window_survive_a_state_file(start, tmp_path):
+    """Saved at a clean exit with 32 LBAs committed and LBAs 60-80 still in the window,
+    restored: the zone keeps its ZRWA and committed WP, the window's data reads back, and
+    the window's rules go on (a rewrite in it, a flush by whole units)."""
+    state = tmp_path / "zrwa.state"
+    machine = start(f"{ZNS},{ZRWA},state_out={state}")
+    nvme = machine.nvme
+    sq = enable(nvme, CSS_ALL)
+    assert send(nvme, sq, OPEN, 0, alloc=True).ok
+    assert write(nvme, sq, 0, 8, seed=1).ok
+    assert write(nvme, sq, 60, 21, seed=4).ok          # commits two units: WP 32
+    assert zone(nvme, sq, 0) == (EXP_OPEN, ZA_ZRWAV, 2 * FG)
+    assert machine.qt.terminate() is not None and state.exists()
+
+    nvme = start(f"{ZNS},{ZRWA},state_in={state}").nvme
+    sq = enable(nvme, CSS_ALL)
+    assert zone(nvme, sq, 0) == (EXP_OPEN, ZA_ZRWAV, 2 * FG)
+    cqe, data = read(nvme, sq, 60, 21)
+    assert cqe.ok and data == pattern(21 * 512, 4)
+    assert write(nvme, sq, 40, 4, seed=9).ok           # a rewrite in the window
+    cqe, data = read(nvme, sq, 40, 4)
+    assert cqe.ok and data == pattern(4 * 512, 9)
+    assert write(nvme, sq, 31, 1).code == SC_ZONE_INVALID_WRITE
+    assert send(nvme, sq, FLUSH, 47).ok                # one unit: WP 48
+    assert zone(nvme, sq, 0) == (EXP_OPEN, ZA_ZRWAV, 48)
+
+
+STATS_FILES = ("stats.csv", "IOPSData.csv", "throughputData.csv", "GCData.csv",
+               "WAFData.csv", "statistics.csv", "phases.csv", "lpn_access_count.csv")
+
+
+def test_a_recorded_zrwa_run_replays_to_identical_statistics(start, run_ftl_sim, tmp_path):
+    """Open with ZRWAA, window writes and rewrites, an implicit and an explicit commit, a
+    Finish: recorded by the device (ZM open-zrwa / zrwa-flush records) and replayed by
+    ftl-sim with the same FTL configuration, every statistics file byte for byte."""
+    stats, trace = tmp_path / "device", tmp_path / "zrwa.trace"
+    props = f"{ZNS},{ZRWA}"
+    machine = start(f"{props},stats_dir={stats},trace_out={trace}")
+    nvme = machine.nvme
+    sq = enable(nvme, CSS_ALL)
+    assert phase(nvme, b"journal").ok          # phases of its own: replayed as recorded
+    assert send(nvme, sq, OPEN, 0, alloc=True).ok
+    for version in range(8):                            # one block rewritten in the window
+        assert write(nvme, sq, 0, 8, seed=version).ok
+    assert write(nvme, sq, 60, 21, seed=4).ok           # implicit commit: WP 32
+    assert send(nvme, sq, FLUSH, 47).ok                 # explicit: WP 48
+    assert send(nvme, sq, FINISH, 0).ok
+    assert machine.qt.terminate() is not None
+    records = [line.split() for line in trace.read_text().splitlines()
+               if line and not line.startswith("#")]
+    actions = [r[3] for r in records if r[0] == "ZM"]
+    assert actions == ["open-zrwa", "zrwa-flush", "finish"], actions
+    # the device's whole FTL configuration: start's base geometry, then the properties
+    sets = [arg for kv in f"{SMALL_GEOMETRY},{props}".split(",") for arg in ("--set", kv)]
+    replay = tmp_path / "replay"
+    run_ftl_sim(*sets, "--trace", trace, "--stats-dir", replay)
+    with open(stats / "stats.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert sum(int(r["zrwa_overwrites"]) for r in rows) > 0
+    for name in STATS_FILES:
+        assert (replay / name).read_text() == (stats / name).read_text(), name
