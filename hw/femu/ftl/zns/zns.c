@@ -194,20 +194,6 @@ uint64_t *zns_changed_scratch(struct ftl *ftl)
 
 /* ---- flash side ---- */
 
-/* Where zone page p lives: its LUN and its block (index row * luns + lun). */
-void zns_page_place(const struct ftl *ftl, uint64_t zone, uint64_t page, uint32_t *lun,
-                    uint64_t *block)
-{
-    const struct ftl_geometry *g = &ftl->geo;
-    uint64_t group = zone % g->zone_groups;
-    uint64_t row = g->lines + zone / g->zone_groups * g->zone_blocks_per_lun +
-                   page / g->zone_luns / ftl->cfg.pgs_per_blk;
-    *lun = (uint32_t)(group * g->zone_luns + page % g->zone_luns);
-    if (block) {
-        *block = row * ftl->luns + *lun;
-    }
-}
-
 uint64_t zns_programmed_pages(const struct ftl *ftl, uint64_t zone)
 {
     return ftl->zns->zones[zone].written / ftl->secs_per_pg;
@@ -250,19 +236,6 @@ int zns_write_pages(struct ftl *ftl, uint64_t slba, uint64_t nlb, uint64_t *firs
         zf->written = end;
     }
     return FTL_OK;
-}
-
-uint64_t zns_program_pages(struct ftl *ftl, uint64_t zone, uint64_t first, uint64_t end,
-                           uint64_t now_ns)
-{
-    uint64_t done = now_ns;
-    for (uint64_t p = first; p < end; p++) {
-        uint32_t lun;
-        zns_page_place(ftl, zone, p, &lun, NULL);
-        done = max_u64(done, nand_program(ftl, lun, now_ns));
-    }
-    ftl->ctr.zone_programs += end - first;
-    return done;
 }
 
 int zns_write(struct ftl *ftl, uint64_t slba, uint64_t nlb, bool append, uint64_t now_ns,

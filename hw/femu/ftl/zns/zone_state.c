@@ -449,3 +449,87 @@ int zone_state_check(const struct zone_state *zs, char *err, size_t errlen)
     }
     return zs->imp_prev ? check_imp_fifo(zs, err, errlen) : 0;
 }
+
+/* ---- Zone Random Write Areas: the zone's own record and a write in its window ---- */
+
+bool zone_has_zrwa(const struct zone_state *zs, uint64_t zone)
+{
+    return zs->zrwa && zs->zrwa[zone];
+}
+
+void zone_drop_zrwa(struct zone_state *zs, uint64_t zone)
+{
+    if (zone_has_zrwa(zs, zone)) {
+        zs->zrwa[zone] = 0;
+        zs->zrwa_used--;
+    }
+}
+
+uint32_t zone_state_zrwa_used(const struct zone_state *zs)
+{
+    return zs->zrwa_used;
+}
+
+uint64_t zrwa_implicit_commit(uint64_t w, uint64_t end, uint64_t zrwas, uint64_t fg,
+                              uint64_t cap)
+{
+    if (end <= w + zrwas) {
+        return 0;
+    }
+    uint64_t past = end - (w + zrwas);
+    uint64_t n = (past + fg - 1) / fg * fg;
+    return n < cap - w ? n : cap - w;
+}
+
+/* Commits n sectors of the zone's window: the zone is full, and frees its ZRWA, when
+ * they reach the capacity. */
+void zone_zrwa_commit(struct zone_state *zs, uint64_t zone, uint64_t n)
+{
+    zs->written[zone] += n;
+    if (zs->written[zone] == zs->p.cap_sectors) {
+        zone_set_state(zs, zone, FTL_ZONE_FULL);
+    }
+}
+
+/* A closed zone is opened implicitly to take a write or a flush (a ZRWA zone is never
+ * empty: it was opened). */
+int zone_open_for_io(struct zone_state *zs, uint64_t zone, uint32_t *victim)
+{
+    uint8_t st = zs->state[zone];
+    int rc = zone_plan_open(zs, st, victim);
+    if (rc != FTL_OK) {
+        return rc;
+    }
+    zone_close_victim(zs, *victim);
+    if (st == FTL_ZONE_CLOSED) {
+        zone_set_state(zs, zone, FTL_ZONE_IMPLICIT_OPEN);
+    }
+    return FTL_OK;
+}
+
+int zrwa_admit_write(struct zone_state *zs, uint64_t zone, uint64_t slba, uint64_t nlb,
+                     bool append, uint64_t *assigned)
+{
+    if (append) {
+        return FTL_E_ZONE_INVALID_OP;   /* no write pointer to append at: the window */
+    }
+    uint64_t w = zs->written[zone], zrwas = zs->p.zrwa_sectors;
+    uint64_t off = slba - zone * zs->p.zone_sectors, end = off + nlb;
+    if (off < w || end > w + 2 * zrwas) {
+        return FTL_E_ZONE_INVALID_WRITE;
+    }
+    if (end > zs->p.cap_sectors) {
+        return FTL_E_ZONE_BOUNDARY;
+    }
+    uint32_t victim;
+    int rc = zone_open_for_io(zs, zone, &victim);
+    if (rc != FTL_OK) {
+        return rc;
+    }
+    zone_zrwa_commit(zs, zone, zrwa_implicit_commit(w, end, zrwas, zs->p.zrwa_fg_sectors,
+                                          zs->p.cap_sectors));
+    if (assigned) {
+        *assigned = slba;
+    }
+    return FTL_OK;
+}

@@ -37,8 +37,14 @@ void zone_close_victim(struct zone_state *zs, uint32_t victim);
 bool zone_has_zrwa(const struct zone_state *zs, uint64_t zone);
 void zone_drop_zrwa(struct zone_state *zs, uint64_t zone);
 
-/* ZRWA admission (zone_zrwa.c). A write in a zone holding one, the zone's state already
- * checked writable: the statuses and effects of ftl_zone_admit_write there. */
+/* A ZRWA zone's window: commit n sectors of it (the zone full, its ZRWA freed, when they
+ * reach the capacity), and open a closed zone implicitly for a write or a flush. */
+void zone_zrwa_commit(struct zone_state *zs, uint64_t zone, uint64_t n);
+int zone_open_for_io(struct zone_state *zs, uint64_t zone, uint32_t *victim);
+
+/* ZRWA admission (zone_state.c for a write, zone_zrwa.c for the actions). A write in a
+ * zone holding one, the zone's state already checked writable: the statuses and effects
+ * of ftl_zone_admit_write there. */
 int zrwa_admit_write(struct zone_state *zs, uint64_t zone, uint64_t slba, uint64_t nlb,
                      bool append, uint64_t *assigned);
 /* Open with ZRWAA of one zone, and the explicit flush to LBA elba: the statuses of
