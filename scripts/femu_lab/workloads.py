@@ -52,7 +52,7 @@ _KNOWN = {"description", "runtime", "runs", "needs-mib", "arg", "include", "sim"
           "sweep-param", "length", "workload-keys", "config", "device"}
 # What a '# device:' line may set: properties that add what the workload runs on, never a
 # file (config=, stats_dir=, state_in= ...).
-DEVICE_KEYS = {"kv_ns_mb"}
+DEVICE_KEYS = {"kv_ns_mb", "zrwa_zones"}
 _ARG = re.compile(r"^[A-Za-z0-9_.+-]+$")
 # What a '# sim:' line may set: ftl-sim's workload options, nothing that names a file
 # (--trace-out, --stats-dir, --summary, --state-in/out, --trace, --config would let a
