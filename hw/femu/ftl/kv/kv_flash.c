@@ -7,17 +7,13 @@
  */
 #include "kv/kv_flash.h"
 
+#include "base/max_u64.h"
 #include "flash/ftl_handle.h"
 #include "kv/kv_index.h"
 #include "kv/kv_log.h"
 #include "kv/kv_map.h"
 #include "kv/kv_stores.h"
 #include "kv/kv_treap.h"
-
-static uint64_t max_u64_of(uint64_t a, uint64_t b)
-{
-    return a > b ? a : b;
-}
 
 static int kv_store_value(struct ftl *ftl, struct kv_store *s, const struct ftl_request *r,
                           uint64_t t1, uint64_t *done)
@@ -89,12 +85,12 @@ static int kv_serve_op(struct ftl *ftl, struct kv_store *s, const struct ftl_req
     case FTL_OP_KV_STORE:
         ftl->ctr.kv_stores++;
         rc = kv_index_lookup(ftl, s, &r->key, true, r->arrival_ns, &t1);
-        *done = max_u64_of(*done, t1);
+        *done = max_u64(*done, t1);
         return rc != FTL_OK ? rc : kv_store_value(ftl, s, r, t1, done);
     case FTL_OP_KV_RETRIEVE:
         ftl->ctr.kv_retrieves++;
         rc = kv_index_lookup(ftl, s, &r->key, false, r->arrival_ns, &t1);
-        *done = max_u64_of(*done, t1);
+        *done = max_u64(*done, t1);
         return rc != FTL_OK ? rc : kv_retrieve_value(ftl, s, r, t1, done);
     case FTL_OP_KV_DELETE: {
         ftl->ctr.kv_deletes++;

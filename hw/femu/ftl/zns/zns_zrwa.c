@@ -11,6 +11,7 @@
 #include "zns/zns.h"
 
 #include "femu_ftl/error.h"
+#include "base/max_u64.h"
 #include "flash/ftl_handle.h"
 #include "zns/zns_tables.h"
 #include "zns/zone_transition.h"
@@ -26,11 +27,6 @@ uint64_t zrwa_xfer_ns(const struct ftl *ftl, uint64_t sectors)
     return (bytes + ZRWA_XFER_UNIT - 1) / ZRWA_XFER_UNIT * ZRWA_XFER_NS;
 }
 
-static uint64_t max2(uint64_t a, uint64_t b)
-{
-    return a > b ? a : b;
-}
-
 /* Commits the zone's next n sectors (whole pages): programs them; the ZRWA is freed at
  * the capacity. Returns the last program's end. */
 static uint64_t commit(struct ftl *ftl, uint64_t zone, uint64_t n, uint64_t now_ns)
@@ -39,7 +35,7 @@ static uint64_t commit(struct ftl *ftl, uint64_t zone, uint64_t n, uint64_t now_
     uint64_t spp = ftl->secs_per_pg, w = zf->written;
     uint64_t done = zns_program_pages(ftl, zone, w / spp, (w + n) / spp, now_ns);
     zf->written = w + n;
-    zf->zrwa_hi = max2(zf->zrwa_hi, zf->written);
+    zf->zrwa_hi = max_u64(zf->zrwa_hi, zf->written);
     if (zf->written == ftl->geo.zone_cap_sectors) {
         zns_zrwa_drop(ftl, zone);
     }
@@ -61,11 +57,11 @@ int zns_zrwa_write(struct ftl *ftl, uint64_t zone, uint64_t off, uint64_t nlb,
     bool rewrite = off < zf->zrwa_hi;
     uint64_t done = now_ns + zrwa_xfer_ns(ftl, nlb);
     if (n) {
-        done = max2(done, commit(ftl, zone, n, now_ns));
+        done = max_u64(done, commit(ftl, zone, n, now_ns));
         ftl->ctr.zrwa_commit_pages_implicit += n / ftl->secs_per_pg;
     }
     if (zf->zrwa) {
-        zf->zrwa_hi = max2(zf->zrwa_hi, end);
+        zf->zrwa_hi = max_u64(zf->zrwa_hi, end);
     }
     ftl->ctr.zrwa_writes++;
     ftl->ctr.zrwa_overwrites += rewrite;
@@ -81,7 +77,7 @@ uint64_t zns_zrwa_read(const struct ftl *ftl, uint64_t zone, uint64_t lo, uint64
     if (!zf->zrwa) {
         return now_ns;
     }
-    uint64_t a = max2(lo, zf->written), b = hi < zf->zrwa_hi ? hi : zf->zrwa_hi;
+    uint64_t a = max_u64(lo, zf->written), b = hi < zf->zrwa_hi ? hi : zf->zrwa_hi;
     return a < b ? now_ns + zrwa_xfer_ns(ftl, b - a) : now_ns;
 }
 
