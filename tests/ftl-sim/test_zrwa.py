@@ -2,9 +2,10 @@
 --zoned-journal N rewrites each block N times in its window (without --zrwa each version
 goes to the write pointer), the zrwa_* counters, a recording that replays to the same
 statistics, and the options' refusals. Figures worked by hand below."""
-import json
-
 import pytest
+
+# the zoned tests' helpers: runs from the repository's root, and a run's summary JSON
+from test_zoned import _in_repo, summary_of  # noqa: F401
 
 # lab-1g with the ZNS+ MLC profile (16 KiB pages, 390 us programs) and no channel time;
 # 8 zones of 8 MiB, one ZRWA of the default 16 pages committed a page at a time.
@@ -14,17 +15,6 @@ ZONED = ["--config", "conf/lab-1g.conf", "--config", "conf/nand/mlc.conf",
          "--set", "ch_xfer_lat=0", "--set", "zoned=1", "--set", "zones=8",
          "--set", "zone_luns=4", "--set", "zone_cap=8M", "--set", "zrwa_zones=1"]
 JOURNAL = ["--rw", "zone-write", "--zoned-journal", "8", "--bs", "16k", "--io-size", "8m"]
-
-
-@pytest.fixture(autouse=True)
-def _in_repo(monkeypatch, repo_root):
-    monkeypatch.chdir(repo_root)  # config paths are relative to the repository
-
-
-def summary_of(run_ftl_sim, tmp_path, *args, name="s.json"):
-    path = tmp_path / name
-    proc = run_ftl_sim(*args, "--summary", path)
-    return json.loads(path.read_text()), proc
 
 
 def test_journal_rewrites_in_the_window_cost_no_program(run_ftl_sim, tmp_path):
