@@ -41,7 +41,7 @@ SC_INVALID_OPCODE, SC_INVALID_FIELD, SC_INVALID_NS = 0x001, 0x002, 0x00B
 SC_LBA_RANGE, SC_COMPARE_FAILURE = 0x080, 0x285
 SC_ZONE_BOUNDARY, SC_ZONE_FULL, SC_ZONE_READ_ONLY, SC_ZONE_OFFLINE = 0x1B8, 0x1B9, 0x1BA, 0x1BB
 SC_ZONE_INVALID_WRITE, SC_TOO_MANY_ACTIVE, SC_TOO_MANY_OPEN = 0x1BC, 0x1BD, 0x1BE
-SC_ZONE_TRANSITION = 0x1BF
+SC_ZONE_TRANSITION, SC_INVALID_ZONE_OP = 0x1BF, 0x1B6
 
 EFF_CSUPP, EFF_LBCC, EFF_NCC, EFF_NIC, EFF_CSE_NS = 1 << 0, 1 << 1, 1 << 2, 1 << 3, 1 << 16
 
@@ -415,12 +415,13 @@ def test_invalid_transitions_and_fields(start):
     assert send(nvme, sq, CLOSE, 0).code == SC_ZONE_TRANSITION
     assert send(nvme, sq, OFFLINE, 0).code == SC_ZONE_TRANSITION        # only read only
     assert send(nvme, sq, SET_ZDE, ZONE).code == SC_INVALID_FIELD        # ZDES 0
-    for zsa in (0x00, 0x06, 0x11, 0xFF):
+    for zsa in (0x00, 0x06, 0xFF):
         assert send(nvme, sq, zsa, ZONE).code == SC_INVALID_FIELD, hex(zsa)
+    assert send(nvme, sq, 0x11, ZONE).code == SC_INVALID_ZONE_OP        # no ZRWA
     assert send(nvme, sq, OPEN, ZONE + 1).code == SC_INVALID_FIELD      # not a zone start
     assert send(nvme, sq, OPEN, ZONES * ZONE).code == SC_LBA_RANGE
     cqe = nvme.run(sq, Command(IO_ZONE_SEND, nsid=ZNS_NSID, cdw10=ZONE, cdw13=OPEN | 1 << 9))
-    assert cqe.code == SC_INVALID_FIELD                                   # no ZRWA
+    assert cqe.code == SC_INVALID_ZONE_OP                                 # no ZRWA
     assert states(nvme, sq)[:2] == [FULL, EMPTY]
 
 

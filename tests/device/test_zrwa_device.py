@@ -54,13 +54,16 @@ def test_identify_shows_the_zrwa_fields(start):
     assert struct.unpack_from("<IHHB", data, 44) == (1, FG, WINDOW, 1)  # 0's based, LBAs
 
 
-def test_without_zrwa_the_actions_are_invalid_field(start):
+def test_without_zrwa_the_actions_are_invalid_zone_operation(start):
     nvme, sq = zoned(start)
     cqe, data = identify(nvme, CNS_CS_NS, ZNS_NSID, CSI_ZONED)
     assert cqe.ok and struct.unpack_from("<H", data, 2)[0] == 1
     assert data[44:53] == bytes(9)
-    assert send(nvme, sq, OPEN, 0, alloc=True).code == SC_INVALID_FIELD
-    assert send(nvme, sq, FLUSH, 15).code == SC_INVALID_FIELD
+    # OZCS.ZRWASUP clear: either ZRWA action is Invalid Zone Operation Request (QEMU's
+    # hw/nvme answers so), ZSASO with Close still Invalid Field
+    assert send(nvme, sq, OPEN, 0, alloc=True).code == SC_INVALID_ZONE_OP
+    assert send(nvme, sq, FLUSH, 15).code == SC_INVALID_ZONE_OP
+    assert send(nvme, sq, CLOSE, 0, alloc=True).code == SC_INVALID_FIELD
     assert zone(nvme, sq, 0) == (EMPTY, 0, 0)
 
 
@@ -222,3 +225,37 @@ def test_a_recorded_zrwa_run_replays_to_identical_statistics(start, run_ftl_sim,
     assert sum(int(r["zrwa_overwrites"]) for r in rows) > 0
     for name in STATS_FILES:
         assert (replay / name).read_text() == (stats / name).read_text(), name
+
+
+def test_zrwa_fields_and_flush_in_4_kib_lbas(start):
+    """secsz=4096: a zone is 256 LBAs, ZRWAFG 2 and ZRWAS 8 LBAs of 4 KiB; Identify gives
+    them in those LBAs and a flush commits whole units of them."""
+    nvme, sq = zoned(start, "secsz=4096,secs_per_pg=1," + ZRWA)
+    cqe, data = identify(nvme, CNS_CS_NS, ZNS_NSID, CSI_ZONED)
+    assert cqe.ok, str(cqe)
+    assert struct.unpack_from("<IHHB", data, 44) == (1, 2, 8, 1)
+    zone4k = ZONE * 512 // 4096
+
+    def write4k(slba, nlb, seed):
+        xfer = nvme.transfer(nlb * 4096)
+        nvme.fill(xfer, pattern(nlb * 4096, seed))
+        return nvme.run(sq, Command(0x01, nsid=ZNS_NSID, prp1=xfer.prp1, prp2=xfer.prp2,
+                                    cdw10=slba, cdw12=nlb - 1))
+
+    base = zone4k
+    assert send(nvme, sq, OPEN, base, alloc=True).ok
+    assert write4k(base, 3, seed=1).ok and write4k(base + 1, 1, seed=2).ok
+    assert send(nvme, sq, FLUSH, base + 2).code == SC_INVALID_FIELD     # 3 LBAs: not a unit
+    assert send(nvme, sq, FLUSH, base + 8).code == SC_ZONE_BOUNDARY     # past the window
+    assert send(nvme, sq, FLUSH, base + 1).ok                           # one unit: WP + 2
+    xfer = nvme.transfer(128, scatter=False)
+    cqe = nvme.run(sq, Command(IO_ZONE_RECV, nsid=ZNS_NSID, prp1=xfer.prp1, prp2=xfer.prp2,
+                               cdw10=base, cdw12=128 // 4 - 1))
+    desc = nvme.contents(xfer)[64:128]
+    assert cqe.ok and (desc[1] >> 4, desc[2]) == (EXP_OPEN, ZA_ZRWAV)
+    assert struct.unpack_from("<Q", desc, 24)[0] == base + 2
+    xfer = nvme.transfer(3 * 4096)
+    cqe = nvme.run(sq, Command(0x02, nsid=ZNS_NSID, prp1=xfer.prp1, prp2=xfer.prp2,
+                               cdw10=base, cdw12=2))
+    want = pattern(3 * 4096, 1)
+    assert cqe.ok and nvme.contents(xfer) == want[:4096] + pattern(4096, 2) + want[8192:]

@@ -199,29 +199,31 @@ uint16_t femu_zns_dsm(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd, FemuRe
 
 /*
  * Zone Management Send's action for the FTL: ZSA with ZSASO's ZRWA allocation (Open
- * only, with zrwa_zones) or Flush Explicit ZRWA Range; 0 for an action femu does not
- * take (Set Zone Descriptor Extension: ZDES 0, no extensions) or an unknown one.
+ * only) or Flush Explicit ZRWA Range; 0 for an action femu does not take (Set Zone
+ * Descriptor Extension: ZDES 0, no extensions) or an unknown one: Invalid Field. A ZRWA
+ * action on a namespace without ZRWAs (OZCS.ZRWASUP clear) is an Invalid Zone Operation
+ * Request instead, as QEMU's hw/nvme answers it (*unsupported).
  */
-static uint32_t femu_zns_action(FemuCtrl *n, uint32_t dw13)
+static uint32_t femu_zns_action(FemuCtrl *n, uint32_t dw13, bool *unsupported)
 {
     uint32_t zsa = dw13 & 0xff;
     bool alloc = dw13 & FEMU_ZNS_ZRWA_ALLOC;
     struct ftl_zrwa_geometry zrwa;
     bool zrwa_on = ftl_zrwa_geometry(n->ftl, &zrwa);
 
+    *unsupported = false;
     switch (zsa) {
     case FTL_ZONE_ACTION_OPEN:
-        if (alloc) {
-            return zrwa_on ? FTL_ZONE_ACTION_OPEN_ZRWA : 0;
-        }
-        return zsa;
+        *unsupported = alloc && !zrwa_on;
+        return alloc ? FTL_ZONE_ACTION_OPEN_ZRWA : zsa;
     case FTL_ZONE_ACTION_CLOSE:
     case FTL_ZONE_ACTION_FINISH:
     case FTL_ZONE_ACTION_RESET:
     case FTL_ZONE_ACTION_OFFLINE:
         return alloc ? 0 : zsa;
     case FTL_ZONE_ACTION_ZRWA_FLUSH:
-        return zrwa_on && !alloc ? zsa : 0;
+        *unsupported = !zrwa_on;
+        return alloc ? 0 : zsa;
     default:
         return 0;
     }
@@ -237,7 +239,8 @@ uint16_t femu_zns_mgmt_send(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
                             FemuRequest *req)
 {
     uint32_t dw13 = femu_cdw(cmd, 13);
-    uint32_t zsa = femu_zns_action(n, dw13);
+    bool unsupported;
+    uint32_t zsa = femu_zns_action(n, dw13, &unsupported);
     bool all = dw13 & FEMU_ZNS_SELECT_ALL;
     uint64_t slba = femu_cmd_slba(cmd), zone_sectors = ftl_zone_size_sectors(n->ftl);
     uint64_t sector;
@@ -246,6 +249,9 @@ uint16_t femu_zns_mgmt_send(FemuCtrl *n, FemuNamespace *ns, const NvmeCmd *cmd,
     size_t count = 0;
     int rc;
 
+    if (unsupported) {
+        return femu_dnr(NVME_INVALID_ZONE_OP);
+    }
     if (!zsa) {
         return femu_dnr(NVME_INVALID_FIELD);
     }
