@@ -151,7 +151,9 @@ static void test_get_and_keys(void)
         CHECK(ftl_config_set(&copy, key, buf, err, sizeof(err)) == 0);
         CHECK(memcmp(&copy, &cfg, sizeof(cfg)) == 0);
     }
-    CHECK_EQ_U64(n, 71);
+    CHECK_EQ_U64(n, 81);
+    /* a file's origin is tracked for every key */
+    CHECK(n <= FTL_CONFIG_ORIGIN_KEYS);
     CHECK(ftl_config_get(&cfg, "placement", buf, sizeof(buf)) == 0 && !strcmp(buf, "single"));
     CHECK(ftl_config_get(&cfg, "gc_mode", buf, sizeof(buf)) == 0 && !strcmp(buf, "paced"));
     CHECK(ftl_config_set(&cfg, "gc_mode", "line", err, sizeof(err)) == 0);

@@ -25,3 +25,12 @@ void json_string_or_null(FILE *f, const char *s)
         fputs("null", f);
     }
 }
+
+void json_number_or_null(FILE *f, bool have, double value, const char *tail)
+{
+    if (have) {
+        fprintf(f, "%.4f%s", value, tail);
+    } else {
+        fprintf(f, "null%s", tail);
+    }
+}

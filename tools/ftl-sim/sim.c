@@ -17,6 +17,7 @@ struct inflight {
     bool refused;           /* the zone rules refused it (no flash work) */
     bool refused_kv;        /* replayed without --kv, a KV rule refused it */
     int kv_status;          /* a KV request: its status (the engine admitted it) */
+    struct ftl_time_split split;    /* where its time went (the link and cores model) */
     struct inflight *next_free;
 };
 
@@ -123,31 +124,6 @@ int sim_run_mark(struct sim_run *run, uint64_t now_ns, const char *phase, char *
     return run_failure(run, err, errlen);
 }
 
-static const char *op_name(enum ftl_op op)
-{
-    static const char *const names[] = { [FTL_OP_READ] = "read", [FTL_OP_WRITE] = "write",
-                                         [FTL_OP_TRIM] = "deallocate",
-                                         [FTL_OP_FLUSH] = "flush",
-                                         [FTL_OP_VERIFY] = "verify",
-                                         [FTL_OP_FORMAT] = "format",
-                                         [FTL_OP_ZONE_WRITE] = "zone write",
-                                         [FTL_OP_ZONE_READ] = "zone read",
-                                         [FTL_OP_ZONE_MGMT] = "zone management",
-                                         [FTL_OP_COPY] = "copy",
-                                         [FTL_OP_RUH_UPDATE] = "reclaim unit handle update",
-                                         [FTL_OP_SET_WRITE_CACHE] = "write cache switch",
-                                         [FTL_OP_KV_STORE] = "key-value store",
-                                         [FTL_OP_KV_RETRIEVE] = "key-value retrieve",
-                                         [FTL_OP_KV_DELETE] = "key-value delete",
-                                         [FTL_OP_KV_EXIST] = "key-value exist",
-                                         [FTL_OP_KV_LIST] = "key-value list",
-                                         [FTL_OP_KV_CREATE] = "key-value store creation",
-                                         [FTL_OP_KV_DESTROY] = "key-value store's end" };
-    return (size_t)op < sizeof(names) / sizeof(names[0]) && names[op] ? names[op]
-                                                                     : "request";
-}
-
-
 /* Zone commands and copies into the zoned namespace, which the engine admits first. */
 static bool admitted_by_engine(const struct ftl_request *r)
 {
@@ -166,7 +142,9 @@ static int issue(struct sim_run *run, const struct request *req, uint64_t arriva
                       r.op == FTL_OP_ZONE_READ || r.op == FTL_OP_ZONE_WRITE;
     *slot = (struct inflight){ .issued_ns = arrival_ns, .op = r.op,
                                .bytes = moves_data ? r.nlb * secsz : 0 };
-    int status = ftl_engine_submit(engine, &r, slot, NULL);
+    struct ftl_served served = { 0 };
+    int status = ftl_engine_submit(engine, &r, slot, &served);
+    slot->split = served.split;
     /* A KV request completes with its status, an error or not; counted, the run goes on. */
     if (run->kv && kv_command(r.op) && status != FTL_E_NOMEM) {
         slot->kv_status = status;
@@ -190,13 +168,13 @@ static int issue(struct sim_run *run, const struct request *req, uint64_t arriva
                              r.op == FTL_OP_KV_DESTROY)) {
         snprintf(err, errlen, "%s of namespace %u failed: %s (a key-value record needs the "
                  "store a KC record or --state-in made, and a KC record a free range)",
-                 op_name(r.op), r.nsid ? r.nsid : 1, ftl_status_str(status));
+                 sim_op_name(r.op), r.nsid ? r.nsid : 1, ftl_status_str(status));
         return -1;
     }
     /* A read that hit an injected flash error (read_uncor_ppm) completes like any other:
      * the device returns an error status for it, the run goes on; read_errors counts. */
     if (status != FTL_OK && status != FTL_E_UNCORRECTABLE) {
-        snprintf(err, errlen, "%s of sectors %llu+%llu failed: %s", op_name(r.op),
+        snprintf(err, errlen, "%s of sectors %llu+%llu failed: %s", sim_op_name(r.op),
                  (unsigned long long)r.slba, (unsigned long long)r.nlb,
                  ftl_status_str(status));
         return -1;
@@ -292,11 +270,13 @@ static void count_done(struct sim_phase_result *out, const struct inflight *done
     case FTL_OP_ZONE_WRITE:
         out->writes++;
         out->write_bytes += done->bytes;
+        split_sums_add(&out->write_split, &done->split);
         break;
     case FTL_OP_READ:
     case FTL_OP_ZONE_READ:
         out->reads++;
         out->read_bytes += done->bytes;
+        split_sums_add(&out->read_split, &done->split);
         break;
     case FTL_OP_COPY:
         out->copies++;

@@ -15,6 +15,7 @@
 #include "femu_ftl/ftl.h"
 #include "femu_ftl/trace.h"
 #include "latency_hist.h"
+#include "time_split.h"
 #include "femu_ftl/stats.h"
 #include "workload.h"
 
@@ -52,6 +53,7 @@ struct sim_phase_result {
     struct ftl_counters before, after;
     uint64_t buf_pending_before, buf_pending_after;    /* ftl_gauges.buf_pending_pages */
     struct latency_hist latency;    /* every command */
+    struct split_sums read_split, write_split;  /* reads', writes' time (time_split.h) */
     uint64_t cut_requests;          /* limits.cut: requests issued that had not completed
                                      * at the cut (never acknowledged) */
     bool recorded_end;              /* open loop: the trace's end record, at ... */

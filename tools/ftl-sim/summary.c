@@ -5,6 +5,7 @@
 
 #include "json_out.h"
 #include "summary_cache.h"
+#include "summary_front.h"
 #include "summary_hybrid.h"
 #include "summary_kv.h"
 #include "summary_placement.h"
@@ -431,18 +432,10 @@ static void json_waf(FILE *f, const struct sim_phase_result *m)
     phase_waf_parts(m, parts);
     for (int i = 0; i < FTL_WAF_PARTS; i++) {
         fprintf(f, "  \"waf_%s\": ", waf_part_names[i]);
-        if (have_waf) {
-            fprintf(f, "%.4f,\n", parts[i]);
-        } else {
-            fputs("null,\n", f);
-        }
+        json_number_or_null(f, have_waf, parts[i], ",\n");
     }
     fputs("  \"waf\": ", f);
-    if (have_waf) {
-        fprintf(f, "%.4f\n}\n", waf);
-    } else {
-        fputs("null\n}\n", f);
-    }
+    json_number_or_null(f, have_waf, waf, "\n}\n");
 }
 
 int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_description *run,
@@ -453,6 +446,7 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     json_phase_rates(f, run, m);
     json_phase_counters(f, ftl, m);
     summary_json_kv(f, ftl, run->kv, m);
+    summary_json_front(f, ftl, m);
     if (run->units) {
         unit_log_json(run->units, ftl, f);
     }
@@ -597,4 +591,5 @@ void summary_print_text(FILE *f, const struct ftl *ftl, const struct sim_phase_r
             (unsigned long long)w.pe_cycles);
     print_issue15_counters(f, ftl, m);
     print_zns_counters(f, m);
+    summary_print_front(f, ftl, m);
 }

@@ -49,15 +49,6 @@ static bool hit_rate(const struct sim_phase_result *p, double *rate)
     return true;
 }
 
-static void json_number_or_null(FILE *f, bool have, double v)
-{
-    if (have) {
-        fprintf(f, "%.4f", v);
-    } else {
-        fputs("null", f);
-    }
-}
-
 static void json_statuses(FILE *f, const struct kv_phase_stats *s)
 {
     fputs("{", f);
@@ -110,7 +101,7 @@ static void json_load(FILE *f, const struct ftl *ftl, const struct kv_run *kv)
     fprintf(f, "    \"load\": {\"ops\": %llu, \"seconds\": %.6f, \"ops_per_s\": %.1f, "
             "\"waf\": ", (unsigned long long)ops, seconds_of(p), per_second(ops, p));
     bool have_waf = kv_waf(ftl, p, &waf);
-    json_number_or_null(f, have_waf, waf);
+    json_number_or_null(f, have_waf, waf, "");
     fputs(", \"status\": ", f);
     json_statuses(f, kv->load_stats);
     fputs("}\n", f);
@@ -158,9 +149,9 @@ void summary_json_kv(FILE *f, const struct ftl *ftl, const struct kv_run *kv,
     json_statuses(f, s);
     bool have_rate = hit_rate(m, &rate), have_waf = kv_waf(ftl, m, &waf);
     fputs(",\n    \"index_hit_rate\": ", f);
-    json_number_or_null(f, have_rate, rate);
+    json_number_or_null(f, have_rate, rate, "");
     fputs(",\n    \"waf\": ", f);
-    json_number_or_null(f, have_waf, waf);
+    json_number_or_null(f, have_waf, waf, "");
     fputs(",\n", f);
     json_counters(f, m);
     fprintf(f, "    \"kv_keys\": %llu,\n    \"kv_live_bytes\": %llu,\n",

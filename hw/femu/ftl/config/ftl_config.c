@@ -34,6 +34,7 @@ void ftl_config_defaults(struct ftl_config *cfg)
         .dram_mb = 0,
         .kv_index_cache_pages = 256, .kv_op_pct = 10, .kv_max_value = 65536,
         .kv_max_keys = 0, .kv_segment_pages = 0,
+        .pcie_gen = 0, .pcie_lanes = 4, .pcie_mps = 256, .ctrl_cores = 0,
     };
 }
 
@@ -190,7 +191,8 @@ static int check_ranges(const struct ftl_config *cfg, char *err, size_t errlen)
         }
     }
     if (config_check_flash(cfg, err, errlen) || config_check_read_retry(cfg, err, errlen) ||
-        config_check_placement(cfg, err, errlen) || config_check_gc(cfg, err, errlen)) {
+        config_check_placement(cfg, err, errlen) || config_check_gc(cfg, err, errlen) ||
+        config_check_front(cfg, err, errlen)) {
         return -1;
     }
     return 0;

@@ -6,6 +6,8 @@
 #include "femu_ftl/trace.h"
 #include "completion_heap.h"
 #include "core/copy.h"     /* Copy's pricing */
+#include "flash/ftl_handle.h"   /* the counters the link and the cores add to */
+#include "front/front.h"   /* the link and the controller's cores */
 #include "kv/kv_flash.h"    /* the key-value stores' flash work */
 #include "zns/zns.h"       /* the zoned namespace's flash work */
 
@@ -17,6 +19,7 @@ struct ftl_engine {
     struct ftl_engine_hooks hooks;
     struct completion_heap done;
     struct io_trace_writer *trace;
+    struct front front;
 };
 
 struct ftl_engine *ftl_engine_create(struct ftl *ftl, struct ftl_stats_writer *stats,
@@ -36,6 +39,7 @@ struct ftl_engine *ftl_engine_create(struct ftl *ftl, struct ftl_stats_writer *s
         free(e);
         return NULL;
     }
+    front_init(&e->front, &ftl->cfg);
     return e;
 }
 
@@ -345,14 +349,21 @@ int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r,
      * off); after the request, ftl_background_gc takes what the request left idle */
     (void)ftl_background_fold(e->ftl, r->arrival_ns);
     ftl_get_counters(e->ftl, &before);
-    int rc = engine_price(e, r, &done);
+    /* the link and the controller first: the FTL takes it when its data is in */
+    struct front_trip trip;
+    struct ftl_request at_ftl = *r;
+    at_ftl.arrival_ns = front_before(&e->front, &e->ftl->cfg, &e->ftl->ctr, r, &trip);
+    done = at_ftl.arrival_ns;
+    int rc = engine_price(e, &at_ftl, &done);
     ftl_get_counters(e->ftl, &priced);
     out->fg = engine_gc_between(&before, &priced);
-    /* A failed flash read was still served: it took its flash time. */
+    /* A failed flash read was still served: it took its flash time. An error found
+     * before the flash is answered at once: the front charges it nothing more. */
     if (rc != FTL_OK && rc != FTL_E_UNCORRECTABLE) {
         return rc;
     }
-    out->done_ns = done > r->arrival_ns ? done : r->arrival_ns;
+    out->done_ns = front_after(&e->front, &e->ftl->cfg, &e->ftl->ctr, r, &trip, done,
+                               &out->split);
     /* Not this request's failure: a collection that cannot run shows on the next write
      * that needs the space. */
     (void)ftl_background_gc(e->ftl, r->arrival_ns);

@@ -33,6 +33,11 @@ bool ftl_state_key_may_differ(const char *key)
         "read_retry_pe_step", "read_retry_age_s", "plp", "plp_budget_pages",
         "read_cache_pages", "read_cache_policy", "read_cache_lat", "dram_mb",
     };
+    /* nor on the link or the controller's cores (front/): they only time commands */
+    if (strncmp(key, "pcie_", strlen("pcie_")) == 0 ||
+        strncmp(key, "ctrl_", strlen("ctrl_")) == 0) {
+        return true;
+    }
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         if (strcmp(key, keys[i]) == 0) {
             return true;
@@ -56,6 +61,10 @@ static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
     }
     if (strncmp(key, "kv_", strlen("kv_")) == 0) {
         return true;    /* newer still; older files hold no key-value store */
+    }
+    if (strncmp(key, "pcie_", strlen("pcie_")) == 0 ||
+        strncmp(key, "ctrl_", strlen("ctrl_")) == 0) {
+        return true;    /* newer still; they only time commands */
     }
     if (strncmp(key, "zrwa_", strlen("zrwa_")) == 0) {
         return true;    /* newer still (layout 9); older files hold no ZRWA */

@@ -179,6 +179,13 @@ struct ftl_config {
     uint64_t kv_max_value;
     uint64_t kv_max_keys;
     uint64_t kv_segment_pages;
+    /* the drive in front of the flash (front/, docs/front.md): the PCIe link (generation
+     * 1-5, 0: no link limit; lanes; Max_Payload_Size, bytes) and the controller's cores
+     * (0: commands cost no controller time) with each command kind's cost, ns */
+    uint64_t pcie_gen, pcie_lanes, pcie_mps;
+    uint64_t ctrl_cores;
+    uint64_t ctrl_read_ns, ctrl_write_ns, ctrl_flush_ns, ctrl_dsm_range_ns, ctrl_admin_ns;
+    uint64_t ctrl_map_miss_ns;
 };
 
 /* Derived geometry. A line is block index b taken across every LUN of every channel. */
@@ -248,7 +255,7 @@ int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
 int ftl_config_load_file(struct ftl_config *cfg, const char *path, char *err, size_t errlen);
 
 #define FTL_CONFIG_MAX_INCLUDE_DEPTH 8
-#define FTL_CONFIG_ORIGIN_KEYS 64   /* keys tracked (more than the table has) */
+#define FTL_CONFIG_ORIGIN_KEYS 128  /* keys tracked (more than the table has: a test checks) */
 #define FTL_CONFIG_ORIGIN_LEN 512
 
 /* Where each key got its value while files were combined: "FILE:LINE" by key index

@@ -176,8 +176,17 @@ struct ftl_gc_work {
  * collects a line on few requests and charges owed page moves, counted then, on most);
  * its flash work starts at the request's arrival.
  */
+/* Where a request's time went (the link and controller model, docs/front.md): its flash
+ * work (from when the FTL took it to when the FTL finished), its own transfers on the
+ * PCIe link, its own controller core time, and the rest: waiting for the link, a core or
+ * the command before it. All but flash_ns are 0 with pcie_gen and ctrl_cores 0. */
+struct ftl_time_split {
+    uint64_t flash_ns, link_ns, ctrl_ns, wait_ns;
+};
+
 struct ftl_served {
     uint64_t done_ns;           /* the completion time (see ftl_engine_serve) */
+    struct ftl_time_split split;
     struct ftl_gc_work fg;      /* foreground: inside the request (a write needing space) */
     struct ftl_gc_work bg;      /* background: the collection after it; 0 on an error */
 };

@@ -249,6 +249,13 @@ struct ftl_counters {
      * programmed from stored energy (plp). Last, and not kept in state files: a state
      * file holds the drive, these tally an experiment on it. */
     uint64_t power_cuts, power_cut_lost_pages, power_cut_torn_pages, power_cut_plp_pages;
+    /* The drive in front of the flash (the engine's front/ model; 0 with it off), not kept
+     * in state files either: the bytes each direction of the PCIe link carried (payload
+     * and TLP and DLLP overhead, before line encoding; up: device to host) and the ps
+     * each was busy, and the controller cores' busy ns (summed over cores) and the
+     * commands they served */
+    uint64_t link_up_bytes, link_down_bytes, link_up_busy_ps, link_down_busy_ps;
+    uint64_t ctrl_busy_ns, ctrl_cmds;
 };
 
 /*

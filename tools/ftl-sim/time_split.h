@@ -1,0 +1,19 @@
+/* Where the commands' time went (the engine's struct ftl_time_split), summed per kind
+ * for the summary's means, and the operations' names. */
+#ifndef FTL_SIM_TIME_SPLIT_H
+#define FTL_SIM_TIME_SPLIT_H
+
+#include <stdint.h>
+
+#include "femu_ftl/engine.h"
+
+struct split_sums {
+    uint64_t count, flash_ns, link_ns, ctrl_ns, wait_ns;
+};
+
+void split_sums_add(struct split_sums *s, const struct ftl_time_split *t);
+
+/* "read", "zone write", ...; "request" for an unknown one. */
+const char *sim_op_name(enum ftl_op op);
+
+#endif
