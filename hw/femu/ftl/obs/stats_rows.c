@@ -73,6 +73,13 @@ static bool has_zrwa(const struct ftl_stats_writer *w)
     return ftl_config_of(w->ftl)->zoned && ftl_config_of(w->ftl)->zrwa_zones > 0;
 }
 
+/* The link or the controller's cores modelled (front/): stats.csv ends with their
+ * columns, after every other (files of runs without them stay as they were). */
+static bool has_front(const struct ftl_stats_writer *w)
+{
+    return ftl_config_of(w->ftl)->pcie_gen > 0 || ftl_config_of(w->ftl)->ctrl_cores > 0;
+}
+
 /* placement=hotcold: stats.csv ends with the hot set's size (other files unchanged). */
 static bool has_hot_set(const struct ftl_stats_writer *w)
 {
@@ -163,6 +170,9 @@ void stats_write_headers(struct ftl_stats_writer *w)
     if (has_zrwa(w)) {
         fputs(",zrwa_writes,zrwa_overwrites,zrwa_commit_pages_implicit,"
               "zrwa_commit_pages_explicit", f);
+    }
+    if (has_front(w)) {
+        fputs(",link_up_bytes,link_down_bytes,link_up_util,link_down_util,ctrl_util", f);
     }
     fputc('\n', f);
     fputs("valid_pages,data_victims,map_victims\n", w->files[FILE_VICTIMS]);
@@ -372,6 +382,16 @@ static void write_stats_row(struct ftl_stats_writer *w, const struct interval *i
                                      a->zrwa_commit_pages_implicit),
                 (unsigned long long)(b->zrwa_commit_pages_explicit -
                                      a->zrwa_commit_pages_explicit));
+    }
+    if (has_front(w)) {
+        /* busy time is charged when a transfer or a command is placed, so an interval
+         * may show a little more than 1 at its end and less at the next one's start */
+        uint64_t cores = ftl_config_of(w->ftl)->ctrl_cores;
+        fprintf(f, ",%llu,%llu,%.4f,%.4f,%.4f", D(link_up_bytes), D(link_down_bytes),
+                (double)(b->link_up_busy_ps - a->link_up_busy_ps) / (len_s * 1e12),
+                (double)(b->link_down_busy_ps - a->link_down_busy_ps) / (len_s * 1e12),
+                cores ? (double)(b->ctrl_busy_ns - a->ctrl_busy_ns) /
+                        (len_s * 1e9 * (double)cores) : 0.0);
     }
     fputc('\n', f);
 #undef D
