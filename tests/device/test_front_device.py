@@ -9,6 +9,7 @@ import csv
 
 from nvme_qtest import (ADM_IDENTIFY, SMALL_GEOMETRY, Command, femu_only, nvme_qemu,  # noqa: F401
                         start)
+from test_nvme_namespaces import attach, create_ns
 from test_nvme_stats import phase
 from test_nvme_zns import (CSS_ALL, FINISH, ZNS, ZNS_NSID, append, enable, read, report, send,
                            write)
@@ -31,6 +32,12 @@ CNS_CTRL = 1
 #   MSI-X up:  4 + 24 = 28, its Ack down 8
 IDENTIFY_UP = 24 + 8 + 4480 + 40 + 28          # 4580
 IDENTIFY_DOWN = 8 + 84 + 128 + 8 + 8            # 236
+# A command with 4096 bytes in (Namespace Management's create, Attachment's controller
+# list): the SQE fetch as above; the data read in 8 requests of 512 up, 8 x 24 = 192,
+# their Acks down 64; 16 completions of 256 down, 4096 + 16 x (12 + 8) = 4416, their Acks
+# up 128; the CQE and MSI-X as above.
+DATA_IN_UP = 24 + 8 + 192 + 128 + 40 + 28       # 420
+DATA_IN_DOWN = 8 + 84 + 64 + 4416 + 8 + 8       # 4588
 
 
 def stats_rows(stats):
@@ -71,6 +78,21 @@ def test_an_identify_adds_its_hand_computed_wire_bytes(start, tmp_path):
     got = records(trace)
     assert got[0] == ["V", "7"]
     assert [r[:1] + r[2:] for r in got if r[0] == "N"] == [["N", "1", "admin", "0", "4096"]]
+
+
+def test_namespace_management_adds_its_data_in(start, tmp_path):
+    """A namespace created and attached (4096 bytes in each): the link carried exactly
+    their bytes, down above all, and each is an N record with 4096 bytes in."""
+    stats, trace = tmp_path / "stats", tmp_path / "ns.trace"
+    machine = start(f"namespaces=0,{FRONT},stats_dir={stats},trace_out={trace}")
+    nvme = machine.nvme
+    assert nvme.enable() & 1
+    cqe = create_ns(nvme, (16 << 20) // 512)
+    assert cqe.ok and cqe.dw0 == 1, str(cqe)
+    assert attach(nvme, 1).ok
+    assert machine.qt.terminate() is not None
+    assert link_bytes(stats) == (2 * DATA_IN_UP, 2 * DATA_IN_DOWN)
+    assert [r[2:] for r in records(trace) if r[0] == "N"] == [["1", "admin", "4096", "0"]] * 2
 
 
 def test_a_recorded_run_with_admin_commands_replays_to_identical_statistics(
