@@ -7,8 +7,9 @@
  *
  * A read, or a command without FTL work (FTL_OP_ADMIN: no flash, no GC), that finds the
  * FTL thread idle (engine_lock free, nothing waiting in the ring) is served by the poller
- * itself (femu_ftl_serve_inline): two thread hand-offs fewer on the QD1 read path. The lock is taken before requests leave the ring, so a request in the
- * ring is never overtaken: the engine sees requests in fetch order either way.
+ * itself (femu_ftl_serve_inline): two thread hand-offs fewer on the QD1 read path. The
+ * lock is taken before requests leave the ring, so a request in the ring is never
+ * overtaken: the engine sees requests in fetch order either way.
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
