@@ -143,7 +143,7 @@ typedef struct FemuCQueue {
  * device's own.
  */
 typedef enum FemuWork {
-    FEMU_WORK_NONE,             /* complete at once (errors, admin) */
+    FEMU_WORK_NONE,             /* complete at once (errors; admin without the link model) */
     FEMU_WORK_FTL,              /* the engine serves ftl (FTL_OP_FORMAT: once per range) */
     FEMU_WORK_LPN_DUMP,         /* write lpn_access_count.csv */
     FEMU_WORK_PHASE,            /* phases.csv marker */
@@ -505,6 +505,10 @@ struct FemuCtrl {
     bool shutdown_retry;                /* a shutdown waits for shutdown_req to come back */
     struct completion_heap heap;
     struct prp_segments segs;
+    /* The payload the command being executed moved through its PRPs so far, from and into
+     * guest memory (ctrl/dma.c counts, femu_execute zeroes): what a command without FTL
+     * work hands the engine with the link model on (cmd/core/front_cmd.c). */
+    uint64_t cmd_bytes_in, cmd_bytes_out;
 
     /* FTL thread (or the poller holding engine_lock): the FTL and its statistics writer. */
     QemuThread ftl_thread;
@@ -577,6 +581,16 @@ struct FemuCtrl {
 static inline bool femu_has_write_cache(const FemuCtrl *n)
 {
     return n->ftl_config.write_buffer_sectors > 0;
+}
+
+/*
+ * The FTL engine models the PCIe link or the controller's cores (pcie_gen, ctrl_cores):
+ * then the commands without FTL work go to the engine too (cmd/core/front_cmd.c) and the
+ * recording is version 7.
+ */
+static inline bool femu_front_on(const FemuCtrl *n)
+{
+    return n->ftl_config.pcie_gen != 0 || n->ftl_config.ctrl_cores != 0;
 }
 
 #endif

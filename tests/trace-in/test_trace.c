@@ -271,7 +271,7 @@ static void test_version2_errors(void)
     }
     snprintf(many + n, sizeof(many) - (size_t)n, "\n");
     EXPECT_ERROR(many, 0, 2, "more than 256 ranges");
-    EXPECT_ERROR("V 7\n", 0, 1, "trace version 7 is not supported");
+    EXPECT_ERROR("V 8\n", 0, 1, "trace version 8 is not supported");
     EXPECT_ERROR("V 1\n", 0, 1, "trace version 1 is not supported");
     EXPECT_ERROR("V 2\nZW 0 0 8 2\n", 0, 2, "unknown op 'ZW'");   /* version 3's */
     EXPECT_ERROR("V 2\nC 0 1 0 0 8 8\n", 0, 2, "unknown op 'C'");
@@ -503,7 +503,8 @@ static void test_zone_record_errors(void)
     EXPECT_ERROR("V 3\nZM 0 0 reset 0 0\n", 0, 2, "nsid 0 is not a namespace id");
     EXPECT_ERROR("V 3\nC 0 2 0 1\n", 0, 2, "C: too few fields");
     EXPECT_ERROR("V 3\nE 5\nZW 6 0 8 2\n", 1, 3, "ZW after the end record E");
-    EXPECT_ERROR("V 3\nQ 0\n", 0, 2, "version 3: ZW t lba nsect nsid");
+    EXPECT_ERROR("V 3\nQ 0\n", 0, 2, "E t; version 3: ZW ZA ZR ZM C; fields: "
+                 "femu_ftl/trace.h)");
     static char many[TRACE_MAX_LINE];
     int n = snprintf(many, sizeof(many), "V 3\nC 0 2 0 1");
     for (int i = 0; i <= IO_TRACE_MAX_RANGES; i++) {
@@ -589,8 +590,8 @@ static void test_writer_round_trip_v3(void)
     CHECK_CONTAINS(err, "a zone or copy command needs a version-3 trace");
     CHECK(io_trace_write_request(w, &reqs[0], err, sizeof(err)) == 0);
     io_trace_writer_close(w, 0, NULL, 0);
-    CHECK(io_trace_writer_open_version(path, "test", 0, 512, 7, err, sizeof(err)) == NULL);
-    CHECK_CONTAINS(err, "trace version 7: this writer writes 2 to 6");
+    CHECK(io_trace_writer_open_version(path, "test", 0, 512, 8, err, sizeof(err)) == NULL);
+    CHECK_CONTAINS(err, "trace version 8: this writer writes 2 to 7");
     unlink(path);
 }
 

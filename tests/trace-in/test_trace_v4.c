@@ -77,7 +77,7 @@ static void test_version_choice(void)
     CHECK(io_trace_version_for(true, false) == 3);
     CHECK(io_trace_version_for(false, true) == 4);
     CHECK(io_trace_version_for(true, true) == 4);
-    CHECK(IO_TRACE_VERSION == 6);
+    CHECK(IO_TRACE_VERSION == 7);
 }
 
 static void test_version4_records(void)
@@ -109,7 +109,7 @@ static void test_version4_errors(void)
     EXPECT_ERROR("V 3\nU 0 1 0\n", 0, 2, "unknown op 'U'");     /* version 4's */
     EXPECT_ERROR("V 2\nU 0 1 0\n", 0, 2, "unknown op 'U'");
     EXPECT_ERROR("U 1 0\n", 0, 1, "unknown op 'U'");            /* version 1 */
-    EXPECT_ERROR("V 4\nQ 0\n", 0, 2, "version 4: U t nsid ruh");
+    EXPECT_ERROR("V 4\nQ 0\n", 0, 2, "version 3: ZW ZA ZR ZM C; version 4: U; fields");
     EXPECT_ERROR("V 4\nU 0 1\n", 0, 2, "U: too few fields (want U t nsid ruh)");
     EXPECT_ERROR("V 4\nU 0 1 0 0\n", 0, 2, "U: trailing junk '0'");
     EXPECT_ERROR("V 4\nU x 1 0\n", 0, 2, "time 'x' is not a decimal number");
@@ -122,8 +122,8 @@ static void test_version4_errors(void)
     EXPECT_ERROR("V 4\nW 0 1 8 1 h\n", 0, 2, "placement 'h' is not a decimal number");
     EXPECT_ERROR("V 4\nW 0 1 8 1 2147483648\n", 0, 2, "W: placement 2147483648 is too large");
     EXPECT_ERROR("V 4\nW 0 1 8 1\n", 0, 2, "W: too few fields");
-    EXPECT_ERROR("V 7\n", 0, 1, "trace version 7 is not supported (this reader knows 1 to 6)");
-    EXPECT_ERROR("V 4 4\n", 0, 1, "want 'V 2', 'V 3', 'V 4', 'V 5' or 'V 6'");
+    EXPECT_ERROR("V 8\n", 0, 1, "trace version 8 is not supported (this reader knows 1 to 7)");
+    EXPECT_ERROR("V 4 4\n", 0, 1, "want 'V 2', 'V 3', 'V 4', 'V 5', 'V 6' or 'V 7'");
 }
 
 int main(void)

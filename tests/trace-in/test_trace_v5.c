@@ -102,7 +102,7 @@ static void test_version5_errors(void)
     EXPECT_ERROR("V 5\nWC 0 1 2\n", 0, 2, "WC: wce '2' is not 0 or 1");
     EXPECT_ERROR("V 5\nWC 0 0 1\n", 0, 2, "nsid 0 is not a namespace id");
     EXPECT_ERROR("V 5\nE 5\nWC 6 1 0\n", 1, 3, "WC after the end record E");
-    EXPECT_ERROR("V 5\nQ 0\n", 0, 2, "version 5: W t lba nsect nsid placement fua");
+    EXPECT_ERROR("V 5\nQ 0\n", 0, 2, "version 4: U; version 5: WC and W's fua; fields");
 }
 
 int main(void)

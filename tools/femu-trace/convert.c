@@ -127,8 +127,8 @@ static void report_left_out(const struct conversion *c, const struct writer *w)
                  (unsigned long long)w->left_out);
     }
     if (c->not_block) {
-        one_line(stderr, "femu-trace", "%llu verify, format, zone, copy, FDP, write cache or "
-                 "key-value requests are not block requests: left out",
+        one_line(stderr, "femu-trace", "%llu verify, format, zone, copy, FDP, write cache, "
+                 "key-value or admin requests are not block requests: left out",
                  (unsigned long long)c->not_block);
     }
     if (c->fua_writes && w->format != OUT_FEMU) {

@@ -134,18 +134,19 @@ static int print_config(const struct ftl_config *cfg)
 }
 
 /*
- * The version a recording needs: 6 with --kv or replaying a version-6 trace (KV
- * commands), 5 replaying a version-5 trace (FUA writes and write cache switches), 4 with
- * FDP handles (their updates), 3 when zone or copy requests may come (a zoned namespace,
+ * The version a recording needs: 7 replaying a version-7 trace (commands without FTL
+ * work), 6 with --kv or replaying a version-6 trace (KV commands), 5 replaying a
+ * version-5 trace (FUA writes and write cache switches), 4 with FDP handles (their
+ * updates), 3 when zone or copy requests may come (a zoned namespace,
  * or a replayed trace of version 1, 3 or 4, which may hold them), else 2, which readers
  * of conventional recordings expect.
  */
 static int trace_out_version(const struct options *o, const struct workload *w)
 {
     int replayed = workload_trace_version(w);
-    return io_trace_version_kv(o->kv.on || replayed >= 6,
-                               o->cfg.zoned || replayed == 1 || replayed >= 3,
-                               o->cfg.placement == FTL_PLACEMENT_FDP, replayed >= 5);
+    return io_trace_version_front(replayed >= 7, o->kv.on || replayed >= 6,
+                                  o->cfg.zoned || replayed == 1 || replayed >= 3,
+                                  o->cfg.placement == FTL_PLACEMENT_FDP, replayed >= 5);
 }
 
 /* Open-loop replay for a version-2 to -4 trace unless --replay closed; version 1 has no

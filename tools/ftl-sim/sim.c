@@ -264,6 +264,9 @@ static void count_done(struct sim_phase_result *out, const struct inflight *done
         out->kv_refused++;
         return;
     }
+    if (done->op == FTL_OP_ADMIN) {
+        return;     /* a replayed admin command: no read, no write, not an I/O latency */
+    }
     latency_hist_add(&out->latency, due - done->issued_ns);
     switch (done->op) {
     case FTL_OP_WRITE:

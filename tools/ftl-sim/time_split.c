@@ -20,7 +20,8 @@ const char *sim_op_name(enum ftl_op op)
                                          [FTL_OP_KV_EXIST] = "key-value exist",
                                          [FTL_OP_KV_LIST] = "key-value list",
                                          [FTL_OP_KV_CREATE] = "key-value store creation",
-                                         [FTL_OP_KV_DESTROY] = "key-value store's end" };
+                                         [FTL_OP_KV_DESTROY] = "key-value store's end",
+                                         [FTL_OP_ADMIN] = "command without FTL work" };
     return (size_t)op < sizeof(names) / sizeof(names[0]) && names[op] ? names[op]
                                                                      : "request";
 }

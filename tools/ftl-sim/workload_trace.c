@@ -206,7 +206,7 @@ static const enum ftl_op femu_ops[] = {
     [TRACE_KV_STORE] = FTL_OP_KV_STORE, [TRACE_KV_RETRIEVE] = FTL_OP_KV_RETRIEVE,
     [TRACE_KV_DELETE] = FTL_OP_KV_DELETE, [TRACE_KV_EXIST] = FTL_OP_KV_EXIST,
     [TRACE_KV_LIST] = FTL_OP_KV_LIST, [TRACE_KV_CREATE] = FTL_OP_KV_CREATE,
-    [TRACE_KV_DESTROY] = FTL_OP_KV_DESTROY,
+    [TRACE_KV_DESTROY] = FTL_OP_KV_DESTROY, [TRACE_ADMIN] = FTL_OP_ADMIN,
 };
 
 int replay_next_femu(struct workload *w, struct request *req, char *err, size_t errlen)
@@ -245,6 +245,12 @@ int replay_next_femu(struct workload *w, struct request *req, char *err, size_t 
         .time_ns = rec.time_ns,
     };
     if (rec.op == TRACE_KV_DESTROY) {
+        return 1;
+    }
+    if (rec.op == TRACE_ADMIN) {    /* only the link and the controller charge it */
+        req->ftl.flags = rec.io ? FTL_REQ_IO : 0;
+        req->ftl.data_in = rec.data_in;
+        req->ftl.data_out = rec.data_out;
         return 1;
     }
     if (rec.op >= TRACE_KV_STORE && rec.op <= TRACE_KV_LIST) {

@@ -1,8 +1,8 @@
 /*
- * femu_trace_records.c - the records of femu's block I/O traces, versions 1 to 6: their
+ * femu_trace_records.c - the records of femu's block I/O traces, versions 1 to 7: their
  * fields (numbers, times, ranges, namespaces, flags) and each record kind's body, parsed
  * into a trace_record; the first bad field fails the line with a message naming it.
- * Version 6's KV records are femu_trace_kv.c's.
+ * Version 6's KV records are femu_trace_kv.c's, version 7's N femu_trace_admin.c's.
  */
 #include "femu_trace.h"
 #include "femu_trace_reader.h"
@@ -157,11 +157,15 @@ static int parse_format(struct trace_reader *t, char **f, struct trace_record *r
 static const char v3_usage[] = "; version 3: ZW t lba nsect nsid, ZA t zslba nsect nsid, "
                                "ZR t lba nsect nsid, ZM t nsid action zslba all, "
                                "C t nsid dest zoned lba nsect...";
-static const char v4_usage[] = "; version 4: U t nsid ruh";
-static const char v5_usage[] = "; version 5: W t lba nsect nsid placement fua, WC t nsid wce";
-static const char v6_usage[] = "; version 6: KS t nsid key bytes tag flags, KR t nsid key "
-                               "bytes, KD/KE t nsid key, KL t nsid key max, KC t nsid lba "
-                               "nsect capacity, KX t nsid";
+/* The records each later version adds, by name only: an unknown op's message stays one
+ * line a caller's buffer holds, however new the version (their fields: trace.h). */
+static const char *const later_records[] = {
+    [3] = "; version 3: ZW ZA ZR ZM C", [4] = "; version 4: U",
+    [5] = "; version 5: WC and W's fua", [6] = "; version 6: KS KR KD KE KL KC KX",
+    [7] = "; version 7: N",
+};
+_Static_assert(sizeof(later_records) / sizeof(later_records[0]) == IO_TRACE_VERSION + 1,
+               "a new trace version names its records here");
 
 /* A W record's placement (stream or reclaim unit handle) or a U record's handle. */
 static int parse_placement(struct trace_reader *t, const char *op, const char *field,
@@ -381,6 +385,9 @@ int trace_parse_v2(struct trace_reader *t, char **f, int n, struct trace_record 
     if (trace_kv_op(f[0]) >= 0) {
         return trace_parse_kv(t, f, n, r, err, errlen);
     }
+    if (strcmp(f[0], "N") == 0) {
+        return trace_parse_admin(t, f, n, r, err, errlen);
+    }
     /* version 5: a FUA write ends with the word fua */
     if (t->version >= 5 && op == 'W' && n == 7 && strcmp(f[6], "fua") == 0) {
         r->fua = true;
@@ -388,9 +395,12 @@ int trace_parse_v2(struct trace_reader *t, char **f, int n, struct trace_record 
     }
 
     if (want == 0) {
-        return trace_fail(t, err, errlen, "unknown op '%.32s' (%s%s%s%s%s)", f[0], v2_usage,
-                    t->version >= 3 ? v3_usage : "", t->version >= 4 ? v4_usage : "",
-                    t->version >= 5 ? v5_usage : "", t->version >= 6 ? v6_usage : "");
+        char later[160] = "";
+        for (int v = 3; v <= t->version; v++) {    /* at most IO_TRACE_VERSION */
+            strncat(later, later_records[v], sizeof(later) - strlen(later) - 1);
+        }
+        return trace_fail(t, err, errlen, "unknown op '%.32s' (%s%s%s)", f[0], v2_usage, later,
+                          t->version >= 3 ? "; fields: femu_ftl/trace.h" : "");
     }
     if (t->ended) {
         return trace_fail(t, err, errlen, "%c after the end record E", op);
@@ -522,7 +532,8 @@ int trace_parse_version(struct trace_reader *t, char **f, int n, char *err, size
     uint64_t v;
 
     if (n != 2) {
-        return trace_fail(t, err, errlen, "V: want 'V 2', 'V 3', 'V 4', 'V 5' or 'V 6'");
+        return trace_fail(t, err, errlen, "V: want 'V 2', 'V 3', 'V 4', 'V 5', 'V 6' or "
+                          "'V 7'");
     }
     NUMBER(f[1], "version", &v);
     if (v < 2 || v > IO_TRACE_VERSION) {

@@ -5,10 +5,11 @@
  * statistics going: it wakes at every 1 s boundary whether or not there is I/O, so an idle
  * device still gets its rows.
  *
- * A read that finds the FTL thread idle (engine_lock free, nothing waiting in the ring) is
- * served by the poller itself (femu_ftl_serve_inline): two thread hand-offs fewer on the
- * QD1 read path. The lock is taken before requests leave the ring, so a request in the
- * ring is never overtaken: the engine sees requests in fetch order either way.
+ * A read, or a command without FTL work (FTL_OP_ADMIN: no flash, no GC), that finds the
+ * FTL thread idle (engine_lock free, nothing waiting in the ring) is served by the poller
+ * itself (femu_ftl_serve_inline): two thread hand-offs fewer on the QD1 read path. The
+ * lock is taken before requests leave the ring, so a request in the ring is never
+ * overtaken: the engine sees requests in fetch order either way.
  */
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
@@ -237,7 +238,8 @@ static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)
 
 bool femu_ftl_serve_inline(FemuCtrl *n, FemuRequest *req)
 {
-    if (req->work != FEMU_WORK_FTL || req->ftl.op != FTL_OP_READ ||
+    if (req->work != FEMU_WORK_FTL ||
+        (req->ftl.op != FTL_OP_READ && req->ftl.op != FTL_OP_ADMIN) ||
         qemu_mutex_trylock(&n->engine_lock) != 0) {
         return false;
     }

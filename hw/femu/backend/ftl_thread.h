@@ -9,7 +9,8 @@
 
 void *femu_ftl_thread_run(void *opaque);
 bool femu_ftl_engine_create(FemuCtrl *n);   /* before the FTL thread starts */
-/* Poller: serve a read now when the FTL thread is idle (true), else leave it (false). */
+/* Poller: serve a read or an FTL_OP_ADMIN now when the FTL thread is idle (true), else
+ * leave it (false). */
 bool femu_ftl_serve_inline(FemuCtrl *n, FemuRequest *req);
 /* Serve what waits in the poller's ring now, as the FTL thread would; the caller holds
  * engine_lock (the poller, before a save). */

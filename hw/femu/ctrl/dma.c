@@ -161,6 +161,9 @@ uint16_t femu_dma_prp_part(FemuCtrl *n, const NvmeCmd *cmd, void *buf, uint64_t 
 
         status = dir == FEMU_TO_GUEST ? femu_dma_write(n, seg->addr, pos, piece)
                                       : femu_dma_read(n, seg->addr, pos, piece);
+        if (status == NVME_SUCCESS) {   /* what crossed the link (cmd/core/front_cmd.c) */
+            *(dir == FEMU_TO_GUEST ? &n->cmd_bytes_out : &n->cmd_bytes_in) += piece;
+        }
         pos += piece;
         len -= piece;
     }

@@ -22,6 +22,7 @@
 #include "backend/lpn_dump.h"
 #include "backend/power_cut.h"
 #include "cmd/core/cmd_set.h"
+#include "cmd/core/front_cmd.h"
 #include "cmd/health/error_log.h"
 #include "cmd/health/media.h"
 #include "ctrl/dma.h"
@@ -46,6 +47,7 @@ static void femu_execute(FemuCtrl *n, uint16_t qid, const NvmeCmd *cmd, FemuRequ
     req->sq_gen = n->sq[qid].gen;
     req->epoch = n->epoch;
     req->ftl.arrival_ns = femu_now_ns();
+    n->cmd_bytes_in = n->cmd_bytes_out = 0;     /* ctrl/dma.c counts what it moves */
 
     if (cmd->flags & (FEMU_CMD_FUSE_MASK | FEMU_CMD_PSDT_MASK)) {
         req->status = femu_dnr(NVME_INVALID_FIELD);   /* no fused commands, PRPs only */
@@ -65,6 +67,7 @@ static void femu_execute(FemuCtrl *n, uint16_t qid, const NvmeCmd *cmd, FemuRequ
         femu_error_log_add(n, req, le32_to_cpu(cmd->nsid), qid ? slba : 0);
         req->work = FEMU_WORK_NONE;
     }
+    femu_front_cmd(n, qid, cmd, req);   /* the link model: its transfers without FTL work */
     if (req->work == FEMU_WORK_LPN_DUMP) {
         femu_lpn_dump_submit(n, req);
         return;

@@ -298,10 +298,11 @@ static bool femu_open_trace(FemuCtrl *n, Error **errp)
     /* The guest may send Copy (either namespace) and zone commands: version 3, or 4 with
      * FDP's reclaim unit handle updates, or 5 with a write buffer, which makes FUA writes
      * and Volatile Write Cache switches (cmd/io/nvm.c, cmd/admin/features.c), or 6 when
-     * the Key Value command set is offered (kv_ns_mb: cmd/io/kv.c). */
-    int version = io_trace_version_kv(n->kv_ns_mb != 0, true,
-                                      n->ftl_config.placement == FTL_PLACEMENT_FDP,
-                                      femu_has_write_cache(n));
+     * the Key Value command set is offered (kv_ns_mb: cmd/io/kv.c), or 7 with the link or
+     * controller model, which records the commands without FTL work (cmd/core/front_cmd.c). */
+    int version = io_trace_version_front(femu_front_on(n), n->kv_ns_mb != 0, true,
+                                         n->ftl_config.placement == FTL_PLACEMENT_FDP,
+                                         femu_has_write_cache(n));
     n->trace = io_trace_writer_open_version(n->trace_out, "the femu device",
                                             n->stats_start_ns, n->ftl_config.secsz, version,
                                             err, sizeof(err));

@@ -16,14 +16,15 @@ static const struct config_key keys[] = {
     UKEY(ctrl_cores, 0, 64, "controller cores serving commands (each command takes the "
          "next free one for its cost); 0: commands cost no controller time"),
     UKEY(ctrl_read_ns, 0, MAX_LATENCY_NS, "controller: ns of core time a read takes (also "
-         "zone reads, verify, KV retrieve, exist and list)"),
+         "zone reads, verify, KV retrieve, exist and list, and the I/O commands the device "
+         "answers itself: zone reports)"),
     UKEY(ctrl_write_ns, 0, MAX_LATENCY_NS, "controller: ns a write takes (also zone writes "
          "and appends, Copy, KV store and delete)"),
     UKEY(ctrl_flush_ns, 0, MAX_LATENCY_NS, "controller: ns a Flush takes"),
     UKEY(ctrl_dsm_range_ns, 0, MAX_LATENCY_NS, "controller: ns each Dataset Management "
          "range (and each Copy source range) adds"),
-    UKEY(ctrl_admin_ns, 0, MAX_LATENCY_NS, "controller: ns an admin command takes (also "
-         "Zone Management, Format, features)"),
+    UKEY(ctrl_admin_ns, 0, MAX_LATENCY_NS, "controller: ns an admin command takes (Identify, "
+         "log pages, features, Format, namespace management; also Zone Management Send)"),
     UKEY(ctrl_map_miss_ns, 0, MAX_LATENCY_NS, "controller: ns each mapping miss adds (DFTL "
          "cached-map misses, KV index cache misses)"),
 };

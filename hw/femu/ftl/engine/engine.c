@@ -313,6 +313,8 @@ static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint6
     case FTL_OP_KV_CREATE:
     case FTL_OP_KV_DESTROY:
         return kv_life_serve(e->ftl, r);
+    case FTL_OP_ADMIN:
+        return FTL_OK;      /* no FTL work: done when the FTL takes it */
     }
     return FTL_E_INVAL;
 }
@@ -345,9 +347,13 @@ int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r,
         engine_trace_result(e, io_trace_write_request(e->trace, r, err, sizeof(err)), err);
     }
     engine_stats_advance(e, r->arrival_ns);
+    /* A command without FTL work gives the FTL no step of its own (engine.h) */
+    bool ftl_work = r->op != FTL_OP_ADMIN;
     /* slc_cache: the idle flash time before this arrival folds SLC units (nothing when
      * off); after the request, ftl_background_gc takes what the request left idle */
-    (void)ftl_background_fold(e->ftl, r->arrival_ns);
+    if (ftl_work) {
+        (void)ftl_background_fold(e->ftl, r->arrival_ns);
+    }
     ftl_get_counters(e->ftl, &before);
     /* the link and the controller first: the FTL takes it when its data is in */
     struct front_trip trip;
@@ -366,7 +372,9 @@ int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r,
                                &out->split);
     /* Not this request's failure: a collection that cannot run shows on the next write
      * that needs the space. */
-    (void)ftl_background_gc(e->ftl, r->arrival_ns);
+    if (ftl_work) {
+        (void)ftl_background_gc(e->ftl, r->arrival_ns);
+    }
     ftl_get_counters(e->ftl, &collected);
     out->bg = engine_gc_between(&priced, &collected);
     return rc;

@@ -82,6 +82,10 @@ void front_moves_of(const struct ftl_config *cfg, const struct ftl_request *r,
     case FTL_OP_KV_DESTROY:
         m->command = false, kind = COST_NONE;
         break;
+    case FTL_OP_ADMIN:          /* what the device moved for it, through PRPs */
+        m->data_in = r->data_in, m->data_out = r->data_out, m->prp = true;
+        kind = (r->flags & FTL_REQ_IO) ? COST_READ : COST_ADMIN;
+        break;
     default:                    /* Format, Zone Management, RUH Update, features */
         break;
     }

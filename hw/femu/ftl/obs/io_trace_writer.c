@@ -1,4 +1,4 @@
-/* Recording a version-2 to -6 I/O trace: see femu_ftl/trace.h. */
+/* Recording a version-2 to -7 I/O trace: see femu_ftl/trace.h. */
 #include "femu_ftl/trace.h"
 
 #include <errno.h>
@@ -21,7 +21,8 @@ struct io_trace_writer {
     uint64_t latest_ns;     /* the latest time recorded (advances are relative to it) */
     int version;            /* 2; 3: zone and copy records too; 4: and RUH updates;
                              * 5: and FUA writes and write cache switches;
-                             * 6: and the KV stores' commands */
+                             * 6: and the KV stores' commands;
+                             * 7: and the commands without FTL work */
     bool failed;
 };
 
@@ -191,9 +192,12 @@ static bool is_v3_op(enum ftl_op op)
 }
 
 /* The oldest version that has a record for r: a FUA write's marker and the cache switch
- * came in 5, the KV commands in 6. */
+ * came in 5, the KV commands in 6, the commands without FTL work in 7. */
 static int version_of_request(const struct ftl_request *r)
 {
+    if (r->op == FTL_OP_ADMIN) {
+        return 7;
+    }
     if (is_kv_op(r->op) || r->op == FTL_OP_KV_CREATE || r->op == FTL_OP_KV_DESTROY) {
         return 6;
     }
@@ -209,7 +213,8 @@ static const char *needs_what(int version)
     return version == 3 ? "a zone or copy command"
            : version == 4 ? "a reclaim unit handle update"
            : version == 5 ? "a FUA write or a write cache switch"
-                          : "a key-value command";
+           : version == 6 ? "a key-value command"
+                          : "a command without FTL work (N)";
 }
 
 int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *r,
@@ -279,6 +284,11 @@ int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *
         break;
     case FTL_OP_KV_DESTROY:
         printed = fprintf(w->f, "KX %" PRIu64 " %" PRIu32 "\n", t, nsid);
+        break;
+    case FTL_OP_ADMIN:
+        printed = fprintf(w->f, "N %" PRIu64 " %" PRIu32 " %s %" PRIu32 " %" PRIu32 "\n", t,
+                          nsid, (r->flags & FTL_REQ_IO) ? "io" : "admin", r->data_in,
+                          r->data_out);
         break;
     default:
         printed = is_kv_op(r->op) ? write_kv_request(w, r, t, nsid)

@@ -12,7 +12,8 @@
  * (tools/ftl-sim/sim.c) uses it, and the engine's unit tests. The device does not: its FTL
  * thread (backend/ftl_thread.c) calls ftl_engine_serve only, and its poller
  * (top/poller.c) orders completions in a heap of its own, which also holds the commands
- * that never reach the FTL (admin commands, asynchronous events, commands failed at fetch).
+ * that never reach the FTL (asynchronous events, commands failed at fetch, and admin
+ * commands unless the link or controller model is on: then they come as FTL_OP_ADMIN).
  *
  * struct ftl_request is the one description of FTL work: the device's request
  * (FemuRequest) and ftl-sim's (struct request) each embed one, and what they do besides
@@ -21,7 +22,8 @@
  * Plain C11 like the FTL: no QEMU header, no globals, no threads, no clock of its own.
  * Every call takes the caller's time in ns; times must not go backwards.
  *
- * Background GC policy: after every request, whatever its kind, the engine gives the FTL
+ * Background GC policy: after every request, whatever its kind (but FTL_OP_ADMIN, which
+ * is no FTL request), the engine gives the FTL
  * its background GC step at the request's arrival time (ftl_background_gc: a whole line
  * with gc_mode=line, as FEMU's FTL loop after each request; with gc_mode=paced the same
  * collection, its page moves owed and charged as host writes go on and in idle LUN
@@ -96,6 +98,13 @@ enum ftl_op {
      * over that range). */
     FTL_OP_KV_CREATE,
     FTL_OP_KV_DESTROY,
+    /* A command that moves data_in / data_out bytes and does no FTL work (trace N): an
+     * admin command (Identify, Get Log Page, ...), or with FTL_REQ_IO an I/O command the
+     * device answers itself (Zone Management Receive). Only the link and the controller
+     * charge it (front_moves.c; nothing with pcie_gen and ctrl_cores 0); done at arrival
+     * for the FTL, which takes no background GC or SLC fold step after it either, so a
+     * run's FTL decisions are the same with the model on as off. */
+    FTL_OP_ADMIN,
 };
 
 #define FTL_REQ_ERASE 1u    /* FTL_OP_FORMAT: Secure Erase Setting 1 (user data erase) */
@@ -109,6 +118,8 @@ enum ftl_op {
 #define FTL_REQ_FUA 32u     /* FTL_OP_WRITE: Force Unit Access (ftl_io.fua) */
 #define FTL_REQ_WCE 64u     /* FTL_OP_SET_WRITE_CACHE: the cache on (Write Cache Enable) */
 /* FTL_OP_KV_STORE's options, 128u and 256u: FTL_KV_ONLY_IF_EXISTS / _ABSENT (kv.h) */
+#define FTL_REQ_IO 512u     /* FTL_OP_ADMIN: an I/O command (core time ctrl_read_ns), else
+                             * an admin command (ctrl_admin_ns) */
 
 struct ftl_request {
     enum ftl_op op;
@@ -128,6 +139,8 @@ struct ftl_request {
     uint32_t kv_bytes;      /* FTL_OP_KV_*: see enum ftl_op */
     uint64_t value_tag;     /* FTL_OP_KV_STORE: the value's tag (kv.h) */
     uint64_t kv_capacity;   /* FTL_OP_KV_CREATE: the store's capacity in value bytes */
+    uint32_t data_in;       /* FTL_OP_ADMIN: payload bytes from the host's memory */
+    uint32_t data_out;      /* FTL_OP_ADMIN: payload bytes into the host's memory */
 };
 
 /* Optional callbacks; any may be NULL. */

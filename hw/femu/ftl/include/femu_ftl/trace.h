@@ -91,6 +91,20 @@
  * that starts from a state file holds no KC for the stores the file holds: replay it from
  * the same file). An X record over exactly a store's range empties the store. A recording that may hold them is version 6
  * (io_trace_version_kv); without them a version-6 trace reads exactly as version 5.
+ *
+ * Version 7 ("V 7" first) is version 6 plus the commands that move data but give the FTL
+ * no work (FTL_OP_ADMIN), so that a replay charges the PCIe link and the controller's
+ * cores for them as the recording did (pcie_gen, ctrl_cores: docs/front.md):
+ *   N t nsid kind in out     kind admin (an admin command: Identify, Get Log Page,
+ *                            Get / Set Features, Namespace Management, ...) or io (an I/O
+ *                            command the device answered itself: Zone Management Receive,
+ *                            I/O Management Receive); in and out the payload bytes it
+ *                            moved from and into the host's memory (each at most
+ *                            2^32 - 1); nsid the command's (0 is written as 1)
+ * The device writes them only with pcie_gen or ctrl_cores set, and then records version 7
+ * (io_trace_version_front); a replay gives each to the engine, which counts it as no read
+ * or write and does no FTL work for it. Without N records a version-7 trace reads exactly
+ * as version 6.
  * t is the arrival time in ns since the recording's origin: the device's statistics
  * start (realize), ftl-sim's start of the run. Records are in the order the FTL served
  * them; a record's t may be earlier than the one before it (the device stamps a command
@@ -116,12 +130,12 @@
 extern "C" {
 #endif
 
-#define IO_TRACE_VERSION 6          /* the newest version: what readers know */
+#define IO_TRACE_VERSION 7          /* the newest version: what readers know */
 #define IO_TRACE_SECTOR 512u        /* unit of lba and nsect */
 #define IO_TRACE_MAX_RANGES 256     /* ranges of one D record (NVMe's limit) */
 #define IO_TRACE_MAX_PHASE 63       /* bytes of a phase name */
 #define IO_TRACE_KV_FLAGS (FTL_KV_ONLY_IF_EXISTS | FTL_KV_ONLY_IF_ABSENT) /* KS's flags */
-/* Latest arrival a version-2 to -6 record may carry: 2^53 ns (104 days), far beyond any
+/* Latest arrival a version-2 to -7 record may carry: 2^53 ns (104 days), far beyond any
  * recording, and below where time in seconds stops being exact in a double or an
  * arrival plus a latency could wrap. */
 #define IO_TRACE_MAX_TIME_NS (UINT64_C(1) << 53)
@@ -141,9 +155,10 @@ struct io_trace_writer *io_trace_writer_open(const char *path, const char *recor
  * io_trace_writer_open for a given version: 2 (what io_trace_writer_open writes, which
  * readers of conventional recordings expect), 3, which a recording of zone commands or
  * Copy needs, 4, which a Reclaim Unit Handle Update (FTL_OP_RUH_UPDATE) needs, 5, which a
- * FUA write or a write cache switch (FTL_OP_SET_WRITE_CACHE) needs, or 6, which a KV
- * command (FTL_OP_KV_*) needs; a writer given a request its version has no record for
- * fails (the first failure, as below). io_trace_version_kv picks the version.
+ * FUA write or a write cache switch (FTL_OP_SET_WRITE_CACHE) needs, 6, which a KV
+ * command (FTL_OP_KV_*) needs, or 7, which a command without FTL work (FTL_OP_ADMIN)
+ * needs; a writer given a request its version has no record for fails (the first failure,
+ * as below). io_trace_version_front picks the version.
  */
 struct io_trace_writer *io_trace_writer_open_version(const char *path, const char *recorder,
                                                      uint64_t origin_ns, uint64_t secsz,
@@ -177,6 +192,17 @@ static inline int io_trace_version_needed(bool zone_or_copy, bool fdp, bool writ
 static inline int io_trace_version_kv(bool kv, bool zone_or_copy, bool fdp, bool write_cache)
 {
     return kv ? 6 : io_trace_version_needed(zone_or_copy, fdp, write_cache);
+}
+
+/*
+ * The same with the commands without FTL work: 7 when N records may come (a device with
+ * pcie_gen or ctrl_cores set, a replayed version-7 trace), else io_trace_version_kv; so a
+ * recording without the link and controller model stays as it was, byte for byte.
+ */
+static inline int io_trace_version_front(bool front, bool kv, bool zone_or_copy, bool fdp,
+                                         bool write_cache)
+{
+    return front ? 7 : io_trace_version_kv(kv, zone_or_copy, fdp, write_cache);
 }
 
 /*
