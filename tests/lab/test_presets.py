@@ -251,3 +251,46 @@ def test_every_figure_of_a_shipped_preset_names_a_source_with_its_address(name, 
         text = " ".join(figure.sources)
         assert "http" in text or "as " in text or "no address: " in text, \
             f"{name}: {figure.name}: no address, and no word of why"
+
+
+@pytest.mark.parametrize("change, message", [
+    (("--io-size 1m\n# source qd1-write", "--io-size 1m --trace-out /tmp/x\n# source qd1-write"),
+     r":17: qd1-write: args: --trace-out is not taken in a preset \(it writes a file or ends "
+     r"the run early\)$"),
+    (("--set ssd_size=20", "--set ssd_size=20 --state-out=s"),
+     r":12: run: --state-out is set by femu-lab presets itself$"),
+    (("4k:1m:10:rand", "4k:1m:10:rand"), None),
+])
+def test_options_that_write_files_are_refused(tiny, change, message):
+    old, new = change
+    text = TINY.replace(old, new, 1)
+    if message is None:     # the largest generated trace is bounded
+        text = TINY.replace("--rw randread --bs 4k --qd 1 --precondition seq --io-size 1m\n#"
+                            " source qd1-read |", "--zone-reads 4k:1m:99999999:rand\n# source "
+                            "qd1-read |", 1)
+        message = r":13: qd1-read: --zone-reads 4k:1m:99999999:rand: .*COUNT from 1 to "
+    tiny.write_text(text)
+    with pytest.raises(PresetError, match=message):
+        read_preset(tiny)
+
+
+def test_a_cliff_figure_without_the_cache_is_one_line(tiny, tmp_path, ftl_sim, capsys):
+    tiny.write_text(TINY + "# figure cliff | check | 1 GB | cliff_GB | --rw write --bs 128k "
+                           "--qd 8 --io-size 4m\n# source cliff | a case without a cache\n")
+    status, _, err = lab(["--preset", str(tiny), "--ftl-sim", str(ftl_sim), "--only",
+                          "cliff", "-o", str(tmp_path / "out")], capsys)
+    progress, line = err.strip().splitlines()   # the figure announced, then the error
+    assert status == 1 and progress.endswith("tiny: cliff (check), 1 of 1")
+    assert line == (f"femu-lab: error: {tiny}: cliff: stats.csv has no slc_host_pages "
+                    "column (the cliff metrics need slc_cache=on)")
+
+
+def test_an_output_that_is_a_folder_is_refused_before_any_run(tiny, tmp_path, ftl_sim,
+                                                              capsys):
+    out = tmp_path / "out"
+    (out / "presets.csv").mkdir(parents=True)
+    status, line = one_error_line(["--preset", str(tiny), "--ftl-sim", str(ftl_sim),
+                                   "-o", str(out)], capsys)
+    assert status == 2
+    assert line.startswith(f"femu-lab: error: -o {out / 'presets.csv'} is a folder")
+    assert not (out / "runs").exists()

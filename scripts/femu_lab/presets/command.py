@@ -24,6 +24,7 @@ from femu_common.progress import Progress
 
 from .. import paths
 from ..devconfig import ftl_sim_path
+from ..output_file import check_replaceable, new_file, replace
 from ..ftl_sim import CommandError, ftl_sim_reason, run_ftl_sim
 from . import measure as preset_measure
 from .spec import Preset, PresetError, read_preset
@@ -147,9 +148,19 @@ def run(args: argparse.Namespace) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise UsageError(f"-o {args.out}: {error.strerror}") from None
+    for name in ("presets.csv", "presets.md"):
+        check_replaceable(args.out / name, "-o")
     table = measure_all(ftl_sim, presets, only, args.out, Progress("presets"))
-    table.to_csv(args.out / "presets.csv", index=False)
     text = markdown(table)
-    (args.out / "presets.md").write_text(text)
+    write_output(args.out / "presets.csv", table.to_csv(index=False))
+    write_output(args.out / "presets.md", text)
     sys.stdout.write(text)
     return 0
+
+
+def write_output(path: Path, text: str) -> None:
+    """text into path: written beside it, then renamed over it (output_file's rule)."""
+    beside = path.with_name(f".{path.name}.new")
+    with new_file(beside) as out:
+        out.write(text.encode())
+    replace(beside, path, "-o")

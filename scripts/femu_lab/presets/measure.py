@@ -69,12 +69,18 @@ def commands(ftl_sim: Path, preset: Preset, figure: Figure, folder: Path) -> Lis
     return out
 
 
+STATS_COLUMNS = ("interval_s", "host_write_bytes", "host_write_pages", "slc_host_pages",
+                 "slc_direct_pages")
+
+
 def _stats_rows(folder: Path) -> List[Dict[str, float]]:
     with (folder / "stats.csv").open(newline="") as f:
-        return [{key: float(value) for key, value in row.items()
-                 if key in ("interval_s", "host_write_bytes", "host_write_pages",
-                            "slc_host_pages", "slc_direct_pages")}
-                for row in csv.DictReader(f)]
+        reader = csv.DictReader(f)
+        missing = [key for key in STATS_COLUMNS if key not in (reader.fieldnames or [])]
+        if missing:
+            raise SimError(f"stats.csv has no {missing[0]} column (the cliff metrics need "
+                           "slc_cache=on)")
+        return [{key: float(row[key]) for key in STATS_COLUMNS} for row in reader]
 
 
 def cliff_bytes(rows: List[Dict[str, float]]) -> Optional[float]:
@@ -83,7 +89,7 @@ def cliff_bytes(rows: List[Dict[str, float]]) -> Optional[float]:
     direct ones, as the cache takes pages until it is full). None: no cliff."""
     done = 0.0
     for row in rows:
-        if row["slc_direct_pages"] > 0:
+        if row["slc_direct_pages"] > 0 and row["host_write_pages"] > 0:
             page = row["host_write_bytes"] / row["host_write_pages"]
             return done + row["slc_host_pages"] * page
         done += row["host_write_bytes"]
@@ -115,7 +121,10 @@ def value_of(figure: Figure, summary: Dict, stats_dir: Optional[Path], scale: fl
         return summary["write_iops"]
     if metric == "lat_us":
         return summary["mean_latency_us"]
-    rows = _stats_rows(stats_dir)
+    try:
+        rows = _stats_rows(stats_dir)
+    except SimError as error:
+        raise SimError(f"{figure.name}: {error}") from None
     if metric == "cliff_GB":
         found = cliff_bytes(rows)
         if found is None:
@@ -147,5 +156,7 @@ def measure(ftl_sim: Path, preset: Preset, figure: Figure, folder: Path,
         scale = full_mib / summary["config"]["devsz_mb"]
         return Measured(value_of(figure, summary, folder / f"{figure.name}-stats", scale),
                         lines)
+    except SimError as error:
+        raise SimError(f"{preset.path}: {error}") from None
     except (OSError, ValueError, KeyError, ZeroDivisionError) as error:
         raise SimError(f"{preset.path}: {figure.name}: ftl-sim's output: {error}") from None

@@ -43,6 +43,10 @@ NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*$")
 ZONE_READS = re.compile(r"^(?P<bs>\d+[kKmM]?):(?P<span>\d+[kKmMgG]?):(?P<count>\d+):"
                         r"(?P<order>rand|seq)$")
 UNIT_BYTES = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+MAX_ZONE_READS = 10_000_000      # records of a generated trace
+OWN_OPTIONS = ("--config", "--summary", "--stats-dir", "--state-in", "--state-out")
+REFUSED_OPTIONS = ("--trace-out", "--kv-dump", "--kv-log", "--lost-out", "--unit-log",
+                   "--print-config", "--help")
 
 
 class PresetError(InputError):
@@ -91,9 +95,9 @@ def zone_reads(spec: str) -> Tuple[int, int, int, str]:
         raise ValueError(f"--zone-reads {spec}: expected BS:SPAN:COUNT:rand|seq "
                          "(e.g. 4k:1077m:20000:rand)")
     bs, span, count = size_bytes(match["bs"]), size_bytes(match["span"]), int(match["count"])
-    if bs == 0 or bs % 4096 or span < bs or count == 0:
+    if bs == 0 or bs % 4096 or span < bs or not 0 < count <= MAX_ZONE_READS:
         raise ValueError(f"--zone-reads {spec}: BS a multiple of 4 KiB, SPAN at least BS, "
-                         "COUNT above 0")
+                         f"COUNT from 1 to {MAX_ZONE_READS:,}")
     return bs, span, count, match["order"]
 
 
@@ -112,6 +116,18 @@ def _target(text: str, where: str) -> Tuple[Optional[float], str]:
     return value, words[1]
 
 
+def check_words(words: List[str], where: str) -> None:
+    """PresetError if words hold an option the command sets itself or one that writes a
+    file or ends the run early (a preset is a file someone handed us)."""
+    for word in words:
+        option = word.split("=", 1)[0]
+        if option in OWN_OPTIONS:
+            raise PresetError(f"{where}: {option} is set by femu-lab presets itself")
+        if option in REFUSED_OPTIONS:
+            raise PresetError(f"{where}: {option} is not taken in a preset (it writes a file "
+                              "or ends the run early)")
+
+
 def _check_args(args: str, where: str) -> None:
     try:
         parts = [shlex.split(part) for part in args.split(" ; ")]
@@ -120,9 +136,7 @@ def _check_args(args: str, where: str) -> None:
     if len(parts) > 2 or not all(parts):
         raise PresetError(f"{where}: args: expected ARGS or 'FILL ; MEASURE', each non-empty")
     for words in parts:
-        for bad in ("--config", "--summary", "--stats-dir", "--state-in", "--state-out"):
-            if bad in words:
-                raise PresetError(f"{where}: args: {bad} is set by femu-lab presets itself")
+        check_words(words, f"{where}: args")
         if "--zone-reads" in words:
             at = words.index("--zone-reads")
             try:
@@ -191,6 +205,7 @@ def read_preset(path: Path) -> Preset:
                 run_args = shlex.split(match["rest"])
             except ValueError as error:
                 raise PresetError(f"{where}: run: {error}") from None
+            check_words(run_args, f"{where}: run")
     for name, what, where in sources:
         if name not in figures:
             raise PresetError(f"{where}: source of '{name}', which no figure line names")
