@@ -18,6 +18,8 @@
                                                 and aging write counts (a table, a plot)
     femu-lab trace generate|info|convert ...    real-world traces: a synthetic one in any
                                                 format, what one holds, one converted
+    femu-lab presets [--preset FILE]... [-o DIR]   the real-drive presets in ftl-sim
+                                                against their figures (a table)
     femu-lab soak --pattern P --boots N ...     reset / shutdown / unplug soak in guests
 
 Bad arguments: one line on stderr, exit status 2. A sweep whose points all finished

@@ -131,6 +131,20 @@ def _mapping_lab(words, folder):
     return table
 
 
+def _presets(words, folder):
+    """femu-lab presets' table: PRESET/FIGURE/COLUMN of its presets.csv."""
+    proc = subprocess.run([sys.executable, "-m", "femu_lab", *words], cwd=REPO,
+                          capture_output=True, text=True, timeout=TIMEOUT_S,
+                          env={**os.environ, "FEMU_BUILD_DIR": _build_dir()})
+    assert proc.returncode == 0, proc.stderr
+    table = {}
+    out = words[words.index("-o" if "-o" in words else "--out") + 1]
+    with open(os.path.join(out, "presets.csv"), newline="") as f:
+        for row in csv.DictReader(f):
+            table.setdefault(row["preset"], {})[row["figure"]] = row
+    return table
+
+
 @pytest.fixture(scope="session")
 def run_documented(tmp_path_factory):
     """run(cmd) -> the command's result (ftl-sim's summary, a sweep's table), once."""
@@ -150,9 +164,11 @@ def run_documented(tmp_path_factory):
                 results[cmd] = _dftl_study(_redirected(words[1:], folder), folder)
             elif words[:2] == [LAB, "mapping-lab"]:
                 results[cmd] = _mapping_lab(_redirected(words[1:], folder), folder)
+            elif words[:2] == [LAB, "presets"]:
+                results[cmd] = _presets(_redirected(words[1:], folder), folder)
             else:
                 pytest.fail(f"no runner for {words[0]} (ftl-sim, femu-lab sweep, age, "
-                            "dftl-study and mapping-lab run here)")
+                            "dftl-study, mapping-lab and presets run here)")
         return results[cmd]
     return run
 

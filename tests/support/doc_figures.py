@@ -26,6 +26,8 @@ that quotes the figures, one per command:
     CACHE with '-' for its blank (`bast/off/uniform/merge_full`, `page/lru-512/zipf-1.2/
     rcache_hit_rate`); with `--cache-sweep`, `sweep/POLICY/PAGES/COLUMN` of cache_sweep.csv
     (`sweep/arc/256/rcache_hit_rate`).
+  - `scripts/femu-lab presets`: `PRESET/FIGURE/COLUMN` of its presets.csv
+    (`samsung-980pro/seq-read/femu`).
 - `by-hand="why"` instead of `cmd`: figures a test does not run (VM runs, wall times),
   with the reason and how they were measured; counted, never run. (No VM figure is run:
   the documents' VM runs take minutes each and their figures follow the host.)

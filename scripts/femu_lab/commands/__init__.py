@@ -84,6 +84,9 @@ COMMANDS = (
     Command("stock-nvme-bench", "femu_lab.bench.stock_nvme_bench",
             "4 KiB random IOPS on QEMU's stock NVMe device: the ceiling any emulated device "
             "sees on this host (figures only)", resumable=False),
+    Command("presets", "femu_lab.presets.command",
+            "the real-drive presets of conf/ in ftl-sim against their data sheets' and "
+            "others' measured figures: target, femu, error (a table)", resumable=False),
     Command("soak", "femu_lab.soak.runner",
             "reset / shutdown / unplug soak: the guest booted again and again around one "
             "kind of event, failures counted (a table)", resumable=False),
