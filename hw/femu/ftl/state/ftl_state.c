@@ -12,6 +12,7 @@
 #include "flash/timing.h"
 #include "hostio/inflight.h"
 #include "place/heat.h"
+#include "wbuf/write_buffer.h"
 #include "state_codec.h"
 #include "flash/ftl_handle.h"
 #include "state/ftl_state_section.h"
@@ -113,6 +114,9 @@ int ftl_state_load(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
     }
     timing_restart(ftl, now_ns);    /* the flash idles from the restore on, not before */
     inflight_clear(ftl);            /* every program of the saved device ended */
+    if (ftl->wbuf) {
+        wbuf_forget_flights(ftl);   /* its buffer's flushes too */
+    }
     ftl->newest_ns = now_ns;
     return 0;
 }
