@@ -3,10 +3,14 @@
  * those of the buffer's flushes still programming exceed write_buffer_sectors, then when
  * the earliest of those programs have ended to make room; wait mode keeps FEMU's times
  * (the same sequence, pinned); Flush and the write-cache switch wait for programs in
- * flight; a power cut tears them (no plp) or lets them end (plp) and forgets them; a
- * randomized run keeps the checker's invariants. Times are simulated, computed by hand.
+ * flight; a power cut tears them (no plp) or lets them end (plp) and forgets them, as
+ * does a restore; a randomized run keeps the checker's invariants. Times are simulated, computed by hand.
  */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "femu_ftl/state.h"
 
 #include "wbuf/write_buffer.h"
 #include "ftl_test_util.h"
@@ -160,6 +164,36 @@ static void test_power_cut(bool plp)
     ftl_destroy(ftl);
 }
 
+/* A state file saved in wait mode (pages 2 and 3 buffered) restores into an ahead-mode
+ * FTL at T, its flash idle from then: pages 9 and 10 each flush one (2, then 3, at T + us
+ * + W and + 2W) and fit; page 11 flushes page 9 and waits for page 2's program. */
+static void test_restore(void)
+{
+    char dir[] = "/tmp/femu-wbuf-ahead-XXXXXX", path[64], err[256] = "";
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof(path), "%s/ftl.state", dir);
+    struct ftl_config wait = ahead_config(FTL_BUF_FLUSH_WAIT);
+    struct ftl_config ahead = ahead_config(FTL_BUF_FLUSH_AHEAD);
+    struct ftl *saved = make_ftl(&wait), *ftl = make_ftl(&ahead);
+    const uint64_t W = ahead.pg_wr_lat, L = ahead.buf_wr_lat, t0 = SEC, us = 1000;
+    const uint64_t T = 3 * SEC;
+
+    for (uint64_t k = 0; k < 4; k++) {
+        write_page(saved, t0 + k * us, k);
+    }
+    CHECK(ftl_state_save_file(saved, path, "test", 2 * SEC, err, sizeof(err)) == 0);
+    CHECK(ftl_state_load_file(ftl, path, T, err, sizeof(err)) == 0);
+    CHECK_EQ_U64(ftl_buffered_sectors(ftl), 8);
+    CHECK_EQ_U64(write_page(ftl, T + us, 9), T + us + L);
+    CHECK_EQ_U64(write_page(ftl, T + 2 * us, 10), T + 2 * us + L);
+    CHECK_EQ_U64(write_page(ftl, T + 3 * us, 11), T + us + W);
+    CHECK_CONSISTENT(ftl);
+    ftl_destroy(saved);
+    ftl_destroy(ftl);
+    unlink(path);
+    CHECK(rmdir(dir) == 0);
+}
+
 /* Random sub-page writes, reads, trims and Flushes on two LUNs: the checker (buffered +
  * in flight within the buffer, the heap in order) after every command; at the time a
  * Flush completes no page is still programming, so a power cut then tears none and
@@ -241,6 +275,7 @@ int main(void)
     test_fua();
     test_power_cut(false);
     test_power_cut(true);
+    test_restore();
     test_randomized(1);
     test_randomized(2);
     test_config();

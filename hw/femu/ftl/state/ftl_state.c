@@ -108,15 +108,15 @@ int ftl_state_load(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
         return -1;
     }
     heat_recount(ftl);              /* hot_threshold may differ from the saved device's */
+    if (ftl->wbuf) {
+        wbuf_forget_flights(ftl);   /* the saved device's flushes all ended */
+    }
     char what[384];
     if (ftl_check(ftl, what, sizeof(what))) {
         return ftl_error(err, errlen, "%s: inconsistent state: %s", path, what);
     }
     timing_restart(ftl, now_ns);    /* the flash idles from the restore on, not before */
     inflight_clear(ftl);            /* every program of the saved device ended */
-    if (ftl->wbuf) {
-        wbuf_forget_flights(ftl);   /* its buffer's flushes too */
-    }
     ftl->newest_ns = now_ns;
     return 0;
 }

@@ -5,12 +5,13 @@
  */
 #include "wbuf/flush_ahead.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
-bool flights_init(struct flights *f, uint32_t cap)
+bool flights_init(struct flights *f, uint64_t cap)
 {
     *f = (struct flights){ 0 };
-    f->v = calloc(cap, sizeof(*f->v));
+    f->v = cap <= SIZE_MAX / sizeof(*f->v) ? calloc((size_t)cap, sizeof(*f->v)) : NULL;
     f->cap = f->v ? cap : 0;
     return f->v != NULL;
 }
@@ -33,7 +34,7 @@ bool flights_add(struct flights *f, uint64_t end_ns, uint64_t sectors)
     if (f->n == f->cap) {
         return false;
     }
-    uint32_t i = f->n++;
+    uint64_t i = f->n++;
     f->v[i] = (struct flight){ .end_ns = end_ns, .sectors = sectors };
     while (i && f->v[(i - 1) / 2].end_ns > f->v[i].end_ns) {
         swap(&f->v[(i - 1) / 2], &f->v[i]);
@@ -51,8 +52,8 @@ static struct flight take_min(struct flights *f)
 {
     struct flight top = f->v[0];
     f->v[0] = f->v[--f->n];
-    for (uint32_t i = 0;;) {
-        uint32_t l = 2 * i + 1, r = l + 1, m = i;
+    for (uint64_t i = 0;;) {
+        uint64_t l = 2 * i + 1, r = l + 1, m = i;
         if (l < f->n && f->v[l].end_ns < f->v[m].end_ns) {
             m = l;
         }
@@ -103,7 +104,7 @@ const char *flights_check(const struct flights *f)
     if (f->n > f->cap) {
         return "more flushes in flight than the heap holds";
     }
-    for (uint32_t i = 0; i < f->n; i++) {
+    for (uint64_t i = 0; i < f->n; i++) {
         if (i && f->v[(i - 1) / 2].end_ns > f->v[i].end_ns) {
             return "in-flight flush heap out of order";
         }

@@ -19,12 +19,12 @@ struct flight {
  * write_buffer_sectors + a page's worth are ever held (write_buffer.c keeps it so). */
 struct flights {
     struct flight *v;
-    uint32_t n, cap;
+    uint64_t n, cap;
     uint64_t sectors;   /* of the entries held */
     uint64_t last_end_ns;   /* the latest end ever added: a Flush waits for it */
 };
 
-bool flights_init(struct flights *f, uint32_t cap);     /* false: no memory */
+bool flights_init(struct flights *f, uint64_t cap);     /* false: no memory */
 void flights_free(struct flights *f);
 /* Note a program; false only if the heap is full (write_buffer.c never lets it be). */
 bool flights_add(struct flights *f, uint64_t end_ns, uint64_t sectors);
