@@ -130,6 +130,9 @@ int ftl_power_cut(struct ftl *ftl, uint64_t now_ns, bool plp, ftl_loss_fn lost, 
     } else {
         lose_volatile(ftl, now_ns, &r);
     }
+    if (ftl->wbuf) {
+        wbuf_forget_flights(ftl);   /* ended (plp) or torn: none holds DRAM after power-on */
+    }
     result->zrwa_lost_sectors = zns_zrwa_power_cut(ftl, plp);
     /* the power-on: nothing in flight, the flash idle from now on, the cache on, the
      * read cache empty (DRAM; clean pages, so plp has nothing of it to save) */

@@ -12,6 +12,7 @@
 #include "flash/timing.h"
 #include "hostio/inflight.h"
 #include "place/heat.h"
+#include "wbuf/write_buffer.h"
 #include "state_codec.h"
 #include "flash/ftl_handle.h"
 #include "state/ftl_state_section.h"
@@ -107,6 +108,9 @@ int ftl_state_load(struct ftl *ftl, struct state_reader *r, uint64_t now_ns,
         return -1;
     }
     heat_recount(ftl);              /* hot_threshold may differ from the saved device's */
+    if (ftl->wbuf) {
+        wbuf_forget_flights(ftl);   /* the saved device's flushes all ended */
+    }
     char what[384];
     if (ftl_check(ftl, what, sizeof(what))) {
         return ftl_error(err, errlen, "%s: inconsistent state: %s", path, what);

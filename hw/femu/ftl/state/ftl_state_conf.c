@@ -23,7 +23,8 @@ bool ftl_state_key_may_differ(const char *key)
      * close order, close times, write counts): an aged device can be compared under each.
      * The read-retry model only reads wear and block ages (read_retry_max sizes the
      * histogram a file keeps, so it must match). The read cache is kept by no file (a
-     * restore starts it empty), nor is anything sized by the DRAM budget.
+     * restore starts it empty), nor is anything sized by the DRAM budget; buf_flush_mode
+     * only times writes.
      */
     static const char *const keys[] = {
         "pg_rd_lat", "pg_wr_lat", "blk_er_lat", "ch_xfer_lat", "buf_wr_lat",
@@ -32,6 +33,7 @@ bool ftl_state_key_may_differ(const char *key)
         "slc_pg_rd_lat", "slc_pg_wr_lat", "slc_blk_er_lat", "read_retry_lat",
         "read_retry_pe_step", "read_retry_age_s", "plp", "plp_budget_pages",
         "read_cache_pages", "read_cache_policy", "read_cache_lat", "dram_mb",
+        "buf_flush_mode",
     };
     /* nor on the link or the controller's cores (front/): they only time commands */
     if (strncmp(key, "pcie_", strlen("pcie_")) == 0 ||
@@ -56,7 +58,7 @@ static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
         return true;    /* newer still; they only decide what a power cut does */
     }
     if (strncmp(key, "read_cache_", strlen("read_cache_")) == 0 ||
-        strcmp(key, "dram_mb") == 0) {
+        strcmp(key, "dram_mb") == 0 || strcmp(key, "buf_flush_mode") == 0) {
         return true;    /* newer still; no state depends on them */
     }
     if (strncmp(key, "kv_", strlen("kv_")) == 0) {

@@ -9,8 +9,13 @@
  * buf_flush_pcent of the sectors are in use, the least recently written page is flushed:
  * if some of its sectors were never buffered and the page exists on flash, those are read
  * first (a fill read) so the program writes a whole page; if it was never written, the
- * holes are programmed as unwritten data. A write that needed room completes when the
- * flushes that made it end; Flush drains everything.
+ * holes are programmed as unwritten data. Flush drains everything.
+ *
+ * When a write that needed room completes is buf_flush_mode's: `wait` (FEMU's), when the
+ * flushes it started end; `ahead` (a drive's controller programming while the buffer
+ * fills), at buf_wr_lat, unless the buffered sectors and those of flushes still
+ * programming (their data stays in DRAM until the program ends) exceed
+ * write_buffer_sectors: then when enough of those programs have ended.
  */
 #include "wbuf/write_buffer.h"
 
@@ -48,12 +53,17 @@ int wbuf_init(struct ftl *ftl)
     b->entries = calloc(n, sizeof(struct wbuf_entry));
     lru_init(&b->order, b->entries, sizeof(struct wbuf_entry),
              offsetof(struct wbuf_entry, link));
-    return table && b->entries ? FTL_OK : FTL_E_NOMEM;
+    /* ahead: after each page a write buffers, buffered + in flight <= cap sectors, so
+     * with a sector each at most cap + one page's flushes are ever noted */
+    b->ahead = ftl->cfg.buf_flush_mode == FTL_BUF_FLUSH_AHEAD;
+    bool flights = !b->ahead || flights_init(&b->flights, cap + ftl->secs_per_pg);
+    return table && b->entries && flights ? FTL_OK : FTL_E_NOMEM;
 }
 
 void wbuf_free(struct ftl *ftl)
 {
     lpn_table_free(&ftl->wbuf->where);
+    flights_free(&ftl->wbuf->flights);
     free(ftl->wbuf->entries);
     free(ftl->wbuf);
     ftl->wbuf = NULL;
@@ -62,7 +72,7 @@ void wbuf_free(struct ftl *ftl)
 size_t wbuf_metadata_bytes(const struct ftl *ftl)
 {
     const struct wbuf *b = ftl->wbuf;
-    return sizeof(*b) + lpn_table_bytes(&b->where) +
+    return sizeof(*b) + lpn_table_bytes(&b->where) + flights_bytes(&b->flights) +
            (size_t)b->nentries * sizeof(struct wbuf_entry);
 }
 
@@ -108,8 +118,9 @@ static void entry_remove(struct wbuf *b, uint32_t i)
 
 /* ---- flushing ---- */
 
-/* Program buffered page i, completed from flash first if it has holes; then drop it. */
-static int flush_entry(struct ftl *ftl, uint32_t i, uint64_t now_ns, uint64_t *done)
+/* Program buffered page i, completed from flash first if it has holes; then drop it.
+ * *end: when its program ends. */
+static int flush_entry(struct ftl *ftl, uint32_t i, uint64_t now_ns, uint64_t *end)
 {
     struct wbuf *b = ftl->wbuf;
     struct wbuf_entry *e = &b->entries[i];
@@ -123,7 +134,8 @@ static int flush_entry(struct ftl *ftl, uint32_t i, uint64_t now_ns, uint64_t *d
             ftl->ctr.buf_fill_reads++;
         }
     }
-    int rc = host_program_page(ftl, e->lpn, e->stream, now_ns, data_ready, done);
+    *end = now_ns;
+    int rc = host_program_page(ftl, e->lpn, e->stream, now_ns, data_ready, end);
     if (rc != FTL_OK) {
         return rc;  /* the page stays buffered */
     }
@@ -132,12 +144,42 @@ static int flush_entry(struct ftl *ftl, uint32_t i, uint64_t now_ns, uint64_t *d
     return FTL_OK;
 }
 
+/* Flush page i. *done is raised to its program's end if the caller waits for it (always
+ * in wait mode); in ahead mode the program is noted as in flight, and waited for only if
+ * it cannot be (never: see wbuf_init), which costs time, not data. */
+static int flush_page(struct ftl *ftl, uint32_t i, bool waits, uint64_t now_ns,
+                      uint64_t *done)
+{
+    struct wbuf *b = ftl->wbuf;
+    uint64_t sectors = sectors_in(b->entries[i].mask), end;
+    int rc = flush_entry(ftl, i, now_ns, &end);
+    if (rc != FTL_OK) {
+        return rc;
+    }
+    bool noted = b->ahead && flights_add(&b->flights, end, sectors);
+    if (waits || !noted) {
+        *done = *done > end ? *done : end;
+    }
+    return FTL_OK;
+}
+
+/* ahead: wait, from *done on, until buffered + in-flight sectors fit the buffer. */
+static void make_room(struct ftl *ftl, uint64_t *done)
+{
+    struct wbuf *b = ftl->wbuf;
+    if (b->ahead) {
+        uint64_t room = flights_make_room(&b->flights, b->sectors,
+                                          ftl->cfg.write_buffer_sectors);
+        *done = *done > room ? *done : room;
+    }
+}
+
 /* Flush LRU pages while the buffer is above its watermark. */
 static int flush_to_watermark(struct ftl *ftl, uint64_t now_ns, uint64_t *done)
 {
     struct wbuf *b = ftl->wbuf;
     while (b->sectors > b->watermark) {
-        int rc = flush_entry(ftl, b->order.lru, now_ns, done);
+        int rc = flush_page(ftl, b->order.lru, !b->ahead, now_ns, done);
         if (rc != FTL_OK) {
             return rc;
         }
@@ -152,7 +194,7 @@ int wbuf_flush_oldest(struct ftl *ftl, uint64_t pages, uint64_t now_ns, uint64_t
     int rc = FTL_OK;
 
     for (uint64_t n = 0; n < pages && b->order.lru != NO_ENTRY && rc == FTL_OK; n++) {
-        rc = flush_entry(ftl, b->order.lru, now_ns, &done);
+        rc = flush_page(ftl, b->order.lru, true, now_ns, &done);
     }
     *done_ns = done;
     return rc;
@@ -160,7 +202,16 @@ int wbuf_flush_oldest(struct ftl *ftl, uint64_t pages, uint64_t now_ns, uint64_t
 
 int wbuf_flush_all(struct ftl *ftl, uint64_t now_ns, uint64_t *done_ns)
 {
-    return wbuf_flush_oldest(ftl, UINT64_MAX, now_ns, done_ns);
+    int rc = wbuf_flush_oldest(ftl, UINT64_MAX, now_ns, done_ns);
+    /* ahead: pages earlier writes flushed may still be programming */
+    uint64_t last = ftl->wbuf->flights.last_end_ns;
+    *done_ns = *done_ns > last ? *done_ns : last;
+    return rc;
+}
+
+void wbuf_forget_flights(struct ftl *ftl)
+{
+    flights_clear(&ftl->wbuf->flights);
 }
 
 /* ---- host commands ---- */
@@ -198,6 +249,7 @@ static bool buffer_page(struct ftl *ftl, uint32_t lpn, uint64_t mask, uint32_t s
 
 int wbuf_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
 {
+    flights_forget_ended(&ftl->wbuf->flights, io->now_ns);
     uint64_t spp = ftl->secs_per_pg;
     uint64_t first = io->slba / spp, last = (io->slba + io->nlb - 1) / spp;
     uint64_t done = io->now_ns + ftl->cfg.buf_wr_lat;
@@ -216,6 +268,7 @@ int wbuf_write(struct ftl *ftl, const struct ftl_io *io, uint64_t *done_ns)
             break;
         }
         rc = flush_to_watermark(ftl, io->now_ns, &done);
+        make_room(ftl, &done);  /* per page: the heap's bound (wbuf_init) */
     }
     *done_ns = done;
     return rc;
@@ -231,7 +284,9 @@ int wbuf_write_through(struct ftl *ftl, uint32_t lpn, uint64_t mask, uint32_t st
         return host_program_page(ftl, lpn, stream, now_ns, now_ns, done);
     }
     (void)buffer_page(ftl, lpn, mask, stream);     /* merging needs no new slot */
-    return flush_entry(ftl, i, now_ns, done);
+    int rc = flush_page(ftl, i, true, now_ns, done);
+    make_room(ftl, done);   /* the merge may have added sectors */
+    return rc;
 }
 
 void wbuf_for_each(const struct ftl *ftl, void (*fn)(void *ctx, uint32_t lpn, uint64_t mask),
@@ -313,6 +368,15 @@ int wbuf_check(const struct ftl *ftl, char *err, size_t errlen)
     }
     if (b->sectors > b->watermark) {
         return ftl_error(err, errlen, "write buffer above its watermark between commands");
+    }
+    const char *why = flights_check(&b->flights);
+    if (why) {
+        return ftl_error(err, errlen, "write buffer: %s", why);
+    }
+    if (b->sectors + b->flights.sectors > ftl->cfg.write_buffer_sectors) {
+        return ftl_error(err, errlen, "write buffer: %llu sectors buffered and %llu in "
+                         "flight exceed it", (unsigned long long)b->sectors,
+                         (unsigned long long)b->flights.sectors);
     }
     return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "base/lpn_table.h"
 #include "base/lru_list.h"
+#include "wbuf/flush_ahead.h"
 
 struct wbuf_entry {
     struct lru_link link;   /* in LRU order of the last write (free entries: older
@@ -29,6 +30,8 @@ struct wbuf {
     uint64_t sectors;           /* sectors buffered */
     uint64_t watermark;         /* flush while sectors > this */
     uint64_t full_mask;         /* every sector of a page */
+    bool ahead;                 /* buf_flush_mode=ahead: flights counts against capacity */
+    struct flights flights;     /* ahead: flushes still programming */
 };
 
 #endif

@@ -36,6 +36,12 @@ enum ftl_ruh_type {
     FTL_RUH_INITIAL,        /* initially isolated: GC may mix handles (one GC write pointer) */
 };
 
+/* When a write that finds the DRAM write buffer full completes (wbuf/write_buffer.c). */
+enum ftl_buf_flush_mode {
+    FTL_BUF_FLUSH_WAIT,     /* when the flushes it started end */
+    FTL_BUF_FLUSH_AHEAD,    /* at buf_wr_lat, unless buffered + in-flight sectors exceed it */
+};
+
 enum ftl_gc_mode {
     FTL_GC_PACED,   /* background GC moves pages in steps paced by host writes and idle LUNs */
     FTL_GC_LINE,    /* background GC collects a whole line after a request, as FEMU */
@@ -135,6 +141,7 @@ struct ftl_config {
     uint64_t write_buffer_sectors;  /* 0: no buffer */
     uint64_t buf_wr_lat;        /* ns a write into the buffer takes */
     uint64_t buf_flush_pcent;   /* flush LRU pages while the buffer is fuller than this */
+    enum ftl_buf_flush_mode buf_flush_mode;
     uint64_t plp;               /* power-loss protection, 0 or 1 (text: off/on): what a
                                  * host passes ftl_power_cut (docs/ftl.md, "Power loss");
                                  * needs the buffer */
