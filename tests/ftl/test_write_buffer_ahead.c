@@ -79,10 +79,12 @@ static void test_sequence(enum ftl_buf_flush_mode mode)
 }
 
 /* A Flush with nothing buffered still waits for the buffer's flushes in flight: page 0
- * is programming (t2 .. t2 + W) when pages 1 and 2 are trimmed out of the buffer. */
-static void test_flush_waits_in_flight(void)
+ * is programming (t2 .. t2 + W) when pages 1 and 2 are trimmed out of the buffer. In
+ * wait mode too: page 0 was acknowledged at t0 + L, and the write whose flush programs it
+ * has not completed yet when the Flush arrives. */
+static void test_flush_waits_in_flight(enum ftl_buf_flush_mode mode)
 {
-    struct ftl_config cfg = ahead_config(FTL_BUF_FLUSH_AHEAD);
+    struct ftl_config cfg = ahead_config(mode);
     struct ftl *ftl = make_ftl(&cfg);
     const uint64_t W = cfg.pg_wr_lat, L = cfg.buf_wr_lat, t0 = SEC, us = 1000;
     const uint64_t t2 = t0 + 2 * us;
@@ -104,7 +106,8 @@ static void test_flush_waits_in_flight(void)
     const uint64_t t = 2 * SEC;
     write_page(ftl, t, 3);
     write_page(ftl, t + us, 4);
-    CHECK_EQ_U64(write_page(ftl, t + 2 * us, 5), t + 2 * us + L);
+    CHECK_EQ_U64(write_page(ftl, t + 2 * us, 5),
+                 t + 2 * us + (mode == FTL_BUF_FLUSH_AHEAD ? L : W));
     io = (struct ftl_io){ .now_ns = t + 3 * us, .slba = 4 * SPP, .nlb = 2 * SPP };
     CHECK(ftl_trim(ftl, &io, &done) == FTL_OK);
     CHECK(ftl_set_write_cache(ftl, false, t + 4 * us, &done) == FTL_OK);
@@ -271,7 +274,8 @@ int main(void)
 {
     test_sequence(FTL_BUF_FLUSH_AHEAD);
     test_sequence(FTL_BUF_FLUSH_WAIT);
-    test_flush_waits_in_flight();
+    test_flush_waits_in_flight(FTL_BUF_FLUSH_AHEAD);
+    test_flush_waits_in_flight(FTL_BUF_FLUSH_WAIT);
     test_fua();
     test_power_cut(false);
     test_power_cut(true);

@@ -157,6 +157,9 @@ static int flush_page(struct ftl *ftl, uint32_t i, bool waits, uint64_t now_ns,
         return rc;
     }
     bool noted = b->ahead && flights_add(&b->flights, end, sectors);
+    if (end > b->flights.last_end_ns) {
+        b->flights.last_end_ns = end;   /* both modes: a Flush waits for it */
+    }
     if (waits || !noted) {
         *done = *done > end ? *done : end;
     }
@@ -203,7 +206,8 @@ int wbuf_flush_oldest(struct ftl *ftl, uint64_t pages, uint64_t now_ns, uint64_t
 int wbuf_flush_all(struct ftl *ftl, uint64_t now_ns, uint64_t *done_ns)
 {
     int rc = wbuf_flush_oldest(ftl, UINT64_MAX, now_ns, done_ns);
-    /* ahead: pages earlier writes flushed may still be programming */
+    /* pages earlier writes flushed may still be programming (in wait mode too: a write
+     * at QD > 1 may not have completed yet, its page an acknowledged one's) */
     uint64_t last = ftl->wbuf->flights.last_end_ns;
     *done_ns = *done_ns > last ? *done_ns : last;
     return rc;
