@@ -10,9 +10,8 @@ void ctrl_cores_init(struct ctrl_cores *c, uint64_t count)
 }
 
 uint64_t ctrl_cores_run(struct ctrl_cores *c, struct ftl_counters *ctr, uint64_t at_ns,
-                        uint64_t cost_ns, uint64_t *waited)
+                        uint64_t cost_ns)
 {
-    *waited = 0;
     if (c->count == 0) {
         return at_ns;
     }
@@ -23,7 +22,6 @@ uint64_t ctrl_cores_run(struct ctrl_cores *c, struct ftl_counters *ctr, uint64_t
         }
     }
     uint64_t start = at_ns > c->free_ns[best] ? at_ns : c->free_ns[best];
-    *waited = start - at_ns;
     c->last = best;
     c->free_ns[best] = start + cost_ns;     /* cost_ns <= UINT64_MAX / 4, start a clock */
     ctr->ctrl_busy_ns += cost_ns;

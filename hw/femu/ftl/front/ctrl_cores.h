@@ -22,9 +22,9 @@ struct ctrl_cores {
 void ctrl_cores_init(struct ctrl_cores *c, uint64_t count);
 
 /* Run cost_ns of work on the first free core no earlier than at_ns; returns when it ends
- * (at_ns with no cores). *waited: how long it waited for a core. */
+ * (at_ns with no cores). */
 uint64_t ctrl_cores_run(struct ctrl_cores *c, struct ftl_counters *ctr, uint64_t at_ns,
-                        uint64_t cost_ns, uint64_t *waited);
+                        uint64_t cost_ns);
 
 /* Extend the last run by more_ns on its core (mapping misses found while the command
  * ran: nothing else has run since); returns the new end of that run, given it ended at

@@ -64,7 +64,7 @@ static uint64_t prp_list_bytes(uint64_t bytes)
 uint64_t front_before(struct front *f, const struct ftl_config *cfg, struct ftl_counters *ctr,
                       const struct ftl_request *r, struct front_trip *trip)
 {
-    struct front_moves m;
+    struct front_moves *m = &trip->moves;
     uint64_t at = r->arrival_ns;
 
     *trip = (struct front_trip){ .arrival_ns = at, .ftl_ns = at, .core_end_ns = at,
@@ -79,22 +79,20 @@ uint64_t front_before(struct front *f, const struct ftl_config *cfg, struct ftl_
         f->origin_ns = at;
         f->last_ftl_ns = at;
     }
-    front_moves_of(cfg, r, &m);
-    trip->up_bytes = m.data_out;
+    front_moves_of(cfg, r, m);
     pcie_link_prune(&f->link, to_ps(f, at));
-    if (m.command) {
+    if (m->command) {
         uint64_t ps = fetch(f, ctr, trip, to_ps(f, at), SQE_BYTES);
-        uint64_t waited;
-        at = ctrl_cores_run(&f->cores, ctr, to_ns(f, ps), m.cost_ns, &waited);
-        trip->ctrl_ns = f->cores.count ? m.cost_ns : 0;
+        at = ctrl_cores_run(&f->cores, ctr, to_ns(f, ps), m->cost_ns);
+        trip->ctrl_ns = f->cores.count ? m->cost_ns : 0;
         trip->core_end_ns = at;
-        uint64_t data = m.data_in ? m.data_in : m.data_out;
+        uint64_t data = m->data_in ? m->data_in : m->data_out;
         ps = to_ps(f, at);
-        if (m.prp && prp_list_bytes(data)) {
+        if (m->prp && prp_list_bytes(data)) {
             ps = fetch(f, ctr, trip, ps, prp_list_bytes(data));
         }
-        if (m.data_in) {
-            ps = fetch(f, ctr, trip, ps, m.data_in);
+        if (m->data_in) {
+            ps = fetch(f, ctr, trip, ps, m->data_in);
         }
         at = to_ns(f, ps);
     }
@@ -109,7 +107,6 @@ uint64_t front_after(struct front *f, const struct ftl_config *cfg, struct ftl_c
                      uint64_t flash_done_ns, struct ftl_time_split *split)
 {
     uint64_t done = flash_done_ns > trip->ftl_ns ? flash_done_ns : trip->ftl_ns;
-    struct front_moves m;
 
     if (split) {
         *split = (struct ftl_time_split){ .flash_ns = done - trip->ftl_ns };
@@ -117,7 +114,6 @@ uint64_t front_after(struct front *f, const struct ftl_config *cfg, struct ftl_c
     if (!f->on) {
         return done;
     }
-    front_moves_of(cfg, r, &m);
     /* misses found while the FTL looked the command's pages up: more core time */
     uint64_t misses = (ctr->cmt_misses - trip->cmt_misses) +
                       (ctr->kv_index_misses - trip->kv_index_misses);
@@ -128,9 +124,10 @@ uint64_t front_after(struct front *f, const struct ftl_config *cfg, struct ftl_c
         trip->ctrl_ns += more;
         done = done > trip->core_end_ns ? done : trip->core_end_ns;
     }
-    if (m.command) {
+    if (trip->moves.command) {
         uint64_t out = r->op == FTL_OP_KV_RETRIEVE
-                       ? ctr->kv_retrieve_bytes - trip->kv_retrieve_bytes : trip->up_bytes;
+                       ? ctr->kv_retrieve_bytes - trip->kv_retrieve_bytes
+                       : trip->moves.data_out;
         uint64_t ps = to_ps(f, done);
         if (out) {
             ps = post(f, ctr, trip, ps, out);

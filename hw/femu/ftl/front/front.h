@@ -32,13 +32,23 @@ struct front {
     uint64_t last_ftl_ns;       /* when the FTL took the last command */
 };
 
+/* What a command moves over the link and the core time it takes (front_moves.c). */
+struct front_moves {
+    bool command;               /* an NVMe command: SQE, CQE and MSI-X (else nothing) */
+    uint64_t data_in, data_out; /* host to device, device to host (payload bytes) */
+    bool prp;                   /* its data goes through PRPs (a list past two pages) */
+    uint64_t cost_ns;           /* core time before its misses */
+};
+void front_moves_of(const struct ftl_config *cfg, const struct ftl_request *r,
+                    struct front_moves *m);
+
 /* What one command passing through the front has cost so far. */
 struct front_trip {
     uint64_t arrival_ns, ftl_ns;
     uint64_t link_ps;           /* its own transfers' time on the wire */
     uint64_t ctrl_ns;           /* its own core time */
     uint64_t core_end_ns;       /* when its core work ended (arrival with no cores) */
-    uint64_t up_bytes;          /* data out known before the FTL (0: learnt after) */
+    struct front_moves moves;   /* what it moves (worked out once, at arrival) */
     uint64_t cmt_misses, kv_index_misses, kv_retrieve_bytes;   /* counters at the start */
 };
 
@@ -53,15 +63,5 @@ uint64_t front_before(struct front *f, const struct ftl_config *cfg, struct ftl_
 uint64_t front_after(struct front *f, const struct ftl_config *cfg, struct ftl_counters *ctr,
                      const struct ftl_request *r, struct front_trip *trip,
                      uint64_t flash_done_ns, struct ftl_time_split *split);
-
-/* What a command moves over the link and the core time it takes (front_moves.c). */
-struct front_moves {
-    bool command;               /* an NVMe command: SQE, CQE and MSI-X (else nothing) */
-    uint64_t data_in, data_out; /* host to device, device to host (payload bytes) */
-    bool prp;                   /* its data goes through PRPs (a list past two pages) */
-    uint64_t cost_ns;           /* core time before its misses */
-};
-void front_moves_of(const struct ftl_config *cfg, const struct ftl_request *r,
-                    struct front_moves *m);
 
 #endif
