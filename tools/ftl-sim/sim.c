@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "kv_account.h"
+#include "op_names.h"
 
 #define STALL_LIMIT 10000000u  /* completions in a row without simulated time passing */
 

@@ -1,5 +1,5 @@
 /* Where the commands' time went (the engine's struct ftl_time_split), summed per kind
- * for the summary's means, and the operations' names. */
+ * for the summary's means. */
 #ifndef FTL_SIM_TIME_SPLIT_H
 #define FTL_SIM_TIME_SPLIT_H
 
@@ -12,8 +12,5 @@ struct split_sums {
 };
 
 void split_sums_add(struct split_sums *s, const struct ftl_time_split *t);
-
-/* "read", "zone write", ...; "request" for an unknown one. */
-const char *sim_op_name(enum ftl_op op);
 
 #endif
