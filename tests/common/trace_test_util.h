@@ -1,7 +1,8 @@
 /*
  * Helpers of the femu trace reader tests (tests/trace-in/test_trace*.c): a trace written
  * to a temporary file, and the check that a file yields some records and then one error
- * line naming the file and line, and requests recorded by the engine's writer. Define
+ * line naming the file and line, requests recorded by the engine's writer, and the
+ * writer's refusal of a request its version has no record for. Define
  * TRACE_TEST_PREFIX (the temporary files' name) before including; include check.h,
  * temp_file.h and femu_trace.h first.
  */
@@ -89,5 +90,30 @@ static inline const char *record_requests(int version, uint64_t secsz,
     read_text(path, text, textlen);
     return path;
 }
+
+/* A writer of version refuses r once, its error holding want, then writes on (the
+ * failure is reported once, the run goes on). */
+static inline void expect_writer_refuses(int version, const struct ftl_request *r,
+                                         const char *want, int src_line)
+{
+    char err[512] = "";
+    const char *path = write_str("");
+    struct io_trace_writer *w = io_trace_writer_open_version(path, "test", 0, 512, version,
+                                                             err, sizeof(err));
+    if (!check_record(w != NULL, __FILE__, src_line, "io_trace_writer_open_version")) {
+        unlink(path);
+        return;
+    }
+    err[0] = '\0';
+    if (!check_record(io_trace_write_request(w, r, err, sizeof(err)) == -1 &&
+                      strstr(err, want) != NULL, __FILE__, src_line, want)) {
+        fprintf(stderr, "    got: \"%s\"\n", err);
+    }
+    check_record(io_trace_write_request(w, r, err, sizeof(err)) == 0, __FILE__, src_line,
+                 "the second write goes on");
+    io_trace_writer_close(w, 0, NULL, 0);
+    unlink(path);
+}
+#define EXPECT_WRITER_REFUSES(v, r, w) expect_writer_refuses((v), (r), (w), __LINE__)
 
 #endif

@@ -109,28 +109,11 @@ static void test_writer_refuses(void)
         { 5, FTL_OP_KV_CREATE, 0, "a key-value command needs a version-6 trace" },
         { 5, FTL_OP_KV_DESTROY, 0, "a key-value command needs a version-6 trace" },
     };
-    char err[512] = "";
-
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        const char *path = write_str("");
         struct ftl_request r = { .op = cases[i].op, .arrival_ns = 5, .nlb = 8,
                                  .kv_capacity = 1,
                                  .key = { .len = cases[i].len, .bytes = "a" } };
-        struct io_trace_writer *w = io_trace_writer_open_version(path, "test", 0, 512,
-                                                                 cases[i].version, err,
-                                                                 sizeof(err));
-        CHECK(w != NULL);
-        if (w == NULL) {
-            return;
-        }
-        CHECK(io_trace_write_request(w, &r, err, sizeof(err)) == -1);
-        if (!check_record(strstr(err, cases[i].want) != NULL, __FILE__, __LINE__,
-                          cases[i].want)) {
-            fprintf(stderr, "    got: \"%s\"\n", err);
-        }
-        CHECK(io_trace_write_request(w, &r, err, sizeof(err)) == 0);
-        io_trace_writer_close(w, 0, NULL, 0);
-        unlink(path);
+        EXPECT_WRITER_REFUSES(cases[i].version, &r, cases[i].want);
     }
 }
 

@@ -67,25 +67,11 @@ static void test_writer_round_trip_v7(void)
 /* Versions 2 to 6 have no N record: the writer fails once, naming version 7. */
 static void test_writer_refuses(void)
 {
-    char err[512] = "";
+    const struct ftl_request r = { .op = FTL_OP_ADMIN, .arrival_ns = 5, .data_out = 8 };
 
     for (int version = 2; version <= 6; version++) {
-        const char *path = write_str("");
-        const struct ftl_request r = { .op = FTL_OP_ADMIN, .arrival_ns = 5, .data_out = 8 };
-        struct io_trace_writer *w = io_trace_writer_open_version(path, "test", 0, 512, version,
-                                                                 err, sizeof(err));
-        CHECK(w != NULL);
-        if (w == NULL) {
-            return;
-        }
-        const char *want = "a command without FTL work (N) needs a version-7 trace";
-        CHECK(io_trace_write_request(w, &r, err, sizeof(err)) == -1);
-        if (!check_record(strstr(err, want) != NULL, __FILE__, __LINE__, want)) {
-            fprintf(stderr, "    got: \"%s\"\n", err);
-        }
-        CHECK(io_trace_write_request(w, &r, err, sizeof(err)) == 0);
-        io_trace_writer_close(w, 0, NULL, 0);
-        unlink(path);
+        EXPECT_WRITER_REFUSES(version, &r, "a command without FTL work (N) needs a "
+                              "version-7 trace");
     }
 }
 
