@@ -61,14 +61,20 @@ def _ftl_sim(words, folder):
     return json.loads(summary.read_text())
 
 
+def _femu_lab(words):
+    """Run `femu-lab WORDS` from the repository; it must succeed."""
+    proc = subprocess.run([sys.executable, "-m", "femu_lab", *words], cwd=REPO,
+                          capture_output=True, text=True, timeout=TIMEOUT_S,
+                          env={**os.environ, "FEMU_BUILD_DIR": _build_dir()})
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
 def _sweep(words, folder):
     assert "--engine" in words and words[words.index("--engine") + 1] == "sim", \
         "only sweeps with --engine sim run here"
     out = folder / "sweep"
-    proc = subprocess.run([sys.executable, "-m", "femu_lab", *words, "--out", str(out)],
-                          cwd=REPO, capture_output=True, text=True, timeout=TIMEOUT_S,
-                          env={**os.environ, "FEMU_BUILD_DIR": _build_dir()})
-    assert proc.returncode == 0, proc.stderr
+    _femu_lab([*words, "--out", str(out)])
     with open(out / "sweep.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     swept = [key for key in rows[0] if key not in ("status",)]
@@ -80,10 +86,7 @@ def _sweep(words, folder):
 def _age(words, folder):
     """femu-lab age's figures, from its last line: 'aged NAME in T s of host time (S s
     simulated): ...; WAF by pass W1, W2; state PATH (M MiB)'."""
-    proc = subprocess.run([sys.executable, "-m", "femu_lab", *words], cwd=REPO,
-                          capture_output=True, text=True, timeout=TIMEOUT_S,
-                          env={**os.environ, "FEMU_BUILD_DIR": _build_dir()})
-    assert proc.returncode == 0, proc.stderr
+    proc = _femu_lab(words)
     text = proc.stdout + proc.stderr
     simulated = re.search(r"\(([0-9.]+) s simulated\)", text)
     passes = re.search(r"WAF by pass ([0-9., ]+);", text)
@@ -95,10 +98,7 @@ def _age(words, folder):
 
 def _dftl_study(words, folder):
     """femu-lab dftl-study's table: TRACE/BUILD/COLUMN of its dftl-study.csv."""
-    proc = subprocess.run([sys.executable, "-m", "femu_lab", *words], cwd=REPO,
-                          capture_output=True, text=True, timeout=TIMEOUT_S,
-                          env={**os.environ, "FEMU_BUILD_DIR": _build_dir()})
-    assert proc.returncode == 0, proc.stderr
+    _femu_lab(words)
     table = {}
     with open(os.path.join(words[words.index("-o") + 1], "dftl-study.csv"), newline="") as f:
         for row in csv.DictReader(f):
@@ -112,10 +112,7 @@ def _mapping_lab(words, folder):
     sweep/POLICY/PAGES/COLUMN of cache_sweep.csv."""
     if "-o" not in words and "--out" not in words:
         words = [*words, "-o", str(folder / "lab")]
-    proc = subprocess.run([sys.executable, "-m", "femu_lab", *words], cwd=REPO,
-                          capture_output=True, text=True, timeout=TIMEOUT_S,
-                          env={**os.environ, "FEMU_BUILD_DIR": _build_dir()})
-    assert proc.returncode == 0, proc.stderr
+    _femu_lab(words)
     out = words[words.index("-o" if "-o" in words else "--out") + 1]
     table = {}
     with open(os.path.join(out, "mapping-lab.csv"), newline="") as f:
@@ -133,10 +130,7 @@ def _mapping_lab(words, folder):
 
 def _presets(words, folder):
     """femu-lab presets' table: PRESET/FIGURE/COLUMN of its presets.csv."""
-    proc = subprocess.run([sys.executable, "-m", "femu_lab", *words], cwd=REPO,
-                          capture_output=True, text=True, timeout=TIMEOUT_S,
-                          env={**os.environ, "FEMU_BUILD_DIR": _build_dir()})
-    assert proc.returncode == 0, proc.stderr
+    _femu_lab(words)
     table = {}
     out = words[words.index("-o" if "-o" in words else "--out") + 1]
     with open(os.path.join(out, "presets.csv"), newline="") as f:
