@@ -590,7 +590,7 @@ static inline bool femu_has_write_cache(const FemuCtrl *n)
  */
 static inline bool femu_front_on(const FemuCtrl *n)
 {
-    return n->ftl_config.pcie_gen != 0 || n->ftl_config.ctrl_cores != 0;
+    return ftl_config_front_on(&n->ftl_config);
 }
 
 #endif

@@ -13,7 +13,7 @@ static bool front_phase(const struct ftl *ftl, const struct sim_phase_result *m,
                         struct front_phase *p)
 {
     const struct ftl_config *cfg = ftl_config_of(ftl);
-    if (!cfg->pcie_gen && !cfg->ctrl_cores) {
+    if (!ftl_config_front_on(cfg)) {
         return false;
     }
     p->secs = m->end_ns > m->start_ns ? (double)(m->end_ns - m->start_ns) / 1e9 : 0;

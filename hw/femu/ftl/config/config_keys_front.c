@@ -47,3 +47,8 @@ int config_check_front(const struct ftl_config *cfg, char *err, size_t errlen)
     }
     return 0;
 }
+
+bool ftl_config_front_on(const struct ftl_config *cfg)
+{
+    return cfg->pcie_gen != 0 || cfg->ctrl_cores != 0;
+}

@@ -77,7 +77,7 @@ static bool has_zrwa(const struct ftl_stats_writer *w)
  * columns, after every other (files of runs without them stay as they were). */
 static bool has_front(const struct ftl_stats_writer *w)
 {
-    return ftl_config_of(w->ftl)->pcie_gen > 0 || ftl_config_of(w->ftl)->ctrl_cores > 0;
+    return ftl_config_front_on(ftl_config_of(w->ftl));
 }
 
 /* placement=hotcold: stats.csv ends with the hot set's size (other files unchanged). */

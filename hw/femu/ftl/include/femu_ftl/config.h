@@ -295,6 +295,10 @@ int ftl_config_validate_combined(const struct ftl_config *cfg,
 int ftl_config_validate(const struct ftl_config *cfg, struct ftl_geometry *geo,
                         char *err, size_t errlen);
 
+/* The PCIe link or the controller's cores are modelled (pcie_gen or ctrl_cores set):
+ * commands pay for both, and the statistics have their columns (docs/front.md). */
+bool ftl_config_front_on(const struct ftl_config *cfg);
+
 /* Largest devsz_mb the rest of cfg allows (0 if none): the smallest legal over-provisioning. */
 uint64_t ftl_config_max_devsz_mb(const struct ftl_config *cfg);
 
