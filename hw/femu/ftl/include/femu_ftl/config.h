@@ -88,6 +88,20 @@ enum ftl_read_cache_policy {
     FTL_RCACHE_ARC,     /* Megiddo and Modha, FAST'03 */
 };
 
+/* NVMe power states: Identify Controller holds up to 32 descriptors (NPSS is 0-based). */
+#define FTL_PS_MAX 32
+
+/* One power state descriptor, in the units femu's keys use. */
+struct ftl_ps_desc {
+    uint64_t max_mw;        /* MP: the most the drive draws in this state */
+    uint64_t idle_mw;       /* IDLP: drawn while idle in this state (the energy model's
+                             * static power) */
+    uint64_t active_mw;     /* ACTP: reported only (the energy model adds activity) */
+    uint64_t enlat_us, exlat_us;    /* ENLAT, EXLAT: entry and exit latency */
+    uint64_t nonop;         /* 1: non-operational (NOPS): no command runs in it */
+    uint64_t perf_pcent;    /* operational: throughput relative to PS0, 1-100 */
+};
+
 struct ftl_config {
     /* geometry */
     uint64_t secsz;             /* bytes per sector */
@@ -193,6 +207,10 @@ struct ftl_config {
     uint64_t ctrl_cores;
     uint64_t ctrl_read_ns, ctrl_write_ns, ctrl_flush_ns, ctrl_dsm_range_ns, ctrl_admin_ns;
     uint64_t ctrl_map_miss_ns;
+    /* NVMe power states (power/, docs/energy.md): ps_count descriptors (NPSS + 1, at
+     * least PS0), each as Identify Controller reports it */
+    uint64_t ps_count;
+    struct ftl_ps_desc ps[FTL_PS_MAX];
 };
 
 /* Derived geometry. A line is block index b taken across every LUN of every channel. */

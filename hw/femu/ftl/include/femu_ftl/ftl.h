@@ -256,6 +256,11 @@ struct ftl_counters {
      * commands they served */
     uint64_t link_up_bytes, link_down_bytes, link_up_busy_ps, link_down_busy_ps;
     uint64_t ctrl_busy_ns, ctrl_cmds;
+    /* NVMe power states (power/; not kept in state files): ns spent in each state (the
+     * state's share of static energy), transitions made (host or autonomous), exits from
+     * a non-operational state a command caused, and the ns commands waited for them */
+    uint64_t ps_time_ns[FTL_PS_MAX];
+    uint64_t ps_transitions, ps_exits, ps_exit_wait_ns;
 };
 
 /*
