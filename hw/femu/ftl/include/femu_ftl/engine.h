@@ -105,6 +105,33 @@ enum ftl_op {
      * for the FTL, which takes no background GC or SLC fold step after it either, so a
      * run's FTL decisions are the same with the model on as off. */
     FTL_OP_ADMIN,
+    /* NVMe power management (power/, docs/energy.md): `power` says what (struct
+     * ftl_power_cmd): Set Features Power Management (02h), Set Features Autonomous Power
+     * State Transition (0Ch), or the state now (Get Features 02h). No flash time; a
+     * state or table naming a state that does not exist, or an APST entry whose target
+     * is an operational state, is FTL_E_INVAL. Recorded in traces, so a replay makes
+     * the same transitions. */
+    FTL_OP_POWER,
+};
+
+enum ftl_power_action {
+    FTL_POWER_SET_STATE,    /* move to `ps` (a non-operational one: until a command) */
+    FTL_POWER_SET_APST,     /* the host's APST table and enable bit */
+    FTL_POWER_GET_STATE,    /* nothing changes; ftl_served.power_state says the state */
+};
+
+/* One APST entry (NVMe Figure "Autonomous Power State Transition Data Structure"): in
+ * the power state of the entry's index, after itpt_ms of idle time, move to itps. */
+struct ftl_apst_entry {
+    uint64_t itpt_ms;       /* Idle Time Prior to Transition; 0: no transition */
+    uint32_t itps;          /* Idle Transition Power State */
+};
+
+struct ftl_power_cmd {
+    enum ftl_power_action action;
+    uint32_t ps;                            /* SET_STATE */
+    bool apst_enabled;                      /* SET_APST: APSTE */
+    struct ftl_apst_entry apst[FTL_PS_MAX]; /* SET_APST: entry i applies in state i */
 };
 
 #define FTL_REQ_ERASE 1u    /* FTL_OP_FORMAT: Secure Erase Setting 1 (user data erase) */
@@ -141,6 +168,7 @@ struct ftl_request {
     uint64_t kv_capacity;   /* FTL_OP_KV_CREATE: the store's capacity in value bytes */
     uint32_t data_in;       /* FTL_OP_ADMIN: payload bytes from the host's memory */
     uint32_t data_out;      /* FTL_OP_ADMIN: payload bytes into the host's memory */
+    const struct ftl_power_cmd *power;  /* FTL_OP_POWER: the caller's, until served */
 };
 
 /* Optional callbacks; any may be NULL. */
@@ -202,6 +230,8 @@ struct ftl_served {
     struct ftl_time_split split;
     struct ftl_gc_work fg;      /* foreground: inside the request (a write needing space) */
     struct ftl_gc_work bg;      /* background: the collection after it; 0 on an error */
+    uint32_t power_state;       /* the NVMe power state when it completed (Get Features
+                                 * Power Management reports it for FTL_POWER_GET_STATE) */
 };
 
 /*
