@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config/config_keys.h"
+
 #define MAX_LINE 1024
 /* A configuration is a few hundred lines at most; a bigger file is not one (and /dev/zero
  * or a FIFO named by an include must not keep the reader busy or blocked). */
@@ -320,11 +322,15 @@ int ftl_config_validate_combined(const struct ftl_config *cfg,
         key[n] = '\0';
     }
     const char *where = ftl_config_origin_of(origins, key);
+    char note[FTL_CONFIG_ORIGIN_LEN + 128] = "";
+    if (!where) {
+        config_energy_missing_note(origins, key, note, sizeof(note));   /* a key left out */
+    }
     if (err && errlen) {
         if (where) {
             snprintf(err, errlen, "%s: %s", where, msg);
         } else {
-            snprintf(err, errlen, "%s", msg);
+            snprintf(err, errlen, "%s%s", msg, note);
         }
     }
     return -1;
