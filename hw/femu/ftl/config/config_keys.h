@@ -70,11 +70,9 @@ const struct config_key *config_key_at(size_t index);
 const struct config_key *config_key_find(const char *name);
 
 /* The energy model's keys (config_keys_energy.c): whether key is one (they change no
- * state, so a state file may differ in them or lack them), and, for a NAND figure that
- * energy=on found missing, where the other figures or the switch came from, as
- * " (...)" in note ("" when nothing is known). */
+ * state, so a state file may differ in them or lack them), and the NAND figures
+ * energy=on needs, by index in the order it checks them (NULL past the last). */
 bool config_key_is_energy(const char *key);
-void config_energy_missing_note(const struct ftl_config_origins *origins, const char *key,
-                                char *note, size_t len);
+const char *config_energy_figure(size_t index);
 
 #endif

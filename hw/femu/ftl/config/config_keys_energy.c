@@ -91,31 +91,7 @@ bool config_key_is_energy(const char *key)
     return false;
 }
 
-void config_energy_missing_note(const struct ftl_config_origins *origins, const char *key,
-                                char *note, size_t len)
+const char *config_energy_figure(size_t index)
 {
-    note[0] = '\0';
-    bool figure_key = false;
-    for (size_t i = 0; i < NFIGURES; i++) {
-        figure_key |= strcmp(key, nand_figures[i].key) == 0;
-    }
-    if (!figure_key || !origins) {
-        return;
-    }
-    /* the profile that gave the other figures left this one out */
-    for (size_t i = 0; i < NFIGURES; i++) {
-        const char *where = ftl_config_origin_of(origins, nand_figures[i].key);
-        if (where && strcmp(key, nand_figures[i].key) != 0) {
-            const char *colon = strrchr(where, ':');
-            int file_len = colon ? (int)(colon - where) : (int)strlen(where);
-            snprintf(note, len, " (%.*s gives %s but not %s)", file_len, where,
-                     nand_figures[i].key, key);
-            return;
-        }
-    }
-    const char *where = ftl_config_origin_of(origins, "energy");
-    if (where) {
-        snprintf(note, len, " (energy=on at %s; no NAND profile with energy figures was "
-                 "read)", where);
-    }
+    return index < NFIGURES ? nand_figures[index].key : NULL;
 }
