@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "femu_ftl/error.h"
+#include "obs/stats_energy.h"
 #include "obs/stats_files.h"
 #include "obs/stats_rows.h"
 
@@ -80,6 +81,7 @@ static void end_interval(struct ftl_stats_writer *w, int c, uint64_t end_ns, uin
     struct interval_clock *clk = &w->clocks[c];
     struct interval iv = {
         .end_s = seconds(end_ns - w->origin_ns), .len_s = seconds(end_ns - clk->started_ns),
+        .len_ns = end_ns - clk->started_ns,
         .a = &clk->at_start, .b = now, .busy_ns = busy - clk->busy_at_start,
     };
     stats_write_row(w, c, &iv);
@@ -193,6 +195,9 @@ static void write_phase_row(struct ftl_stats_writer *w, uint64_t now_ns, const c
     if (now_ns >= w->busy_asked_ns) {
         fprintf(f, "%.6f", seconds(busy_at(w, now_ns) - w->busy_at_origin));
     }
+    /* energy and power states since the origin, as the counters before them */
+    stats_energy_values(f, ftl_config_of(w->ftl), false, &w->at_origin, &now,
+                        now_ns - w->origin_ns);
     fputc('\n', f);
     w->any_phase = true;
     w->last_phase_is_end = strcmp(phase, "end") == 0;

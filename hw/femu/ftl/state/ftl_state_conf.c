@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config_keys.h"
 #include "femu_ftl/error.h"
 #include "femu_ftl/state.h"
 
@@ -35,9 +36,10 @@ bool ftl_state_key_may_differ(const char *key)
         "read_cache_pages", "read_cache_policy", "read_cache_lat", "dram_mb",
         "buf_flush_mode",
     };
-    /* nor on the link or the controller's cores (front/): they only time commands */
+    /* nor on the link or the controller's cores (front/): they only time commands; nor
+     * on the energy model's figures, which only price the work done */
     if (strncmp(key, "pcie_", strlen("pcie_")) == 0 ||
-        strncmp(key, "ctrl_", strlen("ctrl_")) == 0) {
+        strncmp(key, "ctrl_", strlen("ctrl_")) == 0 || config_key_is_energy(key)) {
         return true;
     }
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -70,6 +72,9 @@ static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
     }
     if (strncmp(key, "zrwa_", strlen("zrwa_")) == 0) {
         return true;    /* newer still (layout 9); older files hold no ZRWA */
+    }
+    if (config_key_is_energy(key)) {
+        return true;    /* newer still; they only price the work done */
     }
     if (strcmp(key, "log_blocks") == 0) {
         return !ftl_mapping_is_hybrid(cfg->mapping);    /* newer than every hybrid map */
