@@ -137,7 +137,8 @@ static int print_config(const struct ftl_config *cfg)
 }
 
 /*
- * The version a recording needs: 7 replaying a version-7 trace (commands without FTL
+ * The version a recording needs: 8 with --power-state or --apst or replaying a version-8
+ * trace (power management commands), 7 replaying a version-7 trace (commands without FTL
  * work), 6 with --kv or replaying a version-6 trace (KV commands), 5 replaying a
  * version-5 trace (FUA writes and write cache switches), 4 with FDP handles (their
  * updates), 3 when zone or copy requests may come (a zoned namespace,
@@ -147,7 +148,8 @@ static int print_config(const struct ftl_config *cfg)
 static int trace_out_version(const struct options *o, const struct workload *w)
 {
     int replayed = workload_trace_version(w);
-    return io_trace_version_front(replayed >= 7, o->kv.on || replayed >= 6,
+    return io_trace_version_power(power_options_given(o) || replayed >= 8, replayed >= 7,
+                                  o->kv.on || replayed >= 6,
                                   o->cfg.zoned || replayed == 1 || replayed >= 3,
                                   o->cfg.placement == FTL_PLACEMENT_FDP, replayed >= 5);
 }
@@ -329,6 +331,9 @@ static int run_phases(const struct options *o, struct session *s)
 {
     int rc = sim_run_init(&s->run, s->ftl, s->stats, s->trace, s->err, sizeof(s->err));
     s->run.kv = s->kv.account;
+    if (rc == 0) {
+        rc = power_options_start(&s->run, o, s->now, s->err, sizeof(s->err));
+    }
     if (rc == 0 && o->kv.on) {
         rc = kv_run_load(&s->kv, &s->run, s->w, o->qd, &s->now, s->err, sizeof(s->err));
     }
@@ -353,6 +358,9 @@ static int run_phases(const struct options *o, struct session *s)
     }
     if (rc == 0 && !s->own_phases) {
         rc = sim_run_mark(&s->run, s->end, "end", s->err, sizeof(s->err));
+    }
+    if (rc == 0) {
+        ftl_engine_advance(s->run.engine, s->end);  /* the power states' time to the end */
     }
     return rc;
 }
@@ -417,6 +425,11 @@ static int report(const struct options *o, struct session *s)
     }
     if (o->power_cut) {
         sim_power_cut_text(&s->cut, stdout);
+    }
+    if (s->measured->power_refused) {   /* a replay naming states this drive lacks */
+        printf("power commands refused: %llu of %llu (states past ps_count)\n",
+               (unsigned long long)s->measured->power_refused,
+               (unsigned long long)s->measured->power_cmds);
     }
     struct run_description run_desc;
     describe_run(o, s, &run_desc);
