@@ -9,10 +9,14 @@
  * PS3 non-operational (enlat 1000 us, exlat 2000 us), PS4 non-operational (enlat 5000,
  * exlat 10000). Flash: pg_rd_lat 40 us, pg_wr_lat 200 us, no channel time.
  */
+#define _POSIX_C_SOURCE 200809L     /* mkdtemp */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "femu_ftl/engine.h"
+#include "femu_ftl/stats.h"
 #include "ftl_test_util.h"
 
 #define US 1000ull
@@ -94,12 +98,24 @@ static void test_apst_timeline(void)
     CHECK_EQ_U64(s.done_ns, 255 * MS + 80 * US);
     CHECK_EQ_U64(s.split.wait_ns, 2500 * US);
 
+    /* at 3000 ms, asked before the next read, moving nothing: PS3 at 355.08, PS4 at
+     * 2355.08; PS0 100.2 + 102.04 + 102.54, PS3 49.8 + 0.5 + 2000, PS4 644.92 */
+    struct ftl_counters early;
+    ftl_engine_counters_at(e, 3000 * MS, &early);
+    CHECK_EQ_U64(early.ps_time_ns[0], 304 * MS + 780 * US);
+    CHECK_EQ_U64(early.ps_time_ns[3], 2050 * MS + 300 * US);
+    CHECK_EQ_U64(early.ps_time_ns[4], 644 * MS + 920 * US);
+    CHECK_EQ_U64(early.ps_transitions, 6);
+    CHECK_EQ_U64(counters(ftl).ps_transitions, 4);  /* the read at 252.54 woke it last */
+
     s = io(e, FTL_OP_READ, 5000 * MS);
     CHECK_EQ_U64(s.done_ns, 5010 * MS + 40 * US);
     CHECK_EQ_U64(s.split.wait_ns, 10 * MS);
 
     ftl_engine_advance(e, 6000 * MS);
-    struct ftl_counters c = counters(ftl);
+    struct ftl_counters c = counters(ftl), same;
+    ftl_engine_counters_at(e, 6000 * MS, &same);
+    CHECK(memcmp(&c, &same, sizeof(c)) == 0);
     CHECK_EQ_U64(c.ps_time_ns[0], 414 * MS + 820 * US);
     CHECK_EQ_U64(c.ps_time_ns[1] + c.ps_time_ns[2], 0);
     CHECK_EQ_U64(c.ps_time_ns[3], 2940 * MS + 260 * US);
@@ -305,6 +321,64 @@ static void test_default_changes_nothing(void)
     ftl_destroy(ftl);
 }
 
+/* stats.csv's rows of a run with a write at 0, idle for a day, a write at 86400 s. */
+static size_t rows_over_a_day_idle(struct ftl_config cfg, bool apst)
+{
+    char dir[512], path[600], err[256] = "", line[65536];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof(dir), "%s/power-stats-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        CHECK(false);
+        return 0;
+    }
+    struct ftl *ftl = make_ftl(&cfg);
+    struct ftl_stats_writer *w = ftl_stats_open(dir, ftl, 0, err, sizeof(err));
+    struct ftl_engine *e = ftl_engine_create(ftl, w, NULL);
+    struct ftl_power_cmd table = linux_like_table();
+    if (apst) {
+        CHECK_EQ_U64(power(e, 0, &table, NULL), FTL_OK);
+    }
+    io(e, FTL_OP_WRITE, 0);
+    io(e, FTL_OP_WRITE, 86400000 * MS);
+    CHECK(ftl_stats_close(w, 86400000 * MS + 500 * MS, err, sizeof(err)) == 0);
+    ftl_engine_destroy(e);
+    ftl_destroy(ftl);
+    size_t rows = 0;
+    snprintf(path, sizeof(path), "%s/stats.csv", dir);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof(line), f)) {
+        rows++;
+    }
+    if (f) {
+        fclose(f);
+    }
+    /* the writer's files, then the folder */
+    static const char *const names[] = {
+        "IOPSData.csv", "throughputData.csv", "GCData.csv", "WAFData.csv", "statistics.csv",
+        "stats.csv", "phases.csv", "gc_victims.csv", "nand.csv", "ch_util.csv", "zones.csv",
+        "read_retries.csv",
+    };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+    return rows;
+}
+
+/*
+ * A day idle still makes a handful of stats.csv rows: the header, the seconds up to the
+ * first 10 s boundary after the first write (10), one row for the idle stretch from there
+ * to the second write at 86400 s, and the half second after it: 13. The time in a power
+ * state passing is no activity, with APST moving the drive down (at 100.2 ms and
+ * 2100.2 ms, inside the first 10 s) or not.
+ */
+static void test_idle_day_collapses(void)
+{
+    CHECK_EQ_U64(rows_over_a_day_idle(small_config(1, 2, 256, 16, 1), false), 13);
+    CHECK_EQ_U64(rows_over_a_day_idle(power_config(), true), 13);
+}
+
 int main(void)
 {
     test_apst_timeline();
@@ -315,5 +389,6 @@ int main(void)
     test_refused();
     test_apst_cycle_over_a_day();
     test_default_changes_nothing();
+    test_idle_day_collapses();
     return check_summary();
 }

@@ -359,9 +359,6 @@ static int run_phases(const struct options *o, struct session *s)
     if (rc == 0 && !s->own_phases) {
         rc = sim_run_mark(&s->run, s->end, "end", s->err, sizeof(s->err));
     }
-    if (rc == 0) {
-        ftl_engine_advance(s->run.engine, s->end);  /* the power states' time to the end */
-    }
     return rc;
 }
 

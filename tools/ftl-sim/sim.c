@@ -575,7 +575,9 @@ static void end_phase(struct phase_loop *L)
     }
     slot_pool_destroy(&L->pool);
     out->end_ns = L->now;
-    ftl_get_counters(L->ftl, &out->after);
+    /* the time in each power state runs on to where the phase ended */
+    ftl_engine_counters_at(L->run->engine, out->recorded_end ? out->recorded_end_ns : L->now,
+                           &out->after);
     out->buf_pending_after = buffer_pending(L->ftl);
 }
 

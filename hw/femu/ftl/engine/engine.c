@@ -99,6 +99,13 @@ static void engine_stats_advance(struct ftl_engine *e, uint64_t now_ns)
     }
 }
 
+void ftl_engine_counters_at(const struct ftl_engine *e, uint64_t now_ns,
+                            struct ftl_counters *c)
+{
+    ftl_get_counters(e->ftl, c);
+    power_counters_at(&e->power, now_ns, c);
+}
+
 void ftl_engine_advance(struct ftl_engine *e, uint64_t now_ns)
 {
     char err[ENGINE_ERR_LEN];

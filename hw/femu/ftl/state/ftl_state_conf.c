@@ -15,7 +15,8 @@
 #define CONF_MAX_BYTES (64u * 1024)
 #define CONF_VALUE_LEN 128
 
-/* ps_count and the power states' psN_* keys (config_keys_power.c). */
+/* ps_count and the power states' psN_* keys (config_keys_power.c): no state depends on
+ * them (they time commands and weigh energy), and files older than them lack them. */
 static bool is_power_key(const char *key)
 {
     return strcmp(key, "ps_count") == 0 ||
@@ -24,6 +25,9 @@ static bool is_power_key(const char *key)
 
 bool ftl_state_key_may_differ(const char *key)
 {
+    if (is_power_key(key)) {
+        return true;
+    }
     /*
      * No state depends on latencies or on the chance of a read failing, and the GC and
      * placement decisions below only read state every configuration keeps (valid counts,
@@ -42,10 +46,9 @@ bool ftl_state_key_may_differ(const char *key)
         "read_cache_pages", "read_cache_policy", "read_cache_lat", "dram_mb",
         "buf_flush_mode",
     };
-    /* nor on the link or the controller's cores (front/), nor on the power states
-     * (power/): they only time commands (and weigh energy) */
+    /* nor on the link or the controller's cores (front/): they only time commands */
     if (strncmp(key, "pcie_", strlen("pcie_")) == 0 ||
-        strncmp(key, "ctrl_", strlen("ctrl_")) == 0 || is_power_key(key)) {
+        strncmp(key, "ctrl_", strlen("ctrl_")) == 0) {
         return true;
     }
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -61,6 +64,9 @@ bool ftl_state_key_may_differ(const char *key)
  * read-retry keys always (its blocks' ages start at the restore). */
 static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
 {
+    if (is_power_key(key)) {
+        return true;
+    }
     if (strncmp(key, "read_retry_", strlen("read_retry_")) == 0 ||
         strcmp(key, "plp") == 0 || strcmp(key, "plp_budget_pages") == 0) {
         return true;    /* newer still; they only decide what a power cut does */
@@ -73,7 +79,7 @@ static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
         return true;    /* newer still; older files hold no key-value store */
     }
     if (strncmp(key, "pcie_", strlen("pcie_")) == 0 ||
-        strncmp(key, "ctrl_", strlen("ctrl_")) == 0 || is_power_key(key)) {
+        strncmp(key, "ctrl_", strlen("ctrl_")) == 0) {
         return true;    /* newer still; they only time commands */
     }
     if (strncmp(key, "zrwa_", strlen("zrwa_")) == 0) {

@@ -205,6 +205,14 @@ void ftl_engine_record(struct ftl_engine *e, struct io_trace_writer *trace);
  */
 void ftl_engine_advance(struct ftl_engine *e, uint64_t now_ns);
 
+/*
+ * The FTL's counters as they are at now_ns: the power states' time (ps_time_ns, and
+ * APST's moves by then) brought up to it, nothing else changed, no statistics row or
+ * trace record written. What a summary or a SMART log reads between requests.
+ */
+void ftl_engine_counters_at(const struct ftl_engine *e, uint64_t now_ns,
+                            struct ftl_counters *c);
+
 /* What GC did while the engine served one request. */
 struct ftl_gc_work {
     uint64_t lines;         /* victim lines (or units) finished */
