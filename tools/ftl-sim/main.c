@@ -362,21 +362,23 @@ static int run_phases(const struct options *o, struct session *s)
     return rc;
 }
 
-/* The run's reason printed, the engine gone, the outputs closed, --state-out saved. */
+/* The run's reason printed, the outputs closed, the engine gone, --state-out saved. */
 static int close_run(const struct options *o, struct session *s, int rc)
 {
     if (rc != 0 && s->err[0]) {
         one_line(stderr, "ftl-sim", "%s", s->err);
     }
-    if (s->run.engine) {
-        sim_run_destroy(&s->run);
-    }
     if (unit_log_close(s->units, s->err, sizeof(s->err))) {
         one_line(stderr, "ftl-sim", "%s", s->err);
         rc = rc ? rc : -1;
     }
+    /* the statistics close while the engine lives: their last rows read the time in
+     * each power state up to the end */
     if (finish_outputs(o, s->ftl, s->stats, s->trace, s->end) != 0) {
         rc = rc ? rc : -1;
+    }
+    if (s->run.engine) {
+        sim_run_destroy(&s->run);
     }
     if (rc == 0 && o->kv.on && kv_run_finish(&s->kv, s->ftl, s->err, sizeof(s->err))) {
         one_line(stderr, "ftl-sim", "%s", s->err);

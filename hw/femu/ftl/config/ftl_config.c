@@ -198,7 +198,10 @@ static int check_ranges(const struct ftl_config *cfg, char *err, size_t errlen)
     }
     if (config_check_flash(cfg, err, errlen) || config_check_read_retry(cfg, err, errlen) ||
         config_check_placement(cfg, err, errlen) || config_check_gc(cfg, err, errlen) ||
-        config_check_front(cfg, err, errlen) || config_check_power(cfg, err, errlen)) {
+        config_check_front(cfg, err, errlen)) {
+        return -1;
+    }
+    if (config_check_power(cfg, err, errlen)) {
         return -1;
     }
     return 0;

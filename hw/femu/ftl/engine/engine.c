@@ -24,7 +24,8 @@ struct ftl_engine {
     struct power_model power;
 };
 
-/* The statistics' rows read the power states' time as it is at each row's end. */
+/* The statistics' rows read the power states' time as it is at each row's end
+ * (ftl->counters_at, while the engine lives). */
 static void engine_counters_at(void *opaque, uint64_t t_ns, struct ftl_counters *c)
 {
     const struct ftl_engine *e = opaque;
@@ -51,15 +52,18 @@ struct ftl_engine *ftl_engine_create(struct ftl *ftl, struct ftl_stats_writer *s
     }
     front_init(&e->front, &ftl->cfg);
     power_init(&e->power, &ftl->cfg);
-    if (stats) {
-        ftl_stats_counters_hook(stats, engine_counters_at, e);
-    }
+    ftl->counters_at = engine_counters_at;
+    ftl->counters_opaque = e;
     return e;
 }
 
 void ftl_engine_destroy(struct ftl_engine *e)
 {
     if (e) {
+        if (e->ftl->counters_opaque == e) {     /* the FTL (and its writer) outlive it */
+            e->ftl->counters_at = NULL;
+            e->ftl->counters_opaque = NULL;
+        }
         completion_heap_destroy(&e->done);
         free(e);
     }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "femu_ftl/error.h"
+#include "flash/ftl_handle.h"   /* the engine's counters at a time */
 #include "obs/stats_files.h"
 #include "obs/stats_rows.h"
 
@@ -29,12 +30,14 @@ static uint64_t busy_at(struct ftl_stats_writer *w, uint64_t t_ns)
     return ftl_lun_busy_ns(w->ftl, t_ns);
 }
 
-/* The counters at t_ns (ftl_stats_counters_hook). */
+/* The counters at t_ns: what grows with time alone (the engine's power states:
+ * ps_time_ns) brought up to it while an engine runs the FTL, so every row is exact, not
+ * only those that end at a request. */
 static void counters_at(const struct ftl_stats_writer *w, uint64_t t_ns, struct ftl_counters *c)
 {
     ftl_get_counters(w->ftl, c);
-    if (w->counters_at) {
-        w->counters_at(w->counters_opaque, t_ns, c);
+    if (w->ftl->counters_at) {
+        w->ftl->counters_at(w->ftl->counters_opaque, t_ns, c);
     }
 }
 
@@ -47,13 +50,6 @@ static bool nothing_done(const struct ftl_counters *a, const struct ftl_counters
     return memcmp(a, b, time_at) == 0 &&
            memcmp((const char *)a + time_end, (const char *)b + time_end,
                   sizeof(*a) - time_end) == 0;
-}
-
-void ftl_stats_counters_hook(struct ftl_stats_writer *w, ftl_stats_counters_fn fn,
-                             void *opaque)
-{
-    w->counters_at = fn;
-    w->counters_opaque = opaque;
 }
 
 struct ftl_stats_writer *ftl_stats_open(const char *dir, struct ftl *ftl, uint64_t start_ns,

@@ -184,7 +184,9 @@ struct ftl_engine_hooks {
 
 /*
  * An engine over ftl (borrowed, not freed) and stats (borrowed; NULL: no statistics).
- * Returns NULL only when out of memory.
+ * Returns NULL only when out of memory. While it lives, the statistics' rows read the
+ * time in each power state as it is at each row's end; close the writer before
+ * destroying the engine, and its last rows have that time up to the close too.
  */
 struct ftl_engine *ftl_engine_create(struct ftl *ftl, struct ftl_stats_writer *stats,
                                      const struct ftl_engine_hooks *hooks);
