@@ -216,6 +216,38 @@ static void test_host_exit_and_half_speed(void)
     ftl_destroy(ftl);
 }
 
+/*
+ * A command without FTL work (an admin command with the link and controller model off)
+ * wakes the drive too: in PS3 from 1 ms (entry over at 2), one at 5 ms is done at
+ * 5 + 2 = 7 ms; a Get Features at 4 ms before it woke nothing.
+ */
+static void test_admin_command_wakes(void)
+{
+    struct ftl_config cfg = power_config();
+    struct ftl *ftl = make_ftl(&cfg);
+    struct ftl_engine *e = ftl_engine_create(ftl, NULL, NULL);
+    struct ftl_power_cmd set = { .action = FTL_POWER_SET_STATE, .ps = 3 };
+    struct ftl_power_cmd get = { .action = FTL_POWER_GET_STATE };
+    struct ftl_request admin = { .op = FTL_OP_ADMIN, .arrival_ns = 5 * MS, .data_out = 4096 };
+    struct ftl_served s;
+
+    CHECK_EQ_U64(power(e, 1 * MS, &set, NULL), FTL_OK);
+    CHECK_EQ_U64(power(e, 4 * MS, &get, &s), FTL_OK);
+    CHECK_EQ_U64(s.power_state, 3);
+    CHECK_EQ_U64(ftl_engine_serve(e, &admin, &s), FTL_OK);
+    CHECK_EQ_U64(s.done_ns, 7 * MS);
+    CHECK_EQ_U64(s.split.wait_ns, 2 * MS);
+    CHECK_EQ_U64(s.power_state, 0);
+    struct ftl_counters c = counters(ftl);
+    CHECK_EQ_U64(c.ps_exits, 1);
+    CHECK_EQ_U64(c.ps_exit_wait_ns, 2 * MS);
+    CHECK_EQ_U64(c.ps_time_ns[3], 4 * MS);
+    CHECK_EQ_U64(c.ps_time_ns[0], 0);     /* time counts from the first command, at 1 ms */
+    CHECK_EQ_U64(c.nand_user_reads + c.nand_user_programs, 0);
+    ftl_engine_destroy(e);
+    ftl_destroy(ftl);
+}
+
 /* PS1 at perf 50 doubles a read's flash time; PS2 at 25 quadruples it. */
 static void test_perf_stretches_flash(void)
 {
@@ -293,7 +325,7 @@ static void test_apst_cycle_over_a_day(void)
     CHECK_EQ_U64(power(e, 0, &t, NULL), FTL_OK);
     ftl_engine_advance(e, 86400000 * MS + 500 * US);
     struct ftl_counters c = counters(ftl);
-    CHECK_EQ_U64(c.ps_time_ns[0], 1 * MS);
+    CHECK_EQ_U64(c.ps_time_ns[0], 0);     /* time counts from the first command, at 1 ms */
     CHECK_EQ_U64(c.ps_time_ns[3], (17279999ull * 2 + 2) * MS);
     CHECK_EQ_U64(c.ps_time_ns[4], (17279999ull * 3) * MS + 2500 * US);
     CHECK_EQ_U64(c.ps_transitions, 1 + 17279999ull * 2 + 1);
@@ -386,6 +418,7 @@ int main(void)
     test_host_sets_nonop();
     test_host_exit_and_half_speed();
     test_perf_stretches_flash();
+    test_admin_command_wakes();
     test_refused();
     test_apst_cycle_over_a_day();
     test_default_changes_nothing();
