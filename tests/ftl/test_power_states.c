@@ -219,7 +219,7 @@ static void test_host_exit_and_half_speed(void)
 /*
  * A command without FTL work (an admin command with the link and controller model off)
  * wakes the drive too: in PS3 from 1 ms (entry over at 2), one at 5 ms is done at
- * 5 + 2 = 7 ms; a Get Features at 4 ms before it woke nothing.
+ * 5 + 2 = 7 ms; a Get Features at 4 ms before it woke nothing. Time counts from 1 ms.
  */
 static void test_admin_command_wakes(void)
 {
@@ -325,7 +325,7 @@ static void test_apst_cycle_over_a_day(void)
     CHECK_EQ_U64(power(e, 0, &t, NULL), FTL_OK);
     ftl_engine_advance(e, 86400000 * MS + 500 * US);
     struct ftl_counters c = counters(ftl);
-    CHECK_EQ_U64(c.ps_time_ns[0], 0);     /* time counts from the first command, at 1 ms */
+    CHECK_EQ_U64(c.ps_time_ns[0], 1 * MS);
     CHECK_EQ_U64(c.ps_time_ns[3], (17279999ull * 2 + 2) * MS);
     CHECK_EQ_U64(c.ps_time_ns[4], (17279999ull * 3) * MS + 2500 * US);
     CHECK_EQ_U64(c.ps_transitions, 1 + 17279999ull * 2 + 1);
