@@ -55,10 +55,15 @@ static void set_figures(struct ftl_config *cfg)
     cfg->ctrl_active_mw = 500;
     cfg->dram_active_mw = 300;
     cfg->ps_count = 4;
-    cfg->ps[0].idle_mw = 3000;
-    cfg->ps[1].idle_mw = 2000;
-    cfg->ps[2].idle_mw = 1000;
-    cfg->ps[3].idle_mw = 5;
+    /* a table the power-state checks accept: ordered by max_mw, idle within it,
+     * operational states at full speed */
+    const uint64_t max_mw[] = { 8000, 4000, 2000, 5 };
+    const uint64_t idle_mw[] = { 3000, 2000, 1000, 5 };
+    for (int i = 0; i < 4; i++) {
+        cfg->ps[i].max_mw = max_mw[i];
+        cfg->ps[i].idle_mw = idle_mw[i];
+        cfg->ps[i].perf_pcent = 100;
+    }
     cfg->ps[3].nonop = 1;
 }
 
@@ -164,6 +169,7 @@ static void test_sequence_by_hand(void)
 
     /* figures off: every part is 0, whatever the work */
     struct ftl_config none = small_energy_config();
+    none.ps[0].idle_mw = 0;     /* PS0's default idle power is a figure too */
     ftl_energy_between(&none, &a, &b, 3 * S, &e);
     CHECK(e.total_j == 0.0);
     /* snapshots the wrong way round price nothing rather than a wrapped count */
@@ -349,6 +355,7 @@ static void test_energy_off_changes_nothing(void)
     struct ftl_config figures = plain;
     set_figures(&figures);
     figures.ps_count = 1;
+    memset(&figures.ps[1], 0, sizeof(figures.ps) - sizeof(figures.ps[0]));
     char *stats_a, *phases_a, *stats_b, *phases_b;
     run_files(&plain, &stats_a, &phases_a);
     run_files(&figures, &stats_b, &phases_b);

@@ -20,6 +20,7 @@ int config_check_flash(const struct ftl_config *cfg, char *err, size_t errlen);
 int config_check_read_retry(const struct ftl_config *cfg, char *err, size_t errlen);
 int config_check_placement(const struct ftl_config *cfg, char *err, size_t errlen);
 int config_check_gc(const struct ftl_config *cfg, char *err, size_t errlen);
+int config_check_power(const struct ftl_config *cfg, char *err, size_t errlen);
 int config_check_front(const struct ftl_config *cfg, char *err, size_t errlen);
 int config_check_energy(const struct ftl_config *cfg, char *err, size_t errlen);
 

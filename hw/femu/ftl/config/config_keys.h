@@ -61,6 +61,7 @@ extern const struct config_key_group config_rcache_keys;
 extern const struct config_key_group config_zns_keys;
 extern const struct config_key_group config_slc_keys;
 extern const struct config_key_group config_kv_keys;
+extern const struct config_key_group config_power_keys;
 extern const struct config_key_group config_front_keys;
 extern const struct config_key_group config_energy_keys;
 

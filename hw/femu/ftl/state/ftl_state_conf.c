@@ -16,8 +16,19 @@
 #define CONF_MAX_BYTES (64u * 1024)
 #define CONF_VALUE_LEN 128
 
+/* ps_count and the power states' psN_* keys (config_keys_power.c): no state depends on
+ * them (they time commands and weigh energy), and files older than them lack them. */
+static bool is_power_key(const char *key)
+{
+    return strcmp(key, "ps_count") == 0 ||
+           (strncmp(key, "ps", 2) == 0 && key[2] >= '0' && key[2] <= '9');
+}
+
 bool ftl_state_key_may_differ(const char *key)
 {
+    if (is_power_key(key)) {
+        return true;
+    }
     /*
      * No state depends on latencies or on the chance of a read failing, and the GC and
      * placement decisions below only read state every configuration keeps (valid counts,
@@ -55,6 +66,9 @@ bool ftl_state_key_may_differ(const char *key)
  * read-retry keys always (its blocks' ages start at the restore). */
 static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
 {
+    if (is_power_key(key)) {
+        return true;
+    }
     if (strncmp(key, "read_retry_", strlen("read_retry_")) == 0 ||
         strcmp(key, "plp") == 0 || strcmp(key, "plp_budget_pages") == 0) {
         return true;    /* newer still; they only decide what a power cut does */
