@@ -46,7 +46,7 @@ static inline struct ftl *load_or_null(const struct ftl_config *cfg, const char 
  * reverse maps, gauges, wear and the injected read error. */
 static inline void check_core_same(const struct ftl *a, const struct ftl *b, const char *what)
 {
-    struct ftl_counters ca = counters(a), cb = counters(b);
+    struct ftl_counters ca = counters_kept(a), cb = counters_kept(b);
     if (!check_record(memcmp(&ca, &cb, sizeof(ca)) == 0, __FILE__, __LINE__, "counters")) {
         fprintf(stderr, "    %s: host writes %llu / %llu, GC moves %llu / %llu\n", what,
                 (unsigned long long)ca.host_write_pages, (unsigned long long)cb.host_write_pages,

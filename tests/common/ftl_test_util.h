@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "femu_ftl/ftl.h"
@@ -94,6 +95,16 @@ static inline struct ftl_counters counters(const struct ftl *ftl)
 {
     struct ftl_counters c;
     ftl_get_counters(ftl, &c);
+    return c;
+}
+
+/* The counters a state file keeps: the power states' (the engine's, counted from its first
+ * time) cleared. */
+static inline struct ftl_counters counters_kept(const struct ftl *ftl)
+{
+    struct ftl_counters c = counters(ftl);
+    memset(c.ps_time_ns, 0, sizeof(c.ps_time_ns));
+    c.ps_transitions = c.ps_exits = c.ps_exit_wait_ns = 0;
     return c;
 }
 

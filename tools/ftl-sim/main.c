@@ -125,6 +125,9 @@ static int print_config(const struct ftl_config *cfg)
     for (size_t i = 0; ftl_config_key(i); i++) {
         const char *key = ftl_config_key(i);
         char value[64];
+        if (ftl_config_key_unused(cfg, key)) {
+            continue;   /* a power state past ps_count: 0, as its default */
+        }
         ftl_config_get(cfg, key, value, sizeof(value));
         printf("%s=%s  # %s\n", key, value, ftl_config_key_help(key));
     }

@@ -18,6 +18,7 @@ static const struct config_key_group *const groups[] = {
     &config_slc_keys,
     &config_kv_keys,
     &config_front_keys,
+    &config_power_keys,
 };
 
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))

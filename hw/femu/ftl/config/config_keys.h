@@ -61,6 +61,7 @@ extern const struct config_key_group config_zns_keys;
 extern const struct config_key_group config_slc_keys;
 extern const struct config_key_group config_kv_keys;
 extern const struct config_key_group config_front_keys;
+extern const struct config_key_group config_power_keys;
 
 /* The assembled table: its length, its index-th row, the row named (or aliased) name. */
 size_t config_key_count(void);

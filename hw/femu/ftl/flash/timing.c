@@ -126,7 +126,7 @@ size_t busy_metadata_bytes(const struct ftl *ftl)
 static uint64_t channel_transfer(struct ftl *ftl, uint32_t lun, uint64_t ready_ns)
 {
     uint64_t *ch = &ftl->ch_avail_ns[lun % ftl->nchs];
-    uint64_t end = max_u64(ready_ns, *ch) + ftl->cfg.ch_xfer_lat;
+    uint64_t end = max_u64(ready_ns, *ch) + flash_stretch(ftl, ftl->cfg.ch_xfer_lat);
     *ch = end;
     return end;
 }
@@ -204,7 +204,7 @@ void timing_power_cut(struct ftl *ftl, uint64_t now_ns)
 uint64_t nand_read_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t lat)
 {
     uint64_t start = lun_start(ftl, lun, start_ns);
-    uint64_t t = start + lat;
+    uint64_t t = start + flash_stretch(ftl, lat);
     if (ftl->cfg.ch_xfer_lat) {
         t = channel_transfer(ftl, lun, t);
     }
@@ -219,7 +219,7 @@ uint64_t nand_program_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint
     if (ftl->cfg.ch_xfer_lat) {
         t = channel_transfer(ftl, lun, t);
     }
-    t += lat;
+    t += flash_stretch(ftl, lat);
     ftl->lun_avail_ns[lun] = t;
     return t;
 }
@@ -227,7 +227,7 @@ uint64_t nand_program_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint
 uint64_t nand_erase_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t lat)
 {
     uint64_t start = lun_start(ftl, lun, start_ns);
-    uint64_t t = start + lat;
+    uint64_t t = start + flash_stretch(ftl, lat);
     ftl->lun_avail_ns[lun] = t;
     return t;
 }
@@ -245,7 +245,7 @@ uint64_t nand_program(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
 uint64_t nand_copyback(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
 {
     uint64_t start = lun_start(ftl, lun, start_ns);
-    uint64_t t = start + ftl->cfg.pg_rd_lat + ftl->cfg.pg_wr_lat;
+    uint64_t t = start + flash_stretch(ftl, ftl->cfg.pg_rd_lat + ftl->cfg.pg_wr_lat);
     ftl->lun_avail_ns[lun] = t;
     return t;
 }

@@ -47,6 +47,8 @@ struct ftl_stats_writer {
     struct ftl_counters at_origin;
     uint64_t busy_at_origin;
     uint64_t busy_asked_ns;     /* the latest time ftl_lun_busy_ns was asked about */
+    ftl_stats_counters_fn counters_at;  /* NULL: the FTL's counters as they are */
+    void *counters_opaque;
     bool any_phase, last_phase_is_end;
 };
 

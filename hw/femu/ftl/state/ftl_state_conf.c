@@ -15,6 +15,13 @@
 #define CONF_MAX_BYTES (64u * 1024)
 #define CONF_VALUE_LEN 128
 
+/* ps_count and the power states' psN_* keys (config_keys_power.c). */
+static bool is_power_key(const char *key)
+{
+    return strcmp(key, "ps_count") == 0 ||
+           (strncmp(key, "ps", 2) == 0 && key[2] >= '0' && key[2] <= '9');
+}
+
 bool ftl_state_key_may_differ(const char *key)
 {
     /*
@@ -35,9 +42,10 @@ bool ftl_state_key_may_differ(const char *key)
         "read_cache_pages", "read_cache_policy", "read_cache_lat", "dram_mb",
         "buf_flush_mode",
     };
-    /* nor on the link or the controller's cores (front/): they only time commands */
+    /* nor on the link or the controller's cores (front/), nor on the power states
+     * (power/): they only time commands (and weigh energy) */
     if (strncmp(key, "pcie_", strlen("pcie_")) == 0 ||
-        strncmp(key, "ctrl_", strlen("ctrl_")) == 0) {
+        strncmp(key, "ctrl_", strlen("ctrl_")) == 0 || is_power_key(key)) {
         return true;
     }
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -65,7 +73,7 @@ static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
         return true;    /* newer still; older files hold no key-value store */
     }
     if (strncmp(key, "pcie_", strlen("pcie_")) == 0 ||
-        strncmp(key, "ctrl_", strlen("ctrl_")) == 0) {
+        strncmp(key, "ctrl_", strlen("ctrl_")) == 0 || is_power_key(key)) {
         return true;    /* newer still; they only time commands */
     }
     if (strncmp(key, "zrwa_", strlen("zrwa_")) == 0) {

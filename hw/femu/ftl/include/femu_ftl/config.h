@@ -280,7 +280,7 @@ int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
 int ftl_config_load_file(struct ftl_config *cfg, const char *path, char *err, size_t errlen);
 
 #define FTL_CONFIG_MAX_INCLUDE_DEPTH 8
-#define FTL_CONFIG_ORIGIN_KEYS 128  /* keys tracked (more than the table has: a test checks) */
+#define FTL_CONFIG_ORIGIN_KEYS 384  /* keys tracked (more than the table has: a test checks) */
 #define FTL_CONFIG_ORIGIN_LEN 512
 
 /* Where each key got its value while files were combined: "FILE:LINE" by key index
@@ -319,6 +319,10 @@ bool ftl_config_front_on(const struct ftl_config *cfg);
 
 /* Largest devsz_mb the rest of cfg allows (0 if none): the smallest legal over-provisioning. */
 uint64_t ftl_config_max_devsz_mb(const struct ftl_config *cfg);
+
+/* A power state's key (psN_FIELD) of a state at or past ps_count: it must hold 0 and says
+ * nothing, so a listing of the effective configuration may leave it out. */
+bool ftl_config_key_unused(const struct ftl_config *cfg, const char *key);
 
 /* Iterate over the keys (canonical names, in a stable order). NULL past the end. */
 const char *ftl_config_key(size_t index);

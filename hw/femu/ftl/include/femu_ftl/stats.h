@@ -27,6 +27,15 @@ struct ftl_stats_writer *ftl_stats_open(const char *dir, struct ftl *ftl, uint64
                                         char *err, size_t errlen);
 
 /*
+ * The counters a row reads at t_ns, from c = ftl_get_counters(): a hook brings up to t_ns
+ * what grows with time alone (the engine's power states: ps_time_ns), so every row is
+ * exact, not only those that end at a request. Times only go forward.
+ */
+typedef void (*ftl_stats_counters_fn)(void *opaque, uint64_t t_ns, struct ftl_counters *c);
+void ftl_stats_counters_hook(struct ftl_stats_writer *w, ftl_stats_counters_fn fn,
+                             void *opaque);
+
+/*
  * Write a row for every interval that ended at or before now_ns. Call it before handing
  * the FTL work stamped now_ns, so each row holds exactly the work of its interval.
  * Returns 0, or -1 with a reason (e.g. disk full) in err; later calls keep trying.
