@@ -315,24 +315,6 @@ void femu_ftl_kv_life(FemuCtrl *n, uint32_t nsid, bool create, uint64_t now)
     femu_ftl_view_publish(n);
 }
 
-void femu_ftl_power_default(FemuCtrl *n)
-{
-    struct ftl_power_cmd apst = { .action = FTL_POWER_SET_APST };
-    struct ftl_power_cmd ps0 = { .action = FTL_POWER_SET_STATE };
-    struct ftl_request r = { .op = FTL_OP_POWER, .nsid = 1 };
-    uint64_t done;
-
-    qemu_mutex_lock(&n->engine_lock);
-    femu_ftl_serve_queued(n);       /* what was fetched before the reset goes first */
-    r.arrival_ns = femu_now_ns();
-    r.power = &apst;                /* APST off first, so nothing moves the drive again */
-    femu_ftl_serve(n, &r, &done);
-    r.power = &ps0;
-    femu_ftl_serve(n, &r, &done);
-    femu_ftl_view_publish(n);
-    qemu_mutex_unlock(&n->engine_lock);
-}
-
 static uint64_t femu_next_stats_deadline(FemuCtrl *n, uint64_t now)
 {
     uint64_t elapsed = now - n->stats_start_ns;

@@ -20,8 +20,5 @@ void femu_ftl_serve_queued(FemuCtrl *n);
  * records the store made (FTL_OP_KV_CREATE, admitted) or ends it (FTL_OP_KV_DESTROY), at
  * now. Before the engine exists (realize): an end is ftl_kv_destroy, a create nothing. */
 void femu_ftl_kv_life(FemuCtrl *n, uint32_t nsid, bool create, uint64_t now);
-/* Poller (a controller reset): the FTL's power state back to its defaults, APST off and
- * PS0, after what waits in the ring; takes engine_lock. */
-void femu_ftl_power_default(FemuCtrl *n);
 
 #endif

@@ -282,11 +282,15 @@ void femu_features_init(FemuCtrl *n)
 void femu_features_reset(FemuCtrl *n)
 {
     bool wce = femu_feature_vwc_reset(n);
-
-    femu_power_reset(n);
+    FemuFeatures before = n->features;
 
     femu_features_init(n);
     n->features.vwc = wce;
+    if (!femu_power_reset(n, &before)) {    /* no request for it: 0Ch as the FTL has it */
+        n->features.apst_enable = before.apst_enable;
+        memcpy(n->features.apst_table, before.apst_table, sizeof(before.apst_table));
+        n->features.power_changed = true;
+    }
 }
 
 void femu_features_ns_reset(FemuCtrl *n, uint32_t nsid)

@@ -20,14 +20,19 @@
  * controller report unused entries. Get returns APSTE in DW0 and the table as set;
  * default and saved: APSTE 0 and an empty table.
  *
- * A controller reset brings both defaults back: PS0 and APST off in the FTL too.
+ * A controller reset brings both defaults back: APST off, then PS0, in the FTL too, as
+ * internal requests behind what was fetched before it (the way Volatile Write Cache's
+ * comes back: no lock, so a reset never waits for a save holding the engine). When every
+ * request is in flight (the guest holds them all in full CQs) there are none to send: the
+ * FTL keeps its table and 0Ch's Get keeps saying so; 02h's Get always asks the FTL.
  */
 #include "qemu/osdep.h"
 
-#include "backend/ftl_thread.h"
 #include "cmd/admin/power_features.h"
 #include "cmd/core/cmd.h"
 #include "ctrl/dma.h"
+#include "ctrl/request.h"
+#include "ctrl/wake.h"
 
 #define FEMU_PM_PS_MASK         0x1fu
 #define FEMU_PM_WH_MASK         0xe0u
@@ -142,9 +147,36 @@ uint16_t femu_apst_set_feature(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req
     return NVME_SUCCESS;
 }
 
-void femu_power_reset(FemuCtrl *n)
+/* An internal request of the reset (no CQE), in the ring behind what was fetched. */
+static void femu_power_reset_request(FemuCtrl *n, FemuRequest *req,
+                                     enum ftl_power_action action)
 {
-    if (n->features.power_changed) {
-        femu_ftl_power_default(n);
+    memset(req, 0, offsetof(FemuRequest, list_next));
+    req->internal = true;
+    req->epoch = n->epoch;
+    req->keep_on_reset = true;
+    req->ftl.arrival_ns = femu_now_ns();
+    femu_power_request(req, action);    /* zeroes: APST off, an empty table; PS0 */
+    spsc_ring_push(n->to_ftl, req);     /* the ring holds the whole pool */
+}
+
+bool femu_power_reset(FemuCtrl *n, const FemuFeatures *before)
+{
+    FemuRequest *apst, *ps0;
+
+    if (!before->power_changed) {
+        return true;
     }
+    apst = femu_req_alloc(n);
+    ps0 = apst ? femu_req_alloc(n) : NULL;
+    if (!ps0) {
+        if (apst) {
+            femu_req_free(n, apst);
+        }
+        return false;
+    }
+    femu_power_reset_request(n, apst, FTL_POWER_SET_APST);  /* first: nothing moves after */
+    femu_power_reset_request(n, ps0, FTL_POWER_SET_STATE);
+    femu_ftl_kick(n);
+    return true;
 }

@@ -20,8 +20,9 @@ uint16_t femu_apst_get_feature(FemuCtrl *n, const NvmeCmd *cmd, unsigned sel,
                                FemuRequest *req);
 uint16_t femu_apst_set_feature(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *req);
 
-/* Controller reset, before the features go back to their defaults: the FTL back to PS0
- * with APST off when the host set either feature since the last reset. */
-void femu_power_reset(FemuCtrl *n);
+/* Controller reset, the features as they were before it in *before: the FTL back to PS0
+ * with APST off when the host set either feature since the last reset; false when no
+ * request was free for it (then 0Ch keeps its values, which the FTL still follows). */
+bool femu_power_reset(FemuCtrl *n, const FemuFeatures *before);
 
 #endif
