@@ -108,7 +108,8 @@ class CounterWatch(threading.Thread):
 
     def run(self):
         try:
-            with Qmp(self.socket, connect_timeout=120, alive=lambda: not self.stop.is_set()) as qmp:
+            alive = lambda: not self.stop.is_set()      # noqa: E731
+            with Qmp(self.socket, connect_timeout=120, alive=alive) as qmp:
                 while not self.stop.wait(0.2):
                     text = qmp.execute("qom-get", path=DEV, property="power-counters",
                                        timeout=10)
@@ -202,8 +203,8 @@ def test_identify_as_the_guest_reads_it(apst_on):
     assert len(raw) == 4096
     assert raw[263] == 4 and raw[265] == 1                  # NPSS, APSTA
     # NOPS and the latencies Linux's rule reads
-    got = [(raw[2048 + 32 * i + 3] >> 1 & 1,) + struct.unpack_from("<II", raw, 2048 + 32 * i + 4)
-           for i in range(len(STATES))]
+    psd = [2048 + 32 * i for i in range(len(STATES))]
+    got = [(raw[at + 3] >> 1 & 1,) + struct.unpack_from("<II", raw, at + 4) for at in psd]
     assert got == [(s.get("nonop", 0), s["enlat_us"], s["exlat_us"]) for s in STATES]
 
 
