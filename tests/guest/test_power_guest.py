@@ -167,6 +167,7 @@ def boot(image, femu_qemu, tmp_path_factory, name, max_latency_us, deepest):
         watch.stop.set()
         watch.join(30)
     print(result.summary())
+    print(f"power-counters at the end: {watch.last}")
     assert result.complete, result.summary()
     return PowerRun(result, base / "stats", watch.last)
 
