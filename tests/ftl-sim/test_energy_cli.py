@@ -6,7 +6,8 @@ with its key and the profile named.
 
 Figures (conf/lab-1g.conf: 4 KiB pages, tR 40 us, tPROG 200 us, erase 2 ms): VCC 3.3 V,
 ICC1 25 mA, ICC2 30 mA, ICC3 20 mA, 100 pJ a channel byte, 5 pJ a link bit, 500 mW a busy
-core, 300 mW of DRAM. No power-state table: no static part (the power-state model's)."""
+core, 300 mW of DRAM. One power state, PS0, idle at 1000 mW: the static part is its
+time, the whole run."""
 import csv
 import json
 
@@ -18,7 +19,8 @@ LAB = ["--config", "conf/lab-1g.conf"]
 FIGURES = ["--set", "nand_vcc_mv=3300", "--set", "nand_icc_read_ua=25000",
            "--set", "nand_icc_prog_ua=30000", "--set", "nand_icc_erase_ua=20000",
            "--set", "nand_io_pj_per_byte=100", "--set", "pcie_fj_per_bit=5000",
-           "--set", "ctrl_active_mw=500", "--set", "dram_active_mw=300"]
+           "--set", "ctrl_active_mw=500", "--set", "dram_active_mw=300",
+           "--set", "ps0_idle_mw=1000"]
 ON = ["--set", "energy=on", *FIGURES]
 FRONT = ["--set", "pcie_gen=3", "--set", "ctrl_cores=2", "--set", "ctrl_read_ns=3000",
          "--set", "ctrl_write_ns=3000"]
@@ -55,7 +57,7 @@ def test_the_summary_prices_its_own_counts_and_the_rows_add_up(run_ftl_sim, tmp_
     assert split["controller"] == pytest.approx((s["reads"] + s["writes"]) * 3e-6 * 0.5,
                                                 **EXACT)
     assert split["dram"] == pytest.approx(s["sim_time_s"] * 0.3, rel=1e-6)
-    assert split["static"] == 0
+    assert split["static"] == pytest.approx(s["sim_time_s"] * 1.0, rel=1e-6)
     assert s["energy_j"] == pytest.approx(sum(split.values()), **EXACT)
     assert s["mean_power_w"] == pytest.approx(s["energy_j"] / s["sim_time_s"], rel=1e-5)
     assert s["j_per_gib_written"] == pytest.approx(

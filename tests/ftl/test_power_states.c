@@ -217,11 +217,13 @@ static void test_host_exit_and_half_speed(void)
 }
 
 /*
- * A command without FTL work (an admin command with the link and controller model off)
- * wakes the drive too: in PS3 from 1 ms (entry over at 2), one at 5 ms is done at
- * 5 + 2 = 7 ms; a Get Features at 4 ms before it woke nothing. Time counts from 1 ms.
+ * An admin command (no FTL work: the link and controller model off) is served in PS3
+ * without waking it (NVMe: only I/O commands bring a drive back), and is no activity for
+ * APST; an I/O command the device answers itself (FTL_REQ_IO: a zone report) wakes it.
+ * PS3 from 1 ms (entry over at 2): the admin command at 5 ms is done at 5 ms in PS3; the
+ * zone report at 6 ms is done at 6 + 2 = 8 ms in PS0. Time counts from 1 ms.
  */
-static void test_admin_command_wakes(void)
+static void test_admin_command_sleeps_on(void)
 {
     struct ftl_config cfg = power_config();
     struct ftl *ftl = make_ftl(&cfg);
@@ -235,13 +237,20 @@ static void test_admin_command_wakes(void)
     CHECK_EQ_U64(power(e, 4 * MS, &get, &s), FTL_OK);
     CHECK_EQ_U64(s.power_state, 3);
     CHECK_EQ_U64(ftl_engine_serve(e, &admin, &s), FTL_OK);
-    CHECK_EQ_U64(s.done_ns, 7 * MS);
+    CHECK_EQ_U64(s.done_ns, 5 * MS);
+    CHECK_EQ_U64(s.split.wait_ns, 0);
+    CHECK_EQ_U64(s.power_state, 3);
+    CHECK_EQ_U64(counters(ftl).ps_exits, 0);
+    struct ftl_request report = { .op = FTL_OP_ADMIN, .flags = FTL_REQ_IO,
+                                  .arrival_ns = 6 * MS, .data_out = 4096 };
+    CHECK_EQ_U64(ftl_engine_serve(e, &report, &s), FTL_OK);
+    CHECK_EQ_U64(s.done_ns, 8 * MS);
     CHECK_EQ_U64(s.split.wait_ns, 2 * MS);
     CHECK_EQ_U64(s.power_state, 0);
     struct ftl_counters c = counters(ftl);
     CHECK_EQ_U64(c.ps_exits, 1);
     CHECK_EQ_U64(c.ps_exit_wait_ns, 2 * MS);
-    CHECK_EQ_U64(c.ps_time_ns[3], 4 * MS);
+    CHECK_EQ_U64(c.ps_time_ns[3], 5 * MS);
     CHECK_EQ_U64(c.ps_time_ns[0], 0);     /* time counts from the first command, at 1 ms */
     CHECK_EQ_U64(c.nand_user_reads + c.nand_user_programs, 0);
     ftl_engine_destroy(e);
@@ -418,7 +427,7 @@ int main(void)
     test_host_sets_nonop();
     test_host_exit_and_half_speed();
     test_perf_stretches_flash();
-    test_admin_command_wakes();
+    test_admin_command_sleeps_on();
     test_refused();
     test_apst_cycle_over_a_day();
     test_default_changes_nothing();

@@ -360,11 +360,20 @@ static struct ftl_gc_work engine_gc_between(const struct ftl_counters *before,
     };
 }
 
+/* An admin command (FTL_OP_ADMIN without FTL_REQ_IO): NVMe serves it in a
+ * non-operational state without leaving it, and only I/O queues' commands end the idle
+ * time APST counts, so it neither wakes the drive nor keeps it busy. */
+static bool engine_admin_only(const struct ftl_request *r)
+{
+    return r->op == FTL_OP_ADMIN && !(r->flags & FTL_REQ_IO);
+}
+
 /*
  * The power states at r's arrival (power/power_state.h): APST's moves by then, then a
- * power command acts (at its arrival, waking nothing: a refused one is returned), or any
- * other command wakes a sleeping drive and is taken after the exit (*woken: r as the
- * drive takes it), at the flash speed of the state it runs in.
+ * power command acts (at its arrival, waking nothing: a refused one is returned), an
+ * admin command is served in the state as it is, or any other command wakes a sleeping
+ * drive and is taken after the exit (*woken: r as the drive takes it), at the flash
+ * speed of the state it runs in.
  */
 static int engine_power_arrival(struct ftl_engine *e, const struct ftl_request *r,
                                 struct ftl_request *woken, struct ftl_served *out)
@@ -375,7 +384,7 @@ static int engine_power_arrival(struct ftl_engine *e, const struct ftl_request *
     *woken = *r;
     if (r->op == FTL_OP_POWER) {
         rc = power_command(&e->power, &e->ftl->ctr, r->arrival_ns, r->power);
-    } else {
+    } else if (!engine_admin_only(r)) {
         woken->arrival_ns = power_wake(&e->power, &e->ftl->ctr, r->arrival_ns);
         out->done_ns = woken->arrival_ns;
         e->ftl->flash_perf_pcent = power_perf_pcent(&e->power);
@@ -434,7 +443,8 @@ int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r,
     out->done_ns = front_after(&e->front, &e->ftl->cfg, &e->ftl->ctr, r, &trip, done,
                                &out->split);
     out->split.wait_ns += woken.arrival_ns - arrival;   /* a power-state exit */
-    if (r->op != FTL_OP_POWER || r->power->action != FTL_POWER_GET_STATE) {
+    if ((r->op != FTL_OP_POWER || r->power->action != FTL_POWER_GET_STATE) &&
+        !engine_admin_only(r)) {
         power_busy_until(&e->power, out->done_ns);
     }
     /* Not this request's failure: a collection that cannot run shows on the next write
