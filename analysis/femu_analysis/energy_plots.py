@@ -239,26 +239,49 @@ def _from_summary(run, label, summary):
             "mean_power_w": number("mean_power_w"), "source": "summary.json"}
 
 
-def energy_waf_figure(totals):
-    """J per GiB written against WAF, a labelled point per run (runs without host writes
-    are left out: they have neither)."""
-    figure, axes = style.new_figure("Energy per GiB written against WAF",
-                                    "WAF (flash programs / host pages)",
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+
+def energy_waf_figure(totals, color_by=None, marker_by=None, annotate=None,
+                      title="Energy per GiB written against WAF"):
+    """J per GiB written against WAF, a point per run (runs without host writes are left
+    out: they have neither). Each point is labelled by its run's label; with color_by
+    and marker_by (columns of totals) points share a colour and a marker per value, in
+    the legend, and only the labels in ``annotate`` are written beside their points."""
+    figure, axes = style.new_figure(title, "WAF (flash programs / host pages)",
                                     "energy per GiB written by the host (J/GiB)")
     shown = totals.dropna(subset=["j_per_gib_written", "waf"])
-    for index, row in enumerate(shown.itertuples()):
-        axes.scatter([row.waf], [row.j_per_gib_written], color=f"C{index % 10}", zorder=3,
-                     gid="run-point")
-        axes.annotate(row.label, (row.waf, row.j_per_gib_written), textcoords="offset points",
-                      xytext=(5, 4), fontsize=7)
+    colors = _keys(shown, color_by)
+    markers = _keys(shown, marker_by)
+    for index, row in enumerate(shown.to_dict("records")):
+        color = colors.get(row.get(color_by), index) if color_by else index
+        marker = MARKERS[markers.get(row.get(marker_by), 0) % len(MARKERS)]
+        axes.scatter([row["waf"]], [row["j_per_gib_written"]], color=f"C{color % 10}",
+                     marker=marker, zorder=3, gid="run-point", s=30)
+        if annotate is None or row["label"] in annotate:
+            axes.annotate(row["label"], (row["waf"], row["j_per_gib_written"]),
+                          textcoords="offset points", xytext=(5, 4), fontsize=7)
+    handles = [axes.scatter([], [], color=f"C{number % 10}", label=str(value))
+               for value, number in colors.items()]
+    handles += [axes.scatter([], [], color="0.3", marker=MARKERS[number % len(MARKERS)],
+                             label=str(value)) for value, number in markers.items()]
+    if handles:
+        axes.legend(loc="upper left", fontsize=8)
     left_out = len(totals) - len(shown)
     if left_out:
-        axes.annotate(f"{left_out} run(s) without host writes left out", (0.01, 0.97),
-                      xycoords="axes fraction", va="top", fontsize=8, color="0.4")
+        axes.annotate(f"{left_out} run(s) without host writes left out", (0.99, 0.02),
+                      xycoords="axes fraction", ha="right", fontsize=8, color="0.4")
     if len(shown):
         axes.set_xlim(0, max(1.0, float(shown["waf"].max())) * 1.1)
         style.nice_ylim(axes, shown["j_per_gib_written"])
     return figure
+
+
+def _keys(frame, column):
+    """{value: number} of a column's values in order of appearance ({} without one)."""
+    if column is None:
+        return {}
+    return {value: number for number, value in enumerate(dict.fromkeys(frame[column]))}
 
 
 def text_table(totals):
