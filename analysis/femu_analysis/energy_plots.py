@@ -1,18 +1,19 @@
 """Energy and power states (`femu-plot energy RUN_DIR...`), for runs with energy=on
 (docs/energy.md).
 
-Per run, power.png (power_<run>.png with several): the mean power of each stats.csv
-interval (power_w, watts) over the benchmark window and, under it, the power state the
-interval spent most of its time in (the largest of its ps<N>_ms columns; a tie goes to
-the lower state) as a step line, with the share of the interval spent in non-operational
-states shaded. A run with one power state (no ps<N>_ms columns) gets the power panel
-alone.
+Per run, power.png (power_<label>.png with several): the mean power of each stats.csv
+interval (power_w, watts) over the window (energy_window: the one given, else the workload
+phase, else the whole run) and, under it, the power state the interval spent most of its
+time in (the largest of its ps<N>_ms columns; a tie goes to the lower state) as a step
+line, with the share of the interval spent in non-operational states (the configuration's
+ps<N>_nonop) shaded, and the intervals more than half non-operational shaded above too.
+A run with one power state (no ps<N>_ms columns) gets the power panel alone.
 
 With two runs or more, energy_waf.png and energy_waf.csv: joules per GiB written by the
 host against WAF, a point per run, labelled by its setting. Each run's totals are its
 measured part as ftl-sim's summary.json gives them (energy_j, j_per_gib_written, waf),
-else stats.csv's energy_j and host_write_bytes summed over the benchmark window (the
-phase's exact counts where phases.csv snapshots them) with the window's WAF.
+else stats.csv's energy_j and host_write_bytes summed over the window (the phase's exact
+counts where phases.csv snapshots them) with the window's WAF.
 
 A run without the columns a figure needs is one line naming the file and the column.
 """
