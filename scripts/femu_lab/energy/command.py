@@ -69,6 +69,10 @@ def _common(parser, out_default):
     lab_options.add_ssd_options(parser, DEFAULT_CONFIG, "SSD configuration (default "
                                 "conf/lab-1g.conf; energy=on is set for every run)",
                                 "override one configuration key in every run (repeatable)")
+    parser.add_argument("--nand-energy", type=Path, default=runs.DEFAULT_NAND,
+                        metavar="PROFILE", help="the NAND energy figures (nand_vcc_mv, "
+                        "nand_icc_*_ua, nand_io_pj_per_byte) this profile gives, for those "
+                        "the configuration lacks (default conf/nand/slc.conf)")
     lab_options.add_seed_option(parser, "seed of the workloads and the trace (default 1)")
     lab_options.add_out_folder(parser, f"lab folder (default {out_default})")
     parser.add_argument("--quick", action="store_true", help="a short lab (the tests')")

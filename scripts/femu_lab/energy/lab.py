@@ -18,11 +18,27 @@ def _folder(args, name: str) -> Path:
         runs.RESULTS_ROOT / f"energy-{name}-{args.config.stem}"
 
 
-def _user(args):
+def _user(args, ftl_sim: Path):
+    """--set's keys with energy=on, and the NAND energy figures the configuration lacks
+    from --nand-energy's profile; (keys, a note saying where the figures came from)."""
     user = devconfig.parse_overrides(args.overrides)
     if user.get("energy", "on") != "on":
         raise UsageError(f"--set energy={user['energy']}: the energy labs need energy=on")
-    return user
+    plain = devconfig.load(args.config, {k: v for k, v in user.items() if k != "energy"},
+                           ftl_sim)
+    lacking = runs.lacking_nand(plain.values, user)
+    note = "NAND energy figures: the configuration's"
+    if lacking:
+        figures = runs.profile_figures(args.nand_energy)
+        user.update({key: figures[key] for key in lacking})
+        note = (f"NAND energy figures from {_shown(args.nand_energy)} (the configuration "
+                f"has none): {', '.join(f'{key}={figures[key]}' for key in lacking)}")
+    return {**user, "energy": "on"}, note
+
+
+def _shown(path: Path) -> str:
+    root = f"{runs.paths.REPO_ROOT}/"
+    return str(path.resolve()).replace(root, "")
 
 
 def _finish(say, out: TextIO, md: Path, written: List[Path], count: int, folder: Path):
@@ -34,7 +50,7 @@ def _finish(say, out: TextIO, md: Path, written: List[Path], count: int, folder:
 
 
 def run_waf(args, ftl_sim: Path, say, out: TextIO) -> int:
-    user = _user(args)
+    user, nand_note = _user(args, ftl_sim)
     for key in ("placement", "gc_policy"):
         if key in user:
             raise UsageError(f"--set {key}: the lab sets it per run (use "
@@ -76,8 +92,8 @@ def run_waf(args, ftl_sim: Path, say, out: TextIO) -> int:
             f"{row['waf']:.3f}, {row['j_per_gib_written']:.3f} J/GiB")
     picked = waf_lab.closest(rows, waf_lab.TARGETS)
     sets = " ".join(f"--set {item}" for item in args.overrides)
-    notes = [f"configuration {args.config}{' ' + sets if sets else ''}, energy=on; "
-             f"{logical >> 20} MiB logical",
+    notes = [f"configuration {_shown(args.config)}{' ' + sets if sets else ''}, energy=on; "
+             f"{logical >> 20} MiB logical", nand_note,
              f"every run: its fill (not measured), then {io_bytes / (1 << 30):g} GiB of writes "
              f"at QD {waf_lab.QD}, seed {args.seed}; hotcold with hot_threshold="
              f"{args.hot_threshold}",
@@ -89,8 +105,8 @@ def run_waf(args, ftl_sim: Path, say, out: TextIO) -> int:
 
 
 def run_apst(args, ftl_sim: Path, say, out: TextIO) -> int:
-    user = _user(args)
-    base = devconfig.load(args.config, {**user, "energy": "on"}, ftl_sim)
+    user, nand_note = _user(args, ftl_sim)
+    base = devconfig.load(args.config, user, ftl_sim)
     nonop = apst_lab.states(base.values)
     apst_lab.check_table(nonop, str(args.config))
     if args.trace is not None and not args.trace.is_file():
@@ -135,9 +151,9 @@ def run_apst(args, ftl_sim: Path, say, out: TextIO) -> int:
         written.append(save(power_figure(loaded, f"APST {setting}", energy_window(loaded)),
                             folder, f"power-{setting}", "png"))
     sets = " ".join(f"--set {item}" for item in args.overrides)
-    notes = [f"configuration {args.config}{' ' + sets if sets else ''}, energy=on; "
+    notes = [f"configuration {_shown(args.config)}{' ' + sets if sets else ''}, energy=on; "
              f"{len(nonop)} power states, non-operational: "
-             f"{', '.join(f'PS{n}' for n, flag in enumerate(nonop) if flag)}",
+             f"{', '.join(f'PS{n}' for n, flag in enumerate(nonop) if flag)}", nand_note,
              said, "every run: a sequential fill (not measured), then the trace open-loop "
              "at its own times (addresses scaled onto the device)",
              "latencies of every request (the default trace has reads only); energy and "

@@ -28,6 +28,36 @@ PARTS = ("nand_read", "nand_program", "nand_erase", "channel", "link", "controll
          "static")
 
 
+NAND_KEYS = ("nand_vcc_mv", "nand_icc_read_ua", "nand_icc_prog_ua", "nand_icc_erase_ua",
+             "nand_io_pj_per_byte")
+# lab-1g's flash (4 KiB pages, 40 us reads, 200 us programs, 2 ms erases) is SLC-like:
+# conf/nand/slc.conf's figures are a datasheet's (docs/energy.md)
+DEFAULT_NAND = paths.REPO_ROOT / "conf" / "nand" / "slc.conf"
+
+
+def profile_figures(path: Path) -> Dict[str, str]:
+    """The NAND energy figures of a conf/nand profile (key=value lines, '#' comments);
+    UsageError naming the file and the key it lacks."""
+    try:
+        lines = path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"--nand-energy {path}: cannot read: {error}") from None
+    found = {}
+    for line in lines:
+        key, sep, value = line.split("#", 1)[0].partition("=")
+        if sep and key.strip() in NAND_KEYS:
+            found[key.strip()] = value.strip()
+    for key in NAND_KEYS:
+        if not found.get(key, "").isdigit():
+            raise UsageError(f"--nand-energy {path}: no {key}=<whole number> line")
+    return found
+
+
+def lacking_nand(values: Mapping[str, str], user: Mapping[str, str]) -> List[str]:
+    """The NAND figures the effective configuration leaves at 0 and --set does not give."""
+    return [key for key in NAND_KEYS if values.get(key, "0") == "0" and key not in user]
+
+
 class RunReadError(RunFailure):
     """A run folder whose summary.json is missing or lacks a figure; one line."""
 
