@@ -50,11 +50,11 @@ def _finish(say, out: TextIO, md: Path, written: List[Path], count: int, folder:
 
 
 def run_waf(args, ftl_sim: Path, say, out: TextIO) -> int:
-    user, nand_note = _user(args, ftl_sim)
     for key in ("placement", "gc_policy"):
-        if key in user:
+        if key in devconfig.parse_overrides(args.overrides):
             raise UsageError(f"--set {key}: the lab sets it per run (use "
                              f"{waf_lab.SETTING_KEYS[key]})")
+    user, nand_note = _user(args, ftl_sim)
     placements = args.placements or list(waf_lab.PLACEMENTS)
     policies = args.policies or list(waf_lab.QUICK_POLICIES if args.quick else waf_lab.POLICIES)
     workloads = args.workloads or list(waf_lab.QUICK_WORKLOADS if args.quick
