@@ -141,14 +141,14 @@ def power_figure(run, label, window):
                   "of stats.csv rows in the window", fontsize=10)
     top.set_ylabel("power (W), mean per interval")
     top.grid(True, linestyle="--", color="0.85", linewidth=0.8)
-    style.interval_line(top, x_start, x_end, rows["power_w"], label="power_w")
+    style.interval_line(top, x_start, x_end, rows["power_w"], label="power_w")   # no legend:
+    # the axis says what it is, and the extremes' labels keep the room
     style.mark_extremes(top, x_end, rows["power_w"])
     style.nice_ylim(top, rows["power_w"])
     if bottom is None:
         top.set_xlabel("time (s)")
         top.annotate("one power state (no ps<N>_ms columns)", (0.01, 0.02),
                      xycoords="axes fraction", fontsize=8, color="0.4")
-        top.legend(loc="upper right", fontsize=8)
         figure.tight_layout()
         return figure
     _state_panel(run, rows, columns, bottom, x_start, x_end, top)
@@ -179,21 +179,18 @@ def _state_panel(run, rows, columns, axes, x_start, x_end, top):
         share = nonop_share(rows, columns, nonop).to_numpy()
         right = axes.twinx()
         edges = np.column_stack((x_start.to_numpy(), x_end.to_numpy())).ravel()
-        right.fill_between(edges, np.repeat(share * 100.0, 2), step=None, color=NONOP_SHADE,
-                           alpha=0.6, linewidth=0, label="time non-operational (%)")
+        right.fill_between(edges, np.repeat(share * 100.0, 2), color=NONOP_SHADE, alpha=0.6,
+                           linewidth=0, label="time non-operational (%); shaded above: "
+                                              "intervals more than half of it")
         right.set_ylim(0, 100)
         right.set_ylabel("non-operational (% of interval)")
         right.set_zorder(axes.get_zorder() - 1)
         axes.patch.set_visible(False)
         right.legend(loc="lower right", fontsize=8)
-        label = "interval more than half non-operational"
         for start, end, value in zip(x_start, x_end, share):   # the same time above
             if value > 0.5:
-                top.axvspan(start, end, color=NONOP_SHADE, alpha=0.5, linewidth=0, gid="nonop",
-                            label=label)
-                label = None
+                top.axvspan(start, end, color=NONOP_SHADE, alpha=0.4, linewidth=0, gid="nonop")
     axes.legend(loc="upper right", fontsize=8)
-    top.legend(loc="upper right", fontsize=8)
 
 
 def run_totals(run, label, explicit=None):
