@@ -103,8 +103,8 @@ static inline uint16_t femu_dnr(uint16_t status)
 #define FEMU_FDP_MAX_EVENTS     63      /* FDP events kept per list (the log's room) */
 #define FEMU_FDP_EVENT_BYTES    64      /* one FDP Event data structure */
 
-/* Room for every FTL key (ftl_config_key()); checked when the class is built. */
-#define FEMU_FTL_KEYS_MAX       96
+/* Room for every FTL key (ftl_config_key(), 225 the power states'): checked at class init. */
+#define FEMU_FTL_KEYS_MAX       384
 
 /* One FTL key exposed as a device property. */
 typedef struct FemuFtlProperty {
@@ -166,8 +166,9 @@ typedef struct FemuRequest {
      * poller fetched it. ftl.ranges, when set, is g_new memory the request owns
      * (femu_req_free frees it): FTL_OP_TRIM's Dataset Management ranges, FTL_OP_COPY's
      * sources, FTL_OP_ZONE_MGMT's zones, and FTL_OP_FORMAT's namespaces (each range
-     * formatted by itself). In the zoned namespace (cmd/io/zns.c) the zone operations are
-     * admitted at fetch (FTL_REQ_ADMITTED) and slba/nlb are zoned sectors.
+     * formatted by itself); so is ftl.power (FTL_OP_POWER's, cmd/admin/power_features.c).
+     * In the zoned namespace (cmd/io/zns.c) the zone operations are admitted at fetch
+     * (FTL_REQ_ADMITTED) and slba/nlb are zoned sectors.
      */
     struct ftl_request ftl;
     /* A write's FTL sectors [pre_first, pre_first + pre_count) as they were before it
@@ -268,7 +269,10 @@ typedef struct FemuFdp {
  */
 typedef struct FemuFeatures {
     uint32_t arbitration;
-    uint32_t power_mgmt;
+    uint32_t power_mgmt;            /* 02h, 0Ch as set (cmd/admin/power_features.c) */
+    uint32_t apst_enable;
+    uint64_t apst_table[FTL_PS_MAX];
+    bool power_changed;             /* either set since the last reset */
     uint32_t temp_threshold[2];     /* kelvin, by THSEL: */
 #define FEMU_THSEL_OVER     0
 #define FEMU_THSEL_UNDER    1

@@ -19,6 +19,9 @@ MEDIA_KEYS = {"secsz", "secs_per_pg", "pgs_per_blk", "pg_rd_lat", "pg_wr_lat", "
 # Media of several bits per cell that an SLC cache could use also give SLC-mode latencies.
 SLC_MODE_KEYS = {"slc_pg_rd_lat", "slc_pg_wr_lat", "slc_blk_er_lat"}
 SLC_MODE_PROFILES = {"tlc", "qlc"}
+# Every profile gives the energy model's NAND figures (docs/energy.md).
+ENERGY_KEYS = {"nand_vcc_mv", "nand_icc_read_ua", "nand_icc_prog_ua", "nand_icc_erase_ua",
+               "nand_io_pj_per_byte"}
 # 4 KiB SLC pages and 64-page blocks shrink both geometries below their logical size.
 REFUSED = {
     ("conf/lab-1g.conf", "slc"): "conf/lab-1g.conf:10: devsz_mb: logical size 768 MiB must "
@@ -49,7 +52,8 @@ def test_profiles_hold_media_keys_only_each_with_its_source(repo_root):
     for name in PROFILES:
         lines = (repo_root / "conf" / "nand" / f"{name}.conf").read_text().splitlines()
         settings = [line for line in lines if line.strip() and not line.startswith("#")]
-        want = MEDIA_KEYS | (SLC_MODE_KEYS if name in SLC_MODE_PROFILES else set())
+        want = (MEDIA_KEYS | ENERGY_KEYS |
+                (SLC_MODE_KEYS if name in SLC_MODE_PROFILES else set()))
         assert {line.split("=", 1)[0] for line in settings} == want, name
         assert all("#" in line and line.split("#", 1)[1].strip() for line in settings), name
 

@@ -319,16 +319,16 @@ def test_femu_records_that_are_not_block_requests_are_counted(femu_trace, tmp_pa
     Format, a write cache switch, key-value commands with a store's life and an Identify):
     info counts them apart, convert leaves them out and says how many, never silently."""
     path = tmp_path / "mixed.trace"
-    path.write_text("V 7\nP 0 run\nKC 1 2 0 2048 65536\nW 2 0 8 1 0\nKS 3 2 6b 10 1 0\n"
+    path.write_text("V 8\nP 0 run\nKC 1 2 0 2048 65536\nW 2 0 8 1 0\nKS 3 2 6b 10 1 0\n"
                     "Y 4 0 8 1\nWC 5 1 1\nR 6 0 8 1\nX 7 1 0 8 0\nKX 8 2\n"
-                    "N 9 1 admin 0 4096\nE 9\n")
+                    "N 9 1 admin 0 4096\nPS 9 3\nPA 9 1 100:3\nPG 9\nE 9\n")
     facts = info(femu_trace, path)
     assert (facts["records"], facts["writes"], facts["reads"]) == (2, 1, 1)
-    assert facts["not_block"] == 7
-    assert "not block       7 (verify" in femu_trace("info", path).stdout
+    assert facts["not_block"] == 10
+    assert "not block       10 (verify" in femu_trace("info", path).stdout
     out = tmp_path / "mixed.fio"
     proc = femu_trace("convert", path, out, "--to", "fio-iolog")
-    assert "7 verify, format, zone, copy, FDP, write cache, key-value or admin requests are " \
-           "not block requests: left out" in proc.stderr
+    assert "10 verify, format, zone, copy, FDP, write cache, key-value, admin or power " \
+           "requests are not block requests: left out" in proc.stderr
     assert sum(1 for line in out.read_text().splitlines()
                if " write " in line or " read " in line) == 2

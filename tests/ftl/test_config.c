@@ -151,7 +151,7 @@ static void test_get_and_keys(void)
         CHECK(ftl_config_set(&copy, key, buf, err, sizeof(err)) == 0);
         CHECK(memcmp(&copy, &cfg, sizeof(cfg)) == 0);
     }
-    CHECK_EQ_U64(n, 82);
+    CHECK_EQ_U64(n, 91 + 1 + 7 * FTL_PS_MAX);   /* ps_count, psN_* */
     /* a file's origin is tracked for every key */
     CHECK(n <= FTL_CONFIG_ORIGIN_KEYS);
     CHECK(ftl_config_get(&cfg, "placement", buf, sizeof(buf)) == 0 && !strcmp(buf, "single"));

@@ -271,7 +271,7 @@ static void test_version2_errors(void)
     }
     snprintf(many + n, sizeof(many) - (size_t)n, "\n");
     EXPECT_ERROR(many, 0, 2, "more than 256 ranges");
-    EXPECT_ERROR("V 8\n", 0, 1, "trace version 8 is not supported");
+    EXPECT_ERROR("V 9\n", 0, 1, "trace version 9 is not supported");
     EXPECT_ERROR("V 1\n", 0, 1, "trace version 1 is not supported");
     EXPECT_ERROR("V 2\nZW 0 0 8 2\n", 0, 2, "unknown op 'ZW'");   /* version 3's */
     EXPECT_ERROR("V 2\nC 0 1 0 0 8 8\n", 0, 2, "unknown op 'C'");
@@ -590,8 +590,8 @@ static void test_writer_round_trip_v3(void)
     CHECK_CONTAINS(err, "a zone or copy command needs a version-3 trace");
     CHECK(io_trace_write_request(w, &reqs[0], err, sizeof(err)) == 0);
     io_trace_writer_close(w, 0, NULL, 0);
-    CHECK(io_trace_writer_open_version(path, "test", 0, 512, 8, err, sizeof(err)) == NULL);
-    CHECK_CONTAINS(err, "trace version 8: this writer writes 2 to 7");
+    CHECK(io_trace_writer_open_version(path, "test", 0, 512, 9, err, sizeof(err)) == NULL);
+    CHECK_CONTAINS(err, "trace version 9: this writer writes 2 to 8");
     unlink(path);
 }
 

@@ -77,7 +77,7 @@ static void test_version_choice(void)
     CHECK(io_trace_version_for(true, false) == 3);
     CHECK(io_trace_version_for(false, true) == 4);
     CHECK(io_trace_version_for(true, true) == 4);
-    CHECK(IO_TRACE_VERSION == 7);
+    CHECK(IO_TRACE_VERSION == 8);
 }
 
 static void test_version4_records(void)
@@ -122,8 +122,8 @@ static void test_version4_errors(void)
     EXPECT_ERROR("V 4\nW 0 1 8 1 h\n", 0, 2, "placement 'h' is not a decimal number");
     EXPECT_ERROR("V 4\nW 0 1 8 1 2147483648\n", 0, 2, "W: placement 2147483648 is too large");
     EXPECT_ERROR("V 4\nW 0 1 8 1\n", 0, 2, "W: too few fields");
-    EXPECT_ERROR("V 8\n", 0, 1, "trace version 8 is not supported (this reader knows 1 to 7)");
-    EXPECT_ERROR("V 4 4\n", 0, 1, "want 'V 2', 'V 3', 'V 4', 'V 5', 'V 6' or 'V 7'");
+    EXPECT_ERROR("V 9\n", 0, 1, "trace version 9 is not supported (this reader knows 1 to 8)");
+    EXPECT_ERROR("V 4 4\n", 0, 1, "want 'V 2' to 'V 8'");
 }
 
 int main(void)

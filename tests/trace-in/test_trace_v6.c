@@ -167,7 +167,7 @@ static void test_version6_errors(void)
     EXPECT_ERROR("V 6\nKC 0 1 0 8 -5\n", 0, 2, "KC: capacity '-5' is not a decimal number");
     EXPECT_ERROR("V 6\nKX 0 0\n", 0, 2, "nsid 0 is not a namespace id");
     EXPECT_ERROR("V 6\nQ 0\n", 0, 2, "version 6: KS KR KD KE KL KC KX; fields");
-    EXPECT_ERROR("V 8\n", 0, 1, "trace version 8 is not supported (this reader knows 1 to 7)");
+    EXPECT_ERROR("V 9\n", 0, 1, "trace version 9 is not supported (this reader knows 1 to 8)");
 }
 
 /* Both store options at once, both key cases, and no KV record at all: version 6 reads

@@ -128,7 +128,7 @@ static void report_left_out(const struct conversion *c, const struct writer *w)
     }
     if (c->not_block) {
         one_line(stderr, "femu-trace", "%llu verify, format, zone, copy, FDP, write cache, "
-                 "key-value or admin requests are not block requests: left out",
+                 "key-value, admin or power requests are not block requests: left out",
                  (unsigned long long)c->not_block);
     }
     if (c->fua_writes && w->format != OUT_FEMU) {

@@ -95,7 +95,7 @@ static void print_text(const struct facts *f, enum tin_format format,
            "%" PRIu64 " filtered out)\n", f->records, c->bad, c->zero_length, c->filtered);
     if (c->not_block) {
         printf("not block       %" PRIu64 " (verify, format, zone, copy, FDP, write cache, "
-               "key-value or admin requests: not counted above)\n", c->not_block);
+               "key-value, admin or power requests: not counted above)\n", c->not_block);
     }
     printf("span            %.6f s\n", (double)(f->last_ns - f->first_ns) / 1e9);
     printf("reads / writes  %" PRIu64 " / %" PRIu64 " (%.1f / %.1f MiB)\n", f->ops[TIN_READ],

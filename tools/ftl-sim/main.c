@@ -125,6 +125,9 @@ static int print_config(const struct ftl_config *cfg)
     for (size_t i = 0; ftl_config_key(i); i++) {
         const char *key = ftl_config_key(i);
         char value[64];
+        if (ftl_config_key_unused(cfg, key)) {
+            continue;   /* a power state past ps_count: 0, as its default */
+        }
         ftl_config_get(cfg, key, value, sizeof(value));
         printf("%s=%s  # %s\n", key, value, ftl_config_key_help(key));
     }
@@ -134,7 +137,8 @@ static int print_config(const struct ftl_config *cfg)
 }
 
 /*
- * The version a recording needs: 7 replaying a version-7 trace (commands without FTL
+ * The version a recording needs: 8 with --power-state or --apst or replaying a version-8
+ * trace (power management commands), 7 replaying a version-7 trace (commands without FTL
  * work), 6 with --kv or replaying a version-6 trace (KV commands), 5 replaying a
  * version-5 trace (FUA writes and write cache switches), 4 with FDP handles (their
  * updates), 3 when zone or copy requests may come (a zoned namespace,
@@ -144,7 +148,8 @@ static int print_config(const struct ftl_config *cfg)
 static int trace_out_version(const struct options *o, const struct workload *w)
 {
     int replayed = workload_trace_version(w);
-    return io_trace_version_front(replayed >= 7, o->kv.on || replayed >= 6,
+    return io_trace_version_power(power_options_given(o) || replayed >= 8, replayed >= 7,
+                                  o->kv.on || replayed >= 6,
                                   o->cfg.zoned || replayed == 1 || replayed >= 3,
                                   o->cfg.placement == FTL_PLACEMENT_FDP, replayed >= 5);
 }
@@ -326,6 +331,9 @@ static int run_phases(const struct options *o, struct session *s)
 {
     int rc = sim_run_init(&s->run, s->ftl, s->stats, s->trace, s->err, sizeof(s->err));
     s->run.kv = s->kv.account;
+    if (rc == 0) {
+        rc = power_options_start(&s->run, o, s->now, s->err, sizeof(s->err));
+    }
     if (rc == 0 && o->kv.on) {
         rc = kv_run_load(&s->kv, &s->run, s->w, o->qd, &s->now, s->err, sizeof(s->err));
     }
@@ -354,21 +362,23 @@ static int run_phases(const struct options *o, struct session *s)
     return rc;
 }
 
-/* The run's reason printed, the engine gone, the outputs closed, --state-out saved. */
+/* The run's reason printed, the outputs closed, the engine gone, --state-out saved. */
 static int close_run(const struct options *o, struct session *s, int rc)
 {
     if (rc != 0 && s->err[0]) {
         one_line(stderr, "ftl-sim", "%s", s->err);
     }
-    if (s->run.engine) {
-        sim_run_destroy(&s->run);
-    }
     if (unit_log_close(s->units, s->err, sizeof(s->err))) {
         one_line(stderr, "ftl-sim", "%s", s->err);
         rc = rc ? rc : -1;
     }
+    /* the statistics close while the engine lives: their last rows read the time in
+     * each power state up to the end */
     if (finish_outputs(o, s->ftl, s->stats, s->trace, s->end) != 0) {
         rc = rc ? rc : -1;
+    }
+    if (s->run.engine) {
+        sim_run_destroy(&s->run);
     }
     if (rc == 0 && o->kv.on && kv_run_finish(&s->kv, s->ftl, s->err, sizeof(s->err))) {
         one_line(stderr, "ftl-sim", "%s", s->err);
@@ -414,6 +424,11 @@ static int report(const struct options *o, struct session *s)
     }
     if (o->power_cut) {
         sim_power_cut_text(&s->cut, stdout);
+    }
+    if (s->measured->power_refused) {   /* a replay naming states this drive lacks */
+        printf("power commands refused: %llu of %llu (states past ps_count)\n",
+               (unsigned long long)s->measured->power_refused,
+               (unsigned long long)s->measured->power_cmds);
     }
     struct run_description run_desc;
     describe_run(o, s, &run_desc);

@@ -21,7 +21,8 @@ const char *sim_op_name(enum ftl_op op)
                                          [FTL_OP_KV_LIST] = "key-value list",
                                          [FTL_OP_KV_CREATE] = "key-value store creation",
                                          [FTL_OP_KV_DESTROY] = "key-value store's end",
-                                         [FTL_OP_ADMIN] = "command without FTL work" };
+                                         [FTL_OP_ADMIN] = "command without FTL work",
+                                         [FTL_OP_POWER] = "power management command" };
     return (size_t)op < sizeof(names) / sizeof(names[0]) && names[op] ? names[op]
                                                                      : "request";
 }

@@ -6,6 +6,7 @@
 
 #include "kv_options.h"
 #include "option_values.h"
+#include "power_options.h"
 
 #define FIELD(f) .field = offsetof(struct options, f), .field_size = sizeof(((struct options *)0)->f)
 #define GIVEN(f) .given = offsetof(struct options, f)
@@ -150,12 +151,21 @@ const struct sim_option sim_options[] = {
     TEXT("kv-dump", "FILE", kv.dump, "after the run, every key in key order: KEYHEX SIZE TAG"),
     TEXT("kv-log", "FILE", kv.log,
          "each KV request's status and result, in issue order (docs/kv.md)"),
+    CUSTOM("power-state", "N", option_power_state,
+           "set the drive to NVMe power state N (below ps_count) at the start of\n"
+           "the run, as Set Features Power Management would (a non-operational\n"
+           "one: until the first command; docs/energy.md)"),
+    CUSTOM("apst", "TABLE", option_apst,
+           "the APST table set at the start of the run: off, linux (the table\n"
+           "Linux's nvme driver programs), linux:US (with its\n"
+           "default_ps_max_latency_us = US; 0: off) or STATE:ITPT_MS:ITPS,...\n"
+           "(in STATE, after ITPT_MS idle, move to ITPS, a non-operational state)"),
     TEXT("stats-dir", "DIR", stats_dir, "write the CSV statistics here (created if missing)"),
     TEXT("summary", "FILE", summary_path, "write a JSON summary of the measured part"),
     TEXT("trace-out", "FILE", trace_out,
          "record the requests this run serves as a version-2 trace (version 3\n"
          "with a zoned namespace, or replaying a version-1 or -3 trace;\n"
-         "version 4 with placement=fdp)"),
+         "version 4 with placement=fdp; version 8 with --power-state or --apst)"),
     COUNT("check-every", "N", check_every, 1, UINT64_MAX,
           "run the FTL's invariant checker every N requests (slow; debugging)"),
     TEXT("state-in", "FILE", state_in,
@@ -222,7 +232,7 @@ static const char synopsis[] =
     "               [--stats-dir DIR]\n"
     "               [--summary FILE.json] [--trace-out FILE] [--check-every N] [--print-config]\n"
     "               [--state-in FILE] [--state-out FILE] [--power-cut-at TIME [--lost-out FILE]]\n"
-    "               [--unit-log]\n"
+    "               [--unit-log] [--power-state N] [--apst off|linux[:US]|TABLE]\n"
     "               [--kv [--kv-mix a-f] [--kv-dist uniform|zipfian|latest] [--kv-keys N]\n"
     "                [--kv-ops N] [--kv-value-size SPEC] [--kv-ops-file F] [--kv-dump F]\n"
     "                [--kv-log F]]\n"

@@ -240,4 +240,5 @@ void parse_options(int argc, char **argv, struct options *o)
     combine_configuration(o);
     check_placement_options(o);
     check_kv_options(o);
+    check_power_options(o);
 }

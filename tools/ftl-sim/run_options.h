@@ -10,6 +10,7 @@
 
 #include "femu_ftl/config.h"
 #include "kv_spec.h"
+#include "power_options.h"
 #include "options.h"
 #include "workload.h"
 
@@ -54,6 +55,7 @@ struct options {
     bool qd_given;
     struct tin_settings trace_in;   /* --trace-format and the other --trace-* options */
     struct kv_spec kv;              /* --kv and the --kv-* options */
+    struct power_spec power;        /* --power-state and --apst */
 };
 
 /* One line "ftl-sim: WHY (see ftl-sim --help)" on stderr, then exit 2. */

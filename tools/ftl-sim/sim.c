@@ -17,6 +17,7 @@ struct inflight {
     enum ftl_op op;
     bool refused;           /* the zone rules refused it (no flash work) */
     bool refused_kv;        /* replayed without --kv, a KV rule refused it */
+    bool refused_power;     /* a power command naming a state the drive does not have */
     int kv_status;          /* a KV request: its status (the engine admitted it) */
     struct ftl_time_split split;    /* where its time went (the link and cores model) */
     struct inflight *next_free;
@@ -158,6 +159,12 @@ static int issue(struct sim_run *run, const struct request *req, uint64_t arriva
         slot->bytes = 0;
         return 0;
     }
+    /* A power command naming a state the drive does not have is refused (Invalid Field
+     * in the device): counted (power_refused), the run goes on. */
+    if (r.op == FTL_OP_POWER && status == FTL_E_INVAL) {
+        slot->refused_power = true;
+        return 0;
+    }
     /* A replayed KV command the store's rules refuse completes with that status, as in
      * the device that recorded it: counted (kv_refused), the run goes on. */
     if (kv_command(r.op) && kv_rule_status(status)) {
@@ -267,6 +274,11 @@ static void count_done(struct sim_phase_result *out, const struct inflight *done
     }
     if (done->op == FTL_OP_ADMIN) {
         return;     /* a replayed admin command: no read, no write, not an I/O latency */
+    }
+    if (done->op == FTL_OP_POWER) {     /* nor a power command */
+        out->power_cmds++;
+        out->power_refused += done->refused_power;
+        return;
     }
     latency_hist_add(&out->latency, due - done->issued_ns);
     switch (done->op) {
@@ -563,7 +575,9 @@ static void end_phase(struct phase_loop *L)
     }
     slot_pool_destroy(&L->pool);
     out->end_ns = L->now;
-    ftl_get_counters(L->ftl, &out->after);
+    /* the time in each power state runs on to where the phase ended */
+    ftl_engine_counters_at(L->run->engine, out->recorded_end ? out->recorded_end_ns : L->now,
+                           &out->after);
     out->buf_pending_after = buffer_pending(L->ftl);
 }
 

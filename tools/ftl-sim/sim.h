@@ -46,6 +46,9 @@ struct sim_phase_result {
     uint64_t kv_refused;            /* replayed KV commands (without --kv) the store's
                                      * rules refused: counted, the run goes on */
     uint64_t ruh_updates;           /* completed Reclaim Unit Handle Updates */
+    uint64_t power_cmds;            /* power management commands served (FTL_OP_POWER) */
+    uint64_t power_refused;         /* replayed ones the engine refused (a state the drive
+                                     * does not have): counted, the run goes on */
     /* placement=fdp: the FTL's events (femu_ftl/fdp.h) the loop took after each request,
      * by type (enum ftl_fdp_event_type), and those the FTL dropped before they were taken */
     uint64_t fdp_events[FTL_FDP_EVENT_RU_TIME_LIMIT + 1];

@@ -5,6 +5,7 @@
 
 #include "json_out.h"
 #include "summary_cache.h"
+#include "summary_energy.h"
 #include "summary_front.h"
 #include "summary_hybrid.h"
 #include "summary_kv.h"
@@ -447,6 +448,7 @@ int summary_write_json(FILE *f, const struct ftl *ftl, const struct run_descript
     json_phase_counters(f, ftl, m);
     summary_json_kv(f, ftl, run->kv, m);
     summary_json_front(f, ftl, m);
+    summary_json_energy(f, ftl, m);
     if (run->units) {
         unit_log_json(run->units, ftl, f);
     }
@@ -592,4 +594,5 @@ void summary_print_text(FILE *f, const struct ftl *ftl, const struct sim_phase_r
     print_issue15_counters(f, ftl, m);
     print_zns_counters(f, m);
     summary_print_front(f, ftl, m);
+    summary_print_energy(f, ftl, m);
 }

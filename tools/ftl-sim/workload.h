@@ -110,7 +110,7 @@ struct trace_input_summary {
     uint64_t sector_size;           /* --trace-sector-size (512 by default) */
 };
 void workload_trace_input(const struct workload *w, struct trace_input_summary *out);
-/* The replayed trace's version (1 to 7), or for another format the version that holds
+/* The replayed trace's version (1 to 8), or for another format the version that holds
  * its requests (5 for blkparse, whose FUA writes need it, else 2); 0 for a synthetic
  * workload. */
 int workload_trace_version(const struct workload *w);

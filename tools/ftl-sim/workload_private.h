@@ -29,6 +29,7 @@ struct workload {
     struct tin_settings tin_opts;   /* its options, with the device's capacity in map */
     struct ftl_range ranges[IO_TRACE_MAX_RANGES];   /* the current D or C record's */
     struct trace_range mapped[IO_TRACE_MAX_RANGES]; /* a D record's, moved by the LBA map */
+    struct ftl_power_cmd power;     /* the current PS, PA or PG record's */
     /* zoned modes: the zone written now, blocks of bs written into it since its reset,
      * and what it needs before the next block */
     uint64_t zone, zone_blocks, blocks_per_zone;

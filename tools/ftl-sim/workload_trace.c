@@ -207,6 +207,7 @@ static const enum ftl_op femu_ops[] = {
     [TRACE_KV_DELETE] = FTL_OP_KV_DELETE, [TRACE_KV_EXIST] = FTL_OP_KV_EXIST,
     [TRACE_KV_LIST] = FTL_OP_KV_LIST, [TRACE_KV_CREATE] = FTL_OP_KV_CREATE,
     [TRACE_KV_DESTROY] = FTL_OP_KV_DESTROY, [TRACE_ADMIN] = FTL_OP_ADMIN,
+    [TRACE_POWER] = FTL_OP_POWER,
 };
 
 int replay_next_femu(struct workload *w, struct request *req, char *err, size_t errlen)
@@ -245,6 +246,11 @@ int replay_next_femu(struct workload *w, struct request *req, char *err, size_t 
         .time_ns = rec.time_ns,
     };
     if (rec.op == TRACE_KV_DESTROY) {
+        return 1;
+    }
+    if (rec.op == TRACE_POWER) {    /* the engine checks the states against ps_count */
+        w->power = rec.power;
+        req->ftl.power = &w->power;
         return 1;
     }
     if (rec.op == TRACE_ADMIN) {    /* only the link and the controller charge it */

@@ -1,5 +1,5 @@
 /*
- * femu_trace.c - line reader for block I/O traces, versions 1 to 7 (see femu_trace.h; the
+ * femu_trace.c - line reader for block I/O traces, versions 1 to 8 (see femu_trace.h; the
  * format: hw/femu/ftl/include/femu_ftl/trace.h): the reader's life, lines split into
  * fields and the final error; femu_trace_records.c parses the records, the version
  * line among them.

@@ -4,8 +4,9 @@
  * arrival times, namespace and stream), version 3 (version 2 with zone and copy
  * records), version 4 (version 3 with FDP's reclaim unit handle updates), version 5
  * (version 4 with FUA writes and write cache switches), version 6 (version 5 with the
- * key-value stores' commands) and version 7 (version 6 with the commands that give the FTL
- * no work: admin commands, I/O commands the device answers itself). The format is
+ * key-value stores' commands), version 7 (version 6 with the commands that give the FTL
+ * no work: admin commands, I/O commands the device answers itself) and version 8
+ * (version 7 with NVMe power management: PS, PA, PG). The format is
  * described once, in hw/femu/ftl/include/femu_ftl/trace.h.
  *
  * Lines longer than TRACE_MAX_LINE bytes are rejected, as are NUL bytes. Errors are
@@ -52,6 +53,7 @@ enum trace_op {
     TRACE_KV_CREATE,        /* version 6: KC, KX (a store's life) */
     TRACE_KV_DESTROY,
     TRACE_ADMIN,            /* version 7: N, a command without FTL work */
+    TRACE_POWER,            /* version 8: PS, PA, PG (power), the command in power */
 };
 
 struct trace_range {
@@ -87,6 +89,8 @@ struct trace_record {
                              * nsect) */
     bool io;                /* N: an I/O command (kind io), else an admin command */
     uint32_t data_in, data_out;     /* N: payload bytes from and into the host's memory */
+    struct ftl_power_cmd power;     /* PS (a state 0-31), PA (the table: entries the
+                                     * record leaves out 0:0), PG */
     unsigned long line;     /* 1-based line number in the file */
 };
 
@@ -111,7 +115,7 @@ uint64_t trace_bad_lines(const struct trace_reader *t);
 int trace_next(struct trace_reader *t, struct trace_record *rec, char *err,
                size_t errlen);
 
-/* 1 to 7: known from the first record, which trace_open() reads ahead. */
+/* 1 to 8: known from the first record, which trace_open() reads ahead. */
 int trace_version(const struct trace_reader *t);
 
 /* Close the reader and free it; NULL is fine. */

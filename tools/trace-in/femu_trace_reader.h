@@ -15,7 +15,7 @@ struct trace_reader {
     FILE *f;
     int close_f;            /* 0 for stdin */
     int state;              /* 0 reading, 1 at EOF, -1 failed */
-    int version;            /* 1 to 7 */
+    int version;            /* 1 to 8 */
     bool ended;             /* version 2: the E record was read */
     bool skip_bad;          /* a line that does not parse is counted and passed over */
     uint64_t bad_lines;
@@ -34,7 +34,7 @@ struct trace_reader {
 int trace_fail(struct trace_reader *t, char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* The version line (V n); a version-1 record; a record of version 2 to 7. Each parses the
+/* The version line (V n); a version-1 record; a record of version 2 to 8. Each parses the
  * line's n fields f into r: 0, or -1 after trace_fail. */
 int trace_parse_version(struct trace_reader *t, char **f, int n, char *err, size_t errlen);
 int trace_parse_v1(struct trace_reader *t, char **f, int n, struct trace_record *r,
@@ -48,6 +48,11 @@ int trace_parse_kv(struct trace_reader *t, char **f, int n, struct trace_record 
                    char *err, size_t errlen);
 /* Version 7's N record (femu_trace_admin.c), refused in an older version. */
 int trace_parse_admin(struct trace_reader *t, char **f, int n, struct trace_record *r,
+                      char *err, size_t errlen);
+/* Version 8's PS, PA and PG records (femu_trace_power.c), refused in an older version:
+ * trace_power_op says whether a record's name is one (0) or not (-1). */
+int trace_power_op(const char *name);
+int trace_parse_power(struct trace_reader *t, char **f, int n, struct trace_record *r,
                       char *err, size_t errlen);
 /* A decimal field, at most max, named what in the message; 0 or -1 after trace_fail. */
 int trace_parse_number(struct trace_reader *t, const char *field, const char *what,

@@ -1,8 +1,9 @@
 /*
- * femu_trace_records.c - the records of femu's block I/O traces, versions 1 to 7: their
+ * femu_trace_records.c - the records of femu's block I/O traces, versions 1 to 8: their
  * fields (numbers, times, ranges, namespaces, flags) and each record kind's body, parsed
  * into a trace_record; the first bad field fails the line with a message naming it.
- * Version 6's KV records are femu_trace_kv.c's, version 7's N femu_trace_admin.c's.
+ * Version 6's KV records are femu_trace_kv.c's, version 7's N femu_trace_admin.c's,
+ * version 8's PS PA PG femu_trace_power.c's.
  */
 #include "femu_trace.h"
 #include "femu_trace_reader.h"
@@ -162,7 +163,7 @@ static const char v3_usage[] = "; version 3: ZW t lba nsect nsid, ZA t zslba nse
 static const char *const later_records[] = {
     [3] = "; version 3: ZW ZA ZR ZM C", [4] = "; version 4: U",
     [5] = "; version 5: WC and W's fua", [6] = "; version 6: KS KR KD KE KL KC KX",
-    [7] = "; version 7: N",
+    [7] = "; version 7: N", [8] = "; version 8: PS PA PG",
 };
 _Static_assert(sizeof(later_records) / sizeof(later_records[0]) == IO_TRACE_VERSION + 1,
                "a new trace version names its records here");
@@ -388,6 +389,9 @@ int trace_parse_v2(struct trace_reader *t, char **f, int n, struct trace_record 
     if (strcmp(f[0], "N") == 0) {
         return trace_parse_admin(t, f, n, r, err, errlen);
     }
+    if (trace_power_op(f[0]) == 0) {
+        return trace_parse_power(t, f, n, r, err, errlen);
+    }
     /* version 5: a FUA write ends with the word fua */
     if (t->version >= 5 && op == 'W' && n == 7 && strcmp(f[6], "fua") == 0) {
         r->fua = true;
@@ -532,8 +536,7 @@ int trace_parse_version(struct trace_reader *t, char **f, int n, char *err, size
     uint64_t v;
 
     if (n != 2) {
-        return trace_fail(t, err, errlen, "V: want 'V 2', 'V 3', 'V 4', 'V 5', 'V 6' or "
-                          "'V 7'");
+        return trace_fail(t, err, errlen, "V: want 'V 2' to 'V %d'", IO_TRACE_VERSION);
     }
     NUMBER(f[1], "version", &v);
     if (v < 2 || v > IO_TRACE_VERSION) {

@@ -61,7 +61,7 @@ struct tin_counts {
     uint64_t filtered;          /* requests another host, disk or device's (filters) */
     uint64_t not_block;         /* femu's records of requests no block request holds
                                  * (verify, format, zone, copy, FDP, write cache,
-                                 * key-value, admin): passed over */
+                                 * key-value, admin, power): passed over */
 };
 
 struct tin_reader;
@@ -86,7 +86,7 @@ enum tin_format tin_format_of(const struct tin_reader *r);
 /* Whether the format's records carry arrival times (fio iolog version 2: its waits). */
 bool tin_timed(const struct tin_reader *r);
 const struct tin_counts *tin_counts_of(const struct tin_reader *r);
-/* femu's own format: the version (1 to 7) of the file, else 0. */
+/* femu's own format: the version (1 to 8) of the file, else 0. */
 int tin_femu_version(const struct tin_reader *r);
 /* The filters applied, as text for a summary ("host=X disk=N", "" for none). */
 void tin_filters_text(const struct tin_options *opt, char *buf, size_t len);

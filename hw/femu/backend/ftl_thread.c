@@ -116,10 +116,12 @@ static bool femu_ftl_stale(FemuCtrl *n, const FemuRequest *req)
            !req->keep_on_reset && req->epoch != qatomic_read(&n->epoch);
 }
 
-/* One engine call: its completion time in *done_ns, the GC it caused traced. */
-static int femu_ftl_serve(FemuCtrl *n, const struct ftl_request *r, uint64_t *done_ns)
+/* One engine call: its completion time in *done_ns, the GC it caused traced; the power
+ * state it left the drive in, in *power_state when not NULL. */
+static int femu_ftl_serve_state(FemuCtrl *n, const struct ftl_request *r, uint64_t *done_ns,
+                                uint32_t *power_state)
 {
-    struct ftl_served served;
+    struct ftl_served served = { 0 };
     int rc = ftl_engine_serve(n->engine, r, &served);
 
     if (served.fg.lines || served.fg.moved_pages) {
@@ -131,7 +133,15 @@ static int femu_ftl_serve(FemuCtrl *n, const struct ftl_request *r, uint64_t *do
                       served.bg.erased_blocks, r->arrival_ns);
     }
     *done_ns = served.done_ns;
+    if (power_state) {
+        *power_state = served.power_state;
+    }
     return rc;
+}
+
+static int femu_ftl_serve(FemuCtrl *n, const struct ftl_request *r, uint64_t *done_ns)
+{
+    return femu_ftl_serve_state(n, r, done_ns, NULL);
 }
 
 /* Format NVM: one FTL format per namespace (a range each); done with the last erase. */
@@ -173,10 +183,12 @@ static void femu_ftl_ruh_update(FemuCtrl *n, FemuRequest *req, uint64_t *done_ns
  * the FTL's own. */
 static void femu_ftl_work(FemuCtrl *n, FemuRequest *req, uint64_t *done_ns)
 {
+    uint32_t power_state = 0;
+
     if (req->pre_data) {
         femu_power_cut_before_serve(n, req);
     }
-    int rc = femu_ftl_serve(n, &req->ftl, done_ns);
+    int rc = femu_ftl_serve_state(n, &req->ftl, done_ns, &power_state);
 
     femu_power_cut_after_serve(n, req);     /* the pre-images of what it buffered */
 
@@ -187,6 +199,10 @@ static void femu_ftl_work(FemuCtrl *n, FemuRequest *req, uint64_t *done_ns)
     /* Served: what the poller found at fetch (marked LBAs, a miscompare) stands, unless
      * the FTL failed the request itself. */
     req->status = rc == FTL_OK ? req->status_on_done : femu_ftl_status(rc);
+    if (rc == FTL_OK && req->ftl.op == FTL_OP_POWER &&
+        req->ftl.power->action == FTL_POWER_GET_STATE) {
+        req->result |= power_state;     /* Get Features 02h: PS beside the host's WH */
+    }
 }
 
 static void femu_ftl_execute(FemuCtrl *n, FemuRequest *req, uint64_t now)

@@ -11,14 +11,17 @@
 #include "ctrl/request.h"
 
 /*
- * What a request owns besides itself: the ranges a command gave its FTL work (femu.h,
- * always its own g_new memory, const only for the engine's sake) and a write's pre-image.
+ * What a request owns besides itself: the ranges a command gave its FTL work and a power
+ * command's (femu.h, always its own g_new memory, const only for the engine's sake) and
+ * a write's pre-image.
  */
 static void femu_req_free_owned(FemuCtrl *n, FemuRequest *req)
 {
     g_free((struct ftl_range *)req->ftl.ranges);
     req->ftl.ranges = NULL;
     req->ftl.nranges = 0;
+    g_free((struct ftl_power_cmd *)req->ftl.power);
+    req->ftl.power = NULL;
     if (req->pre_data) {        /* a write's pre-image bytes (backend/power_cut.c) */
         qatomic_sub(&n->power_cut.captured, req->pre_count * n->secsz);
         g_free(req->pre_data);

@@ -43,6 +43,7 @@
 #include "top/ctrl_state.h"
 #include "top/poll_window.h"
 #include "top/poller.h"
+#include "top/power_counters.h"
 #include "top/realize_config.h"
 #include "top/state.h"
 #include "top/state_parts.h"
@@ -430,6 +431,7 @@ static void femu_instance_init(Object *obj)
     femu_state_instance_init(n);
     femu_power_cut_instance_init(n);
     femu_poll_instance_init(n);
+    femu_power_counters_instance_init(n);
 }
 
 static void femu_instance_finalize(Object *obj)

@@ -9,6 +9,9 @@
  * feature is saveable (1Dh and 1Eh are: NVMe 2.1 says they shall be), its functions keep
  * the saved value. Set Features with SV on any other is Feature Identifier Not Saveable.
  *
+ * Power Management (02h) and Autonomous Power State Transition (0Ch, offered when some
+ * power state is non-operational) are the FTL's power-state model's: cmd/admin/power_features.c.
+ *
  * Volatile Write Cache (06h) is the FTL's write buffer (femu_ftl/ftl.h,
  * ftl_set_write_cache): offered only when the FTL has one (write_buffer_sectors > 0, and
  * then Identify's VWCP is set). NVMe 1.0 already told the host not to send Set or Get
@@ -30,6 +33,8 @@
 #include "qemu/osdep.h"
 
 #include "cmd/admin/features.h"
+#include "cmd/admin/power_desc.h"
+#include "cmd/admin/power_features.h"
 #include "cmd/core/cmd.h"
 #include "cmd/core/ns_table.h"
 #include "cmd/fdp/fdp.h"
@@ -95,11 +100,6 @@ static bool femu_feature_vector(FemuCtrl *n, uint32_t dw11, unsigned *index)
 {
     *index = dw11 & 0xffff;
     return *index < n->num_vectors;
-}
-
-static bool femu_feature_one_power_state(FemuCtrl *n, uint32_t dw11)
-{
-    return (dw11 & 0x1f) == 0;   /* PS 0 only */
 }
 
 static bool femu_feature_no_dulbe(FemuCtrl *n, uint32_t dw11)
@@ -200,8 +200,7 @@ static bool femu_feature_vwc_reset(FemuCtrl *n)
 static const FemuFeature femu_features[] = {
     [NVME_ARBITRATION] = { FEMU_FIELD(arbitration), .writable = UINT32_MAX },
     [NVME_POWER_MANAGEMENT] = {
-        FEMU_FIELD(power_mgmt), .writable = 0xff,
-        .settable = femu_feature_one_power_state,
+        .supported = true, .get = femu_power_get_feature, .set = femu_power_set_feature,
     },
     [NVME_TEMPERATURE_THRESHOLD] = {
         FEMU_FIELD(temp_threshold), .writable = 0xffff, .element = femu_feature_thsel,
@@ -227,6 +226,10 @@ static const FemuFeature femu_features[] = {
     },
     [NVME_WRITE_ATOMICITY] = { FEMU_FIELD(write_atomicity), .writable = 1 },
     [NVME_ASYNCHRONOUS_EVENT_CONF] = { FEMU_FIELD(async_config), .writable = UINT32_MAX },
+    [FEMU_FEAT_APST] = {
+        .supported = true, .get = femu_apst_get_feature, .set = femu_apst_set_feature,
+        .offered = femu_power_apst_offered,
+    },
     [FEMU_FEAT_LBA_STATUS_ATTRS] = {
         .supported = true, .computed = femu_feature_lba_status_attrs,
     },
@@ -279,9 +282,15 @@ void femu_features_init(FemuCtrl *n)
 void femu_features_reset(FemuCtrl *n)
 {
     bool wce = femu_feature_vwc_reset(n);
+    FemuFeatures before = n->features;
 
     femu_features_init(n);
     n->features.vwc = wce;
+    if (!femu_power_reset(n, &before)) {    /* no request for it: 0Ch as the FTL has it */
+        n->features.apst_enable = before.apst_enable;
+        memcpy(n->features.apst_table, before.apst_table, sizeof(before.apst_table));
+        n->features.power_changed = true;
+    }
 }
 
 void femu_features_ns_reset(FemuCtrl *n, uint32_t nsid)

@@ -9,6 +9,7 @@
 #include "hw/pci/pci_ids.h"
 
 #include "cmd/admin/identify.h"
+#include "cmd/admin/power_desc.h"
 #include "cmd/core/cmd.h"
 #include "cmd/core/ns_table.h"
 #include "cmd/fdp/fdp.h"
@@ -88,9 +89,7 @@ static void femu_identify_ctrl(FemuCtrl *n, NvmeIdCtrl *id)
     stl_le_p((uint8_t *)id + FEMU_ID_CTRL_MNAN, FEMU_MAX_NAMESPACES);
     snprintf((char *)id->subnqn, sizeof(id->subnqn), "nqn.2026-11.io.femu:%s",
              n->serial_number);
-    id->psd[0].mp = cpu_to_le16(2500);              /* 25 W, in 0.01 W */
-    id->psd[0].enlat = cpu_to_le32(16);
-    id->psd[0].exlat = cpu_to_le32(4);
+    femu_power_identify(n, id);                     /* NPSS, APSTA, the descriptors */
 }
 
 /* NVM command set specific controller data (CNS 06h, CSI 00h): the Verify and DSM limits. */

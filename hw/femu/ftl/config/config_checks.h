@@ -20,7 +20,9 @@ int config_check_flash(const struct ftl_config *cfg, char *err, size_t errlen);
 int config_check_read_retry(const struct ftl_config *cfg, char *err, size_t errlen);
 int config_check_placement(const struct ftl_config *cfg, char *err, size_t errlen);
 int config_check_gc(const struct ftl_config *cfg, char *err, size_t errlen);
+int config_check_power(const struct ftl_config *cfg, char *err, size_t errlen);
 int config_check_front(const struct ftl_config *cfg, char *err, size_t errlen);
+int config_check_energy(const struct ftl_config *cfg, char *err, size_t errlen);
 
 /* The layout (config_layout.c) and the parts of it each concern derives. */
 int config_derive_layout(const struct ftl_config *cfg, struct ftl_geometry *g,

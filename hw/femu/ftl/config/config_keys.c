@@ -17,7 +17,9 @@ static const struct config_key_group *const groups[] = {
     &config_zns_keys,
     &config_slc_keys,
     &config_kv_keys,
+    &config_power_keys,
     &config_front_keys,
+    &config_energy_keys,
 };
 
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))

@@ -4,6 +4,7 @@
 #ifndef FTL_CONFIG_CONFIG_KEYS_H
 #define FTL_CONFIG_CONFIG_KEYS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,11 +61,19 @@ extern const struct config_key_group config_rcache_keys;
 extern const struct config_key_group config_zns_keys;
 extern const struct config_key_group config_slc_keys;
 extern const struct config_key_group config_kv_keys;
+extern const struct config_key_group config_power_keys;
 extern const struct config_key_group config_front_keys;
+extern const struct config_key_group config_energy_keys;
 
 /* The assembled table: its length, its index-th row, the row named (or aliased) name. */
 size_t config_key_count(void);
 const struct config_key *config_key_at(size_t index);
 const struct config_key *config_key_find(const char *name);
+
+/* The energy model's keys (config_keys_energy.c): whether key is one (they change no
+ * state, so a state file may differ in them or lack them), and the NAND figures
+ * energy=on needs, by index in the order it checks them (NULL past the last). */
+bool config_key_is_energy(const char *key);
+const char *config_energy_figure(size_t index);
 
 #endif

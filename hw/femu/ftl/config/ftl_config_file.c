@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config/config_keys.h"
+
 #define MAX_LINE 1024
 /* A configuration is a few hundred lines at most; a bigger file is not one (and /dev/zero
  * or a FIFO named by an include must not keep the reader busy or blocked). */
@@ -304,6 +306,39 @@ int ftl_config_load_file(struct ftl_config *cfg, const char *path, char *err, si
     return ftl_config_combine_file(cfg, NULL, path, err, errlen);
 }
 
+/*
+ * A NAND figure energy=on found missing was set by no file: say where the others came
+ * from (the profile that left it out) or, with none, where energy=on was set, as
+ * " (...)" in note; "" when nothing is known or key is no such figure.
+ */
+static void missing_figure_note(const struct ftl_config_origins *origins, const char *key,
+                                char *note, size_t len)
+{
+    bool figure = false;
+    const char *other = NULL, *where = NULL;
+
+    note[0] = '\0';
+    for (size_t i = 0; config_energy_figure(i); i++) {
+        const char *f = config_energy_figure(i);
+        if (strcmp(f, key) == 0) {
+            figure = true;
+        } else if (!where && (where = ftl_config_origin_of(origins, f))) {
+            other = f;
+        }
+    }
+    if (!figure) {
+        return;
+    }
+    if (where) {
+        const char *colon = strrchr(where, ':');
+        int file_len = colon ? (int)(colon - where) : (int)strlen(where);
+        snprintf(note, len, " (%.*s gives %s but not %s)", file_len, where, other, key);
+    } else if ((where = ftl_config_origin_of(origins, "energy"))) {
+        snprintf(note, len, " (energy=on at %s; no NAND profile with energy figures was "
+                 "read)", where);
+    }
+}
+
 int ftl_config_validate_combined(const struct ftl_config *cfg,
                                  const struct ftl_config_origins *origins,
                                  struct ftl_geometry *geo, char *err, size_t errlen)
@@ -320,11 +355,15 @@ int ftl_config_validate_combined(const struct ftl_config *cfg,
         key[n] = '\0';
     }
     const char *where = ftl_config_origin_of(origins, key);
+    char note[FTL_CONFIG_ORIGIN_LEN + 128] = "";
+    if (!where) {
+        missing_figure_note(origins, key, note, sizeof(note));   /* a key left out */
+    }
     if (err && errlen) {
         if (where) {
             snprintf(err, errlen, "%s: %s", where, msg);
         } else {
-            snprintf(err, errlen, "%s", msg);
+            snprintf(err, errlen, "%s%s", msg, note);
         }
     }
     return -1;

@@ -9,6 +9,7 @@
 #include "flash/ftl_handle.h"   /* the counters the link and the cores add to */
 #include "front/front.h"   /* the link and the controller's cores */
 #include "kv/kv_flash.h"    /* the key-value stores' flash work */
+#include "power/power_state.h"  /* the NVMe power states */
 #include "zns/zns.h"       /* the zoned namespace's flash work */
 
 #define ENGINE_ERR_LEN 256
@@ -20,7 +21,17 @@ struct ftl_engine {
     struct completion_heap done;
     struct io_trace_writer *trace;
     struct front front;
+    struct power_model power;
 };
+
+/* The statistics' rows read the power states' time as it is at each row's end
+ * (ftl->counters_at, while the engine lives). */
+static void engine_counters_at(void *opaque, uint64_t t_ns, struct ftl_counters *c)
+{
+    const struct ftl_engine *e = opaque;
+
+    power_counters_at(&e->power, t_ns, c);
+}
 
 struct ftl_engine *ftl_engine_create(struct ftl *ftl, struct ftl_stats_writer *stats,
                                      const struct ftl_engine_hooks *hooks)
@@ -40,12 +51,19 @@ struct ftl_engine *ftl_engine_create(struct ftl *ftl, struct ftl_stats_writer *s
         return NULL;
     }
     front_init(&e->front, &ftl->cfg);
+    power_init(&e->power, &ftl->cfg);
+    ftl->counters_at = engine_counters_at;
+    ftl->counters_opaque = e;
     return e;
 }
 
 void ftl_engine_destroy(struct ftl_engine *e)
 {
     if (e) {
+        if (e->ftl->counters_opaque == e) {     /* the FTL (and its writer) outlive it */
+            e->ftl->counters_at = NULL;
+            e->ftl->counters_opaque = NULL;
+        }
         completion_heap_destroy(&e->done);
         free(e);
     }
@@ -85,6 +103,13 @@ static void engine_stats_advance(struct ftl_engine *e, uint64_t now_ns)
     }
 }
 
+void ftl_engine_counters_at(const struct ftl_engine *e, uint64_t now_ns,
+                            struct ftl_counters *c)
+{
+    ftl_get_counters(e->ftl, c);
+    power_counters_at(&e->power, now_ns, c);
+}
+
 void ftl_engine_advance(struct ftl_engine *e, uint64_t now_ns)
 {
     char err[ENGINE_ERR_LEN];
@@ -94,6 +119,7 @@ void ftl_engine_advance(struct ftl_engine *e, uint64_t now_ns)
                             err);
     }
     engine_stats_advance(e, now_ns);
+    power_advance(&e->power, &e->ftl->ctr, now_ns);
 }
 
 int ftl_engine_phase(struct ftl_engine *e, uint64_t now_ns, const char *phase)
@@ -104,11 +130,13 @@ int ftl_engine_phase(struct ftl_engine *e, uint64_t now_ns, const char *phase)
         engine_trace_result(e, io_trace_write_phase(e->trace, now_ns, phase, err,
                                                     sizeof(err)), err);
     }
+    int rc = 0;
     if (e->stats && ftl_stats_phase(e->stats, now_ns, phase, err, sizeof(err)) != 0) {
         engine_stats_error(e, "phases.csv", err);
-        return -1;
+        rc = -1;
     }
-    return 0;
+    power_advance(&e->power, &e->ftl->ctr, now_ns);
+    return rc;
 }
 
 static bool engine_stopping(const struct ftl_engine *e)
@@ -315,6 +343,8 @@ static int engine_price(struct ftl_engine *e, const struct ftl_request *r, uint6
         return kv_life_serve(e->ftl, r);
     case FTL_OP_ADMIN:
         return FTL_OK;      /* no FTL work: done when the FTL takes it */
+    case FTL_OP_POWER:      /* takes effect at its arrival (ftl_engine_serve) */
+        return FTL_OK;
     }
     return FTL_E_INVAL;
 }
@@ -330,11 +360,45 @@ static struct ftl_gc_work engine_gc_between(const struct ftl_counters *before,
     };
 }
 
+/* An admin command (FTL_OP_ADMIN without FTL_REQ_IO): NVMe serves it in a
+ * non-operational state without leaving it, and only I/O queues' commands end the idle
+ * time APST counts, so it neither wakes the drive nor keeps it busy. */
+static bool engine_admin_only(const struct ftl_request *r)
+{
+    return r->op == FTL_OP_ADMIN && !(r->flags & FTL_REQ_IO);
+}
+
+/*
+ * The power states at r's arrival (power/power_state.h): APST's moves by then, then a
+ * power command acts (at its arrival, waking nothing: a refused one is returned), an
+ * admin command is served in the state as it is, or any other command wakes a sleeping
+ * drive and is taken after the exit (*woken: r as the drive takes it), at the flash
+ * speed of the state it runs in.
+ */
+static int engine_power_arrival(struct ftl_engine *e, const struct ftl_request *r,
+                                struct ftl_request *woken, struct ftl_served *out)
+{
+    int rc = FTL_OK;
+
+    power_advance(&e->power, &e->ftl->ctr, r->arrival_ns);
+    *woken = *r;
+    if (r->op == FTL_OP_POWER) {
+        rc = power_command(&e->power, &e->ftl->ctr, r->arrival_ns, r->power);
+    } else if (!engine_admin_only(r)) {
+        woken->arrival_ns = power_wake(&e->power, &e->ftl->ctr, r->arrival_ns);
+        out->done_ns = woken->arrival_ns;
+        e->ftl->flash_perf_pcent = power_perf_pcent(&e->power);
+    }
+    out->power_state = e->power.cur;
+    return rc;
+}
+
 int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r,
                      struct ftl_served *out)
 {
     struct ftl_served ignored;
     struct ftl_counters before, priced, collected;
+    const uint64_t arrival = r->arrival_ns;
     uint64_t done = r->arrival_ns;
 
     if (!out) {
@@ -347,8 +411,15 @@ int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r,
         engine_trace_result(e, io_trace_write_request(e->trace, r, err, sizeof(err)), err);
     }
     engine_stats_advance(e, r->arrival_ns);
+    /* the power states first: the link and controller are off too in a non-op state */
+    struct ftl_request woken;
+    int prc = engine_power_arrival(e, r, &woken, out);
+    if (prc != FTL_OK) {
+        return prc;
+    }
+    r = &woken;
     /* A command without FTL work gives the FTL no step of its own (engine.h) */
-    bool ftl_work = r->op != FTL_OP_ADMIN;
+    bool ftl_work = r->op != FTL_OP_ADMIN && r->op != FTL_OP_POWER;
     /* slc_cache: the idle flash time before this arrival folds SLC units (nothing when
      * off); after the request, ftl_background_gc takes what the request left idle */
     if (ftl_work) {
@@ -366,10 +437,16 @@ int ftl_engine_serve(struct ftl_engine *e, const struct ftl_request *r,
     /* A failed flash read was still served: it took its flash time. An error found
      * before the flash is answered at once: the front charges it nothing more. */
     if (rc != FTL_OK && rc != FTL_E_UNCORRECTABLE) {
+        power_busy_until(&e->power, out->done_ns);
         return rc;
     }
     out->done_ns = front_after(&e->front, &e->ftl->cfg, &e->ftl->ctr, r, &trip, done,
                                &out->split);
+    out->split.wait_ns += woken.arrival_ns - arrival;   /* a power-state exit */
+    if ((r->op != FTL_OP_POWER || r->power->action != FTL_POWER_GET_STATE) &&
+        !engine_admin_only(r)) {
+        power_busy_until(&e->power, out->done_ns);
+    }
     /* Not this request's failure: a collection that cannot run shows on the next write
      * that needs the space. */
     if (ftl_work) {

@@ -151,6 +151,14 @@ struct ftl {
     uint64_t *lun_avail_ns; /* [luns] when each LUN is next idle */
     uint64_t *ch_avail_ns;  /* [nchs] when each channel bus is next idle */
     struct lun_busy *lun_busy;  /* [luns] busy intervals (timing.c) */
+    /* The power state's speed (power/, set by the engine before each request): every
+     * flash operation timed takes 100 / flash_perf_pcent times as long; 0 or 100: as
+     * configured (timing.c) */
+    uint32_t flash_perf_pcent;
+    /* The counters as they will be at t_ns, the power states' time brought up to it: set
+     * by the engine while it lives (engine.c), read by the statistics' rows */
+    void (*counters_at)(void *opaque, uint64_t t_ns, struct ftl_counters *c);
+    void *counters_opaque;
 
     /* slc_cache=on (flash/slc.h, gc/slc_fold.c): the SLC write pointer; the closed SLC
      * units oldest first (close order) through their prev/next links; the next page

@@ -126,7 +126,7 @@ static uint32_t next_operation(const struct ftl *ftl, const struct page_moves *b
 {
     uint32_t pick = NONE;
     uint64_t pick_key = UINT64_MAX;
-    uint64_t sense = ftl->cfg.ch_xfer_lat ? ftl->cfg.pg_rd_lat : 0;
+    uint64_t sense = ftl->cfg.ch_xfer_lat ? flash_stretch(ftl, ftl->cfg.pg_rd_lat) : 0;
     *read = false;
     for (uint32_t a = 0; a < b->nactive; a++) {
         bool is_read;

@@ -126,7 +126,7 @@ size_t busy_metadata_bytes(const struct ftl *ftl)
 static uint64_t channel_transfer(struct ftl *ftl, uint32_t lun, uint64_t ready_ns)
 {
     uint64_t *ch = &ftl->ch_avail_ns[lun % ftl->nchs];
-    uint64_t end = max_u64(ready_ns, *ch) + ftl->cfg.ch_xfer_lat;
+    uint64_t end = max_u64(ready_ns, *ch) + flash_stretch(ftl, ftl->cfg.ch_xfer_lat);
     *ch = end;
     return end;
 }
@@ -201,10 +201,25 @@ void timing_power_cut(struct ftl *ftl, uint64_t now_ns)
     timing_restart(ftl, now_ns);
 }
 
+/* The energy model's tallies (ftl.h): the LUN's busy time by kind, booked with the
+ * operation, and the page each read or program moves over the channel bus, whether or
+ * not the bus is timed (ch_xfer_lat 0 leaves its time out, not its energy). */
+static inline void tally_sense(struct ftl *ftl, uint64_t lat)
+{
+    ftl->ctr.nand_sense_ns += lat;
+}
+
+static inline void tally_program(struct ftl *ftl, uint64_t lat)
+{
+    ftl->ctr.nand_program_ns += lat;
+}
+
 uint64_t nand_read_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t lat)
 {
     uint64_t start = lun_start(ftl, lun, start_ns);
-    uint64_t t = start + lat;
+    uint64_t t = start + flash_stretch(ftl, lat);
+    tally_sense(ftl, lat);
+    ftl->ctr.ch_bytes += ftl->geo.page_bytes;
     if (ftl->cfg.ch_xfer_lat) {
         t = channel_transfer(ftl, lun, t);
     }
@@ -216,10 +231,12 @@ uint64_t nand_program_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint
 {
     uint64_t start = lun_start(ftl, lun, start_ns);
     uint64_t t = start;
+    tally_program(ftl, lat);
+    ftl->ctr.ch_bytes += ftl->geo.page_bytes;
     if (ftl->cfg.ch_xfer_lat) {
         t = channel_transfer(ftl, lun, t);
     }
-    t += lat;
+    t += flash_stretch(ftl, lat);
     ftl->lun_avail_ns[lun] = t;
     return t;
 }
@@ -227,7 +244,8 @@ uint64_t nand_program_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint
 uint64_t nand_erase_lat(struct ftl *ftl, uint32_t lun, uint64_t start_ns, uint64_t lat)
 {
     uint64_t start = lun_start(ftl, lun, start_ns);
-    uint64_t t = start + lat;
+    uint64_t t = start + flash_stretch(ftl, lat);
+    ftl->ctr.nand_erase_ns += lat;
     ftl->lun_avail_ns[lun] = t;
     return t;
 }
@@ -245,7 +263,9 @@ uint64_t nand_program(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
 uint64_t nand_copyback(struct ftl *ftl, uint32_t lun, uint64_t start_ns)
 {
     uint64_t start = lun_start(ftl, lun, start_ns);
-    uint64_t t = start + ftl->cfg.pg_rd_lat + ftl->cfg.pg_wr_lat;
+    uint64_t t = start + flash_stretch(ftl, ftl->cfg.pg_rd_lat + ftl->cfg.pg_wr_lat);
+    tally_sense(ftl, ftl->cfg.pg_rd_lat);
+    tally_program(ftl, ftl->cfg.pg_wr_lat);
     ftl->lun_avail_ns[lun] = t;
     return t;
 }

@@ -17,6 +17,14 @@ struct lun_busy {
     uint64_t done_ns;
 };
 
+/* A latency as the drive's power state runs it (ftl->flash_perf_pcent): lat x 100 / perf,
+ * rounded down; lat itself at full speed. */
+static inline uint64_t flash_stretch(const struct ftl *ftl, uint64_t lat)
+{
+    uint32_t perf = ftl->flash_perf_pcent;
+    return perf == 0 || perf >= 100 ? lat : lat * 100 / perf;   /* lat <= 100 s: no wrap */
+}
+
 /* Each returns the operation's end time. */
 uint64_t nand_read(struct ftl *ftl, uint32_t lun, uint64_t start_ns);
 uint64_t nand_program(struct ftl *ftl, uint32_t lun, uint64_t start_ns);

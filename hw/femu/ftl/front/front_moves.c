@@ -4,6 +4,7 @@
 
 #define DSM_RANGE_BYTES 16u     /* a Dataset Management range */
 #define COPY_DESC_BYTES 32u     /* a Copy source range, descriptor format 0 */
+#define APST_TABLE_BYTES 256u   /* the APST data structure: 32 entries of 8 bytes */
 
 enum cost_kind { COST_NONE, COST_READ, COST_WRITE, COST_FLUSH, COST_DSM, COST_ADMIN };
 
@@ -86,7 +87,12 @@ void front_moves_of(const struct ftl_config *cfg, const struct ftl_request *r,
         m->data_in = r->data_in, m->data_out = r->data_out, m->prp = true;
         kind = (r->flags & FTL_REQ_IO) ? COST_READ : COST_ADMIN;
         break;
-    default:                    /* Format, Zone Management, RUH Update, features */
+    case FTL_OP_POWER:          /* Set Features APST: its 256-byte table comes in */
+        if (r->power && r->power->action == FTL_POWER_SET_APST) {
+            m->data_in = APST_TABLE_BYTES, m->prp = true;
+        }
+        break;
+    default:                    /* Format, Zone Management, RUH Update, other features */
         break;
     }
     m->cost_ns += cost_of(cfg, kind);

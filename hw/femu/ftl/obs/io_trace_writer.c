@@ -1,4 +1,4 @@
-/* Recording a version-2 to -7 I/O trace: see femu_ftl/trace.h. */
+/* Recording a version-2 to -8 I/O trace: see femu_ftl/trace.h. */
 #include "femu_ftl/trace.h"
 
 #include <errno.h>
@@ -22,7 +22,8 @@ struct io_trace_writer {
     int version;            /* 2; 3: zone and copy records too; 4: and RUH updates;
                              * 5: and FUA writes and write cache switches;
                              * 6: and the KV stores' commands;
-                             * 7: and the commands without FTL work */
+                             * 7: and the commands without FTL work;
+                             * 8: and the power management commands */
     bool failed;
 };
 
@@ -185,6 +186,55 @@ static int write_kv_request(struct io_trace_writer *w, const struct ftl_request 
     return fputc('\n', w->f) == EOF ? -1 : 0;
 }
 
+/* A power command a record can hold: a known action, a state (PS) or table (PA) whose
+ * fields fit the record's bounds. Any other the engine refuses, and it changes nothing:
+ * it is not recorded. */
+static bool power_recordable(const struct ftl_power_cmd *p)
+{
+    if (!p) {
+        return false;
+    }
+    switch (p->action) {
+    case FTL_POWER_SET_STATE:
+        return p->ps < FTL_PS_MAX;
+    case FTL_POWER_SET_APST:
+        for (unsigned i = 0; i < FTL_PS_MAX; i++) {
+            if (p->apst[i].itpt_ms > IO_TRACE_MAX_ITPT_MS ||
+                (p->apst[i].itpt_ms && p->apst[i].itps >= FTL_PS_MAX)) {
+                return false;
+            }
+        }
+        return true;
+    case FTL_POWER_GET_STATE:
+        return true;
+    }
+    return false;
+}
+
+/* Version 8's records: PS t ps, PG t, PA t apste itpt:itps... (the entries up to the last
+ * with an idle time; an entry without one is 0:0, as the engine ignores its target). */
+static int write_power_request(struct io_trace_writer *w, const struct ftl_power_cmd *p,
+                               uint64_t t)
+{
+    unsigned n = 0;
+
+    if (p->action == FTL_POWER_SET_STATE) {
+        return fprintf(w->f, "PS %" PRIu64 " %" PRIu32 "\n", t, p->ps);
+    }
+    if (p->action == FTL_POWER_GET_STATE) {
+        return fprintf(w->f, "PG %" PRIu64 "\n", t);
+    }
+    for (unsigned i = 0; i < FTL_PS_MAX; i++) {
+        n = p->apst[i].itpt_ms ? i + 1 : n;
+    }
+    fprintf(w->f, "PA %" PRIu64 " %d", t, p->apst_enabled ? 1 : 0);
+    for (unsigned i = 0; i < n; i++) {
+        const struct ftl_apst_entry *a = &p->apst[i];
+        fprintf(w->f, " %" PRIu64 ":%" PRIu32, a->itpt_ms, a->itpt_ms ? a->itps : 0);
+    }
+    return fputc('\n', w->f) == EOF ? -1 : 0;
+}
+
 static bool is_v3_op(enum ftl_op op)
 {
     return op == FTL_OP_ZONE_WRITE || op == FTL_OP_ZONE_READ || op == FTL_OP_ZONE_MGMT ||
@@ -192,9 +242,13 @@ static bool is_v3_op(enum ftl_op op)
 }
 
 /* The oldest version that has a record for r: a FUA write's marker and the cache switch
- * came in 5, the KV commands in 6, the commands without FTL work in 7. */
+ * came in 5, the KV commands in 6, the commands without FTL work in 7, the power
+ * management commands in 8. */
 static int version_of_request(const struct ftl_request *r)
 {
+    if (r->op == FTL_OP_POWER) {
+        return 8;
+    }
     if (r->op == FTL_OP_ADMIN) {
         return 7;
     }
@@ -214,7 +268,8 @@ static const char *needs_what(int version)
            : version == 4 ? "a reclaim unit handle update"
            : version == 5 ? "a FUA write or a write cache switch"
            : version == 6 ? "a key-value command"
-                          : "a command without FTL work (N)";
+           : version == 7 ? "a command without FTL work (N)"
+                          : "a power management command (PS, PA, PG)";
 }
 
 int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *r,
@@ -233,6 +288,9 @@ int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *
         w->failed = true;
         return ftl_error(err, errlen, "%s: a key-value command with a key of %u bytes has "
                          "no record (1 to %d)", w->path, r->key.len, FTL_KV_KEY_MAX);
+    }
+    if (r->op == FTL_OP_POWER && !power_recordable(r->power)) {
+        return 0;
     }
     uint64_t t = since_origin(w, r->arrival_ns), scale = w->secsz / IO_TRACE_SECTOR;
     uint32_t nsid = r->nsid ? r->nsid : 1;
@@ -289,6 +347,9 @@ int io_trace_write_request(struct io_trace_writer *w, const struct ftl_request *
         printed = fprintf(w->f, "N %" PRIu64 " %" PRIu32 " %s %" PRIu32 " %" PRIu32 "\n", t,
                           nsid, (r->flags & FTL_REQ_IO) ? "io" : "admin", r->data_in,
                           r->data_out);
+        break;
+    case FTL_OP_POWER:
+        printed = write_power_request(w, r->power, t);
         break;
     default:
         printed = is_kv_op(r->op) ? write_kv_request(w, r, t, nsid)

@@ -33,6 +33,7 @@ struct interval_clock {
 /* The interval one row covers. */
 struct interval {
     double end_s, len_s;
+    uint64_t len_ns;                    /* len_s exactly (the energy model's time) */
     const struct ftl_counters *a, *b;   /* counters at its start and at its end */
     uint64_t busy_ns;                   /* busy-LUN time inside it */
 };

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "femu_ftl/zns.h"
+#include "obs/stats_energy.h"
 
 #define MIB 1048576.0
 
@@ -124,7 +125,9 @@ void stats_write_headers(struct ftl_stats_writer *w)
         fprintf(w->files[FILE_PHASES], ",wp%u_host_pages,wp%u_gc_pages,wp%u_media_pages", i, i,
                 i);
     }
-    fputs(",busy_chip_s\n", w->files[FILE_PHASES]);
+    fputs(",busy_chip_s", w->files[FILE_PHASES]);
+    stats_energy_header(w->files[FILE_PHASES], ftl_config_of(w->ftl), false);
+    fputc('\n', w->files[FILE_PHASES]);
     FILE *f = w->files[FILE_STATS];
     fputs("time_s,interval_s,host_read_cmds,host_write_cmds,host_trim_cmds,"
           "host_read_pages,host_write_pages,host_trim_pages,host_read_bytes,host_write_bytes,"
@@ -174,6 +177,7 @@ void stats_write_headers(struct ftl_stats_writer *w)
     if (has_front(w)) {
         fputs(",link_up_bytes,link_down_bytes,link_up_util,link_down_util,ctrl_util", f);
     }
+    stats_energy_header(f, ftl_config_of(w->ftl), true);   /* energy, power states: last */
     fputc('\n', f);
     fputs("valid_pages,data_victims,map_victims\n", w->files[FILE_VICTIMS]);
     fputs("time_s,interval_s,NAND_read,NAND_write,NAND_cpbk,copy_cmds,copy_pages,"
@@ -393,6 +397,7 @@ static void write_stats_row(struct ftl_stats_writer *w, const struct interval *i
                 cores ? (double)(b->ctrl_busy_ns - a->ctrl_busy_ns) /
                         (len_s * 1e9 * (double)cores) : 0.0);
     }
+    stats_energy_values(f, ftl_config_of(w->ftl), true, a, b, iv->len_ns);
     fputc('\n', f);
 #undef D
 }

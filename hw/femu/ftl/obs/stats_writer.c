@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "femu_ftl/error.h"
+#include "obs/stats_energy.h"
+#include "flash/ftl_handle.h"   /* the engine's counters at a time */
 #include "obs/stats_files.h"
 #include "obs/stats_rows.h"
 
@@ -27,6 +29,28 @@ static uint64_t busy_at(struct ftl_stats_writer *w, uint64_t t_ns)
         w->busy_asked_ns = t_ns;
     }
     return ftl_lun_busy_ns(w->ftl, t_ns);
+}
+
+/* The counters at t_ns: what grows with time alone (the engine's power states:
+ * ps_time_ns) brought up to it while an engine runs the FTL, so every row is exact, not
+ * only those that end at a request. */
+static void counters_at(const struct ftl_stats_writer *w, uint64_t t_ns, struct ftl_counters *c)
+{
+    ftl_get_counters(w->ftl, c);
+    if (w->ftl->counters_at) {
+        w->ftl->counters_at(w->ftl->counters_opaque, t_ns, c);
+    }
+}
+
+/* Whether nothing happened between a and b: time in a power state passes idle too. */
+static bool nothing_done(const struct ftl_counters *a, const struct ftl_counters *b)
+{
+    size_t time_at = offsetof(struct ftl_counters, ps_time_ns);
+    size_t time_end = time_at + sizeof(a->ps_time_ns);
+
+    return memcmp(a, b, time_at) == 0 &&
+           memcmp((const char *)a + time_end, (const char *)b + time_end,
+                  sizeof(*a) - time_end) == 0;
 }
 
 struct ftl_stats_writer *ftl_stats_open(const char *dir, struct ftl *ftl, uint64_t start_ns,
@@ -80,6 +104,7 @@ static void end_interval(struct ftl_stats_writer *w, int c, uint64_t end_ns, uin
     struct interval_clock *clk = &w->clocks[c];
     struct interval iv = {
         .end_s = seconds(end_ns - w->origin_ns), .len_s = seconds(end_ns - clk->started_ns),
+        .len_ns = end_ns - clk->started_ns,
         .a = &clk->at_start, .b = now, .busy_ns = busy - clk->busy_at_start,
     };
     stats_write_row(w, c, &iv);
@@ -98,8 +123,7 @@ static void end_interval(struct ftl_stats_writer *w, int c, uint64_t end_ns, uin
  */
 #define IDLE_ROW_NS (3600 * NS_PER_S)
 
-static void collapse_idle(struct ftl_stats_writer *w, uint64_t now_ns,
-                          const struct ftl_counters *now)
+static void collapse_idle(struct ftl_stats_writer *w, uint64_t now_ns)
 {
     const struct interval_clock *ten = &w->clocks[CLOCK_TEN_SECONDS];
     uint64_t start = ten->started_ns;
@@ -113,11 +137,13 @@ static void collapse_idle(struct ftl_stats_writer *w, uint64_t now_ns,
     }
     uint64_t end = start + (now_ns - start) / ten->length_ns * ten->length_ns;
     uint64_t busy = busy_at(w, end);
-    if (busy != ten->busy_at_start || memcmp(now, &ten->at_start, sizeof(*now)) != 0) {
+    struct ftl_counters at_end;
+    counters_at(w, end, &at_end);
+    if (busy != ten->busy_at_start || !nothing_done(&at_end, &ten->at_start)) {
         return;
     }
     for (int c = 0; c < NCLOCKS; c++) {
-        end_interval(w, c, end, busy, now);
+        end_interval(w, c, end, busy, &at_end);
     }
 }
 
@@ -128,15 +154,15 @@ static void collapse_idle(struct ftl_stats_writer *w, uint64_t now_ns,
 static void emit_rows(struct ftl_stats_writer *w, uint64_t now_ns, bool partial)
 {
     struct ftl_counters now;
-    ftl_get_counters(w->ftl, &now);
     struct interval_clock *tenth = &w->clocks[CLOCK_TENTH];
     while (now_ns >= tenth->started_ns + tenth->length_ns) {
-        collapse_idle(w, now_ns, &now);
+        collapse_idle(w, now_ns);
         if (now_ns < tenth->started_ns + tenth->length_ns) {
             break;
         }
         uint64_t end = tenth->started_ns + tenth->length_ns;
         uint64_t busy = busy_at(w, end);
+        counters_at(w, end, &now);
         for (int c = 0; c < NCLOCKS; c++) {
             if (w->clocks[c].started_ns + w->clocks[c].length_ns == end) {
                 end_interval(w, c, end, busy, &now);
@@ -148,6 +174,7 @@ static void emit_rows(struct ftl_stats_writer *w, uint64_t now_ns, bool partial)
         return;
     }
     uint64_t busy = busy_at(w, now_ns);
+    counters_at(w, now_ns, &now);
     for (int c = 0; c < NCLOCKS; c++) {
         if (now_ns > w->clocks[c].started_ns) {
             end_interval(w, c, now_ns, busy, &now);
@@ -187,12 +214,15 @@ static void write_phase_row(struct ftl_stats_writer *w, uint64_t now_ns, const c
     struct ftl_counters now;
 
     emit_rows(w, now_ns, false);
-    ftl_get_counters(w->ftl, &now);
+    counters_at(w, now_ns, &now);
     stats_write_phase_counts(w, now_ns, phase, &now);
     fputc(',', f);
     if (now_ns >= w->busy_asked_ns) {
         fprintf(f, "%.6f", seconds(busy_at(w, now_ns) - w->busy_at_origin));
     }
+    /* energy and power states since the origin, as the counters before them */
+    stats_energy_values(f, ftl_config_of(w->ftl), false, &w->at_origin, &now,
+                        now_ns - w->origin_ns);
     fputc('\n', f);
     w->any_phase = true;
     w->last_phase_is_end = strcmp(phase, "end") == 0;

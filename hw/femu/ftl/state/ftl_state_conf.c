@@ -9,14 +9,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/config_keys.h"
 #include "femu_ftl/error.h"
 #include "femu_ftl/state.h"
 
 #define CONF_MAX_BYTES (64u * 1024)
 #define CONF_VALUE_LEN 128
 
+/* ps_count and the power states' psN_* keys (config_keys_power.c): no state depends on
+ * them (they time commands and weigh energy), and files older than them lack them. */
+static bool is_power_key(const char *key)
+{
+    return strcmp(key, "ps_count") == 0 ||
+           (strncmp(key, "ps", 2) == 0 && key[2] >= '0' && key[2] <= '9');
+}
+
 bool ftl_state_key_may_differ(const char *key)
 {
+    if (is_power_key(key)) {
+        return true;
+    }
     /*
      * No state depends on latencies or on the chance of a read failing, and the GC and
      * placement decisions below only read state every configuration keeps (valid counts,
@@ -35,9 +47,10 @@ bool ftl_state_key_may_differ(const char *key)
         "read_cache_pages", "read_cache_policy", "read_cache_lat", "dram_mb",
         "buf_flush_mode",
     };
-    /* nor on the link or the controller's cores (front/): they only time commands */
+    /* nor on the link or the controller's cores (front/): they only time commands; nor
+     * on the energy model's figures, which only price the work done */
     if (strncmp(key, "pcie_", strlen("pcie_")) == 0 ||
-        strncmp(key, "ctrl_", strlen("ctrl_")) == 0) {
+        strncmp(key, "ctrl_", strlen("ctrl_")) == 0 || config_key_is_energy(key)) {
         return true;
     }
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -53,6 +66,9 @@ bool ftl_state_key_may_differ(const char *key)
  * read-retry keys always (its blocks' ages start at the restore). */
 static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
 {
+    if (is_power_key(key)) {
+        return true;
+    }
     if (strncmp(key, "read_retry_", strlen("read_retry_")) == 0 ||
         strcmp(key, "plp") == 0 || strcmp(key, "plp_budget_pages") == 0) {
         return true;    /* newer still; they only decide what a power cut does */
@@ -70,6 +86,9 @@ static bool key_may_be_missing(const struct ftl_config *cfg, const char *key)
     }
     if (strncmp(key, "zrwa_", strlen("zrwa_")) == 0) {
         return true;    /* newer still (layout 9); older files hold no ZRWA */
+    }
+    if (config_key_is_energy(key)) {
+        return true;    /* newer still; they only price the work done */
     }
     if (strcmp(key, "log_blocks") == 0) {
         return !ftl_mapping_is_hybrid(cfg->mapping);    /* newer than every hybrid map */

@@ -211,6 +211,16 @@ struct ftl_config {
      * least PS0), each as Identify Controller reports it */
     uint64_t ps_count;
     struct ftl_ps_desc ps[FTL_PS_MAX];
+    /* the energy model (femu_ftl/energy.h, docs/energy.md): energy 0 or 1 (text: off/on);
+     * the NAND's supply voltage and array currents (ONFI's VCC, ICC1, ICC2, ICC3) and its
+     * channel bus's energy a byte, all needed with energy=on (0: not given); the PCIe
+     * link's energy a bit on the wire, a busy controller core's power and the DRAM's
+     * while the drive is operational (0: not counted) */
+    uint64_t energy;
+    uint64_t nand_vcc_mv, nand_icc_read_ua, nand_icc_prog_ua, nand_icc_erase_ua;
+    uint64_t nand_io_pj_per_byte;
+    uint64_t pcie_fj_per_bit;
+    uint64_t ctrl_active_mw, dram_active_mw;
 };
 
 /* Derived geometry. A line is block index b taken across every LUN of every channel. */
@@ -280,7 +290,7 @@ int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
 int ftl_config_load_file(struct ftl_config *cfg, const char *path, char *err, size_t errlen);
 
 #define FTL_CONFIG_MAX_INCLUDE_DEPTH 8
-#define FTL_CONFIG_ORIGIN_KEYS 128  /* keys tracked (more than the table has: a test checks) */
+#define FTL_CONFIG_ORIGIN_KEYS 384  /* keys tracked (more than the table has: a test checks) */
 #define FTL_CONFIG_ORIGIN_LEN 512
 
 /* Where each key got its value while files were combined: "FILE:LINE" by key index
@@ -317,8 +327,16 @@ int ftl_config_validate(const struct ftl_config *cfg, struct ftl_geometry *geo,
  * commands pay for both, and the statistics have their columns (docs/front.md). */
 bool ftl_config_front_on(const struct ftl_config *cfg);
 
+/* energy=on: statistics and ftl-sim's summary have the energy model's columns
+ * (docs/energy.md). */
+bool ftl_config_energy_on(const struct ftl_config *cfg);
+
 /* Largest devsz_mb the rest of cfg allows (0 if none): the smallest legal over-provisioning. */
 uint64_t ftl_config_max_devsz_mb(const struct ftl_config *cfg);
+
+/* A power state's key (psN_FIELD) of a state at or past ps_count: it must hold 0 and says
+ * nothing, so a listing of the effective configuration may leave it out. */
+bool ftl_config_key_unused(const struct ftl_config *cfg, const char *key);
 
 /* Iterate over the keys (canonical names, in a stable order). NULL past the end. */
 const char *ftl_config_key(size_t index);

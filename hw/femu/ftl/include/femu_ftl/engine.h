@@ -22,8 +22,8 @@
  * Plain C11 like the FTL: no QEMU header, no globals, no threads, no clock of its own.
  * Every call takes the caller's time in ns; times must not go backwards.
  *
- * Background GC policy: after every request, whatever its kind (but FTL_OP_ADMIN, which
- * is no FTL request), the engine gives the FTL
+ * Background GC policy: after every request, whatever its kind (but FTL_OP_ADMIN and
+ * FTL_OP_POWER, which are no FTL requests), the engine gives the FTL
  * its background GC step at the request's arrival time (ftl_background_gc: a whole line
  * with gc_mode=line, as FEMU's FTL loop after each request; with gc_mode=paced the same
  * collection, its page moves owed and charged as host writes go on and in idle LUN
@@ -184,7 +184,9 @@ struct ftl_engine_hooks {
 
 /*
  * An engine over ftl (borrowed, not freed) and stats (borrowed; NULL: no statistics).
- * Returns NULL only when out of memory.
+ * Returns NULL only when out of memory. While it lives, the statistics' rows read the
+ * time in each power state as it is at each row's end; close the writer before
+ * destroying the engine, and its last rows have that time up to the close too.
  */
 struct ftl_engine *ftl_engine_create(struct ftl *ftl, struct ftl_stats_writer *stats,
                                      const struct ftl_engine_hooks *hooks);
@@ -204,6 +206,14 @@ void ftl_engine_record(struct ftl_engine *e, struct io_trace_writer *trace);
  * does this itself; a driver calls it when time passes without requests.
  */
 void ftl_engine_advance(struct ftl_engine *e, uint64_t now_ns);
+
+/*
+ * The FTL's counters as they are at now_ns: the power states' time (ps_time_ns, and
+ * APST's moves by then) brought up to it, nothing else changed, no statistics row or
+ * trace record written. What a summary or a SMART log reads between requests.
+ */
+void ftl_engine_counters_at(const struct ftl_engine *e, uint64_t now_ns,
+                            struct ftl_counters *c);
 
 /* What GC did while the engine served one request. */
 struct ftl_gc_work {
@@ -235,11 +245,13 @@ struct ftl_served {
 };
 
 /*
- * Serve one request: the statistics first catch up with its arrival, then the FTL prices
- * it, then background GC gets its chance. On FTL_OK out->done_ns is its completion time
- * (>= arrival); on an error the FTL's status is returned and out->done_ns is the arrival
- * time, except FTL_E_UNCORRECTABLE (a read or verify whose flash read failed): that
- * request was served like any other, out->done_ns is when its flash reads ended,
+ * Serve one request: the statistics first catch up with its arrival, then the power states
+ * (APST's idle moves by then; a command other than FTL_OP_POWER arriving in a
+ * non-operational state starts after its exit), then the FTL prices it, then background
+ * GC gets its chance. On FTL_OK out->done_ns is its completion time (>= arrival); on an
+ * error the FTL's status is returned and out->done_ns is the arrival time (after an exit:
+ * the exit's end), except FTL_E_UNCORRECTABLE (a read or verify whose flash read failed):
+ * that request was served like any other, out->done_ns is when its flash reads ended,
  * background GC ran after it, and ftl_read_error_lpn() names the page. A deallocate
  * stopped by the stop hook returns FTL_OK for the ranges it did. out may be NULL.
  */

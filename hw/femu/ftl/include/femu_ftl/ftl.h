@@ -256,6 +256,14 @@ struct ftl_counters {
      * commands they served */
     uint64_t link_up_bytes, link_down_bytes, link_up_busy_ps, link_down_busy_ps;
     uint64_t ctrl_busy_ns, ctrl_cmds;
+    /* What the energy model (femu_ftl/energy.h) needs of the flash, booked when an
+     * operation is placed (flash/timing.c), not kept in state files either (a state file
+     * holds the drive; these, like the link's and the power states' beside them, tally a
+     * run, and the model only ever takes differences): the ns LUNs spent sensing (host,
+     * GC, map and fill reads, read retries, copyback's sense), programming (SLC mode too,
+     * copyback's program) and erasing, and the bytes the channel buses moved (a page per
+     * read and per program, none for copyback; counted when ch_xfer_lat is 0 too) */
+    uint64_t nand_sense_ns, nand_program_ns, nand_erase_ns, ch_bytes;
     /* NVMe power states (power/; not kept in state files): ns spent in each state (the
      * state's share of static energy), transitions made (host or autonomous), exits from
      * a non-operational state a command caused, and the ns commands waited for them */

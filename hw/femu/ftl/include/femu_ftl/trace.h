@@ -105,6 +105,22 @@
  * (io_trace_version_front); a replay gives each to the engine, which counts it as no read
  * or write and does no FTL work for it. Without N records a version-7 trace reads exactly
  * as version 6.
+ *
+ * Version 8 ("V 8" first) is version 7 plus NVMe power management (FTL_OP_POWER,
+ * docs/energy.md), so that a replay makes the same power-state transitions:
+ *   PS t ps                  Set Features Power Management: to power state ps (0-31)
+ *   PA t apste entry...      Set Features Autonomous Power State Transition: apste 1 (on)
+ *                            or 0 (the table kept, not applied), then entry i (the one
+ *                            that applies in state i) as itpt:itps, the idle ms (at most
+ *                            2^24 - 1) and the state (0-31) it moves to; up to 32 entries,
+ *                            those left out are 0:0 (no transition)
+ *   PG t                     Get Features Power Management (the state now; nothing
+ *                            changes, but the link and controller charge it)
+ * A state the drive does not have (ps_count) is refused by the replay's engine as it was
+ * by the recording's: ftl-sim counts it and goes on. A command no record can hold (a
+ * state or target past 31, an idle time past 24 bits) changed nothing and is not
+ * recorded. The recorder writes version 8 when power commands may come
+ * (io_trace_version_power); without them a version-8 trace reads exactly as version 7.
  * t is the arrival time in ns since the recording's origin: the device's statistics
  * start (realize), ftl-sim's start of the run. Records are in the order the FTL served
  * them; a record's t may be earlier than the one before it (the device stamps a command
@@ -130,12 +146,13 @@
 extern "C" {
 #endif
 
-#define IO_TRACE_VERSION 7          /* the newest version: what readers know */
+#define IO_TRACE_VERSION 8          /* the newest version: what readers know */
 #define IO_TRACE_SECTOR 512u        /* unit of lba and nsect */
 #define IO_TRACE_MAX_RANGES 256     /* ranges of one D record (NVMe's limit) */
 #define IO_TRACE_MAX_PHASE 63       /* bytes of a phase name */
 #define IO_TRACE_KV_FLAGS (FTL_KV_ONLY_IF_EXISTS | FTL_KV_ONLY_IF_ABSENT) /* KS's flags */
-/* Latest arrival a version-2 to -7 record may carry: 2^53 ns (104 days), far beyond any
+#define IO_TRACE_MAX_ITPT_MS 0xffffffu  /* PA: an APST entry's idle time (24 bits of ms) */
+/* Latest arrival a version-2 to -8 record may carry: 2^53 ns (104 days), far beyond any
  * recording, and below where time in seconds stops being exact in a double or an
  * arrival plus a latency could wrap. */
 #define IO_TRACE_MAX_TIME_NS (UINT64_C(1) << 53)
@@ -156,9 +173,10 @@ struct io_trace_writer *io_trace_writer_open(const char *path, const char *recor
  * readers of conventional recordings expect), 3, which a recording of zone commands or
  * Copy needs, 4, which a Reclaim Unit Handle Update (FTL_OP_RUH_UPDATE) needs, 5, which a
  * FUA write or a write cache switch (FTL_OP_SET_WRITE_CACHE) needs, 6, which a KV
- * command (FTL_OP_KV_*) needs, or 7, which a command without FTL work (FTL_OP_ADMIN)
- * needs; a writer given a request its version has no record for fails (the first failure,
- * as below). io_trace_version_front picks the version.
+ * command (FTL_OP_KV_*) needs, 7, which a command without FTL work (FTL_OP_ADMIN)
+ * needs, or 8, which a power management command (FTL_OP_POWER) needs; a writer given a
+ * request its version has no record for fails (the first failure, as below).
+ * io_trace_version_power picks the version.
  */
 struct io_trace_writer *io_trace_writer_open_version(const char *path, const char *recorder,
                                                      uint64_t origin_ns, uint64_t secsz,
@@ -203,6 +221,17 @@ static inline int io_trace_version_front(bool front, bool kv, bool zone_or_copy,
                                          bool write_cache)
 {
     return front ? 7 : io_trace_version_kv(kv, zone_or_copy, fdp, write_cache);
+}
+
+/*
+ * The same with the power management commands: 8 when PS, PA or PG records may come (a
+ * device whose guest may set power states, ftl-sim with --power-state or --apst, a
+ * replayed version-8 trace), else io_trace_version_front.
+ */
+static inline int io_trace_version_power(bool power, bool front, bool kv, bool zone_or_copy,
+                                         bool fdp, bool write_cache)
+{
+    return power ? 8 : io_trace_version_front(front, kv, zone_or_copy, fdp, write_cache);
 }
 
 /*
