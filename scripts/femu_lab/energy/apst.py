@@ -10,11 +10,15 @@ three times, with ftl-sim's --apst:
     aggressive   every operational state to the deepest non-operational one after
                  --aggressive-ms of idle time
 
-on a configuration with a power-state table (ps_count > 1 and a non-operational state).
+on a configuration with a power-state table (ps_count > 1 and a non-operational state;
+one with a single state, as conf/lab-1g.conf, gets docs/energy.md's example table with
+--set, which the notes say).
 The table (energy-apst.csv, .md) gives per setting p50 and p99 latency (every request:
 reads only in the default trace, so these are read latencies), mean latency, joules,
-mean watts, the seconds in each power state, exits from non-operational states and their
-mean wait; power-<setting>.png is femu-plot energy's figure of each run.
+mean watts, the seconds in each power state, exits from non-operational states and the
+waits of every command held by an exit summed, per exit (ps_exit_wait_us_mean: an exit
+that holds a whole burst counts each of its commands' waits); power-<setting>.png is
+femu-plot energy's figure of each run.
 """
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
@@ -24,6 +28,14 @@ from femu_common.cli_args import UsageError
 from . import runs
 
 TABLE_STEM = "energy-apst"
+# docs/energy.md's example table, two operational and two non-operational states (femu's
+# illustration, no real drive's figures; PS0 keeps its defaults): passed with --set when
+# the configuration has one power state, as conf/lab-1g.conf does
+EXAMPLE_TABLE = {"ps_count": "4", "ps1_max_mw": "12000", "ps1_idle_mw": "3000",
+                 "ps1_perf_pcent": "50", "ps2_max_mw": "50", "ps2_idle_mw": "50",
+                 "ps2_enlat_us": "1000", "ps2_exlat_us": "2000", "ps2_nonop": "1",
+                 "ps3_max_mw": "5", "ps3_idle_mw": "5", "ps3_enlat_us": "5000",
+                 "ps3_exlat_us": "20000", "ps3_nonop": "1"}
 SETTINGS = ("off", "linux", "aggressive")
 OUTPUTS = (f"{TABLE_STEM}.csv", f"{TABLE_STEM}.md",
            *(f"power-{setting}.png" for setting in SETTINGS))
@@ -106,7 +118,7 @@ def markdown(rows: Sequence[Mapping], nonop: Sequence[bool], notes: Sequence[str
     columns += [(f"ps{state}_s", f"PS{state}{' (non-op)' if flag else ''} (s)", "{:.3f}")
                 for state, flag in enumerate(nonop)]
     columns += [("ps_exits", "exits", "{:.0f}"),
-                ("ps_exit_wait_us_mean", "mean exit wait (us)", "{:,.1f}")]
+                ("ps_exit_wait_us_mean", "exit waits per exit (us)", "{:,.1f}")]
     lines = ["# APST: power against latency on a bursty trace", ""]
     lines += [f"- {note}" for note in notes] + [""]
     lines += runs.markdown_table(rows, columns, 1)

@@ -107,6 +107,13 @@ def run_waf(args, ftl_sim: Path, say, out: TextIO) -> int:
 def run_apst(args, ftl_sim: Path, say, out: TextIO) -> int:
     user, nand_note = _user(args, ftl_sim)
     base = devconfig.load(args.config, user, ftl_sim)
+    table_note = "power-state table: the configuration's"
+    if len(apst_lab.states(base.values)) == 1 and "ps_count" not in user:
+        user.update(apst_lab.EXAMPLE_TABLE)
+        base = devconfig.load(args.config, user, ftl_sim)
+        table_note = ("power-state table: the configuration has one state; docs/energy.md's "
+                      "example four-state table passed with --set (" +
+                      " ".join(f"{k}={v}" for k, v in apst_lab.EXAMPLE_TABLE.items()) + ")")
     nonop = apst_lab.states(base.values)
     apst_lab.check_table(nonop, str(args.config))
     if args.trace is not None and not args.trace.is_file():
@@ -121,8 +128,9 @@ def run_apst(args, ftl_sim: Path, say, out: TextIO) -> int:
                              base.logical_bytes, args.read_fraction, args.seed)
         gaps = bursts.idle_gaps_ms(count, per_burst, args.gap_ms, base.logical_bytes,
                                    args.read_fraction, args.seed)
-        said = (f"trace {trace.name}: {count} bursts of {per_burst} 4 KiB requests "
-                f"({args.read_fraction:g} reads, 50 us apart on average), idle gaps "
+        mix = "reads only" if args.read_fraction == 1 else f"{args.read_fraction:.0%} reads"
+        said = (f"trace {trace.name}: {count} bursts of {per_burst} 4 KiB requests ({mix}, "
+                f"50 us apart on average), idle gaps "
                 f"{args.gap_ms[0]:g}-{args.gap_ms[1]:g} ms log-uniform (drawn: "
                 f"{min(gaps, default=0):.1f} to {max(gaps, default=0):.1f} ms), seed "
                 f"{args.seed}")
@@ -153,7 +161,8 @@ def run_apst(args, ftl_sim: Path, say, out: TextIO) -> int:
     sets = " ".join(f"--set {item}" for item in args.overrides)
     notes = [f"configuration {_shown(args.config)}{' ' + sets if sets else ''}, energy=on; "
              f"{len(nonop)} power states, non-operational: "
-             f"{', '.join(f'PS{n}' for n, flag in enumerate(nonop) if flag)}", nand_note,
+             f"{', '.join(f'PS{n}' for n, flag in enumerate(nonop) if flag)}", table_note,
+             nand_note,
              said, "every run: a sequential fill (not measured), then the trace open-loop "
              "at its own times (addresses scaled onto the device)",
              "latencies of every request (the default trace has reads only); energy and "
