@@ -138,12 +138,26 @@ def test_bursty_trace_file_is_msr(tmp_path):
     (["apst", "--gap-ms", "10:5"], "want MIN:MAX in ms"),
     (["apst", "--gap-ms", "0:5"], "want MIN:MAX in ms"),
     (["apst", "--read-fraction", "2"], "--read-fraction"),
+    (["apst", "--trace-format", "csv"], "--trace-format"),
     (["bogus"], "invalid choice"),
 ])
 def test_bad_arguments_are_one_line(capsys, argv, said):
     assert lab_cli.main(["energy", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert said in err and "\n" not in err
+
+
+def test_a_missing_trace_or_folder_clash_is_one_line(capsys, tmp_path, ftl_sim):
+    assert lab_cli.main(["energy", "apst", "--trace", str(tmp_path / "none.csv"), "-o",
+                         str(tmp_path / "lab"), "--ftl-sim", str(ftl_sim)]) == 2
+    assert "--trace" in capsys.readouterr().err
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "mine.txt").write_text("not a lab's")
+    assert lab_cli.main(["energy", "apst", "-o", str(taken), "--ftl-sim", str(ftl_sim)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "is not a 'femu-lab energy apst' folder" in err and "\n" not in err
+    assert (taken / "mine.txt").exists()
 
 
 def test_placement_is_the_labs_own(capsys, tmp_path, ftl_sim):

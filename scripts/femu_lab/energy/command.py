@@ -25,6 +25,7 @@ from femu_common.cli_args import UsageError, describe, number, size_bytes, whole
 from femu_common.progress import Progress
 
 from .. import devconfig, lab_options, paths
+from ..traces.femu_trace import READ_FORMATS
 from . import apst as apst_lab, bursts, runs, waf as waf_lab
 
 DEFAULT_CONFIG = paths.REPO_ROOT / "conf" / "lab-1g.conf"
@@ -104,7 +105,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                               "bursty trace", description=apst_lab.__doc__.split("\n\n")[0])
     apst.add_argument("--trace", type=Path, metavar="FILE",
                       help="replay this trace (with times) instead of the bursty one")
-    apst.add_argument("--trace-format", metavar="F", help="its format (default: auto)")
+    apst.add_argument("--trace-format", choices=READ_FORMATS, help="its format (default: "
+                                                                   "auto, from its content)")
     apst.add_argument("--bursts", type=whole_number(1, 100000), metavar="N",
                       help="bursts of the generated trace (default 40; --quick "
                            f"{QUICK_BURSTS})")
