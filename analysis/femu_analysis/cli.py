@@ -8,6 +8,7 @@
     femu-plot fdp RUN_A RUN_B [--label TEXT]...
     femu-plot read-latency RUN_DIR... [--label TEXT]...
     femu-plot write-cliff RUN_DIR... [--label TEXT]...
+    femu-plot energy RUN_DIR|SWEEP_DIR... [--label TEXT]... [--window ...]
 
 User errors (bad folder, malformed CSV, bad option) print one line and exit with status 2.
 """
@@ -17,15 +18,16 @@ import sys
 from femu_common.cli_args import OneLineParser, UsageError
 from femu_common.progress import counted
 
-from . import cliff_plots, fdp_plots, plots, retry_plots, sweep, table
+from . import cliff_plots, energy_plots, fdp_plots, plots, retry_plots, sweep, table
 from .errors import AnalysisError
+from .lab_outputs import SWEEP_FILE, read_sweep
 from .loader import load_run
 from .summary import summarize, write_summaries
 from .window import find_window, parse_window
 
 PROG = "femu-plot"
 SUBCOMMANDS = ("plot", "compare", "cdf", "sweep", "summary", "fdp", "read-latency",
-               "write-cliff")
+               "write-cliff", "energy")
 
 
 def build_parser():
@@ -79,6 +81,12 @@ def build_parser():
     cliff.add_argument("--label", action="append", default=[], metavar="TEXT",
                        help="legend label, once per run in order (default: the folder "
                             "names)")
+    energy = command("energy", "power over time with the power state under it (runs with "
+                     "energy=on), and with several runs joules per GiB written against WAF",
+                     many=True)
+    energy.add_argument("--label", action="append", default=[], metavar="TEXT",
+                        help="label, once per run in order (default: the settings that "
+                             "differ between the runs; a sweep's points: their settings)")
     return parser
 
 
@@ -102,7 +110,7 @@ def _dispatch(args):
     """Dispatch; returns the files written."""
     return {"plot": _plot, "compare": _compare, "cdf": _cdf, "sweep": _sweep,
             "summary": _summary, "fdp": _fdp, "read-latency": _read_latency,
-            "write-cliff": _write_cliff}[args.command](args)
+            "write-cliff": _write_cliff, "energy": _energy}[args.command](args)
 
 
 def _plot(args):
@@ -149,6 +157,37 @@ def _write_cliff(args):
     runs = [load_run(path, need_series=False) for path in args.runs]
     labels = args.label or [run.name for run in runs]
     return cliff_plots.plot_write_cliff(runs, labels, _out_for(args), args.format)
+
+
+def _energy(args):
+    _check_dirs(args.runs)
+    folders, given = _expand_sweeps(args.runs)
+    if args.label and len(args.label) != len(folders):
+        raise AnalysisError(f"--label given {len(args.label)} times for {len(folders)} runs")
+    runs = [load_run(path) for path in counted(folders, "loading runs", "run")]
+    labels = args.label or [given.get(folder) for folder in folders]
+    if not args.label and None in labels:
+        found = plots.distinguishing_labels(runs)
+        labels = [label or found[index] for index, label in enumerate(labels)]
+    return energy_plots.plot_energy(runs, labels, _out_for(args), args.format,
+                                    parse_window(args.window))
+
+
+def _expand_sweeps(paths):
+    """Run folders, a sweep folder (sweep.json) standing for its finished points; the
+    points' labels ({folder: 'key=value, ...'})."""
+    folders, labels = [], {}
+    for path in map(pathlib.Path, paths):
+        if not (path / SWEEP_FILE).is_file():
+            folders.append(path)
+            continue
+        found = read_sweep(path)
+        if not found.points:
+            raise AnalysisError(f"{path}: a sweep without a finished point")
+        for point in found.points:
+            folders.append(point.folder)
+            labels[point.folder] = ", ".join(f"{k}={v}" for k, v in point.settings.items())
+    return folders, labels
 
 
 def _cdf(args):

@@ -20,6 +20,8 @@
                                                 format, what one holds, one converted
     femu-lab presets [--preset FILE]... [-o DIR]   the real-drive presets in ftl-sim
                                                 against their figures (a table)
+    femu-lab energy waf|apst [--quick] [-o DIR]  joules per GiB against WAF, APST's power
+                                                against latency, in ftl-sim (tables, figures)
     femu-lab soak --pattern P --boots N ...     reset / shutdown / unplug soak in guests
 
 Bad arguments: one line on stderr, exit status 2. A sweep whose points all finished

@@ -139,6 +139,26 @@ def _presets(words, folder):
     return table
 
 
+def _energy(words, folder):
+    """femu-lab energy's tables. waf: SETTING/WORKLOAD/COLUMN of energy-waf.csv, SETTING
+    with '-' for its blank (`single-greedy/rand-100/j_per_gib_written`), and
+    target/WAF/COLUMN of energy-waf-targets.csv (`target/2.5/j_per_gib_written`); apst:
+    SETTING/COLUMN of energy-apst.csv (`aggressive/p99_latency_us`)."""
+    _femu_lab(words)
+    out = words[words.index("-o" if "-o" in words else "--out") + 1]
+    table = {}
+    if words[1] == "waf":
+        with open(os.path.join(out, "energy-waf.csv"), newline="") as f:
+            for row in csv.DictReader(f):
+                table.setdefault(row["setting"].replace(" ", "-"), {})[row["workload"]] = row
+        with open(os.path.join(out, "energy-waf-targets.csv"), newline="") as f:
+            table["target"] = {row["target_waf"]: row for row in csv.DictReader(f)}
+    else:
+        with open(os.path.join(out, "energy-apst.csv"), newline="") as f:
+            table = {row["setting"]: row for row in csv.DictReader(f)}
+    return table
+
+
 @pytest.fixture(scope="session")
 def run_documented(tmp_path_factory):
     """run(cmd) -> the command's result (ftl-sim's summary, a sweep's table), once."""
@@ -160,9 +180,11 @@ def run_documented(tmp_path_factory):
                 results[cmd] = _mapping_lab(_redirected(words[1:], folder), folder)
             elif words[:2] == [LAB, "presets"]:
                 results[cmd] = _presets(_redirected(words[1:], folder), folder)
+            elif words[:2] == [LAB, "energy"]:
+                results[cmd] = _energy(_redirected(words[1:], folder), folder)
             else:
                 pytest.fail(f"no runner for {words[0]} (ftl-sim, femu-lab sweep, age, "
-                            "dftl-study, mapping-lab and presets run here)")
+                            "dftl-study, mapping-lab, presets and energy run here)")
         return results[cmd]
     return run
 

@@ -14,8 +14,8 @@ LAB_LAYERS = (
     ("paths", "devconfig", "ftl_sim", "file_tail", "length", "output_file", "lab_options",
      "setup_steps", "workloads", "vm", "traces", "run"),
     # labs: each a study built from runs
-    ("bench", "crash", "dftl", "fdp", "hotcold", "mapping", "presets", "soak", "sweep",
-     "zns"),
+    ("bench", "crash", "dftl", "energy", "fdp", "hotcold", "mapping", "presets", "soak",
+     "sweep", "zns"),
     ("slurm",),                      # a sweep as a Slurm array job
     ("commands", "cli", "__main__", "__init__"),  # the femu-lab command line and its registry
 )

@@ -28,6 +28,11 @@ that quotes the figures, one per command:
     (`sweep/arc/256/rcache_hit_rate`).
   - `scripts/femu-lab presets`: `PRESET/FIGURE/COLUMN` of its presets.csv
     (`samsung-980pro/seq-read/femu`).
+  - `scripts/femu-lab energy waf`: `SETTING/WORKLOAD/COLUMN` of its energy-waf.csv, the
+    setting's blank as '-' (`single-greedy/rand-100/j_per_gib_written`), and
+    `target/WAF/COLUMN` of energy-waf-targets.csv (`target/2.5/j_per_gib_written`);
+    `scripts/femu-lab energy apst`: `SETTING/COLUMN` of energy-apst.csv
+    (`aggressive/p99_latency_us`).
 - `by-hand="why"` instead of `cmd`: figures a test does not run (VM runs, wall times),
   with the reason and how they were measured; counted, never run. (No VM figure is run:
   the documents' VM runs take minutes each and their figures follow the host.)

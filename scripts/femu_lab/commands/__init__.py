@@ -87,6 +87,10 @@ COMMANDS = (
     Command("presets", "femu_lab.presets.command",
             "the real-drive presets of conf/ in ftl-sim against their data sheets' and "
             "others' measured figures: target, femu, error (a table)", resumable=False),
+    Command("energy", "femu_lab.energy.command",
+            "joules per GiB written against WAF (waf), APST's power against latency on a "
+            "bursty trace (apst), in ftl-sim with energy=on: tables and figures",
+            resumable=False),
     Command("soak", "femu_lab.soak.runner",
             "reset / shutdown / unplug soak: the guest booted again and again around one "
             "kind of event, failures counted (a table)", resumable=False),
