@@ -382,7 +382,8 @@ def distinguishing_labels(runs):
         keys = [key for key in keys if all(key in one for one in settings)
                 and not key.startswith("accel")]
     differing = [key for key in keys
-                 if len({repr(one.get(key)) for one in settings}) > 1 and key != "config"]
+                 if len({_canonical(one.get(key)) for one in settings}) > 1
+                 and key != "config"]
     labels = [", ".join(f"{key}={one.get(key, '-')}" for key in differing) for one in settings]
     if mixed:
         labels = [", ".join(part for part in (engine, label) if part)
@@ -390,6 +391,13 @@ def distinguishing_labels(runs):
     if len(runs) < 2 or not any(labels) or len(set(labels)) != len(labels):
         return [run.name for run in runs]
     return labels
+
+
+def _canonical(value):
+    """A setting as compared between runs: a conf file's 'on' / 'off' (a switch, or a
+    count's off) is the 1 / 0 ftl-sim's summary writes for it."""
+    text = str(value).lower()
+    return repr({"on": 1, "off": 0}.get(text, value))
 
 
 def compare_title(runs):

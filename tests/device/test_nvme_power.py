@@ -5,6 +5,7 @@ FTL's power-state model; a read in a non-operational state pays the exit (the QO
 power-counters: counts, and the model's own wait, never a wall-clock time).
 
 Every expected byte is worked out by hand from the table below."""
+import json
 import struct
 import time
 
@@ -186,6 +187,9 @@ def test_a_read_in_a_non_operational_state_pays_the_exit(device):
     wait = after["ps_exit_wait_ns"] - before["ps_exit_wait_ns"]
     assert 2000_000 <= wait <= 3000_000, wait
     assert after["ps_transitions"] - before["ps_transitions"] == 2     # 0 -> 2 -> 0
+    # the OCP SMART log's Power State Change Count (bytes 200..207) is the same count
+    cqe, log = nvme.get_log(0xC0, 512)
+    assert cqe.ok and int.from_bytes(log[200:208], "little") == after["ps_transitions"]
 
 
 # ---- Autonomous Power State Transition (0Ch)
@@ -271,3 +275,53 @@ def test_a_controller_reset_brings_the_defaults_back(device):
     for _ in range(20):
         time.sleep(0.01)
         assert dev.state() == 0
+
+
+# ---- Recordings
+
+
+def trace_records(trace):
+    return [line.split() for line in trace.read_text().splitlines()
+            if line and not line.startswith("#")]
+
+
+def test_a_recording_holds_the_power_commands_and_replays_them(start, tmp_path,
+                                                               run_ftl_sim):
+    """With a table the device records version 8: the host's move to PS2 is a PS record,
+    the Get a PG record, and ftl-sim's replay of the recording with the same table makes
+    the same exit."""
+    conf, trace = tmp_path / "power.conf", tmp_path / "power.trace"
+    conf.write_text(conf_text(THREE))
+    machine = start(f"config={conf},trace_out={trace}")
+    nvme = machine.nvme
+    sq = ready(nvme)[0]
+    assert nvme.write(sq, 0, pattern(4096, 1)).ok
+    assert nvme.set_features(FID_PM, 2).ok
+    assert nvme.get_features(FID_PM).ok
+    assert nvme.read(sq, 0, 8)[0].ok
+    assert machine.qt.terminate() is not None
+    got = trace_records(trace)
+    assert got[0] == ["V", "8"]
+    assert [r[0] for r in got if r[0] in ("W", "PS", "PG", "R")] == ["W", "PS", "PG", "R"]
+    assert [r[2] for r in got if r[0] == "PS"] == ["2"]
+    summary = tmp_path / "replay.json"
+    run_ftl_sim("--config", conf, "--trace", trace, "--summary", summary)
+    assert json.loads(summary.read_text())["ps_exits"] == 1
+
+
+def test_one_state_answers_power_management_itself(start, tmp_path):
+    """The default single state: Get and Set Features 02h (PS0) are answered by the
+    device, the recording stays version 3 and goes on recording after them."""
+    trace = tmp_path / "one.trace"
+    machine = start(f"trace_out={trace}")
+    nvme = machine.nvme
+    sq = ready(nvme)[0]
+    got = nvme.get_features(FID_PM)
+    assert got.ok and got.dw0 == 0
+    assert nvme.set_features(FID_PM, 0 | 2 << 5).ok            # PS0, workload hint 2
+    assert nvme.get_features(FID_PM).dw0 == 2 << 5
+    assert nvme.write(sq, 0, pattern(4096, 2)).ok
+    assert machine.qt.terminate() is not None
+    got = trace_records(trace)
+    assert got[0] == ["V", "3"]
+    assert [r[0] for r in got if r[0] in ("W", "PS", "PG")] == ["W"]

@@ -20,7 +20,7 @@ def canned(waf, energy_j, gib=2.0, page=4096):
             "waf": waf, "energy_j": energy_j, "mean_power_w": 1.5,
             "j_per_gib_written": energy_j / gib, "energy_split_j": dict(SPLIT),
             "p50_latency_us": 80.0, "p99_latency_us": 900.0, "mean_latency_us": 120.0,
-            "ps_time_s": [3.0, 0.0, 1.5, 0.5], "ps_exits": 7, "ps_exit_wait_us_mean": 250.0,
+            "ps_time_s": [3.0, 0.0, 1.5, 0.5], "ps_exits": 7, "ps_exit_wait_us_per_exit": 250.0,
             "sim_time_s": 5.0}
 
 
@@ -166,3 +166,14 @@ def test_placement_is_the_labs_own(capsys, tmp_path, ftl_sim):
     assert status == 2
     assert "--set placement: the lab sets it per run (use --placements)" in \
         capsys.readouterr().err
+
+
+def test_a_configuration_without_a_sleep_state_is_refused(capsys, tmp_path, ftl_sim):
+    """lab-1g's table shortened to its operational states (--set ps_count=3): nothing to
+    move to, one line, no run."""
+    out = tmp_path / "lab"
+    assert lab_cli.main(["energy", "apst", "--set", "ps_count=3", "-o", str(out),
+                         "--ftl-sim", str(ftl_sim)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "no non-operational power state (ps_count=3)" in err and "\n" not in err
+    assert not (out / "runs").exists()

@@ -172,6 +172,23 @@ static void check_combinations(struct options *o)
     }
 }
 
+/* A power state --set gave that a --set ps_count after it dropped: refused, not lost
+ * (--set ps_count may shorten a file's table; the same command line may not undo itself). */
+static void check_sets_kept(const struct options *o)
+{
+    for (unsigned i = 0; i < o->nsets; i++) {
+        char key[64];
+        const char *set = o->sets[i];
+        size_t len = strcspn(set, "=");
+        snprintf(key, sizeof(key), "%.*s", (int)len, set);
+        if (ftl_config_key_unused(&o->cfg, key)) {
+            usage_error("--set %s: set, but ps_count is %llu (power states 0-%llu)", key,
+                        (unsigned long long)o->cfg.ps_count,
+                        (unsigned long long)o->cfg.ps_count - 1);
+        }
+    }
+}
+
 /* The configuration: defaults, then every --config in order, then every --set in order. */
 static void combine_configuration(struct options *o)
 {
@@ -196,6 +213,7 @@ static void combine_configuration(struct options *o)
         }
         ftl_config_origin_note(&o->origins, key, NULL);  /* the command line: no file */
     }
+    check_sets_kept(o);
     check_config(o);
 }
 

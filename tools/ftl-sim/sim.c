@@ -101,6 +101,7 @@ int sim_run_init(struct sim_run *run, struct ftl *ftl, struct ftl_stats_writer *
         return -1;
     }
     ftl_engine_record(run->engine, trace);
+    ftl_engine_advance(run->engine, 0);     /* time runs from 0, the recording's origin */
     return 0;
 }
 

@@ -79,6 +79,9 @@ bool femu_ftl_engine_create(FemuCtrl *n)
         return false;
     }
     ftl_engine_record(n->engine, n->trace);
+    /* Time (the power states' counts) runs from the statistics' and the recording's origin,
+     * as a replay's does from its time 0 (ftl-sim's sim_run_init). */
+    ftl_engine_advance(n->engine, n->stats_start_ns);
     /* The stores realize made (kv_ns_mb) are the recording's first records; a restored
      * state's are in its file, from which a replay starts too. */
     for (uint32_t nsid = 1; !n->state_in && nsid <= FEMU_MAX_NAMESPACES; nsid++) {

@@ -32,6 +32,7 @@
 #include "cmd/admin/features.h"
 #include "cmd/admin/ns.h"
 #include "cmd/admin/ns_kv.h"
+#include "cmd/admin/power_features.h"
 #include "cmd/core/cmd_set.h"
 #include "cmd/fdp/fdp.h"
 #include "cmd/health/media.h"
@@ -300,8 +301,11 @@ static bool femu_open_trace(FemuCtrl *n, Error **errp)
      * FDP's reclaim unit handle updates, or 5 with a write buffer, which makes FUA writes
      * and Volatile Write Cache switches (cmd/io/nvm.c, cmd/admin/features.c), or 6 when
      * the Key Value command set is offered (kv_ns_mb: cmd/io/kv.c), or 7 with the link or
-     * controller model, which records the commands without FTL work (cmd/core/front_cmd.c). */
-    int version = io_trace_version_front(femu_front_on(n), n->kv_ns_mb != 0, true,
+     * controller model, which records the commands without FTL work (cmd/core/front_cmd.c),
+     * or 8 with more than one power state, whose Set and Get Features 02h and 0Ch reach the
+     * FTL (cmd/admin/power_features.c). */
+    int version = io_trace_version_power(femu_power_model_on(n), femu_front_on(n),
+                                         n->kv_ns_mb != 0, true,
                                          n->ftl_config.placement == FTL_PLACEMENT_FDP,
                                          femu_has_write_cache(n));
     n->trace = io_trace_writer_open_version(n->trace_out, "the femu device",

@@ -10,13 +10,12 @@ three times, with ftl-sim's --apst:
     aggressive   every operational state to the deepest non-operational one after
                  --aggressive-ms of idle time
 
-on a configuration with a power-state table (ps_count > 1 and a non-operational state;
-one with a single state, as conf/lab-1g.conf, gets docs/energy.md's example table with
---set, which the notes say).
+on a configuration with a power-state table (ps_count > 1 and a non-operational state:
+conf/lab-1g.conf's plausible one by default; a configuration without one is refused).
 The table (energy-apst.csv, .md) gives per setting p50 and p99 latency (every request:
 reads only in the default trace, so these are read latencies), mean latency, joules,
 mean watts, the seconds in each power state, exits from non-operational states and the
-waits of every command held by an exit summed, per exit (ps_exit_wait_us_mean: an exit
+waits of every command held by an exit summed, per exit (ps_exit_wait_us_per_exit: an exit
 that holds a whole burst counts each of its commands' waits); power-<setting>.png is
 femu-plot energy's figure of each run.
 """
@@ -28,14 +27,6 @@ from femu_common.cli_args import UsageError
 from . import runs
 
 TABLE_STEM = "energy-apst"
-# docs/energy.md's example table, two operational and two non-operational states (femu's
-# illustration, no real drive's figures; PS0 keeps its defaults): passed with --set when
-# the configuration has one power state, as conf/lab-1g.conf does
-EXAMPLE_TABLE = {"ps_count": "4", "ps1_max_mw": "12000", "ps1_idle_mw": "3000",
-                 "ps1_perf_pcent": "50", "ps2_max_mw": "50", "ps2_idle_mw": "50",
-                 "ps2_enlat_us": "1000", "ps2_exlat_us": "2000", "ps2_nonop": "1",
-                 "ps3_max_mw": "5", "ps3_idle_mw": "5", "ps3_enlat_us": "5000",
-                 "ps3_exlat_us": "20000", "ps3_nonop": "1"}
 SETTINGS = ("off", "linux", "aggressive")
 OUTPUTS = (f"{TABLE_STEM}.csv", f"{TABLE_STEM}.md",
            *(f"power-{setting}.png" for setting in SETTINGS))
@@ -92,7 +83,7 @@ def table_row(setting: str, apst: str, summary: Mapping, folder: Path,
         "energy_j": number(summary, "energy_j", folder),
         "mean_power_w": number(summary, "mean_power_w", folder),
         "ps_exits": number(summary, "ps_exits", folder),
-        "ps_exit_wait_us_mean": number(summary, "ps_exit_wait_us_mean", folder),
+        "ps_exit_wait_us_per_exit": number(summary, "ps_exit_wait_us_per_exit", folder),
         "sim_time_s": number(summary, "sim_time_s", folder),
         "folder": str(Path("runs") / setting)}
     times = summary.get("ps_time_s")
@@ -107,7 +98,7 @@ def table_row(setting: str, apst: str, summary: Mapping, folder: Path,
 def keys(count: int) -> List[str]:
     return ["setting", "apst", "p50_latency_us", "p99_latency_us", "mean_latency_us",
             "energy_j", "mean_power_w", *(f"ps{state}_s" for state in range(count)),
-            "ps_exits", "ps_exit_wait_us_mean", "sim_time_s", "folder"]
+            "ps_exits", "ps_exit_wait_us_per_exit", "sim_time_s", "folder"]
 
 
 def markdown(rows: Sequence[Mapping], nonop: Sequence[bool], notes: Sequence[str]) -> str:
@@ -118,7 +109,7 @@ def markdown(rows: Sequence[Mapping], nonop: Sequence[bool], notes: Sequence[str
     columns += [(f"ps{state}_s", f"PS{state}{' (non-op)' if flag else ''} (s)", "{:.3f}")
                 for state, flag in enumerate(nonop)]
     columns += [("ps_exits", "exits", "{:.0f}"),
-                ("ps_exit_wait_us_mean", "exit waits per exit (us)", "{:,.1f}")]
+                ("ps_exit_wait_us_per_exit", "exit waits per exit (us)", "{:,.1f}")]
     lines = ["# APST: power against latency on a bursty trace", ""]
     lines += [f"- {note}" for note in notes] + [""]
     lines += runs.markdown_table(rows, columns, 1)

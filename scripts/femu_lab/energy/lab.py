@@ -107,13 +107,6 @@ def run_waf(args, ftl_sim: Path, say, out: TextIO) -> int:
 def run_apst(args, ftl_sim: Path, say, out: TextIO) -> int:
     user, nand_note = _user(args, ftl_sim)
     base = devconfig.load(args.config, user, ftl_sim)
-    table_note = "power-state table: the configuration's"
-    if len(apst_lab.states(base.values)) == 1 and "ps_count" not in user:
-        user.update(apst_lab.EXAMPLE_TABLE)
-        base = devconfig.load(args.config, user, ftl_sim)
-        table_note = ("power-state table: the configuration has one state; docs/energy.md's "
-                      "example four-state table passed with --set (" +
-                      " ".join(f"{k}={v}" for k, v in apst_lab.EXAMPLE_TABLE.items()) + ")")
     nonop = apst_lab.states(base.values)
     apst_lab.check_table(nonop, str(args.config))
     if args.trace is not None and not args.trace.is_file():
@@ -161,8 +154,8 @@ def run_apst(args, ftl_sim: Path, say, out: TextIO) -> int:
     sets = " ".join(f"--set {item}" for item in args.overrides)
     notes = [f"configuration {_shown(args.config)}{' ' + sets if sets else ''}, energy=on; "
              f"{len(nonop)} power states, non-operational: "
-             f"{', '.join(f'PS{n}' for n, flag in enumerate(nonop) if flag)}", table_note,
-             nand_note,
+             f"{', '.join(f'PS{n}' for n, flag in enumerate(nonop) if flag)} (the "
+             "configuration's power-state table)", nand_note,
              said, "every run: a sequential fill (not measured), then the trace open-loop "
              "at its own times (addresses scaled onto the device)",
              "latencies of every request (the default trace has reads only); energy and "

@@ -9,7 +9,9 @@
  * 02h: Set takes PS (CDW11 bits 4:0; above NPSS: Invalid Field) and WH (bits 7:5, the
  * workload hint, kept as given and returned by Get; it changes nothing). Get (current)
  * returns the state the model is in when the FTL serves it (ftl_served.power_state) with
- * the WH the host set; default and saved (not saveable) are PS 0, WH 0.
+ * the WH the host set; default and saved (not saveable) are PS 0, WH 0. With one power
+ * state (the default) the device answers both itself: PS0 is all there is, and a
+ * recording stays the version it was without power commands.
  *
  * 0Ch (offered only when some state is non-operational, else an unknown FID): Set takes
  * APSTE (CDW11 bit 0) and the 256-byte table from the host (entry N, 64 bits, for state
@@ -48,6 +50,11 @@ static unsigned femu_power_states(FemuCtrl *n)
     return MIN(MAX(n->ftl_config.ps_count, 1), FTL_PS_MAX);
 }
 
+bool femu_power_model_on(FemuCtrl *n)
+{
+    return femu_power_states(n) > 1;
+}
+
 /* The FTL request for cmd (owned by req: femu_req_free frees it). */
 static struct ftl_power_cmd *femu_power_request(FemuRequest *req,
                                                 enum ftl_power_action action)
@@ -67,9 +74,11 @@ uint16_t femu_power_get_feature(FemuCtrl *n, const NvmeCmd *cmd, unsigned sel,
         req->result = 0;        /* PS0, no workload hint */
         return NVME_SUCCESS;
     }
-    /* the FTL thread adds the state (backend/ftl_thread.c) */
+    /* the FTL thread adds the state (backend/ftl_thread.c); with one state it is PS0 */
     req->result = n->features.power_mgmt & FEMU_PM_WH_MASK;
-    femu_power_request(req, FTL_POWER_GET_STATE);
+    if (femu_power_model_on(n)) {
+        femu_power_request(req, FTL_POWER_GET_STATE);
+    }
     return NVME_SUCCESS;
 }
 
@@ -82,8 +91,10 @@ uint16_t femu_power_set_feature(FemuCtrl *n, const NvmeCmd *cmd, FemuRequest *re
         return femu_dnr(NVME_INVALID_FIELD);
     }
     n->features.power_mgmt = dw11 & (FEMU_PM_PS_MASK | FEMU_PM_WH_MASK);
-    n->features.power_changed = true;
-    femu_power_request(req, FTL_POWER_SET_STATE)->ps = ps;
+    if (femu_power_model_on(n)) {   /* one state: PS0 stays, nothing for the FTL */
+        n->features.power_changed = true;
+        femu_power_request(req, FTL_POWER_SET_STATE)->ps = ps;
+    }
     return NVME_SUCCESS;
 }
 

@@ -12,6 +12,10 @@
 #define FEMU_FEAT_APST          0x0c    /* Autonomous Power State Transition */
 #define FEMU_APST_TABLE_BYTES   (8 * FTL_PS_MAX)
 
+/* More than one power state: 02h and 0Ch reach the FTL (FTL_OP_POWER) and a recording
+ * holds them (version 8); with one, the device answers 02h itself (PS0 is all there is). */
+bool femu_power_model_on(FemuCtrl *n);
+
 /* Get Features with SEL 0 (current), 1 (default) or 2 (saved); Set Features. */
 uint16_t femu_power_get_feature(FemuCtrl *n, const NvmeCmd *cmd, unsigned sel,
                                 FemuRequest *req);

@@ -133,6 +133,7 @@ void femu_ocp_smart_log(FemuCtrl *n, uint8_t *buf)
     log->user_data_erase_count_max = cpu_to_le32(view.wear.erase_max);
     log->user_data_erase_count_min = cpu_to_le32(view.wear.erase_min);
     log->percent_free_blocks = geo->units ? gauges.free_lines * 100 / geo->units : 0;
+    log->power_state_change_count = cpu_to_le64(view.ctr.ps_transitions);   /* APST's too */
     log->total_nuse = cpu_to_le64(femu_ocp_total_nuse(n));
     /* What the host may write over the good blocks' rated cycles at a WAF of 1. */
     good_blocks = view.wear.blocks - view.wear.bad_blocks;

@@ -21,6 +21,8 @@ int config_check_read_retry(const struct ftl_config *cfg, char *err, size_t errl
 int config_check_placement(const struct ftl_config *cfg, char *err, size_t errlen);
 int config_check_gc(const struct ftl_config *cfg, char *err, size_t errlen);
 int config_check_power(const struct ftl_config *cfg, char *err, size_t errlen);
+/* A new ps_count drops the states at or past it (a later source shortening a table). */
+void config_power_drop_past_count(struct ftl_config *cfg);
 int config_check_front(const struct ftl_config *cfg, char *err, size_t errlen);
 int config_check_energy(const struct ftl_config *cfg, char *err, size_t errlen);
 

@@ -39,7 +39,8 @@
 
 static const struct config_key keys[] = {
     UKEY(ps_count, 1, FTL_PS_MAX, "NVMe power states the drive has (Identify NPSS + 1), "
-         "1-32; states at or past it must be left unset"),
+         "1-32; setting it drops the states at or past it set before (a later file or "
+         "--set shortening a table); set after it, they are refused"),
     PS_KEYS(0), PS_KEYS(1), PS_KEYS(2), PS_KEYS(3), PS_KEYS(4), PS_KEYS(5), PS_KEYS(6),
     PS_KEYS(7), PS_KEYS(8), PS_KEYS(9), PS_KEYS(10), PS_KEYS(11), PS_KEYS(12),
     PS_KEYS(13), PS_KEYS(14), PS_KEYS(15), PS_KEYS(16), PS_KEYS(17), PS_KEYS(18),
@@ -63,6 +64,13 @@ static uint64_t field_of(const struct ftl_ps_desc *d, unsigned f)
     const uint64_t v[] = { d->max_mw, d->idle_mw, d->active_mw, d->enlat_us, d->exlat_us,
                            d->nonop, d->perf_pcent };
     return v[f];
+}
+
+void config_power_drop_past_count(struct ftl_config *cfg)
+{
+    for (uint64_t i = cfg->ps_count; i < FTL_PS_MAX; i++) {
+        cfg->ps[i] = (struct ftl_ps_desc){ 0 };
+    }
 }
 
 /* A state past ps_count must be left unset: a value there is a table cut short. */

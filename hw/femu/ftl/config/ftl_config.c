@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,9 @@ int ftl_config_set(struct ftl_config *cfg, const char *key, const char *value,
         return -1;
     }
     *(uint64_t *)((char *)cfg + k->offset) = v;
+    if (k->offset == offsetof(struct ftl_config, ps_count)) {
+        config_power_drop_past_count(cfg);
+    }
     return 0;
 }
 

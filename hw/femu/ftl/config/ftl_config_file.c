@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,8 +24,12 @@
 /* A configuration is a few hundred lines at most; a bigger file is not one (and /dev/zero
  * or a FIFO named by an include must not keep the reader busy or blocked). */
 #define MAX_FILE_BYTES (1024 * 1024)
-#define MAX_KEYS_PER_FILE 64
 #define MAX_PATH 4096
+
+/* The line of one file that set each key, by key index (0: not set in this file). */
+struct file_keys {
+    unsigned line[FTL_CONFIG_ORIGIN_KEYS];
+};
 
 /* One file being read, and the files that include it (to refuse a cycle). */
 struct open_file {
@@ -164,7 +169,7 @@ static int include_file(struct loader *l, const struct open_file *file, unsigned
 
 /* One `key=value` line: applied now, so a later line or file overrides it. */
 static int set_key(struct loader *l, const struct open_file *file, unsigned lineno, char *line,
-                   char seen[][32], unsigned *nseen)
+                   struct file_keys *keys)
 {
     char *eq = strchr(line, '=');
     if (!eq) {
@@ -180,24 +185,41 @@ static int set_key(struct loader *l, const struct open_file *file, unsigned line
     if (*value == '\0') {
         return file_fail(l->err, l->errlen, file->path, lineno, "%s: missing value", key);
     }
-    const char *name = canonical(key);
-    for (unsigned i = 0; i < *nseen; i++) {
-        if (strcmp(seen[i], name) == 0) {
-            return file_fail(l->err, l->errlen, file->path, lineno, "%s: set twice in this "
-                             "file", key);
-        }
+    int i = key_index(key);
+    if (i >= 0 && keys->line[i]) {
+        return file_fail(l->err, l->errlen, file->path, lineno, "%s: set twice in this "
+                         "file", key);
     }
     char msg[256];
     if (ftl_config_set(l->cfg, key, value, msg, sizeof(msg))) {
         return file_fail(l->err, l->errlen, file->path, lineno, "%s", msg);
     }
-    if (*nseen < MAX_KEYS_PER_FILE && strlen(name) < sizeof(seen[0])) {
-        strcpy(seen[(*nseen)++], name);
+    if (i >= 0) {
+        keys->line[i] = lineno;
     }
     if (l->origins) {
         char where[FTL_CONFIG_ORIGIN_LEN];
         snprintf(where, sizeof(where), "%s:%u", file->path, lineno);
         ftl_config_origin_note(l->origins, key, where);
+    }
+    return 0;
+}
+
+/*
+ * A power state this file set that a ps_count after it (a later line, or a file it
+ * includes) dropped: one file contradicting itself, refused rather than lost. A later
+ * file or --set may shorten a table; the file that writes the states may not.
+ */
+static int check_dropped(struct loader *l, const struct open_file *file,
+                         const struct file_keys *keys)
+{
+    for (size_t i = 0; i < FTL_CONFIG_ORIGIN_KEYS && ftl_config_key(i); i++) {
+        const char *key = ftl_config_key(i);
+        if (keys->line[i] && ftl_config_key_unused(l->cfg, key)) {
+            return file_fail(l->err, l->errlen, file->path, keys->line[i], "%s: set, but "
+                             "ps_count is %" PRIu64 " (power states 0-%" PRIu64 ")", key,
+                             l->cfg->ps_count, l->cfg->ps_count - 1);
+        }
     }
     return 0;
 }
@@ -240,8 +262,11 @@ static int load(struct loader *l, const struct open_file *file)
     if (!f) {
         return -1;
     }
-    char seen[MAX_KEYS_PER_FILE][32];
-    unsigned nseen = 0;
+    struct file_keys *keys = calloc(1, sizeof(*keys));
+    if (!keys) {
+        fclose(f);
+        return file_fail(l->err, l->errlen, file->path, 0, "out of memory");
+    }
     char buf[MAX_LINE + 2];
     unsigned lineno = 0;
     int rc = 0;
@@ -263,11 +288,15 @@ static int load(struct loader *l, const struct open_file *file)
             continue;
         }
         rc = is_include(line) ? include_file(l, file, lineno, trim(line + 7))
-                              : set_key(l, file, lineno, line, seen, &nseen);
+                              : set_key(l, file, lineno, line, keys);
     }
     if (rc == 0 && ferror(f)) {
         rc = file_fail(l->err, l->errlen, file->path, 0, "read error: %s", strerror(errno));
     }
+    if (rc == 0) {
+        rc = check_dropped(l, file, keys);
+    }
+    free(keys);
     fclose(f);
     return rc;
 }

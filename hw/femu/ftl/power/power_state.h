@@ -17,7 +17,8 @@
  *    back in its most recent operational state from the arrival (the exit's time counts
  *    there); commands arriving while an exit is under way wait for its end too;
  *  - moving between operational states is instant (their latencies are reported only);
- *  - time counts from the first time the engine is given.
+ *  - time counts from the first time the engine is given (its hosts give it their
+ *    statistics' origin first: the device's realize, ftl-sim's 0).
  */
 #ifndef FTL_POWER_POWER_STATE_H
 #define FTL_POWER_POWER_STATE_H
