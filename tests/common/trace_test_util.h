@@ -1,8 +1,9 @@
 /*
  * Helpers of the femu trace reader tests (tests/trace-in/test_trace*.c): a trace written
  * to a temporary file, and the check that a file yields some records and then one error
- * line naming the file and line, requests recorded by the engine's writer, and the
- * writer's refusal of a request its version has no record for. Define
+ * line naming the file and line, a file opened as a trace of a version, requests recorded
+ * by the engine's writer, and the writer's refusal of a request its version has no record
+ * for. Define
  * TRACE_TEST_PREFIX (the temporary files' name) before including; include check.h,
  * temp_file.h and femu_trace.h first.
  */
@@ -56,6 +57,25 @@ static inline void expect_error(const char *content, int n_ok, unsigned long lin
     unlink(path);
 }
 #define EXPECT_ERROR(c, n, l, w) expect_error((c), (n), (l), (w), __LINE__)
+
+/* path opened as a trace (of version, unless 0); NULL, a failed check, when it does not
+ * open or is another version. The caller closes it. */
+static inline struct trace_reader *open_trace(const char *path, int version, int src_line)
+{
+    char err[512] = "";
+    struct trace_reader *t = trace_open(path, err, sizeof(err));
+
+    if (!check_record(t != NULL && (version == 0 || trace_version(t) == version), __FILE__,
+                      src_line, "trace_open")) {
+        fprintf(stderr, "    %s\n", t ? "another version" : err);
+        if (t) {
+            trace_close(t);
+        }
+        return NULL;
+    }
+    return t;
+}
+#define OPEN_TRACE(path, version) open_trace((path), (version), __LINE__)
 
 /* The whole file as text (small files only). */
 static inline void read_text(const char *path, char *buf, size_t len)

@@ -325,3 +325,14 @@ def test_one_state_answers_power_management_itself(start, tmp_path):
     got = trace_records(trace)
     assert got[0] == ["V", "3"]
     assert [r[0] for r in got if r[0] in ("W", "PS", "PG")] == ["W"]
+
+
+def test_no_thermal_management(start):
+    """No temperature model: HCTMA (Identify Controller bytes 323:322) 0, and Host
+    Controlled Thermal Management (Feature 10h) an unknown feature."""
+    nvme = start().nvme
+    ready(nvme, io_queues=0)
+    _, data = nvme.identify(0x01)
+    assert data[322:324] == b"\0\0"
+    assert_status(nvme.get_features(0x10), SC_INVALID_FIELD)
+    assert_status(nvme.set_features(0x10, 300 << 16 | 320), SC_INVALID_FIELD)

@@ -7,7 +7,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "flash/timing.h"
 #include "ftl_test_util.h"
 #include "obs/stats_energy.h"
+#include "temp_dir_util.h"
 
 #define MS 1000000ull
 #define S 1000000000ull
@@ -228,33 +228,9 @@ static void test_columns_by_hand(void)
 
 /* ---- the statistics files ---- */
 
-static char dir[64];
+static char dir[512];
 
-static void make_dir(void)
-{
-    strcpy(dir, "/tmp/ftl-energy-test-XXXXXX");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        exit(1);
-    }
-}
 
-static void remove_dir(void)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char path[512];
-    while (d && (e = readdir(d))) {
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-            CHECK(unlink(path) == 0);
-        }
-    }
-    if (d) {
-        closedir(d);
-    }
-    CHECK(rmdir(dir) == 0);
-}
 
 /* The whole file, malloc'd ("" when missing). */
 static char *slurp(const char *name)
@@ -304,7 +280,7 @@ static bool ends_with(const char *s, const char *tail)
  */
 static void run_files(const struct ftl_config *cfg, char **stats, char **phases)
 {
-    make_dir();
+    temp_dir_make(dir, sizeof(dir), "ftl-energy-test");
     struct ftl *ftl = make_ftl(cfg);
     struct ftl_stats_writer *w = ftl_stats_open(dir, ftl, 0, err, sizeof(err));
     CHECK(w != NULL);
@@ -317,7 +293,7 @@ static void run_files(const struct ftl_config *cfg, char **stats, char **phases)
     *stats = slurp("stats.csv");
     *phases = slurp("phases.csv");
     ftl_destroy(ftl);
-    remove_dir();
+    temp_dir_remove(dir);
 }
 
 /*

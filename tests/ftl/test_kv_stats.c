@@ -4,7 +4,6 @@
  * bytes / value bytes stored (empty in a second that stored none).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "femu_ftl/engine.h"
 #include "femu_ftl/stats.h"
 #include "ftl_test_util.h"
+#include "temp_dir_util.h"
 
 #define S 1000000000ull
 
@@ -26,22 +26,6 @@ static const char *const kv_columns[] = {
 };
 #define NKV (sizeof(kv_columns) / sizeof(kv_columns[0]))
 
-static void remove_dir(void)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char path[1024];
-    while (d && (e = readdir(d))) {
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-    }
-    if (d) {
-        closedir(d);
-    }
-    rmdir(dir);
-}
 
 /* Line n of stats.csv (0: the header), split at commas into cells; how many. */
 static size_t stats_cells(int n, char *line, size_t size, char **cells, size_t max)
@@ -84,12 +68,7 @@ static struct ftl_request kv_request(enum ftl_op op, uint64_t now, const char *k
 
 static void test_columns(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof(dir), "%s/kv-stats-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        exit(2);
-    }
+    temp_dir_make(dir, sizeof(dir), "kv-stats");
     struct ftl_config cfg = small_config(2, 2, 64, 64, 8);
     cfg.devsz_mb = 4;
     cfg.kv_segment_pages = 4;
@@ -141,7 +120,7 @@ static void test_columns(void)
         CHECK(!strcmp(kv[15], ""));
     }
     ftl_destroy(ftl);
-    remove_dir();
+    temp_dir_remove(dir);
 }
 
 int main(void)

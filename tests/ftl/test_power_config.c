@@ -6,14 +6,13 @@
  */
 #define _POSIX_C_SOURCE 200809L     /* mkdtemp */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "check.h"
+#include "temp_dir_util.h"
 #include "femu_ftl/ftl.h"
 
-static char tmpdir[] = "/tmp/ftl-power-config-XXXXXX";
+static char tmpdir[512];
 static char err[1024];
 
 /* A four-state table: two operational states and two non-operational ones. */
@@ -135,20 +134,10 @@ static void test_set_drops(void)
 
 int main(void)
 {
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    temp_dir_make(tmpdir, sizeof(tmpdir), "ftl-power-config");
     test_later_file_shortens();
     test_refused_at_the_state();
     test_set_drops();
-    const char *names[] = { "table.conf", "short.conf", "back.conf", "two.conf", "more.conf",
-                            "self.conf", "inc.conf" };
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        char path[600];
-        snprintf(path, sizeof(path), "%s/%s", tmpdir, names[i]);
-        unlink(path);
-    }
-    rmdir(tmpdir);
+    temp_dir_remove(tmpdir);
     return check_summary();
 }

@@ -2,7 +2,6 @@
  * Statistics files: one row per interval, idle or not, with the right differences; the
  * ZNS+ files: flash pages and busy chips of a known schedule, zone states and the zone map.
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +11,12 @@
 #include "ftl_test_util.h"
 #include "femu_ftl/stats.h"
 #include "femu_ftl/zns.h"
+#include "temp_dir_util.h"
 
 #define S 1000000000ull
 #define MS 1000000ull
 
-static char dir[64];
+static char dir[512];
 static char err[512];
 
 /* Reads a whole file into a static buffer; returns its number of lines. */
@@ -73,33 +73,7 @@ static void check_row(const char *got, const char *head, const char *tail, const
     }
 }
 
-/* Deletes every file of the test folder, then the folder. */
-static void remove_dir(void)
-{
-    DIR *d = opendir(dir);
-    CHECK(d != NULL);
-    struct dirent *e;
-    char path[512];
-    while (d && (e = readdir(d))) {
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-            CHECK(unlink(path) == 0);
-        }
-    }
-    if (d) {
-        closedir(d);
-    }
-    CHECK(rmdir(dir) == 0);
-}
 
-static void make_dir(void)
-{
-    strcpy(dir, "/tmp/ftl-stats-test-XXXXXX");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        exit(1);
-    }
-}
 
 /* Sum of one numeric column (0-based) over the data rows of a CSV in buf. */
 static double column_sum(const char *buf, int column)
@@ -126,7 +100,7 @@ static double column_sum(const char *buf, int column)
  */
 static void test_busy_chips(void)
 {
-    make_dir();
+    temp_dir_make(dir, sizeof(dir), "ftl-stats-test");
     struct ftl_config cfg = small_config(1, 2, 64, 64, 8);
     cfg.pg_wr_lat = 250 * MS;
     cfg.pg_rd_lat = 50 * MS;
@@ -178,7 +152,7 @@ static void test_busy_chips(void)
     CHECK_EQ_U64((uint64_t)column_sum(buf, 2), ftl_nand_reads(&c));
     CHECK_EQ_U64((uint64_t)column_sum(buf, 3), ftl_nand_programs(&c));
     ftl_destroy(ftl);
-    remove_dir();
+    temp_dir_remove(dir);
 }
 
 static struct ftl_request zone_request(enum ftl_op op, uint64_t now, uint64_t slba,
@@ -194,7 +168,7 @@ static struct ftl_request zone_request(enum ftl_op op, uint64_t now, uint64_t sl
  */
 static void test_zones(void)
 {
-    make_dir();
+    temp_dir_make(dir, sizeof(dir), "ftl-stats-test");
     struct ftl_config cfg = small_config(2, 2, 64, 64, 8);
     cfg.zoned = 1;
     cfg.zones = 8;
@@ -266,13 +240,13 @@ static void test_zones(void)
     CHECK_EQ_U64((uint64_t)column_sum(buf, 9), c.zone_append_cmds);
     CHECK_EQ_U64((uint64_t)column_sum(buf, 10), c.zone_write_cmds);
     ftl_destroy(ftl);
-    remove_dir();
+    temp_dir_remove(dir);
 }
 
 /* The lab files and stats.csv: rows for busy and idle intervals, partial last rows. */
 static void test_lab_files(void)
 {
-    make_dir();
+    temp_dir_make(dir, sizeof(dir), "ftl-stats-test");
     struct ftl_config cfg = small_config(2, 2, 64, 64, 8);
     cfg.placement = FTL_PLACEMENT_HOTCOLD;
     cfg.devsz_mb = 4;
@@ -342,13 +316,13 @@ static void test_lab_files(void)
     CHECK(!strcmp(line_n(buf, 125), "12.500,0.0000"));
     CHECK_EQ_U64(read_file("zones.csv", buf, sizeof(buf)), (uint64_t)-1);
     ftl_destroy(ftl);
-    remove_dir();
+    temp_dir_remove(dir);
 }
 
 /* A 4 MiB FTL of 2x2 LUNs and its statistics in dir from time 0. */
 static struct ftl_stats_writer *open_small(struct ftl **ftl)
 {
-    make_dir();
+    temp_dir_make(dir, sizeof(dir), "ftl-stats-test");
     struct ftl_config cfg = small_config(2, 2, 64, 64, 8);
     cfg.devsz_mb = 4;
     *ftl = make_ftl(&cfg);
@@ -393,7 +367,7 @@ static void test_idle_days(void)
     CHECK(!strcmp(line_n(buf, 101), "259200.000,0.0000"));
     CHECK(!strcmp(line_n(buf, 102), "259200.100,0.0000"));
     ftl_destroy(ftl);
-    remove_dir();
+    temp_dir_remove(dir);
 }
 
 /* Column name's value in a row of a CSV whose header is line 0 of buf; -1 if absent. */
@@ -471,14 +445,14 @@ static void test_phase_snapshots(void)
     CHECK_EQ_U64(read_file("stats.csv", buf, sizeof(buf)), 5);
     CHECK_EQ_U64((uint64_t)named_value(buf, 2, "host_read_pages"), 5);
     ftl_destroy(ftl);
-    remove_dir();
+    temp_dir_remove(dir);
 
     /* a run without markers gets no end row */
     w = open_small(&ftl);
     CHECK(ftl_stats_close(w, 2 * S, err, sizeof(err)) == 0);
     CHECK_EQ_U64(read_file("phases.csv", buf, sizeof(buf)), 1);
     ftl_destroy(ftl);
-    remove_dir();
+    temp_dir_remove(dir);
 }
 
 int main(void)

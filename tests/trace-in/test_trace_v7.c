@@ -41,8 +41,7 @@ static void test_writer_round_trip_v7(void)
                          "W 12 8 8 1 0\nN 13 2 io 0 128\n"
                          "N 14 1 io 4294967295 4294967295\nE 20\n");
 
-    struct trace_reader *t = trace_open(path, err, sizeof(err));
-    CHECK(t != NULL && trace_version(t) == 7);
+    struct trace_reader *t = OPEN_TRACE(path, 7);
     if (t == NULL) {
         return;
     }
@@ -123,10 +122,9 @@ static void test_version7_reads(void)
     char err[512] = "";
     const char *path = write_str("V 7\nN 3 1 io 0 0 # a report of nothing\nKE 4 2 61\n"
                                  "W 5 8 8 1 0 fua\nWC 6 1 0\n");
-    struct trace_reader *t = trace_open(path, err, sizeof(err));
+    struct trace_reader *t = OPEN_TRACE(path, 0);
     struct trace_record r;
 
-    CHECK(t != NULL);
     if (t == NULL) {
         return;
     }

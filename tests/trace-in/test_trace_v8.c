@@ -68,8 +68,7 @@ static void test_writer_round_trip_v8(void)
                          "0:0 0:0 0:0 0:0 0:0 0:0 0:0 0:0 0:0 0:0 0:0 0:0 0:0 0:0 0:0 0:0 "
                          "16777215:31\nE 20\n");
 
-    struct trace_reader *t = trace_open(path, err, sizeof(err));
-    CHECK(t != NULL && trace_version(t) == 8);
+    struct trace_reader *t = OPEN_TRACE(path, 8);
     if (t == NULL) {
         return;
     }
@@ -146,10 +145,9 @@ static void test_version8_reads(void)
     char err[512] = "";
     const char *path = write_str("V 8\nPS 3 31 # the deepest NVMe has\nPA 4 0 7:31\n"
                                  "N 5 1 admin 0 0\n");
-    struct trace_reader *t = trace_open(path, err, sizeof(err));
+    struct trace_reader *t = OPEN_TRACE(path, 0);
     struct trace_record r;
 
-    CHECK(t != NULL);
     if (t == NULL) {
         return;
     }

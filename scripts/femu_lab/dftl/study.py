@@ -22,8 +22,6 @@ ftl-sim run: one line naming its folder (with ftl-sim.log), exit status 1.
 """
 import argparse
 import json
-import shlex
-import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -35,7 +33,8 @@ from femu_common.progress import counted
 
 from .. import devconfig, lab_options, paths
 from ..devconfig import DeviceConfig
-from ..ftl_sim import CommandError, SimError, run_ftl_sim
+from .. import sim_folder
+from ..ftl_sim import SimError
 from . import report as dftl_report, traces as dftl_traces
 
 PROG = "femu-lab dftl-study"
@@ -141,23 +140,11 @@ def command(ftl_sim: Path, config: Path, overrides: Mapping[str, str], trace: Pa
 def run_one(ftl_sim: Path, config_path: Path, config: DeviceConfig, trace_kind: str,
             trace: Path, build: str, folder: Path, params: Mapping[str, object]) -> dict:
     """One ftl-sim run into folder (replaced if there); its summary."""
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    config.write(folder / "config.conf")
-    (folder / "params.json").write_text(json.dumps(
-        {"workload": f"dftl-study {trace_kind}", "trace": trace_kind, "build": build,
-         "config_name": config.name, **params, **config.overrides}, indent=2) + "\n")
     args = command(ftl_sim, config_path, config.overrides, trace, folder)
-    (folder / "sim-cmdline.txt").write_text(shlex.join(args) + "\n")
-    log = folder / "ftl-sim.log"
-    try:
-        run_ftl_sim(args, log=log)
-    except CommandError as error:
-        if error.returncode is None:
-            raise SimError(str(error)) from None
-        raise SimError(f"{error.saying('ftl-sim', failed=f'failed on {trace_kind} / {build}')}; "
-                       f"see {log}") from None
+    sim_folder.run_into(args, folder, config,
+                        {"workload": f"dftl-study {trace_kind}", "trace": trace_kind,
+                         "build": build, "config_name": config.name, **params,
+                         **config.overrides}, f"failed on {trace_kind} / {build}")
     try:
         return json.loads((folder / "summary.json").read_text())
     except (OSError, ValueError) as error:

@@ -8,9 +8,7 @@ config.conf (the effective configuration), params.json (what the lab set), sim-c
 import csv
 import json
 import math
-import shlex
 import shutil
-import time
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -19,7 +17,7 @@ from femu_common.errors import RunFailure
 
 from .. import paths
 from ..devconfig import DeviceConfig
-from ..ftl_sim import CommandError, SimError, run_ftl_sim
+from .. import sim_folder
 
 LAB_FILE = "lab.json"
 RESULTS_ROOT = paths.REPO_ROOT / "results"
@@ -89,25 +87,10 @@ def config_sets(overrides: Mapping[str, str]) -> List[str]:
 
 def run_one(args: List[str], config: DeviceConfig, params: Dict[str, object],
             folder: Path) -> Tuple[dict, float]:
-    """ftl-sim with args (its --stats-dir and --summary pointing into folder), the folder
-    made anew first; (its summary, wall seconds). SimError naming the folder and its log
-    when ftl-sim fails."""
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    config.write(folder / "config.conf")
-    (folder / "params.json").write_text(json.dumps(params, indent=2) + "\n")
-    (folder / "sim-cmdline.txt").write_text(shlex.join(args) + "\n")
-    log = folder / "ftl-sim.log"
-    began = time.monotonic()
-    try:
-        run_ftl_sim(args, log=log)
-    except CommandError as error:
-        if error.returncode is None:
-            raise SimError(str(error)) from None
-        raise SimError(f"{error.saying('ftl-sim', failed=f'failed in {folder}')}; see "
-                       f"{log}") from None
-    return read_summary(folder), time.monotonic() - began
+    """ftl-sim with args (its --stats-dir and --summary pointing into folder) into the run
+    folder (sim_folder.run_into); (its summary, wall seconds)."""
+    wall = sim_folder.run_into(args, folder, config, params, f"failed in {folder}")
+    return read_summary(folder), wall
 
 
 def read_summary(folder: Path) -> dict:

@@ -27,10 +27,8 @@ one line, exit status 2, before anything runs. A failed run: one line naming its
 """
 import argparse
 import json
-import shlex
 import shutil
 import sys
-import time
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
@@ -39,7 +37,7 @@ from femu_common.progress import Progress
 
 from .. import devconfig, lab_options, paths
 from ..devconfig import ConfigError, DeviceConfig
-from ..ftl_sim import CommandError, SimError, run_ftl_sim
+from .. import sim_folder
 from . import figures, measure, plan, table, trace as lab_trace
 from .plan import Cache, Run, Shape
 
@@ -212,26 +210,11 @@ def check_configurations(args, runs: Sequence[Run], ftl_sim: Path,
 def run_one(ftl_sim: Path, config_path: Path, config: DeviceConfig, run: Run, shape: Shape,
             folder: Path) -> Tuple[Dict[str, object], float]:
     """One ftl-sim run into folder (replaced if there): its figures and wall seconds."""
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    config.write(folder / "config.conf")
-    (folder / "params.json").write_text(json.dumps(
-        {"workload": f"mapping-lab {run.workload}", "scheme": run.scheme,
-         "read_cache": run.cache.label, "config_name": config.name,
-         **config.overrides}, indent=2) + "\n")
+    params = {"workload": f"mapping-lab {run.workload}", "scheme": run.scheme,
+              "read_cache": run.cache.label, "config_name": config.name, **config.overrides}
     args = plan.sim_args(ftl_sim, config_path, config.overrides, run.workload, shape, folder)
-    (folder / "sim-cmdline.txt").write_text(shlex.join(args) + "\n")
-    log = folder / "ftl-sim.log"
-    began = time.monotonic()
-    try:
-        run_ftl_sim(args, log=log)
-    except CommandError as error:
-        if error.returncode is None:
-            raise SimError(str(error)) from None
-        failed = f"failed on {run.label(shape.trace_label)}"
-        raise SimError(f"{error.saying('ftl-sim', failed=failed)}; see {log}") from None
-    wall = time.monotonic() - began
+    wall = sim_folder.run_into(args, folder, config, params,
+                               f"failed on {run.label(shape.trace_label)}")
     return measure.read_run(folder), wall
 
 
