@@ -11,8 +11,8 @@ import pytest
 PACKAGE_LAYERS = (("femu_common",), ("femu_analysis",), ("femu_lab",))
 LAB_LAYERS = (
     # generic: QEMU and the guest, one run, the shared modules (tangled among themselves)
-    ("paths", "devconfig", "ftl_sim", "file_tail", "length", "output_file", "lab_options",
-     "setup_steps", "workloads", "vm", "traces", "run"),
+    ("paths", "devconfig", "ftl_sim", "sim_folder", "file_tail", "length", "output_file",
+     "lab_options", "setup_steps", "workloads", "vm", "traces", "run"),
     # labs: each a study built from runs
     ("bench", "crash", "dftl", "energy", "fdp", "hotcold", "mapping", "presets", "soak",
      "sweep", "zns"),
