@@ -29,6 +29,9 @@ BAD = [
     ("femu,serial=", ["serial"]),
     ("femu,trace_out=/nonexistent/dir/run.trace", ["trace_out", "cannot create"]),
     ("femu,trace_out=/dev/full", ["trace_out", "write failed"]),
+    # a power state past ps_count (properties apply ps_count first: none can drop it)
+    ("femu,ps_count=2,ps3_max_mw=5", ["ps3_max_mw", "ps_count is 2", "given as a property"]),
+    ("femu,ps_count=2,ps1_max_mw=30000", ["ps1_max_mw", "not ordered"]),
 ]
 
 
@@ -52,6 +55,7 @@ def test_bad_property_fails_with_one_line(launch, device, words):
     ("nchs=zero\n", ["nchs", ":1:"]),
     ("nchs=2\nnchs=4\n", ["nchs", ":2:"]),
     ("nchs=1\nssd_size=16384\n", ["devsz_mb", "from"]),
+    ("ps3_max_mw=5\nps_count=2\n", ["ps3_max_mw", ":1:", "ps_count is 2"]),
 ])
 def test_bad_config_file_fails_with_one_line(launch, tmp_path, body, words):
     conf = tmp_path / "bad.conf"

@@ -336,3 +336,16 @@ def test_no_thermal_management(start):
     assert data[322:324] == b"\0\0"
     assert_status(nvme.get_features(0x10), SC_INVALID_FIELD)
     assert_status(nvme.set_features(0x10, 300 << 16 | 320), SC_INVALID_FIELD)
+
+
+def test_a_property_shortens_the_config_files_table(start, repo_root):
+    """lab-1g's five states with the property ps_count=3: PS0-PS2, all operational, so no
+    APST (APSTA 0, 0Ch an unknown feature); a state set past it is refused at realize."""
+    conf = repo_root / "conf" / "lab-1g.conf"
+    nvme = start(f"config={conf},ps_count=3").nvme
+    ready(nvme, io_queues=0)
+    _, data = nvme.identify(0x01)
+    assert data[263] == 2 and data[265] == 0                # NPSS 2, no APST
+    assert data[2048 + 2 * 32:2048 + 2 * 32 + 2] == (300).to_bytes(2, "little")  # PS2 3 W
+    assert data[2048 + 3 * 32:3072] == bytes(1024 - 3 * 32)
+    assert_status(nvme.get_features(FID_APST), SC_INVALID_FIELD)
