@@ -117,6 +117,27 @@ static void test_refused_at_the_state(void)
     CHECK_EQ_U64(cfg.ps[3].exlat_us, 20000);
 }
 
+/* A ten-state table is 71 keys in one file: a key set twice after them all is still
+ * caught (the loader once remembered only a file's first 64 keys). */
+static void test_long_table_duplicate(void)
+{
+    struct ftl_config cfg;
+    char text[4096] = "ps_count=10\n", want[700];
+    for (int i = 0; i < 10; i++) {
+        size_t used = strlen(text);
+        snprintf(text + used, sizeof(text) - used, "ps%d_max_mw=%d\nps%d_idle_mw=1\n"
+                 "ps%d_active_mw=1\nps%d_enlat_us=1\nps%d_exlat_us=1\nps%d_nonop=%d\n"
+                 "ps%d_perf_pcent=100\n", i, 10000 - i, i, i, i, i, i, i > 0, i);
+    }
+    const char *ok[] = { write_file("ten.conf", text) };
+    CHECK_EQ_U64(strlen(combine(&cfg, ok, 1)), 0);
+    CHECK_EQ_U64(cfg.ps[9].max_mw, 9991);
+    strcat(text, "ps9_max_mw=5\n");
+    const char *twice[] = { write_file("ten.conf", text) };
+    snprintf(want, sizeof(want), "%s:72: ps9_max_mw: set twice in this file", twice[0]);
+    expect_in(combine(&cfg, twice, 1), want, __LINE__);
+}
+
 /* ftl_config_set: ps_count drops what was set before it, whatever set it. */
 static void test_set_drops(void)
 {
@@ -138,6 +159,7 @@ int main(void)
     test_later_file_shortens();
     test_refused_at_the_state();
     test_set_drops();
+    test_long_table_duplicate();
     temp_dir_remove(tmpdir);
     return check_summary();
 }
