@@ -1,8 +1,9 @@
 """The options several femu-lab commands share, defined once: the SSD (--config, --set),
 the machine (--smp, --mem, --accel, --guest-release, --qemu), a lab run's length
-(--runtime, --precondition: femu-lab run and sweep), an ftl-sim or draw seed (--seed) and a
-results folder (-o/--out). Each command adds the groups it has, with its
-own defaults and the help texts that differ (what its --config defaults to).
+(--runtime, --precondition: femu-lab run and sweep), an ftl-sim or draw seed (--seed), a
+results folder (-o/--out) and a comma-separated list of names (name_list). Each command
+adds the groups it has, with its own defaults and the help texts that differ (what its
+--config defaults to).
 
 --mem's minimum is the guest's: its kernel keeps the ~100 MB initramfs.cpio in RAM and
 unpacks it there too (docs/device.md gives the image's sizes), so some 210 MB are taken
@@ -11,7 +12,7 @@ leaves it room.
 """
 import argparse
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional, Sequence
 
 from femu_common.cli_args import whole_number
 
@@ -74,3 +75,19 @@ def add_seed_option(parser, help: str) -> None:
 def add_out_folder(parser: argparse.ArgumentParser, help: str) -> None:
     """-o/--out DIR: the command's results folder (None: the command's default)."""
     parser.add_argument("-o", "--out", type=Path, metavar="DIR", help=help)
+
+
+def name_list(choices: Sequence[str], what: str):
+    """An argparse type: 'a,b' -> ['a', 'b'], each one of choices, none twice."""
+    def convert(text: str) -> List[str]:
+        items = [item.strip() for item in text.split(",") if item.strip()]
+        if not items:
+            raise argparse.ArgumentTypeError(f"no {what} given")
+        for item in items:
+            if item not in choices:
+                raise argparse.ArgumentTypeError(
+                    f"unknown {what} '{item}' (want {', '.join(choices)})")
+        if len(set(items)) < len(items):
+            raise argparse.ArgumentTypeError(f"a {what} named twice in '{text}'")
+        return items
+    return convert

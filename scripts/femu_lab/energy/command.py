@@ -25,6 +25,7 @@ from femu_common.cli_args import UsageError, describe, number, size_bytes, whole
 from femu_common.progress import Progress
 
 from .. import devconfig, lab_options, paths
+from ..lab_options import name_list
 from ..traces.femu_trace import READ_FORMATS
 from . import apst as apst_lab, bursts, runs, waf as waf_lab
 
@@ -32,19 +33,6 @@ DEFAULT_CONFIG = paths.REPO_ROOT / "conf" / "lab-1g.conf"
 PROG = "femu-lab energy"
 QUICK_IO = 1 << 30
 QUICK_BURSTS, QUICK_REQUESTS = 12, 50
-
-
-def name_list(choices, what):
-    def convert(text):
-        items = [item.strip() for item in text.split(",") if item.strip()]
-        bad = [item for item in items if item not in choices]
-        if not items or bad:
-            raise argparse.ArgumentTypeError(
-                f"unknown {what} '{bad[0] if bad else text}' (want {', '.join(choices)})")
-        if len(set(items)) < len(items):
-            raise argparse.ArgumentTypeError(f"a {what} named twice in '{text}'")
-        return items
-    return convert
 
 
 def io_size(text: str) -> int:

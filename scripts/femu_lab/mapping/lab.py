@@ -35,9 +35,9 @@ from typing import Dict, List, Sequence, Tuple
 from femu_common.cli_args import UsageError, describe, number, whole_number
 from femu_common.progress import Progress
 
-from .. import devconfig, lab_options, paths
+from .. import devconfig, lab_options, paths, sim_folder
 from ..devconfig import ConfigError, DeviceConfig
-from .. import sim_folder
+from ..lab_options import name_list
 from . import figures, measure, plan, table, trace as lab_trace
 from .plan import Cache, Run, Shape
 
@@ -57,22 +57,6 @@ LAB_OUTPUTS = (f"{TABLE_STEM}.csv", f"{TABLE_STEM}.md", f"{SWEEP_STEM}.csv",
 
 
 # ---- command line -------------------------------------------------------------------
-
-def name_list(choices: Sequence[str], what: str):
-    """An argparse type: 'a,b' -> ['a', 'b'], each one of choices, none twice."""
-    def convert(text: str) -> List[str]:
-        items = [item.strip() for item in text.split(",") if item.strip()]
-        if not items:
-            raise argparse.ArgumentTypeError(f"no {what} given")
-        for item in items:
-            if item not in choices:
-                raise argparse.ArgumentTypeError(
-                    f"unknown {what} '{item}' (want {', '.join(choices)})")
-        if len(set(items)) < len(items):
-            raise argparse.ArgumentTypeError(f"a {what} named twice in '{text}'")
-        return items
-    return convert
-
 
 def size_list(text: str) -> List[int]:
     """'64,128' -> [64, 128]: cache sizes in pages, each 1 or more, none twice."""
